@@ -1,0 +1,15 @@
+/** The Signer port over node:crypto. */
+import { Effect, Layer } from "effect"
+import { createHash, randomBytes } from "node:crypto"
+import { Signer } from "../../src/ports/Signer.js"
+
+const sha256Hex = (text: string) => createHash("sha256").update(text, "utf8").digest("hex")
+
+export const SignerNode = Layer.succeed(
+  Signer,
+  Signer.of({
+    hashApiKey: (key) => Effect.sync(() => sha256Hex(key)),
+    digest: (text) => Effect.sync(() => sha256Hex(text)),
+    randomToken: (bytes) => Effect.sync(() => randomBytes(bytes).toString("base64url"))
+  })
+)

@@ -1,0 +1,217 @@
+/**
+ * The Store port in memory: the fast adapter for embedding teams' tests and single-process tools. It keeps the
+ * same contract as PostgreSQL (the shared contract suite runs against both): transactions are serialized by one
+ * lock and undone on failure, so a failed use case leaves nothing behind.
+ */
+import { DateTime, Effect, Exit, FiberRef, Layer, Option } from "effect"
+import type { Account, ApiKey, Scope } from "../../src/domain/Account.js"
+import type { Customer } from "../../src/domain/Customer.js"
+import { emailKey } from "../../src/domain/Customer.js"
+import * as Idempotency from "../../src/domain/Idempotency.js"
+import * as Pagination from "../../src/domain/Pagination.js"
+import type { Product } from "../../src/domain/Product.js"
+import { matches as productMatches } from "../../src/domain/Product.js"
+import * as RateWindow from "../../src/domain/RateWindow.js"
+import { Store, type StoreShape } from "../../src/ports/Store.js"
+
+type Undo = () => void
+
+/** A table: rows by id, with every write recorded in the running transaction's undo log. */
+class Table<A> {
+  readonly rows = new Map<string, A>()
+  constructor(private readonly record: (undo: Undo) => void) {}
+  get(id: string): A | undefined {
+    return this.rows.get(id)
+  }
+  set(id: string, row: A): void {
+    const had = this.rows.has(id)
+    const previous = this.rows.get(id)
+    this.rows.set(id, row)
+    this.record(() => (had ? this.rows.set(id, previous as A) : this.rows.delete(id)))
+  }
+  delete(id: string): void {
+    if (!this.rows.has(id)) return
+    const previous = this.rows.get(id) as A
+    this.rows.delete(id)
+    this.record(() => this.rows.set(id, previous))
+  }
+}
+
+const inScope = (row: { readonly account_id: string; readonly livemode: boolean }, scope: Scope) =>
+  row.account_id === scope.accountId && row.livemode === scope.livemode
+
+const page = <A>(
+  rows: Iterable<A>,
+  keep: (a: A) => boolean,
+  position: (a: A) => Pagination.Position,
+  request: Pagination.PageRequest
+): Pagination.Page<A> => {
+  const selected: Array<A> = []
+  for (const row of rows) if (keep(row) && Pagination.isAfter(position(row), request.after)) selected.push(row)
+  selected.sort((a, b) => Pagination.compare(position(a), position(b)))
+  return { items: selected.slice(0, request.limit), hasMore: selected.length > request.limit }
+}
+
+const productPosition = (p: Product): Pagination.Position => ({
+  createdAtMillis: DateTime.toEpochMillis(p.created_at),
+  id: p.product_id
+})
+const customerPosition = (c: Customer): Pagination.Position => ({
+  createdAtMillis: DateTime.toEpochMillis(c.created_at),
+  id: c.customer_id
+})
+
+export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*() {
+  const lock = yield* Effect.makeSemaphore(1)
+  // The undo log of the transaction the current fiber runs in, if any.
+  const current = FiberRef.unsafeMake<Array<Undo> | undefined>(undefined)
+  let log: Array<Undo> | undefined
+
+  // Writes run synchronously while the lock is held, so the log being filled is always that of the holder.
+  const record = (undo: Undo) => log?.push(undo)
+  const accounts = new Table<Account>(record)
+  const apiKeys = new Table<ApiKey>(record)
+  const keyHashes = new Table<string>(record)
+  const products = new Table<Product>(record)
+  const customers = new Table<Customer>(record)
+  const idempotency = new Table<Idempotency.IdempotencyRecord>(record)
+  const rates = new Table<RateWindow.RateWindowState>(record)
+
+  /** A write: joins the running transaction, or takes the lock for itself. */
+  const write = <A>(f: () => A): Effect.Effect<A> =>
+    Effect.flatMap(FiberRef.get(current), (own) =>
+      own !== undefined
+        ? Effect.sync(() => {
+          log = own
+          return f()
+        })
+        : lock.withPermits(1)(Effect.sync(() => {
+          log = undefined
+          return f()
+        })))
+
+  const read = <A>(f: () => A): Effect.Effect<A> => Effect.sync(f)
+
+  const transact: StoreShape["transact"] = (effect) =>
+    Effect.flatMap(FiberRef.get(current), (own) =>
+      own !== undefined
+        ? effect
+        : lock.withPermits(1)(Effect.suspend(() => {
+          const undo: Array<Undo> = []
+          return Effect.locally(effect, current, undo).pipe(
+            Effect.onExit((exit) =>
+              Exit.isSuccess(exit)
+                ? Effect.void
+                : Effect.sync(() => {
+                  log = undefined
+                  for (let i = undo.length - 1; i >= 0; i--) undo[i]!()
+                })
+            )
+          )
+        })))
+
+  const idemId = (scope: string, key: string) => `${scope}\u0000${key}`
+
+  return Store.of({
+    transact,
+    ping: Effect.void,
+    accounts: {
+      insert: (account) => write(() => accounts.set(account.account_id, account)),
+      get: (id) => read(() => Option.fromNullable(accounts.get(id))),
+      update: (account) => write(() => accounts.set(account.account_id, account)),
+      count: read(() => accounts.rows.size)
+    },
+    apiKeys: {
+      insert: (key) =>
+        write(() => {
+          apiKeys.set(key.key_id, key)
+          keyHashes.set(key.hash, key.key_id)
+        }),
+      findByHash: (hash) =>
+        read(() => {
+          const id = keyHashes.get(hash)
+          return Option.fromNullable(id === undefined ? undefined : apiKeys.get(id))
+        }),
+      get: (id) => read(() => Option.fromNullable(apiKeys.get(id))),
+      revoke: (id, at) =>
+        write(() => {
+          const key = apiKeys.get(id)
+          if (key === undefined) return Option.none()
+          if (key.revoked_at !== null) return Option.some(key)
+          const revoked = { ...key, revoked_at: at }
+          apiKeys.set(id, revoked)
+          return Option.some(revoked)
+        })
+    },
+    products: {
+      insert: (product) => write(() => products.set(product.product_id, product)),
+      get: (scope, id) =>
+        read(() => {
+          const p = products.get(id)
+          return p !== undefined && inScope(p, scope) ? Option.some(p) : Option.none()
+        }),
+      update: (product) => write(() => products.set(product.product_id, product)),
+      list: (scope, filter, request) =>
+        read(() =>
+          page(products.rows.values(), (p) => inScope(p, scope) && productMatches(p, filter), productPosition, request)
+        )
+    },
+    customers: {
+      insert: (customer) => write(() => customers.set(customer.customer_id, customer)),
+      get: (scope, id) =>
+        read(() => {
+          const c = customers.get(id)
+          return c !== undefined && inScope(c, scope) ? Option.some(c) : Option.none()
+        }),
+      update: (customer) => write(() => customers.set(customer.customer_id, customer)),
+      list: (scope, filter, request) =>
+        read(() =>
+          page(
+            customers.rows.values(),
+            (c) => inScope(c, scope) && (filter.email === undefined || emailKey(c.email) === emailKey(filter.email)),
+            customerPosition,
+            request
+          )
+        )
+    },
+    idempotency: {
+      claim: (record, now) =>
+        write((): Idempotency.Claim => {
+          const id = idemId(record.scope, record.key)
+          const existing = idempotency.get(id)
+          if (Idempotency.canClaim(existing, record.fingerprint, now)) {
+            idempotency.set(id, record)
+            return { _tag: "Claimed" }
+          }
+          return { _tag: "Existing", record: existing! }
+        }),
+      complete: (scope, key, fingerprint, response) =>
+        write(() => {
+          const id = idemId(scope, key)
+          const existing = idempotency.get(id)
+          if (existing !== undefined && existing.fingerprint === fingerprint) {
+            idempotency.set(id, { ...existing, response })
+          }
+        }),
+      release: (scope, key, fingerprint) =>
+        write(() => {
+          const id = idemId(scope, key)
+          const existing = idempotency.get(id)
+          if (existing !== undefined && existing.fingerprint === fingerprint && existing.response === null) {
+            idempotency.delete(id)
+          }
+        })
+    },
+    rateLimits: {
+      hit: (bucket, nowMillis, limit, windowSeconds) =>
+        write(() => {
+          const decision = RateWindow.hit(rates.get(bucket), nowMillis, limit, windowSeconds)
+          if (decision.allowed) rates.set(bucket, decision.state)
+          return decision
+        })
+    }
+  })
+})
+
+/** A fresh, empty memory store. */
+export const StoreMemory = Layer.effect(Store, makeStoreMemory)

@@ -1,0 +1,168 @@
+/** Accounts and their API keys: create, update, issue and revoke keys, authenticate a key. */
+import { Clock, Config, DateTime, Duration, Effect, Option } from "effect"
+import * as Account from "../domain/Account.js"
+import { InvalidRequest, NotFound, StoreUnavailable, Unauthorized } from "../domain/Errors.js"
+import type { AccountId, ApiKeyId } from "../domain/Ids.js"
+import { prefixes } from "../domain/Ids.js"
+import { Signer } from "../ports/Signer.js"
+import { Store } from "../ports/Store.js"
+import { newId } from "./Ids.js"
+
+/** Who is calling: an account in one mode, through one key. */
+export interface Principal extends Account.Scope {
+  readonly keyId: ApiKeyId
+}
+
+export interface IssuedKey {
+  readonly key_id: ApiKeyId
+  readonly account_id: AccountId
+  readonly mode: Account.ApiKeyMode
+  /** The secret, shown once. */
+  readonly secret: string
+  readonly created_at: string
+}
+
+export interface AccountSettings {
+  readonly business_name?: string | null | undefined
+  readonly support_email?: string | null | undefined
+  readonly live_payments_enabled?: boolean | undefined
+}
+
+const secretBytes = 24 // 32 base64url characters after the prefix
+
+export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
+  effect: Effect.gen(function*() {
+    const store = yield* Store
+    const signer = yield* Signer
+    const cacheTtl = yield* Config.duration("FILS_KEY_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(5)))
+    const cacheTtlMillis = Duration.toMillis(cacheTtl)
+
+    // Key lookups are cached briefly: a revocation made through this process applies at once, one made through
+    // another process sharing the database applies within the TTL. Misses are never cached, so a new key works
+    // immediately.
+    const cache = new Map<string, { readonly key: Account.ApiKey; readonly until: number }>()
+
+    const issueKey = Effect.fn("Accounts.issueKey")(function*(accountId: AccountId, mode: Account.ApiKeyMode) {
+      const livemode = mode === "live"
+      const secret = Account.keyPrefix(livemode) + (yield* signer.randomToken(secretBytes))
+      const key: Account.ApiKey = {
+        key_id: yield* newId<ApiKeyId>(prefixes.apiKey),
+        account_id: accountId,
+        livemode,
+        hash: yield* signer.hashApiKey(secret),
+        last4: secret.slice(-4),
+        created_at: yield* DateTime.now,
+        revoked_at: null
+      }
+      yield* store.apiKeys.insert(key)
+      return {
+        key_id: key.key_id,
+        account_id: accountId,
+        mode,
+        secret,
+        created_at: DateTime.formatIso(key.created_at)
+      } satisfies IssuedKey
+    })
+
+    const validateSettings = (settings: AccountSettings) =>
+      settings.business_name !== undefined && settings.business_name !== null &&
+        (settings.business_name.length < 1 || settings.business_name.length > 200)
+        ? Effect.fail(new InvalidRequest({ message: "business name must be 1 to 200 characters" }))
+        : settings.support_email != null && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(settings.support_email)
+        ? Effect.fail(new InvalidRequest({ message: "support email must be an e-mail address" }))
+        : Effect.void
+
+    const create = Effect.fn("Accounts.create")(function*(settings: AccountSettings) {
+      yield* validateSettings(settings)
+      const account: Account.Account = {
+        account_id: yield* newId<AccountId>(prefixes.account),
+        business_name: settings.business_name ?? null,
+        support_email: settings.support_email ?? null,
+        live_payments_enabled: settings.live_payments_enabled ?? false,
+        created_at: yield* DateTime.now
+      }
+      return yield* store.transact(Effect.gen(function*() {
+        yield* store.accounts.insert(account)
+        const test = yield* issueKey(account.account_id, "test")
+        const live = yield* issueKey(account.account_id, "live")
+        return { account, keys: { test, live } }
+      }))
+    })
+
+    const get = Effect.fn("Accounts.get")(function*(id: AccountId) {
+      return yield* store.accounts.get(id).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(new NotFound({ message: `No such account: '${id}'` })),
+          onSome: Effect.succeed
+        }))
+      )
+    })
+
+    const update = Effect.fn("Accounts.update")(function*(id: AccountId, settings: AccountSettings) {
+      yield* validateSettings(settings)
+      return yield* store.transact(Effect.gen(function*() {
+        const account = yield* get(id)
+        const next: Account.Account = {
+          ...account,
+          business_name: settings.business_name !== undefined ? settings.business_name : account.business_name,
+          support_email: settings.support_email !== undefined ? settings.support_email : account.support_email,
+          live_payments_enabled: settings.live_payments_enabled ?? account.live_payments_enabled
+        }
+        yield* store.accounts.update(next)
+        return next
+      }))
+    })
+
+    const createKey = Effect.fn("Accounts.createKey")(function*(accountId: AccountId, mode: Account.ApiKeyMode) {
+      yield* get(accountId)
+      return yield* issueKey(accountId, mode)
+    })
+
+    const revokeKey = Effect.fn("Accounts.revokeKey")(function*(keyId: ApiKeyId) {
+      const revoked = yield* store.apiKeys.revoke(keyId, yield* DateTime.now)
+      if (Option.isNone(revoked)) return yield* new NotFound({ message: `No such key: '${keyId}'` })
+      for (const [hash, entry] of cache) if (entry.key.key_id === keyId) cache.delete(hash)
+      return revoked.value
+    })
+
+    const unauthorized = new Unauthorized({ message: "Invalid API key: pass 'Authorization: Bearer sk_test_…'" })
+
+    /** The principal behind a bearer key; `Unauthorized` for a malformed, unknown or revoked key. */
+    const authenticate = Effect.fn("Accounts.authenticate")(function*(secret: string) {
+      if (!Account.isWellFormedKey(secret)) return yield* unauthorized
+      const hash = yield* signer.hashApiKey(secret)
+      const now = yield* Clock.currentTimeMillis
+      const cached = cache.get(hash)
+      let key: Account.ApiKey
+      if (cached !== undefined && cached.until > now) {
+        key = cached.key
+      } else {
+        const found = yield* store.apiKeys.findByHash(hash)
+        if (Option.isNone(found)) return yield* unauthorized
+        key = found.value
+        if (cacheTtlMillis > 0) cache.set(hash, { key, until: now + cacheTtlMillis })
+      }
+      if (key.revoked_at !== null) return yield* unauthorized
+      return { accountId: key.account_id, livemode: key.livemode, keyId: key.key_id } satisfies Principal
+    })
+
+    /** `GET /account`: the account as the calling mode sees it. */
+    const describe = Effect.fn("Accounts.describe")(function*(scope: Account.Scope) {
+      return Account.toResource(yield* get(scope.accountId), scope.livemode)
+    })
+
+    /**
+     * On a store with no account, creates the default one and returns it with its keys (printed once by
+     * `fils serve`); otherwise nothing.
+     */
+    const ensureDefault = Effect.fn("Accounts.ensureDefault")(function*() {
+      const count = yield* store.accounts.count
+      if (count > 0) return Option.none()
+      return Option.some(yield* create({ business_name: "Fils Demo Store" }))
+    })
+
+    return { create, get, update, createKey, revokeKey, authenticate, describe, ensureDefault } as const
+  })
+}) {}
+
+export type AccountsError = InvalidRequest | NotFound | StoreUnavailable

@@ -1,0 +1,64 @@
+/**
+ * Idempotent execution (decisions.md §8): the first request with a key runs and its response is kept for 24
+ * hours; a retry with the same parameters gets that response again; other parameters are refused (422), and so is
+ * a retry while the first still runs (409).
+ */
+import { DateTime, Effect, Exit } from "effect"
+import type { Scope } from "../domain/Account.js"
+import { scopeKey } from "../domain/Account.js"
+import * as Idempotency from "../domain/Idempotency.js"
+import { Signer } from "../ports/Signer.js"
+import { Store } from "../ports/Store.js"
+
+export interface IdempotentResult {
+  readonly response: Idempotency.StoredResponse
+  readonly replayed: boolean
+}
+
+export class IdempotencyService extends Effect.Service<IdempotencyService>()("fils/Idempotency", {
+  effect: Effect.gen(function*() {
+    const store = yield* Store
+    const signer = yield* Signer
+
+    /**
+     * Runs `execute` at most once per (scope, key, request). `request` is the canonical text of what makes the
+     * request (method, path, body); only its digest is kept. `execute` turns every outcome into a response.
+     */
+    const run = Effect.fn("Idempotency.run")(function*<R>(
+      scope: Scope,
+      key: string,
+      request: string,
+      execute: Effect.Effect<Idempotency.StoredResponse, never, R>
+    ) {
+      const invalid = Idempotency.validateKey(key)
+      if (invalid) return yield* invalid
+      const fingerprint = yield* signer.digest(request)
+      const scopeId = scopeKey(scope)
+      const now = yield* DateTime.now
+      const claim = yield* store.idempotency.claim({
+        scope: scopeId,
+        key,
+        fingerprint,
+        response: null,
+        lockedUntil: DateTime.addDuration(now, Idempotency.lease),
+        expiresAt: DateTime.addDuration(now, Idempotency.retention)
+      }, now)
+      if (claim._tag === "Existing") {
+        const outcome = Idempotency.decide(claim.record, fingerprint)
+        if (outcome._tag === "Refuse") return yield* outcome.error
+        return { response: outcome.response, replayed: true } satisfies IdempotentResult
+      }
+      // The key is ours: whatever happens to `execute` (including interruption), settle the record.
+      const exit = yield* Effect.exit(execute)
+      if (Exit.isSuccess(exit) && Idempotency.isStorable(exit.value.status)) {
+        yield* store.idempotency.complete(scopeId, key, fingerprint, exit.value)
+      } else {
+        yield* store.idempotency.release(scopeId, key, fingerprint)
+      }
+      const response = yield* exit
+      return { response, replayed: false } satisfies IdempotentResult
+    })
+
+    return { run } as const
+  })
+}) {}

@@ -1,0 +1,60 @@
+/** Products: create, read, update and list, in the caller's scope. */
+import { DateTime, Effect, Option } from "effect"
+import type { Scope } from "../domain/Account.js"
+import { notFound } from "../domain/Errors.js"
+import type { ProductId } from "../domain/Ids.js"
+import { prefixes } from "../domain/Ids.js"
+import * as Pagination from "../domain/Pagination.js"
+import * as Product from "../domain/Product.js"
+import { Store } from "../ports/Store.js"
+import { newId } from "./Ids.js"
+
+export interface ProductListParams extends Product.ProductFilter {
+  readonly limit?: number | undefined
+  readonly cursor?: string | undefined
+}
+
+const position = (p: Product.Product): Pagination.Position => ({
+  createdAtMillis: DateTime.toEpochMillis(p.created_at),
+  id: p.product_id
+})
+
+export class Products extends Effect.Service<Products>()("fils/Products", {
+  effect: Effect.gen(function*() {
+    const store = yield* Store
+
+    const create = Effect.fn("Products.create")(function*(scope: Scope, input: Product.ProductCreate) {
+      const product = yield* Product.create(input, {
+        id: yield* newId<ProductId>(prefixes.product),
+        accountId: scope.accountId,
+        livemode: scope.livemode,
+        now: yield* DateTime.now
+      })
+      yield* store.products.insert(product)
+      return product
+    })
+
+    const get = Effect.fn("Products.get")(function*(scope: Scope, id: ProductId) {
+      const found = yield* store.products.get(scope, id)
+      return Option.isSome(found) ? found.value : yield* notFound("product", id)
+    })
+
+    const update = Effect.fn("Products.update")(function*(scope: Scope, id: ProductId, patch: Product.ProductUpdate) {
+      return yield* store.transact(Effect.gen(function*() {
+        const current = yield* get(scope, id)
+        const next = yield* Product.update(current, patch, yield* DateTime.now)
+        if (next !== current) yield* store.products.update(next)
+        return next
+      }))
+    })
+
+    const list = Effect.fn("Products.list")(function*(scope: Scope, params: ProductListParams) {
+      const key = Pagination.listKey("products", { status: params.status, billing: params.billing })
+      const page = yield* Pagination.pageRequest(key, params)
+      const result = yield* store.products.list(scope, { status: params.status, billing: params.billing }, page)
+      return Pagination.toList(key, result, position)
+    })
+
+    return { create, get, update, list } as const
+  })
+}) {}

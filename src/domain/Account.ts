@@ -1,0 +1,69 @@
+/** The merchant account and its API keys. */
+import { DateTime, Schema } from "effect"
+import { AccountId, ApiKeyId } from "./Ids.js"
+import { Currency, supportedCurrencies } from "./Money.js"
+
+/** What a request acts as: one account in one mode. Every stored object belongs to exactly one scope. */
+export interface Scope {
+  readonly accountId: AccountId
+  readonly livemode: boolean
+}
+
+export const scopeKey = (scope: Scope): string => `${scope.accountId}:${scope.livemode ? "live" : "test"}`
+
+/** The stored account (not a resource: `GET /account` shows it per mode through `toResource`). */
+export const Account = Schema.Struct({
+  account_id: AccountId,
+  business_name: Schema.NullOr(Schema.String),
+  support_email: Schema.NullOr(Schema.String),
+  /** The operator turned live payments on (a live processor, or the simulated one for staging). */
+  live_payments_enabled: Schema.Boolean,
+  created_at: Schema.DateTimeUtcFromSelf
+})
+export type Account = typeof Account.Type
+
+/** `GET /account`: the interface's Account. */
+export const AccountResource = Schema.Struct({
+  object: Schema.Literal("account"),
+  business_name: Schema.NullOr(Schema.String),
+  support_email: Schema.NullOr(Schema.String),
+  livemode: Schema.Boolean,
+  payments_enabled: Schema.Boolean,
+  currencies: Schema.Array(Currency)
+}).annotations({ identifier: "Account" })
+export type AccountResource = typeof AccountResource.Type
+
+/** Test mode always takes payments (the simulated processor); live mode only once the operator enabled it. */
+export const toResource = (account: Account, livemode: boolean): AccountResource => ({
+  object: "account",
+  business_name: account.business_name,
+  support_email: account.support_email,
+  livemode,
+  payments_enabled: livemode ? account.live_payments_enabled : true,
+  currencies: supportedCurrencies
+})
+
+export const ApiKeyMode = Schema.Literal("test", "live")
+export type ApiKeyMode = typeof ApiKeyMode.Type
+
+export const ApiKey = Schema.Struct({
+  key_id: ApiKeyId,
+  account_id: AccountId,
+  livemode: Schema.Boolean,
+  /** SHA-256 of the secret, hex. The secret itself is never stored. */
+  hash: Schema.String,
+  /** The last four characters, to tell keys apart in listings. */
+  last4: Schema.String,
+  created_at: Schema.DateTimeUtcFromSelf,
+  revoked_at: Schema.NullOr(Schema.DateTimeUtcFromSelf)
+})
+export type ApiKey = typeof ApiKey.Type
+
+export const keyPrefix = (livemode: boolean) => (livemode ? "sk_live_" : "sk_test_")
+
+/** A key is `sk_test_` or `sk_live_` followed by 24 to 128 URL-safe characters. */
+const keyShape = /^sk_(test|live)_[A-Za-z0-9_-]{24,128}$/
+export const isWellFormedKey = (key: string): boolean => keyShape.test(key)
+export const keyLivemode = (key: string): boolean => key.startsWith("sk_live_")
+
+export const isActive = (key: ApiKey, _now: DateTime.Utc): boolean => key.revoked_at === null

@@ -1,0 +1,73 @@
+/** Customers: the people who pay (decisions.md §1). */
+import { DateTime, Schema } from "effect"
+import { AccountId, CustomerId } from "./Ids.js"
+import { Metadata } from "./Metadata.js"
+
+/** A pragmatic e-mail shape: one `@`, no spaces, a dot in the domain; at most 254 characters. */
+export const Email = Schema.String.pipe(
+  Schema.maxLength(254),
+  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an e-mail address" }),
+  Schema.annotations({ identifier: "Email", format: "email", description: "E-mail address, at most 254 characters" })
+)
+export const CustomerName = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))
+export const PhoneNumber = Schema.String.pipe(
+  Schema.pattern(/^\+[0-9]{8,15}$/, { message: () => "must be an E.164 phone number: '+' and 8 to 15 digits" }),
+  Schema.annotations({ identifier: "PhoneNumber", description: "E.164: '+' followed by 8 to 15 digits" })
+)
+
+const resourceFields = {
+  object: Schema.Literal("customer"),
+  customer_id: CustomerId,
+  name: Schema.NullOr(Schema.String),
+  email: Schema.String,
+  phone_number: Schema.NullOr(Schema.String),
+  metadata: Metadata,
+  livemode: Schema.Boolean,
+  created_at: Schema.DateTimeUtc
+}
+export const CustomerResource = Schema.Struct(resourceFields).annotations({ identifier: "Customer" })
+export const Customer = Schema.Struct({ ...resourceFields, account_id: AccountId })
+export type Customer = typeof Customer.Type
+
+export const CustomerCreate = Schema.Struct({
+  email: Email,
+  name: Schema.optional(Schema.NullOr(CustomerName)),
+  phone_number: Schema.optional(Schema.NullOr(PhoneNumber)),
+  metadata: Schema.optional(Metadata)
+}).annotations({ identifier: "CustomerCreate" })
+export type CustomerCreate = typeof CustomerCreate.Type
+
+export const CustomerUpdate = Schema.Struct({
+  email: Schema.optional(Email),
+  name: Schema.optional(Schema.NullOr(CustomerName)),
+  phone_number: Schema.optional(Schema.NullOr(PhoneNumber)),
+  metadata: Schema.optional(Metadata)
+}).annotations({ identifier: "CustomerUpdate" })
+export type CustomerUpdate = typeof CustomerUpdate.Type
+
+export const create = (
+  input: CustomerCreate,
+  ctx: { readonly id: CustomerId; readonly accountId: AccountId; readonly livemode: boolean; readonly now: DateTime.Utc }
+): Customer => ({
+  object: "customer",
+  customer_id: ctx.id,
+  account_id: ctx.accountId,
+  livemode: ctx.livemode,
+  name: input.name ?? null,
+  email: input.email,
+  phone_number: input.phone_number ?? null,
+  metadata: input.metadata ?? {},
+  created_at: ctx.now
+})
+
+/** `null` clears `name` or `phone_number`; an absent field is left as it was. */
+export const update = (customer: Customer, patch: CustomerUpdate): Customer => ({
+  ...customer,
+  email: patch.email ?? customer.email,
+  name: patch.name !== undefined ? patch.name : customer.name,
+  phone_number: patch.phone_number !== undefined ? patch.phone_number : customer.phone_number,
+  metadata: patch.metadata ?? customer.metadata
+})
+
+/** E-mail filters and lookups ignore case. */
+export const emailKey = (email: string): string => email.toLowerCase()

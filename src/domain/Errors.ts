@@ -1,0 +1,63 @@
+/**
+ * Domain errors. Each carries the stable `code` of the interface and a human `message`; the HTTP adapter decides
+ * the status. The code is a constructor default, so `new NotFound({ message })` is enough.
+ */
+import { Schema } from "effect"
+
+const code = <const C extends string>(c: C) =>
+  Schema.propertySignature(Schema.Literal(c)).pipe(Schema.withConstructorDefault(() => c))
+
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", {
+  code: code("INVALID_REQUEST"),
+  message: Schema.String
+}) {}
+
+export class CurrencyNotSupported extends Schema.TaggedError<CurrencyNotSupported>()("CurrencyNotSupported", {
+  code: code("CURRENCY_NOT_SUPPORTED"),
+  message: Schema.String
+}) {}
+
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {
+  code: code("UNAUTHORIZED"),
+  message: Schema.String
+}) {}
+
+export class PaymentsDisabled extends Schema.TaggedError<PaymentsDisabled>()("PaymentsDisabled", {
+  code: code("PAYMENTS_DISABLED"),
+  message: Schema.String
+}) {}
+
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
+  code: code("NOT_FOUND"),
+  message: Schema.String
+}) {}
+
+export class InvalidState extends Schema.TaggedError<InvalidState>()("InvalidState", {
+  code: code("INVALID_STATE"),
+  message: Schema.String
+}) {}
+
+export class IdempotencyKeyInUse extends Schema.TaggedError<IdempotencyKeyInUse>()("IdempotencyKeyInUse", {
+  code: code("IDEMPOTENCY_KEY_IN_USE"),
+  message: Schema.String
+}) {}
+
+export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", {
+  code: code("IDEMPOTENCY_KEY_REUSED"),
+  message: Schema.String
+}) {}
+
+export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
+  code: code("RATE_LIMITED"),
+  message: Schema.String,
+  /** Whole seconds until a request would be accepted again (sent as `Retry-After`, not in the body). */
+  retryAfterSeconds: Schema.optionalWith(Schema.Int, { default: () => 1 })
+}) {}
+
+/** The store cannot be reached. Transient: callers may retry. */
+export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("StoreUnavailable", {
+  code: code("SERVICE_UNAVAILABLE"),
+  message: Schema.String
+}) {}
+
+export const notFound = (what: string, id: string) => new NotFound({ message: `No such ${what}: '${id}'` })

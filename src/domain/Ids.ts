@@ -1,0 +1,79 @@
+/**
+ * Identifiers: a type prefix, an underscore, then 32 lowercase hex characters.
+ *
+ * The 128 bits are laid out as a UUIDv7 (48-bit millisecond timestamp first), so ids sort by creation time:
+ * B-tree inserts stay local and keyset pagination can tie-break on the id.
+ */
+import { Schema } from "effect"
+
+const idSchema = <const P extends string>(prefix: P, brand: string, description: string) =>
+  Schema.String.pipe(
+    Schema.pattern(new RegExp(`^${prefix}_[0-9a-f]{32}$`)),
+    Schema.brand(brand),
+    Schema.annotations({
+      identifier: brand,
+      description,
+      examples: [`${prefix}_0190f0c2a1b27c3d8e4f5a6b7c8d9e0f` as never]
+    })
+  )
+
+export const AccountId = idSchema("acct", "AccountId", "Account identifier")
+export type AccountId = typeof AccountId.Type
+export const ApiKeyId = idSchema("key", "ApiKeyId", "API key identifier (not the secret)")
+export type ApiKeyId = typeof ApiKeyId.Type
+export const ProductId = idSchema("pdt", "ProductId", "Product identifier")
+export type ProductId = typeof ProductId.Type
+export const CustomerId = idSchema("cus", "CustomerId", "Customer identifier")
+export type CustomerId = typeof CustomerId.Type
+export const PaymentId = idSchema("pay", "PaymentId", "Payment identifier")
+export type PaymentId = typeof PaymentId.Type
+export const SubscriptionId = idSchema("sub", "SubscriptionId", "Subscription identifier")
+export type SubscriptionId = typeof SubscriptionId.Type
+export const CheckoutSessionId = idSchema("cks", "CheckoutSessionId", "Checkout session identifier")
+export type CheckoutSessionId = typeof CheckoutSessionId.Type
+export const WebhookId = idSchema("wh", "WebhookId", "Webhook endpoint identifier")
+export type WebhookId = typeof WebhookId.Type
+export const EventId = idSchema("evt", "EventId", "Event identifier")
+export type EventId = typeof EventId.Type
+
+export const prefixes = {
+  account: "acct",
+  apiKey: "key",
+  product: "pdt",
+  customer: "cus",
+  payment: "pay",
+  subscription: "sub",
+  checkoutSession: "cks",
+  webhook: "wh",
+  event: "evt"
+} as const
+export type Prefix = (typeof prefixes)[keyof typeof prefixes]
+
+const hex = (n: number, width: number) => n.toString(16).padStart(width, "0")
+
+/**
+ * The 32 hex characters of a UUIDv7: 48 bits of `millis`, version nibble 7, 12 random bits, variant bits 10,
+ * 62 random bits. `random` supplies four uint32 words (only the bits needed are used).
+ */
+export const uuidv7Hex = (millis: number, random: readonly [number, number, number, number]): string => {
+  const ms = Math.max(0, Math.floor(millis))
+  const high = Math.floor(ms / 0x1000000) // upper 24 bits of the 48
+  const low = ms % 0x1000000 // lower 24 bits
+  const randA = random[0] & 0xfff
+  const randB1 = (random[1] & 0x3fff) | 0x8000
+  const randB2 = random[2] >>> 0
+  const randB3 = random[3] & 0xffff
+  return hex(high, 6) + hex(low, 6) + "7" + hex(randA, 3) + hex(randB1, 4) + hex(randB2, 8) + hex(randB3, 4)
+}
+
+/** The creation time encoded in an id's first 48 bits. */
+export const idMillis = (id: string): number => {
+  const body = id.slice(id.indexOf("_") + 1)
+  return parseInt(body.slice(0, 12), 16)
+}
+
+/** Decodes an untrusted string as the given id type; `undefined` when it does not match. */
+export const parseId = <S extends Schema.Schema<any, string>>(schema: S) => {
+  const is = Schema.is(schema)
+  return (raw: string): S["Type"] | undefined => (is(raw) ? raw : undefined)
+}

@@ -1,0 +1,33 @@
+/** Currencies and amounts in minor units (fils for AED). */
+import { Schema } from "effect"
+
+/** The currencies Fils accepts. interface.md: an enumeration with the single value AED. */
+export const Currency = Schema.Literal("AED").annotations({
+  identifier: "Currency",
+  description: "ISO 4217 currency code. Only AED is accepted."
+})
+export type Currency = typeof Currency.Type
+export const supportedCurrencies: ReadonlyArray<Currency> = ["AED"]
+
+/** An amount in the currency's minor unit: a non-negative safe integer. */
+export const Amount = Schema.Int.pipe(
+  Schema.greaterThanOrEqualTo(0),
+  Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER),
+  Schema.annotations({ identifier: "Amount", description: "Amount in the currency's minor unit (fils for AED)." })
+)
+
+/** Minor-unit digits by ISO 4217: three for KWD, BHD and OMR (should they ever be enabled), two otherwise. */
+export const minorDigits = (currency: string): number =>
+  currency === "KWD" || currency === "BHD" || currency === "OMR" ? 3 : 2
+
+/** `AED 349.00` for 34900 fils; thousands grouped with commas (`AED 1,234.50`). */
+export const formatAmount = (amount: number, currency: string): string => {
+  const digits = minorDigits(currency)
+  const negative = amount < 0
+  const abs = Math.abs(Math.trunc(amount))
+  const unit = 10 ** digits
+  const major = Math.floor(abs / unit)
+  const minor = String(abs % unit).padStart(digits, "0")
+  const grouped = String(major).replace(/\B(?=(\d{3})+(?!\d))/g, ",")
+  return `${currency} ${negative ? "-" : ""}${grouped}.${minor}`
+}

@@ -1,0 +1,197 @@
+/** Products: what a merchant sells, once or on a recurring schedule (decisions.md §1). */
+import { DateTime, Either, Schema } from "effect"
+import { CurrencyNotSupported, InvalidRequest } from "./Errors.js"
+import { AccountId, ProductId } from "./Ids.js"
+import { Metadata } from "./Metadata.js"
+import { Amount, Currency, supportedCurrencies } from "./Money.js"
+
+export const Billing = Schema.Literal("one_time", "recurring")
+export type Billing = typeof Billing.Type
+export const BillingInterval = Schema.Literal("day", "week", "month", "year")
+export type BillingInterval = typeof BillingInterval.Type
+export const ProductStatus = Schema.Literal("active", "draft", "archived")
+export type ProductStatus = typeof ProductStatus.Type
+
+/** The longest schedule allowed per interval unit: three years whatever the unit. */
+export const maxIntervalCount: Record<BillingInterval, number> = { day: 365, week: 156, month: 36, year: 3 }
+
+export const IntervalCount = Schema.Int.pipe(Schema.between(1, 365))
+export const ProductName = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))
+export const ProductDescription = Schema.String.pipe(Schema.maxLength(5000))
+
+const resourceFields = {
+  object: Schema.Literal("product"),
+  product_id: ProductId,
+  name: Schema.String,
+  description: Schema.String,
+  price: Amount,
+  currency: Currency,
+  billing: Billing,
+  billing_interval: Schema.NullOr(BillingInterval),
+  interval_count: Schema.NullOr(IntervalCount),
+  status: ProductStatus,
+  metadata: Metadata,
+  livemode: Schema.Boolean,
+  created_at: Schema.DateTimeUtc,
+  updated_at: Schema.NullOr(Schema.DateTimeUtc)
+}
+
+/** The resource as the API shows it. */
+export const ProductResource = Schema.Struct(resourceFields).annotations({ identifier: "Product" })
+/** The stored product: the resource plus its owner. */
+export const Product = Schema.Struct({ ...resourceFields, account_id: AccountId })
+export type Product = typeof Product.Type
+
+/** A currency field accepts any string so that an unsupported one is `CURRENCY_NOT_SUPPORTED`, not a type error. */
+export const CurrencyInput = Schema.String.annotations({
+  identifier: "CurrencyInput",
+  jsonSchema: { type: "string", enum: ["AED"], description: "ISO 4217 code; only AED is accepted." }
+})
+
+export const ProductCreate = Schema.Struct({
+  name: ProductName,
+  price: Amount,
+  currency: CurrencyInput,
+  description: Schema.optional(ProductDescription),
+  billing: Schema.optional(Billing),
+  billing_interval: Schema.optional(Schema.NullOr(BillingInterval)),
+  interval_count: Schema.optional(Schema.NullOr(IntervalCount)),
+  status: Schema.optional(ProductStatus),
+  metadata: Schema.optional(Metadata)
+}).annotations({ identifier: "ProductCreate" })
+export type ProductCreate = typeof ProductCreate.Type
+
+export const ProductUpdate = Schema.Struct({
+  name: Schema.optional(ProductName),
+  description: Schema.optional(ProductDescription),
+  price: Schema.optional(Amount),
+  billing: Schema.optional(Billing),
+  billing_interval: Schema.optional(Schema.NullOr(BillingInterval)),
+  interval_count: Schema.optional(Schema.NullOr(IntervalCount)),
+  status: Schema.optional(ProductStatus),
+  metadata: Schema.optional(Metadata)
+}).annotations({ identifier: "ProductUpdate" })
+export type ProductUpdate = typeof ProductUpdate.Type
+
+export const checkCurrency = (currency: string): Either.Either<Currency, CurrencyNotSupported> =>
+  (supportedCurrencies as ReadonlyArray<string>).includes(currency)
+    ? Either.right(currency as Currency)
+    : Either.left(
+      new CurrencyNotSupported({
+        message: `Currency '${currency}' is not supported; enabled currencies: ${supportedCurrencies.join(", ")}`
+      })
+    )
+
+interface Schedule {
+  readonly billing: Billing
+  readonly billing_interval: BillingInterval | null
+  readonly interval_count: number | null
+}
+
+/**
+ * The billing consistency rule: a one-time product has neither interval nor count; a recurring one has an interval
+ * and a count (default 1) no longer than three years.
+ */
+export const normalizeSchedule = (s: {
+  readonly billing: Billing
+  readonly billing_interval: BillingInterval | null | undefined
+  readonly interval_count: number | null | undefined
+}): Either.Either<Schedule, InvalidRequest> => {
+  if (s.billing === "one_time") {
+    if (s.billing_interval != null || s.interval_count != null) {
+      return Either.left(
+        new InvalidRequest({
+          message: "billing_interval and interval_count must be null when billing is 'one_time'"
+        })
+      )
+    }
+    return Either.right({ billing: "one_time", billing_interval: null, interval_count: null })
+  }
+  if (s.billing_interval == null) {
+    return Either.left(new InvalidRequest({ message: "billing_interval is required when billing is 'recurring'" }))
+  }
+  const count = s.interval_count ?? 1
+  const max = maxIntervalCount[s.billing_interval]
+  if (count > max) {
+    return Either.left(
+      new InvalidRequest({
+        message: `interval_count must be at most ${max} when billing_interval is '${s.billing_interval}'`
+      })
+    )
+  }
+  return Either.right({ billing: "recurring", billing_interval: s.billing_interval, interval_count: count })
+}
+
+export const create = (
+  input: ProductCreate,
+  ctx: { readonly id: ProductId; readonly accountId: AccountId; readonly livemode: boolean; readonly now: DateTime.Utc }
+): Either.Either<Product, InvalidRequest | CurrencyNotSupported> =>
+  Either.gen(function*() {
+    const currency = yield* checkCurrency(input.currency)
+    const schedule = yield* normalizeSchedule({
+      billing: input.billing ?? "one_time",
+      billing_interval: input.billing_interval,
+      interval_count: input.interval_count
+    })
+    return {
+      object: "product",
+      product_id: ctx.id,
+      account_id: ctx.accountId,
+      livemode: ctx.livemode,
+      name: input.name,
+      description: input.description ?? "",
+      price: input.price,
+      currency,
+      ...schedule,
+      status: input.status ?? "active",
+      metadata: input.metadata ?? {},
+      created_at: ctx.now,
+      updated_at: null
+    } satisfies Product
+  })
+
+/**
+ * Applies a partial update. Switching `billing` without naming the schedule fields resets them to the new kind's
+ * defaults; the merged product must satisfy the same rule as at creation. An empty update changes nothing.
+ */
+export const update = (
+  product: Product,
+  patch: ProductUpdate,
+  now: DateTime.Utc
+): Either.Either<Product, InvalidRequest> =>
+  Either.gen(function*() {
+    if (Object.keys(patch).length === 0) return product
+    const billingChanged = patch.billing !== undefined && patch.billing !== product.billing
+    const schedule = yield* normalizeSchedule({
+      billing: patch.billing ?? product.billing,
+      billing_interval: patch.billing_interval !== undefined
+        ? patch.billing_interval
+        : billingChanged
+        ? null
+        : product.billing_interval,
+      interval_count: patch.interval_count !== undefined
+        ? patch.interval_count
+        : billingChanged
+        ? null
+        : product.interval_count
+    })
+    return {
+      ...product,
+      name: patch.name ?? product.name,
+      description: patch.description ?? product.description,
+      price: patch.price ?? product.price,
+      status: patch.status ?? product.status,
+      metadata: patch.metadata ?? product.metadata,
+      ...schedule,
+      updated_at: now
+    } satisfies Product
+  })
+
+export interface ProductFilter {
+  readonly status?: ProductStatus | undefined
+  readonly billing?: Billing | undefined
+}
+
+export const matches = (product: Product, filter: ProductFilter): boolean =>
+  (filter.status === undefined || product.status === filter.status) &&
+  (filter.billing === undefined || product.billing === filter.billing)

@@ -1,0 +1,64 @@
+/**
+ * A rolling-window rate limit made of one-second slots.
+ *
+ * A request is counted against every slot of the last `window + 1` seconds (the current, partial one included), so
+ * whatever 60-second span of real time one looks at, the requests accepted in it never exceed the limit: that span
+ * touches at most 61 whole-second slots, and the last request accepted in it saw all of them. The cost is a
+ * slightly stricter limit near slot edges. The state is small and fixed-size, so the SQL store keeps it in one row.
+ */
+
+export interface RateWindowState {
+  /** The second (Unix) each slot counts; slot `i` holds second `s` when `s % slots === i`. */
+  readonly seconds: ReadonlyArray<number>
+  readonly counts: ReadonlyArray<number>
+}
+
+export interface RateDecision {
+  readonly allowed: boolean
+  readonly limit: number
+  /** Requests still accepted now, after this one. */
+  readonly remaining: number
+  /** Whole seconds until the oldest counted request leaves the window (at least 1 when limited). */
+  readonly resetSeconds: number
+  readonly state: RateWindowState
+}
+
+export const slotCount = (windowSeconds: number) => windowSeconds + 1
+
+export const hit = (
+  state: RateWindowState | undefined,
+  nowMillis: number,
+  limit: number,
+  windowSeconds = 60
+): RateDecision => {
+  const slots = slotCount(windowSeconds)
+  const nowSecond = Math.floor(nowMillis / 1000)
+  const oldest = nowSecond - windowSeconds
+  const seconds = state?.seconds.length === slots ? [...state.seconds] : new Array<number>(slots).fill(0)
+  const counts = state?.counts.length === slots ? [...state.counts] : new Array<number>(slots).fill(0)
+  let used = 0
+  let earliest = Number.POSITIVE_INFINITY
+  for (let i = 0; i < slots; i++) {
+    const s = seconds[i]!
+    if (s >= oldest && s <= nowSecond && counts[i]! > 0) {
+      used += counts[i]!
+      if (s < earliest) earliest = s
+    }
+  }
+  const allowed = used < limit
+  if (allowed) {
+    const i = nowSecond % slots
+    counts[i] = seconds[i] === nowSecond ? counts[i]! + 1 : 1
+    seconds[i] = nowSecond
+    if (nowSecond < earliest) earliest = nowSecond
+  }
+  const frees = earliest === Number.POSITIVE_INFINITY ? nowMillis : (earliest + windowSeconds + 1) * 1000
+  const resetSeconds = Math.max(allowed ? 0 : 1, Math.ceil((frees - nowMillis) / 1000))
+  return {
+    allowed,
+    limit,
+    remaining: Math.max(0, limit - used - (allowed ? 1 : 0)),
+    resetSeconds,
+    state: { seconds, counts }
+  }
+}
