@@ -1,0 +1,55 @@
+/** The hexagon's boundaries (ARCHITECTURE.md), checked in CI by `npm run boundaries`. */
+module.exports = {
+  forbidden: [
+    {
+      name: "engine-imports-only-effect",
+      comment: "src/ is the pure engine: it imports effect and itself, never adapters, platform, SQL or node:*",
+      severity: "error",
+      from: { path: "^src/" },
+      to: {
+        pathNot: ["^src/", "^node_modules/effect/"],
+        dependencyTypesNot: ["type-only"]
+      }
+    },
+    {
+      name: "engine-types-only-effect",
+      comment: "even type imports in src/ stay inside the engine and effect",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { pathNot: ["^src/", "^node_modules/effect/"] }
+    },
+    {
+      name: "domain-is-pure",
+      comment: "src/domain imports nothing from ports or application",
+      severity: "error",
+      from: { path: "^src/domain/" },
+      to: { path: "^src/(ports|application)/" }
+    },
+    {
+      name: "ports-do-not-use-application",
+      severity: "error",
+      from: { path: "^src/ports/" },
+      to: { path: "^src/application/" }
+    },
+    {
+      name: "adapters-talk-through-ports",
+      comment: "an adapter never imports another adapter; only cli and http compose others",
+      severity: "error",
+      from: { path: "^adapters/(sql|memory|crypto|processor)/" },
+      to: { path: "^adapters/", pathNot: "^adapters/$1/" }
+    },
+    {
+      name: "no-circular",
+      severity: "error",
+      from: {},
+      to: { circular: true }
+    }
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+
+    exclude: { path: "^(dist|\\.tmp)/" }
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * The HTTP contract of Fils (`/api/v1`): groups, endpoints, schemas and errors with their statuses. The server,
+ * the OpenAPI document and the typed client are all derived from this one definition.
+ */
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
+import { Context, Schema } from "effect"
+import { AccountResource } from "../../src/domain/Account.js"
+import { CustomerCreate, CustomerResource, CustomerUpdate } from "../../src/domain/Customer.js"
+import { maxKeyLength } from "../../src/domain/Idempotency.js"
+import { ListResource } from "../../src/domain/Pagination.js"
+import { Billing, ProductCreate, ProductResource, ProductStatus, ProductUpdate } from "../../src/domain/Product.js"
+import type { Principal } from "../../src/application/Accounts.js"
+import * as E from "./Errors.js"
+
+export const basePath = "/api/v1"
+
+/** The caller, provided to every handler by `Authentication`. */
+export class CurrentPrincipal extends Context.Tag("fils/http/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
+
+export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("fils/http/Authentication", {
+  failure: Schema.Union(E.Unauthorized, E.RateLimited, E.ServiceUnavailable),
+  provides: CurrentPrincipal,
+  security: {
+    bearer: HttpApiSecurity.bearer.pipe(
+      HttpApiSecurity.annotate(OpenApi.Description, "A secret key: `sk_test_…` for test data, `sk_live_…` for live data")
+    )
+  }
+}) {}
+
+/** Request bodies are strict: an unknown field is refused (and named) instead of silently ignored. */
+const strict = <S extends Schema.Schema.Any>(schema: S): S =>
+  schema.annotations({ parseOptions: { onExcessProperty: "error" } }) as S
+
+/** A path id. Any string is routed; one that does not match its pattern is answered 404 by the handler. */
+const pathId = (prefix: string) =>
+  Schema.Struct({
+    id: Schema.String.annotations({
+      jsonSchema: { type: "string", pattern: `^${prefix}_[0-9a-f]{32}$` },
+      description: `A \`${prefix}_\` id`
+    })
+  })
+
+export const IdempotencyHeaders = Schema.Struct({
+  "idempotency-key": Schema.optional(
+    Schema.String.pipe(Schema.minLength(1), Schema.maxLength(maxKeyLength)).annotations({
+      message: () => `must be 1 to ${maxKeyLength} characters`,
+      description: "Makes the request safe to retry for 24 hours: a retry with the same key and body returns the " +
+        "first response (with `Idempotent-Replayed: true`) and creates nothing new."
+    })
+  )
+})
+
+const Limit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)).annotations({
+  description: "Page size, 1 to 100 (default 20)",
+  message: () => "must be an integer from 1 to 100"
+})
+const listParams = {
+  limit: Schema.optional(Limit),
+  cursor: Schema.optional(Schema.String.annotations({ description: "The `next_cursor` of the previous page" }))
+}
+
+export const ProductList = ListResource(ProductResource, "ProductList")
+export const CustomerList = ListResource(CustomerResource, "CustomerList")
+
+export class AccountGroup extends HttpApiGroup.make("account")
+  .add(
+    HttpApiEndpoint.get("get", "/account")
+      .addSuccess(AccountResource)
+      .annotate(OpenApi.Summary, "Read the account as the calling key's mode sees it")
+  )
+  .middleware(Authentication)
+  .prefix(basePath)
+{}
+
+export class ProductsGroup extends HttpApiGroup.make("products")
+  .add(
+    HttpApiEndpoint.get("list", "/products")
+      .setUrlParams(Schema.Struct({
+        ...listParams,
+        status: Schema.optional(ProductStatus),
+        billing: Schema.optional(Billing)
+      }))
+      .addSuccess(ProductList)
+      .annotate(OpenApi.Summary, "List products, newest first")
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/products")
+      .setHeaders(IdempotencyHeaders)
+      .setPayload(strict(ProductCreate))
+      .addSuccess(ProductResource)
+      .addError(E.CurrencyNotSupported)
+      .addError(E.IdempotencyKeyInUse)
+      .addError(E.IdempotencyKeyReused)
+      .annotate(OpenApi.Summary, "Create a product")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/products/:id")
+      .setPath(pathId("pdt"))
+      .addSuccess(ProductResource)
+      .annotate(OpenApi.Summary, "Read a product")
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/products/:id")
+      .setPath(pathId("pdt"))
+      .setPayload(strict(ProductUpdate))
+      .addSuccess(ProductResource)
+      .annotate(OpenApi.Summary, "Update a product (a price change affects only later checkouts)")
+  )
+  .middleware(Authentication)
+  .prefix(basePath)
+{}
+
+export class CustomersGroup extends HttpApiGroup.make("customers")
+  .add(
+    HttpApiEndpoint.get("list", "/customers")
+      .setUrlParams(Schema.Struct({
+        ...listParams,
+        email: Schema.optional(Schema.String.annotations({ description: "Exact e-mail, case-insensitive" }))
+      }))
+      .addSuccess(CustomerList)
+      .annotate(OpenApi.Summary, "List customers, newest first")
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/customers")
+      .setHeaders(IdempotencyHeaders)
+      .setPayload(strict(CustomerCreate))
+      .addSuccess(CustomerResource)
+      .addError(E.IdempotencyKeyInUse)
+      .addError(E.IdempotencyKeyReused)
+      .annotate(OpenApi.Summary, "Create a customer")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/customers/:id")
+      .setPath(pathId("cus"))
+      .addSuccess(CustomerResource)
+      .annotate(OpenApi.Summary, "Read a customer")
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/customers/:id")
+      .setPath(pathId("cus"))
+      .setPayload(strict(CustomerUpdate))
+      .addSuccess(CustomerResource)
+      .annotate(OpenApi.Summary, "Update a customer")
+  )
+  .middleware(Authentication)
+  .prefix(basePath)
+{}
+
+export class FilsApi extends HttpApi.make("fils")
+  .add(AccountGroup)
+  .add(ProductsGroup)
+  .add(CustomersGroup)
+  .addError(E.InvalidRequest)
+  .addError(E.Unauthorized)
+  .addError(E.NotFound)
+  .addError(E.MethodNotAllowedError)
+  .addError(E.PayloadTooLargeError)
+  .addError(E.RateLimited)
+  .addError(E.Internal)
+  .addError(E.ServiceUnavailable)
+  .annotate(OpenApi.Title, "Fils API")
+  .annotate(OpenApi.Version, "1.0.0")
+  .annotate(
+    OpenApi.Description,
+    "Payments for merchants who sell in AED: products, customers, checkout sessions, payments, subscriptions and " +
+      "signed webhooks. Every error is `{ code, message }`."
+  )
+{}
+

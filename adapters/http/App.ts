@@ -1,0 +1,26 @@
+/**
+ * The HTTP application as layers, independent of how it is served: the Node server (`Server.ts`), a fetch-style
+ * handler, or a test server all use `HttpAppLive`. It needs the engine's services and the Store.
+ */
+import { HttpApiBuilder } from "@effect/platform"
+import { Layer } from "effect"
+import { FilsApi } from "./Api.js"
+import { AuthenticationLive } from "./Authentication.js"
+import { ErrorMapping } from "./ErrorMapping.js"
+import { AccountLive } from "./handlers/Account.js"
+import { CustomersLive } from "./handlers/Customers.js"
+import { ProductsLive } from "./handlers/Products.js"
+import { DocsRoutes, SystemRoutes } from "./System.js"
+
+export const ApiLive = HttpApiBuilder.api(FilsApi).pipe(
+  Layer.provide([AccountLive, ProductsLive, CustomersLive]),
+  Layer.provide(AuthenticationLive)
+)
+
+/** Everything `HttpApiBuilder.serve` / `httpApp` / `toWebHandler` need, in one layer. */
+export const HttpAppLive = Layer.mergeAll(
+  ApiLive,
+  ErrorMapping,
+  SystemRoutes,
+  DocsRoutes.pipe(Layer.provide(ApiLive))
+)

@@ -1,0 +1,59 @@
+/**
+ * Bearer authentication and the per-key rate limit, as one security middleware: failed authentications are
+ * throttled per client address (so keys cannot be guessed at speed), and every authenticated response carries the
+ * `RateLimit-*` headers.
+ */
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { Accounts } from "../../src/application/Accounts.js"
+import { RateLimits } from "../../src/application/RateLimits.js"
+import type { RateLimited, Unauthorized } from "../../src/domain/Errors.js"
+import type { RateDecision } from "../../src/domain/RateWindow.js"
+import { Authentication } from "./Api.js"
+
+const rateHeaders = (decision: RateDecision) =>
+  HttpApp.appendPreResponseHandler((_request, response) =>
+    Effect.succeed(HttpServerResponse.setHeaders(response, {
+      "ratelimit-limit": String(decision.limit),
+      "ratelimit-remaining": String(decision.remaining),
+      "ratelimit-reset": String(decision.resetSeconds),
+      ...(decision.allowed ? {} : { "retry-after": String(decision.resetSeconds) })
+    }))
+  )
+
+const setHeader = (name: string, value: string) =>
+  HttpApp.appendPreResponseHandler((_request, response) =>
+    Effect.succeed(HttpServerResponse.setHeader(response, name, value))
+  )
+
+export const AuthenticationLive = Layer.effect(
+  Authentication,
+  Effect.gen(function*() {
+    const accounts = yield* Accounts
+    const limits = yield* RateLimits
+    return Authentication.of({
+      bearer: (token) =>
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const address = Option.getOrElse(request.remoteAddress, () => "unknown")
+          yield* limits.checkAddress(address).pipe(
+            Effect.tapError((e) => setHeader("retry-after", String(e.retryAfterSeconds)))
+          )
+          const principal = yield* accounts.authenticate(Redacted.value(token)).pipe(
+            Effect.catchTag("Unauthorized", (unauthorized) =>
+              Effect.flatMap(
+                limits.recordAuthFailure(address),
+                (refusal): Effect.Effect<never, Unauthorized | RateLimited> =>
+                  refusal === undefined
+                    ? Effect.zipRight(setHeader("www-authenticate", "Bearer"), Effect.fail(unauthorized))
+                    : Effect.zipRight(setHeader("retry-after", String(refusal.retryAfterSeconds)), Effect.fail(refusal))
+              ))
+          )
+          const decision = yield* limits.consumeKey(principal.keyId)
+          yield* rateHeaders(decision)
+          if (!decision.allowed) return yield* limits.limited(decision, "requests")
+          return principal
+        })
+    })
+  })
+)

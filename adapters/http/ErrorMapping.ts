@@ -1,0 +1,128 @@
+/**
+ * Every failure, from every layer, becomes `{ code, message }` with its status (decisions.md §8): schema decode
+ * failures, malformed JSON, oversized bodies, unknown routes and methods, an unreachable store, and defects (500,
+ * with no internals in the message; the cause is logged).
+ */
+import { FileSystem, HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest } from "@effect/platform"
+import { Cause, Effect, Option } from "effect"
+import * as Errors from "../../src/domain/Errors.js"
+import { FilsApi } from "./Api.js"
+import { InternalError, isApiError, MethodNotAllowed, PayloadTooLarge } from "./Errors.js"
+
+export const maxBodyBytes = 1024 * 1024
+
+/** Routes outside the API contract (pages, health, documents), for telling 405 from 404. */
+export const extraRoutes: Array<{ readonly method: string; readonly path: string }> = [
+  { method: "GET", path: "/health" },
+  { method: "GET", path: "/ready" },
+  { method: "GET", path: "/docs" },
+  { method: "GET", path: "/api/v1/openapi.json" }
+]
+
+const toPattern = (path: string) =>
+  new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\/:[^/]+/g, "/[^/]+")}/?$`)
+
+const routes: Array<{ readonly method: string; readonly pattern: RegExp }> = []
+HttpApi.reflect(FilsApi, {
+  onGroup: () => {},
+  onEndpoint: ({ endpoint }) => routes.push({ method: endpoint.method, pattern: toPattern(endpoint.path) })
+})
+
+/** The methods a path accepts (empty when no route has that path). */
+export const allowedMethods = (path: string): ReadonlyArray<string> => [
+  ...new Set([
+    ...routes.filter((r) => r.pattern.test(path)).map((r) => r.method),
+    ...extraRoutes.filter((r) => toPattern(r.path).test(path)).map((r) => r.method)
+  ])
+]
+
+const pathOf = (url: string) => {
+  const q = url.indexOf("?")
+  return q === -1 ? url : url.slice(0, q)
+}
+
+/** One readable sentence per schema issue: `name: Expected …`, `unknown field 'x'`, `price is required`. */
+export const describeDecodeError = (error: HttpApiError.HttpApiDecodeError): string => {
+  // A union (e.g. an optional field) reports one issue per member, and a nested failure also fails its parent:
+  // keep the first, most specific issue per path.
+  const keyed = error.issues.map((issue) => ({ issue, path: issue.path.map(String).join(".") }))
+  const seen = new Set<string>()
+  const issues = keyed.filter(({ path }) => {
+    if (seen.has(path)) return false
+    seen.add(path)
+    return !keyed.some((other) => other.path.startsWith(path === "" ? "" : `${path}.`) && other.path !== path)
+  })
+  const parts = issues.map(({ issue, path }) => {
+    switch (issue._tag) {
+      case "Unexpected":
+        return path === "" ? "unexpected value" : `unknown field '${path}'`
+      case "Missing":
+        return path === "" ? "a value is required" : `${path} is required`
+      default:
+        return path === "" ? "The request body must be a JSON object of the documented fields" : `${path}: ${issue.message}`
+    }
+  })
+  return parts.length === 0 ? "The request is invalid" : parts.join("; ")
+}
+
+const isMaxBytes = (u: unknown) =>
+  u instanceof Error && u.message.includes("maxBytes exceeded")
+
+/** Every error the API declares at the top level (the endpoint-specific ones pass through as they are). */
+type ApiFailure =
+  | Errors.InvalidRequest
+  | Errors.NotFound
+  | Errors.Unauthorized
+  | Errors.RateLimited
+  | Errors.StoreUnavailable
+  | MethodNotAllowed
+  | PayloadTooLarge
+  | InternalError
+
+const mapFailure = (error: unknown, request: HttpServerRequest.HttpServerRequest): ApiFailure | undefined => {
+  // Already one of ours, endpoint-specific ones included: the API's error schema encodes it.
+  if (isApiError(error)) return error as ApiFailure
+  if (error instanceof HttpApiError.HttpApiDecodeError) {
+    return new Errors.InvalidRequest({ message: describeDecodeError(error) })
+  }
+  if (HttpServerError.isServerError(error)) {
+    if (error._tag === "RouteNotFound") {
+      const path = pathOf(request.url)
+      const allowed = allowedMethods(path)
+      return allowed.length === 0
+        ? new Errors.NotFound({ message: `No route for ${request.method} ${path}` })
+        : new MethodNotAllowed({ message: `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}` })
+    }
+    if (error._tag === "RequestError" && error.reason === "Decode") {
+      return isMaxBytes(error.cause)
+        ? new PayloadTooLarge({ message: `The request body is larger than ${maxBodyBytes} bytes` })
+        : new Errors.InvalidRequest({ message: "The request body is not valid JSON" })
+    }
+  }
+  return undefined
+}
+
+export const ErrorMapping = HttpApiBuilder.middleware(FilsApi, (app) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    // Refuse a declared oversize body before reading a byte of it.
+    const length = Number(request.headers["content-length"] ?? "0")
+    if (length > maxBodyBytes) {
+      return yield* new PayloadTooLarge({ message: `The request body is larger than ${maxBodyBytes} bytes` })
+    }
+    return yield* app.pipe(
+      Effect.provideService(HttpServerRequest.MaxBodySize, Option.some(FileSystem.Size(maxBodyBytes))),
+      Effect.catchAllCause((cause) => {
+        if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+        const failure = Cause.failureOption(cause)
+        const squashed = Option.isSome(failure) ? failure.value : Cause.squash(cause)
+        const mapped = mapFailure(squashed, request)
+        if (mapped !== undefined) return Effect.fail(mapped)
+        return Effect.zipRight(
+          Effect.logError("Unexpected error while handling a request", cause),
+          Effect.fail(new InternalError({ message: "An unexpected error occurred" }))
+        )
+      })
+    )
+  }))
+

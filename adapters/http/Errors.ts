@@ -1,0 +1,125 @@
+/**
+ * Errors on the wire: every one is exactly `{ code, message }` with the status of decisions.md §8. The domain's
+ * tagged errors are encoded through these schemas (no `_tag` in the body), and the typed client decodes them back.
+ */
+import { HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+import * as Errors from "../../src/domain/Errors.js"
+
+/** Errors only the HTTP layer raises. */
+export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", {
+  code: Schema.propertySignature(Schema.Literal("METHOD_NOT_ALLOWED")).pipe(
+    Schema.withConstructorDefault(() => "METHOD_NOT_ALLOWED" as const)
+  ),
+  message: Schema.String
+}) {}
+
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
+  code: Schema.propertySignature(Schema.Literal("PAYLOAD_TOO_LARGE")).pipe(
+    Schema.withConstructorDefault(() => "PAYLOAD_TOO_LARGE" as const)
+  ),
+  message: Schema.String
+}) {}
+
+export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", {
+  code: Schema.propertySignature(Schema.Literal("INTERNAL_ERROR")).pipe(
+    Schema.withConstructorDefault(() => "INTERNAL_ERROR" as const)
+  ),
+  message: Schema.String
+}) {}
+
+type ErrorClass<Self> = Schema.Schema<Self, any, never> & (new(props: { readonly message: string }) => Self)
+
+/** The wire schema of one error class: `{ code: <literal>, message }` <-> the class instance. */
+const wire = <Self extends { readonly code: string; readonly message: string }>(
+  cls: ErrorClass<Self>,
+  code: Self["code"],
+  status: number,
+  description: string
+) =>
+  Schema.transform(
+    Schema.Struct({ code: Schema.Literal(code), message: Schema.String }),
+    Schema.declare((u: unknown): u is Self => u instanceof cls, { identifier: `${code}Error` }),
+    {
+      strict: true,
+      decode: ({ message }) => new cls({ message }),
+      encode: (error) => ({ code, message: error.message }) as const
+    }
+  ).annotations({
+    ...HttpApiSchema.annotations({ status, description }),
+    identifier: code,
+    description
+  })
+
+export const InvalidRequest = wire(Errors.InvalidRequest, "INVALID_REQUEST", 400, "The request is malformed or invalid")
+export const CurrencyNotSupported = wire(
+  Errors.CurrencyNotSupported,
+  "CURRENCY_NOT_SUPPORTED",
+  400,
+  "The currency is not enabled for the account"
+)
+export const Unauthorized = wire(
+  Errors.Unauthorized,
+  "UNAUTHORIZED",
+  401,
+  "Missing, malformed, unknown or revoked API key"
+)
+export const PaymentsDisabled = wire(
+  Errors.PaymentsDisabled,
+  "PAYMENTS_DISABLED",
+  403,
+  "Live payments are not enabled for the account"
+)
+export const NotFound = wire(Errors.NotFound, "NOT_FOUND", 404, "No such resource (in this account and mode)")
+export const MethodNotAllowedError = wire(MethodNotAllowed, "METHOD_NOT_ALLOWED", 405, "The path does not accept this method")
+export const InvalidState = wire(Errors.InvalidState, "INVALID_STATE", 409, "The resource's state does not allow this")
+export const IdempotencyKeyInUse = wire(
+  Errors.IdempotencyKeyInUse,
+  "IDEMPOTENCY_KEY_IN_USE",
+  409,
+  "A request with this Idempotency-Key is still running"
+)
+export const PayloadTooLargeError = wire(PayloadTooLarge, "PAYLOAD_TOO_LARGE", 413, "The body is larger than 1 MiB")
+export const IdempotencyKeyReused = wire(
+  Errors.IdempotencyKeyReused,
+  "IDEMPOTENCY_KEY_REUSED",
+  422,
+  "The Idempotency-Key was used with different parameters"
+)
+export const RateLimited = wire(
+  Errors.RateLimited,
+  "RATE_LIMITED",
+  429,
+  "Too many requests; see the Retry-After header"
+)
+export const Internal = wire(InternalError, "INTERNAL_ERROR", 500, "Unexpected error")
+export const ServiceUnavailable = wire(
+  Errors.StoreUnavailable,
+  "SERVICE_UNAVAILABLE",
+  503,
+  "The store cannot be reached; retry later"
+)
+
+/** The HTTP status of any error the engine or this layer raises. */
+export const statusOf = (error: { readonly code: string }): number => statusByCode[error.code] ?? 500
+
+const statusByCode: Record<string, number> = {
+  INVALID_REQUEST: 400,
+  CURRENCY_NOT_SUPPORTED: 400,
+  UNAUTHORIZED: 401,
+  PAYMENTS_DISABLED: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  INVALID_STATE: 409,
+  IDEMPOTENCY_KEY_IN_USE: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503
+}
+
+/** Whether `u` is one of the errors above (a `{ code, message }` tagged error). */
+export const isApiError = (u: unknown): u is { readonly _tag: string; readonly code: string; readonly message: string } =>
+  typeof u === "object" && u !== null && "_tag" in u && "code" in u && typeof u.code === "string" &&
+  u.code in statusByCode && "message" in u
