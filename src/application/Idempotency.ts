@@ -48,15 +48,20 @@ export class IdempotencyService extends Effect.Service<IdempotencyService>()("fi
         if (outcome._tag === "Refuse") return yield* outcome.error
         return { response: outcome.response, replayed: true } satisfies IdempotentResult
       }
-      // The key is ours: whatever happens to `execute` (including interruption), settle the record.
-      const exit = yield* Effect.exit(execute)
-      if (Exit.isSuccess(exit) && Idempotency.isStorable(exit.value.status)) {
-        yield* store.idempotency.complete(scopeId, key, fingerprint, exit.value)
-      } else {
-        yield* store.idempotency.release(scopeId, key, fingerprint)
-      }
-      const response = yield* exit
-      return { response, replayed: false } satisfies IdempotentResult
+      // The key is ours: whatever happens to `execute`, interruption included (a client that hangs up), settle
+      // the record, so a retry is neither refused for the lease nor replayed a response that was never sent.
+      return yield* Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function*() {
+          const exit = yield* Effect.exit(restore(execute))
+          if (Exit.isSuccess(exit) && Idempotency.isStorable(exit.value.status)) {
+            yield* store.idempotency.complete(scopeId, key, fingerprint, exit.value)
+          } else {
+            yield* store.idempotency.release(scopeId, key, fingerprint)
+          }
+          const response = yield* exit
+          return { response, replayed: false } satisfies IdempotentResult
+        })
+      )
     })
 
     return { run } as const

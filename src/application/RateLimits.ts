@@ -31,7 +31,7 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
         retryAfterSeconds: decision.resetSeconds
       })
 
-    /** Counts a request by an API key; fails with `RateLimited` past the limit. */
+    /** Counts a request by an API key and returns the decision (the caller refuses when it is not allowed). */
     const consumeKey = Effect.fn("RateLimits.consumeKey")(function*(keyId: string) {
       const decision = yield* store.rateLimits.hit(`key:${keyId}`, yield* Clock.currentTimeMillis, perKey, windowSeconds)
       return decision

@@ -1,0 +1,158 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Either, Exit, FastCheck, TestClock } from "effect"
+import { RateLimits } from "../../src/application/RateLimits.js"
+import { withEngine } from "./harness.js"
+
+const failure = <A, E extends { readonly _tag: string }>(e: Either.Either<A, E>) =>
+  Either.isLeft(e) ? e.left : undefined
+
+describe("RateLimits per key", () => {
+  it.effect("reads FILS_RATE_LIMIT_PER_MIN; exactly that many per minute, then again after the window", () =>
+    Effect.gen(function*() {
+      const limits = yield* RateLimits
+      assert.strictEqual(limits.perKey, 5)
+      const decisions = []
+      for (let i = 0; i < 5; i++) {
+        decisions.push(yield* limits.consumeKey("key_a"))
+        yield* TestClock.adjust("2 seconds")
+      }
+      assert.deepStrictEqual(decisions.map((d) => d.allowed), [true, true, true, true, true])
+      assert.deepStrictEqual(decisions.map((d) => d.remaining), [4, 3, 2, 1, 0])
+      assert.isTrue(decisions.every((d) => d.limit === 5))
+
+      const refused = yield* limits.consumeKey("key_a")
+      assert.isFalse(refused.allowed)
+      assert.strictEqual(refused.remaining, 0)
+      assert.isAtLeast(refused.resetSeconds, 1)
+      const error = limits.limited(refused, "requests")
+      assert.strictEqual(error._tag, "RateLimited")
+      assert.strictEqual(error.code, "RATE_LIMITED")
+      assert.strictEqual(error.retryAfterSeconds, refused.resetSeconds)
+
+      // Another key has its own budget.
+      assert.isTrue((yield* limits.consumeKey("key_b")).allowed)
+
+      // Just before Retry-After: still refused. At Retry-After: allowed.
+      yield* TestClock.adjust(`${refused.resetSeconds - 1} seconds`)
+      assert.isFalse((yield* limits.consumeKey("key_a")).allowed)
+      yield* TestClock.adjust("1 second")
+      assert.isTrue((yield* limits.consumeKey("key_a")).allowed)
+    }).pipe(withEngine([["FILS_RATE_LIMIT_PER_MIN", "5"]])))
+
+  it.effect("a full burst frees entirely once the window has passed", () =>
+    Effect.gen(function*() {
+      const limits = yield* RateLimits
+      for (let i = 0; i < 3; i++) assert.isTrue((yield* limits.consumeKey("k")).allowed)
+      assert.isFalse((yield* limits.consumeKey("k")).allowed)
+      yield* TestClock.adjust("30 seconds")
+      assert.isFalse((yield* limits.consumeKey("k")).allowed)
+      yield* TestClock.adjust("31 seconds")
+      const after = [] as Array<boolean>
+      for (let i = 0; i < 4; i++) after.push((yield* limits.consumeKey("k")).allowed)
+      assert.deepStrictEqual(after, [true, true, true, false])
+    }).pipe(withEngine([["FILS_RATE_LIMIT_PER_MIN", "3"]])))
+
+  it.effect("defaults to 240 per minute", () =>
+    Effect.gen(function*() {
+      const limits = yield* RateLimits
+      assert.strictEqual(limits.perKey, 240)
+      let allowed = 0
+      for (let i = 0; i < 250; i++) if ((yield* limits.consumeKey("k")).allowed) allowed++
+      assert.strictEqual(allowed, 240)
+    }).pipe(withEngine()))
+
+  it.effect("refuses a limit that is not a positive integer", () =>
+    Effect.gen(function*() {
+      for (const value of ["0", "-1", "abc", "2.5"]) {
+        const exit = yield* Effect.exit(RateLimits.pipe(withEngine([["FILS_RATE_LIMIT_PER_MIN", value]])))
+        assert.isTrue(Exit.isFailure(exit), value)
+      }
+      const ok = yield* Effect.exit(RateLimits.pipe(withEngine([["FILS_RATE_LIMIT_PER_MIN", "7"]])))
+      assert.isTrue(Exit.isSuccess(ok) && ok.value.perKey === 7)
+    }))
+
+  it.effect.prop(
+    "whatever the pacing, no 60-second span holds more than the limit, and under the limit a request passes",
+    [
+      FastCheck.integer({ min: 1, max: 6 }),
+      FastCheck.array(FastCheck.oneof(FastCheck.constant(0), FastCheck.integer({ min: 1, max: 30_000 })), {
+        minLength: 1,
+        maxLength: 60
+      })
+    ],
+    ([limit, gaps]) =>
+      Effect.gen(function*() {
+        const limits = yield* RateLimits
+        let now = 0
+        const accepted: Array<number> = []
+        for (const gap of gaps) {
+          yield* TestClock.adjust(gap)
+          now += gap
+          const decision = yield* limits.consumeKey("key_p")
+          const recent = accepted.filter((t) => t > now - 60_000).length
+          const window61 = accepted.filter((t) => t > now - 61_000).length
+          if (window61 < limit) assert.isTrue(decision.allowed)
+          if (recent >= limit) assert.isFalse(decision.allowed)
+          if (decision.allowed) accepted.push(now)
+          else assert.isAtLeast(decision.resetSeconds, 1)
+        }
+        for (const start of accepted) {
+          assert.isAtMost(accepted.filter((t) => t >= start && t < start + 60_000).length, limit)
+        }
+      }).pipe(withEngine([["FILS_RATE_LIMIT_PER_MIN", String(limit)]])),
+    { fastCheck: { numRuns: 30 } }
+  )
+})
+
+describe("RateLimits for failed authentications", () => {
+  it.effect("blocks an address once its budget is spent, until Retry-After", () =>
+    Effect.gen(function*() {
+      const limits = yield* RateLimits
+      const address = "203.0.113.7"
+      yield* limits.checkAddress(address)
+      for (let i = 0; i < 3; i++) {
+        assert.isUndefined(yield* limits.recordAuthFailure(address), `failure ${i + 1} is within the budget`)
+        yield* limits.checkAddress(address)
+      }
+      const refusal = yield* limits.recordAuthFailure(address)
+      assert.isDefined(refusal)
+      assert.strictEqual(refusal!._tag, "RateLimited")
+      assert.isAtLeast(refusal!.retryAfterSeconds, 1)
+
+      const blocked = failure(yield* Effect.either(limits.checkAddress(address)))
+      assert.strictEqual(blocked?._tag, "RateLimited")
+      assert.isAtLeast(blocked!.retryAfterSeconds, 1)
+      assert.isAtMost(blocked!.retryAfterSeconds, refusal!.retryAfterSeconds)
+
+      // Other addresses are not affected.
+      yield* limits.checkAddress("198.51.100.1")
+      assert.isUndefined(yield* limits.recordAuthFailure("198.51.100.1"))
+
+      // Still blocked a second before Retry-After, free at it.
+      yield* TestClock.adjust(`${refusal!.retryAfterSeconds - 1} seconds`)
+      const stillBlocked = failure(yield* Effect.either(limits.checkAddress(address)))
+      assert.strictEqual(stillBlocked?._tag, "RateLimited")
+      assert.strictEqual(stillBlocked?.retryAfterSeconds, 1)
+      yield* TestClock.adjust("1 second")
+      yield* limits.checkAddress(address)
+      assert.isUndefined(yield* limits.recordAuthFailure(address))
+    }).pipe(withEngine([["FILS_AUTH_FAILURES_PER_MIN", "3"]])))
+
+  it.effect("defaults to 30 failures per minute", () =>
+    Effect.gen(function*() {
+      const limits = yield* RateLimits
+      const outcomes: Array<boolean> = []
+      for (let i = 0; i < 31; i++) outcomes.push((yield* limits.recordAuthFailure("a")) === undefined)
+      assert.strictEqual(outcomes.filter((x) => x).length, 30)
+      assert.isFalse(outcomes[30])
+      assert.strictEqual(failure(yield* Effect.either(limits.checkAddress("a")))?._tag, "RateLimited")
+    }).pipe(withEngine()))
+
+  it.effect("key requests and auth failures are separate budgets", () =>
+    Effect.gen(function*() {
+      const limits = yield* RateLimits
+      assert.isUndefined(yield* limits.recordAuthFailure("x"))
+      assert.isDefined(yield* limits.recordAuthFailure("x"))
+      assert.isTrue((yield* limits.consumeKey("x")).allowed)
+    }).pipe(withEngine([["FILS_AUTH_FAILURES_PER_MIN", "1"], ["FILS_RATE_LIMIT_PER_MIN", "1"]])))
+})

@@ -1,0 +1,39 @@
+/**
+ * The engine over the memory store and the node signer, with configuration from a map (no environment).
+ * Each `provide` builds a fresh store, so every test (and every property run) starts empty.
+ */
+import { ConfigProvider, Effect, Layer } from "effect"
+import { StoreMemory } from "../../adapters/memory/StoreMemory.js"
+import { SignerNode } from "../../adapters/crypto/SignerNode.js"
+import { Accounts } from "../../src/application/Accounts.js"
+import { Engine } from "../../src/application/Engine.js"
+import type { Scope } from "../../src/domain/Account.js"
+
+export const engineLayer = (config: ReadonlyArray<readonly [string, string]> = []) =>
+  Engine.pipe(
+    Layer.provideMerge(Layer.mergeAll(StoreMemory, SignerNode)),
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(config))))
+  )
+
+/** Runs `effect` against a fresh engine. */
+export const withEngine = (config: ReadonlyArray<readonly [string, string]> = []) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, engineLayer(config))
+
+/** A new account and its four-way split: the scopes its test and live keys act in. */
+export const newAccount = Effect.gen(function*() {
+  const accounts = yield* Accounts
+  const { account, keys } = yield* accounts.create({ business_name: "Shop" })
+  const test = yield* accounts.authenticate(keys.test.secret)
+  const live = yield* accounts.authenticate(keys.live.secret)
+  const asScope = (p: Scope): Scope => ({ accountId: p.accountId, livemode: p.livemode })
+  return { account, keys, test: asScope(test), live: asScope(live) }
+})
+
+/** Two accounts × test/live: four scopes that must never see each other's objects. */
+export const fourScopes = Effect.gen(function*() {
+  const a = yield* newAccount
+  const b = yield* newAccount
+  return [a.test, a.live, b.test, b.live] as const
+})
+
+export const scopeName = (s: Scope) => `${s.accountId.slice(-6)}:${s.livemode ? "live" : "test"}`
