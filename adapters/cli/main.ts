@@ -16,5 +16,5 @@ const Logging = Layer.mergeAll(
 
 cli(process.argv).pipe(
   Effect.provide(Layer.mergeAll(NodeContext.layer, Logging)),
-  NodeRuntime.runMain({ disableErrorReporting: false })
+  NodeRuntime.runMain({ disablePrettyLogger: true })
 )

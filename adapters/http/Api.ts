@@ -50,7 +50,12 @@ export const IdempotencyHeaders = Schema.Struct({
   )
 })
 
-const Limit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)).annotations({
+const Limit = Schema.String.pipe(
+  Schema.pattern(/^[0-9]{1,3}$/),
+  Schema.compose(Schema.NumberFromString),
+  Schema.int(),
+  Schema.between(1, 100)
+).annotations({
   description: "Page size, 1 to 100 (default 20)",
   message: () => "must be an integer from 1 to 100"
 })
@@ -146,6 +151,27 @@ export class CustomersGroup extends HttpApiGroup.make("customers")
   .prefix(basePath)
 {}
 
+/**
+ * The framework declares its own decode error on every endpoint; Fils answers those as `INVALID_REQUEST`
+ * (ErrorMapping.ts), so the document shows only that.
+ */
+function withoutFrameworkDecodeError(spec: Record<string, any>): Record<string, any> {
+  const decodeRef = "#/components/schemas/HttpApiDecodeError"
+  for (const path of Object.values<any>(spec.paths ?? {})) {
+    for (const operation of Object.values<any>(path)) {
+      const bad = operation?.responses?.["400"]
+      const schema = bad?.content?.["application/json"]?.schema
+      if (schema?.anyOf) {
+        const rest = schema.anyOf.filter((s: any) => s.$ref !== decodeRef)
+        bad.content["application/json"].schema = rest.length === 1 ? rest[0] : { anyOf: rest }
+        bad.description = "The request is malformed or invalid"
+      }
+    }
+  }
+  for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) delete spec.components?.schemas?.[name]
+  return spec
+}
+
 export class FilsApi extends HttpApi.make("fils")
   .add(AccountGroup)
   .add(ProductsGroup)
@@ -158,6 +184,7 @@ export class FilsApi extends HttpApi.make("fils")
   .addError(E.RateLimited)
   .addError(E.Internal)
   .addError(E.ServiceUnavailable)
+  .annotate(OpenApi.Transform, withoutFrameworkDecodeError)
   .annotate(OpenApi.Title, "Fils API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(

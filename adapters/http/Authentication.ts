@@ -39,7 +39,9 @@ export const AuthenticationLive = Layer.effect(
           yield* limits.checkAddress(address).pipe(
             Effect.tapError((e) => setHeader("retry-after", String(e.retryAfterSeconds)))
           )
-          const principal = yield* accounts.authenticate(Redacted.value(token)).pipe(
+          // The framework strips the first seven characters whatever the scheme; only `Bearer` is a bearer token.
+          const scheme = /^Bearer\s+\S/i.test(request.headers.authorization ?? "")
+          const principal = yield* accounts.authenticate(scheme ? Redacted.value(token) : "").pipe(
             Effect.catchTag("Unauthorized", (unauthorized) =>
               Effect.flatMap(
                 limits.recordAuthFailure(address),

@@ -3,7 +3,16 @@
  * failures, malformed JSON, oversized bodies, unknown routes and methods, an unreachable store, and defects (500,
  * with no internals in the message; the cause is logged).
  */
-import { FileSystem, HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest } from "@effect/platform"
+import {
+  FileSystem,
+  HttpApi,
+  HttpApiBuilder,
+  HttpApiError,
+  HttpApp,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
 import * as Errors from "../../src/domain/Errors.js"
 import { FilsApi } from "./Api.js"
@@ -102,21 +111,59 @@ const mapFailure = (error: unknown, request: HttpServerRequest.HttpServerRequest
   return undefined
 }
 
+/**
+ * The framework's body reader destroys a request whose body passes the limit, and Node then drops the connection
+ * before any answer. For a Node request, make that "destroy" drain the rest instead, so the client reads a 413.
+ */
+const drainInsteadOfDestroy = (request: HttpServerRequest.HttpServerRequest) => {
+  const source = (request as unknown as { readonly source?: unknown }).source
+  if (typeof source !== "object" || source === null || !("resume" in source) || !("destroy" in source)) return
+  const incoming = source as { resume: () => void; destroy: (...args: ReadonlyArray<unknown>) => unknown }
+  incoming.destroy = () => {
+    incoming.resume()
+    return incoming
+  }
+}
+
+const closeConnection = HttpApp.appendPreResponseHandler((_request, response) =>
+  Effect.succeed(HttpServerResponse.setHeader(response, "connection", "close"))
+)
+
+const hasBody = (method: string) => method === "POST" || method === "PATCH" || method === "PUT"
+
 export const ErrorMapping = HttpApiBuilder.middleware(FilsApi, (app) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     // Refuse a declared oversize body before reading a byte of it.
     const length = Number(request.headers["content-length"] ?? "0")
     if (length > maxBodyBytes) {
+      yield* closeConnection
       return yield* new PayloadTooLarge({ message: `The request body is larger than ${maxBodyBytes} bytes` })
+    }
+    if (hasBody(request.method)) {
+      const type = request.headers["content-type"]
+      if (type !== undefined && pathOf(request.url).startsWith("/api/") && !/^application\/json\s*(;|$)/i.test(type)) {
+        return yield* new Errors.InvalidRequest({ message: "Content-Type must be application/json" })
+      }
+      if (request.headers["content-length"] === undefined) drainInsteadOfDestroy(request)
     }
     return yield* app.pipe(
       Effect.provideService(HttpServerRequest.MaxBodySize, Option.some(FileSystem.Size(maxBodyBytes))),
-      Effect.catchAllCause((cause) => {
+      Effect.catchAllCause((cause): Effect.Effect<never, ApiFailure> => {
         if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
         const failure = Cause.failureOption(cause)
         const squashed = Option.isSome(failure) ? failure.value : Cause.squash(cause)
         const mapped = mapFailure(squashed, request)
+        if (mapped instanceof PayloadTooLarge) return Effect.zipRight(closeConnection, Effect.fail(mapped))
+        if (mapped instanceof MethodNotAllowed) {
+          const allow = allowedMethods(pathOf(request.url)).join(", ")
+          return Effect.zipRight(
+            HttpApp.appendPreResponseHandler((_request, response) =>
+              Effect.succeed(HttpServerResponse.setHeader(response, "allow", allow))
+            ),
+            Effect.fail(mapped)
+          )
+        }
         if (mapped !== undefined) return Effect.fail(mapped)
         return Effect.zipRight(
           Effect.logError("Unexpected error while handling a request", cause),
@@ -125,4 +172,3 @@ export const ErrorMapping = HttpApiBuilder.middleware(FilsApi, (app) =>
       })
     )
   }))
-

@@ -1,0 +1,204 @@
+/**
+ * The Store port on PostgreSQL through @effect/sql (any SqlClient of the pg dialect; `Postgres.ts` builds one).
+ *
+ * Same contract as StoreMemory (the shared suite runs against both): every read and write of merchant data is
+ * scoped by account and mode; lists are newest first with a `(created_at, id)` keyset; idempotency claims and
+ * rate-limit hits are single atomic statements, so any number of servers can share the database. SQL errors stop
+ * here: an unreachable database is `StoreUnavailable`, anything else a defect.
+ */
+import { SqlClient } from "@effect/sql"
+import { SqlError } from "@effect/sql/SqlError"
+import type { Statement } from "@effect/sql"
+import { Duration, Effect, Layer, Option } from "effect"
+import type { Scope } from "../../src/domain/Account.js"
+import type { StoreUnavailable } from "../../src/domain/Errors.js"
+import type { Claim, IdempotencyRecord } from "../../src/domain/Idempotency.js"
+import type { Page, PageRequest } from "../../src/domain/Pagination.js"
+import { Store, type StoreShape } from "../../src/ports/Store.js"
+import * as Rows from "./rows.js"
+import { isUnavailable, orUnavailable, unavailable } from "./SqlErrors.js"
+
+/** Readiness must answer quickly even when an open connection hangs (the pool bounds only connecting). */
+const pingTimeout = Duration.seconds(3)
+
+export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  const inScope = (scope: Scope) => sql`account_id = ${scope.accountId} AND livemode = ${scope.livemode}`
+
+  /** Newest first from `request.after`; one row more than the page tells whether there is more. */
+  const page = <Row extends object, A>(
+    table: "products" | "customers",
+    id: "product_id" | "customer_id",
+    conditions: ReadonlyArray<Statement.Fragment>,
+    request: PageRequest,
+    fromRow: (row: Row) => A
+  ): Effect.Effect<Page<A>, SqlError> => {
+    const after = request.after === undefined
+      ? []
+      : [sql`(created_at, ${sql(id)}) < (${new Date(request.after.createdAtMillis)}, ${request.after.id})`]
+    return Effect.map(
+      sql<Row>`SELECT * FROM ${sql(table)} WHERE ${sql.and([...conditions, ...after])}
+        ORDER BY created_at DESC, ${sql(id)} DESC LIMIT ${request.limit + 1}`,
+      (rows) => ({ items: rows.slice(0, request.limit).map(fromRow), hasMore: rows.length > request.limit })
+    )
+  }
+
+  const first = <Row, A>(rows: ReadonlyArray<Row>, fromRow: (row: Row) => A): Option.Option<A> =>
+    Option.map(Option.fromNullable(rows[0]), fromRow)
+
+  /** Nested calls join the running transaction (as in memory), instead of opening a savepoint. */
+  const transact = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnavailable, R> =>
+    Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (running): Effect.Effect<A, E | StoreUnavailable, R> =>
+      Option.isSome(running)
+        ? effect
+        : sql.withTransaction(effect).pipe(
+          Effect.catchIf(
+            (error): error is SqlError => error instanceof SqlError,
+            (error) => isUnavailable(error) ? Effect.fail(unavailable()) : Effect.die(error)
+          )
+        ))
+
+  const accounts: StoreShape["accounts"] = {
+    insert: Effect.fn("StoreSql.accounts.insert")(function*(account) {
+      yield* sql`INSERT INTO accounts ${sql.insert(Rows.accountToRow(account))}`
+    }, orUnavailable),
+    get: Effect.fn("StoreSql.accounts.get")(function*(id) {
+      return first(yield* sql<Rows.AccountRow>`SELECT * FROM accounts WHERE account_id = ${id}`, Rows.accountFromRow)
+    }, orUnavailable),
+    update: Effect.fn("StoreSql.accounts.update")(function*(account) {
+      const { account_id, created_at: _, ...changes } = Rows.accountToRow(account)
+      yield* sql`UPDATE accounts SET ${sql.update(changes)} WHERE account_id = ${account_id}`
+    }, orUnavailable),
+    count: sql<{ n: number }>`SELECT count(*)::int AS n FROM accounts`.pipe(
+      Effect.map((rows) => rows[0]?.n ?? 0),
+      orUnavailable,
+      Effect.withSpan("StoreSql.accounts.count")
+    )
+  }
+
+  const apiKeys: StoreShape["apiKeys"] = {
+    insert: Effect.fn("StoreSql.apiKeys.insert")(function*(key) {
+      yield* sql`INSERT INTO api_keys ${sql.insert(Rows.apiKeyToRow(key))}`
+    }, orUnavailable),
+    findByHash: Effect.fn("StoreSql.apiKeys.findByHash")(function*(hash) {
+      return first(yield* sql<Rows.ApiKeyRow>`SELECT * FROM api_keys WHERE hash = ${hash}`, Rows.apiKeyFromRow)
+    }, orUnavailable),
+    get: Effect.fn("StoreSql.apiKeys.get")(function*(id) {
+      return first(yield* sql<Rows.ApiKeyRow>`SELECT * FROM api_keys WHERE key_id = ${id}`, Rows.apiKeyFromRow)
+    }, orUnavailable),
+    // One statement: the first revocation time sticks, and the key comes back as it is afterwards.
+    revoke: Effect.fn("StoreSql.apiKeys.revoke")(function*(id, at) {
+      const rows = yield* sql<Rows.ApiKeyRow>`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${
+        Rows.toTimestamp(at)
+      }) WHERE key_id = ${id} RETURNING *`
+      return first(rows, Rows.apiKeyFromRow)
+    }, orUnavailable)
+  }
+
+  const products: StoreShape["products"] = {
+    insert: Effect.fn("StoreSql.products.insert")(function*(product) {
+      yield* sql`INSERT INTO products ${sql.insert(Rows.productToRow(product))}`
+    }, orUnavailable),
+    get: Effect.fn("StoreSql.products.get")(function*(scope, id) {
+      const rows = yield* sql<Rows.ProductRow>`SELECT * FROM products WHERE product_id = ${id} AND ${inScope(scope)}`
+      return first(rows, Rows.productFromRow)
+    }, orUnavailable),
+    update: Effect.fn("StoreSql.products.update")(function*(product) {
+      yield* sql`UPDATE products SET ${sql.update(Rows.productChanges(product))}
+        WHERE product_id = ${product.product_id} AND ${inScope({ accountId: product.account_id, livemode: product.livemode })}`
+    }, orUnavailable),
+    list: Effect.fn("StoreSql.products.list")(function*(scope, filter, request) {
+      const conditions = [inScope(scope)]
+      if (filter.status !== undefined) conditions.push(sql`status = ${filter.status}`)
+      if (filter.billing !== undefined) conditions.push(sql`billing = ${filter.billing}`)
+      return yield* page("products", "product_id", conditions, request, Rows.productFromRow)
+    }, orUnavailable)
+  }
+
+  const customers: StoreShape["customers"] = {
+    insert: Effect.fn("StoreSql.customers.insert")(function*(customer) {
+      yield* sql`INSERT INTO customers ${sql.insert(Rows.customerToRow(customer))}`
+    }, orUnavailable),
+    get: Effect.fn("StoreSql.customers.get")(function*(scope, id) {
+      const rows = yield* sql<Rows.CustomerRow>`SELECT * FROM customers WHERE customer_id = ${id} AND ${inScope(scope)}`
+      return first(rows, Rows.customerFromRow)
+    }, orUnavailable),
+    update: Effect.fn("StoreSql.customers.update")(function*(customer) {
+      yield* sql`UPDATE customers SET ${sql.update(Rows.customerChanges(customer))}
+        WHERE customer_id = ${customer.customer_id} AND ${inScope({ accountId: customer.account_id, livemode: customer.livemode })}`
+    }, orUnavailable),
+    list: Effect.fn("StoreSql.customers.list")(function*(scope, filter, request) {
+      const conditions = [inScope(scope)]
+      // lower() on both sides, matching the customers_by_email index.
+      if (filter.email !== undefined) conditions.push(sql`lower(email) = lower(${filter.email})`)
+      return yield* page("customers", "customer_id", conditions, request, Rows.customerFromRow)
+    }, orUnavailable)
+  }
+
+  /**
+   * Takes the key in one statement when `Idempotency.canClaim` allows (no record, an expired one, or an abandoned
+   * lease of the same request); the upsert's row lock makes concurrent claims take turns, so exactly one wins.
+   */
+  const tryClaim = (record: IdempotencyRecord, now: Date) =>
+    sql<{ claimed: boolean }>`
+      INSERT INTO idempotency_keys AS k
+        (scope, key, fingerprint, response_status, response_body, locked_until, expires_at)
+      VALUES (${record.scope}, ${record.key}, ${record.fingerprint}, ${record.response?.status ?? null},
+        ${record.response?.body ?? null}, ${Rows.toTimestamp(record.lockedUntil)}, ${Rows.toTimestamp(record.expiresAt)})
+      ON CONFLICT (scope, key) DO UPDATE SET
+        fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
+        response_body = EXCLUDED.response_body, locked_until = EXCLUDED.locked_until, expires_at = EXCLUDED.expires_at
+      WHERE k.expires_at <= ${now}
+        OR (k.response_status IS NULL AND k.fingerprint = EXCLUDED.fingerprint AND k.locked_until <= ${now})
+      RETURNING true AS claimed`
+
+  const claim = (record: IdempotencyRecord, now: Date, attempts: number): Effect.Effect<Claim, SqlError> =>
+    Effect.gen(function*() {
+      if ((yield* tryClaim(record, now)).length > 0) return { _tag: "Claimed" } as const
+      const rows = yield* sql<Rows.IdempotencyRow>`
+        SELECT * FROM idempotency_keys WHERE scope = ${record.scope} AND key = ${record.key}`
+      const existing = rows[0]
+      if (existing !== undefined) return { _tag: "Existing", record: Rows.idempotencyFromRow(existing) } as const
+      // Released between the two statements: the key is free again, so try once more.
+      if (attempts <= 1) return yield* Effect.dieMessage("idempotency claim kept losing its row")
+      return yield* claim(record, now, attempts - 1)
+    })
+
+  const idempotency: StoreShape["idempotency"] = {
+    claim: Effect.fn("StoreSql.idempotency.claim")(function*(record, now) {
+      return yield* claim(record, Rows.toTimestamp(now), 5)
+    }, orUnavailable),
+    complete: Effect.fn("StoreSql.idempotency.complete")(function*(scope, key, fingerprint, response) {
+      yield* sql`UPDATE idempotency_keys SET response_status = ${response.status}, response_body = ${response.body}
+        WHERE scope = ${scope} AND key = ${key} AND fingerprint = ${fingerprint}`
+    }, orUnavailable),
+    release: Effect.fn("StoreSql.idempotency.release")(function*(scope, key, fingerprint) {
+      yield* sql`DELETE FROM idempotency_keys
+        WHERE scope = ${scope} AND key = ${key} AND fingerprint = ${fingerprint} AND response_status IS NULL`
+    }, orUnavailable)
+  }
+
+  const rateLimits: StoreShape["rateLimits"] = {
+    // fils_rate_limit_hit (migration 0002) runs RateWindow.hit under the bucket's row lock: one round trip.
+    hit: Effect.fn("StoreSql.rateLimits.hit")(function*(bucket, nowMillis, limit, windowSeconds) {
+      const rows = yield* sql<Rows.RateRow>`SELECT allowed, remaining, reset_seconds, seconds, counts
+        FROM fils_rate_limit_hit(${bucket}, ${nowMillis}, ${limit}, ${windowSeconds})`
+      return Rows.rateDecisionFromRow(rows[0]!, limit)
+    }, orUnavailable)
+  }
+
+  const ping: StoreShape["ping"] = sql`SELECT 1`.pipe(
+    orUnavailable,
+    Effect.asVoid,
+    // Don't wait for the driver's cancellation of a hung query: readiness answers now.
+    Effect.disconnect,
+    Effect.timeoutFail({ duration: pingTimeout, onTimeout: unavailable }),
+    Effect.withSpan("StoreSql.ping")
+  )
+
+  return Store.of({ transact, ping, accounts, apiKeys, products, customers, idempotency, rateLimits })
+})
+
+/** The Store on the context's SqlClient (migrated: see `Postgres.ts`). */
+export const StoreSql: Layer.Layer<Store, never, SqlClient.SqlClient> = Layer.effect(Store, makeStoreSql)

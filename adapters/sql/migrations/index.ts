@@ -1,0 +1,13 @@
+/**
+ * Every migration, for `Migrator.fromRecord`: key `<id>_<name>`, applied in id order, each once. Never edit a
+ * migration that has shipped; add the next one.
+ */
+import type { SqlClient } from "@effect/sql"
+import type { Effect } from "effect"
+import init from "./0001_init.js"
+import rateLimitHit from "./0002_rate_limit_hit.js"
+
+export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
+  "0001_init": init,
+  "0002_rate_limit_hit": rateLimitHit
+}

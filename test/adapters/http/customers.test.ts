@@ -1,0 +1,214 @@
+/** `/api/v1/customers` over a real HTTP server, on both stores. */
+import { expect, it } from "vitest"
+import { call, clientFor, rawFor, type TestAccount } from "../../support/server.js"
+import { describeStores, expectError, useServer } from "../../support/httpSuite.js"
+
+const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+describeStores("customers over HTTP", (variant) => {
+  const server = useServer(variant)
+  const rawA = () => rawFor(server(), server().accountA.test.key)
+
+  it("creates a customer with the typed client; optional fields are null", async () => {
+    const client = await clientFor(server(), server().accountA.test.key)
+    const customer = await call(client.customers.create({ payload: { email: "layla@example.ae" }, headers: {} }))
+    expect(customer.customer_id).toMatch(/^cus_[0-9a-f]{32}$/)
+    expect(customer).toMatchObject({
+      object: "customer",
+      email: "layla@example.ae",
+      name: null,
+      phone_number: null,
+      metadata: {},
+      livemode: false
+    })
+    const read = await call(client.customers.get({ path: { id: customer.customer_id } }))
+    expect(read.email).toBe("layla@example.ae")
+    const updated = await call(
+      client.customers.update({ path: { id: customer.customer_id }, payload: { name: "Layla Haddad" } })
+    )
+    expect(updated.name).toBe("Layla Haddad")
+    expect(updated.email).toBe("layla@example.ae")
+  })
+
+  it("answers exactly the documented fields", async () => {
+    const res = await rawA().post("/customers", {
+      email: "omar@example.ae",
+      name: "Omar",
+      phone_number: "+971501234567",
+      metadata: { crm: "42" }
+    })
+    expect(res.status, res.text).toBe(200)
+    expect(Object.keys(res.json).sort()).toEqual([
+      "created_at",
+      "customer_id",
+      "email",
+      "livemode",
+      "metadata",
+      "name",
+      "object",
+      "phone_number"
+    ])
+    expect(res.json).toMatchObject({
+      object: "customer",
+      email: "omar@example.ae",
+      name: "Omar",
+      phone_number: "+971501234567",
+      metadata: { crm: "42" },
+      livemode: false
+    })
+    expect(res.json.created_at).toMatch(isoMillis)
+  })
+
+  it("validates the e-mail", async () => {
+    const raw = rawA()
+    for (const email of ["not-an-email", "a@b", "a b@example.ae", "@example.ae", "a@@example.ae", "", `${"a".repeat(250)}@x.ae`]) {
+      expectError(await raw.post("/customers", { email }), 400, "INVALID_REQUEST")
+    }
+    const missing = expectError(await raw.post("/customers", { name: "No Mail" }), 400, "INVALID_REQUEST")
+    expect(missing).toContain("email")
+    expectError(await raw.post("/customers", { email: 5 }), 400, "INVALID_REQUEST")
+    const longest = `${"a".repeat(254 - "@x.ae".length)}@x.ae`
+    expect(longest).toHaveLength(254)
+    expect((await raw.post("/customers", { email: longest })).status).toBe(200)
+  })
+
+  it("validates the phone number as E.164 ('+' and 8 to 15 digits)", async () => {
+    const raw = rawA()
+    for (const phone_number of ["+97150123456", "+12345678", "+123456789012345"]) {
+      const res = await raw.post("/customers", { email: "p@example.ae", phone_number })
+      expect(res.status, `${phone_number}: ${res.text}`).toBe(200)
+      expect(res.json.phone_number).toBe(phone_number)
+    }
+    for (const phone_number of ["0501234567", "+1234567", "+1234567890123456", "+971 50 123 4567", "+97150-1234567", "971501234567", "+", 971501234567]) {
+      expectError(await raw.post("/customers", { email: "p@example.ae", phone_number }), 400, "INVALID_REQUEST")
+    }
+  })
+
+  it("validates the name and metadata, refuses unknown fields naming them", async () => {
+    const raw = rawA()
+    expectError(await raw.post("/customers", { email: "n@example.ae", name: "" }), 400, "INVALID_REQUEST")
+    expectError(await raw.post("/customers", { email: "n@example.ae", name: "n".repeat(201) }), 400, "INVALID_REQUEST")
+    expect((await raw.post("/customers", { email: "n@example.ae", name: "n".repeat(200) })).status).toBe(200)
+    expect((await raw.post("/customers", { email: "n@example.ae", name: null })).status).toBe(200)
+    expectError(await raw.post("/customers", { email: "n@example.ae", metadata: { a: 1 } }), 400, "INVALID_REQUEST")
+    const unknown = expectError(
+      await raw.post("/customers", { email: "n@example.ae", address: "Dubai" }),
+      400,
+      "INVALID_REQUEST"
+    )
+    expect(unknown).toContain("address")
+    expectError(await raw.post("/customers", "{\"email\": "), 400, "INVALID_REQUEST")
+    expectError(await raw.post("/customers", JSON.stringify(["n@example.ae"])), 400, "INVALID_REQUEST")
+    expectError(
+      await raw.post("/customers", JSON.stringify({ email: "n@example.ae" }), { headers: { "content-type": "text/plain" } }),
+      400,
+      "INVALID_REQUEST"
+    )
+  })
+
+  it("updates: null clears name and phone, metadata is replaced, invalid updates change nothing", async () => {
+    const raw = rawA()
+    const created = await raw.post("/customers", {
+      email: "mira@example.ae",
+      name: "Mira",
+      phone_number: "+971501111111",
+      metadata: { a: "1", b: "2" }
+    })
+    const id = created.json.customer_id as string
+    const patched = await raw.patch(`/customers/${id}`, {
+      email: "Mira.New@example.ae",
+      name: null,
+      phone_number: null,
+      metadata: { c: "3" }
+    })
+    expect(patched.status, patched.text).toBe(200)
+    expect(patched.json).toMatchObject({
+      customer_id: id,
+      email: "Mira.New@example.ae",
+      name: null,
+      phone_number: null,
+      metadata: { c: "3" },
+      created_at: created.json.created_at
+    })
+    for (const body of [{ email: "nope" }, { phone_number: "123" }, { name: "" }, { livemode: true }, { customer_id: id }]) {
+      expectError(await raw.patch(`/customers/${id}`, body), 400, "INVALID_REQUEST")
+    }
+    const named = expectError(await raw.patch(`/customers/${id}`, { nickname: "M" }), 400, "INVALID_REQUEST")
+    expect(named).toContain("nickname")
+    const read = await raw.get(`/customers/${id}`)
+    expect(read.json).toStrictEqual(patched.json)
+  })
+
+  it("answers 404 NOT_FOUND for an unknown, malformed, other-account or other-mode id", async () => {
+    const s = server()
+    const own = await rawA().post("/customers", { email: "own@example.ae" })
+    const id = own.json.customer_id as string
+    for (const path of [`/customers/cus_${"f".repeat(32)}`, "/customers/cus_1", `/customers/${id.replace("cus_", "pdt_")}`]) {
+      expectError(await rawA().get(path), 404, "NOT_FOUND")
+      expectError(await rawA().patch(path, { name: "x" }), 404, "NOT_FOUND")
+    }
+    for (const key of [s.accountB.test.key, s.accountA.live.key, s.accountB.live.key]) {
+      expectError(await rawFor(s, key).get(`/customers/${id}`), 404, "NOT_FOUND")
+      expectError(await rawFor(s, key).patch(`/customers/${id}`, { name: "Thief" }), 404, "NOT_FOUND")
+    }
+    expect((await rawA().get(`/customers/${id}`)).json).toStrictEqual(own.json)
+  })
+
+  let shop: TestAccount
+
+  it("lists newest first, pages with the cursor, bounds the limit", async () => {
+    shop = await server().createAccount()
+    const raw = rawFor(server(), shop.test.key)
+    const ids: Array<string> = []
+    for (let i = 0; i < 23; i++) {
+      const res = await raw.post("/customers", { email: `buyer${i}@example.ae` })
+      ids.push(res.json.customer_id)
+    }
+    const first = await raw.get("/customers")
+    expect(first.json.items).toHaveLength(20)
+    expect(first.json.has_more).toBe(true)
+    expect(first.json.items.map((c: any) => c.customer_id)).toEqual([...ids].reverse().slice(0, 20))
+    const second = await raw.get(`/customers?cursor=${encodeURIComponent(first.json.next_cursor)}`)
+    expect(second.json.items.map((c: any) => c.customer_id)).toEqual([...ids].reverse().slice(20))
+    expect(second.json).toMatchObject({ has_more: false, next_cursor: null })
+    for (const limit of ["0", "101", "x"]) expectError(await raw.get(`/customers?limit=${limit}`), 400, "INVALID_REQUEST")
+    expectError(await raw.get("/customers?cursor=bogus"), 400, "INVALID_REQUEST")
+  })
+
+  it("filters by e-mail case-insensitively; the cursor belongs to its filter", async () => {
+    const raw = rawFor(server(), shop.test.key)
+    const a = await raw.post("/customers", { email: "Sara.Ali@Example.AE" })
+    const b = await raw.post("/customers", { email: "sara.ali@example.ae" })
+    await raw.post("/customers", { email: "sara.ali@example.com" })
+    for (const query of ["sara.ali@example.ae", "SARA.ALI@EXAMPLE.AE", "Sara.Ali@Example.AE"]) {
+      const res = await raw.get(`/customers?email=${encodeURIComponent(query)}`)
+      expect(res.status).toBe(200)
+      expect(res.json.items.map((c: any) => c.customer_id)).toEqual([b.json.customer_id, a.json.customer_id])
+      // the stored e-mail keeps the case it was given
+      expect(res.json.items[1].email).toBe("Sara.Ali@Example.AE")
+    }
+    const none = await raw.get(`/customers?email=${encodeURIComponent("nobody@example.ae")}`)
+    expect(none.json).toStrictEqual({ items: [], has_more: false, next_cursor: null })
+    // no partial matches
+    const partial = await raw.get(`/customers?email=${encodeURIComponent("sara.ali@example")}`)
+    expect(partial.json.items).toEqual([])
+
+    const page = await raw.get(`/customers?limit=1&email=${encodeURIComponent("sara.ali@example.ae")}`)
+    const cursor = page.json.next_cursor as string
+    expect(cursor).not.toBeNull()
+    const next = await raw.get(`/customers?limit=1&email=${encodeURIComponent("SARA.ALI@example.ae")}&cursor=${encodeURIComponent(cursor)}`)
+    expect(next.status, next.text).toBe(200)
+    expect(next.json.items.map((c: any) => c.customer_id)).toEqual([a.json.customer_id])
+    expectError(await raw.get(`/customers?cursor=${encodeURIComponent(cursor)}`), 400, "INVALID_REQUEST")
+    expectError(
+      await raw.get(`/customers?email=${encodeURIComponent("other@example.ae")}&cursor=${encodeURIComponent(cursor)}`),
+      400,
+      "INVALID_REQUEST"
+    )
+    // other accounts and modes do not see them
+    const other = await rawFor(server(), server().accountB.test.key).get(`/customers?email=${encodeURIComponent("sara.ali@example.ae")}`)
+    expect(other.json.items).toEqual([])
+    const live = await rawFor(server(), shop.live.key).get(`/customers?email=${encodeURIComponent("sara.ali@example.ae")}`)
+    expect(live.json.items).toEqual([])
+  })
+})

@@ -1,0 +1,85 @@
+/** Routing errors and the error shape: every error, from every layer, is exactly `{ code, message }` JSON. */
+import { expect, it } from "vitest"
+import { rawFor } from "../../support/server.js"
+import { describeStores, expectError, useServer } from "../../support/httpSuite.js"
+
+describeStores("HTTP errors", (variant) => {
+  const server = useServer(variant)
+
+  it("answers an unknown route with 404 NOT_FOUND in the JSON error body, with or without a key", async () => {
+    const s = server()
+    const paths = [
+      "/api/v1/nope",
+      "/api/v1/products/pdt_00000000000000000000000000000000/prices",
+      "/api/v2/products",
+      "/",
+      "/api",
+      "/api/v1",
+      "/favicon.ico",
+      "/api/v1/refunds"
+    ]
+    for (const path of paths) {
+      expectError(await rawFor(s).get(path.startsWith("/api/") ? path : `${s.origin}${path}`), 404, "NOT_FOUND")
+      expectError(
+        await rawFor(s, s.accountA.test.key).get(path.startsWith("/api/") ? path : `${s.origin}${path}`),
+        404,
+        "NOT_FOUND"
+      )
+    }
+    expectError(await rawFor(s).post("/api/v1/refunds", { amount: 1 }), 404, "NOT_FOUND")
+  })
+
+  it("answers a known path with the wrong method with 405 METHOD_NOT_ALLOWED", async () => {
+    const s = server()
+    const key = s.accountA.test.key
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["DELETE", "/products"],
+      ["PUT", "/products"],
+      ["PATCH", "/products"],
+      ["POST", `/products/pdt_${"0".repeat(32)}`],
+      ["DELETE", `/products/pdt_${"0".repeat(32)}`],
+      ["PUT", `/customers/cus_${"0".repeat(32)}`],
+      ["DELETE", "/customers"],
+      ["POST", "/account"],
+      ["PATCH", "/account"]
+    ]
+    for (const [method, path] of cases) {
+      for (const k of [key, undefined]) {
+        const res = await rawFor(s, k).send(method, path, { body: method === "DELETE" ? undefined : { name: "x" } })
+        const message = expectError(res, 405, "METHOD_NOT_ALLOWED")
+        expect(message).toContain(method)
+      }
+    }
+    expectError(await rawFor(s).send("POST", `${s.origin}/health`), 405, "METHOD_NOT_ALLOWED")
+  })
+
+  it("gives every API error exactly { code, message } with a JSON content type and no internals", async () => {
+    const s = server()
+    const raw = rawFor(s, s.accountA.test.key)
+    const cases = [
+      [await rawFor(s).get("/products"), 401, "UNAUTHORIZED"],
+      [await raw.get("/products/pdt_nope"), 404, "NOT_FOUND"],
+      [await raw.get("/products?limit=0"), 400, "INVALID_REQUEST"],
+      [await raw.post("/products", "{"), 400, "INVALID_REQUEST"],
+      [await raw.post("/products", { name: "x", price: 1, currency: "USD" }), 400, "CURRENCY_NOT_SUPPORTED"],
+      [await raw.post("/products", { name: "x", price: 1, currency: "AED", extra: 1 }), 400, "INVALID_REQUEST"],
+      [await raw.post("/customers", { email: "bad" }), 400, "INVALID_REQUEST"],
+      [await raw.send("DELETE", "/customers"), 405, "METHOD_NOT_ALLOWED"],
+      [await raw.get("/unknown"), 404, "NOT_FOUND"]
+    ] as const
+    for (const [res, status, code] of cases) {
+      const message = expectError(res, status, code)
+      expect(message).not.toMatch(/_tag|HttpApiDecodeError|ParseError|at .*\.ts|Error:/)
+    }
+  })
+
+  it("names the offending field in validation messages", async () => {
+    const raw = rawFor(server(), server().accountA.test.key)
+    const price = expectError(await raw.post("/products", { name: "x", price: "1", currency: "AED" }), 400, "INVALID_REQUEST")
+    expect(price).toContain("price")
+    const limit = expectError(await raw.get("/products?limit=500"), 400, "INVALID_REQUEST")
+    expect(limit).toContain("limit")
+    const status = expectError(await raw.get("/products?status=gone"), 400, "INVALID_REQUEST")
+    expect(status).toContain("status")
+  })
+})

@@ -1,0 +1,106 @@
+/**
+ * An unreachable store (decisions.md §8): `503 SERVICE_UNAVAILABLE` as `{ code, message }`, answered quickly; `/ready`
+ * says so while `/health` stays up; a 5xx is not kept for an `Idempotency-Key`, so the retry runs afresh.
+ *
+ * The outage is simulated by a switch in front of the real store (memory or PostgreSQL).
+ */
+import { Effect, Layer } from "effect"
+import { randomUUID } from "node:crypto"
+import { afterEach, expect, it } from "vitest"
+import { StoreUnavailable } from "../../../src/domain/Errors.js"
+import { Store, type StoreShape } from "../../../src/ports/Store.js"
+import { rawFor } from "../../support/server.js"
+import { describeStores, expectError, useServer } from "../../support/httpSuite.js"
+
+/** Which operations fail: `"*"` for all, or `"products.insert"`-style names. */
+const failing = new Set<string>()
+
+const down = () => new StoreUnavailable({ message: "The store cannot be reached; retry later" })
+const fails = (name: string) => failing.has("*") || failing.has(name)
+
+const wrapRepo = <R extends object>(repo: R, repoName: string): R => {
+  const out: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(repo)) {
+    const full = `${repoName}.${name}`
+    out[name] = Effect.isEffect(value)
+      ? Effect.suspend(() => (fails(full) ? Effect.fail(down()) : value))
+      : (...args: Array<unknown>) => (fails(full) ? Effect.fail(down()) : (value as (...a: Array<unknown>) => unknown)(...args))
+  }
+  return out as R
+}
+
+const withOutageSwitch = (store: Layer.Layer<Store>): Layer.Layer<Store> =>
+  Layer.effect(
+    Store,
+    Effect.map(Store, (s): StoreShape => ({
+      transact: (effect) => Effect.suspend(() => (fails("transact") ? Effect.fail(down()) : s.transact(effect))),
+      ping: Effect.suspend(() => (fails("ping") ? Effect.fail(down()) : s.ping)),
+      accounts: wrapRepo(s.accounts, "accounts"),
+      apiKeys: wrapRepo(s.apiKeys, "apiKeys"),
+      products: wrapRepo(s.products, "products"),
+      customers: wrapRepo(s.customers, "customers"),
+      idempotency: wrapRepo(s.idempotency, "idempotency"),
+      rateLimits: wrapRepo(s.rateLimits, "rateLimits")
+    }))
+  ).pipe(Layer.provide(store))
+
+describeStores("store outage over HTTP", (variant) => {
+  const server = useServer({ ...variant, store: async () => withOutageSwitch(await variant.store()) })
+
+  afterEach(() => failing.clear())
+
+  it("answers 503 SERVICE_UNAVAILABLE quickly while the store is down, and recovers", async () => {
+    const s = server()
+    const raw = rawFor(s, s.accountA.test.key)
+    expect((await raw.get("/products")).status).toBe(200)
+    failing.add("*")
+    const started = Date.now()
+    const calls = [
+      await raw.get("/products"),
+      await raw.get("/account"),
+      await raw.post("/products", { name: "x", price: 1, currency: "AED" }),
+      await raw.get(`/customers/cus_${"0".repeat(32)}`)
+    ]
+    expect(Date.now() - started).toBeLessThan(5_000)
+    for (const res of calls) expectError(res, 503, "SERVICE_UNAVAILABLE")
+    const ready = await rawFor(s).get(`${s.origin}/ready`)
+    expectError(ready, 503, "SERVICE_UNAVAILABLE")
+    expect((await rawFor(s).get(`${s.origin}/health`)).status).toBe(200)
+    failing.clear()
+    expect((await raw.get("/products")).status).toBe(200)
+    expect((await rawFor(s).get(`${s.origin}/ready`)).status).toBe(200)
+  })
+
+  it("maps a failure behind authentication to 503 too", async () => {
+    const s = server()
+    const raw = rawFor(s, s.accountA.test.key)
+    failing.add("products.list")
+    expectError(await raw.get("/products"), 503, "SERVICE_UNAVAILABLE")
+    failing.clear()
+    failing.add("customers.insert")
+    expectError(await raw.post("/customers", { email: "down@example.ae" }), 503, "SERVICE_UNAVAILABLE")
+    failing.clear()
+    const listed = await raw.get(`/customers?email=${encodeURIComponent("down@example.ae")}`)
+    expect(listed.json.items).toEqual([])
+  })
+
+  it("does not keep a 503 for an Idempotency-Key: the retry runs afresh", async () => {
+    const s = server()
+    const raw = rawFor(s, s.accountA.test.key)
+    const key = randomUUID()
+    const name = `Retry ${key}`
+    const body = { name, price: 1, currency: "AED" }
+    failing.add("products.insert")
+    const first = await raw.post("/products", body, { headers: { "idempotency-key": key } })
+    expectError(first, 503, "SERVICE_UNAVAILABLE")
+    failing.clear()
+    const retry = await raw.post("/products", body, { headers: { "idempotency-key": key } })
+    expect(retry.status, retry.text).toBe(200)
+    expect(retry.headers.get("idempotent-replayed")).toBeNull()
+    const again = await raw.post("/products", body, { headers: { "idempotency-key": key } })
+    expect(again.headers.get("idempotent-replayed")).toBe("true")
+    expect(again.text).toBe(retry.text)
+    const all = await raw.get("/products?limit=100")
+    expect(all.json.items.filter((p: any) => p.name === name)).toHaveLength(1)
+  })
+})

@@ -1,0 +1,116 @@
+/** Runs the `fils` command as a real process, the way an operator does. */
+import { type ChildProcess, spawn } from "node:child_process"
+import { once } from "node:events"
+import { createServer } from "node:net"
+import { fileURLToPath } from "node:url"
+
+export const root = fileURLToPath(new URL("../..", import.meta.url))
+
+const baseEnv = (env: Record<string, string | undefined>) => {
+  const merged: Record<string, string> = {}
+  for (const [k, v] of Object.entries({ ...process.env, ...env })) if (v !== undefined) merged[k] = v
+  return merged
+}
+
+export interface CliResult {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** `fils <args>` to completion. */
+export const runFils = async (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}): Promise<CliResult> => {
+  const child = spawn(process.execPath, ["--import", "tsx", "adapters/cli/main.ts", ...args], {
+    cwd: root,
+    env: baseEnv(env),
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let stdout = ""
+  let stderr = ""
+  child.stdout.on("data", (chunk) => (stdout += chunk))
+  child.stderr.on("data", (chunk) => (stderr += chunk))
+  const [code] = await once(child, "exit")
+  return { code: code as number | null, stdout, stderr }
+}
+
+export const freePort = async (): Promise<number> => {
+  const server = createServer()
+  server.listen(0, "127.0.0.1")
+  await once(server, "listening")
+  const address = server.address()
+  const port = typeof address === "object" && address !== null ? address.port : 0
+  server.close()
+  await once(server, "close")
+  return port
+}
+
+export interface Served {
+  readonly child: ChildProcess
+  readonly baseUrl: string
+  /** Everything printed on stdout so far. */
+  readonly stdout: () => string
+  readonly stderr: () => string
+  /** Sends `signal` and waits for the exit code. */
+  readonly stop: (signal?: NodeJS.Signals) => Promise<number | null>
+}
+
+/** `fils serve` on a free port; resolves once `/ready` answers 200. */
+export const serveFils = async (env: Record<string, string | undefined>, timeoutMs = 30_000): Promise<Served> => {
+  const port = await freePort()
+  const child = spawn(process.execPath, ["--import", "tsx", "adapters/cli/main.ts", "serve", "--port", String(port)], {
+    cwd: root,
+    env: baseEnv(env),
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let stdout = ""
+  let stderr = ""
+  child.stdout!.on("data", (chunk) => (stdout += chunk))
+  child.stderr!.on("data", (chunk) => (stderr += chunk))
+  const baseUrl = `http://127.0.0.1:${port}`
+  const exited = once(child, "exit")
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`fils serve exited early (${child.exitCode}):\n${stderr}`)
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL")
+      throw new Error(`fils serve not ready within ${timeoutMs} ms:\n${stdout}\n${stderr}`)
+    }
+    const ready = await fetch(`${baseUrl}/ready`).then((r) => r.status === 200, () => false)
+    if (ready && stdout.includes("Fils is running")) break
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return {
+    child,
+    baseUrl,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    stop: async (signal = "SIGTERM") => {
+      if (child.exitCode !== null) return child.exitCode
+      child.kill(signal)
+      const [code] = await exited
+      return code as number | null
+    }
+  }
+}
+
+/** Stops a PostgreSQL left running in a data folder (e.g. after `kill -9` of `fils serve`), and waits for it. */
+export const stopOrphanedPostgres = async (dataDir: string): Promise<void> => {
+  const { readFileSync, existsSync } = await import("node:fs")
+  const pidFile = `${dataDir}/pg/postmaster.pid`
+  if (!existsSync(pidFile)) return
+  const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0])
+  if (!Number.isInteger(pid) || pid <= 0) return
+  try {
+    process.kill(pid, "SIGINT") // fast shutdown
+  } catch {
+    return
+  }
+  for (let i = 0; i < 100; i++) {
+    try {
+      process.kill(pid, 0)
+    } catch {
+      return
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}

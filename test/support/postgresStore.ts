@@ -1,0 +1,37 @@
+/**
+ * The PostgreSQL Store for HTTP tests: `StoreSql` on this test file's fresh, migrated database (database.ts). The
+ * database is made on first use and shared by every server the file starts (as several `fils serve` processes share
+ * one database); it is dropped after the file's last test.
+ */
+import { Effect, Exit, Layer, type Redacted, Scope } from "effect"
+import { afterAll } from "vitest"
+import { MigratedPg } from "../../adapters/sql/Postgres.js"
+import { StoreSql } from "../../adapters/sql/StoreSql.js"
+import type { Store } from "../../src/ports/Store.js"
+import { freshDatabaseUrl } from "./database.js"
+
+let scope: Scope.CloseableScope | undefined
+let database: Promise<Redacted.Redacted> | undefined
+
+// Registered while the test file is collected, so it runs after every suite of the file (and their servers) ended.
+afterAll(async () => {
+  if (scope !== undefined) await Effect.runPromise(Scope.close(scope, Exit.void))
+  scope = undefined
+  database = undefined
+})
+
+/** This file's database URL (created on first call). */
+export const fileDatabaseUrl = (): Promise<Redacted.Redacted> => {
+  if (database === undefined) {
+    const s = Effect.runSync(Scope.make())
+    scope = s
+    database = Effect.runPromise(Scope.extend(freshDatabaseUrl, s))
+  }
+  return database
+}
+
+/** A Store layer on this file's database; each server built from it has its own pool. */
+export const postgresStore = async (): Promise<Layer.Layer<Store>> => {
+  const url = await fileDatabaseUrl()
+  return StoreSql.pipe(Layer.provide(MigratedPg(url, { maxConnections: 8 })), Layer.orDie)
+}
