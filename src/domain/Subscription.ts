@@ -1,0 +1,266 @@
+/**
+ * Subscriptions (decisions.md §6): a pure state machine.
+ *
+ *   active ──renewal fails──▶ on_hold ──a retry succeeds──▶ active
+ *   on_hold ──the last retry (day 5) fails──▶ cancelled (payment_failed)
+ *   active | on_hold ──cancel──▶ cancelled (requested)
+ *   active ──period ends with cancel_at_period_end──▶ cancelled (requested, at the period end)
+ *
+ * `cancelled` is final. Periods are counted from the anchor (the first payment), so a retry never moves the
+ * schedule and a period is identified by its index: the store keeps one charge per (subscription, period, attempt).
+ */
+import { DateTime, Either, Schema } from "effect"
+import * as Calendar from "./Calendar.js"
+import { InvalidRequest, InvalidState } from "./Errors.js"
+import { AccountId, CheckoutSessionId, CustomerId, ProductId, SubscriptionId } from "./Ids.js"
+import { Metadata } from "./Metadata.js"
+import { Amount, Currency } from "./Money.js"
+import { BillingInterval } from "./Product.js"
+
+export const SubscriptionStatus = Schema.Literal("active", "on_hold", "cancelled")
+export type SubscriptionStatus = typeof SubscriptionStatus.Type
+export const CancellationReason = Schema.Literal("requested", "payment_failed")
+export type CancellationReason = typeof CancellationReason.Type
+
+export const SubscriptionCustomer = Schema.Struct({
+  customer_id: CustomerId,
+  name: Schema.NullOr(Schema.String),
+  email: Schema.String
+}).annotations({ identifier: "SubscriptionCustomer" })
+
+export const PaymentMethod = Schema.Struct({
+  brand: Schema.String,
+  last4: Schema.String,
+  exp_month: Schema.Int,
+  exp_year: Schema.Int
+}).annotations({ identifier: "PaymentMethod" })
+
+const resourceFields = {
+  object: Schema.Literal("subscription"),
+  subscription_id: SubscriptionId,
+  status: SubscriptionStatus,
+  product_id: ProductId,
+  name: Schema.String,
+  quantity: Schema.Int,
+  recurring_amount: Amount,
+  currency: Currency,
+  billing_interval: BillingInterval,
+  interval_count: Schema.Int,
+  customer: SubscriptionCustomer,
+  payment_method: PaymentMethod,
+  current_period_start: Schema.DateTimeUtc,
+  next_billing_date: Schema.DateTimeUtc,
+  cancel_at_period_end: Schema.Boolean,
+  cancelled_at: Schema.NullOr(Schema.DateTimeUtc),
+  cancellation_reason: Schema.NullOr(CancellationReason),
+  failed_payment_attempts: Schema.Int,
+  next_retry_at: Schema.NullOr(Schema.DateTimeUtc),
+  checkout_session_id: Schema.NullOr(CheckoutSessionId),
+  metadata: Metadata,
+  livemode: Schema.Boolean,
+  created_at: Schema.DateTimeUtc
+}
+
+export const SubscriptionResource = Schema.Struct(resourceFields).annotations({ identifier: "Subscription" })
+/**
+ * The stored subscription: the resource plus its owner, the saved card's token, the anchor its periods count
+ * from, the index of the current period, and when the current run of failures began.
+ */
+export const Subscription = Schema.Struct({
+  ...resourceFields,
+  account_id: AccountId,
+  card_token: Schema.String,
+  anchor: Schema.DateTimeUtc,
+  period: Schema.Int,
+  first_failure_at: Schema.NullOr(Schema.DateTimeUtc)
+})
+export type Subscription = typeof Subscription.Type
+
+export const SubscriptionUpdate = Schema.Struct({
+  status: Schema.optional(Schema.Literal("cancelled")),
+  cancel_at_period_end: Schema.optional(Schema.Boolean)
+}).annotations({ identifier: "SubscriptionUpdate" })
+export type SubscriptionUpdate = typeof SubscriptionUpdate.Type
+
+export type SubscriptionEventType =
+  | "subscription.active"
+  | "subscription.renewed"
+  | "subscription.on_hold"
+  | "subscription.cancelled"
+
+export type SubscriptionCommand =
+  /** The period ended with `cancel_at_period_end`: end it without charging. */
+  | { readonly _tag: "EndAtPeriodEnd" }
+  /** The renewal (or a retry) of the period after the current one was paid. */
+  | { readonly _tag: "ChargeSucceeded" }
+  /** The renewal (or a retry) was declined. */
+  | { readonly _tag: "ChargeFailed" }
+  | { readonly _tag: "Cancel" }
+  | { readonly _tag: "SetCancelAtPeriodEnd"; readonly value: boolean }
+
+export interface SubscriptionTransition {
+  readonly next: Subscription
+  readonly events: ReadonlyArray<SubscriptionEventType>
+}
+
+/** When the next charge (renewal or retry) or period-end cancellation is due; none once cancelled. */
+export const dueAt = (s: Subscription): DateTime.Utc | null =>
+  s.status === "active" ? s.next_billing_date : s.status === "on_hold" ? s.next_retry_at : null
+
+/** What is due: a charge, or the end of a subscription set to cancel at period end. */
+export const dueAction = (s: Subscription): "charge" | "end" | null =>
+  s.status === "cancelled" ? null : s.cancel_at_period_end ? "end" : "charge"
+
+/** Which attempt at the due period a charge now would be: 0 the renewal, 1…3 the retries. */
+export const attempt = (s: Subscription): number => s.failed_payment_attempts
+
+const period = (s: Subscription, n: number) =>
+  Calendar.periodStart(s.anchor, s.billing_interval, s.interval_count, n)
+
+/** The subscription a first payment starts: period 0 from `paidAt`. */
+export const start = (props: {
+  readonly id: SubscriptionId
+  readonly accountId: AccountId
+  readonly livemode: boolean
+  readonly product: {
+    readonly product_id: ProductId
+    readonly name: string
+    readonly billing_interval: BillingInterval
+    readonly interval_count: number
+  }
+  readonly quantity: number
+  readonly unitAmount: number
+  readonly currency: Currency
+  readonly customer: typeof SubscriptionCustomer.Type
+  readonly card: typeof PaymentMethod.Type & { readonly token: string }
+  readonly checkoutSessionId: CheckoutSessionId | null
+  readonly metadata: Metadata
+  readonly paidAt: DateTime.Utc
+}): SubscriptionTransition => {
+  const { token, ...method } = props.card
+  return {
+    next: {
+      object: "subscription",
+      subscription_id: props.id,
+      account_id: props.accountId,
+      livemode: props.livemode,
+      status: "active",
+      product_id: props.product.product_id,
+      name: props.product.name,
+      quantity: props.quantity,
+      recurring_amount: props.unitAmount * props.quantity,
+      currency: props.currency,
+      billing_interval: props.product.billing_interval,
+      interval_count: props.product.interval_count,
+      customer: props.customer,
+      payment_method: method,
+      card_token: token,
+      anchor: props.paidAt,
+      period: 0,
+      current_period_start: props.paidAt,
+      next_billing_date: Calendar.periodStart(
+        props.paidAt,
+        props.product.billing_interval,
+        props.product.interval_count,
+        1
+      ),
+      cancel_at_period_end: false,
+      cancelled_at: null,
+      cancellation_reason: null,
+      failed_payment_attempts: 0,
+      next_retry_at: null,
+      first_failure_at: null,
+      checkout_session_id: props.checkoutSessionId,
+      metadata: props.metadata,
+      created_at: props.paidAt
+    },
+    events: ["subscription.active"]
+  }
+}
+
+const cancelled = (s: Subscription, at: DateTime.Utc, reason: CancellationReason): Subscription => ({
+  ...s,
+  status: "cancelled",
+  cancelled_at: at,
+  cancellation_reason: reason,
+  next_retry_at: null
+})
+
+export const transition = (
+  s: Subscription,
+  command: SubscriptionCommand,
+  now: DateTime.Utc
+): Either.Either<SubscriptionTransition, InvalidState | InvalidRequest> => {
+  const refuse = (what: string) =>
+    Either.left(new InvalidState({ message: `Subscription ${s.subscription_id} is ${s.status}; cannot ${what}` }))
+  switch (command._tag) {
+    case "Cancel":
+      return s.status === "cancelled"
+        ? Either.right({ next: s, events: [] }) // cancelling twice is a no-op, not an error
+        : Either.right({ next: cancelled(s, now, "requested"), events: ["subscription.cancelled"] })
+    case "SetCancelAtPeriodEnd":
+      return s.status === "cancelled"
+        ? refuse("change cancel_at_period_end")
+        : Either.right({ next: { ...s, cancel_at_period_end: command.value }, events: [] })
+    case "EndAtPeriodEnd":
+      if (s.status === "cancelled" || !s.cancel_at_period_end) return refuse("end at period end")
+      // Ended by request at the end of the paid period (for on_hold: when the unpaid period would have started).
+      return Either.right({
+        next: cancelled(s, s.status === "active" ? s.next_billing_date : now, "requested"),
+        events: ["subscription.cancelled"]
+      })
+    case "ChargeSucceeded": {
+      if (s.status === "cancelled") return refuse("be charged")
+      const n = s.period + 1
+      const next: Subscription = {
+        ...s,
+        status: "active",
+        period: n,
+        current_period_start: period(s, n),
+        next_billing_date: period(s, n + 1),
+        failed_payment_attempts: 0,
+        next_retry_at: null,
+        first_failure_at: null
+      }
+      return Either.right({
+        next,
+        events: s.status === "on_hold" ? ["subscription.active", "subscription.renewed"] : ["subscription.renewed"]
+      })
+    }
+    case "ChargeFailed": {
+      if (s.status === "cancelled") return refuse("be charged")
+      const attempts = s.failed_payment_attempts + 1
+      const firstFailure = s.first_failure_at ?? now
+      if (attempts > Calendar.retryDays.length) {
+        return Either.right({
+          next: { ...cancelled(s, now, "payment_failed"), failed_payment_attempts: attempts },
+          events: ["subscription.cancelled"]
+        })
+      }
+      return Either.right({
+        next: {
+          ...s,
+          status: "on_hold",
+          failed_payment_attempts: attempts,
+          first_failure_at: firstFailure,
+          next_retry_at: Calendar.addDays(firstFailure, Calendar.retryDays[attempts - 1]!)
+        },
+        events: s.status === "on_hold" ? [] : ["subscription.on_hold"]
+      })
+    }
+  }
+}
+
+/** PATCH rules (decisions.md §6): exactly one of `status: "cancelled"` or `cancel_at_period_end`. */
+export const commandOf = (update: SubscriptionUpdate): Either.Either<SubscriptionCommand, InvalidRequest> => {
+  const hasStatus = update.status !== undefined
+  const hasFlag = update.cancel_at_period_end !== undefined
+  if (hasStatus === hasFlag) {
+    return Either.left(
+      new InvalidRequest({ message: "Send exactly one of status (\"cancelled\") or cancel_at_period_end (a boolean)" })
+    )
+  }
+  return Either.right(
+    hasStatus ? { _tag: "Cancel" } : { _tag: "SetCancelAtPeriodEnd", value: update.cancel_at_period_end! }
+  )
+}
