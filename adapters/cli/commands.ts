@@ -2,7 +2,10 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Config, Console, Effect, Layer, Option } from "effect"
 import { Accounts } from "../../src/application/Accounts.js"
-import { AccountId, ApiKeyId, parseId } from "../../src/domain/Ids.js"
+import { Billing } from "../../src/application/Billing.js"
+import { paymentData } from "../../src/application/Events.js"
+import { Payments } from "../../src/application/Payments.js"
+import { AccountId, ApiKeyId, parseId, PaymentId } from "../../src/domain/Ids.js"
 import { InvalidRequest } from "../../src/domain/Errors.js"
 import { ServerLive } from "../http/Server.js"
 import { EngineSql, MigrationsOnly } from "./runtime.js"
@@ -55,9 +58,14 @@ const announce = (options: { readonly port: number; readonly host: string }) =>
     yield* Console.log(lines.join("\n"))
   })
 
+/** The background workers of one server: they stop with it (SIGTERM interrupts them between passes). */
+const Workers = Layer.scopedDiscard(Effect.flatMap(Billing, (billing) => Effect.forkScoped(billing.worker)))
+
 const serve = Command.make("serve", { port, host }, (options) =>
   Layer.launch(
-    Layer.mergeAll(ServerLive(options), Layer.effectDiscard(announce(options))).pipe(Layer.provide(EngineSql))
+    Layer.mergeAll(ServerLive(options), Workers, Layer.effectDiscard(announce(options))).pipe(
+      Layer.provide(EngineSql)
+    )
   )).pipe(Command.withDescription("Run the HTTP server and background workers"))
 
 // migrate ----------------------------------------------------------------------------------------------------------
@@ -160,7 +168,48 @@ const keys = Command.make("keys").pipe(
   Command.withDescription("Manage API keys")
 )
 
+// refunds ----------------------------------------------------------------------------------------------------------
+
+const refundsCreate = Command.make(
+  "create",
+  {
+    payment: Args.text({ name: "PAYMENT_ID" }),
+    amount: Options.integer("amount").pipe(
+      Options.optional,
+      Options.withDescription("Fils to refund (default: all that remains)")
+    )
+  },
+  ({ amount, payment }) =>
+    reportFailure(
+      Effect.gen(function*() {
+        const id = parseId(PaymentId)(payment)
+        if (id === undefined) return yield* new InvalidRequest({ message: `'${payment}' is not a payment id (pay_…)` })
+        const result = yield* (yield* Payments).refund(id, Option.getOrUndefined(amount))
+        yield* printJson(paymentData(result.payment, result.refundAmount))
+      }).pipe(Effect.provide(EngineSql))
+    )
+).pipe(Command.withDescription("Refund a payment, wholly or in part; emits refund.succeeded"))
+
+const refunds = Command.make("refunds").pipe(
+  Command.withSubcommands([refundsCreate]),
+  Command.withDescription("Operational refunds (there is no public refund endpoint)")
+)
+
+// billing ----------------------------------------------------------------------------------------------------------
+
+const billingRun = Command.make("run", {}, () =>
+  reportFailure(
+    Effect.gen(function*() {
+      yield* printJson(yield* (yield* Billing).runOnce())
+    }).pipe(Effect.provide(EngineSql))
+  )).pipe(Command.withDescription("One pass of the background work: expire sessions, settle processing charges"))
+
+const billing = Command.make("billing").pipe(
+  Command.withSubcommands([billingRun]),
+  Command.withDescription("Run background billing work on demand")
+)
+
 export const fils = Command.make("fils").pipe(
-  Command.withSubcommands([serve, migrate, accounts, keys]),
+  Command.withSubcommands([serve, migrate, accounts, keys, refunds, billing]),
   Command.withDescription("Fils: payments for merchants who sell in AED")
 )

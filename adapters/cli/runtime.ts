@@ -2,14 +2,16 @@
 import { Layer } from "effect"
 import { Engine } from "../../src/application/Engine.js"
 import { SignerNode } from "../crypto/SignerNode.js"
+import { SimulatedProcessor } from "../processor/SimulatedProcessor.js"
 import { DatabaseLive } from "../sql/Postgres.js"
 import { StoreSql } from "../sql/StoreSql.js"
 
 /** The Store on the configured database, migrated. */
 export const StoreLive = StoreSql.pipe(Layer.provide(DatabaseLive))
 
-/** Every use case, plus the ports they run on (the server's readiness check uses the Store directly). */
-export const EngineSql = Engine.pipe(Layer.provideMerge(Layer.mergeAll(StoreLive, SignerNode)))
+/** Every use case, plus the ports they run on (the server's readiness check uses the Store directly). Test mode
+ * uses the simulated processor; live mode needs `FILS_SIMULATED_LIVE=true` (staging) until a live adapter exists. */
+export const EngineSql = Engine.pipe(Layer.provideMerge(Layer.mergeAll(StoreLive, SignerNode, SimulatedProcessor)))
 
 /** Only the database, migrated: `fils migrate`. */
 export const MigrationsOnly = Layer.discard(DatabaseLive)

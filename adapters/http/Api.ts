@@ -5,9 +5,12 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Context, Schema } from "effect"
 import { AccountResource } from "../../src/domain/Account.js"
+import { CheckoutSessionCreate, CheckoutSessionResource } from "../../src/domain/CheckoutSession.js"
 import { CustomerCreate, CustomerResource, CustomerUpdate } from "../../src/domain/Customer.js"
+import { EventResource, EventType } from "../../src/domain/Event.js"
 import { maxKeyLength } from "../../src/domain/Idempotency.js"
 import { ListResource } from "../../src/domain/Pagination.js"
+import { PaymentResource, PaymentStatus } from "../../src/domain/Payment.js"
 import { Billing, ProductCreate, ProductResource, ProductStatus, ProductUpdate } from "../../src/domain/Product.js"
 import type { Principal } from "../../src/application/Accounts.js"
 import * as E from "./Errors.js"
@@ -66,6 +69,12 @@ const listParams = {
 
 export const ProductList = ListResource(ProductResource, "ProductList")
 export const CustomerList = ListResource(CustomerResource, "CustomerList")
+export const PaymentList = ListResource(PaymentResource, "PaymentList")
+export const EventList = ListResource(EventResource, "EventList")
+
+/** A filter by id: any string, documented with its pattern; one of the wrong shape simply matches nothing. */
+const idFilter = (prefix: string) =>
+  Schema.String.annotations({ jsonSchema: { type: "string", pattern: `^${prefix}_[0-9a-f]{32}$` } })
 
 export class AccountGroup extends HttpApiGroup.make("account")
   .add(
@@ -172,10 +181,77 @@ function withoutFrameworkDecodeError(spec: Record<string, any>): Record<string, 
   return spec
 }
 
+export class CheckoutSessionsGroup extends HttpApiGroup.make("checkoutSessions")
+  .add(
+    HttpApiEndpoint.post("create", "/checkout_sessions")
+      .setHeaders(IdempotencyHeaders)
+      .setPayload(strict(CheckoutSessionCreate))
+      .addSuccess(CheckoutSessionResource)
+      .addError(E.PaymentsDisabled)
+      .addError(E.IdempotencyKeyInUse)
+      .addError(E.IdempotencyKeyReused)
+      .annotate(
+        OpenApi.Summary,
+        "Create a checkout session; send the customer to its checkout_url (a cart of exactly one recurring " +
+          "product starts a subscription)"
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/checkout_sessions/:id")
+      .setPath(pathId("cks"))
+      .addSuccess(CheckoutSessionResource)
+      .annotate(OpenApi.Summary, "Read a checkout session")
+  )
+  .middleware(Authentication)
+  .prefix(basePath)
+{}
+
+export class PaymentsGroup extends HttpApiGroup.make("payments")
+  .add(
+    HttpApiEndpoint.get("list", "/payments")
+      .setUrlParams(Schema.Struct({
+        ...listParams,
+        status: Schema.optional(PaymentStatus),
+        customer_id: Schema.optional(idFilter("cus")),
+        checkout_session_id: Schema.optional(idFilter("cks"))
+      }))
+      .addSuccess(PaymentList)
+      .annotate(OpenApi.Summary, "List payments, newest first")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/payments/:id")
+      .setPath(pathId("pay"))
+      .addSuccess(PaymentResource)
+      .annotate(OpenApi.Summary, "Read a payment")
+  )
+  .middleware(Authentication)
+  .prefix(basePath)
+{}
+
+export class EventsGroup extends HttpApiGroup.make("events")
+  .add(
+    HttpApiEndpoint.get("list", "/events")
+      .setUrlParams(Schema.Struct({ ...listParams, type: Schema.optional(EventType) }))
+      .addSuccess(EventList)
+      .annotate(OpenApi.Summary, "List events, newest first")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/events/:id")
+      .setPath(pathId("evt"))
+      .addSuccess(EventResource)
+      .annotate(OpenApi.Summary, "Read an event")
+  )
+  .middleware(Authentication)
+  .prefix(basePath)
+{}
+
 export class FilsApi extends HttpApi.make("fils")
   .add(AccountGroup)
   .add(ProductsGroup)
   .add(CustomersGroup)
+  .add(CheckoutSessionsGroup)
+  .add(PaymentsGroup)
+  .add(EventsGroup)
   .addError(E.InvalidRequest)
   .addError(E.Unauthorized)
   .addError(E.NotFound)

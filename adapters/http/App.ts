@@ -8,12 +8,16 @@ import { FilsApi } from "./Api.js"
 import { AuthenticationLive } from "./Authentication.js"
 import { ErrorMapping } from "./ErrorMapping.js"
 import { AccountLive } from "./handlers/Account.js"
+import { CheckoutSessionsLive } from "./handlers/CheckoutSessions.js"
 import { CustomersLive } from "./handlers/Customers.js"
+import { EventsLive } from "./handlers/Events.js"
+import { PaymentsLive } from "./handlers/Payments.js"
 import { ProductsLive } from "./handlers/Products.js"
+import { CheckoutPageRoutes } from "./checkout/Routes.js"
 import { DocsRoutes, SystemRoutes } from "./System.js"
 
 export const ApiLive = HttpApiBuilder.api(FilsApi).pipe(
-  Layer.provide([AccountLive, ProductsLive, CustomersLive]),
+  Layer.provide([AccountLive, ProductsLive, CustomersLive, CheckoutSessionsLive, PaymentsLive, EventsLive]),
   Layer.provide(AuthenticationLive)
 )
 
@@ -22,5 +26,6 @@ export const HttpAppLive = Layer.mergeAll(
   ApiLive,
   ErrorMapping,
   SystemRoutes,
+  CheckoutPageRoutes,
   DocsRoutes.pipe(Layer.provide(ApiLive))
 )

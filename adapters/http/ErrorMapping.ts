@@ -24,8 +24,11 @@ export const maxBodyBytes = 1024 * 1024
 export const extraRoutes: Array<{ readonly method: string; readonly path: string }> = [
   { method: "GET", path: "/health" },
   { method: "GET", path: "/ready" },
+  { method: "GET", path: "/favicon.ico" },
   { method: "GET", path: "/docs" },
-  { method: "GET", path: "/api/v1/openapi.json" }
+  { method: "GET", path: "/api/v1/openapi.json" },
+  { method: "GET", path: "/checkout/:id" },
+  { method: "POST", path: "/checkout/:id" }
 ]
 
 const toPattern = (path: string) =>
@@ -140,6 +143,10 @@ export const ErrorMapping = HttpApiBuilder.middleware(FilsApi, (app) =>
       yield* closeConnection
       return yield* new PayloadTooLarge({ message: `The request body is larger than ${maxBodyBytes} bytes` })
     }
+    // PostgreSQL cannot store a NUL character in text; refuse it up front rather than fail deep in the store.
+    if (/%00/.test(request.url)) {
+      return yield* new Errors.InvalidRequest({ message: "The request may not contain NUL characters" })
+    }
     if (hasBody(request.method)) {
       const type = request.headers["content-type"]
       if (type !== undefined && pathOf(request.url).startsWith("/api/") && !/^application\/json\s*(;|$)/i.test(type)) {
@@ -147,7 +154,17 @@ export const ErrorMapping = HttpApiBuilder.middleware(FilsApi, (app) =>
       }
       if (request.headers["content-length"] === undefined) drainInsteadOfDestroy(request)
     }
-    return yield* app.pipe(
+    const nulInBody = hasBody(request.method)
+      ? Effect.flatMap(
+        Effect.orElseSucceed(request.text, () => ""),
+        (text) =>
+          text.includes("\u0000") || text.includes("\\u0000") ||
+            (/x-www-form-urlencoded/i.test(request.headers["content-type"] ?? "") && /%00/.test(text))
+            ? Effect.fail(new Errors.InvalidRequest({ message: "The request may not contain NUL characters" }))
+            : Effect.void
+      )
+      : Effect.void
+    return yield* Effect.zipRight(nulInBody, app).pipe(
       Effect.provideService(HttpServerRequest.MaxBodySize, Option.some(FileSystem.Size(maxBodyBytes))),
       Effect.catchAllCause((cause): Effect.Effect<never, ApiFailure> => {
         if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)

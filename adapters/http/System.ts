@@ -9,6 +9,8 @@ export const SystemRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const store = yield* Store
     yield* router.get("/health", Effect.succeed(json(200, { status: "ok" })))
+    // Browsers ask for it on every page; an empty answer keeps their consoles clean.
+    yield* router.get("/favicon.ico", Effect.succeed(HttpServerResponse.empty({ status: 204 })))
     yield* router.get(
       "/ready",
       store.ping.pipe(

@@ -5,12 +5,13 @@
  */
 import { DateTime, Effect, Exit, FiberRef, Layer, Option } from "effect"
 import type { Account, ApiKey, Scope } from "../../src/domain/Account.js"
-import type { Customer } from "../../src/domain/Customer.js"
-import { emailKey } from "../../src/domain/Customer.js"
+import type { CheckoutSession } from "../../src/domain/CheckoutSession.js"
+import * as Customer from "../../src/domain/Customer.js"
+import * as Event from "../../src/domain/Event.js"
 import * as Idempotency from "../../src/domain/Idempotency.js"
 import * as Pagination from "../../src/domain/Pagination.js"
-import type { Product } from "../../src/domain/Product.js"
-import { matches as productMatches } from "../../src/domain/Product.js"
+import * as Payment from "../../src/domain/Payment.js"
+import * as Product from "../../src/domain/Product.js"
 import * as RateWindow from "../../src/domain/RateWindow.js"
 import { Store, type StoreShape } from "../../src/ports/Store.js"
 
@@ -52,14 +53,13 @@ const page = <A>(
   return { items: selected.slice(0, request.limit), hasMore: selected.length > request.limit }
 }
 
-const productPosition = (p: Product): Pagination.Position => ({
-  createdAtMillis: DateTime.toEpochMillis(p.created_at),
-  id: p.product_id
-})
-const customerPosition = (c: Customer): Pagination.Position => ({
-  createdAtMillis: DateTime.toEpochMillis(c.created_at),
-  id: c.customer_id
-})
+
+/** Oldest first, by a timestamp then id: the order in which background work is claimed. */
+const oldestFirst = <A>(rows: Iterable<A>, keep: (a: A) => boolean, at: (a: A) => DateTime.Utc, id: (a: A) => string) =>
+  [...rows].filter(keep).sort((a, b) => {
+    const d = DateTime.toEpochMillis(at(a)) - DateTime.toEpochMillis(at(b))
+    return d !== 0 ? d : id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0
+  })
 
 export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*() {
   const lock = yield* Effect.makeSemaphore(1)
@@ -72,8 +72,19 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
   const accounts = new Table<Account>(record)
   const apiKeys = new Table<ApiKey>(record)
   const keyHashes = new Table<string>(record)
-  const products = new Table<Product>(record)
-  const customers = new Table<Customer>(record)
+  const products = new Table<Product.Product>(record)
+  const customers = new Table<Customer.Customer>(record)
+  const sessions = new Table<CheckoutSession>(record)
+  const payments = new Table<Payment.Payment>(record)
+  const events = new Table<Event.Event>(record)
+  const scoped = <A extends { readonly account_id: string; readonly livemode: boolean }>(row: A | undefined, scope: Scope) =>
+    row !== undefined && inScope(row, scope) ? Option.some(row) : Option.none()
+  const processingFor = (sessionId: string) => {
+    for (const p of payments.rows.values()) {
+      if (p.checkout_session_id === sessionId && p.status === "processing") return true
+    }
+    return false
+  }
   const idempotency = new Table<Idempotency.IdempotencyRecord>(record)
   const rates = new Table<RateWindow.RateWindowState>(record)
 
@@ -153,7 +164,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
       update: (product) => write(() => products.set(product.product_id, product)),
       list: (scope, filter, request) =>
         read(() =>
-          page(products.rows.values(), (p) => inScope(p, scope) && productMatches(p, filter), productPosition, request)
+          page(products.rows.values(), (p) => inScope(p, scope) && Product.matches(p, filter), Product.position, request)
         )
     },
     customers: {
@@ -168,8 +179,70 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
         read(() =>
           page(
             customers.rows.values(),
-            (c) => inScope(c, scope) && (filter.email === undefined || emailKey(c.email) === emailKey(filter.email)),
-            customerPosition,
+            (c) => inScope(c, scope) && (filter.email === undefined || Customer.emailKey(c.email) === Customer.emailKey(filter.email)),
+            Customer.position,
+            request
+          )
+        ),
+      findByEmail: (scope, email) =>
+        read(() => {
+          const key = Customer.emailKey(email)
+          const found = page(customers.rows.values(), (c) => inScope(c, scope) && Customer.emailKey(c.email) === key, Customer.position, {
+            limit: 1,
+            after: undefined
+          })
+          return Option.fromNullable(found.items[0])
+        })
+    },
+    sessions: {
+      insert: (session) => write(() => sessions.set(session.session_id, session)),
+      get: (scope, id) => read(() => scoped(sessions.get(id), scope)),
+      find: (id) => read(() => Option.fromNullable(sessions.get(id))),
+      update: (session) => write(() => sessions.set(session.session_id, session)),
+      claimExpired: (now, limit) =>
+        read(() =>
+          oldestFirst(
+            sessions.rows.values(),
+            (c) => c.status === "open" && DateTime.lessThanOrEqualTo(c.expires_at, now) && !processingFor(c.session_id),
+            (c) => c.expires_at,
+            (c) => c.session_id
+          ).slice(0, limit)
+        )
+    },
+    payments: {
+      insert: (payment) => write(() => payments.set(payment.payment_id, payment)),
+      get: (scope, id) => read(() => scoped(payments.get(id), scope)),
+      find: (id) => read(() => Option.fromNullable(payments.get(id))),
+      update: (payment) => write(() => payments.set(payment.payment_id, payment)),
+      list: (scope, filter, request) =>
+        read(() =>
+          page(
+            payments.rows.values(),
+            (p) =>
+              inScope(p, scope) &&
+              (filter.status === undefined || p.status === filter.status) &&
+              (filter.customer_id === undefined || p.customer?.customer_id === filter.customer_id) &&
+              (filter.checkout_session_id === undefined || p.checkout_session_id === filter.checkout_session_id),
+            Payment.position,
+            request
+          )
+        ),
+      hasProcessing: (sessionId) => read(() => processingFor(sessionId)),
+      claimProcessing: (limit) =>
+        read(() =>
+          oldestFirst(payments.rows.values(), (p) => p.status === "processing", (p) => p.created_at, (p) => p.payment_id)
+            .slice(0, limit)
+        )
+    },
+    events: {
+      insert: (event) => write(() => events.set(event.event_id, event)),
+      get: (scope, id) => read(() => scoped(events.get(id), scope)),
+      list: (scope, filter, request) =>
+        read(() =>
+          page(
+            events.rows.values(),
+            (e) => inScope(e, scope) && (filter.type === undefined || e.type === filter.type),
+            Event.position,
             request
           )
         )

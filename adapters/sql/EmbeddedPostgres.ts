@@ -249,8 +249,12 @@ export const startEmbeddedPostgres = async (dir: string, options: EmbeddedOption
   const log = logTail()
   const initialised = existsSync(join(pgDir, "PG_VERSION"))
   const password = initialised ? await readPassword(root) : await newPassword(root)
-  const make = (port: number) =>
-    new EmbeddedPostgres({
+  // One instance per port: the library keeps every instance it ever made.
+  const instances = new Map<number, EmbeddedPostgresLike>()
+  const make = (port: number): EmbeddedPostgresLike => {
+    const existing = instances.get(port)
+    if (existing !== undefined) return existing
+    const pg = new EmbeddedPostgres({
       databaseDir: pgDir,
       port,
       user,
@@ -264,6 +268,9 @@ export const startEmbeddedPostgres = async (dir: string, options: EmbeddedOption
       onLog: log.push,
       onError: log.push
     })
+    instances.set(port, pg)
+    return pg
+  }
 
   const reuse = (postmaster: Postmaster): EmbeddedDatabase => ({
     url: urlFor(password, postmaster.port, database),

@@ -8,13 +8,14 @@
  */
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
-import type { Statement } from "@effect/sql"
 import { Duration, Effect, Layer, Option } from "effect"
-import type { Scope } from "../../src/domain/Account.js"
 import type { StoreUnavailable } from "../../src/domain/Errors.js"
 import type { Claim, IdempotencyRecord } from "../../src/domain/Idempotency.js"
-import type { Page, PageRequest } from "../../src/domain/Pagination.js"
 import { Store, type StoreShape } from "../../src/ports/Store.js"
+import { makeQueries } from "./queries.js"
+import { makeEventsRepo } from "./repos/events.js"
+import { makePaymentsRepo } from "./repos/payments.js"
+import { makeSessionsRepo } from "./repos/sessions.js"
 import * as Rows from "./rows.js"
 import { isUnavailable, orUnavailable, unavailable } from "./SqlErrors.js"
 
@@ -24,28 +25,8 @@ const pingTimeout = Duration.seconds(3)
 export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
-  const inScope = (scope: Scope) => sql`account_id = ${scope.accountId} AND livemode = ${scope.livemode}`
-
-  /** Newest first from `request.after`; one row more than the page tells whether there is more. */
-  const page = <Row extends object, A>(
-    table: "products" | "customers",
-    id: "product_id" | "customer_id",
-    conditions: ReadonlyArray<Statement.Fragment>,
-    request: PageRequest,
-    fromRow: (row: Row) => A
-  ): Effect.Effect<Page<A>, SqlError> => {
-    const after = request.after === undefined
-      ? []
-      : [sql`(created_at, ${sql(id)}) < (${new Date(request.after.createdAtMillis)}, ${request.after.id})`]
-    return Effect.map(
-      sql<Row>`SELECT * FROM ${sql(table)} WHERE ${sql.and([...conditions, ...after])}
-        ORDER BY created_at DESC, ${sql(id)} DESC LIMIT ${request.limit + 1}`,
-      (rows) => ({ items: rows.slice(0, request.limit).map(fromRow), hasMore: rows.length > request.limit })
-    )
-  }
-
-  const first = <Row, A>(rows: ReadonlyArray<Row>, fromRow: (row: Row) => A): Option.Option<A> =>
-    Option.map(Option.fromNullable(rows[0]), fromRow)
+  const queries = makeQueries(sql)
+  const { first, inScope, page } = queries
 
   /** Nested calls join the running transaction (as in memory), instead of opening a savepoint. */
   const transact = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnavailable, R> =>
@@ -112,7 +93,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient>
       const conditions = [inScope(scope)]
       if (filter.status !== undefined) conditions.push(sql`status = ${filter.status}`)
       if (filter.billing !== undefined) conditions.push(sql`billing = ${filter.billing}`)
-      return yield* page("products", "product_id", conditions, request, Rows.productFromRow)
+      return yield* page("products", conditions, request, Rows.productFromRow)
     }, orUnavailable)
   }
 
@@ -132,7 +113,13 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient>
       const conditions = [inScope(scope)]
       // lower() on both sides, matching the customers_by_email index.
       if (filter.email !== undefined) conditions.push(sql`lower(email) = lower(${filter.email})`)
-      return yield* page("customers", "customer_id", conditions, request, Rows.customerFromRow)
+      return yield* page("customers", conditions, request, Rows.customerFromRow)
+    }, orUnavailable),
+    findByEmail: Effect.fn("StoreSql.customers.findByEmail")(function*(scope, email) {
+      const rows = yield* sql<Rows.CustomerRow>`SELECT * FROM customers
+        WHERE ${inScope(scope)} AND lower(email) = lower(${email})
+        ORDER BY created_at DESC, customer_id DESC LIMIT 1`
+      return first(rows, Rows.customerFromRow)
     }, orUnavailable)
   }
 
@@ -197,7 +184,19 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient>
     Effect.withSpan("StoreSql.ping")
   )
 
-  return Store.of({ transact, ping, accounts, apiKeys, products, customers, idempotency, rateLimits })
+  return Store.of({
+    transact,
+    ping,
+    accounts,
+    apiKeys,
+    products,
+    customers,
+    sessions: makeSessionsRepo(queries),
+    payments: makePaymentsRepo(queries),
+    events: makeEventsRepo(queries),
+    idempotency,
+    rateLimits
+  })
 })
 
 /** The Store on the context's SqlClient (migrated: see `Postgres.ts`). */

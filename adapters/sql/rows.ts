@@ -5,11 +5,23 @@
  */
 import { DateTime } from "effect"
 import type { Account, ApiKey } from "../../src/domain/Account.js"
+import type { CartLine, CheckoutSession, SessionKind, SessionStatus } from "../../src/domain/CheckoutSession.js"
 import type { Customer } from "../../src/domain/Customer.js"
+import type { Event, EventType } from "../../src/domain/Event.js"
 import type { IdempotencyRecord } from "../../src/domain/Idempotency.js"
-import type { AccountId, ApiKeyId, CustomerId, ProductId } from "../../src/domain/Ids.js"
+import type {
+  AccountId,
+  ApiKeyId,
+  CheckoutSessionId,
+  CustomerId,
+  EventId,
+  PaymentId,
+  ProductId,
+  SubscriptionId
+} from "../../src/domain/Ids.js"
 import type { Metadata } from "../../src/domain/Metadata.js"
 import type { Currency } from "../../src/domain/Money.js"
+import type { BillingReason, Payment, PaymentStatus } from "../../src/domain/Payment.js"
 import type { Billing, BillingInterval, Product, ProductStatus } from "../../src/domain/Product.js"
 import type { RateDecision } from "../../src/domain/RateWindow.js"
 
@@ -179,6 +191,219 @@ export const customerToRow = (c: Customer) => ({
   livemode: c.livemode,
   ...customerChanges(c),
   created_at: toTimestamp(c.created_at)
+})
+
+export interface CheckoutSessionRow {
+  readonly session_id: string
+  readonly account_id: string
+  readonly livemode: boolean
+  readonly kind: string
+  readonly status: string
+  readonly checkout_url: string
+  readonly total_amount: number | string
+  readonly currency: string
+  readonly product_cart: ReadonlyArray<CartLine>
+  readonly customer_id: string | null
+  readonly customer_name: string | null
+  readonly customer_email: string | null
+  readonly customer_phone_number: string | null
+  readonly return_url: string | null
+  readonly payment_id: string | null
+  readonly subscription_id: string | null
+  readonly metadata: Metadata
+  readonly form_token: string
+  readonly created_at: Timestamp
+  readonly expires_at: Timestamp
+  readonly completed_at: Timestamp | null
+}
+
+export const sessionFromRow = (row: CheckoutSessionRow): CheckoutSession => ({
+  object: "checkout_session",
+  session_id: row.session_id as CheckoutSessionId,
+  account_id: row.account_id as AccountId,
+  livemode: row.livemode,
+  kind: row.kind as SessionKind,
+  status: row.status as SessionStatus,
+  checkout_url: row.checkout_url,
+  total_amount: toSafeInt(row.total_amount),
+  currency: row.currency as Currency,
+  product_cart: row.product_cart,
+  customer: row.customer_email === null
+    ? null
+    : { name: row.customer_name, email: row.customer_email, phone_number: row.customer_phone_number },
+  customer_id: row.customer_id as CustomerId | null,
+  return_url: row.return_url,
+  payment_id: row.payment_id as PaymentId | null,
+  subscription_id: row.subscription_id as SubscriptionId | null,
+  metadata: row.metadata,
+  form_token: row.form_token,
+  created_at: fromTimestamp(row.created_at),
+  expires_at: fromTimestamp(row.expires_at),
+  completed_at: fromNullableTimestamp(row.completed_at)
+})
+
+/** The columns an update may change (id, owner, mode and creation time never change). */
+export const sessionChanges = (s: CheckoutSession) => ({
+  kind: s.kind,
+  status: s.status,
+  checkout_url: s.checkout_url,
+  total_amount: s.total_amount,
+  currency: s.currency,
+  // jsonb parameters go as JSON text (a JS array would be sent as a PostgreSQL array).
+  product_cart: JSON.stringify(s.product_cart),
+  customer_id: s.customer_id,
+  customer_name: s.customer?.name ?? null,
+  customer_email: s.customer?.email ?? null,
+  customer_phone_number: s.customer?.phone_number ?? null,
+  return_url: s.return_url,
+  payment_id: s.payment_id,
+  subscription_id: s.subscription_id,
+  metadata: JSON.stringify(s.metadata),
+  form_token: s.form_token,
+  expires_at: toTimestamp(s.expires_at),
+  completed_at: toNullableTimestamp(s.completed_at)
+})
+
+export const sessionToRow = (s: CheckoutSession) => ({
+  session_id: s.session_id,
+  account_id: s.account_id,
+  livemode: s.livemode,
+  ...sessionChanges(s),
+  created_at: toTimestamp(s.created_at)
+})
+
+export interface PaymentRow {
+  readonly payment_id: string
+  readonly account_id: string
+  readonly livemode: boolean
+  readonly status: string
+  readonly total_amount: number | string
+  readonly refunded_amount: number | string
+  readonly fee_amount: number | string
+  readonly net_amount: number | string
+  readonly currency: string
+  readonly description: string
+  readonly customer_id: string | null
+  readonly customer_name: string | null
+  readonly customer_email: string | null
+  readonly customer_phone_number: string | null
+  readonly checkout_session_id: string | null
+  readonly subscription_id: string | null
+  readonly billing_reason: string
+  readonly metadata: Metadata
+  readonly card_brand: string | null
+  readonly card_last4: string | null
+  readonly card_exp_month: number | null
+  readonly card_exp_year: number | null
+  readonly card_token: string | null
+  readonly charge_id: string | null
+  readonly failure_code: string | null
+  readonly created_at: Timestamp
+  readonly paid_at: Timestamp | null
+}
+
+export const paymentFromRow = (row: PaymentRow): Payment => ({
+  object: "payment",
+  payment_id: row.payment_id as PaymentId,
+  account_id: row.account_id as AccountId,
+  livemode: row.livemode,
+  status: row.status as PaymentStatus,
+  total_amount: toSafeInt(row.total_amount),
+  refunded_amount: toSafeInt(row.refunded_amount),
+  fee_amount: toSafeInt(row.fee_amount),
+  net_amount: toSafeInt(row.net_amount),
+  currency: row.currency as Currency,
+  description: row.description,
+  customer: row.customer_id === null || row.customer_email === null
+    ? null
+    : {
+      customer_id: row.customer_id as CustomerId,
+      name: row.customer_name,
+      email: row.customer_email,
+      phone_number: row.customer_phone_number
+    },
+  checkout_session_id: row.checkout_session_id as CheckoutSessionId | null,
+  subscription_id: row.subscription_id as SubscriptionId | null,
+  billing_reason: row.billing_reason as BillingReason,
+  metadata: row.metadata,
+  // The schema keeps the five card columns all set or all null.
+  card: row.card_token === null
+    ? null
+    : {
+      brand: row.card_brand!,
+      last4: row.card_last4!,
+      exp_month: row.card_exp_month!,
+      exp_year: row.card_exp_year!,
+      token: row.card_token
+    },
+  charge_id: row.charge_id,
+  failure_code: row.failure_code,
+  created_at: fromTimestamp(row.created_at),
+  paid_at: fromNullableTimestamp(row.paid_at)
+})
+
+/** The columns an update may change (id, owner, mode and creation time never change). */
+export const paymentChanges = (p: Payment) => ({
+  status: p.status,
+  total_amount: p.total_amount,
+  refunded_amount: p.refunded_amount,
+  fee_amount: p.fee_amount,
+  net_amount: p.net_amount,
+  currency: p.currency,
+  description: p.description,
+  customer_id: p.customer?.customer_id ?? null,
+  customer_name: p.customer?.name ?? null,
+  customer_email: p.customer?.email ?? null,
+  customer_phone_number: p.customer?.phone_number ?? null,
+  checkout_session_id: p.checkout_session_id,
+  subscription_id: p.subscription_id,
+  billing_reason: p.billing_reason,
+  metadata: JSON.stringify(p.metadata),
+  card_brand: p.card?.brand ?? null,
+  card_last4: p.card?.last4 ?? null,
+  card_exp_month: p.card?.exp_month ?? null,
+  card_exp_year: p.card?.exp_year ?? null,
+  card_token: p.card?.token ?? null,
+  charge_id: p.charge_id,
+  failure_code: p.failure_code,
+  paid_at: toNullableTimestamp(p.paid_at)
+})
+
+export const paymentToRow = (p: Payment) => ({
+  payment_id: p.payment_id,
+  account_id: p.account_id,
+  livemode: p.livemode,
+  ...paymentChanges(p),
+  created_at: toTimestamp(p.created_at)
+})
+
+export interface EventRow {
+  readonly event_id: string
+  readonly account_id: string
+  readonly livemode: boolean
+  readonly type: string
+  readonly data: Record<string, unknown>
+  readonly created_at: Timestamp
+}
+
+export const eventFromRow = (row: EventRow): Event => ({
+  object: "event",
+  event_id: row.event_id as EventId,
+  account_id: row.account_id as AccountId,
+  livemode: row.livemode,
+  type: row.type as EventType,
+  data: row.data,
+  created_at: fromTimestamp(row.created_at)
+})
+
+/** Events are written once and never change. */
+export const eventToRow = (e: Event) => ({
+  event_id: e.event_id,
+  account_id: e.account_id,
+  livemode: e.livemode,
+  type: e.type,
+  data: JSON.stringify(e.data),
+  created_at: toTimestamp(e.created_at)
 })
 
 export interface IdempotencyRow {

@@ -7,6 +7,7 @@
 import { Console, Effect, Layer } from "effect"
 import { SignerNode } from "../../adapters/crypto/SignerNode.js"
 import { StoreMemory } from "../../adapters/memory/StoreMemory.js"
+import { SimulatedProcessor } from "../../adapters/processor/SimulatedProcessor.js"
 import { Accounts } from "../../src/application/Accounts.js"
 import { Customers } from "../../src/application/Customers.js"
 import { Engine } from "../../src/application/Engine.js"
@@ -37,7 +38,7 @@ const program = Effect.gen(function*() {
   yield* Console.log(`customer ${customer.customer_id} <${customer.email}>; plan ${plan.product_id}`)
 })
 
-const EngineInMemory = Engine.pipe(Layer.provide(Layer.mergeAll(StoreMemory, SignerNode)))
+const EngineInMemory = Engine.pipe(Layer.provide(Layer.mergeAll(StoreMemory, SignerNode, SimulatedProcessor)))
 
 Effect.runPromise(Effect.provide(program, EngineInMemory)).catch((error) => {
   console.error(error)

@@ -4,6 +4,7 @@ import * as Account from "../domain/Account.js"
 import { InvalidRequest, NotFound, StoreUnavailable, Unauthorized } from "../domain/Errors.js"
 import type { AccountId, ApiKeyId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
+import { PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { Signer } from "../ports/Signer.js"
 import { Store } from "../ports/Store.js"
 import { newId } from "./Ids.js"
@@ -34,6 +35,7 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
   effect: Effect.gen(function*() {
     const store = yield* Store
     const signer = yield* Signer
+    const processor = yield* PaymentProcessor
     const cacheTtl = yield* Config.duration("FILS_KEY_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(5)))
     const cacheTtlMillis = Duration.toMillis(cacheTtl)
 
@@ -148,7 +150,9 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
 
     /** `GET /account`: the account as the calling mode sees it. */
     const describe = Effect.fn("Accounts.describe")(function*(scope: Account.Scope) {
-      return Account.toResource(yield* get(scope.accountId), scope.livemode)
+      const account = yield* get(scope.accountId)
+      // Live payments need the operator's consent and a processor that takes live charges.
+      return Account.toResource(account, scope.livemode, account.live_payments_enabled && processor.supportsLive)
     })
 
     /**

@@ -15,10 +15,6 @@ export interface CustomerListParams {
   readonly cursor?: string | undefined
 }
 
-const position = (c: Customer.Customer): Pagination.Position => ({
-  createdAtMillis: DateTime.toEpochMillis(c.created_at),
-  id: c.customer_id
-})
 
 export class Customers extends Effect.Service<Customers>()("fils/Customers", {
   effect: Effect.gen(function*() {
@@ -55,7 +51,7 @@ export class Customers extends Effect.Service<Customers>()("fils/Customers", {
       const key = Pagination.listKey("customers", { email })
       const page = yield* Pagination.pageRequest(key, params)
       const result = yield* store.customers.list(scope, { email }, page)
-      return Pagination.toList(key, result, position)
+      return Pagination.toList(key, result, Customer.position)
     })
 
     return { create, get, update, list } as const

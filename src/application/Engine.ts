@@ -1,18 +1,27 @@
 /**
- * The engine: every use case, built from the ports. An embedding team provides `Store` and `Signer` (and, as the
- * engine grows, the processor and webhook transport) and uses the services.
+ * The engine: every use case, built from the ports. An embedding team provides `Store`, `Signer` and
+ * `PaymentProcessor` and uses the services.
  */
 import { Layer } from "effect"
 import { Accounts } from "./Accounts.js"
+import { Billing } from "./Billing.js"
+import { Checkout } from "./Checkout.js"
 import { Customers } from "./Customers.js"
+import { Events } from "./Events.js"
+import { Payments } from "./Payments.js"
 import { IdempotencyService } from "./Idempotency.js"
 import { Products } from "./Products.js"
 import { RateLimits } from "./RateLimits.js"
 
-export const Engine = Layer.mergeAll(
+/** The use cases that others build on. */
+const Core = Layer.mergeAll(
   Accounts.Default,
   Products.Default,
   Customers.Default,
   IdempotencyService.Default,
-  RateLimits.Default
+  RateLimits.Default,
+  Events.Default,
+  Payments.Default
 )
+
+export const Engine = Billing.Default.pipe(Layer.provideMerge(Checkout.Default), Layer.provideMerge(Core))

@@ -14,10 +14,6 @@ export interface ProductListParams extends Product.ProductFilter {
   readonly cursor?: string | undefined
 }
 
-const position = (p: Product.Product): Pagination.Position => ({
-  createdAtMillis: DateTime.toEpochMillis(p.created_at),
-  id: p.product_id
-})
 
 export class Products extends Effect.Service<Products>()("fils/Products", {
   effect: Effect.gen(function*() {
@@ -52,7 +48,7 @@ export class Products extends Effect.Service<Products>()("fils/Products", {
       const key = Pagination.listKey("products", { status: params.status, billing: params.billing })
       const page = yield* Pagination.pageRequest(key, params)
       const result = yield* store.products.list(scope, { status: params.status, billing: params.billing }, page)
-      return Pagination.toList(key, result, position)
+      return Pagination.toList(key, result, Product.position)
     })
 
     return { create, get, update, list } as const

@@ -33,13 +33,13 @@ export const AccountResource = Schema.Struct({
 }).annotations({ identifier: "Account" })
 export type AccountResource = typeof AccountResource.Type
 
-/** Test mode always takes payments (the simulated processor); live mode only once the operator enabled it. */
-export const toResource = (account: Account, livemode: boolean): AccountResource => ({
+/** Test mode always takes payments (the simulated processor); live mode only when `livePayments` says so. */
+export const toResource = (account: Account, livemode: boolean, livePayments: boolean): AccountResource => ({
   object: "account",
   business_name: account.business_name,
   support_email: account.support_email,
   livemode,
-  payments_enabled: livemode ? account.live_payments_enabled : true,
+  payments_enabled: livemode ? livePayments : true,
   currencies: supportedCurrencies
 })
 

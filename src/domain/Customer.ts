@@ -2,6 +2,7 @@
 import { DateTime, Schema } from "effect"
 import { AccountId, CustomerId } from "./Ids.js"
 import { Metadata } from "./Metadata.js"
+import * as Pagination from "./Pagination.js"
 
 /** A pragmatic e-mail shape: one `@`, no spaces, a dot in the domain; at most 254 characters. */
 export const Email = Schema.String.pipe(
@@ -71,3 +72,6 @@ export const update = (customer: Customer, patch: CustomerUpdate): Customer => (
 
 /** E-mail filters and lookups ignore case. */
 export const emailKey = (email: string): string => email.toLowerCase()
+
+/** Where a customer stands in a newest-first list. */
+export const position = Pagination.byCreation<Customer>((c) => c.created_at, (c) => c.customer_id)

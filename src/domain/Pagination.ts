@@ -3,7 +3,7 @@
  * URL-safe encoding of the last item's position plus the list and filters it belongs to, so a cursor from another
  * list or filter set is refused rather than silently misapplied.
  */
-import { Either, Encoding, Schema } from "effect"
+import { DateTime, Either, Encoding, Schema } from "effect"
 import { InvalidRequest } from "./Errors.js"
 
 export const defaultLimit = 20
@@ -14,6 +14,12 @@ export interface Position {
   readonly createdAtMillis: number
   readonly id: string
 }
+
+/** The position of a resource by its `created_at` and id: every list orders this way. */
+export const byCreation = <A>(createdAt: (a: A) => DateTime.Utc, id: (a: A) => string) => (a: A): Position => ({
+  createdAtMillis: DateTime.toEpochMillis(createdAt(a)),
+  id: id(a)
+})
 
 export interface PageRequest {
   readonly limit: number

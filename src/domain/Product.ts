@@ -3,6 +3,7 @@ import { DateTime, Either, Schema } from "effect"
 import { CurrencyNotSupported, InvalidRequest } from "./Errors.js"
 import { AccountId, ProductId } from "./Ids.js"
 import { Metadata } from "./Metadata.js"
+import * as Pagination from "./Pagination.js"
 import { Amount, Currency, supportedCurrencies } from "./Money.js"
 
 export const Billing = Schema.Literal("one_time", "recurring")
@@ -195,3 +196,6 @@ export interface ProductFilter {
 export const matches = (product: Product, filter: ProductFilter): boolean =>
   (filter.status === undefined || product.status === filter.status) &&
   (filter.billing === undefined || product.billing === filter.billing)
+
+/** Where a product stands in a newest-first list. */
+export const position = Pagination.byCreation<Product>((p) => p.created_at, (p) => p.product_id)

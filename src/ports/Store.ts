@@ -7,11 +7,14 @@
 import type { DateTime, Effect, Option } from "effect"
 import { Context } from "effect"
 import type { Account, ApiKey, Scope } from "../domain/Account.js"
+import type { CheckoutSession } from "../domain/CheckoutSession.js"
 import type { Customer } from "../domain/Customer.js"
 import type { StoreUnavailable } from "../domain/Errors.js"
 import type { Claim, IdempotencyRecord, StoredResponse } from "../domain/Idempotency.js"
-import type { AccountId, ApiKeyId, CustomerId, ProductId } from "../domain/Ids.js"
+import type { Event, EventType } from "../domain/Event.js"
+import type { AccountId, ApiKeyId, CheckoutSessionId, CustomerId, EventId, PaymentId, ProductId } from "../domain/Ids.js"
 import type { Page, PageRequest } from "../domain/Pagination.js"
+import type { Payment, PaymentStatus } from "../domain/Payment.js"
 import type { Product, ProductFilter } from "../domain/Product.js"
 import type { RateDecision } from "../domain/RateWindow.js"
 
@@ -49,6 +52,56 @@ export interface CustomersRepo {
   readonly get: (scope: Scope, id: CustomerId) => Op<Option.Option<Customer>>
   readonly update: (customer: Customer) => Op<void>
   readonly list: (scope: Scope, filter: CustomerFilter, page: PageRequest) => Op<Page<Customer>>
+  /** The newest customer with this e-mail (case-insensitive) in the scope. */
+  readonly findByEmail: (scope: Scope, email: string) => Op<Option.Option<Customer>>
+}
+
+export interface SessionsRepo {
+  readonly insert: (session: CheckoutSession) => Op<void>
+  readonly get: (scope: Scope, id: CheckoutSessionId) => Op<Option.Option<CheckoutSession>>
+  /**
+   * By id alone, for the hosted page (the session id is the customer's capability). Inside `transact` the row is
+   * locked until the transaction ends (`FOR UPDATE`), so two submissions of one session are serialized.
+   */
+  readonly find: (id: CheckoutSessionId) => Op<Option.Option<CheckoutSession>>
+  readonly update: (session: CheckoutSession) => Op<void>
+  /**
+   * Sessions still `open` whose `expires_at` is at or before `now` and that have no `processing` payment, oldest
+   * first, at most `limit`. Inside `transact` they are locked and skipped by other claimers (`SKIP LOCKED`).
+   */
+  readonly claimExpired: (now: DateTime.Utc, limit: number) => Op<ReadonlyArray<CheckoutSession>>
+}
+
+export interface PaymentFilter {
+  readonly status?: PaymentStatus | undefined
+  readonly customer_id?: CustomerId | undefined
+  readonly checkout_session_id?: CheckoutSessionId | undefined
+}
+
+export interface PaymentsRepo {
+  readonly insert: (payment: Payment) => Op<void>
+  readonly get: (scope: Scope, id: PaymentId) => Op<Option.Option<Payment>>
+  /** By id alone (operator refunds). Inside `transact` the row is locked until the transaction ends. */
+  readonly find: (id: PaymentId) => Op<Option.Option<Payment>>
+  readonly update: (payment: Payment) => Op<void>
+  readonly list: (scope: Scope, filter: PaymentFilter, page: PageRequest) => Op<Page<Payment>>
+  /** Whether the session has a payment still `processing` (a second submission must wait for it). */
+  readonly hasProcessing: (sessionId: CheckoutSessionId) => Op<boolean>
+  /**
+   * Payments still `processing`, oldest first, at most `limit`; inside `transact` locked and skipped by other
+   * claimers (`SKIP LOCKED`).
+   */
+  readonly claimProcessing: (limit: number) => Op<ReadonlyArray<Payment>>
+}
+
+export interface EventFilter {
+  readonly type?: EventType | undefined
+}
+
+export interface EventsRepo {
+  readonly insert: (event: Event) => Op<void>
+  readonly get: (scope: Scope, id: EventId) => Op<Option.Option<Event>>
+  readonly list: (scope: Scope, filter: EventFilter, page: PageRequest) => Op<Page<Event>>
 }
 
 export interface IdempotencyRepo {
@@ -83,6 +136,9 @@ export interface StoreShape {
   readonly apiKeys: ApiKeysRepo
   readonly products: ProductsRepo
   readonly customers: CustomersRepo
+  readonly sessions: SessionsRepo
+  readonly payments: PaymentsRepo
+  readonly events: EventsRepo
   readonly idempotency: IdempotencyRepo
   readonly rateLimits: RateLimitsRepo
 }

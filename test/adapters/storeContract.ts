@@ -1,28 +1,40 @@
 /**
  * The Store contract: one suite that every Store adapter passes (memory and PostgreSQL), so that the use cases,
  * tested over memory, behave the same on the database. Each test makes its own accounts, keys and buckets: the
- * store is shared by the whole suite.
+ * store is shared by the whole suite. The fixtures are exported for adapter-specific suites.
  */
 import { assert, expect, layer } from "@effect/vitest"
-import { Cause, DateTime, Duration, Effect, Exit, FastCheck, type Layer, Option } from "effect"
+import { Cause, DateTime, Duration, Effect, Either, Exit, FastCheck, type Layer, Option } from "effect"
 import { newId } from "../../src/application/Ids.js"
 import type { Account, ApiKey, Scope } from "../../src/domain/Account.js"
+import type { CheckoutSession } from "../../src/domain/CheckoutSession.js"
 import type { Customer } from "../../src/domain/Customer.js"
+import * as Event from "../../src/domain/Event.js"
 import * as Idempotency from "../../src/domain/Idempotency.js"
-import type { AccountId, ApiKeyId, CustomerId, ProductId } from "../../src/domain/Ids.js"
+import type {
+  AccountId,
+  ApiKeyId,
+  CheckoutSessionId,
+  CustomerId,
+  EventId,
+  PaymentId,
+  ProductId,
+  SubscriptionId
+} from "../../src/domain/Ids.js"
 import * as Pagination from "../../src/domain/Pagination.js"
+import * as Payment from "../../src/domain/Payment.js"
 import type { Product, ProductFilter } from "../../src/domain/Product.js"
 import * as RateWindow from "../../src/domain/RateWindow.js"
-import { type CustomerFilter, Store } from "../../src/ports/Store.js"
+import { type CustomerFilter, type EventFilter, type PaymentFilter, Store } from "../../src/ports/Store.js"
 
 // Fixtures -----------------------------------------------------------------------------------------------------------
 
-const T0 = Date.UTC(2026, 10, 21, 10, 0, 0, 0)
-const at = (millis: number) => DateTime.unsafeMake(millis)
+export const T0 = Date.UTC(2026, 10, 21, 10, 0, 0, 0)
+export const at = (millis: number) => DateTime.unsafeMake(millis)
 
 /** Domain values as plain JSON (DateTime → ISO string), for deep equality. */
-const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value))
-const same = (actual: unknown, expected: unknown) => assert.deepStrictEqual(plain(actual), plain(expected))
+export const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value))
+export const same = (actual: unknown, expected: unknown) => assert.deepStrictEqual(plain(actual), plain(expected))
 
 const unique = () => newId<string>("evt").pipe(Effect.map((id) => id.slice(4)))
 
@@ -60,7 +72,7 @@ const makeProduct = (scope: Scope, overrides: Partial<Product> = {}) =>
     ...overrides
   }))
 
-const makeCustomer = (scope: Scope, overrides: Partial<Customer> = {}) =>
+export const makeCustomer = (scope: Scope, overrides: Partial<Customer> = {}) =>
   Effect.map(newId<CustomerId>("cus"), (id): Customer => ({
     object: "customer",
     customer_id: id,
@@ -74,12 +86,111 @@ const makeCustomer = (scope: Scope, overrides: Partial<Customer> = {}) =>
     ...overrides
   }))
 
+export const makeSession = (scope: Scope, overrides: Partial<CheckoutSession> = {}) =>
+  Effect.gen(function*() {
+    const id = yield* newId<CheckoutSessionId>("cks")
+    const created = overrides.created_at ?? at(T0)
+    const session: CheckoutSession = {
+      object: "checkout_session",
+      session_id: id,
+      account_id: scope.accountId,
+      livemode: scope.livemode,
+      kind: "payment",
+      status: "open",
+      checkout_url: `https://pay.souq.ae/checkout/${id}`,
+      total_amount: 74800,
+      currency: "AED",
+      product_cart: [
+        { product_id: yield* newId<ProductId>("pdt"), name: "Arabic calligraphy course", quantity: 2, unit_amount: 34900 },
+        { product_id: yield* newId<ProductId>("pdt"), name: "Qalam set", quantity: 1, unit_amount: 5000 }
+      ],
+      customer: null,
+      customer_id: null,
+      return_url: "https://souq.ae/thanks",
+      payment_id: null,
+      subscription_id: null,
+      metadata: {},
+      created_at: created,
+      expires_at: DateTime.addDuration(created, Duration.hours(24)),
+      completed_at: null,
+      form_token: `form-${yield* unique()}`,
+      ...overrides
+    }
+    return session
+  })
+
+/** A session due to expire at `expiresAt` (created 24 hours before). */
+export const dueAt = (expiresAt: number): Partial<CheckoutSession> => ({
+  created_at: at(expiresAt - 86_400_000),
+  expires_at: at(expiresAt)
+})
+
+export const sessionCustomer = (c: Customer) => ({ name: c.name, email: c.email, phone_number: c.phone_number })
+export const paymentCustomer = (c: Customer): Payment.PaymentCustomer => ({
+  customer_id: c.customer_id,
+  name: c.name,
+  email: c.email,
+  phone_number: c.phone_number
+})
+
+/** A `processing` payment, as the checkout records it before charging; overrides make any other. */
+export const makePayment = (scope: Scope, overrides: Partial<Payment.Payment> = {}) =>
+  Effect.map(newId<PaymentId>("pay"), (id): Payment.Payment => ({
+    object: "payment",
+    payment_id: id,
+    account_id: scope.accountId,
+    livemode: scope.livemode,
+    status: "processing",
+    total_amount: 74800,
+    refunded_amount: 0,
+    fee_amount: 0,
+    net_amount: 74800,
+    currency: "AED",
+    description: "Arabic calligraphy course × 2, Qalam set",
+    customer: null,
+    checkout_session_id: null,
+    subscription_id: null,
+    billing_reason: "payment",
+    metadata: {},
+    created_at: at(T0),
+    paid_at: null,
+    card: null,
+    charge_id: null,
+    failure_code: null,
+    ...overrides
+  }))
+
+export const card: Payment.CardOnFile = { brand: "visa", last4: "4242", exp_month: 12, exp_year: 2030, token: "tok_sim_ok_0123abcd" }
+
+/** The payment after a command of the domain's machine: the states the store must hold are the ones it makes. */
+export const next = (payment: Payment.Payment, command: Payment.PaymentCommand, now = at(T0 + 60_000)) =>
+  Either.getOrThrow(Payment.transition(payment, command, now)).next
+export const settled = (payment: Payment.Payment, outcome: Payment.ChargeOutcome) =>
+  next({ ...payment, card, charge_id: `ch_${payment.payment_id.slice(4)}` }, { _tag: "Settle", outcome })
+export const succeededOf = (payment: Payment.Payment) => settled(payment, { _tag: "Succeeded" })
+export const failedOf = (payment: Payment.Payment) => settled(payment, { _tag: "Failed", code: "card_declined" })
+
+export const makeEvent = (scope: Scope, overrides: Partial<Event.Event> = {}) =>
+  Effect.map(newId<EventId>("evt"), (id): Event.Event => ({
+    object: "event",
+    event_id: id,
+    account_id: scope.accountId,
+    livemode: scope.livemode,
+    type: "payment.succeeded",
+    created_at: at(T0),
+    data: { object: "payment", payment_id: `pay_${id.slice(4)}`, total_amount: 74800, status: "succeeded" },
+    ...overrides
+  }))
+
+const paymentPosition = Payment.position
+const eventPosition = Event.position
+
 const scopesOf = (account: Account) => ({
   test: { accountId: account.account_id, livemode: false } satisfies Scope,
   live: { accountId: account.account_id, livemode: true } satisfies Scope
 })
 
-const insertAll = <A>(items: ReadonlyArray<A>, insert: (a: A) => Effect.Effect<void, unknown>) =>
+export const insertAll = <A>(items: ReadonlyArray<A>, insert: (a: A) => Effect.Effect<void, unknown>) =>
   Effect.forEach(items, insert, { discard: true })
 
 /** Reads every page of a list with `limit`, checking the page shapes, and returns the items in order. */
@@ -117,7 +228,7 @@ const customerPosition = (c: Customer): Pagination.Position => ({
 const newestFirst = <A>(items: ReadonlyArray<A>, position: (a: A) => Pagination.Position) =>
   [...items].sort((a, b) => Pagination.compare(position(a), position(b)))
 
-const shuffle = <A>(items: ReadonlyArray<A>): Array<A> => {
+export const shuffle = <A>(items: ReadonlyArray<A>): Array<A> => {
   const out = [...items]
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(Math.random() * (i + 1))
@@ -358,7 +469,7 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         )
       }))
 
-    it.effect("customers: the e-mail filter ignores case, and pages", () =>
+    it.effect("customers: the e-mail filter and findByEmail ignore case; the filter pages", () =>
       Effect.gen(function*() {
         const store = yield* Store
         const { test, live } = scopesOf(yield* makeAccount())
@@ -380,12 +491,474 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
             assert.deepStrictEqual(walked.map((c) => c.customer_id), expected)
           }
         }
+        // findByEmail: the newest match in the scope.
+        same(yield* store.customers.findByEmail(test, "mona@EXAMPLE.ae"), Option.some(newestFirst(monas, customerPosition)[0]))
+        same(yield* store.customers.findByEmail(live, "Mona@Example.AE"), Option.some(others[2]))
+        assert.isTrue(Option.isNone(yield* store.customers.findByEmail(test, "nobody@example.ae")))
+
         const omar = yield* store.customers.list(test, { email: "OMAR@example.ae" }, { limit: 10, after: undefined })
         same(omar.items, [others[0]])
         assert.deepStrictEqual(
           (yield* store.customers.list(test, { email: "nobody@example.ae" }, { limit: 10, after: undefined })).items,
           []
         )
+      }))
+
+    it.effect("customers: findByEmail is the newest match (ties by id) in the scope, never another account's", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const mine = scopesOf(yield* makeAccount())
+        const theirs = scopesOf(yield* makeAccount())
+        const older = yield* makeCustomer(mine.test, { email: "layla@example.ae", created_at: at(T0 - 1) })
+        const tied = [
+          yield* makeCustomer(mine.test, { email: "LAYLA@example.ae", created_at: at(T0) }),
+          yield* makeCustomer(mine.test, { email: "layla@EXAMPLE.AE", created_at: at(T0) })
+        ]
+        // Newer, but elsewhere: another account, and the other mode of this one.
+        const elsewhere = [
+          yield* makeCustomer(theirs.test, { email: "layla@example.ae", created_at: at(T0 + 1_000) }),
+          yield* makeCustomer(mine.live, { email: "layla@example.ae", created_at: at(T0 + 2_000) })
+        ]
+        yield* insertAll(shuffle([older, ...tied, ...elsewhere]), store.customers.insert)
+
+        const newest = newestFirst(tied, customerPosition)[0]!
+        same(yield* store.customers.findByEmail(mine.test, "Layla@Example.ae"), Option.some(newest))
+        same(yield* store.customers.findByEmail(theirs.test, "layla@example.ae"), Option.some(elsewhere[0]))
+        same(yield* store.customers.findByEmail(mine.live, "layla@example.ae"), Option.some(elsewhere[1]))
+        assert.isTrue(Option.isNone(yield* store.customers.findByEmail(theirs.live, "layla@example.ae")))
+        // An exact match only: no prefix or pattern.
+        assert.isTrue(Option.isNone(yield* store.customers.findByEmail(mine.test, "layla@example")))
+        assert.isTrue(Option.isNone(yield* store.customers.findByEmail(mine.test, "%@example.ae")))
+      }))
+
+    // Checkout sessions, payments, events ------------------------------------------------------------------------------
+
+    it.effect("sessions: insert, get, find, update (cart, customer and metadata round-trip)", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { test } = scopesOf(yield* makeAccount())
+        const customer = yield* makeCustomer(test, { name: null, phone_number: null })
+        yield* store.customers.insert(customer)
+        const anonymous = yield* makeSession(test, { return_url: null })
+        const known = yield* makeSession(test, {
+          kind: "subscription",
+          total_amount: Number.MAX_SAFE_INTEGER,
+          product_cart: [{
+            product_id: yield* newId<ProductId>("pdt"),
+            name: "نادي الخط — Calligraphy club",
+            quantity: 1,
+            unit_amount: Number.MAX_SAFE_INTEGER
+          }],
+          customer: sessionCustomer(customer),
+          customer_id: customer.customer_id,
+          metadata: { order: "A-1001", "ملاحظة": "هدية" }
+        })
+        yield* insertAll([anonymous, known], store.sessions.insert)
+        for (const session of [anonymous, known]) {
+          same(yield* store.sessions.get(test, session.session_id), Option.some(session))
+          same(yield* store.sessions.find(session.session_id), Option.some(session))
+        }
+        const read = Option.getOrThrow(yield* store.sessions.get(test, known.session_id))
+        assert.strictEqual(read.total_amount, Number.MAX_SAFE_INTEGER)
+        assert.strictEqual(read.product_cart[0]!.unit_amount, Number.MAX_SAFE_INTEGER)
+        assert.isTrue(Option.isNone(yield* store.sessions.find(yield* newId<CheckoutSessionId>("cks"))))
+
+        // The page collects the customer; then a payment succeeds and completes the session.
+        const collected: CheckoutSession = {
+          ...anonymous,
+          customer: sessionCustomer(customer),
+          customer_id: customer.customer_id
+        }
+        yield* store.sessions.update(collected)
+        same(yield* store.sessions.find(anonymous.session_id), Option.some(collected))
+        const payment = succeededOf(yield* makePayment(test, {
+          checkout_session_id: anonymous.session_id,
+          customer: paymentCustomer(customer)
+        }))
+        yield* store.payments.insert(payment)
+        const completed: CheckoutSession = {
+          ...collected,
+          status: "complete",
+          payment_id: payment.payment_id,
+          completed_at: at(T0 + 60_000)
+        }
+        yield* store.sessions.update(completed)
+        same(yield* store.sessions.get(test, anonymous.session_id), Option.some(completed))
+
+        const expired: CheckoutSession = { ...known, status: "expired" }
+        yield* store.sessions.update(expired)
+        same(yield* store.sessions.get(test, known.session_id), Option.some(expired))
+      }))
+
+    it.effect("payments: every state the domain's machine makes is stored and read back as it was", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { live } = scopesOf(yield* makeAccount())
+        const customer = yield* makeCustomer(live)
+        yield* store.customers.insert(customer)
+        const session = yield* makeSession(live, { customer: sessionCustomer(customer), customer_id: customer.customer_id })
+        yield* store.sessions.insert(session)
+
+        const check = (payment: Payment.Payment) =>
+          Effect.gen(function*() {
+            assert.deepStrictEqual(Payment.violations(payment), [], payment.status)
+            same(yield* store.payments.get(live, payment.payment_id), Option.some(payment))
+            same(yield* store.payments.find(payment.payment_id), Option.some(payment))
+          })
+
+        // processing → succeeded → partially_refunded → partially_refunded → refunded (net below zero: fees stay).
+        const processing = yield* makePayment(live, {
+          checkout_session_id: session.session_id,
+          customer: paymentCustomer(customer),
+          metadata: { order: "A-1001" }
+        })
+        yield* store.payments.insert(processing)
+        yield* check(processing)
+        const states = [succeededOf(processing)]
+        states.push(next(states[0]!, { _tag: "Refund", amount: 1 }))
+        states.push(next(states[1]!, { _tag: "Refund", amount: 20_000 }))
+        states.push(next(states[2]!, { _tag: "Refund", amount: processing.total_amount - 20_001 }))
+        assert.deepStrictEqual(states.map((p) => p.status), ["succeeded", "partially_refunded", "partially_refunded", "refunded"])
+        assert.isBelow(states[3]!.net_amount, 0)
+        for (const state of states) {
+          yield* store.payments.update(state)
+          yield* check(state)
+        }
+
+        // processing → failed; a renewal without a session or customer; a payment of nothing.
+        const declined = yield* makePayment(live, { checkout_session_id: session.session_id })
+        yield* store.payments.insert(declined)
+        yield* store.payments.update(failedOf(declined))
+        yield* check(failedOf(declined))
+        const renewal = succeededOf(yield* makePayment(live, {
+          billing_reason: "subscription_renewal",
+          subscription_id: yield* newId<SubscriptionId>("sub"),
+          total_amount: 4900,
+          net_amount: 4900
+        }))
+        yield* store.payments.insert(renewal)
+        yield* check(renewal)
+        const free = succeededOf(yield* makePayment(live, { total_amount: 0, net_amount: 0 }))
+        assert.strictEqual(free.status, "succeeded")
+        yield* store.payments.insert(free)
+        yield* check(free)
+        assert.isTrue(Option.isNone(yield* store.payments.find(yield* newId<PaymentId>("pay"))))
+      }))
+
+    it.effect("events: insert and get; data round-trips as JSON", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { test } = scopesOf(yield* makeAccount())
+        const event = yield* makeEvent(test, {
+          type: "refund.succeeded",
+          data: {
+            object: "payment",
+            total_amount: Number.MAX_SAFE_INTEGER,
+            net_amount: -100,
+            refund_amount: 0,
+            customer: { name: "منى", email: "mona@example.ae", phone_number: null },
+            metadata: {},
+            lines: [1, "two", { three: [true, false, null] }],
+            description: "quote \" backslash \\ newline \n tab \t"
+          }
+        })
+        yield* store.events.insert(event)
+        same(yield* store.events.get(test, event.event_id), Option.some(event))
+        assert.strictEqual(Option.getOrThrow(yield* store.events.get(test, event.event_id)).data.total_amount, Number.MAX_SAFE_INTEGER)
+        assert.isTrue(Option.isNone(yield* store.events.get(test, yield* newId<EventId>("evt"))))
+      }))
+
+    it.effect("sessions, payments, events: another account or the other mode never sees them; find is by id alone", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const mine = scopesOf(yield* makeAccount())
+        const theirs = scopesOf(yield* makeAccount())
+        const customer = yield* makeCustomer(mine.test)
+        yield* store.customers.insert(customer)
+        const session = yield* makeSession(mine.test, { customer: sessionCustomer(customer), customer_id: customer.customer_id })
+        yield* store.sessions.insert(session)
+        const payment = yield* makePayment(mine.test, {
+          checkout_session_id: session.session_id,
+          customer: paymentCustomer(customer)
+        })
+        yield* store.payments.insert(payment)
+        const event = yield* makeEvent(mine.test, { type: "payment.failed" })
+        yield* store.events.insert(event)
+        const page = { limit: 100, after: undefined }
+
+        for (const other of [mine.live, theirs.test, theirs.live]) {
+          assert.isTrue(Option.isNone(yield* store.sessions.get(other, session.session_id)))
+          assert.isTrue(Option.isNone(yield* store.payments.get(other, payment.payment_id)))
+          assert.isTrue(Option.isNone(yield* store.events.get(other, event.event_id)))
+          assert.deepStrictEqual((yield* store.payments.list(other, {}, page)).items, [])
+          assert.deepStrictEqual((yield* store.payments.list(other, { customer_id: customer.customer_id }, page)).items, [])
+          assert.deepStrictEqual(
+            (yield* store.payments.list(other, { checkout_session_id: session.session_id }, page)).items,
+            []
+          )
+          assert.deepStrictEqual((yield* store.payments.list(other, { status: "processing" }, page)).items, [])
+          assert.deepStrictEqual((yield* store.events.list(other, {}, page)).items, [])
+          assert.deepStrictEqual((yield* store.events.list(other, { type: "payment.failed" }, page)).items, [])
+        }
+        same((yield* store.payments.list(mine.test, {}, page)).items, [payment])
+        same((yield* store.events.list(mine.test, {}, page)).items, [event])
+        // The hosted page and the operator reach them by id alone.
+        same(yield* store.sessions.find(session.session_id), Option.some(session))
+        same(yield* store.payments.find(payment.payment_id), Option.some(payment))
+      }))
+
+    it.effect("payments: status, customer_id and checkout_session_id filters, newest first, with paging", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { test, live } = scopesOf(yield* makeAccount())
+        const customers = [yield* makeCustomer(test), yield* makeCustomer(test, { email: "omar@example.ae" })]
+        yield* insertAll(customers, store.customers.insert)
+        const sessions = yield* Effect.forEach([0, 1, 2], () => makeSession(test))
+        yield* insertAll(sessions, store.sessions.insert)
+
+        // Every (customer or none) × (session or none) × status, with ties on created_at. At most one payment of a
+        // session is processing (the store may enforce it).
+        const payments: Array<Payment.Payment> = []
+        const kinds = ["processing", "succeeded", "failed", "partially_refunded", "refunded"] as const
+        let n = 0
+        for (const customer of [undefined, ...customers]) {
+          for (const session of [undefined, ...sessions]) {
+            for (const kind of kinds) {
+              if (kind === "processing" && session !== undefined && customer !== customers[0]) continue
+              const base = yield* makePayment(test, {
+                customer: customer === undefined ? null : paymentCustomer(customer),
+                checkout_session_id: session?.session_id ?? null,
+                created_at: at(T0 + Math.floor(n++ / 3))
+              })
+              const paid = succeededOf(base)
+              payments.push(
+                kind === "processing"
+                  ? base
+                  : kind === "succeeded"
+                  ? paid
+                  : kind === "failed"
+                  ? failedOf(base)
+                  : kind === "partially_refunded"
+                  ? next(paid, { _tag: "Refund", amount: 100 })
+                  : next(paid, { _tag: "Refund", amount: paid.total_amount })
+              )
+            }
+          }
+        }
+        yield* insertAll(shuffle(payments), store.payments.insert)
+        // Noise: the other mode.
+        yield* store.payments.insert(yield* makePayment(live, { created_at: at(T0) }))
+
+        const filters: ReadonlyArray<PaymentFilter> = [
+          {},
+          ...kinds.map((status) => ({ status })),
+          { customer_id: customers[0]!.customer_id },
+          { customer_id: customers[1]!.customer_id },
+          { checkout_session_id: sessions[0]!.session_id },
+          { checkout_session_id: sessions[2]!.session_id },
+          { status: "processing", checkout_session_id: sessions[1]!.session_id },
+          { status: "refunded", customer_id: customers[1]!.customer_id },
+          { status: "failed", customer_id: customers[0]!.customer_id, checkout_session_id: sessions[1]!.session_id },
+          { customer_id: yield* newId<CustomerId>("cus") }
+        ]
+        for (const [i, filter] of filters.entries()) {
+          const expected = newestFirst(
+            payments.filter((p) =>
+              (filter.status === undefined || p.status === filter.status) &&
+              (filter.customer_id === undefined || p.customer?.customer_id === filter.customer_id) &&
+              (filter.checkout_session_id === undefined || p.checkout_session_id === filter.checkout_session_id)
+            ),
+            paymentPosition
+          ).map((p) => p.payment_id)
+          // The expectation is not trivial: every filter but the last (an unknown customer) matches something.
+          assert.strictEqual(expected.length === 0, i === filters.length - 1, JSON.stringify(filter))
+          for (const limit of [1, 3, 100]) {
+            const walked = yield* walk((r) => store.payments.list(test, filter, r), paymentPosition, limit)
+            assert.deepStrictEqual(walked.map((p) => p.payment_id), expected, `${JSON.stringify(filter)}, limit ${limit}`)
+          }
+        }
+        assert.strictEqual(payments.length, 3 * 4 * 5 - 2 * 3)
+        same(
+          (yield* store.payments.list(test, { status: "refunded", customer_id: customers[1]!.customer_id }, { limit: 100, after: undefined })).items,
+          newestFirst(payments.filter((p) => p.status === "refunded" && p.customer?.customer_id === customers[1]!.customer_id), paymentPosition)
+        )
+      }))
+
+    it.effect("events: the type filter, newest first, with paging", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { test, live } = scopesOf(yield* makeAccount())
+        const offsets = [0, 0, 0, 1, 1, 7, -5, 86_400_000]
+        const events = yield* Effect.forEach(Event.eventTypes, (type) =>
+          Effect.forEach(offsets, (d) => makeEvent(test, { type, created_at: at(T0 + d) }))).pipe(Effect.map((all) => all.flat()))
+        yield* insertAll(shuffle(events), store.events.insert)
+        yield* insertAll(yield* Effect.forEach(offsets, (d) => makeEvent(live, { created_at: at(T0 + d) })), store.events.insert)
+
+        const filters: ReadonlyArray<EventFilter> = [{}, ...Event.eventTypes.map((type) => ({ type }))]
+        for (const filter of filters) {
+          const expected = newestFirst(
+            events.filter((e) => filter.type === undefined || e.type === filter.type),
+            eventPosition
+          ).map((e) => e.event_id)
+          for (const limit of [1, 3, 100]) {
+            const walked = yield* walk((r) => store.events.list(test, filter, r), eventPosition, limit)
+            assert.deepStrictEqual(walked.map((e) => e.event_id), expected, `${JSON.stringify(filter)}, limit ${limit}`)
+          }
+        }
+        same(
+          (yield* store.events.list(test, { type: "subscription.on_hold" }, { limit: 100, after: undefined })).items,
+          newestFirst(events.filter((e) => e.type === "subscription.on_hold"), eventPosition)
+        )
+      }))
+
+    it.effect("sessions.claimExpired: open, due and not being charged; oldest first; at most limit", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { test, live } = scopesOf(yield* makeAccount())
+        const other = scopesOf(yield* makeAccount()).live
+        // Claims see every account, so this test keeps to 1990, before any other session of the suite expires.
+        const E = Date.UTC(1990, 0, 1)
+        const now = E + 5_000
+        const [oldest, tiedA, tiedB, withFailed, atNow, notYet, charging, completed, expired] = [
+          yield* makeSession(test, dueAt(E)),
+          yield* makeSession(live, dueAt(E + 1_000)),
+          yield* makeSession(other, dueAt(E + 1_000)),
+          yield* makeSession(test, dueAt(E + 2_000)),
+          yield* makeSession(test, dueAt(now)),
+          yield* makeSession(test, dueAt(now + 1)),
+          yield* makeSession(test, dueAt(E + 500)),
+          yield* makeSession(test, dueAt(E)),
+          yield* makeSession(test, { ...dueAt(E), status: "expired" })
+        ]
+        yield* insertAll(shuffle([oldest!, tiedA!, tiedB!, withFailed!, atNow!, notYet!, charging!, completed!, expired!]), store.sessions.insert)
+        // A declined attempt does not hold a session back from expiring; a charge in flight does; a paid one is complete.
+        yield* store.payments.insert(failedOf(yield* makePayment(test, { checkout_session_id: withFailed!.session_id })))
+        const inFlight = yield* makePayment(test, { checkout_session_id: charging!.session_id })
+        yield* store.payments.insert(inFlight)
+        const paid = succeededOf(yield* makePayment(test, { checkout_session_id: completed!.session_id }))
+        yield* store.payments.insert(paid)
+        yield* store.sessions.update({ ...completed!, status: "complete", payment_id: paid.payment_id, completed_at: at(E) })
+
+        const ties = [tiedA!, tiedB!].sort((a, b) => (a.session_id < b.session_id ? -1 : 1))
+        const expected = [oldest!, ...ties, withFailed!, atNow!].map((s) => s.session_id)
+        const ids = (sessions: ReadonlyArray<CheckoutSession>) => sessions.map((s) => s.session_id)
+        assert.deepStrictEqual(ids(yield* store.sessions.claimExpired(at(now), 100)), expected)
+        assert.deepStrictEqual(ids(yield* store.transact(store.sessions.claimExpired(at(now), 100))), expected)
+        assert.deepStrictEqual(ids(yield* store.sessions.claimExpired(at(now), 2)), expected.slice(0, 2))
+        assert.deepStrictEqual(ids(yield* store.sessions.claimExpired(at(E - 1), 100)), [])
+        same((yield* store.sessions.claimExpired(at(now), 1))[0], oldest)
+
+        // Claiming changes nothing; the claimer expires them. Once the charge fails, that session is due too.
+        yield* store.transact(Effect.gen(function*() {
+          for (const s of yield* store.sessions.claimExpired(at(now), 100)) {
+            yield* store.sessions.update({ ...s, status: "expired" })
+          }
+        }))
+        assert.deepStrictEqual(ids(yield* store.sessions.claimExpired(at(now), 100)), [])
+        yield* store.payments.update(failedOf(inFlight))
+        const rest = yield* store.sessions.claimExpired(at(now + 1), 100)
+        assert.deepStrictEqual(ids(rest), [charging!.session_id, notYet!.session_id])
+        assert.strictEqual(Option.getOrThrow(yield* store.sessions.get(other, tiedB!.session_id)).status, "expired")
+        // Leave nothing due behind for other tests' claims.
+        yield* Effect.forEach(rest, (s) => store.sessions.update({ ...s, status: "expired" }), { discard: true })
+      }))
+
+    it.effect("payments.claimProcessing: processing only, oldest first, at most limit; hasProcessing", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { test } = scopesOf(yield* makeAccount())
+        const other = scopesOf(yield* makeAccount()).live
+        // Claims see every account, so this test keeps to 1991, older than any other processing payment of the suite.
+        const E = Date.UTC(1991, 0, 1)
+        const sessions = yield* Effect.forEach([0, 1, 2], () => makeSession(test))
+        yield* insertAll(sessions, store.sessions.insert)
+        const [s0, s1, s2] = sessions as [CheckoutSession, CheckoutSession, CheckoutSession]
+        const oldest = yield* makePayment(test, { checkout_session_id: s0.session_id, created_at: at(E) })
+        const tiedA = yield* makePayment(test, { checkout_session_id: s1.session_id, created_at: at(E + 10) })
+        const tiedB = yield* makePayment(other, { created_at: at(E + 10), billing_reason: "subscription_renewal" })
+        const newest = yield* makePayment(test, { created_at: at(E + 20) })
+        const done = [
+          succeededOf(yield* makePayment(test, { checkout_session_id: s2.session_id, created_at: at(E - 5) })),
+          failedOf(yield* makePayment(test, { checkout_session_id: s2.session_id, created_at: at(E - 1) })),
+          failedOf(yield* makePayment(test, { checkout_session_id: s0.session_id, created_at: at(E - 1) }))
+        ]
+        yield* insertAll(shuffle([oldest, tiedA, tiedB, newest, ...done]), store.payments.insert)
+
+        const ties = [tiedA, tiedB].sort((a, b) => (a.payment_id < b.payment_id ? -1 : 1))
+        const expected = [oldest, ...ties, newest].map((p) => p.payment_id)
+        const ids = (payments: ReadonlyArray<Payment.Payment>) => payments.map((p) => p.payment_id)
+        assert.deepStrictEqual(ids(yield* store.payments.claimProcessing(4)), expected)
+        assert.deepStrictEqual(ids(yield* store.transact(store.payments.claimProcessing(4))), expected)
+        assert.deepStrictEqual(ids(yield* store.payments.claimProcessing(2)), expected.slice(0, 2))
+        same((yield* store.payments.claimProcessing(1))[0], oldest)
+
+        assert.isTrue(yield* store.payments.hasProcessing(s0.session_id))
+        assert.isTrue(yield* store.payments.hasProcessing(s1.session_id))
+        assert.isFalse(yield* store.payments.hasProcessing(s2.session_id), "only settled payments")
+        assert.isFalse(yield* store.payments.hasProcessing(yield* newId<CheckoutSessionId>("cks")))
+
+        // Settled, they leave the claim and the session is free for another attempt.
+        yield* store.payments.update(succeededOf(oldest))
+        yield* store.payments.update(failedOf(tiedA))
+        assert.isFalse(yield* store.payments.hasProcessing(s0.session_id))
+        assert.isFalse(yield* store.payments.hasProcessing(s1.session_id))
+        const claimed = ids(yield* store.payments.claimProcessing(2))
+        assert.deepStrictEqual(claimed, [tiedB.payment_id, newest.payment_id])
+        yield* store.payments.update(failedOf(tiedB))
+        yield* store.payments.update(failedOf(newest))
+      }))
+
+    it.effect("transact: session, payment and event writes roll back together, or commit together", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { test } = scopesOf(yield* makeAccount())
+        const customer = yield* makeCustomer(test)
+        const session = yield* makeSession(test)
+        yield* store.sessions.insert(session)
+        const payment = yield* makePayment(test, {
+          checkout_session_id: session.session_id,
+          customer: paymentCustomer(customer)
+        })
+        const paid = succeededOf(payment)
+        const event = yield* makeEvent(test, { data: { payment_id: payment.payment_id } })
+        const completed: CheckoutSession = {
+          ...session,
+          customer: sessionCustomer(customer),
+          customer_id: customer.customer_id,
+          status: "complete",
+          payment_id: payment.payment_id,
+          completed_at: at(T0 + 60_000)
+        }
+        // What a checkout does: the customer, a processing payment, then its outcome, the event and the session.
+        const pay = Effect.gen(function*() {
+          yield* store.customers.insert(customer)
+          yield* store.payments.insert(payment)
+          assert.isTrue(yield* store.payments.hasProcessing(session.session_id))
+          yield* store.payments.update(paid)
+          yield* store.events.insert(event)
+          yield* store.sessions.update(completed)
+        })
+        const page = { limit: 10, after: undefined }
+
+        for (const end of [Effect.fail("declined" as const), Effect.dieMessage("bug")]) {
+          const exit = yield* Effect.exit(store.transact(Effect.zipRight(pay, end)))
+          assert.isTrue(Exit.isFailure(exit))
+          same(yield* store.sessions.get(test, session.session_id), Option.some(session))
+          same(yield* store.sessions.find(session.session_id), Option.some(session))
+          assert.isTrue(Option.isNone(yield* store.payments.get(test, payment.payment_id)))
+          assert.isTrue(Option.isNone(yield* store.payments.find(payment.payment_id)))
+          assert.isFalse(yield* store.payments.hasProcessing(session.session_id))
+          assert.deepStrictEqual((yield* store.payments.list(test, { checkout_session_id: session.session_id }, page)).items, [])
+          assert.isTrue(Option.isNone(yield* store.events.get(test, event.event_id)))
+          assert.deepStrictEqual((yield* store.events.list(test, {}, page)).items, [])
+          assert.isTrue(Option.isNone(yield* store.customers.get(test, customer.customer_id)))
+        }
+
+        yield* store.transact(pay)
+        same(yield* store.sessions.get(test, session.session_id), Option.some(completed))
+        same(yield* store.payments.get(test, payment.payment_id), Option.some(paid))
+        same((yield* store.events.list(test, {}, page)).items, [event])
+        same((yield* store.payments.list(test, { status: "succeeded" }, page)).items, [paid])
       }))
 
     // Transactions --------------------------------------------------------------------------------------------------

@@ -168,7 +168,7 @@ describe("Accounts.authenticate", () => {
 })
 
 describe("Accounts.describe and update", () => {
-  it.effect("test mode takes payments; live only once enabled", () =>
+  it.effect("test mode takes payments; live only once enabled with a processor that takes live charges", () =>
     Effect.gen(function*() {
       const accounts = yield* Accounts
       const { account } = yield* accounts.create({ business_name: "Shop" })
@@ -192,6 +192,16 @@ describe("Accounts.describe and update", () => {
       const cleared = yield* accounts.update(account.account_id, { business_name: null })
       assert.isNull(cleared.business_name)
       assert.strictEqual(failureTag(yield* Effect.either(accounts.update(account.account_id, { support_email: "x" }))), "InvalidRequest")
+    }).pipe(withEngine([["FILS_SIMULATED_LIVE", "true"]])))
+
+  it.effect("live payments stay off without a processor that takes live charges, even when enabled", () =>
+    Effect.gen(function*() {
+      const accounts = yield* Accounts
+      const { account } = yield* accounts.create({ business_name: "Shop", live_payments_enabled: true })
+      const live = yield* accounts.describe({ accountId: account.account_id, livemode: true })
+      assert.isFalse(live.payments_enabled)
+      const test = yield* accounts.describe({ accountId: account.account_id, livemode: false })
+      assert.isTrue(test.payments_enabled)
     }).pipe(withEngine()))
 })
 

@@ -10,7 +10,8 @@ import { runFils, type Served, serveFils, stopOrphanedPostgres } from "../suppor
 
 const dataDir = mkdtempSync(join(tmpdir(), "fils-e2e-"))
 // The embedded database, not the suite's shared one: this is `npm start` on a fresh clone.
-const env = { FILS_DATA_DIR: dataDir, DATABASE_URL: undefined, FILS_KEY_CACHE_TTL: "0 millis" }
+// Staging: the simulated processor also takes live charges, so an operator can turn live payments on.
+const env = { FILS_DATA_DIR: dataDir, DATABASE_URL: undefined, FILS_KEY_CACHE_TTL: "0 millis", FILS_SIMULATED_LIVE: "true" }
 let served: Served | undefined
 
 afterAll(async () => {

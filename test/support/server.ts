@@ -12,6 +12,7 @@ import { createServer } from "node:http"
 import { FilsApi } from "../../adapters/http/Api.js"
 import { HttpAppLive } from "../../adapters/http/App.js"
 import { SignerNode } from "../../adapters/crypto/SignerNode.js"
+import { SimulatedProcessor } from "../../adapters/processor/SimulatedProcessor.js"
 import { makeStoreMemory } from "../../adapters/memory/StoreMemory.js"
 import { Accounts, type AccountSettings, type IssuedKey } from "../../src/application/Accounts.js"
 import { Engine } from "../../src/application/Engine.js"
@@ -43,7 +44,7 @@ export interface TestAccount {
 export type EngineServices = Accounts | Products | Customers | IdempotencyService | RateLimits | Signer | Store
 
 const EngineLayerOf = (store: Layer.Layer<Store>) =>
-  Engine.pipe(Layer.provideMerge(Layer.mergeAll(store, SignerNode)))
+  Engine.pipe(Layer.provideMerge(Layer.mergeAll(store, SignerNode, SimulatedProcessor)))
 
 export interface TestServer {
   /** `http://127.0.0.1:<port>` */
@@ -66,7 +67,9 @@ export interface TestServer {
 export const defaultConfig: Readonly<Record<string, string>> = {
   FILS_RATE_LIMIT_PER_MIN: "100000",
   FILS_AUTH_FAILURES_PER_MIN: "100000",
-  FILS_KEY_CACHE_TTL: "0 millis"
+  FILS_KEY_CACHE_TTL: "0 millis",
+  // Staging: the simulated processor takes live charges, so enabling live payments on an account takes effect.
+  FILS_SIMULATED_LIVE: "true"
 }
 
 const toAccount = (

@@ -6,8 +6,10 @@ import type { SqlClient } from "@effect/sql"
 import type { Effect } from "effect"
 import init from "./0001_init.js"
 import rateLimitHit from "./0002_rate_limit_hit.js"
+import checkoutPaymentsEvents from "./0003_checkout_payments_events.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
-  "0002_rate_limit_hit": rateLimitHit
+  "0002_rate_limit_hit": rateLimitHit,
+  "0003_checkout_payments_events": checkoutPaymentsEvents
 }

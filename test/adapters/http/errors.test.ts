@@ -15,7 +15,7 @@ describeStores("HTTP errors", (variant) => {
       "/",
       "/api",
       "/api/v1",
-      "/favicon.ico",
+      "/robots.txt",
       "/api/v1/refunds"
     ]
     for (const path of paths) {
@@ -71,6 +71,16 @@ describeStores("HTTP errors", (variant) => {
       const message = expectError(res, status, code)
       expect(message).not.toMatch(/_tag|HttpApiDecodeError|ParseError|at .*\.ts|Error:/)
     }
+  })
+
+  it("refuses NUL characters in bodies and query strings with 400, never a 500 from the store", async () => {
+    const api = rawFor(server(), server().accountA.test.key)
+    expectError(await api.post("/api/v1/customers", { email: "nul@example.ae", name: "a\u0000b" }), 400, "INVALID_REQUEST")
+    expectError(await api.post("/api/v1/products", { name: "x", price: 1, currency: "AED", metadata: { k: "\u0000" } }), 400, "INVALID_REQUEST")
+    expectError(await api.get("/api/v1/customers?email=a%00b"), 400, "INVALID_REQUEST")
+    const list = await api.get("/api/v1/customers?email=nul@example.ae")
+    expect(list.status).toBe(200)
+    expect((list.json as { items: Array<unknown> }).items).toHaveLength(0)
   })
 
   it("names the offending field in validation messages", async () => {

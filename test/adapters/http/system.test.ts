@@ -25,6 +25,12 @@ describeStores("system routes", (variant) => {
     expect(res.json).toEqual({ status: "ok" })
   })
 
+  it("GET /favicon.ico answers 204 with no body, so browsers on the checkout page log no error", async () => {
+    const res = await rawFor(server()).get(`${server().origin}/favicon.ico`)
+    expect(res.status).toBe(204)
+    expect(res.text).toBe("")
+  })
+
   it("GET /ready answers 200 when the store answers", async () => {
     const res = await rawFor(server()).get(`${server().origin}/ready`)
     expect(res.status).toBe(200)

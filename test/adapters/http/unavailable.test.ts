@@ -39,6 +39,9 @@ const withOutageSwitch = (store: Layer.Layer<Store>): Layer.Layer<Store> =>
       apiKeys: wrapRepo(s.apiKeys, "apiKeys"),
       products: wrapRepo(s.products, "products"),
       customers: wrapRepo(s.customers, "customers"),
+      sessions: wrapRepo(s.sessions, "sessions"),
+      payments: wrapRepo(s.payments, "payments"),
+      events: wrapRepo(s.events, "events"),
       idempotency: wrapRepo(s.idempotency, "idempotency"),
       rateLimits: wrapRepo(s.rateLimits, "rateLimits")
     }))

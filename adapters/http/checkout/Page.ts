@@ -1,0 +1,139 @@
+/**
+ * The hosted checkout page (decisions.md §3): plain HTML that works without JavaScript, with labelled fields named
+ * exactly `name`, `email`, `phone_number`, `card_number`, `exp_month`, `exp_year` and `cvc`.
+ */
+import { formatAmount } from "../../../src/domain/Money.js"
+import type { CheckoutSession } from "../../../src/domain/CheckoutSession.js"
+import type { FieldErrors } from "../../../src/domain/CheckoutForm.js"
+import { html, type Raw, raw } from "./Html.js"
+
+export type { FieldErrors }
+
+export interface FormValues {
+  readonly name?: string | undefined
+  readonly email?: string | undefined
+  readonly phone_number?: string | undefined
+  readonly exp_month?: string | undefined
+  readonly exp_year?: string | undefined
+}
+
+
+const styles = `
+  :root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }
+  body { margin: 0; background: #f5f3ef; color: #1d1b16; }
+  main { max-width: 28rem; margin: 2rem auto; background: #fff; border-radius: 12px; padding: 1.5rem 1.75rem;
+         box-shadow: 0 1px 3px rgba(0,0,0,.12); }
+  h1 { font-size: 1.15rem; margin: 0 0 .25rem; }
+  .mode { display: inline-block; font-size: .75rem; background: #fde68a; border-radius: 4px; padding: 0 .4rem; }
+  table { width: 100%; border-collapse: collapse; margin: 1rem 0; }
+  td { padding: .35rem 0; vertical-align: top; } td.amount { text-align: right; white-space: nowrap; }
+  tr.total td { border-top: 1px solid #ddd; font-weight: 600; padding-top: .6rem; }
+  label { display: block; font-size: .85rem; margin-top: .75rem; }
+  input { width: 100%; box-sizing: border-box; font: inherit; padding: .5rem; border: 1px solid #bbb; border-radius: 6px; }
+  .row { display: flex; gap: .75rem; } .row > div { flex: 1; }
+  .error { color: #b42318; font-size: .85rem; margin: .25rem 0 0; }
+  .alert { background: #fef3f2; color: #b42318; border-radius: 6px; padding: .6rem .75rem; margin: 1rem 0; }
+  .done { background: #ecfdf3; color: #067647; border-radius: 6px; padding: .6rem .75rem; margin: 1rem 0; }
+  button { margin-top: 1.25rem; width: 100%; font: inherit; font-weight: 600; padding: .7rem; border: 0;
+           border-radius: 8px; background: #1d4ed8; color: #fff; cursor: pointer; }
+  small { color: #555; }
+`
+
+const layout = (title: string, nonce: string, body: Raw) =>
+  html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${title}</title>
+<style nonce="${nonce}">${raw(styles)}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>`.__html
+
+const cart = (session: CheckoutSession) =>
+  html`<table aria-label="Order summary">
+  <tbody>
+  ${
+    session.product_cart.map((line) =>
+      html`<tr><td>${line.name}${line.quantity > 1 ? html` × ${line.quantity}` : ""}</td><td class="amount">${
+        formatAmount(line.unit_amount * line.quantity, session.currency)
+      }</td></tr>`
+    )
+  }
+  <tr class="total"><td>${session.kind === "subscription" ? "Total due today" : "Total"}</td><td class="amount" data-testid="total">${
+    formatAmount(session.total_amount, session.currency)
+  }</td></tr>
+  </tbody>
+</table>`
+
+const field = (
+  name: keyof FieldErrors,
+  label: string,
+  attributes: Raw,
+  value: string | undefined,
+  errors: FieldErrors
+) => {
+  const error = errors[name]
+  return html`<div><label for="${name}">${label}</label>
+<input id="${name}" name="${name}" ${attributes} value="${value ?? ""}"${
+    error ? html` aria-invalid="true" aria-describedby="${name}-error"` : ""
+  }>${error ? html`<p class="error" id="${name}-error">${error}</p>` : ""}</div>`
+}
+
+const heading = (businessName: string, session: CheckoutSession) =>
+  html`<h1>${businessName}</h1>${session.livemode ? "" : html`<span class="mode">Test mode</span>`}`
+
+export const paymentPage = (props: {
+  readonly session: CheckoutSession
+  readonly businessName: string
+  readonly nonce: string
+  readonly formToken: string
+  readonly values: FormValues
+  readonly errors: FieldErrors
+  readonly alert?: string | undefined
+}) => {
+  const { session, values, errors } = props
+  return layout(
+    `Pay ${props.businessName}`,
+    props.nonce,
+    html`${heading(props.businessName, session)}
+${cart(session)}
+${props.alert ? html`<div class="alert" role="alert">${props.alert}</div>` : ""}
+<form method="post" action="/checkout/${session.session_id}" novalidate>
+<input type="hidden" name="form_token" value="${props.formToken}">
+${field("name", "Name on card", raw(`autocomplete="cc-name" required`), values.name, errors)}
+${field("email", "E-mail", raw(`type="email" autocomplete="email" required`), values.email, errors)}
+${field("phone_number", "Phone (optional, e.g. +971501234567)", raw(`type="tel" autocomplete="tel"`), values.phone_number, errors)}
+${field("card_number", "Card number", raw(`inputmode="numeric" autocomplete="cc-number" required`), "", errors)}
+<div class="row">
+${field("exp_month", "Expiry month (MM)", raw(`inputmode="numeric" autocomplete="cc-exp-month" required`), values.exp_month, errors)}
+${field("exp_year", "Expiry year (YYYY)", raw(`inputmode="numeric" autocomplete="cc-exp-year" required`), values.exp_year, errors)}
+${field("cvc", "CVC", raw(`inputmode="numeric" autocomplete="cc-csc" required`), "", errors)}
+</div>
+<button type="submit">Pay ${formatAmount(session.total_amount, session.currency)}</button>
+</form>
+<p><small>Payments are processed securely. Your card number is never stored.</small></p>`
+  )
+}
+
+export const messagePage = (props: {
+  readonly title: string
+  readonly businessName: string
+  readonly nonce: string
+  readonly message: string
+  readonly tone: "done" | "alert"
+  readonly session?: CheckoutSession | undefined
+}) =>
+  layout(
+    props.title,
+    props.nonce,
+    html`<h1>${props.businessName}</h1>
+${props.session ? cart(props.session) : ""}
+<div class="${props.tone}" role="status"><strong>${props.title}.</strong> ${props.message}</div>`
+  )

@@ -1,0 +1,209 @@
+/**
+ * The hosted checkout page's routes (decisions.md §3): `GET /checkout/{id}` shows the form, `POST` submits it.
+ * Every outcome is an HTML page (never JSON): the payer is a person in a browser, without JavaScript if they like.
+ */
+import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "@effect/platform"
+import { Cause, Effect, Option } from "effect"
+import { randomBytes } from "node:crypto"
+import { Checkout } from "../../../src/application/Checkout.js"
+import { type CheckoutSession, isReturnUrl } from "../../../src/domain/CheckoutSession.js"
+import { fields } from "../../../src/domain/CheckoutForm.js"
+import { CheckoutSessionId, parseId } from "../../../src/domain/Ids.js"
+import type { Payment } from "../../../src/domain/Payment.js"
+import { messagePage, paymentPage } from "./Page.js"
+
+const sessionIdOf = parseId(CheckoutSessionId)
+const routeSessionId = Effect.map(HttpRouter.params, (p) => Option.fromNullable(p.id === undefined ? undefined : sessionIdOf(p.id)))
+
+/** Decline reasons a customer can act on. */
+const declineMessages: Record<string, string> = {
+  card_declined: "Your card was declined. Try another card.",
+  insufficient_funds: "Your card has insufficient funds. Try another card.",
+  expired_card: "Your card has expired. Try another card.",
+  processing_error: "We could not process your card. Please try again."
+}
+
+const originOf = (url: string | null) => (url !== null && isReturnUrl(url) ? ` ${new URL(url).origin}` : "")
+
+/** A strict policy: nothing loads but our own nonce'd style; the form may post here and redirect to the merchant. */
+const page = (status: number, body: string, nonce: string, returnUrl: string | null = null) =>
+  HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8" }).pipe(
+    HttpServerResponse.setHeaders({
+      "content-security-policy": `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self'; ` +
+        `form-action 'self'${originOf(returnUrl)}; frame-ancestors 'none'; base-uri 'none'`,
+      "x-frame-options": "DENY",
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "no-referrer",
+      "cache-control": "no-store"
+    })
+  )
+
+const newNonce = () => randomBytes(16).toString("base64")
+
+/** `return_url` with `session_id`, `status` and `payment_id` appended (keeping its own query). */
+export const returnTo = (returnUrl: string, session: CheckoutSession, payment: Payment) => {
+  const url = new URL(returnUrl)
+  url.searchParams.set("session_id", session.session_id)
+  url.searchParams.set("status", payment.status)
+  url.searchParams.set("payment_id", payment.payment_id)
+  return url.toString()
+}
+
+const notFoundPage = (nonce: string) =>
+  page(404, messagePage({
+    title: "Checkout not found",
+    businessName: "Checkout",
+    nonce,
+    message: "This checkout link is not valid. Ask the merchant for a new one.",
+    tone: "alert"
+  }), nonce)
+
+const closedPage = (session: CheckoutSession, businessName: string, nonce: string) =>
+  session.status === "complete"
+    ? page(200, messagePage({
+      title: "Payment received",
+      businessName,
+      nonce,
+      session,
+      message: "This checkout is complete. Thank you!",
+      tone: "done"
+    }), nonce)
+    : page(410, messagePage({
+      title: "Checkout expired",
+      businessName,
+      nonce,
+      session,
+      message: "This checkout has expired. Return to the merchant to start again.",
+      tone: "alert"
+    }), nonce)
+
+const unavailablePage = (nonce: string) =>
+  page(503, messagePage({
+    title: "Temporarily unavailable",
+    businessName: "Checkout",
+    nonce,
+    message: "We cannot take payments right now. Please try again in a moment; you have not been charged.",
+    tone: "alert"
+  }), nonce)
+
+export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const checkout = yield* Checkout
+
+    const show = (id: CheckoutSessionId, nonce: string, alert?: string, status = 200) =>
+      Effect.flatMap(checkout.page(id), ({ businessName, session }) =>
+        session.status !== "open"
+          ? Effect.succeed(closedPage(session, businessName, nonce))
+          : Effect.succeed(page(
+            status,
+            paymentPage({
+              session,
+              businessName,
+              nonce,
+              formToken: session.form_token,
+              values: {
+                name: session.customer?.name ?? undefined,
+                email: session.customer?.email,
+                phone_number: session.customer?.phone_number ?? undefined
+              },
+              errors: {},
+              alert
+            }),
+            nonce,
+            session.return_url
+          )))
+
+    /** Store outages and defects still answer with a page (the JSON error mapping is for the API). */
+    const guarded = (nonce: string, effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>) =>
+      effect.pipe(
+        Effect.catchAllCause((cause) => {
+          const failure = Cause.failureOption(cause)
+          const error = Option.getOrUndefined(failure) as { readonly _tag?: string } | undefined
+          if (error?._tag === "NotFound") return Effect.succeed(notFoundPage(nonce))
+          if (error?._tag === "StoreUnavailable") return Effect.succeed(unavailablePage(nonce))
+          return Effect.zipRight(
+            Effect.logError("Checkout page failed", cause),
+            Effect.succeed(unavailablePage(nonce))
+          )
+        })
+      )
+
+    yield* router.get(
+      "/checkout/:id",
+      Effect.gen(function*() {
+        const nonce = newNonce()
+        const id = yield* routeSessionId
+        if (Option.isNone(id)) return notFoundPage(nonce)
+        return yield* guarded(nonce, show(id.value, nonce))
+      })
+    )
+
+    yield* router.post(
+      "/checkout/:id",
+      Effect.gen(function*() {
+        const nonce = newNonce()
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const id = yield* routeSessionId
+        if (Option.isNone(id)) return notFoundPage(nonce)
+        const body = yield* request.urlParamsBody.pipe(Effect.orElseSucceed(() => UrlParams.empty))
+        const form: Record<string, string> = {}
+        for (const name of fields) {
+          const value = Option.getOrUndefined(UrlParams.getFirst(body, name))
+          if (value !== undefined) form[name] = value.slice(0, 1000)
+        }
+        const token = Option.getOrElse(UrlParams.getFirst(body, "form_token"), () => "")
+        return yield* guarded(
+          nonce,
+          checkout.pay(id.value, token, form).pipe(
+            Effect.flatMap((result) =>
+              Effect.gen(function*() {
+                if (result._tag === "Invalid") {
+                  const { businessName } = yield* checkout.page(id.value)
+                  return page(400, paymentPage({
+                    session: result.session,
+                    businessName,
+                    nonce,
+                    formToken: result.session.form_token,
+                    values: form,
+                    errors: result.errors,
+                    alert: "Please correct the highlighted fields."
+                  }), nonce, result.session.return_url)
+                }
+                const { payment, session } = result
+                if (payment.status === "failed") {
+                  const message = declineMessages[payment.failure_code ?? ""] ?? declineMessages.card_declined!
+                  return yield* show(id.value, nonce, message, 402)
+                }
+                if (session.return_url !== null) {
+                  return HttpServerResponse.empty({
+                    status: 303,
+                    headers: { location: returnTo(session.return_url, session, payment), "cache-control": "no-store" }
+                  })
+                }
+                const { businessName } = yield* checkout.page(id.value)
+                return page(200, messagePage({
+                  title: payment.status === "processing" ? "Payment processing" : "Payment received",
+                  businessName,
+                  nonce,
+                  session,
+                  message: payment.status === "processing"
+                    ? "Your payment is being processed. You will hear from the merchant once it completes."
+                    : "Thank you! Your payment was successful.",
+                  tone: "done"
+                }), nonce)
+              })
+            ),
+            Effect.catchTags({
+              InvalidState: (e) =>
+                Effect.flatMap(checkout.page(id.value), ({ businessName, session }) =>
+                  session.status !== "open"
+                    ? Effect.succeed(closedPage(session, businessName, nonce))
+                    : show(id.value, nonce, e.message, 409)),
+              InvalidRequest: (e) => show(id.value, nonce, e.message, 403)
+            })
+          )
+        )
+      })
+    )
+  })
+)

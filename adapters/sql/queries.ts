@@ -1,0 +1,69 @@
+/**
+ * Query pieces every SQL repository shares: the scope condition, the newest-first keyset page, and the row locks
+ * that only mean something inside `transact`.
+ */
+import { SqlClient } from "@effect/sql"
+import type { Statement } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Option } from "effect"
+import type { Scope } from "../../src/domain/Account.js"
+import type { Page, PageRequest } from "../../src/domain/Pagination.js"
+
+/** The listed tables and their id columns (the keyset tie-break). */
+const listTables = {
+  products: "product_id",
+  customers: "customer_id",
+  payments: "payment_id",
+  events: "event_id"
+} as const
+export type ListTable = keyof typeof listTables
+
+export interface Queries {
+  readonly sql: SqlClient.SqlClient
+  /** `account_id = … AND livemode = …`: every read of merchant data carries it. */
+  readonly inScope: (scope: Scope) => Statement.Fragment
+  /** Newest first from `request.after`; one row more than the page tells whether there is more. */
+  readonly page: <Row extends object, A>(
+    table: ListTable,
+    conditions: ReadonlyArray<Statement.Fragment>,
+    request: PageRequest,
+    fromRow: (row: Row) => A
+  ) => Effect.Effect<Page<A>, SqlError>
+  readonly first: <Row, A>(rows: ReadonlyArray<Row>, fromRow: (row: Row) => A) => Option.Option<A>
+  /**
+   * `FOR UPDATE` inside a transaction, nothing outside: a lock taken by a lone statement ends with it, so there it
+   * would only make the read wait for other transactions' locks (the hosted page must not wait for a payment).
+   */
+  readonly forUpdateInTransaction: Effect.Effect<Statement.Fragment>
+}
+
+export const makeQueries = (sql: SqlClient.SqlClient): Queries => {
+  const inScope = (scope: Scope) => sql`account_id = ${scope.accountId} AND livemode = ${scope.livemode}`
+
+  const page = <Row extends object, A>(
+    table: ListTable,
+    conditions: ReadonlyArray<Statement.Fragment>,
+    request: PageRequest,
+    fromRow: (row: Row) => A
+  ): Effect.Effect<Page<A>, SqlError> => {
+    const id = listTables[table]
+    const after = request.after === undefined
+      ? []
+      : [sql`(created_at, ${sql(id)}) < (${new Date(request.after.createdAtMillis)}, ${request.after.id})`]
+    return Effect.map(
+      sql<Row>`SELECT * FROM ${sql(table)} WHERE ${sql.and([...conditions, ...after])}
+        ORDER BY created_at DESC, ${sql(id)} DESC LIMIT ${request.limit + 1}`,
+      (rows) => ({ items: rows.slice(0, request.limit).map(fromRow), hasMore: rows.length > request.limit })
+    )
+  }
+
+  const first = <Row, A>(rows: ReadonlyArray<Row>, fromRow: (row: Row) => A): Option.Option<A> =>
+    Option.map(Option.fromNullable(rows[0]), fromRow)
+
+  const forUpdateInTransaction = Effect.map(
+    Effect.serviceOption(SqlClient.TransactionConnection),
+    (running) => sql.literal(Option.isSome(running) ? "FOR UPDATE" : "")
+  )
+
+  return { sql, inScope, page, first, forUpdateInTransaction }
+}

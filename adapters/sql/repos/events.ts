@@ -1,0 +1,23 @@
+/** Events on PostgreSQL: written once, in the transaction of the change they record; listed newest first. */
+import { Effect } from "effect"
+import type { EventsRepo } from "../../../src/ports/Store.js"
+import type { Queries } from "../queries.js"
+import * as Rows from "../rows.js"
+import { orUnavailable } from "../SqlErrors.js"
+
+export const makeEventsRepo = ({ first, inScope, page, sql }: Queries): EventsRepo => ({
+  insert: Effect.fn("StoreSql.events.insert")(function*(event) {
+    yield* sql`INSERT INTO events ${sql.insert(Rows.eventToRow(event))}`
+  }, orUnavailable),
+
+  get: Effect.fn("StoreSql.events.get")(function*(scope, id) {
+    const rows = yield* sql<Rows.EventRow>`SELECT * FROM events WHERE event_id = ${id} AND ${inScope(scope)}`
+    return first(rows, Rows.eventFromRow)
+  }, orUnavailable),
+
+  list: Effect.fn("StoreSql.events.list")(function*(scope, filter, request) {
+    const conditions = [inScope(scope)]
+    if (filter.type !== undefined) conditions.push(sql`type = ${filter.type}`)
+    return yield* page("events", conditions, request, Rows.eventFromRow)
+  }, orUnavailable)
+})

@@ -1,0 +1,58 @@
+/**
+ * Payments on PostgreSQL. `find` (by id alone) locks the row inside `transact`; `claimProcessing` hands each
+ * `processing` payment to one claimer (`SKIP LOCKED`). The schema refuses a payment that breaks decisions.md §5, and
+ * a second `processing` payment of one checkout session (migration 0003): both are defects here.
+ */
+import { Effect } from "effect"
+import type { PaymentsRepo } from "../../../src/ports/Store.js"
+import type { Queries } from "../queries.js"
+import * as Rows from "../rows.js"
+import { orUnavailable } from "../SqlErrors.js"
+
+export const makePaymentsRepo = ({ first, forUpdateInTransaction, inScope, page, sql }: Queries): PaymentsRepo => ({
+  insert: Effect.fn("StoreSql.payments.insert")(function*(payment) {
+    yield* sql`INSERT INTO payments ${sql.insert(Rows.paymentToRow(payment))}`
+  }, orUnavailable),
+
+  get: Effect.fn("StoreSql.payments.get")(function*(scope, id) {
+    const rows = yield* sql<Rows.PaymentRow>`SELECT * FROM payments WHERE payment_id = ${id} AND ${inScope(scope)}`
+    return first(rows, Rows.paymentFromRow)
+  }, orUnavailable),
+
+  find: Effect.fn("StoreSql.payments.find")(function*(id) {
+    const lock = yield* forUpdateInTransaction
+    const rows = yield* sql<Rows.PaymentRow>`SELECT * FROM payments WHERE payment_id = ${id} ${lock}`
+    return first(rows, Rows.paymentFromRow)
+  }, orUnavailable),
+
+  update: Effect.fn("StoreSql.payments.update")(function*(payment) {
+    yield* sql`UPDATE payments SET ${sql.update(Rows.paymentChanges(payment))}
+      WHERE payment_id = ${payment.payment_id}
+        AND ${inScope({ accountId: payment.account_id, livemode: payment.livemode })}`
+  }, orUnavailable),
+
+  list: Effect.fn("StoreSql.payments.list")(function*(scope, filter, request) {
+    const conditions = [inScope(scope)]
+    if (filter.status !== undefined) conditions.push(sql`status = ${filter.status}`)
+    if (filter.customer_id !== undefined) conditions.push(sql`customer_id = ${filter.customer_id}`)
+    if (filter.checkout_session_id !== undefined) {
+      conditions.push(sql`checkout_session_id = ${filter.checkout_session_id}`)
+    }
+    return yield* page("payments", conditions, request, Rows.paymentFromRow)
+  }, orUnavailable),
+
+  hasProcessing: Effect.fn("StoreSql.payments.hasProcessing")(function*(sessionId) {
+    const rows = yield* sql<{ readonly found: boolean }>`SELECT EXISTS (
+      SELECT 1 FROM payments WHERE checkout_session_id = ${sessionId} AND status = 'processing'
+    ) AS found`
+    return rows[0]?.found === true
+  }, orUnavailable),
+
+  claimProcessing: Effect.fn("StoreSql.payments.claimProcessing")(function*(limit) {
+    const rows = yield* sql<Rows.PaymentRow>`SELECT * FROM payments WHERE status = 'processing'
+      ORDER BY created_at, payment_id
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED`
+    return rows.map(Rows.paymentFromRow)
+  }, orUnavailable)
+})

@@ -1,0 +1,257 @@
+/**
+ * Checkout: sessions a merchant creates and a customer pays on the hosted page (decisions.md §2, §3).
+ *
+ * Paying runs in three steps so that no lock is held across the processor's network call: reserve (one
+ * transaction: the session is locked, a `processing` payment recorded, so a second submission waits for it),
+ * charge, then record the outcome (`Payments.recordCharge`).
+ */
+import { Config, DateTime, Effect, Either, Option } from "effect"
+import * as Account from "../domain/Account.js"
+import * as CheckoutForm from "../domain/CheckoutForm.js"
+import * as CheckoutSession from "../domain/CheckoutSession.js"
+import { InvalidRequest, InvalidState, notFound, PaymentsDisabled } from "../domain/Errors.js"
+import type { CheckoutSessionId, PaymentId, ProductId } from "../domain/Ids.js"
+import { CustomerId as CustomerIdSchema, parseId, prefixes, ProductId as ProductIdSchema } from "../domain/Ids.js"
+import type * as Payment from "../domain/Payment.js"
+import { PaymentProcessor } from "../ports/PaymentProcessor.js"
+import { Signer } from "../ports/Signer.js"
+import { Store } from "../ports/Store.js"
+import { Customers } from "./Customers.js"
+import { newId } from "./Ids.js"
+import { Payments } from "./Payments.js"
+
+const productIdOf = parseId(ProductIdSchema)
+const customerIdOf = parseId(CustomerIdSchema)
+
+/** What the page shows after a submission. */
+export type PayResult =
+  | { readonly _tag: "Invalid"; readonly session: CheckoutSession.CheckoutSession; readonly errors: CheckoutForm.FieldErrors }
+  | { readonly _tag: "Paid"; readonly session: CheckoutSession.CheckoutSession; readonly payment: Payment.Payment }
+
+export const PublicUrl = Config.string("FILS_PUBLIC_URL").pipe(
+  Config.withDefault("http://127.0.0.1:4242"),
+  Config.map((url) => url.replace(/\/+$/, ""))
+)
+
+export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
+  effect: Effect.gen(function*() {
+    const store = yield* Store
+    const processor = yield* PaymentProcessor
+    const payments = yield* Payments
+    const customers = yield* Customers
+    const signer = yield* Signer
+    const publicUrl = yield* PublicUrl
+
+    const account = (scope: Account.Scope) =>
+      Effect.flatMap(store.accounts.get(scope.accountId), Option.match({
+        onNone: () => Effect.fail(notFound("account", scope.accountId)),
+        onSome: Effect.succeed
+      }))
+
+    /** Live payments need the operator's consent and a processor that takes live charges. */
+    const livePaymentsEnabled = (a: Account.Account) => a.live_payments_enabled && processor.supportsLive
+
+    const resolveCustomer = (scope: Account.Scope, input: CheckoutSession.CheckoutSessionCreate["customer"]) =>
+      Effect.gen(function*() {
+        if (input === undefined) return undefined
+        if ("customer_id" in input) {
+          const id = customerIdOf(input.customer_id)
+          const found = id === undefined ? Option.none() : yield* store.customers.get(scope, id)
+          if (Option.isNone(found)) {
+            return yield* new InvalidRequest({ message: `customer.customer_id: no such customer '${input.customer_id}'` })
+          }
+          return found.value
+        }
+        const existing = yield* store.customers.findByEmail(scope, input.email)
+        return Option.isSome(existing) ? existing.value : yield* customers.create(scope, input)
+      })
+
+    const create = Effect.fn("Checkout.create")(
+      function*(scope: Account.Scope, input: CheckoutSession.CheckoutSessionCreate) {
+        if (scope.livemode && !livePaymentsEnabled(yield* account(scope))) {
+          return yield* new PaymentsDisabled({
+            message: "Live payments are not enabled for this account; use a test key, or ask the operator to enable them"
+          })
+        }
+        return yield* store.transact(Effect.gen(function*() {
+          const lines: Array<CheckoutSession.PricedLine> = []
+          for (const [i, line] of input.product_cart.entries()) {
+            const id = productIdOf(line.product_id)
+            const product = id === undefined ? Option.none() : yield* store.products.get(scope, id as ProductId)
+            if (Option.isNone(product)) {
+              return yield* new InvalidRequest({
+                message: `product_cart.${i}.product_id: no such product '${line.product_id}'`
+              })
+            }
+            lines.push({ product: product.value, quantity: line.quantity ?? 1 })
+          }
+          const priced = yield* CheckoutSession.price(lines)
+          const customer = yield* resolveCustomer(scope, input.customer)
+          const now = yield* DateTime.now
+          const id = yield* newId<CheckoutSessionId>(prefixes.checkoutSession)
+          const token = yield* signer.randomToken(24)
+          const session: CheckoutSession.CheckoutSession = {
+            object: "checkout_session",
+            session_id: id,
+            account_id: scope.accountId,
+            livemode: scope.livemode,
+            kind: CheckoutSession.kindOf(lines),
+            status: "open",
+            checkout_url: `${publicUrl}/checkout/${id}`,
+            total_amount: priced.total,
+            currency: priced.currency,
+            product_cart: priced.lines,
+            customer: customer === undefined
+              ? null
+              : { name: customer.name, email: customer.email, phone_number: customer.phone_number },
+            customer_id: customer?.customer_id ?? null,
+            return_url: input.return_url ?? null,
+            payment_id: null,
+            subscription_id: null,
+            metadata: input.metadata ?? {},
+            created_at: now,
+            expires_at: DateTime.addDuration(now, CheckoutSession.lifetime),
+            completed_at: null,
+            form_token: token
+          }
+          yield* store.sessions.insert(session)
+          return session
+        }))
+      }
+    )
+
+    /** The session as it reads now: past its expiry it reads expired, unless a charge may still complete it. */
+    const current = (session: CheckoutSession.CheckoutSession) =>
+      Effect.gen(function*() {
+        const now = yield* DateTime.now
+        if (CheckoutSession.statusAt(session, now) !== "expired" || session.status !== "open") {
+          return CheckoutSession.asOf(session, now)
+        }
+        return CheckoutSession.asOf(session, now, yield* store.payments.hasProcessing(session.session_id))
+      })
+
+    const get = Effect.fn("Checkout.get")(function*(scope: Account.Scope, id: CheckoutSessionId) {
+      const found = yield* store.sessions.get(scope, id)
+      if (Option.isNone(found)) return yield* notFound("checkout session", id)
+      return yield* current(found.value)
+    })
+
+    /** The hosted page's view: the session as of now and the merchant's name. */
+    const page = Effect.fn("Checkout.page")(function*(id: CheckoutSessionId) {
+      const found = yield* store.sessions.find(id)
+      if (Option.isNone(found)) return yield* notFound("checkout session", id)
+      const session = yield* current(found.value)
+      const merchant = yield* account({ accountId: session.account_id, livemode: session.livemode })
+      return { session, businessName: merchant.business_name ?? "Fils merchant" }
+    })
+
+    const staleForm = new InvalidRequest({ message: "This form is out of date; reload the page and try again." })
+
+    const describe = (lines: ReadonlyArray<CheckoutSession.CartLine>) =>
+      lines.map((l) => (l.quantity > 1 ? `${l.name} × ${l.quantity}` : l.name)).join(", ").slice(0, 1000)
+
+    /** Reserves the session for one charge: a `processing` payment, recorded with the customer. */
+    const reserve = (id: CheckoutSessionId, formToken: string, form: CheckoutForm.ValidCheckoutForm) =>
+      store.transact(Effect.gen(function*() {
+        const now = yield* DateTime.now
+        const found = yield* store.sessions.find(id)
+        if (Option.isNone(found)) return yield* notFound("checkout session", id)
+        const session = yield* CheckoutSession.ensurePayable(found.value, now)
+        if (formToken !== session.form_token) return yield* staleForm
+        if (yield* store.payments.hasProcessing(session.session_id)) {
+          return yield* new InvalidState({ message: "A payment for this checkout is already being processed." })
+        }
+        const scope = { accountId: session.account_id, livemode: session.livemode }
+        const customer = session.customer_id !== null
+          ? Option.getOrUndefined(yield* store.customers.get(scope, session.customer_id)) ??
+            (yield* resolveCustomer(scope, form.customer))!
+          : (yield* resolveCustomer(scope, form.customer))!
+        const payment: Payment.Payment = {
+          object: "payment",
+          payment_id: yield* newId<PaymentId>(prefixes.payment),
+          account_id: session.account_id,
+          livemode: session.livemode,
+          status: "processing",
+          total_amount: session.total_amount,
+          refunded_amount: 0,
+          fee_amount: 0,
+          net_amount: session.total_amount,
+          currency: session.currency,
+          description: describe(session.product_cart),
+          customer: {
+            customer_id: customer.customer_id,
+            name: customer.name,
+            email: customer.email,
+            phone_number: customer.phone_number
+          },
+          checkout_session_id: session.session_id,
+          subscription_id: null,
+          billing_reason: session.kind === "subscription" ? "subscription_create" : "payment",
+          metadata: session.metadata,
+          created_at: now,
+          paid_at: null,
+          card: null,
+          charge_id: null,
+          failure_code: null
+        }
+        yield* store.payments.insert(payment)
+        const updated: CheckoutSession.CheckoutSession = session.customer_id === null
+          ? {
+            ...session,
+            customer_id: customer.customer_id,
+            customer: { name: customer.name, email: customer.email, phone_number: customer.phone_number }
+          }
+          : session
+        if (updated !== session) yield* store.sessions.update(updated)
+        return { session: updated, payment }
+      }))
+
+    /**
+     * The customer submits the page's form. Invalid input changes nothing; a decline leaves the session open with
+     * a `failed` payment (and its `payment.failed` event); success completes the session.
+     */
+    const pay = Effect.fn("Checkout.pay")(
+      function*(id: CheckoutSessionId, formToken: string, input: CheckoutForm.CheckoutFormInput) {
+        const now = yield* DateTime.now
+        // A forged or stale form, or a session that can no longer be paid, is refused before its fields are read.
+        const { session: shown } = yield* page(id)
+        yield* CheckoutSession.ensurePayable(shown, now)
+        if (formToken !== shown.form_token) return yield* staleForm
+        const validated = CheckoutForm.validate(input, now)
+        if (Either.isLeft(validated)) return { _tag: "Invalid", session: shown, errors: validated.left } satisfies PayResult
+        const { session, payment } = yield* reserve(id, formToken, validated.right)
+        const request = {
+          reference: payment.payment_id,
+          amount: payment.total_amount,
+          currency: payment.currency,
+          livemode: payment.livemode
+        }
+        const report = yield* processor.chargeCard(request, validated.right.card).pipe(
+          Effect.map((r) => ({ outcome: r.outcome, chargeId: r.chargeId, card: r.card })),
+          // The processor could not be reached: the charge did not happen as far as we can tell.
+          Effect.catchTag("ProcessorUnavailable", () =>
+            Effect.succeed({ outcome: { _tag: "Failed" as const, code: "processing_error" }, chargeId: null, card: null }))
+        )
+        const recorded = yield* payments.recordCharge(payment.payment_id, report)
+        const after = yield* store.sessions.find(id)
+        return {
+          _tag: "Paid",
+          session: Option.getOrElse(after, () => session),
+          payment: recorded
+        } satisfies PayResult
+      }
+    )
+
+    /** Marks open sessions past their expiry as `expired` (they already read so); returns how many. */
+    const expireDue = Effect.fn("Checkout.expireDue")(function*(limit = 500) {
+      return yield* store.transact(Effect.gen(function*() {
+        const now = yield* DateTime.now
+        const due = yield* store.sessions.claimExpired(now, limit)
+        for (const session of due) yield* store.sessions.update({ ...session, status: "expired" })
+        return due.length
+      }))
+    })
+
+    return { create, get, page, pay, expireDue, livePaymentsEnabled } as const
+  })
+}) {}

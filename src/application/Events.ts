@@ -1,0 +1,67 @@
+/** The event record: read it (`GET /events`), and write it inside the transaction of the change it describes. */
+import { DateTime, Effect, Option, Schema } from "effect"
+import type { Scope } from "../domain/Account.js"
+import { notFound } from "../domain/Errors.js"
+import * as Event from "../domain/Event.js"
+import type { EventId } from "../domain/Ids.js"
+import { prefixes } from "../domain/Ids.js"
+import * as Pagination from "../domain/Pagination.js"
+import { PaymentResource, RefundedPaymentResource, type Payment } from "../domain/Payment.js"
+import { Store, type StoreShape } from "../ports/Store.js"
+import { newId } from "./Ids.js"
+
+export interface EventListParams {
+  readonly type?: Event.EventType | undefined
+  readonly limit?: number | undefined
+  readonly cursor?: string | undefined
+}
+
+
+const encodePayment = Schema.encodeSync(PaymentResource)
+const encodeRefunded = Schema.encodeSync(RefundedPaymentResource)
+
+/** `data` of a payment event: the payment as the API shows it, plus `refund_amount` for a refund. */
+export const paymentData = (payment: Payment, refundAmount?: number): Record<string, unknown> =>
+  refundAmount === undefined
+    ? { ...encodePayment(payment) }
+    : { ...encodeRefunded({ ...payment, refund_amount: refundAmount }) }
+
+/** Records one event. Call it inside the `transact` of the change, so both commit or neither does. */
+export const recordEvent = (
+  store: StoreShape,
+  scope: Scope,
+  type: Event.EventType,
+  data: Record<string, unknown>
+) =>
+  Effect.gen(function*() {
+    const event = Event.make({
+      id: yield* newId<EventId>(prefixes.event),
+      accountId: scope.accountId,
+      livemode: scope.livemode,
+      type,
+      data,
+      now: yield* DateTime.now
+    })
+    yield* store.events.insert(event)
+    return event
+  })
+
+export class Events extends Effect.Service<Events>()("fils/Events", {
+  effect: Effect.gen(function*() {
+    const store = yield* Store
+
+    const get = Effect.fn("Events.get")(function*(scope: Scope, id: EventId) {
+      const found = yield* store.events.get(scope, id)
+      return Option.isSome(found) ? found.value : yield* notFound("event", id)
+    })
+
+    const list = Effect.fn("Events.list")(function*(scope: Scope, params: EventListParams) {
+      const key = Pagination.listKey("events", { type: params.type })
+      const page = yield* Pagination.pageRequest(key, params)
+      const result = yield* store.events.list(scope, { type: params.type }, page)
+      return Pagination.toList(key, result, Event.position)
+    })
+
+    return { get, list } as const
+  })
+}) {}

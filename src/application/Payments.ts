@@ -1,0 +1,162 @@
+/**
+ * Payments: read them, refund them (an operator's act: there is no public refund endpoint), and record how a charge
+ * came out — the one place a payment changes state, so its events and its session's completion always go with it.
+ */
+import { Config, DateTime, Effect, Option } from "effect"
+import type { Scope } from "../domain/Account.js"
+import * as CheckoutSession from "../domain/CheckoutSession.js"
+import { InvalidRequest, notFound } from "../domain/Errors.js"
+import type { CustomerId, CheckoutSessionId, PaymentId } from "../domain/Ids.js"
+import * as Pagination from "../domain/Pagination.js"
+import * as Payment from "../domain/Payment.js"
+import { PaymentProcessor } from "../ports/PaymentProcessor.js"
+import { Store } from "../ports/Store.js"
+import { paymentData, recordEvent } from "./Events.js"
+
+export interface PaymentListParams {
+  readonly status?: Payment.PaymentStatus | undefined
+  readonly customer_id?: CustomerId | undefined
+  readonly checkout_session_id?: CheckoutSessionId | undefined
+  readonly limit?: number | undefined
+  readonly cursor?: string | undefined
+}
+
+
+/** A charge's result, as the processor reported it. */
+export interface ChargeReport {
+  readonly outcome: Payment.ChargeOutcome
+  readonly chargeId: string | null
+  readonly card: Payment.CardOnFile | null
+}
+
+/** How long a `processing` payment may lack a charge id before it counts as abandoned (its process died mid-charge). */
+const abandonedAfterMillis = 60_000
+
+export const FeeConfig = Config.all({
+  bps: Config.integer("FILS_FEE_BPS").pipe(Config.withDefault(Payment.defaultFees.bps)),
+  fixed: Config.integer("FILS_FEE_FIXED").pipe(Config.withDefault(Payment.defaultFees.fixed))
+})
+
+export class Payments extends Effect.Service<Payments>()("fils/Payments", {
+  effect: Effect.gen(function*() {
+    const store = yield* Store
+    const processor = yield* PaymentProcessor
+    const fees: Payment.FeeSchedule = yield* FeeConfig
+
+    const get = Effect.fn("Payments.get")(function*(scope: Scope, id: PaymentId) {
+      const found = yield* store.payments.get(scope, id)
+      return Option.isSome(found) ? found.value : yield* notFound("payment", id)
+    })
+
+    const list = Effect.fn("Payments.list")(function*(scope: Scope, params: PaymentListParams) {
+      const filter = {
+        status: params.status,
+        customer_id: params.customer_id,
+        checkout_session_id: params.checkout_session_id
+      }
+      const key = Pagination.listKey("payments", filter)
+      const page = yield* Pagination.pageRequest(key, params)
+      const result = yield* store.payments.list(scope, filter, page)
+      return Pagination.toList(key, result, Payment.position)
+    })
+
+    /**
+     * Records a charge's outcome on a `processing` payment, in one transaction with its events and, when it
+     * succeeded, its session's completion. A payment that already left `processing` is left alone (another server
+     * recorded it first), so recording twice is harmless.
+     */
+    const recordCharge = Effect.fn("Payments.recordCharge")(function*(id: PaymentId, report: ChargeReport) {
+      return yield* store.transact(Effect.gen(function*() {
+        const found = yield* store.payments.find(id)
+        if (Option.isNone(found)) return yield* notFound("payment", id)
+        const current = found.value
+        if (current.status !== "processing") return current
+        const now = yield* DateTime.now
+        const withCharge: Payment.Payment = {
+          ...current,
+          charge_id: report.chargeId ?? current.charge_id,
+          card: report.card ?? current.card
+        }
+        const transition = yield* Payment.transition(withCharge, { _tag: "Settle", outcome: report.outcome }, now, fees)
+        yield* store.payments.update(transition.next)
+        const scope = { accountId: current.account_id, livemode: current.livemode }
+        for (const event of transition.events) yield* recordEvent(store, scope, event.type, paymentData(transition.next))
+        if (transition.next.status === "succeeded" && current.checkout_session_id !== null) {
+          const session = yield* store.sessions.find(current.checkout_session_id)
+          if (Option.isSome(session) && session.value.status === "open") {
+            // Money was taken: the session completes even if it passed its expiry while the charge settled.
+            yield* store.sessions.update({
+              ...session.value,
+              status: "complete",
+              payment_id: transition.next.payment_id,
+              completed_at: now
+            } satisfies CheckoutSession.CheckoutSession)
+          }
+        }
+        return transition.next
+      }))
+    })
+
+    /**
+     * Refunds `amount` fils of a payment (default: all that remains), emitting `refund.succeeded`. Refused, with
+     * nothing changed, for a payment that is not succeeded or partially refunded, or for more than remains.
+     */
+    const refund = Effect.fn("Payments.refund")(function*(id: PaymentId, amount?: number) {
+      return yield* store.transact(Effect.gen(function*() {
+        const found = yield* store.payments.find(id)
+        if (Option.isNone(found)) return yield* notFound("payment", id)
+        const payment = found.value
+        const requested = amount ?? payment.total_amount - payment.refunded_amount
+        if (amount === undefined && requested <= 0) {
+          return yield* new InvalidRequest({ message: `Payment ${id} has nothing left to refund` })
+        }
+        const now = yield* DateTime.now
+        const transition = yield* Payment.transition(payment, { _tag: "Refund", amount: requested }, now, fees)
+        yield* store.payments.update(transition.next)
+        const scope = { accountId: payment.account_id, livemode: payment.livemode }
+        for (const event of transition.events) {
+          yield* recordEvent(store, scope, event.type, paymentData(transition.next, event.refundAmount))
+        }
+        return { payment: transition.next, refundAmount: requested }
+      }))
+    })
+
+    /**
+     * Asks the processor about `processing` payments and records those that settled. A payment with no charge id
+     * after a minute was abandoned mid-charge (its process died): it fails with `processing_error`.
+     */
+    const settleDue = Effect.fn("Payments.settleDue")(function*(limit = 100) {
+      const pending = yield* store.transact(store.payments.claimProcessing(limit))
+      if (pending.length === 0) return 0
+      const now = DateTime.toEpochMillis(yield* DateTime.now)
+      const withCharge = pending.filter((p) => p.charge_id !== null)
+      const abandoned = pending.filter((p) =>
+        p.charge_id === null && now - DateTime.toEpochMillis(p.created_at) > abandonedAfterMillis
+      )
+      let settled = 0
+      for (const payment of abandoned) {
+        yield* recordCharge(payment.payment_id, {
+          outcome: { _tag: "Failed", code: "processing_error" },
+          chargeId: null,
+          card: null
+        })
+        settled++
+      }
+      if (withCharge.length > 0) {
+        const reports = yield* processor.settlements(withCharge.map((p) => p.charge_id!)).pipe(
+          Effect.catchTag("ProcessorUnavailable", () => Effect.succeed([]))
+        )
+        for (const report of reports) {
+          if (report.outcome._tag === "Processing") continue
+          const payment = withCharge.find((p) => p.charge_id === report.chargeId)
+          if (payment === undefined) continue
+          yield* recordCharge(payment.payment_id, { outcome: report.outcome, chargeId: report.chargeId, card: null })
+          settled++
+        }
+      }
+      return settled
+    })
+
+    return { get, list, recordCharge, refund, settleDue, fees } as const
+  })
+}) {}

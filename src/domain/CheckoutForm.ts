@@ -1,0 +1,71 @@
+/**
+ * The hosted page's form (decisions.md §3): validated here, before any charge, into customer details and a card.
+ * Each field gets its own readable error; the card number is checked by Luhn, the expiry must not have passed,
+ * the CVC is 3 or 4 digits.
+ */
+import { DateTime, Either } from "effect"
+
+export const fields = ["name", "email", "phone_number", "card_number", "exp_month", "exp_year", "cvc"] as const
+export type Field = (typeof fields)[number]
+export type CheckoutFormInput = Partial<Record<Field, string>>
+export type FieldErrors = Partial<Record<Field, string>>
+
+export interface ValidCheckoutForm {
+  readonly customer: { readonly name: string; readonly email: string; readonly phone_number: string | null }
+  readonly card: { readonly number: string; readonly expMonth: number; readonly expYear: number; readonly cvc: string }
+}
+
+export const luhnValid = (digits: string): boolean => {
+  if (!/^[0-9]{12,19}$/.test(digits)) return false
+  let sum = 0
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48
+    if (i % 2 === 1) {
+      d *= 2
+      if (d > 9) d -= 9
+    }
+    sum += d
+  }
+  return sum % 10 === 0
+}
+
+const emailShape = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+export const validate = (
+  input: CheckoutFormInput,
+  now: DateTime.Utc
+): Either.Either<ValidCheckoutForm, FieldErrors> => {
+  const errors: FieldErrors = {}
+  const name = (input.name ?? "").trim()
+  const email = (input.email ?? "").trim()
+  const phone = (input.phone_number ?? "").replace(/[\s-]/g, "")
+  const number = (input.card_number ?? "").replace(/[\s-]/g, "")
+  const monthText = (input.exp_month ?? "").trim()
+  const yearText = (input.exp_year ?? "").trim()
+  const cvc = (input.cvc ?? "").trim()
+
+  if (name.length < 1 || name.length > 200) errors.name = "Enter the name on the card."
+  if (email.length > 254 || !emailShape.test(email)) errors.email = "Enter a valid e-mail address."
+  if (phone !== "" && !/^\+[0-9]{8,15}$/.test(phone)) {
+    errors.phone_number = "Enter the phone number with its country code, e.g. +971501234567."
+  }
+  if (!luhnValid(number)) errors.card_number = "Enter a valid card number."
+
+  const month = /^[0-9]{1,2}$/.test(monthText) ? Number(monthText) : NaN
+  const year = /^[0-9]{2}$/.test(yearText) ? 2000 + Number(yearText) : /^[0-9]{4}$/.test(yearText) ? Number(yearText) : NaN
+  if (!(month >= 1 && month <= 12)) errors.exp_month = "Enter the expiry month, 01 to 12."
+  if (!(year >= 2000 && year <= 2100)) errors.exp_year = "Enter the expiry year, e.g. 2030."
+  if (errors.exp_month === undefined && errors.exp_year === undefined) {
+    // A card is valid through the last day of its expiry month.
+    const parts = DateTime.toParts(now)
+    if (year < parts.year || (year === parts.year && month < parts.month)) errors.exp_year = "This card has expired."
+  }
+  if (!/^[0-9]{3,4}$/.test(cvc)) errors.cvc = "Enter the 3 or 4 digit security code."
+
+  return Object.keys(errors).length > 0
+    ? Either.left(errors)
+    : Either.right({
+      customer: { name, email, phone_number: phone === "" ? null : phone },
+      card: { number, expMonth: month, expYear: year, cvc }
+    })
+}

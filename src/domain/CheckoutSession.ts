@@ -1,0 +1,190 @@
+/**
+ * Checkout sessions (decisions.md §2): a priced cart the customer pays on the hosted page.
+ *
+ *   open → complete (a payment succeeded) | expired (24 h passed)
+ *
+ * Both end states are final, and a session past `expires_at` reads as expired before any job has run.
+ */
+import { DateTime, Duration, Either, Schema } from "effect"
+import { InvalidRequest, InvalidState } from "./Errors.js"
+import { CustomerName, Email, PhoneNumber } from "./Customer.js"
+import { AccountId, CheckoutSessionId, CustomerId, PaymentId, ProductId, SubscriptionId } from "./Ids.js"
+import { Metadata } from "./Metadata.js"
+import { Amount, Currency } from "./Money.js"
+import type { Product } from "./Product.js"
+
+export const lifetime = Duration.hours(24)
+export const maxLines = 50
+export const maxQuantity = 1000
+
+export const SessionKind = Schema.Literal("payment", "subscription")
+export type SessionKind = typeof SessionKind.Type
+export const SessionStatus = Schema.Literal("open", "complete", "expired")
+export type SessionStatus = typeof SessionStatus.Type
+
+export const CartLine = Schema.Struct({
+  product_id: ProductId,
+  name: Schema.String,
+  quantity: Schema.Int,
+  unit_amount: Amount
+}).annotations({ identifier: "CartLine" })
+export type CartLine = typeof CartLine.Type
+
+export const SessionCustomer = Schema.Struct({
+  name: Schema.NullOr(Schema.String),
+  email: Schema.String,
+  phone_number: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "SessionCustomer" })
+export type SessionCustomer = typeof SessionCustomer.Type
+
+const resourceFields = {
+  object: Schema.Literal("checkout_session"),
+  session_id: CheckoutSessionId,
+  kind: SessionKind,
+  status: SessionStatus,
+  checkout_url: Schema.String,
+  total_amount: Amount,
+  currency: Currency,
+  product_cart: Schema.Array(CartLine),
+  customer: Schema.NullOr(SessionCustomer),
+  return_url: Schema.NullOr(Schema.String),
+  payment_id: Schema.NullOr(PaymentId),
+  subscription_id: Schema.NullOr(SubscriptionId),
+  metadata: Metadata,
+  livemode: Schema.Boolean,
+  created_at: Schema.DateTimeUtc,
+  expires_at: Schema.DateTimeUtc,
+  completed_at: Schema.NullOr(Schema.DateTimeUtc)
+}
+export const CheckoutSessionResource = Schema.Struct(resourceFields).annotations({ identifier: "CheckoutSession" })
+/** The stored session: the resource, its owner and the customer record it is tied to (if any yet). */
+export const CheckoutSession = Schema.Struct({
+  ...resourceFields,
+  account_id: AccountId,
+  customer_id: Schema.NullOr(CustomerId),
+  /** Random per session, embedded in the page's form: a submission from another site cannot know it. */
+  form_token: Schema.String
+})
+export type CheckoutSession = typeof CheckoutSession.Type
+
+/** Whether `s` is an absolute http(s) URL with a plain host (it ends up in the page's CSP `form-action`). */
+export const isReturnUrl = (s: string): boolean => {
+  try {
+    const url = new URL(s)
+    return (url.protocol === "http:" || url.protocol === "https:") && /^[A-Za-z0-9.\-[\]:]+$/.test(url.host)
+  } catch {
+    return false
+  }
+}
+
+export const ReturnUrl = Schema.String.pipe(
+  Schema.maxLength(2048),
+  Schema.filter(isReturnUrl, { message: () => "must be an absolute http(s) URL" })
+)
+
+export const CartLineInput = Schema.Struct({
+  product_id: Schema.String,
+  quantity: Schema.optional(Schema.Int.pipe(Schema.between(1, maxQuantity)))
+}).annotations({ identifier: "CartLineInput", parseOptions: { onExcessProperty: "error" } })
+
+/** A cart line as a merchant sends it, priced from the product at creation. */
+export interface PricedLine {
+  readonly product: Product
+  readonly quantity: number
+}
+
+/** `subscription` when the cart is exactly one line of a recurring product; otherwise `payment`. */
+export const kindOf = (lines: ReadonlyArray<PricedLine>): SessionKind =>
+  lines.length === 1 && lines[0]!.product.billing === "recurring" ? "subscription" : "payment"
+
+/** Prices a cart: only active products, one currency, a total that stays a safe integer. */
+export const price = (lines: ReadonlyArray<PricedLine>): Either.Either<{
+  readonly lines: ReadonlyArray<CartLine>
+  readonly total: number
+  readonly currency: Currency
+}, InvalidRequest> => {
+  if (lines.length < 1 || lines.length > maxLines) {
+    return Either.left(new InvalidRequest({ message: `product_cart must have 1 to ${maxLines} lines` }))
+  }
+  const inactive = lines.find((l) => l.product.status !== "active")
+  if (inactive !== undefined) {
+    return Either.left(
+      new InvalidRequest({
+        message: `Product ${inactive.product.product_id} is ${inactive.product.status}; only active products can be sold`
+      })
+    )
+  }
+  const badQuantity = lines.findIndex((l) => !Number.isInteger(l.quantity) || l.quantity < 1 || l.quantity > maxQuantity)
+  if (badQuantity !== -1) {
+    return Either.left(
+      new InvalidRequest({ message: `product_cart.${badQuantity}.quantity must be an integer from 1 to ${maxQuantity}` })
+    )
+  }
+  const currency = lines[0]!.product.currency
+  let total = 0
+  const priced: Array<CartLine> = []
+  for (const { product, quantity } of lines) {
+    total += product.price * quantity
+    priced.push({ product_id: product.product_id, name: product.name, quantity, unit_amount: product.price })
+  }
+  if (!Number.isSafeInteger(total)) {
+    return Either.left(new InvalidRequest({ message: "The cart total is too large" }))
+  }
+  return Either.right({ lines: priced, total, currency })
+}
+
+/**
+ * The status as of `now`: an open session past its expiry reads as expired, unless a charge is still `processing`
+ * (`pending`): that one may yet complete it, and a session must never read expired and later complete.
+ */
+export const statusAt = (session: CheckoutSession, now: DateTime.Utc, pending = false): SessionStatus =>
+  session.status === "open" && !pending && DateTime.greaterThanOrEqualTo(now, session.expires_at)
+    ? "expired"
+    : session.status
+
+/** The session as it reads at `now` (see `statusAt`). */
+export const asOf = (session: CheckoutSession, now: DateTime.Utc, pending = false): CheckoutSession => {
+  const status = statusAt(session, now, pending)
+  return status === session.status ? session : { ...session, status }
+}
+
+/** Whether the customer can still pay it; refused with the reason otherwise. */
+export const ensurePayable = (session: CheckoutSession, now: DateTime.Utc): Either.Either<CheckoutSession, InvalidState> => {
+  const status = statusAt(session, now)
+  return status === "open"
+    ? Either.right(session)
+    : Either.left(new InvalidState({ message: `Checkout session ${session.session_id} is ${status}` }))
+}
+
+export const complete = (
+  session: CheckoutSession,
+  payment: { readonly paymentId: PaymentId; readonly subscriptionId: SubscriptionId | null },
+  now: DateTime.Utc
+): Either.Either<CheckoutSession, InvalidState> =>
+  Either.map(ensurePayable(session, now), (open) => ({
+    ...open,
+    status: "complete" as const,
+    payment_id: payment.paymentId,
+    subscription_id: payment.subscriptionId,
+    completed_at: now
+  }))
+
+export const expire = (session: CheckoutSession, now: DateTime.Utc): Either.Either<CheckoutSession, InvalidState> =>
+  statusAt(session, now) === "expired" && session.status === "open"
+    ? Either.right({ ...session, status: "expired" as const })
+    : Either.left(new InvalidState({ message: `Checkout session ${session.session_id} is not due to expire` }))
+
+export const CheckoutSessionCreate = Schema.Struct({
+  product_cart: Schema.Array(CartLineInput).pipe(Schema.minItems(1), Schema.maxItems(maxLines)),
+  customer: Schema.optional(Schema.Union(
+    Schema.Struct({ customer_id: Schema.String }).annotations({ parseOptions: { onExcessProperty: "error" } }),
+    Schema.Struct({
+      email: Email,
+      name: Schema.optional(Schema.NullOr(CustomerName)),
+      phone_number: Schema.optional(Schema.NullOr(PhoneNumber))
+    }).annotations({ parseOptions: { onExcessProperty: "error" } })
+  )),
+  return_url: Schema.optional(ReturnUrl),
+  metadata: Schema.optional(Metadata)
+}).annotations({ identifier: "CheckoutSessionCreate" })
+export type CheckoutSessionCreate = typeof CheckoutSessionCreate.Type

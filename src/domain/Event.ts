@@ -1,0 +1,60 @@
+/**
+ * Events (interface.md "Events", decisions.md §7): the record of what happened, written in the same transaction as
+ * the change, with `data` the object right after it.
+ */
+import { DateTime, Schema } from "effect"
+import { AccountId, EventId } from "./Ids.js"
+import * as Pagination from "./Pagination.js"
+
+export const EventType = Schema.Literal(
+  "payment.succeeded",
+  "payment.failed",
+  "refund.succeeded",
+  "subscription.active",
+  "subscription.renewed",
+  "subscription.on_hold",
+  "subscription.cancelled"
+).annotations({ identifier: "EventType" })
+export type EventType = typeof EventType.Type
+export const eventTypes: ReadonlyArray<EventType> = EventType.literals
+
+const resourceFields = {
+  object: Schema.Literal("event"),
+  event_id: EventId,
+  type: EventType,
+  livemode: Schema.Boolean,
+  created_at: Schema.DateTimeUtc,
+  data: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+}
+export const EventResource = Schema.Struct(resourceFields).annotations({ identifier: "Event" })
+export const Event = Schema.Struct({ ...resourceFields, account_id: AccountId })
+export type Event = typeof Event.Type
+
+export const make = (props: {
+  readonly id: EventId
+  readonly accountId: AccountId
+  readonly livemode: boolean
+  readonly type: EventType
+  readonly data: Record<string, unknown>
+  readonly now: DateTime.Utc
+}): Event => ({
+  object: "event",
+  event_id: props.id,
+  account_id: props.accountId,
+  livemode: props.livemode,
+  type: props.type,
+  created_at: props.now,
+  data: props.data
+})
+
+/** The body of a webhook delivery: `{ id, type, livemode, created_at, data }` (`id`, not `event_id`). */
+export const deliveryBody = (event: Event) => ({
+  id: event.event_id,
+  type: event.type,
+  livemode: event.livemode,
+  created_at: DateTime.formatIso(event.created_at),
+  data: event.data
+})
+
+/** Where a event stands in a newest-first list. */
+export const position = Pagination.byCreation<Event>((e) => e.created_at, (e) => e.event_id)

@@ -1,0 +1,202 @@
+/**
+ * Payments (decisions.md §5): every charge, one-time or recurring. A pure state machine:
+ *
+ *   processing → succeeded | failed
+ *   succeeded → partially_refunded | refunded
+ *   partially_refunded → partially_refunded | refunded
+ *
+ * `failed` and `refunded` are final. Invariants: 0 ≤ refunded_amount ≤ total_amount; `refunded` iff
+ * refunded_amount = total_amount > 0; fee_amount = 0 until the payment succeeds; net = total − fee − refunded.
+ */
+import { DateTime, Either, Schema } from "effect"
+import { InvalidRequest, InvalidState } from "./Errors.js"
+import { AccountId, CheckoutSessionId, CustomerId, PaymentId, SubscriptionId } from "./Ids.js"
+import { Metadata } from "./Metadata.js"
+import * as Pagination from "./Pagination.js"
+import { Amount, Currency } from "./Money.js"
+
+export const PaymentStatus = Schema.Literal("processing", "succeeded", "failed", "refunded", "partially_refunded")
+export type PaymentStatus = typeof PaymentStatus.Type
+export const BillingReason = Schema.Literal("payment", "subscription_create", "subscription_renewal")
+export type BillingReason = typeof BillingReason.Type
+
+export const PaymentCustomer = Schema.Struct({
+  customer_id: CustomerId,
+  name: Schema.NullOr(Schema.String),
+  email: Schema.String,
+  phone_number: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "PaymentCustomer" })
+export type PaymentCustomer = typeof PaymentCustomer.Type
+
+/** The card as Fils keeps it: never the number, only what identifies it and the processor's opaque token. */
+export const CardOnFile = Schema.Struct({
+  brand: Schema.String,
+  last4: Schema.String,
+  exp_month: Schema.Int,
+  exp_year: Schema.Int,
+  token: Schema.String
+})
+export type CardOnFile = typeof CardOnFile.Type
+
+const resourceFields = {
+  object: Schema.Literal("payment"),
+  payment_id: PaymentId,
+  status: PaymentStatus,
+  total_amount: Amount,
+  refunded_amount: Amount,
+  fee_amount: Amount,
+  net_amount: Schema.Int,
+  currency: Currency,
+  description: Schema.String,
+  customer: Schema.NullOr(PaymentCustomer),
+  checkout_session_id: Schema.NullOr(CheckoutSessionId),
+  subscription_id: Schema.NullOr(SubscriptionId),
+  billing_reason: BillingReason,
+  metadata: Metadata,
+  livemode: Schema.Boolean,
+  created_at: Schema.DateTimeUtc,
+  paid_at: Schema.NullOr(Schema.DateTimeUtc)
+}
+
+export const PaymentResource = Schema.Struct(resourceFields).annotations({ identifier: "Payment" })
+/**
+ * The stored payment: the resource, its owner, the card used, the processor's charge id (to ask how a `processing`
+ * charge settled) and why it failed (if it did).
+ */
+export const Payment = Schema.Struct({
+  ...resourceFields,
+  account_id: AccountId,
+  card: Schema.NullOr(CardOnFile),
+  charge_id: Schema.NullOr(Schema.String),
+  failure_code: Schema.NullOr(Schema.String)
+})
+export type Payment = typeof Payment.Type
+
+/** `refund.succeeded` carries the payment after the refund plus what that refund returned. */
+export const RefundedPaymentResource = Schema.Struct({ ...resourceFields, refund_amount: Amount }).annotations({
+  identifier: "RefundedPayment"
+})
+
+export interface FeeSchedule {
+  /** Basis points of the total. */
+  readonly bps: number
+  /** Fixed part, in minor units. */
+  readonly fixed: number
+}
+export const defaultFees: FeeSchedule = { bps: 290, fixed: 100 }
+
+/** round(total × bps / 10000) + fixed, capped at the total; in integers, exact for every safe amount. */
+export const fee = (total: number, schedule: FeeSchedule): number =>
+  Math.min(
+    total,
+    Number((BigInt(total) * BigInt(schedule.bps) + 5_000n) / 10_000n) + schedule.fixed
+  )
+
+/** What the processor said about a charge. */
+export type ChargeOutcome =
+  | { readonly _tag: "Succeeded" }
+  | { readonly _tag: "Failed"; readonly code: string }
+  | { readonly _tag: "Processing" }
+
+export type PaymentCommand =
+  | { readonly _tag: "Settle"; readonly outcome: ChargeOutcome }
+  | { readonly _tag: "Refund"; readonly amount: number }
+
+export type PaymentEventType = "payment.succeeded" | "payment.failed" | "refund.succeeded"
+
+export interface PaymentTransition {
+  readonly next: Payment
+  /** Events to record, in order, with the amount a refund returned. */
+  readonly events: ReadonlyArray<{ readonly type: PaymentEventType; readonly refundAmount?: number }>
+}
+
+export const isFinal = (status: PaymentStatus) => status === "failed" || status === "refunded"
+
+const settle = (payment: Payment, outcome: ChargeOutcome, now: DateTime.Utc, fees: FeeSchedule): PaymentTransition => {
+  switch (outcome._tag) {
+    case "Processing":
+      return { next: payment, events: [] }
+    case "Succeeded": {
+      const feeAmount = fee(payment.total_amount, fees)
+      return {
+        next: {
+          ...payment,
+          status: "succeeded",
+          fee_amount: feeAmount,
+          net_amount: payment.total_amount - feeAmount - payment.refunded_amount,
+          paid_at: now,
+          failure_code: null
+        },
+        events: [{ type: "payment.succeeded" }]
+      }
+    }
+    case "Failed":
+      return {
+        next: { ...payment, status: "failed", fee_amount: 0, net_amount: payment.total_amount, failure_code: outcome.code },
+        events: [{ type: "payment.failed" }]
+      }
+  }
+}
+
+/** Applies one command; a command the current state does not allow is refused and changes nothing. */
+export const transition = (
+  payment: Payment,
+  command: PaymentCommand,
+  now: DateTime.Utc,
+  fees: FeeSchedule = defaultFees
+): Either.Either<PaymentTransition, InvalidState | InvalidRequest> => {
+  switch (command._tag) {
+    case "Settle":
+      return payment.status === "processing"
+        ? Either.right(settle(payment, command.outcome, now, fees))
+        : Either.left(new InvalidState({ message: `Payment ${payment.payment_id} is already ${payment.status}` }))
+    case "Refund": {
+      if (payment.status !== "succeeded" && payment.status !== "partially_refunded") {
+        return Either.left(
+          new InvalidState({
+            message: `Payment ${payment.payment_id} is ${payment.status}; only a succeeded payment can be refunded`
+          })
+        )
+      }
+      const remaining = payment.total_amount - payment.refunded_amount
+      if (!Number.isSafeInteger(command.amount) || command.amount <= 0 || command.amount > remaining) {
+        return Either.left(
+          new InvalidRequest({
+            message: `Refund amount must be a whole number of fils from 1 to ${remaining} (what remains of the payment)`
+          })
+        )
+      }
+      const refunded = payment.refunded_amount + command.amount
+      return Either.right({
+        next: {
+          ...payment,
+          status: refunded === payment.total_amount ? "refunded" : "partially_refunded",
+          refunded_amount: refunded,
+          net_amount: payment.total_amount - payment.fee_amount - refunded
+        },
+        events: [{ type: "refund.succeeded", refundAmount: command.amount }]
+      })
+    }
+  }
+}
+
+/** The invariants of decisions.md §5; empty when all hold. */
+export const violations = (p: Payment): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  const paid = p.status === "succeeded" || p.status === "partially_refunded" || p.status === "refunded"
+  if (p.refunded_amount < 0 || p.refunded_amount > p.total_amount) out.push("refunded_amount out of range")
+  if ((p.status === "refunded") !== (p.refunded_amount === p.total_amount && p.total_amount > 0 && paid)) {
+    out.push("refunded iff refunded_amount = total_amount > 0")
+  }
+  if (p.status === "partially_refunded" && !(p.refunded_amount > 0 && p.refunded_amount < p.total_amount)) {
+    out.push("partially_refunded without a partial refund")
+  }
+  if (!paid && (p.fee_amount !== 0 || p.refunded_amount !== 0)) out.push("fee or refund on an unpaid payment")
+  if (p.fee_amount < 0 || p.fee_amount > p.total_amount) out.push("fee out of range")
+  if (p.net_amount !== p.total_amount - p.fee_amount - p.refunded_amount) out.push("net is not total - fee - refunded")
+  if ((p.paid_at !== null) !== paid) out.push("paid_at set iff the payment succeeded")
+  return out
+}
+
+/** Where a payment stands in a newest-first list. */
+export const position = Pagination.byCreation<Payment>((p) => p.created_at, (p) => p.payment_id)

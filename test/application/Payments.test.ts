@@ -1,0 +1,295 @@
+/** Payments (refunds, lists) and the event record, over the memory store (decisions.md §5, §7). */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Either, Schema, TestClock } from "effect"
+import { Events } from "../../src/application/Events.js"
+import { Payments } from "../../src/application/Payments.js"
+import type { Scope } from "../../src/domain/Account.js"
+import type { Event, EventType } from "../../src/domain/Event.js"
+import type { CheckoutSessionId, CustomerId, EventId, PaymentId } from "../../src/domain/Ids.js"
+import * as Payment from "../../src/domain/Payment.js"
+import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
+import { fourScopes, newAccount, withEngine } from "./harness.js"
+
+const encodeRefunded = Schema.encodeSync(Payment.RefundedPaymentResource)
+const encodePayment = Schema.encodeSync(Payment.PaymentResource)
+
+const failureTag = <A, E extends { readonly _tag: string }>(e: Either.Either<A, E>) =>
+  Either.isLeft(e) ? e.left._tag : "succeeded"
+
+/** A new session of `price` fils paid with `card`; the payment. */
+const paidWith = (scope: Scope, card: string, price = 10_000, email = "layla@example.ae") =>
+  Effect.gen(function*() {
+    const session = yield* makeSession(scope, {
+      product_cart: [{ product_id: (yield* makeProduct(scope, { price })).product_id }]
+    })
+    const result = yield* pay(session.session_id, formWith(card, { email }))
+    if (result._tag !== "Paid") throw new Error("expected a payment")
+    return result.payment
+  })
+
+const eventsOf = (scope: Scope, type?: EventType) =>
+  Effect.map(Effect.flatMap(Events, (e) => e.list(scope, { type, limit: 100 })), (l) => l.items)
+
+describe("Payments.refund", () => {
+  it.effect("partial then the rest: partially_refunded → refunded, one refund.succeeded each", () =>
+    Effect.gen(function*() {
+      const payments = yield* Payments
+      const { test } = yield* newAccount
+      const paid = yield* paidWith(test, cards.visa, 10_000)
+      const fee = Payment.fee(10_000, Payment.defaultFees)
+      assert.strictEqual(paid.fee_amount, fee)
+
+      yield* TestClock.adjust("1 second")
+      const first = yield* payments.refund(paid.payment_id, 2_500)
+      assert.strictEqual(first.refundAmount, 2_500)
+      assert.strictEqual(first.payment.status, "partially_refunded")
+      assert.strictEqual(first.payment.refunded_amount, 2_500)
+      assert.strictEqual(first.payment.fee_amount, fee)
+      assert.strictEqual(first.payment.net_amount, 10_000 - fee - 2_500)
+      assert.deepStrictEqual(yield* payments.get(test, paid.payment_id), first.payment)
+
+      yield* TestClock.adjust("1 second")
+      const rest = yield* payments.refund(paid.payment_id)
+      assert.strictEqual(rest.refundAmount, 7_500, "default: all that remains")
+      assert.strictEqual(rest.payment.status, "refunded")
+      assert.strictEqual(rest.payment.refunded_amount, 10_000)
+      assert.strictEqual(rest.payment.net_amount, -fee, "fees are not returned")
+      assert.deepStrictEqual(Payment.violations(rest.payment), [])
+
+      const refunds = yield* eventsOf(test, "refund.succeeded")
+      assert.strictEqual(refunds.length, 2)
+      // Newest first: the data is the payment right after each refund, plus what that refund returned.
+      assert.deepStrictEqual(refunds[0]!.data, encodeRefunded({ ...rest.payment, refund_amount: 7_500 }))
+      assert.deepStrictEqual(refunds[1]!.data, encodeRefunded({ ...first.payment, refund_amount: 2_500 }))
+      assert.strictEqual(refunds[1]!.data.status, "partially_refunded")
+      assert.strictEqual(refunds[1]!.data.refunded_amount, 2_500)
+      assert.strictEqual(refunds[0]!.data.status, "refunded")
+      assert.notProperty(refunds[0]!.data, "card")
+      assert.notProperty(refunds[0]!.data, "account_id")
+    }).pipe(withEngine()))
+
+  it.effect("a full refund in one go", () =>
+    Effect.gen(function*() {
+      const payments = yield* Payments
+      const { test } = yield* newAccount
+      const paid = yield* paidWith(test, cards.visa, 34_900)
+      const r = yield* payments.refund(paid.payment_id)
+      assert.strictEqual(r.refundAmount, 34_900)
+      assert.strictEqual(r.payment.status, "refunded")
+      const [event] = yield* eventsOf(test, "refund.succeeded")
+      assert.strictEqual(event!.data.refund_amount, 34_900)
+      assert.strictEqual(event!.data.status, "refunded")
+    }).pipe(withEngine()))
+
+  it.effect("too much, zero, negative, fractional, or of a failed/processing/refunded payment: refused, nothing changed", () =>
+    Effect.gen(function*() {
+      const payments = yield* Payments
+      const { test } = yield* newAccount
+      const paid = yield* paidWith(test, cards.visa, 10_000)
+      yield* payments.refund(paid.payment_id, 4_000)
+      const partially = yield* payments.get(test, paid.payment_id)
+      const eventsBefore = (yield* eventsOf(test)).length
+
+      for (const amount of [6_001, 10_000, 0, -1, 1.5, Number.NaN]) {
+        const r = yield* Effect.either(payments.refund(paid.payment_id, amount))
+        assert.strictEqual(failureTag(r), "InvalidRequest", String(amount))
+      }
+      assert.deepStrictEqual(yield* payments.get(test, paid.payment_id), partially)
+
+      const failed = yield* paidWith(test, cards.declined)
+      const processing = yield* paidWith(test, cards.settleSucceeds)
+      for (const p of [failed, processing]) {
+        for (const amount of [undefined, 1]) {
+          const r = yield* Effect.either(payments.refund(p.payment_id, amount))
+          assert.strictEqual(failureTag(r), "InvalidState", `${p.status} ${amount}`)
+        }
+        assert.deepStrictEqual(yield* payments.get(test, p.payment_id), p)
+      }
+
+      yield* payments.refund(paid.payment_id)
+      const refunded = yield* payments.get(test, paid.payment_id)
+      for (const amount of [undefined, 1]) {
+        const r = yield* Effect.either(payments.refund(paid.payment_id, amount))
+        assert.notStrictEqual(failureTag(r), "succeeded", `refunded ${amount}`)
+      }
+      assert.deepStrictEqual(yield* payments.get(test, paid.payment_id), refunded)
+      const unknown = yield* Effect.either(payments.refund(`pay_${"0".repeat(32)}` as PaymentId))
+      assert.strictEqual(failureTag(unknown), "NotFound")
+
+      const refundEvents = yield* eventsOf(test, "refund.succeeded")
+      assert.strictEqual(refundEvents.length, 2, "only the two accepted refunds")
+      // 1 payment.succeeded + 1 refund before; then payment.failed, the last refund; the processing one has none.
+      assert.strictEqual((yield* eventsOf(test)).length, eventsBefore + 2)
+    }).pipe(withEngine()))
+
+  it.effect("a processing payment that settles can then be refunded", () =>
+    Effect.gen(function*() {
+      const payments = yield* Payments
+      const { test } = yield* newAccount
+      const p = yield* paidWith(test, cards.settleSucceeds, 2_000)
+      yield* TestClock.adjust("5 seconds")
+      yield* payments.settleDue()
+      const r = yield* payments.refund(p.payment_id, 500)
+      assert.strictEqual(r.payment.status, "partially_refunded")
+    }).pipe(withEngine()))
+})
+
+describe("Payments.get / list", () => {
+  it.effect("NotFound in every other scope; lists are per scope", () =>
+    Effect.gen(function*() {
+      const payments = yield* Payments
+      const scopes = yield* fourScopes
+      const p = yield* paidWith(scopes[0], cards.visa)
+      for (const other of scopes.slice(1)) {
+        assert.strictEqual(failureTag(yield* Effect.either(payments.get(other, p.payment_id))), "NotFound")
+        assert.deepStrictEqual((yield* payments.list(other, {})).items, [])
+      }
+      assert.deepStrictEqual((yield* payments.list(scopes[0], {})).items.map((x) => x.payment_id), [p.payment_id])
+    }).pipe(withEngine()))
+
+  it.effect("filters by status, customer_id and checkout_session_id, newest first", () =>
+    Effect.gen(function*() {
+      const payments = yield* Payments
+      const { test } = yield* newAccount
+      const made: Array<Payment.Payment> = []
+      const emails = ["a@example.ae", "b@example.ae"]
+      const plan = [cards.visa, cards.declined, cards.visa, cards.settleSucceeds, cards.insufficientFunds, cards.mastercard]
+      for (const [i, card] of plan.entries()) {
+        yield* TestClock.adjust("1 second")
+        made.push(yield* paidWith(test, card, 1_000 + i, emails[i % 2]))
+      }
+      yield* payments.refund(made[0]!.payment_id)
+      yield* payments.refund(made[2]!.payment_id, 10)
+      const newest = [...made].reverse()
+      const ids = (ps: ReadonlyArray<Payment.Payment>) => ps.map((p) => p.payment_id)
+
+      assert.deepStrictEqual(ids((yield* payments.list(test, {})).items), ids(newest))
+      const byStatus = (status: Payment.PaymentStatus) => Effect.map(payments.list(test, { status }), (l) => ids(l.items))
+      assert.deepStrictEqual(yield* byStatus("succeeded"), [made[5]!.payment_id])
+      assert.deepStrictEqual(yield* byStatus("failed"), [made[4]!.payment_id, made[1]!.payment_id])
+      assert.deepStrictEqual(yield* byStatus("processing"), [made[3]!.payment_id])
+      assert.deepStrictEqual(yield* byStatus("refunded"), [made[0]!.payment_id])
+      assert.deepStrictEqual(yield* byStatus("partially_refunded"), [made[2]!.payment_id])
+
+      const customerA = made[0]!.customer!.customer_id
+      const customerB = made[1]!.customer!.customer_id
+      assert.notStrictEqual(customerA, customerB)
+      assert.deepStrictEqual(
+        ids((yield* payments.list(test, { customer_id: customerA })).items),
+        ids(newest.filter((_, i) => (5 - i) % 2 === 0))
+      )
+      assert.deepStrictEqual(
+        ids((yield* payments.list(test, { customer_id: customerB, status: "failed" })).items),
+        [made[1]!.payment_id]
+      )
+      assert.deepStrictEqual(
+        ids((yield* payments.list(test, { customer_id: `cus_${"0".repeat(32)}` as CustomerId })).items),
+        []
+      )
+      const session = made[3]!.checkout_session_id as CheckoutSessionId
+      assert.deepStrictEqual(ids((yield* payments.list(test, { checkout_session_id: session })).items), [made[3]!.payment_id])
+    }).pipe(withEngine()))
+
+  it.effect("pages with a cursor tied to the filters", () =>
+    Effect.gen(function*() {
+      const payments = yield* Payments
+      const { test } = yield* newAccount
+      const made: Array<PaymentId> = []
+      for (let i = 0; i < 5; i++) made.push((yield* paidWith(test, cards.visa)).payment_id)
+      const page1 = yield* payments.list(test, { limit: 2 })
+      assert.isTrue(page1.has_more)
+      const page2 = yield* payments.list(test, { limit: 2, cursor: page1.next_cursor! })
+      const page3 = yield* payments.list(test, { limit: 2, cursor: page2.next_cursor! })
+      assert.isFalse(page3.has_more)
+      assert.isNull(page3.next_cursor)
+      assert.deepStrictEqual([...page1.items, ...page2.items, ...page3.items].map((p) => p.payment_id), [...made].reverse())
+      const misuse = yield* Effect.either(payments.list(test, { status: "failed", cursor: page1.next_cursor! }))
+      assert.strictEqual(failureTag(misuse), "InvalidRequest")
+      assert.strictEqual(failureTag(yield* Effect.either(payments.list(test, { cursor: "garbage" }))), "InvalidRequest")
+      assert.strictEqual(failureTag(yield* Effect.either(payments.list(test, { limit: 0 }))), "InvalidRequest")
+    }).pipe(withEngine()))
+})
+
+describe("Events", () => {
+  const walk = (scope: Scope, params: { readonly limit: number; readonly type?: EventType }) =>
+    Effect.gen(function*() {
+      const events = yield* Events
+      const items: Array<Event> = []
+      let cursor: string | undefined
+      for (let pages = 0; pages < 100; pages++) {
+        const page = yield* events.list(scope, cursor === undefined ? params : { ...params, cursor })
+        assert.isAtMost(page.items.length, params.limit)
+        items.push(...page.items)
+        if (page.next_cursor === null) {
+          assert.isFalse(page.has_more)
+          break
+        }
+        cursor = page.next_cursor
+      }
+      return items
+    })
+
+  it.effect("list by type, get, and a cursor walk that sees every event once, newest first", () =>
+    Effect.gen(function*() {
+      const events = yield* Events
+      const payments = yield* Payments
+      const { test, live } = yield* newAccount
+      const made: Array<{ type: EventType; paymentId: PaymentId }> = []
+      for (let i = 0; i < 7; i++) {
+        yield* TestClock.adjust("1 second")
+        const p = yield* paidWith(test, i % 3 === 0 ? cards.declined : cards.visa)
+        made.push({ type: p.status === "failed" ? "payment.failed" : "payment.succeeded", paymentId: p.payment_id })
+        if (i === 4) {
+          yield* payments.refund(p.payment_id, 100)
+          made.push({ type: "refund.succeeded", paymentId: p.payment_id })
+        }
+      }
+      const all = yield* walk(test, { limit: 3 })
+      assert.deepStrictEqual(
+        all.map((e) => [e.type, e.data.payment_id]),
+        [...made].reverse().map((m) => [m.type, m.paymentId])
+      )
+      assert.strictEqual(new Set(all.map((e) => e.event_id)).size, all.length)
+      for (const e of all) {
+        assert.match(e.event_id, /^evt_[0-9a-f]{32}$/)
+        assert.strictEqual(e.object, "event")
+        assert.isFalse(e.livemode)
+        assert.deepStrictEqual(yield* events.get(test, e.event_id), e)
+        assert.strictEqual(
+          yield* Effect.map(Effect.either(events.get(live, e.event_id)), failureTag),
+          "NotFound",
+          "another mode"
+        )
+      }
+      for (const type of ["payment.failed", "payment.succeeded", "refund.succeeded"] as const) {
+        const typed = yield* walk(test, { limit: 2, type })
+        assert.deepStrictEqual(typed.map((e) => e.event_id), all.filter((e) => e.type === type).map((e) => e.event_id))
+      }
+      assert.deepStrictEqual(yield* walk(test, { limit: 5, type: "subscription.active" }), [])
+      assert.deepStrictEqual(yield* walk(live, { limit: 5 }), [])
+      // A cursor of one type's list does not page another.
+      const page = yield* events.list(test, { limit: 1, type: "payment.succeeded" })
+      assert.strictEqual(
+        failureTag(yield* Effect.either(events.list(test, { limit: 1, cursor: page.next_cursor! }))),
+        "InvalidRequest"
+      )
+      assert.strictEqual(
+        failureTag(yield* Effect.either(events.get(test, `evt_${"0".repeat(32)}` as EventId))),
+        "NotFound"
+      )
+    }).pipe(withEngine()))
+
+  it.effect("an event's data is the payment as GET shows it right after the change", () =>
+    Effect.gen(function*() {
+      const payments = yield* Payments
+      const { test } = yield* newAccount
+      const p = yield* paidWith(test, cards.visa)
+      const [succeeded] = yield* eventsOf(test, "payment.succeeded")
+      assert.deepStrictEqual(succeeded!.data, encodePayment(yield* payments.get(test, p.payment_id)))
+      // A later refund does not rewrite the earlier event.
+      yield* payments.refund(p.payment_id, 1)
+      const [again] = yield* eventsOf(test, "payment.succeeded")
+      assert.deepStrictEqual(again, succeeded)
+      assert.strictEqual(again!.data.status, "succeeded")
+    }).pipe(withEngine()))
+})

@@ -1,0 +1,216 @@
+/** The hosted page's form (decisions.md §3): Luhn, expiry in the future, 3–4 digit CVC, e-mail, optional E.164 phone. */
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime, Either, FastCheck } from "effect"
+import * as CheckoutForm from "../../src/domain/CheckoutForm.js"
+
+/** A fixed "now": 21 November 2026. */
+const now = DateTime.unsafeMake("2026-11-21T10:00:00.000Z")
+
+const valid: Required<CheckoutForm.CheckoutFormInput> = {
+  name: "Layla Haddad",
+  email: "layla@example.ae",
+  phone_number: "+971501234567",
+  card_number: "4242 4242 4242 4242",
+  exp_month: "12",
+  exp_year: "2030",
+  cvc: "123"
+}
+
+const errorsOf = (input: CheckoutForm.CheckoutFormInput): CheckoutForm.FieldErrors => {
+  const r = CheckoutForm.validate(input, now)
+  return Either.isLeft(r) ? r.left : {}
+}
+const accepted = (input: CheckoutForm.CheckoutFormInput) => {
+  const r = CheckoutForm.validate(input, now)
+  assert.isTrue(Either.isRight(r), `expected acceptance, got ${JSON.stringify(Either.isLeft(r) ? r.left : null)}`)
+  return Either.getOrThrow(r)
+}
+const errorKeys = (input: CheckoutForm.CheckoutFormInput) => Object.keys(errorsOf(input)).sort()
+
+/** decisions.md §4's test cards, all Luhn-valid. */
+const testCards = [
+  "4242424242424242",
+  "5555555555554444",
+  "4000000000000002",
+  "4000000000009995",
+  "4000000000000069",
+  "4000000000000341",
+  "4000000000000259",
+  "4000000000000267",
+  "4000000000000119"
+]
+
+/** An independent Luhn check digit for `body` (the digits before it). */
+const checkDigit = (body: string): string => {
+  let sum = 0
+  for (let i = 0; i < body.length; i++) {
+    let d = Number(body[body.length - 1 - i])
+    if (i % 2 === 0) {
+      d *= 2
+      if (d > 9) d -= 9
+    }
+    sum += d
+  }
+  return String((10 - (sum % 10)) % 10)
+}
+
+describe("CheckoutForm.luhnValid", () => {
+  it("accepts every test card and other well-known test numbers", () => {
+    for (const card of [...testCards, "378282246310005", "6011111111111117", "5105105105105100"]) {
+      assert.isTrue(CheckoutForm.luhnValid(card), card)
+    }
+  })
+
+  it("refuses non-digits, too short and too long numbers", () => {
+    for (const s of ["", "4242-4242-4242-4242", "4242 4242 4242 4242", "42424242424242a2", "00000000000", "4".repeat(20)]) {
+      assert.isFalse(CheckoutForm.luhnValid(s), s)
+    }
+  })
+
+  it.prop(
+    "any single-digit change of a test card is refused",
+    [FastCheck.constantFrom(...testCards), FastCheck.nat(), FastCheck.integer({ min: 1, max: 9 })],
+    ([card, position, delta]) => {
+      const i = position % card.length
+      const changed = card.slice(0, i) + String((Number(card[i]) + delta) % 10) + card.slice(i + 1)
+      assert.notStrictEqual(changed, card)
+      assert.isFalse(CheckoutForm.luhnValid(changed), changed)
+      assert.isTrue(Either.isLeft(CheckoutForm.validate({ ...valid, card_number: changed }, now)))
+      assert.deepStrictEqual(errorKeys({ ...valid, card_number: changed }), ["card_number"])
+    },
+    { fastCheck: { numRuns: 200 } }
+  )
+
+  it.prop(
+    "a random 12–19 digit number with the right check digit is accepted, with a wrong one refused",
+    [FastCheck.array(FastCheck.integer({ min: 0, max: 9 }), { minLength: 11, maxLength: 18 }), FastCheck.integer({ min: 1, max: 9 })],
+    ([digits, off]) => {
+      const body = digits.join("")
+      const good = body + checkDigit(body)
+      assert.isTrue(CheckoutForm.luhnValid(good), good)
+      const bad = body + String((Number(checkDigit(body)) + off) % 10)
+      assert.isFalse(CheckoutForm.luhnValid(bad), bad)
+    },
+    { fastCheck: { numRuns: 200 } }
+  )
+})
+
+describe("CheckoutForm.validate", () => {
+  it("accepts a complete form and normalizes it", () => {
+    const form = accepted({
+      ...valid,
+      name: "  Layla Haddad ",
+      card_number: "4242-4242 4242-4242",
+      phone_number: "+971 50 123-4567",
+      exp_month: "3"
+    })
+    assert.deepStrictEqual(form, {
+      customer: { name: "Layla Haddad", email: "layla@example.ae", phone_number: "+971501234567" },
+      card: { number: "4242424242424242", expMonth: 3, expYear: 2030, cvc: "123" }
+    })
+  })
+
+  it("the phone number is optional (absent or empty is null)", () => {
+    const { phone_number: _, ...withoutPhone } = valid
+    assert.isNull(accepted(withoutPhone).customer.phone_number)
+    assert.isNull(accepted({ ...valid, phone_number: "" }).customer.phone_number)
+    assert.strictEqual(accepted({ ...valid, phone_number: "+12345678" }).customer.phone_number, "+12345678")
+    assert.strictEqual(accepted({ ...valid, phone_number: "+123456789012345" }).customer.phone_number, "+123456789012345")
+    for (const phone of ["0501234567", "971501234567", "+1234567", "+1234567890123456", "+97150abc4567", "+"]) {
+      assert.deepStrictEqual(errorKeys({ ...valid, phone_number: phone }), ["phone_number"], phone)
+    }
+  })
+
+  it("the e-mail must look like one", () => {
+    for (const email of ["", "layla", "layla@", "@example.ae", "a@b", "a b@example.ae", "a@@example.ae", `${"a".repeat(250)}@x.ae`]) {
+      assert.deepStrictEqual(errorKeys({ ...valid, email }), ["email"], email)
+    }
+    assert.strictEqual(accepted({ ...valid, email: " a@b.co " }).customer.email, "a@b.co")
+  })
+
+  it("the name is required, at most 200 characters", () => {
+    for (const name of ["", "   ", "n".repeat(201)]) assert.deepStrictEqual(errorKeys({ ...valid, name }), ["name"])
+    assert.strictEqual(accepted({ ...valid, name: "n".repeat(200) }).customer.name.length, 200)
+  })
+
+  it("the CVC is 3 or 4 digits", () => {
+    assert.strictEqual(accepted({ ...valid, cvc: "123" }).card.cvc, "123")
+    assert.strictEqual(accepted({ ...valid, cvc: "0000" }).card.cvc, "0000")
+    for (const cvc of ["", "1", "12", "12345", "12a", "1 2 3", "-123"]) {
+      assert.deepStrictEqual(errorKeys({ ...valid, cvc }), ["cvc"], cvc)
+    }
+  })
+
+  it("years may have 2 or 4 digits", () => {
+    assert.strictEqual(accepted({ ...valid, exp_year: "30" }).card.expYear, 2030)
+    assert.strictEqual(accepted({ ...valid, exp_year: "2030" }).card.expYear, 2030)
+    assert.strictEqual(accepted({ ...valid, exp_year: "99" }).card.expYear, 2099)
+    for (const exp_year of ["", "3", "203", "20300", "2101", "year", "-30"]) {
+      assert.deepStrictEqual(errorKeys({ ...valid, exp_year }), ["exp_year"], exp_year)
+    }
+  })
+
+  it("months are 1 to 12, with or without a leading zero", () => {
+    for (const [m, n] of [["1", 1], ["01", 1], ["09", 9], ["12", 12]] as const) {
+      assert.strictEqual(accepted({ ...valid, exp_month: m }).card.expMonth, n)
+    }
+    for (const exp_month of ["", "0", "00", "13", "123", "jan", "-1"]) {
+      assert.deepStrictEqual(errorKeys({ ...valid, exp_month }), ["exp_month"], exp_month)
+    }
+  })
+
+  it("an expiry in the past is refused; the current month is still valid (with now = 21 Nov 2026)", () => {
+    accepted({ ...valid, exp_month: "11", exp_year: "2026" })
+    accepted({ ...valid, exp_month: "11", exp_year: "26" })
+    accepted({ ...valid, exp_month: "12", exp_year: "2026" })
+    accepted({ ...valid, exp_month: "1", exp_year: "2027" })
+    for (const [exp_month, exp_year] of [["10", "2026"], ["10", "26"], ["12", "2025"], ["01", "2026"], ["12", "2000"]]) {
+      const errors = errorsOf({ ...valid, exp_month, exp_year })
+      assert.deepStrictEqual(Object.keys(errors), ["exp_year"], `${exp_month}/${exp_year}`)
+      assert.match(errors.exp_year!, /expired/i)
+    }
+  })
+
+  it.prop(
+    "for any expiry month/year, refused exactly when the month has ended",
+    [FastCheck.integer({ min: 1, max: 12 }), FastCheck.integer({ min: 2000, max: 2100 })],
+    ([month, year]) => {
+      const r = CheckoutForm.validate({ ...valid, exp_month: String(month), exp_year: String(year) }, now)
+      const expired = year < 2026 || (year === 2026 && month < 11)
+      assert.strictEqual(Either.isLeft(r), expired)
+    },
+    { fastCheck: { numRuns: 200 } }
+  )
+
+  it("missing fields are each reported (phone excepted)", () => {
+    assert.deepStrictEqual(errorKeys({}), ["card_number", "cvc", "email", "exp_month", "exp_year", "name"])
+    for (const message of Object.values(errorsOf({}))) assert.isTrue(message!.length > 0)
+  })
+
+  const badValue: Record<CheckoutForm.Field, string> = {
+    name: "",
+    email: "nope",
+    phone_number: "12345",
+    card_number: "4242424242424241",
+    exp_month: "13",
+    exp_year: "20x0",
+    cvc: "1"
+  }
+
+  it.prop(
+    "each field's error is reported independently: the errors are exactly the fields made invalid",
+    [FastCheck.subarray([...CheckoutForm.fields])],
+    ([broken]) => {
+      const input: CheckoutForm.CheckoutFormInput = { ...valid }
+      for (const f of broken) input[f] = badValue[f]
+      assert.deepStrictEqual(errorKeys(input), [...broken].sort())
+      const r = CheckoutForm.validate(input, now)
+      assert.strictEqual(Either.isRight(r), broken.length === 0)
+    },
+    { fastCheck: { numRuns: 128 } }
+  )
+
+  it("the field names are exactly those of the hosted form", () => {
+    assert.deepStrictEqual([...CheckoutForm.fields], ["name", "email", "phone_number", "card_number", "exp_month", "exp_year", "cvc"])
+  })
+})

@@ -1,0 +1,60 @@
+/** Helpers for checkout and payment tests over the engine: products, sessions, a filled-in form, paying. */
+import { Effect, Option } from "effect"
+import { Checkout } from "../../src/application/Checkout.js"
+import { Products } from "../../src/application/Products.js"
+import type { Scope } from "../../src/domain/Account.js"
+import type * as CheckoutForm from "../../src/domain/CheckoutForm.js"
+import type * as CheckoutSession from "../../src/domain/CheckoutSession.js"
+import type { CheckoutSessionId } from "../../src/domain/Ids.js"
+import type * as Product from "../../src/domain/Product.js"
+import { Store } from "../../src/ports/Store.js"
+
+export const cards = {
+  visa: "4242424242424242",
+  mastercard: "5555555555554444",
+  declined: "4000000000000002",
+  insufficientFunds: "4000000000009995",
+  expiredCard: "4000000000000069",
+  declineLater: "4000000000000341",
+  settleSucceeds: "4000000000000259",
+  settleFails: "4000000000000267",
+  processingError: "4000000000000119"
+} as const
+
+/** A valid form paying with `card` (expiry far in the future whatever the test clock says). */
+export const formWith = (card: string, overrides: CheckoutForm.CheckoutFormInput = {}): CheckoutForm.CheckoutFormInput => ({
+  name: "Layla Haddad",
+  email: "layla@example.ae",
+  phone_number: "+971501234567",
+  card_number: card,
+  exp_month: "12",
+  exp_year: "2090",
+  cvc: "123",
+  ...overrides
+})
+
+export const makeProduct = (scope: Scope, input: Partial<Product.ProductCreate> = {}) =>
+  Effect.flatMap(Products, (p) => p.create(scope, { name: "Beans", price: 5000, currency: "AED", ...input }))
+
+/** A session over a one-line cart of a new product (or the given input). */
+export const makeSession = (
+  scope: Scope,
+  input: Partial<CheckoutSession.CheckoutSessionCreate> = {}
+) =>
+  Effect.gen(function*() {
+    const checkout = yield* Checkout
+    const cart = input.product_cart ?? [{ product_id: (yield* makeProduct(scope)).product_id, quantity: 1 }]
+    return yield* checkout.create(scope, { ...input, product_cart: cart })
+  })
+
+/** The session as stored (with its form token), whatever its scope. */
+export const storedSession = (id: CheckoutSessionId) =>
+  Effect.flatMap(Store, (store) => Effect.map(store.sessions.find(id), Option.getOrThrow))
+
+/** Submits the page's form for `id` with its own form token. */
+export const pay = (id: CheckoutSessionId, form: CheckoutForm.CheckoutFormInput) =>
+  Effect.gen(function*() {
+    const checkout = yield* Checkout
+    const session = yield* storedSession(id)
+    return yield* checkout.pay(id, session.form_token, form)
+  })
