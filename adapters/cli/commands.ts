@@ -1,8 +1,10 @@
 /** The operator commands: serve, migrate, accounts, keys. */
 import { Args, Command, Options } from "@effect/cli"
-import { Config, Console, Effect, Layer, Option } from "effect"
+import { Clock, Config, ConfigProvider, Console, DateTime, Effect, Layer, Option } from "effect"
 import { Accounts } from "../../src/application/Accounts.js"
 import { Billing } from "../../src/application/Billing.js"
+import { PublicUrl } from "../../src/application/Checkout.js"
+import { Deliveries } from "../../src/application/Deliveries.js"
 import { paymentData } from "../../src/application/Events.js"
 import { Payments } from "../../src/application/Payments.js"
 import { AccountId, ApiKeyId, parseId, PaymentId } from "../../src/domain/Ids.js"
@@ -31,11 +33,12 @@ const host = Options.text("host").pipe(
   Options.withDescription("Interface to listen on (FILS_HOST)")
 )
 
-const announce = (options: { readonly port: number; readonly host: string }) =>
-  Effect.gen(function*() {
-    const publicUrl = yield* Config.string("FILS_PUBLIC_URL").pipe(
-      Config.withDefault(`http://${options.host === "0.0.0.0" ? "127.0.0.1" : options.host}:${options.port}`)
-    )
+/** Where this server is reached: `FILS_PUBLIC_URL`, or its own address (used in `checkout_url` too). */
+const localUrl = (options: { readonly port: number; readonly host: string }) =>
+  `http://${options.host === "0.0.0.0" ? "127.0.0.1" : options.host}:${options.port}`
+
+const announce = Effect.gen(function*() {
+    const publicUrl = yield* PublicUrl
     const created = yield* (yield* Accounts).ensureDefault()
     const lines = [
       "Fils is running.",
@@ -56,15 +59,23 @@ const announce = (options: { readonly port: number; readonly host: string }) =>
       )
     }
     yield* Console.log(lines.join("\n"))
-  })
+})
 
 /** The background workers of one server: they stop with it (SIGTERM interrupts them between passes). */
-const Workers = Layer.scopedDiscard(Effect.flatMap(Billing, (billing) => Effect.forkScoped(billing.worker)))
+const Workers = Layer.scopedDiscard(Effect.gen(function*() {
+  yield* Effect.forkScoped((yield* Billing).worker)
+  yield* Effect.forkScoped((yield* Deliveries).worker)
+}))
 
 const serve = Command.make("serve", { port, host }, (options) =>
   Layer.launch(
-    Layer.mergeAll(ServerLive(options), Workers, Layer.effectDiscard(announce(options))).pipe(
-      Layer.provide(EngineSql)
+    Layer.mergeAll(ServerLive(options), Workers, Layer.effectDiscard(announce)).pipe(
+      Layer.provide(EngineSql),
+      // Without FILS_PUBLIC_URL, links point at this server itself (the port it was given).
+      Layer.provide(Layer.setConfigProvider(ConfigProvider.orElse(
+        ConfigProvider.fromEnv(),
+        () => ConfigProvider.fromMap(new Map([["FILS_PUBLIC_URL", localUrl(options)]]))
+      )))
     )
   )).pipe(Command.withDescription("Run the HTTP server and background workers"))
 
@@ -197,19 +208,130 @@ const refunds = Command.make("refunds").pipe(
 
 // billing ----------------------------------------------------------------------------------------------------------
 
-const billingRun = Command.make("run", {}, () =>
-  reportFailure(
-    Effect.gen(function*() {
-      yield* printJson(yield* (yield* Billing).runOnce())
-    }).pipe(Effect.provide(EngineSql))
-  )).pipe(Command.withDescription("One pass of the background work: expire sessions, settle processing charges"))
+/**
+ * An instant written in full ISO 8601 with an offset; `undefined` for anything else, including dates that do not
+ * exist (30 February would otherwise roll over into March).
+ */
+const parseInstant = (text: string): number | undefined => {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.exec(text)
+  if (m === null) return undefined
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])]
+  const calendar = new Date(Date.UTC(year, month - 1, day))
+  if (calendar.getUTCFullYear() !== year || calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) {
+    return undefined
+  }
+  if (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6] ?? 0) > 59) return undefined
+  const millis = Date.parse(text)
+  return Number.isNaN(millis) ? undefined : millis
+}
+
+/** A clock stopped at `millis`: `billing run --at` processes what is due by then as if it were now. */
+const stoppedClock = (millis: number): Clock.Clock => {
+  const real = Clock.make()
+  return {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: () => millis,
+    unsafeCurrentTimeNanos: () => BigInt(millis) * 1_000_000n,
+    currentTimeMillis: Effect.succeed(millis),
+    currentTimeNanos: Effect.succeed(BigInt(millis) * 1_000_000n),
+    sleep: real.sleep
+  }
+}
+
+const billingRun = Command.make(
+  "run",
+  {
+    at: Options.text("at").pipe(
+      Options.optional,
+      Options.withDescription("Process test-mode work due by this ISO time, as if it were now (live data is refused)")
+    )
+  },
+  ({ at }) =>
+    reportFailure(
+      Effect.gen(function*() {
+        const billing = yield* Billing
+        if (Option.isNone(at)) return yield* printJson(yield* billing.runOnce())
+        const millis = parseInstant(at.value)
+        if (millis === undefined) {
+          return yield* new InvalidRequest({
+            message: "--at must be an ISO 8601 date-time with an offset, e.g. 2027-01-31T09:00:00Z"
+          })
+        }
+        const report = yield* billing.runOnce({ livemode: false }).pipe(Effect.withClock(stoppedClock(millis)))
+        yield* printJson({ at: new Date(millis).toISOString(), livemode: false, ...report })
+      }).pipe(Effect.provide(EngineSql))
+    )
+).pipe(
+  Command.withDescription(
+    "One pass of the background work: renewals and retries, period-end cancellations, session expiry, settlements"
+  )
+)
 
 const billing = Command.make("billing").pipe(
   Command.withSubcommands([billingRun]),
   Command.withDescription("Run background billing work on demand")
 )
 
+// deliveries -------------------------------------------------------------------------------------------------------
+
+const deliveryJson = (d: {
+  readonly delivery_id: string
+  readonly event_id: string
+  readonly webhook_id: string
+  readonly livemode: boolean
+  readonly status: string
+  readonly attempts: number
+  readonly next_attempt_at: DateTime.Utc | null
+  readonly last_status_code: number | null
+  readonly last_error: string | null
+  readonly created_at: DateTime.Utc
+}) => ({
+  delivery_id: d.delivery_id,
+  event_id: d.event_id,
+  webhook_id: d.webhook_id,
+  livemode: d.livemode,
+  status: d.status,
+  attempts: d.attempts,
+  next_attempt_at: d.next_attempt_at === null ? null : DateTime.formatIso(d.next_attempt_at),
+  last_status_code: d.last_status_code,
+  last_error: d.last_error,
+  created_at: DateTime.formatIso(d.created_at)
+})
+
+const deliveriesList = Command.make(
+  "list",
+  {
+    event: Options.text("event").pipe(Options.optional),
+    webhook: Options.text("webhook").pipe(Options.optional),
+    status: Options.choice("status", ["pending", "succeeded", "failed", "cancelled"]).pipe(Options.optional),
+    limit: Options.integer("limit").pipe(Options.withDefault(100))
+  },
+  ({ event, limit, status, webhook }) =>
+    reportFailure(
+      Effect.gen(function*() {
+        const found = yield* (yield* Deliveries).list({
+          event_id: Option.getOrUndefined(event) as never,
+          webhook_id: Option.getOrUndefined(webhook) as never,
+          status: Option.getOrUndefined(status)
+        }, Math.max(1, Math.min(limit, 1000)))
+        yield* printJson(found.map(deliveryJson))
+      }).pipe(Effect.provide(EngineSql))
+    )
+).pipe(Command.withDescription("List webhook deliveries, newest first (filters: --event, --webhook, --status)"))
+
+const deliveriesRetry = Command.make("retry", { delivery: Args.text({ name: "DELIVERY_ID" }) }, ({ delivery }) =>
+  reportFailure(
+    Effect.gen(function*() {
+      yield* printJson(deliveryJson(yield* (yield* Deliveries).retry(delivery)))
+    }).pipe(Effect.provide(EngineSql))
+  )).pipe(Command.withDescription("Redeliver now (also after success); a running server sends it at once"))
+
+const deliveries = Command.make("deliveries").pipe(
+  Command.withSubcommands([deliveriesList, deliveriesRetry]),
+  Command.withDescription("Inspect and redeliver webhook deliveries")
+)
+
 export const fils = Command.make("fils").pipe(
-  Command.withSubcommands([serve, migrate, accounts, keys, refunds, billing]),
+  Command.withSubcommands([serve, migrate, accounts, keys, refunds, billing, deliveries]),
   Command.withDescription("Fils: payments for merchants who sell in AED")
 )

@@ -1,17 +1,16 @@
 /** The engine on PostgreSQL (DATABASE_URL, or the embedded database in FILS_DATA_DIR), as the CLI runs it. */
 import { Layer } from "effect"
 import { Engine } from "../../src/application/Engine.js"
-import { SignerNode } from "../crypto/SignerNode.js"
-import { SimulatedProcessor } from "../processor/SimulatedProcessor.js"
 import { DatabaseLive } from "../sql/Postgres.js"
 import { StoreSql } from "../sql/StoreSql.js"
+import { NodeAdapters } from "../runtime/NodeAdapters.js"
 
 /** The Store on the configured database, migrated. */
 export const StoreLive = StoreSql.pipe(Layer.provide(DatabaseLive))
 
 /** Every use case, plus the ports they run on (the server's readiness check uses the Store directly). Test mode
  * uses the simulated processor; live mode needs `FILS_SIMULATED_LIVE=true` (staging) until a live adapter exists. */
-export const EngineSql = Engine.pipe(Layer.provideMerge(Layer.mergeAll(StoreLive, SignerNode, SimulatedProcessor)))
+export const EngineSql = Engine.pipe(Layer.provideMerge(Layer.mergeAll(StoreLive, NodeAdapters)))
 
 /** Only the database, migrated: `fils migrate`. */
 export const MigrationsOnly = Layer.discard(DatabaseLive)

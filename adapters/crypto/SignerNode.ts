@@ -2,6 +2,7 @@
 import { Effect, Layer } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { Signer } from "../../src/ports/Signer.js"
+import { newSecret, sign } from "./StandardWebhooks.js"
 
 const sha256Hex = (text: string) => createHash("sha256").update(text, "utf8").digest("hex")
 
@@ -10,6 +11,8 @@ export const SignerNode = Layer.succeed(
   Signer.of({
     hashApiKey: (key) => Effect.sync(() => sha256Hex(key)),
     digest: (text) => Effect.sync(() => sha256Hex(text)),
-    randomToken: (bytes) => Effect.sync(() => randomBytes(bytes).toString("base64url"))
+    randomToken: (bytes) => Effect.sync(() => randomBytes(bytes).toString("base64url")),
+    webhookSecret: Effect.sync(newSecret),
+    signWebhook: (props) => Effect.sync(() => sign(props))
   })
 )

@@ -12,6 +12,8 @@ import { maxKeyLength } from "../../src/domain/Idempotency.js"
 import { ListResource } from "../../src/domain/Pagination.js"
 import { PaymentResource, PaymentStatus } from "../../src/domain/Payment.js"
 import { Billing, ProductCreate, ProductResource, ProductStatus, ProductUpdate } from "../../src/domain/Product.js"
+import { SubscriptionResource, SubscriptionStatus, SubscriptionUpdate } from "../../src/domain/Subscription.js"
+import { WebhookCreate, WebhookResource, WebhookUpdate, WebhookWithSecret } from "../../src/domain/WebhookEndpoint.js"
 import type { Principal } from "../../src/application/Accounts.js"
 import * as E from "./Errors.js"
 
@@ -71,6 +73,14 @@ export const ProductList = ListResource(ProductResource, "ProductList")
 export const CustomerList = ListResource(CustomerResource, "CustomerList")
 export const PaymentList = ListResource(PaymentResource, "PaymentList")
 export const EventList = ListResource(EventResource, "EventList")
+export const SubscriptionList = ListResource(SubscriptionResource, "SubscriptionList")
+export const WebhookList = ListResource(WebhookResource, "WebhookList")
+export const WebhookDeleted = Schema.Struct({
+  object: Schema.Literal("webhook"),
+  webhook_id: Schema.String,
+  deleted: Schema.Literal(true)
+}).annotations({ identifier: "WebhookDeleted" })
+export const WebhookSecret = Schema.Struct({ secret: Schema.String }).annotations({ identifier: "WebhookSecret" })
 
 /** A filter by id: any string, documented with its pattern; one of the wrong shape simply matches nothing. */
 const idFilter = (prefix: string) =>
@@ -228,6 +238,87 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
   .prefix(basePath)
 {}
 
+export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
+  .add(
+    HttpApiEndpoint.get("list", "/subscriptions")
+      .setUrlParams(Schema.Struct({
+        ...listParams,
+        status: Schema.optional(SubscriptionStatus),
+        customer_id: Schema.optional(idFilter("cus"))
+      }))
+      .addSuccess(SubscriptionList)
+      .annotate(OpenApi.Summary, "List subscriptions, newest first")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/subscriptions/:id")
+      .setPath(pathId("sub"))
+      .addSuccess(SubscriptionResource)
+      .annotate(OpenApi.Summary, "Read a subscription")
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/subscriptions/:id")
+      .setPath(pathId("sub"))
+      .setPayload(strict(SubscriptionUpdate))
+      .addSuccess(SubscriptionResource)
+      .addError(E.InvalidState)
+      .annotate(
+        OpenApi.Summary,
+        "Cancel now (`status: \"cancelled\"`) or at the period end (`cancel_at_period_end`); exactly one of the two"
+      )
+  )
+  .middleware(Authentication)
+  .prefix(basePath)
+{}
+
+export class WebhooksGroup extends HttpApiGroup.make("webhooks")
+  .add(
+    HttpApiEndpoint.get("list", "/webhooks")
+      .setUrlParams(Schema.Struct(listParams))
+      .addSuccess(WebhookList)
+      .annotate(OpenApi.Summary, "List webhook endpoints, newest first")
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/webhooks")
+      .setHeaders(IdempotencyHeaders)
+      .setPayload(strict(WebhookCreate))
+      .addSuccess(WebhookWithSecret)
+      .addError(E.IdempotencyKeyInUse)
+      .addError(E.IdempotencyKeyReused)
+      .annotate(
+        OpenApi.Summary,
+        "Create a webhook endpoint; the response carries its signing secret (whsec_…). Live endpoints need https " +
+          "and a public host."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/webhooks/:id")
+      .setPath(pathId("wh"))
+      .addSuccess(WebhookResource)
+      .annotate(OpenApi.Summary, "Read a webhook endpoint")
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/webhooks/:id")
+      .setPath(pathId("wh"))
+      .setPayload(strict(WebhookUpdate))
+      .addSuccess(WebhookResource)
+      .annotate(OpenApi.Summary, "Update a webhook endpoint (disabling it stops its pending deliveries)")
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/webhooks/:id")
+      .setPath(pathId("wh"))
+      .addSuccess(WebhookDeleted)
+      .annotate(OpenApi.Summary, "Delete a webhook endpoint for good (its pending deliveries stop)")
+  )
+  .add(
+    HttpApiEndpoint.get("secret", "/webhooks/:id/secret")
+      .setPath(pathId("wh"))
+      .addSuccess(WebhookSecret)
+      .annotate(OpenApi.Summary, "Read a webhook endpoint's signing secret")
+  )
+  .middleware(Authentication)
+  .prefix(basePath)
+{}
+
 export class EventsGroup extends HttpApiGroup.make("events")
   .add(
     HttpApiEndpoint.get("list", "/events")
@@ -251,6 +342,8 @@ export class FilsApi extends HttpApi.make("fils")
   .add(CustomersGroup)
   .add(CheckoutSessionsGroup)
   .add(PaymentsGroup)
+  .add(SubscriptionsGroup)
+  .add(WebhooksGroup)
   .add(EventsGroup)
   .addError(E.InvalidRequest)
   .addError(E.Unauthorized)

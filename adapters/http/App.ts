@@ -13,11 +13,14 @@ import { CustomersLive } from "./handlers/Customers.js"
 import { EventsLive } from "./handlers/Events.js"
 import { PaymentsLive } from "./handlers/Payments.js"
 import { ProductsLive } from "./handlers/Products.js"
+import { SubscriptionsLive } from "./handlers/Subscriptions.js"
+import { WebhooksLive } from "./handlers/Webhooks.js"
 import { CheckoutPageRoutes } from "./checkout/Routes.js"
 import { DocsRoutes, SystemRoutes } from "./System.js"
 
 export const ApiLive = HttpApiBuilder.api(FilsApi).pipe(
-  Layer.provide([AccountLive, ProductsLive, CustomersLive, CheckoutSessionsLive, PaymentsLive, EventsLive]),
+  Layer.provide([AccountLive, ProductsLive, CustomersLive, CheckoutSessionsLive, PaymentsLive, SubscriptionsLive,
+    WebhooksLive, EventsLive]),
   Layer.provide(AuthenticationLive)
 )
 

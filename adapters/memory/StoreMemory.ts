@@ -4,6 +4,14 @@
  * lock and undone on failure, so a failed use case leaves nothing behind.
  */
 import { DateTime, Effect, Exit, FiberRef, Layer, Option } from "effect"
+
+interface AttemptRow {
+  readonly attempt: number
+  readonly started_at: DateTime.Utc
+  readonly status_code: number | null
+  readonly error: string | null
+  readonly duration_ms: number
+}
 import type { Account, ApiKey, Scope } from "../../src/domain/Account.js"
 import type { CheckoutSession } from "../../src/domain/CheckoutSession.js"
 import * as Customer from "../../src/domain/Customer.js"
@@ -13,7 +21,9 @@ import * as Pagination from "../../src/domain/Pagination.js"
 import * as Payment from "../../src/domain/Payment.js"
 import * as Product from "../../src/domain/Product.js"
 import * as RateWindow from "../../src/domain/RateWindow.js"
-import { Store, type StoreShape } from "../../src/ports/Store.js"
+import * as Subscription from "../../src/domain/Subscription.js"
+import * as WebhookEndpoint from "../../src/domain/WebhookEndpoint.js"
+import { type Delivery, type RenewalAttempt, Store, type StoreShape } from "../../src/ports/Store.js"
 
 type Undo = () => void
 
@@ -77,6 +87,23 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
   const sessions = new Table<CheckoutSession>(record)
   const payments = new Table<Payment.Payment>(record)
   const events = new Table<Event.Event>(record)
+  const subscriptions = new Table<Subscription.Subscription>(record)
+  const attempts = new Table<RenewalAttempt>(record)
+  const attemptId = (a: { readonly subscription_id: string; readonly period: number; readonly attempt: number }) =>
+    `${a.subscription_id}:${a.period}:${a.attempt}`
+  const webhooks = new Table<WebhookEndpoint.WebhookEndpoint>(record)
+  const deliveries = new Table<Delivery & { readonly lease_until: number }>(record)
+  const deliveryAttempts = new Table<ReadonlyArray<AttemptRow>>(record)
+  // Dispatchers waiting for work; woken when deliveries are queued.
+  let waiters: Array<() => void> = []
+  const wake = () => {
+    const woken = waiters
+    waiters = []
+    for (const w of woken) w()
+  }
+  const publicDelivery = ({ lease_until: _, ...d }: Delivery & { readonly lease_until: number }): Delivery => d
+  const ofMode = (livemode: boolean | undefined) => (row: { readonly livemode: boolean }) =>
+    livemode === undefined || row.livemode === livemode
   const scoped = <A extends { readonly account_id: string; readonly livemode: boolean }>(row: A | undefined, scope: Scope) =>
     row !== undefined && inScope(row, scope) ? Option.some(row) : Option.none()
   const processingFor = (sessionId: string) => {
@@ -199,11 +226,13 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
       get: (scope, id) => read(() => scoped(sessions.get(id), scope)),
       find: (id) => read(() => Option.fromNullable(sessions.get(id))),
       update: (session) => write(() => sessions.set(session.session_id, session)),
-      claimExpired: (now, limit) =>
+      claimExpired: (now, limit, livemode) =>
         read(() =>
           oldestFirst(
             sessions.rows.values(),
-            (c) => c.status === "open" && DateTime.lessThanOrEqualTo(c.expires_at, now) && !processingFor(c.session_id),
+            (c) =>
+              c.status === "open" && DateTime.lessThanOrEqualTo(c.expires_at, now) && ofMode(livemode)(c) &&
+              !processingFor(c.session_id),
             (c) => c.expires_at,
             (c) => c.session_id
           ).slice(0, limit)
@@ -228,10 +257,14 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           )
         ),
       hasProcessing: (sessionId) => read(() => processingFor(sessionId)),
-      claimProcessing: (limit) =>
+      claimProcessing: (limit, livemode) =>
         read(() =>
-          oldestFirst(payments.rows.values(), (p) => p.status === "processing", (p) => p.created_at, (p) => p.payment_id)
-            .slice(0, limit)
+          oldestFirst(
+            payments.rows.values(),
+            (p) => p.status === "processing" && ofMode(livemode)(p),
+            (p) => p.created_at,
+            (p) => p.payment_id
+          ).slice(0, limit)
         )
     },
     events: {
@@ -245,6 +278,178 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
             Event.position,
             request
           )
+        )
+    },
+    subscriptions: {
+      insert: (subscription) => write(() => subscriptions.set(subscription.subscription_id, subscription)),
+      get: (scope, id) => read(() => scoped(subscriptions.get(id), scope)),
+      find: (id) => read(() => Option.fromNullable(subscriptions.get(id))),
+      update: (subscription) => write(() => subscriptions.set(subscription.subscription_id, subscription)),
+      list: (scope, filter, request) =>
+        read(() =>
+          page(
+            subscriptions.rows.values(),
+            (s) =>
+              inScope(s, scope) &&
+              (filter.status === undefined || s.status === filter.status) &&
+              (filter.customer_id === undefined || s.customer.customer_id === filter.customer_id),
+            Subscription.position,
+            request
+          )
+        ),
+      claimDue: (now, limit, livemode) =>
+        read(() =>
+          oldestFirst(
+            subscriptions.rows.values(),
+            (s) => {
+              const due = Subscription.dueAt(s)
+              return due !== null && DateTime.lessThanOrEqualTo(due, now) && ofMode(livemode)(s)
+            },
+            (s) => Subscription.dueAt(s)!,
+            (s) => s.subscription_id
+          ).slice(0, limit)
+        ),
+      recordAttempt: (attempt) =>
+        write(() => {
+          const id = attemptId(attempt)
+          if (attempts.get(id) !== undefined) return false
+          attempts.set(id, attempt)
+          return true
+        }),
+      attempts: (id) =>
+        read(() =>
+          [...attempts.rows.values()]
+            .filter((a) => a.subscription_id === id)
+            .sort((a, b) => a.period - b.period || a.attempt - b.attempt)
+        )
+    },
+    webhooks: {
+      insert: (endpoint) => write(() => webhooks.set(endpoint.webhook_id, endpoint)),
+      get: (scope, id) => read(() => scoped(webhooks.get(id), scope)),
+      update: (endpoint) => write(() => webhooks.set(endpoint.webhook_id, endpoint)),
+      delete: (scope, id) =>
+        write(() => {
+          const endpoint = webhooks.get(id)
+          if (endpoint === undefined || !inScope(endpoint, scope)) return false
+          webhooks.delete(id)
+          for (const d of deliveries.rows.values()) {
+            if (d.webhook_id === id && d.status === "pending") {
+              deliveries.set(d.delivery_id, { ...d, status: "cancelled", next_attempt_at: null })
+            }
+          }
+          return true
+        }),
+      list: (scope, request) =>
+        read(() => page(webhooks.rows.values(), (w) => inScope(w, scope), WebhookEndpoint.position, request)),
+      subscribed: (scope, type) =>
+        read(() =>
+          [...webhooks.rows.values()]
+            .filter((w) => inScope(w, scope) && WebhookEndpoint.subscribes(w, type))
+            .sort((a, b) => (a.webhook_id < b.webhook_id ? -1 : 1))
+        )
+    },
+    deliveries: {
+      enqueue: (queued) =>
+        Effect.zipRight(
+          write(() => {
+            for (const d of queued) deliveries.set(d.delivery_id, { ...d, lease_until: 0 })
+          }),
+          Effect.sync(() => {
+            if (queued.length > 0) wake()
+          })
+        ),
+      claimDue: (now, limit, leaseMillis) =>
+        write(() => {
+          const at = DateTime.toEpochMillis(now)
+          const due = oldestFirst(
+            deliveries.rows.values(),
+            (d) => d.status === "pending" && d.next_attempt_at !== null &&
+              DateTime.toEpochMillis(d.next_attempt_at) <= at && d.lease_until <= at,
+            (d) => d.next_attempt_at!,
+            (d) => d.delivery_id
+          ).slice(0, limit)
+          const claimed = []
+          for (const d of due) {
+            const event = events.get(d.event_id)
+            const endpoint = webhooks.get(d.webhook_id)
+            if (event === undefined || endpoint === undefined) continue
+            const next = { ...d, attempts: d.attempts + 1, lease_until: at + leaseMillis, updated_at: now }
+            deliveries.set(d.delivery_id, next)
+            claimed.push({ delivery: publicDelivery(next), attempt: next.attempts, event, endpoint })
+          }
+          return claimed
+        }),
+      recordAttempt: ({ attempt, deliveryId, nextAttemptAt, outcome, startedAt }) =>
+        write(() => {
+          const d = deliveries.get(deliveryId)
+          if (d === undefined) return
+          deliveryAttempts.set(deliveryId, [...(deliveryAttempts.get(deliveryId) ?? []), {
+            attempt,
+            started_at: startedAt,
+            status_code: outcome.statusCode,
+            error: outcome.error,
+            duration_ms: outcome.durationMillis
+          }])
+          if (d.status !== "pending" || d.attempts !== attempt) return
+          deliveries.set(deliveryId, {
+            ...d,
+            status: outcome.ok ? "succeeded" : nextAttemptAt === undefined ? "failed" : "pending",
+            next_attempt_at: outcome.ok ? null : nextAttemptAt ?? null,
+            last_status_code: outcome.statusCode,
+            last_error: outcome.error,
+            lease_until: 0,
+            updated_at: startedAt
+          })
+        }),
+      cancelFor: (webhookId) =>
+        write(() => {
+          let n = 0
+          for (const d of deliveries.rows.values()) {
+            if (d.webhook_id === webhookId && d.status === "pending") {
+              deliveries.set(d.delivery_id, { ...d, status: "cancelled", next_attempt_at: null })
+              n++
+            }
+          }
+          return n
+        }),
+      get: (id) => read(() => Option.map(Option.fromNullable(deliveries.get(id)), publicDelivery)),
+      retry: (id, now) =>
+        Effect.tap(
+          write(() => {
+            const d = deliveries.get(id)
+            if (d === undefined) return Option.none()
+            const next = { ...d, status: "pending" as const, next_attempt_at: now, lease_until: 0, updated_at: now }
+            deliveries.set(id, next)
+            return Option.some(publicDelivery(next))
+          }),
+          () => Effect.sync(wake)
+        ),
+      list: (filter, limit) =>
+        read(() =>
+          [...deliveries.rows.values()]
+            .filter((d) =>
+              (filter.event_id === undefined || d.event_id === filter.event_id) &&
+              (filter.webhook_id === undefined || d.webhook_id === filter.webhook_id) &&
+              (filter.status === undefined || d.status === filter.status)
+            )
+            .sort((a, b) => Pagination.compare(
+              { createdAtMillis: DateTime.toEpochMillis(a.created_at), id: a.delivery_id },
+              { createdAtMillis: DateTime.toEpochMillis(b.created_at), id: b.delivery_id }
+            ))
+            .slice(0, limit)
+            .map(publicDelivery)
+        ),
+      attemptsOf: (id) => read(() => deliveryAttempts.get(id) ?? []),
+      awaitWork: (timeoutMillis) =>
+        Effect.raceFirst(
+          Effect.async<void>((resume) => {
+            const done = () => resume(Effect.void)
+            waiters.push(done)
+            return Effect.sync(() => {
+              waiters = waiters.filter((w) => w !== done)
+            })
+          }),
+          Effect.sleep(timeoutMillis)
         )
     },
     idempotency: {

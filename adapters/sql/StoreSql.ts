@@ -8,22 +8,30 @@
  */
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
-import { Duration, Effect, Layer, Option } from "effect"
+import { Duration, Effect, Layer, Option, type Scope } from "effect"
 import type { StoreUnavailable } from "../../src/domain/Errors.js"
 import type { Claim, IdempotencyRecord } from "../../src/domain/Idempotency.js"
 import { Store, type StoreShape } from "../../src/ports/Store.js"
 import { makeQueries } from "./queries.js"
+import { makeDeliveriesRepo, makeDeliveryWakeups } from "./repos/deliveries.js"
 import { makeEventsRepo } from "./repos/events.js"
 import { makePaymentsRepo } from "./repos/payments.js"
 import { makeSessionsRepo } from "./repos/sessions.js"
+import { makeSubscriptionsRepo } from "./repos/subscriptions.js"
+import { makeWebhooksRepo } from "./repos/webhooks.js"
 import * as Rows from "./rows.js"
 import { isUnavailable, orUnavailable, unavailable } from "./SqlErrors.js"
 
 /** Readiness must answer quickly even when an open connection hangs (the pool bounds only connecting). */
 const pingTimeout = Duration.seconds(3)
 
-export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effect.gen(function*() {
+/**
+ * Scoped: the scope holds the LISTEN connection that wakes the webhook dispatcher (repos/deliveries.ts), opened by
+ * the first `deliveries.awaitWork` when the context has a PgClient (without one, dispatchers poll).
+ */
+export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient | Scope.Scope> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const wakeups = yield* makeDeliveryWakeups()
 
   const queries = makeQueries(sql)
   const { first, inScope, page } = queries
@@ -194,10 +202,13 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient>
     sessions: makeSessionsRepo(queries),
     payments: makePaymentsRepo(queries),
     events: makeEventsRepo(queries),
+    subscriptions: makeSubscriptionsRepo(queries),
+    webhooks: makeWebhooksRepo(queries),
+    deliveries: makeDeliveriesRepo(queries, wakeups.awaitWork),
     idempotency,
     rateLimits
   })
 })
 
-/** The Store on the context's SqlClient (migrated: see `Postgres.ts`). */
-export const StoreSql: Layer.Layer<Store, never, SqlClient.SqlClient> = Layer.effect(Store, makeStoreSql)
+/** The Store on the context's SqlClient (migrated: see `Postgres.ts`); its PgClient, when there is one, for LISTEN. */
+export const StoreSql: Layer.Layer<Store, never, SqlClient.SqlClient> = Layer.scoped(Store, makeStoreSql)

@@ -14,7 +14,8 @@ const listTables = {
   products: "product_id",
   customers: "customer_id",
   payments: "payment_id",
-  events: "event_id"
+  events: "event_id",
+  subscriptions: "subscription_id"
 } as const
 export type ListTable = keyof typeof listTables
 

@@ -24,6 +24,8 @@ import type { Currency } from "../../src/domain/Money.js"
 import type { BillingReason, Payment, PaymentStatus } from "../../src/domain/Payment.js"
 import type { Billing, BillingInterval, Product, ProductStatus } from "../../src/domain/Product.js"
 import type { RateDecision } from "../../src/domain/RateWindow.js"
+import type { CancellationReason, Subscription, SubscriptionStatus } from "../../src/domain/Subscription.js"
+import type { RenewalAttempt } from "../../src/ports/Store.js"
 
 type Timestamp = Date | string
 
@@ -375,6 +377,131 @@ export const paymentToRow = (p: Payment) => ({
   livemode: p.livemode,
   ...paymentChanges(p),
   created_at: toTimestamp(p.created_at)
+})
+
+export interface SubscriptionRow {
+  readonly subscription_id: string
+  readonly account_id: string
+  readonly livemode: boolean
+  readonly status: string
+  readonly product_id: string
+  readonly name: string
+  readonly quantity: number
+  readonly recurring_amount: number | string
+  readonly currency: string
+  readonly billing_interval: string
+  readonly interval_count: number
+  readonly customer_id: string
+  readonly customer_name: string | null
+  readonly customer_email: string
+  readonly card_brand: string
+  readonly card_last4: string
+  readonly card_exp_month: number
+  readonly card_exp_year: number
+  readonly card_token: string
+  readonly anchor: Timestamp
+  readonly period: number
+  readonly current_period_start: Timestamp
+  readonly next_billing_date: Timestamp
+  readonly cancel_at_period_end: boolean
+  readonly cancelled_at: Timestamp | null
+  readonly cancellation_reason: string | null
+  readonly failed_payment_attempts: number
+  readonly next_retry_at: Timestamp | null
+  readonly first_failure_at: Timestamp | null
+  readonly checkout_session_id: string | null
+  readonly metadata: Metadata
+  readonly created_at: Timestamp
+}
+
+export const subscriptionFromRow = (row: SubscriptionRow): Subscription => ({
+  object: "subscription",
+  subscription_id: row.subscription_id as SubscriptionId,
+  account_id: row.account_id as AccountId,
+  livemode: row.livemode,
+  status: row.status as SubscriptionStatus,
+  product_id: row.product_id as ProductId,
+  name: row.name,
+  quantity: row.quantity,
+  recurring_amount: toSafeInt(row.recurring_amount),
+  currency: row.currency as Currency,
+  billing_interval: row.billing_interval as BillingInterval,
+  interval_count: row.interval_count,
+  customer: { customer_id: row.customer_id as CustomerId, name: row.customer_name, email: row.customer_email },
+  payment_method: {
+    brand: row.card_brand,
+    last4: row.card_last4,
+    exp_month: row.card_exp_month,
+    exp_year: row.card_exp_year
+  },
+  card_token: row.card_token,
+  anchor: fromTimestamp(row.anchor),
+  period: row.period,
+  current_period_start: fromTimestamp(row.current_period_start),
+  next_billing_date: fromTimestamp(row.next_billing_date),
+  cancel_at_period_end: row.cancel_at_period_end,
+  cancelled_at: fromNullableTimestamp(row.cancelled_at),
+  cancellation_reason: row.cancellation_reason as CancellationReason | null,
+  failed_payment_attempts: row.failed_payment_attempts,
+  next_retry_at: fromNullableTimestamp(row.next_retry_at),
+  first_failure_at: fromNullableTimestamp(row.first_failure_at),
+  checkout_session_id: row.checkout_session_id as CheckoutSessionId | null,
+  metadata: row.metadata,
+  created_at: fromTimestamp(row.created_at)
+})
+
+/** The columns an update may change (id, owner, mode and creation time never change; `due_at` is computed). */
+export const subscriptionChanges = (s: Subscription) => ({
+  status: s.status,
+  product_id: s.product_id,
+  name: s.name,
+  quantity: s.quantity,
+  recurring_amount: s.recurring_amount,
+  currency: s.currency,
+  billing_interval: s.billing_interval,
+  interval_count: s.interval_count,
+  customer_id: s.customer.customer_id,
+  customer_name: s.customer.name,
+  customer_email: s.customer.email,
+  card_brand: s.payment_method.brand,
+  card_last4: s.payment_method.last4,
+  card_exp_month: s.payment_method.exp_month,
+  card_exp_year: s.payment_method.exp_year,
+  card_token: s.card_token,
+  anchor: toTimestamp(s.anchor),
+  period: s.period,
+  current_period_start: toTimestamp(s.current_period_start),
+  next_billing_date: toTimestamp(s.next_billing_date),
+  cancel_at_period_end: s.cancel_at_period_end,
+  cancelled_at: toNullableTimestamp(s.cancelled_at),
+  cancellation_reason: s.cancellation_reason,
+  failed_payment_attempts: s.failed_payment_attempts,
+  next_retry_at: toNullableTimestamp(s.next_retry_at),
+  first_failure_at: toNullableTimestamp(s.first_failure_at),
+  checkout_session_id: s.checkout_session_id,
+  metadata: JSON.stringify(s.metadata)
+})
+
+export const subscriptionToRow = (s: Subscription) => ({
+  subscription_id: s.subscription_id,
+  account_id: s.account_id,
+  livemode: s.livemode,
+  ...subscriptionChanges(s),
+  created_at: toTimestamp(s.created_at)
+})
+
+export interface RenewalAttemptRow {
+  readonly subscription_id: string
+  readonly period: number
+  readonly attempt: number
+  readonly payment_id: string
+}
+
+export const renewalAttemptFromRow = (row: RenewalAttemptRow): RenewalAttempt => ({
+  subscription_id: row.subscription_id as SubscriptionId,
+  period: row.period,
+  attempt: row.attempt,
+  payment_id: row.payment_id as PaymentId
 })
 
 export interface EventRow {

@@ -5,14 +5,13 @@
  *   npx tsx examples/engine/catalog.ts
  */
 import { Console, Effect, Layer } from "effect"
-import { SignerNode } from "../../adapters/crypto/SignerNode.js"
 import { StoreMemory } from "../../adapters/memory/StoreMemory.js"
-import { SimulatedProcessor } from "../../adapters/processor/SimulatedProcessor.js"
 import { Accounts } from "../../src/application/Accounts.js"
 import { Customers } from "../../src/application/Customers.js"
 import { Engine } from "../../src/application/Engine.js"
 import { Products } from "../../src/application/Products.js"
 import { formatAmount } from "../../src/domain/Money.js"
+import { NodeAdapters } from "../../adapters/runtime/NodeAdapters.js"
 
 const program = Effect.gen(function*() {
   const { account } = yield* (yield* Accounts).create({ business_name: "Dune Coffee Roasters" })
@@ -38,7 +37,7 @@ const program = Effect.gen(function*() {
   yield* Console.log(`customer ${customer.customer_id} <${customer.email}>; plan ${plan.product_id}`)
 })
 
-const EngineInMemory = Engine.pipe(Layer.provide(Layer.mergeAll(StoreMemory, SignerNode, SimulatedProcessor)))
+const EngineInMemory = Engine.pipe(Layer.provide(Layer.mergeAll(StoreMemory, NodeAdapters)))
 
 Effect.runPromise(Effect.provide(program, EngineInMemory)).catch((error) => {
   console.error(error)

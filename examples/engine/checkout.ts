@@ -5,9 +5,7 @@
  *   npx tsx examples/engine/checkout.ts
  */
 import { Console, Effect, Layer } from "effect"
-import { SignerNode } from "../../adapters/crypto/SignerNode.js"
 import { StoreMemory } from "../../adapters/memory/StoreMemory.js"
-import { SimulatedProcessor } from "../../adapters/processor/SimulatedProcessor.js"
 import { Accounts } from "../../src/application/Accounts.js"
 import { Checkout } from "../../src/application/Checkout.js"
 import { Engine } from "../../src/application/Engine.js"
@@ -15,6 +13,7 @@ import { Events } from "../../src/application/Events.js"
 import { Payments } from "../../src/application/Payments.js"
 import { Products } from "../../src/application/Products.js"
 import { formatAmount } from "../../src/domain/Money.js"
+import { NodeAdapters } from "../../adapters/runtime/NodeAdapters.js"
 
 const card = (number: string) => ({
   name: "Layla Haddad",
@@ -54,7 +53,7 @@ const program = Effect.gen(function*() {
   yield* Console.log(`events (newest first): ${events.items.map((e) => e.type).join(", ")}`)
 })
 
-const EngineInMemory = Engine.pipe(Layer.provide(Layer.mergeAll(StoreMemory, SignerNode, SimulatedProcessor)))
+const EngineInMemory = Engine.pipe(Layer.provide(Layer.mergeAll(StoreMemory, NodeAdapters)))
 
 Effect.runPromise(Effect.provide(program, EngineInMemory)).catch((error) => {
   console.error(error)

@@ -1,35 +1,153 @@
 /**
- * Background work: expire sessions past their 24 hours and settle `processing` charges (renewals and retries join
- * in the subscriptions issue). `runOnce` does one pass (`fils billing run`); `worker` runs passes forever inside
- * `fils serve`. Expiry claims its rows with SKIP LOCKED; settlement may ask about the same charge from two servers,
- * but recording it re-checks the payment's state under a row lock, so it is recorded once.
+ * Background work (decisions.md §6): renew subscriptions and retry failed renewals, end those set to cancel at the
+ * period end, expire sessions past their 24 hours, and settle `processing` charges. `runOnce` does one pass
+ * (`fils billing run`); `worker` runs passes forever inside `fils serve`.
+ *
+ * Any number of servers may run at once. Claims use SKIP LOCKED to spread the work; what makes a double charge
+ * impossible is the store's uniqueness rule on (subscription, period, attempt), taken in the same transaction that
+ * reserves the charge, before the processor is called.
  */
-import { Duration, Effect, Schedule } from "effect"
+import { DateTime, Duration, Effect, Option, Schedule } from "effect"
+import type { PaymentId, SubscriptionId } from "../domain/Ids.js"
+import { prefixes } from "../domain/Ids.js"
+import type * as Payment from "../domain/Payment.js"
+import * as Subscription from "../domain/Subscription.js"
+import { PaymentProcessor } from "../ports/PaymentProcessor.js"
+import { Store } from "../ports/Store.js"
 import { Checkout } from "./Checkout.js"
+import { newId } from "./Ids.js"
 import { Payments } from "./Payments.js"
+import { saveTransition } from "./Subscriptions.js"
 
 export interface BillingReport {
+  readonly renewals_charged: number
+  readonly subscriptions_ended: number
   readonly expired_sessions: number
   readonly settled_payments: number
 }
 
+export interface BillingOptions {
+  /** Only this mode's work (`billing run --at` touches test data only). */
+  readonly livemode?: boolean | undefined
+}
+
 /** How often a server looks for due work. Settlements of test cards take about 2 s. */
 export const interval = Duration.seconds(1)
+const batch = 100
 
 export class Billing extends Effect.Service<Billing>()("fils/Billing", {
   effect: Effect.gen(function*() {
+    const store = yield* Store
+    const processor = yield* PaymentProcessor
     const checkout = yield* Checkout
     const payments = yield* Payments
 
-    const runOnce = Effect.fn("Billing.runOnce")(function*() {
-      const expired = yield* checkout.expireDue()
-      const settled = yield* payments.settleDue()
-      return { expired_sessions: expired, settled_payments: settled } satisfies BillingReport
+    /**
+     * Reserves what is due on one subscription: ends it if it was set to cancel at the period end, or records the
+     * attempt and a `processing` payment for the charge. Nothing when it is no longer due, or when this attempt
+     * was already recorded (another server has it).
+     */
+    const reserve = (id: SubscriptionId) =>
+      store.transact(Effect.gen(function*() {
+        const now = yield* DateTime.now
+        const found = yield* store.subscriptions.find(id)
+        if (Option.isNone(found)) return undefined
+        const sub = found.value
+        const due = Subscription.dueAt(sub)
+        if (due === null || DateTime.greaterThan(due, now)) return undefined
+        if (Subscription.dueAction(sub) === "end") {
+          yield* saveTransition(store, yield* Subscription.transition(sub, { _tag: "EndAtPeriodEnd" }, now))
+          return { _tag: "Ended" } as const
+        }
+        const paymentId = yield* newId<PaymentId>(prefixes.payment)
+        const fresh = yield* store.subscriptions.recordAttempt({
+          subscription_id: sub.subscription_id,
+          period: sub.period + 1,
+          attempt: Subscription.attempt(sub),
+          payment_id: paymentId
+        })
+        if (!fresh) return undefined
+        const payment: Payment.Payment = {
+          object: "payment",
+          payment_id: paymentId,
+          account_id: sub.account_id,
+          livemode: sub.livemode,
+          status: "processing",
+          total_amount: sub.recurring_amount,
+          refunded_amount: 0,
+          fee_amount: 0,
+          net_amount: sub.recurring_amount,
+          currency: sub.currency,
+          description: sub.quantity > 1 ? `${sub.name} × ${sub.quantity}` : sub.name,
+          customer: { ...sub.customer, phone_number: null },
+          checkout_session_id: null,
+          subscription_id: sub.subscription_id,
+          billing_reason: "subscription_renewal",
+          metadata: sub.metadata,
+          created_at: now,
+          paid_at: null,
+          card: { ...sub.payment_method, token: sub.card_token },
+          charge_id: null,
+          failure_code: null
+        }
+        yield* store.payments.insert(payment)
+        return { _tag: "Charge", payment, token: sub.card_token } as const
+      }))
+
+    /** One due subscription: reserve, charge the saved card (no transaction held), record the outcome. */
+    const renew = Effect.fn("Billing.renew")(function*(id: SubscriptionId) {
+      const reserved = yield* reserve(id)
+      if (reserved === undefined) return "skipped" as const
+      if (reserved._tag === "Ended") return "ended" as const
+      const { payment, token } = reserved
+      const report = yield* processor.chargeToken({
+        reference: payment.payment_id,
+        amount: payment.total_amount,
+        currency: payment.currency,
+        livemode: payment.livemode
+      }, token).pipe(
+        Effect.map((r) => ({ outcome: r.outcome, chargeId: r.chargeId, card: null })),
+        Effect.catchTag("ProcessorUnavailable", () =>
+          Effect.succeed({ outcome: { _tag: "Failed" as const, code: "processing_error" }, chargeId: null, card: null }))
+      )
+      yield* payments.recordCharge(payment.payment_id, report)
+      return "charged" as const
+    })
+
+    const renewDue = Effect.fn("Billing.renewDue")(function*(options: BillingOptions) {
+      let charged = 0
+      let ended = 0
+      for (;;) {
+        const now = yield* DateTime.now
+        const due = yield* store.transact(store.subscriptions.claimDue(now, batch, options.livemode))
+        let progressed = 0
+        for (const sub of due) {
+          const outcome = yield* renew(sub.subscription_id)
+          if (outcome === "charged") charged++
+          if (outcome === "ended") ended++
+          if (outcome !== "skipped") progressed++
+        }
+        // A full batch may mean more is due; a batch where nothing could be done means others have it.
+        if (due.length < batch || progressed === 0) break
+      }
+      return { charged, ended }
+    })
+
+    const runOnce = Effect.fn("Billing.runOnce")(function*(options: BillingOptions = {}) {
+      const renewals = yield* renewDue(options)
+      const expired = yield* checkout.expireDue(500, options.livemode)
+      const settled = yield* payments.settleDue(batch, options.livemode)
+      return {
+        renewals_charged: renewals.charged,
+        subscriptions_ended: renewals.ended,
+        expired_sessions: expired,
+        settled_payments: settled
+      } satisfies BillingReport
     })
 
     /**
-     * Passes forever. A failed pass (the store is down) is logged and retried with backoff up to 30 s, so an
-     * outage neither stops the worker nor floods the log; a defect is logged and the next pass runs.
+     * Passes forever. A failed pass (the store is down) is retried with backoff up to 30 s, so an outage neither
+     * stops the worker nor floods the log; a defect is logged and the next pass runs.
      */
     const worker: Effect.Effect<never> = runOnce().pipe(
       Effect.retry(Schedule.exponential("500 millis").pipe(Schedule.either(Schedule.spaced("30 seconds")))),
@@ -39,6 +157,6 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
       Effect.withSpan("Billing.worker")
     )
 
-    return { runOnce, worker } as const
+    return { runOnce, renew, worker } as const
   })
 }) {}

@@ -243,10 +243,10 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
     )
 
     /** Marks open sessions past their expiry as `expired` (they already read so); returns how many. */
-    const expireDue = Effect.fn("Checkout.expireDue")(function*(limit = 500) {
+    const expireDue = Effect.fn("Checkout.expireDue")(function*(limit = 500, livemode?: boolean) {
       return yield* store.transact(Effect.gen(function*() {
         const now = yield* DateTime.now
-        const due = yield* store.sessions.claimExpired(now, limit)
+        const due = yield* store.sessions.claimExpired(now, limit, livemode)
         for (const session of due) yield* store.sessions.update({ ...session, status: "expired" })
         return due.length
       }))

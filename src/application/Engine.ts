@@ -1,17 +1,20 @@
 /**
- * The engine: every use case, built from the ports. An embedding team provides `Store`, `Signer` and
- * `PaymentProcessor` and uses the services.
+ * The engine: every use case, built from the ports. An embedding team provides `Store`, `Signer`,
+ * `PaymentProcessor` and `WebhookTransport` and uses the services.
  */
 import { Layer } from "effect"
 import { Accounts } from "./Accounts.js"
 import { Billing } from "./Billing.js"
 import { Checkout } from "./Checkout.js"
 import { Customers } from "./Customers.js"
+import { Deliveries } from "./Deliveries.js"
 import { Events } from "./Events.js"
 import { Payments } from "./Payments.js"
 import { IdempotencyService } from "./Idempotency.js"
 import { Products } from "./Products.js"
 import { RateLimits } from "./RateLimits.js"
+import { Subscriptions } from "./Subscriptions.js"
+import { Webhooks } from "./Webhooks.js"
 
 /** The use cases that others build on. */
 const Core = Layer.mergeAll(
@@ -21,7 +24,10 @@ const Core = Layer.mergeAll(
   IdempotencyService.Default,
   RateLimits.Default,
   Events.Default,
-  Payments.Default
+  Payments.Default,
+  Subscriptions.Default,
+  Webhooks.Default,
+  Deliveries.Default
 )
 
 export const Engine = Billing.Default.pipe(Layer.provideMerge(Checkout.Default), Layer.provideMerge(Core))

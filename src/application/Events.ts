@@ -3,11 +3,11 @@ import { DateTime, Effect, Option, Schema } from "effect"
 import type { Scope } from "../domain/Account.js"
 import { notFound } from "../domain/Errors.js"
 import * as Event from "../domain/Event.js"
-import type { EventId } from "../domain/Ids.js"
+import type { DeliveryId, EventId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
 import { PaymentResource, RefundedPaymentResource, type Payment } from "../domain/Payment.js"
-import { Store, type StoreShape } from "../ports/Store.js"
+import { type Delivery, Store, type StoreShape } from "../ports/Store.js"
 import { newId } from "./Ids.js"
 
 export interface EventListParams {
@@ -26,7 +26,11 @@ export const paymentData = (payment: Payment, refundAmount?: number): Record<str
     ? { ...encodePayment(payment) }
     : { ...encodeRefunded({ ...payment, refund_amount: refundAmount }) }
 
-/** Records one event. Call it inside the `transact` of the change, so both commit or neither does. */
+/**
+ * Records one event and queues one delivery per enabled endpoint that subscribes to it. Call it inside the
+ * `transact` of the change: the change, its event and its deliveries commit together or not at all, so nothing
+ * committed is ever left undelivered.
+ */
 export const recordEvent = (
   store: StoreShape,
   scope: Scope,
@@ -34,15 +38,37 @@ export const recordEvent = (
   data: Record<string, unknown>
 ) =>
   Effect.gen(function*() {
+    const now = yield* DateTime.now
     const event = Event.make({
       id: yield* newId<EventId>(prefixes.event),
       accountId: scope.accountId,
       livemode: scope.livemode,
       type,
       data,
-      now: yield* DateTime.now
+      now
     })
     yield* store.events.insert(event)
+    const endpoints = yield* store.webhooks.subscribed(scope, type)
+    if (endpoints.length > 0) {
+      const deliveries: Array<Delivery> = []
+      for (const endpoint of endpoints) {
+        deliveries.push({
+          delivery_id: yield* newId<DeliveryId>(prefixes.delivery),
+          event_id: event.event_id,
+          webhook_id: endpoint.webhook_id,
+          account_id: scope.accountId,
+          livemode: scope.livemode,
+          status: "pending",
+          attempts: 0,
+          next_attempt_at: now,
+          last_status_code: null,
+          last_error: null,
+          created_at: now,
+          updated_at: now
+        })
+      }
+      yield* store.deliveries.enqueue(deliveries)
+    }
     return event
   })
 

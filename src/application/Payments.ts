@@ -12,6 +12,7 @@ import * as Payment from "../domain/Payment.js"
 import { PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { Store } from "../ports/Store.js"
 import { paymentData, recordEvent } from "./Events.js"
+import { applyRenewal, saveTransition, startFromPayment } from "./Subscriptions.js"
 
 export interface PaymentListParams {
   readonly status?: Payment.PaymentStatus | undefined
@@ -78,22 +79,34 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
           card: report.card ?? current.card
         }
         const transition = yield* Payment.transition(withCharge, { _tag: "Settle", outcome: report.outcome }, now, fees)
-        yield* store.payments.update(transition.next)
+        // The first payment of a subscription checkout starts the subscription, in this same transaction.
+        const started = transition.next.status === "succeeded" && current.billing_reason === "subscription_create"
+          ? yield* startFromPayment(store, transition.next)
+          : undefined
+        const next: Payment.Payment = started === undefined
+          ? transition.next
+          : { ...transition.next, subscription_id: started.next.subscription_id }
+        yield* store.payments.update(next)
         const scope = { accountId: current.account_id, livemode: current.livemode }
-        for (const event of transition.events) yield* recordEvent(store, scope, event.type, paymentData(transition.next))
-        if (transition.next.status === "succeeded" && current.checkout_session_id !== null) {
+        for (const event of transition.events) yield* recordEvent(store, scope, event.type, paymentData(next))
+        if (started !== undefined) yield* saveTransition(store, started, true)
+        if (current.billing_reason === "subscription_renewal" && next.status !== "processing") {
+          yield* applyRenewal(store, next, now)
+        }
+        if (next.status === "succeeded" && current.checkout_session_id !== null) {
           const session = yield* store.sessions.find(current.checkout_session_id)
           if (Option.isSome(session) && session.value.status === "open") {
             // Money was taken: the session completes even if it passed its expiry while the charge settled.
             yield* store.sessions.update({
               ...session.value,
               status: "complete",
-              payment_id: transition.next.payment_id,
+              payment_id: next.payment_id,
+              subscription_id: started?.next.subscription_id ?? null,
               completed_at: now
             } satisfies CheckoutSession.CheckoutSession)
           }
         }
-        return transition.next
+        return next
       }))
     })
 
@@ -125,8 +138,8 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
      * Asks the processor about `processing` payments and records those that settled. A payment with no charge id
      * after a minute was abandoned mid-charge (its process died): it fails with `processing_error`.
      */
-    const settleDue = Effect.fn("Payments.settleDue")(function*(limit = 100) {
-      const pending = yield* store.transact(store.payments.claimProcessing(limit))
+    const settleDue = Effect.fn("Payments.settleDue")(function*(limit = 100, livemode?: boolean) {
+      const pending = yield* store.transact(store.payments.claimProcessing(limit, livemode))
       if (pending.length === 0) return 0
       const now = DateTime.toEpochMillis(yield* DateTime.now)
       const withCharge = pending.filter((p) => p.charge_id !== null)

@@ -35,6 +35,8 @@ export const WebhookId = idSchema("wh", "WebhookId", "Webhook endpoint identifie
 export type WebhookId = typeof WebhookId.Type
 export const EventId = idSchema("evt", "EventId", "Event identifier")
 export type EventId = typeof EventId.Type
+export const DeliveryId = idSchema("dlv", "DeliveryId", "Webhook delivery identifier")
+export type DeliveryId = typeof DeliveryId.Type
 
 export const prefixes = {
   account: "acct",
@@ -45,7 +47,8 @@ export const prefixes = {
   subscription: "sub",
   checkoutSession: "cks",
   webhook: "wh",
-  event: "evt"
+  event: "evt",
+  delivery: "dlv"
 } as const
 export type Prefix = (typeof prefixes)[keyof typeof prefixes]
 

@@ -14,6 +14,7 @@ import * as Calendar from "./Calendar.js"
 import { InvalidRequest, InvalidState } from "./Errors.js"
 import { AccountId, CheckoutSessionId, CustomerId, ProductId, SubscriptionId } from "./Ids.js"
 import { Metadata } from "./Metadata.js"
+import * as Pagination from "./Pagination.js"
 import { Amount, Currency } from "./Money.js"
 import { BillingInterval } from "./Product.js"
 
@@ -264,3 +265,6 @@ export const commandOf = (update: SubscriptionUpdate): Either.Either<Subscriptio
     hasStatus ? { _tag: "Cancel" } : { _tag: "SetCancelAtPeriodEnd", value: update.cancel_at_period_end! }
   )
 }
+
+/** Where a subscription stands in a newest-first list. */
+export const position = Pagination.byCreation<Subscription>((s) => s.created_at, (s) => s.subscription_id)

@@ -1,6 +1,6 @@
 /**
  * The Signer port: the cryptography the engine needs but must not implement itself (it imports only `effect`).
- * API-key hashing and secret generation now; Standard Webhooks signatures join later.
+ * API-key hashing, secret generation and Standard Webhooks signatures.
  */
 import type { Effect } from "effect"
 import { Context } from "effect"
@@ -12,6 +12,15 @@ export interface SignerShape {
   readonly randomToken: (bytes: number) => Effect.Effect<string>
   /** SHA-256 of any text, lowercase hex (request fingerprints). */
   readonly digest: (text: string) => Effect.Effect<string>
+  /** A new webhook endpoint secret: `whsec_` + base64 of 24 random bytes. */
+  readonly webhookSecret: Effect.Effect<string>
+  /** The Standard Webhooks `webhook-signature` (`v1,<base64 HMAC-SHA256>`) of one delivery attempt. */
+  readonly signWebhook: (props: {
+    readonly secret: string
+    readonly id: string
+    readonly timestamp: number
+    readonly body: string
+  }) => Effect.Effect<string>
 }
 
 export class Signer extends Context.Tag("fils/Signer")<Signer, SignerShape>() {}

@@ -12,10 +12,23 @@ import type { Customer } from "../domain/Customer.js"
 import type { StoreUnavailable } from "../domain/Errors.js"
 import type { Claim, IdempotencyRecord, StoredResponse } from "../domain/Idempotency.js"
 import type { Event, EventType } from "../domain/Event.js"
-import type { AccountId, ApiKeyId, CheckoutSessionId, CustomerId, EventId, PaymentId, ProductId } from "../domain/Ids.js"
+import type {
+  AccountId,
+  ApiKeyId,
+  CheckoutSessionId,
+  CustomerId,
+  EventId,
+  PaymentId,
+  ProductId,
+  SubscriptionId,
+  WebhookId
+} from "../domain/Ids.js"
 import type { Page, PageRequest } from "../domain/Pagination.js"
 import type { Payment, PaymentStatus } from "../domain/Payment.js"
 import type { Product, ProductFilter } from "../domain/Product.js"
+import type { Subscription, SubscriptionStatus } from "../domain/Subscription.js"
+import type { AttemptOutcome, DeliveryStatus } from "../domain/Delivery.js"
+import type { WebhookEndpoint } from "../domain/WebhookEndpoint.js"
 import type { RateDecision } from "../domain/RateWindow.js"
 
 type Op<A> = Effect.Effect<A, StoreUnavailable>
@@ -67,9 +80,9 @@ export interface SessionsRepo {
   readonly update: (session: CheckoutSession) => Op<void>
   /**
    * Sessions still `open` whose `expires_at` is at or before `now` and that have no `processing` payment, oldest
-   * first, at most `limit`. Inside `transact` they are locked and skipped by other claimers (`SKIP LOCKED`).
+   * first, at most `limit`, only of mode `livemode` when given. Inside `transact` they are locked and skipped by other claimers (`SKIP LOCKED`).
    */
-  readonly claimExpired: (now: DateTime.Utc, limit: number) => Op<ReadonlyArray<CheckoutSession>>
+  readonly claimExpired: (now: DateTime.Utc, limit: number, livemode?: boolean) => Op<ReadonlyArray<CheckoutSession>>
 }
 
 export interface PaymentFilter {
@@ -88,10 +101,129 @@ export interface PaymentsRepo {
   /** Whether the session has a payment still `processing` (a second submission must wait for it). */
   readonly hasProcessing: (sessionId: CheckoutSessionId) => Op<boolean>
   /**
-   * Payments still `processing`, oldest first, at most `limit`; inside `transact` locked and skipped by other
-   * claimers (`SKIP LOCKED`).
+   * Payments still `processing`, oldest first, at most `limit`, only of mode `livemode` when given; inside
+   * `transact` locked and skipped by other claimers (`SKIP LOCKED`).
    */
-  readonly claimProcessing: (limit: number) => Op<ReadonlyArray<Payment>>
+  readonly claimProcessing: (limit: number, livemode?: boolean) => Op<ReadonlyArray<Payment>>
+}
+
+export interface SubscriptionFilter {
+  readonly status?: SubscriptionStatus | undefined
+  readonly customer_id?: CustomerId | undefined
+}
+
+/** One charge of a subscription: the renewal of `period` (attempt 0) or one of its retries (1, 2, 3). */
+export interface RenewalAttempt {
+  readonly subscription_id: SubscriptionId
+  readonly period: number
+  readonly attempt: number
+  readonly payment_id: PaymentId
+}
+
+export interface SubscriptionsRepo {
+  readonly insert: (subscription: Subscription) => Op<void>
+  readonly get: (scope: Scope, id: SubscriptionId) => Op<Option.Option<Subscription>>
+  /** By id alone (billing). Inside `transact` the row is locked until the transaction ends (`FOR UPDATE`). */
+  readonly find: (id: SubscriptionId) => Op<Option.Option<Subscription>>
+  readonly update: (subscription: Subscription) => Op<void>
+  readonly list: (scope: Scope, filter: SubscriptionFilter, page: PageRequest) => Op<Page<Subscription>>
+  /**
+   * Subscriptions with work due at `now`: `active` ones whose `next_billing_date` is at or before it, `on_hold`
+   * ones whose `next_retry_at` is; earliest due first, at most `limit`, only of mode `livemode` when given. Inside
+   * `transact` they are locked and skipped by other claimers (`SKIP LOCKED`).
+   */
+  readonly claimDue: (now: DateTime.Utc, limit: number, livemode?: boolean) => Op<ReadonlyArray<Subscription>>
+  /**
+   * Records that `attempt` of `period` is being charged, once: false when it was recorded before (by this or any
+   * other server). The store guarantees this with a uniqueness rule, so a period's attempt is never charged twice.
+   */
+  readonly recordAttempt: (attempt: RenewalAttempt) => Op<boolean>
+  /** The attempts recorded for a subscription, by period then attempt. */
+  readonly attempts: (id: SubscriptionId) => Op<ReadonlyArray<RenewalAttempt>>
+}
+
+export interface WebhooksRepo {
+  readonly insert: (endpoint: WebhookEndpoint) => Op<void>
+  readonly get: (scope: Scope, id: WebhookId) => Op<Option.Option<WebhookEndpoint>>
+  readonly update: (endpoint: WebhookEndpoint) => Op<void>
+  /** Deletes the endpoint for good; its pending deliveries are cancelled with it. */
+  readonly delete: (scope: Scope, id: WebhookId) => Op<boolean>
+  readonly list: (scope: Scope, page: PageRequest) => Op<Page<WebhookEndpoint>>
+  /** The enabled endpoints of the scope that subscribe to `type`. */
+  readonly subscribed: (scope: Scope, type: EventType) => Op<ReadonlyArray<WebhookEndpoint>>
+}
+
+/** One delivery of one event to one endpoint, with its attempts so far. */
+export interface Delivery {
+  readonly delivery_id: string
+  readonly event_id: EventId
+  readonly webhook_id: WebhookId
+  readonly account_id: AccountId
+  readonly livemode: boolean
+  readonly status: DeliveryStatus
+  /** Attempts started so far (a claimed attempt counts even if its server died before sending). */
+  readonly attempts: number
+  readonly next_attempt_at: DateTime.Utc | null
+  readonly last_status_code: number | null
+  readonly last_error: string | null
+  readonly created_at: DateTime.Utc
+  readonly updated_at: DateTime.Utc
+}
+
+/** A claimed attempt: what to send, and to whom. */
+export interface ClaimedAttempt {
+  readonly delivery: Delivery
+  /** The number of this attempt, 1-based. */
+  readonly attempt: number
+  readonly event: Event
+  readonly endpoint: WebhookEndpoint
+}
+
+export interface DeliveryFilter {
+  readonly event_id?: EventId | undefined
+  readonly webhook_id?: WebhookId | undefined
+  readonly status?: DeliveryStatus | undefined
+}
+
+export interface DeliveriesRepo {
+  /** Queues deliveries (inside the transaction that records their event). */
+  readonly enqueue: (deliveries: ReadonlyArray<Delivery>) => Op<void>
+  /**
+   * Claims up to `limit` pending deliveries due at `now` whose lease is free, oldest due first: each one's
+   * `attempts` goes up by one and it is leased until `now + leaseMillis`, so no other server starts the same
+   * attempt; a server that dies mid-attempt loses the lease and the delivery is claimed again. Atomic.
+   */
+  readonly claimDue: (now: DateTime.Utc, limit: number, leaseMillis: number) => Op<ReadonlyArray<ClaimedAttempt>>
+  /**
+   * Records how `attempt` went: succeeded, or pending again at `nextAttemptAt`, or failed for good when
+   * `nextAttemptAt` is undefined. Ignored when the delivery moved on meanwhile (cancelled, or retried by hand).
+   */
+  readonly recordAttempt: (props: {
+    readonly deliveryId: string
+    readonly attempt: number
+    readonly startedAt: DateTime.Utc
+    readonly outcome: AttemptOutcome
+    readonly nextAttemptAt: DateTime.Utc | undefined
+  }) => Op<void>
+  /** Cancels the pending deliveries of an endpoint (disabled or deleted). */
+  readonly cancelFor: (webhookId: WebhookId) => Op<number>
+  readonly get: (id: string) => Op<Option.Option<Delivery>>
+  /** Makes a delivery pending and due at `now` again, whatever its status (operators redeliver by hand). */
+  readonly retry: (id: string, now: DateTime.Utc) => Op<Option.Option<Delivery>>
+  readonly list: (filter: DeliveryFilter, limit: number) => Op<ReadonlyArray<Delivery>>
+  /** The attempts of a delivery, oldest first. */
+  readonly attemptsOf: (id: string) => Op<ReadonlyArray<{
+    readonly attempt: number
+    readonly started_at: DateTime.Utc
+    readonly status_code: number | null
+    readonly error: string | null
+    readonly duration_ms: number
+  }>>
+  /**
+   * Completes when new deliveries may be due (PostgreSQL: LISTEN/NOTIFY on commit) or after `timeoutMillis`,
+   * whichever comes first; the dispatcher's polling is the fallback.
+   */
+  readonly awaitWork: (timeoutMillis: number) => Effect.Effect<void>
 }
 
 export interface EventFilter {
@@ -139,6 +271,9 @@ export interface StoreShape {
   readonly sessions: SessionsRepo
   readonly payments: PaymentsRepo
   readonly events: EventsRepo
+  readonly subscriptions: SubscriptionsRepo
+  readonly webhooks: WebhooksRepo
+  readonly deliveries: DeliveriesRepo
   readonly idempotency: IdempotencyRepo
   readonly rateLimits: RateLimitsRepo
 }

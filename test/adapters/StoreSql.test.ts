@@ -6,33 +6,57 @@
 import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
-import { Cause, Context, DateTime, Deferred, Effect, Exit, FastCheck, Fiber, Layer, Option, Redacted, Schedule } from "effect"
+import {
+  Cause,
+  Context,
+  DateTime,
+  Deferred,
+  Duration,
+  Effect,
+  Either,
+  Exit,
+  FastCheck,
+  Fiber,
+  Layer,
+  Option,
+  Redacted,
+  Schedule
+} from "effect"
 import type { Scope } from "effect"
 import { MigratedPg, PgLive, type PgOptions } from "../../adapters/sql/Postgres.js"
 import { StoreSql } from "../../adapters/sql/StoreSql.js"
 import { newId } from "../../src/application/Ids.js"
 import type { Account } from "../../src/domain/Account.js"
 import type { CheckoutSession } from "../../src/domain/CheckoutSession.js"
-import type { AccountId, CheckoutSessionId, ProductId } from "../../src/domain/Ids.js"
+import type { AccountId, CheckoutSessionId, PaymentId, ProductId, SubscriptionId } from "../../src/domain/Ids.js"
 import * as Payment from "../../src/domain/Payment.js"
-import { Store, type StoreShape } from "../../src/ports/Store.js"
+import * as Subscription from "../../src/domain/Subscription.js"
+import { type RenewalAttempt, Store, type StoreShape } from "../../src/ports/Store.js"
 import { FreshDatabase, freshDatabaseUrl } from "../support/database.js"
 import { closedPort, silentServer, tcpProxy } from "../support/tcp.js"
 import {
+  advance,
   at,
   card,
+  chargeDeclined,
+  chargeOk,
   dueAt,
+  dueMillis,
   failedOf,
   insertAll,
   makeCustomer,
   makeEvent,
   makePayment,
   makeSession,
+  millis,
   paymentCustomer,
+  renewalPayment,
   same,
   sessionCustomer,
   shuffle,
+  startSubscription,
   storeContract,
+  subscriptionParents,
   succeededOf
 } from "./storeContract.js"
 
@@ -88,13 +112,21 @@ describe("StoreSql on PostgreSQL", () => {
       yield* Effect.all([1, 2, 3].map(() => Layer.build(MigratedPg(url))), { concurrency: "unbounded" })
       const sql = Context.get(yield* Layer.build(PgLive(url)), SqlClient.SqlClient)
       const applied = yield* sql<{ name: string }>`SELECT name FROM effect_sql_migrations ORDER BY migration_id`
-      assert.deepStrictEqual(applied.map((r) => r.name), ["init", "rate_limit_hit", "checkout_payments_events"])
+      assert.deepStrictEqual(applied.map((r) => r.name), [
+        "init",
+        "rate_limit_hit",
+        "checkout_payments_events",
+        "subscriptions",
+        "webhooks"
+      ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns
         WHERE (table_name, column_name) IN (('products', 'price'), ('products', 'created_at'), ('products', 'metadata'),
           ('rate_limits', 'seconds'), ('idempotency_keys', 'expires_at'), ('checkout_sessions', 'product_cart'),
           ('checkout_sessions', 'expires_at'), ('payments', 'net_amount'), ('payments', 'card_exp_year'),
-          ('events', 'data'))
+          ('events', 'data'), ('subscriptions', 'recurring_amount'), ('subscriptions', 'next_billing_date'),
+          ('subscriptions', 'next_retry_at'), ('subscriptions', 'due_at'), ('subscriptions', 'period'),
+          ('subscriptions', 'cancel_at_period_end'), ('subscriptions', 'metadata'), ('subscription_attempts', 'attempt'))
         ORDER BY table_name, column_name`
       // PgLive reads int8 (and int8[]) as numbers.
       const [ints] = yield* sql<{ n: unknown; a: unknown }>`SELECT 9007199254740991::int8 AS n, ARRAY[1, 2]::int8[] AS a`
@@ -109,7 +141,15 @@ describe("StoreSql on PostgreSQL", () => {
         "products.created_at: timestamp with time zone",
         "products.metadata: jsonb",
         "products.price: bigint",
-        "rate_limits.seconds: ARRAY"
+        "rate_limits.seconds: ARRAY",
+        "subscription_attempts.attempt: integer",
+        "subscriptions.cancel_at_period_end: boolean",
+        "subscriptions.due_at: timestamp with time zone",
+        "subscriptions.metadata: jsonb",
+        "subscriptions.next_billing_date: timestamp with time zone",
+        "subscriptions.next_retry_at: timestamp with time zone",
+        "subscriptions.period: integer",
+        "subscriptions.recurring_amount: bigint"
       ])
       // The card as kept: brand, last 4, expiry and the processor's token. No column could hold a card number.
       const cardColumns = yield* sql<{ column_name: string }>`SELECT column_name FROM information_schema.columns
@@ -122,6 +162,38 @@ describe("StoreSql on PostgreSQL", () => {
         "card_last4",
         "card_token",
         "customer_phone_number"
+      ])
+      // The billing claim and the subscription lists can walk their indexes in order, with no sort (the tables are
+      // empty, so other plans are turned off to ask whether this one exists).
+      const plans = yield* sql.withTransaction(Effect.gen(function*() {
+        yield* sql`SET LOCAL enable_seqscan = off`
+        yield* sql`SET LOCAL enable_bitmapscan = off`
+        const explain = (statement: string) =>
+          Effect.map(sql.unsafe<{ "QUERY PLAN": string }>(`EXPLAIN ${statement}`), (rows) =>
+            rows.map((r) => r["QUERY PLAN"]).join("\n"))
+        return yield* Effect.all([
+          explain(`SELECT * FROM subscriptions WHERE due_at <= now() AND livemode = false
+            ORDER BY due_at, subscription_id LIMIT 100 FOR UPDATE SKIP LOCKED`),
+          explain(`SELECT * FROM subscriptions WHERE account_id = 'acct_x' AND livemode = false AND customer_id = 'cus_x'
+            ORDER BY created_at DESC, subscription_id DESC LIMIT 21`),
+          explain(`SELECT * FROM subscriptions WHERE account_id = 'acct_x' AND livemode = false AND status = 'on_hold'
+            ORDER BY created_at DESC, subscription_id DESC LIMIT 21`)
+        ])
+      }))
+      assert.match(plans[0]!, /Index Scan using subscriptions_due/)
+      assert.match(plans[1]!, /Index Scan using subscriptions_by_customer/)
+      assert.match(plans[2]!, /Index Scan using subscriptions_by_status/)
+      for (const plan of plans) assert.notMatch(plan, /Sort/)
+      // The saved card of a subscription: the same, and nothing else that could hold a number.
+      const savedCard = yield* sql<{ column_name: string }>`SELECT column_name FROM information_schema.columns
+        WHERE table_name = 'subscriptions' AND (column_name LIKE 'card%' OR column_name LIKE '%number%' OR column_name LIKE '%pan%')
+        ORDER BY column_name`
+      assert.deepStrictEqual(savedCard.map((c) => c.column_name), [
+        "card_brand",
+        "card_exp_month",
+        "card_exp_year",
+        "card_last4",
+        "card_token"
       ])
     }))
 
@@ -409,9 +481,19 @@ describe("StoreSql on PostgreSQL: checkout sessions and payments", () => {
       yield* insertAll(shuffle(due), a!.sessions.insert)
       const processing = yield* Effect.forEach([0, 1, 2, 3, 4, 5], (i) => makePayment(scope, { created_at: at(E + i) }))
       yield* insertAll(shuffle(processing), a!.payments.insert)
+      const daily = yield* subscriptionParents(a!, scope, { interval: "day", count: 1 })
+      // Renewing at E + i s; the last two on hold, retrying then (a renewal declined a day before).
+      const renewing = yield* Effect.forEach([0, 1, 2, 3, 4, 5], (i) =>
+        Effect.map(
+          startSubscription(daily, { paidAt: E + i * 1_000 - (i < 4 ? 1 : 2) * 86_400_000 }),
+          (s) => (i < 4 ? s : advance(s, chargeDeclined, dueMillis(s)))
+        ))
+      assert.deepStrictEqual(renewing.map((s) => dueMillis(s) - E), [0, 1_000, 2_000, 3_000, 4_000, 5_000])
+      yield* insertAll(shuffle(renewing), a!.subscriptions.insert)
       const now = at(E + 10_000)
       const sessionIds = (rows: ReadonlyArray<CheckoutSession>) => rows.map((s) => s.session_id)
       const paymentIds = (rows: ReadonlyArray<Payment.Payment>) => rows.map((p) => p.payment_id)
+      const subscriptionIds = (rows: ReadonlyArray<Subscription.Subscription>) => rows.map((s) => s.subscription_id)
 
       const claims = [
         {
@@ -423,6 +505,11 @@ describe("StoreSql on PostgreSQL: checkout sessions and payments", () => {
           name: "payments.claimProcessing",
           expected: paymentIds(processing),
           claim: (store: StoreShape, limit: number) => Effect.map(store.payments.claimProcessing(limit), paymentIds)
+        },
+        {
+          name: "subscriptions.claimDue",
+          expected: subscriptionIds(renewing),
+          claim: (store: StoreShape, limit: number) => Effect.map(store.subscriptions.claimDue(now, limit), subscriptionIds)
         }
       ]
       for (const { claim, expected, name } of claims) {
@@ -457,6 +544,9 @@ describe("StoreSql on PostgreSQL: checkout sessions and payments", () => {
       yield* a!.sessions.insert(session)
       const payment = yield* makePayment(scope, { checkout_session_id: session.session_id })
       yield* a!.payments.insert(payment)
+      const subscription = yield* startSubscription(yield* subscriptionParents(a!, scope))
+      yield* a!.subscriptions.insert(subscription)
+      const renewed = advance(subscription, chargeOk, dueMillis(subscription))
 
       const cases = [
         {
@@ -473,6 +563,14 @@ describe("StoreSql on PostgreSQL: checkout sessions and payments", () => {
           before: payment,
           change: (store: StoreShape) => store.payments.update(failedOf(payment)),
           after: failedOf(payment)
+        },
+        {
+          table: "subscriptions",
+          find: (store: StoreShape) =>
+            store.subscriptions.find(subscription.subscription_id) as Effect.Effect<Option.Option<unknown>, unknown>,
+          before: subscription,
+          change: (store: StoreShape) => store.subscriptions.update(renewed),
+          after: renewed
         }
       ]
       for (const { after, before, change, find, table } of cases) {
@@ -506,5 +604,452 @@ describe("StoreSql on PostgreSQL: checkout sessions and payments", () => {
         // It read the row as the first transaction committed it: its read came after that commit.
         same(yield* Fiber.join(second), Option.some(after))
       }
+    }))
+})
+
+// Subscriptions: what only a real database shows ---------------------------------------------------------------------
+
+const day = 86_400_000
+const kindOf = (s: Subscription.Subscription) =>
+  `${s.status}/${s.cancellation_reason ?? "-"}/${s.failed_payment_attempts}/${s.cancel_at_period_end}`
+
+/** Every kind of state the machine makes: status / reason / failed attempts / cancel_at_period_end. */
+const everyKind = [
+  "active/-/0/false",
+  "active/-/0/true",
+  "on_hold/-/1/false",
+  "on_hold/-/1/true",
+  "on_hold/-/2/false",
+  "on_hold/-/2/true",
+  "on_hold/-/3/false",
+  "on_hold/-/3/true",
+  "cancelled/requested/0/false",
+  "cancelled/requested/0/true",
+  "cancelled/requested/1/false",
+  "cancelled/requested/1/true",
+  "cancelled/requested/2/false",
+  "cancelled/requested/3/false",
+  "cancelled/payment_failed/4/false",
+  "cancelled/payment_failed/4/true"
+]
+
+describe("StoreSql on PostgreSQL: subscriptions", () => {
+  it.scopedLive("the schema accepts every state the domain's machine makes (random runs of commands)", () =>
+    Effect.gen(function*() {
+      const { scope, stores: [store] } = yield* servers(1)
+      const s = store!
+      const schedules = [
+        { interval: "day", count: 1 },
+        { interval: "day", count: 365 },
+        { interval: "week", count: 2 },
+        { interval: "month", count: 1 },
+        { interval: "month", count: 36 },
+        { interval: "year", count: 3 }
+      ] as const
+      const parents = yield* Effect.forEach(schedules, (schedule) => subscriptionParents(s, scope, schedule))
+      const commands = ["charge_ok", "charge_failed", "cancel", "flag_on", "flag_off", "end"] as const
+      const runs = FastCheck.record({
+        schedule: FastCheck.integer({ min: 0, max: schedules.length - 1 }),
+        // Any millisecond from 1970 to 2100, and month ends, where calendar periods are shortened.
+        paidAt: FastCheck.oneof(
+          FastCheck.integer({ min: 0, max: Date.UTC(2100, 0, 1) }),
+          FastCheck.constantFrom(Date.UTC(2028, 0, 31, 23, 59, 59, 999), Date.UTC(2027, 2, 31), Date.UTC(2028, 1, 29))
+        ),
+        quantity: FastCheck.integer({ min: 1, max: 1000 }),
+        steps: FastCheck.array(
+          FastCheck.record({
+            // Cancellations end a run, so they come less often than charges.
+            command: FastCheck.oneof(
+              ...commands.map((command) => ({
+                weight: { charge_ok: 3, charge_failed: 6, cancel: 1, flag_on: 2, flag_off: 1, end: 2 }[command],
+                arbitrary: FastCheck.constant(command)
+              }))
+            ),
+            late: FastCheck.integer({ min: 0, max: 2 * day })
+          }),
+          { maxLength: 16 }
+        )
+      })
+      const kinds = new Set<string>()
+      const refused: Array<string> = []
+      let stored = 0
+      for (const run of FastCheck.sample(runs, { numRuns: 200, seed: 20261122 })) {
+        let current = yield* startSubscription(parents[run.schedule]!, { paidAt: run.paidAt, quantity: run.quantity })
+        const save = (write: Effect.Effect<void, unknown>) =>
+          Effect.gen(function*() {
+            const exit = yield* Effect.exit(write)
+            if (Exit.isFailure(exit)) {
+              refused.push(`${kindOf(current)} ${sqlStateOf(exit).constraint}: ${JSON.stringify(current)}`)
+              return false
+            }
+            same(yield* s.subscriptions.get(scope, current.subscription_id), Option.some(current))
+            kinds.add(kindOf(current))
+            stored++
+            return true
+          })
+        if (!(yield* save(s.subscriptions.insert(current)))) continue
+        for (const step of run.steps) {
+          // Charges and period ends when due (or a little late); the rest during the current period.
+          const due = Subscription.dueAt(current)
+          const base = due !== null && (step.command.startsWith("charge") || step.command === "end")
+            ? millis(due)
+            : millis(current.current_period_start)
+          const command: Subscription.SubscriptionCommand = step.command === "charge_ok"
+            ? chargeOk
+            : step.command === "charge_failed"
+            ? chargeDeclined
+            : step.command === "cancel"
+            ? { _tag: "Cancel" }
+            : step.command === "end"
+            ? { _tag: "EndAtPeriodEnd" }
+            : { _tag: "SetCancelAtPeriodEnd", value: step.command === "flag_on" }
+          const result = Subscription.transition(current, command, at(base + step.late))
+          if (Either.isLeft(result)) continue // the machine refuses it (e.g. charging a cancelled subscription)
+          current = result.right.next
+          if (!(yield* save(s.subscriptions.update(current)))) break
+        }
+      }
+      assert.deepStrictEqual(refused, [])
+      // Not vacuous: many states, of every kind.
+      assert.isAtLeast(stored, 600)
+      assert.deepStrictEqual(everyKind.filter((kind) => !kinds.has(kind)), [], "kinds never made")
+    }))
+
+  it.scopedLive("the schema refuses inconsistent subscriptions: each broken rule alone, beside its accepted control", () =>
+    Effect.gen(function*() {
+      const { scope, stores: [store] } = yield* servers(1)
+      const s = store!
+      const monthly = yield* subscriptionParents(s, scope)
+      const active = yield* startSubscription(monthly, { paidAt: T0 })
+      const renewed = advance(active, chargeOk, dueMillis(active))
+      const onHold = advance(active, chargeDeclined, dueMillis(active))
+      const onHold3 = advance(advance(onHold, chargeDeclined, dueMillis(onHold)), chargeDeclined, dueMillis(onHold) + 2 * day)
+      const failedOut = advance(onHold3, chargeDeclined, dueMillis(onHold3))
+      const cancelled = advance(active, { _tag: "Cancel" }, T0 + 1_000)
+      const cancelledOnHold = advance(onHold, { _tag: "Cancel" }, dueMillis(onHold))
+      assert.deepStrictEqual(
+        [active, renewed, onHold, onHold3, failedOut, cancelled, cancelledOnHold].map(kindOf),
+        [
+          "active/-/0/false",
+          "active/-/0/false",
+          "on_hold/-/1/false",
+          "on_hold/-/3/false",
+          "cancelled/payment_failed/4/false",
+          "cancelled/requested/0/false",
+          "cancelled/requested/1/false"
+        ]
+      )
+      const method = active.payment_method
+      const cases: ReadonlyArray<readonly [Subscription.Subscription, Partial<Record<keyof Subscription.Subscription, unknown>>, string]> = [
+        [active, { status: "paused" }, "subscriptions_status_check"],
+        [active, { cancelled_at: at(T0 + 1) }, "subscriptions_cancelled"],
+        [active, { cancellation_reason: "requested" }, "subscriptions_cancelled"],
+        [cancelled, { cancelled_at: null }, "subscriptions_cancelled"],
+        [cancelled, { cancellation_reason: null }, "subscriptions_cancelled"],
+        [cancelled, { cancellation_reason: "fraud" }, "subscriptions_cancellation_reason_check"],
+        [onHold, { next_retry_at: null }, "subscriptions_retry"],
+        [active, { next_retry_at: at(T0 + day) }, "subscriptions_retry"],
+        [onHold, { next_retry_at: onHold.first_failure_at }, "subscriptions_retry"],
+        [cancelledOnHold, { failed_payment_attempts: 5 }, "subscriptions_failed_payment_attempts_check"],
+        [cancelled, { failed_payment_attempts: -1 }, "subscriptions_failed_payment_attempts_check"],
+        [active, { failed_payment_attempts: 1, first_failure_at: at(T0) }, "subscriptions_failures"],
+        [onHold3, { failed_payment_attempts: 4 }, "subscriptions_failures"],
+        [onHold, { failed_payment_attempts: 0, first_failure_at: null }, "subscriptions_failures"],
+        [failedOut, { failed_payment_attempts: 3 }, "subscriptions_failures"],
+        [cancelledOnHold, { failed_payment_attempts: 4 }, "subscriptions_failures"],
+        [onHold, { first_failure_at: null }, "subscriptions_failures"],
+        [active, { first_failure_at: at(T0) }, "subscriptions_failures"],
+        [renewed, { next_billing_date: renewed.current_period_start }, "subscriptions_period"],
+        [renewed, { next_billing_date: at(millis(renewed.current_period_start) - 1) }, "subscriptions_period"],
+        [renewed, { current_period_start: at(millis(renewed.anchor) - 1) }, "subscriptions_period"],
+        [active, { current_period_start: at(T0 + 1) }, "subscriptions_period"],
+        [renewed, { period: 0 }, "subscriptions_period"],
+        [active, { period: 1 }, "subscriptions_period"],
+        [active, { billing_interval: "fortnight" }, "subscriptions_billing_interval_check"],
+        [active, { interval_count: 0 }, "subscriptions_schedule"],
+        [active, { interval_count: 37 }, "subscriptions_schedule"],
+        [active, { quantity: 0 }, "subscriptions_quantity_check"],
+        [active, { recurring_amount: -1 }, "subscriptions_recurring_amount_check"],
+        [active, { currency: "aed" }, "subscriptions_currency_check"],
+        [active, { name: "" }, "subscriptions_name_check"],
+        [active, { customer: { ...active.customer, email: `${"m".repeat(245)}@example.ae` } }, "subscriptions_customer_email_check"],
+        [active, { payment_method: { ...method, last4: "42" } }, "subscriptions_card_last4_check"],
+        [active, { payment_method: { ...method, last4: "4x42" } }, "subscriptions_card_last4_check"],
+        [active, { payment_method: { ...method, exp_month: 13 } }, "subscriptions_card_exp_month_check"],
+        [active, { payment_method: { ...method, exp_year: 31 } }, "subscriptions_card_exp_year_check"],
+        [active, { payment_method: { ...method, brand: "" } }, "subscriptions_card_brand_check"],
+        [active, { card_token: "" }, "subscriptions_card_token_check"]
+      ]
+      for (const [control, broken, constraint] of cases) {
+        const refused = sqlStateOf(yield* Effect.exit(s.subscriptions.insert({
+          ...control,
+          ...broken,
+          subscription_id: yield* newId<SubscriptionId>("sub")
+        } as Subscription.Subscription)))
+        assert.deepStrictEqual([refused.code, refused.constraint], ["23514", constraint], JSON.stringify(broken))
+        // The same state without the broken part is stored.
+        yield* s.subscriptions.insert({ ...control, subscription_id: yield* newId<SubscriptionId>("sub") })
+      }
+      // An update is held to the same rules: the row stays as it was.
+      yield* s.subscriptions.insert(onHold)
+      const update = sqlStateOf(yield* Effect.exit(s.subscriptions.update({ ...onHold, next_retry_at: null })))
+      assert.deepStrictEqual([update.code, update.constraint], ["23514", "subscriptions_retry"])
+      same(yield* s.subscriptions.get(scope, onHold.subscription_id), Option.some(onHold))
+    }))
+
+  it.scopedLive("references stay within one account and mode; attempts name a payment of their subscription", () =>
+    Effect.gen(function*() {
+      const { account, scope, stores: [store] } = yield* servers(1)
+      const s = store!
+      const other = yield* newAccount
+      yield* s.accounts.insert(other)
+      const live = { accountId: account.account_id, livemode: true }
+      const mine = yield* subscriptionParents(s, scope)
+      const theirs = yield* subscriptionParents(s, { accountId: other.account_id, livemode: false })
+      const liveParents = yield* subscriptionParents(s, live)
+      const refused = (state: string, constraint: string, effect: Effect.Effect<unknown, unknown>) =>
+        Effect.map(Effect.exit(effect), (exit) => {
+          const error = sqlStateOf(exit)
+          assert.deepStrictEqual([error.code, error.constraint], [state, constraint])
+        })
+      const start = (options: Parameters<typeof startSubscription>[1] = {}) => startSubscription(mine, options)
+      const customerOf = (p: typeof mine) => ({ customer_id: p.customer.customer_id, name: p.customer.name, email: p.customer.email })
+
+      // Customer, product and session of the subscription's own scope, beside controls.
+      const ok = yield* start()
+      yield* s.subscriptions.insert(ok)
+      yield* refused("23503", "subscriptions_customer", s.subscriptions.insert({ ...(yield* start()), customer: customerOf(theirs) }))
+      yield* refused("23503", "subscriptions_customer", s.subscriptions.insert({ ...(yield* start()), customer: customerOf(liveParents) }))
+      yield* refused("23503", "subscriptions_product", s.subscriptions.insert({ ...(yield* start()), product_id: theirs.product.product_id }))
+      yield* refused("23503", "subscriptions_product", s.subscriptions.insert({ ...(yield* start()), product_id: yield* newId<ProductId>("pdt") }))
+      const session = yield* makeSession(scope, { kind: "subscription" })
+      const liveSession = yield* makeSession(live, { kind: "subscription" })
+      yield* insertAll([session, liveSession], s.sessions.insert)
+      yield* refused("23503", "subscriptions_checkout_session", s.subscriptions.insert(yield* start({ checkoutSessionId: liveSession.session_id })))
+      const started = yield* start({ checkoutSessionId: session.session_id })
+      yield* s.subscriptions.insert(started)
+      // A checkout starts one subscription.
+      yield* refused("23505", "subscriptions_one_per_session", s.subscriptions.insert(yield* start({ checkoutSessionId: session.session_id })))
+
+      // A payment or a session names a subscription of its own scope.
+      const theirSubscription = yield* startSubscription(theirs)
+      const liveSubscription = yield* startSubscription(liveParents)
+      yield* insertAll([theirSubscription, liveSubscription], s.subscriptions.insert)
+      yield* s.payments.insert(yield* renewalPayment(ok))
+      yield* refused("23503", "payments_subscription", s.payments.insert(yield* renewalPayment(ok, { subscription_id: theirSubscription.subscription_id })))
+      yield* refused("23503", "payments_subscription", s.payments.insert(yield* renewalPayment(ok, { subscription_id: yield* newId<SubscriptionId>("sub") })))
+      yield* refused(
+        "23503",
+        "checkout_sessions_subscription_ref",
+        s.sessions.update({ ...session, subscription_id: liveSubscription.subscription_id })
+      )
+      yield* s.sessions.update({ ...session, subscription_id: started.subscription_id })
+
+      // Checked at commit: a subscription inserted later in the transaction is fine; one never inserted undoes it all.
+      const later = yield* start()
+      const first = yield* renewalPayment(later)
+      yield* s.transact(Effect.zipRight(s.payments.insert(first), s.subscriptions.insert(later)))
+      same(yield* s.payments.get(scope, first.payment_id), Option.some(first))
+      const customer = yield* makeCustomer(scope)
+      const dangling = yield* renewalPayment(ok, { subscription_id: yield* newId<SubscriptionId>("sub") })
+      yield* refused("23503", "payments_subscription", s.transact(Effect.zipRight(s.customers.insert(customer), s.payments.insert(dangling))))
+      assert.isTrue(Option.isNone(yield* s.customers.get(scope, customer.customer_id)))
+      assert.isTrue(Option.isNone(yield* s.payments.get(scope, dangling.payment_id)))
+
+      // Attempts: periods from 1, attempts 0 to 3, each for one payment of that subscription.
+      const payments = yield* Effect.forEach([0, 1, 2, 3], () => renewalPayment(ok))
+      yield* insertAll(payments, s.payments.insert)
+      const attempt = (overrides: Partial<RenewalAttempt> = {}): RenewalAttempt => ({
+        subscription_id: ok.subscription_id,
+        period: 1,
+        attempt: 0,
+        payment_id: payments[0]!.payment_id,
+        ...overrides
+      })
+      yield* refused("23514", "subscription_attempts_period_check", s.subscriptions.recordAttempt(attempt({ period: 0 })))
+      yield* refused("23514", "subscription_attempts_attempt_check", s.subscriptions.recordAttempt(attempt({ attempt: 4 })))
+      yield* refused("23514", "subscription_attempts_attempt_check", s.subscriptions.recordAttempt(attempt({ attempt: -1 })))
+      yield* refused(
+        "23503",
+        "subscription_attempts_payment",
+        s.subscriptions.recordAttempt(attempt({ payment_id: first.payment_id }))
+      )
+      yield* refused(
+        "23503",
+        "subscription_attempts_payment",
+        s.subscriptions.recordAttempt(attempt({ payment_id: yield* newId<PaymentId>("pay") }))
+      )
+      yield* refused(
+        "23503",
+        "subscription_attempts_subscription_id_fkey",
+        s.subscriptions.recordAttempt(attempt({ subscription_id: yield* newId<SubscriptionId>("sub") }))
+      )
+      assert.isTrue(yield* s.subscriptions.recordAttempt(attempt()))
+      assert.isTrue(yield* s.subscriptions.recordAttempt(attempt({ attempt: 3, payment_id: payments[1]!.payment_id })))
+      assert.isTrue(yield* s.subscriptions.recordAttempt(attempt({ period: 2, payment_id: payments[2]!.payment_id })))
+      yield* refused(
+        "23505",
+        "subscription_attempts_payment_id_key",
+        s.subscriptions.recordAttempt(attempt({ period: 3, payment_id: payments[0]!.payment_id }))
+      )
+      assert.deepStrictEqual((yield* s.subscriptions.attempts(ok.subscription_id)).map((a) => [a.period, a.attempt]), [[1, 0], [1, 3], [2, 0]])
+    }))
+
+  /** `n` active subscriptions of one account, all due at `now` (daily, renewing up to `n` seconds ago), on 3 servers. */
+  const dueSet = (n: number, now: number) =>
+    Effect.gen(function*() {
+      const setup = yield* servers(3)
+      const daily = yield* subscriptionParents(setup.stores[0]!, setup.scope, { interval: "day", count: 1 })
+      const due = yield* Effect.forEach(Array.from({ length: n }, (_, i) => i), (i) =>
+        startSubscription(daily, { paidAt: now - day - i * 1_000 }))
+      yield* insertAll(shuffle(due), setup.stores[0]!.subscriptions.insert)
+      assert.strictEqual((yield* setup.stores[1]!.subscriptions.claimDue(at(now), 1_000)).length, n)
+      return { ...setup, due }
+    })
+
+  /** What the processor was asked to charge, by subscription and period, and by which worker. */
+  const makeLedger = (workers: number) => {
+    const charges = new Map<string, number>()
+    const byWorker = Array.from({ length: workers }, () => 0)
+    return {
+      charges,
+      byWorker,
+      /** Attempts another worker had recorded first (the uniqueness rule said no). */
+      refused: 0,
+      /** Claimed, but no longer due once locked (another worker had renewed it). */
+      stale: 0,
+      charge(worker: number, s: Subscription.Subscription) {
+        const key = `${s.subscription_id}:${s.period + 1}`
+        charges.set(key, (charges.get(key) ?? 0) + 1)
+        byWorker[worker]!++
+      }
+    }
+  }
+  type Ledger = ReturnType<typeof makeLedger>
+
+  /** Every due period was charged exactly once, the attempts say so, and nothing is due any more. */
+  const verifyOnce = (
+    setup: Effect.Effect.Success<ReturnType<typeof dueSet>>,
+    ledger: Ledger,
+    now: number
+  ) =>
+    Effect.gen(function*() {
+      const { due, scope, stores, url } = setup
+      const n = due.length
+      const twice = [...ledger.charges.entries()].filter(([, times]) => times !== 1)
+      assert.deepStrictEqual(twice, [], "charged more than once")
+      assert.deepStrictEqual(
+        [...ledger.charges.keys()].sort(),
+        due.map((s) => `${s.subscription_id}:1`).sort(),
+        "every due period charged"
+      )
+      assert.strictEqual(ledger.byWorker.reduce((a, b) => a + b, 0), n)
+      const sql = Context.get(yield* Layer.build(PgLive(url, { maxConnections: 1 })), SqlClient.SqlClient)
+      const [rows] = yield* sql<{ attempts: number; renewals: number }>`SELECT
+        (SELECT count(*)::int FROM subscription_attempts) AS attempts,
+        (SELECT count(*)::int FROM payments WHERE billing_reason = 'subscription_renewal' AND status = 'succeeded') AS renewals`
+      assert.deepStrictEqual(rows, { attempts: n, renewals: n })
+      for (const s of due) {
+        const after = Option.getOrThrow(yield* stores[2]!.subscriptions.get(scope, s.subscription_id))
+        assert.deepStrictEqual([after.status, after.period], ["active", 1])
+        const attempts = yield* stores[2]!.subscriptions.attempts(s.subscription_id)
+        assert.deepStrictEqual(attempts.map((a) => [a.period, a.attempt]), [[1, 0]])
+        const payment = Option.getOrThrow(yield* stores[2]!.payments.get(scope, attempts[0]!.payment_id))
+        assert.deepStrictEqual([payment.status, payment.subscription_id], ["succeeded", s.subscription_id])
+      }
+      assert.deepStrictEqual(yield* stores[2]!.subscriptions.claimDue(at(now), 1_000), [])
+    })
+
+  const N = 40
+  const NOW = T0
+
+  it.scopedLive("billing workers on separate pools charge every due period exactly once (claim, then lock, record, charge)", () =>
+    Effect.gen(function*() {
+      const setup = yield* dueSet(N, NOW)
+      const ledger = makeLedger(setup.stores.length)
+      // One renewal in one transaction: lock the row, check it is still due, record the attempt; charge only if that
+      // attempt is ours; then advance the period.
+      const renew = (store: StoreShape, worker: number, id: SubscriptionId) =>
+        store.transact(Effect.gen(function*() {
+          const sub = Option.getOrThrow(yield* store.subscriptions.find(id))
+          const due = Subscription.dueAt(sub)
+          if (due === null || millis(due) > NOW) return void ledger.stale++
+          const payment = yield* renewalPayment(sub, { created_at: at(NOW) })
+          const fresh = yield* store.subscriptions.recordAttempt({
+            subscription_id: sub.subscription_id,
+            period: sub.period + 1,
+            attempt: Subscription.attempt(sub),
+            payment_id: payment.payment_id
+          })
+          if (!fresh) return void ledger.refused++
+          ledger.charge(worker, sub)
+          yield* store.payments.insert(succeededOf(payment))
+          yield* store.subscriptions.update(advance(sub, chargeOk, NOW))
+        }))
+      const worker = (store: StoreShape, index: number) =>
+        Effect.gen(function*() {
+          for (;;) {
+            const claimed = yield* store.transact(store.subscriptions.claimDue(at(NOW), 5))
+            if (claimed.length === 0) return
+            for (const sub of claimed) yield* renew(store, index, sub.subscription_id)
+          }
+        })
+      yield* Effect.all(setup.stores.map(worker), { concurrency: "unbounded" })
+      yield* verifyOnce(setup, ledger, NOW)
+    }))
+
+  it.scopedLive("with the charge outside any transaction (reserve, charge, record), recordAttempt alone stops a second charge", () =>
+    Effect.gen(function*() {
+      const setup = yield* dueSet(N, NOW)
+      const ledger = makeLedger(setup.stores.length)
+      // As Billing does: reserve (lock, still due?, record the attempt, a processing payment) and commit; charge with
+      // no transaction held, while the subscription is still due and claimable by everyone; record the outcome.
+      const reserve = (store: StoreShape, id: SubscriptionId) =>
+        store.transact(Effect.gen(function*() {
+          const sub = Option.getOrThrow(yield* store.subscriptions.find(id))
+          const due = Subscription.dueAt(sub)
+          if (due === null || millis(due) > NOW) return void ledger.stale++
+          const payment = yield* renewalPayment(sub, { created_at: at(NOW) })
+          const fresh = yield* store.subscriptions.recordAttempt({
+            subscription_id: sub.subscription_id,
+            period: sub.period + 1,
+            attempt: Subscription.attempt(sub),
+            payment_id: payment.payment_id
+          })
+          if (!fresh) return void ledger.refused++
+          yield* store.payments.insert(payment)
+          return { sub, payment }
+        }))
+      const record = (store: StoreShape, reserved: { sub: Subscription.Subscription; payment: Payment.Payment }) =>
+        store.transact(Effect.gen(function*() {
+          const sub = Option.getOrThrow(yield* store.subscriptions.find(reserved.sub.subscription_id))
+          yield* store.payments.update(succeededOf(reserved.payment))
+          // (Had another worker charged the same period meanwhile, it moved the period on: don't move it twice.)
+          if (sub.period === reserved.sub.period) yield* store.subscriptions.update(advance(sub, chargeOk, NOW))
+        }))
+      const worker = (store: StoreShape, index: number) =>
+        Effect.gen(function*() {
+          for (;;) {
+            const claimed = yield* store.transact(store.subscriptions.claimDue(at(NOW), 5))
+            if (claimed.length === 0) return
+            let charged = 0
+            for (const sub of claimed) {
+              const reserved = yield* reserve(store, sub.subscription_id)
+              if (reserved === undefined) continue
+              ledger.charge(index, reserved.sub)
+              yield* Effect.sleep(Duration.millis(5 + Math.floor(Math.random() * 10))) // the processor's round trip
+              yield* record(store, reserved)
+              charged++
+            }
+            // Everything claimed is being charged by others: let them finish.
+            if (charged === 0) yield* Effect.sleep(Duration.millis(5))
+          }
+        })
+      yield* Effect.all(setup.stores.map(worker), { concurrency: "unbounded" })
+      yield* verifyOnce(setup, ledger, NOW)
+      // The race happened: workers claimed subscriptions whose attempt another had already recorded, still due, and
+      // only the uniqueness rule kept them from charging.
+      assert.isAbove(ledger.refused, 0)
+      assert.isAtLeast(ledger.byWorker.filter((n) => n > 0).length, 2)
     }))
 })

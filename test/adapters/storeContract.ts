@@ -23,9 +23,18 @@ import type {
 } from "../../src/domain/Ids.js"
 import * as Pagination from "../../src/domain/Pagination.js"
 import * as Payment from "../../src/domain/Payment.js"
-import type { Product, ProductFilter } from "../../src/domain/Product.js"
+import type { BillingInterval, Product, ProductFilter } from "../../src/domain/Product.js"
 import * as RateWindow from "../../src/domain/RateWindow.js"
-import { type CustomerFilter, type EventFilter, type PaymentFilter, Store } from "../../src/ports/Store.js"
+import * as Subscription from "../../src/domain/Subscription.js"
+import {
+  type CustomerFilter,
+  type EventFilter,
+  type PaymentFilter,
+  type RenewalAttempt,
+  Store,
+  type StoreShape,
+  type SubscriptionFilter
+} from "../../src/ports/Store.js"
 
 // Fixtures -----------------------------------------------------------------------------------------------------------
 
@@ -181,6 +190,109 @@ export const makeEvent = (scope: Scope, overrides: Partial<Event.Event> = {}) =>
     data: { object: "payment", payment_id: `pay_${id.slice(4)}`, total_amount: 74800, status: "succeeded" },
     ...overrides
   }))
+
+/** What a subscription refers to: a recurring product and a customer of `scope`, both stored. */
+export interface SubscriptionParents {
+  readonly scope: Scope
+  readonly product: Product
+  readonly customer: Customer
+}
+
+export const subscriptionParents = (
+  store: StoreShape,
+  scope: Scope,
+  schedule: { readonly interval: BillingInterval; readonly count: number } = { interval: "month", count: 1 }
+) =>
+  Effect.gen(function*() {
+    const product = yield* makeProduct(scope, {
+      name: "Calligraphy club",
+      price: 4900,
+      billing: "recurring",
+      billing_interval: schedule.interval,
+      interval_count: schedule.count
+    })
+    const customer = yield* makeCustomer(scope)
+    yield* store.products.insert(product)
+    yield* store.customers.insert(customer)
+    return { scope, product, customer } satisfies SubscriptionParents
+  })
+
+/** The card a subscription keeps: what the first payment used, token included. */
+export const subscriptionCard: Payment.CardOnFile = {
+  brand: "mastercard",
+  last4: "5454",
+  exp_month: 2,
+  exp_year: 2031,
+  token: "tok_sim_ok_5454feed"
+}
+
+/** The subscription a first payment at `paidAt` starts (`Subscription.start`): active, period 0. */
+export const startSubscription = (
+  parents: SubscriptionParents,
+  options: {
+    readonly paidAt?: number
+    readonly quantity?: number
+    readonly checkoutSessionId?: CheckoutSessionId | null
+    readonly metadata?: Record<string, string>
+    readonly customerName?: string | null
+  } = {}
+) =>
+  Effect.map(newId<SubscriptionId>("sub"), (id) =>
+    Subscription.start({
+      id,
+      accountId: parents.scope.accountId,
+      livemode: parents.scope.livemode,
+      product: {
+        product_id: parents.product.product_id,
+        name: parents.product.name,
+        billing_interval: parents.product.billing_interval!,
+        interval_count: parents.product.interval_count!
+      },
+      quantity: options.quantity ?? 1,
+      unitAmount: parents.product.price,
+      currency: "AED",
+      customer: {
+        customer_id: parents.customer.customer_id,
+        name: options.customerName === undefined ? parents.customer.name : options.customerName,
+        email: parents.customer.email
+      },
+      card: subscriptionCard,
+      checkoutSessionId: options.checkoutSessionId ?? null,
+      metadata: options.metadata ?? {},
+      paidAt: at(options.paidAt ?? T0)
+    }).next)
+
+/** The subscription after a command of the domain's machine at `now`. */
+export const advance = (s: Subscription.Subscription, command: Subscription.SubscriptionCommand, now: number) =>
+  Either.getOrThrow(Subscription.transition(s, command, at(now))).next
+
+/** Every state along a run of commands (the start not included). */
+export const run = (
+  s: Subscription.Subscription,
+  steps: ReadonlyArray<readonly [Subscription.SubscriptionCommand, number]>
+): Array<Subscription.Subscription> => {
+  const states: Array<Subscription.Subscription> = []
+  let current = s
+  for (const [command, now] of steps) states.push(current = advance(current, command, now))
+  return states
+}
+
+export const millis = (t: DateTime.Utc) => DateTime.toEpochMillis(t)
+export const dueMillis = (s: Subscription.Subscription) => millis(Subscription.dueAt(s)!)
+export const chargeOk: Subscription.SubscriptionCommand = { _tag: "ChargeSucceeded" }
+export const chargeDeclined: Subscription.SubscriptionCommand = { _tag: "ChargeFailed" }
+
+/** A renewal payment of `s` (processing), as billing records it with the attempt. */
+export const renewalPayment = (s: Subscription.Subscription, overrides: Partial<Payment.Payment> = {}) =>
+  makePayment({ accountId: s.account_id, livemode: s.livemode }, {
+    subscription_id: s.subscription_id,
+    billing_reason: "subscription_renewal",
+    total_amount: s.recurring_amount,
+    net_amount: s.recurring_amount,
+    description: s.name,
+    card: { ...s.payment_method, token: s.card_token },
+    ...overrides
+  })
 
 const paymentPosition = Payment.position
 const eventPosition = Event.position
@@ -630,9 +742,12 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         yield* store.payments.insert(declined)
         yield* store.payments.update(failedOf(declined))
         yield* check(failedOf(declined))
+        // (A payment names only a subscription of its own account and mode: the store may check it.)
+        const subscription = yield* startSubscription(yield* subscriptionParents(store, live))
+        yield* store.subscriptions.insert(subscription)
         const renewal = succeededOf(yield* makePayment(live, {
           billing_reason: "subscription_renewal",
-          subscription_id: yield* newId<SubscriptionId>("sub"),
+          subscription_id: subscription.subscription_id,
           total_amount: 4900,
           net_amount: 4900
         }))
@@ -959,6 +1074,461 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         same(yield* store.payments.get(test, payment.payment_id), Option.some(paid))
         same((yield* store.events.list(test, {}, page)).items, [event])
         same((yield* store.payments.list(test, { status: "succeeded" }, page)).items, [paid])
+      }))
+
+    // Subscriptions -----------------------------------------------------------------------------------------------
+
+    it.effect("subscriptions: every state the domain's machine makes is stored and read back as it was", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { live } = scopesOf(yield* makeAccount())
+        const monthly = yield* subscriptionParents(store, live)
+        const session = yield* makeSession(live, {
+          kind: "subscription",
+          customer: sessionCustomer(monthly.customer),
+          customer_id: monthly.customer.customer_id
+        })
+        yield* store.sessions.insert(session)
+
+        const seen: Array<Subscription.Subscription> = []
+        const check = (s: Subscription.Subscription) =>
+          Effect.gen(function*() {
+            seen.push(s)
+            same(yield* store.subscriptions.get(live, s.subscription_id), Option.some(s))
+            same(yield* store.subscriptions.find(s.subscription_id), Option.some(s))
+          })
+        type Step = (s: Subscription.Subscription) => readonly [Subscription.SubscriptionCommand, number]
+        const whenDue = (command: Subscription.SubscriptionCommand): Step => (s) => [command, dueMillis(s)]
+        const flag = (value: boolean): Step => (s) => [{ _tag: "SetCancelAtPeriodEnd", value }, millis(s.created_at) + 1_000]
+        const cancelNow: Step = (s) => [{ _tag: "Cancel" }, millis(s.current_period_start) + 5_000]
+        /** Stores the start, then each state the steps lead to (an update each), checking every one. */
+        const path = (start: Subscription.Subscription, steps: ReadonlyArray<Step>) =>
+          Effect.gen(function*() {
+            yield* store.subscriptions.insert(start)
+            yield* check(start)
+            let current = start
+            for (const step of steps) {
+              const [command, now] = step(current)
+              current = advance(current, command, now)
+              yield* store.subscriptions.update(current)
+              yield* check(current)
+            }
+          })
+
+        // Anchored on 31 January at an odd millisecond, three seats, a session, metadata, a customer without a name:
+        // renewed; declined, retried twice with cancel_at_period_end set and unset; paid on the last retry; cancelled.
+        yield* path(
+          yield* startSubscription(monthly, {
+            paidAt: Date.UTC(2027, 0, 31, 9, 30, 15, 123),
+            quantity: 3,
+            checkoutSessionId: session.session_id,
+            metadata: { plan: "gold", "ملاحظة": "هدية" },
+            customerName: null
+          }),
+          [
+            whenDue(chargeOk),
+            whenDue(chargeDeclined),
+            flag(true),
+            flag(false),
+            whenDue(chargeDeclined),
+            whenDue(chargeDeclined),
+            whenDue(chargeOk),
+            cancelNow
+          ]
+        )
+        // Every schedule, ended each way the machine knows.
+        const yearly = yield* subscriptionParents(store, live, { interval: "year", count: 3 })
+        const weekly = yield* subscriptionParents(store, live, { interval: "week", count: 2 })
+        const daily = yield* subscriptionParents(store, live, { interval: "day", count: 1 })
+        const longest = yield* subscriptionParents(store, live, { interval: "month", count: 36 })
+        yield* path(yield* startSubscription(yearly), [flag(true), whenDue({ _tag: "EndAtPeriodEnd" })])
+        yield* path(yield* startSubscription(weekly), [
+          whenDue(chargeDeclined),
+          whenDue(chargeDeclined),
+          whenDue(chargeDeclined),
+          whenDue(chargeDeclined)
+        ])
+        yield* path(yield* startSubscription(daily), [whenDue(chargeDeclined), flag(true), whenDue({ _tag: "EndAtPeriodEnd" })])
+        yield* path(yield* startSubscription(longest), [cancelNow])
+        yield* path(yield* startSubscription(daily, { paidAt: T0 + 7 }), [whenDue(chargeDeclined), cancelNow])
+
+        // The walk met every kind of state, so each was stored and read back.
+        const kinds = new Set(seen.map((s) =>
+          `${s.status}/${s.cancellation_reason ?? "-"}/${s.failed_payment_attempts}/${s.cancel_at_period_end}`
+        ))
+        assert.includeMembers([...kinds], [
+          "active/-/0/false",
+          "active/-/0/true",
+          "on_hold/-/1/false",
+          "on_hold/-/1/true",
+          "on_hold/-/2/false",
+          "on_hold/-/3/false",
+          "cancelled/requested/0/false",
+          "cancelled/requested/0/true",
+          "cancelled/requested/1/true",
+          "cancelled/requested/1/false",
+          "cancelled/payment_failed/4/false"
+        ])
+        assert.isAtLeast(Math.max(...seen.map((s) => s.period)), 2)
+        assert.isTrue(Option.isNone(yield* store.subscriptions.find(yield* newId<SubscriptionId>("sub"))))
+      }))
+
+    it.effect("subscriptions: another account or the other mode never sees them; find is by id alone", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const mine = scopesOf(yield* makeAccount())
+        const theirs = scopesOf(yield* makeAccount())
+        const parents = yield* subscriptionParents(store, mine.test)
+        const subscription = yield* startSubscription(parents)
+        yield* store.subscriptions.insert(subscription)
+        const page = { limit: 100, after: undefined }
+        const filters: ReadonlyArray<SubscriptionFilter> = [
+          {},
+          { status: "active" },
+          { customer_id: parents.customer.customer_id },
+          { status: "active", customer_id: parents.customer.customer_id }
+        ]
+        for (const other of [mine.live, theirs.test, theirs.live]) {
+          assert.isTrue(Option.isNone(yield* store.subscriptions.get(other, subscription.subscription_id)))
+          for (const filter of filters) {
+            assert.deepStrictEqual((yield* store.subscriptions.list(other, filter, page)).items, [], JSON.stringify(filter))
+          }
+        }
+        for (const filter of filters) same((yield* store.subscriptions.list(mine.test, filter, page)).items, [subscription])
+        same(yield* store.subscriptions.get(mine.test, subscription.subscription_id), Option.some(subscription))
+        same(yield* store.subscriptions.find(subscription.subscription_id), Option.some(subscription))
+      }))
+
+    it.effect("subscriptions: status and customer_id filters, newest first, with paging", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { test, live } = scopesOf(yield* makeAccount())
+        const parents = [yield* subscriptionParents(store, test), yield* subscriptionParents(store, test)]
+        type Shape = (s: Subscription.Subscription) => Subscription.Subscription
+        const shapes: ReadonlyArray<Shape> = [
+          (s) => s,
+          (s) => advance(s, { _tag: "SetCancelAtPeriodEnd", value: true }, T0),
+          (s) => advance(s, chargeDeclined, dueMillis(s)),
+          (s) => advance(s, { _tag: "Cancel" }, T0 + 1),
+          (s) => run(s, [0, 1, 2, 3].map(() => [chargeDeclined, dueMillis(s) + 6 * 86_400_000] as const)).at(-1)!
+        ]
+        const subscriptions: Array<Subscription.Subscription> = []
+        let n = 0
+        for (const round of [0, 1]) {
+          for (const p of parents) {
+            for (const shape of shapes) {
+              // Several share a millisecond, so only the id orders them.
+              const start = yield* startSubscription(p, { paidAt: T0 + round * 1_000 + Math.floor(n++ / 3) })
+              subscriptions.push(shape(start))
+            }
+          }
+        }
+        yield* insertAll(shuffle(subscriptions), store.subscriptions.insert)
+        // Noise: the other mode, at the same times.
+        const noise = yield* subscriptionParents(store, live)
+        yield* store.subscriptions.insert(yield* startSubscription(noise, { paidAt: T0 }))
+
+        const position = Subscription.position
+        const filters: ReadonlyArray<SubscriptionFilter> = [
+          {},
+          ...Subscription.SubscriptionStatus.literals.map((status) => ({ status })),
+          { customer_id: parents[0]!.customer.customer_id },
+          { customer_id: parents[1]!.customer.customer_id },
+          { status: "on_hold", customer_id: parents[1]!.customer.customer_id },
+          { status: "cancelled", customer_id: parents[0]!.customer.customer_id },
+          { customer_id: noise.customer.customer_id },
+          { customer_id: yield* newId<CustomerId>("cus") }
+        ]
+        for (const [i, filter] of filters.entries()) {
+          const expected = newestFirst(
+            subscriptions.filter((s) =>
+              (filter.status === undefined || s.status === filter.status) &&
+              (filter.customer_id === undefined || s.customer.customer_id === filter.customer_id)
+            ),
+            position
+          ).map((s) => s.subscription_id)
+          // Every filter but the last two (a customer of the other mode, an unknown one) matches something.
+          assert.strictEqual(expected.length === 0, i >= filters.length - 2, JSON.stringify(filter))
+          for (const limit of [1, 3, 100]) {
+            const walked = yield* walk((r) => store.subscriptions.list(test, filter, r), position, limit)
+            assert.deepStrictEqual(walked.map((s) => s.subscription_id), expected, `${JSON.stringify(filter)}, limit ${limit}`)
+          }
+        }
+        assert.strictEqual(
+          (yield* walk((r) => store.subscriptions.list(test, { status: "cancelled" }, r), position, 2)).length,
+          2 * 2 * 2
+        )
+        same(
+          (yield* store.subscriptions.list(test, { status: "on_hold" }, { limit: 100, after: undefined })).items,
+          newestFirst(subscriptions.filter((s) => s.status === "on_hold"), position)
+        )
+      }))
+
+    it.effect("subscriptions.claimDue: active by next_billing_date, on_hold by next_retry_at, never cancelled; earliest first", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { live, test } = scopesOf(yield* makeAccount())
+        const other = scopesOf(yield* makeAccount()).test
+        // Claims see every account, so this test keeps to 1992, before anything else of the suite is due.
+        const E = Date.UTC(1992, 0, 1)
+        const now = E + 10_000
+        const day = 86_400_000
+        const daily = yield* subscriptionParents(store, test, { interval: "day", count: 1 })
+        const dailyLive = yield* subscriptionParents(store, live, { interval: "day", count: 1 })
+        const dailyOther = yield* subscriptionParents(store, other, { interval: "day", count: 1 })
+        /** Active, renewing at `due`. */
+        const renewingAt = (parents: SubscriptionParents, due: number) => startSubscription(parents, { paidAt: due - day })
+        /** On hold: its renewal a day before `due` was declined, and the first retry is at `due`. */
+        const retryingAt = (due: number) =>
+          Effect.map(renewingAt(daily, due - day), (s) => advance(s, chargeDeclined, due - day))
+
+        const tied = [
+          yield* renewingAt(daily, E + 1_000),
+          yield* renewingAt(dailyLive, E + 1_000),
+          yield* renewingAt(dailyOther, E + 1_000)
+        ].sort((a, b) => (a.subscription_id < b.subscription_id ? -1 : 1))
+        const ending = advance(yield* renewingAt(daily, E + 2_000), { _tag: "SetCancelAtPeriodEnd", value: true }, E)
+        const retrying = yield* retryingAt(E + 3_000)
+        const atNow = yield* renewingAt(daily, now)
+        const notYet = yield* renewingAt(daily, now + 1)
+        // Its unpaid period began long ago, but its retry is later: on hold, only next_retry_at counts.
+        const retryLater = yield* retryingAt(now + 10_000)
+        const cancelled = advance(yield* renewingAt(daily, E - 5 * day), { _tag: "Cancel" }, E - 6 * day)
+        const failedOut = run(yield* renewingAt(daily, E - 9 * day), [0, 1, 2, 3].map(() => [chargeDeclined, E - 9 * day] as const)).at(-1)!
+        const ended = advance(ending, { _tag: "EndAtPeriodEnd" }, E + 2_000)
+        const endedCopy = { ...ended, subscription_id: yield* newId<SubscriptionId>("sub") }
+        assert.isBelow(millis(retryLater.next_billing_date), now)
+        assert.deepStrictEqual([cancelled.status, failedOut.status, retrying.status], ["cancelled", "cancelled", "on_hold"])
+        yield* insertAll(
+          shuffle([...tied, ending, retrying, atNow, notYet, retryLater, cancelled, failedOut, endedCopy]),
+          store.subscriptions.insert
+        )
+
+        const expected = [...tied, ending, retrying, atNow]
+        const ids = (rows: ReadonlyArray<Subscription.Subscription>) => rows.map((s) => s.subscription_id)
+        same(yield* store.subscriptions.claimDue(at(now), 100), expected)
+        same(yield* store.transact(store.subscriptions.claimDue(at(now), 100)), expected)
+        assert.deepStrictEqual(ids(yield* store.subscriptions.claimDue(at(now), 2)), ids(expected.slice(0, 2)))
+        assert.deepStrictEqual(ids(yield* store.subscriptions.claimDue(at(E + 999), 100)), [])
+        assert.deepStrictEqual(ids(yield* store.subscriptions.claimDue(at(E + 1_000), 100)), ids(tied))
+        // Only one mode's work when asked (billing run --at touches test data only).
+        assert.deepStrictEqual(
+          ids(yield* store.subscriptions.claimDue(at(now), 100, false)),
+          ids(expected.filter((s) => !s.livemode))
+        )
+        assert.deepStrictEqual(ids(yield* store.subscriptions.claimDue(at(now), 100, true)), ids(expected.filter((s) => s.livemode)))
+        assert.strictEqual(expected.filter((s) => s.livemode).length, 1)
+
+        // Claiming changes nothing; billing moves them on: renewed, retried again (later), ended.
+        yield* store.transact(Effect.gen(function*() {
+          for (const s of yield* store.subscriptions.claimDue(at(now), 100)) {
+            const command = Subscription.dueAction(s) === "end" ? { _tag: "EndAtPeriodEnd" } as const
+              : s.status === "on_hold" ? chargeDeclined : chargeOk
+            yield* store.subscriptions.update(advance(s, command, now))
+          }
+        }))
+        assert.deepStrictEqual(ids(yield* store.subscriptions.claimDue(at(now), 100)), [])
+        // Later, the retry that waited is due, then the one not yet due; renewed ones come round again a day on.
+        assert.deepStrictEqual(ids(yield* store.subscriptions.claimDue(at(now + 10_000), 100)), ids([notYet, retryLater]))
+        const nextDay = yield* store.subscriptions.claimDue(at(E + day + 1_000), 100)
+        assert.includeMembers(ids(nextDay), ids(tied))
+        assert.notInclude(ids(nextDay), ending.subscription_id)
+        // Leave nothing due behind.
+        yield* Effect.forEach(
+          yield* store.subscriptions.claimDue(at(E + 30 * day), 100),
+          (s) => store.subscriptions.update(advance(s, { _tag: "Cancel" }, E)),
+          { discard: true }
+        )
+        assert.deepStrictEqual(ids(yield* store.subscriptions.claimDue(at(E + 30 * day), 100)), [])
+      }))
+
+    it.effect("subscriptions.recordAttempt: true once per (subscription, period, attempt), then false; attempts in order", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { test } = scopesOf(yield* makeAccount())
+        const parents = yield* subscriptionParents(store, test)
+        const [s, t] = [yield* startSubscription(parents), yield* startSubscription(parents)]
+        yield* insertAll([s!, t!], store.subscriptions.insert)
+        const payments = yield* Effect.forEach([0, 1, 2, 3, 4, 5], () => renewalPayment(s!))
+        const other = yield* renewalPayment(t!)
+        yield* insertAll([...payments, other], store.payments.insert)
+        const attempt = (sub: Subscription.Subscription, period: number, n: number, payment: Payment.Payment): RenewalAttempt => ({
+          subscription_id: sub.subscription_id,
+          period,
+          attempt: n,
+          payment_id: payment.payment_id
+        })
+        const [p0, p1, p2, p3, p4] = payments as [Payment.Payment, Payment.Payment, Payment.Payment, Payment.Payment, Payment.Payment]
+
+        assert.isTrue(yield* store.subscriptions.recordAttempt(attempt(s!, 2, 0, p0)))
+        assert.isTrue(yield* store.subscriptions.recordAttempt(attempt(s!, 1, 0, p1)))
+        assert.isFalse(yield* store.subscriptions.recordAttempt(attempt(s!, 1, 0, p2)), "the renewal of period 1 again")
+        assert.isFalse(yield* store.subscriptions.recordAttempt(attempt(s!, 1, 0, p1)), "the very same attempt again")
+        assert.isTrue(yield* store.subscriptions.recordAttempt(attempt(s!, 1, 3, p3)))
+        assert.isTrue(yield* store.subscriptions.recordAttempt(attempt(s!, 1, 1, p2)))
+        assert.isFalse(yield* store.subscriptions.recordAttempt(attempt(s!, 1, 1, p4)))
+        // Another subscription's period 1 is its own.
+        assert.isTrue(yield* store.subscriptions.recordAttempt(attempt(t!, 1, 0, other)))
+
+        assert.deepStrictEqual(yield* store.subscriptions.attempts(s!.subscription_id), [
+          attempt(s!, 1, 0, p1),
+          attempt(s!, 1, 1, p2),
+          attempt(s!, 1, 3, p3),
+          attempt(s!, 2, 0, p0)
+        ])
+        assert.deepStrictEqual(yield* store.subscriptions.attempts(t!.subscription_id), [attempt(t!, 1, 0, other)])
+        assert.deepStrictEqual(yield* store.subscriptions.attempts(yield* newId<SubscriptionId>("sub")), [])
+
+        // Many at once, for one attempt: exactly one records it.
+        const racers = yield* Effect.forEach(Array.from({ length: 12 }), () => renewalPayment(s!))
+        yield* insertAll(racers, store.payments.insert)
+        const results = yield* Effect.all(
+          racers.map((p) => store.transact(store.subscriptions.recordAttempt(attempt(s!, 3, 0, p)))),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(results.filter((r) => r).length, 1)
+        const winner = racers[results.indexOf(true)]!
+        assert.deepStrictEqual((yield* store.subscriptions.attempts(s!.subscription_id)).at(-1), attempt(s!, 3, 0, winner))
+      }))
+
+    it.effect("subscriptions: a failed transaction leaves no subscription, attempt or change behind; one that commits keeps all", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { test } = scopesOf(yield* makeAccount())
+        const parents = yield* subscriptionParents(store, test)
+        const page = { limit: 10, after: undefined }
+        const fresh = yield* startSubscription(parents)
+        const existing = yield* startSubscription(parents)
+        yield* store.subscriptions.insert(existing)
+        const payment = yield* renewalPayment(existing)
+        const renewed = advance(existing, chargeOk, dueMillis(existing))
+        // What billing does in one transaction: record the attempt first, then its payment; and the outcome.
+        const renew = Effect.gen(function*() {
+          yield* store.subscriptions.insert(fresh)
+          assert.isTrue(yield* store.subscriptions.recordAttempt({
+            subscription_id: existing.subscription_id,
+            period: existing.period + 1,
+            attempt: 0,
+            payment_id: payment.payment_id
+          }))
+          yield* store.payments.insert(payment)
+          yield* store.subscriptions.update(renewed)
+          same(yield* store.subscriptions.find(existing.subscription_id), Option.some(renewed))
+        })
+
+        for (const end of [Effect.fail("declined" as const), Effect.dieMessage("bug")]) {
+          const exit = yield* Effect.exit(store.transact(Effect.zipRight(renew, end)))
+          assert.isTrue(Exit.isFailure(exit))
+          assert.isTrue(Option.isNone(yield* store.subscriptions.get(test, fresh.subscription_id)))
+          assert.isTrue(Option.isNone(yield* store.subscriptions.find(fresh.subscription_id)))
+          same(yield* store.subscriptions.get(test, existing.subscription_id), Option.some(existing))
+          same((yield* store.subscriptions.list(test, {}, page)).items, [existing])
+          assert.deepStrictEqual(yield* store.subscriptions.attempts(existing.subscription_id), [])
+          assert.isTrue(Option.isNone(yield* store.payments.get(test, payment.payment_id)))
+        }
+
+        yield* store.transact(renew)
+        same(yield* store.subscriptions.get(test, fresh.subscription_id), Option.some(fresh))
+        same(yield* store.subscriptions.get(test, existing.subscription_id), Option.some(renewed))
+        assert.deepStrictEqual(yield* store.subscriptions.attempts(existing.subscription_id), [{
+          subscription_id: existing.subscription_id,
+          period: 1,
+          attempt: 0,
+          payment_id: payment.payment_id
+        }])
+        // The committed attempt is taken: recording it again is refused.
+        assert.isFalse(yield* store.subscriptions.recordAttempt({
+          subscription_id: existing.subscription_id,
+          period: 1,
+          attempt: 0,
+          payment_id: payment.payment_id
+        }))
+      }))
+
+    it.effect("subscriptions: the first payment names the subscription it starts before the subscription is stored", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { test } = scopesOf(yield* makeAccount())
+        const parents = yield* subscriptionParents(store, test)
+        const session = yield* makeSession(test, {
+          kind: "subscription",
+          customer: sessionCustomer(parents.customer),
+          customer_id: parents.customer.customer_id
+        })
+        yield* store.sessions.insert(session)
+        const first = yield* makePayment(test, {
+          billing_reason: "subscription_create",
+          checkout_session_id: session.session_id,
+          customer: paymentCustomer(parents.customer)
+        })
+        yield* store.payments.insert(first)
+        const subscription = yield* startSubscription(parents, { paidAt: T0 + 60_000, checkoutSessionId: session.session_id })
+        const paid = { ...succeededOf(first), card: subscriptionCard, subscription_id: subscription.subscription_id }
+        const completed: CheckoutSession = {
+          ...session,
+          status: "complete",
+          payment_id: first.payment_id,
+          subscription_id: subscription.subscription_id,
+          completed_at: at(T0 + 60_000)
+        }
+        // The order of Payments.recordCharge: the payment (with the new id), then the subscription, then the session.
+        yield* store.transact(Effect.gen(function*() {
+          yield* store.payments.update(paid)
+          yield* store.subscriptions.insert(subscription)
+          yield* store.sessions.update(completed)
+        }))
+        same(yield* store.payments.get(test, first.payment_id), Option.some(paid))
+        same(yield* store.subscriptions.get(test, subscription.subscription_id), Option.some(subscription))
+        same(yield* store.sessions.get(test, session.session_id), Option.some(completed))
+      }))
+
+    it.effect("claims: the livemode filter of sessions.claimExpired and payments.claimProcessing", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { live, test } = scopesOf(yield* makeAccount())
+        const other = scopesOf(yield* makeAccount())
+        // Claims see every account, so this test keeps to 1988 and 1989, before anything else of the suite.
+        const E = Date.UTC(1989, 0, 1)
+        const sessions = [
+          yield* makeSession(test, dueAt(E)),
+          yield* makeSession(live, dueAt(E + 1)),
+          yield* makeSession(other.live, dueAt(E + 2)),
+          yield* makeSession(other.test, dueAt(E + 3))
+        ]
+        yield* insertAll(shuffle(sessions), store.sessions.insert)
+        const sessionIds = (rows: ReadonlyArray<CheckoutSession>) => rows.map((s) => s.session_id)
+        const now = at(E + 1_000)
+        assert.deepStrictEqual(sessionIds(yield* store.sessions.claimExpired(now, 100)), sessionIds(sessions))
+        for (const livemode of [false, true]) {
+          const expected = sessionIds(sessions.filter((s) => s.livemode === livemode))
+          assert.deepStrictEqual(sessionIds(yield* store.sessions.claimExpired(now, 100, livemode)), expected)
+          assert.deepStrictEqual(sessionIds(yield* store.transact(store.sessions.claimExpired(now, 100, livemode))), expected)
+          assert.deepStrictEqual(sessionIds(yield* store.sessions.claimExpired(now, 1, livemode)), expected.slice(0, 1))
+        }
+
+        const F = Date.UTC(1988, 0, 1)
+        const payments = [
+          yield* makePayment(live, { created_at: at(F) }),
+          yield* makePayment(test, { created_at: at(F + 1) }),
+          yield* makePayment(other.test, { created_at: at(F + 2) }),
+          yield* makePayment(other.live, { created_at: at(F + 3) })
+        ]
+        yield* insertAll(shuffle(payments), store.payments.insert)
+        const paymentIds = (rows: ReadonlyArray<Payment.Payment>) => rows.map((p) => p.payment_id)
+        // These are the oldest processing payments of the suite, so they lead every claim.
+        assert.deepStrictEqual(paymentIds(yield* store.payments.claimProcessing(4)), paymentIds(payments))
+        for (const livemode of [false, true]) {
+          const expected = paymentIds(payments.filter((p) => p.livemode === livemode))
+          assert.deepStrictEqual(paymentIds(yield* store.payments.claimProcessing(2, livemode)), expected)
+          assert.deepStrictEqual(paymentIds(yield* store.transact(store.payments.claimProcessing(2, livemode))), expected)
+          const all = yield* store.payments.claimProcessing(1_000, livemode)
+          assert.isTrue(all.every((p) => p.livemode === livemode), `only livemode ${livemode}`)
+        }
+
+        // Leave nothing due behind for other tests' claims.
+        yield* Effect.forEach(sessions, (s) => store.sessions.update({ ...s, status: "expired" }), { discard: true })
+        yield* Effect.forEach(payments, (p) => store.payments.update(failedOf(p)), { discard: true })
+        assert.deepStrictEqual(yield* store.sessions.claimExpired(now, 100), [])
       }))
 
     // Transactions --------------------------------------------------------------------------------------------------

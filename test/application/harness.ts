@@ -4,15 +4,14 @@
  */
 import { ConfigProvider, Effect, Layer } from "effect"
 import { StoreMemory } from "../../adapters/memory/StoreMemory.js"
-import { SignerNode } from "../../adapters/crypto/SignerNode.js"
-import { SimulatedProcessor } from "../../adapters/processor/SimulatedProcessor.js"
 import { Accounts } from "../../src/application/Accounts.js"
 import { Engine } from "../../src/application/Engine.js"
 import type { Scope } from "../../src/domain/Account.js"
+import { NodeAdapters } from "../../adapters/runtime/NodeAdapters.js"
 
 export const engineLayer = (config: ReadonlyArray<readonly [string, string]> = []) =>
   Engine.pipe(
-    Layer.provideMerge(Layer.mergeAll(StoreMemory, SignerNode, SimulatedProcessor)),
+    Layer.provideMerge(Layer.mergeAll(StoreMemory, NodeAdapters)),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(config))))
   )
 

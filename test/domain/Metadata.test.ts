@@ -53,7 +53,7 @@ describe("Metadata limits", () => {
     assert.isTrue(Either.isLeft(decodeStrict({ ok: "x", ["k".repeat(41)]: "x" })))
   })
 
-  // BUG (src/domain/Metadata.ts): the key rule lives only in the Record's key schema. Effect treats a key that does
+  // Regression, fixed (src/domain/Metadata.ts): the key rule lives only in the Record's key schema. Effect treats a key that does
   // not match an index signature's key schema as an *excess property*, so under the default parse options (and in
   // `Schema.is`) an empty or 41-character key is silently dropped/ignored instead of refused. The HTTP bodies are
   // strict and so refuse it, but every other decoder of `Metadata` (library users, CLI, stored rows) loses the key

@@ -36,4 +36,18 @@ describe("examples", () => {
     expect(stdout).toContain("refunded AED 20.00: payment is partially_refunded")
     expect(stdout).toContain("events (newest first): refund.succeeded, payment.succeeded, payment.failed")
   })
+
+  it("engine/subscription.ts renews on the anchor day (28 Feb, 31 Mar) and ends at the period end", async () => {
+    const { code, stdout, stderr } = await run("examples/engine/subscription.ts")
+    expect(stderr).toBe("")
+    expect(code).toBe(0)
+    expect(stdout).toContain("subscribed: active, period from 2027-01-31, next billing 2027-02-28")
+    expect(stdout).toContain("after February's run: active, period from 2027-02-28, next billing 2027-03-31")
+    expect(stdout).toContain("after March's run: active, period from 2027-03-31, next billing 2027-04-30")
+    expect(stdout).toContain("at the period end: cancelled (requested) on 2027-04-30")
+    expect(stdout).toContain(
+      "events, oldest first: payment.succeeded, subscription.active, payment.succeeded, subscription.renewed, " +
+        "payment.succeeded, subscription.renewed, subscription.cancelled"
+    )
+  })
 })

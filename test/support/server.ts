@@ -1,5 +1,5 @@
 /**
- * A real Fils HTTP server for tests: the engine (`Engine` + `SignerNode` + a Store) behind `HttpAppLive`, served by
+ * A real Fils HTTP server for tests: the engine (`Engine` + the node adapters + a Store) behind `HttpAppLive`, served by
  * `HttpApiBuilder.serve()` on a random port of 127.0.0.1, with two accounts (each with a test and a live key).
  *
  * `startServer(store, config)` builds one such server; `storeVariants` lists the stores every HTTP suite runs against
@@ -11,8 +11,6 @@ import { ConfigProvider, Effect, Layer, Logger, LogLevel, ManagedRuntime } from 
 import { createServer } from "node:http"
 import { FilsApi } from "../../adapters/http/Api.js"
 import { HttpAppLive } from "../../adapters/http/App.js"
-import { SignerNode } from "../../adapters/crypto/SignerNode.js"
-import { SimulatedProcessor } from "../../adapters/processor/SimulatedProcessor.js"
 import { makeStoreMemory } from "../../adapters/memory/StoreMemory.js"
 import { Accounts, type AccountSettings, type IssuedKey } from "../../src/application/Accounts.js"
 import { Engine } from "../../src/application/Engine.js"
@@ -24,6 +22,7 @@ import type { AccountId } from "../../src/domain/Ids.js"
 import type { Signer } from "../../src/ports/Signer.js"
 import { Store } from "../../src/ports/Store.js"
 import { postgresStore } from "./postgresStore.js"
+import { NodeAdapters } from "../../adapters/runtime/NodeAdapters.js"
 
 /** One caller: an account in one mode, through one key. */
 export interface Principal {
@@ -44,7 +43,7 @@ export interface TestAccount {
 export type EngineServices = Accounts | Products | Customers | IdempotencyService | RateLimits | Signer | Store
 
 const EngineLayerOf = (store: Layer.Layer<Store>) =>
-  Engine.pipe(Layer.provideMerge(Layer.mergeAll(store, SignerNode, SimulatedProcessor)))
+  Engine.pipe(Layer.provideMerge(Layer.mergeAll(store, NodeAdapters)))
 
 export interface TestServer {
   /** `http://127.0.0.1:<port>` */

@@ -7,9 +7,13 @@ import type { Effect } from "effect"
 import init from "./0001_init.js"
 import rateLimitHit from "./0002_rate_limit_hit.js"
 import checkoutPaymentsEvents from "./0003_checkout_payments_events.js"
+import subscriptions from "./0004_subscriptions.js"
+import webhooks from "./0005_webhooks.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
   "0002_rate_limit_hit": rateLimitHit,
-  "0003_checkout_payments_events": checkoutPaymentsEvents
+  "0003_checkout_payments_events": checkoutPaymentsEvents,
+  "0004_subscriptions": subscriptions,
+  "0005_webhooks": webhooks
 }

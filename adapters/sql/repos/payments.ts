@@ -48,8 +48,10 @@ export const makePaymentsRepo = ({ first, forUpdateInTransaction, inScope, page,
     return rows[0]?.found === true
   }, orUnavailable),
 
-  claimProcessing: Effect.fn("StoreSql.payments.claimProcessing")(function*(limit) {
-    const rows = yield* sql<Rows.PaymentRow>`SELECT * FROM payments WHERE status = 'processing'
+  claimProcessing: Effect.fn("StoreSql.payments.claimProcessing")(function*(limit, livemode) {
+    const conditions = [sql`status = 'processing'`]
+    if (livemode !== undefined) conditions.push(sql`livemode = ${livemode}`)
+    const rows = yield* sql<Rows.PaymentRow>`SELECT * FROM payments WHERE ${sql.and(conditions)}
       ORDER BY created_at, payment_id
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED`

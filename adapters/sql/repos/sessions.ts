@@ -31,9 +31,10 @@ export const makeSessionsRepo = ({ first, forUpdateInTransaction, inScope, sql }
         AND ${inScope({ accountId: session.account_id, livemode: session.livemode })}`
   }, orUnavailable),
 
-  claimExpired: Effect.fn("StoreSql.sessions.claimExpired")(function*(now, limit) {
+  claimExpired: Effect.fn("StoreSql.sessions.claimExpired")(function*(now, limit, livemode) {
+    const mode = livemode === undefined ? sql.literal("") : sql`AND s.livemode = ${livemode}`
     const due = yield* sql<Rows.CheckoutSessionRow>`SELECT * FROM checkout_sessions AS s
-      WHERE s.status = 'open' AND s.expires_at <= ${Rows.toTimestamp(now)}
+      WHERE s.status = 'open' AND s.expires_at <= ${Rows.toTimestamp(now)} ${mode}
         AND NOT EXISTS (
           SELECT 1 FROM payments AS p WHERE p.checkout_session_id = s.session_id AND p.status = 'processing'
         )

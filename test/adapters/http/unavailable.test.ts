@@ -42,6 +42,10 @@ const withOutageSwitch = (store: Layer.Layer<Store>): Layer.Layer<Store> =>
       sessions: wrapRepo(s.sessions, "sessions"),
       payments: wrapRepo(s.payments, "payments"),
       events: wrapRepo(s.events, "events"),
+      subscriptions: wrapRepo(s.subscriptions, "subscriptions"),
+      webhooks: wrapRepo(s.webhooks, "webhooks"),
+      // awaitWork never fails (it only waits), so it passes through unwrapped.
+      deliveries: { ...wrapRepo(s.deliveries, "deliveries"), awaitWork: s.deliveries.awaitWork },
       idempotency: wrapRepo(s.idempotency, "idempotency"),
       rateLimits: wrapRepo(s.rateLimits, "rateLimits")
     }))

@@ -1,0 +1,382 @@
+/**
+ * The webhook delivery outbox on PostgreSQL (migration 0005; ARCHITECTURE.md "How data flows" 3).
+ *
+ * - `enqueue` is one statement. It locks the endpoints it queues for (`FOR SHARE`) until the event's transaction
+ *   ends, so deleting or disabling one of them at the same time (which cancels its pending deliveries) either waits
+ *   for these rows and cancels them too, or has already won, and then the rows are queued `cancelled`: nothing is
+ *   ever sent to an endpoint after it was deleted or disabled. The trigger of 0005 sends `NOTIFY fils_deliveries` at
+ *   commit.
+ * - `claimDue` is one statement, so one round trip and atomic: it picks the due, unleased pending deliveries whose
+ *   endpoint exists, oldest due first, `FOR UPDATE SKIP LOCKED` (concurrent claimers take different rows), adds one
+ *   to `attempts` and sets the lease, and returns each with its event and endpoint.
+ * - `recordAttempt` inserts the attempt (`ON CONFLICT DO NOTHING` on (delivery, attempt): once, whoever reports it)
+ *   and applies the outcome only when that insert was the first and the delivery is still this attempt's: pending,
+ *   at this attempt, and still leased. A claim sets the lease; recording, cancelling and a retry by hand clear it, so
+ *   an attempt that finishes after its delivery was cancelled, retried or claimed again changes nothing.
+ * - `awaitWork` waits for a notification on `fils_deliveries` through one LISTEN per store (see
+ *   `makeDeliveryWakeups`), or for its timeout.
+ */
+import { PgClient } from "@effect/sql-pg"
+import {
+  Data,
+  DateTime,
+  Deferred,
+  Duration,
+  Effect,
+  Exit,
+  Fiber,
+  FiberId,
+  Option,
+  type Scope,
+  Stream
+} from "effect"
+import { randomUUID } from "node:crypto"
+import type { DeliveryStatus } from "../../../src/domain/Delivery.js"
+import type { AccountId, EventId, WebhookId } from "../../../src/domain/Ids.js"
+import type { ClaimedAttempt, DeliveriesRepo, Delivery } from "../../../src/ports/Store.js"
+import type { Queries } from "../queries.js"
+import { type EventRow, eventFromRow, fromTimestamp, toNullableTimestamp, toTimestamp } from "../rows.js"
+import { orUnavailable } from "../SqlErrors.js"
+import { type WebhookEndpointRow, webhookFromRow } from "./webhooks.js"
+
+type Timestamp = Date | string
+
+export interface DeliveryRow {
+  readonly delivery_id: string
+  readonly event_id: string
+  readonly webhook_id: string
+  readonly account_id: string
+  readonly livemode: boolean
+  readonly status: string
+  readonly attempts: number
+  readonly next_attempt_at: Timestamp | null
+  readonly lease_until: Timestamp | null
+  readonly last_status_code: number | null
+  readonly last_error: string | null
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+export const deliveryFromRow = (row: DeliveryRow): Delivery => ({
+  delivery_id: row.delivery_id,
+  event_id: row.event_id as EventId,
+  webhook_id: row.webhook_id as WebhookId,
+  account_id: row.account_id as AccountId,
+  livemode: row.livemode,
+  status: row.status as DeliveryStatus,
+  attempts: row.attempts,
+  next_attempt_at: row.next_attempt_at === null ? null : fromTimestamp(row.next_attempt_at),
+  last_status_code: row.last_status_code,
+  last_error: row.last_error,
+  created_at: fromTimestamp(row.created_at),
+  updated_at: fromTimestamp(row.updated_at)
+})
+
+const deliveryToRow = (d: Delivery) => ({
+  delivery_id: d.delivery_id,
+  event_id: d.event_id,
+  webhook_id: d.webhook_id,
+  account_id: d.account_id,
+  livemode: d.livemode,
+  status: d.status,
+  attempts: d.attempts,
+  next_attempt_at: toNullableTimestamp(d.next_attempt_at),
+  last_status_code: d.last_status_code,
+  last_error: d.last_error,
+  created_at: toTimestamp(d.created_at),
+  updated_at: toTimestamp(d.updated_at)
+})
+
+interface ClaimedRow extends DeliveryRow {
+  /** The event and the endpoint as `to_jsonb` of their rows (timestamps as ISO text). */
+  readonly event: EventRow
+  readonly endpoint: WebhookEndpointRow
+}
+
+interface AttemptRow {
+  readonly attempt: number
+  readonly started_at: Timestamp
+  readonly status_code: number | null
+  readonly error: string | null
+  readonly duration_ms: number
+}
+
+export const makeDeliveriesRepo = (
+  { first, sql }: Queries,
+  awaitWork: DeliveriesRepo["awaitWork"]
+): DeliveriesRepo => ({
+  enqueue: Effect.fn("StoreSql.deliveries.enqueue")(function*(deliveries) {
+    if (deliveries.length === 0) return
+    // Status and schedule of a row whose endpoint is gone or disabled (once its lock is ours): cancelled.
+    yield* sql`
+      WITH queued AS (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(deliveries.map(deliveryToRow))}::jsonb) AS d (
+          delivery_id text, event_id text, webhook_id text, account_id text, livemode boolean, status text,
+          attempts integer, next_attempt_at timestamptz, last_status_code integer, last_error text,
+          created_at timestamptz, updated_at timestamptz
+        )
+      ), open AS (
+        SELECT webhook_id, account_id, livemode FROM webhook_endpoints
+        WHERE webhook_id IN (SELECT webhook_id FROM queued) AND NOT disabled
+        FOR SHARE
+      )
+      INSERT INTO webhook_deliveries (delivery_id, event_id, webhook_id, account_id, livemode, status, attempts,
+        next_attempt_at, last_status_code, last_error, created_at, updated_at)
+      SELECT d.delivery_id, d.event_id, d.webhook_id, d.account_id, d.livemode,
+        CASE WHEN d.status = 'pending' AND o.webhook_id IS NULL THEN 'cancelled' ELSE d.status END,
+        d.attempts,
+        CASE WHEN d.status = 'pending' AND o.webhook_id IS NULL THEN NULL ELSE d.next_attempt_at END,
+        d.last_status_code, d.last_error, d.created_at, d.updated_at
+      FROM queued d
+      LEFT JOIN open o ON o.webhook_id = d.webhook_id AND o.account_id = d.account_id AND o.livemode = d.livemode`
+  }, orUnavailable),
+
+  claimDue: Effect.fn("StoreSql.deliveries.claimDue")(function*(now, limit, leaseMillis) {
+    const at = toTimestamp(now)
+    const leaseUntil = toTimestamp(DateTime.add(now, { millis: leaseMillis }))
+    const rows = yield* sql<ClaimedRow>`
+      WITH due AS (
+        SELECT d.delivery_id FROM webhook_deliveries d
+        WHERE d.status = 'pending' AND d.next_attempt_at <= ${at}
+          AND (d.lease_until IS NULL OR d.lease_until <= ${at})
+          AND EXISTS (SELECT 1 FROM webhook_endpoints w
+            WHERE w.webhook_id = d.webhook_id AND w.account_id = d.account_id AND w.livemode = d.livemode)
+        ORDER BY d.next_attempt_at, d.delivery_id
+        LIMIT ${limit}
+        FOR UPDATE OF d SKIP LOCKED
+      ), claimed AS (
+        UPDATE webhook_deliveries d SET attempts = d.attempts + 1, lease_until = ${leaseUntil}, updated_at = ${at}
+        FROM due WHERE d.delivery_id = due.delivery_id
+        RETURNING d.*
+      )
+      SELECT c.*, to_jsonb(e.*) AS event, to_jsonb(w.*) AS endpoint
+      FROM claimed c
+      JOIN events e ON e.event_id = c.event_id
+      JOIN webhook_endpoints w ON w.webhook_id = c.webhook_id
+      ORDER BY c.next_attempt_at, c.delivery_id`
+    return rows.map(({ endpoint, event, ...delivery }): ClaimedAttempt => ({
+      delivery: deliveryFromRow(delivery),
+      attempt: delivery.attempts,
+      event: eventFromRow(event),
+      endpoint: webhookFromRow(endpoint)
+    }))
+  }, orUnavailable),
+
+  recordAttempt: Effect.fn("StoreSql.deliveries.recordAttempt")(
+    function*({ attempt, deliveryId, nextAttemptAt, outcome, startedAt }) {
+      const status: DeliveryStatus = outcome.ok ? "succeeded" : nextAttemptAt === undefined ? "failed" : "pending"
+      const next = status === "pending" && nextAttemptAt !== undefined ? toTimestamp(nextAttemptAt) : null
+      const started = toTimestamp(startedAt)
+      yield* sql`
+        WITH recorded AS (
+          INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, error, duration_ms)
+          SELECT delivery_id, ${attempt}::integer, ${started}::timestamptz, ${outcome.statusCode}::integer,
+            ${outcome.error}::text, ${Math.max(0, Math.round(outcome.durationMillis))}::integer
+          FROM webhook_deliveries WHERE delivery_id = ${deliveryId}
+          ON CONFLICT (delivery_id, attempt) DO NOTHING
+          RETURNING delivery_id
+        )
+        UPDATE webhook_deliveries d SET status = ${status}, next_attempt_at = ${next},
+          last_status_code = ${outcome.statusCode}, last_error = ${outcome.error}, lease_until = NULL,
+          updated_at = ${started}
+        FROM recorded r
+        WHERE d.delivery_id = r.delivery_id AND d.status = 'pending' AND d.attempts = ${attempt}
+          AND d.lease_until IS NOT NULL`
+    },
+    orUnavailable
+  ),
+
+  cancelFor: Effect.fn("StoreSql.deliveries.cancelFor")(function*(webhookId) {
+    const rows = yield* sql`UPDATE webhook_deliveries
+      SET status = 'cancelled', next_attempt_at = NULL, lease_until = NULL
+      WHERE webhook_id = ${webhookId} AND status = 'pending'
+      RETURNING delivery_id`
+    return rows.length
+  }, orUnavailable),
+
+  get: Effect.fn("StoreSql.deliveries.get")(function*(id) {
+    const rows = yield* sql<DeliveryRow>`SELECT * FROM webhook_deliveries WHERE delivery_id = ${id}`
+    return first(rows, deliveryFromRow)
+  }, orUnavailable),
+
+  retry: Effect.fn("StoreSql.deliveries.retry")(function*(id, now) {
+    const at = toTimestamp(now)
+    const rows = yield* sql<DeliveryRow>`UPDATE webhook_deliveries
+      SET status = 'pending', next_attempt_at = ${at}, lease_until = NULL, updated_at = ${at}
+      WHERE delivery_id = ${id}
+      RETURNING *`
+    return first(rows, deliveryFromRow)
+  }, orUnavailable),
+
+  list: Effect.fn("StoreSql.deliveries.list")(function*(filter, limit) {
+    const conditions = []
+    if (filter.event_id !== undefined) conditions.push(sql`event_id = ${filter.event_id}`)
+    if (filter.webhook_id !== undefined) conditions.push(sql`webhook_id = ${filter.webhook_id}`)
+    if (filter.status !== undefined) conditions.push(sql`status = ${filter.status}`)
+    const rows = yield* sql<DeliveryRow>`SELECT * FROM webhook_deliveries WHERE ${sql.and(conditions)}
+      ORDER BY created_at DESC, delivery_id DESC LIMIT ${limit}`
+    return rows.map(deliveryFromRow)
+  }, orUnavailable),
+
+  attemptsOf: Effect.fn("StoreSql.deliveries.attemptsOf")(function*(id) {
+    const rows = yield* sql<AttemptRow>`SELECT attempt, started_at, status_code, error, duration_ms
+      FROM webhook_attempts WHERE delivery_id = ${id} ORDER BY attempt`
+    return rows.map((row) => ({
+      attempt: row.attempt,
+      started_at: fromTimestamp(row.started_at),
+      status_code: row.status_code,
+      error: row.error,
+      duration_ms: row.duration_ms
+    }))
+  }, orUnavailable),
+
+  awaitWork
+})
+
+// Wake-ups -----------------------------------------------------------------------------------------------------------
+
+/** The channel of the 0005 trigger (payload `due`); the listener's own checks use payloads `probe:<instance>`. */
+export const deliveriesChannel = "fils_deliveries"
+
+export interface WakeupOptions {
+  /** How often a working listener checks its connection by notifying itself (default 30 s). */
+  readonly heartbeat?: Duration.DurationInput | undefined
+  /** How long its own notification may take to come back before the listener starts over (default 5 s). */
+  readonly probeTimeout?: Duration.DurationInput | undefined
+}
+
+class ListenerStalled extends Data.TaggedError("ListenerStalled")<{ readonly message: string }> {}
+
+/**
+ * `awaitWork` for one store: ONE `LISTEN fils_deliveries` connection per store (PgClient.listen), started by the
+ * first `awaitWork` (processes that never dispatch open none) and kept for the scope's lifetime.
+ *
+ * - A notification wakes every caller waiting now; one that arrives while nobody waits is kept (a latch), and the
+ *   next call returns at once, so work queued between a dispatcher's empty claim and its next wait is not missed.
+ * - When the listener (re)starts listening it also wakes the waiters: deliveries queued while nobody listened may
+ *   be due.
+ * - The listener checks itself: it notifies itself at start and every `heartbeat`, and starts over (a new
+ *   connection, after a backoff up to 30 s) when that does not come back within `probeTimeout` or LISTEN fails.
+ *   @effect/sql-pg swallows the errors of its LISTEN connection, so this is how a lost connection (a database
+ *   restart) is noticed. Meanwhile `awaitWork` ends at its timeout: the dispatcher polls.
+ * - Without a PgClient in the context (another SqlClient), `awaitWork` is the timeout alone.
+ */
+export const makeDeliveryWakeups = (
+  options: WakeupOptions = {}
+): Effect.Effect<{ readonly awaitWork: DeliveriesRepo["awaitWork"] }, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const pg = yield* Effect.serviceOption(PgClient.PgClient)
+    const scope = yield* Effect.scope
+    const heartbeat = Duration.decode(options.heartbeat ?? Duration.seconds(30))
+    const probeTimeout = Duration.decode(options.probeTimeout ?? Duration.seconds(5))
+
+    // All of this state is read and written synchronously (inside Effect.sync), so fibers never interleave in it.
+    let latched = false
+    let waiting: Deferred.Deferred<void> | undefined
+    const wake = () => {
+      latched = true
+      if (waiting !== undefined) Deferred.unsafeDone(waiting, Exit.void)
+      waiting = undefined
+    }
+
+    const probe = `probe:${randomUUID()}`
+    let probeBack: Deferred.Deferred<void> | undefined
+    const onMessage = (payload: string) =>
+      Effect.sync(() => {
+        if (payload === probe) {
+          if (probeBack !== undefined) Deferred.unsafeDone(probeBack, Exit.void)
+        } else if (!payload.startsWith("probe:")) {
+          wake()
+        }
+      })
+
+    const listen = (client: PgClient.PgClient) => {
+      const notify = client`SELECT pg_notify(${deliveriesChannel}, ${probe})`
+      /** Notifies itself (again every 100 ms, in case LISTEN is not in place yet) until that comes back. */
+      const roundTrip = Effect.gen(function*() {
+        const back = yield* Deferred.make<void>()
+        yield* Effect.sync(() => {
+          probeBack = back
+        })
+        yield* Effect.raceFirst(
+          Deferred.await(back),
+          // Not `client.notify`: @effect/sql-pg 0.53 sends `NOTIFY channel, $1`, which PostgreSQL refuses.
+          Effect.forever(Effect.zipRight(notify, Effect.sleep("100 millis")))
+        ).pipe(
+          Effect.timeoutFail({
+            duration: probeTimeout,
+            onTimeout: () => new ListenerStalled({ message: "the listener's own notification did not come back" })
+          })
+        )
+      })
+
+      let failures = 0
+      /** One connection's life: LISTEN, then check it until it fails. */
+      const session = Effect.gen(function*() {
+        // A daemon, interrupted without waiting: the UNLISTEN of a connection that hangs must not hold us up.
+        const listening = yield* Effect.forkDaemon(Stream.runForEach(client.listen(deliveriesChannel), onMessage))
+        const checks = Effect.gen(function*() {
+          yield* roundTrip
+          failures = 0
+          yield* Effect.sync(wake)
+          for (;;) {
+            yield* Effect.sleep(heartbeat)
+            yield* roundTrip
+          }
+        })
+        yield* Effect.raceFirst(
+          Effect.zipRight(
+            Fiber.join(listening),
+            Effect.fail(new ListenerStalled({ message: "the LISTEN stream ended" }))
+          ),
+          checks
+        ).pipe(Effect.ensuring(Fiber.interruptFork(listening)))
+      })
+
+      return session.pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.gen(function*() {
+            failures++
+            const backoff = Duration.min(Duration.millis(200 * 2 ** Math.min(failures, 8)), Duration.seconds(30))
+            yield* Effect.logWarning(
+              `Webhook wake-ups: LISTEN ${deliveriesChannel} failed; polling, and listening again in ${
+                Duration.format(backoff)
+              }`,
+              cause
+            )
+            yield* Effect.sleep(backoff)
+          })
+        ),
+        Effect.forever
+      )
+    }
+
+    // Forked now, so that it runs in this context (never in the transaction of an `awaitWork` caller), but it only
+    // connects once the first `awaitWork` lets it go.
+    const go = yield* Deferred.make<void>()
+    if (Option.isSome(pg)) yield* Effect.forkIn(Effect.zipRight(Deferred.await(go), listen(pg.value)), scope)
+    const start = Deferred.succeed(go, undefined)
+
+    const awaitWork: DeliveriesRepo["awaitWork"] = (timeoutMillis) =>
+      Effect.zipRight(
+        start,
+        Effect.flatMap(
+          Effect.sync(() => {
+            if (latched) {
+              latched = false
+              return undefined
+            }
+            return (waiting ??= Deferred.unsafeMake<void>(FiberId.none))
+          }),
+          (woken) =>
+            woken === undefined ? Effect.void : Effect.raceFirst(
+              Deferred.await(woken),
+              Effect.sleep(Duration.millis(Math.max(0, timeoutMillis)))
+            ).pipe(Effect.ensuring(Effect.sync(() => {
+              latched = false
+            })))
+        )
+      )
+
+    return { awaitWork }
+  })

@@ -1,0 +1,71 @@
+/**
+ * Subscriptions on PostgreSQL. `find` (by id alone, for billing) locks the row inside `transact`; `claimDue` hands
+ * each due subscription to one claimer (`SKIP LOCKED`), earliest due first, through the `due_at` column the database
+ * computes (migration 0004). `recordAttempt` is one `INSERT … ON CONFLICT DO NOTHING` on the primary key
+ * (subscription, period, attempt): of any number of servers recording one attempt, exactly one gets `true`, and a
+ * second insert waits for the first's transaction, so it cannot slip in before the first commits or rolls back.
+ */
+import { Effect } from "effect"
+import type { SubscriptionsRepo } from "../../../src/ports/Store.js"
+import type { Queries } from "../queries.js"
+import * as Rows from "../rows.js"
+import { orUnavailable } from "../SqlErrors.js"
+
+export const makeSubscriptionsRepo = (
+  { first, forUpdateInTransaction, inScope, page, sql }: Queries
+): SubscriptionsRepo => ({
+  insert: Effect.fn("StoreSql.subscriptions.insert")(function*(subscription) {
+    yield* sql`INSERT INTO subscriptions ${sql.insert(Rows.subscriptionToRow(subscription))}`
+  }, orUnavailable),
+
+  get: Effect.fn("StoreSql.subscriptions.get")(function*(scope, id) {
+    const rows = yield* sql<Rows.SubscriptionRow>`SELECT * FROM subscriptions
+      WHERE subscription_id = ${id} AND ${inScope(scope)}`
+    return first(rows, Rows.subscriptionFromRow)
+  }, orUnavailable),
+
+  find: Effect.fn("StoreSql.subscriptions.find")(function*(id) {
+    const lock = yield* forUpdateInTransaction
+    const rows = yield* sql<Rows.SubscriptionRow>`SELECT * FROM subscriptions WHERE subscription_id = ${id} ${lock}`
+    return first(rows, Rows.subscriptionFromRow)
+  }, orUnavailable),
+
+  update: Effect.fn("StoreSql.subscriptions.update")(function*(subscription) {
+    yield* sql`UPDATE subscriptions SET ${sql.update(Rows.subscriptionChanges(subscription))}
+      WHERE subscription_id = ${subscription.subscription_id}
+        AND ${inScope({ accountId: subscription.account_id, livemode: subscription.livemode })}`
+  }, orUnavailable),
+
+  list: Effect.fn("StoreSql.subscriptions.list")(function*(scope, filter, request) {
+    const conditions = [inScope(scope)]
+    if (filter.status !== undefined) conditions.push(sql`status = ${filter.status}`)
+    if (filter.customer_id !== undefined) conditions.push(sql`customer_id = ${filter.customer_id}`)
+    return yield* page("subscriptions", conditions, request, Rows.subscriptionFromRow)
+  }, orUnavailable),
+
+  claimDue: Effect.fn("StoreSql.subscriptions.claimDue")(function*(now, limit, livemode) {
+    const conditions = [sql`due_at <= ${Rows.toTimestamp(now)}`]
+    if (livemode !== undefined) conditions.push(sql`livemode = ${livemode}`)
+    const rows = yield* sql<Rows.SubscriptionRow>`SELECT * FROM subscriptions WHERE ${sql.and(conditions)}
+      ORDER BY due_at, subscription_id
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED`
+    return rows.map(Rows.subscriptionFromRow)
+  }, orUnavailable),
+
+  recordAttempt: Effect.fn("StoreSql.subscriptions.recordAttempt")(function*(attempt) {
+    const rows = yield* sql<{ readonly recorded: boolean }>`INSERT INTO subscription_attempts
+        (subscription_id, period, attempt, payment_id)
+      VALUES (${attempt.subscription_id}, ${attempt.period}, ${attempt.attempt}, ${attempt.payment_id})
+      ON CONFLICT (subscription_id, period, attempt) DO NOTHING
+      RETURNING true AS recorded`
+    return rows.length > 0
+  }, orUnavailable),
+
+  attempts: Effect.fn("StoreSql.subscriptions.attempts")(function*(id) {
+    const rows = yield* sql<Rows.RenewalAttemptRow>`SELECT subscription_id, period, attempt, payment_id
+      FROM subscription_attempts WHERE subscription_id = ${id}
+      ORDER BY period, attempt`
+    return rows.map(Rows.renewalAttemptFromRow)
+  }, orUnavailable)
+})

@@ -1,0 +1,86 @@
+/**
+ * The WebhookTransport port over node:http(s). A live endpoint's host is resolved through a `lookup` hook that
+ * refuses internal addresses, and the connection goes to the very address that was checked, so a DNS answer that
+ * changes between the check and the connection (rebinding) cannot reach an internal service.
+ */
+import { Effect, Layer } from "effect"
+import { lookup as dnsLookup, type LookupAddress } from "node:dns"
+import { request as httpRequest } from "node:http"
+import { request as httpsRequest } from "node:https"
+import type { LookupFunction } from "node:net"
+import type { AttemptOutcome } from "../../src/domain/Delivery.js"
+import { isInternalAddress, isInternalName } from "../../src/domain/Network.js"
+import { type OutboundRequest, WebhookTransport } from "../../src/ports/WebhookTransport.js"
+
+export class InternalAddressError extends Error {
+  override readonly name = "InternalAddressError"
+}
+
+/** A `lookup` that resolves like the system but refuses internal addresses. */
+export const publicOnlyLookup = (resolve: typeof dnsLookup = dnsLookup): LookupFunction =>
+  (hostname, options, callback) => {
+    if (isInternalName(hostname)) {
+      callback(new InternalAddressError(`${hostname} is an internal host`), "", 4)
+      return
+    }
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, "", 4)
+      const list = (addresses as unknown as ReadonlyArray<LookupAddress>) ?? []
+      const internal = list.find((a) => isInternalAddress(a.address))
+      if (internal !== undefined || list.length === 0) {
+        return callback(new InternalAddressError(`${hostname} resolves to an internal address`), "", 4)
+      }
+      if ((options as { all?: boolean }).all) return (callback as any)(null, list)
+      callback(null, list[0]!.address, list[0]!.family)
+    })
+  }
+
+const maxResponseBytes = 64 * 1024
+
+export const send = (request: OutboundRequest, lookup?: LookupFunction): Promise<AttemptOutcome> =>
+  new Promise((resolve) => {
+    const started = performance.now()
+    const done = (statusCode: number | null, error: string | null) =>
+      resolve({
+        ok: statusCode !== null && statusCode >= 200 && statusCode < 300,
+        statusCode,
+        error,
+        durationMillis: Math.round(performance.now() - started)
+      })
+    let url: URL
+    try {
+      url = new URL(request.url)
+    } catch {
+      return done(null, "invalid url")
+    }
+    // A literal IP skips `lookup`, so it is checked here.
+    const host = url.hostname.replace(/^\[|\]$/g, "")
+    if (request.livemode && isInternalAddress(host)) return done(null, "refused: internal address")
+    const make = url.protocol === "https:" ? httpsRequest : httpRequest
+    const req = make(url, {
+      method: "POST",
+      headers: { ...request.headers, "content-length": Buffer.byteLength(request.body).toString() },
+      timeout: request.timeoutMillis,
+      ...(request.livemode ? { lookup: lookup ?? publicOnlyLookup() } : {})
+    }, (res) => {
+      let received = 0
+      res.on("data", (chunk: Buffer) => {
+        received += chunk.length
+        if (received > maxResponseBytes) res.destroy() // the answer's body is not needed; never buffer much
+      })
+      res.on("end", () => done(res.statusCode ?? null, null))
+      res.on("close", () => done(res.statusCode ?? null, null))
+      res.on("error", () => done(res.statusCode ?? null, null))
+    })
+    const timer = setTimeout(() => req.destroy(new Error("timeout")), request.timeoutMillis)
+    req.on("close", () => clearTimeout(timer))
+    req.on("timeout", () => req.destroy(new Error("timeout")))
+    req.on("error", (error) =>
+      done(null, error instanceof InternalAddressError ? `refused: ${error.message}` : error.message || "error"))
+    req.end(request.body)
+  })
+
+export const WebhookTransportHttp = Layer.succeed(
+  WebhookTransport,
+  WebhookTransport.of({ send: (request) => Effect.promise(() => send(request)) })
+)

@@ -1,0 +1,103 @@
+/**
+ * The webhook dispatcher (decisions.md §7): claims due deliveries, signs each attempt afresh (same `webhook-id`,
+ * new timestamp and signature), POSTs it through the WebhookTransport port with a 10 s timeout, records the
+ * attempt, and schedules the next on failure (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). At-least-once: what was
+ * committed is delivered, across crashes and restarts; a lease keeps two servers from running one attempt.
+ */
+import { DateTime, Duration, Effect, Option, Schedule } from "effect"
+import * as Delivery from "../domain/Delivery.js"
+import { InvalidState, notFound } from "../domain/Errors.js"
+import * as Event from "../domain/Event.js"
+import { Signer } from "../ports/Signer.js"
+import { type ClaimedAttempt, type DeliveryFilter, Store } from "../ports/Store.js"
+import { WebhookTransport } from "../ports/WebhookTransport.js"
+
+/** Attempts claimed at once, and sent at once: a slow receiver holds one slot, never the others. */
+const batch = 64
+const concurrency = 16
+/** Longer than the receiver's 10 s, so a live attempt never loses its lease. */
+const leaseMillis = Duration.toMillis(Delivery.timeout) + 20_000
+/** How long an idle dispatcher waits for a wake-up before polling again. */
+const pollMillis = 1_000
+
+export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", {
+  effect: Effect.gen(function*() {
+    const store = yield* Store
+    const signer = yield* Signer
+    const transport = yield* WebhookTransport
+
+    /** Signs and sends one claimed attempt, then records it. Uninterruptible: shutdown waits for it (≤ 10 s). */
+    const attempt = (claimed: ClaimedAttempt) =>
+      Effect.uninterruptible(Effect.gen(function*() {
+        const startedAt = yield* DateTime.now
+        const body = JSON.stringify(Event.deliveryBody(claimed.event))
+        const timestamp = Math.floor(DateTime.toEpochMillis(startedAt) / 1000)
+        const signature = yield* signer.signWebhook({
+          secret: claimed.endpoint.secret,
+          id: claimed.event.event_id,
+          timestamp,
+          body
+        })
+        const outcome = yield* transport.send({
+          url: claimed.endpoint.url,
+          body,
+          livemode: claimed.endpoint.livemode,
+          timeoutMillis: Duration.toMillis(Delivery.timeout),
+          headers: {
+            "content-type": "application/json",
+            "user-agent": "Fils-Webhooks/1.0",
+            "webhook-id": claimed.event.event_id,
+            "webhook-timestamp": String(timestamp),
+            "webhook-signature": signature
+          }
+        })
+        const finishedAt = yield* DateTime.now
+        yield* store.deliveries.recordAttempt({
+          deliveryId: claimed.delivery.delivery_id,
+          attempt: claimed.attempt,
+          startedAt,
+          outcome,
+          nextAttemptAt: outcome.ok ? undefined : Delivery.nextAttemptAt(claimed.attempt, finishedAt)
+        })
+        return outcome.ok
+      }))
+
+    /** One round: claim what is due and send it. Returns how many attempts were made. */
+    const dispatchOnce = Effect.fn("Deliveries.dispatchOnce")(function*() {
+      const claimed = yield* store.deliveries.claimDue(yield* DateTime.now, batch, leaseMillis)
+      yield* Effect.forEach(claimed, attempt, { concurrency, discard: true })
+      return claimed.length
+    })
+
+    /**
+     * Dispatches forever: rounds back to back while there is work, otherwise waits for a wake-up (NOTIFY) or the
+     * poll interval. A store outage backs off up to 30 s and resumes by itself.
+     */
+    const worker: Effect.Effect<never> = Effect.gen(function*() {
+      const sent = yield* dispatchOnce()
+      if (sent === 0) yield* store.deliveries.awaitWork(pollMillis)
+    }).pipe(
+      Effect.retry(Schedule.exponential("500 millis").pipe(Schedule.either(Schedule.spaced("30 seconds")))),
+      Effect.catchAllCause((cause) => Effect.logError("Delivery round failed", cause)),
+      Effect.forever,
+      Effect.withSpan("Deliveries.worker")
+    )
+
+    /** Redeliver now, also after success (`fils deliveries retry`). */
+    const retry = Effect.fn("Deliveries.retry")(function*(id: string) {
+      const delivery = yield* store.deliveries.get(id)
+      if (Option.isNone(delivery)) return yield* notFound("delivery", id)
+      const { account_id, livemode, webhook_id } = delivery.value
+      if (Option.isNone(yield* store.webhooks.get({ accountId: account_id, livemode }, webhook_id))) {
+        return yield* new InvalidState({ message: `Delivery ${id} cannot be sent again: its endpoint was deleted` })
+      }
+      return Option.getOrThrow(yield* store.deliveries.retry(id, yield* DateTime.now))
+    })
+
+    const list = Effect.fn("Deliveries.list")(function*(filter: DeliveryFilter, limit = 100) {
+      return yield* store.deliveries.list(filter, limit)
+    })
+
+    return { dispatchOnce, worker, retry, list, attempts: store.deliveries.attemptsOf } as const
+  })
+}) {}

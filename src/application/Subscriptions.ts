@@ -1,0 +1,149 @@
+/**
+ * Subscriptions (decisions.md §6): started by the first payment of a subscription checkout, renewed by `Billing`,
+ * cancelled by the merchant. Every change goes with its events in one transaction.
+ */
+import { DateTime, Effect, Option, Schema } from "effect"
+import type { Scope } from "../domain/Account.js"
+import { InvalidState, notFound } from "../domain/Errors.js"
+import type { CustomerId, SubscriptionId } from "../domain/Ids.js"
+import { prefixes } from "../domain/Ids.js"
+import * as Pagination from "../domain/Pagination.js"
+import type * as Payment from "../domain/Payment.js"
+import * as Subscription from "../domain/Subscription.js"
+import { Store, type StoreShape } from "../ports/Store.js"
+import { recordEvent } from "./Events.js"
+import { newId } from "./Ids.js"
+
+export interface SubscriptionListParams {
+  readonly status?: Subscription.SubscriptionStatus | undefined
+  readonly customer_id?: CustomerId | undefined
+  readonly limit?: number | undefined
+  readonly cursor?: string | undefined
+}
+
+const encode = Schema.encodeSync(Subscription.SubscriptionResource)
+
+/** `data` of a subscription event: the subscription as the API shows it. */
+export const subscriptionData = (s: Subscription.Subscription): Record<string, unknown> => ({ ...encode(s) })
+
+const scopeOf = (row: { readonly account_id: Scope["accountId"]; readonly livemode: boolean }): Scope => ({
+  accountId: row.account_id,
+  livemode: row.livemode
+})
+
+/** Records the subscription and its events. Call inside the `transact` of the change. */
+export const saveTransition = (
+  store: StoreShape,
+  transition: Subscription.SubscriptionTransition,
+  inserted = false
+) =>
+  Effect.gen(function*() {
+    yield* inserted ? store.subscriptions.insert(transition.next) : store.subscriptions.update(transition.next)
+    for (const type of transition.events) {
+      yield* recordEvent(store, scopeOf(transition.next), type, subscriptionData(transition.next))
+    }
+  })
+
+/**
+ * The subscription a succeeded first payment starts (inside its transaction): the cart's one recurring line, the
+ * product's schedule, the card just used. Returns the payment with its `subscription_id`.
+ */
+export const startFromPayment = (store: StoreShape, payment: Payment.Payment) =>
+  Effect.gen(function*() {
+    if (payment.checkout_session_id === null || payment.card === null || payment.customer === null) return undefined
+    const session = yield* store.sessions.find(payment.checkout_session_id)
+    if (Option.isNone(session) || session.value.kind !== "subscription") return undefined
+    const line = session.value.product_cart[0]!
+    const scope = scopeOf(payment)
+    const product = yield* store.products.get(scope, line.product_id)
+    if (Option.isNone(product) || product.value.billing_interval === null) return undefined
+    const started = Subscription.start({
+      id: yield* newId<SubscriptionId>(prefixes.subscription),
+      accountId: payment.account_id,
+      livemode: payment.livemode,
+      product: {
+        product_id: line.product_id,
+        name: line.name,
+        billing_interval: product.value.billing_interval,
+        interval_count: product.value.interval_count ?? 1
+      },
+      quantity: line.quantity,
+      // The price the customer agreed to at checkout: a later price change applies only to later checkouts.
+      unitAmount: line.unit_amount,
+      currency: session.value.currency,
+      customer: {
+        customer_id: payment.customer.customer_id,
+        name: payment.customer.name,
+        email: payment.customer.email
+      },
+      card: payment.card,
+      checkoutSessionId: payment.checkout_session_id,
+      metadata: session.value.metadata,
+      paidAt: payment.paid_at ?? (yield* DateTime.now)
+    })
+    return started
+  })
+
+/** Applies a renewal charge's outcome to its subscription (inside the charge's transaction). */
+export const applyRenewal = (store: StoreShape, payment: Payment.Payment, now: DateTime.Utc) =>
+  Effect.gen(function*() {
+    if (payment.subscription_id === null) return
+    const found = yield* store.subscriptions.find(payment.subscription_id)
+    if (Option.isNone(found) || found.value.status === "cancelled") return
+    const command: Subscription.SubscriptionCommand = payment.status === "succeeded"
+      ? { _tag: "ChargeSucceeded" }
+      : { _tag: "ChargeFailed" }
+    const transition = yield* Subscription.transition(found.value, command, now)
+    yield* saveTransition(store, transition)
+  })
+
+export class Subscriptions extends Effect.Service<Subscriptions>()("fils/Subscriptions", {
+  effect: Effect.gen(function*() {
+    const store = yield* Store
+
+    /** Whether the charge for the due period's current attempt was reserved and is still at the processor. */
+    const renewalInFlight = (sub: Subscription.Subscription) =>
+      Effect.gen(function*() {
+        const attempts = yield* store.subscriptions.attempts(sub.subscription_id)
+        const current = attempts.find((a) => a.period === sub.period + 1 && a.attempt === Subscription.attempt(sub))
+        if (current === undefined) return false
+        const payment = yield* store.payments.find(current.payment_id)
+        return Option.isSome(payment) && payment.value.status === "processing"
+      })
+
+    const get = Effect.fn("Subscriptions.get")(function*(scope: Scope, id: SubscriptionId) {
+      const found = yield* store.subscriptions.get(scope, id)
+      return Option.isSome(found) ? found.value : yield* notFound("subscription", id)
+    })
+
+    const list = Effect.fn("Subscriptions.list")(function*(scope: Scope, params: SubscriptionListParams) {
+      const filter = { status: params.status, customer_id: params.customer_id }
+      const key = Pagination.listKey("subscriptions", filter)
+      const page = yield* Pagination.pageRequest(key, params)
+      const result = yield* store.subscriptions.list(scope, filter, page)
+      return Pagination.toList(key, result, Subscription.position)
+    })
+
+    /** `PATCH`: cancel now, or set/undo cancellation at the period end (decisions.md §6). */
+    const update = Effect.fn("Subscriptions.update")(
+      function*(scope: Scope, id: SubscriptionId, patch: Subscription.SubscriptionUpdate) {
+        const command = yield* Subscription.commandOf(patch)
+        return yield* store.transact(Effect.gen(function*() {
+          yield* get(scope, id)
+          const current = Option.getOrThrow(yield* store.subscriptions.find(id))
+          if (command._tag === "Cancel" && current.status !== "cancelled" && (yield* renewalInFlight(current))) {
+            // Cancelling now would leave that charge, if it succeeds, paying for a period that never starts.
+            return yield* new InvalidState({
+              message: "A renewal charge for this subscription is in progress; try again in a few seconds"
+            })
+          }
+          const transition = yield* Subscription.transition(current, command, yield* DateTime.now)
+          if (transition.next !== current) yield* saveTransition(store, transition)
+          return transition.next
+        }))
+      }
+    )
+
+    return { get, list, update } as const
+  })
+}) {}

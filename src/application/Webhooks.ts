@@ -1,0 +1,73 @@
+/** Webhook endpoints: create (with a secret shown on creation and on request), read, update, delete. */
+import { DateTime, Effect, Option } from "effect"
+import type { Scope } from "../domain/Account.js"
+import { notFound } from "../domain/Errors.js"
+import type { WebhookId } from "../domain/Ids.js"
+import { prefixes } from "../domain/Ids.js"
+import * as Pagination from "../domain/Pagination.js"
+import * as WebhookEndpoint from "../domain/WebhookEndpoint.js"
+import { Signer } from "../ports/Signer.js"
+import { Store } from "../ports/Store.js"
+import { newId } from "./Ids.js"
+
+export interface WebhookListParams {
+  readonly limit?: number | undefined
+  readonly cursor?: string | undefined
+}
+
+export class Webhooks extends Effect.Service<Webhooks>()("fils/Webhooks", {
+  effect: Effect.gen(function*() {
+    const store = yield* Store
+    const signer = yield* Signer
+
+    const create = Effect.fn("Webhooks.create")(function*(scope: Scope, input: WebhookEndpoint.WebhookCreate) {
+      const endpoint = yield* WebhookEndpoint.create(input, {
+        id: yield* newId<WebhookId>(prefixes.webhook),
+        accountId: scope.accountId,
+        livemode: scope.livemode,
+        secret: yield* signer.webhookSecret,
+        now: yield* DateTime.now
+      })
+      yield* store.webhooks.insert(endpoint)
+      return endpoint
+    })
+
+    const get = Effect.fn("Webhooks.get")(function*(scope: Scope, id: WebhookId) {
+      const found = yield* store.webhooks.get(scope, id)
+      return Option.isSome(found) ? found.value : yield* notFound("webhook endpoint", id)
+    })
+
+    const list = Effect.fn("Webhooks.list")(function*(scope: Scope, params: WebhookListParams) {
+      const key = Pagination.listKey("webhooks", {})
+      const page = yield* Pagination.pageRequest(key, params)
+      const result = yield* store.webhooks.list(scope, page)
+      return Pagination.toList(key, result, WebhookEndpoint.position)
+    })
+
+    /** Disabling an endpoint stops its pending deliveries, and it receives nothing new until enabled again. */
+    const update = Effect.fn("Webhooks.update")(
+      function*(scope: Scope, id: WebhookId, patch: WebhookEndpoint.WebhookUpdate) {
+        return yield* store.transact(Effect.gen(function*() {
+          const current = yield* get(scope, id)
+          const next = yield* WebhookEndpoint.update(current, patch)
+          yield* store.webhooks.update(next)
+          if (next.disabled && !current.disabled) yield* store.deliveries.cancelFor(id)
+          return next
+        }))
+      }
+    )
+
+    /** Deletion is permanent and stops the endpoint's pending deliveries. */
+    const remove = Effect.fn("Webhooks.delete")(function*(scope: Scope, id: WebhookId) {
+      const deleted = yield* store.webhooks.delete(scope, id)
+      if (!deleted) return yield* notFound("webhook endpoint", id)
+      return { object: "webhook" as const, webhook_id: id, deleted: true as const }
+    })
+
+    const secret = Effect.fn("Webhooks.secret")(function*(scope: Scope, id: WebhookId) {
+      return { secret: (yield* get(scope, id)).secret }
+    })
+
+    return { create, get, list, update, remove, secret } as const
+  })
+}) {}

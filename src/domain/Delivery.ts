@@ -1,0 +1,37 @@
+/**
+ * Webhook deliveries (decisions.md §7): one per (event, subscribed enabled endpoint), queued in the event's
+ * transaction, attempted until a 2xx or until eight attempts failed, on the Standard Webhooks schedule.
+ */
+import { DateTime, Duration } from "effect"
+
+/** Waits after each failed attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (eight attempts, ≈27.6 h). */
+export const retrySchedule: ReadonlyArray<Duration.Duration> = [
+  Duration.seconds(5),
+  Duration.minutes(5),
+  Duration.minutes(30),
+  Duration.hours(2),
+  Duration.hours(5),
+  Duration.hours(10),
+  Duration.hours(10)
+]
+export const maxAttempts = retrySchedule.length + 1
+
+/** How long a receiver has to answer. */
+export const timeout = Duration.seconds(10)
+
+export type DeliveryStatus = "pending" | "succeeded" | "failed" | "cancelled"
+
+export interface AttemptOutcome {
+  readonly ok: boolean
+  /** The HTTP status, when the receiver answered. */
+  readonly statusCode: number | null
+  /** Why it failed without an answer (timeout, refused, an internal address…). */
+  readonly error: string | null
+  readonly durationMillis: number
+}
+
+/** After attempt number `attempts` (1-based) failed: when to try again, or undefined when it was the last. */
+export const nextAttemptAt = (attempts: number, now: DateTime.Utc): DateTime.Utc | undefined => {
+  const wait = retrySchedule[attempts - 1]
+  return wait === undefined ? undefined : DateTime.addDuration(now, wait)
+}

@@ -1,0 +1,116 @@
+/** Webhook endpoints (interface.md "Webhook endpoint", decisions.md §7). */
+import { DateTime, Either, Schema } from "effect"
+import { InvalidRequest } from "./Errors.js"
+import { EventType, eventTypes } from "./Event.js"
+import { AccountId, WebhookId } from "./Ids.js"
+import * as Network from "./Network.js"
+import * as Pagination from "./Pagination.js"
+
+const resourceFields = {
+  object: Schema.Literal("webhook"),
+  webhook_id: WebhookId,
+  url: Schema.String,
+  description: Schema.String,
+  event_types: Schema.Array(EventType),
+  disabled: Schema.Boolean,
+  livemode: Schema.Boolean,
+  created_at: Schema.DateTimeUtc
+}
+export const WebhookResource = Schema.Struct(resourceFields).annotations({ identifier: "Webhook" })
+export const WebhookWithSecret = Schema.Struct({ ...resourceFields, secret: Schema.String }).annotations({
+  identifier: "WebhookWithSecret"
+})
+/** The stored endpoint: the resource, its owner and its signing secret (`whsec_…`). */
+export const WebhookEndpoint = Schema.Struct({ ...resourceFields, account_id: AccountId, secret: Schema.String })
+export type WebhookEndpoint = typeof WebhookEndpoint.Type
+
+const EventTypes = Schema.Array(EventType).pipe(
+  Schema.minItems(1, { message: () => "event_types must name at least one event type" })
+)
+
+export const WebhookCreate = Schema.Struct({
+  url: Schema.String.pipe(Schema.maxLength(2048)),
+  description: Schema.optional(Schema.String.pipe(Schema.maxLength(5000))),
+  event_types: Schema.optional(EventTypes),
+  disabled: Schema.optional(Schema.Boolean)
+}).annotations({ identifier: "WebhookCreate" })
+export type WebhookCreate = typeof WebhookCreate.Type
+
+export const WebhookUpdate = Schema.Struct({
+  url: Schema.optional(Schema.String.pipe(Schema.maxLength(2048))),
+  description: Schema.optional(Schema.String.pipe(Schema.maxLength(5000))),
+  event_types: Schema.optional(EventTypes),
+  disabled: Schema.optional(Schema.Boolean)
+}).annotations({ identifier: "WebhookUpdate" })
+export type WebhookUpdate = typeof WebhookUpdate.Type
+
+/**
+ * An endpoint URL must be absolute. Live endpoints need `https` and a public host (no loopback, private,
+ * link-local or other internal address); test endpoints may also use `http` and loopback, for local receivers.
+ */
+export const checkUrl = (raw: string, livemode: boolean): Either.Either<string, InvalidRequest> => {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    return Either.left(new InvalidRequest({ message: "url must be an absolute URL" }))
+  }
+  if (url.username !== "" || url.password !== "") {
+    return Either.left(new InvalidRequest({ message: "url must not carry credentials" }))
+  }
+  if (livemode) {
+    if (url.protocol !== "https:") return Either.left(new InvalidRequest({ message: "A live endpoint's url must use https" }))
+    if (Network.isInternalHost(url.hostname)) {
+      return Either.left(
+        new InvalidRequest({ message: "A live endpoint's url must reach a public host, not an internal address" })
+      )
+    }
+  } else if (url.protocol !== "https:" && url.protocol !== "http:") {
+    return Either.left(new InvalidRequest({ message: "url must use http or https" }))
+  }
+  return Either.right(url.toString())
+}
+
+export const create = (
+  input: WebhookCreate,
+  ctx: {
+    readonly id: WebhookEndpoint["webhook_id"]
+    readonly accountId: AccountId
+    readonly livemode: boolean
+    readonly secret: string
+    readonly now: DateTime.Utc
+  }
+): Either.Either<WebhookEndpoint, InvalidRequest> =>
+  Either.map(checkUrl(input.url, ctx.livemode), (url) => ({
+    object: "webhook" as const,
+    webhook_id: ctx.id,
+    account_id: ctx.accountId,
+    livemode: ctx.livemode,
+    url,
+    description: input.description ?? "",
+    event_types: dedupe(input.event_types ?? eventTypes),
+    disabled: input.disabled ?? false,
+    secret: ctx.secret,
+    created_at: ctx.now
+  }))
+
+export const update = (endpoint: WebhookEndpoint, patch: WebhookUpdate): Either.Either<WebhookEndpoint, InvalidRequest> =>
+  Either.map(
+    patch.url === undefined ? Either.right(endpoint.url) : checkUrl(patch.url, endpoint.livemode),
+    (url) => ({
+      ...endpoint,
+      url,
+      description: patch.description ?? endpoint.description,
+      event_types: patch.event_types === undefined ? endpoint.event_types : dedupe(patch.event_types),
+      disabled: patch.disabled ?? endpoint.disabled
+    })
+  )
+
+const dedupe = (types: ReadonlyArray<EventType>): ReadonlyArray<EventType> => eventTypes.filter((t) => types.includes(t))
+
+/** Whether this endpoint receives an event of `type` now. */
+export const subscribes = (endpoint: WebhookEndpoint, type: EventType): boolean =>
+  !endpoint.disabled && endpoint.event_types.includes(type)
+
+/** Where an endpoint stands in a newest-first list. */
+export const position = Pagination.byCreation<WebhookEndpoint>((w) => w.created_at, (w) => w.webhook_id)
