@@ -10,8 +10,11 @@ import { Payments } from "../../src/application/Payments.js"
 import { AccountId, ApiKeyId, parseId, PaymentId } from "../../src/domain/Ids.js"
 import { InvalidRequest } from "../../src/domain/Errors.js"
 import { ServerLive } from "../http/Server.js"
+import { ObservabilityLive } from "../observability/Observability.js"
 import { EngineSql, MigrationsOnly } from "./runtime.js"
+import { checkCommand } from "./check.js"
 import { printJson, reportFailure } from "./output.js"
+import { secretsCommand } from "./secrets.js"
 
 const accountIdOf = (raw: string) => {
   const id = parseId(AccountId)(raw)
@@ -71,6 +74,8 @@ const serve = Command.make("serve", { port, host }, (options) =>
   Layer.launch(
     Layer.mergeAll(ServerLive(options), Workers, Layer.effectDiscard(announce)).pipe(
       Layer.provide(EngineSql),
+      // JSON logs on stdout, and traces when OTEL_EXPORTER_OTLP_ENDPOINT is set: for the engine's start-up too.
+      Layer.provide(ObservabilityLive),
       // Without FILS_PUBLIC_URL, links point at this server itself (the port it was given).
       Layer.provide(Layer.setConfigProvider(ConfigProvider.orElse(
         ConfigProvider.fromEnv(),
@@ -332,6 +337,6 @@ const deliveries = Command.make("deliveries").pipe(
 )
 
 export const fils = Command.make("fils").pipe(
-  Command.withSubcommands([serve, migrate, accounts, keys, refunds, billing, deliveries]),
+  Command.withSubcommands([serve, migrate, accounts, keys, refunds, billing, deliveries, checkCommand, secretsCommand]),
   Command.withDescription("Fils: payments for merchants who sell in AED")
 )

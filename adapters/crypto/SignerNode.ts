@@ -1,10 +1,16 @@
 /** The Signer port over node:crypto. */
 import { Effect, Layer } from "effect"
-import { createHash, randomBytes } from "node:crypto"
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import { Signer } from "../../src/ports/Signer.js"
 import { newSecret, sign } from "./StandardWebhooks.js"
 
 const sha256Hex = (text: string) => createHash("sha256").update(text, "utf8").digest("hex")
+
+const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest()
+
+/** Constant time whatever the inputs' lengths: their digests (always 32 bytes) are what is compared. */
+export const sameSecret = (presented: string, expected: string): boolean =>
+  timingSafeEqual(sha256(presented), sha256(expected))
 
 export const SignerNode = Layer.succeed(
   Signer,
@@ -13,6 +19,7 @@ export const SignerNode = Layer.succeed(
     digest: (text) => Effect.sync(() => sha256Hex(text)),
     randomToken: (bytes) => Effect.sync(() => randomBytes(bytes).toString("base64url")),
     webhookSecret: Effect.sync(newSecret),
-    signWebhook: (props) => Effect.sync(() => sign(props))
+    signWebhook: (props) => Effect.sync(() => sign(props)),
+    sameSecret: (presented, expected) => Effect.sync(() => sameSecret(presented, expected))
   })
 )

@@ -10,12 +10,13 @@ import { CustomerCreate, CustomerResource, CustomerUpdate } from "../../src/doma
 import { EventResource, EventType } from "../../src/domain/Event.js"
 import { maxKeyLength } from "../../src/domain/Idempotency.js"
 import { ListResource } from "../../src/domain/Pagination.js"
-import { PaymentResource, PaymentStatus } from "../../src/domain/Payment.js"
+import { PaymentResource, PaymentStatus, RefundedPaymentResource } from "../../src/domain/Payment.js"
 import { Billing, ProductCreate, ProductResource, ProductStatus, ProductUpdate } from "../../src/domain/Product.js"
 import { SubscriptionResource, SubscriptionStatus, SubscriptionUpdate } from "../../src/domain/Subscription.js"
 import { WebhookCreate, WebhookResource, WebhookUpdate, WebhookWithSecret } from "../../src/domain/WebhookEndpoint.js"
 import type { Principal } from "../../src/application/Accounts.js"
 import * as E from "./Errors.js"
+import { completeDocument } from "./OpenApiDocument.js"
 
 export const basePath = "/api/v1"
 
@@ -27,7 +28,12 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("fil
   provides: CurrentPrincipal,
   security: {
     bearer: HttpApiSecurity.bearer.pipe(
-      HttpApiSecurity.annotate(OpenApi.Description, "A secret key: `sk_test_…` for test data, `sk_live_…` for live data")
+      HttpApiSecurity.annotate(
+        OpenApi.Description,
+        "`Authorization: Bearer <key>` with a secret key: `sk_test_…` sees only test data, `sk_live_…` only live " +
+          "data. A missing, malformed, unknown or revoked key is `401 UNAUTHORIZED` with `WWW-Authenticate: Bearer`."
+      ),
+      HttpApiSecurity.annotate(OpenApi.Format, "sk_test_… | sk_live_…")
     )
   }
 }) {}
@@ -40,7 +46,11 @@ const strict = <S extends Schema.Schema.Any>(schema: S): S =>
 const pathId = (prefix: string) =>
   Schema.Struct({
     id: Schema.String.annotations({
-      jsonSchema: { type: "string", pattern: `^${prefix}_[0-9a-f]{32}$` },
+      jsonSchema: {
+        type: "string",
+        pattern: `^${prefix}_[0-9a-f]{32}$`,
+        description: `A \`${prefix}_\` id; one of another account or mode, or of the wrong shape, is \`404 NOT_FOUND\``
+      },
       description: `A \`${prefix}_\` id`
     })
   })
@@ -62,11 +72,16 @@ const Limit = Schema.String.pipe(
   Schema.between(1, 100)
 ).annotations({
   description: "Page size, 1 to 100 (default 20)",
-  message: () => "must be an integer from 1 to 100"
+  message: () => "must be an integer from 1 to 100",
+  // On the wire it is a query string; documented as the integer it must spell.
+  jsonSchema: { type: "integer", minimum: 1, maximum: 100, default: 20, description: "Page size, 1 to 100 (default 20)" }
 })
 const listParams = {
   limit: Schema.optional(Limit),
-  cursor: Schema.optional(Schema.String.annotations({ description: "The `next_cursor` of the previous page" }))
+  cursor: Schema.optional(Schema.String.annotations({
+    description: "The `next_cursor` of the previous page (opaque; a cursor of another list or filter set is " +
+      "`400 INVALID_REQUEST`)"
+  }))
 }
 
 export const ProductList = ListResource(ProductResource, "ProductList")
@@ -84,14 +99,24 @@ export const WebhookSecret = Schema.Struct({ secret: Schema.String }).annotation
 
 /** A filter by id: any string, documented with its pattern; one of the wrong shape simply matches nothing. */
 const idFilter = (prefix: string) =>
-  Schema.String.annotations({ jsonSchema: { type: "string", pattern: `^${prefix}_[0-9a-f]{32}$` } })
+  Schema.String.annotations({
+    jsonSchema: { type: "string", pattern: `^${prefix}_[0-9a-f]{32}$`, description: `Only those of this \`${prefix}_\` id` }
+  })
 
 export class AccountGroup extends HttpApiGroup.make("account")
   .add(
     HttpApiEndpoint.get("get", "/account")
       .addSuccess(AccountResource)
-      .annotate(OpenApi.Summary, "Read the account as the calling key's mode sees it")
+      .annotateContext(OpenApi.annotations({
+        summary: "Read the account as the calling key's mode sees it",
+        description: "The business name, support e-mail, whether payments are enabled in the key's mode, and the " +
+          "enabled currencies (only `AED`). A cheap way to check a key."
+      }))
   )
+  .annotateContext(OpenApi.annotations({
+    title: "Account",
+    description: "The merchant account as the calling key's mode sees it."
+  }))
   .middleware(Authentication)
   .prefix(basePath)
 {}
@@ -101,11 +126,14 @@ export class ProductsGroup extends HttpApiGroup.make("products")
     HttpApiEndpoint.get("list", "/products")
       .setUrlParams(Schema.Struct({
         ...listParams,
-        status: Schema.optional(ProductStatus),
-        billing: Schema.optional(Billing)
+        status: Schema.optional(ProductStatus).annotations({ description: "Only products in this status" }),
+        billing: Schema.optional(Billing).annotations({ description: "Only one-time or only recurring products" })
       }))
       .addSuccess(ProductList)
-      .annotate(OpenApi.Summary, "List products, newest first")
+      .annotateContext(OpenApi.annotations({
+        summary: "List products, newest first",
+        description: "Filter by `status` and `billing`. Page with `limit` and the previous page's `next_cursor`."
+      }))
   )
   .add(
     HttpApiEndpoint.post("create", "/products")
@@ -115,21 +143,39 @@ export class ProductsGroup extends HttpApiGroup.make("products")
       .addError(E.CurrencyNotSupported)
       .addError(E.IdempotencyKeyInUse)
       .addError(E.IdempotencyKeyReused)
-      .annotate(OpenApi.Summary, "Create a product")
+      .annotateContext(OpenApi.annotations({
+        summary: "Create a product",
+        description: "`billing` defaults to `one_time`. A `recurring` product needs `billing_interval`; " +
+          "`interval_count` defaults to 1 (at most 3 years, 36 months, 156 weeks or 365 days). `status` " +
+          "defaults to `active`: only active products can enter a cart. A currency other than `AED` is `400 " +
+          "CURRENCY_NOT_SUPPORTED`. Send an `Idempotency-Key` to retry safely."
+      }))
   )
   .add(
     HttpApiEndpoint.get("get", "/products/:id")
       .setPath(pathId("pdt"))
       .addSuccess(ProductResource)
-      .annotate(OpenApi.Summary, "Read a product")
+      .annotateContext(OpenApi.annotations({
+        summary: "Read a product",
+        description: "A product of another account or mode is `404 NOT_FOUND`, exactly like one that does not exist."
+      }))
   )
   .add(
     HttpApiEndpoint.patch("update", "/products/:id")
       .setPath(pathId("pdt"))
       .setPayload(strict(ProductUpdate))
       .addSuccess(ProductResource)
-      .annotate(OpenApi.Summary, "Update a product (a price change affects only later checkouts)")
+      .annotateContext(OpenApi.annotations({
+        summary: "Update a product (a price change affects only later checkouts)",
+        description: "Any of `name`, `description`, `price`, `status`, `metadata` and the billing fields, with the " +
+          "same consistency rules as at creation. `metadata` replaces the whole object. Subscriptions keep " +
+          "the amount they started with."
+      }))
   )
+  .annotateContext(OpenApi.annotations({
+    title: "Products",
+    description: "What the merchant sells: one-time or recurring, priced in fils."
+  }))
   .middleware(Authentication)
   .prefix(basePath)
 {}
@@ -142,7 +188,10 @@ export class CustomersGroup extends HttpApiGroup.make("customers")
         email: Schema.optional(Schema.String.annotations({ description: "Exact e-mail, case-insensitive" }))
       }))
       .addSuccess(CustomerList)
-      .annotate(OpenApi.Summary, "List customers, newest first")
+      .annotateContext(OpenApi.annotations({
+        summary: "List customers, newest first",
+        description: "Filter by `email` (exact match, case-insensitive). Page with `limit` and `cursor`."
+      }))
   )
   .add(
     HttpApiEndpoint.post("create", "/customers")
@@ -151,45 +200,38 @@ export class CustomersGroup extends HttpApiGroup.make("customers")
       .addSuccess(CustomerResource)
       .addError(E.IdempotencyKeyInUse)
       .addError(E.IdempotencyKeyReused)
-      .annotate(OpenApi.Summary, "Create a customer")
+      .annotateContext(OpenApi.annotations({
+        summary: "Create a customer",
+        description: "`email` is required; `name` (1 to 200 characters) and `phone_number` (E.164) are optional. Send " +
+          "an `Idempotency-Key` to retry safely."
+      }))
   )
   .add(
     HttpApiEndpoint.get("get", "/customers/:id")
       .setPath(pathId("cus"))
       .addSuccess(CustomerResource)
-      .annotate(OpenApi.Summary, "Read a customer")
+      .annotateContext(OpenApi.annotations({
+        summary: "Read a customer",
+        description: "A customer of another account or mode is `404 NOT_FOUND`."
+      }))
   )
   .add(
     HttpApiEndpoint.patch("update", "/customers/:id")
       .setPath(pathId("cus"))
       .setPayload(strict(CustomerUpdate))
       .addSuccess(CustomerResource)
-      .annotate(OpenApi.Summary, "Update a customer")
+      .annotateContext(OpenApi.annotations({
+        summary: "Update a customer",
+        description: "Any of `email`, `name`, `phone_number` and `metadata`; `metadata` replaces the whole object."
+      }))
   )
+  .annotateContext(OpenApi.annotations({
+    title: "Customers",
+    description: "The people who pay; sessions given an e-mail reuse or create them."
+  }))
   .middleware(Authentication)
   .prefix(basePath)
 {}
-
-/**
- * The framework declares its own decode error on every endpoint; Fils answers those as `INVALID_REQUEST`
- * (ErrorMapping.ts), so the document shows only that.
- */
-function withoutFrameworkDecodeError(spec: Record<string, any>): Record<string, any> {
-  const decodeRef = "#/components/schemas/HttpApiDecodeError"
-  for (const path of Object.values<any>(spec.paths ?? {})) {
-    for (const operation of Object.values<any>(path)) {
-      const bad = operation?.responses?.["400"]
-      const schema = bad?.content?.["application/json"]?.schema
-      if (schema?.anyOf) {
-        const rest = schema.anyOf.filter((s: any) => s.$ref !== decodeRef)
-        bad.content["application/json"].schema = rest.length === 1 ? rest[0] : { anyOf: rest }
-        bad.description = "The request is malformed or invalid"
-      }
-    }
-  }
-  for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) delete spec.components?.schemas?.[name]
-  return spec
-}
 
 export class CheckoutSessionsGroup extends HttpApiGroup.make("checkoutSessions")
   .add(
@@ -200,18 +242,34 @@ export class CheckoutSessionsGroup extends HttpApiGroup.make("checkoutSessions")
       .addError(E.PaymentsDisabled)
       .addError(E.IdempotencyKeyInUse)
       .addError(E.IdempotencyKeyReused)
-      .annotate(
-        OpenApi.Summary,
-        "Create a checkout session; send the customer to its checkout_url (a cart of exactly one recurring " +
-          "product starts a subscription)"
-      )
+      .annotateContext(OpenApi.annotations({
+        summary: "Create a checkout session (a cart of exactly one recurring product starts a subscription)",
+        description: "`product_cart`: 1 to 50 lines of active products (`quantity` 1 to 1000, default 1). `customer`: " +
+          "an existing `{ customer_id }`, or `{ email, name?, phone_number? }`, which reuses the customer " +
+          "with that e-mail or creates one. The session expires 24 hours after creation. The hosted page at " +
+          "`checkout_url` takes the card; a declined card answers that page with `402` and leaves the " +
+          "session open. The outcome arrives as `payment.succeeded` / `payment.failed` events and, with a " +
+          "`return_url`, as a redirect to it with `session_id`, `status` and `payment_id` appended. A live " +
+          "key on an account without live payments is `403 PAYMENTS_DISABLED`. Send an `Idempotency-Key` to " +
+          "retry safely."
+      }))
   )
   .add(
     HttpApiEndpoint.get("get", "/checkout_sessions/:id")
       .setPath(pathId("cks"))
       .addSuccess(CheckoutSessionResource)
-      .annotate(OpenApi.Summary, "Read a checkout session")
+      .annotateContext(OpenApi.annotations({
+        summary: "Read a checkout session",
+        description: "`status` is `open`, `complete` (a payment succeeded) or `expired` (24 hours passed; a session " +
+          "past `expires_at` reads as expired at once). `payment_id` and `subscription_id` are set once " +
+          "paid."
+      }))
   )
+  .annotateContext(OpenApi.annotations({
+    title: "Checkout sessions",
+    description: "A cart and a hosted payment page (`checkout_url`); paying it creates a payment, and for a " +
+      "recurring product a subscription."
+  }))
   .middleware(Authentication)
   .prefix(basePath)
 {}
@@ -221,19 +279,31 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
     HttpApiEndpoint.get("list", "/payments")
       .setUrlParams(Schema.Struct({
         ...listParams,
-        status: Schema.optional(PaymentStatus),
+        status: Schema.optional(PaymentStatus).annotations({ description: "Only payments in this status" }),
         customer_id: Schema.optional(idFilter("cus")),
         checkout_session_id: Schema.optional(idFilter("cks"))
       }))
       .addSuccess(PaymentList)
-      .annotate(OpenApi.Summary, "List payments, newest first")
+      .annotateContext(OpenApi.annotations({
+        summary: "List payments, newest first",
+        description: "Filter by `status`, `customer_id` and `checkout_session_id`. Page with `limit` and `cursor`."
+      }))
   )
   .add(
     HttpApiEndpoint.get("get", "/payments/:id")
       .setPath(pathId("pay"))
       .addSuccess(PaymentResource)
-      .annotate(OpenApi.Summary, "Read a payment")
+      .annotateContext(OpenApi.annotations({
+        summary: "Read a payment",
+        description: "Amounts are in fils. `net_amount = total_amount − fee_amount − refunded_amount`. Refunds are " +
+          "operational (CLI or library) and show here as `partially_refunded` / `refunded` with " +
+          "`refunded_amount`."
+      }))
   )
+  .annotateContext(OpenApi.annotations({
+    title: "Payments",
+    description: "Every charge: one-time checkouts, first subscription charges and renewals."
+  }))
   .middleware(Authentication)
   .prefix(basePath)
 {}
@@ -243,17 +313,25 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
     HttpApiEndpoint.get("list", "/subscriptions")
       .setUrlParams(Schema.Struct({
         ...listParams,
-        status: Schema.optional(SubscriptionStatus),
+        status: Schema.optional(SubscriptionStatus).annotations({ description: "Only subscriptions in this status" }),
         customer_id: Schema.optional(idFilter("cus"))
       }))
       .addSuccess(SubscriptionList)
-      .annotate(OpenApi.Summary, "List subscriptions, newest first")
+      .annotateContext(OpenApi.annotations({
+        summary: "List subscriptions, newest first",
+        description: "Filter by `status` and `customer_id`. Page with `limit` and `cursor`."
+      }))
   )
   .add(
     HttpApiEndpoint.get("get", "/subscriptions/:id")
       .setPath(pathId("sub"))
       .addSuccess(SubscriptionResource)
-      .annotate(OpenApi.Summary, "Read a subscription")
+      .annotateContext(OpenApi.annotations({
+        summary: "Read a subscription",
+        description: "A failed renewal puts the subscription `on_hold` and retries 1, 3 and 5 days later " +
+          "(`next_retry_at`); after the last failure it is `cancelled` with `cancellation_reason: " +
+          "payment_failed`."
+      }))
   )
   .add(
     HttpApiEndpoint.patch("update", "/subscriptions/:id")
@@ -261,11 +339,18 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
       .setPayload(strict(SubscriptionUpdate))
       .addSuccess(SubscriptionResource)
       .addError(E.InvalidState)
-      .annotate(
-        OpenApi.Summary,
-        "Cancel now (`status: \"cancelled\"`) or at the period end (`cancel_at_period_end`); exactly one of the two"
-      )
+      .annotateContext(OpenApi.annotations({
+        summary: "Cancel a subscription now or at the end of its period",
+        description: "`status: \"cancelled\"` cancels now (an already cancelled subscription answers `200` unchanged). " +
+          "`cancel_at_period_end: true` lets the paid period run out without renewal (`false` undoes it); " +
+          "on a cancelled subscription it is `409 INVALID_STATE`. A body with both fields, or neither, is " +
+          "`400 INVALID_REQUEST`."
+      }))
   )
+  .annotateContext(OpenApi.annotations({
+    title: "Subscriptions",
+    description: "Renewing charges started by a checkout of one recurring product."
+  }))
   .middleware(Authentication)
   .prefix(basePath)
 {}
@@ -275,7 +360,10 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
     HttpApiEndpoint.get("list", "/webhooks")
       .setUrlParams(Schema.Struct(listParams))
       .addSuccess(WebhookList)
-      .annotate(OpenApi.Summary, "List webhook endpoints, newest first")
+      .annotateContext(OpenApi.annotations({
+        summary: "List webhook endpoints, newest first",
+        description: "Page with `limit` and `cursor`."
+      }))
   )
   .add(
     HttpApiEndpoint.post("create", "/webhooks")
@@ -284,37 +372,57 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       .addSuccess(WebhookWithSecret)
       .addError(E.IdempotencyKeyInUse)
       .addError(E.IdempotencyKeyReused)
-      .annotate(
-        OpenApi.Summary,
-        "Create a webhook endpoint; the response carries its signing secret (whsec_…). Live endpoints need https " +
-          "and a public host."
-      )
+      .annotateContext(OpenApi.annotations({
+        summary: "Create a webhook endpoint (the response carries its signing secret)",
+        description: "`url` is required (live endpoints need `https` and a public host); `event_types` defaults to all " +
+          "seven. Deliveries are Standard Webhooks POSTs (`webhook-id`, `webhook-timestamp`, " +
+          "`webhook-signature`) of `{ id, type, livemode, created_at, data }`; any 2xx within 10 seconds is " +
+          "success, and failures are retried for about 27.6 hours. Send an `Idempotency-Key` to retry " +
+          "safely."
+      }))
   )
   .add(
     HttpApiEndpoint.get("get", "/webhooks/:id")
       .setPath(pathId("wh"))
       .addSuccess(WebhookResource)
-      .annotate(OpenApi.Summary, "Read a webhook endpoint")
+      .annotateContext(OpenApi.annotations({
+        summary: "Read a webhook endpoint",
+        description: "The signing secret is not part of it; read it with `GET /webhooks/{id}/secret`."
+      }))
   )
   .add(
     HttpApiEndpoint.patch("update", "/webhooks/:id")
       .setPath(pathId("wh"))
       .setPayload(strict(WebhookUpdate))
       .addSuccess(WebhookResource)
-      .annotate(OpenApi.Summary, "Update a webhook endpoint (disabling it stops its pending deliveries)")
+      .annotateContext(OpenApi.annotations({
+        summary: "Update a webhook endpoint (disabling it stops its pending deliveries)",
+        description: "Any of `url`, `description`, `event_types` and `disabled`."
+      }))
   )
   .add(
     HttpApiEndpoint.del("delete", "/webhooks/:id")
       .setPath(pathId("wh"))
       .addSuccess(WebhookDeleted)
-      .annotate(OpenApi.Summary, "Delete a webhook endpoint for good (its pending deliveries stop)")
+      .annotateContext(OpenApi.annotations({
+        summary: "Delete a webhook endpoint for good (its pending deliveries stop)",
+        description: "Permanent. A later read of the endpoint is `404 NOT_FOUND`."
+      }))
   )
   .add(
     HttpApiEndpoint.get("secret", "/webhooks/:id/secret")
       .setPath(pathId("wh"))
       .addSuccess(WebhookSecret)
-      .annotate(OpenApi.Summary, "Read a webhook endpoint's signing secret")
+      .annotateContext(OpenApi.annotations({
+        summary: "Read a webhook endpoint's signing secret",
+        description: "`whsec_` followed by base64 of 24 random bytes; the key of the `webhook-signature` HMAC is the " +
+          "base64-decoded part after the prefix."
+      }))
   )
+  .annotateContext(OpenApi.annotations({
+    title: "Webhook endpoints",
+    description: "Where signed event deliveries (Standard Webhooks) are sent."
+  }))
   .middleware(Authentication)
   .prefix(basePath)
 {}
@@ -322,16 +430,31 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
 export class EventsGroup extends HttpApiGroup.make("events")
   .add(
     HttpApiEndpoint.get("list", "/events")
-      .setUrlParams(Schema.Struct({ ...listParams, type: Schema.optional(EventType) }))
+      .setUrlParams(Schema.Struct({
+        ...listParams,
+        type: Schema.optional(EventType).annotations({ description: "Only events of this type" })
+      }))
       .addSuccess(EventList)
-      .annotate(OpenApi.Summary, "List events, newest first")
+      .annotateContext(OpenApi.annotations({
+        summary: "List events, newest first",
+        description: "Every event of the key's mode, whether or not an endpoint subscribes. Filter by `type`; page " +
+          "with `limit` and `cursor`."
+      }))
   )
   .add(
     HttpApiEndpoint.get("get", "/events/:id")
       .setPath(pathId("evt"))
       .addSuccess(EventResource)
-      .annotate(OpenApi.Summary, "Read an event")
+      .annotateContext(OpenApi.annotations({
+        summary: "Read an event",
+        description: "`data` is the object right after the change: a payment (`payment.*`; `refund.succeeded` adds " +
+          "`refund_amount`) or a subscription (`subscription.*`)."
+      }))
   )
+  .annotateContext(OpenApi.annotations({
+    title: "Events",
+    description: "The record of every state change that webhooks deliver."
+  }))
   .middleware(Authentication)
   .prefix(basePath)
 {}
@@ -353,7 +476,9 @@ export class FilsApi extends HttpApi.make("fils")
   .addError(E.RateLimited)
   .addError(E.Internal)
   .addError(E.ServiceUnavailable)
-  .annotate(OpenApi.Transform, withoutFrameworkDecodeError)
+  // Only in webhook deliveries (`refund.succeeded`), which the document lists under `webhooks`.
+  .annotate(HttpApi.AdditionalSchemas, [RefundedPaymentResource])
+  .annotate(OpenApi.Transform, completeDocument)
   .annotate(OpenApi.Title, "Fils API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(

@@ -17,6 +17,7 @@ import { SubscriptionsLive } from "./handlers/Subscriptions.js"
 import { WebhooksLive } from "./handlers/Webhooks.js"
 import { CheckoutPageRoutes } from "./checkout/Routes.js"
 import { DocsRoutes, SystemRoutes } from "./System.js"
+import { MetricsRoutes } from "./Metrics.js"
 
 export const ApiLive = HttpApiBuilder.api(FilsApi).pipe(
   Layer.provide([AccountLive, ProductsLive, CustomersLive, CheckoutSessionsLive, PaymentsLive, SubscriptionsLive,
@@ -29,6 +30,7 @@ export const HttpAppLive = Layer.mergeAll(
   ApiLive,
   ErrorMapping,
   SystemRoutes,
+  MetricsRoutes,
   CheckoutPageRoutes,
   DocsRoutes.pipe(Layer.provide(ApiLive))
 )

@@ -51,6 +51,11 @@ export const AuthenticationLive = Layer.effect(
                     : Effect.zipRight(setHeader("retry-after", String(refusal.retryAfterSeconds)), Effect.fail(refusal))
               ))
           )
+          // Whose request this is, on the server span: the request log and traces read it there (never the key).
+          yield* Effect.annotateCurrentSpan({
+            "fils.account_id": principal.accountId,
+            "fils.mode": principal.livemode ? "live" : "test"
+          })
           const decision = yield* limits.consumeKey(principal.keyId)
           yield* rateHeaders(decision)
           if (!decision.allowed) return yield* limits.limited(decision, "requests")

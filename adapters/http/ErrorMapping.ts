@@ -24,6 +24,7 @@ export const maxBodyBytes = 1024 * 1024
 export const extraRoutes: Array<{ readonly method: string; readonly path: string }> = [
   { method: "GET", path: "/health" },
   { method: "GET", path: "/ready" },
+  { method: "GET", path: "/metrics" },
   { method: "GET", path: "/favicon.ico" },
   { method: "GET", path: "/docs" },
   { method: "GET", path: "/api/v1/openapi.json" },
@@ -48,9 +49,18 @@ export const allowedMethods = (path: string): ReadonlyArray<string> => [
   ])
 ]
 
-const pathOf = (url: string) => {
+const pathOf = (url: string): string => {
   const q = url.indexOf("?")
-  return q === -1 ? url : url.slice(0, q)
+  const path = q === -1 ? url : url.slice(0, q)
+  // An absolute-form target (`GET http://host/api/v1/… HTTP/1.1`) is routed by its path.
+  if (!path.startsWith("/")) {
+    try {
+      return new URL(path).pathname
+    } catch {
+      return path
+    }
+  }
+  return path
 }
 
 /** One readable sentence per schema issue: `name: Expected …`, `unknown field 'x'`, `price is required`. */
@@ -132,6 +142,44 @@ const closeConnection = HttpApp.appendPreResponseHandler((_request, response) =>
   Effect.succeed(HttpServerResponse.setHeader(response, "connection", "close"))
 )
 
+/**
+ * Whether the request is for the API, as the router would see it: it matches case-insensitively, after decoding
+ * `%xx` and with repeated slashes collapsed (`//%61pi/v1/…` reaches the API too). A non-JSON body that slipped
+ * past this check would make the framework wait forever for a multipart stream that was already read.
+ */
+const isApiPath = (url: string) => {
+  let path = pathOf(url)
+  try {
+    path = decodeURIComponent(path)
+  } catch {
+    // Malformed escapes: matched as written.
+  }
+  return /^\/+api\//i.test(path.replace(/\/{2,}/g, "/"))
+}
+
+/** No body of the contract nests beyond a few levels. */
+export const maxNesting = 32
+
+/**
+ * How deeply a JSON text nests arrays and objects (strings skipped). Checked before decoding: a schema error's
+ * message quotes the value it got, and formatting a value nested thousands deep overflows the stack (a 500).
+ */
+export const nestingOf = (text: string): number => {
+  let depth = 0
+  let deepest = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92) i++ // backslash: skip the escaped character
+      else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 91 || c === 123) deepest = Math.max(deepest, ++depth)
+    else if (c === 93 || c === 125) depth--
+  }
+  return deepest
+}
+
 const hasBody = (method: string) => method === "POST" || method === "PATCH" || method === "PUT"
 
 export const ErrorMapping = HttpApiBuilder.middleware(FilsApi, (app) =>
@@ -143,13 +191,18 @@ export const ErrorMapping = HttpApiBuilder.middleware(FilsApi, (app) =>
       yield* closeConnection
       return yield* new PayloadTooLarge({ message: `The request body is larger than ${maxBodyBytes} bytes` })
     }
+    // The router would cut the path at a `;` and read the rest as the query (dropping the real one): no route of
+    // ours has a `;`, so such a path names nothing.
+    if (pathOf(request.url).includes(";")) {
+      return yield* new Errors.NotFound({ message: `No route for ${request.method} ${pathOf(request.url)}` })
+    }
     // PostgreSQL cannot store a NUL character in text; refuse it up front rather than fail deep in the store.
     if (/%00/.test(request.url)) {
       return yield* new Errors.InvalidRequest({ message: "The request may not contain NUL characters" })
     }
     if (hasBody(request.method)) {
       const type = request.headers["content-type"]
-      if (type !== undefined && pathOf(request.url).startsWith("/api/") && !/^application\/json\s*(;|$)/i.test(type)) {
+      if (type !== undefined && isApiPath(request.url) && !/^application\/json\s*(;|$)/i.test(type)) {
         return yield* new Errors.InvalidRequest({ message: "Content-Type must be application/json" })
       }
       if (request.headers["content-length"] === undefined) drainInsteadOfDestroy(request)
@@ -161,6 +214,8 @@ export const ErrorMapping = HttpApiBuilder.middleware(FilsApi, (app) =>
           text.includes("\u0000") || text.includes("\\u0000") ||
             (/x-www-form-urlencoded/i.test(request.headers["content-type"] ?? "") && /%00/.test(text))
             ? Effect.fail(new Errors.InvalidRequest({ message: "The request may not contain NUL characters" }))
+            : isApiPath(request.url) && nestingOf(text) > maxNesting
+            ? Effect.fail(new Errors.InvalidRequest({ message: `The request body is nested deeper than ${maxNesting} levels` }))
             : Effect.void
       )
       : Effect.void

@@ -1,20 +1,30 @@
-/** The Node HTTP server: `HttpAppLive` on a port, with security headers on every response. */
-import { HttpApiBuilder, HttpMiddleware, HttpServer, HttpServerResponse } from "@effect/platform"
+/** The Node HTTP server: `HttpAppLive` on a port, with security headers, a request id, a log line and metrics per request. */
+import { HttpApiBuilder, HttpApp, HttpMiddleware, HttpServer, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
-import { createServer } from "node:http"
+import { Effect, flow, Layer } from "effect"
+import { createServer } from "./ClientErrors.js"
+import { observeRequests } from "../observability/RequestObservation.js"
 import { HttpAppLive } from "./App.js"
 
-const securityHeaders = HttpMiddleware.make((app) =>
-  Effect.map(
-    app,
-    HttpServerResponse.setHeaders({
-      "x-content-type-options": "nosniff",
-      "referrer-policy": "no-referrer",
-      "cache-control": "no-store"
-    })
+/**
+ * On every response, however Fils is served (this server, or a host's handler: see `WebHandler.ts`). A server
+ * middleware sees the response only after it was written, so the headers go on through a pre-response handler.
+ */
+export const securityHeaders = HttpMiddleware.make((app) =>
+  Effect.zipRight(
+    HttpApp.appendPreResponseHandler((_request, response) =>
+      Effect.succeed(HttpServerResponse.setHeaders(response, {
+        "x-content-type-options": "nosniff",
+        "referrer-policy": "no-referrer",
+        "cache-control": "no-store"
+      }))
+    ),
+    app
   )
 )
+
+/** Everything this server does around each request: request id, log line, metrics, security headers. */
+export const serverMiddleware = flow(securityHeaders, observeRequests)
 
 export interface ListenOptions {
   readonly port: number
@@ -23,7 +33,7 @@ export interface ListenOptions {
 
 /** Serves the app; requires the engine's services and the Store. */
 export const ServerLive = (options: ListenOptions) =>
-  HttpApiBuilder.serve(securityHeaders).pipe(
+  HttpApiBuilder.serve(serverMiddleware).pipe(
     Layer.provide(HttpAppLive),
     HttpServer.withLogAddress,
     Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.host }))

@@ -15,6 +15,7 @@ interface AttemptRow {
 import type { Account, ApiKey, Scope } from "../../src/domain/Account.js"
 import type { CheckoutSession } from "../../src/domain/CheckoutSession.js"
 import * as Customer from "../../src/domain/Customer.js"
+import { inFlightPerEndpoint } from "../../src/domain/Delivery.js"
 import * as Event from "../../src/domain/Event.js"
 import * as Idempotency from "../../src/domain/Idempotency.js"
 import * as Pagination from "../../src/domain/Pagination.js"
@@ -367,12 +368,21 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
               DateTime.toEpochMillis(d.next_attempt_at) <= at && d.lease_until <= at,
             (d) => d.next_attempt_at!,
             (d) => d.delivery_id
-          ).slice(0, limit)
+          )
+          // Attempts already running per endpoint: each endpoint gets at most Delivery.inFlightPerEndpoint.
+          const busy = new Map<string, number>()
+          for (const d of deliveries.rows.values()) {
+            if (d.status === "pending" && d.lease_until > at) busy.set(d.webhook_id, (busy.get(d.webhook_id) ?? 0) + 1)
+          }
           const claimed = []
           for (const d of due) {
+            if (claimed.length >= limit) break
             const event = events.get(d.event_id)
             const endpoint = webhooks.get(d.webhook_id)
             if (event === undefined || endpoint === undefined) continue
+            const running = busy.get(d.webhook_id) ?? 0
+            if (running >= inFlightPerEndpoint) continue
+            busy.set(d.webhook_id, running + 1)
             const next = { ...d, attempts: d.attempts + 1, lease_until: at + leaseMillis, updated_at: now }
             deliveries.set(d.delivery_id, next)
             claimed.push({ delivery: publicDelivery(next), attempt: next.attempts, event, endpoint })
@@ -487,7 +497,24 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           if (decision.allowed) rates.set(bucket, decision.state)
           return decision
         })
-    }
+    },
+    stats: read(() => {
+      const tally = <K extends string>(rows: Iterable<{ readonly status: K; readonly livemode: boolean }>) => {
+        const counts = new Map<string, { status: K; livemode: boolean; count: number }>()
+        for (const { livemode, status } of rows) {
+          const key = `${status}:${livemode}`
+          const found = counts.get(key)
+          if (found === undefined) counts.set(key, { status, livemode, count: 1 })
+          else found.count++
+        }
+        return [...counts.values()]
+      }
+      const renewals = [...attempts.rows.values()].flatMap((a) => {
+        const p = payments.get(a.payment_id)
+        return p === undefined ? [] : [p]
+      })
+      return { deliveries: tally(deliveries.rows.values()), renewals: tally(renewals) }
+    })
   })
 })
 

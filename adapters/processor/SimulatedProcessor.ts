@@ -3,7 +3,7 @@
  * token carry what the simulation needs (how the charge settles, and when), so settlements survive restarts and
  * several servers agree. Time comes from Effect's Clock, so TestClock drives asynchronous settlement.
  */
-import { Clock, Config, Effect, Layer, Random } from "effect"
+import { Clock, Config, Duration, Effect, Layer, Random } from "effect"
 import type { ChargeOutcome } from "../../src/domain/Payment.js"
 import { type CardDetails, PaymentProcessor, type Settlement } from "../../src/ports/PaymentProcessor.js"
 
@@ -54,11 +54,14 @@ const immediate = (behaviour: Behaviour): ChargeOutcome | undefined => {
 const pendingChargeId = (succeeds: boolean, settleAt: number) =>
   Effect.map(randomHex, (r) => `ch_sim_${succeeds ? "s" : "f"}_${settleAt}_${r}`)
 
-export const makeSimulatedProcessor = (options: { readonly live: boolean }) =>
-  PaymentProcessor.of({
+export const makeSimulatedProcessor = (options: { readonly live: boolean; readonly delay?: Duration.Duration }) => {
+  // A processor's latency, for fault tests (FILS_SIMULATED_DELAY): each charge answers that much later.
+  const slow = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    options.delay === undefined || Duration.toMillis(options.delay) <= 0 ? effect : Effect.delay(effect, options.delay)
+  return PaymentProcessor.of({
     supportsLive: options.live,
     chargeCard: (_request, card: CardDetails) =>
-      Effect.gen(function*() {
+      slow(Effect.gen(function*() {
         const digits = card.number.replace(/[\s-]/g, "")
         const behaviour = testCards[digits] ?? "succeed"
         const saved = {
@@ -79,16 +82,16 @@ export const makeSimulatedProcessor = (options: { readonly live: boolean }) =>
           outcome: { _tag: "Processing" as const },
           card: saved
         }
-      }),
+      })),
     chargeToken: (_request, token) =>
-      Effect.gen(function*() {
+      slow(Effect.gen(function*() {
         const outcome: ChargeOutcome = token.startsWith("tok_sim_decline_")
           ? { _tag: "Failed", code: "card_declined" }
           : token.startsWith("tok_sim_ok_")
           ? { _tag: "Succeeded" }
           : { _tag: "Failed", code: "invalid_token" }
         return { chargeId: `ch_sim_done_${yield* randomHex}`, outcome, card: null }
-      }),
+      })),
     settlements: (chargeIds) =>
       Effect.map(Clock.currentTimeMillis, (now) =>
         chargeIds.map((chargeId): Settlement => {
@@ -101,12 +104,19 @@ export const makeSimulatedProcessor = (options: { readonly live: boolean }) =>
           }
         }))
   })
+}
 
-/** Test mode always; live mode only with `FILS_SIMULATED_LIVE=true` (staging). */
+/**
+ * Test mode always; live mode only with `FILS_SIMULATED_LIVE=true` (staging). `FILS_SIMULATED_DELAY` (a duration,
+ * default none) makes every charge answer that much later, to test a slow processor.
+ */
 export const SimulatedProcessor = Layer.effect(
   PaymentProcessor,
   Effect.map(
-    Config.boolean("FILS_SIMULATED_LIVE").pipe(Config.withDefault(false)),
-    (live) => makeSimulatedProcessor({ live })
+    Config.all({
+      live: Config.boolean("FILS_SIMULATED_LIVE").pipe(Config.withDefault(false)),
+      delay: Config.duration("FILS_SIMULATED_DELAY").pipe(Config.withDefault(Duration.zero))
+    }),
+    makeSimulatedProcessor
   )
 )

@@ -11,14 +11,16 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Duration, Effect, Layer, Option, type Scope } from "effect"
 import type { StoreUnavailable } from "../../src/domain/Errors.js"
 import type { Claim, IdempotencyRecord } from "../../src/domain/Idempotency.js"
+import { SecretBox } from "../../src/ports/SecretBox.js"
 import { Store, type StoreShape } from "../../src/ports/Store.js"
 import { makeQueries } from "./queries.js"
 import { makeDeliveriesRepo, makeDeliveryWakeups } from "./repos/deliveries.js"
 import { makeEventsRepo } from "./repos/events.js"
 import { makePaymentsRepo } from "./repos/payments.js"
 import { makeSessionsRepo } from "./repos/sessions.js"
+import { makeStats } from "./repos/stats.js"
 import { makeSubscriptionsRepo } from "./repos/subscriptions.js"
-import { makeWebhooksRepo } from "./repos/webhooks.js"
+import { checkSecretKeys, makeWebhooksRepo, withOpenedSecrets } from "./repos/webhooks.js"
 import * as Rows from "./rows.js"
 import { isUnavailable, orUnavailable, unavailable } from "./SqlErrors.js"
 
@@ -32,6 +34,17 @@ const pingTimeout = Duration.seconds(3)
 export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient | Scope.Scope> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const wakeups = yield* makeDeliveryWakeups()
+  // Webhook secrets at rest (plaintext unless a keyed SecretBox is provided); refuse keys that cannot open them.
+  const box = yield* SecretBox
+  yield* checkSecretKeys(sql, box).pipe(
+    Effect.catchAll((error) =>
+      error._tag === "SecretBoxError"
+        ? Effect.dieMessage(error.message)
+        : isUnavailable(error)
+        ? Effect.logWarning("webhook secret keys not checked: database unavailable")
+        : Effect.die(error)
+    )
+  )
 
   const queries = makeQueries(sql)
   const { first, inScope, page } = queries
@@ -203,10 +216,11 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     payments: makePaymentsRepo(queries),
     events: makeEventsRepo(queries),
     subscriptions: makeSubscriptionsRepo(queries),
-    webhooks: makeWebhooksRepo(queries),
-    deliveries: makeDeliveriesRepo(queries, wakeups.awaitWork),
+    webhooks: makeWebhooksRepo(queries, box),
+    deliveries: withOpenedSecrets(makeDeliveriesRepo(queries, wakeups.awaitWork), box),
     idempotency,
-    rateLimits
+    rateLimits,
+    stats: makeStats(queries)
   })
 })
 

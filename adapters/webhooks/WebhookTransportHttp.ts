@@ -1,10 +1,11 @@
 /**
  * The WebhookTransport port over node:http(s). A live endpoint's host is resolved through a `lookup` hook that
  * refuses internal addresses, and the connection goes to the very address that was checked, so a DNS answer that
- * changes between the check and the connection (rebinding) cannot reach an internal service.
+ * changes between the check and the connection (rebinding) cannot reach an internal service. The host is resolved
+ * afresh for every attempt, by the system resolver or by given DNS servers (`makeWebhookTransportHttp`).
  */
 import { Effect, Layer } from "effect"
-import { lookup as dnsLookup, type LookupAddress } from "node:dns"
+import { lookup as dnsLookup, type LookupAddress, Resolver } from "node:dns"
 import { request as httpRequest } from "node:http"
 import { request as httpsRequest } from "node:https"
 import type { LookupFunction } from "node:net"
@@ -80,7 +81,40 @@ export const send = (request: OutboundRequest, lookup?: LookupFunction): Promise
     req.end(request.body)
   })
 
-export const WebhookTransportHttp = Layer.succeed(
-  WebhookTransport,
-  WebhookTransport.of({ send: (request) => Effect.promise(() => send(request)) })
-)
+/**
+ * A `dns.lookup` (as `publicOnlyLookup` calls it: every address) that asks the given DNS servers (`ip` or
+ * `ip:port`) for A and AAAA records instead of the system resolver. No cache: each attempt sees the current answer.
+ */
+export const resolverLookup = (servers: ReadonlyArray<string>): typeof dnsLookup => {
+  const resolver = new Resolver({ timeout: 2_000, tries: 2 })
+  resolver.setServers([...servers])
+  const records = (family: 4 | 6, hostname: string) =>
+    new Promise<ReadonlyArray<LookupAddress>>((resolve, reject) => {
+      const done = (error: Error | null, addresses: ReadonlyArray<string>) =>
+        error ? reject(error) : resolve(addresses.map((address) => ({ address, family })))
+      if (family === 4) resolver.resolve4(hostname, done)
+      else resolver.resolve6(hostname, done)
+    })
+  return ((hostname: string, _options: unknown, callback: (error: Error | null, addresses?: unknown) => void) => {
+    void Promise.allSettled([records(4, hostname), records(6, hostname)]).then(([v4, v6]) => {
+      const found = [v4, v6].flatMap((r) => (r.status === "fulfilled" ? r.value : []))
+      if (found.length > 0) return callback(null, found)
+      callback(v4.status === "rejected" ? v4.reason as Error : new Error(`${hostname} has no address`))
+    })
+  }) as unknown as typeof dnsLookup
+}
+
+export interface WebhookTransportHttpOptions {
+  /** How live endpoints' hosts are resolved (every address is then checked): the system resolver by default. */
+  readonly resolve?: typeof dnsLookup
+}
+
+export const makeWebhookTransportHttp = (options: WebhookTransportHttpOptions = {}) => {
+  const lookup = publicOnlyLookup(options.resolve)
+  return Layer.succeed(
+    WebhookTransport,
+    WebhookTransport.of({ send: (request) => Effect.promise(() => send(request, lookup)) })
+  )
+}
+
+export const WebhookTransportHttp = makeWebhookTransportHttp()

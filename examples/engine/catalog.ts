@@ -1,17 +1,16 @@
 /**
- * The engine used directly from an Effect program, with no HTTP and no database: the memory store and node's
- * crypto. Creates an account, a recurring product and a customer, then lists the catalog.
+ * The engine used directly from an Effect program, with no HTTP: creates an account, a recurring product and a
+ * customer, then lists the catalog. On the memory store, or on PostgreSQL with `FILS_STORE=postgres` (see engine.ts).
  *
- *   npx tsx examples/engine/catalog.ts
+ *   node --import tsx examples/engine/catalog.ts
+ *   FILS_STORE=postgres node --import tsx examples/engine/catalog.ts
  */
-import { Console, Effect, Layer } from "effect"
-import { StoreMemory } from "../../adapters/memory/StoreMemory.js"
+import { Console, Effect } from "effect"
 import { Accounts } from "../../src/application/Accounts.js"
 import { Customers } from "../../src/application/Customers.js"
-import { Engine } from "../../src/application/Engine.js"
 import { Products } from "../../src/application/Products.js"
 import { formatAmount } from "../../src/domain/Money.js"
-import { NodeAdapters } from "../../adapters/runtime/NodeAdapters.js"
+import { EngineLive } from "./engine.js"
 
 const program = Effect.gen(function*() {
   const { account } = yield* (yield* Accounts).create({ business_name: "Dune Coffee Roasters" })
@@ -37,9 +36,7 @@ const program = Effect.gen(function*() {
   yield* Console.log(`customer ${customer.customer_id} <${customer.email}>; plan ${plan.product_id}`)
 })
 
-const EngineInMemory = Engine.pipe(Layer.provide(Layer.mergeAll(StoreMemory, NodeAdapters)))
-
-Effect.runPromise(Effect.provide(program, EngineInMemory)).catch((error) => {
+Effect.runPromise(Effect.provide(program, EngineLive)).catch((error) => {
   console.error(error)
   process.exit(1)
 })

@@ -1,19 +1,19 @@
 /**
- * A whole sale with the library alone: no HTTP, no database. Creates a product and a checkout session, pays it
- * with a simulated test card (a decline first, then a success), refunds part of it, and reads the event record.
+ * A whole sale with the library alone, no HTTP: creates a product and a checkout session, pays it with a simulated
+ * test card (a decline first, then a success), refunds part of it, and reads the event record. On the memory store,
+ * or on PostgreSQL with `FILS_STORE=postgres` (`DATABASE_URL`, or the embedded database; see engine.ts).
  *
- *   npx tsx examples/engine/checkout.ts
+ *   node --import tsx examples/engine/checkout.ts
+ *   FILS_STORE=postgres node --import tsx examples/engine/checkout.ts
  */
-import { Console, Effect, Layer } from "effect"
-import { StoreMemory } from "../../adapters/memory/StoreMemory.js"
+import { Console, Effect } from "effect"
 import { Accounts } from "../../src/application/Accounts.js"
 import { Checkout } from "../../src/application/Checkout.js"
-import { Engine } from "../../src/application/Engine.js"
 import { Events } from "../../src/application/Events.js"
 import { Payments } from "../../src/application/Payments.js"
 import { Products } from "../../src/application/Products.js"
 import { formatAmount } from "../../src/domain/Money.js"
-import { NodeAdapters } from "../../adapters/runtime/NodeAdapters.js"
+import { EngineLive } from "./engine.js"
 
 const card = (number: string) => ({
   name: "Layla Haddad",
@@ -53,9 +53,7 @@ const program = Effect.gen(function*() {
   yield* Console.log(`events (newest first): ${events.items.map((e) => e.type).join(", ")}`)
 })
 
-const EngineInMemory = Engine.pipe(Layer.provide(Layer.mergeAll(StoreMemory, NodeAdapters)))
-
-Effect.runPromise(Effect.provide(program, EngineInMemory)).catch((error) => {
+Effect.runPromise(Effect.provide(program, EngineLive)).catch((error) => {
   console.error(error)
   process.exit(1)
 })

@@ -3,18 +3,19 @@
  * of February and on 31 March, then cancel at the period end. Billing runs "as of" chosen instants, the way
  * `fils billing run --at` does, so a quarter passes in a moment.
  *
- *   npx tsx examples/engine/subscription.ts
+ * On the memory store, or on PostgreSQL with `FILS_STORE=postgres` (see engine.ts).
+ *
+ *   node --import tsx examples/engine/subscription.ts
+ *   FILS_STORE=postgres node --import tsx examples/engine/subscription.ts
  */
-import { Clock, Console, DateTime, Effect, Layer } from "effect"
-import { StoreMemory } from "../../adapters/memory/StoreMemory.js"
+import { Clock, Console, DateTime, Effect } from "effect"
 import { Accounts } from "../../src/application/Accounts.js"
 import { Billing } from "../../src/application/Billing.js"
 import { Checkout } from "../../src/application/Checkout.js"
-import { Engine } from "../../src/application/Engine.js"
 import { Events } from "../../src/application/Events.js"
 import { Products } from "../../src/application/Products.js"
 import { Subscriptions } from "../../src/application/Subscriptions.js"
-import { NodeAdapters } from "../../adapters/runtime/NodeAdapters.js"
+import { EngineLive } from "./engine.js"
 
 /** Runs `effect` as if the time were `iso`. */
 const at = (iso: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) => {
@@ -77,9 +78,7 @@ const program = Effect.gen(function*() {
   yield* Console.log(`events, oldest first: ${events.items.map((e) => e.type).reverse().join(", ")}`)
 })
 
-const EngineInMemory = Engine.pipe(Layer.provide(Layer.mergeAll(StoreMemory, NodeAdapters)))
-
-Effect.runPromise(Effect.provide(program, EngineInMemory)).catch((error) => {
+Effect.runPromise(Effect.provide(program, EngineLive)).catch((error) => {
   console.error(error)
   process.exit(1)
 })

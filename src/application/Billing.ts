@@ -34,6 +34,8 @@ export interface BillingOptions {
 /** How often a server looks for due work. Settlements of test cards take about 2 s. */
 export const interval = Duration.seconds(1)
 const batch = 100
+/** Renewals run at once within a batch (each holds at most one pooled connection at a time). */
+const concurrency = 8
 
 export class Billing extends Effect.Service<Billing>()("fils/Billing", {
   effect: Effect.gen(function*() {
@@ -100,18 +102,21 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
       if (reserved === undefined) return "skipped" as const
       if (reserved._tag === "Ended") return "ended" as const
       const { payment, token } = reserved
-      const report = yield* processor.chargeToken({
-        reference: payment.payment_id,
-        amount: payment.total_amount,
-        currency: payment.currency,
-        livemode: payment.livemode
-      }, token).pipe(
-        Effect.map((r) => ({ outcome: r.outcome, chargeId: r.chargeId, card: null })),
-        Effect.catchTag("ProcessorUnavailable", () =>
-          Effect.succeed({ outcome: { _tag: "Failed" as const, code: "processing_error" }, chargeId: null, card: null }))
-      )
-      yield* payments.recordCharge(payment.payment_id, report)
-      return "charged" as const
+      // From the charge to its record, uninterruptible: a shutdown waits rather than leave money taken unrecorded.
+      return yield* Effect.uninterruptible(Effect.gen(function*() {
+        const report = yield* processor.chargeToken({
+          reference: payment.payment_id,
+          amount: payment.total_amount,
+          currency: payment.currency,
+          livemode: payment.livemode
+        }, token).pipe(
+          Effect.map((r) => ({ outcome: r.outcome, chargeId: r.chargeId, card: null })),
+          Effect.catchTag("ProcessorUnavailable", () =>
+            Effect.succeed({ outcome: { _tag: "Failed" as const, code: "processing_error" }, chargeId: null, card: null }))
+        )
+        yield* payments.recordCharge(payment.payment_id, report)
+        return "charged" as const
+      }))
     })
 
     const renewDue = Effect.fn("Billing.renewDue")(function*(options: BillingOptions) {
@@ -120,9 +125,13 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
       for (;;) {
         const now = yield* DateTime.now
         const due = yield* store.transact(store.subscriptions.claimDue(now, batch, options.livemode))
+        // Several at once: each renewal is independent (its own reservation, charge and record), and the
+        // (subscription, period, attempt) rule still makes a second charge impossible. One failing renewal does not
+        // interrupt the others (one may be between its charge and its record); the first failure is raised after.
+        const exits = yield* Effect.forEach(due, (sub) => Effect.exit(renew(sub.subscription_id)), { concurrency })
         let progressed = 0
-        for (const sub of due) {
-          const outcome = yield* renew(sub.subscription_id)
+        for (const exit of exits) {
+          const outcome = yield* exit
           if (outcome === "charged") charged++
           if (outcome === "ended") ended++
           if (outcome !== "skipped") progressed++

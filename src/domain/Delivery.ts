@@ -19,6 +19,12 @@ export const maxAttempts = retrySchedule.length + 1
 /** How long a receiver has to answer. */
 export const timeout = Duration.seconds(10)
 
+/**
+ * At most this many attempts to one endpoint run at once (across all servers): a hanging receiver ties up a few
+ * dispatch slots for at most `timeout`, never all of them, so other endpoints' deliveries keep flowing.
+ */
+export const inFlightPerEndpoint = 8
+
 export type DeliveryStatus = "pending" | "succeeded" | "failed" | "cancelled"
 
 export interface AttemptOutcome {

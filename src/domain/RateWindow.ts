@@ -32,10 +32,17 @@ export const hit = (
   windowSeconds = 60
 ): RateDecision => {
   const slots = slotCount(windowSeconds)
-  const nowSecond = Math.floor(nowMillis / 1000)
-  const oldest = nowSecond - windowSeconds
   const seconds = state?.seconds.length === slots ? [...state.seconds] : new Array<number>(slots).fill(0)
   const counts = state?.counts.length === slots ? [...state.counts] : new Array<number>(slots).fill(0)
+  // Servers sharing a state reach it out of order: a request timed just before another that was counted first must
+  // still see it, so the window's time never runs back (within a window; an older clock jump is ignored as before).
+  let nowSecond = Math.floor(nowMillis / 1000)
+  const clock = nowSecond
+  for (let i = 0; i < slots; i++) {
+    const s = seconds[i]!
+    if (counts[i]! > 0 && s > nowSecond && s <= clock + windowSeconds) nowSecond = s
+  }
+  const oldest = nowSecond - windowSeconds
   let used = 0
   let earliest = Number.POSITIVE_INFINITY
   for (let i = 0; i < slots; i++) {

@@ -12,6 +12,11 @@ export interface SignerShape {
   readonly randomToken: (bytes: number) => Effect.Effect<string>
   /** SHA-256 of any text, lowercase hex (request fingerprints). */
   readonly digest: (text: string) => Effect.Effect<string>
+  /**
+   * Whether a presented secret (a form token, a key) equals the expected one, in time that depends on neither:
+   * both are digested to equal length and compared in constant time.
+   */
+  readonly sameSecret: (presented: string, expected: string) => Effect.Effect<boolean>
   /** A new webhook endpoint secret: `whsec_` + base64 of 24 random bytes. */
   readonly webhookSecret: Effect.Effect<string>
   /** The Standard Webhooks `webhook-signature` (`v1,<base64 HMAC-SHA256>`) of one delivery attempt. */

@@ -256,6 +256,14 @@ export interface RateLimitsRepo {
   readonly hit: (bucket: string, nowMillis: number, limit: number, windowSeconds: number) => Op<RateDecision>
 }
 
+/** Counts an operator watches (`GET /metrics`), read at once from the shared store, so they hold for every server. */
+export interface StoreStats {
+  /** Webhook deliveries now, by status and mode. */
+  readonly deliveries: ReadonlyArray<{ readonly status: DeliveryStatus; readonly livemode: boolean; readonly count: number }>
+  /** Renewal charges recorded (renewals and retries, one per period attempt), by their payment's status and mode. */
+  readonly renewals: ReadonlyArray<{ readonly status: PaymentStatus; readonly livemode: boolean; readonly count: number }>
+}
+
 export interface StoreShape {
   /**
    * Runs `effect` as one transaction: all of its writes commit together or none do. Nested calls join the outer
@@ -276,6 +284,8 @@ export interface StoreShape {
   readonly deliveries: DeliveriesRepo
   readonly idempotency: IdempotencyRepo
   readonly rateLimits: RateLimitsRepo
+  /** Delivery and renewal counts (a few grouped counts; for metrics scrapes, not for hot paths). */
+  readonly stats: Op<StoreStats>
 }
 
 export class Store extends Context.Tag("fils/Store")<Store, StoreShape>() {}

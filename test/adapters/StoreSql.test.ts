@@ -117,7 +117,10 @@ describe("StoreSql on PostgreSQL", () => {
         "rate_limit_hit",
         "checkout_payments_events",
         "subscriptions",
-        "webhooks"
+        "webhooks",
+        "webhook_secrets_at_rest",
+        "rate_limit_in_order",
+        "performance"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns

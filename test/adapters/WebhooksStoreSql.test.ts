@@ -91,7 +91,7 @@ describe("StoreSql on PostgreSQL: webhooks", () => {
     Effect.gen(function*() {
       const { monitor, scope, stores: [store] } = yield* servers(1)
       const applied = yield* monitor<{ name: string }>`SELECT name FROM effect_sql_migrations ORDER BY migration_id`
-      assert.strictEqual(applied[applied.length - 1]?.name, "webhooks")
+      assert.include(applied.map((r) => r.name), "webhooks")
 
       const endpoint = (overrides: Partial<WebhookEndpoint>, s: AccountScope = scope) =>
         Effect.flatMap(makeEndpoint(s, overrides), store!.webhooks.insert)

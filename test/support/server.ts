@@ -5,11 +5,11 @@
  * `startServer(store, config)` builds one such server; `storeVariants` lists the stores every HTTP suite runs against
  * (memory, and PostgreSQL on a fresh migrated database per test file).
  */
-import { FetchHttpClient, HttpApiBuilder, HttpApiClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ConfigProvider, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
-import { createServer } from "node:http"
-import { FilsApi } from "../../adapters/http/Api.js"
+import { createServer } from "../../adapters/http/ClientErrors.js"
+import * as Client from "../../adapters/http/Client.js"
 import { HttpAppLive } from "../../adapters/http/App.js"
 import { makeStoreMemory } from "../../adapters/memory/StoreMemory.js"
 import { Accounts, type AccountSettings, type IssuedKey } from "../../src/application/Accounts.js"
@@ -135,15 +135,10 @@ export const startServer = async (
   }
 }
 
-/** The typed client of `FilsApi` for one key. */
-export const clientFor = (server: TestServer, key: string) =>
-  Effect.runPromise(
-    HttpApiClient.make(FilsApi, {
-      baseUrl: server.origin,
-      transformClient: HttpClient.mapRequest(HttpClientRequest.bearerToken(key))
-    }).pipe(Effect.provide(FetchHttpClient.layer))
-  )
-export type FilsClient = Awaited<ReturnType<typeof clientFor>>
+/** The typed client of `FilsApi` for one key: the exported `fils/http` client over `fetch`. */
+export const clientFor = (server: TestServer, key: string): Promise<FilsClient> =>
+  Effect.runPromise(Client.makeFetch({ baseUrl: server.origin, apiKey: key }))
+export type FilsClient = Client.Client
 
 /** Runs a client call (or any effect without requirements) as a promise. */
 export const call = <A, E>(effect: Effect.Effect<A, E>): Promise<A> => Effect.runPromise(effect)

@@ -86,6 +86,15 @@ const field = (
   }>${error ? html`<p class="error" id="${name}-error">${error}</p>` : ""}</div>`
 }
 
+/** The page posts to where it was served: `checkout_url`'s path, which carries a host's mount prefix (`/fils/…`). */
+const formAction = (session: CheckoutSession) => {
+  try {
+    return new URL(session.checkout_url).pathname
+  } catch {
+    return `/checkout/${session.session_id}`
+  }
+}
+
 const heading = (businessName: string, session: CheckoutSession) =>
   html`<h1>${businessName}</h1>${session.livemode ? "" : html`<span class="mode">Test mode</span>`}`
 
@@ -105,7 +114,7 @@ export const paymentPage = (props: {
     html`${heading(props.businessName, session)}
 ${cart(session)}
 ${props.alert ? html`<div class="alert" role="alert">${props.alert}</div>` : ""}
-<form method="post" action="/checkout/${session.session_id}" novalidate>
+<form method="post" action="${formAction(session)}" novalidate>
 <input type="hidden" name="form_token" value="${props.formToken}">
 ${field("name", "Name on card", raw(`autocomplete="cc-name" required`), values.name, errors)}
 ${field("email", "E-mail", raw(`type="email" autocomplete="email" required`), values.email, errors)}

@@ -9,11 +9,17 @@ import rateLimitHit from "./0002_rate_limit_hit.js"
 import checkoutPaymentsEvents from "./0003_checkout_payments_events.js"
 import subscriptions from "./0004_subscriptions.js"
 import webhooks from "./0005_webhooks.js"
+import webhookSecretsAtRest from "./0006_webhook_secrets_at_rest.js"
+import rateLimitInOrder from "./0007_rate_limit_in_order.js"
+import performance from "./0008_performance.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
   "0002_rate_limit_hit": rateLimitHit,
   "0003_checkout_payments_events": checkoutPaymentsEvents,
   "0004_subscriptions": subscriptions,
-  "0005_webhooks": webhooks
+  "0005_webhooks": webhooks,
+  "0006_webhook_secrets_at_rest": webhookSecretsAtRest,
+  "0007_rate_limit_in_order": rateLimitInOrder,
+  "0008_performance": performance
 }

@@ -7,8 +7,9 @@
  *   ever sent to an endpoint after it was deleted or disabled. The trigger of 0005 sends `NOTIFY fils_deliveries` at
  *   commit.
  * - `claimDue` is one statement, so one round trip and atomic: it picks the due, unleased pending deliveries whose
- *   endpoint exists, oldest due first, `FOR UPDATE SKIP LOCKED` (concurrent claimers take different rows), adds one
- *   to `attempts` and sets the lease, and returns each with its event and endpoint.
+ *   endpoint exists, oldest due first, no more per endpoint than `inFlightPerEndpoint` minus its leased ones (a
+ *   hanging receiver never takes every slot), `FOR UPDATE SKIP LOCKED` (concurrent claimers take different rows),
+ *   adds one to `attempts` and sets the lease, and returns each with its event and endpoint.
  * - `recordAttempt` inserts the attempt (`ON CONFLICT DO NOTHING` on (delivery, attempt): once, whoever reports it)
  *   and applies the outcome only when that insert was the first and the delivery is still this attempt's: pending,
  *   at this attempt, and still leased. A claim sets the lease; recording, cancelling and a retry by hand clear it, so
@@ -31,7 +32,7 @@ import {
   Stream
 } from "effect"
 import { randomUUID } from "node:crypto"
-import type { DeliveryStatus } from "../../../src/domain/Delivery.js"
+import { type DeliveryStatus, inFlightPerEndpoint } from "../../../src/domain/Delivery.js"
 import type { AccountId, EventId, WebhookId } from "../../../src/domain/Ids.js"
 import type { ClaimedAttempt, DeliveriesRepo, Delivery } from "../../../src/ports/Store.js"
 import type { Queries } from "../queries.js"
@@ -135,13 +136,27 @@ export const makeDeliveriesRepo = (
     const at = toTimestamp(now)
     const leaseUntil = toTimestamp(DateTime.add(now, { millis: leaseMillis }))
     const rows = yield* sql<ClaimedRow>`
-      WITH due AS (
-        SELECT d.delivery_id FROM webhook_deliveries d
-        WHERE d.status = 'pending' AND d.next_attempt_at <= ${at}
-          AND (d.lease_until IS NULL OR d.lease_until <= ${at})
-          AND EXISTS (SELECT 1 FROM webhook_endpoints w
-            WHERE w.webhook_id = d.webhook_id AND w.account_id = d.account_id AND w.livemode = d.livemode)
-        ORDER BY d.next_attempt_at, d.delivery_id
+      WITH busy AS (
+        SELECT webhook_id, count(*) AS n FROM webhook_deliveries
+        WHERE status = 'pending' AND lease_until > ${at} GROUP BY webhook_id
+      ), ranked AS (
+        -- Per existing endpoint, its oldest due rows up to the cap minus what it has in flight: an index probe per
+        -- endpoint (migration 0008), never a pass over the whole backlog, which a claim per freed slot would repeat.
+        SELECT r.delivery_id, r.next_attempt_at
+        FROM webhook_endpoints w
+        LEFT JOIN busy b ON b.webhook_id = w.webhook_id
+        CROSS JOIN LATERAL (
+          SELECT d.delivery_id, d.next_attempt_at FROM webhook_deliveries d
+          WHERE d.webhook_id = w.webhook_id AND d.account_id = w.account_id AND d.livemode = w.livemode
+            AND d.status = 'pending' AND d.next_attempt_at <= ${at}
+            AND (d.lease_until IS NULL OR d.lease_until <= ${at})
+          ORDER BY d.next_attempt_at, d.delivery_id
+          LIMIT greatest(0, ${inFlightPerEndpoint} - coalesce(b.n, 0))
+        ) r
+      ), due AS (
+        SELECT d.delivery_id FROM webhook_deliveries d JOIN ranked r ON r.delivery_id = d.delivery_id
+        WHERE d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= ${at})
+        ORDER BY r.next_attempt_at, r.delivery_id
         LIMIT ${limit}
         FOR UPDATE OF d SKIP LOCKED
       ), claimed AS (

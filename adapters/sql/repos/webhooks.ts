@@ -3,16 +3,21 @@
  * deliveries in one transaction: the delete statement comes first, so it waits for any transaction that is queueing
  * deliveries to this endpoint (they lock it `FOR SHARE`, see deliveries.ts), and the cancel that follows, a new
  * statement, sees what they committed.
+ *
+ * The `secret` column holds what the SecretBox writes: sealed (`enc:v1:…`, AES-256-GCM, bound to the endpoint's id)
+ * when `FILS_SECRET_KEY` is set, otherwise the `whsec_…` itself. Secrets are opened here, so the engine only ever
+ * sees plaintext; every write seals under the current key, and `rotateWebhookSecrets` reseals every row.
  */
 import { SqlClient } from "@effect/sql"
 import type { Statement } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import type { EventType } from "../../../src/domain/Event.js"
 import type { AccountId, WebhookId } from "../../../src/domain/Ids.js"
 import type { Page, PageRequest } from "../../../src/domain/Pagination.js"
 import type { WebhookEndpoint } from "../../../src/domain/WebhookEndpoint.js"
-import type { WebhooksRepo } from "../../../src/ports/Store.js"
+import { SecretBox, SecretBoxError, type SecretBoxShape } from "../../../src/ports/SecretBox.js"
+import type { DeliveriesRepo, WebhooksRepo } from "../../../src/ports/Store.js"
 import type { Queries } from "../queries.js"
 import { fromTimestamp, toTimestamp } from "../rows.js"
 import { orUnavailable } from "../SqlErrors.js"
@@ -44,23 +49,118 @@ export const webhookFromRow = (row: WebhookEndpointRow): WebhookEndpoint => ({
   created_at: fromTimestamp(row.created_at)
 })
 
-/** The columns an update may change (id, owner, mode, secret and creation time never change). */
-const webhookChanges = (w: WebhookEndpoint) => ({
+/** The columns an update may change (id, owner, mode and creation time never change; the secret is resealed). */
+const webhookChanges = (w: WebhookEndpoint, sealed: string) => ({
   url: w.url,
   description: w.description,
   // A JS array is sent as a PostgreSQL array (text[]).
   event_types: [...w.event_types],
-  disabled: w.disabled
+  disabled: w.disabled,
+  secret: sealed
 })
 
-const webhookToRow = (w: WebhookEndpoint) => ({
+const webhookToRow = (w: WebhookEndpoint, sealed: string) => ({
   webhook_id: w.webhook_id,
   account_id: w.account_id,
   livemode: w.livemode,
-  ...webhookChanges(w),
-  secret: w.secret,
+  ...webhookChanges(w, sealed),
   created_at: toTimestamp(w.created_at)
 })
+
+/** The endpoint with its secret opened. A secret the box cannot open is a configuration fault: a defect. */
+export const openEndpoint = (box: SecretBoxShape) => (endpoint: WebhookEndpoint): Effect.Effect<WebhookEndpoint> =>
+  Either.match(box.open(endpoint.secret, endpoint.webhook_id), {
+    onLeft: (error) => Effect.dieMessage(`webhook endpoint ${endpoint.webhook_id}: ${error.message}`),
+    onRight: (secret) => Effect.succeed({ ...endpoint, secret })
+  })
+
+/**
+ * The deliveries repository with the secrets of the endpoints it claims for opened (signing needs them). A claim
+ * whose secret cannot be opened (a key this process lacks: the start-up check makes that a rotation done out of
+ * order) is left out and logged, so it holds up no other endpoint's deliveries; its lease runs out and it is claimed
+ * again later.
+ */
+export const withOpenedSecrets = (deliveries: DeliveriesRepo, box: SecretBoxShape): DeliveriesRepo => ({
+  ...deliveries,
+  claimDue: (now, limit, leaseMillis) =>
+    Effect.flatMap(deliveries.claimDue(now, limit, leaseMillis), (claims) =>
+      Effect.map(
+        Effect.forEach(claims, (claimed) =>
+          Either.match(box.open(claimed.endpoint.secret, claimed.endpoint.webhook_id), {
+            onLeft: (error) =>
+              Effect.as(
+                Effect.logError(`webhook endpoint ${claimed.endpoint.webhook_id}: ${error.message}; delivery skipped`),
+                Option.none()
+              ),
+            onRight: (secret) => Effect.succeed(Option.some({ ...claimed, endpoint: { ...claimed.endpoint, secret } }))
+          })),
+        (opened) => opened.flatMap(Option.toArray)
+      ))
+})
+
+/**
+ * Refuses to start on secrets this box cannot open (sealed under a key it does not hold, or sealed while it holds
+ * none): better a clear failure now than every delivery failing later.
+ */
+export const checkSecretKeys = (sql: SqlClient.SqlClient, box: SecretBoxShape) =>
+  Effect.gen(function*() {
+    const rows = yield* sql<{ key_id: string; n: number }>`
+      SELECT split_part(secret, ':', 3) AS key_id, count(*)::int AS n FROM webhook_endpoints
+      WHERE secret LIKE 'enc:%' GROUP BY 1 ORDER BY 1`
+    const unknown = rows.filter((row) => !box.keyIds.includes(row.key_id))
+    if (unknown.length === 0) return
+    const held = box.keyIds.length === 0
+      ? "FILS_SECRET_KEY is not set"
+      : `FILS_SECRET_KEY and FILS_SECRET_KEY_PREVIOUS hold key ids ${box.keyIds.join(", ")}`
+    return yield* new SecretBoxError({
+      message: `Cannot open the stored webhook secrets: ${
+        unknown.map((row) => `${row.n} sealed under key id ${row.key_id}`).join(", ")
+      }, but ${held}. Set FILS_SECRET_KEY (or FILS_SECRET_KEY_PREVIOUS) to the key they were sealed with.`
+    })
+  }).pipe(Effect.withSpan("StoreSql.webhooks.checkSecretKeys"))
+
+export interface RotationReport {
+  /** The key every secret is now sealed under; null when they are now plaintext (no FILS_SECRET_KEY). */
+  readonly key_id: string | null
+  readonly endpoints: number
+  readonly resealed: number
+}
+
+/**
+ * `fils secrets rotate`: reseals every webhook secret that is not yet as the current box writes it (under the
+ * current key, or plaintext without one), in batches of short transactions; safe beside running servers (each row
+ * is locked while it is resealed) and safe to run again.
+ */
+export const rotateWebhookSecrets = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const box = yield* SecretBox
+  yield* checkSecretKeys(sql, box)
+  const batch = 200
+  let after = ""
+  let resealed = 0
+  let endpoints = 0
+  for (;;) {
+    const done = yield* sql.withTransaction(Effect.gen(function*() {
+      const rows = yield* sql<{ webhook_id: string; secret: string }>`SELECT webhook_id, secret FROM webhook_endpoints
+        WHERE webhook_id > ${after} ORDER BY webhook_id LIMIT ${batch} FOR UPDATE`
+      for (const row of rows) {
+        endpoints++
+        if (box.isCurrent(row.secret)) continue
+        const plain = yield* Either.mapLeft(
+          box.open(row.secret, row.webhook_id),
+          (error) => new SecretBoxError({ message: `webhook endpoint ${row.webhook_id}: ${error.message}` })
+        )
+        const sealed = yield* box.seal(plain, row.webhook_id)
+        yield* sql`UPDATE webhook_endpoints SET secret = ${sealed} WHERE webhook_id = ${row.webhook_id}`
+        resealed++
+      }
+      if (rows.length > 0) after = rows[rows.length - 1]!.webhook_id
+      return rows.length < batch
+    }))
+    if (done) break
+  }
+  return { key_id: Option.getOrNull(box.keyId), endpoints, resealed } satisfies RotationReport
+}).pipe(Effect.withSpan("StoreSql.webhooks.rotateSecrets"))
 
 /**
  * Runs `effect` in the running transaction, or in a new one: the nested call joins rather than opening a savepoint,
@@ -72,35 +172,41 @@ export const inTransaction = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.
     (running): Effect.Effect<A, E | SqlError, R> => Option.isSome(running) ? effect : sql.withTransaction(effect)
   )
 
-export const makeWebhooksRepo = ({ first, inScope, sql }: Queries): WebhooksRepo => {
+export const makeWebhooksRepo = ({ first, inScope, sql }: Queries, box: SecretBoxShape): WebhooksRepo => {
+  const open = openEndpoint(box)
+
   /** Newest first from `request.after` (the keyset of every list); one row more tells whether there is more. */
   const page = (conditions: ReadonlyArray<Statement.Fragment>, request: PageRequest) => {
     const after = request.after === undefined
       ? []
       : [sql`(created_at, webhook_id) < (${new Date(request.after.createdAtMillis)}, ${request.after.id})`]
-    return Effect.map(
+    return Effect.flatMap(
       sql<WebhookEndpointRow>`SELECT * FROM webhook_endpoints WHERE ${sql.and([...conditions, ...after])}
         ORDER BY created_at DESC, webhook_id DESC LIMIT ${request.limit + 1}`,
-      (rows): Page<WebhookEndpoint> => ({
-        items: rows.slice(0, request.limit).map(webhookFromRow),
-        hasMore: rows.length > request.limit
-      })
+      (rows) =>
+        Effect.map(
+          Effect.forEach(rows.slice(0, request.limit), (row) => open(webhookFromRow(row))),
+          (items): Page<WebhookEndpoint> => ({ items, hasMore: rows.length > request.limit })
+        )
     )
   }
 
   return {
     insert: Effect.fn("StoreSql.webhooks.insert")(function*(endpoint) {
-      yield* sql`INSERT INTO webhook_endpoints ${sql.insert(webhookToRow(endpoint))}`
+      const sealed = yield* box.seal(endpoint.secret, endpoint.webhook_id)
+      yield* sql`INSERT INTO webhook_endpoints ${sql.insert(webhookToRow(endpoint, sealed))}`
     }, orUnavailable),
 
     get: Effect.fn("StoreSql.webhooks.get")(function*(scope, id) {
       const rows = yield* sql<WebhookEndpointRow>`SELECT * FROM webhook_endpoints
         WHERE webhook_id = ${id} AND ${inScope(scope)}`
-      return first(rows, webhookFromRow)
+      return yield* Effect.transposeMapOption(first(rows, webhookFromRow), open)
     }, orUnavailable),
 
     update: Effect.fn("StoreSql.webhooks.update")(function*(endpoint) {
-      yield* sql`UPDATE webhook_endpoints SET ${sql.update(webhookChanges(endpoint))}
+      // The secret is written again, so a secret sealed under an older key (or none) moves to the current one.
+      const sealed = yield* box.seal(endpoint.secret, endpoint.webhook_id)
+      yield* sql`UPDATE webhook_endpoints SET ${sql.update(webhookChanges(endpoint, sealed))}
         WHERE webhook_id = ${endpoint.webhook_id}
           AND ${inScope({ accountId: endpoint.account_id, livemode: endpoint.livemode })}`
     }, orUnavailable),
@@ -127,7 +233,15 @@ export const makeWebhooksRepo = ({ first, inScope, sql }: Queries): WebhooksRepo
       const rows = yield* sql<WebhookEndpointRow>`SELECT * FROM webhook_endpoints
         WHERE ${inScope(scope)} AND NOT disabled AND ${type} = ANY (event_types)
         ORDER BY webhook_id`
-      return rows.map(webhookFromRow)
+      // This runs inside payments and refunds (queueing their events) and needs only the ids: a secret that cannot be
+      // opened must not fail them. It stays as stored; the delivery is queued and waits in claimDue for the key.
+      return rows.map((row) => {
+        const endpoint = webhookFromRow(row)
+        return Either.match(box.open(endpoint.secret, endpoint.webhook_id), {
+          onLeft: () => endpoint,
+          onRight: (secret) => ({ ...endpoint, secret })
+        })
+      })
     }, orUnavailable)
   }
 }

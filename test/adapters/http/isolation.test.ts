@@ -1,136 +1,255 @@
 /**
- * Property: over random sequences of operations by four principals (two accounts × test/live), no key ever reads,
- * lists or changes an object of another account or mode: 404 on get and patch, absent from lists, unchanged after.
+ * Property over every endpoint of the contract: four callers (two accounts × test/live keys), each owning objects of
+ * every kind (products, customers, sessions, payments, a subscription, webhook endpoints, events). For a random
+ * (caller, endpoint, someone else's object): a read, change or delete of it is 404 `NOT_FOUND`; a list filtered by
+ * it is empty; a create that names it is refused; a create that reuses someone else's `Idempotency-Key` and body is
+ * the caller's own; lists never hold another account's or mode's objects; and the owner's view of everything is
+ * unchanged afterwards. The endpoint list comes from `FilsApi`: a new endpoint fails the first test until it has an
+ * attack here.
  */
+import { HttpApi } from "@effect/platform"
 import { FastCheck as fc } from "effect"
-import { expect, it } from "vitest"
-import { type Principal, rawFor, type TestServer } from "../../support/server.js"
+import { beforeAll, describe, expect, it } from "vitest"
+import { basePath, FilsApi } from "../../../adapters/http/Api.js"
 import { describeStores, expectError, useServer } from "../../support/httpSuite.js"
+import { type Kind, kinds, type Seeded, seedObjects } from "../../support/seed.js"
+import { type Principal, rawFor, type RawResponse, type TestServer } from "../../support/server.js"
 
-type Kind = "products" | "customers"
-
-type Op =
-  | { readonly tag: "create"; readonly by: number; readonly kind: Kind; readonly n: number }
-  | { readonly tag: "get"; readonly by: number; readonly target: number }
-  | { readonly tag: "patch"; readonly by: number; readonly target: number; readonly n: number }
-  | { readonly tag: "list"; readonly by: number; readonly kind: Kind }
-
-const principalIndex = fc.integer({ min: 0, max: 3 })
-const kind = fc.constantFrom<Kind>("products", "customers")
-const op: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ tag: fc.constant("create" as const), by: principalIndex, kind, n: fc.nat(1_000_000) }),
-  fc.record({ tag: fc.constant("get" as const), by: principalIndex, target: fc.nat(100) }),
-  fc.record({ tag: fc.constant("patch" as const), by: principalIndex, target: fc.nat(100), n: fc.nat(1_000_000) }),
-  fc.record({ tag: fc.constant("list" as const), by: principalIndex, kind })
-)
-
-interface Known {
-  readonly id: string
-  readonly kind: Kind
-  readonly owner: number
-  /** The object as its owner last saw it. */
-  state: any
+interface Endpoint {
+  readonly name: string
+  readonly method: string
+  readonly path: string
+  readonly collection: string
+  readonly hasId: boolean
 }
 
-const idOf = (kind: Kind, json: any): string => (kind === "products" ? json.product_id : json.customer_id)
+const endpoints: Array<Endpoint> = []
+HttpApi.reflect(FilsApi, {
+  onGroup: () => {},
+  onEndpoint: ({ endpoint, group }) =>
+    endpoints.push({
+      name: `${group.identifier}.${endpoint.name}`,
+      method: endpoint.method,
+      path: endpoint.path,
+      collection: endpoint.path.slice(basePath.length + 1).split("/")[0]!,
+      hasId: endpoint.path.includes("/:id")
+    })
+})
 
-const createBody = (kind: Kind, n: number) =>
-  kind === "products"
-    ? { name: `Item ${n}`, price: n, currency: "AED", metadata: { n: String(n) } }
-    : { email: `buyer${n}@example.ae`, name: `Buyer ${n}`, metadata: { n: String(n) } }
+interface World {
+  readonly server: TestServer
+  readonly principals: ReadonlyArray<Principal>
+  readonly seeded: ReadonlyArray<Seeded>
+  /** Every known id → the index of its owner. */
+  readonly owner: Map<string, number>
+  /** Per caller, what a create with the shared Idempotency-Key returned, by endpoint name. */
+  readonly sharedCreates: ReadonlyArray<Map<string, string>>
+}
 
-const runOps = async (server: TestServer, ops: ReadonlyArray<Op>) => {
-  const a = await server.createAccount()
-  const b = await server.createAccount()
-  const principals: ReadonlyArray<Principal> = [a.test, a.live, b.test, b.live]
-  const raw = principals.map((p) => rawFor(server, p.key))
-  const known: Array<Known> = []
+/** What the caller sends to attack `victim`'s objects through one endpoint, and what must come back. */
+type Attack = (w: World, caller: number, victim: number, pick: number) => Promise<void>
 
-  const listIds = async (by: number, k: Kind) => {
-    const res = await raw[by]!.get(`/${k}?limit=100`)
+const pickOf = <A>(xs: ReadonlyArray<A>, n: number): A => {
+  if (xs.length === 0) throw new Error("nothing to pick from")
+  return xs[n % xs.length]!
+}
+
+const kindOf = (e: Endpoint): Kind => {
+  const kind = e.collection as Kind
+  if (kinds[kind] === undefined) throw new Error(`${e.name}: no objects of kind ${e.collection}`)
+  return kind
+}
+
+/** Bodies a caller would legitimately send, aimed at someone else's object. */
+const patchBodies: Record<string, ReadonlyArray<unknown>> = {
+  products: [{ name: "Hijacked", price: 1 }, { status: "archived" }, { metadata: { owner: "attacker" } }],
+  customers: [{ name: "Hijacked", email: "attacker@example.ae" }, { phone_number: null }, { metadata: { x: "y" } }],
+  subscriptions: [{ status: "cancelled" }, { cancel_at_period_end: true }],
+  webhooks: [{ url: "https://8.8.4.4/stolen", disabled: true }, { event_types: ["payment.succeeded"] }]
+}
+
+/** The create bodies used with a shared Idempotency-Key by every caller. */
+const sharedBodies: Record<string, unknown> = {
+  "products.create": { name: "Shared key product", price: 100, currency: "AED" },
+  "customers.create": { email: "shared@example.ae" },
+  "webhooks.create": { url: "https://1.1.1.1/shared", description: "shared key" }
+}
+const sharedKey = (name: string) => `shared-across-callers-${name}`
+
+const send = (w: World, caller: number, method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+  rawFor(w.server, w.principals[caller]!.key).send(method, path.startsWith(basePath) ? path : `${basePath}${path}`, {
+    ...(body === undefined ? {} : { body }),
+    ...(headers === undefined ? {} : { headers })
+  })
+
+/** The caller's own result: every id in it is the caller's (or new), and its mode is the caller's. */
+const expectOwn = (w: World, caller: number, value: unknown, context: string) => {
+  const items: Array<any> = Array.isArray((value as any)?.items) ? (value as any).items : [value]
+  for (const item of items) {
+    if (typeof item?.livemode === "boolean") expect(item.livemode, context).toBe(w.principals[caller]!.livemode)
+    for (const v of Object.values(item ?? {})) {
+      if (typeof v === "string" && w.owner.has(v)) expect(w.owner.get(v), `${context}: ${v}`).toBe(caller)
+    }
+  }
+}
+
+const attacks: Record<string, Attack> = {}
+for (const e of endpoints) {
+  const id = (w: World, victim: number, pick: number) => pickOf(w.seeded[victim]![kindOf(e)], pick)
+  if (e.hasId) {
+    // Reads, changes, deletes and secrets of someone else's object: 404, whatever the body.
+    attacks[e.name] = async (w, caller, victim, pick) => {
+      const target = id(w, victim, pick)
+      const bodies = e.method === "PATCH" ? patchBodies[e.collection] ?? [{}] : [undefined]
+      const res = await send(w, caller, e.method, e.path.replace(":id", target), pickOf(bodies, pick))
+      expectError(res, 404, "NOT_FOUND")
+    }
+  } else if (e.method === "GET" && e.collection !== "account") {
+    // A list: only the caller's; filtered by someone else's object, empty.
+    attacks[e.name] = async (w, caller, victim, pick) => {
+      const filters: Array<[string, Kind]> = ([["customer_id", "customers"], ["checkout_session_id", "checkout_sessions"]] as Array<[string, Kind]>)
+      const usable = filters.filter(([param]) => listParams(e).includes(param))
+      const filter = usable.length > 0 && pick % 2 === 0 ? pickOf(usable, pick) : undefined
+      const query = filter === undefined ? "?limit=100" : `?limit=100&${filter[0]}=${pickOf(w.seeded[victim]![filter[1]], pick)}`
+      const res = await send(w, caller, "GET", `${e.path}${query}`)
+      expect(res.status, res.text).toBe(200)
+      if (filter !== undefined) expect(res.json.items, `${e.name}${query}`).toEqual([])
+      expectOwn(w, caller, res.json, `${e.name}${query}`)
+      // Every object of the caller's own seed of this kind is there (the list is not just empty).
+      const kind = e.collection as Kind
+      if (filter === undefined && kinds[kind] !== undefined) {
+        const ids = res.json.items.map((i: any) => i[kinds[kind].idField])
+        for (const mine of w.seeded[caller]![kind]) expect(ids, `${e.name} lists the caller's ${mine}`).toContain(mine)
+      }
+    }
+  } else if (e.collection === "account") {
+    attacks[e.name] = async (w, caller) => {
+      const res = await send(w, caller, e.method, e.path)
+      expect(res.status, res.text).toBe(200)
+      expect(res.json.livemode).toBe(w.principals[caller]!.livemode)
+      expect(res.json.business_name).toBe(businessNames[Math.floor(caller / 2)])
+    }
+  } else if (e.name === "checkoutSessions.create") {
+    // A cart or customer that is someone else's is refused; nothing is created.
+    attacks[e.name] = async (w, caller, victim, pick) => {
+      const theirs = pickOf(w.seeded[victim]!.products, pick)
+      const mine = pickOf(w.seeded[caller]!.products, 0)
+      const body = pick % 2 === 0
+        ? { product_cart: [{ product_id: theirs }] }
+        : { product_cart: [{ product_id: mine }], customer: { customer_id: pickOf(w.seeded[victim]!.customers, pick) } }
+      const res = await send(w, caller, "POST", e.path, body)
+      expect(res.status, res.text).toBeGreaterThanOrEqual(400)
+      expect(res.status, res.text).toBeLessThan(500)
+      expect(res.json).toStrictEqual({ code: expect.any(String), message: expect.any(String) })
+    }
+  } else if (e.method === "POST" && sharedBodies[e.name] !== undefined) {
+    // Someone else's Idempotency-Key with the same body: the caller's own object, never the other's replay.
+    attacks[e.name] = async (w, caller) => {
+      const res = await send(w, caller, "POST", e.path, sharedBodies[e.name], { "idempotency-key": sharedKey(e.name) })
+      expect(res.status, res.text).toBe(200)
+      expect(res.headers.get("idempotent-replayed")).toBe("true")
+      const idField = kinds[kindOf(e)].idField
+      expect(res.json[idField]).toBe(w.sharedCreates[caller]!.get(e.name))
+      expectOwn(w, caller, res.json, e.name)
+    }
+  }
+}
+
+const listParams = (e: Endpoint): ReadonlyArray<string> => {
+  const names: Array<string> = []
+  HttpApi.reflect(FilsApi, {
+    predicate: ({ endpoint }) => endpoint.path === e.path && endpoint.method === e.method,
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => {
+      const ast: any = endpoint.urlParamsSchema._tag === "Some" ? endpoint.urlParamsSchema.value.ast : undefined
+      for (const p of ast?.propertySignatures ?? []) names.push(String(p.name))
+    }
+  })
+  return names
+}
+
+const businessNames = ["Isolation A", "Isolation B"]
+
+/** What the owner sees of its objects: every list in full and every object read one by one. */
+const viewOf = async (w: World, who: number): Promise<string> => {
+  const parts: Array<string> = []
+  const key = w.principals[who]!.key
+  for (const e of endpoints.filter((x) => x.method === "GET" && !x.hasId && x.collection !== "account")) {
+    const res = await rawFor(w.server, key).get(`${e.path}?limit=100`)
     expect(res.status, res.text).toBe(200)
-    expect(res.json.has_more).toBe(false)
-    return res.json.items as Array<any>
+    parts.push(res.text)
   }
-
-  for (const o of ops) {
-    const who = principals[o.by]!
-    switch (o.tag) {
-      case "create": {
-        const res = await raw[o.by]!.post(`/${o.kind}`, createBody(o.kind, o.n))
-        expect(res.status, res.text).toBe(200)
-        expect(res.json.livemode).toBe(who.livemode)
-        expect(known.some((x) => x.id === idOf(o.kind, res.json))).toBe(false)
-        known.push({ id: idOf(o.kind, res.json), kind: o.kind, owner: o.by, state: res.json })
-        break
-      }
-      case "get": {
-        if (known.length === 0) {
-          expectError(await raw[o.by]!.get(`/products/pdt_${"0".repeat(32)}`), 404, "NOT_FOUND")
-          break
-        }
-        const target = known[o.target % known.length]!
-        const res = await raw[o.by]!.get(`/${target.kind}/${target.id}`)
-        if (target.owner === o.by) {
-          expect(res.status, res.text).toBe(200)
-          expect(res.json).toStrictEqual(target.state)
-        } else {
-          expectError(res, 404, "NOT_FOUND")
-        }
-        break
-      }
-      case "patch": {
-        if (known.length === 0) break
-        const target = known[o.target % known.length]!
-        const body = { name: `Renamed ${o.n} by ${who.name}`, metadata: { by: who.name } }
-        const res = await raw[o.by]!.patch(`/${target.kind}/${target.id}`, body)
-        if (target.owner === o.by) {
-          expect(res.status, res.text).toBe(200)
-          expect(res.json).toMatchObject(body)
-          target.state = res.json
-        } else {
-          expectError(res, 404, "NOT_FOUND")
-          const after = await raw[target.owner]!.get(`/${target.kind}/${target.id}`)
-          expect(after.json, "a refused patch changed nothing").toStrictEqual(target.state)
-        }
-        break
-      }
-      case "list": {
-        const items = await listIds(o.by, o.kind)
-        const mine = known.filter((x) => x.kind === o.kind && x.owner === o.by)
-        expect(items.map((i) => idOf(o.kind, i)).sort()).toEqual(mine.map((x) => x.id).sort())
-        for (const item of items) {
-          expect(item.livemode).toBe(who.livemode)
-          expect(item).toStrictEqual(mine.find((x) => x.id === idOf(o.kind, item))!.state)
-        }
-        break
-      }
+  for (const kind of Object.keys(kinds) as Array<Kind>) {
+    for (const id of w.seeded[who]![kind]) {
+      const res: RawResponse = await rawFor(w.server, key).get(`${basePath}/${kind}/${id}`)
+      expect(res.status, `${kind}/${id}: ${res.text}`).toBe(200)
+      parts.push(res.text)
     }
   }
-
-  // Finally: each object reads as its owner last saw it, and is invisible to the three others.
-  for (const x of known) {
-    for (let by = 0; by < principals.length; by++) {
-      const res = await raw[by]!.get(`/${x.kind}/${x.id}`)
-      if (by === x.owner) expect(res.json).toStrictEqual(x.state)
-      else expectError(res, 404, "NOT_FOUND")
-    }
-  }
-  for (let by = 0; by < principals.length; by++) {
-    for (const k of ["products", "customers"] as const) {
-      const ids = (await listIds(by, k)).map((i) => idOf(k, i)).sort()
-      expect(ids).toEqual(known.filter((x) => x.kind === k && x.owner === by).map((x) => x.id).sort())
-    }
-  }
+  return parts.join("\n")
 }
 
-describeStores("isolation between accounts and modes (property)", (variant) => {
-  const server = useServer(variant)
+describe("the isolation property covers the contract", () => {
+  it("every endpoint has an attack", () => {
+    expect(endpoints.length).toBeGreaterThanOrEqual(20)
+    expect(endpoints.map((e) => e.name).filter((n) => attacks[n] === undefined)).toEqual([])
+  })
+})
 
-  it("no key reads, lists or changes another account's or mode's objects", async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 15 }), (ops) => runOps(server(), ops)),
-      { numRuns: 25 }
-    )
+describeStores("isolation between accounts and modes, over every endpoint (property)", (variant) => {
+  const server = useServer(variant)
+  let world: World | undefined
+
+  beforeAll(async () => {
+    const s = server()
+    const a = await s.createAccount({ business_name: businessNames[0], live_payments_enabled: true })
+    const b = await s.createAccount({ business_name: businessNames[1], live_payments_enabled: true })
+    const principals = [a.test, a.live, b.test, b.live]
+    const seeded: Array<Seeded> = []
+    for (const [i, p] of principals.entries()) seeded.push(await seedObjects(s, p, `iso${i}`))
+    const owner = new Map<string, number>()
+    seeded.forEach((objects, i) => Object.values(objects).flat().forEach((id) => owner.set(id, i)))
+    // Every caller creates with the same Idempotency-Key and body: four objects, one each.
+    const sharedCreates = principals.map(() => new Map<string, string>())
+    for (const [name, body] of Object.entries(sharedBodies)) {
+      const e = endpoints.find((x) => x.name === name)!
+      for (const [i, p] of principals.entries()) {
+        const res = await rawFor(s, p.key).post(e.path, body, { headers: { "idempotency-key": sharedKey(name) } })
+        expect(res.status, res.text).toBe(200)
+        expect(res.headers.get("idempotent-replayed"), `${p.name}: a fresh object, not another caller's`).toBeNull()
+        const id = res.json[kinds[kindOf(e)].idField]
+        expect(owner.has(id)).toBe(false)
+        owner.set(id, i)
+        sharedCreates[i]!.set(name, id)
+      }
+    }
+    world = { server: s, principals, seeded, owner, sharedCreates }
   }, 120_000)
+
+  it("no key reads, lists or changes an object of another account or mode", async () => {
+    const w = world!
+    const before = await Promise.all(w.principals.map((_, i) => viewOf(w, i)))
+    await fc.assert(
+      fc.asyncProperty(
+        fc.nat(3),
+        fc.integer({ min: 1, max: 3 }),
+        fc.constantFrom(...endpoints.map((e) => e.name)),
+        fc.nat(),
+        async (caller, offset, name, pick) => {
+          const victim = (caller + offset) % 4
+          await attacks[name]!(w, caller, victim, pick)
+          expect(await viewOf(w, victim), `${name} by ${caller} changed ${victim}'s objects`).toBe(before[victim])
+        }
+      ),
+      { numRuns: 30 }
+    )
+    // Then a full sweep: every endpoint, every caller against every other principal.
+    for (const e of endpoints) {
+      for (let caller = 0; caller < 4; caller++) {
+        for (let offset = 1; offset < 4; offset++) await attacks[e.name]!(w, caller, (caller + offset) % 4, caller + offset)
+      }
+    }
+    const after = await Promise.all(w.principals.map((_, i) => viewOf(w, i)))
+    for (let i = 0; i < 4; i++) expect(after[i], `${w.principals[i]!.name}'s objects are unchanged`).toBe(before[i])
+  }, 240_000)
 })

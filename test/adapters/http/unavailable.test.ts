@@ -47,7 +47,8 @@ const withOutageSwitch = (store: Layer.Layer<Store>): Layer.Layer<Store> =>
       // awaitWork never fails (it only waits), so it passes through unwrapped.
       deliveries: { ...wrapRepo(s.deliveries, "deliveries"), awaitWork: s.deliveries.awaitWork },
       idempotency: wrapRepo(s.idempotency, "idempotency"),
-      rateLimits: wrapRepo(s.rateLimits, "rateLimits")
+      rateLimits: wrapRepo(s.rateLimits, "rateLimits"),
+      stats: Effect.suspend(() => (fails("stats") ? Effect.fail(down()) : s.stats))
     }))
   ).pipe(Layer.provide(store))
 

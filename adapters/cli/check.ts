@@ -1,0 +1,34 @@
+/**
+ * `fils check`: scans the database for violated invariants (adapters/sql/Check.ts) and prints them as JSON,
+ * `{ ok, checked, violations: [{ invariant, object_id, detail }] }`. Exit code 0 when nothing is broken, 2 when
+ * something is (1 stays for "the check could not run", as for every command).
+ */
+import { Command, Options } from "@effect/cli"
+import { Duration, Effect, Option } from "effect"
+import { check, invariants } from "../sql/Check.js"
+import { DatabaseLive } from "../sql/Postgres.js"
+import { printJson, reportFailure } from "./output.js"
+
+const leaseGrace = Options.integer("lease-grace").pipe(
+  Options.optional,
+  Options.withDescription("Seconds past its end a delivery lease may linger before it counts as stuck (default 60)")
+)
+
+export const checkCommand = Command.make("check", { leaseGrace }, ({ leaseGrace }) =>
+  reportFailure(
+    Effect.gen(function*() {
+      const violations = yield* check({
+        leaseGrace: Option.getOrUndefined(Option.map(leaseGrace, (s) => Duration.seconds(Math.max(0, s))))
+      })
+      yield* printJson({ ok: violations.length === 0, checked: invariants, violations })
+      if (violations.length > 0) {
+        yield* Effect.sync(() => {
+          process.exitCode = 2
+        })
+      }
+    }).pipe(Effect.provide(DatabaseLive))
+  )).pipe(
+    Command.withDescription(
+      "Scan the database for broken invariants (events, sessions, periods, deliveries, amounts); exit 2 if any"
+    )
+  )

@@ -1,0 +1,18 @@
+/**
+ * `fils/node`: the ports besides the Store, implemented on Node. `NodeAdapters` provides the three at once: the
+ * Signer over node:crypto, the simulated processor (test cards) and webhook delivery over node:http(s).
+ * `SecretBoxLive` seals webhook secrets at rest with `FILS_SECRET_KEY` (AES-256-GCM) for `StoreSql`.
+ * `StandardWebhooks.verify` checks a delivery's signature in a merchant's receiver.
+ */
+export { NodeAdapters } from "./NodeAdapters.js"
+export { SignerNode } from "../crypto/SignerNode.js"
+export { makeSecretBox, SecretBoxLive } from "../crypto/SecretBox.js"
+export * as StandardWebhooks from "../crypto/StandardWebhooks.js"
+export {
+  brandOf,
+  makeSimulatedProcessor,
+  settleAfterMillis,
+  SimulatedProcessor,
+  testCards
+} from "../processor/SimulatedProcessor.js"
+export { InternalAddressError, publicOnlyLookup, WebhookTransportHttp } from "../webhooks/WebhookTransportHttp.js"

@@ -1,0 +1,67 @@
+/**
+ * `node --import tsx bench/profile.ts <scenario> [seconds]`: one load scenario against `fils serve` started with
+ * `--cpu-prof`; the profile lands in bench/profiles/ (open it in Chrome DevTools or speedscope). Scenarios:
+ * payment_get, payment_list, checkout_create, product_create. DATABASE_URL or embedded, as `npm run bench`.
+ * Prints req/s, latency and the server's CPU time per request; BENCH_PROFILE=0 runs without the profiler.
+ */
+import { randomUUID } from "node:crypto"
+import { chmodSync, mkdtempSync, rmSync } from "node:fs"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { startEmbeddedPostgres } from "../adapters/sql/EmbeddedPostgres.js"
+import { buildFils, cpuMillis, freePort, root, startFils, waitForOutput, waitReady } from "./processes.js"
+import * as Seed from "./seed.js"
+
+const autocannon = createRequire(import.meta.url)("autocannon") as (options: object) => Promise<any>
+const scenario = process.argv[2] ?? "payment_get"
+const seconds = Number(process.argv[3] ?? 10)
+
+if (process.env["BENCH_BUILT"] === "1") buildFils()
+const work = mkdtempSync(join(tmpdir(), "fils-profile-"))
+chmodSync(work, 0o755)
+const configured = process.env["DATABASE_URL"]?.trim() || undefined
+const embedded = configured === undefined ? await startEmbeddedPostgres(join(work, "pg")) : undefined
+const serverUrl = configured ?? embedded!.url
+const dbName = `fils_profile_${Date.now()}`
+const admin = await Seed.connect(serverUrl)
+await admin.query(`CREATE DATABASE ${dbName}`)
+const u = new URL(serverUrl)
+u.pathname = `/${dbName}`
+const dbUrl = u.toString()
+try {
+  const fils = startFils(await freePort(), { DATABASE_URL: dbUrl, FILS_RATE_LIMIT_PER_MIN: "1000000000" }, process.env["BENCH_PROFILE"] === "0" ? undefined : join(root, "bench", "profiles"))
+  await waitReady(fils, performance.now())
+  const key = (await waitForOutput(fils, /Test key\s+(sk_test_[A-Za-z0-9_-]+)/))[1]!
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" }
+  const post = async (path: string, body: unknown) =>
+    (await (await fetch(`${fils.url}/api/v1${path}`, { method: "POST", headers, body: JSON.stringify(body) })).json()) as any
+  const a = await post("/products", { name: "A", price: 6500, currency: "AED" })
+  const b = await post("/products", { name: "B", price: 2500, currency: "AED" })
+  const sql = await Seed.connect(dbUrl)
+  const account = (await sql.query("SELECT account_id FROM accounts")).rows[0].account_id as string
+  await Seed.seedPayments(sql, account, 1, 20_000)
+  const ids = await Seed.samplePaymentIds(sql, account, 1000)
+  await sql.end()
+  let n = 0
+  const requests: Record<string, object> = {
+    payment_get: { method: "GET", setupRequest: (r: any) => ({ ...r, path: `/api/v1/payments/${ids[n++ % ids.length]}` }) },
+    payment_list: { method: "GET", path: "/api/v1/payments?limit=20" },
+    checkout_create: {
+      method: "POST",
+      path: "/api/v1/checkout_sessions",
+      body: JSON.stringify({ product_cart: [{ product_id: a.product_id, quantity: 2 }, { product_id: b.product_id }] }),
+      setupRequest: (r: any) => ({ ...r, headers: { ...r.headers, "idempotency-key": randomUUID() } })
+    },
+    product_create: { method: "POST", path: "/api/v1/products", body: JSON.stringify({ name: "P", price: 1, currency: "AED" }) }
+  }
+  const cpu0 = cpuMillis(fils.child.pid!)
+  const r = await autocannon({ url: fils.url, connections: 64, duration: seconds, headers, requests: [requests[scenario]] })
+  process.stdout.write(`${scenario}: ${Math.round(r.requests.average)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non2xx ${r.non2xx}, ${((cpuMillis(fils.child.pid!) - cpu0) / r.requests.total).toFixed(2)} CPU ms/req\n`)
+  await fils.stop()
+} finally {
+  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined)
+  await admin.end()
+  await embedded?.stop()
+  rmSync(work, { recursive: true, force: true })
+}

@@ -1,0 +1,166 @@
+/** The benchmark's result shape, its table, and the issue's targets with pass/fail. */
+
+export interface LoadFigures {
+  readonly rps: number
+  readonly p50: number
+  readonly p99: number
+  readonly requests: number
+  readonly failed: number
+  readonly cpuMsPerRequest: number
+  readonly peakRssMb: number
+}
+
+export interface Results {
+  readonly at: string
+  readonly machine: { readonly cpus: number; readonly cpu: string; readonly memoryGb: number }
+  readonly settings: Record<string, unknown>
+  readonly load: Record<string, { name: string; baseline: LoadFigures; fils: LoadFigures; ratio: number }>
+  readonly fixedRate: { readonly rate: number; readonly baseline: LoadFigures; readonly fils: LoadFigures }
+  readonly deliveries: {
+    readonly events: number
+    readonly endpoints: number
+    readonly deliveries: number
+    readonly succeeded: number
+    readonly received: number
+    readonly seedMs: number
+    readonly drainMs: number
+    readonly perSecond: number
+  }
+  readonly renewals: {
+    readonly subscriptions: number
+    readonly charged: number
+    readonly commandMs: number
+    readonly emptyCommandMs: number
+    readonly perSecond: number
+    readonly perSecondGross: number
+  }
+  readonly coldStart: { readonly ms: number; readonly runs: ReadonlyArray<number>; readonly on: string }
+  readonly scaling: Array<{ payments: number; getRps: number; getP99: number; listRps: number; listP99: number }>
+  /** The most resident memory sampled (every 200 ms) while `fils serve` was under load. */
+  readonly peakRssMb: number
+  /** VmHWM at the end: the peak over the server's whole life, seeding and background work included. */
+  readonly lifetimePeakRssMb: number
+}
+
+export interface Target {
+  readonly name: string
+  readonly value: string
+  readonly pass: boolean
+}
+
+const f0 = (n: number) => Math.round(n).toLocaleString("en-US")
+const f2 = (n: number) => n.toFixed(2)
+
+/** Each target of the issue, against this run. */
+export const targets = (r: Results): Array<Target> => {
+  const get = r.load["payment_get"]!
+  const checkout = r.load["checkout_create"]!
+  const base = r.scaling[0]!
+  const out: Array<Target> = [
+    { name: "GET /payments/{id} ≥ 0.6 × baseline", value: `${f2(get.ratio)} ×`, pass: get.ratio >= 0.6 },
+    {
+      name: "POST /checkout_sessions ≥ 0.5 × baseline",
+      value: `${f2(checkout.ratio)} ×`,
+      pass: checkout.ratio >= 0.5
+    },
+    {
+      name: "p99 ≤ 25 ms at 1,000 req/s (GET /payments/{id})",
+      value: `${r.fixedRate.fils.p99} ms`,
+      pass: r.fixedRate.fils.p99 <= 25
+    },
+    { name: "≥ 1,500 webhook deliveries/s", value: `${f0(r.deliveries.perSecond)} /s`, pass: r.deliveries.perSecond >= 1500 },
+    { name: "≥ 1,000 renewals/s", value: `${f0(r.renewals.perSecond)} /s`, pass: r.renewals.perSecond >= 1000 },
+    { name: "cold start ≤ 2 s", value: `${f0(r.coldStart.ms)} ms`, pass: r.coldStart.ms <= 2000 },
+    { name: "RSS ≤ 250 MB under load", value: `${f0(r.peakRssMb)} MB`, pass: r.peakRssMb <= 250 }
+  ]
+  for (const row of r.scaling.slice(1)) {
+    const get = row.getRps / base.getRps
+    const list = row.listRps / base.listRps
+    out.push({
+      name: `GET /payments/{id} at ${f0(row.payments)} within 10 % of ${f0(base.payments)}`,
+      value: `${f2(get)} ×`,
+      pass: get >= 0.9
+    }, {
+      name: `GET /payments list at ${f0(row.payments)} within 10 % of ${f0(base.payments)}`,
+      value: `${f2(list)} ×`,
+      pass: list >= 0.9
+    })
+  }
+  return out
+}
+
+const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) => {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+  const line = (cells: ReadonlyArray<string>) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`
+  return [line(header), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.map(line)].join("\n")
+}
+
+/** The table as Markdown (README's Performance section takes it as is). */
+export const markdown = (r: Results): string => {
+  const load = table(
+    [
+      "scenario",
+      "Fils req/s",
+      "baseline req/s",
+      "Fils/baseline",
+      "Fils p50 / p99 ms",
+      "baseline p50 / p99 ms",
+      "CPU ms/req Fils / baseline",
+      "Fils peak RSS MB"
+    ],
+    [
+      ...Object.values(r.load).map((s) => [
+        s.name,
+        f0(s.fils.rps),
+        f0(s.baseline.rps),
+        f2(s.ratio),
+        `${s.fils.p50} / ${s.fils.p99}`,
+        `${s.baseline.p50} / ${s.baseline.p99}`,
+        `${f2(s.fils.cpuMsPerRequest)} / ${f2(s.baseline.cpuMsPerRequest)}`,
+        f0(s.fils.peakRssMb)
+      ]),
+      [
+        `GET /payments/{id} at ${f0(r.fixedRate.rate)} req/s`,
+        f0(r.fixedRate.fils.rps),
+        f0(r.fixedRate.baseline.rps),
+        "",
+        `${r.fixedRate.fils.p50} / ${r.fixedRate.fils.p99}`,
+        `${r.fixedRate.baseline.p50} / ${r.fixedRate.baseline.p99}`,
+        `${f2(r.fixedRate.fils.cpuMsPerRequest)} / ${f2(r.fixedRate.baseline.cpuMsPerRequest)}`,
+        f0(r.fixedRate.fils.peakRssMb)
+      ]
+    ]
+  )
+  const background = table(["background work", "figure"], [
+    [
+      `webhook deliveries (${f0(r.deliveries.events)} events × ${r.deliveries.endpoints} endpoints)`,
+      `${f0(r.deliveries.perSecond)} /s (${f0(r.deliveries.succeeded)} in ${f0(r.deliveries.drainMs)} ms)`
+    ],
+    [
+      `renewals (${f0(r.renewals.subscriptions)} due, one \`billing run\`)`,
+      `${f0(r.renewals.perSecond)} /s (${f0(r.renewals.perSecondGross)} /s counting the command's ${
+        f0(r.renewals.emptyCommandMs)
+      } ms start)`
+    ],
+    [`cold start to /ready (${r.coldStart.on})`, `${f0(r.coldStart.ms)} ms (median of ${r.coldStart.runs.join(", ")})`],
+    ["peak RSS of `fils serve` under load (sampled)", `${f0(r.peakRssMb)} MB`],
+    ["peak RSS of `fils serve` over the run (VmHWM)", `${f0(r.lifetimePeakRssMb)} MB`]
+  ])
+  const scaling = table(
+    ["stored payments", "GET /payments/{id} req/s", "p99 ms", "GET /payments?limit=20 req/s", "p99 ms"],
+    r.scaling.map((s) => [f0(s.payments), f0(s.getRps), String(s.getP99), f0(s.listRps), String(s.listP99)])
+  )
+  return [load, background, scaling].join("\n\n")
+}
+
+export const printReport = (r: Results) => {
+  const out: Array<string> = []
+  out.push(`Fils benchmark, ${r.at}: ${r.machine.cpus} × ${r.machine.cpu}, ${r.machine.memoryGb} GB`)
+  out.push(`settings ${JSON.stringify(r.settings)}`)
+  out.push("")
+  out.push(markdown(r))
+  out.push("")
+  out.push("Targets")
+  for (const t of targets(r)) out.push(`  ${t.pass ? "PASS" : "FAIL"}  ${t.name}: ${t.value}`)
+  process.stdout.write(out.join("\n") + "\n")
+}

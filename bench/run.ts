@@ -1,0 +1,349 @@
+/**
+ * `npm run bench`: Fils against the bare baseline (bench/baseline.ts) on one PostgreSQL, same machine, same run.
+ *
+ *   BENCH_DURATION=s   measured seconds per load run (default 10; warm-up 3 s before each)
+ *   BENCH_QUICK=1      a smoke run: 2 s runs, 1 s warm-ups, smaller background work
+ *   BENCH_SCALE=1      also measure at 1M stored payments (default: 100k and 200k, one doubling)
+ *   BENCH_PROFILE=dir  run `fils serve` with --cpu-prof, profiles written to dir when it stops
+ *   BENCH_TSX=1        run Fils through tsx instead of compiling it first (as `fils` ships: tsconfig.build.json)
+ *   DATABASE_URL       use this PostgreSQL (a fresh database is created on it and dropped after); default embedded
+ *
+ * Prints the table and the issue's targets with pass/fail, and writes bench/results/<timestamp>.json and
+ * bench/results/latest.json.
+ */
+import { randomUUID } from "node:crypto"
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
+import { createRequire } from "node:module"
+import { cpus, tmpdir, totalmem } from "node:os"
+import { join } from "node:path"
+import { setTimeout as delay } from "node:timers/promises"
+import { startEmbeddedPostgres } from "../adapters/sql/EmbeddedPostgres.js"
+import { buildFils, cpuMillis, freePort, memory, root, type Running, runFils, start, startFils, waitForOutput, waitReady } from "./processes.js"
+import { type LoadFigures, printReport, type Results, targets } from "./report.js"
+import * as Seed from "./seed.js"
+
+const autocannon = createRequire(import.meta.url)("autocannon") as (options: object) => Promise<any>
+
+const quick = process.env["BENCH_QUICK"] === "1"
+const duration = Number(process.env["BENCH_DURATION"] ?? (quick ? 2 : 10))
+const warmup = quick ? 1 : 3
+const connections = 64
+const scale = process.env["BENCH_SCALE"] === "1"
+const profile = process.env["BENCH_PROFILE"] || undefined
+const storedPayments = 100_000
+const deliveryEvents = quick ? 1_000 : 10_000
+const endpoints = 3
+const dueSubscriptions = quick ? 2_000 : 20_000
+
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`)
+
+// The database ----------------------------------------------------------------------------------------------------
+
+const work = mkdtempSync(join(tmpdir(), "fils-bench-"))
+chmodSync(work, 0o755) // the embedded PostgreSQL may run as another OS user
+const configured = process.env["DATABASE_URL"]?.trim() || undefined
+const embedded = configured === undefined ? await startEmbeddedPostgres(join(work, "pg")) : undefined
+const serverUrl = configured ?? embedded!.url
+const dbName = `fils_bench_${Date.now()}`
+const admin = await Seed.connect(serverUrl)
+await admin.query(`CREATE DATABASE ${dbName}`)
+const dbUrl = (() => {
+  const u = new URL(serverUrl)
+  u.pathname = `/${dbName}`
+  return u.toString()
+})()
+log(`PostgreSQL ${configured !== undefined ? "from DATABASE_URL" : "embedded"}, database ${dbName}`)
+
+const cleanups: Array<() => Promise<void>> = []
+const cleanup = async () => {
+  for (const f of cleanups.reverse()) await f().catch(() => undefined)
+  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined)
+  await admin.end().catch(() => undefined)
+  await embedded?.stop().catch(() => undefined)
+  rmSync(work, { recursive: true, force: true })
+}
+process.on("SIGINT", () => void cleanup().finally(() => process.exit(130)))
+
+// Fils and the baseline ---------------------------------------------------------------------------------------------
+
+const filsEnv = {
+  DATABASE_URL: dbUrl,
+  FILS_RATE_LIMIT_PER_MIN: "1000000000",
+  FILS_DATA_DIR: join(work, "serve")
+}
+
+const run = async (): Promise<Results> => {
+  log("building Fils (tsconfig.build.json → bench/.build)")
+  const compiled = buildFils()
+  const fils = startFils(await freePort(), filsEnv, profile)
+  cleanups.push(fils.stop)
+  await waitReady(fils, performance.now())
+  const key = (await waitForOutput(fils, /Test key\s+(sk_test_[A-Za-z0-9_-]+)/))[1]!
+  const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" }
+
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${fils.url}/api/v1${path}`, {
+      method,
+      headers: auth,
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {})
+    })
+    const json = (await res.json()) as any
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
+    return json
+  }
+
+  const beans = await api("POST", "/products", { name: "Beans, 250 g", price: 6500, currency: "AED" })
+  const cups = await api("POST", "/products", { name: "Cup", price: 2500, currency: "AED" })
+
+  const sql = await Seed.connect(dbUrl)
+  cleanups.push(() => sql.end())
+  // The store's only account: the default one `fils serve` created.
+  const account = (await sql.query("SELECT account_id FROM accounts")).rows[0].account_id as string
+  log(`seeding ${storedPayments} payments`)
+  await Seed.seedPayments(sql, account, 1, storedPayments)
+  let ids = await Seed.samplePaymentIds(sql, account, 2_000)
+
+  const baselinePort = await freePort()
+  const bare = start("bench/baseline.ts", [], baselinePort, { DATABASE_URL: dbUrl, PORT: String(baselinePort) })
+  cleanups.push(bare.stop)
+  await waitReady(bare, performance.now())
+
+  // Load ------------------------------------------------------------------------------------------------------------
+
+  interface Scenario {
+    readonly name: string
+    readonly request: () => object
+  }
+  let n = 0
+  const scenarios: Record<string, Scenario> = {
+    payment_get: {
+      name: "GET /payments/{id}",
+      request: () => ({
+        method: "GET",
+        setupRequest: (req: any) => ({ ...req, path: `/api/v1/payments/${ids[n++ % ids.length]}` })
+      })
+    },
+    payment_list: {
+      name: "GET /payments?limit=20",
+      request: () => ({ method: "GET", path: "/api/v1/payments?limit=20" })
+    },
+    checkout_create: {
+      name: "POST /checkout_sessions",
+      request: () => ({
+        method: "POST",
+        path: "/api/v1/checkout_sessions",
+        body: JSON.stringify({
+          product_cart: [{ product_id: beans.product_id, quantity: 2 }, { product_id: cups.product_id, quantity: 1 }],
+          return_url: "https://shop.example/thanks"
+        }),
+        setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, "idempotency-key": randomUUID() } })
+      })
+    },
+    product_create: {
+      name: "POST /products",
+      request: () => ({
+        method: "POST",
+        path: "/api/v1/products",
+        body: JSON.stringify({ name: "Bench product", price: 1200, currency: "AED" })
+      })
+    }
+  }
+
+  const load = async (target: Running, scenario: Scenario, seconds: number, rate?: number): Promise<LoadFigures> => {
+    let peak = 0
+    const cpuBefore = cpuMillis(target.child.pid!)
+    const sampler = setInterval(() => (peak = Math.max(peak, memory(target.child.pid!).rssMb)), 200)
+    try {
+      const r = await autocannon({
+        url: target.url,
+        connections,
+        duration: seconds,
+        headers: auth,
+        requests: [scenario.request()],
+        ...(rate !== undefined ? { overallRate: rate } : {})
+      })
+      peak = Math.max(peak, memory(target.child.pid!).rssMb)
+      const failed = r.non2xx + r.errors + r.timeouts
+      if (failed > 0) log(`  ${scenario.name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`)
+      return {
+        rps: r.requests.average,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        requests: r.requests.total,
+        failed,
+        // The server's own CPU time per request: a figure that holds up on a busy machine, where req/s do not.
+        cpuMsPerRequest: r.requests.total > 0 ? (cpuMillis(target.child.pid!) - cpuBefore) / r.requests.total : 0,
+        peakRssMb: Math.round(peak)
+      }
+    } finally {
+      clearInterval(sampler)
+    }
+  }
+
+  const measure = async (target: Running, scenario: Scenario, rate?: number) => {
+    await load(target, scenario, warmup, rate)
+    const figures = await load(target, scenario, duration, rate)
+    if (target === fils) loadPeakMb = Math.max(loadPeakMb, figures.peakRssMb)
+    return figures
+  }
+
+  let loadPeakMb = 0
+  const loadResults: Results["load"] = {}
+  for (const [id, scenario] of Object.entries(scenarios)) {
+    log(`${scenario.name}: baseline`)
+    const b = await measure(bare, scenario)
+    log(`${scenario.name}: fils`)
+    const f = await measure(fils, scenario)
+    loadResults[id] = { name: scenario.name, baseline: b, fils: f, ratio: f.rps / b.rps }
+  }
+
+  log(`GET /payments/{id} at 1,000 req/s`)
+  const fixedRate = {
+    baseline: await measure(bare, scenarios["payment_get"]!, 1000),
+    fils: await measure(fils, scenarios["payment_get"]!, 1000)
+  }
+  await bare.stop()
+
+  // Background work ---------------------------------------------------------------------------------------------------
+
+  log(`deliveries: ${deliveryEvents} events × ${endpoints} endpoints`)
+  const received = new Set<string>()
+  const receiver = createServer((req, res) => {
+    received.add(`${req.url} ${req.headers["webhook-id"]}`)
+    req.resume()
+    req.on("end", () => {
+      res.writeHead(200, { "content-length": "0" })
+      res.end()
+    })
+  })
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve))
+  cleanups.push(() => new Promise<void>((resolve) => receiver.close(() => resolve())))
+  const receiverPort = (receiver.address() as { port: number }).port
+  const webhooks: Array<string> = []
+  for (let i = 0; i < endpoints; i++) {
+    const created = await api("POST", "/webhooks", {
+      url: `http://127.0.0.1:${receiverPort}/hooks/${i}`,
+      event_types: ["payment.succeeded"]
+    })
+    webhooks.push(created.webhook_id)
+  }
+  const expected = deliveryEvents * endpoints
+  const deliveryStart = performance.now()
+  await Seed.seedDeliveries(sql, account, webhooks, deliveryEvents)
+  const seeded = performance.now()
+  let pending = expected
+  for (;;) {
+    await delay(100)
+    const counts = await Seed.deliveryCounts(sql)
+    pending = counts.find((c) => c.status === "pending")?.n ?? 0
+    if (pending === 0) break
+    if (performance.now() - seeded > 600_000) throw new Error(`deliveries stuck: ${JSON.stringify(counts)}`)
+  }
+  const drainedMs = performance.now() - seeded
+  const succeeded = (await Seed.deliveryCounts(sql)).find((c) => c.status === "succeeded")?.n ?? 0
+  const deliveries = {
+    events: deliveryEvents,
+    endpoints,
+    deliveries: expected,
+    succeeded,
+    received: received.size,
+    seedMs: Math.round(seeded - deliveryStart),
+    drainMs: Math.round(drainedMs),
+    perSecond: succeeded / (drainedMs / 1000)
+  }
+  log(`  ${succeeded} delivered in ${Math.round(drainedMs)} ms`)
+  // The endpoints go, so that the renewals' events queue nothing that later measurements would share the server with.
+  for (const id of webhooks) await api("DELETE", `/webhooks/${id}`)
+
+  log(`renewals: ${dueSubscriptions} due subscriptions, one billing run`)
+  const plan = await api("POST", "/products", {
+    name: "Bench plan",
+    price: 5000,
+    currency: "AED",
+    billing: "recurring",
+    billing_interval: "month"
+  })
+  const at = new Date(Date.now() + 60 * 60_000).toISOString()
+  const empty = await runFils(["billing", "run", "--at", at], filsEnv)
+  await Seed.seedDueSubscriptions(sql, account, plan.product_id, dueSubscriptions, 30)
+  const billed = await runFils(["billing", "run", "--at", at], filsEnv, profile)
+  const report = JSON.parse(billed.stdout) as { renewals_charged: number }
+  const renewals = {
+    subscriptions: dueSubscriptions,
+    charged: report.renewals_charged,
+    commandMs: Math.round(billed.millis),
+    emptyCommandMs: Math.round(empty.millis),
+    perSecond: report.renewals_charged / ((billed.millis - empty.millis) / 1000),
+    perSecondGross: report.renewals_charged / (billed.millis / 1000)
+  }
+  log(`  ${report.renewals_charged} charged; command ${Math.round(billed.millis)} ms, empty run ${Math.round(empty.millis)} ms`)
+
+  // Scaling: GET by id and the first list page as stored payments grow ----------------------------------------------
+
+  const sizes = scale ? [200_000, 1_000_000] : [200_000]
+  const scaling: Results["scaling"] = []
+  const atSize = async (size: number) => {
+    ids = await Seed.samplePaymentIds(sql, account, 2_000)
+    const get = await measure(fils, scenarios["payment_get"]!)
+    const list = await measure(fils, scenarios["payment_list"]!)
+    scaling.push({ payments: size, getRps: get.rps, getP99: get.p99, listRps: list.rps, listP99: list.p99 })
+  }
+  log(`scaling at ${storedPayments} payments`)
+  await atSize(storedPayments)
+  let stored = storedPayments
+  for (const size of sizes) {
+    log(`seeding to ${size} payments`)
+    await Seed.seedPayments(sql, account, stored + 1, size - stored)
+    stored = size
+    log(`scaling at ${size} payments`)
+    await atSize(size)
+  }
+  const filsPeak = memory(fils.child.pid!).peakMb
+  await fils.stop()
+
+  // Cold start ----------------------------------------------------------------------------------------------------------
+
+  log("cold start")
+  const coldEnv = configured !== undefined
+    ? filsEnv
+    : { DATABASE_URL: "", FILS_DATA_DIR: join(work, "cold") }
+  const first = startFils(await freePort(), coldEnv)
+  await waitReady(first, performance.now(), 120_000)
+  await first.stop()
+  const coldStarts: Array<number> = []
+  for (let i = 0; i < 3; i++) {
+    const began = performance.now()
+    const s = startFils(await freePort(), coldEnv)
+    coldStarts.push(Math.round(await waitReady(s, began)))
+    await s.stop()
+  }
+  const coldStartMs = [...coldStarts].sort((a, b) => a - b)[1]!
+
+  return {
+    at: new Date().toISOString(),
+    machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? "", memoryGb: Math.round(totalmem() / 2 ** 30) },
+    settings: { duration, warmup, connections, quick, scale, fils: compiled ? "compiled (npm run build)" : "tsx", database: configured !== undefined ? "DATABASE_URL" : "embedded" },
+    load: loadResults,
+    fixedRate: { rate: 1000, ...fixedRate },
+    deliveries,
+    renewals,
+    coldStart: { ms: coldStartMs, runs: coldStarts, on: configured !== undefined ? "DATABASE_URL" : "existing data folder" },
+    scaling,
+    peakRssMb: loadPeakMb,
+    lifetimePeakRssMb: Math.round(filsPeak)
+  }
+}
+
+try {
+  const results = await run()
+  printReport(results)
+  const dir = join(root, "bench", "results")
+  mkdirSync(dir, { recursive: true })
+  const text = JSON.stringify({ ...results, targets: targets(results) }, null, 2) + "\n"
+  writeFileSync(join(dir, `${results.at.replace(/[:.]/g, "-")}.json`), text)
+  writeFileSync(join(dir, "latest.json"), text)
+  log(`wrote bench/results/latest.json`)
+} finally {
+  await cleanup()
+}

@@ -1,0 +1,58 @@
+/**
+ * An existing Hono app with its own routes, and Fils (the HTTP API, the hosted checkout page, `/docs`) mounted under
+ * `/fils` through the fetch-style handler `makeWebHandler`, served on Node by @hono/node-server. The same handler
+ * runs wherever a `(Request) => Promise<Response>` does.
+ *
+ *   node --import tsx examples/hono/server.ts                       # memory store
+ *   FILS_STORE=postgres node --import tsx examples/hono/server.ts   # DATABASE_URL, or embedded in ./.fils
+ *
+ * `PORT` (default 3000) and `HOST` (default 127.0.0.1) choose the address; `FILS_PUBLIC_URL` (default
+ * `http://HOST:PORT/fils`) is where customers reach the mount, and what `checkout_url` starts with. On an empty
+ * store the example creates an account and prints its test key.
+ */
+import { serve } from "@hono/node-server"
+import { Effect, Option } from "effect"
+import { Hono } from "hono"
+import { makeWebHandler } from "../../adapters/http/WebHandler.js"
+import { Accounts } from "../../src/application/Accounts.js"
+import { EngineLive } from "../engine/engine.js"
+
+const port = Number(process.env["PORT"] ?? 3000)
+const host = process.env["HOST"] ?? "127.0.0.1"
+const origin = `http://${host}:${port}`
+const publicUrl = process.env["FILS_PUBLIC_URL"] || `${origin}/fils`
+
+// Built before listening: a store that cannot be reached stops the app here, not on the first payment.
+const fils = await makeWebHandler({ engine: EngineLive, publicUrl, workers: true })
+
+const app = new Hono()
+
+// The host's own routes.
+app.get("/", (c) => c.text(`Dune Coffee Roasters. Payments: ${publicUrl}/api/v1\n`))
+app.get("/health/host", (c) => c.json({ status: "ok", service: "hono-host" }))
+
+// Fils under /fils: `mount` hands it the request with the prefix taken off the path.
+app.mount("/fils", fils.handler)
+
+// Anything else is the host's: Hono's own 404.
+
+const server = serve({ fetch: app.fetch, port, hostname: host }, async () => {
+  const created = await fils.run(Effect.flatMap(Accounts, (accounts) => accounts.ensureDefault()))
+  const lines = [
+    `Hono is listening on ${origin}`,
+    `  Host routes  ${origin}/  ${origin}/health/host`,
+    `  Fils API     ${publicUrl}/api/v1`,
+    `  Reference    ${publicUrl}/docs`,
+    `  Checkout     ${publicUrl}/checkout/{session_id}`
+  ]
+  if (Option.isSome(created)) lines.push(`  Test key     ${created.value.keys.test.secret}`)
+  else lines.push("  (the store already has accounts: use a key you have, or `npm run fils -- keys create`)")
+  console.log(lines.join("\n"))
+})
+
+const stop = () => {
+  server.close()
+  fils.dispose().then(() => process.exit(0), () => process.exit(1))
+}
+process.once("SIGINT", stop)
+process.once("SIGTERM", stop)

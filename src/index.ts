@@ -1,0 +1,95 @@
+/**
+ * `fils`: the engine. Its use cases (Effect services) and `Engine`, the one layer that builds them from the ports;
+ * the domain (values, schemas, state machines, errors); and the ports an embedding team provides.
+ *
+ * Domain modules are namespaces (`Product.ProductCreate`, `Payment.transition`); services, ports, errors and ids are
+ * named exports. Only `effect` is needed: stores, HTTP and Node adapters live in `fils/memory`, `fils/sql`,
+ * `fils/http` and `fils/node`.
+ */
+
+// Use cases -----------------------------------------------------------------------------------------------------------
+export { Engine } from "./application/Engine.js"
+export { type AccountSettings, Accounts, type AccountsError, type IssuedKey, type Principal } from "./application/Accounts.js"
+export { Billing, type BillingOptions, type BillingReport } from "./application/Billing.js"
+export { Checkout, type PayResult } from "./application/Checkout.js"
+export { type CustomerListParams, Customers } from "./application/Customers.js"
+export { Deliveries } from "./application/Deliveries.js"
+export { type EventListParams, Events } from "./application/Events.js"
+export { IdempotencyService, type IdempotentResult } from "./application/Idempotency.js"
+export { type ChargeReport, type PaymentListParams, Payments } from "./application/Payments.js"
+export { type ProductListParams, Products } from "./application/Products.js"
+export { RateLimits } from "./application/RateLimits.js"
+export { type SubscriptionListParams, Subscriptions } from "./application/Subscriptions.js"
+export { type WebhookListParams, Webhooks } from "./application/Webhooks.js"
+
+// Domain --------------------------------------------------------------------------------------------------------------
+export * as Account from "./domain/Account.js"
+export * as Calendar from "./domain/Calendar.js"
+export * as CheckoutForm from "./domain/CheckoutForm.js"
+export * as CheckoutSession from "./domain/CheckoutSession.js"
+export * as Customer from "./domain/Customer.js"
+export * as Delivery from "./domain/Delivery.js"
+export * as Event from "./domain/Event.js"
+export * as Idempotency from "./domain/Idempotency.js"
+export * as Ids from "./domain/Ids.js"
+export * as Metadata from "./domain/Metadata.js"
+export * as Money from "./domain/Money.js"
+export * as Network from "./domain/Network.js"
+export * as Pagination from "./domain/Pagination.js"
+export * as Payment from "./domain/Payment.js"
+export * as Product from "./domain/Product.js"
+export * as RateWindow from "./domain/RateWindow.js"
+export * as Subscription from "./domain/Subscription.js"
+export * as WebhookEndpoint from "./domain/WebhookEndpoint.js"
+export * from "./domain/Errors.js"
+export {
+  AccountId,
+  ApiKeyId,
+  CheckoutSessionId,
+  CustomerId,
+  DeliveryId,
+  EventId,
+  PaymentId,
+  ProductId,
+  SubscriptionId,
+  WebhookId
+} from "./domain/Ids.js"
+
+// Ports ---------------------------------------------------------------------------------------------------------------
+export {
+  type CardDetails,
+  type ChargeRequest,
+  type ChargeResult,
+  PaymentProcessor,
+  type PaymentProcessorShape,
+  ProcessorUnavailable,
+  type Settlement
+} from "./ports/PaymentProcessor.js"
+export { Signer, type SignerShape } from "./ports/Signer.js"
+export { plaintextBox, SecretBox, SecretBoxError, type SecretBoxShape } from "./ports/SecretBox.js"
+export {
+  type AccountsRepo,
+  type ApiKeysRepo,
+  type ClaimedAttempt,
+  type CustomerFilter,
+  type CustomersRepo,
+  type DeliveriesRepo,
+  // `Delivery` is the domain namespace above; the stored outbox row is this.
+  type Delivery as DeliveryRecord,
+  type DeliveryFilter,
+  type EventFilter,
+  type EventsRepo,
+  type IdempotencyRepo,
+  type PaymentFilter,
+  type PaymentsRepo,
+  type ProductsRepo,
+  type RateLimitsRepo,
+  type RenewalAttempt,
+  type SessionsRepo,
+  Store,
+  type StoreShape,
+  type SubscriptionFilter,
+  type SubscriptionsRepo,
+  type WebhooksRepo
+} from "./ports/Store.js"
+export { type OutboundRequest, WebhookTransport, type WebhookTransportShape } from "./ports/WebhookTransport.js"

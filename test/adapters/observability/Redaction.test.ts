@@ -1,0 +1,67 @@
+/**
+ * The log scrubber: whatever surrounds them, API keys, webhook secrets, bearer tokens and Luhn-valid card numbers
+ * (plain or grouped as typed) never survive; ids, timestamps and numbers that are not card numbers do.
+ */
+import * as fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { luhn, redact, redactText } from "../../../adapters/observability/Redaction.js"
+
+/** A Luhn-valid number of `length` digits: random digits, then the check digit. */
+const cardNumber = (length: number) =>
+  fc.array(fc.integer({ min: 0, max: 9 }), { minLength: length - 1, maxLength: length - 1 }).map((digits) => {
+    const body = [4, ...digits.slice(1)].join("")
+    for (let check = 0; check <= 9; check++) if (luhn(body + check)) return body + check
+    throw new Error("unreachable")
+  })
+
+const grouped = (digits: string, separator: string) => digits.replace(/(\d{4})(?=\d)/g, `$1${separator}`)
+const surrounding = fc.string({ maxLength: 20 }).map((s) => s.replace(/[0-9A-Za-z_]/g, " "))
+
+describe("Redaction", () => {
+  it("removes every Luhn-valid card number of 12 to 19 digits, plain or grouped", () => {
+    fc.assert(fc.property(
+      fc.integer({ min: 12, max: 19 }).chain(cardNumber),
+      fc.constantFrom("", " ", "-"),
+      surrounding,
+      surrounding,
+      (card, separator, before, after) => {
+        const out = redactText(`${before}${grouped(card, separator)}${after}`)
+        expect(out.replace(/\D/g, "")).not.toContain(card)
+        expect(out).toContain("[REDACTED]")
+      }
+    ))
+  })
+
+  it("removes API keys, webhook secrets and bearer tokens, keeping what they are", () => {
+    fc.assert(fc.property(
+      fc.constantFrom("test", "live"),
+      fc.stringMatching(/^[A-Za-z0-9_-]{8,40}$/),
+      surrounding,
+      (mode, secret, around) => {
+        const out = redactText(`${around}sk_${mode}_${secret} whsec_${secret} Bearer ${secret}${around}`)
+        expect(out).not.toContain(secret)
+        expect(out).toContain(`sk_${mode}_[REDACTED]`)
+        expect(out).toContain("whsec_[REDACTED]")
+        expect(out).toContain("Bearer [REDACTED]")
+      }
+    ))
+  })
+
+  it("keeps ids, timestamps, amounts and numbers that fail the Luhn check", () => {
+    const kept = [
+      "acct_0190f0c2a1b27c3d8e4f5a6b7c8d9e0f",
+      "req_abcdefghijklmnopqrstuvwxyz",
+      "2026-11-22T02:16:40.195Z",
+      "total 123456 fils",
+      "4242424242424241"
+    ]
+    for (const text of kept) expect(redactText(text)).toBe(text)
+  })
+
+  it("walks objects and arrays, leaving numbers and booleans as they are", () => {
+    expect(redact({ a: ["Bearer abc", 4242424242424242, true], "sk_test_x": { n: null } })).toEqual({
+      a: ["Bearer [REDACTED]", 4242424242424242, true],
+      "sk_test_[REDACTED]": { n: null }
+    })
+  })
+})
