@@ -6,7 +6,8 @@
 
 const apiKey = /\b(sk_(?:test|live)_)[A-Za-z0-9_-]+/g
 const webhookSecret = /\bwhsec_[A-Za-z0-9+/=_-]+/g
-const bearer = /\b(Bearer\s+)\S+/gi
+// A token ends at whitespace or a quote, so that redacting JSON text keeps it JSON.
+const bearer = /\b(Bearer\s+)[^\s"\\]+/gi
 // 12 to 19 digits, optionally grouped by single spaces or dashes (as a card number is typed).
 const digitRun = /\b\d(?:[ -]?\d){11,18}\b/g
 
