@@ -24,7 +24,7 @@ import * as Product from "../../src/domain/Product.js"
 import * as RateWindow from "../../src/domain/RateWindow.js"
 import * as Subscription from "../../src/domain/Subscription.js"
 import * as WebhookEndpoint from "../../src/domain/WebhookEndpoint.js"
-import { type Delivery, type RenewalAttempt, Store, type StoreShape } from "../../src/ports/Store.js"
+import { type AttemptRecord, type Delivery, type RenewalAttempt, Store, type StoreShape } from "../../src/ports/Store.js"
 
 type Undo = () => void
 
@@ -113,6 +113,30 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
     }
     return false
   }
+  const recordDeliveryAttempt = ({ attempt, deliveryId, nextAttemptAt, outcome, startedAt }: AttemptRecord) => {
+    const d = deliveries.get(deliveryId)
+    const recorded = deliveryAttempts.get(deliveryId) ?? []
+    // Once per (delivery, attempt), whoever reports it first.
+    if (d === undefined || recorded.some((a) => a.attempt === attempt)) return
+    deliveryAttempts.set(deliveryId, [...recorded, {
+      attempt,
+      started_at: startedAt,
+      status_code: outcome.statusCode,
+      error: outcome.error,
+      duration_ms: outcome.durationMillis
+    }])
+    if (d.status !== "pending" || d.attempts !== attempt) return
+    deliveries.set(deliveryId, {
+      ...d,
+      status: outcome.ok ? "succeeded" : nextAttemptAt === undefined ? "failed" : "pending",
+      next_attempt_at: outcome.ok ? null : nextAttemptAt ?? null,
+      last_status_code: outcome.statusCode,
+      last_error: outcome.error,
+      lease_until: 0,
+      updated_at: startedAt
+    })
+  }
+
   const idempotency = new Table<Idempotency.IdempotencyRecord>(record)
   const rates = new Table<RateWindow.RateWindowState>(record)
 
@@ -389,28 +413,8 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           }
           return claimed
         }),
-      recordAttempt: ({ attempt, deliveryId, nextAttemptAt, outcome, startedAt }) =>
-        write(() => {
-          const d = deliveries.get(deliveryId)
-          if (d === undefined) return
-          deliveryAttempts.set(deliveryId, [...(deliveryAttempts.get(deliveryId) ?? []), {
-            attempt,
-            started_at: startedAt,
-            status_code: outcome.statusCode,
-            error: outcome.error,
-            duration_ms: outcome.durationMillis
-          }])
-          if (d.status !== "pending" || d.attempts !== attempt) return
-          deliveries.set(deliveryId, {
-            ...d,
-            status: outcome.ok ? "succeeded" : nextAttemptAt === undefined ? "failed" : "pending",
-            next_attempt_at: outcome.ok ? null : nextAttemptAt ?? null,
-            last_status_code: outcome.statusCode,
-            last_error: outcome.error,
-            lease_until: 0,
-            updated_at: startedAt
-          })
-        }),
+      recordAttempt: (record) => write(() => recordDeliveryAttempt(record)),
+      recordAttempts: (records) => write(() => records.forEach(recordDeliveryAttempt)),
       cancelFor: (webhookId) =>
         write(() => {
           let n = 0

@@ -4,12 +4,12 @@
  * attempt, and schedules the next on failure (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). At-least-once: what was
  * committed is delivered, across crashes and restarts; a lease keeps two servers from running one attempt.
  */
-import { DateTime, Duration, Effect, Option, Queue, Ref, Schedule } from "effect"
+import { Chunk, DateTime, Deferred, Duration, Effect, Option, Queue, Ref, Schedule } from "effect"
 import * as Delivery from "../domain/Delivery.js"
-import { InvalidState, notFound } from "../domain/Errors.js"
+import { InvalidState, notFound, type StoreUnavailable } from "../domain/Errors.js"
 import * as Event from "../domain/Event.js"
 import { Signer } from "../ports/Signer.js"
-import { type ClaimedAttempt, type DeliveryFilter, Store } from "../ports/Store.js"
+import { type AttemptRecord, type ClaimedAttempt, type DeliveryFilter, Store } from "../ports/Store.js"
 import { WebhookTransport } from "../ports/WebhookTransport.js"
 
 /**
@@ -21,6 +21,8 @@ const batch = 128
 const concurrency = 32
 /** Longer than the receiver's 10 s, so a live attempt never loses its lease. */
 const leaseMillis = Duration.toMillis(Delivery.timeout) + 20_000
+/** At most this many finished attempts recorded by one statement (one round trip and one commit for a burst). */
+const recordBatch = 64
 /** How long an idle dispatcher waits for a wake-up before polling again. */
 const pollMillis = 1_000
 
@@ -30,8 +32,35 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
     const signer = yield* Signer
     const transport = yield* WebhookTransport
 
+    type RecordAttempt = (record: AttemptRecord) => Effect.Effect<void, StoreUnavailable>
+
+    /**
+     * Records attempts in batches: each caller waits for its own record, and one fiber writes whatever has gathered
+     * meanwhile in one statement. Its fiber lives in the caller's scope.
+     */
+    const batchedRecorder = Effect.gen(function*() {
+      const queue = yield* Queue.unbounded<readonly [AttemptRecord, Deferred.Deferred<void, StoreUnavailable>]>()
+      yield* Queue.takeBetween(queue, 1, recordBatch).pipe(
+        Effect.flatMap((taken) => {
+          const items = Chunk.toReadonlyArray(taken)
+          return Effect.flatMap(
+            Effect.exit(store.deliveries.recordAttempts(items.map(([record]) => record))),
+            (exit) => Effect.forEach(items, ([, done]) => Deferred.done(done, exit), { discard: true })
+          )
+        }),
+        Effect.forever,
+        Effect.forkScoped
+      )
+      const record: RecordAttempt = (record) =>
+        Effect.flatMap(
+          Deferred.make<void, StoreUnavailable>(),
+          (done) => Effect.zipRight(Queue.offer(queue, [record, done]), Deferred.await(done))
+        )
+      return record
+    })
+
     /** Signs and sends one claimed attempt, then records it. Uninterruptible: shutdown waits for it (≤ 10 s). */
-    const attempt = (claimed: ClaimedAttempt) =>
+    const attempt = (record: RecordAttempt) => (claimed: ClaimedAttempt) =>
       Effect.uninterruptible(Effect.gen(function*() {
         const startedAt = yield* DateTime.now
         const body = JSON.stringify(Event.deliveryBody(claimed.event))
@@ -56,7 +85,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
           }
         })
         const finishedAt = yield* DateTime.now
-        yield* store.deliveries.recordAttempt({
+        yield* record({
           deliveryId: claimed.delivery.delivery_id,
           attempt: claimed.attempt,
           startedAt,
@@ -69,7 +98,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
     /** One round: claim what is due and send it. Returns how many attempts were made. */
     const dispatchOnce = Effect.fn("Deliveries.dispatchOnce")(function*() {
       const claimed = yield* store.deliveries.claimDue(yield* DateTime.now, batch, leaseMillis)
-      yield* Effect.forEach(claimed, attempt, { concurrency, discard: true })
+      yield* Effect.forEach(claimed, attempt(store.deliveries.recordAttempt), { concurrency, discard: true })
       return claimed.length
     })
 
@@ -83,8 +112,9 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
       const scope = yield* Effect.scope
       const free = yield* Ref.make(concurrency)
       const slotFreed = yield* Queue.sliding<void>(1)
+      const attemptBatched = attempt(yield* batchedRecorder)
       const start = (claimed: ClaimedAttempt) =>
-        attempt(claimed).pipe(
+        attemptBatched(claimed).pipe(
           // Not recorded (the store went away): the lease runs out and the attempt is made again.
           Effect.catchAllCause((cause) => Effect.logWarning("Delivery attempt not recorded", cause)),
           Effect.ensuring(Effect.zipRight(Ref.update(free, (n) => n + 1), Queue.offer(slotFreed, undefined))),

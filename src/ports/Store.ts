@@ -185,6 +185,15 @@ export interface DeliveryFilter {
   readonly status?: DeliveryStatus | undefined
 }
 
+/** How one delivery attempt went (`DeliveriesRepo.recordAttempt`). */
+export interface AttemptRecord {
+  readonly deliveryId: string
+  readonly attempt: number
+  readonly startedAt: DateTime.Utc
+  readonly outcome: AttemptOutcome
+  readonly nextAttemptAt: DateTime.Utc | undefined
+}
+
 export interface DeliveriesRepo {
   /** Queues deliveries (inside the transaction that records their event). */
   readonly enqueue: (deliveries: ReadonlyArray<Delivery>) => Op<void>
@@ -198,13 +207,12 @@ export interface DeliveriesRepo {
    * Records how `attempt` went: succeeded, or pending again at `nextAttemptAt`, or failed for good when
    * `nextAttemptAt` is undefined. Ignored when the delivery moved on meanwhile (cancelled, or retried by hand).
    */
-  readonly recordAttempt: (props: {
-    readonly deliveryId: string
-    readonly attempt: number
-    readonly startedAt: DateTime.Utc
-    readonly outcome: AttemptOutcome
-    readonly nextAttemptAt: DateTime.Utc | undefined
-  }) => Op<void>
+  readonly recordAttempt: (record: AttemptRecord) => Op<void>
+  /**
+   * `recordAttempt` for several attempts at once, each with the same rules: one round trip and one commit for a
+   * dispatcher's burst of finished attempts.
+   */
+  readonly recordAttempts: (records: ReadonlyArray<AttemptRecord>) => Op<void>
   /** Cancels the pending deliveries of an endpoint (disabled or deleted). */
   readonly cancelFor: (webhookId: WebhookId) => Op<number>
   readonly get: (id: string) => Op<Option.Option<Delivery>>

@@ -412,6 +412,43 @@ export const webhookStoreContract = (name: string, storeLayer: Layer.Layer<Store
         })
       }))
 
+    it.scoped("recordAttempts: a batch applies each record by the rules of one, and a duplicate once", () =>
+      Effect.gen(function*() {
+        const { claim, endpoint, enqueue, event, store } = yield* world
+        const e = yield* event()
+        const [succeeds, retries, fails, stale] = yield* enqueue(e, [
+          yield* endpoint(),
+          yield* endpoint(),
+          yield* endpoint(),
+          yield* endpoint()
+        ])
+        assert.strictEqual((yield* claim(T0 + 1_000)).length, 4)
+        const done = { deliveryId: succeeds!.delivery_id, attempt: 1, startedAt: at(T0 + 1_010), outcome: ok(40), nextAttemptAt: undefined }
+        yield* store.deliveries.recordAttempts([
+          done,
+          { deliveryId: retries!.delivery_id, attempt: 1, startedAt: at(T0 + 1_020), outcome: serverError, nextAttemptAt: at(T0 + 6_020) },
+          { deliveryId: fails!.delivery_id, attempt: 1, startedAt: at(T0 + 1_030), outcome: refused, nextAttemptAt: undefined },
+          // An attempt the delivery is not at: kept as an attempt, the delivery unchanged.
+          { deliveryId: stale!.delivery_id, attempt: 7, startedAt: at(T0 + 1_040), outcome: ok(), nextAttemptAt: undefined },
+          // The same report twice, and one for a delivery that does not exist.
+          { ...done, startedAt: at(T0 + 1_050), outcome: serverError, nextAttemptAt: at(T0 + 9_000) },
+          { ...done, deliveryId: yield* newId<DeliveryId>("dlv") }
+        ])
+        const summary = (d: Delivery) => [d.status, d.attempts, d.next_attempt_at, d.last_status_code, d.last_error]
+        same(summary(yield* getDelivery(store, succeeds!.delivery_id)), ["succeeded", 1, null, 200, null])
+        same(summary(yield* getDelivery(store, retries!.delivery_id)), ["pending", 1, at(T0 + 6_020), 500, null])
+        same(summary(yield* getDelivery(store, fails!.delivery_id)), ["failed", 1, null, null, "connection refused"])
+        same(summary(yield* getDelivery(store, stale!.delivery_id)), ["pending", 1, at(T0), null, null])
+        same(yield* store.deliveries.attemptsOf(succeeds!.delivery_id), [
+          { attempt: 1, started_at: at(T0 + 1_010), status_code: 200, error: null, duration_ms: 40 }
+        ])
+        assert.deepStrictEqual((yield* store.deliveries.attemptsOf(stale!.delivery_id)).map((a) => a.attempt), [7])
+        // Only the retry is due again, at its time; an empty batch changes nothing.
+        yield* store.deliveries.recordAttempts([])
+        assert.deepStrictEqual(ids(yield* claim(T0 + 6_019)), [])
+        assert.deepStrictEqual(ids(yield* claim(T0 + 6_020)), [`${retries!.delivery_id}#2`])
+      }))
+
     // Cancelling, deleting, retrying ---------------------------------------------------------------------------------
 
     it.scoped("cancelFor cancels the endpoint's pending deliveries, and only those", () =>

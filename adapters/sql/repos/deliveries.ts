@@ -10,8 +10,8 @@
  *   endpoint exists, oldest due first, no more per endpoint than `inFlightPerEndpoint` minus its leased ones (a
  *   hanging receiver never takes every slot), `FOR UPDATE SKIP LOCKED` (concurrent claimers take different rows),
  *   adds one to `attempts` and sets the lease, and returns each with its event and endpoint.
- * - `recordAttempt` inserts the attempt (`ON CONFLICT DO NOTHING` on (delivery, attempt): once, whoever reports it)
- *   and applies the outcome only when that insert was the first and the delivery is still this attempt's: pending,
+ * - `recordAttempts` (and `recordAttempt`, a batch of one) inserts each attempt (`ON CONFLICT DO NOTHING` on
+ *   (delivery, attempt): once, whoever reports it) and applies the outcome only when that insert was the first and the delivery is still this attempt's: pending,
  *   at this attempt, and still leased. A claim sets the lease; recording, cancelling and a retry by hand clear it, so
  *   an attempt that finishes after its delivery was cancelled, retried or claimed again changes nothing.
  * - `awaitWork` waits for a notification on `fils_deliveries` through one LISTEN per store (see
@@ -34,7 +34,7 @@ import {
 import { randomUUID } from "node:crypto"
 import { type DeliveryStatus, inFlightPerEndpoint } from "../../../src/domain/Delivery.js"
 import type { AccountId, EventId, WebhookId } from "../../../src/domain/Ids.js"
-import type { ClaimedAttempt, DeliveriesRepo, Delivery } from "../../../src/ports/Store.js"
+import type { AttemptRecord, ClaimedAttempt, DeliveriesRepo, Delivery } from "../../../src/ports/Store.js"
 import type { Queries } from "../queries.js"
 import { type EventRow, eventFromRow, fromTimestamp, toNullableTimestamp, toTimestamp } from "../rows.js"
 import { orUnavailable } from "../SqlErrors.js"
@@ -105,148 +105,181 @@ interface AttemptRow {
 export const makeDeliveriesRepo = (
   { first, sql }: Queries,
   awaitWork: DeliveriesRepo["awaitWork"]
-): DeliveriesRepo => ({
-  enqueue: Effect.fn("StoreSql.deliveries.enqueue")(function*(deliveries) {
-    if (deliveries.length === 0) return
-    // Status and schedule of a row whose endpoint is gone or disabled (once its lock is ours): cancelled.
-    yield* sql`
-      WITH queued AS (
-        SELECT * FROM jsonb_to_recordset(${JSON.stringify(deliveries.map(deliveryToRow))}::jsonb) AS d (
-          delivery_id text, event_id text, webhook_id text, account_id text, livemode boolean, status text,
-          attempts integer, next_attempt_at timestamptz, last_status_code integer, last_error text,
-          created_at timestamptz, updated_at timestamptz
-        )
-      ), open AS (
-        SELECT webhook_id, account_id, livemode FROM webhook_endpoints
-        WHERE webhook_id IN (SELECT webhook_id FROM queued) AND NOT disabled
-        FOR SHARE
-      )
-      INSERT INTO webhook_deliveries (delivery_id, event_id, webhook_id, account_id, livemode, status, attempts,
-        next_attempt_at, last_status_code, last_error, created_at, updated_at)
-      SELECT d.delivery_id, d.event_id, d.webhook_id, d.account_id, d.livemode,
-        CASE WHEN d.status = 'pending' AND o.webhook_id IS NULL THEN 'cancelled' ELSE d.status END,
-        d.attempts,
-        CASE WHEN d.status = 'pending' AND o.webhook_id IS NULL THEN NULL ELSE d.next_attempt_at END,
-        d.last_status_code, d.last_error, d.created_at, d.updated_at
-      FROM queued d
-      LEFT JOIN open o ON o.webhook_id = d.webhook_id AND o.account_id = d.account_id AND o.livemode = d.livemode`
-  }, orUnavailable),
-
-  claimDue: Effect.fn("StoreSql.deliveries.claimDue")(function*(now, limit, leaseMillis) {
-    const at = toTimestamp(now)
-    const leaseUntil = toTimestamp(DateTime.add(now, { millis: leaseMillis }))
-    const rows = yield* sql<ClaimedRow>`
-      WITH busy AS (
-        SELECT webhook_id, count(*) AS n FROM webhook_deliveries
-        WHERE status = 'pending' AND lease_until > ${at} GROUP BY webhook_id
-      ), ranked AS (
-        -- Per existing endpoint, its oldest due rows up to the cap minus what it has in flight: an index probe per
-        -- endpoint (migration 0008), never a pass over the whole backlog, which a claim per freed slot would repeat.
-        SELECT r.delivery_id, r.next_attempt_at
-        FROM webhook_endpoints w
-        LEFT JOIN busy b ON b.webhook_id = w.webhook_id
-        CROSS JOIN LATERAL (
-          SELECT d.delivery_id, d.next_attempt_at FROM webhook_deliveries d
-          WHERE d.webhook_id = w.webhook_id AND d.account_id = w.account_id AND d.livemode = w.livemode
-            AND d.status = 'pending' AND d.next_attempt_at <= ${at}
-            AND (d.lease_until IS NULL OR d.lease_until <= ${at})
-          ORDER BY d.next_attempt_at, d.delivery_id
-          LIMIT greatest(0, ${inFlightPerEndpoint} - coalesce(b.n, 0))
-        ) r
-      ), due AS (
-        SELECT d.delivery_id FROM webhook_deliveries d JOIN ranked r ON r.delivery_id = d.delivery_id
-        WHERE d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= ${at})
-        ORDER BY r.next_attempt_at, r.delivery_id
-        LIMIT ${limit}
-        FOR UPDATE OF d SKIP LOCKED
-      ), claimed AS (
-        UPDATE webhook_deliveries d SET attempts = d.attempts + 1, lease_until = ${leaseUntil}, updated_at = ${at}
-        FROM due WHERE d.delivery_id = due.delivery_id
-        RETURNING d.*
-      )
-      SELECT c.*, to_jsonb(e.*) AS event, to_jsonb(w.*) AS endpoint
-      FROM claimed c
-      JOIN events e ON e.event_id = c.event_id
-      JOIN webhook_endpoints w ON w.webhook_id = c.webhook_id
-      ORDER BY c.next_attempt_at, c.delivery_id`
-    return rows.map(({ endpoint, event, ...delivery }): ClaimedAttempt => ({
-      delivery: deliveryFromRow(delivery),
-      attempt: delivery.attempts,
-      event: eventFromRow(event),
-      endpoint: webhookFromRow(endpoint)
-    }))
-  }, orUnavailable),
-
-  recordAttempt: Effect.fn("StoreSql.deliveries.recordAttempt")(
-    function*({ attempt, deliveryId, nextAttemptAt, outcome, startedAt }) {
-      const status: DeliveryStatus = outcome.ok ? "succeeded" : nextAttemptAt === undefined ? "failed" : "pending"
-      const next = status === "pending" && nextAttemptAt !== undefined ? toTimestamp(nextAttemptAt) : null
-      const started = toTimestamp(startedAt)
+): DeliveriesRepo => {
+  const recordAttempts: DeliveriesRepo["recordAttempts"] = Effect.fn("StoreSql.deliveries.recordAttempts")(
+    function*(records) {
+      // The first report of an attempt wins, as across statements (one statement would pick either).
+      const firsts = new Map<string, AttemptRecord>()
+      for (const r of records) if (!firsts.has(`${r.deliveryId}#${r.attempt}`)) firsts.set(`${r.deliveryId}#${r.attempt}`, r)
+      if (firsts.size === 0) return
+      const input = [...firsts.values()].map(({ attempt, deliveryId, nextAttemptAt, outcome, startedAt }) => {
+        const status: DeliveryStatus = outcome.ok ? "succeeded" : nextAttemptAt === undefined ? "failed" : "pending"
+        return {
+          delivery_id: deliveryId,
+          attempt,
+          started_at: toTimestamp(startedAt),
+          status_code: outcome.statusCode,
+          // jsonb cannot carry a NUL character; a transport's error text has no use for one.
+          error: outcome.error?.replace(/\u0000/g, "") ?? null,
+          duration_ms: Math.max(0, Math.round(outcome.durationMillis)),
+          status,
+          next_attempt_at: status === "pending" && nextAttemptAt !== undefined ? toTimestamp(nextAttemptAt) : null
+        }
+      })
+      // The attempt is inserted once (whoever reports it first); the delivery changes only when that insert was
+      // the first and the delivery is still at this attempt, pending and leased. Rows are locked in id order.
       yield* sql`
-        WITH recorded AS (
+        WITH input AS (
+          SELECT * FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS i (
+            delivery_id text, attempt integer, started_at timestamptz, status_code integer, error text,
+            duration_ms integer, status text, next_attempt_at timestamptz
+          )
+        ), locked AS (
+          SELECT d.delivery_id FROM webhook_deliveries d
+          WHERE d.delivery_id IN (SELECT delivery_id FROM input)
+          ORDER BY d.delivery_id FOR UPDATE
+        ), recorded AS (
           INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, error, duration_ms)
-          SELECT delivery_id, ${attempt}::integer, ${started}::timestamptz, ${outcome.statusCode}::integer,
-            ${outcome.error}::text, ${Math.max(0, Math.round(outcome.durationMillis))}::integer
-          FROM webhook_deliveries WHERE delivery_id = ${deliveryId}
+          SELECT i.delivery_id, i.attempt, i.started_at, i.status_code, i.error, i.duration_ms
+          FROM input i JOIN locked l ON l.delivery_id = i.delivery_id
           ON CONFLICT (delivery_id, attempt) DO NOTHING
-          RETURNING delivery_id
+          RETURNING delivery_id, attempt
         )
-        UPDATE webhook_deliveries d SET status = ${status}, next_attempt_at = ${next},
-          last_status_code = ${outcome.statusCode}, last_error = ${outcome.error}, lease_until = NULL,
-          updated_at = ${started}
-        FROM recorded r
-        WHERE d.delivery_id = r.delivery_id AND d.status = 'pending' AND d.attempts = ${attempt}
+        UPDATE webhook_deliveries d SET status = i.status, next_attempt_at = i.next_attempt_at,
+          last_status_code = i.status_code, last_error = i.error, lease_until = NULL, updated_at = i.started_at
+        FROM recorded r JOIN input i ON i.delivery_id = r.delivery_id AND i.attempt = r.attempt
+        WHERE d.delivery_id = r.delivery_id AND d.status = 'pending' AND d.attempts = r.attempt
           AND d.lease_until IS NOT NULL`
     },
     orUnavailable
-  ),
+  )
 
-  cancelFor: Effect.fn("StoreSql.deliveries.cancelFor")(function*(webhookId) {
-    const rows = yield* sql`UPDATE webhook_deliveries
-      SET status = 'cancelled', next_attempt_at = NULL, lease_until = NULL
-      WHERE webhook_id = ${webhookId} AND status = 'pending'
-      RETURNING delivery_id`
-    return rows.length
-  }, orUnavailable),
+  return {
+    enqueue: Effect.fn("StoreSql.deliveries.enqueue")(function*(deliveries) {
+      if (deliveries.length === 0) return
+      // Status and schedule of a row whose endpoint is gone or disabled (once its lock is ours): cancelled.
+      yield* sql`
+        WITH queued AS (
+          SELECT * FROM jsonb_to_recordset(${JSON.stringify(deliveries.map(deliveryToRow))}::jsonb) AS d (
+            delivery_id text, event_id text, webhook_id text, account_id text, livemode boolean, status text,
+            attempts integer, next_attempt_at timestamptz, last_status_code integer, last_error text,
+            created_at timestamptz, updated_at timestamptz
+          )
+        ), open AS (
+          SELECT webhook_id, account_id, livemode FROM webhook_endpoints
+          WHERE webhook_id IN (SELECT webhook_id FROM queued) AND NOT disabled
+          FOR SHARE
+        )
+        INSERT INTO webhook_deliveries (delivery_id, event_id, webhook_id, account_id, livemode, status, attempts,
+          next_attempt_at, last_status_code, last_error, created_at, updated_at)
+        SELECT d.delivery_id, d.event_id, d.webhook_id, d.account_id, d.livemode,
+          CASE WHEN d.status = 'pending' AND o.webhook_id IS NULL THEN 'cancelled' ELSE d.status END,
+          d.attempts,
+          CASE WHEN d.status = 'pending' AND o.webhook_id IS NULL THEN NULL ELSE d.next_attempt_at END,
+          d.last_status_code, d.last_error, d.created_at, d.updated_at
+        FROM queued d
+        LEFT JOIN open o ON o.webhook_id = d.webhook_id AND o.account_id = d.account_id AND o.livemode = d.livemode`
+    }, orUnavailable),
 
-  get: Effect.fn("StoreSql.deliveries.get")(function*(id) {
-    const rows = yield* sql<DeliveryRow>`SELECT * FROM webhook_deliveries WHERE delivery_id = ${id}`
-    return first(rows, deliveryFromRow)
-  }, orUnavailable),
+    claimDue: Effect.fn("StoreSql.deliveries.claimDue")(function*(now, limit, leaseMillis) {
+      const at = toTimestamp(now)
+      const leaseUntil = toTimestamp(DateTime.add(now, { millis: leaseMillis }))
+      const rows = yield* sql<ClaimedRow>`
+        WITH busy AS (
+          SELECT webhook_id, count(*) AS n FROM webhook_deliveries
+          WHERE status = 'pending' AND lease_until > ${at} GROUP BY webhook_id
+        ), ranked AS (
+          -- Per existing endpoint, its oldest due rows up to the cap minus what it has in flight: an index probe per
+          -- endpoint (migration 0008), never a pass over the whole backlog, which a claim per freed slot would repeat.
+          SELECT r.delivery_id, r.next_attempt_at
+          FROM webhook_endpoints w
+          LEFT JOIN busy b ON b.webhook_id = w.webhook_id
+          CROSS JOIN LATERAL (
+            SELECT d.delivery_id, d.next_attempt_at FROM webhook_deliveries d
+            WHERE d.webhook_id = w.webhook_id AND d.account_id = w.account_id AND d.livemode = w.livemode
+              AND d.status = 'pending' AND d.next_attempt_at <= ${at}
+              AND (d.lease_until IS NULL OR d.lease_until <= ${at})
+            ORDER BY d.next_attempt_at, d.delivery_id
+            LIMIT greatest(0, ${inFlightPerEndpoint} - coalesce(b.n, 0))
+          ) r
+        ), due AS (
+          SELECT d.delivery_id FROM webhook_deliveries d JOIN ranked r ON r.delivery_id = d.delivery_id
+          WHERE d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= ${at})
+          ORDER BY r.next_attempt_at, r.delivery_id
+          LIMIT ${limit}
+          FOR UPDATE OF d SKIP LOCKED
+        ), claimed AS (
+          UPDATE webhook_deliveries d SET attempts = d.attempts + 1, lease_until = ${leaseUntil}, updated_at = ${at}
+          FROM due WHERE d.delivery_id = due.delivery_id
+          RETURNING d.*
+        )
+        SELECT c.*, to_jsonb(e.*) AS event, to_jsonb(w.*) AS endpoint
+        FROM claimed c
+        JOIN events e ON e.event_id = c.event_id
+        JOIN webhook_endpoints w ON w.webhook_id = c.webhook_id
+        ORDER BY c.next_attempt_at, c.delivery_id`
+      return rows.map(({ endpoint, event, ...delivery }): ClaimedAttempt => ({
+        delivery: deliveryFromRow(delivery),
+        attempt: delivery.attempts,
+        event: eventFromRow(event),
+        endpoint: webhookFromRow(endpoint)
+      }))
+    }, orUnavailable),
 
-  retry: Effect.fn("StoreSql.deliveries.retry")(function*(id, now) {
-    const at = toTimestamp(now)
-    const rows = yield* sql<DeliveryRow>`UPDATE webhook_deliveries
-      SET status = 'pending', next_attempt_at = ${at}, lease_until = NULL, updated_at = ${at}
-      WHERE delivery_id = ${id}
-      RETURNING *`
-    return first(rows, deliveryFromRow)
-  }, orUnavailable),
+    recordAttempt: (record) => recordAttempts([record]),
+    recordAttempts,
 
-  list: Effect.fn("StoreSql.deliveries.list")(function*(filter, limit) {
-    const conditions = []
-    if (filter.event_id !== undefined) conditions.push(sql`event_id = ${filter.event_id}`)
-    if (filter.webhook_id !== undefined) conditions.push(sql`webhook_id = ${filter.webhook_id}`)
-    if (filter.status !== undefined) conditions.push(sql`status = ${filter.status}`)
-    const rows = yield* sql<DeliveryRow>`SELECT * FROM webhook_deliveries WHERE ${sql.and(conditions)}
-      ORDER BY created_at DESC, delivery_id DESC LIMIT ${limit}`
-    return rows.map(deliveryFromRow)
-  }, orUnavailable),
+    cancelFor: Effect.fn("StoreSql.deliveries.cancelFor")(function*(webhookId) {
+      // Rows locked in id order, as `recordAttempts` locks them: the two never deadlock.
+      const rows = yield* sql`UPDATE webhook_deliveries
+        SET status = 'cancelled', next_attempt_at = NULL, lease_until = NULL
+        WHERE delivery_id IN (
+          SELECT delivery_id FROM webhook_deliveries WHERE webhook_id = ${webhookId} AND status = 'pending'
+          ORDER BY delivery_id FOR UPDATE
+        ) AND status = 'pending'
+        RETURNING delivery_id`
+      return rows.length
+    }, orUnavailable),
 
-  attemptsOf: Effect.fn("StoreSql.deliveries.attemptsOf")(function*(id) {
-    const rows = yield* sql<AttemptRow>`SELECT attempt, started_at, status_code, error, duration_ms
-      FROM webhook_attempts WHERE delivery_id = ${id} ORDER BY attempt`
-    return rows.map((row) => ({
-      attempt: row.attempt,
-      started_at: fromTimestamp(row.started_at),
-      status_code: row.status_code,
-      error: row.error,
-      duration_ms: row.duration_ms
-    }))
-  }, orUnavailable),
+    get: Effect.fn("StoreSql.deliveries.get")(function*(id) {
+      const rows = yield* sql<DeliveryRow>`SELECT * FROM webhook_deliveries WHERE delivery_id = ${id}`
+      return first(rows, deliveryFromRow)
+    }, orUnavailable),
 
-  awaitWork
-})
+    retry: Effect.fn("StoreSql.deliveries.retry")(function*(id, now) {
+      const at = toTimestamp(now)
+      const rows = yield* sql<DeliveryRow>`UPDATE webhook_deliveries
+        SET status = 'pending', next_attempt_at = ${at}, lease_until = NULL, updated_at = ${at}
+        WHERE delivery_id = ${id}
+        RETURNING *`
+      return first(rows, deliveryFromRow)
+    }, orUnavailable),
+
+    list: Effect.fn("StoreSql.deliveries.list")(function*(filter, limit) {
+      const conditions = []
+      if (filter.event_id !== undefined) conditions.push(sql`event_id = ${filter.event_id}`)
+      if (filter.webhook_id !== undefined) conditions.push(sql`webhook_id = ${filter.webhook_id}`)
+      if (filter.status !== undefined) conditions.push(sql`status = ${filter.status}`)
+      const rows = yield* sql<DeliveryRow>`SELECT * FROM webhook_deliveries WHERE ${sql.and(conditions)}
+        ORDER BY created_at DESC, delivery_id DESC LIMIT ${limit}`
+      return rows.map(deliveryFromRow)
+    }, orUnavailable),
+
+    attemptsOf: Effect.fn("StoreSql.deliveries.attemptsOf")(function*(id) {
+      const rows = yield* sql<AttemptRow>`SELECT attempt, started_at, status_code, error, duration_ms
+        FROM webhook_attempts WHERE delivery_id = ${id} ORDER BY attempt`
+      return rows.map((row) => ({
+        attempt: row.attempt,
+        started_at: fromTimestamp(row.started_at),
+        status_code: row.status_code,
+        error: row.error,
+        duration_ms: row.duration_ms
+      }))
+    }, orUnavailable),
+
+    awaitWork
+  }
+}
 
 // Wake-ups -----------------------------------------------------------------------------------------------------------
 
