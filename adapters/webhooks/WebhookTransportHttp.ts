@@ -1,6 +1,6 @@
 /**
- * The WebhookTransport port over node:http(s). A live endpoint's host is resolved through a `lookup` hook that
- * refuses internal addresses, and the connection goes to the very address that was checked, so a DNS answer that
+ * The WebhookTransport port over node:http(s). An endpoint's host is resolved through a `lookup` hook that
+ * refuses internal addresses (in test mode all but loopback), and the connection goes to the very address that was checked, so a DNS answer that
  * changes between the check and the connection (rebinding) cannot reach an internal service. The host is resolved
  * afresh for every attempt, by the system resolver or by given DNS servers (`makeWebhookTransportHttp`).
  */
@@ -10,31 +10,41 @@ import { request as httpRequest } from "node:http"
 import { request as httpsRequest } from "node:https"
 import type { LookupFunction } from "node:net"
 import type { AttemptOutcome } from "../../src/domain/Delivery.js"
-import { isInternalAddress, isInternalName } from "../../src/domain/Network.js"
+import { isInternalName, isLoopbackHost, isRefusedAddress } from "../../src/domain/Network.js"
 import { type OutboundRequest, WebhookTransport } from "../../src/ports/WebhookTransport.js"
 
 export class InternalAddressError extends Error {
   override readonly name = "InternalAddressError"
 }
 
-/** A `lookup` that resolves like the system but refuses internal addresses. */
-export const publicOnlyLookup = (resolve: typeof dnsLookup = dnsLookup): LookupFunction =>
-  (hostname, options, callback) => {
-    if (isInternalName(hostname)) {
+/**
+ * A `lookup` that resolves like the system but refuses internal addresses; with `allowLoopback` (test mode,
+ * decisions.md §7) it lets this machine through and still refuses private, link-local and other internal ones.
+ */
+export const publicOnlyLookup = (
+  resolve: typeof dnsLookup = dnsLookup,
+  options: { readonly allowLoopback?: boolean } = {}
+): LookupFunction => {
+  const livemode = options.allowLoopback !== true
+  return (hostname, lookupOptions, callback) => {
+    if (isInternalName(hostname) && (livemode || !isLoopbackHost(hostname))) {
       callback(new InternalAddressError(`${hostname} is an internal host`), "", 4)
       return
     }
-    resolve(hostname, { ...options, all: true }, (error, addresses) => {
+    resolve(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
       if (error) return callback(error, "", 4)
       const list = (addresses as unknown as ReadonlyArray<LookupAddress>) ?? []
-      const internal = list.find((a) => isInternalAddress(a.address))
+      const internal = list.find((a) => isRefusedAddress(a.address, livemode))
       if (internal !== undefined || list.length === 0) {
         return callback(new InternalAddressError(`${hostname} resolves to an internal address`), "", 4)
       }
-      if ((options as { all?: boolean }).all) return (callback as any)(null, list)
+      if ((lookupOptions as { all?: boolean }).all) return (callback as any)(null, list)
       callback(null, list[0]!.address, list[0]!.family)
     })
   }
+}
+
+const systemLookups = { live: publicOnlyLookup(), test: publicOnlyLookup(dnsLookup, { allowLoopback: true }) }
 
 const maxResponseBytes = 64 * 1024
 
@@ -56,13 +66,13 @@ export const send = (request: OutboundRequest, lookup?: LookupFunction): Promise
     }
     // A literal IP skips `lookup`, so it is checked here.
     const host = url.hostname.replace(/^\[|\]$/g, "")
-    if (request.livemode && isInternalAddress(host)) return done(null, "refused: internal address")
+    if (isRefusedAddress(host, request.livemode)) return done(null, "refused: internal address")
     const make = url.protocol === "https:" ? httpsRequest : httpRequest
     const req = make(url, {
       method: "POST",
       headers: { ...request.headers, "content-length": Buffer.byteLength(request.body).toString() },
       timeout: request.timeoutMillis,
-      ...(request.livemode ? { lookup: lookup ?? publicOnlyLookup() } : {})
+      lookup: lookup ?? (request.livemode ? systemLookups.live : systemLookups.test)
     }, (res) => {
       let received = 0
       res.on("data", (chunk: Buffer) => {
@@ -105,15 +115,16 @@ export const resolverLookup = (servers: ReadonlyArray<string>): typeof dnsLookup
 }
 
 export interface WebhookTransportHttpOptions {
-  /** How live endpoints' hosts are resolved (every address is then checked): the system resolver by default. */
+  /** How endpoints' hosts are resolved (every address is then checked): the system resolver by default. */
   readonly resolve?: typeof dnsLookup
 }
 
 export const makeWebhookTransportHttp = (options: WebhookTransportHttpOptions = {}) => {
-  const lookup = publicOnlyLookup(options.resolve)
+  const live = publicOnlyLookup(options.resolve)
+  const test = publicOnlyLookup(options.resolve, { allowLoopback: true })
   return Layer.succeed(
     WebhookTransport,
-    WebhookTransport.of({ send: (request) => Effect.promise(() => send(request, lookup)) })
+    WebhookTransport.of({ send: (request) => Effect.promise(() => send(request, request.livemode ? live : test)) })
   )
 }
 

@@ -79,3 +79,31 @@ export const isInternalName = (host: string): boolean => {
 /** Whether a URL's host (name or literal) is internal on its face, before any DNS lookup. */
 export const isInternalHost = (host: string): boolean =>
   isIpLiteral(host) ? isInternalAddress(host) : isInternalName(host)
+
+/** Whether `address` (an IP literal) is this machine: 127.0.0.0/8, ::1, or IPv4-mapped loopback. */
+export const isLoopbackAddress = (address: string): boolean => {
+  const v4 = ipv4(address)
+  if (v4 !== undefined) return v4[0] === 127
+  const g = ipv6(address)
+  if (g === undefined) return false
+  if (g.slice(0, 7).every((x) => x === 0)) return g[7] === 1
+  return g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff && g[6]! >> 8 === 127
+}
+
+/** Whether a URL's host names this machine on its face (`localhost`, `*.localhost`, a loopback literal). */
+export const isLoopbackHost = (host: string): boolean => {
+  const h = host.toLowerCase().replace(/\.$/, "").replace(/^\[|\]$/g, "")
+  return isIpLiteral(h) ? isLoopbackAddress(h) : h === "localhost" || h.endsWith(".localhost")
+}
+
+/**
+ * Whether a webhook may not reach `host` (decisions.md §7): in live mode any internal host; in test mode the same
+ * less loopback, so a merchant can point test deliveries at a receiver on their own machine, but never at a
+ * private network or a cloud metadata address.
+ */
+export const isRefusedHost = (host: string, livemode: boolean): boolean =>
+  isInternalHost(host) && (livemode || !isLoopbackHost(host))
+
+/** The same rule for one resolved address. */
+export const isRefusedAddress = (address: string, livemode: boolean): boolean =>
+  isInternalAddress(address) && (livemode || !isLoopbackAddress(address))

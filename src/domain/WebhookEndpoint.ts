@@ -58,15 +58,20 @@ export const checkUrl = (raw: string, livemode: boolean): Either.Either<string, 
   if (url.username !== "" || url.password !== "") {
     return Either.left(new InvalidRequest({ message: "url must not carry credentials" }))
   }
-  if (livemode) {
-    if (url.protocol !== "https:") return Either.left(new InvalidRequest({ message: "A live endpoint's url must use https" }))
-    if (Network.isInternalHost(url.hostname)) {
-      return Either.left(
-        new InvalidRequest({ message: "A live endpoint's url must reach a public host, not an internal address" })
-      )
-    }
-  } else if (url.protocol !== "https:" && url.protocol !== "http:") {
+  if (livemode && url.protocol !== "https:") {
+    return Either.left(new InvalidRequest({ message: "A live endpoint's url must use https" }))
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
     return Either.left(new InvalidRequest({ message: "url must use http or https" }))
+  }
+  if (Network.isRefusedHost(url.hostname, livemode)) {
+    return Either.left(
+      new InvalidRequest({
+        message: livemode
+          ? "A live endpoint's url must reach a public host, not an internal address"
+          : "A test endpoint's url must reach a public host or this machine (loopback), not an internal address"
+      })
+    )
   }
   return Either.right(url.toString())
 }

@@ -271,13 +271,21 @@ describe("live mode refuses internal addresses", () => {
     expect(r.arrivals()).toBe(0)
   })
 
-  it("the lookup hook is used only in live mode: test mode connects to loopback names", async () => {
+  it("test mode checks resolved addresses too: loopback passes, a name that turns private is refused", async () => {
     const r = await receiver(respond(200))
-    const dns = fakeResolver(["127.0.0.1"])
-    const outcome = await send(request(`http://localhost:${r.port}/`, { livemode: false }), publicOnlyLookup(dns.resolve))
-    expect(outcome).toMatchObject({ ok: true, statusCode: 200 })
-    expect(dns.calls).toEqual([])
+    // The first name resolves to loopback, the second to a private address.
+    const dns = fakeResolver(["127.0.0.1"], ["10.0.0.5"])
+    const lookup = publicOnlyLookup(dns.resolve, { allowLoopback: true })
+    const first = await send(request(`http://hooks.example:${r.port}/`, { livemode: false }), lookup)
+    expect(first).toMatchObject({ ok: true, statusCode: 200 })
+    const second = await send(request(`http://private.example:${r.port}/`, { livemode: false }), lookup)
+    expect(second).toMatchObject({ ok: false, statusCode: null })
+    expect(second.error).toMatch(/^refused/)
+    expect(dns.calls).toEqual(["hooks.example", "private.example"])
     expect(r.received).toHaveLength(1)
+    // A private literal is refused in test mode before any connection.
+    const literal = await send(request(`http://10.0.0.5:${r.port}/`, { livemode: false }))
+    expect(literal.error).toMatch(/^refused/)
   })
 })
 

@@ -87,18 +87,26 @@ describe("create: URL rules", () => {
     }
   })
 
-  it("test: http and https are allowed, loopback and private hosts too", () => {
+  it("test: http and https are allowed, and loopback, but no other internal host", () => {
     for (const url of [
       "http://127.0.0.1:4343/hooks",
+      "http://127.9.9.9/",
       "http://localhost:4343/",
+      "http://hooks.localhost/",
       "http://[::1]:4343/",
+      "http://[::ffff:127.0.0.1]/",
       "https://example.com/hooks",
-      "http://example.com/hooks",
-      "http://10.0.0.1/",
-      ...internalHttpsUrls
+      "http://example.com/hooks"
     ]) {
       const endpoint = createOk({ url }, false)
       assert.strictEqual(endpoint.url, new URL(url).toString())
+    }
+    const loopback = /^https:\/\/(127\.|\[::1\]|\[::ffff:127\.|([a-z0-9-]+\.)*localhost\b|2130706433|0x7f\.)/i
+    for (const url of internalHttpsUrls.filter((u) => !loopback.test(u))) {
+      assert.match(refusal(url, false), /internal/, url)
+    }
+    for (const url of ["http://10.0.0.1/", "http://169.254.169.254/", "http://[fe80::1]/", "http://db.internal/"]) {
+      assert.match(refusal(url, false), /internal/, url)
     }
   })
 
@@ -119,7 +127,7 @@ describe("create: URL rules", () => {
   })
 
   it.prop(
-    "live: any https URL whose host is in 10/8, 127/8, 172.16/12 or 192.168/16 is refused; test allows it",
+    "live: any https URL whose host is in 10/8, 127/8, 172.16/12 or 192.168/16 is refused; test allows only 127/8",
     [
       FastCheck.oneof(
         FastCheck.tuple(FastCheck.constant(10), FastCheck.nat(255), FastCheck.nat(255), FastCheck.nat(255)),
@@ -132,7 +140,8 @@ describe("create: URL rules", () => {
     ([octets, port]) => {
       const url = `https://${octets.join(".")}:${port}/hooks`
       refusal(url, true)
-      createOk({ url }, false)
+      if (octets[0] === 127) createOk({ url }, false)
+      else refusal(url, false)
     }
   )
 })
