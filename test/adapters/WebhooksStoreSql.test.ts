@@ -194,6 +194,20 @@ describe("StoreSql on PostgreSQL: webhooks", () => {
       }
     }))
 
+  it.scopedLive("a delivery queued as of a future instant (billing run --at) is due now, not then", () =>
+    Effect.gen(function*() {
+      const { endpoint, scope, stores } = yield* servers(1)
+      const monthAhead = Date.now() + 30 * 24 * 3600_000
+      const e = yield* makeEvent(scope, { created_at: at(monthAhead) })
+      yield* stores[0]!.events.insert(e)
+      const d = yield* makeDelivery(e, endpoint)
+      yield* stores[0]!.deliveries.enqueue([d])
+      const queued = yield* getDelivery(stores[0]!, d.delivery_id)
+      assert.isAtMost(millis(queued.next_attempt_at!), Date.now(), "scheduled no later than the real now")
+      const claimed = yield* stores[0]!.deliveries.claimDue(at(Date.now()), 10, 60_000)
+      assert.deepStrictEqual(claimed.map((c) => c.delivery.delivery_id), [d.delivery_id])
+    }))
+
   it.scopedLive("NOTIFY at commit: one pool's commit wakes another pool's awaitWork; rollbacks and claims wake nobody", () =>
     Effect.gen(function*() {
       const { endpoint, scope, stores: [a, b] } = yield* servers(2)

@@ -176,7 +176,8 @@ export const makeDeliveriesRepo = (
           CASE WHEN d.status = 'pending' AND o.webhook_id IS NULL THEN 'cancelled' ELSE d.status END,
           d.attempts,
           -- Never later than now: work done "as of" a future instant (billing run --at) is delivered at once.
-          CASE WHEN d.status = 'pending' AND o.webhook_id IS NULL THEN NULL ELSE LEAST(d.next_attempt_at, now()) END,
+          CASE WHEN d.status = 'pending' AND o.webhook_id IS NULL THEN NULL
+            WHEN d.next_attempt_at > now() THEN now() ELSE d.next_attempt_at END,
           d.last_status_code, d.last_error, d.created_at, d.updated_at
         FROM queued d
         LEFT JOIN open o ON o.webhook_id = d.webhook_id AND o.account_id = d.account_id AND o.livemode = d.livemode`
