@@ -262,7 +262,9 @@ const billingRun = Command.make(
             message: "--at must be an ISO 8601 date-time with an offset, e.g. 2027-01-31T09:00:00Z"
           })
         }
-        const report = yield* billing.runOnce({ livemode: false }).pipe(Effect.withClock(stoppedClock(millis)))
+        const report = yield* billing.runOnce({ livemode: false, simulatedClock: true }).pipe(
+          Effect.withClock(stoppedClock(millis))
+        )
         yield* printJson({ at: new Date(millis).toISOString(), livemode: false, ...report })
       }).pipe(Effect.provide(EngineSql))
     )

@@ -1,12 +1,14 @@
 /** Payments (refunds, lists) and the event record, over the memory store (decisions.md §5, §7). */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either, Schema, TestClock } from "effect"
+import { DateTime, Effect, Either, Option, Schema, TestClock } from "effect"
 import { Events } from "../../src/application/Events.js"
 import { Payments } from "../../src/application/Payments.js"
 import type { Scope } from "../../src/domain/Account.js"
 import type { Event, EventType } from "../../src/domain/Event.js"
 import type { CheckoutSessionId, CustomerId, EventId, PaymentId } from "../../src/domain/Ids.js"
 import * as Payment from "../../src/domain/Payment.js"
+import { Store } from "../../src/ports/Store.js"
+import { makePayment } from "../adapters/storeContract.js"
 import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
 import { fourScopes, newAccount, withEngine } from "./harness.js"
 
@@ -131,6 +133,29 @@ describe("Payments.refund", () => {
       yield* payments.settleDue()
       const r = yield* payments.refund(p.payment_id, 500)
       assert.strictEqual(r.payment.status, "partially_refunded")
+    }).pipe(withEngine()))
+})
+
+describe("Payments.settleDue", () => {
+  it.effect("a charge abandoned mid-way (no charge id) fails after a minute of real time, never on a simulated clock", () =>
+    Effect.gen(function*() {
+      const payments = yield* Payments
+      const store = yield* Store
+      const { test } = yield* newAccount
+      const now = yield* DateTime.now
+      const stuck = yield* makePayment(test, { created_at: DateTime.subtract(now, { seconds: 30 }) })
+      yield* store.payments.insert(stuck)
+      const statusOf = Effect.map(store.payments.get(test, stuck.payment_id), (p) => Option.getOrThrow(p).status)
+
+      assert.strictEqual(yield* payments.settleDue(), 0, "30 s is not abandoned yet")
+      yield* TestClock.adjust("1 minute")
+      // A pass as of another instant (billing run --at) cannot tell how long the charge has really been running.
+      assert.strictEqual(yield* payments.settleDue(100, undefined, { judgeAbandoned: false }), 0)
+      assert.strictEqual(yield* statusOf, "processing")
+      assert.strictEqual(yield* payments.settleDue(), 1)
+      assert.strictEqual(yield* statusOf, "failed")
+      const failed = yield* eventsOf(test, "payment.failed")
+      assert.deepStrictEqual(failed.map((e) => (e.data as { payment_id: string }).payment_id), [stuck.payment_id])
     }).pipe(withEngine()))
 })
 
