@@ -2,7 +2,7 @@
  * Subscriptions (decisions.md §6): started by the first payment of a subscription checkout, renewed by `Billing`,
  * cancelled by the merchant. Every change goes with its events in one transaction.
  */
-import { DateTime, Effect, Option, Schema } from "effect"
+import { Data, DateTime, Effect, Option, Schedule, Schema } from "effect"
 import type { Scope } from "../domain/Account.js"
 import { InvalidState, notFound } from "../domain/Errors.js"
 import type { CustomerId, SubscriptionId } from "../domain/Ids.js"
@@ -97,6 +97,12 @@ export const applyRenewal = (store: StoreShape, payment: Payment.Payment, now: D
     yield* saveTransition(store, transition)
   })
 
+/** A renewal charge of the subscription is at the processor: a cancellation waits for its outcome. */
+class RenewalInFlight extends Data.TaggedError("RenewalInFlight") {}
+
+/** How long a cancellation waits for an in-flight renewal (a processor call is cut at 10 s) before 409. */
+const waitForRenewal = Schedule.spaced("200 millis").pipe(Schedule.upTo("15 seconds"))
+
 export class Subscriptions extends Effect.Service<Subscriptions>()("fils/Subscriptions", {
   effect: Effect.gen(function*() {
     const store = yield* Store
@@ -124,7 +130,11 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("fils/Subscri
       return Pagination.toList(key, result, Subscription.position)
     })
 
-    /** `PATCH`: cancel now, or set/undo cancellation at the period end (decisions.md §6). */
+    /**
+     * `PATCH`: cancel now, or set/undo cancellation at the period end (decisions.md §6). A cancellation that meets a
+     * renewal charge at the processor waits for its outcome, then cancels: cancelling first would let that charge,
+     * if it succeeds, pay for a period that never starts. Only a processor stuck past the wait answers 409.
+     */
     const update = Effect.fn("Subscriptions.update")(
       function*(scope: Scope, id: SubscriptionId, patch: Subscription.SubscriptionUpdate) {
         const command = yield* Subscription.commandOf(patch)
@@ -132,15 +142,18 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("fils/Subscri
           yield* get(scope, id)
           const current = Option.getOrThrow(yield* store.subscriptions.find(id))
           if (command._tag === "Cancel" && current.status !== "cancelled" && (yield* renewalInFlight(current))) {
-            // Cancelling now would leave that charge, if it succeeds, paying for a period that never starts.
-            return yield* new InvalidState({
-              message: "A renewal charge for this subscription is in progress; try again in a few seconds"
-            })
+            return yield* new RenewalInFlight()
           }
           const transition = yield* Subscription.transition(current, command, yield* DateTime.now)
           if (transition.next !== current) yield* saveTransition(store, transition)
           return transition.next
-        }))
+        })).pipe(
+          Effect.retry({ schedule: waitForRenewal, while: (e) => e._tag === "RenewalInFlight" }),
+          Effect.catchTag("RenewalInFlight", () =>
+            new InvalidState({
+              message: "A renewal charge for this subscription is still in progress; try again in a few seconds"
+            }))
+        )
       }
     )
 

@@ -205,9 +205,10 @@ export const transition = (
         : Either.right({ next: { ...s, cancel_at_period_end: command.value }, events: [] })
     case "EndAtPeriodEnd":
       if (s.status === "cancelled" || !s.cancel_at_period_end) return refuse("end at period end")
-      // Ended by request at the end of the paid period (for on_hold: when the unpaid period would have started).
+      // Ended by request at the end of the paid period; on_hold, whose paid period already ran out, ends at the
+      // retry that would have charged again.
       return Either.right({
-        next: cancelled(s, s.status === "active" ? s.next_billing_date : now, "requested"),
+        next: cancelled(s, s.status === "active" ? s.next_billing_date : (s.next_retry_at ?? now), "requested"),
         events: ["subscription.cancelled"]
       })
     case "ChargeSucceeded": {

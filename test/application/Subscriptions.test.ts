@@ -4,7 +4,7 @@
  * wrapped so a test can decide the outcome of each saved-card charge (`chargeToken`) and count them.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Context, DateTime, Deferred, Effect, Either, FastCheck, Fiber, Layer, Ref, TestClock } from "effect"
+import { ConfigProvider, Context, DateTime, Deferred, Effect, Either, FastCheck, Fiber, Layer, Option, Ref, TestClock } from "effect"
 import { SignerNode } from "../../adapters/crypto/SignerNode.js"
 import { WebhookTransportHttp } from "../../adapters/webhooks/WebhookTransportHttp.js"
 import { StoreMemory } from "../../adapters/memory/StoreMemory.js"
@@ -637,8 +637,8 @@ describe("cancellation", () => {
     }).pipe(withControlledEngine))
 
   // Regression: a cancellation that landed while a renewal charge was in flight let the charge succeed for a period
-  // that never started. Now the cancellation is refused (409 INVALID_STATE) until the charge is recorded.
-  it.effect("a cancellation during an in-flight renewal never leaves a paid period that does not start", () =>
+  // that never started. Now the cancellation waits for the charge's outcome, then cancels.
+  it.effect("a cancellation during an in-flight renewal waits for it, then cancels: no paid period is left unstarted", () =>
     Effect.gen(function*() {
       yield* at(jan31)
       const control = yield* ProcessorControl
@@ -651,22 +651,45 @@ describe("cancellation", () => {
       yield* Ref.set(control.gate, Deferred.await(release))
       const pass = yield* Effect.fork(runBilling)
       while ((yield* tokenCharges).length === 0) yield* Effect.yieldNow()
-      // The renewal is at the processor: the merchant cancels now.
-      const cancelled = yield* Effect.either(subscriptions.update(test, id, { status: "cancelled" }))
-      assert.strictEqual(failureTag(cancelled), "InvalidState", "refused while the renewal is at the processor")
+      // The renewal is at the processor: the merchant cancels now, and the cancellation waits.
+      const cancelling = yield* Effect.fork(subscriptions.update(test, id, { status: "cancelled" }))
+      yield* TestClock.adjust("1 second")
+      assert.isNull(yield* Fiber.poll(cancelling).pipe(Effect.map((o) => Option.getOrNull(o))), "still waiting")
       yield* Deferred.succeed(release, undefined)
       yield* Fiber.join(pass)
+      yield* TestClock.adjust("1 second")
+      const cancelled = yield* Fiber.join(cancelling)
+      assert.deepStrictEqual([cancelled.status, cancelled.cancellation_reason], ["cancelled", "requested"])
       const sub = yield* getSub(test, id)
       const paid = (yield* paymentsOf(test, id)).filter((p) =>
         p.billing_reason === "subscription_renewal" && p.status === "succeeded"
       )
-      // Whatever the fix (wait for the charge, refuse with 409, or refund it), money kept means a period started.
-      assert.strictEqual(paid.length, sub.period, `a kept renewal payment is a started period (cancel: ${failureTag(cancelled)})`)
+      assert.strictEqual(sub.period, 1, "the renewal that was in flight started its period")
+      assert.strictEqual(paid.length, sub.period, "a kept renewal payment is a started period")
       const types = yield* typesOf(test)
-      const cancelledAt = types.indexOf("subscription.cancelled")
-      if (cancelledAt !== -1) {
-        assert.notInclude(types.slice(cancelledAt), "payment.succeeded", "nothing is paid after the cancellation")
-      }
+      assert.deepStrictEqual(types.slice(-3), ["payment.succeeded", "subscription.renewed", "subscription.cancelled"])
+    }).pipe(withControlledEngine))
+
+  it.effect("a cancellation gives up with 409 INVALID_STATE when the renewal stays at the processor past the wait", () =>
+    Effect.gen(function*() {
+      yield* at(jan31)
+      const control = yield* ProcessorControl
+      const subscriptions = yield* Subscriptions
+      const { test } = yield* newAccount
+      const { subscription } = yield* subscribe(test)
+      const id = subscription.subscription_id
+      yield* at(feb28)
+      const release = yield* Deferred.make<void>()
+      yield* Ref.set(control.gate, Deferred.await(release))
+      const pass = yield* Effect.fork(runBilling)
+      while ((yield* tokenCharges).length === 0) yield* Effect.yieldNow()
+      const cancelling = yield* Effect.fork(Effect.either(subscriptions.update(test, id, { status: "cancelled" })))
+      yield* TestClock.adjust("20 seconds")
+      const refused = yield* Fiber.join(cancelling)
+      assert.strictEqual(failureTag(refused), "InvalidState")
+      assert.strictEqual((yield* getSub(test, id)).status, "active", "nothing changed")
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(pass)
     }).pipe(withControlledEngine))
 
   it.effect("cancel now from on_hold: cancelled (requested), the pending retry never runs", () =>
@@ -772,12 +795,14 @@ describe("cancellation", () => {
       const { subscription } = yield* subscribe(test, { card: cards.declineLater })
       const id = subscription.subscription_id
       yield* chargesAt(feb28)
-      yield* subscriptions.update(test, id, { cancel_at_period_end: true })
-      yield* at("2026-03-01T10:00:00.000Z")
+      const onHold = yield* subscriptions.update(test, id, { cancel_at_period_end: true })
+      assert.isNotNull(onHold.next_retry_at)
+      yield* at("2026-03-01T13:00:00.000Z") // the pass runs three hours after the retry was due
       const report = yield* runBilling
       assert.deepStrictEqual([report.renewals_charged, report.subscriptions_ended], [0, 1])
       const ended = yield* getSub(test, id)
       assert.deepStrictEqual([ended.status, ended.cancellation_reason, ended.next_retry_at], ["cancelled", "requested", null])
+      assert.strictEqual(isoOf(ended.cancelled_at), isoOf(onHold.next_retry_at), "ends when the retry was due")
       assert.lengthOf(yield* paymentsOf(test, id), 2)
       assert.lengthOf(yield* tokenCharges, 1)
     }).pipe(withControlledEngine))
