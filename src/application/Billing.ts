@@ -3,12 +3,12 @@
  * period end, expire sessions past their 24 hours, and settle `processing` charges. `runOnce` does one pass
  * (`fils billing run`); `worker` runs passes forever inside `fils serve`.
  *
- * Any number of servers may run at once. Claims use SKIP LOCKED to spread the work; what makes a double charge
- * impossible is the store's uniqueness rule on (subscription, period, attempt), taken in the same transaction that
- * reserves the charge, before the processor is called.
+ * Any number of servers may run at once. A claim and its reservations share one transaction, so SKIP LOCKED spreads
+ * the work; what makes a double charge impossible is the store's uniqueness rule on (subscription, period, attempt),
+ * taken in that transaction, before the processor is called.
  */
-import { DateTime, Duration, Effect, Option, Schedule } from "effect"
-import type { PaymentId, SubscriptionId } from "../domain/Ids.js"
+import { DateTime, Duration, Effect, Schedule } from "effect"
+import type { PaymentId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
 import type * as Payment from "../domain/Payment.js"
 import * as Subscription from "../domain/Subscription.js"
@@ -50,18 +50,12 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
     const payments = yield* Payments
 
     /**
-     * Reserves what is due on one subscription: ends it if it was set to cancel at the period end, or records the
-     * attempt and a `processing` payment for the charge. Nothing when it is no longer due, or when this attempt
-     * was already recorded (another server has it).
+     * Reserves what is due on one claimed (locked) subscription: ends it if it was set to cancel at the period end,
+     * or records the attempt and a `processing` payment for the charge. Nothing when this attempt was already
+     * recorded (another server has it at the processor).
      */
-    const reserve = (id: SubscriptionId) =>
-      store.transact(Effect.gen(function*() {
-        const now = yield* DateTime.now
-        const found = yield* store.subscriptions.find(id)
-        if (Option.isNone(found)) return undefined
-        const sub = found.value
-        const due = Subscription.dueAt(sub)
-        if (due === null || DateTime.greaterThan(due, now)) return undefined
+    const reserve = (sub: Subscription.Subscription, now: DateTime.Utc) =>
+      Effect.gen(function*() {
         if (Subscription.dueAction(sub) === "end") {
           yield* saveTransition(store, yield* Subscription.transition(sub, { _tag: "EndAtPeriodEnd" }, now))
           return { _tag: "Ended" } as const
@@ -99,14 +93,28 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
         }
         yield* store.payments.insert(payment)
         return { _tag: "Charge", payment, token: sub.card_token } as const
+      })
+
+    /**
+     * One transaction claims a batch of due subscriptions (`SKIP LOCKED`: other servers take other rows) and
+     * reserves each while it is locked; the charges run after it commits, so no lock is held at the processor.
+     */
+    const reserveBatch = (options: BillingOptions) =>
+      store.transact(Effect.gen(function*() {
+        const now = yield* DateTime.now
+        const due = yield* store.subscriptions.claimDue(now, batch, options.livemode)
+        const charges: Array<{ readonly payment: Payment.Payment; readonly token: string }> = []
+        let ended = 0
+        for (const sub of due) {
+          const reserved = yield* reserve(sub, now)
+          if (reserved?._tag === "Ended") ended++
+          if (reserved?._tag === "Charge") charges.push(reserved)
+        }
+        return { claimed: due.length, ended, charges }
       }))
 
-    /** One due subscription: reserve, charge the saved card (no transaction held), record the outcome. */
-    const renew = Effect.fn("Billing.renew")(function*(id: SubscriptionId) {
-      const reserved = yield* reserve(id)
-      if (reserved === undefined) return "skipped" as const
-      if (reserved._tag === "Ended") return "ended" as const
-      const { payment, token } = reserved
+    /** Charges one reserved renewal (no transaction held) and records the outcome. */
+    const charge = Effect.fn("Billing.charge")(function*(payment: Payment.Payment, token: string) {
       // From the charge to its record, uninterruptible: a shutdown waits rather than leave money taken unrecorded.
       return yield* Effect.uninterruptible(Effect.gen(function*() {
         const report = yield* processor.chargeToken({
@@ -120,7 +128,6 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
             Effect.succeed({ outcome: { _tag: "Failed" as const, code: "processing_error" }, chargeId: null, card: null }))
         )
         yield* payments.recordCharge(payment.payment_id, report)
-        return "charged" as const
       }))
     })
 
@@ -128,21 +135,23 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
       let charged = 0
       let ended = 0
       for (;;) {
-        const now = yield* DateTime.now
-        const due = yield* store.transact(store.subscriptions.claimDue(now, batch, options.livemode))
-        // Several at once: each renewal is independent (its own reservation, charge and record), and the
-        // (subscription, period, attempt) rule still makes a second charge impossible. One failing renewal does not
-        // interrupt the others (one may be between its charge and its record); the first failure is raised after.
-        const exits = yield* Effect.forEach(due, (sub) => Effect.exit(renew(sub.subscription_id)), { concurrency })
-        let progressed = 0
+        const batchReserved = yield* reserveBatch(options)
+        ended += batchReserved.ended
+        // Several at once: each charge is independent (its own reservation and record), and the (subscription,
+        // period, attempt) rule still makes a second charge impossible. One failing renewal does not interrupt
+        // the others (one may be between its charge and its record); the first failure is raised after.
+        const exits = yield* Effect.forEach(
+          batchReserved.charges,
+          ({ payment, token }) => Effect.exit(charge(payment, token)),
+          { concurrency }
+        )
         for (const exit of exits) {
-          const outcome = yield* exit
-          if (outcome === "charged") charged++
-          if (outcome === "ended") ended++
-          if (outcome !== "skipped") progressed++
+          yield* exit
+          charged++
         }
         // A full batch may mean more is due; a batch where nothing could be done means others have it.
-        if (due.length < batch || progressed === 0) break
+        const progressed = batchReserved.ended + batchReserved.charges.length
+        if (batchReserved.claimed < batch || progressed === 0) break
       }
       return { charged, ended }
     })
@@ -171,6 +180,6 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
       Effect.withSpan("Billing.worker")
     )
 
-    return { runOnce, renew, worker } as const
+    return { runOnce, worker } as const
   })
 }) {}
