@@ -190,9 +190,10 @@ const refundsCreate = Command.make(
   "create",
   {
     payment: Args.text({ name: "PAYMENT_ID" }),
-    amount: Options.integer("amount").pipe(
+    // Text, parsed here: a malformed amount is then a `{ code, message }` refusal like every other.
+    amount: Options.text("amount").pipe(
       Options.optional,
-      Options.withDescription("Fils to refund (default: all that remains)")
+      Options.withDescription("Fils to refund, a positive whole number (default: all that remains)")
     )
   },
   ({ amount, payment }) =>
@@ -200,7 +201,11 @@ const refundsCreate = Command.make(
       Effect.gen(function*() {
         const id = parseId(PaymentId)(payment)
         if (id === undefined) return yield* new InvalidRequest({ message: `'${payment}' is not a payment id (pay_…)` })
-        const result = yield* (yield* Payments).refund(id, Option.getOrUndefined(amount))
+        const fils = Option.getOrUndefined(amount)
+        if (fils !== undefined && !/^\d{1,15}$/.test(fils)) {
+          return yield* new InvalidRequest({ message: `--amount must be a whole number of fils, not '${fils}'` })
+        }
+        const result = yield* (yield* Payments).refund(id, fils === undefined ? undefined : Number(fils))
         yield* printJson(paymentData(result.payment, result.refundAmount))
       }).pipe(Effect.provide(EngineSql))
     )

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /** `fils`: the operator command. */
-import { Command } from "@effect/cli"
+import { Command, HelpDoc, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer, Logger, LogLevel } from "effect"
+import { Console, Effect, Layer, Logger, LogLevel } from "effect"
 import { fils } from "./commands.js"
 
 const cli = Command.run(fils, { name: "fils", version: "0.1.0" })
@@ -15,6 +15,18 @@ const Logging = Layer.mergeAll(
 )
 
 cli(process.argv).pipe(
+  // Arguments @effect/cli itself refuses (a malformed number, an unknown option): after its usage text, the same
+  // `{ code, message }` JSON line on stderr as every other refusal, and exit status 1.
+  Effect.catchIf(ValidationError.isValidationError, (error) =>
+    Effect.zipRight(
+      Console.error(JSON.stringify({
+        code: "INVALID_REQUEST",
+        message: HelpDoc.toAnsiText(error.error).replace(/\u001b\[[0-9;]*m/g, "").trim() || error._tag
+      })),
+      Effect.sync(() => {
+        process.exitCode = 1
+      })
+    )),
   Effect.provide(Layer.mergeAll(NodeContext.layer, Logging)),
   NodeRuntime.runMain({ disablePrettyLogger: true })
 )
