@@ -495,10 +495,10 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
         })
     },
     rateLimits: {
-      hit: (bucket, nowMillis, limit, windowSeconds) =>
+      hit: (bucket, nowMillis, limit, windowSeconds, count = 1) =>
         write(() => {
-          const decision = RateWindow.hit(rates.get(bucket), nowMillis, limit, windowSeconds)
-          if (decision.allowed) rates.set(bucket, decision.state)
+          const decision = RateWindow.hit(rates.get(bucket), nowMillis, limit, windowSeconds, count)
+          if (decision.granted > 0) rates.set(bucket, decision.state)
           return decision
         })
     },

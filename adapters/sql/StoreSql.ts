@@ -188,11 +188,11 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
   }
 
   const rateLimits: StoreShape["rateLimits"] = {
-    // fils_rate_limit_hit (migration 0002) runs RateWindow.hit under the bucket's row lock: one round trip.
-    hit: Effect.fn("StoreSql.rateLimits.hit")(function*(bucket, nowMillis, limit, windowSeconds) {
-      const rows = yield* sql<Rows.RateRow>`SELECT allowed, remaining, reset_seconds, seconds, counts
-        FROM fils_rate_limit_hit(${bucket}, ${nowMillis}, ${limit}, ${windowSeconds})`
-      return Rows.rateDecisionFromRow(rows[0]!, limit)
+    // fils_rate_limit_hit (migration 0009) runs RateWindow.hit under the bucket's row lock: one round trip.
+    hit: Effect.fn("StoreSql.rateLimits.hit")(function*(bucket, nowMillis, limit, windowSeconds, count = 1) {
+      const rows = yield* sql<Rows.RateRow>`SELECT granted, remaining, reset_seconds, seconds, counts
+        FROM fils_rate_limit_hit(${bucket}, ${nowMillis}, ${limit}, ${windowSeconds}, ${count})`
+      return Rows.rateDecisionFromRow(rows[0]!, limit, count)
     }, orUnavailable)
   }
 

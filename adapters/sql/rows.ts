@@ -555,15 +555,16 @@ export const idempotencyFromRow = (row: IdempotencyRow): IdempotencyRecord => ({
 })
 
 export interface RateRow {
-  readonly allowed: boolean
+  readonly granted: number
   readonly remaining: number
   readonly reset_seconds: number
   readonly seconds: ReadonlyArray<number | string>
   readonly counts: ReadonlyArray<number>
 }
 
-export const rateDecisionFromRow = (row: RateRow, limit: number): RateDecision => ({
-  allowed: row.allowed,
+export const rateDecisionFromRow = (row: RateRow, limit: number, count: number): RateDecision => ({
+  allowed: row.granted === count,
+  granted: row.granted,
   limit,
   remaining: row.remaining,
   resetSeconds: row.reset_seconds,

@@ -14,9 +14,12 @@ export interface RateWindowState {
 }
 
 export interface RateDecision {
+  /** Whether every request counted was accepted (for one request: whether it was). */
   readonly allowed: boolean
+  /** How many of the requests counted were accepted: the first `granted` of them, in order. */
+  readonly granted: number
   readonly limit: number
-  /** Requests still accepted now, after this one. */
+  /** Requests still accepted now, after these. */
   readonly remaining: number
   /** Whole seconds until the oldest counted request leaves the window (at least 1 when limited). */
   readonly resetSeconds: number
@@ -25,11 +28,16 @@ export interface RateDecision {
 
 export const slotCount = (windowSeconds: number) => windowSeconds + 1
 
+/**
+ * Counts `count` requests arriving together (one server's requests of one instant, decided at once) as far as the
+ * window allows: the first `granted` are accepted, the rest refused, exactly as `count` single hits in a row.
+ */
 export const hit = (
   state: RateWindowState | undefined,
   nowMillis: number,
   limit: number,
-  windowSeconds = 60
+  windowSeconds = 60,
+  count = 1
 ): RateDecision => {
   const slots = slotCount(windowSeconds)
   const seconds = state?.seconds.length === slots ? [...state.seconds] : new Array<number>(slots).fill(0)
@@ -52,10 +60,11 @@ export const hit = (
       if (s < earliest) earliest = s
     }
   }
-  const allowed = used < limit
-  if (allowed) {
+  const granted = Math.min(count, Math.max(0, limit - used))
+  const allowed = granted === count
+  if (granted > 0) {
     const i = nowSecond % slots
-    counts[i] = seconds[i] === nowSecond ? counts[i]! + 1 : 1
+    counts[i] = seconds[i] === nowSecond ? counts[i]! + granted : granted
     seconds[i] = nowSecond
     if (nowSecond < earliest) earliest = nowSecond
   }
@@ -63,8 +72,9 @@ export const hit = (
   const resetSeconds = Math.max(allowed ? 0 : 1, Math.ceil((frees - nowMillis) / 1000))
   return {
     allowed,
+    granted,
     limit,
-    remaining: Math.max(0, limit - used - (allowed ? 1 : 0)),
+    remaining: Math.max(0, limit - used - granted),
     resetSeconds,
     state: { seconds, counts }
   }

@@ -258,10 +258,10 @@ export interface IdempotencyRepo {
 
 export interface RateLimitsRepo {
   /**
-   * Counts one request against `bucket` if the rolling window allows it (see `RateWindow.hit`), atomically: any
-   * number of servers sharing the store share the limit.
+   * Counts `count` requests (default 1) against `bucket` as far as the rolling window allows (see `RateWindow.hit`),
+   * atomically: any number of servers sharing the store share the limit.
    */
-  readonly hit: (bucket: string, nowMillis: number, limit: number, windowSeconds: number) => Op<RateDecision>
+  readonly hit: (bucket: string, nowMillis: number, limit: number, windowSeconds: number, count?: number) => Op<RateDecision>
 }
 
 /** Counts an operator watches (`GET /metrics`), read at once from the shared store, so they hold for every server. */

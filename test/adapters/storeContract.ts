@@ -1729,6 +1729,8 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
           FastCheck.record({
             dt: FastCheck.oneof(FastCheck.integer({ min: 0, max: 400 }), FastCheck.integer({ min: -1_500, max: 5_000 })),
             limit: FastCheck.integer({ min: 0, max: 6 }),
+            // Mostly single requests, sometimes a batch counted at once.
+            count: FastCheck.oneof({ weight: 3, arbitrary: FastCheck.constant(1) }, { weight: 1, arbitrary: FastCheck.integer({ min: 2, max: 8 }) }),
             // Now and then a caller with another window size, which starts the bucket afresh.
             window: FastCheck.oneof(
               { weight: 9, arbitrary: FastCheck.constant(undefined) },
@@ -1747,9 +1749,9 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
           for (const step of steps) {
             now = Math.max(0, now + step.dt)
             const windowSeconds = step.window ?? window
-            const expected = RateWindow.hit(state, now, step.limit, windowSeconds)
-            if (expected.allowed) state = expected.state
-            const actual = yield* store.rateLimits.hit(bucket, now, step.limit, windowSeconds)
+            const expected = RateWindow.hit(state, now, step.limit, windowSeconds, step.count)
+            if (expected.granted > 0) state = expected.state
+            const actual = yield* store.rateLimits.hit(bucket, now, step.limit, windowSeconds, step.count)
             assert.deepStrictEqual(actual, expected)
           }
         }),

@@ -104,6 +104,26 @@ describe("RateLimits per key", () => {
   )
 })
 
+describe("RateLimits per key, concurrent requests", () => {
+  it.effect("of 40 requests at once with a limit of 5, exactly 5 pass, told 4, 3, 2, 1 and 0 remaining", () =>
+    Effect.gen(function*() {
+      const limits = yield* RateLimits
+      const decisions = yield* Effect.all(
+        Array.from({ length: 40 }, () => limits.consumeKey("key_burst")),
+        { concurrency: "unbounded" }
+      )
+      const passed = decisions.filter((d) => d.allowed)
+      assert.strictEqual(passed.length, 5)
+      assert.deepStrictEqual(passed.map((d) => d.remaining).sort(), [0, 1, 2, 3, 4])
+      const refused = decisions.filter((d) => !d.allowed)
+      assert.isTrue(refused.every((d) => d.remaining === 0 && d.resetSeconds >= 1))
+      // Batches are counted in full: the next minute has the whole budget again, not less.
+      yield* TestClock.adjust("62 seconds")
+      const next = yield* Effect.all(Array.from({ length: 7 }, () => limits.consumeKey("key_burst")), { concurrency: 7 })
+      assert.strictEqual(next.filter((d) => d.allowed).length, 5)
+    }).pipe(withEngine([["FILS_RATE_LIMIT_PER_MIN", "5"]])))
+})
+
 describe("RateLimits for failed authentications", () => {
   it.effect("blocks an address once its budget is spent, until Retry-After", () =>
     Effect.gen(function*() {

@@ -47,6 +47,37 @@ const limitArb = FastCheck.integer({ min: 1, max: 12 })
 
 const acceptedTimes = (steps: ReadonlyArray<Step>) => steps.filter((s) => s.decision.allowed).map((s) => s.at)
 
+describe("RateWindow.hit with a count", () => {
+  it.prop(
+    "a batch of n decides as n single hits in a row at that instant: the same state, granted and remaining",
+    [
+      FastCheck.array(FastCheck.record({ dt: FastCheck.integer({ min: 0, max: 3_000 }), n: FastCheck.integer({ min: 1, max: 9 }) }), { minLength: 1, maxLength: 30 }),
+      FastCheck.integer({ min: 1, max: 12 })
+    ],
+    ([steps, limit]) => {
+      let batched: RateWindow.RateWindowState | undefined
+      let single: RateWindow.RateWindowState | undefined
+      let now = 1_700_000_000_000
+      for (const { dt, n } of steps) {
+        now += dt
+        const batch = RateWindow.hit(batched, now, limit, 60, n)
+        if (batch.granted > 0) batched = batch.state
+        const one = Array.from({ length: n }, () => {
+          const d = RateWindow.hit(single, now, limit, 60)
+          if (d.allowed) single = d.state
+          return d
+        })
+        assert.strictEqual(batch.granted, one.filter((d) => d.allowed).length)
+        assert.isTrue(one.every((d, i) => d.allowed === i < batch.granted), "the first ones are the accepted ones")
+        assert.strictEqual(batch.allowed, batch.granted === n)
+        assert.strictEqual(batch.remaining, one[n - 1]!.remaining)
+        assert.strictEqual(batch.resetSeconds, one[n - 1]!.resetSeconds)
+        assert.deepStrictEqual(batched, single)
+      }
+    }
+  )
+})
+
 describe("RateWindow.hit", () => {
   it("allows exactly the limit in one second, then refuses until the window has passed", () => {
     const steps = simulate([0, 0, 0, 0], 3)
