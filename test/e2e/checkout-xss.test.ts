@@ -3,7 +3,8 @@
  * (business name, product names and descriptions, metadata, the customer's name and e-mail, the return URL's query)
  * carries payloads that would call `window.__pwn(where)` or set `window.__pwned` if they ran. The page must show
  * them as text, run none of them, and send headers that would stop an inline script even if one slipped through.
- * A form posted from another origin without the session's form token is refused, and the page cannot be framed.
+ * A form posted from another origin is refused, with or without the session's real form token (read by the other
+ * site's server), while the page's own form pays; and the page cannot be framed.
  */
 import { once } from "node:events"
 import { createServer, type Server } from "node:http"
@@ -33,6 +34,8 @@ interface World {
   readonly browser: Browser
   readonly attacker: Server
   readonly attackerOrigin: string
+  /** The same attacker's server by another name: `127.0.0.1` on its own port, the checkout's site but not origin. */
+  readonly sameSiteOrigin: string
   /** A session whose every merchant string is hostile, and the literal strings the page must show. */
   readonly sessionId: string
   readonly shown: ReadonlyArray<string>
@@ -43,7 +46,9 @@ let world: World | undefined
 const api = (w: World) => rawFor(w.server, w.account.test.key)
 
 /** The attacker's site: `/post/<session>` auto-submits a forged form; `/frame/<session>` frames the checkout. */
-const startAttacker = async (target: () => string): Promise<{ server: Server; origin: string }> => {
+const startAttacker = async (
+  target: () => string
+): Promise<{ server: Server; origin: string; sameSiteOrigin: string }> => {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://attacker.invalid")
     const [, kind, id] = url.pathname.split("/")
@@ -53,7 +58,9 @@ const startAttacker = async (target: () => string): Promise<{ server: Server; or
         `<input name="name" value="Mallory"><input name="email" value="m@evil.example">` +
         `<input name="card_number" value="${cards.visa}"><input name="exp_month" value="12">` +
         `<input name="exp_year" value="2090"><input name="cvc" value="123">` +
-        (url.searchParams.has("token") ? `<input name="form_token" value="guessed-token">` : "") +
+        (url.searchParams.has("token")
+          ? `<input name="form_token" value="${(url.searchParams.get("token") || "guessed-token").replace(/[^A-Za-z0-9_-]/g, "")}">`
+          : "") +
         `</form><script>document.getElementById("f").submit()</script>`
       : kind === "raw"
       ? (url.searchParams.get("html") ?? "")
@@ -67,8 +74,9 @@ const startAttacker = async (target: () => string): Promise<{ server: Server; or
   await once(server, "listening")
   const address = server.address()
   if (typeof address !== "object" || address === null) throw new Error("no address")
-  // `localhost` is another origin than the checkout's `127.0.0.1`, as another site would be.
-  return { server, origin: `http://localhost:${address.port}` }
+  // `localhost` is another origin than the checkout's `127.0.0.1`, as another site would be; `127.0.0.1` on this
+  // port is the checkout's site (ports do not count) but another origin, as another app on the same host would be.
+  return { server, origin: `http://localhost:${address.port}`, sameSiteOrigin: `http://127.0.0.1:${address.port}` }
 }
 
 beforeAll(async () => {
@@ -107,6 +115,7 @@ beforeAll(async () => {
     browser: await browserPromise,
     attacker: attacker.server,
     attackerOrigin: attacker.origin,
+    sameSiteOrigin: attacker.sameSiteOrigin,
     sessionId: session.session_id,
     shown: [businessName, ...names, customerName, hostileEmail]
   }
@@ -144,7 +153,7 @@ const executableParts = (page: Page) =>
     for (const el of Array.from(document.querySelectorAll("*"))) {
       const tag = el.tagName.toLowerCase()
       if (["script", "img", "svg", "iframe", "object", "embed", "a", "base", "meta"].includes(tag)) {
-        if (!(tag === "meta" && ["charset", "viewport", "robots"].some((n) => el.hasAttribute(n) || el.getAttribute("name") === n))) {
+        if (!(tag === "meta" && ["charset", "viewport", "robots", "referrer"].some((n) => el.hasAttribute(n) || el.getAttribute("name") === n))) {
           found.push(tag)
         }
       }
@@ -338,6 +347,57 @@ describe("the hosted checkout keeps merchant and customer strings inert, in Chro
       const frame = framer.frames().find((f) => f !== framer.mainFrame())
       const framedForm = frame === undefined ? 0 : await frame.locator("form").count().catch(() => 0)
       expect(framedForm, "the checkout form inside another site's frame").toBe(0)
+      expect(hits).toEqual([])
+    } finally {
+      await context.close()
+    }
+  })
+
+  it("refuses a form auto-submitted from another site or port even with the session's real token; the page itself pays", async () => {
+    const w = world!
+    const product = (await api(w).post("/products", { name: "Coffee", price: 3_000, currency: "AED" })).json
+    const session = (await api(w).post("/checkout_sessions", { product_cart: [{ product_id: product.product_id }] })).json
+    // The attacker's server fetches the page and reads the token: nothing stops that.
+    const served = await fetch(`${w.server.origin}/checkout/${session.session_id}`)
+    const token = /name="form_token" value="([^"]+)"/.exec(await served.text())?.[1]
+    expect(token).toMatch(/^[A-Za-z0-9_-]{16,}$/)
+    const { context, hits, pageOf } = await openContext(w)
+    try {
+      for (const origin of [w.attackerOrigin, w.sameSiteOrigin]) {
+        const page = await pageOf()
+        const landed = page.waitForResponse((r) => r.url().startsWith(`${w.server.origin}/checkout/`) && r.request().method() === "POST")
+        await page.goto(`${origin}/post/${session.session_id}?token=${token}`)
+        const response = await landed
+        const sent = await response.request().allHeaders()
+        expect(sent["origin"], origin).toBe(origin)
+        expect(sent["sec-fetch-site"], origin).toBe(origin === w.attackerOrigin ? "cross-site" : "same-site")
+        expect(response.status(), origin).toBe(403)
+        await page.waitForLoadState("load")
+        expect(await page.locator("[role=alert]").innerText()).toMatch(/not sent from this checkout page/i)
+      }
+      const payments = await api(w).get(`/payments?checkout_session_id=${session.session_id}`)
+      expect(payments.json.items, "no payment from a forged form carrying the real token").toEqual([])
+      expect((await api(w).get(`/checkout_sessions/${session.session_id}`)).json.status).toBe("open")
+
+      // The checkout's own form, in the same browser, is not mistaken for one: it pays.
+      const own = await pageOf()
+      await own.goto(`${w.server.origin}/checkout/${session.session_id}`)
+      await own.fill("#name", "Layla Haddad")
+      await own.fill("#email", "layla@example.ae")
+      await own.fill("#card_number", cards.visa)
+      await own.fill("#exp_month", "12")
+      await own.fill("#exp_year", String(new Date().getUTCFullYear() + 5))
+      await own.fill("#cvc", "123")
+      const posted = own.waitForRequest((r) => r.method() === "POST")
+      const [response] = await Promise.all([own.waitForNavigation(), own.click("button[type=submit]")])
+      expect(response?.status(), await own.content()).toBe(200)
+      // It names its origin (the page's `same-origin` referrer policy; `no-referrer` would make it `null`).
+      const ownHeaders = await (await posted).allHeaders()
+      expect(ownHeaders["origin"]).toBe(w.server.origin)
+      expect(ownHeaders["sec-fetch-site"]).toBe("same-origin")
+      expect(await own.locator("[role=status]").innerText()).toMatch(/successful/i)
+      const paid = await api(w).get(`/payments?checkout_session_id=${session.session_id}`)
+      expect(paid.json.items.map((p: { status: string }) => p.status)).toEqual(["succeeded"])
       expect(hits).toEqual([])
     } finally {
       await context.close()

@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { root } from "../support/cli.js"
 import { freshDatabaseUrl } from "../support/database.js"
 
-const run = async (file: string, env: Record<string, string> = {}) => {
-  const child = spawn(process.execPath, ["--import", "tsx", file], {
+const run = async (file: string, env: Record<string, string> = {}, nodeArgs: ReadonlyArray<string> = []) => {
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", file], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"]
@@ -88,6 +88,23 @@ describe.each(stores)("engine examples on the $store store", ({ env, store }) =>
       expect(events.map((e) => e.type)).toEqual(["payment.failed", "payment.succeeded", "refund.succeeded"])
     }
   }, 120_000)
+
+  if (store === "memory") {
+    it("engine/checkout.ts still pays ten years from now: its test card's expiry is not a fixed year", async () => {
+      const { code, stdout, stderr } = await run(
+        "examples/engine/checkout.ts",
+        { ...env(), FILS_TEST_CLOCK_SHIFT_DAYS: String(3653) },
+        ["--import", "./test/support/shiftedClock.mjs"]
+      )
+      expect(stderr).toBe("")
+      expect(code).toBe(0)
+      // The clock did move: the session's id is a UUIDv7, its first 48 bits the milliseconds it was made.
+      const id = /^session cks_([0-9a-f]{12})/m.exec(stdout)?.[1]
+      expect(new Date(parseInt(id ?? "0", 16)).getUTCFullYear()).toBeGreaterThanOrEqual(new Date().getUTCFullYear() + 9)
+      expect(stdout).toContain("first try: failed (card_declined)")
+      expect(stdout).toContain("second try: succeeded; fee AED 4.77, net AED 125.23; session complete")
+    }, 120_000)
+  }
 
   it("engine/subscription.ts renews on the anchor day (28 Feb, 31 Mar) and ends at the period end", async () => {
     const { code, stdout, stderr } = await run("examples/engine/subscription.ts", env())

@@ -39,6 +39,11 @@ const styles = `
   small { color: #555; }
 `
 
+/**
+ * `referrer` `same-origin`: the response's `Referrer-Policy: no-referrer` would make browsers send `Origin: null`
+ * with the page's own form, hiding the one thing the submission check needs (Routes.ts). Only requests to this
+ * origin (that form) carry a referrer; the redirect to the merchant and anything else still carry none.
+ */
 const layout = (title: string, nonce: string, body: Raw) =>
   html`<!doctype html>
 <html lang="en">
@@ -46,6 +51,7 @@ const layout = (title: string, nonce: string, body: Raw) =>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
+<meta name="referrer" content="same-origin">
 <title>${title}</title>
 <style nonce="${nonce}">${raw(styles)}</style>
 </head>

@@ -5,7 +5,7 @@
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
-import { Checkout } from "../../../src/application/Checkout.js"
+import { Checkout, PublicUrl } from "../../../src/application/Checkout.js"
 import { type CheckoutSession, isReturnUrl } from "../../../src/domain/CheckoutSession.js"
 import { fields } from "../../../src/domain/CheckoutForm.js"
 import { CheckoutSessionId, parseId } from "../../../src/domain/Ids.js"
@@ -39,6 +39,72 @@ const page = (status: number, body: string, nonce: string, returnUrl: string | n
   )
 
 const newNonce = () => randomBytes(16).toString("base64")
+
+/**
+ * An `Origin` header's value as a URL when it is an http(s) origin exactly as browsers serialize one (lower case,
+ * no default port, no path, no credentials), else `undefined`.
+ */
+const parsedOrigin = (value: string): URL | undefined => {
+  try {
+    const url = new URL(value)
+    return (url.protocol === "http:" || url.protocol === "https:") && url.origin === value
+      ? url
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** A `Host` header's value as `URL.host` writes it for `protocol` (lower case, no default port), if it is one. */
+const hostFor = (protocol: string, host: string | undefined): string | undefined => {
+  if (host === undefined || host === "" || /[/?#@\\\s]/.test(host)) return undefined
+  try {
+    return new URL(`${protocol}//${host}`).host
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Whether a form submission comes from a page of this server, as far as the browser says (decisions.md §3): the
+ * form token alone cannot tell, since anyone may fetch the page from their own server and read it.
+ *
+ * - `Sec-Fetch-Site: cross-site` or `same-site` (another site, or another port or subdomain of this one) is refused.
+ * - An `Origin` other than where the page was served from is refused: the origin of `FILS_PUBLIC_URL` (its path,
+ *   a host framework's mount prefix, plays no part), or the request's own host whatever the scheme: its `Host` (or
+ *   `X-Forwarded-Host`) header, or the host of its URL when a fetch-style host hands over an absolute one. A page
+ *   on another site cannot set any of these. `Origin: null` (a browser hiding the origin, as Chromium does for a
+ *   page under `Referrer-Policy: no-referrer`; the page's own `<meta name="referrer">` avoids that) passes only
+ *   when `Sec-Fetch-Site` says `same-origin` or `none`.
+ * - Neither header (a script, `curl`, an old browser): nothing to go on; the form token still applies.
+ */
+export const sameOriginSubmission = (
+  headers: Readonly<Record<string, string | undefined>>,
+  publicOrigin: string | undefined,
+  requestUrl?: string | undefined
+): boolean => {
+  const site = headers["sec-fetch-site"]?.trim().toLowerCase()
+  if (site === "cross-site" || site === "same-site") return false
+  const origin = headers["origin"]?.trim()
+  if (origin === undefined) return true
+  if (origin.toLowerCase() === "null") return site === "same-origin" || site === "none"
+  const claimed = parsedOrigin(origin)
+  if (claimed === undefined) return false
+  if (publicOrigin !== undefined && claimed.origin === publicOrigin) return true
+  const forwarded = headers["x-forwarded-host"]?.split(",")[0]?.trim()
+  const ownHosts = [headers["host"], forwarded, absoluteHostOf(requestUrl)]
+  return ownHosts.some((host) => hostFor(claimed.protocol, host) === claimed.host)
+}
+
+/** The host of an absolute http(s) URL (`request.originalUrl` of a fetch-style request); `undefined` for a path. */
+const absoluteHostOf = (url: string | undefined) => {
+  if (url === undefined || !/^https?:\/\//i.test(url)) return undefined
+  try {
+    return new URL(url).host
+  } catch {
+    return undefined
+  }
+}
 
 /** `return_url` with `session_id`, `status` and `payment_id` appended (keeping its own query). */
 export const returnTo = (returnUrl: string, session: CheckoutSession, payment: Payment) => {
@@ -86,9 +152,20 @@ const unavailablePage = (nonce: string) =>
     tone: "alert"
   }), nonce)
 
+/** The origin customers reach this server at (`FILS_PUBLIC_URL` without its path), if it is a URL. */
+const publicOriginOf = (publicUrl: string) => {
+  try {
+    const url = new URL(publicUrl)
+    return url.protocol === "http:" || url.protocol === "https:" ? url.origin : undefined
+  } catch {
+    return undefined
+  }
+}
+
 export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const checkout = yield* Checkout
+    const publicOrigin = publicOriginOf(yield* PublicUrl)
 
     const show = (id: CheckoutSessionId, nonce: string, alert?: string, status = 200) =>
       Effect.flatMap(checkout.page(id), ({ businessName, session }) =>
@@ -138,6 +215,25 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
       })
     )
 
+    /** A submission from another site: refused before anything is read from the form or charged. */
+    const crossSiteMessage = "This payment was not sent from this checkout page, so nothing was charged. " +
+      "Reload the checkout page and try again."
+    const refuseCrossSite = (id: CheckoutSessionId, nonce: string) =>
+      guarded(
+        nonce,
+        Effect.flatMap(checkout.page(id), ({ businessName, session }) =>
+          session.status === "open"
+            ? show(id, nonce, crossSiteMessage, 403)
+            : Effect.succeed(page(403, messagePage({
+              title: "Payment not sent",
+              businessName,
+              nonce,
+              session,
+              message: crossSiteMessage,
+              tone: "alert"
+            }), nonce)))
+      )
+
     yield* router.post(
       "/checkout/:id",
       Effect.gen(function*() {
@@ -145,6 +241,16 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
         const request = yield* HttpServerRequest.HttpServerRequest
         const id = yield* routeSessionId
         if (Option.isNone(id)) return notFoundPage(nonce)
+        if (!sameOriginSubmission(request.headers, publicOrigin, request.originalUrl)) {
+          yield* Effect.logWarning("Checkout form refused: submitted from another site").pipe(
+            Effect.annotateLogs({
+              session_id: id.value,
+              origin: (request.headers["origin"] ?? "").slice(0, 200),
+              sec_fetch_site: (request.headers["sec-fetch-site"] ?? "").slice(0, 40)
+            })
+          )
+          return yield* refuseCrossSite(id.value, nonce)
+        }
         const body = yield* request.urlParamsBody.pipe(Effect.orElseSucceed(() => UrlParams.empty))
         const form: Record<string, string> = {}
         for (const name of fields) {

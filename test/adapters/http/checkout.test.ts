@@ -569,6 +569,75 @@ describeStores("checkout over HTTP", (variant) => {
     expect((await rawA().get(`/checkout_sessions/${session.session_id}`)).json.status).toBe("open")
   })
 
+  it("a valid form_token posted from another site (Origin, Sec-Fetch-Site) is refused: 403, nothing charged", async () => {
+    const key = server().accountA.test.key
+    const session = await createSession(key, { return_url: "https://shop.example/done" })
+    // The attacker's server reads the page, and its token, like anyone can.
+    const token = tokenOf((await getPage(session.session_id)).html)
+    const otherPort = new URL(server().origin).port === "1" ? "2" : "1"
+    const forged: ReadonlyArray<Record<string, string>> = [
+      { origin: "https://evil.example" },
+      { "sec-fetch-site": "cross-site" },
+      { origin: "https://evil.example", "sec-fetch-site": "cross-site" },
+      // Another port or subdomain of the same site.
+      { "sec-fetch-site": "same-site" },
+      { origin: `http://127.0.0.1:${otherPort}` },
+      // The checkout's origin as a prefix, or with a path, is not the origin.
+      { origin: `${server().origin}.evil.example` },
+      { origin: `${server().origin}/checkout` },
+      { origin: server().origin, "sec-fetch-site": "cross-site" },
+      // A hidden origin is trusted only when the browser says the request is same-origin.
+      { origin: "null" },
+      { origin: "null", "sec-fetch-site": "cross-site" },
+      { origin: "garbage" }
+    ]
+    for (const headers of forged) {
+      const page = await fetchPage(pageUrl(session.session_id), {
+        method: "POST",
+        headers,
+        body: new URLSearchParams({ ...form(cards.visa), form_token: token })
+      })
+      const shown = JSON.stringify(headers)
+      expect(page.status, shown).toBe(403)
+      expect(page.headers.get("content-type") ?? "", shown).toMatch(/^text\/html/)
+      expect(page.headers.get("location"), shown).toBeNull()
+      expect(textOf(page.html), shown).toMatch(/not sent from this checkout page/i)
+      expectSecurityHeaders(page)
+    }
+    expect(await paymentsOfSession(key, session.session_id)).toEqual([])
+    expect((await rawA().get(`/checkout_sessions/${session.session_id}`)).json.status).toBe("open")
+
+    // From the page itself (a browser sends its own origin, or `null` under `no-referrer` with `same-origin`), or
+    // from a script that sends neither header: charged.
+    const sameOrigin: ReadonlyArray<Record<string, string>> = [
+      { origin: server().origin, "sec-fetch-site": "same-origin" },
+      { origin: "null", "sec-fetch-site": "same-origin" },
+      { origin: server().origin },
+      {}
+    ]
+    for (const headers of sameOrigin) {
+      const target = headers === sameOrigin[0] ? session : await createSession(key, { return_url: "https://shop.example/done" })
+      const fresh = tokenOf((await getPage(target.session_id)).html)
+      const paid = await fetchPage(pageUrl(target.session_id), {
+        method: "POST",
+        headers,
+        body: new URLSearchParams({ ...form(cards.visa), form_token: fresh })
+      })
+      expect(paid.status, `${JSON.stringify(headers)} ${paid.html.slice(0, 300)}`).toBe(303)
+      expect(new URL(paid.headers.get("location")!).searchParams.get("status")).toBe("succeeded")
+      expect((await paymentsOfSession(key, target.session_id)).map((p) => p.status)).toEqual(["succeeded"])
+    }
+    // Once complete, another site's submission is still a 403 that charges nothing.
+    const late = await fetchPage(pageUrl(session.session_id), {
+      method: "POST",
+      headers: { origin: "https://evil.example" },
+      body: new URLSearchParams({ ...form(cards.visa), form_token: token })
+    })
+    expect(late.status).toBe(403)
+    expect(late.html).not.toMatch(/<form/)
+    expect(await paymentsOfSession(key, session.session_id)).toHaveLength(1)
+  })
+
   it("merchant strings with markup are escaped in the page", async () => {
     const evil = "<script>alert('x')</script>"
     const shop = await server().createAccount({ business_name: `Shop ${evil}` })

@@ -1,7 +1,34 @@
 /** Routing errors and the error shape: every error, from every layer, is exactly `{ code, message }` JSON. */
-import { expect, it } from "vitest"
+import { Effect, Layer } from "effect"
+import { afterEach, expect, it } from "vitest"
+import { Store } from "../../../src/ports/Store.js"
 import { rawFor } from "../../support/server.js"
 import { describeStores, expectError, useServer } from "../../support/httpSuite.js"
+
+/** What `products.get` does for the product it is armed for: nothing special, die, or throw inside `Effect.sync`. */
+let defect: { readonly productId: string; readonly how: "die" | "throw" } | undefined
+const secret = "kaboom: relation internal_ledger at /srv/fils/adapters/sql/repos/products.ts:42 password=hunter2"
+
+/** The real store, but one read (`products.get` of one product) is a defect instead of an answer. */
+const withDefectiveRead = (store: Layer.Layer<Store>): Layer.Layer<Store> =>
+  Layer.effect(
+    Store,
+    Effect.map(Store, (s) => ({
+      ...s,
+      products: {
+        ...s.products,
+        get: (scope, id) =>
+          Effect.suspend(() => {
+            if (defect === undefined || defect.productId !== id) return s.products.get(scope, id)
+            return defect.how === "die"
+              ? Effect.die(new Error(secret))
+              : Effect.sync(() => {
+                throw new TypeError(secret)
+              })
+          })
+      }
+    }))
+  ).pipe(Layer.provide(store))
 
 describeStores("HTTP errors", (variant) => {
   const server = useServer(variant)
@@ -91,5 +118,37 @@ describeStores("HTTP errors", (variant) => {
     expect(limit).toContain("limit")
     const status = expectError(await raw.get("/products?status=gone"), 400, "INVALID_REQUEST")
     expect(status).toContain("status")
+  })
+})
+
+describeStores("HTTP errors: a defect inside a request", (variant) => {
+  const server = useServer({ ...variant, store: async () => withDefectiveRead(await variant.store()) })
+
+  afterEach(() => {
+    defect = undefined
+  })
+
+  it("answers 500 INTERNAL_ERROR as { code, message } with no stack and no defect text; the server keeps serving", async () => {
+    const s = server()
+    const raw = rawFor(s, s.accountA.test.key)
+    const created = await raw.post("/products", { name: "Beans", price: 5000, currency: "AED" })
+    expect(created.status, created.text).toBe(200)
+    const id = created.json.product_id as string
+    expect((await raw.get(`/products/${id}`)).status).toBe(200)
+    for (const how of ["die", "throw"] as const) {
+      defect = { productId: id, how }
+      const res = await raw.get(`/products/${id}`)
+      const message = expectError(res, 500, "INTERNAL_ERROR")
+      for (const leak of ["kaboom", "internal_ledger", "hunter2", "/srv/", ".ts", "Error", "TypeError", "stack", "    at "]) {
+        expect(res.text, how).not.toContain(leak)
+      }
+      expect(message).not.toMatch(/_tag|Cause|Die|defect/i)
+      // Only the read that died: the rest of the API, and the same read once repaired, still answer.
+      expect((await raw.get("/products")).status).toBe(200)
+      defect = undefined
+      const again = await raw.get(`/products/${id}`)
+      expect(again.status, again.text).toBe(200)
+      expect(again.json.product_id).toBe(id)
+    }
   })
 })

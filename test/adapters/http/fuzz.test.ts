@@ -9,7 +9,12 @@
  * a rejected request and a read write no row of any object table (a trigger counts the writes); a 2xx list
  * holds only the caller's objects and honours its filters. `FILS_FUZZ_LANES` (default 4) fuzzers run at once, each
  * with its own accounts; `FILS_FUZZ_SECONDS` (default 60) bounds the run, `FILS_FUZZ_RUNS` (default 20000) caps
- * it, `FILS_FUZZ_SEED` replays one. The number of requests sent is printed and written to `test-output/fuzz.json`.
+ * it, `FILS_FUZZ_SEED` replays one. The number of requests sent is printed and written to `test-output/fuzz.json`;
+ * in CI it must be at least 2,000.
+ *
+ * The hosted checkout page (`GET`/`POST /checkout/{id}`, HTML outside the contract) is fuzzed too: form-encoded
+ * garbage, other content types, huge fields, bad and foreign form tokens, other sites' `Origin`/`Sec-Fetch-Site`.
+ * Never a 5xx, and a payment (any row) only from a `POST` with the session's own token from no other site.
  */
 import { HttpApi } from "@effect/platform"
 import { Arbitrary, FastCheck as fc, Option, Redacted, Schema, SchemaAST } from "effect"
@@ -27,6 +32,12 @@ import { type Principal, postgresVariant, rawFor, startServer, type TestServer }
 
 const budgetSeconds = Number(process.env.FILS_FUZZ_SECONDS ?? "60")
 const maxRuns = Number(process.env.FILS_FUZZ_RUNS ?? "20000")
+/**
+ * In CI (`CI` set), the run must have sent at least 2,000 requests (or all of `FILS_FUZZ_RUNS`, if fewer): a
+ * fuzzer slowed to a crawl proves little. Elsewhere (a busy laptop, a short `FILS_FUZZ_SECONDS`) at least 100.
+ */
+const inCi = (process.env.CI ?? "") !== "" && process.env.CI !== "false"
+const minimumRequests = Math.min(maxRuns, inCi ? 2_000 : 100)
 
 // The contract ------------------------------------------------------------------------------------------------------
 
@@ -560,6 +571,8 @@ interface World {
   readonly owner: Map<string, number>
   /** Cursors seen: the list path, the query that produced it, and the cursor. */
   readonly cursors: Array<{ readonly path: string; readonly by: number; readonly cursor: string }>
+  /** Sessions for the hosted page's cases: open ones made for it, and the seeded ones (paid, declined). */
+  readonly checkout: ReadonlyArray<KnownSession>
 }
 
 const pick = <A>(xs: ReadonlyArray<A>, n: number): A | undefined => (xs.length === 0 ? undefined : xs[n % xs.length])
@@ -969,6 +982,445 @@ const checkAnswer = (w: World, c: Case, summary: string, answer: RawAnswer, quer
   }
 }
 
+// The hosted checkout page ------------------------------------------------------------------------------------------
+
+/**
+ * `GET` and `POST /checkout/{id}` are outside the JSON contract: HTML pages for a person in a browser. The fuzzer
+ * sends them form-encoded garbage, other content types, huge fields and bodies, missing, foreign, duplicated and
+ * huge form tokens, and `Origin` / `Sec-Fetch-Site` of this page or of another site, to open, paid, declined and
+ * unknown sessions. A submission may write rows (a payment) only if it was a `POST` carrying the session's own
+ * token, from no other site, and only when it answers the redirect (303), the success page (200) or a decline
+ * (402): a rejected submission never creates a payment.
+ */
+type SessionChoice =
+  | { readonly tag: "known"; readonly pick: number }
+  | { readonly tag: "wrongKind"; readonly pick: number }
+  | { readonly tag: "text"; readonly text: string; readonly encode: boolean }
+  | { readonly tag: "shape"; readonly hex: string }
+
+type TokenChoice = "real" | "dupRealFirst" | "dupRealLast" | "other" | "none" | "empty" | "garbage" | "huge" | "truncated"
+
+/** How the browser (or not) describes where the submission comes from. The first five are this page's own. */
+const originChoices = ["absent", "self", "selfSameOrigin", "nullSameOrigin", "sfsNone", "evil", "crossSite", "sameSite", "null", "otherPort", "garbage", "selfButCrossSite"] as const
+type OriginChoice = typeof originChoices[number]
+const sameOriginChoices: ReadonlySet<OriginChoice> = new Set(["absent", "self", "selfSameOrigin", "nullSameOrigin", "sfsNone"])
+
+type FieldEdit =
+  | { readonly tag: "set"; readonly field: number; readonly value: string }
+  | { readonly tag: "drop"; readonly field: number }
+  | { readonly tag: "huge"; readonly field: number; readonly size: number }
+  | { readonly tag: "dup"; readonly field: number; readonly value: string }
+  | { readonly tag: "extra"; readonly name: string; readonly value: string }
+
+type Encoding = "form" | "json" | "bytes" | "badUtf8" | "nul" | "huge" | "none"
+/** Encodings whose body a form parser reads as the fields given (so the token can count). */
+const formLike: ReadonlySet<Encoding> = new Set(["form", "badUtf8", "nul", "huge"])
+
+interface CheckoutCase {
+  readonly kind: "checkout"
+  readonly method: string
+  readonly session: SessionChoice
+  readonly odd: "none" | "trailingSlash" | "query" | "encodedId" | "upper" | "doubleSlash"
+  readonly token: TokenChoice
+  readonly card: string
+  readonly edits: ReadonlyArray<FieldEdit>
+  readonly encoding: Encoding
+  readonly contentType: string | undefined
+  readonly origin: OriginChoice
+  readonly headers: ReadonlyArray<ExtraHeader>
+}
+
+const formFieldNames = ["name", "email", "phone_number", "card_number", "exp_month", "exp_year", "cvc"] as const
+const futureYear = String(new Date().getUTCFullYear() + 5)
+
+/** Only cards the simulated processor answers at once: nothing settles later, behind the next case's back. */
+const checkoutCards = [
+  "4242424242424242",
+  "5555555555554444",
+  "4000000000000002",
+  "4000000000009995",
+  "4000000000000069",
+  "4000000000000119",
+  "4242424242424241",
+  "4242 4242 4242 4242",
+  "",
+  "0000000000000000"
+]
+
+const checkoutCaseArb: fc.Arbitrary<CheckoutCase> = fc.record({
+  kind: fc.constant("checkout" as const),
+  method: fc.oneof(
+    { weight: 10, arbitrary: fc.constant("POST") },
+    { weight: 4, arbitrary: fc.constant("GET") },
+    { weight: 1, arbitrary: fc.constantFrom("HEAD", "PUT", "PATCH", "DELETE", "OPTIONS", "PROPFIND") }
+  ),
+  session: fc.oneof(
+    { weight: 10, arbitrary: fc.record({ tag: fc.constant("known" as const), pick: fc.nat() }) },
+    { weight: 1, arbitrary: fc.record({ tag: fc.constant("wrongKind" as const), pick: fc.nat() }) },
+    { weight: 1, arbitrary: fc.record({ tag: fc.constant("text" as const), text: weirdString, encode: fc.boolean() }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        tag: fc.constant("shape" as const),
+        hex: fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: 31, maxLength: 33 })
+      })
+    }
+  ),
+  odd: fc.oneof(
+    { weight: 12, arbitrary: fc.constant("none" as const) },
+    { weight: 2, arbitrary: fc.constantFrom("trailingSlash" as const, "query" as const, "encodedId" as const, "upper" as const, "doubleSlash" as const) }
+  ),
+  token: fc.oneof(
+    { weight: 8, arbitrary: fc.constant("real" as const) },
+    {
+      weight: 6,
+      arbitrary: fc.constantFrom<TokenChoice>("dupRealFirst", "dupRealLast", "other", "none", "empty", "garbage", "huge", "truncated")
+    }
+  ),
+  card: fc.constantFrom(...checkoutCards),
+  edits: fc.oneof(
+    { weight: 3, arbitrary: fc.constant([] as Array<FieldEdit>) },
+    {
+      weight: 4,
+      arbitrary: fc.array(
+        fc.oneof(
+          fc.record({ tag: fc.constant("set" as const), field: fc.nat(), value: weirdString }),
+          fc.record({ tag: fc.constant("drop" as const), field: fc.nat() }),
+          fc.record({ tag: fc.constant("huge" as const), field: fc.nat(), size: fc.constantFrom(1_001, 10_000, 200_000) }),
+          fc.record({ tag: fc.constant("dup" as const), field: fc.nat(), value: weirdString }),
+          fc.record({ tag: fc.constant("extra" as const), name: weirdString, value: weirdString })
+        ),
+        { minLength: 1, maxLength: 3 }
+      )
+    }
+  ),
+  encoding: fc.oneof(
+    { weight: 12, arbitrary: fc.constant("form" as const) },
+    { weight: 4, arbitrary: fc.constantFrom<Encoding>("json", "bytes", "badUtf8", "nul", "huge", "none") }
+  ),
+  contentType: fc.oneof(
+    { weight: 10, arbitrary: fc.constant("application/x-www-form-urlencoded") },
+    {
+      weight: 4,
+      arbitrary: fc.constantFrom<string | undefined>(
+        undefined,
+        "application/x-www-form-urlencoded; charset=utf-8",
+        "APPLICATION/X-WWW-FORM-URLENCODED",
+        "application/json",
+        "text/plain",
+        "text/html",
+        "multipart/form-data; boundary=xyz",
+        "multipart/form-data",
+        "application/octet-stream",
+        "",
+        "*/*",
+        "application/x-www-form-urlencoded, application/json"
+      )
+    }
+  ),
+  origin: fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom<OriginChoice>("absent", "self", "selfSameOrigin", "nullSameOrigin", "sfsNone") },
+    { weight: 4, arbitrary: fc.constantFrom<OriginChoice>("evil", "crossSite", "sameSite", "null", "otherPort", "garbage", "selfButCrossSite") }
+  ),
+  headers: fc.oneof(
+    { weight: 6, arbitrary: fc.constant([] as Array<ExtraHeader>) },
+    {
+      weight: 1,
+      arbitrary: fc.uniqueArray(
+        fc.constantFrom<ExtraHeader>("pad8k", "pad20k", "manyHeaders", "expectContinue", "chunked", "forwarded", "badHeaderValue", "noHost"),
+        { maxLength: 2 }
+      )
+    }
+  )
+})
+
+/** A session id to open, and its form token when the page shows a form (open sessions). */
+interface KnownSession {
+  readonly id: string
+  readonly token: string | undefined
+  readonly returnUrl: string | null
+}
+
+/** Open sessions for the checkout cases (each is paid at most once), plus every seeded session, with tokens. */
+const checkoutSessionsFor = async (server: TestServer, principals: ReadonlyArray<Principal>, seeded: ReadonlyArray<Seeded>) => {
+  const made: Array<{ readonly id: string; readonly returnUrl: string | null }> = []
+  for (const [i, p] of principals.slice(0, 3).entries()) {
+    const raw = rawFor(server, p.key)
+    const product = await raw.post("/products", { name: `checkout fuzz ${i}`, price: 1_250 + i, currency: "AED" })
+    expect(product.status, product.text).toBe(200)
+    for (let n = 0; n < 8; n++) {
+      const returnUrl = n % 2 === 0 ? "https://shop.example/thanks" : null
+      const session = await raw.post("/checkout_sessions", {
+        product_cart: [{ product_id: product.json.product_id, quantity: 1 + (n % 3) }],
+        ...(returnUrl === null ? {} : { return_url: returnUrl })
+      })
+      expect(session.status, session.text).toBe(200)
+      made.push({ id: session.json.session_id, returnUrl })
+    }
+  }
+  for (const s of seeded.flatMap((x) => x.checkout_sessions)) made.push({ id: s, returnUrl: "https://shop.example/thanks" })
+  const known: Array<KnownSession> = []
+  for (const s of made) {
+    const page = await fetch(`${server.origin}/checkout/${s.id}`)
+    const token = /name="form_token" value="([^"]*)"/.exec(await page.text())?.[1]
+    known.push({ id: s.id, token, returnUrl: s.returnUrl })
+  }
+  expect(known.filter((k) => k.token !== undefined).length).toBeGreaterThanOrEqual(24)
+  return known
+}
+
+const sessionOf = (w: World, c: CheckoutCase): { readonly id: Buffer; readonly known: KnownSession | undefined } => {
+  const s = c.session
+  switch (s.tag) {
+    case "known": {
+      const known = pick(w.checkout, s.pick)!
+      return { id: Buffer.from(known.id), known }
+    }
+    case "wrongKind":
+      return { id: Buffer.from(pick(w.seeded[0]!.payments, s.pick) ?? "pay_x"), known: undefined }
+    case "text":
+      return {
+        id: Buffer.from(s.encode ? encodeURIComponent(s.text.replace(/[\ud800-\udfff]/g, "x")) : s.text.replace(/[\s\u0000-\u001f\u007f#?/]/g, "_")),
+        known: undefined
+      }
+    case "shape":
+      return { id: Buffer.from(`cks_${s.hex}`), known: undefined }
+  }
+}
+
+/** The form's fields, in order, as the case writes them (tokens first). */
+const checkoutPairs = (w: World, c: CheckoutCase, known: KnownSession | undefined): Array<[string, string]> => {
+  const real = known?.token
+  const others = w.checkout.filter((k) => k.token !== undefined && k.token !== real)
+  const pairs: Array<[string, string]> = []
+  switch (c.token) {
+    case "real":
+      if (real !== undefined) pairs.push(["form_token", real])
+      break
+    case "dupRealFirst":
+      if (real !== undefined) pairs.push(["form_token", real])
+      pairs.push(["form_token", "forged"])
+      break
+    case "dupRealLast":
+      pairs.push(["form_token", "forged"])
+      if (real !== undefined) pairs.push(["form_token", real])
+      break
+    case "other":
+      pairs.push(["form_token", others[c.card.length % Math.max(1, others.length)]?.token ?? "other"])
+      break
+    case "none":
+      break
+    case "empty":
+      pairs.push(["form_token", ""])
+      break
+    case "garbage":
+      pairs.push(["form_token", "' OR '1'='1"])
+      break
+    case "huge":
+      pairs.push(["form_token", `${real ?? "t"}${"A".repeat(100_000)}`])
+      break
+    case "truncated":
+      pairs.push(["form_token", (real ?? "token").slice(0, -1)])
+      break
+  }
+  const fields: Array<[string, string]> = [
+    ["name", "Layla Haddad"],
+    ["email", "layla@example.ae"],
+    ["phone_number", "+971501234567"],
+    ["card_number", c.card],
+    ["exp_month", "12"],
+    ["exp_year", futureYear],
+    ["cvc", "123"]
+  ]
+  for (const e of c.edits) {
+    const i = "field" in e ? e.field % formFieldNames.length : 0
+    const name = formFieldNames[i]!
+    switch (e.tag) {
+      case "set":
+        for (const f of fields) if (f[0] === name) f[1] = e.value
+        break
+      case "drop": {
+        const at = fields.findIndex((f) => f[0] === name)
+        if (at !== -1) fields.splice(at, 1)
+        break
+      }
+      case "huge":
+        for (const f of fields) if (f[0] === name) f[1] = "9".repeat(e.size)
+        break
+      case "dup":
+        fields.push([name, e.value])
+        break
+      case "extra":
+        fields.push([e.name === "form_token" ? "form_token_" : e.name, e.value])
+        break
+    }
+  }
+  return [...pairs, ...fields]
+}
+
+/** Whether the case's token is the session's own (the first `form_token` is the one read). */
+const carriesRealToken = (c: CheckoutCase, known: KnownSession | undefined) =>
+  known?.token !== undefined && (c.token === "real" || c.token === "dupRealFirst")
+
+const encodePairs = (pairs: ReadonlyArray<[string, string]>) =>
+  pairs.map(([k, v]) => `${encodeURIComponent(k.replace(/[\ud800-\udfff]/g, "x"))}=${encodeURIComponent(v.replace(/[\ud800-\udfff]/g, "x"))}`).join("&")
+
+const renderCheckoutBody = (c: CheckoutCase, pairs: ReadonlyArray<[string, string]>): Buffer | undefined => {
+  switch (c.encoding) {
+    case "none":
+      return undefined
+    case "form":
+      return Buffer.from(encodePairs(pairs))
+    case "json":
+      return Buffer.from(JSON.stringify(Object.fromEntries(pairs)))
+    case "bytes":
+      return Buffer.from(encodePairs(pairs).split("").reverse().join("").replace(/=/g, "\u0001"), "latin1")
+    case "badUtf8":
+      return Buffer.concat([Buffer.from(`${encodePairs(pairs)}&name=`), invalidUtf8[pairs.length % invalidUtf8.length]!, Buffer.from("x")])
+    case "nul":
+      return Buffer.from(`${encodePairs(pairs)}&name=a%00b`)
+    case "huge":
+      return Buffer.from(`${encodePairs(pairs)}&pad=${"x".repeat(1_100_000)}`)
+  }
+}
+
+const originHeaders = (w: World, choice: OriginChoice): Array<string> => {
+  const self = `http://127.0.0.1:${w.port}`
+  switch (choice) {
+    case "absent":
+      return []
+    case "self":
+      return [`origin: ${self}`]
+    case "selfSameOrigin":
+      return [`origin: ${self}`, "sec-fetch-site: same-origin"]
+    case "nullSameOrigin":
+      return ["origin: null", "sec-fetch-site: same-origin"]
+    case "sfsNone":
+      return ["sec-fetch-site: none"]
+    case "evil":
+      return ["origin: https://evil.example"]
+    case "crossSite":
+      return ["origin: https://evil.example", "sec-fetch-site: cross-site"]
+    case "sameSite":
+      return [`origin: http://127.0.0.1:${w.port === 1 ? 2 : w.port - 1}`, "sec-fetch-site: same-site"]
+    case "null":
+      return ["origin: null"]
+    case "otherPort":
+      return [`origin: http://127.0.0.1:${w.port === 1 ? 2 : w.port - 1}`]
+    case "garbage":
+      return ["origin: ' OR 1=1 --"]
+    case "selfButCrossSite":
+      return [`origin: ${self}`, "sec-fetch-site: cross-site"]
+  }
+}
+
+const renderCheckout = (w: World, c: CheckoutCase) => {
+  const { id, known } = sessionOf(w, c)
+  let path = Buffer.concat([Buffer.from("/checkout/"), id])
+  switch (c.odd) {
+    case "none":
+      break
+    case "trailingSlash":
+      path = Buffer.concat([path, Buffer.from("/")])
+      break
+    case "query":
+      path = Buffer.concat([path, Buffer.from("?form_token=x&session_id=y")])
+      break
+    case "encodedId":
+      path = Buffer.from(`/checkout/${[...id.toString("latin1")].map((ch) => `%${ch.charCodeAt(0).toString(16).padStart(2, "0")}`).join("")}`)
+      break
+    case "upper":
+      path = Buffer.from(path.toString("latin1").toUpperCase(), "latin1")
+      break
+    case "doubleSlash":
+      path = Buffer.concat([Buffer.from("/"), path])
+      break
+  }
+  const pairs = checkoutPairs(w, c, known)
+  const body = c.method === "GET" || c.method === "HEAD" ? (c.encoding === "none" ? undefined : renderCheckoutBody(c, pairs)) : renderCheckoutBody(c, pairs)
+  const lines: Array<Buffer> = []
+  if (!c.headers.includes("noHost")) lines.push(Buffer.from(`host: 127.0.0.1:${w.port}`))
+  lines.push(Buffer.from("connection: close"))
+  for (const h of originHeaders(w, c.origin)) lines.push(Buffer.from(h))
+  if (c.contentType !== undefined && body !== undefined) lines.push(Buffer.from(`content-type: ${c.contentType}`))
+  for (const h of c.headers) {
+    switch (h) {
+      case "pad8k":
+        lines.push(Buffer.from(`x-pad: ${"p".repeat(8_000)}`))
+        break
+      case "pad20k":
+        lines.push(Buffer.from(`x-pad: ${"p".repeat(20_000)}`))
+        break
+      case "manyHeaders":
+        for (let i = 0; i < 150; i++) lines.push(Buffer.from(`x-h${i}: ${i}`))
+        break
+      case "expectContinue":
+        lines.push(Buffer.from("expect: 100-continue"))
+        break
+      case "forwarded":
+        // A proxy's view of the host, which is none of the origins the cases claim.
+        lines.push(Buffer.from("x-forwarded-for: 10.0.0.1"), Buffer.from("x-forwarded-host: proxy.internal:8080"))
+        break
+      case "badHeaderValue":
+        lines.push(Buffer.from("x-bad: a\u0001b"))
+        break
+      default:
+        break
+    }
+  }
+  const chunked = c.headers.includes("chunked") && body !== undefined
+  if (body !== undefined) lines.push(Buffer.from(chunked ? "transfer-encoding: chunked" : `content-length: ${body.length}`))
+  const parts: Array<Buffer> = [Buffer.from(`${c.method} `), path, Buffer.from(" HTTP/1.1\r\n")]
+  for (const l of lines) parts.push(l, Buffer.from("\r\n"))
+  parts.push(Buffer.from("\r\n"))
+  if (body !== undefined) {
+    if (chunked) {
+      const half = Math.floor(body.length / 2)
+      for (const piece of [body.subarray(0, half), body.subarray(half)]) {
+        if (piece.length > 0) parts.push(Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from("\r\n"))
+      }
+      parts.push(Buffer.from("0\r\n\r\n"))
+    } else parts.push(body)
+  }
+  // What could lead to a charge: the session's own token in a form body posted from no other site.
+  const mayCharge = c.method === "POST" && carriesRealToken(c, known) && sameOriginChoices.has(c.origin) && formLike.has(c.encoding)
+  const shownPath = path.length > 200 ? `${path.subarray(0, 200).toString("latin1")}…` : path.toString("latin1")
+  const shownBody = body === undefined ? "" : body.length > 300 ? ` ${body.subarray(0, 300).toString("latin1")}… (${body.length} bytes)` : ` ${body.toString("latin1")}`
+  return {
+    bytes: Buffer.concat(parts),
+    head: c.method === "HEAD",
+    mayCharge,
+    known,
+    summary: `${c.method} ${shownPath} [checkout page, token ${c.token}, origin ${c.origin}, encoding ${c.encoding}, ` +
+      `type ${String(c.contentType)}, headers ${c.headers.join(",")}, edits ${c.edits.map((e) => e.tag).join(",")}]${shownBody}`
+  }
+}
+
+/** Never a 5xx; an HTML page with its strict policy, or a `{ code, message }` error; a 303 only to the return URL. */
+const checkCheckoutAnswer = (c: CheckoutCase, rendered: ReturnType<typeof renderCheckout>, answer: RawAnswer) => {
+  const shown = `${rendered.summary}\n→ ${answer.status} ${answer.body.subarray(0, 300).toString("utf8")}`
+  expect(answer.status, shown).toBeGreaterThanOrEqual(200)
+  expect(answer.status, shown).toBeLessThan(500)
+  if (answer.status === 303 || answer.status === 402) expect(rendered.mayCharge, `${shown}\nanswered as a charge`).toBe(true)
+  if (answer.status === 303) {
+    const location = header(answer, "location") ?? ""
+    expect(location, shown).toMatch(/^https:\/\/shop\.example\/thanks\?/)
+    expect(rendered.known?.returnUrl, shown).not.toBeNull()
+    return
+  }
+  const type = header(answer, "content-type") ?? ""
+  if (/^text\/html/.test(type)) {
+    expect(header(answer, "content-security-policy") ?? "", shown).toContain("default-src 'none'")
+    if (c.method !== "HEAD") expect(answer.body.subarray(0, 15).toString("latin1").toLowerCase(), shown).toBe("<!doctype html>")
+    return
+  }
+  expect(answer.status, `${shown}\na 2xx that is not a page`).toBeGreaterThanOrEqual(300)
+  expect(type, shown).toMatch(/^application\/json/)
+  if (c.method === "HEAD") return
+  const json = JSON.parse(answer.body.toString("utf8"))
+  expect(Object.keys(json).sort(), shown).toEqual(["code", "message"])
+}
+
 // The suite ------------------------------------------------------------------------------------------------------------
 
 /** Independent fuzzers at once, each with its own two accounts (so each can tell its own writes). */
@@ -1002,7 +1454,8 @@ const makeWorld = async (server: TestServer, lane: number): Promise<World> => {
     accounts: [a.accountId, b.accountId],
     seeded,
     owner,
-    cursors
+    cursors,
+    checkout: await checkoutSessionsFor(server, principals, seeded)
   }
 }
 
@@ -1010,8 +1463,16 @@ interface LaneResult {
   readonly sent: number
   readonly rejected: number
   readonly byStatus: Map<number, number>
+  /** Of `sent`, to the hosted page; by status. */
+  readonly checkout: Map<number, number>
   readonly failure: string | undefined
 }
+
+/** An API case most of the time, a hosted-page case otherwise. */
+const anyCase: fc.Arbitrary<Case | CheckoutCase> = fc.oneof(
+  { weight: 5, arbitrary: caseArb },
+  { weight: 1, arbitrary: checkoutCaseArb }
+)
 
 /** One fuzzer: fast-check draws cases and sends them one at a time, checking each answer and the writes it made. */
 const runLane = async (w: World, client: pg.Client, seed: number, deadline: number): Promise<LaneResult> => {
@@ -1020,8 +1481,31 @@ const runLane = async (w: World, client: pg.Client, seed: number, deadline: numb
   const byStatus = new Map<number, number>()
   let current = await changes(client, w.accounts)
   const recent: Array<string> = []
+  const checkout = new Map<number, number>()
   const details = await fc.check(
-    fc.asyncProperty(caseArb, async (c) => {
+    fc.asyncProperty(anyCase, async (c) => {
+      if ("kind" in c) {
+        const rendered = renderCheckout(w, c)
+        const answer = await exchange(w.port, rendered.bytes, rendered.head)
+        sent++
+        byStatus.set(answer.status, (byStatus.get(answer.status) ?? 0) + 1)
+        checkout.set(answer.status, (checkout.get(answer.status) ?? 0) + 1)
+        recent.push(`${rendered.summary.slice(0, 500)} → ${answer.status}`)
+        if (recent.length > 5) recent.shift()
+        // Counted before any check, so that a failing case (and fast-check's shrinking after it) is not blamed
+        // for the writes of the one before.
+        const before = current
+        const after = await changes(client, w.accounts)
+        current = after
+        checkCheckoutAnswer(c, rendered, answer)
+        expect(after.unowned - before.unowned, `rows of no account written\n${recent.join("\n")}`).toBe(0)
+        const charged = answer.status === 303 || answer.status === 402 || (answer.status === 200 && c.method === "POST")
+        if (after.mine > before.mine) {
+          expect(rendered.mayCharge && charged, `rows written by a rejected submission\n${recent.join("\n")}`).toBe(true)
+        }
+        if (answer.status >= 300 && answer.status !== 303 && answer.status !== 402) rejected++
+        return
+      }
       const { bytes, head, summary } = render(w, c)
       const answer = await exchange(w.port, bytes, head)
       sent++
@@ -1035,16 +1519,17 @@ const runLane = async (w: World, client: pg.Client, seed: number, deadline: numb
       } catch {
         query = undefined
       }
-      checkAnswer(w, c, summary, answer, query)
+      const before = current
       const after = await changes(client, w.accounts)
-      expect(after.unowned - current.unowned, `rows of no account written\n${recent.join("\n")}`).toBe(0)
+      current = after
+      checkAnswer(w, c, summary, answer, query)
+      expect(after.unowned - before.unowned, `rows of no account written\n${recent.join("\n")}`).toBe(0)
       if (answer.status >= 300) {
         rejected++
-        expect(after.mine - current.mine, `rows written by a rejected request\n${recent.join("\n")}`).toBe(0)
+        expect(after.mine - before.mine, `rows written by a rejected request\n${recent.join("\n")}`).toBe(0)
       } else if (!mutating(c.method)) {
-        expect(after.mine - current.mine, `rows written by a read\n${recent.join("\n")}`).toBe(0)
+        expect(after.mine - before.mine, `rows written by a read\n${recent.join("\n")}`).toBe(0)
       }
-      current = after
     }),
     {
       seed,
@@ -1053,7 +1538,7 @@ const runLane = async (w: World, client: pg.Client, seed: number, deadline: numb
       markInterruptAsFailure: false
     }
   )
-  return { sent, rejected, byStatus, failure: details.failed ? fc.defaultReportMessage(details) ?? "failed" : undefined }
+  return { sent, rejected, byStatus, checkout, failure: details.failed ? fc.defaultReportMessage(details) ?? "failed" : undefined }
 }
 
 describe("fuzzing every endpoint with hostile requests [postgres]", () => {
@@ -1107,9 +1592,14 @@ describe("fuzzing every endpoint with hostile requests [postgres]", () => {
     const rejected = results.reduce((n, r) => n + r.rejected, 0)
     const byStatus = new Map<number, number>()
     for (const r of results) for (const [k, v] of r.byStatus) byStatus.set(k, (byStatus.get(k) ?? 0) + v)
+    const checkoutByStatus = new Map<number, number>()
+    for (const r of results) for (const [k, v] of r.checkout) checkoutByStatus.set(k, (checkoutByStatus.get(k) ?? 0) + v)
+    const checkoutSent = [...checkoutByStatus.values()].reduce((n, v) => n + v, 0)
     const summary = {
       requests: sent,
       rejected,
+      checkout_page_requests: checkoutSent,
+      checkout_page_statuses: Object.fromEntries([...checkoutByStatus.entries()].sort((x, y) => x[0] - y[0])),
       seconds: Math.round((Date.now() - started) / 1000),
       lanes,
       seed: base,
@@ -1119,11 +1609,13 @@ describe("fuzzing every endpoint with hostile requests [postgres]", () => {
     }
     console.log(
       `fuzz: ${sent} requests to ${endpoints.length} endpoints in ${summary.seconds} s over ${lanes} lanes ` +
-        `(seed ${base}; ${rejected} rejected): ${JSON.stringify(summary.statuses)}`
+        `(seed ${base}; ${rejected} rejected): ${JSON.stringify(summary.statuses)}; ` +
+        `${checkoutSent} to the checkout page: ${JSON.stringify(summary.checkout_page_statuses)}`
     )
     writeFileSync(join(ensureOutputDir(), "fuzz.json"), `${JSON.stringify(summary, null, 2)}\n`)
     const failures = results.flatMap((r, lane) => (r.failure === undefined ? [] : [`lane ${lane} (seed ${base + lane}): ${r.failure}`]))
     if (failures.length > 0) throw new Error(failures.join("\n\n"))
-    expect(sent).toBeGreaterThan(100)
+    expect(sent, "requests sent within the budget").toBeGreaterThanOrEqual(minimumRequests)
+    expect(checkoutSent, "requests to the checkout page").toBeGreaterThanOrEqual(Math.floor(minimumRequests / 20))
   }, (budgetSeconds + 300) * 1000)
 })

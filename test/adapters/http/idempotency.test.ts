@@ -2,8 +2,10 @@
  * `Idempotency-Key` on POST (decisions.md §8): scope (account, mode, key); a retry with the same request replays the
  * first response with `Idempotent-Replayed: true`; other parameters are 422; a retry while the first runs is 409.
  */
+import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
-import { expect, it } from "vitest"
+import { afterEach, expect, it } from "vitest"
+import { Store } from "../../../src/ports/Store.js"
 import { call, clientFor, type RawResponse, rawFor, type TestServer } from "../../support/server.js"
 import { describeStores, expectError, useServer } from "../../support/httpSuite.js"
 
@@ -198,5 +200,86 @@ describeStores("idempotency over HTTP", (variant) => {
       expect(Object.keys(r.json).sort()).toEqual(["code", "message"])
     }
     expect(await productsNamed(s, keyA(), name)).toHaveLength(1)
+  })
+})
+
+/**
+ * A gate on `products.insert` for one product name: the request that inserts it waits (holding no lock or
+ * transaction) until the test opens the gate. `arrived` resolves once it waits.
+ */
+interface Gate {
+  readonly name: string
+  readonly arrived: Promise<void>
+  readonly open: () => void
+  readonly reached: () => void
+  readonly opened: Promise<void>
+}
+let gate: Gate | undefined
+
+const armGate = (name: string): Gate => {
+  let reached = () => {}
+  let open = () => {}
+  const arrived = new Promise<void>((resolve) => (reached = resolve))
+  const opened = new Promise<void>((resolve) => (open = resolve))
+  gate = { name, arrived, opened, open, reached }
+  return gate
+}
+
+const withGate = (store: Layer.Layer<Store>): Layer.Layer<Store> =>
+  Layer.effect(
+    Store,
+    Effect.map(Store, (s) => ({
+      ...s,
+      products: {
+        ...s.products,
+        insert: (product) =>
+          Effect.suspend(() => {
+            const g = gate
+            if (g === undefined || g.name !== product.name) return s.products.insert(product)
+            g.reached()
+            return Effect.zipRight(Effect.promise(() => g.opened), s.products.insert(product))
+          })
+      }
+    }))
+  ).pipe(Layer.provide(store))
+
+describeStores("idempotency over HTTP, a request held open", (variant) => {
+  const server = useServer({ ...variant, store: async () => withGate(await variant.store()) })
+  const keyA = () => server().accountA.test.key
+
+  afterEach(() => {
+    gate?.open()
+    gate = undefined
+  })
+
+  it("a retry while the first request still runs is 409 IDEMPOTENCY_KEY_IN_USE; afterwards the first is replayed", async () => {
+    const s = server()
+    const raw = rawFor(s, keyA())
+    const key = randomUUID()
+    const name = `Held ${randomUUID()}`
+    const body = { name, price: 700, currency: "AED" }
+    const held = armGate(name)
+    const first = raw.post("/products", body, withKey(key))
+    await held.arrived
+    // The first holds the key (and has created nothing yet): the same request again, twice, is refused.
+    for (let i = 0; i < 2; i++) {
+      const retry = await raw.post("/products", body, withKey(key))
+      expectError(retry, 409, "IDEMPOTENCY_KEY_IN_USE")
+      expect(retry.headers.get("idempotent-replayed")).toBeNull()
+    }
+    expect(await productsNamed(s, keyA(), name)).toHaveLength(0)
+    // Another key is not held by it.
+    const other = await raw.post("/products", { ...body, name: `${name} other` }, withKey(randomUUID()))
+    expect(other.status, other.text).toBe(200)
+
+    held.open()
+    const done = await first
+    expect(done.status, done.text).toBe(200)
+    expect(done.json).toMatchObject({ object: "product", name, price: 700 })
+    expect(done.headers.get("idempotent-replayed")).toBeNull()
+    const replay = await raw.post("/products", body, withKey(key))
+    expectReplay(done, replay)
+    const found = await productsNamed(s, keyA(), name)
+    expect(found.map((p) => p.product_id)).toEqual([done.json.product_id])
   })
 })
