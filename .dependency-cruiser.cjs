@@ -39,6 +39,18 @@ module.exports = {
       to: { path: "^adapters/", pathNot: "^adapters/$1/" }
     },
     {
+      name: "no-effect-barrels",
+      comment:
+        "import @effect/platform, platform-node, sql, sql-pg and cli by module (\"@effect/platform/HttpApiBuilder\"): " +
+        "their index loads every module, Swagger UI's bundle among them, into every process",
+      severity: "error",
+      from: { path: "^(adapters|examples)/" },
+      to: {
+        path: "^node_modules/@effect/(platform|platform-node|sql|sql-pg|cli)/dist/(esm|cjs|dts)/index\\.(js|d\\.ts)$",
+        dependencyTypesNot: ["type-only"]
+      }
+    },
+    {
       name: "no-circular",
       severity: "error",
       from: {},

@@ -3,7 +3,8 @@
  * `{ ok, checked, violations: [{ invariant, object_id, detail }] }`. Exit code 0 when nothing is broken, 2 when
  * something is (1 stays for "the check could not run", as for every command).
  */
-import { Command, Options } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import { Duration, Effect, Option } from "effect"
 import { check, invariants } from "../sql/Check.js"
 import { DatabaseLive } from "../sql/Postgres.js"

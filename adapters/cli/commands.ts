@@ -1,5 +1,7 @@
 /** The operator commands: serve, migrate, accounts, keys. */
-import { Args, Command, Options } from "@effect/cli"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import { Clock, Config, ConfigProvider, Console, DateTime, Effect, Layer, Option } from "effect"
 import { Accounts } from "../../src/application/Accounts.js"
 import { Billing } from "../../src/application/Billing.js"

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 /** `fils`: the operator command. */
-import { Command, HelpDoc, ValidationError } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import * as Command from "@effect/cli/Command"
+import * as HelpDoc from "@effect/cli/HelpDoc"
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect, Layer, Logger, LogLevel } from "effect"
 import { fils } from "./commands.js"
 

@@ -3,7 +3,7 @@
  * with `FILS_SECRET_KEY_PREVIOUS`), or writes them back in plaintext when `FILS_SECRET_KEY` is unset. Prints
  * `{ key_id, endpoints, resealed }`; running it again reseals nothing.
  */
-import { Command } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
 import { Effect, Layer } from "effect"
 import { SecretBoxLive } from "../crypto/SecretBox.js"
 import { DatabaseLive } from "../sql/Postgres.js"

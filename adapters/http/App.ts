@@ -2,7 +2,7 @@
  * The HTTP application as layers, independent of how it is served: the Node server (`Server.ts`), a fetch-style
  * handler, or a test server all use `HttpAppLive`. It needs the engine's services and the Store.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Layer } from "effect"
 import { FilsApi } from "./Api.js"
 import { AuthenticationLive } from "./Authentication.js"

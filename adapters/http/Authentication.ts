@@ -3,7 +3,9 @@
  * throttled per client address (so keys cannot be guessed at speed), and every authenticated response carries the
  * `RateLimit-*` headers.
  */
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { Accounts } from "../../src/application/Accounts.js"
 import { RateLimits } from "../../src/application/RateLimits.js"

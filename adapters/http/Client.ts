@@ -8,7 +8,10 @@
  * It needs an `HttpClient` (`FetchHttpClient.layer`, or `NodeHttpClient.layer` from `@effect/platform-node`), so the
  * host chooses the transport; `makeFetch` uses the global `fetch`.
  */
-import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpApiClient from "@effect/platform/HttpApiClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Effect, Redacted } from "effect"
 import { FilsApi } from "./Api.js"
 

@@ -3,16 +3,14 @@
  * failures, malformed JSON, oversized bodies, unknown routes and methods, an unreachable store, and defects (500,
  * with no internals in the message; the cause is logged).
  */
-import {
-  FileSystem,
-  HttpApi,
-  HttpApiBuilder,
-  HttpApiError,
-  HttpApp,
-  HttpServerError,
-  HttpServerRequest,
-  HttpServerResponse
-} from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiError from "@effect/platform/HttpApiError"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Effect, Option } from "effect"
 import * as Errors from "../../src/domain/Errors.js"
 import { FilsApi } from "./Api.js"

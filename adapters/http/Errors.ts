@@ -2,7 +2,7 @@
  * Errors on the wire: every one is exactly `{ code, message }` with the status of decisions.md §8. The domain's
  * tagged errors are encoded through these schemas (no `_tag` in the body), and the typed client decodes them back.
  */
-import { HttpApiSchema } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Schema } from "effect"
 import * as Errors from "../../src/domain/Errors.js"
 

@@ -2,7 +2,8 @@
  * Idempotent POSTs, built once for every create endpoint: with an `Idempotency-Key` header the handler's outcome
  * (success or error) is recorded and replayed verbatim, with `Idempotent-Replayed: true`.
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Schema } from "effect"
 import { IdempotencyService } from "../../src/application/Idempotency.js"
 import type { StoredResponse } from "../../src/domain/Idempotency.js"

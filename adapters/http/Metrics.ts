@@ -2,7 +2,8 @@
  * `GET /metrics`: Prometheus text. Unauthenticated like `/health` (an operator's scraper has no API key); it shows
  * counts only, never merchant data, and can be kept off the public internet by the proxy in front.
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Duration, Effect } from "effect"
 import * as Prometheus from "../observability/Prometheus.js"
 import { Store } from "../../src/ports/Store.js"

@@ -1,6 +1,10 @@
 /** The Node HTTP server: `HttpAppLive` on a port, with security headers, a request id, a log line and metrics per request. */
-import { HttpApiBuilder, HttpApp, HttpMiddleware, HttpServer, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, flow, Layer } from "effect"
 import { createServer } from "./ClientErrors.js"
 import { observeRequests } from "../observability/RequestObservation.js"

@@ -1,5 +1,7 @@
 /** Routes outside the API contract: liveness, readiness, the OpenAPI document and the offline reference. */
-import { HttpApiBuilder, HttpApiScalar, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Layer } from "effect"
 import { Store } from "../../src/ports/Store.js"
 

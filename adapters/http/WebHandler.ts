@@ -10,8 +10,9 @@
  * The layers are built before the handler is returned, so a store that cannot be reached fails at startup rather
  * than on the first request, and `run` gives the host the very engine the handler uses (one memory store, one pool).
  */
-import { HttpApiBuilder, HttpApp } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { ConfigProvider, Effect, Exit, Layer, Runtime, Scope } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Billing } from "../../src/application/Billing.js"

@@ -12,7 +12,11 @@
  * The sample is taken just before the response is written (a pre-response handler), so the status is final and a
  * client that reads the response and then scrapes `/metrics` sees its request counted.
  */
-import { HttpApp, HttpMiddleware, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { recordRequest } from "./HttpMetrics.js"

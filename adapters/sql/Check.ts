@@ -21,7 +21,7 @@
  * - `amounts`: 0 ≤ refunded ≤ amount, fees within the amount, net = amount − fee − refunded; a session's total is the
  *   sum of its lines; a checkout payment charges its session's total.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Duration, Effect } from "effect"
 import type { StoreUnavailable } from "../../src/domain/Errors.js"
 import { orUnavailable } from "./SqlErrors.js"

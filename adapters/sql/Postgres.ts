@@ -2,9 +2,9 @@
  * PostgreSQL connections for the SQL store: a pool from a URL, the migrations, and the choice the CLI makes between
  * `DATABASE_URL` and the embedded database in the data folder (decisions.md §9).
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Migrator from "@effect/sql/Migrator"
-import { PgClient } from "@effect/sql-pg"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import type { ConfigError } from "effect"
 import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { createRequire } from "node:module"

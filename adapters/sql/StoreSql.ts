@@ -6,7 +6,7 @@
  * rate-limit hits are single atomic statements, so any number of servers can share the database. SQL errors stop
  * here: an unreachable database is `StoreUnavailable`, anything else a defect.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { Duration, Effect, Layer, Option, type Scope } from "effect"
 import type { StoreUnavailable } from "../../src/domain/Errors.js"

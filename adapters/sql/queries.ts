@@ -2,8 +2,8 @@
  * Query pieces every SQL repository shares: the scope condition, the newest-first keyset page, and the row locks
  * that only mean something inside `transact`.
  */
-import { SqlClient } from "@effect/sql"
-import type { Statement } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option } from "effect"
 import type { Scope } from "../../src/domain/Account.js"

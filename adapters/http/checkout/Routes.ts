@@ -2,7 +2,11 @@
  * The hosted checkout page's routes (decisions.md §3): `GET /checkout/{id}` shows the form, `POST` submits it.
  * Every outcome is an HTML page (never JSON): the payer is a person in a browser, without JavaScript if they like.
  */
-import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as UrlParams from "@effect/platform/UrlParams"
 import { Cause, Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { Checkout, PublicUrl } from "../../../src/application/Checkout.js"

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Accounts } from "../../../src/application/Accounts.js"
 import { CurrentPrincipal, FilsApi } from "../Api.js"

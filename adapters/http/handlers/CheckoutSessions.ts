@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Checkout } from "../../../src/application/Checkout.js"
 import { CheckoutSessionResource } from "../../../src/domain/CheckoutSession.js"

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Customers } from "../../../src/application/Customers.js"
 import { CustomerResource } from "../../../src/domain/Customer.js"

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Events } from "../../../src/application/Events.js"
 import { EventId } from "../../../src/domain/Ids.js"

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Products } from "../../../src/application/Products.js"
 import { ProductId } from "../../../src/domain/Ids.js"

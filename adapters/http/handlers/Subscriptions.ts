@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Subscriptions } from "../../../src/application/Subscriptions.js"
 import { CustomerId, parseId, SubscriptionId } from "../../../src/domain/Ids.js"

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Webhooks } from "../../../src/application/Webhooks.js"
 import { WebhookId } from "../../../src/domain/Ids.js"

@@ -6,7 +6,7 @@
  * (keyset pagination tie-breaks on the id). Times are `timestamptz(3)`: the engine works in milliseconds, and a
  * keyset position must round-trip exactly. Amounts are `bigint` (minor units up to 2^53 - 1).
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 
 const statements = [

@@ -6,7 +6,7 @@
  *
  * Keep this in step with RateWindow.hit: the contract suite checks both give the same decisions for the same inputs.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 
 const createFunction = `

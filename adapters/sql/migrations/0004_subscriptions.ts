@@ -22,7 +22,7 @@
  *
  * The saved card is brand, last 4, expiry and the processor's token: there is no column for a card number.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 
 const maxAmount = "9007199254740991" // Number.MAX_SAFE_INTEGER: amounts round-trip exactly as JS numbers

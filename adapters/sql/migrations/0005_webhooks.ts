@@ -20,7 +20,7 @@
  * retried: pending with no lease). NOTIFY is transactional, so dispatchers wake when the rows are committed, and not
  * at all when the transaction rolls back. Claims set a lease and do not notify.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 
 const eventTypes = `ARRAY['payment.succeeded', 'payment.failed', 'refund.succeeded', 'subscription.active',

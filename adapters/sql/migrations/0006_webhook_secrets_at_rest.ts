@@ -3,7 +3,7 @@
  * `enc:v1:<keyid>:<nonce>:<ciphertext+tag>`, beside plaintext `whsec_…` (a store moves between them with
  * `fils secrets rotate`).
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 
 export default Effect.gen(function*() {

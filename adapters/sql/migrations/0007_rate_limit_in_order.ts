@@ -4,7 +4,7 @@
  * n + 1 was counted); before, the later slot was skipped as "in the future" and the limit let a few more through at
  * each second boundary. The newest counted second within a window ahead of the caller's clock is taken as now.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 
 const replaceFunction = `

@@ -14,7 +14,7 @@
  *
  * (Numbered 0008: 0006 and 0007 were taken by the webhook-secret and rate-limit migrations written alongside.)
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 
 const statements = [

@@ -4,7 +4,7 @@
  * round trip. It answers how many were accepted (`granted`), the first ones in order. The four-argument version of
  * migration 0007 stays for servers not yet upgraded; both share the one row per bucket.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 
 const createFunction = `

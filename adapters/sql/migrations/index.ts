@@ -2,7 +2,7 @@
  * Every migration, for `Migrator.fromRecord`: key `<id>_<name>`, applied in id order, each once. Never edit a
  * migration that has shipped; add the next one.
  */
-import type { SqlClient } from "@effect/sql"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import type { Effect } from "effect"
 import init from "./0001_init.js"
 import rateLimitHit from "./0002_rate_limit_hit.js"

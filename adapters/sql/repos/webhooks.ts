@@ -8,8 +8,8 @@
  * when `FILS_SECRET_KEY` is set, otherwise the `whsec_…` itself. Secrets are opened here, so the engine only ever
  * sees plaintext; every write seals under the current key, and `rotateWebhookSecrets` reseals every row.
  */
-import { SqlClient } from "@effect/sql"
-import type { Statement } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Either, Option } from "effect"
 import type { EventType } from "../../../src/domain/Event.js"
