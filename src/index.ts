@@ -65,7 +65,7 @@ export {
   ProcessorUnavailable,
   type Settlement
 } from "./ports/PaymentProcessor.js"
-export { Signer, type SignerShape } from "./ports/Signer.js"
+export { Signer, type SignerShape, WebhookSignatureInvalid } from "./ports/Signer.js"
 export { plaintextBox, SecretBox, SecretBoxError, type SecretBoxShape } from "./ports/SecretBox.js"
 export {
   type AccountsRepo,
@@ -92,4 +92,4 @@ export {
   type SubscriptionsRepo,
   type WebhooksRepo
 } from "./ports/Store.js"
-export { type OutboundRequest, WebhookTransport, type WebhookTransportShape } from "./ports/WebhookTransport.js"
+export { type HostCheck, type OutboundRequest, WebhookTransport, type WebhookTransportShape } from "./ports/WebhookTransport.js"

@@ -15,7 +15,7 @@ interface AttemptRow {
 import type { Account, ApiKey, Scope } from "../../src/domain/Account.js"
 import type { CheckoutSession } from "../../src/domain/CheckoutSession.js"
 import * as Customer from "../../src/domain/Customer.js"
-import { inFlightPerEndpoint } from "../../src/domain/Delivery.js"
+import { inFlightPerAccount, inFlightPerEndpoint } from "../../src/domain/Delivery.js"
 import * as Event from "../../src/domain/Event.js"
 import * as Idempotency from "../../src/domain/Idempotency.js"
 import * as Pagination from "../../src/domain/Pagination.js"
@@ -393,20 +393,28 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
             (d) => d.next_attempt_at!,
             (d) => d.delivery_id
           )
-          // Attempts already running per endpoint: each endpoint gets at most Delivery.inFlightPerEndpoint.
+          // Attempts already running per endpoint and per account: each endpoint gets at most
+          // Delivery.inFlightPerEndpoint, each account at most Delivery.inFlightPerAccount.
           const busy = new Map<string, number>()
+          const busyAccounts = new Map<string, number>()
           for (const d of deliveries.rows.values()) {
-            if (d.status === "pending" && d.lease_until > at) busy.set(d.webhook_id, (busy.get(d.webhook_id) ?? 0) + 1)
+            if (d.status === "pending" && d.lease_until > at) {
+              busy.set(d.webhook_id, (busy.get(d.webhook_id) ?? 0) + 1)
+              busyAccounts.set(d.account_id, (busyAccounts.get(d.account_id) ?? 0) + 1)
+            }
           }
           const claimed = []
           for (const d of due) {
             if (claimed.length >= limit) break
             const event = events.get(d.event_id)
             const endpoint = webhooks.get(d.webhook_id)
-            if (event === undefined || endpoint === undefined) continue
+            // A disabled endpoint receives nothing (its row waits, as the SQL claim leaves it).
+            if (event === undefined || endpoint === undefined || endpoint.disabled) continue
             const running = busy.get(d.webhook_id) ?? 0
-            if (running >= inFlightPerEndpoint) continue
+            const accountRunning = busyAccounts.get(d.account_id) ?? 0
+            if (running >= inFlightPerEndpoint || accountRunning >= inFlightPerAccount) continue
             busy.set(d.webhook_id, running + 1)
+            busyAccounts.set(d.account_id, accountRunning + 1)
             const next = { ...d, attempts: d.attempts + 1, lease_until: at + leaseMillis, updated_at: now }
             deliveries.set(d.delivery_id, next)
             claimed.push({ delivery: publicDelivery(next), attempt: next.attempts, event, endpoint })

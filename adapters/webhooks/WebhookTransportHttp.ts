@@ -2,7 +2,8 @@
  * The WebhookTransport port over node:http(s). An endpoint's host is resolved through a `lookup` hook that
  * refuses internal addresses (in test mode all but loopback), and the connection goes to the very address that was checked, so a DNS answer that
  * changes between the check and the connection (rebinding) cannot reach an internal service. The host is resolved
- * afresh for every attempt, by the system resolver or by given DNS servers (`makeWebhookTransportHttp`).
+ * afresh for every attempt, by the system resolver or by given DNS servers (`makeWebhookTransportHttp`). The same
+ * lookup answers `checkHost` when an endpoint is created or its url changes.
  */
 import { Effect, Layer } from "effect"
 import { lookup as dnsLookup, type LookupAddress, Resolver } from "node:dns"
@@ -11,7 +12,7 @@ import { request as httpsRequest } from "node:https"
 import type { LookupFunction } from "node:net"
 import type { AttemptOutcome } from "../../src/domain/Delivery.js"
 import { isInternalName, isLoopbackHost, isRefusedAddress } from "../../src/domain/Network.js"
-import { type OutboundRequest, WebhookTransport } from "../../src/ports/WebhookTransport.js"
+import { type HostCheck, type OutboundRequest, WebhookTransport } from "../../src/ports/WebhookTransport.js"
 
 export class InternalAddressError extends Error {
   override readonly name = "InternalAddressError"
@@ -43,6 +44,25 @@ export const publicOnlyLookup = (
     })
   }
 }
+
+/**
+ * Resolves `host` through `lookup` (a `publicOnlyLookup`) as a connection would, and says what it found; no answer
+ * within `timeoutMillis` (wall-clock, whatever Clock the caller runs on) is `unresolved`.
+ */
+export const checkHost = (host: string, lookup: LookupFunction, timeoutMillis = 3_000): Promise<HostCheck> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(() => resolve("unresolved"), timeoutMillis)
+    const done = (found: HostCheck) => {
+      clearTimeout(timer)
+      resolve(found)
+    }
+    try {
+      lookup(host, { all: true }, (error) =>
+        done(error === null ? "allowed" : error instanceof InternalAddressError ? "internal" : "unresolved"))
+    } catch {
+      done("unresolved") // a name the resolver will not even look up
+    }
+  })
 
 const systemLookups = { live: publicOnlyLookup(), test: publicOnlyLookup(dnsLookup, { allowLoopback: true }) }
 
@@ -124,7 +144,10 @@ export const makeWebhookTransportHttp = (options: WebhookTransportHttpOptions = 
   const test = publicOnlyLookup(options.resolve, { allowLoopback: true })
   return Layer.succeed(
     WebhookTransport,
-    WebhookTransport.of({ send: (request) => Effect.promise(() => send(request, request.livemode ? live : test)) })
+    WebhookTransport.of({
+      send: (request) => Effect.promise(() => send(request, request.livemode ? live : test)),
+      checkHost: (host, livemode) => Effect.promise(() => checkHost(host, livemode ? live : test))
+    })
   )
 }
 

@@ -105,7 +105,8 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
     /**
      * Dispatches forever, without waiting for rounds: whenever slots are free it claims at most that many due
      * attempts and starts them, so a slow attempt holds only its own slot while the others move on (and the claim's
-     * per-endpoint cap keeps a hanging receiver from taking them all). Idle, it waits for a wake-up (NOTIFY) or the
+     * per-endpoint and per-account caps keep a hanging receiver, or a merchant whose receivers all hang, from taking
+     * them all: `Delivery.inFlightPerAccount` is below `concurrency`). Idle, it waits for a wake-up (NOTIFY) or the
      * poll interval. A store outage backs off up to 30 s and resumes by itself.
      */
     const worker: Effect.Effect<never> = Effect.scoped(Effect.gen(function*() {
@@ -127,8 +128,9 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
         yield* Ref.update(free, (n) => n - claimed.length)
         for (const c of claimed) yield* start(c)
         if (claimed.length === 0) {
-          // Nothing claimable now. With attempts in flight, the due work may only be held back by the per-endpoint
-          // cap, which a finishing attempt lifts (it notifies nobody): wait for that too, not only for a wake-up.
+          // Nothing claimable now. With attempts in flight, the due work may only be held back by the per-endpoint or
+          // per-account cap, which a finishing attempt lifts (it notifies nobody): wait for that too, not only for a
+          // wake-up.
           const wakeUp = store.deliveries.awaitWork(pollMillis)
           yield* slots < concurrency ? Effect.raceFirst(Queue.take(slotFreed), wakeUp) : wakeUp
         }
@@ -140,13 +142,23 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
       )
     })).pipe(Effect.withSpan("Deliveries.worker"))
 
-    /** Redeliver now, also after success (`fils deliveries retry`). */
+    /**
+     * Redeliver now, also after success (`fils deliveries retry`). Not to a deleted or disabled endpoint (§7: a
+     * disabled one receives nothing new): refused, and nothing changes. Should the endpoint be disabled right after
+     * this check, the claim skips its rows, so nothing is sent to it either way.
+     */
     const retry = Effect.fn("Deliveries.retry")(function*(id: string) {
       const delivery = yield* store.deliveries.get(id)
       if (Option.isNone(delivery)) return yield* notFound("delivery", id)
       const { account_id, livemode, webhook_id } = delivery.value
-      if (Option.isNone(yield* store.webhooks.get({ accountId: account_id, livemode }, webhook_id))) {
+      const endpoint = yield* store.webhooks.get({ accountId: account_id, livemode }, webhook_id)
+      if (Option.isNone(endpoint)) {
         return yield* new InvalidState({ message: `Delivery ${id} cannot be sent again: its endpoint was deleted` })
+      }
+      if (endpoint.value.disabled) {
+        return yield* new InvalidState({
+          message: `Delivery ${id} cannot be sent again: its endpoint ${webhook_id} is disabled (enable it first)`
+        })
       }
       return Option.getOrThrow(yield* store.deliveries.retry(id, yield* DateTime.now))
     })

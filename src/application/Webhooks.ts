@@ -1,14 +1,19 @@
 /** Webhook endpoints: create (with a secret shown on creation and on request), read, update, delete. */
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Duration, Effect, Option } from "effect"
 import type { Scope } from "../domain/Account.js"
-import { notFound } from "../domain/Errors.js"
+import { InvalidRequest, notFound } from "../domain/Errors.js"
 import type { WebhookId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
+import * as Network from "../domain/Network.js"
 import * as Pagination from "../domain/Pagination.js"
 import * as WebhookEndpoint from "../domain/WebhookEndpoint.js"
 import { Signer } from "../ports/Signer.js"
 import { Store } from "../ports/Store.js"
+import { WebhookTransport } from "../ports/WebhookTransport.js"
 import { newId } from "./Ids.js"
+
+/** How long creating or re-pointing an endpoint waits for DNS before accepting the name unresolved. */
+const resolveTimeout = Duration.seconds(3)
 
 export interface WebhookListParams {
   readonly limit?: number | undefined
@@ -19,6 +24,28 @@ export class Webhooks extends Effect.Service<Webhooks>()("fils/Webhooks", {
   effect: Effect.gen(function*() {
     const store = yield* Store
     const signer = yield* Signer
+    const transport = yield* WebhookTransport
+
+    /**
+     * The url's text passed `WebhookEndpoint.checkUrl`; this resolves its host now, by the rules every delivery
+     * applies again (live: public addresses only; test: public or loopback), so a name that already points inside is
+     * refused with a clear 400 instead of failing every attempt. A name that does not resolve (yet, or DNS is down,
+     * or slower than `resolveTimeout`) is accepted: deliveries resolve it afresh and refuse it then if it is internal.
+     */
+    const checkHost = Effect.fn("Webhooks.checkHost")(function*(url: string, livemode: boolean) {
+      const host = new URL(url).hostname.replace(/^\[|\]$/g, "")
+      if (Network.isIpLiteral(host)) return // its address was checked with the text
+      const found = yield* transport.checkHost(host, livemode).pipe(
+        Effect.timeoutTo({ duration: resolveTimeout, onSuccess: (found) => found, onTimeout: () => "unresolved" as const })
+      )
+      if (found === "internal") {
+        return yield* new InvalidRequest({
+          message: livemode
+            ? `A live endpoint's url must reach a public host: ${host} resolves to an internal address`
+            : `A test endpoint's url must reach a public host or this machine (loopback): ${host} resolves to an internal address`
+        })
+      }
+    })
 
     const create = Effect.fn("Webhooks.create")(function*(scope: Scope, input: WebhookEndpoint.WebhookCreate) {
       const endpoint = yield* WebhookEndpoint.create(input, {
@@ -28,6 +55,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("fils/Webhooks", {
         secret: yield* signer.webhookSecret,
         now: yield* DateTime.now
       })
+      yield* checkHost(endpoint.url, endpoint.livemode)
       yield* store.webhooks.insert(endpoint)
       return endpoint
     })
@@ -44,9 +72,16 @@ export class Webhooks extends Effect.Service<Webhooks>()("fils/Webhooks", {
       return Pagination.toList(key, result, WebhookEndpoint.position)
     })
 
-    /** Disabling an endpoint stops its pending deliveries, and it receives nothing new until enabled again. */
+    /**
+     * Disabling an endpoint stops its pending deliveries, and it receives nothing new until enabled again. A new url
+     * is resolved as on creation, before the transaction (DNS may take seconds; no connection is held meanwhile).
+     */
     const update = Effect.fn("Webhooks.update")(
       function*(scope: Scope, id: WebhookId, patch: WebhookEndpoint.WebhookUpdate) {
+        if (patch.url !== undefined) {
+          yield* get(scope, id) // an unknown endpoint is 404 whatever its url
+          yield* checkHost(yield* WebhookEndpoint.checkUrl(patch.url, scope.livemode), scope.livemode)
+        }
         return yield* store.transact(Effect.gen(function*() {
           const current = yield* get(scope, id)
           const next = yield* WebhookEndpoint.update(current, patch)

@@ -25,6 +25,13 @@ export const timeout = Duration.seconds(10)
  */
 export const inFlightPerEndpoint = 8
 
+/**
+ * At most this many attempts of one account run at once (across all servers), below a server's 32 dispatch slots:
+ * a merchant whose endpoints all hang (two at the per-endpoint cap already) never holds every slot, so other
+ * merchants' deliveries keep flowing.
+ */
+export const inFlightPerAccount = 16
+
 export type DeliveryStatus = "pending" | "succeeded" | "failed" | "cancelled"
 
 export interface AttemptOutcome {

@@ -1,9 +1,12 @@
 /**
  * The Signer port: the cryptography the engine needs but must not implement itself (it imports only `effect`).
- * API-key hashing, secret generation and Standard Webhooks signatures.
+ * API-key hashing, secret generation and Standard Webhooks signatures: signing (deliveries) and verifying (receivers).
  */
 import type { Effect } from "effect"
-import { Context } from "effect"
+import { Context, Data } from "effect"
+
+/** A delivery that did not verify (missing headers, stale timestamp, no matching signature, not JSON): untrusted. */
+export class WebhookSignatureInvalid extends Data.TaggedError("WebhookSignatureInvalid")<{ readonly message: string }> {}
 
 export interface SignerShape {
   /** SHA-256 of an API key, lowercase hex: the only form in which keys are stored. */
@@ -26,6 +29,18 @@ export interface SignerShape {
     readonly timestamp: number
     readonly body: string
   }) => Effect.Effect<string>
+  /**
+   * Verifies a received delivery as a receiver must before trusting it, and returns its parsed body: one of the
+   * space-separated `webhook-signature`s is the `v1` signature of it (compared in constant time), and
+   * `webhook-timestamp` is within five minutes of `now` (unix seconds; the Clock's time when omitted).
+   */
+  readonly verifyWebhook: (props: {
+    readonly secret: string
+    /** Header names in any case. */
+    readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+    readonly body: string
+    readonly now?: number | undefined
+  }) => Effect.Effect<unknown, WebhookSignatureInvalid>
 }
 
 export class Signer extends Context.Tag("fils/Signer")<Signer, SignerShape>() {}

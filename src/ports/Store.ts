@@ -201,6 +201,9 @@ export interface DeliveriesRepo {
    * Claims up to `limit` pending deliveries due at `now` whose lease is free, oldest due first: each one's
    * `attempts` goes up by one and it is leased until `now + leaseMillis`, so no other server starts the same
    * attempt; a server that dies mid-attempt loses the lease and the delivery is claimed again. Atomic.
+   * Only deliveries whose endpoint exists and is enabled (§7: a disabled one receives nothing new), and no more than
+   * `Delivery.inFlightPerEndpoint` per endpoint and `Delivery.inFlightPerAccount` per account leased at once, counting
+   * the leases already running (on every server).
    */
   readonly claimDue: (now: DateTime.Utc, limit: number, leaseMillis: number) => Op<ReadonlyArray<ClaimedAttempt>>
   /**

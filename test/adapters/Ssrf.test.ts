@@ -1,8 +1,8 @@
 /**
  * SSRF (issue 7, Security): live webhook URLs that are or resolve to loopback, private or link-local addresses are
- * refused at creation (addresses and internal names on their face) and at delivery time, after a fresh DNS lookup,
- * so a name that was public when the endpoint was made and is rebound to an internal address later (DNS rebinding)
- * never reaches it.
+ * refused at creation (addresses and internal names on their face, and names by what they resolve to then, through
+ * the transport's `checkHost`) and at delivery time, after a fresh DNS lookup, so a name that was public when the
+ * endpoint was made and is rebound to an internal address later (DNS rebinding) never reaches it.
  *
  * The DNS is real: a tiny server on 127.0.0.1 (node:dgram) answering A/AAAA queries from a table the test changes,
  * used by the transport through `resolverLookup` (node's `dns.Resolver` with `setServers`). The engine is the real
@@ -17,7 +17,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SignerNode } from "../../adapters/crypto/SignerNode.js"
 import { StoreMemory } from "../../adapters/memory/StoreMemory.js"
 import { SimulatedProcessor } from "../../adapters/processor/SimulatedProcessor.js"
-import { makeWebhookTransportHttp, publicOnlyLookup, resolverLookup, send } from "../../adapters/webhooks/WebhookTransportHttp.js"
+import { makeWebHandler } from "../../adapters/http/WebHandler.js"
+import {
+  checkHost,
+  makeWebhookTransportHttp,
+  publicOnlyLookup,
+  resolverLookup,
+  send
+} from "../../adapters/webhooks/WebhookTransportHttp.js"
 import { Accounts } from "../../src/application/Accounts.js"
 import { Deliveries } from "../../src/application/Deliveries.js"
 import { Engine } from "../../src/application/Engine.js"
@@ -125,14 +132,17 @@ beforeAll(async () => {
   server.listen(0, "127.0.0.1")
   await once(server, "listening")
   internal = { server, port: (server.address() as { port: number }).port, connections: 0 }
-  const transport = makeWebhookTransportHttp({ resolve: resolverLookup([dns.server]) })
-  runtime = ManagedRuntime.make(
-    Engine.pipe(
-      Layer.provideMerge(Layer.mergeAll(StoreMemory, SignerNode, SimulatedProcessor, transport)),
-      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map())))
-    ) as Layer.Layer<any, never>
-  )
+  runtime = ManagedRuntime.make(engineOnThisDns() as Layer.Layer<any, never>)
 })
+
+/** The engine (memory store, node signer) with the HTTP transport resolving names through this test's DNS server. */
+const engineOnThisDns = () =>
+  Engine.pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(StoreMemory, SignerNode, SimulatedProcessor, makeWebhookTransportHttp({ resolve: resolverLookup([dns.server]) }))
+    ),
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map())))
+  )
 
 afterAll(async () => {
   await runtime?.dispose()
@@ -153,6 +163,11 @@ const liveScope = () =>
     const p = yield* accounts.authenticate(keys.live.secret)
     return { accountId: p.accountId, livemode: true } satisfies Scope
   }))
+
+const updateUrl = (scope: Scope, id: string, url: string) =>
+  Effect.flatMap(Webhooks, (w) => w.update(scope, id as never, { url }))
+
+const listed = (scope: Scope) => Effect.map(Effect.flatMap(Webhooks, (w) => w.list(scope, {})), (l) => l.items)
 
 /** Queues one delivery of a new event to `webhookId` and runs one dispatch pass; returns the delivery's attempts. */
 const deliverOnce = (scope: Scope, webhookId: string) =>
@@ -260,5 +275,127 @@ describe("SSRF: live webhook URLs", () => {
       livemode: false
     })
     expect(internal.connections).toBe(before + 1)
+  })
+})
+
+describe("SSRF: names are resolved when an endpoint is created or re-pointed", () => {
+  const inside = "hooks.fils-inside.test"
+
+  it("checkHost answers by the delivery's rules: live refuses any internal address, test mode lets loopback through", async () => {
+    const resolve = resolverLookup([dns.server])
+    const live = publicOnlyLookup(resolve)
+    const test = publicOnlyLookup(resolve, { allowLoopback: true })
+    dns.table.set("public.fils-check.test", { a: ["203.0.113.10"], aaaa: [] })
+    dns.table.set("loopback.fils-check.test", { a: ["127.0.0.1"], aaaa: [] })
+    dns.table.set("private.fils-check.test", { a: ["10.1.2.3"], aaaa: [] })
+    dns.table.delete("missing.fils-check.test")
+    const answers = async (lookup: typeof live) => ({
+      public: await checkHost("public.fils-check.test", lookup),
+      loopback: await checkHost("loopback.fils-check.test", lookup),
+      private: await checkHost("private.fils-check.test", lookup),
+      missing: await checkHost("missing.fils-check.test", lookup),
+      internalName: await checkHost("metadata.google.internal", lookup)
+    })
+    expect(await answers(live)).toEqual({
+      public: "allowed",
+      loopback: "internal",
+      private: "internal",
+      missing: "unresolved",
+      internalName: "internal"
+    })
+    expect(await answers(test)).toEqual({
+      public: "allowed",
+      loopback: "allowed",
+      private: "internal",
+      missing: "unresolved",
+      internalName: "internal"
+    })
+    // A resolver that never answers: unresolved after the timeout, not a hang.
+    const silent = (() => undefined) as unknown as typeof live
+    const started = Date.now()
+    expect(await checkHost("slow.fils-check.test", silent, 200)).toBe("unresolved")
+    expect(Date.now() - started).toBeLessThan(2_000)
+  })
+
+  it("a live name that already resolves to 10.1.2.3 (or any internal address) is 400 INVALID_REQUEST over the API", async () => {
+    dns.table.set(inside, { a: ["10.1.2.3"], aaaa: [] })
+    const web = await makeWebHandler({ engine: engineOnThisDns() })
+    try {
+      const { keys } = await web.run(Effect.flatMap(Accounts, (a) => a.create({ business_name: "Souq" })))
+      const asked = dns.queries.length
+      const res = await web.handler(new Request("http://fils.test/api/v1/webhooks", {
+        method: "POST",
+        headers: { authorization: `Bearer ${keys.live.secret}`, "content-type": "application/json" },
+        body: JSON.stringify({ url: `https://${inside}/hook` })
+      }))
+      expect(res.status).toBe(400)
+      expect(await res.json()).toEqual({
+        code: "INVALID_REQUEST",
+        message: `A live endpoint's url must reach a public host: ${inside} resolves to an internal address`
+      })
+      // Resolved through the transport's resolver (this DNS server), as a delivery would be.
+      expect(dns.queries.slice(asked)).toContain(`${inside} A`)
+      const list = await web.handler(new Request("http://fils.test/api/v1/webhooks", {
+        headers: { authorization: `Bearer ${keys.live.secret}` }
+      }))
+      expect((await list.json()).items).toEqual([])
+    } finally {
+      await web.dispose()
+    }
+  })
+
+  it("any internal answer refuses a live name, at creation and on a url change (the endpoint is left as it was)", async () => {
+    const scope = await liveScope()
+    const internalAnswers: ReadonlyArray<{ a: ReadonlyArray<string>; aaaa: ReadonlyArray<string> }> = [
+      { a: ["10.1.2.3"], aaaa: [] },
+      { a: ["203.0.113.10", "169.254.169.254"], aaaa: [] },
+      { a: [], aaaa: ["fd00::1"] },
+      { a: ["127.0.0.1"], aaaa: [] }
+    ]
+    for (const answers of internalAnswers) {
+      dns.table.set(inside, answers)
+      const result = await run(Effect.either(createEndpoint(scope, `https://${inside}/hook`)))
+      expect(result._tag, JSON.stringify(answers)).toBe("Left")
+      if (result._tag === "Left") {
+        expect(result.left, JSON.stringify(answers)).toMatchObject({ _tag: "InvalidRequest", code: "INVALID_REQUEST" })
+      }
+    }
+    expect(await run(listed(scope))).toEqual([])
+
+    dns.table.set(liveHost, { a: ["203.0.113.10"], aaaa: [] })
+    const endpoint = await run(createEndpoint(scope, `https://${liveHost}/hook`))
+    dns.table.set(inside, { a: ["10.1.2.3"], aaaa: [] })
+    const moved = await run(Effect.either(updateUrl(scope, endpoint.webhook_id, `https://${inside}/hook`)))
+    expect(moved._tag).toBe("Left")
+    if (moved._tag === "Left") expect(moved.left).toMatchObject({ _tag: "InvalidRequest" })
+    expect((await run(listed(scope))).map((w) => w.url)).toEqual([`https://${liveHost}/hook`])
+  })
+
+  it("a name that does not resolve (yet) is accepted: DNS may be down, and every delivery resolves it again", async () => {
+    const scope = await liveScope()
+    const unknown = "not-yet-published.fils-inside.test"
+    dns.table.delete(unknown)
+    const created = await run(Effect.either(createEndpoint(scope, `https://${unknown}/hook`)))
+    expect(created._tag).toBe("Right")
+  })
+
+  it("test mode: a name resolving to loopback is accepted (local receivers), one resolving to 10.x is refused", async () => {
+    const { test } = await run(Effect.gen(function*() {
+      const { account } = yield* (yield* Accounts).create({ business_name: "Souq" })
+      return { test: { accountId: account.account_id, livemode: false } satisfies Scope }
+    }))
+    const local = "receiver.fils-local.test"
+    dns.table.set(local, { a: ["127.0.0.1"], aaaa: [] })
+    const ok = await run(Effect.either(createEndpoint(test, `http://${local}:${internal.port}/hook`)))
+    expect(ok._tag).toBe("Right")
+    dns.table.set(inside, { a: ["10.1.2.3"], aaaa: [] })
+    const refused = await run(Effect.either(createEndpoint(test, `http://${inside}/hook`)))
+    expect(refused._tag).toBe("Left")
+    if (refused._tag === "Left") {
+      expect(refused.left).toMatchObject({
+        _tag: "InvalidRequest",
+        message: `A test endpoint's url must reach a public host or this machine (loopback): ${inside} resolves to an internal address`
+      })
+    }
   })
 })

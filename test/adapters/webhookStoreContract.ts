@@ -5,10 +5,10 @@
  * events, and cancels whatever it left pending when it ends, so a later test's claims see only its own deliveries.
  */
 import { assert, layer } from "@effect/vitest"
-import { DateTime, Effect, Exit, Fiber, type Layer, Option } from "effect"
+import { DateTime, Effect, Exit, FastCheck, Fiber, type Layer, Option } from "effect"
 import { newId } from "../../src/application/Ids.js"
 import type { Account, Scope } from "../../src/domain/Account.js"
-import type { AttemptOutcome } from "../../src/domain/Delivery.js"
+import { type AttemptOutcome, inFlightPerAccount, inFlightPerEndpoint } from "../../src/domain/Delivery.js"
 import type { Event, EventType } from "../../src/domain/Event.js"
 import type { AccountId, DeliveryId, EventId, WebhookId } from "../../src/domain/Ids.js"
 import * as Pagination from "../../src/domain/Pagination.js"
@@ -282,6 +282,216 @@ export const webhookStoreContract = (name: string, storeLayer: Layer.Layer<Store
         assert.strictEqual((yield* getDelivery(store, later!.delivery_id)).attempts, 0)
         assert.deepStrictEqual(ids(yield* claim(T0 + 60_000, 100, 1)), [`${later!.delivery_id}#1`])
       }))
+
+    it.scoped("claimDue skips a disabled endpoint's pending deliveries (a retry by hand, a race) until it is enabled", () =>
+      Effect.gen(function*() {
+        const { claim, endpoint, enqueue, event, store } = yield* world
+        const w = yield* endpoint()
+        const other = yield* endpoint()
+        const e = yield* event()
+        const [d, kept] = yield* enqueue(e, [w, other])
+        // Disabled in the store only (Webhooks.update also cancels; a retry or a race can still leave a row pending).
+        yield* store.webhooks.update({ ...w, disabled: true })
+        assert.deepStrictEqual(ids(yield* claim(T0 + 1_000)), [`${kept!.delivery_id}#1`])
+        yield* store.deliveries.recordAttempt({
+          deliveryId: kept!.delivery_id,
+          attempt: 1,
+          startedAt: at(T0 + 1_000),
+          outcome: ok(),
+          nextAttemptAt: undefined
+        })
+        yield* store.deliveries.retry(d!.delivery_id, at(T0 + 2_000))
+        assert.deepStrictEqual(ids(yield* claim(T0 + 86_400_000)), [])
+        same([(yield* getDelivery(store, d!.delivery_id)).status, (yield* getDelivery(store, d!.delivery_id)).attempts], [
+          "pending",
+          0
+        ])
+        // Enabled again: claimable (nothing was lost, nothing was sent meanwhile).
+        yield* store.webhooks.update({ ...w, disabled: false })
+        assert.deepStrictEqual(ids(yield* claim(T0 + 86_400_000)), [`${d!.delivery_id}#1`])
+      }))
+
+    it.scoped("claimDue: one account never has more than inFlightPerAccount attempts in flight; others are claimed", () =>
+      Effect.gen(function*() {
+        const { endpoint, enqueue, event, scope, store } = yield* world
+        const other = yield* newAccount
+        yield* store.accounts.insert(other)
+        const otherScope: Scope = { accountId: other.account_id, livemode: false }
+        // Busy: three endpoints with ten due deliveries each (the per-endpoint cap alone would allow 24 at once).
+        const busy = [yield* endpoint(), yield* endpoint(), yield* endpoint()]
+        const backlog: Array<Delivery> = []
+        for (let i = 0; i < 10; i++) backlog.push(...(yield* enqueue(yield* event({ created_at: at(T0 + i) }), busy)))
+        // Calm: a live endpoint of the same account, and another account, with later deliveries.
+        const liveEndpoint = yield* endpoint({}, { ...scope, livemode: true })
+        const liveEvent = yield* makeEvent({ ...scope, livemode: true }, { created_at: at(T0 + 500) })
+        yield* store.events.insert(liveEvent)
+        const liveDelivery = yield* makeDelivery(liveEvent, liveEndpoint)
+        const calm = yield* endpoint({}, otherScope)
+        const calmDeliveries: Array<Delivery> = []
+        for (let i = 0; i < 3; i++) {
+          const e = yield* makeEvent(otherScope, { created_at: at(T0 + 1_000 + i) })
+          yield* store.events.insert(e)
+          calmDeliveries.push(yield* makeDelivery(e, calm))
+        }
+        yield* store.deliveries.enqueue([liveDelivery, ...calmDeliveries])
+        const accounts = new Set<string>([scope.accountId, other.account_id])
+        const claim = (now: number, limit = 100) =>
+          Effect.map(store.deliveries.claimDue(at(now), limit, 30_000), (claimed) => {
+            assert.isTrue(claimed.every((c) => accounts.has(c.delivery.account_id)), "claimed another test's deliveries")
+            return claimed
+          })
+        const ofAccount = (claimed: ReadonlyArray<ClaimedAttempt>, accountId: string) =>
+          claimed.filter((c) => c.delivery.account_id === accountId)
+
+        // Claims go oldest due first, the id breaking ties.
+        const oldestFirst = backlog.map((d) => [millis(d.next_attempt_at!), d.delivery_id] as const)
+          .sort(([a, x], [b, y]) => a - b || (x < y ? -1 : 1))
+          .map(([, id]) => id)
+
+        const first = yield* claim(T0 + 10_000)
+        const busyClaims = ofAccount(first, scope.accountId)
+        assert.strictEqual(busyClaims.length, inFlightPerAccount)
+        // The account's oldest, at most 8 per endpoint. Its live endpoint is idle, yet its (newer) delivery waits:
+        // the cap is the account's, both modes together.
+        assert.deepStrictEqual(busyClaims.map((c) => c.delivery.delivery_id), oldestFirst.slice(0, inFlightPerAccount))
+        assert.isFalse(first.some((c) => c.delivery.delivery_id === liveDelivery.delivery_id))
+        for (const w of busy) assert.isAtMost(busyClaims.filter((c) => c.endpoint.webhook_id === w.webhook_id).length, inFlightPerEndpoint)
+        assert.deepStrictEqual(ofAccount(first, other.account_id).map((c) => c.delivery.delivery_id), calmDeliveries.map((d) => d.delivery_id))
+
+        // Full: nothing more for the account while those run.
+        assert.deepStrictEqual(ids(yield* claim(T0 + 10_000)), [])
+        // Five finish: exactly five more, still the oldest.
+        yield* store.deliveries.recordAttempts(busyClaims.slice(0, 5).map((c) => ({
+          deliveryId: c.delivery.delivery_id,
+          attempt: c.attempt,
+          startedAt: at(T0 + 10_000),
+          outcome: ok(),
+          nextAttemptAt: undefined
+        })))
+        const next = yield* claim(T0 + 10_000)
+        assert.deepStrictEqual(next.map((c) => c.delivery.delivery_id), oldestFirst.slice(inFlightPerAccount, inFlightPerAccount + 5))
+        // Leases that ran out do not count: claimed again, up to the cap.
+        const again = yield* claim(T0 + 40_000)
+        assert.strictEqual(ofAccount(again, scope.accountId).length, inFlightPerAccount)
+        assert.strictEqual(ofAccount(again, other.account_id).length, 3)
+      }))
+
+    it.effect.prop(
+      "claimDue: whatever the backlog, claims respect both caps, skip disabled endpoints, take each endpoint's oldest, and leave nothing claimable behind",
+      {
+        accounts: FastCheck.array(
+          FastCheck.record({
+            events: FastCheck.integer({ min: 0, max: 12 }),
+            endpoints: FastCheck.array(
+              FastCheck.oneof({ weight: 4, arbitrary: FastCheck.constant(false) }, { weight: 1, arbitrary: FastCheck.constant(true) }),
+              { minLength: 1, maxLength: 4 }
+            )
+          }),
+          { minLength: 1, maxLength: 3 }
+        ),
+        steps: FastCheck.array(
+          FastCheck.oneof(
+            FastCheck.record({ claim: FastCheck.integer({ min: 1, max: 40 }) }),
+            FastCheck.record({ finish: FastCheck.integer({ min: 0, max: 20 }) })
+          ),
+          { minLength: 1, maxLength: 8 }
+        )
+      },
+      ({ accounts, steps }) => {
+        const endpoints: Array<WebhookEndpoint.WebhookEndpoint> = []
+        return Effect.gen(function*() {
+          const store = yield* Store
+          interface Row { readonly id: string; readonly webhook: string; readonly account: string; readonly due: number }
+          const rows: Array<Row> = []
+          const disabled = new Set<string>()
+          let tick = 0
+          for (const spec of accounts) {
+            const account = yield* newAccount
+            yield* store.accounts.insert(account)
+            const scope: Scope = { accountId: account.account_id, livemode: false }
+            const mine = yield* Effect.forEach(spec.endpoints, () => makeEndpoint(scope))
+            yield* Effect.forEach(mine, store.webhooks.insert)
+            endpoints.push(...mine)
+            const queued: Array<Delivery> = []
+            for (let i = 0; i < spec.events; i++) {
+              const e = yield* makeEvent(scope, { created_at: at(T0 + tick++) })
+              yield* store.events.insert(e)
+              queued.push(...(yield* Effect.forEach(mine, (w) => makeDelivery(e, w))))
+            }
+            yield* store.deliveries.enqueue(queued)
+            rows.push(...queued.map((d) => ({ id: d.delivery_id, webhook: d.webhook_id, account: d.account_id, due: millis(d.next_attempt_at!) })))
+            // Disabled after queueing, in the store only: their rows stay pending and must not be claimed.
+            for (const [i, off] of spec.endpoints.entries()) {
+              if (!off) continue
+              yield* store.webhooks.update({ ...mine[i]!, disabled: true })
+              disabled.add(mine[i]!.webhook_id)
+            }
+          }
+          const ours = new Set(rows.map((r) => r.id))
+          const running = new Map<string, Row>()
+          const finished = new Set<string>()
+          const claimedEver = new Set<string>()
+          const count = (key: (r: Row) => string) => {
+            const n = new Map<string, number>()
+            for (const r of running.values()) n.set(key(r), (n.get(key(r)) ?? 0) + 1)
+            return n
+          }
+          for (const step of steps) {
+            if ("finish" in step) {
+              const done = [...running.values()].slice(0, step.finish)
+              yield* store.deliveries.recordAttempts(done.map((r) => ({
+                deliveryId: r.id,
+                attempt: 1,
+                startedAt: at(T0 + 100_000),
+                outcome: ok(),
+                nextAttemptAt: undefined
+              })))
+              for (const r of done) {
+                running.delete(r.id)
+                finished.add(r.id)
+              }
+              continue
+            }
+            const claimed = yield* store.deliveries.claimDue(at(T0 + 100_000), step.claim, 600_000)
+            assert.isTrue(claimed.every((c) => ours.has(c.delivery.delivery_id)), "claimed another test's deliveries")
+            assert.isAtMost(claimed.length, step.claim)
+            for (const c of claimed) {
+              const row = rows.find((r) => r.id === c.delivery.delivery_id)!
+              assert.isFalse(running.has(row.id) || finished.has(row.id), "claimed while leased or done")
+              assert.isFalse(disabled.has(row.webhook), "claimed for a disabled endpoint")
+              running.set(row.id, row)
+              claimedEver.add(row.id)
+            }
+            const perEndpoint = count((r) => r.webhook)
+            const perAccount = count((r) => r.account)
+            for (const n of perEndpoint.values()) assert.isAtMost(n, inFlightPerEndpoint)
+            for (const n of perAccount.values()) assert.isAtMost(n, inFlightPerAccount)
+            const waiting = rows.filter((r) => !claimedEver.has(r.id) && !disabled.has(r.webhook))
+            if (claimed.length < step.claim) {
+              // Whatever is still waiting is held back by a cap.
+              for (const r of waiting) {
+                assert.isTrue(
+                  (perEndpoint.get(r.webhook) ?? 0) >= inFlightPerEndpoint || (perAccount.get(r.account) ?? 0) >= inFlightPerAccount,
+                  "a claimable delivery was left behind"
+                )
+              }
+            }
+            // Each endpoint's oldest first: everything claimed is due no later than anything still waiting.
+            for (const r of waiting) {
+              for (const id of claimedEver) {
+                const c = rows.find((x) => x.id === id)!
+                if (c.webhook === r.webhook) assert.isTrue(c.due < r.due, "a newer delivery went first")
+              }
+            }
+          }
+        }).pipe(
+          // This run's leftovers must not be claimable by the next run (or test).
+          Effect.ensuring(Effect.flatMap(Store, (store) =>
+            Effect.forEach(endpoints, (w) => store.deliveries.cancelFor(w.webhook_id), { discard: true }).pipe(Effect.orDie)))
+        )
+      },
+      { fastCheck: { numRuns: 15 } }
+    )
 
     // Attempts --------------------------------------------------------------------------------------------------------
 

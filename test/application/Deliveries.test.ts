@@ -3,7 +3,7 @@
  * fake WebhookTransport that records every request and answers as the test says.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, DateTime, Duration, Effect, Either, Layer, TestClock } from "effect"
+import { ConfigProvider, DateTime, Duration, Effect, Either, FastCheck, Fiber, Layer, Option, TestClock } from "effect"
 import { StoreMemory } from "../../adapters/memory/StoreMemory.js"
 import { SignerNode } from "../../adapters/crypto/SignerNode.js"
 import { verify } from "../../adapters/crypto/StandardWebhooks.js"
@@ -18,8 +18,8 @@ import type { AttemptOutcome } from "../../src/domain/Delivery.js"
 import * as Delivery from "../../src/domain/Delivery.js"
 import type { EventType } from "../../src/domain/Event.js"
 import type { WebhookCreate } from "../../src/domain/WebhookEndpoint.js"
-import type { DeliveryFilter } from "../../src/ports/Store.js"
-import { type OutboundRequest, WebhookTransport } from "../../src/ports/WebhookTransport.js"
+import { type DeliveryFilter, Store } from "../../src/ports/Store.js"
+import { type HostCheck, type OutboundRequest, WebhookTransport } from "../../src/ports/WebhookTransport.js"
 import { cards, formWith, makeSession, pay } from "../support/checkout.js"
 import { newAccount } from "./harness.js"
 
@@ -39,13 +39,20 @@ interface FakeTransport {
   readonly requests: Array<OutboundRequest>
   /** How the next requests are answered (default: 200). */
   readonly answerWith: (f: (request: OutboundRequest) => AttemptOutcome) => void
+  /** How hosts resolve (default `allowed`; `"never"` never answers); every check asked, as `host live|test`. */
+  readonly hosts: Map<string, HostCheck | "never">
+  readonly checks: Array<string>
 }
 
 const makeFake = (): FakeTransport => {
   const requests: Array<OutboundRequest> = []
+  const hosts = new Map<string, HostCheck | "never">()
+  const checks: Array<string> = []
   let answer: (request: OutboundRequest) => AttemptOutcome = () => answered(200)
   return {
     requests,
+    hosts,
+    checks,
     answerWith: (f) => {
       answer = f
     },
@@ -56,6 +63,12 @@ const makeFake = (): FakeTransport => {
           Effect.sync(() => {
             requests.push(request)
             return answer(request)
+          }),
+        checkHost: (host, livemode) =>
+          Effect.suspend(() => {
+            checks.push(`${host} ${livemode ? "live" : "test"}`)
+            const found = hosts.get(host) ?? "allowed"
+            return found === "never" ? Effect.never : Effect.succeed(found)
           })
       })
     )
@@ -573,6 +586,60 @@ describe("Deliveries.retry", () => {
       })
     ))
 
+  it.effect("refuses a disabled endpoint's delivery (InvalidState) and changes nothing; enabled again, it redelivers", () =>
+    withFake((fake) =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const deliveries = yield* Deliveries
+        const webhooks = yield* Webhooks
+        const { test } = yield* newAccount
+        const hook = yield* endpoint(test)
+        yield* paid(test)
+        assert.strictEqual(yield* dispatchOnce, 1)
+        const done = yield* oneDelivery({ webhook_id: hook.webhook_id })
+        yield* webhooks.update(test, hook.webhook_id, { disabled: true })
+
+        yield* TestClock.adjust("1 hour")
+        const refused = yield* Effect.either(deliveries.retry(done.delivery_id))
+        if (Either.isRight(refused)) return assert.fail("retried to a disabled endpoint")
+        assert.strictEqual(refused.left._tag, "InvalidState")
+        assert.include(refused.left.message, done.delivery_id)
+        assert.match(refused.left.message, /endpoint .* is disabled/)
+        assert.deepStrictEqual(yield* oneDelivery({ webhook_id: hook.webhook_id }), done, "unchanged")
+        yield* TestClock.adjust("1 day")
+        assert.strictEqual(yield* dispatchOnce, 0)
+        assert.strictEqual(fake.requests.length, 1)
+
+        // Enabled again, the same retry goes through.
+        yield* webhooks.update(test, hook.webhook_id, { disabled: false })
+        assert.strictEqual((yield* deliveries.retry(done.delivery_id)).status, "pending")
+        assert.strictEqual(yield* dispatchOnce, 1)
+        assert.strictEqual(fake.requests.length, 2)
+      })
+    ))
+
+  it.effect("an endpoint disabled after a retry was queued receives nothing: the claim skips it", () =>
+    withFake((fake) =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const store = yield* Store
+        const { test } = yield* newAccount
+        const hook = yield* endpoint(test)
+        const other = yield* endpoint(test, { url: "https://other.example.com/" })
+        yield* paid(test)
+        assert.strictEqual(yield* dispatchOnce, 2)
+        const done = yield* oneDelivery({ webhook_id: hook.webhook_id })
+        yield* (yield* Deliveries).retry(done.delivery_id)
+        // The disable lands between the retry's check and the claim, without cancelling (as a race would leave it).
+        yield* store.webhooks.update({ ...hook, disabled: true })
+        yield* paid(test)
+        assert.strictEqual(yield* dispatchOnce, 1, "only the enabled endpoint's new delivery")
+        assert.strictEqual(fake.requests.filter((r) => r.url === hook.url).length, 1, "only before it was disabled")
+        assert.strictEqual(fake.requests.filter((r) => r.url === other.url).length, 2)
+        assert.strictEqual((yield* oneDelivery({ webhook_id: hook.webhook_id })).status, "pending")
+      })
+    ))
+
   it.effect("an unknown delivery is NotFound", () =>
     withFake(() =>
       Effect.gen(function*() {
@@ -608,4 +675,101 @@ describe("live mode", () => {
         assert.deepStrictEqual(yield* deliveriesOf({ webhook_id: testHook.webhook_id }), [])
       })
     , [["FILS_SIMULATED_LIVE", "true"]]))
+})
+
+describe("endpoint hosts are resolved when an endpoint is created or re-pointed (SSRF)", () => {
+  const failure = <A>(result: Either.Either<A, { readonly _tag: string; readonly message: string }>) =>
+    Either.isLeft(result) ? result.left : assert.fail("accepted")
+
+  it.effect("a name that resolves to an internal address is refused (InvalidRequest), by the endpoint's mode's rules", () =>
+    withFake((fake) =>
+      Effect.gen(function*() {
+        const webhooks = yield* Webhooks
+        const { live, test } = yield* newAccount
+        fake.hosts.set("inside.example.com", "internal")
+
+        const refusedLive = failure(yield* Effect.either(endpoint(live, { url: "https://inside.example.com/hook" })))
+        assert.strictEqual(refusedLive._tag, "InvalidRequest")
+        assert.strictEqual(
+          refusedLive.message,
+          "A live endpoint's url must reach a public host: inside.example.com resolves to an internal address"
+        )
+        const refusedTest = failure(yield* Effect.either(endpoint(test, { url: "http://inside.example.com:8080/" })))
+        assert.strictEqual(refusedTest._tag, "InvalidRequest")
+        assert.match(refusedTest.message, /^A test endpoint's url must reach a public host or this machine \(loopback\)/)
+        // The transport was asked with the mode (it lets loopback through in test mode only); nothing was stored.
+        assert.deepStrictEqual(fake.checks, ["inside.example.com live", "inside.example.com test"])
+        assert.deepStrictEqual((yield* webhooks.list(live, {})).items, [])
+        assert.deepStrictEqual((yield* webhooks.list(test, {})).items, [])
+      })
+    ))
+
+  it.effect("a name that does not resolve, or not within 3 s, is accepted: deliveries resolve it again", () =>
+    withFake((fake) =>
+      Effect.gen(function*() {
+        const { live } = yield* newAccount
+        fake.hosts.set("not-yet.example.com", "unresolved")
+        fake.hosts.set("slow-dns.example.com", "never")
+        const created = yield* endpoint(live, { url: "https://not-yet.example.com/" })
+        assert.strictEqual(created.url, "https://not-yet.example.com/")
+
+        const slow = yield* Effect.fork(endpoint(live, { url: "https://slow-dns.example.com/" }))
+        yield* TestClock.adjust("2999 millis")
+        assert.isTrue(Option.isNone(yield* Fiber.poll(slow)), "still waiting for DNS")
+        yield* TestClock.adjust("1 millis")
+        assert.strictEqual((yield* Fiber.join(slow)).url, "https://slow-dns.example.com/")
+      })
+    ))
+
+  it.effect("an IP literal is not resolved; a url change is resolved before it is stored, other changes are not", () =>
+    withFake((fake) =>
+      Effect.gen(function*() {
+        const webhooks = yield* Webhooks
+        const { live } = yield* newAccount
+        yield* endpoint(live, { url: "https://203.0.113.7/hook" })
+        yield* endpoint(live, { url: "https://[2606:4700:4700::1111]/hook" })
+        assert.deepStrictEqual(fake.checks, [], "addresses are checked on their face")
+
+        const hook = yield* endpoint(live, { url: "https://ok.example.com/" })
+        yield* webhooks.update(live, hook.webhook_id, { description: "renamed", disabled: true })
+        assert.deepStrictEqual(fake.checks, ["ok.example.com live"])
+
+        fake.hosts.set("inside.example.com", "internal")
+        const refused = failure(yield* Effect.either(webhooks.update(live, hook.webhook_id, { url: "https://inside.example.com/" })))
+        assert.strictEqual(refused._tag, "InvalidRequest")
+        assert.strictEqual((yield* webhooks.get(live, hook.webhook_id)).url, "https://ok.example.com/", "unchanged")
+        const moved = yield* webhooks.update(live, hook.webhook_id, { url: "https://elsewhere.example.com/in" })
+        assert.strictEqual(moved.url, "https://elsewhere.example.com/in")
+        assert.deepStrictEqual(fake.checks, ["ok.example.com live", "inside.example.com live", "elsewhere.example.com live"])
+        // An unknown endpoint is NotFound, whatever url it is given.
+        const unknown = failure(yield* Effect.either(webhooks.update(live, `wh_${"0".repeat(32)}` as never, { url: "https://inside.example.com/" })))
+        assert.strictEqual(unknown._tag, "NotFound")
+      })
+    ))
+
+  it.effect.prop(
+    "creation is refused exactly when the host resolves to an address the mode forbids",
+    {
+      found: FastCheck.constantFrom<HostCheck | "never">("allowed", "internal", "unresolved", "never"),
+      livemode: FastCheck.boolean(),
+      label: FastCheck.stringMatching(/^[a-z][a-z0-9-]{0,20}$/)
+    },
+    ({ found, label, livemode }) =>
+      withFake((fake) =>
+        Effect.gen(function*() {
+          const account = yield* newAccount
+          const host = `${label}.example.com`
+          fake.hosts.set(host, found)
+          const created = yield* Effect.fork(
+            Effect.either(endpoint(livemode ? account.live : account.test, { url: `https://${host}/hook` }))
+          )
+          yield* TestClock.adjust("3 seconds")
+          const result = yield* Fiber.join(created)
+          assert.strictEqual(Either.isLeft(result), found === "internal", `${found} ${livemode}`)
+          if (Either.isLeft(result)) assert.strictEqual(result.left._tag, "InvalidRequest")
+          assert.deepStrictEqual(fake.checks, [`${host} ${livemode ? "live" : "test"}`])
+        })
+      ),
+    { fastCheck: { numRuns: 30 } }
+  )
 })

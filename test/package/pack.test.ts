@@ -38,11 +38,12 @@ const lastJson = (out: string) => JSON.parse(out.trim().split("\n").at(-1)!)
 // The programs, one per entry point, as a user would write them ------------------------------------------------------
 
 const programs: Record<string, string> = {
-  // The engine on the memory store with the Node adapters: an account and a product; bad input is a typed error.
+  // The engine on the memory store with the Node adapters: an account and a product; bad input is a typed error. A
+  // delivery's signature checked as a merchant's receiver does: the exported verifier and the Signer port's.
   "root.ts": `
-import { Accounts, Engine, InvalidRequest, Money, Product, Products } from "fils"
+import { Accounts, Engine, InvalidRequest, Money, Product, Products, Signer, WebhookSignatureInvalid } from "fils"
 import { StoreMemory } from "fils/memory"
-import { NodeAdapters } from "fils/node"
+import { NodeAdapters, StandardWebhooks } from "fils/node"
 import { Effect, Either, Layer } from "effect"
 
 // @ts-expect-error a price is a number of fils, not a string: the declarations carry real types
@@ -58,14 +59,35 @@ const program = Effect.gen(function*() {
   const refused = yield* Effect.either(
     products.create(scope, { name: "Beans", price: 1, currency: "AED", billing_interval: "month" })
   )
+  const signer = yield* Signer
+  const secret = yield* signer.webhookSecret
+  const body = JSON.stringify({ id: "evt_1", type: "payment.succeeded" })
+  const timestamp = Math.floor(Date.now() / 1000)
+  const signature = yield* signer.signWebhook({ secret, id: "evt_1", timestamp, body })
+  const headers = { "webhook-id": "evt_1", "webhook-timestamp": String(timestamp), "webhook-signature": signature }
+  const verified = StandardWebhooks.verify({ secret, headers, body }) as { type: string }
+  let tampered = "accepted"
+  try {
+    StandardWebhooks.verify({ secret, headers, body: body.replace("succeeded", "failed") })
+  } catch (error) {
+    tampered = error instanceof StandardWebhooks.WebhookVerificationError ? error.message : "another error"
+  }
+  const viaPort = (yield* signer.verifyWebhook({ secret, headers, body })) as { type: string }
+  const otherSecret = yield* Effect.either(signer.verifyWebhook({ secret: yield* signer.webhookSecret, headers, body }))
   return {
     product_id: product.product_id,
     price: Money.formatAmount(product.price, product.currency),
     key: keys.test.secret.slice(0, 8),
-    refused: Either.isLeft(refused) && refused.left instanceof InvalidRequest ? refused.left.code : "accepted"
+    refused: Either.isLeft(refused) && refused.left instanceof InvalidRequest ? refused.left.code : "accepted",
+    webhook: {
+      verified: verified.type,
+      tampered,
+      port: viaPort.type,
+      portRefused: Either.isLeft(otherSecret) && otherSecret.left instanceof WebhookSignatureInvalid ? otherSecret.left._tag : "accepted"
+    }
   }
 })
-const EngineInMemory = Engine.pipe(Layer.provide(Layer.mergeAll(StoreMemory, NodeAdapters)))
+const EngineInMemory = Engine.pipe(Layer.provideMerge(Layer.mergeAll(StoreMemory, NodeAdapters)))
 console.log(JSON.stringify(await Effect.runPromise(Effect.provide(program, EngineInMemory))))
 `,
   // The contract's OpenAPI document; the server on a free port; the typed client against it; the web handler.
@@ -248,6 +270,12 @@ describe("the npm package", () => {
     expect(root.price).toBe("AED 65.00")
     expect(root.key).toBe("sk_test_")
     expect(root.refused).toBe("INVALID_REQUEST")
+    expect(root.webhook).toEqual({
+      verified: "payment.succeeded",
+      tampered: "No matching signature",
+      port: "payment.succeeded",
+      portRefused: "WebhookSignatureInvalid"
+    })
 
     const http = lastJson((await run("node", ["out/http.js"], project, 30_000)).stdout)
     expect(http).toMatchObject({ openapi: "3.1.0", hasProducts: true, created: true, price: 6500, health: 200 })

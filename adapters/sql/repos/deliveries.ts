@@ -7,9 +7,12 @@
  *   ever sent to an endpoint after it was deleted or disabled. The trigger of 0005 sends `NOTIFY fils_deliveries` at
  *   commit.
  * - `claimDue` is one statement, so one round trip and atomic: it picks the due, unleased pending deliveries whose
- *   endpoint exists, oldest due first, no more per endpoint than `inFlightPerEndpoint` minus its leased ones (a
- *   hanging receiver never takes every slot), `FOR UPDATE SKIP LOCKED` (concurrent claimers take different rows),
- *   adds one to `attempts` and sets the lease, and returns each with its event and endpoint.
+ *   endpoint exists and is enabled, oldest due first, no more per endpoint than `inFlightPerEndpoint` minus its
+ *   leased ones (a hanging receiver never takes every slot) and no more per account than `inFlightPerAccount` minus
+ *   its leased ones (nor does a merchant whose receivers all hang), `FOR UPDATE SKIP LOCKED` (concurrent claimers
+ *   take different rows), adds one to `attempts` and sets the lease, and returns each with its event and endpoint.
+ *   Two servers claiming at the same instant each count only committed leases, so a cap can be exceeded briefly by
+ *   the rows of one racing claim; the next claims see them and hold back.
  * - `recordAttempts` (and `recordAttempt`, a batch of one) inserts each attempt (`ON CONFLICT DO NOTHING` on
  *   (delivery, attempt): once, whoever reports it) and applies the outcome only when that insert was the first and the delivery is still this attempt's: pending,
  *   at this attempt, and still leased. A claim sets the lease; recording, cancelling and a retry by hand clear it, so
@@ -17,7 +20,7 @@
  * - `awaitWork` waits for a notification on `fils_deliveries` through one LISTEN per store (see
  *   `makeDeliveryWakeups`), or for its timeout.
  */
-import { PgClient } from "@effect/sql-pg"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import {
   Data,
   DateTime,
@@ -32,7 +35,7 @@ import {
   Stream
 } from "effect"
 import { randomUUID } from "node:crypto"
-import { type DeliveryStatus, inFlightPerEndpoint } from "../../../src/domain/Delivery.js"
+import { type DeliveryStatus, inFlightPerAccount, inFlightPerEndpoint } from "../../../src/domain/Delivery.js"
 import type { AccountId, EventId, WebhookId } from "../../../src/domain/Ids.js"
 import type { AttemptRecord, ClaimedAttempt, DeliveriesRepo, Delivery } from "../../../src/ports/Store.js"
 import type { Queries } from "../queries.js"
@@ -187,15 +190,23 @@ export const makeDeliveriesRepo = (
       const at = toTimestamp(now)
       const leaseUntil = toTimestamp(DateTime.add(now, { millis: leaseMillis }))
       const rows = yield* sql<ClaimedRow>`
-        WITH busy AS (
-          SELECT webhook_id, count(*) AS n FROM webhook_deliveries
-          WHERE status = 'pending' AND lease_until > ${at} GROUP BY webhook_id
+        WITH leased AS MATERIALIZED (
+          -- The attempts in flight (on any server): a pass over the small leased index of migration 0008.
+          SELECT webhook_id, account_id FROM webhook_deliveries WHERE status = 'pending' AND lease_until > ${at}
+        ), busy AS (
+          SELECT webhook_id, count(*) AS n FROM leased GROUP BY webhook_id
+        ), busy_accounts AS (
+          SELECT account_id, count(*) AS n FROM leased GROUP BY account_id
         ), ranked AS (
-          -- Per existing endpoint, its oldest due rows up to the cap minus what it has in flight: an index probe per
+          -- Per enabled endpoint, its oldest due rows up to the cap minus what it has in flight: an index probe per
           -- endpoint (migration 0008), never a pass over the whole backlog, which a claim per freed slot would repeat.
-          SELECT r.delivery_id, r.next_attempt_at
+          -- Then each account's candidates are numbered, oldest first, against what room its own cap leaves.
+          SELECT r.delivery_id, r.next_attempt_at,
+            row_number() OVER (PARTITION BY w.account_id ORDER BY r.next_attempt_at, r.delivery_id) AS nth,
+            ${inFlightPerAccount} - coalesce(a.n, 0) AS room
           FROM webhook_endpoints w
           LEFT JOIN busy b ON b.webhook_id = w.webhook_id
+          LEFT JOIN busy_accounts a ON a.account_id = w.account_id
           CROSS JOIN LATERAL (
             SELECT d.delivery_id, d.next_attempt_at FROM webhook_deliveries d
             WHERE d.webhook_id = w.webhook_id AND d.account_id = w.account_id AND d.livemode = w.livemode
@@ -204,9 +215,10 @@ export const makeDeliveriesRepo = (
             ORDER BY d.next_attempt_at, d.delivery_id
             LIMIT greatest(0, ${inFlightPerEndpoint} - coalesce(b.n, 0))
           ) r
+          WHERE NOT w.disabled
         ), due AS (
           SELECT d.delivery_id FROM webhook_deliveries d JOIN ranked r ON r.delivery_id = d.delivery_id
-          WHERE d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= ${at})
+          WHERE r.nth <= r.room AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= ${at})
           ORDER BY r.next_attempt_at, r.delivery_id
           LIMIT ${limit}
           FOR UPDATE OF d SKIP LOCKED

@@ -1,0 +1,87 @@
+/**
+ * The Signer port's Standard Webhooks pair on node:crypto (decisions.md §7): `verifyWebhook` accepts what
+ * `signWebhook` signs (and what the reference `standardwebhooks` package signs), returns the parsed body, and refuses
+ * with a typed `WebhookSignatureInvalid` a changed body, id or timestamp, another secret, missing headers, and a
+ * timestamp more than five minutes from the Effect Clock (a TestClock moves the window).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Either, FastCheck, TestClock } from "effect"
+import { Webhook } from "standardwebhooks"
+import { SignerNode } from "../../adapters/crypto/SignerNode.js"
+import { Signer, WebhookSignatureInvalid } from "../../src/ports/Signer.js"
+
+const secretArb = FastCheck.uint8Array({ minLength: 24, maxLength: 24 }).map((b) => `whsec_${Buffer.from(b).toString("base64")}`)
+const bodyArb = FastCheck.unicodeJsonValue().map((v) => JSON.stringify(v))
+const idArb = FastCheck.stringMatching(/^evt_[0-9a-f]{32}$/)
+const timestampArb = FastCheck.integer({ min: 1_000_000_000, max: 4_000_000_000 })
+
+/** Signs with the port and returns the headers a receiver gets. */
+const signed = (props: { secret: string; id: string; timestamp: number; body: string }) =>
+  Effect.map(Effect.flatMap(Signer, (s) => s.signWebhook(props)), (signature) => ({
+    "webhook-id": props.id,
+    "webhook-timestamp": String(props.timestamp),
+    "webhook-signature": signature
+  }))
+
+const refusal = <A>(result: Either.Either<A, WebhookSignatureInvalid>): string => {
+  if (Either.isRight(result)) return assert.fail("verified")
+  assert.instanceOf(result.left, WebhookSignatureInvalid)
+  return result.left.message
+}
+
+describe("Signer.verifyWebhook (SignerNode)", () => {
+  it.effect.prop(
+    "verifies what signWebhook signs and returns the body; refuses any change, another secret, or a stale timestamp",
+    { secret: secretArb, other: secretArb, id: idArb, timestamp: timestampArb, body: bodyArb, skew: FastCheck.integer({ min: -300, max: 300 }) },
+    ({ body, id, other, secret, skew, timestamp }) =>
+      Effect.gen(function*() {
+        const signer = yield* Signer
+        const headers = yield* signed({ secret, id, timestamp, body })
+        const now = timestamp + skew
+        assert.deepStrictEqual(yield* signer.verifyWebhook({ secret, headers, body, now }), JSON.parse(body))
+
+        const verify = (props: Partial<Parameters<typeof signer.verifyWebhook>[0]>) =>
+          Effect.either(signer.verifyWebhook({ secret, headers, body, now, ...props }))
+        assert.strictEqual(refusal(yield* verify({ body: `${body} ` })), "No matching signature")
+        assert.strictEqual(refusal(yield* verify({ headers: { ...headers, "webhook-id": `${id}0` } })), "No matching signature")
+        if (other !== secret) assert.strictEqual(refusal(yield* verify({ secret: other })), "No matching signature")
+        assert.strictEqual(refusal(yield* verify({ now: timestamp + 301 })), "Timestamp outside the tolerance")
+        assert.strictEqual(refusal(yield* verify({ now: timestamp - 301 })), "Timestamp outside the tolerance")
+        assert.strictEqual(refusal(yield* verify({ headers: { "webhook-id": id } })), "Missing webhook headers")
+      }).pipe(Effect.provide(SignerNode)),
+    { fastCheck: { numRuns: 60 } }
+  )
+
+  it.effect("interoperates with the reference standardwebhooks package; header names in any case", () =>
+    Effect.gen(function*() {
+      const signer = yield* Signer
+      const secret = yield* signer.webhookSecret
+      const body = JSON.stringify({ id: "evt_1", type: "payment.succeeded", data: { total_amount: 34900 } })
+      const timestamp = new Date(1_800_000_000_000)
+      const signature = new Webhook(secret).sign("msg_1", timestamp, body)
+      const parsed = yield* signer.verifyWebhook({
+        secret,
+        headers: { "Webhook-Id": "msg_1", "WEBHOOK-TIMESTAMP": String(timestamp.getTime() / 1000), "webhook-signature": signature },
+        body,
+        now: timestamp.getTime() / 1000
+      })
+      assert.deepStrictEqual(parsed, JSON.parse(body))
+    }).pipe(Effect.provide(SignerNode)))
+
+  it.effect("without `now`, the tolerance is measured from the Effect Clock", () =>
+    Effect.gen(function*() {
+      const signer = yield* Signer
+      const secret = yield* signer.webhookSecret
+      const body = "{\"ok\":true}"
+      yield* TestClock.setTime(1_800_000_000_000)
+      const headers = yield* signed({ secret, id: "evt_clock", timestamp: 1_800_000_000, body })
+      assert.deepStrictEqual(yield* signer.verifyWebhook({ secret, headers, body }), { ok: true })
+      yield* TestClock.adjust("300 seconds")
+      assert.deepStrictEqual(yield* signer.verifyWebhook({ secret, headers, body }), { ok: true })
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual(
+        refusal(yield* Effect.either(signer.verifyWebhook({ secret, headers, body }))),
+        "Timestamp outside the tolerance"
+      )
+    }).pipe(Effect.provide(SignerNode)))
+})
