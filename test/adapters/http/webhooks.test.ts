@@ -186,14 +186,18 @@ describeStores("webhooks over HTTP", (variant) => {
     expect((await live.get(`/webhooks/${ok.json.webhook_id}`)).json.url).toBe("https://example.com/hooks")
   })
 
-  it("test key: http and loopback are allowed (local receivers)", async () => {
+  it("test key: http and loopback are allowed (local receivers), other internal hosts are not", async () => {
     const account = await fresh()
     const test = raw(account)
-    for (const url of ["http://127.0.0.1:4343/hooks", "http://localhost:4343/hooks", "https://127.0.0.1/", "http://10.0.0.1/"]) {
+    for (const url of ["http://127.0.0.1:4343/hooks", "http://localhost:4343/hooks", "https://127.0.0.1/"]) {
       const res = await test.post("/webhooks", { url })
       expect(res.status, `${url}: ${res.text}`).toBe(200)
       expect(res.json).toMatchObject({ url, livemode: false })
     }
+    for (const url of ["http://10.0.0.1/", "http://169.254.169.254/latest/meta-data/", "http://[fd00::1]/"]) {
+      expectError(await test.post("/webhooks", { url }), 400, "INVALID_REQUEST")
+    }
+    expect((await test.get("/webhooks")).json.items).toHaveLength(3)
   })
 
   it("garbage URLs, credentials and other schemes are 400 in both modes", async () => {
