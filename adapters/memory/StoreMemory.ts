@@ -92,6 +92,13 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
   const attempts = new Table<RenewalAttempt>(record)
   const attemptId = (a: { readonly subscription_id: string; readonly period: number; readonly attempt: number }) =>
     `${a.subscription_id}:${a.period}:${a.attempt}`
+  /** The uniqueness rule on (subscription, period, attempt): false when it was recorded before. */
+  const recordRenewalAttempt = (attempt: RenewalAttempt) => {
+    const id = attemptId(attempt)
+    if (attempts.get(id) !== undefined) return false
+    attempts.set(id, attempt)
+    return true
+  }
   const webhooks = new Table<WebhookEndpoint.WebhookEndpoint>(record)
   const deliveries = new Table<Delivery & { readonly lease_until: number }>(record)
   const deliveryAttempts = new Table<ReadonlyArray<AttemptRow>>(record)
@@ -265,6 +272,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
     },
     payments: {
       insert: (payment) => write(() => payments.set(payment.payment_id, payment)),
+      insertAll: (batch) => write(() => batch.forEach((payment) => payments.set(payment.payment_id, payment))),
       get: (scope, id) => read(() => scoped(payments.get(id), scope)),
       find: (id) => read(() => Option.fromNullable(payments.get(id))),
       update: (payment) => write(() => payments.set(payment.payment_id, payment)),
@@ -334,13 +342,8 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
             (s) => s.subscription_id
           ).slice(0, limit)
         ),
-      recordAttempt: (attempt) =>
-        write(() => {
-          const id = attemptId(attempt)
-          if (attempts.get(id) !== undefined) return false
-          attempts.set(id, attempt)
-          return true
-        }),
+      recordAttempt: (attempt) => write(() => recordRenewalAttempt(attempt)),
+      recordAttempts: (batch) => write(() => batch.map(recordRenewalAttempt)),
       attempts: (id) =>
         read(() =>
           [...attempts.rows.values()]

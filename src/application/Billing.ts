@@ -49,67 +49,63 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
     const checkout = yield* Checkout
     const payments = yield* Payments
 
-    /**
-     * Reserves what is due on one claimed (locked) subscription: ends it if it was set to cancel at the period end,
-     * or records the attempt and a `processing` payment for the charge. Nothing when this attempt was already
-     * recorded (another server has it at the processor).
-     */
-    const reserve = (sub: Subscription.Subscription, now: DateTime.Utc) =>
-      Effect.gen(function*() {
-        if (Subscription.dueAction(sub) === "end") {
-          yield* saveTransition(store, yield* Subscription.transition(sub, { _tag: "EndAtPeriodEnd" }, now))
-          return { _tag: "Ended" } as const
-        }
-        const paymentId = yield* newId<PaymentId>(prefixes.payment)
-        const fresh = yield* store.subscriptions.recordAttempt({
-          subscription_id: sub.subscription_id,
-          period: sub.period + 1,
-          attempt: Subscription.attempt(sub),
-          payment_id: paymentId
-        })
-        if (!fresh) return undefined
-        const payment: Payment.Payment = {
-          object: "payment",
-          payment_id: paymentId,
-          account_id: sub.account_id,
-          livemode: sub.livemode,
-          status: "processing",
-          total_amount: sub.recurring_amount,
-          refunded_amount: 0,
-          fee_amount: 0,
-          net_amount: sub.recurring_amount,
-          currency: sub.currency,
-          description: sub.quantity > 1 ? `${sub.name} × ${sub.quantity}` : sub.name,
-          customer: { ...sub.customer, phone_number: null },
-          checkout_session_id: null,
-          subscription_id: sub.subscription_id,
-          billing_reason: "subscription_renewal",
-          metadata: sub.metadata,
-          created_at: now,
-          paid_at: null,
-          card: { ...sub.payment_method, token: sub.card_token },
-          charge_id: null,
-          failure_code: null
-        }
-        yield* store.payments.insert(payment)
-        return { _tag: "Charge", payment, token: sub.card_token } as const
-      })
+    /** The `processing` payment that will carry a renewal charge of `sub`. */
+    const renewalPayment = (sub: Subscription.Subscription, paymentId: PaymentId, now: DateTime.Utc): Payment.Payment => ({
+      object: "payment",
+      payment_id: paymentId,
+      account_id: sub.account_id,
+      livemode: sub.livemode,
+      status: "processing",
+      total_amount: sub.recurring_amount,
+      refunded_amount: 0,
+      fee_amount: 0,
+      net_amount: sub.recurring_amount,
+      currency: sub.currency,
+      description: sub.quantity > 1 ? `${sub.name} × ${sub.quantity}` : sub.name,
+      customer: { ...sub.customer, phone_number: null },
+      checkout_session_id: null,
+      subscription_id: sub.subscription_id,
+      billing_reason: "subscription_renewal",
+      metadata: sub.metadata,
+      created_at: now,
+      paid_at: null,
+      card: { ...sub.payment_method, token: sub.card_token },
+      charge_id: null,
+      failure_code: null
+    })
 
     /**
-     * One transaction claims a batch of due subscriptions (`SKIP LOCKED`: other servers take other rows) and
-     * reserves each while it is locked; the charges run after it commits, so no lock is held at the processor.
+     * One transaction claims a batch of due subscriptions (`SKIP LOCKED`: other servers take other rows) and, while
+     * they are locked, ends those set to cancel at the period end and reserves a charge for the others: their
+     * (subscription, period, attempt) rows and `processing` payments, one statement each for the whole batch. An
+     * attempt already recorded (another server has it at the processor) is left alone. The charges run after the
+     * commit, so no lock is held at the processor.
      */
     const reserveBatch = (options: BillingOptions) =>
       store.transact(Effect.gen(function*() {
         const now = yield* DateTime.now
         const due = yield* store.subscriptions.claimDue(now, batch, options.livemode)
-        const charges: Array<{ readonly payment: Payment.Payment; readonly token: string }> = []
         let ended = 0
+        const toCharge: Array<{ readonly sub: Subscription.Subscription; readonly paymentId: PaymentId }> = []
         for (const sub of due) {
-          const reserved = yield* reserve(sub, now)
-          if (reserved?._tag === "Ended") ended++
-          if (reserved?._tag === "Charge") charges.push(reserved)
+          if (Subscription.dueAction(sub) === "end") {
+            yield* saveTransition(store, yield* Subscription.transition(sub, { _tag: "EndAtPeriodEnd" }, now))
+            ended++
+          } else {
+            toCharge.push({ sub, paymentId: yield* newId<PaymentId>(prefixes.payment) })
+          }
         }
+        const fresh = yield* store.subscriptions.recordAttempts(toCharge.map(({ paymentId, sub }) => ({
+          subscription_id: sub.subscription_id,
+          period: sub.period + 1,
+          attempt: Subscription.attempt(sub),
+          payment_id: paymentId
+        })))
+        const charges = toCharge.filter((_, i) => fresh[i]).map(({ paymentId, sub }) => ({
+          payment: renewalPayment(sub, paymentId, now),
+          token: sub.card_token
+        }))
+        yield* store.payments.insertAll(charges.map((c) => c.payment))
         return { claimed: due.length, ended, charges }
       }))
 

@@ -93,6 +93,8 @@ export interface PaymentFilter {
 
 export interface PaymentsRepo {
   readonly insert: (payment: Payment) => Op<void>
+  /** Several at once (a batch of renewals), in one statement. */
+  readonly insertAll: (payments: ReadonlyArray<Payment>) => Op<void>
   readonly get: (scope: Scope, id: PaymentId) => Op<Option.Option<Payment>>
   /** By id alone (operator refunds). Inside `transact` the row is locked until the transaction ends. */
   readonly find: (id: PaymentId) => Op<Option.Option<Payment>>
@@ -138,6 +140,8 @@ export interface SubscriptionsRepo {
    * other server). The store guarantees this with a uniqueness rule, so a period's attempt is never charged twice.
    */
   readonly recordAttempt: (attempt: RenewalAttempt) => Op<boolean>
+  /** `recordAttempt` for each of a batch, in one statement: whether each was recorded here, in order. */
+  readonly recordAttempts: (attempts: ReadonlyArray<RenewalAttempt>) => Op<ReadonlyArray<boolean>>
   /** The attempts recorded for a subscription, by period then attempt. */
   readonly attempts: (id: SubscriptionId) => Op<ReadonlyArray<RenewalAttempt>>
 }

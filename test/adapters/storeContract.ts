@@ -1391,6 +1391,34 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         assert.deepStrictEqual((yield* store.subscriptions.attempts(s!.subscription_id)).at(-1), attempt(s!, 3, 0, winner))
       }))
 
+    it.effect("subscriptions.recordAttempts and payments.insertAll: a batch records what is new, in order, in one go", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { test } = scopesOf(yield* makeAccount())
+        const parents = yield* subscriptionParents(store, test)
+        const subs = yield* Effect.forEach([0, 1, 2], () => startSubscription(parents))
+        yield* insertAll(subs, store.subscriptions.insert)
+        const first = yield* Effect.forEach(subs, (sub) => renewalPayment(sub))
+        yield* store.transact(store.payments.insertAll(first))
+        for (const p of first) same(yield* store.payments.get(test, p.payment_id), Option.some(p))
+        yield* store.payments.insertAll([])
+        const attempt = (sub: Subscription.Subscription, payment: Payment.Payment): RenewalAttempt => ({
+          subscription_id: sub.subscription_id,
+          period: 1,
+          attempt: 0,
+          payment_id: payment.payment_id
+        })
+        // The middle one is taken already (another server has it).
+        assert.isTrue(yield* store.subscriptions.recordAttempt(attempt(subs[1]!, first[1]!)))
+        const second = yield* Effect.forEach(subs, (sub) => renewalPayment(sub))
+        yield* store.payments.insertAll(second)
+        const recorded = yield* store.transact(store.subscriptions.recordAttempts(subs.map((sub, i) => attempt(sub, second[i]!))))
+        assert.deepStrictEqual(recorded, [true, false, true])
+        assert.deepStrictEqual(yield* store.subscriptions.attempts(subs[1]!.subscription_id), [attempt(subs[1]!, first[1]!)])
+        assert.deepStrictEqual(yield* store.subscriptions.attempts(subs[2]!.subscription_id), [attempt(subs[2]!, second[2]!)])
+        assert.deepStrictEqual(yield* store.subscriptions.recordAttempts([]), [])
+      }))
+
     it.effect("subscriptions: a failed transaction leaves no subscription, attempt or change behind; one that commits keeps all", () =>
       Effect.gen(function*() {
         const store = yield* Store

@@ -14,6 +14,11 @@ export const makePaymentsRepo = ({ first, forUpdateInTransaction, inScope, page,
     yield* sql`INSERT INTO payments ${sql.insert(Rows.paymentToRow(payment))}`
   }, orUnavailable),
 
+  insertAll: Effect.fn("StoreSql.payments.insertAll")(function*(payments) {
+    if (payments.length === 0) return
+    yield* sql`INSERT INTO payments ${sql.insert(payments.map(Rows.paymentToRow))}`
+  }, orUnavailable),
+
   get: Effect.fn("StoreSql.payments.get")(function*(scope, id) {
     const rows = yield* sql<Rows.PaymentRow>`SELECT * FROM payments WHERE payment_id = ${id} AND ${inScope(scope)}`
     return first(rows, Rows.paymentFromRow)

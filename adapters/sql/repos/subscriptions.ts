@@ -62,6 +62,19 @@ export const makeSubscriptionsRepo = (
     return rows.length > 0
   }, orUnavailable),
 
+  recordAttempts: Effect.fn("StoreSql.subscriptions.recordAttempts")(function*(attempts) {
+    if (attempts.length === 0) return []
+    const rows = yield* sql<{ readonly subscription_id: string; readonly period: number; readonly attempt: number }>`
+      INSERT INTO subscription_attempts (subscription_id, period, attempt, payment_id)
+      SELECT subscription_id, period, attempt, payment_id
+      FROM jsonb_to_recordset(${JSON.stringify(attempts)}::jsonb)
+        AS a (subscription_id text, period integer, attempt integer, payment_id text)
+      ON CONFLICT (subscription_id, period, attempt) DO NOTHING
+      RETURNING subscription_id, period, attempt`
+    const recorded = new Set(rows.map((r) => `${r.subscription_id}:${r.period}:${r.attempt}`))
+    return attempts.map((a) => recorded.has(`${a.subscription_id}:${a.period}:${a.attempt}`))
+  }, orUnavailable),
+
   attempts: Effect.fn("StoreSql.subscriptions.attempts")(function*(id) {
     const rows = yield* sql<Rows.RenewalAttemptRow>`SELECT subscription_id, period, attempt, payment_id
       FROM subscription_attempts WHERE subscription_id = ${id}
