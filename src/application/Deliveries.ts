@@ -18,7 +18,7 @@ import { WebhookTransport } from "../ports/WebhookTransport.js"
  * share their commits' WAL flushes.
  */
 const batch = 128
-const concurrency = 32
+const concurrency = 64
 /** Longer than the receiver's 10 s, so a live attempt never loses its lease. */
 const leaseMillis = Duration.toMillis(Delivery.timeout) + 20_000
 /** At most this many finished attempts recorded by one statement (one round trip and one commit for a burst). */

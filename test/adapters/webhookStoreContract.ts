@@ -317,8 +317,8 @@ export const webhookStoreContract = (name: string, storeLayer: Layer.Layer<Store
         const other = yield* newAccount
         yield* store.accounts.insert(other)
         const otherScope: Scope = { accountId: other.account_id, livemode: false }
-        // Busy: three endpoints with ten due deliveries each (the per-endpoint cap alone would allow 24 at once).
-        const busy = [yield* endpoint(), yield* endpoint(), yield* endpoint()]
+        // Busy: five endpoints with ten due deliveries each (the per-endpoint cap alone would allow 40 at once).
+        const busy = [yield* endpoint(), yield* endpoint(), yield* endpoint(), yield* endpoint(), yield* endpoint()]
         const backlog: Array<Delivery> = []
         for (let i = 0; i < 10; i++) backlog.push(...(yield* enqueue(yield* event({ created_at: at(T0 + i) }), busy)))
         // Calm: a live endpoint of the same account, and another account, with later deliveries.
