@@ -6,6 +6,8 @@
  *   E (4242) is cancelled now; its period date then charges nothing.
  *   F (4242) is set to cancel at the period end, then un-set; its period date renews it.
  *   G (0341) fails its renewal (on_hold) and is cancelled now; its retry date then charges nothing.
+ *   H (0341) fails its renewal and its first retry; then its card is replaced (as a customer updating it would) and
+ *   the day-3 retry recovers it: active again, the period still anchored on its original date.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runFils, type Served, serveFils } from "../support/cli.js"
@@ -71,7 +73,7 @@ const billingAt = async (instant: string) => {
 
 describe("cancel now and un-cancel, through the API and fils billing run --at", () => {
   let key = ""
-  let e: any, f: any, g: any
+  let e: any, f: any, g: any, h: any
   /** A minute after the last of the three periods ends. */
   let at1 = ""
 
@@ -89,7 +91,8 @@ describe("cancel now and un-cancel, through the API and fils billing run --at", 
     e = await subscribe(key, plan.product_id, cards.visa)
     f = await subscribe(key, plan.product_id, cards.visa)
     g = await subscribe(key, plan.product_id, cards.declineLater)
-    at1 = iso(Math.max(...[e, f, g].map((s) => Date.parse(s.next_billing_date))) + 60_000)
+    h = await subscribe(key, plan.product_id, cards.declineLater)
+    at1 = iso(Math.max(...[e, f, g, h].map((s) => Date.parse(s.next_billing_date))) + 60_000)
   }, 60_000)
 
   it("PATCH status cancelled cancels now (requested, subscription.cancelled); again is a no-op", async () => {
@@ -135,7 +138,7 @@ describe("cancel now and un-cancel, through the API and fils billing run --at", 
 
   it("at the period date: F renews, G's renewal fails (on_hold), cancelled E is charged nothing", async () => {
     const report = await billingAt(at1)
-    expect(report).toMatchObject({ renewals_charged: 2, subscriptions_ended: 0 })
+    expect(report).toMatchObject({ renewals_charged: 3, subscriptions_ended: 0 })
 
     expect(await ok(base(), key, "GET", `/subscriptions/${f.subscription_id}`)).toMatchObject({
       status: "active",
@@ -162,6 +165,8 @@ describe("cancel now and un-cancel, through the API and fils billing run --at", 
     const gNow = await ok(base(), key, "GET", `/subscriptions/${g.subscription_id}`)
     expect(gNow).toMatchObject({ status: "on_hold", failed_payment_attempts: 1, next_retry_at: iso(Date.parse(at1) + day) })
     g = gNow
+    h = await ok(base(), key, "GET", `/subscriptions/${h.subscription_id}`)
+    expect(h).toMatchObject({ status: "on_hold", failed_payment_attempts: 1 })
   }, 90_000)
 
   it("cancelling on_hold G now stops its retries: the retry date charges nothing", async () => {
@@ -177,7 +182,8 @@ describe("cancel now and un-cancel, through the API and fils billing run --at", 
     expect(events.find((x) => x.data.subscription_id === g.subscription_id)?.data).toStrictEqual(cancelled)
 
     const report = await billingAt(iso(Date.parse(at1) + day + 60_000))
-    expect(report).toMatchObject({ renewals_charged: 0, subscriptions_ended: 0 })
+    // Only H's day-1 retry is charged (and declined again); G is not.
+    expect(report).toMatchObject({ renewals_charged: 1, subscriptions_ended: 0 })
     expect(await ok(base(), key, "GET", `/subscriptions/${g.subscription_id}`)).toStrictEqual(cancelled)
     expect((await paymentsOf(key, g.subscription_id)).map((p) => [p.billing_reason, p.status])).toEqual([
       ["subscription_create", "succeeded"],
@@ -186,6 +192,36 @@ describe("cancel now and un-cancel, through the API and fils billing run --at", 
     expect(await eventTypesOf(key, g.subscription_id)).toHaveLength(5)
     expect((await paymentsOf(key, e.subscription_id))).toHaveLength(1)
     expect((await paymentsOf(key, f.subscription_id))).toHaveLength(2)
+  }, 90_000)
+
+  it("H: declined again on day 1, then with a working card the day-3 retry recovers it (active, renewed)", async () => {
+    const held = await ok(base(), key, "GET", `/subscriptions/${h.subscription_id}`)
+    expect(held).toMatchObject({ status: "on_hold", failed_payment_attempts: 2 })
+    const firstFailure = Date.parse(at1)
+    expect(held.next_retry_at).toBe(iso(firstFailure + 3 * day))
+    // The customer's card is replaced by one that pays (F's), as updating the payment method would.
+    await db!.sql(`UPDATE subscriptions SET card_token = (SELECT card_token FROM subscriptions
+      WHERE subscription_id = '${f.subscription_id}') WHERE subscription_id = '${h.subscription_id}'`)
+    const report = await billingAt(iso(firstFailure + 3 * day + 60_000))
+    expect(report).toMatchObject({ renewals_charged: 1, subscriptions_ended: 0 })
+    const recovered = await ok(base(), key, "GET", `/subscriptions/${h.subscription_id}`)
+    expect(recovered).toMatchObject({
+      status: "active",
+      failed_payment_attempts: 0,
+      next_retry_at: null,
+      // The paid period is the one that was due: the schedule stays anchored on the original date.
+      current_period_start: h.next_billing_date
+    })
+    expect(Date.parse(recovered.next_billing_date)).toBeGreaterThan(Date.parse(h.next_billing_date) + 27 * day)
+    expect((await paymentsOf(key, h.subscription_id)).map((p) => [p.billing_reason, p.status])).toEqual([
+      ["subscription_create", "succeeded"],
+      ["subscription_renewal", "failed"],
+      ["subscription_renewal", "failed"],
+      ["subscription_renewal", "succeeded"]
+    ])
+    const types = await eventTypesOf(key, h.subscription_id)
+    expect(types.slice(-3)).toEqual(["payment.succeeded", "subscription.active", "subscription.renewed"])
+    expect(types.filter((t) => t === "subscription.on_hold")).toHaveLength(1)
   }, 90_000)
 
   it("the server stops cleanly on SIGTERM", async () => {
