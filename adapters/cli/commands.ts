@@ -2,7 +2,7 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { Clock, Config, ConfigProvider, Console, DateTime, Effect, Layer, Option } from "effect"
+import { Config, ConfigProvider, Console, DateTime, Effect, Layer, Option } from "effect"
 import { Accounts } from "../../src/application/Accounts.js"
 import { Billing } from "../../src/application/Billing.js"
 import { PublicUrl } from "../../src/application/Checkout.js"
@@ -237,19 +237,6 @@ const parseInstant = (text: string): number | undefined => {
   return Number.isNaN(millis) ? undefined : millis
 }
 
-/** A clock stopped at `millis`: `billing run --at` processes what is due by then as if it were now. */
-const stoppedClock = (millis: number): Clock.Clock => {
-  const real = Clock.make()
-  return {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: () => millis,
-    unsafeCurrentTimeNanos: () => BigInt(millis) * 1_000_000n,
-    currentTimeMillis: Effect.succeed(millis),
-    currentTimeNanos: Effect.succeed(BigInt(millis) * 1_000_000n),
-    sleep: real.sleep
-  }
-}
-
 const billingRun = Command.make(
   "run",
   {
@@ -269,9 +256,7 @@ const billingRun = Command.make(
             message: "--at must be an ISO 8601 date-time with an offset, e.g. 2027-01-31T09:00:00Z"
           })
         }
-        const report = yield* billing.runOnce({ livemode: false, simulatedClock: true }).pipe(
-          Effect.withClock(stoppedClock(millis))
-        )
+        const report = yield* billing.runOnce({ livemode: false, asOf: millis })
         yield* printJson({ at: new Date(millis).toISOString(), livemode: false, ...report })
       }).pipe(Effect.provide(EngineSql))
     )

@@ -7,7 +7,7 @@
  * the work; what makes a double charge impossible is the store's uniqueness rule on (subscription, period, attempt),
  * taken in that transaction, before the processor is called.
  */
-import { DateTime, Duration, Effect, Schedule } from "effect"
+import { Clock, DateTime, Duration, Effect, Schedule } from "effect"
 import type { PaymentId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
 import type * as Payment from "../domain/Payment.js"
@@ -30,10 +30,23 @@ export interface BillingOptions {
   /** Only this mode's work (`billing run --at` touches test data only). */
   readonly livemode?: boolean | undefined
   /**
-   * The clock is not the real time (`billing run --at`): charges in flight are not judged abandoned by their age,
-   * which only the real time can tell.
+   * Process the work due by this instant as if it were now (`billing run --at`): the pass runs on a clock stopped
+   * there. Charges in flight are then not judged abandoned by their age, which only the real time can tell.
    */
-  readonly simulatedClock?: boolean | undefined
+  readonly asOf?: number | undefined
+}
+
+/** A clock that reads `millis` whenever asked (sleeping still takes real time). */
+export const stoppedClock = (millis: number): Clock.Clock => {
+  const real = Clock.make()
+  return {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: () => millis,
+    unsafeCurrentTimeNanos: () => BigInt(millis) * 1_000_000n,
+    currentTimeMillis: Effect.succeed(millis),
+    currentTimeNanos: Effect.succeed(BigInt(millis) * 1_000_000n),
+    sleep: real.sleep
+  }
 }
 
 /** How often a server looks for due work. Settlements of test cards take about 2 s. */
@@ -152,10 +165,10 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
       return { charged, ended }
     })
 
-    const runOnce = Effect.fn("Billing.runOnce")(function*(options: BillingOptions = {}) {
+    const pass = Effect.fn("Billing.pass")(function*(options: BillingOptions) {
       const renewals = yield* renewDue(options)
       const expired = yield* checkout.expireDue(500, options.livemode)
-      const settled = yield* payments.settleDue(batch, options.livemode, { judgeAbandoned: options.simulatedClock !== true })
+      const settled = yield* payments.settleDue(batch, options.livemode, { judgeAbandoned: options.asOf === undefined })
       return {
         renewals_charged: renewals.charged,
         subscriptions_ended: renewals.ended,
@@ -163,6 +176,10 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
         settled_payments: settled
       } satisfies BillingReport
     })
+
+    /** One pass over what is due now, or as of `options.asOf`. */
+    const runOnce = (options: BillingOptions = {}) =>
+      options.asOf === undefined ? pass(options) : Effect.withClock(pass(options), stoppedClock(options.asOf))
 
     /**
      * Passes forever. A failed pass (the store is down) is retried with backoff up to 30 s, so an outage neither

@@ -6,7 +6,7 @@
  * same database: exit 0 and `ok: true` when clean, exit 2 and the violation when broken.
  */
 import { SqlClient } from "@effect/sql"
-import { Clock, ConfigProvider, DateTime, Effect, Exit, Layer, ManagedRuntime, Redacted, Scope } from "effect"
+import { ConfigProvider, DateTime, Effect, Exit, Layer, ManagedRuntime, Redacted, Scope } from "effect"
 import { once } from "node:events"
 import { createServer, type Server } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -39,19 +39,6 @@ const one = async (text: string): Promise<any> => {
   return rows[0]
 }
 const violations = (): Promise<ReadonlyArray<Violation>> => run(check({ subscribeGrace: 0 }))
-
-/** A clock stopped at `millis` (as `fils billing run --at` does). */
-const stoppedAt = (millis: number): Clock.Clock => {
-  const real = Clock.make()
-  return {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: () => millis,
-    unsafeCurrentTimeNanos: () => BigInt(millis) * 1_000_000n,
-    currentTimeMillis: Effect.succeed(millis),
-    currentTimeNanos: Effect.succeed(BigInt(millis) * 1_000_000n),
-    sleep: real.sleep
-  }
-}
 
 beforeAll(async () => {
   scope = Effect.runSync(Scope.make())
@@ -103,7 +90,7 @@ beforeAll(async () => {
     const sub = yield* makeSession(shop, { product_cart: [{ product_id: plan.product_id, quantity: 1 }] })
     yield* pay(sub.session_id, formWith(cards.visa))
     const now = DateTime.toEpochMillis(yield* DateTime.now)
-    const report = yield* (yield* Billing).runOnce({ livemode: false }).pipe(Effect.withClock(stoppedAt(now + 86_400_000 + 60_000)))
+    const report = yield* (yield* Billing).runOnce({ livemode: false, asOf: now + 86_400_000 + 60_000 })
     if (report.renewals_charged !== 1) return yield* Effect.die(`expected one renewal, got ${JSON.stringify(report)}`)
   }))
   // The processing charge settles (about 2 s), then every delivery is sent.

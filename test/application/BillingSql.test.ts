@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Clock, ConfigProvider, Context, Effect, Layer, type Redacted } from "effect"
+import { ConfigProvider, Context, Effect, Layer, type Redacted } from "effect"
 import { MigratedPg, PgLive } from "../../adapters/sql/Postgres.js"
 import { StoreSql } from "../../adapters/sql/StoreSql.js"
 import { NodeAdapters } from "../../adapters/runtime/NodeAdapters.js"
@@ -23,19 +23,6 @@ const serverOn = (url: Redacted.Redacted) =>
       Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map())))
     )
   )
-
-/** A clock that always reads `millis` (as `fils billing run --at` does). */
-const fixedClock = (millis: number): Clock.Clock => {
-  const real = Clock.make()
-  return {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: () => millis,
-    unsafeCurrentTimeNanos: () => BigInt(millis) * 1_000_000n,
-    currentTimeMillis: Effect.succeed(millis),
-    currentTimeNanos: Effect.succeed(BigInt(millis) * 1_000_000n),
-    sleep: real.sleep
-  }
-}
 
 const subscriptions = 240 // more than one claim batch (100), so both servers find work
 
@@ -65,10 +52,7 @@ describe("Billing on PostgreSQL, two servers", () => {
       // Both passes run as of 40 days later, when every subscription's first renewal is due.
       const later = Date.now() + 40 * 24 * 3600_000
       const pass = (server: typeof a) =>
-        Effect.flatMap(Billing, (billing) => billing.runOnce({ simulatedClock: true })).pipe(
-          Effect.provide(server),
-          Effect.withClock(fixedClock(later))
-        )
+        Effect.flatMap(Billing, (billing) => billing.runOnce({ asOf: later })).pipe(Effect.provide(server))
       const [ra, rb] = yield* Effect.all([pass(a), pass(b)], { concurrency: 2 })
 
       assert.strictEqual(ra.renewals_charged + rb.renewals_charged, subscriptions, "every due period charged")

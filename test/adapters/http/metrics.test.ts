@@ -5,7 +5,7 @@
  */
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Clock, ConfigProvider, DateTime, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
+import { ConfigProvider, DateTime, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import * as fc from "fast-check"
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -146,18 +146,6 @@ const valueOf = (families: Map<string, Family>, name: string, labels: Record<str
 }
 
 // A server with the production middleware ---------------------------------------------------------------------------
-
-const stoppedClock = (millis: number): Clock.Clock => {
-  const real = Clock.make()
-  return {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: () => millis,
-    unsafeCurrentTimeNanos: () => BigInt(millis) * 1_000_000n,
-    currentTimeMillis: Effect.succeed(millis),
-    currentTimeNanos: Effect.succeed(BigInt(millis) * 1_000_000n),
-    sleep: real.sleep
-  }
-}
 
 const startServer = async (store: Layer.Layer<Store>) => {
   const provider = ConfigProvider.fromMap(new Map(Object.entries(defaultConfig))).pipe(
@@ -337,7 +325,7 @@ for (const variant of storeVariants) {
       }
       const nextBilling = Date.now() + 32 * 24 * 3600 * 1000
       await server.runtime.runPromise(
-        Effect.flatMap(Billing, (b) => b.runOnce({ livemode: false })).pipe(Effect.withClock(stoppedClock(nextBilling)))
+        Effect.flatMap(Billing, (b) => b.runOnce({ livemode: false, asOf: nextBilling }))
       )
 
       // Move two deliveries on: one succeeds, one fails for good.

@@ -3,7 +3,7 @@
  * §6, §7, §8): a subscription checkout paid on the hosted page with plain `fetch`, then `GET /subscriptions`,
  * `GET /subscriptions/{id}`, `PATCH /subscriptions/{id}` and the events they leave in `GET /events`.
  */
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import { expect, it } from "vitest"
 import { Billing, type BillingReport } from "../../../src/application/Billing.js"
 import { describeStores, expectError, useServer } from "../../support/httpSuite.js"
@@ -50,19 +50,6 @@ const form = (card: string, email: string): Record<string, string> => ({
   cvc: "123"
 })
 
-/** A clock stopped at `millis` (what `fils billing run --at` does). */
-const stoppedClock = (millis: number): Clock.Clock => {
-  const real = Clock.make()
-  return {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: () => millis,
-    unsafeCurrentTimeNanos: () => BigInt(millis) * 1_000_000n,
-    currentTimeMillis: Effect.succeed(millis),
-    currentTimeNanos: Effect.succeed(BigInt(millis) * 1_000_000n),
-    sleep: real.sleep
-  }
-}
-
 /** The calendar month after `iso` with the day kept where the month has it (enough for dates before the 29th). */
 const addMonthIso = (iso: string) => {
   const d = new Date(iso)
@@ -76,9 +63,7 @@ describeStores("subscriptions over HTTP", (variant) => {
   /** A test-mode billing pass as of `iso` on the server's own engine (the server's runtime holds `Billing`). */
   const billingAt = (iso: string) =>
     server().run(
-      Effect.flatMap(Billing, (b) => b.runOnce({ livemode: false })).pipe(
-        Effect.withClock(stoppedClock(Date.parse(iso)))
-      ) as unknown as Effect.Effect<BillingReport, never, EngineServices>
+      Effect.flatMap(Billing, (b) => b.runOnce({ livemode: false, asOf: Date.parse(iso) })) as unknown as Effect.Effect<BillingReport, never, EngineServices>
     )
 
   const createProduct = async (key: string, body: Record<string, unknown> = {}) => {
