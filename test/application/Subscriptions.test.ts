@@ -636,21 +636,26 @@ describe("cancellation", () => {
       assert.lengthOf(yield* eventsOf(test), 3)
     }).pipe(withControlledEngine))
 
+  /** A monthly subscription whose first renewal (28 Feb) is at the processor, held there until `release`. */
+  const renewalAtProcessor = Effect.gen(function*() {
+    yield* at(jan31)
+    const control = yield* ProcessorControl
+    const { test } = yield* newAccount
+    const { subscription } = yield* subscribe(test)
+    yield* at(feb28)
+    const release = yield* Deferred.make<void>()
+    yield* Ref.set(control.gate, Deferred.await(release))
+    const pass = yield* Effect.fork(runBilling)
+    while ((yield* tokenCharges).length === 0) yield* Effect.yieldNow()
+    return { id: subscription.subscription_id, pass, release, test }
+  })
+
   // Regression: a cancellation that landed while a renewal charge was in flight let the charge succeed for a period
   // that never started. Now the cancellation waits for the charge's outcome, then cancels.
   it.effect("a cancellation during an in-flight renewal waits for it, then cancels: no paid period is left unstarted", () =>
     Effect.gen(function*() {
-      yield* at(jan31)
-      const control = yield* ProcessorControl
       const subscriptions = yield* Subscriptions
-      const { test } = yield* newAccount
-      const { subscription } = yield* subscribe(test)
-      const id = subscription.subscription_id
-      yield* at(feb28)
-      const release = yield* Deferred.make<void>()
-      yield* Ref.set(control.gate, Deferred.await(release))
-      const pass = yield* Effect.fork(runBilling)
-      while ((yield* tokenCharges).length === 0) yield* Effect.yieldNow()
+      const { id, pass, release, test } = yield* renewalAtProcessor
       // The renewal is at the processor: the merchant cancels now, and the cancellation waits.
       const cancelling = yield* Effect.fork(subscriptions.update(test, id, { status: "cancelled" }))
       yield* TestClock.adjust("1 second")
@@ -672,17 +677,8 @@ describe("cancellation", () => {
 
   it.effect("a cancellation gives up with 409 INVALID_STATE when the renewal stays at the processor past the wait", () =>
     Effect.gen(function*() {
-      yield* at(jan31)
-      const control = yield* ProcessorControl
       const subscriptions = yield* Subscriptions
-      const { test } = yield* newAccount
-      const { subscription } = yield* subscribe(test)
-      const id = subscription.subscription_id
-      yield* at(feb28)
-      const release = yield* Deferred.make<void>()
-      yield* Ref.set(control.gate, Deferred.await(release))
-      const pass = yield* Effect.fork(runBilling)
-      while ((yield* tokenCharges).length === 0) yield* Effect.yieldNow()
+      const { id, pass, release, test } = yield* renewalAtProcessor
       const cancelling = yield* Effect.fork(Effect.either(subscriptions.update(test, id, { status: "cancelled" })))
       yield* TestClock.adjust("20 seconds")
       const refused = yield* Fiber.join(cancelling)

@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { runFils, type Served, serveFils, stopOrphanedPostgres } from "../support/cli.js"
+import { billingRunAt, subscriptionReads } from "../support/operator.js"
 
 const dataDir = mkdtempSync(join(tmpdir(), "fils-billing-e2e-"))
 // The embedded database in its own folder; the simulated processor also takes live charges (staging).
@@ -118,32 +119,8 @@ const subscribe = async (key: string, card: string, email: string) => {
   return ok(key, "GET", `/subscriptions/${completed.subscription_id}`)
 }
 
-/** The subscription's payments, oldest first. */
-const paymentsOf = async (key: string, subscriptionId: string) =>
-  ((await ok(key, "GET", "/payments?limit=100")).items as Array<any>)
-    .filter((p) => p.subscription_id === subscriptionId)
-    .reverse()
-
-/** The types of the subscription's events (its own and its payments'), oldest first. */
-const eventTypesOf = async (key: string, subscriptionId: string) =>
-  ((await ok(key, "GET", "/events?limit=100")).items as Array<any>)
-    .filter((e) => e.data.subscription_id === subscriptionId)
-    .reverse()
-    .map((e) => e.type as string)
-
-/** `fils billing run --at <instant>`: its JSON report. */
-const billingAt = async (instant: string) => {
-  const result = await runFils(["billing", "run", "--at", instant], env)
-  expect(result.code, result.stderr).toBe(0)
-  const report = JSON.parse(result.stdout)
-  expect(report).toMatchObject({ at: instant, livemode: false })
-  return report as {
-    renewals_charged: number
-    subscriptions_ended: number
-    expired_sessions: number
-    settled_payments: number
-  }
-}
+const { eventTypesOf, paymentsOf } = subscriptionReads((key, path) => ok(key, "GET", path))
+const billingAt = (instant: string) => billingRunAt(env, instant)
 
 describe("fils billing run --at, against fils serve on the embedded database", () => {
   let testKey = ""

@@ -10,23 +10,16 @@
  *   the day-3 retry recovers it: active again, the period still anchored on its original date.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { runFils, type Served, serveFils } from "../support/cli.js"
-import { api, cards, ok, payThroughForm, type TestDatabase, testDatabase } from "../support/load.js"
+import { runFils, type Served } from "../support/cli.js"
+import { api, cards, ok, payThroughForm, type TestDatabase } from "../support/load.js"
+import { billingRunAt, serveOnFreshDatabase, subscriptionReads } from "../support/operator.js"
 
 let db: TestDatabase | undefined
 let served: Served | undefined
 let env: Record<string, string | undefined> = {}
 
 beforeAll(async () => {
-  db = await testDatabase()
-  env = {
-    DATABASE_URL: db.url,
-    FILS_DATA_DIR: undefined,
-    FILS_PUBLIC_URL: undefined,
-    FILS_KEY_CACHE_TTL: "0 millis",
-    FILS_SIMULATED_LIVE: undefined
-  }
-  served = await serveFils(env, 60_000)
+  ;({ db, env, served } = await serveOnFreshDatabase())
 }, 90_000)
 
 afterAll(async () => {
@@ -49,27 +42,8 @@ const subscribe = async (key: string, productId: string, card: string) => {
   return subscription
 }
 
-/** The subscription's payments, oldest first. */
-const paymentsOf = async (key: string, subscriptionId: string) =>
-  ((await ok(base(), key, "GET", "/payments?limit=100")).items as Array<any>)
-    .filter((p) => p.subscription_id === subscriptionId)
-    .reverse()
-
-/** The types of the subscription's events (its own and its payments'), oldest first. */
-const eventTypesOf = async (key: string, subscriptionId: string) =>
-  ((await ok(base(), key, "GET", "/events?limit=100")).items as Array<any>)
-    .filter((e) => e.data.subscription_id === subscriptionId)
-    .reverse()
-    .map((e) => e.type as string)
-
-/** `fils billing run --at <instant>`: its JSON report. */
-const billingAt = async (instant: string) => {
-  const result = await runFils(["billing", "run", "--at", instant], env)
-  expect(result.code, result.stderr).toBe(0)
-  const report = JSON.parse(result.stdout)
-  expect(report).toMatchObject({ at: instant, livemode: false })
-  return report as { renewals_charged: number; subscriptions_ended: number }
-}
+const { eventTypesOf, paymentsOf } = subscriptionReads((key, path) => ok(base(), key, "GET", path))
+const billingAt = (instant: string) => billingRunAt(env, instant)
 
 describe("cancel now and un-cancel, through the API and fils billing run --at", () => {
   let key = ""

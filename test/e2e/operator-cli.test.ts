@@ -10,23 +10,16 @@
  *  - Session expiry by the server's own billing worker, with no CLI call.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type CliResult, runFils, type Served, serveFils } from "../support/cli.js"
-import { api, cards, ok, payThroughForm, type TestDatabase, testDatabase, waitFor } from "../support/load.js"
+import { type CliResult, runFils, type Served } from "../support/cli.js"
+import { api, cards, ok, payThroughForm, type TestDatabase, waitFor } from "../support/load.js"
+import { serveOnFreshDatabase } from "../support/operator.js"
 
 let db: TestDatabase | undefined
 let served: Served | undefined
 let env: Record<string, string | undefined> = {}
 
 beforeAll(async () => {
-  db = await testDatabase()
-  env = {
-    DATABASE_URL: db.url,
-    FILS_DATA_DIR: undefined,
-    FILS_PUBLIC_URL: undefined,
-    FILS_KEY_CACHE_TTL: "0 millis",
-    FILS_SIMULATED_LIVE: undefined
-  }
-  served = await serveFils(env, 60_000)
+  ;({ db, env, served } = await serveOnFreshDatabase())
 }, 90_000)
 
 afterAll(async () => {
