@@ -970,7 +970,8 @@ const checkAnswer = (w: World, c: Case, summary: string, answer: RawAnswer, quer
       const values = query?.getAll(param) ?? []
       if (values.length !== 1 || !c.endpoint.urlParamNames.includes(param)) continue
       for (const item of items) {
-        const actual = field === "checkout_session_id" ? item.checkout_session_id : item[field]
+        // Payments and subscriptions carry their customer as an embedded object.
+        const actual = field === "customer_id" ? (item.customer_id ?? item.customer?.customer_id) : item[field]
         expect(actual, `${shown}\nfilter ${param}`).toBe(values[0])
       }
     }
