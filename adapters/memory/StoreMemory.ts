@@ -180,6 +180,13 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           )
         })))
 
+  /** The rows of `ids` that exist, each once, ordered by id (as the SQL store returns them). */
+  const byId = <Id extends string, A>(ids: ReadonlyArray<Id>, get: (id: Id) => A | undefined): ReadonlyArray<A> =>
+    [...new Set(ids)].sort().flatMap((id) => {
+      const row = get(id)
+      return row === undefined ? [] : [row]
+    })
+
   const idemId = (scope: string, key: string) => `${scope}\u0000${key}`
 
   return Store.of({
@@ -275,7 +282,9 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
       insertAll: (batch) => write(() => batch.forEach((payment) => payments.set(payment.payment_id, payment))),
       get: (scope, id) => read(() => scoped(payments.get(id), scope)),
       find: (id) => read(() => Option.fromNullable(payments.get(id))),
+      findAll: (ids) => read(() => byId(ids, (id) => payments.get(id))),
       update: (payment) => write(() => payments.set(payment.payment_id, payment)),
+      updateAll: (batch) => write(() => batch.forEach((payment) => payments.set(payment.payment_id, payment))),
       list: (scope, filter, request) =>
         read(() =>
           page(
@@ -302,6 +311,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
     },
     events: {
       insert: (event) => write(() => events.set(event.event_id, event)),
+      insertAll: (batch) => write(() => batch.forEach((event) => events.set(event.event_id, event))),
       get: (scope, id) => read(() => scoped(events.get(id), scope)),
       list: (scope, filter, request) =>
         read(() =>
@@ -317,7 +327,9 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
       insert: (subscription) => write(() => subscriptions.set(subscription.subscription_id, subscription)),
       get: (scope, id) => read(() => scoped(subscriptions.get(id), scope)),
       find: (id) => read(() => Option.fromNullable(subscriptions.get(id))),
+      findAll: (ids) => read(() => byId(ids, (id) => subscriptions.get(id))),
       update: (subscription) => write(() => subscriptions.set(subscription.subscription_id, subscription)),
+      updateAll: (batch) => write(() => batch.forEach((s) => subscriptions.set(s.subscription_id, s))),
       list: (scope, filter, request) =>
         read(() =>
           page(

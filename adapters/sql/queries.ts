@@ -36,6 +36,26 @@ export interface Queries {
    * would only make the read wait for other transactions' locks (the hosted page must not wait for a payment).
    */
   readonly forUpdateInTransaction: Effect.Effect<Statement.Fragment>
+  /**
+   * Rows of `table` by their id (`idColumn`), ordered by id in byte order, locked in that order inside a transaction
+   * (`FOR UPDATE`): two batches that share rows take their locks in the same order, so they cannot deadlock.
+   */
+  readonly findAll: <Row extends object>(
+    table: "payments" | "subscriptions",
+    idColumn: string,
+    ids: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<Row>, SqlError>
+  /**
+   * Sets `columns` of each row of `table` (matched by `idColumn` within its account and mode) to the values of
+   * `records`, in one statement. A record's values are those of the table's columns as JSON (`jsonb_populate_recordset`
+   * gives them the table's types).
+   */
+  readonly updateAll: (
+    table: "payments" | "subscriptions",
+    idColumn: string,
+    columns: ReadonlyArray<string>,
+    records: ReadonlyArray<Record<string, unknown>>
+  ) => Effect.Effect<void, SqlError>
 }
 
 export const makeQueries = (sql: SqlClient.SqlClient): Queries => {
@@ -66,5 +86,23 @@ export const makeQueries = (sql: SqlClient.SqlClient): Queries => {
     (running) => sql.literal(Option.isSome(running) ? "FOR UPDATE" : "")
   )
 
-  return { sql, inScope, page, first, forUpdateInTransaction }
+  const findAll = <Row extends object>(table: "payments" | "subscriptions", idColumn: string, ids: ReadonlyArray<string>) =>
+    ids.length === 0
+      ? Effect.succeed<ReadonlyArray<Row>>([])
+      : Effect.flatMap(forUpdateInTransaction, (lock) =>
+        sql<Row>`SELECT * FROM ${sql(table)} WHERE ${sql(idColumn)} IN ${sql.in(ids)}
+          ORDER BY ${sql(idColumn)} COLLATE "C" ${lock}`)
+
+  const updateAll = (
+    table: "payments" | "subscriptions",
+    idColumn: string,
+    columns: ReadonlyArray<string>,
+    records: ReadonlyArray<Record<string, unknown>>
+  ): Effect.Effect<void, SqlError> =>
+    records.length === 0 ? Effect.void : Effect.asVoid(sql`UPDATE ${sql(table)} AS t
+      SET ${sql.literal(columns.map((column) => `"${column}" = v."${column}"`).join(", "))}
+      FROM jsonb_populate_recordset(NULL::${sql(table)}, ${JSON.stringify(records)}::jsonb) AS v
+      WHERE t.${sql(idColumn)} = v.${sql(idColumn)} AND t.account_id = v.account_id AND t.livemode = v.livemode`)
+
+  return { sql, inScope, page, first, forUpdateInTransaction, findAll, updateAll }
 }

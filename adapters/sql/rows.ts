@@ -379,6 +379,23 @@ export const paymentToRow = (p: Payment) => ({
   created_at: toTimestamp(p.created_at)
 })
 
+/** Every key of `A`, listed: the compiler refuses a list that misses one. */
+const everyKey = <A>() =>
+<const K extends ReadonlyArray<keyof A & string>>(
+  keys: K & ([Exclude<keyof A, K[number]>] extends [never] ? unknown : never)
+): ReadonlyArray<string> => keys
+
+/** The columns an update of a payment sets. */
+export const paymentColumns = everyKey<ReturnType<typeof paymentChanges>>()([
+  "status", "total_amount", "refunded_amount", "fee_amount", "net_amount", "currency", "description", "customer_id",
+  "customer_name", "customer_email", "customer_phone_number", "checkout_session_id", "subscription_id",
+  "billing_reason", "metadata", "card_brand", "card_last4", "card_exp_month", "card_exp_year", "card_token",
+  "charge_id", "failure_code", "paid_at"
+])
+
+/** A payment's row as one JSON record (a batch update): `metadata` is the object itself, not its text. */
+export const paymentRecord = (p: Payment): Record<string, unknown> => ({ ...paymentToRow(p), metadata: p.metadata })
+
 export interface SubscriptionRow {
   readonly subscription_id: string
   readonly account_id: string
@@ -488,6 +505,21 @@ export const subscriptionToRow = (s: Subscription) => ({
   livemode: s.livemode,
   ...subscriptionChanges(s),
   created_at: toTimestamp(s.created_at)
+})
+
+/** The columns an update of a subscription sets. */
+export const subscriptionColumns = everyKey<ReturnType<typeof subscriptionChanges>>()([
+  "status", "product_id", "name", "quantity", "recurring_amount", "currency", "billing_interval", "interval_count",
+  "customer_id", "customer_name", "customer_email", "card_brand", "card_last4", "card_exp_month", "card_exp_year",
+  "card_token", "anchor", "period", "current_period_start", "next_billing_date", "cancel_at_period_end",
+  "cancelled_at", "cancellation_reason", "failed_payment_attempts", "next_retry_at", "first_failure_at",
+  "checkout_session_id", "metadata"
+])
+
+/** A subscription's row as one JSON record (a batch update). */
+export const subscriptionRecord = (s: Subscription): Record<string, unknown> => ({
+  ...subscriptionToRow(s),
+  metadata: s.metadata
 })
 
 export interface RenewalAttemptRow {

@@ -16,8 +16,10 @@ import { PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { Store } from "../ports/Store.js"
 import { Checkout } from "./Checkout.js"
 import { newId } from "./Ids.js"
-import { Payments } from "./Payments.js"
-import { saveTransition } from "./Subscriptions.js"
+import { batched } from "./Batched.js"
+import { recordEvents } from "./Events.js"
+import { type ChargeReport, Payments } from "./Payments.js"
+import { transitionEvents } from "./Subscriptions.js"
 
 export interface BillingReport {
   readonly renewals_charged: number
@@ -52,8 +54,12 @@ export const stoppedClock = (millis: number): Clock.Clock => {
 /** How often a server looks for due work. Settlements of test cards take about 2 s. */
 export const interval = Duration.seconds(1)
 const batch = 100
-/** Renewals run at once within a batch (each holds at most one pooled connection at a time). */
-const concurrency = 8
+/**
+ * Charges at the processor at once within a batch. None holds a pooled connection: their outcomes are recorded in
+ * batches of up to `recordBatch`, each one transaction.
+ */
+const concurrency = 100
+const recordBatch = 100
 
 export class Billing extends Effect.Service<Billing>()("fils/Billing", {
   effect: Effect.gen(function*() {
@@ -98,16 +104,17 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
       store.transact(Effect.gen(function*() {
         const now = yield* DateTime.now
         const due = yield* store.subscriptions.claimDue(now, batch, options.livemode)
-        let ended = 0
+        const ends: Array<Subscription.SubscriptionTransition> = []
         const toCharge: Array<{ readonly sub: Subscription.Subscription; readonly paymentId: PaymentId }> = []
         for (const sub of due) {
           if (Subscription.dueAction(sub) === "end") {
-            yield* saveTransition(store, yield* Subscription.transition(sub, { _tag: "EndAtPeriodEnd" }, now))
-            ended++
+            ends.push(yield* Subscription.transition(sub, { _tag: "EndAtPeriodEnd" }, now))
           } else {
             toCharge.push({ sub, paymentId: yield* newId<PaymentId>(prefixes.payment) })
           }
         }
+        yield* store.subscriptions.updateAll(ends.map((t) => t.next))
+        yield* recordEvents(store, ends.flatMap(transitionEvents))
         const fresh = yield* store.subscriptions.recordAttempts(toCharge.map(({ paymentId, sub }) => ({
           subscription_id: sub.subscription_id,
           period: sub.period + 1,
@@ -119,50 +126,64 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
           token: sub.card_token
         }))
         yield* store.payments.insertAll(charges.map((c) => c.payment))
-        return { claimed: due.length, ended, charges }
+        return { claimed: due.length, ended: ends.length, charges }
       }))
+
+    type RecordCharge = (charge: { readonly id: PaymentId; readonly report: ChargeReport }) => Effect.Effect<
+      void,
+      Effect.Effect.Error<ReturnType<typeof payments.recordCharges>>
+    >
 
     /** Charges one reserved renewal (no transaction held) and records the outcome. */
-    const charge = Effect.fn("Billing.charge")(function*(payment: Payment.Payment, token: string) {
-      // From the charge to its record, uninterruptible: a shutdown waits rather than leave money taken unrecorded.
-      return yield* Effect.uninterruptible(Effect.gen(function*() {
-        const report = yield* processor.chargeToken({
-          reference: payment.payment_id,
-          amount: payment.total_amount,
-          currency: payment.currency,
-          livemode: payment.livemode
-        }, token).pipe(
-          Effect.map((r) => ({ outcome: r.outcome, chargeId: r.chargeId, card: null })),
-          Effect.catchTag("ProcessorUnavailable", () =>
-            Effect.succeed({ outcome: { _tag: "Failed" as const, code: "processing_error" }, chargeId: null, card: null }))
-        )
-        yield* payments.recordCharge(payment.payment_id, report)
-      }))
-    })
+    const charge = (record: RecordCharge) =>
+      Effect.fn("Billing.charge")(function*(payment: Payment.Payment, token: string) {
+        // From the charge to its record, uninterruptible: a shutdown waits rather than leave money taken unrecorded.
+        return yield* Effect.uninterruptible(Effect.gen(function*() {
+          const report = yield* processor.chargeToken({
+            reference: payment.payment_id,
+            amount: payment.total_amount,
+            currency: payment.currency,
+            livemode: payment.livemode
+          }, token).pipe(
+            Effect.map((r): ChargeReport => ({ outcome: r.outcome, chargeId: r.chargeId, card: null })),
+            Effect.catchTag("ProcessorUnavailable", () =>
+              Effect.succeed<ChargeReport>({
+                outcome: { _tag: "Failed", code: "processing_error" },
+                chargeId: null,
+                card: null
+              }))
+          )
+          yield* record({ id: payment.payment_id, report })
+        }))
+      })
 
     const renewDue = Effect.fn("Billing.renewDue")(function*(options: BillingOptions) {
-      let charged = 0
-      let ended = 0
-      for (;;) {
-        const batchReserved = yield* reserveBatch(options)
-        ended += batchReserved.ended
-        // Several at once: each charge is independent (its own reservation and record), and the (subscription,
-        // period, attempt) rule still makes a second charge impossible. One failing renewal does not interrupt
-        // the others (one may be between its charge and its record); the first failure is raised after.
-        const exits = yield* Effect.forEach(
-          batchReserved.charges,
-          ({ payment, token }) => Effect.exit(charge(payment, token)),
-          { concurrency }
-        )
-        for (const exit of exits) {
-          yield* exit
-          charged++
+      return yield* Effect.scoped(Effect.gen(function*() {
+        // Outcomes are recorded as they come, many per transaction (a renewal waits for its own).
+        const chargeOne = charge(yield* batched(payments.recordCharges, { max: recordBatch, writers: 1 }))
+        let charged = 0
+        let ended = 0
+        for (;;) {
+          const batchReserved = yield* reserveBatch(options)
+          ended += batchReserved.ended
+          // Several at once: each charge is independent (its own reservation and record), and the (subscription,
+          // period, attempt) rule still makes a second charge impossible. One failing renewal does not interrupt
+          // the others (one may be between its charge and its record); the first failure is raised after.
+          const exits = yield* Effect.forEach(
+            batchReserved.charges,
+            ({ payment, token }) => Effect.exit(chargeOne(payment, token)),
+            { concurrency }
+          )
+          for (const exit of exits) {
+            yield* exit
+            charged++
+          }
+          // A full batch may mean more is due; a batch where nothing could be done means others have it.
+          const progressed = batchReserved.ended + batchReserved.charges.length
+          if (batchReserved.claimed < batch || progressed === 0) break
         }
-        // A full batch may mean more is due; a batch where nothing could be done means others have it.
-        const progressed = batchReserved.ended + batchReserved.charges.length
-        if (batchReserved.claimed < batch || progressed === 0) break
-      }
-      return { charged, ended }
+        return { charged, ended }
+      }))
     })
 
     const pass = Effect.fn("Billing.pass")(function*(options: BillingOptions) {

@@ -7,6 +7,7 @@ import type { DeliveryId, EventId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
 import { PaymentResource, RefundedPaymentResource, type Payment } from "../domain/Payment.js"
+import type { WebhookEndpoint } from "../domain/WebhookEndpoint.js"
 import { type Delivery, Store, type StoreShape } from "../ports/Store.js"
 import { newId } from "./Ids.js"
 
@@ -26,38 +27,51 @@ export const paymentData = (payment: Payment, refundAmount?: number): Record<str
     ? { ...encodePayment(payment) }
     : { ...encodeRefunded({ ...payment, refund_amount: refundAmount }) }
 
+/** An event to record: its type and data, in its account and mode. */
+export interface EventDraft {
+  readonly scope: Scope
+  readonly type: Event.EventType
+  readonly data: Record<string, unknown>
+}
+
 /**
- * Records one event and queues one delivery per enabled endpoint that subscribes to it. Call it inside the
- * `transact` of the change: the change, its event and its deliveries commit together or not at all, so nothing
- * committed is ever left undelivered.
+ * Records events and queues one delivery per enabled endpoint that subscribes to each, in three statements or so
+ * however many there are (the endpoints are looked up once per account, mode and type). Call it inside the
+ * `transact` of the change: the change, its events and their deliveries commit together or not at all, so nothing
+ * committed is ever left undelivered. The events are written in the order given.
  */
-export const recordEvent = (
-  store: StoreShape,
-  scope: Scope,
-  type: Event.EventType,
-  data: Record<string, unknown>
-) =>
+export const recordEvents = (store: StoreShape, drafts: ReadonlyArray<EventDraft>) =>
   Effect.gen(function*() {
+    if (drafts.length === 0) return []
     const now = yield* DateTime.now
-    const event = Event.make({
-      id: yield* newId<EventId>(prefixes.event),
-      accountId: scope.accountId,
-      livemode: scope.livemode,
-      type,
-      data,
-      now
-    })
-    yield* store.events.insert(event)
-    const endpoints = yield* store.webhooks.subscribed(scope, type)
-    if (endpoints.length > 0) {
-      const deliveries: Array<Delivery> = []
+    const events: Array<Event.Event> = []
+    for (const { data, scope, type } of drafts) {
+      events.push(Event.make({
+        id: yield* newId<EventId>(prefixes.event),
+        accountId: scope.accountId,
+        livemode: scope.livemode,
+        type,
+        data,
+        now
+      }))
+    }
+    yield* store.events.insertAll(events)
+    const subscribers = new Map<string, ReadonlyArray<WebhookEndpoint>>()
+    const deliveries: Array<Delivery> = []
+    for (const event of events) {
+      const key = `${event.account_id}\u0000${event.livemode}\u0000${event.type}`
+      let endpoints = subscribers.get(key)
+      if (endpoints === undefined) {
+        endpoints = yield* store.webhooks.subscribed({ accountId: event.account_id, livemode: event.livemode }, event.type)
+        subscribers.set(key, endpoints)
+      }
       for (const endpoint of endpoints) {
         deliveries.push({
           delivery_id: yield* newId<DeliveryId>(prefixes.delivery),
           event_id: event.event_id,
           webhook_id: endpoint.webhook_id,
-          account_id: scope.accountId,
-          livemode: scope.livemode,
+          account_id: event.account_id,
+          livemode: event.livemode,
           status: "pending",
           attempts: 0,
           next_attempt_at: now,
@@ -67,10 +81,18 @@ export const recordEvent = (
           updated_at: now
         })
       }
-      yield* store.deliveries.enqueue(deliveries)
     }
-    return event
+    if (deliveries.length > 0) yield* store.deliveries.enqueue(deliveries)
+    return events
   })
+
+/** `recordEvents` for one. */
+export const recordEvent = (
+  store: StoreShape,
+  scope: Scope,
+  type: Event.EventType,
+  data: Record<string, unknown>
+) => Effect.map(recordEvents(store, [{ scope, type, data }]), (events) => events[0]!)
 
 export class Events extends Effect.Service<Events>()("fils/Events", {
   effect: Effect.gen(function*() {

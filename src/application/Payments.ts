@@ -11,8 +11,9 @@ import * as Pagination from "../domain/Pagination.js"
 import * as Payment from "../domain/Payment.js"
 import { PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { Store } from "../ports/Store.js"
-import { paymentData, recordEvent } from "./Events.js"
-import { applyRenewal, saveTransition, startFromPayment } from "./Subscriptions.js"
+import * as Subscription from "../domain/Subscription.js"
+import { type EventDraft, paymentData, recordEvent, recordEvents } from "./Events.js"
+import { startFromPayment, transitionEvents } from "./Subscriptions.js"
 
 export interface PaymentListParams {
   readonly status?: Payment.PaymentStatus | undefined
@@ -62,52 +63,105 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
     })
 
     /**
-     * Records a charge's outcome on a `processing` payment, in one transaction with its events and, when it
-     * succeeded, its session's completion. A payment that already left `processing` is left alone (another server
-     * recorded it first), so recording twice is harmless.
+     * Records charges' outcomes on `processing` payments, in one transaction with their events, their renewals'
+     * effects on their subscriptions and, for a succeeded checkout charge, its session's completion: a handful of
+     * statements however many there are (a batch of renewals). A payment that already left `processing` is left
+     * alone (another server recorded it first), so recording twice is harmless. Returns the payments found, as
+     * they are after, in the order given; an unknown id is left out.
      */
-    const recordCharge = Effect.fn("Payments.recordCharge")(function*(id: PaymentId, report: ChargeReport) {
+    const recordCharges = Effect.fn("Payments.recordCharges")(function*(
+      reports: ReadonlyArray<{ readonly id: PaymentId; readonly report: ChargeReport }>
+    ) {
+      if (reports.length === 0) return []
       return yield* store.transact(Effect.gen(function*() {
-        const found = yield* store.payments.find(id)
-        if (Option.isNone(found)) return yield* notFound("payment", id)
-        const current = found.value
-        if (current.status !== "processing") return current
+        const latest = new Map((yield* store.payments.findAll(reports.map((r) => r.id))).map((p) => [p.payment_id, p]))
         const now = yield* DateTime.now
-        const withCharge: Payment.Payment = {
-          ...current,
-          charge_id: report.chargeId ?? current.charge_id,
-          card: report.card ?? current.card
+        const results: Array<Payment.Payment> = []
+        const changed: Array<{
+          readonly current: Payment.Payment
+          readonly next: Payment.Payment
+          readonly events: Payment.PaymentTransition["events"]
+          readonly started: Subscription.SubscriptionTransition | undefined
+        }> = []
+        for (const { id, report } of reports) {
+          const current = latest.get(id)
+          if (current === undefined) continue
+          if (current.status !== "processing") {
+            results.push(current)
+            continue
+          }
+          const withCharge: Payment.Payment = {
+            ...current,
+            charge_id: report.chargeId ?? current.charge_id,
+            card: report.card ?? current.card
+          }
+          const transition = yield* Payment.transition(withCharge, { _tag: "Settle", outcome: report.outcome }, now, fees)
+          // The first payment of a subscription checkout starts the subscription, in this same transaction.
+          const started = transition.next.status === "succeeded" && current.billing_reason === "subscription_create"
+            ? yield* startFromPayment(store, transition.next)
+            : undefined
+          const next: Payment.Payment = started === undefined
+            ? transition.next
+            : { ...transition.next, subscription_id: started.next.subscription_id }
+          latest.set(id, next)
+          results.push(next)
+          changed.push({ current, next, events: transition.events, started })
         }
-        const transition = yield* Payment.transition(withCharge, { _tag: "Settle", outcome: report.outcome }, now, fees)
-        // The first payment of a subscription checkout starts the subscription, in this same transaction.
-        const started = transition.next.status === "succeeded" && current.billing_reason === "subscription_create"
-          ? yield* startFromPayment(store, transition.next)
-          : undefined
-        const next: Payment.Payment = started === undefined
-          ? transition.next
-          : { ...transition.next, subscription_id: started.next.subscription_id }
-        yield* store.payments.update(next)
-        const scope = { accountId: current.account_id, livemode: current.livemode }
-        for (const event of transition.events) yield* recordEvent(store, scope, event.type, paymentData(next))
-        if (started !== undefined) yield* saveTransition(store, started, true)
-        if (current.billing_reason === "subscription_renewal" && next.status !== "processing") {
-          yield* applyRenewal(store, next, now)
-        }
-        if (next.status === "succeeded" && current.checkout_session_id !== null) {
-          const session = yield* store.sessions.find(current.checkout_session_id)
-          if (Option.isSome(session) && session.value.status === "open") {
-            // Money was taken: the session completes even if it passed its expiry while the charge settled.
-            yield* store.sessions.update({
-              ...session.value,
-              status: "complete",
-              payment_id: next.payment_id,
-              subscription_id: started?.next.subscription_id ?? null,
-              completed_at: now
-            } satisfies CheckoutSession.CheckoutSession)
+        yield* store.payments.updateAll(changed.map((c) => c.next))
+
+        // A renewal's outcome moves its subscription on (unless it was cancelled meanwhile).
+        const renewals = changed.filter((c) =>
+          c.current.billing_reason === "subscription_renewal" && c.next.subscription_id !== null
+        )
+        const subscriptions = new Map(
+          (yield* store.subscriptions.findAll(renewals.map((c) => c.next.subscription_id!)))
+            .map((s) => [s.subscription_id, s])
+        )
+        const renewed = new Set<Subscription.Subscription["subscription_id"]>()
+        const drafts: Array<EventDraft> = []
+        for (const { current, events, next, started } of changed) {
+          const scope = { accountId: current.account_id, livemode: current.livemode }
+          for (const event of events) drafts.push({ scope, type: event.type, data: paymentData(next) })
+          if (started !== undefined) {
+            yield* store.subscriptions.insert(started.next)
+            drafts.push(...transitionEvents(started))
+          }
+          const subscription = current.billing_reason === "subscription_renewal" && next.subscription_id !== null
+            ? subscriptions.get(next.subscription_id)
+            : undefined
+          if (subscription !== undefined && subscription.status !== "cancelled") {
+            const command: Subscription.SubscriptionCommand = next.status === "succeeded"
+              ? { _tag: "ChargeSucceeded" }
+              : { _tag: "ChargeFailed" }
+            const transition = yield* Subscription.transition(subscription, command, now)
+            subscriptions.set(subscription.subscription_id, transition.next)
+            renewed.add(subscription.subscription_id)
+            drafts.push(...transitionEvents(transition))
+          }
+          if (next.status === "succeeded" && current.checkout_session_id !== null) {
+            const session = yield* store.sessions.find(current.checkout_session_id)
+            if (Option.isSome(session) && session.value.status === "open") {
+              // Money was taken: the session completes even if it passed its expiry while the charge settled.
+              yield* store.sessions.update({
+                ...session.value,
+                status: "complete",
+                payment_id: next.payment_id,
+                subscription_id: started?.next.subscription_id ?? null,
+                completed_at: now
+              } satisfies CheckoutSession.CheckoutSession)
+            }
           }
         }
-        return next
+        yield* store.subscriptions.updateAll([...renewed].map((id) => subscriptions.get(id)!))
+        yield* recordEvents(store, drafts)
+        return results
       }))
+    })
+
+    /** `recordCharges` for one: the payment as it is after. */
+    const recordCharge = Effect.fn("Payments.recordCharge")(function*(id: PaymentId, report: ChargeReport) {
+      const [payment] = yield* recordCharges([{ id, report }])
+      return payment ?? (yield* notFound("payment", id))
     })
 
     /**
@@ -151,30 +205,26 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
       const abandoned = options.judgeAbandoned === false ? [] : pending.filter((p) =>
         p.charge_id === null && now - DateTime.toEpochMillis(p.created_at) > abandonedAfterMillis
       )
-      let settled = 0
-      for (const payment of abandoned) {
-        yield* recordCharge(payment.payment_id, {
-          outcome: { _tag: "Failed", code: "processing_error" },
-          chargeId: null,
-          card: null
-        })
-        settled++
-      }
+      const records: Array<{ readonly id: PaymentId; readonly report: ChargeReport }> = abandoned.map((payment) => ({
+        id: payment.payment_id,
+        report: { outcome: { _tag: "Failed", code: "processing_error" }, chargeId: null, card: null }
+      }))
       if (withCharge.length > 0) {
         const reports = yield* processor.settlements(withCharge.map((p) => p.charge_id!)).pipe(
           Effect.catchTag("ProcessorUnavailable", () => Effect.succeed([]))
         )
+        const byCharge = new Map(withCharge.map((p) => [p.charge_id!, p]))
         for (const report of reports) {
           if (report.outcome._tag === "Processing") continue
-          const payment = withCharge.find((p) => p.charge_id === report.chargeId)
+          const payment = byCharge.get(report.chargeId)
           if (payment === undefined) continue
-          yield* recordCharge(payment.payment_id, { outcome: report.outcome, chargeId: report.chargeId, card: null })
-          settled++
+          records.push({ id: payment.payment_id, report: { outcome: report.outcome, chargeId: report.chargeId, card: null } })
         }
       }
-      return settled
+      yield* recordCharges(records)
+      return records.length
     })
 
-    return { get, list, recordCharge, refund, settleDue, fees } as const
+    return { get, list, recordCharge, recordCharges, refund, settleDue, fees } as const
   })
 }) {}

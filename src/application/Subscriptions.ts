@@ -11,7 +11,7 @@ import * as Pagination from "../domain/Pagination.js"
 import type * as Payment from "../domain/Payment.js"
 import * as Subscription from "../domain/Subscription.js"
 import { Store, type StoreShape } from "../ports/Store.js"
-import { recordEvent } from "./Events.js"
+import { type EventDraft, recordEvents } from "./Events.js"
 import { newId } from "./Ids.js"
 
 export interface SubscriptionListParams {
@@ -31,18 +31,20 @@ const scopeOf = (row: { readonly account_id: Scope["accountId"]; readonly livemo
   livemode: row.livemode
 })
 
+/** The events of a subscription's transition, to record with it. */
+export const transitionEvents = (transition: Subscription.SubscriptionTransition): ReadonlyArray<EventDraft> =>
+  transition.events.map((type) => ({ scope: scopeOf(transition.next), type, data: subscriptionData(transition.next) }))
+
 /** Records the subscription and its events. Call inside the `transact` of the change. */
 export const saveTransition = (
   store: StoreShape,
   transition: Subscription.SubscriptionTransition,
   inserted = false
 ) =>
-  Effect.gen(function*() {
-    yield* inserted ? store.subscriptions.insert(transition.next) : store.subscriptions.update(transition.next)
-    for (const type of transition.events) {
-      yield* recordEvent(store, scopeOf(transition.next), type, subscriptionData(transition.next))
-    }
-  })
+  Effect.zipRight(
+    inserted ? store.subscriptions.insert(transition.next) : store.subscriptions.update(transition.next),
+    recordEvents(store, transitionEvents(transition))
+  )
 
 /**
  * The subscription a succeeded first payment starts (inside its transaction): the cart's one recurring line, the
@@ -82,19 +84,6 @@ export const startFromPayment = (store: StoreShape, payment: Payment.Payment) =>
       paidAt: payment.paid_at ?? (yield* DateTime.now)
     })
     return started
-  })
-
-/** Applies a renewal charge's outcome to its subscription (inside the charge's transaction). */
-export const applyRenewal = (store: StoreShape, payment: Payment.Payment, now: DateTime.Utc) =>
-  Effect.gen(function*() {
-    if (payment.subscription_id === null) return
-    const found = yield* store.subscriptions.find(payment.subscription_id)
-    if (Option.isNone(found) || found.value.status === "cancelled") return
-    const command: Subscription.SubscriptionCommand = payment.status === "succeeded"
-      ? { _tag: "ChargeSucceeded" }
-      : { _tag: "ChargeFailed" }
-    const transition = yield* Subscription.transition(found.value, command, now)
-    yield* saveTransition(store, transition)
   })
 
 /** A renewal charge of the subscription is at the processor: a cancellation waits for its outcome. */

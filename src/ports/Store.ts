@@ -98,7 +98,14 @@ export interface PaymentsRepo {
   readonly get: (scope: Scope, id: PaymentId) => Op<Option.Option<Payment>>
   /** By id alone (operator refunds). Inside `transact` the row is locked until the transaction ends. */
   readonly find: (id: PaymentId) => Op<Option.Option<Payment>>
+  /**
+   * `find` for several (a batch of charge outcomes), in one statement: those that exist, by id. Inside `transact`
+   * they are locked in that order, so two batches that share payments cannot deadlock.
+   */
+  readonly findAll: (ids: ReadonlyArray<PaymentId>) => Op<ReadonlyArray<Payment>>
   readonly update: (payment: Payment) => Op<void>
+  /** `update` for each of a batch, in one statement. */
+  readonly updateAll: (payments: ReadonlyArray<Payment>) => Op<void>
   readonly list: (scope: Scope, filter: PaymentFilter, page: PageRequest) => Op<Page<Payment>>
   /** Whether the session has a payment still `processing` (a second submission must wait for it). */
   readonly hasProcessing: (sessionId: CheckoutSessionId) => Op<boolean>
@@ -127,7 +134,11 @@ export interface SubscriptionsRepo {
   readonly get: (scope: Scope, id: SubscriptionId) => Op<Option.Option<Subscription>>
   /** By id alone (billing). Inside `transact` the row is locked until the transaction ends (`FOR UPDATE`). */
   readonly find: (id: SubscriptionId) => Op<Option.Option<Subscription>>
+  /** `find` for several, in one statement: those that exist, by id, locked in that order inside `transact`. */
+  readonly findAll: (ids: ReadonlyArray<SubscriptionId>) => Op<ReadonlyArray<Subscription>>
   readonly update: (subscription: Subscription) => Op<void>
+  /** `update` for each of a batch, in one statement. */
+  readonly updateAll: (subscriptions: ReadonlyArray<Subscription>) => Op<void>
   readonly list: (scope: Scope, filter: SubscriptionFilter, page: PageRequest) => Op<Page<Subscription>>
   /**
    * Subscriptions with work due at `now`: `active` ones whose `next_billing_date` is at or before it, `on_hold`
@@ -247,6 +258,8 @@ export interface EventFilter {
 
 export interface EventsRepo {
   readonly insert: (event: Event) => Op<void>
+  /** Several at once, in one statement. */
+  readonly insertAll: (events: ReadonlyArray<Event>) => Op<void>
   readonly get: (scope: Scope, id: EventId) => Op<Option.Option<Event>>
   readonly list: (scope: Scope, filter: EventFilter, page: PageRequest) => Op<Page<Event>>
 }

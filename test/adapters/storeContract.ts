@@ -1419,6 +1419,61 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         assert.deepStrictEqual(yield* store.subscriptions.recordAttempts([]), [])
       }))
 
+    it.effect("findAll, updateAll and events.insertAll: a batch reads and writes what one by one would", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { test } = scopesOf(yield* makeAccount())
+        const parents = yield* subscriptionParents(store, test)
+        const subs = yield* Effect.forEach([0, 1, 2], (i) => startSubscription(parents, { metadata: { plan: `p${i}` } }))
+        yield* insertAll(subs, store.subscriptions.insert)
+        const payments = yield* Effect.forEach(subs, (sub) => renewalPayment(sub, { metadata: { n: "1" } }))
+        yield* store.payments.insertAll(payments)
+        const [p0, p1, p2] = payments as [Payment.Payment, Payment.Payment, Payment.Payment]
+        const [s0, s1, s2] = subs as [Subscription.Subscription, Subscription.Subscription, Subscription.Subscription]
+        const byId = <A>(items: ReadonlyArray<A>, id: (a: A) => string) =>
+          [...items].sort((a, b) => (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0))
+
+        // Each found row once, in byte order of its id; unknown ids left out.
+        const unknownPayment = yield* newId<PaymentId>("pay")
+        same(
+          yield* store.transact(store.payments.findAll([p2.payment_id, unknownPayment, p0.payment_id, p2.payment_id, p1.payment_id])),
+          byId(payments, (p) => p.payment_id)
+        )
+        same(yield* store.payments.findAll([unknownPayment]), [])
+        same(yield* store.payments.findAll([]), [])
+        same(yield* store.subscriptions.findAll([s1.subscription_id, s0.subscription_id]), byId([s0, s1], (s) => s.subscription_id))
+
+        // Every column written back: new status, amounts, charge, card, metadata, paid_at; one left as it was.
+        const changed = [
+          { ...succeededOf(p0), metadata: { n: "2", note: "ünïcode ✓" } },
+          { ...failedOf(p1), charge_id: "ch_sim_done_ab12" }
+        ]
+        yield* store.transact(store.payments.updateAll(changed))
+        yield* store.payments.updateAll([])
+        same(yield* store.payments.get(test, p0.payment_id), Option.some(changed[0]))
+        same(yield* store.payments.get(test, p1.payment_id), Option.some(changed[1]))
+        same(yield* store.payments.get(test, p2.payment_id), Option.some(p2))
+
+        const renewed = [
+          { ...advance(s0, chargeOk, dueMillis(s0)), metadata: { plan: "gold" } },
+          advance(s1, chargeDeclined, dueMillis(s1))
+        ]
+        yield* store.subscriptions.updateAll(renewed)
+        yield* store.subscriptions.updateAll([])
+        same(yield* store.subscriptions.get(test, s0.subscription_id), Option.some(renewed[0]))
+        same(yield* store.subscriptions.get(test, s1.subscription_id), Option.some(renewed[1]))
+        same(yield* store.subscriptions.get(test, s2.subscription_id), Option.some(s2))
+        // A renewed subscription is due again at its next date (the store's due index follows the update).
+        const due = yield* store.transact(store.subscriptions.claimDue(at(dueMillis(renewed[1]!)), 100, false))
+        assert.isTrue(due.some((s) => s.subscription_id === s1.subscription_id))
+        assert.isFalse(due.some((s) => s.subscription_id === s0.subscription_id))
+
+        const events = yield* Effect.forEach([0, 1, 2], (i) => makeEvent(test, { created_at: at(T0 + i) }))
+        yield* store.events.insertAll(events)
+        yield* store.events.insertAll([])
+        for (const event of events) same(yield* store.events.get(test, event.event_id), Option.some(event))
+      }))
+
     it.effect("subscriptions: a failed transaction leaves no subscription, attempt or change behind; one that commits keeps all", () =>
       Effect.gen(function*() {
         const store = yield* Store

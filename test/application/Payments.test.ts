@@ -159,6 +159,55 @@ describe("Payments.settleDue", () => {
     }).pipe(withEngine()))
 })
 
+describe("Payments.recordCharges", () => {
+  it.effect("a batch ends as recording each alone would: outcomes, events in order, settled ones and repeats left alone", () =>
+    Effect.gen(function*() {
+      const payments = yield* Payments
+      const store = yield* Store
+      const { test } = yield* newAccount
+      const ok: Payment.ChargeOutcome = { _tag: "Succeeded" }
+      const declined: Payment.ChargeOutcome = { _tag: "Failed", code: "card_declined" }
+      const card = { brand: "visa", last4: "4242", exp_month: 12, exp_year: 2030, token: "tok_sim_ok_1" } as const
+      /** One set of payments: three processing, one already succeeded. */
+      const makeSet = Effect.gen(function*() {
+        const set = yield* Effect.forEach([0, 1, 2, 3], (i) => makePayment(test, { total_amount: 1000 * (i + 1), net_amount: 1000 * (i + 1) }))
+        const settled = yield* Payment.transition(set[3]!, { _tag: "Settle", outcome: ok }, yield* DateTime.now, payments.fees)
+        yield* Effect.forEach([...set.slice(0, 3), settled.next], store.payments.insert)
+        return set.map((p) => p.payment_id)
+      })
+      const reportsFor = (ids: ReadonlyArray<PaymentId>) => [
+        { id: ids[0]!, report: { outcome: ok, chargeId: "ch_a", card } },
+        { id: ids[1]!, report: { outcome: declined, chargeId: "ch_b", card: null } },
+        { id: ids[2]!, report: { outcome: ok, chargeId: "ch_c", card: null } },
+        // The same payment again in the batch: already recorded by then, left alone.
+        { id: ids[2]!, report: { outcome: declined, chargeId: "ch_c2", card: null } },
+        { id: ids[3]!, report: { outcome: declined, chargeId: "ch_d", card: null } }
+      ]
+      const alone = yield* makeSet
+      const together = yield* makeSet
+      const unknown = (yield* makePayment(test)).payment_id
+
+      const one = yield* Effect.forEach(reportsFor(alone), ({ id, report }) => payments.recordCharge(id, report))
+      assert.strictEqual(failureTag(yield* Effect.either(payments.recordCharge(unknown, reportsFor(alone)[0]!.report))), "NotFound")
+      const batch = yield* payments.recordCharges([...reportsFor(together), { id: unknown, report: reportsFor(together)[0]!.report }])
+
+      const shape = (p: Payment.Payment) => ({ ...p, payment_id: "", created_at: null, paid_at: p.paid_at === null })
+      assert.deepStrictEqual(batch.map(shape), one.map(shape), "the same payments, in the order given; the unknown left out")
+      assert.deepStrictEqual(
+        batch.map((p) => [p.status, p.charge_id]),
+        [["succeeded", "ch_a"], ["failed", "ch_b"], ["succeeded", "ch_c"], ["succeeded", "ch_c"], ["succeeded", null]]
+      )
+      for (const p of batch) assert.deepStrictEqual(yield* payments.get(test, p.payment_id), p)
+      // The same events, in the same order (newest first), each with the payment as it was recorded.
+      const events = yield* eventsOf(test)
+      const typesOf = (ids: ReadonlyArray<PaymentId>) =>
+        events.filter((e) => ids.includes(e.data.payment_id as PaymentId)).map((e) => [e.type, ids.indexOf(e.data.payment_id as PaymentId)])
+      assert.deepStrictEqual(typesOf(together), typesOf(alone))
+      assert.deepStrictEqual(typesOf(together), [["payment.succeeded", 2], ["payment.failed", 1], ["payment.succeeded", 0]])
+      assert.deepStrictEqual(yield* payments.recordCharges([]), [])
+    }).pipe(withEngine()))
+})
+
 describe("Payments.get / list", () => {
   it.effect("NotFound in every other scope; lists are per scope", () =>
     Effect.gen(function*() {

@@ -10,6 +10,11 @@ export const makeEventsRepo = ({ first, inScope, page, sql }: Queries): EventsRe
     yield* sql`INSERT INTO events ${sql.insert(Rows.eventToRow(event))}`
   }, orUnavailable),
 
+  insertAll: Effect.fn("StoreSql.events.insertAll")(function*(events) {
+    if (events.length === 0) return
+    yield* sql`INSERT INTO events ${sql.insert(events.map(Rows.eventToRow))}`
+  }, orUnavailable),
+
   get: Effect.fn("StoreSql.events.get")(function*(scope, id) {
     const rows = yield* sql<Rows.EventRow>`SELECT * FROM events WHERE event_id = ${id} AND ${inScope(scope)}`
     return first(rows, Rows.eventFromRow)

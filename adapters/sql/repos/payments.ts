@@ -9,7 +9,7 @@ import type { Queries } from "../queries.js"
 import * as Rows from "../rows.js"
 import { orUnavailable } from "../SqlErrors.js"
 
-export const makePaymentsRepo = ({ first, forUpdateInTransaction, inScope, page, sql }: Queries): PaymentsRepo => ({
+export const makePaymentsRepo = ({ findAll, first, forUpdateInTransaction, inScope, page, sql, updateAll }: Queries): PaymentsRepo => ({
   insert: Effect.fn("StoreSql.payments.insert")(function*(payment) {
     yield* sql`INSERT INTO payments ${sql.insert(Rows.paymentToRow(payment))}`
   }, orUnavailable),
@@ -28,6 +28,15 @@ export const makePaymentsRepo = ({ first, forUpdateInTransaction, inScope, page,
     const lock = yield* forUpdateInTransaction
     const rows = yield* sql<Rows.PaymentRow>`SELECT * FROM payments WHERE payment_id = ${id} ${lock}`
     return first(rows, Rows.paymentFromRow)
+  }, orUnavailable),
+
+  findAll: Effect.fn("StoreSql.payments.findAll")(function*(ids) {
+    return (yield* findAll<Rows.PaymentRow>("payments", "payment_id", ids)).map(Rows.paymentFromRow)
+  }, orUnavailable),
+
+  updateAll: Effect.fn("StoreSql.payments.updateAll")(function*(payments) {
+    if (payments.length === 0) return
+    yield* updateAll("payments", "payment_id", Rows.paymentColumns, payments.map(Rows.paymentRecord))
   }, orUnavailable),
 
   update: Effect.fn("StoreSql.payments.update")(function*(payment) {

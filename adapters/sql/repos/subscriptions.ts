@@ -12,7 +12,7 @@ import * as Rows from "../rows.js"
 import { orUnavailable } from "../SqlErrors.js"
 
 export const makeSubscriptionsRepo = (
-  { first, forUpdateInTransaction, inScope, page, sql }: Queries
+  { findAll, first, forUpdateInTransaction, inScope, page, sql, updateAll }: Queries
 ): SubscriptionsRepo => ({
   insert: Effect.fn("StoreSql.subscriptions.insert")(function*(subscription) {
     yield* sql`INSERT INTO subscriptions ${sql.insert(Rows.subscriptionToRow(subscription))}`
@@ -28,6 +28,20 @@ export const makeSubscriptionsRepo = (
     const lock = yield* forUpdateInTransaction
     const rows = yield* sql<Rows.SubscriptionRow>`SELECT * FROM subscriptions WHERE subscription_id = ${id} ${lock}`
     return first(rows, Rows.subscriptionFromRow)
+  }, orUnavailable),
+
+  findAll: Effect.fn("StoreSql.subscriptions.findAll")(function*(ids) {
+    return (yield* findAll<Rows.SubscriptionRow>("subscriptions", "subscription_id", ids)).map(Rows.subscriptionFromRow)
+  }, orUnavailable),
+
+  updateAll: Effect.fn("StoreSql.subscriptions.updateAll")(function*(subscriptions) {
+    if (subscriptions.length === 0) return
+    yield* updateAll(
+      "subscriptions",
+      "subscription_id",
+      Rows.subscriptionColumns,
+      subscriptions.map(Rows.subscriptionRecord)
+    )
   }, orUnavailable),
 
   update: Effect.fn("StoreSql.subscriptions.update")(function*(subscription) {
