@@ -34,7 +34,9 @@ export const jsonLineLogger = Logger.map(Logger.structuredLogger, (entry) => {
 /** `FILS_LOG_LEVEL`: `all`, `trace`, `debug`, `info` (default), `warn` (or `warning`), `error`, `fatal` or `none`. */
 export const LogLevelConfig = Config.string("FILS_LOG_LEVEL").pipe(
   Config.mapOrFail((raw) => {
-    const label = raw.trim().toUpperCase() === "WARNING" ? "WARN" : raw.trim().toUpperCase()
+    const given = raw.trim().toUpperCase()
+    // Effect's own labels for these two are WARN and OFF.
+    const label = given === "WARNING" ? "WARN" : given === "NONE" ? "OFF" : given
     const level = LogLevel.allLevels.find((l) => l.label === label)
     return level === undefined
       ? Either.left(ConfigError.InvalidData(
