@@ -28,15 +28,33 @@ export interface RequestSample {
   readonly seconds: number
 }
 
+/**
+ * The counter and histogram of one label set, made once: tagging a metric builds and hashes a new key, which per
+ * request would cost more than the update itself. Routes are templates, so the label sets are few.
+ */
+const tagged = new Map<string, { readonly count: Effect.Effect<void>; readonly observe: (seconds: number) => Effect.Effect<void> }>()
+
+const metricsFor = (route: string, method: string, status: number) => {
+  const key = `${method} ${status} ${route}`
+  let found = tagged.get(key)
+  if (found === undefined) {
+    const labels = [
+      MetricLabel.make("route", route),
+      MetricLabel.make("method", method),
+      MetricLabel.make("status", String(status))
+    ]
+    const duration = Metric.taggedWithLabels(requestDuration, labels)
+    found = {
+      count: Metric.increment(Metric.taggedWithLabels(requestsTotal, labels)),
+      observe: (seconds) => Metric.update(duration, seconds)
+    }
+    tagged.set(key, found)
+  }
+  return found
+}
+
 /** Counts one answered request and its duration. */
 export const recordRequest = ({ method, route, seconds, status }: RequestSample): Effect.Effect<void> => {
-  const labels = [
-    MetricLabel.make("route", route),
-    MetricLabel.make("method", method),
-    MetricLabel.make("status", String(status))
-  ]
-  return Effect.zipRight(
-    Metric.increment(Metric.taggedWithLabels(requestsTotal, labels)),
-    Metric.update(Metric.taggedWithLabels(requestDuration, labels), seconds)
-  )
+  const metrics = metricsFor(route, method, status)
+  return Effect.zipRight(metrics.count, metrics.observe(seconds))
 }
