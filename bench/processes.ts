@@ -47,30 +47,23 @@ const env = (extra: Record<string, string>) => {
 }
 
 /**
- * Fils as it ships: the compiled JavaScript of `npm run build` (the `fils` bin), built by `buildFils` into
- * bench/.build. Without a build (BENCH_TSX=1), or for the baseline, TypeScript through tsx as `npm start` runs it.
+ * Fils as it ships: the `fils` bin of `npm run build`, one bundled file (scripts/bundle-bin.mjs), built by
+ * `buildFils` into bench/.build. Without a build (BENCH_TSX=1), or for the baseline, TypeScript through tsx as
+ * `npm start` runs it.
  */
 const built = join(root, "bench", ".build")
 let filsEntry = "adapters/cli/main.ts"
 
-/** Compiles src/ and adapters/ with tsconfig.build.json into bench/.build; returns false when it could not. */
+/** Bundles the `fils` bin into bench/.build as `npm run build` does; returns false when it could not. */
 export const buildFils = (): boolean => {
   if (process.env["BENCH_TSX"] === "1") return false
-  const result = spawnSync(process.execPath, [
-    join(root, "node_modules", "typescript", "bin", "tsc"),
-    "-p",
-    "tsconfig.build.json",
-    "--outDir",
-    built,
-    "--declaration",
-    "false"
-  ], { cwd: root, encoding: "utf8" })
-  // tsc emits despite type errors elsewhere in the tree; what matters is that the CLI is there.
-  if (!existsSync(join(built, "adapters", "cli", "main.js"))) {
+  const bin = join(built, "bin", "fils.js")
+  const result = spawnSync(process.execPath, [join(root, "scripts", "bundle-bin.mjs"), bin], { cwd: root, encoding: "utf8" })
+  if (result.status !== 0 || !existsSync(bin)) {
     process.stderr.write(`[bench] build failed, running through tsx:\n${result.stdout}${result.stderr}\n`)
     return false
   }
-  filsEntry = join(built, "adapters", "cli", "main.js")
+  filsEntry = bin
   return true
 }
 

@@ -5,7 +5,7 @@
  *   BENCH_QUICK=1      a smoke run: 2 s runs, 1 s warm-ups, smaller background work
  *   BENCH_SCALE=1      also measure at 1M stored payments (default: 100k and 200k, one doubling)
  *   BENCH_PROFILE=dir  run `fils serve` with --cpu-prof, profiles written to dir when it stops
- *   BENCH_TSX=1        run Fils through tsx instead of compiling it first (as `fils` ships: tsconfig.build.json)
+ *   BENCH_TSX=1        run Fils through tsx instead of the bundled bin `fils` ships (scripts/bundle-bin.mjs)
  *   DATABASE_URL       use this PostgreSQL (a fresh database is created on it and dropped after); default embedded
  *
  * Prints the table and the issue's targets with pass/fail, and writes bench/results/<timestamp>.json and
@@ -74,7 +74,7 @@ const filsEnv = {
 }
 
 const run = async (): Promise<Results> => {
-  log("building Fils (tsconfig.build.json → bench/.build)")
+  log("building Fils (the bundled bin of npm run build → bench/.build)")
   const compiled = buildFils()
   const fils = startFils(await freePort(), filsEnv, profile)
   cleanups.push(fils.stop)
@@ -323,7 +323,7 @@ const run = async (): Promise<Results> => {
   return {
     at: new Date().toISOString(),
     machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? "", memoryGb: Math.round(totalmem() / 2 ** 30) },
-    settings: { duration, warmup, connections, quick, scale, fils: compiled ? "compiled (npm run build)" : "tsx", database: configured !== undefined ? "DATABASE_URL" : "embedded" },
+    settings: { duration, warmup, connections, quick, scale, fils: compiled ? "bundled bin (npm run build)" : "tsx", database: configured !== undefined ? "DATABASE_URL" : "embedded" },
     load: loadResults,
     fixedRate: { rate: 1000, ...fixedRate },
     deliveries,

@@ -11,6 +11,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { serveFils } from "../support/cli.js"
+import { testDatabase } from "../support/load.js"
 
 const repo = fileURLToPath(new URL("../..", import.meta.url))
 const limit = 300_000
@@ -246,7 +248,7 @@ describe("the npm package", () => {
       expect(tarball.files).toContain(`dist/${entry}.js`)
       expect(tarball.files).toContain(`dist/${entry}.d.ts`)
     }
-    expect(tarball.files).toContain("dist/adapters/cli/main.js")
+    expect(tarball.files).toContain("dist/bin/fils.js")
 
     // A consumer project with the peers at the versions this repository pins (so they come from the npm cache).
     const ours = JSON.parse(await readFile(join(repo, "package.json"), "utf8"))
@@ -302,5 +304,30 @@ describe("the npm package", () => {
     const help = await run(join(project, "node_modules", ".bin", "fils"), ["--help"], project, 30_000)
     expect(help.stdout).toContain("fils")
     expect(help.stdout).toContain("serve")
+
+    // The bundled bin serves on PostgreSQL: amounts come back as numbers and times as ISO strings, so the type
+    // parsers reached the driver the bundle talks through.
+    const db = await testDatabase()
+    const served = await serveFils({ DATABASE_URL: db.url, FILS_DATA_DIR: undefined }, 60_000, join(project, "node_modules", ".bin", "fils"))
+    try {
+      const key = /Test key\s+(sk_test_\S+)/.exec(served.stdout())?.[1]
+      expect(key).toBeDefined()
+      const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" }
+      const created = await fetch(`${served.baseUrl}/api/v1/products`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ name: "Beans", price: 6500, currency: "AED" })
+      })
+      expect(created.status).toBe(200)
+      const product = (await created.json()) as { product_id: string }
+      const read = (await (await fetch(`${served.baseUrl}/api/v1/products/${product.product_id}`, { headers })).json()) as any
+      expect(read).toMatchObject({ product_id: product.product_id, price: 6500, currency: "AED" })
+      expect(new Date(read.created_at).toISOString()).toBe(read.created_at)
+      const listed = (await (await fetch(`${served.baseUrl}/api/v1/products?limit=5`, { headers })).json()) as any
+      expect(listed.items.map((p: { product_id: string }) => p.product_id)).toEqual([product.product_id])
+    } finally {
+      expect(await served.stop()).toBe(0)
+      await db.close()
+    }
   }, limit)
 })

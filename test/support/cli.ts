@@ -54,10 +54,18 @@ export interface Served {
   readonly stop: (signal?: NodeJS.Signals) => Promise<number | null>
 }
 
-/** `fils serve` on a free port; resolves once `/ready` answers 200. */
-export const serveFils = async (env: Record<string, string | undefined>, timeoutMs = 30_000): Promise<Served> => {
+/**
+ * `fils serve` on a free port; resolves once `/ready` answers 200. From the sources through tsx, or from `bin`, a
+ * built `fils` (the packed bin).
+ */
+export const serveFils = async (
+  env: Record<string, string | undefined>,
+  timeoutMs = 30_000,
+  bin?: string
+): Promise<Served> => {
   const port = await freePort()
-  const child = spawn(process.execPath, ["--import", "tsx", "adapters/cli/main.ts", "serve", "--port", String(port)], {
+  const entry = bin === undefined ? ["--import", "tsx", "adapters/cli/main.ts"] : [bin]
+  const child = spawn(process.execPath, [...entry, "serve", "--port", String(port)], {
     cwd: root,
     env: baseEnv(env),
     stdio: ["ignore", "pipe", "pipe"]
