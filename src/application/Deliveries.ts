@@ -15,10 +15,10 @@ import { WebhookTransport } from "../ports/WebhookTransport.js"
 /**
  * At most `batch` attempts claimed by one statement, and `concurrency` in flight: a slow receiver holds one slot,
  * never the others. Sized with `npm run bench` (30,000 deliveries to three local endpoints): concurrent records
- * share their commits' WAL flushes.
+ * share their commits' WAL flushes, and a claim carries as many attempts as have finished meanwhile.
  */
 const batch = 128
-const concurrency = 64
+const concurrency = Delivery.dispatchSlots
 /** Longer than the receiver's 10 s, so a live attempt never loses its lease. */
 const leaseMillis = Duration.toMillis(Delivery.timeout) + 20_000
 /** At most this many finished attempts recorded by one statement (one round trip and one commit for a burst). */

@@ -317,10 +317,13 @@ export const webhookStoreContract = (name: string, storeLayer: Layer.Layer<Store
         const other = yield* newAccount
         yield* store.accounts.insert(other)
         const otherScope: Scope = { accountId: other.account_id, livemode: false }
-        // Busy: five endpoints with ten due deliveries each (the per-endpoint cap alone would allow 40 at once).
+        // Busy: five endpoints with more due deliveries than the account's cap, and than it plus five (the
+        // per-endpoint cap alone would allow them all at once).
         const busy = [yield* endpoint(), yield* endpoint(), yield* endpoint(), yield* endpoint(), yield* endpoint()]
+        const perEndpoint = Math.ceil((inFlightPerAccount + 16) / busy.length)
+        assert.isAtMost(perEndpoint, inFlightPerEndpoint)
         const backlog: Array<Delivery> = []
-        for (let i = 0; i < 10; i++) backlog.push(...(yield* enqueue(yield* event({ created_at: at(T0 + i) }), busy)))
+        for (let i = 0; i < perEndpoint; i++) backlog.push(...(yield* enqueue(yield* event({ created_at: at(T0 + i) }), busy)))
         // Calm: a live endpoint of the same account, and another account, with later deliveries.
         const liveEndpoint = yield* endpoint({}, { ...scope, livemode: true })
         const liveEvent = yield* makeEvent({ ...scope, livemode: true }, { created_at: at(T0 + 500) })
@@ -351,7 +354,7 @@ export const webhookStoreContract = (name: string, storeLayer: Layer.Layer<Store
         const first = yield* claim(T0 + 10_000)
         const busyClaims = ofAccount(first, scope.accountId)
         assert.strictEqual(busyClaims.length, inFlightPerAccount)
-        // The account's oldest, at most 8 per endpoint. Its live endpoint is idle, yet its (newer) delivery waits:
+        // The account's oldest, at most inFlightPerEndpoint per endpoint. Its live endpoint is idle, yet its (newer) delivery waits:
         // the cap is the account's, both modes together.
         assert.deepStrictEqual(busyClaims.map((c) => c.delivery.delivery_id), oldestFirst.slice(0, inFlightPerAccount))
         assert.isFalse(first.some((c) => c.delivery.delivery_id === liveDelivery.delivery_id))

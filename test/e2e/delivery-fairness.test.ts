@@ -1,12 +1,13 @@
 /**
- * Fair webhook dispatch across merchants (decisions.md §7; `Delivery.inFlightPerAccount`): ONE `fils serve` (its 64
+ * Fair webhook dispatch across merchants (decisions.md §7; `Delivery.inFlightPerAccount`): ONE `fils serve` (its 128
  * delivery slots, no second server to hide behind) on a fresh database. Merchant A has five endpoints whose receiver
- * never answers and a backlog of ten events for each; without a per-account cap, 5 × 8 (the per-endpoint cap) would
- * take 40 slots for the 10 s receiver timeout. With it, A holds at most 32 and merchant B's deliveries arrive
- * within a couple of seconds of each payment.
+ * never answers and a backlog of thirty events for each; without a per-account cap, 5 × 30 (each under the
+ * per-endpoint cap of 32) would take every slot for the 10 s receiver timeout. With it, A holds at most 64 and
+ * merchant B's deliveries arrive within a couple of seconds of each payment.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { join } from "node:path"
+import { dispatchSlots, inFlightPerAccount, inFlightPerEndpoint } from "../../src/domain/Delivery.js"
 import { ensureOutputDir, type LoggedServer, serveFilsLogged } from "../support/browser.js"
 import { runFils } from "../support/cli.js"
 import {
@@ -50,7 +51,7 @@ afterAll(async () => {
 }, 30_000)
 
 describe("one merchant's hanging receivers", () => {
-  it("hold at most 32 of a server's 64 delivery slots: another merchant's deliveries arrive within 2 s", async () => {
+  it("hold at most 64 of a server's 128 delivery slots: another merchant's deliveries arrive within 2 s", async () => {
     const base = server.baseUrl
     const hanging = await startReceiver(() => "hang")
     const fast = await startReceiver()
@@ -60,11 +61,13 @@ describe("one merchant's hanging receivers", () => {
     const busyProduct = await ok(base, busyKey, "POST", "/products", { name: "Dates", price: 5_000, currency: "AED" })
     const calmProduct = await ok(base, calmKey, "POST", "/products", { name: "Tea", price: 1_500, currency: "AED" })
 
-    // Ten events, fifty deliveries: each of the five endpoints has more due than its own cap of 8.
-    const backlog = await mapLimit(Array.from({ length: 10 }), 5, () =>
+    // Thirty events, 150 deliveries: more than the server's slots, and the per-endpoint cap alone would let them
+    // take every slot.
+    expect(5 * Math.min(30, inFlightPerEndpoint)).toBeGreaterThan(dispatchSlots)
+    const backlog = await mapLimit(Array.from({ length: 30 }), 5, () =>
       payThroughForm(base, busyKey, busyProduct.product_id, cards.visa))
-    expect(backlog.map((p) => p.status)).toEqual(Array(10).fill(200))
-    await waitFor("the busy merchant's attempts to hang", () => hanging.received.length >= 32, 5_000)
+    expect(backlog.map((p) => p.status)).toEqual(Array(30).fill(200))
+    await waitFor("the busy merchant's attempts to hang", () => hanging.received.length >= inFlightPerAccount, 5_000)
 
     // The calm merchant sells while those hang (well inside their 10 s timeout); each delivery comes promptly.
     const events: Array<{ id: string; createdAt: number }> = []
@@ -80,9 +83,10 @@ describe("one merchant's hanging receivers", () => {
 
     expect(Math.max(...lags), JSON.stringify(lags)).toBeLessThan(2_000)
 
-    // No more than 32 of the busy merchant's attempts were started before the first of them timed out (10 s).
+    // No more than inFlightPerAccount (64) of the busy merchant's attempts were started before the first of them
+    // timed out (10 s).
     const firstHang = Math.min(...hanging.received.map((x) => x.at))
-    expect(hanging.received.filter((x) => x.at < firstHang + 9_000).length).toBe(32)
+    expect(hanging.received.filter((x) => x.at < firstHang + 9_000).length).toBe(inFlightPerAccount)
     console.info(
       `delivery fairness: busy merchant ${hanging.received.length} hanging attempts at once; the calm merchant's ` +
         `${events.length} deliveries arrived ${JSON.stringify(lags)} ms after their events`

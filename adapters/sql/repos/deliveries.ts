@@ -138,8 +138,9 @@ export const makeDeliveriesRepo = (
             duration_ms integer, status text, next_attempt_at timestamptz
           )
         ), locked AS (
+          -- An array, so a primary-key probe per id (as a join, a scan of the whole table: see claimDue).
           SELECT d.delivery_id FROM webhook_deliveries d
-          WHERE d.delivery_id IN (SELECT delivery_id FROM input)
+          WHERE d.delivery_id = ANY (ARRAY(SELECT delivery_id FROM input))
           ORDER BY d.delivery_id FOR UPDATE
         ), recorded AS (
           INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, error, duration_ms)
@@ -217,10 +218,15 @@ export const makeDeliveriesRepo = (
           ) r
           WHERE NOT w.disabled
         ), due AS (
-          SELECT d.delivery_id FROM webhook_deliveries d JOIN ranked r ON r.delivery_id = d.delivery_id
-          WHERE r.nth <= r.room AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= ${at})
-          ORDER BY r.next_attempt_at, r.delivery_id
-          LIMIT ${limit}
+          -- The picked ids as an array: one primary-key probe each, never a join (which the planner, misjudging
+          -- how few "ranked" yields, made a hash join over a scan of the whole table).
+          SELECT d.delivery_id FROM webhook_deliveries d
+          WHERE d.delivery_id = ANY (ARRAY(
+            SELECT r.delivery_id FROM ranked r WHERE r.nth <= r.room
+            ORDER BY r.next_attempt_at, r.delivery_id
+            LIMIT ${limit}
+          ))
+            AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= ${at})
           FOR UPDATE OF d SKIP LOCKED
         ), claimed AS (
           UPDATE webhook_deliveries d SET attempts = d.attempts + 1, lease_until = ${leaseUntil}, updated_at = ${at}
