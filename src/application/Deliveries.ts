@@ -4,13 +4,14 @@
  * attempt, and schedules the next on failure (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). At-least-once: what was
  * committed is delivered, across crashes and restarts; a lease keeps two servers from running one attempt.
  */
-import { Chunk, DateTime, Deferred, Duration, Effect, Option, Queue, Ref, Schedule } from "effect"
+import { DateTime, Duration, Effect, Option, Queue, Ref, Schedule } from "effect"
 import * as Delivery from "../domain/Delivery.js"
 import { InvalidState, notFound, type StoreUnavailable } from "../domain/Errors.js"
 import * as Event from "../domain/Event.js"
 import { Signer } from "../ports/Signer.js"
 import { type AttemptRecord, type ClaimedAttempt, type DeliveryFilter, Store } from "../ports/Store.js"
 import { WebhookTransport } from "../ports/WebhookTransport.js"
+import { batched } from "./Batched.js"
 
 /**
  * At most `batch` attempts claimed by one statement, and `concurrency` in flight: a slow receiver holds one slot,
@@ -33,31 +34,6 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
     const transport = yield* WebhookTransport
 
     type RecordAttempt = (record: AttemptRecord) => Effect.Effect<void, StoreUnavailable>
-
-    /**
-     * Records attempts in batches: each caller waits for its own record, and one fiber writes whatever has gathered
-     * meanwhile in one statement. Its fiber lives in the caller's scope.
-     */
-    const batchedRecorder = Effect.gen(function*() {
-      const queue = yield* Queue.unbounded<readonly [AttemptRecord, Deferred.Deferred<void, StoreUnavailable>]>()
-      yield* Queue.takeBetween(queue, 1, recordBatch).pipe(
-        Effect.flatMap((taken) => {
-          const items = Chunk.toReadonlyArray(taken)
-          return Effect.flatMap(
-            Effect.exit(store.deliveries.recordAttempts(items.map(([record]) => record))),
-            (exit) => Effect.forEach(items, ([, done]) => Deferred.done(done, exit), { discard: true })
-          )
-        }),
-        Effect.forever,
-        Effect.forkScoped
-      )
-      const record: RecordAttempt = (record) =>
-        Effect.flatMap(
-          Deferred.make<void, StoreUnavailable>(),
-          (done) => Effect.zipRight(Queue.offer(queue, [record, done]), Deferred.await(done))
-        )
-      return record
-    })
 
     /** Signs and sends one claimed attempt, then records it. Uninterruptible: shutdown waits for it (≤ 10 s). */
     const attempt = (record: RecordAttempt) => (claimed: ClaimedAttempt) =>
@@ -113,7 +89,8 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
       const scope = yield* Effect.scope
       const free = yield* Ref.make(concurrency)
       const slotFreed = yield* Queue.sliding<void>(1)
-      const attemptBatched = attempt(yield* batchedRecorder)
+      // Records in batches: each attempt waits for its own record, one statement writes what gathered meanwhile.
+      const attemptBatched = attempt(yield* batched(store.deliveries.recordAttempts, { max: recordBatch }))
       const start = (claimed: ClaimedAttempt) =>
         attemptBatched(claimed).pipe(
           // Not recorded (the store went away): the lease runs out and the attempt is made again.
