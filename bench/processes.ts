@@ -67,10 +67,17 @@ export const buildFils = (): boolean => {
   return true
 }
 
-/** `--cpu-prof` when a profile folder is given; tsx for TypeScript entry points. */
+/** The node flags of a script's `#!/usr/bin/env -S node <flags>` line: run by node directly, it gets them too. */
+const shebangFlags = (script: string): ReadonlyArray<string> => {
+  const first = readFileSync(script, "utf8").slice(0, 200).split("\n")[0]!
+  const match = /^#!\/usr\/bin\/env -S node\s+(.*)$/.exec(first)
+  return match === null ? [] : match[1]!.trim().split(/\s+/)
+}
+
+/** `--cpu-prof` when a profile folder is given; tsx for TypeScript entry points; the bin's own flags. */
 const nodeArgs = (script: string, args: ReadonlyArray<string>, profile: string | undefined) => [
   ...(profile !== undefined ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []),
-  ...(script.endsWith(".ts") ? ["--import", "tsx"] : []),
+  ...(script.endsWith(".ts") ? ["--import", "tsx"] : shebangFlags(script)),
   script,
   ...args
 ]

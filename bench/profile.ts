@@ -2,7 +2,7 @@
  * `node --import tsx bench/profile.ts <scenario> [seconds]`: one load scenario against `fils serve` started with
  * `--cpu-prof`; the profile lands in bench/profiles/ (open it in Chrome DevTools or speedscope). Scenarios:
  * payment_get, payment_list, checkout_create, product_create. DATABASE_URL or embedded, as `npm run bench`.
- * Prints req/s, latency and the server's CPU time per request; BENCH_PROFILE=0 runs without the profiler.
+ * Prints req/s, latency, the server's CPU time per request and its peak RSS; BENCH_PROFILE=0 runs without the profiler.
  */
 import { randomUUID } from "node:crypto"
 import { chmodSync, mkdtempSync, rmSync } from "node:fs"
@@ -10,7 +10,7 @@ import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { startEmbeddedPostgres } from "../adapters/sql/EmbeddedPostgres.js"
-import { buildFils, cpuMillis, freePort, root, startFils, waitForOutput, waitReady } from "./processes.js"
+import { buildFils, cpuMillis, freePort, memory, root, startFils, waitForOutput, waitReady } from "./processes.js"
 import * as Seed from "./seed.js"
 
 const autocannon = createRequire(import.meta.url)("autocannon") as (options: object) => Promise<any>
@@ -56,8 +56,11 @@ try {
     product_create: { method: "POST", path: "/api/v1/products", body: JSON.stringify({ name: "P", price: 1, currency: "AED" }) }
   }
   const cpu0 = cpuMillis(fils.child.pid!)
+  let peakRss = 0
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, memory(fils.child.pid!).rssMb)), 200)
   const r = await autocannon({ url: fils.url, connections: 64, duration: seconds, headers, requests: [requests[scenario]] })
-  process.stdout.write(`${scenario}: ${Math.round(r.requests.average)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non2xx ${r.non2xx}, ${((cpuMillis(fils.child.pid!) - cpu0) / r.requests.total).toFixed(2)} CPU ms/req\n`)
+  clearInterval(sampler)
+  process.stdout.write(`${scenario}: ${Math.round(r.requests.average)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non2xx ${r.non2xx}, ${((cpuMillis(fils.child.pid!) - cpu0) / r.requests.total).toFixed(2)} CPU ms/req, peak RSS ${Math.round(peakRss)} MB\n`)
   await fils.stop()
 } finally {
   await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined)
