@@ -227,6 +227,8 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           const p = products.get(id)
           return p !== undefined && inScope(p, scope) ? Option.some(p) : Option.none()
         }),
+      getAll: (scope, ids) =>
+        read(() => byId(ids, (id) => products.get(id)).filter((p) => inScope(p, scope))),
       update: (product) => write(() => products.set(product.product_id, product)),
       list: (scope, filter, request) =>
         read(() =>

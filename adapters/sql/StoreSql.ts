@@ -106,6 +106,12 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
       const rows = yield* sql<Rows.ProductRow>`SELECT * FROM products WHERE product_id = ${id} AND ${inScope(scope)}`
       return first(rows, Rows.productFromRow)
     }, orUnavailable),
+    getAll: Effect.fn("StoreSql.products.getAll")(function*(scope, ids) {
+      if (ids.length === 0) return []
+      const rows = yield* sql<Rows.ProductRow>`SELECT * FROM products
+        WHERE product_id IN ${sql.in(ids)} AND ${inScope(scope)}`
+      return rows.map(Rows.productFromRow)
+    }, orUnavailable),
     update: Effect.fn("StoreSql.products.update")(function*(product) {
       yield* sql`UPDATE products SET ${sql.update(Rows.productChanges(product))}
         WHERE product_id = ${product.product_id} AND ${inScope({ accountId: product.account_id, livemode: product.livemode })}`

@@ -77,14 +77,15 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
         // insert need none (the prices are a snapshot either way), which saves two round trips per session.
         const atomic = input.customer !== undefined && !("customer_id" in input.customer)
         const work = Effect.gen(function*() {
-          // The cart's products are read at once (one round trip's wait, whatever the number of lines).
-          const found = yield* Effect.forEach(input.product_cart, (line) => {
+          // The cart's products in one statement, whatever the number of lines.
+          const ids = input.product_cart.flatMap((line) => {
             const id = productIdOf(line.product_id)
-            return id === undefined ? Effect.succeedNone : store.products.get(scope, id as ProductId)
-          }, { concurrency: atomic ? 1 : "unbounded" })
+            return id === undefined ? [] : [id as ProductId]
+          })
+          const found = new Map((yield* store.products.getAll(scope, ids)).map((p) => [p.product_id as string, p]))
           const lines: Array<CheckoutSession.PricedLine> = []
           for (const [i, line] of input.product_cart.entries()) {
-            const product = found[i]!
+            const product = Option.fromNullable(found.get(line.product_id))
             if (Option.isNone(product)) {
               return yield* new InvalidRequest({
                 message: `product_cart.${i}.product_id: no such product '${line.product_id}'`

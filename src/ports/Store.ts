@@ -51,6 +51,8 @@ export interface ApiKeysRepo {
 export interface ProductsRepo {
   readonly insert: (product: Product) => Op<void>
   readonly get: (scope: Scope, id: ProductId) => Op<Option.Option<Product>>
+  /** Several of the scope at once (a cart's), in one statement: those that exist, in no particular order. */
+  readonly getAll: (scope: Scope, ids: ReadonlyArray<ProductId>) => Op<ReadonlyArray<Product>>
   readonly update: (product: Product) => Op<void>
   readonly list: (scope: Scope, filter: ProductFilter, page: PageRequest) => Op<Page<Product>>
 }

@@ -529,6 +529,24 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         assert.isFalse(last.hasMore)
       }))
 
+    it.effect("products.getAll: the scope's products among the ids, each once; others and unknown ids left out", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { live, test } = scopesOf(yield* makeAccount())
+        const { test: theirs } = scopesOf(yield* makeAccount())
+        const ours = yield* Effect.forEach([1, 2, 3], (i) => makeProduct(test, { price: i * 100 }))
+        const liveOne = yield* makeProduct(live)
+        const theirOne = yield* makeProduct(theirs)
+        yield* insertAll([...ours, liveOne, theirOne], store.products.insert)
+        const unknown = yield* newId<ProductId>("pdt")
+        const ids = [ours[2]!.product_id, liveOne.product_id, ours[0]!.product_id, theirOne.product_id, unknown, ours[2]!.product_id]
+        const found = yield* store.products.getAll(test, ids)
+        const byId = (items: ReadonlyArray<Product>) => [...items].sort((a, b) => (a.product_id < b.product_id ? -1 : 1))
+        same(byId(found), byId([ours[0]!, ours[2]!]))
+        same(yield* store.products.getAll(live, ids), [liveOne])
+        same(yield* store.products.getAll(test, []), [])
+      }))
+
     it.effect("products: status and billing filters, with paging", () =>
       Effect.gen(function*() {
         const store = yield* Store
