@@ -5,12 +5,13 @@
 import { Chunk, Deferred, Effect, Queue, type Scope } from "effect"
 
 /**
- * A writer of single items that batches them into calls of `write`, at most `max` items each, with up to `writers`
- * calls at once (the next batch gathers, or is written, while one commits). Its fibers live in the scope.
+ * A writer of single items that batches them into calls of `write`, at most `max` items each, one call at a time
+ * (while one commits, the next batch gathers; two writers at once measured slower for renewals). Its fiber lives in
+ * the scope.
  */
 export const batched = <A, E>(
   write: (items: ReadonlyArray<A>) => Effect.Effect<unknown, E>,
-  options: { readonly max: number; readonly writers?: number | undefined }
+  options: { readonly max: number }
 ): Effect.Effect<(item: A) => Effect.Effect<void, E>, never, Scope.Scope> =>
   Effect.gen(function*() {
     const queue = yield* Queue.unbounded<readonly [A, Deferred.Deferred<void, E>]>()
@@ -30,8 +31,7 @@ export const batched = <A, E>(
         )
       }),
       Effect.forever,
-      Effect.forkScoped,
-      Effect.replicateEffect(options.writers ?? 1)
+      Effect.forkScoped
     )
     return (item: A) =>
       Effect.flatMap(

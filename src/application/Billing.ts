@@ -160,7 +160,7 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
     const renewDue = Effect.fn("Billing.renewDue")(function*(options: BillingOptions) {
       return yield* Effect.scoped(Effect.gen(function*() {
         // Outcomes are recorded as they come, many per transaction (a renewal waits for its own).
-        const chargeOne = charge(yield* batched(payments.recordCharges, { max: recordBatch, writers: 1 }))
+        const chargeOne = charge(yield* batched(payments.recordCharges, { max: recordBatch }))
         let charged = 0
         let ended = 0
         for (;;) {
