@@ -109,26 +109,28 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
         }
         yield* store.payments.updateAll(changed.map((c) => c.next))
 
-        // A renewal's outcome moves its subscription on (unless it was cancelled meanwhile).
-        const renewals = changed.filter((c) =>
-          c.current.billing_reason === "subscription_renewal" && c.next.subscription_id !== null
-        )
+        // A renewal's outcome moves its subscription on (unless it was cancelled meanwhile); a charge still
+        // `processing` (settling later) is no outcome yet.
+        const renewing = (c: (typeof changed)[number]) =>
+          c.current.billing_reason === "subscription_renewal" && c.next.status !== "processing"
+            ? c.next.subscription_id
+            : null
         const subscriptions = new Map(
-          (yield* store.subscriptions.findAll(renewals.map((c) => c.next.subscription_id!)))
+          (yield* store.subscriptions.findAll(changed.flatMap((c) => renewing(c) ?? [])))
             .map((s) => [s.subscription_id, s])
         )
         const renewed = new Set<Subscription.Subscription["subscription_id"]>()
         const drafts: Array<EventDraft> = []
-        for (const { current, events, next, started } of changed) {
+        for (const c of changed) {
+          const { current, events, next, started } = c
           const scope = { accountId: current.account_id, livemode: current.livemode }
           for (const event of events) drafts.push({ scope, type: event.type, data: paymentData(next) })
           if (started !== undefined) {
             yield* store.subscriptions.insert(started.next)
             drafts.push(...transitionEvents(started))
           }
-          const subscription = current.billing_reason === "subscription_renewal" && next.subscription_id !== null
-            ? subscriptions.get(next.subscription_id)
-            : undefined
+          const renewal = renewing(c)
+          const subscription = renewal === null ? undefined : subscriptions.get(renewal)
           if (subscription !== undefined && subscription.status !== "cancelled") {
             const command: Subscription.SubscriptionCommand = next.status === "succeeded"
               ? { _tag: "ChargeSucceeded" }

@@ -8,7 +8,7 @@ import type { Event, EventType } from "../../src/domain/Event.js"
 import type { CheckoutSessionId, CustomerId, EventId, PaymentId } from "../../src/domain/Ids.js"
 import * as Payment from "../../src/domain/Payment.js"
 import { Store } from "../../src/ports/Store.js"
-import { makePayment } from "../adapters/storeContract.js"
+import { advance, dueMillis, makePayment, renewalPayment, startSubscription, subscriptionParents, T0 } from "../adapters/storeContract.js"
 import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
 import { fourScopes, newAccount, withEngine } from "./harness.js"
 
@@ -205,6 +205,39 @@ describe("Payments.recordCharges", () => {
       assert.deepStrictEqual(typesOf(together), typesOf(alone))
       assert.deepStrictEqual(typesOf(together), [["payment.succeeded", 2], ["payment.failed", 1], ["payment.succeeded", 0]])
       assert.deepStrictEqual(yield* payments.recordCharges([]), [])
+    }).pipe(withEngine()))
+})
+
+describe("Payments.recordCharges: renewals", () => {
+  it.effect("a renewal's outcome moves its subscription (renewed, or on hold); one still processing, or of a cancelled subscription, does not", () =>
+    Effect.gen(function*() {
+      const payments = yield* Payments
+      const store = yield* Store
+      const { test } = yield* newAccount
+      const parents = yield* subscriptionParents(store, test)
+      const subs = yield* Effect.forEach([0, 1, 2, 3], () => startSubscription(parents))
+      const cancelled = advance(subs[3]!, { _tag: "Cancel" }, T0 + 1000)
+      yield* Effect.forEach([subs[0]!, subs[1]!, subs[2]!, cancelled], store.subscriptions.insert)
+      const renewals = yield* Effect.forEach(subs, (sub) => renewalPayment(sub))
+      yield* store.payments.insertAll(renewals)
+      yield* TestClock.setTime(dueMillis(subs[0]!))
+
+      const recorded = yield* payments.recordCharges([
+        { id: renewals[0]!.payment_id, report: { outcome: { _tag: "Succeeded" }, chargeId: "ch_0", card: null } },
+        { id: renewals[1]!.payment_id, report: { outcome: { _tag: "Failed", code: "card_declined" }, chargeId: "ch_1", card: null } },
+        { id: renewals[2]!.payment_id, report: { outcome: { _tag: "Processing" }, chargeId: "ch_2", card: null } },
+        { id: renewals[3]!.payment_id, report: { outcome: { _tag: "Succeeded" }, chargeId: "ch_3", card: null } }
+      ])
+      assert.deepStrictEqual(recorded.map((p) => p.status), ["succeeded", "failed", "processing", "succeeded"])
+      const after = yield* Effect.forEach(subs, (sub) => Effect.map(store.subscriptions.get(test, sub.subscription_id), Option.getOrThrow))
+      assert.deepStrictEqual(
+        [after[0]!.status, after[0]!.period, after[1]!.status, after[1]!.failed_payment_attempts],
+        ["active", subs[0]!.period + 1, "on_hold", 1]
+      )
+      assert.deepStrictEqual(after[2], subs[2], "still settling: no outcome yet")
+      assert.deepStrictEqual(after[3], cancelled, "cancelled stays put")
+      const types = (yield* eventsOf(test)).map((e) => e.type).sort()
+      assert.deepStrictEqual(types, ["payment.failed", "payment.succeeded", "payment.succeeded", "subscription.on_hold", "subscription.renewed"].sort())
     }).pipe(withEngine()))
 })
 
