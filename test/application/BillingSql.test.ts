@@ -15,12 +15,17 @@ import { cards, formWith, makeProduct, makeSession, pay } from "../support/check
 import { freshDatabaseUrl } from "../support/database.js"
 import { newAccount } from "./harness.js"
 
-/** An engine on its own pool of `url`: one server. */
-const serverOn = (url: Redacted.Redacted) =>
+/**
+ * An engine on its own pool of `url`: one server. `processorDelay` slows its charges, so that a claimed batch is
+ * at the processor long enough for the other server's first claim to land meanwhile, however the two are scheduled.
+ */
+const serverOn = (url: Redacted.Redacted, processorDelay?: string) =>
   Layer.build(
     Engine.pipe(
       Layer.provideMerge(Layer.mergeAll(StoreSql.pipe(Layer.provide(PgLive(url, { maxConnections: 4 }))), NodeAdapters)),
-      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map())))
+      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(
+        processorDelay === undefined ? [] : [["FILS_SIMULATED_DELAY", processorDelay]]
+      ))))
     )
   )
 
@@ -31,11 +36,12 @@ describe("Billing on PostgreSQL, two servers", () => {
     Effect.gen(function*() {
       const url = yield* freshDatabaseUrl
       yield* Layer.build(MigratedPg(url))
-      const a = yield* serverOn(url)
-      const b = yield* serverOn(url)
+      const setup = yield* serverOn(url)
+      const a = yield* serverOn(url, "500 millis")
+      const b = yield* serverOn(url, "500 millis")
       const sql = Context.get(yield* Layer.build(PgLive(url, { maxConnections: 1 })), SqlClient.SqlClient)
 
-      // Subscriptions paid through the checkout on server A, then all made due now.
+      // Subscriptions paid through the checkout (on a third server, with no delay), then all made due now.
       const ids = yield* Effect.gen(function*() {
         const { test } = yield* newAccount
         const product = yield* makeProduct(test, { price: 4900, billing: "recurring", billing_interval: "month" })
@@ -46,7 +52,7 @@ describe("Billing on PostgreSQL, two servers", () => {
             if (result._tag !== "Paid" || result.payment.subscription_id === null) return assert.fail("not subscribed")
             return result.payment.subscription_id
           }), { concurrency: 8 })
-      }).pipe(Effect.provide(a))
+      }).pipe(Effect.provide(setup))
       assert.lengthOf(new Set(ids), subscriptions)
 
       // Both passes run as of 40 days later, when every subscription's first renewal is due.
