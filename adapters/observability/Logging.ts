@@ -4,7 +4,7 @@
  * them without knowing Effect. Every string goes through `Redaction.redact`. `FILS_LOG_LEVEL` (default `info`)
  * sets the minimum level.
  */
-import { Config, ConfigError, Effect, Either, FiberRef, HashSet, Inspectable, Layer, Logger, LogLevel } from "effect"
+import { Config, ConfigError, Context, Effect, Either, FiberRef, FiberRefs, HashSet, Inspectable, Layer, Logger, LogLevel, Option, Tracer } from "effect"
 import { redactText } from "./Redaction.js"
 
 /** The request fields first, in reading order; other annotations after them, alphabetically. */
@@ -14,15 +14,49 @@ const rank = (key: string) => {
   return i === -1 ? fieldOrder.length : i
 }
 
-/** A log entry as one JSON line: `timestamp`, `level`, `message`, the annotations, then `cause` and `spans`. */
-export const jsonLineLogger = Logger.map(Logger.structuredLogger, (entry) => {
+/** The attribute of a request's server span that holds its id (set by `RequestObservation`). */
+export const requestIdAttribute = "fils.request_id"
+
+/**
+ * The id of the request the logging fiber works for: the nearest span up its trace that carries one. Reading it
+ * there when a line is written costs nothing on the many requests that log nothing else, where annotating every
+ * request's logs would cost each of them.
+ */
+const requestIdOf = (context: FiberRefs.FiberRefs): unknown => {
+  let span = Context.getOrElse(FiberRefs.getOrDefault(context, FiberRef.currentContext), Tracer.ParentSpan, () => undefined)
+  while (span !== undefined && span._tag === "Span") {
+    const id = span.attributes.get(requestIdAttribute)
+    if (id !== undefined) return id
+    span = Option.getOrUndefined(span.parent)
+  }
+  return undefined
+}
+
+/** A plain object (not an array, an error, a date…): the fields of a line, as `Effect.logInfo("…", { … })` gives them. */
+const isFields = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && Object.getPrototypeOf(u) === Object.prototype
+
+/**
+ * A log entry as one JSON line: `timestamp`, `level`, `message`, the request id of the request it was logged in,
+ * the annotations, then `cause` and `spans`. A plain object after the message (`Effect.logInfo("http request",
+ * { status })`) gives the line fields of its own, as annotations do, without annotating the fiber.
+ */
+export const jsonLineLogger = Logger.make((options) => {
+  const entry = Logger.structuredLogger.log(options)
+  const parts = Array.isArray(entry.message) ? entry.message : [entry.message]
+  const fields = parts.length > 1 && isFields(parts[parts.length - 1]) ? parts.pop() as Record<string, unknown> : {}
   const line: Record<string, unknown> = {
     timestamp: entry.timestamp,
     level: entry.logLevel,
-    message: entry.message
+    message: parts.length === 1 ? parts[0] : parts
   }
-  const keys = Object.keys(entry.annotations).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0))
-  for (const key of keys) if (!(key in line)) line[key] = entry.annotations[key]
+  const values: Record<string, unknown> = { ...entry.annotations, ...fields }
+  if (!("request_id" in values)) {
+    const id = requestIdOf(options.context)
+    if (id !== undefined) values.request_id = id
+  }
+  const keys = Object.keys(values).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0))
+  for (const key of keys) if (!(key in line)) line[key] = values[key]
   if (entry.cause !== undefined) line.cause = entry.cause
   if (Object.keys(entry.spans).length > 0) line.spans = entry.spans
   line.fiber = entry.fiberId

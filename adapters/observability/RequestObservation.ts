@@ -2,7 +2,8 @@
  * One log line and one metric sample per HTTP request, with a request id.
  *
  * The id is the caller's `x-request-id` when it is well formed, otherwise a new one; it is echoed in the response's
- * `x-request-id`, annotates every log line written while the request runs, and is an attribute of its server span.
+ * `x-request-id`, is an attribute of its server span, and from there is on every log line written while the
+ * request runs (`Logging.jsonLineLogger` reads it).
  *
  * What a request was is read back from its server span (made by `@effect/platform`'s tracer middleware, in which
  * this middleware runs): the router records the matched route template there (`http.route`), and authentication
@@ -17,9 +18,10 @@ import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Context, Effect } from "effect"
 import { randomBytes } from "node:crypto"
-import { recordRequest } from "./HttpMetrics.js"
+import { unsafeRecordRequest } from "./HttpMetrics.js"
+import { requestIdAttribute } from "./Logging.js"
 import { redactText } from "./Redaction.js"
 
 export const requestIdHeader = "x-request-id"
@@ -55,58 +57,46 @@ export const routeTemplate = (path: string): string => path.replace(/:([A-Za-z0-
 /** Requests no route matched (404, 405) share one label, whatever their URL. */
 export const unmatchedRoute = "unmatched"
 
-const attribute = (span: Option.Option<{ readonly attributes: ReadonlyMap<string, unknown> }>, key: string) =>
-  Option.flatMap(span, (s) => Option.fromNullable(s.attributes.get(key)))
-
-const observe = <E, R>(
-  app: HttpApp.Default<E, R>,
-  request: HttpServerRequest.HttpServerRequest,
-  requestId: string
-) =>
-  Effect.gen(function*() {
-    const startedNanos = yield* Clock.currentTimeNanos
-    const span = yield* Effect.option(Effect.currentSpan)
-    if (Option.isSome(span)) span.value.attribute("fils.request_id", requestId)
+/**
+ * Reads the fiber once (request, clock, server span) and does the rest in plain code: this runs on every request,
+ * and each extra effect step there is paid a thousand times a second.
+ */
+export const observeRequests = HttpMiddleware.make(<E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+  Effect.withFiberRuntime((fiber) => {
+    const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+    const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+    const span = fiber.currentSpan?._tag === "Span" ? fiber.currentSpan : undefined
+    const requestId = requestIdOf(request.headers[requestIdHeader])
+    // Every line logged while the request runs carries its id: the logger reads it from this span.
+    span?.attribute(requestIdAttribute, requestId)
+    const startedNanos = clock.unsafeCurrentTimeNanos()
     let recorded = false
 
-    const record = (status: number) =>
-      Effect.suspend(() => {
-        if (recorded) return Effect.void
-        recorded = true
-        return Effect.gen(function*() {
-          const seconds = Number((yield* Clock.currentTimeNanos) - startedNanos) / 1e9
-          const route = Option.match(attribute(span, "http.route"), {
-            onNone: () => unmatchedRoute,
-            onSome: (path) => routeTemplate(String(path))
-          })
-          yield* recordRequest({ route, method: request.method, status, seconds })
-          const line = {
-            request_id: requestId,
-            account_id: Option.getOrNull(attribute(span, "fils.account_id")),
-            mode: Option.getOrNull(attribute(span, "fils.mode")),
-            route,
-            method: request.method,
-            status,
-            duration_ms: Math.round(seconds * 1e6) / 1e3
-          }
-          const log = status >= 500 ? Effect.logError("http request") : Effect.logInfo("http request")
-          yield* Effect.annotateLogs(log, line)
-        })
-      })
+    const record = (status: number): Effect.Effect<void> => {
+      if (recorded) return Effect.void
+      recorded = true
+      const seconds = Number(clock.unsafeCurrentTimeNanos() - startedNanos) / 1e9
+      const matched = span?.attributes.get("http.route")
+      const route = matched === undefined ? unmatchedRoute : routeTemplate(String(matched))
+      unsafeRecordRequest({ route, method: request.method, status, seconds })
+      const line = {
+        request_id: requestId,
+        account_id: span?.attributes.get("fils.account_id") ?? null,
+        mode: span?.attributes.get("fils.mode") ?? null,
+        route,
+        method: request.method,
+        status,
+        duration_ms: Math.round(seconds * 1e6) / 1e3
+      }
+      return status >= 500 ? Effect.logError("http request", line) : Effect.logInfo("http request", line)
+    }
 
-    yield* HttpApp.appendPreResponseHandler((_request, response) =>
-      Effect.as(record(response.status), HttpServerResponse.setHeader(response, requestIdHeader, requestId))
+    return Effect.zipRight(
+      HttpApp.appendPreResponseHandler((_request, response) =>
+        Effect.as(record(response.status), HttpServerResponse.setHeader(response, requestIdHeader, requestId))
+      ),
+      // No response was written through the handlers (the client went away, or writing failed): still one line.
+      Effect.onExit(app, (exit) => record(HttpServerError.exitResponse(exit).status))
     )
-    const exit = yield* Effect.exit(app)
-    // No response was written through the handlers (the client went away, or writing failed): still one line.
-    if (!recorded) yield* record(HttpServerError.exitResponse(exit).status)
-    return yield* exit
-  })
-
-export const observeRequests = HttpMiddleware.make((app) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const requestId = requestIdOf(request.headers[requestIdHeader])
-    // Every line logged while the request runs carries its id.
-    return Effect.annotateLogs(observe(app, request, requestId), "request_id", requestId)
   })
 )
