@@ -5,6 +5,10 @@
  * scoped by account and mode; lists are newest first with a `(created_at, id)` keyset; idempotency claims and
  * rate-limit hits are single atomic statements, so any number of servers can share the database. SQL errors stop
  * here: an unreachable database is `StoreUnavailable`, anything else a defect.
+ *
+ * The repositories' functions make no spans of their own (`Effect.fnUntraced`): each statement already has its
+ * `sql.execute` span with its text, inside the use case's span. A span costs tens of microseconds under load, and
+ * one per store call doubled the spans of every request.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
@@ -62,13 +66,13 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
         ))
 
   const accounts: StoreShape["accounts"] = {
-    insert: Effect.fn("StoreSql.accounts.insert")(function*(account) {
+    insert: Effect.fnUntraced(function*(account) {
       yield* sql`INSERT INTO accounts ${sql.insert(Rows.accountToRow(account))}`
     }, orUnavailable),
-    get: Effect.fn("StoreSql.accounts.get")(function*(id) {
+    get: Effect.fnUntraced(function*(id) {
       return first(yield* sql<Rows.AccountRow>`SELECT * FROM accounts WHERE account_id = ${id}`, Rows.accountFromRow)
     }, orUnavailable),
-    update: Effect.fn("StoreSql.accounts.update")(function*(account) {
+    update: Effect.fnUntraced(function*(account) {
       const { account_id, created_at: _, ...changes } = Rows.accountToRow(account)
       yield* sql`UPDATE accounts SET ${sql.update(changes)} WHERE account_id = ${account_id}`
     }, orUnavailable),
@@ -80,17 +84,17 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
   }
 
   const apiKeys: StoreShape["apiKeys"] = {
-    insert: Effect.fn("StoreSql.apiKeys.insert")(function*(key) {
+    insert: Effect.fnUntraced(function*(key) {
       yield* sql`INSERT INTO api_keys ${sql.insert(Rows.apiKeyToRow(key))}`
     }, orUnavailable),
-    findByHash: Effect.fn("StoreSql.apiKeys.findByHash")(function*(hash) {
+    findByHash: Effect.fnUntraced(function*(hash) {
       return first(yield* sql<Rows.ApiKeyRow>`SELECT * FROM api_keys WHERE hash = ${hash}`, Rows.apiKeyFromRow)
     }, orUnavailable),
-    get: Effect.fn("StoreSql.apiKeys.get")(function*(id) {
+    get: Effect.fnUntraced(function*(id) {
       return first(yield* sql<Rows.ApiKeyRow>`SELECT * FROM api_keys WHERE key_id = ${id}`, Rows.apiKeyFromRow)
     }, orUnavailable),
     // One statement: the first revocation time sticks, and the key comes back as it is afterwards.
-    revoke: Effect.fn("StoreSql.apiKeys.revoke")(function*(id, at) {
+    revoke: Effect.fnUntraced(function*(id, at) {
       const rows = yield* sql<Rows.ApiKeyRow>`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${
         Rows.toTimestamp(at)
       }) WHERE key_id = ${id} RETURNING *`
@@ -99,24 +103,24 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
   }
 
   const products: StoreShape["products"] = {
-    insert: Effect.fn("StoreSql.products.insert")(function*(product) {
+    insert: Effect.fnUntraced(function*(product) {
       yield* sql`INSERT INTO products ${sql.insert(Rows.productToRow(product))}`
     }, orUnavailable),
-    get: Effect.fn("StoreSql.products.get")(function*(scope, id) {
+    get: Effect.fnUntraced(function*(scope, id) {
       const rows = yield* sql<Rows.ProductRow>`SELECT * FROM products WHERE product_id = ${id} AND ${inScope(scope)}`
       return first(rows, Rows.productFromRow)
     }, orUnavailable),
-    getAll: Effect.fn("StoreSql.products.getAll")(function*(scope, ids) {
+    getAll: Effect.fnUntraced(function*(scope, ids) {
       if (ids.length === 0) return []
       const rows = yield* sql<Rows.ProductRow>`SELECT * FROM products
         WHERE product_id IN ${sql.in(ids)} AND ${inScope(scope)}`
       return rows.map(Rows.productFromRow)
     }, orUnavailable),
-    update: Effect.fn("StoreSql.products.update")(function*(product) {
+    update: Effect.fnUntraced(function*(product) {
       yield* sql`UPDATE products SET ${sql.update(Rows.productChanges(product))}
         WHERE product_id = ${product.product_id} AND ${inScope({ accountId: product.account_id, livemode: product.livemode })}`
     }, orUnavailable),
-    list: Effect.fn("StoreSql.products.list")(function*(scope, filter, request) {
+    list: Effect.fnUntraced(function*(scope, filter, request) {
       const conditions = [inScope(scope)]
       if (filter.status !== undefined) conditions.push(sql`status = ${filter.status}`)
       if (filter.billing !== undefined) conditions.push(sql`billing = ${filter.billing}`)
@@ -125,24 +129,24 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
   }
 
   const customers: StoreShape["customers"] = {
-    insert: Effect.fn("StoreSql.customers.insert")(function*(customer) {
+    insert: Effect.fnUntraced(function*(customer) {
       yield* sql`INSERT INTO customers ${sql.insert(Rows.customerToRow(customer))}`
     }, orUnavailable),
-    get: Effect.fn("StoreSql.customers.get")(function*(scope, id) {
+    get: Effect.fnUntraced(function*(scope, id) {
       const rows = yield* sql<Rows.CustomerRow>`SELECT * FROM customers WHERE customer_id = ${id} AND ${inScope(scope)}`
       return first(rows, Rows.customerFromRow)
     }, orUnavailable),
-    update: Effect.fn("StoreSql.customers.update")(function*(customer) {
+    update: Effect.fnUntraced(function*(customer) {
       yield* sql`UPDATE customers SET ${sql.update(Rows.customerChanges(customer))}
         WHERE customer_id = ${customer.customer_id} AND ${inScope({ accountId: customer.account_id, livemode: customer.livemode })}`
     }, orUnavailable),
-    list: Effect.fn("StoreSql.customers.list")(function*(scope, filter, request) {
+    list: Effect.fnUntraced(function*(scope, filter, request) {
       const conditions = [inScope(scope)]
       // lower() on both sides, matching the customers_by_email index.
       if (filter.email !== undefined) conditions.push(sql`lower(email) = lower(${filter.email})`)
       return yield* page("customers", conditions, request, Rows.customerFromRow)
     }, orUnavailable),
-    findByEmail: Effect.fn("StoreSql.customers.findByEmail")(function*(scope, email) {
+    findByEmail: Effect.fnUntraced(function*(scope, email) {
       const rows = yield* sql<Rows.CustomerRow>`SELECT * FROM customers
         WHERE ${inScope(scope)} AND lower(email) = lower(${email})
         ORDER BY created_at DESC, customer_id DESC LIMIT 1`
@@ -180,14 +184,14 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     })
 
   const idempotency: StoreShape["idempotency"] = {
-    claim: Effect.fn("StoreSql.idempotency.claim")(function*(record, now) {
+    claim: Effect.fnUntraced(function*(record, now) {
       return yield* claim(record, Rows.toTimestamp(now), 5)
     }, orUnavailable),
-    complete: Effect.fn("StoreSql.idempotency.complete")(function*(scope, key, fingerprint, response) {
+    complete: Effect.fnUntraced(function*(scope, key, fingerprint, response) {
       yield* sql`UPDATE idempotency_keys SET response_status = ${response.status}, response_body = ${response.body}
         WHERE scope = ${scope} AND key = ${key} AND fingerprint = ${fingerprint}`
     }, orUnavailable),
-    release: Effect.fn("StoreSql.idempotency.release")(function*(scope, key, fingerprint) {
+    release: Effect.fnUntraced(function*(scope, key, fingerprint) {
       yield* sql`DELETE FROM idempotency_keys
         WHERE scope = ${scope} AND key = ${key} AND fingerprint = ${fingerprint} AND response_status IS NULL`
     }, orUnavailable)
@@ -195,7 +199,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
 
   const rateLimits: StoreShape["rateLimits"] = {
     // fils_rate_limit_hit (migration 0009) runs RateWindow.hit under the bucket's row lock: one round trip.
-    hit: Effect.fn("StoreSql.rateLimits.hit")(function*(bucket, nowMillis, limit, windowSeconds, count = 1) {
+    hit: Effect.fnUntraced(function*(bucket, nowMillis, limit, windowSeconds, count = 1) {
       const rows = yield* sql<Rows.RateRow>`SELECT granted, remaining, reset_seconds, seconds, counts
         FROM fils_rate_limit_hit(${bucket}, ${nowMillis}, ${limit}, ${windowSeconds}, ${count})`
       return Rows.rateDecisionFromRow(rows[0]!, limit, count)

@@ -65,8 +65,12 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
         }
       })
 
-    /** Counts a request by an API key and returns the decision (the caller refuses when it is not allowed). */
-    const consumeKey = Effect.fn("RateLimits.consumeKey")(function*(keyId: string) {
+    /**
+     * Counts a request by an API key and returns the decision (the caller refuses when it is not allowed). Like
+     * `checkAddress`, untraced: it runs on every request, inside its server span, and a span of its own would cost
+     * more than the work (the store's hit has its SQL span).
+     */
+    const consumeKey = Effect.fnUntraced(function*(keyId: string) {
       const bucket = `key:${keyId}`
       const waiter = yield* Deferred.make<RateDecision, StoreUnavailable>()
       const queued = queues.get(bucket)
@@ -81,7 +85,7 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
     })
 
     /** Fails when `address` spent its failed-authentication budget. */
-    const checkAddress = Effect.fn("RateLimits.checkAddress")(function*(address: string) {
+    const checkAddress = Effect.fnUntraced(function*(address: string) {
       const until = blocked.get(address)
       if (until === undefined) return
       const now = yield* Clock.currentTimeMillis

@@ -109,7 +109,7 @@ export const makeDeliveriesRepo = (
   { first, sql }: Queries,
   awaitWork: DeliveriesRepo["awaitWork"]
 ): DeliveriesRepo => {
-  const recordAttempts: DeliveriesRepo["recordAttempts"] = Effect.fn("StoreSql.deliveries.recordAttempts")(
+  const recordAttempts: DeliveriesRepo["recordAttempts"] = Effect.fnUntraced(
     function*(records) {
       // The first report of an attempt wins, as across statements (one statement would pick either).
       const firsts = new Map<string, AttemptRecord>()
@@ -159,7 +159,7 @@ export const makeDeliveriesRepo = (
   )
 
   return {
-    enqueue: Effect.fn("StoreSql.deliveries.enqueue")(function*(deliveries) {
+    enqueue: Effect.fnUntraced(function*(deliveries) {
       if (deliveries.length === 0) return
       // Status and schedule of a row whose endpoint is gone or disabled (once its lock is ours): cancelled.
       yield* sql`
@@ -187,7 +187,7 @@ export const makeDeliveriesRepo = (
         LEFT JOIN open o ON o.webhook_id = d.webhook_id AND o.account_id = d.account_id AND o.livemode = d.livemode`
     }, orUnavailable),
 
-    claimDue: Effect.fn("StoreSql.deliveries.claimDue")(function*(now, limit, leaseMillis) {
+    claimDue: Effect.fnUntraced(function*(now, limit, leaseMillis) {
       const at = toTimestamp(now)
       const leaseUntil = toTimestamp(DateTime.add(now, { millis: leaseMillis }))
       const rows = yield* sql<ClaimedRow>`
@@ -249,7 +249,7 @@ export const makeDeliveriesRepo = (
     recordAttempt: (record) => recordAttempts([record]),
     recordAttempts,
 
-    cancelFor: Effect.fn("StoreSql.deliveries.cancelFor")(function*(webhookId) {
+    cancelFor: Effect.fnUntraced(function*(webhookId) {
       // Rows locked in id order, as `recordAttempts` locks them: the two never deadlock.
       const rows = yield* sql`UPDATE webhook_deliveries
         SET status = 'cancelled', next_attempt_at = NULL, lease_until = NULL
@@ -261,12 +261,12 @@ export const makeDeliveriesRepo = (
       return rows.length
     }, orUnavailable),
 
-    get: Effect.fn("StoreSql.deliveries.get")(function*(id) {
+    get: Effect.fnUntraced(function*(id) {
       const rows = yield* sql<DeliveryRow>`SELECT * FROM webhook_deliveries WHERE delivery_id = ${id}`
       return first(rows, deliveryFromRow)
     }, orUnavailable),
 
-    retry: Effect.fn("StoreSql.deliveries.retry")(function*(id, now) {
+    retry: Effect.fnUntraced(function*(id, now) {
       const at = toTimestamp(now)
       const rows = yield* sql<DeliveryRow>`UPDATE webhook_deliveries
         SET status = 'pending', next_attempt_at = ${at}, lease_until = NULL, updated_at = ${at}
@@ -275,7 +275,7 @@ export const makeDeliveriesRepo = (
       return first(rows, deliveryFromRow)
     }, orUnavailable),
 
-    list: Effect.fn("StoreSql.deliveries.list")(function*(filter, limit) {
+    list: Effect.fnUntraced(function*(filter, limit) {
       const conditions = []
       if (filter.event_id !== undefined) conditions.push(sql`event_id = ${filter.event_id}`)
       if (filter.webhook_id !== undefined) conditions.push(sql`webhook_id = ${filter.webhook_id}`)
@@ -285,7 +285,7 @@ export const makeDeliveriesRepo = (
       return rows.map(deliveryFromRow)
     }, orUnavailable),
 
-    attemptsOf: Effect.fn("StoreSql.deliveries.attemptsOf")(function*(id) {
+    attemptsOf: Effect.fnUntraced(function*(id) {
       const rows = yield* sql<AttemptRow>`SELECT attempt, started_at, status_code, error, duration_ms
         FROM webhook_attempts WHERE delivery_id = ${id} ORDER BY attempt`
       return rows.map((row) => ({

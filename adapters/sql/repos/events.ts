@@ -6,21 +6,21 @@ import * as Rows from "../rows.js"
 import { orUnavailable } from "../SqlErrors.js"
 
 export const makeEventsRepo = ({ first, inScope, page, sql }: Queries): EventsRepo => ({
-  insert: Effect.fn("StoreSql.events.insert")(function*(event) {
+  insert: Effect.fnUntraced(function*(event) {
     yield* sql`INSERT INTO events ${sql.insert(Rows.eventToRow(event))}`
   }, orUnavailable),
 
-  insertAll: Effect.fn("StoreSql.events.insertAll")(function*(events) {
+  insertAll: Effect.fnUntraced(function*(events) {
     if (events.length === 0) return
     yield* sql`INSERT INTO events ${sql.insert(events.map(Rows.eventToRow))}`
   }, orUnavailable),
 
-  get: Effect.fn("StoreSql.events.get")(function*(scope, id) {
+  get: Effect.fnUntraced(function*(scope, id) {
     const rows = yield* sql<Rows.EventRow>`SELECT * FROM events WHERE event_id = ${id} AND ${inScope(scope)}`
     return first(rows, Rows.eventFromRow)
   }, orUnavailable),
 
-  list: Effect.fn("StoreSql.events.list")(function*(scope, filter, request) {
+  list: Effect.fnUntraced(function*(scope, filter, request) {
     const conditions = [inScope(scope)]
     if (filter.type !== undefined) conditions.push(sql`type = ${filter.type}`)
     return yield* page("events", conditions, request, Rows.eventFromRow)

@@ -10,42 +10,42 @@ import * as Rows from "../rows.js"
 import { orUnavailable } from "../SqlErrors.js"
 
 export const makePaymentsRepo = ({ findAll, first, forUpdateInTransaction, inScope, page, sql, updateAll }: Queries): PaymentsRepo => ({
-  insert: Effect.fn("StoreSql.payments.insert")(function*(payment) {
+  insert: Effect.fnUntraced(function*(payment) {
     yield* sql`INSERT INTO payments ${sql.insert(Rows.paymentToRow(payment))}`
   }, orUnavailable),
 
-  insertAll: Effect.fn("StoreSql.payments.insertAll")(function*(payments) {
+  insertAll: Effect.fnUntraced(function*(payments) {
     if (payments.length === 0) return
     yield* sql`INSERT INTO payments ${sql.insert(payments.map(Rows.paymentToRow))}`
   }, orUnavailable),
 
-  get: Effect.fn("StoreSql.payments.get")(function*(scope, id) {
+  get: Effect.fnUntraced(function*(scope, id) {
     const rows = yield* sql<Rows.PaymentRow>`SELECT * FROM payments WHERE payment_id = ${id} AND ${inScope(scope)}`
     return first(rows, Rows.paymentFromRow)
   }, orUnavailable),
 
-  find: Effect.fn("StoreSql.payments.find")(function*(id) {
+  find: Effect.fnUntraced(function*(id) {
     const lock = yield* forUpdateInTransaction
     const rows = yield* sql<Rows.PaymentRow>`SELECT * FROM payments WHERE payment_id = ${id} ${lock}`
     return first(rows, Rows.paymentFromRow)
   }, orUnavailable),
 
-  findAll: Effect.fn("StoreSql.payments.findAll")(function*(ids) {
+  findAll: Effect.fnUntraced(function*(ids) {
     return (yield* findAll<Rows.PaymentRow>("payments", "payment_id", ids)).map(Rows.paymentFromRow)
   }, orUnavailable),
 
-  updateAll: Effect.fn("StoreSql.payments.updateAll")(function*(payments) {
+  updateAll: Effect.fnUntraced(function*(payments) {
     if (payments.length === 0) return
     yield* updateAll("payments", "payment_id", Rows.paymentColumns, payments.map(Rows.paymentRecord))
   }, orUnavailable),
 
-  update: Effect.fn("StoreSql.payments.update")(function*(payment) {
+  update: Effect.fnUntraced(function*(payment) {
     yield* sql`UPDATE payments SET ${sql.update(Rows.paymentChanges(payment))}
       WHERE payment_id = ${payment.payment_id}
         AND ${inScope({ accountId: payment.account_id, livemode: payment.livemode })}`
   }, orUnavailable),
 
-  list: Effect.fn("StoreSql.payments.list")(function*(scope, filter, request) {
+  list: Effect.fnUntraced(function*(scope, filter, request) {
     const conditions = [inScope(scope)]
     if (filter.status !== undefined) conditions.push(sql`status = ${filter.status}`)
     if (filter.customer_id !== undefined) conditions.push(sql`customer_id = ${filter.customer_id}`)
@@ -55,14 +55,14 @@ export const makePaymentsRepo = ({ findAll, first, forUpdateInTransaction, inSco
     return yield* page("payments", conditions, request, Rows.paymentFromRow)
   }, orUnavailable),
 
-  hasProcessing: Effect.fn("StoreSql.payments.hasProcessing")(function*(sessionId) {
+  hasProcessing: Effect.fnUntraced(function*(sessionId) {
     const rows = yield* sql<{ readonly found: boolean }>`SELECT EXISTS (
       SELECT 1 FROM payments WHERE checkout_session_id = ${sessionId} AND status = 'processing'
     ) AS found`
     return rows[0]?.found === true
   }, orUnavailable),
 
-  claimProcessing: Effect.fn("StoreSql.payments.claimProcessing")(function*(limit, livemode) {
+  claimProcessing: Effect.fnUntraced(function*(limit, livemode) {
     const conditions = [sql`status = 'processing'`]
     if (livemode !== undefined) conditions.push(sql`livemode = ${livemode}`)
     const rows = yield* sql<Rows.PaymentRow>`SELECT * FROM payments WHERE ${sql.and(conditions)}

@@ -9,29 +9,29 @@ import * as Rows from "../rows.js"
 import { orUnavailable } from "../SqlErrors.js"
 
 export const makeSessionsRepo = ({ first, forUpdateInTransaction, inScope, sql }: Queries): SessionsRepo => ({
-  insert: Effect.fn("StoreSql.sessions.insert")(function*(session) {
+  insert: Effect.fnUntraced(function*(session) {
     yield* sql`INSERT INTO checkout_sessions ${sql.insert(Rows.sessionToRow(session))}`
   }, orUnavailable),
 
-  get: Effect.fn("StoreSql.sessions.get")(function*(scope, id) {
+  get: Effect.fnUntraced(function*(scope, id) {
     const rows = yield* sql<Rows.CheckoutSessionRow>`SELECT * FROM checkout_sessions
       WHERE session_id = ${id} AND ${inScope(scope)}`
     return first(rows, Rows.sessionFromRow)
   }, orUnavailable),
 
-  find: Effect.fn("StoreSql.sessions.find")(function*(id) {
+  find: Effect.fnUntraced(function*(id) {
     const lock = yield* forUpdateInTransaction
     const rows = yield* sql<Rows.CheckoutSessionRow>`SELECT * FROM checkout_sessions WHERE session_id = ${id} ${lock}`
     return first(rows, Rows.sessionFromRow)
   }, orUnavailable),
 
-  update: Effect.fn("StoreSql.sessions.update")(function*(session) {
+  update: Effect.fnUntraced(function*(session) {
     yield* sql`UPDATE checkout_sessions SET ${sql.update(Rows.sessionChanges(session))}
       WHERE session_id = ${session.session_id}
         AND ${inScope({ accountId: session.account_id, livemode: session.livemode })}`
   }, orUnavailable),
 
-  claimExpired: Effect.fn("StoreSql.sessions.claimExpired")(function*(now, limit, livemode) {
+  claimExpired: Effect.fnUntraced(function*(now, limit, livemode) {
     const mode = livemode === undefined ? sql.literal("") : sql`AND s.livemode = ${livemode}`
     const due = yield* sql<Rows.CheckoutSessionRow>`SELECT * FROM checkout_sessions AS s
       WHERE s.status = 'open' AND s.expires_at <= ${Rows.toTimestamp(now)} ${mode}

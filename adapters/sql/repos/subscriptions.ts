@@ -14,27 +14,27 @@ import { orUnavailable } from "../SqlErrors.js"
 export const makeSubscriptionsRepo = (
   { findAll, first, forUpdateInTransaction, inScope, page, sql, updateAll }: Queries
 ): SubscriptionsRepo => ({
-  insert: Effect.fn("StoreSql.subscriptions.insert")(function*(subscription) {
+  insert: Effect.fnUntraced(function*(subscription) {
     yield* sql`INSERT INTO subscriptions ${sql.insert(Rows.subscriptionToRow(subscription))}`
   }, orUnavailable),
 
-  get: Effect.fn("StoreSql.subscriptions.get")(function*(scope, id) {
+  get: Effect.fnUntraced(function*(scope, id) {
     const rows = yield* sql<Rows.SubscriptionRow>`SELECT * FROM subscriptions
       WHERE subscription_id = ${id} AND ${inScope(scope)}`
     return first(rows, Rows.subscriptionFromRow)
   }, orUnavailable),
 
-  find: Effect.fn("StoreSql.subscriptions.find")(function*(id) {
+  find: Effect.fnUntraced(function*(id) {
     const lock = yield* forUpdateInTransaction
     const rows = yield* sql<Rows.SubscriptionRow>`SELECT * FROM subscriptions WHERE subscription_id = ${id} ${lock}`
     return first(rows, Rows.subscriptionFromRow)
   }, orUnavailable),
 
-  findAll: Effect.fn("StoreSql.subscriptions.findAll")(function*(ids) {
+  findAll: Effect.fnUntraced(function*(ids) {
     return (yield* findAll<Rows.SubscriptionRow>("subscriptions", "subscription_id", ids)).map(Rows.subscriptionFromRow)
   }, orUnavailable),
 
-  updateAll: Effect.fn("StoreSql.subscriptions.updateAll")(function*(subscriptions) {
+  updateAll: Effect.fnUntraced(function*(subscriptions) {
     if (subscriptions.length === 0) return
     yield* updateAll(
       "subscriptions",
@@ -44,20 +44,20 @@ export const makeSubscriptionsRepo = (
     )
   }, orUnavailable),
 
-  update: Effect.fn("StoreSql.subscriptions.update")(function*(subscription) {
+  update: Effect.fnUntraced(function*(subscription) {
     yield* sql`UPDATE subscriptions SET ${sql.update(Rows.subscriptionChanges(subscription))}
       WHERE subscription_id = ${subscription.subscription_id}
         AND ${inScope({ accountId: subscription.account_id, livemode: subscription.livemode })}`
   }, orUnavailable),
 
-  list: Effect.fn("StoreSql.subscriptions.list")(function*(scope, filter, request) {
+  list: Effect.fnUntraced(function*(scope, filter, request) {
     const conditions = [inScope(scope)]
     if (filter.status !== undefined) conditions.push(sql`status = ${filter.status}`)
     if (filter.customer_id !== undefined) conditions.push(sql`customer_id = ${filter.customer_id}`)
     return yield* page("subscriptions", conditions, request, Rows.subscriptionFromRow)
   }, orUnavailable),
 
-  claimDue: Effect.fn("StoreSql.subscriptions.claimDue")(function*(now, limit, livemode) {
+  claimDue: Effect.fnUntraced(function*(now, limit, livemode) {
     const conditions = [sql`due_at <= ${Rows.toTimestamp(now)}`]
     if (livemode !== undefined) conditions.push(sql`livemode = ${livemode}`)
     const rows = yield* sql<Rows.SubscriptionRow>`SELECT * FROM subscriptions WHERE ${sql.and(conditions)}
@@ -67,7 +67,7 @@ export const makeSubscriptionsRepo = (
     return rows.map(Rows.subscriptionFromRow)
   }, orUnavailable),
 
-  recordAttempt: Effect.fn("StoreSql.subscriptions.recordAttempt")(function*(attempt) {
+  recordAttempt: Effect.fnUntraced(function*(attempt) {
     const rows = yield* sql<{ readonly recorded: boolean }>`INSERT INTO subscription_attempts
         (subscription_id, period, attempt, payment_id)
       VALUES (${attempt.subscription_id}, ${attempt.period}, ${attempt.attempt}, ${attempt.payment_id})
@@ -76,7 +76,7 @@ export const makeSubscriptionsRepo = (
     return rows.length > 0
   }, orUnavailable),
 
-  recordAttempts: Effect.fn("StoreSql.subscriptions.recordAttempts")(function*(attempts) {
+  recordAttempts: Effect.fnUntraced(function*(attempts) {
     if (attempts.length === 0) return []
     const rows = yield* sql<{ readonly subscription_id: string; readonly period: number; readonly attempt: number }>`
       INSERT INTO subscription_attempts (subscription_id, period, attempt, payment_id)
@@ -89,7 +89,7 @@ export const makeSubscriptionsRepo = (
     return attempts.map((a) => recorded.has(`${a.subscription_id}:${a.period}:${a.attempt}`))
   }, orUnavailable),
 
-  attempts: Effect.fn("StoreSql.subscriptions.attempts")(function*(id) {
+  attempts: Effect.fnUntraced(function*(id) {
     const rows = yield* sql<Rows.RenewalAttemptRow>`SELECT subscription_id, period, attempt, payment_id
       FROM subscription_attempts WHERE subscription_id = ${id}
       ORDER BY period, attempt`

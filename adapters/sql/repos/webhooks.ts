@@ -192,18 +192,18 @@ export const makeWebhooksRepo = ({ first, inScope, sql }: Queries, box: SecretBo
   }
 
   return {
-    insert: Effect.fn("StoreSql.webhooks.insert")(function*(endpoint) {
+    insert: Effect.fnUntraced(function*(endpoint) {
       const sealed = yield* box.seal(endpoint.secret, endpoint.webhook_id)
       yield* sql`INSERT INTO webhook_endpoints ${sql.insert(webhookToRow(endpoint, sealed))}`
     }, orUnavailable),
 
-    get: Effect.fn("StoreSql.webhooks.get")(function*(scope, id) {
+    get: Effect.fnUntraced(function*(scope, id) {
       const rows = yield* sql<WebhookEndpointRow>`SELECT * FROM webhook_endpoints
         WHERE webhook_id = ${id} AND ${inScope(scope)}`
       return yield* Effect.transposeMapOption(first(rows, webhookFromRow), open)
     }, orUnavailable),
 
-    update: Effect.fn("StoreSql.webhooks.update")(function*(endpoint) {
+    update: Effect.fnUntraced(function*(endpoint) {
       // The secret is written again, so a secret sealed under an older key (or none) moves to the current one.
       const sealed = yield* box.seal(endpoint.secret, endpoint.webhook_id)
       yield* sql`UPDATE webhook_endpoints SET ${sql.update(webhookChanges(endpoint, sealed))}
@@ -211,7 +211,7 @@ export const makeWebhooksRepo = ({ first, inScope, sql }: Queries, box: SecretBo
           AND ${inScope({ accountId: endpoint.account_id, livemode: endpoint.livemode })}`
     }, orUnavailable),
 
-    delete: Effect.fn("StoreSql.webhooks.delete")(function*(scope, id) {
+    delete: Effect.fnUntraced(function*(scope, id) {
       return yield* inTransaction(
         sql,
         Effect.gen(function*() {
@@ -225,11 +225,11 @@ export const makeWebhooksRepo = ({ first, inScope, sql }: Queries, box: SecretBo
       )
     }, orUnavailable),
 
-    list: Effect.fn("StoreSql.webhooks.list")(function*(scope, request) {
+    list: Effect.fnUntraced(function*(scope, request) {
       return yield* page([inScope(scope)], request)
     }, orUnavailable),
 
-    subscribed: Effect.fn("StoreSql.webhooks.subscribed")(function*(scope, type) {
+    subscribed: Effect.fnUntraced(function*(scope, type) {
       const rows = yield* sql<WebhookEndpointRow>`SELECT * FROM webhook_endpoints
         WHERE ${inScope(scope)} AND NOT disabled AND ${type} = ANY (event_types)
         ORDER BY webhook_id`
