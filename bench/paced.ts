@@ -54,9 +54,12 @@ export const paced = (options: PacedOptions): Promise<PacedFigures> =>
     let failed = 0
     const started = performance.now()
 
-    const finish = () => {
-      if (answered < total) return
+    let finished = false
+    const finish = (force = false) => {
+      if (finished || (answered < total && !force)) return
+      finished = true
       clearInterval(ticker)
+      clearTimeout(deadline)
       agent.destroy()
       const sorted = latencies.slice(0, answered).sort()
       resolve({
@@ -64,14 +67,18 @@ export const paced = (options: PacedOptions): Promise<PacedFigures> =>
         p50: quantile(sorted, 0.5),
         p99: quantile(sorted, 0.99),
         requests: answered,
-        failed
+        // Whatever was never answered by the deadline failed too.
+        failed: failed + (total - answered)
       })
     }
+    // Bounded: requests still unanswered 30 s after the last one fell due end the run.
+    const deadline = setTimeout(() => finish(true), options.seconds * 1000 + 30_000)
 
     const send = (due: number) => {
       const base = { ...options.request, headers: { ...options.headers, ...options.request.headers } }
       const r = options.request.setupRequest === undefined ? base : options.request.setupRequest(base)
       const done = (ok: boolean) => {
+        if (finished) return
         latencies[answered++] = performance.now() - due
         if (!ok) failed++
         finish()
