@@ -2,7 +2,7 @@
  * Request metrics, as Effect `Metric`s in the process's registry: a counter and a latency histogram, both by route
  * template (never the raw URL, so the number of series stays bounded), method and status.
  */
-import { Effect, Metric, MetricBoundaries, MetricKey, MetricLabel } from "effect"
+import { Metric, MetricBoundaries, MetricKey, MetricLabel } from "effect"
 
 export const requestsTotalName = "fils_http_requests_total"
 export const requestDurationName = "fils_http_request_duration_seconds"
@@ -21,9 +21,6 @@ const requestDurationKey = MetricKey.histogram(
   "Time to answer an HTTP request (until the response starts), in seconds, by route template, method and status."
 )
 
-export const requestsTotal = Metric.fromMetricKey(requestsTotalKey)
-export const requestDuration = Metric.fromMetricKey(requestDurationKey)
-
 export interface RequestSample {
   readonly route: string
   readonly method: string
@@ -36,7 +33,10 @@ export interface RequestSample {
  * entry once and keeps it. (`Metric.taggedWithLabels` looks it up again on every update, building and hashing a
  * new key each time.) Routes are templates, so the label sets are few.
  */
-const tagged = new Map<string, { readonly count: typeof requestsTotal; readonly duration: typeof requestDuration }>()
+const tagged = new Map<string, {
+  readonly count: Metric.Metric.Counter<number>
+  readonly duration: Metric.Metric.Histogram<number>
+}>()
 
 const metricsFor = (route: string, method: string, status: number) => {
   const key = `${method} ${status} ${route}`
@@ -62,6 +62,3 @@ export const unsafeRecordRequest = ({ method, route, seconds, status }: RequestS
   metrics.count.unsafeUpdate(1, [])
   metrics.duration.unsafeUpdate(seconds, [])
 }
-
-/** Counts one answered request and its duration. */
-export const recordRequest = (sample: RequestSample): Effect.Effect<void> => Effect.sync(() => unsafeRecordRequest(sample))
