@@ -24,7 +24,7 @@ import * as Product from "../../src/domain/Product.js"
 import * as RateWindow from "../../src/domain/RateWindow.js"
 import * as Subscription from "../../src/domain/Subscription.js"
 import * as WebhookEndpoint from "../../src/domain/WebhookEndpoint.js"
-import { type AttemptRecord, type Delivery, type RenewalAttempt, Store, type StoreShape } from "../../src/ports/Store.js"
+import { type AttemptRecord, type Delivery, type IdempotencyCompletion, type RenewalAttempt, Store, type StoreShape } from "../../src/ports/Store.js"
 
 type Undo = () => void
 
@@ -189,6 +189,13 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
 
   const idemId = (scope: string, key: string) => `${scope}\u0000${key}`
 
+  /** The response goes on the record only while it still holds the same request (fingerprint). */
+  const complete = ({ fingerprint, key, response, scope }: IdempotencyCompletion) => {
+    const id = idemId(scope, key)
+    const existing = idempotency.get(id)
+    if (existing !== undefined && existing.fingerprint === fingerprint) idempotency.set(id, { ...existing, response })
+  }
+
   return Store.of({
     transact,
     ping: Effect.void,
@@ -264,6 +271,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
     },
     sessions: {
       insert: (session) => write(() => sessions.set(session.session_id, session)),
+      insertAll: (batch) => write(() => batch.forEach((session) => sessions.set(session.session_id, session))),
       get: (scope, id) => read(() => scoped(sessions.get(id), scope)),
       find: (id) => read(() => Option.fromNullable(sessions.get(id))),
       update: (session) => write(() => sessions.set(session.session_id, session)),
@@ -502,14 +510,8 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           }
           return { _tag: "Existing", record: existing! }
         }),
-      complete: (scope, key, fingerprint, response) =>
-        write(() => {
-          const id = idemId(scope, key)
-          const existing = idempotency.get(id)
-          if (existing !== undefined && existing.fingerprint === fingerprint) {
-            idempotency.set(id, { ...existing, response })
-          }
-        }),
+      complete: (scope, key, fingerprint, response) => write(() => complete({ scope, key, fingerprint, response })),
+      completeAll: (completions) => write(() => completions.forEach(complete)),
       release: (scope, key, fingerprint) =>
         write(() => {
           const id = idemId(scope, key)

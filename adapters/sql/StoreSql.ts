@@ -191,6 +191,22 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
       yield* sql`UPDATE idempotency_keys SET response_status = ${response.status}, response_body = ${response.body}
         WHERE scope = ${scope} AND key = ${key} AND fingerprint = ${fingerprint}`
     }, orUnavailable),
+    // A record is held by one request at a time. Should two completions of one batch still match one row (a lease
+    // taken over by the same request), it takes one of them, as two single updates would leave one.
+    completeAll: Effect.fnUntraced(function*(completions) {
+      if (completions.length === 0) return
+      const values = completions.map((c) => ({
+        scope: c.scope,
+        key: c.key,
+        fingerprint: c.fingerprint,
+        status: c.response.status,
+        body: c.response.body
+      }))
+      yield* sql`UPDATE idempotency_keys AS k SET response_status = v.status, response_body = v.body
+        FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb)
+          AS v(scope text, key text, fingerprint text, status integer, body text)
+        WHERE k.scope = v.scope AND k.key = v.key AND k.fingerprint = v.fingerprint`
+    }, orUnavailable),
     release: Effect.fnUntraced(function*(scope, key, fingerprint) {
       yield* sql`DELETE FROM idempotency_keys
         WHERE scope = ${scope} AND key = ${key} AND fingerprint = ${fingerprint} AND response_status IS NULL`

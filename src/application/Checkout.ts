@@ -16,6 +16,7 @@ import type * as Payment from "../domain/Payment.js"
 import { PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { Signer } from "../ports/Signer.js"
 import { Store } from "../ports/Store.js"
+import { batched } from "./Batched.js"
 import { Customers } from "./Customers.js"
 import { newId } from "./Ids.js"
 import { Payments } from "./Payments.js"
@@ -33,14 +34,19 @@ export const PublicUrl = Config.string("FILS_PUBLIC_URL").pipe(
   Config.map((url) => url.replace(/\/+$/, ""))
 )
 
+/** At most this many new sessions per insert statement. */
+const insertBatch = 100
+
 export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const store = yield* Store
     const processor = yield* PaymentProcessor
     const payments = yield* Payments
     const customers = yield* Customers
     const signer = yield* Signer
     const publicUrl = yield* PublicUrl
+    // Sessions created together are inserted in one statement; each create still waits for its own row.
+    const insertSession = yield* batched(store.sessions.insertAll, { max: insertBatch })
 
     const account = (scope: Account.Scope) =>
       Effect.flatMap(store.accounts.get(scope.accountId), Option.match({
@@ -74,7 +80,8 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           })
         }
         // A transaction only when a customer may be created with the session; otherwise the reads and the one
-        // insert need none (the prices are a snapshot either way), which saves two round trips per session.
+        // insert need none (the prices are a snapshot either way), which saves two round trips per session, and
+        // the insert joins whatever other sessions are being created (the batch writes outside any transaction).
         const atomic = input.customer !== undefined && !("customer_id" in input.customer)
         const work = Effect.gen(function*() {
           // The cart's products in one statement, whatever the number of lines.
@@ -122,7 +129,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
             completed_at: null,
             form_token: token
           }
-          yield* store.sessions.insert(session)
+          yield* (atomic ? store.sessions.insert(session) : insertSession(session))
           return session
         })
         return yield* (atomic ? store.transact(work) : work)

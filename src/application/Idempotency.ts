@@ -9,6 +9,10 @@ import { scopeKey } from "../domain/Account.js"
 import * as Idempotency from "../domain/Idempotency.js"
 import { Signer } from "../ports/Signer.js"
 import { Store } from "../ports/Store.js"
+import { batched } from "./Batched.js"
+
+/** At most this many responses per statement. */
+const completeBatch = 100
 
 export interface IdempotentResult {
   readonly response: Idempotency.StoredResponse
@@ -16,9 +20,11 @@ export interface IdempotentResult {
 }
 
 export class IdempotencyService extends Effect.Service<IdempotencyService>()("fils/Idempotency", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const store = yield* Store
     const signer = yield* Signer
+    // Responses of requests finishing together are stored in one statement: each request still waits for its own.
+    const complete = yield* batched(store.idempotency.completeAll, { max: completeBatch })
 
     /**
      * Runs `execute` at most once per (scope, key, request). `request` is the canonical text of what makes the
@@ -54,7 +60,7 @@ export class IdempotencyService extends Effect.Service<IdempotencyService>()("fi
         Effect.gen(function*() {
           const exit = yield* Effect.exit(restore(execute))
           if (Exit.isSuccess(exit) && Idempotency.isStorable(exit.value.status)) {
-            yield* store.idempotency.complete(scopeId, key, fingerprint, exit.value)
+            yield* complete({ scope: scopeId, key, fingerprint, response: exit.value })
           } else {
             yield* store.idempotency.release(scopeId, key, fingerprint)
           }

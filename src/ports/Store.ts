@@ -73,6 +73,8 @@ export interface CustomersRepo {
 
 export interface SessionsRepo {
   readonly insert: (session: CheckoutSession) => Op<void>
+  /** Many at once (one statement): all of them, or none on failure. */
+  readonly insertAll: (sessions: ReadonlyArray<CheckoutSession>) => Op<void>
   readonly get: (scope: Scope, id: CheckoutSessionId) => Op<Option.Option<CheckoutSession>>
   /**
    * By id alone, for the hosted page (the session id is the customer's capability). Inside `transact` the row is
@@ -266,6 +268,14 @@ export interface EventsRepo {
   readonly list: (scope: Scope, filter: EventFilter, page: PageRequest) => Op<Page<Event>>
 }
 
+/** What `IdempotencyRepo.complete` takes, as one value. */
+export interface IdempotencyCompletion {
+  readonly scope: string
+  readonly key: string
+  readonly fingerprint: string
+  readonly response: StoredResponse
+}
+
 export interface IdempotencyRepo {
   /**
    * Atomically takes the key for a new request (see `Idempotency.canClaim`), recording its fingerprint with no
@@ -274,6 +284,8 @@ export interface IdempotencyRepo {
   readonly claim: (record: IdempotencyRecord, now: DateTime.Utc) => Op<Claim>
   /** Stores the finished request's response on the record it claimed. */
   readonly complete: (scope: string, key: string, fingerprint: string, response: StoredResponse) => Op<void>
+  /** `complete` for many records at once (one statement), each as `complete` would. */
+  readonly completeAll: (completions: ReadonlyArray<IdempotencyCompletion>) => Op<void>
   /** Gives the key up (a response not worth replaying); a retry runs afresh. */
   readonly release: (scope: string, key: string, fingerprint: string) => Op<void>
 }

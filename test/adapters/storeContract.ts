@@ -663,6 +663,24 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
 
     // Checkout sessions, payments, events ------------------------------------------------------------------------------
 
+    it.effect("sessions.insertAll: every session of the batch in one write, read back as given; an empty batch is nothing", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { live, test } = scopesOf(yield* makeAccount())
+        const customer = yield* makeCustomer(test)
+        yield* store.customers.insert(customer)
+        const batch = [
+          yield* makeSession(test, { customer: sessionCustomer(customer), customer_id: customer.customer_id }),
+          yield* makeSession(live, { metadata: { order: "B-7" } }),
+          yield* makeSession(test, { kind: "subscription" })
+        ]
+        yield* store.sessions.insertAll([])
+        yield* store.sessions.insertAll(batch)
+        for (const session of batch) {
+          same(yield* store.sessions.get({ accountId: session.account_id, livemode: session.livemode }, session.session_id), Option.some(session))
+        }
+      }))
+
     it.effect("sessions: insert, get, find, update (cart, customer and metadata round-trip)", () =>
       Effect.gen(function*() {
         const store = yield* Store
@@ -1751,6 +1769,25 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         const retry = idempotencyRecord(scope, "k2", "fp-c", T0 + 5)
         assert.deepStrictEqual(yield* store.idempotency.claim(retry, at(T0 + 5)), { _tag: "Claimed" })
         same(existing(yield* store.idempotency.claim(next, at(T0 + 6))), retry)
+      }))
+
+    it.effect("idempotency.completeAll: each completion as complete would, in one write", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const scope = `acct_${yield* unique()}:test`
+        const records = ["a", "b", "c"].map((key) => idempotencyRecord(scope, key, `fp-${key}`, T0))
+        for (const record of records) yield* store.idempotency.claim(record, at(T0))
+        const response = (n: number) => ({ status: 200, body: `{"n":${n},"text":"قهوة \\"x\\""}` })
+        yield* store.idempotency.completeAll([])
+        yield* store.idempotency.completeAll([
+          { scope, key: "a", fingerprint: "fp-a", response: response(1) },
+          // Another request's fingerprint: the record keeps no response.
+          { scope, key: "b", fingerprint: "fp-other", response: response(2) },
+          { scope, key: "c", fingerprint: "fp-c", response: { status: 422, body: "{\"code\":\"INVALID_REQUEST\"}" } }
+        ])
+        same(existing(yield* store.idempotency.claim(records[0]!, at(T0 + 1))).response, response(1))
+        assert.isNull(existing(yield* store.idempotency.claim(records[1]!, at(T0 + 1))).response)
+        same(existing(yield* store.idempotency.claim(records[2]!, at(T0 + 1))).response, { status: 422, body: "{\"code\":\"INVALID_REQUEST\"}" })
       }))
 
     it.effect("idempotency: expired records and abandoned leases", () =>

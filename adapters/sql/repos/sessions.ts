@@ -13,6 +13,11 @@ export const makeSessionsRepo = ({ first, forUpdateInTransaction, inScope, sql }
     yield* sql`INSERT INTO checkout_sessions ${sql.insert(Rows.sessionToRow(session))}`
   }, orUnavailable),
 
+  insertAll: Effect.fnUntraced(function*(sessions) {
+    if (sessions.length === 0) return
+    yield* sql`INSERT INTO checkout_sessions ${sql.insert(sessions.map(Rows.sessionToRow))}`
+  }, orUnavailable),
+
   get: Effect.fnUntraced(function*(scope, id) {
     const rows = yield* sql<Rows.CheckoutSessionRow>`SELECT * FROM checkout_sessions
       WHERE session_id = ${id} AND ${inScope(scope)}`
