@@ -189,6 +189,16 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
 
   const idemId = (scope: string, key: string) => `${scope}\u0000${key}`
 
+  const claim = (record: Idempotency.IdempotencyRecord, now: DateTime.Utc): Idempotency.Claim => {
+    const id = idemId(record.scope, record.key)
+    const existing = idempotency.get(id)
+    if (Idempotency.canClaim(existing, record.fingerprint, now)) {
+      idempotency.set(id, record)
+      return { _tag: "Claimed" }
+    }
+    return { _tag: "Existing", record: existing! }
+  }
+
   /** The response goes on the record only while it still holds the same request (fingerprint). */
   const complete = ({ fingerprint, key, response, scope }: IdempotencyCompletion) => {
     const id = idemId(scope, key)
@@ -500,16 +510,8 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
         )
     },
     idempotency: {
-      claim: (record, now) =>
-        write((): Idempotency.Claim => {
-          const id = idemId(record.scope, record.key)
-          const existing = idempotency.get(id)
-          if (Idempotency.canClaim(existing, record.fingerprint, now)) {
-            idempotency.set(id, record)
-            return { _tag: "Claimed" }
-          }
-          return { _tag: "Existing", record: existing! }
-        }),
+      claim: (record, now) => write(() => claim(record, now)),
+      claimAll: (records, now) => write(() => records.map((record) => claim(record, now))),
       complete: (scope, key, fingerprint, response) => write(() => complete({ scope, key, fingerprint, response })),
       completeAll: (completions) => write(() => completions.forEach(complete)),
       release: (scope, key, fingerprint) =>

@@ -154,38 +154,85 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     }, orUnavailable)
   }
 
+  const keyOf = (record: { readonly scope: string; readonly key: string }) => `${record.scope}\u0000${record.key}`
+
   /**
-   * Takes the key in one statement when `Idempotency.canClaim` allows (no record, an expired one, or an abandoned
-   * lease of the same request); the upsert's row lock makes concurrent claims take turns, so exactly one wins.
+   * Takes each key (all distinct) in one statement when `Idempotency.canClaim` allows (no record, an expired one,
+   * or an abandoned lease of the same request); the upsert's row lock makes concurrent claims take turns, so
+   * exactly one wins. Rows go in byte order of their keys, so two batches that share keys lock them in the same
+   * order and cannot deadlock. Returns the keys taken.
    */
-  const tryClaim = (record: IdempotencyRecord, now: Date) =>
-    sql<{ claimed: boolean }>`
+  const tryClaimAll = (records: ReadonlyArray<IdempotencyRecord>, now: Date) =>
+    sql<{ scope: string; key: string }>`
       INSERT INTO idempotency_keys AS k
         (scope, key, fingerprint, response_status, response_body, locked_until, expires_at)
-      VALUES (${record.scope}, ${record.key}, ${record.fingerprint}, ${record.response?.status ?? null},
-        ${record.response?.body ?? null}, ${Rows.toTimestamp(record.lockedUntil)}, ${Rows.toTimestamp(record.expiresAt)})
+      SELECT v.scope, v.key, v.fingerprint, v.response_status, v.response_body, v.locked_until, v.expires_at
+      FROM jsonb_to_recordset(${JSON.stringify(records.map((r) => ({
+      scope: r.scope,
+      key: r.key,
+      fingerprint: r.fingerprint,
+      response_status: r.response?.status ?? null,
+      response_body: r.response?.body ?? null,
+      locked_until: Rows.toTimestamp(r.lockedUntil),
+      expires_at: Rows.toTimestamp(r.expiresAt)
+    })))}::jsonb) AS v(scope text, key text, fingerprint text, response_status integer, response_body text,
+        locked_until timestamptz, expires_at timestamptz)
+      ORDER BY v.scope COLLATE "C", v.key COLLATE "C"
       ON CONFLICT (scope, key) DO UPDATE SET
         fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
         response_body = EXCLUDED.response_body, locked_until = EXCLUDED.locked_until, expires_at = EXCLUDED.expires_at
       WHERE k.expires_at <= ${now}
         OR (k.response_status IS NULL AND k.fingerprint = EXCLUDED.fingerprint AND k.locked_until <= ${now})
-      RETURNING true AS claimed`
+      RETURNING k.scope, k.key`
 
-  const claim = (record: IdempotencyRecord, now: Date, attempts: number): Effect.Effect<Claim, SqlError> =>
+  /** The claims of `records` in order, as if made one after another (see `IdempotencyRepo.claimAll`). */
+  const claimAll = (
+    records: ReadonlyArray<IdempotencyRecord>,
+    now: Date,
+    attempts: number
+  ): Effect.Effect<ReadonlyArray<Claim>, SqlError> =>
     Effect.gen(function*() {
-      if ((yield* tryClaim(record, now)).length > 0) return { _tag: "Claimed" } as const
-      const rows = yield* sql<Rows.IdempotencyRow>`
-        SELECT * FROM idempotency_keys WHERE scope = ${record.scope} AND key = ${record.key}`
-      const existing = rows[0]
-      if (existing !== undefined) return { _tag: "Existing", record: Rows.idempotencyFromRow(existing) } as const
-      // Released between the two statements: the key is free again, so try once more.
-      if (attempts <= 1) return yield* Effect.dieMessage("idempotency claim kept losing its row")
-      return yield* claim(record, now, attempts - 1)
+      if (records.length === 0) return []
+      // A key given twice: its later records wait for a round after the first's, whose record they then meet.
+      const seen = new Set<string>()
+      const first: Array<number> = []
+      const later: Array<number> = []
+      records.forEach((record, i) => {
+        const key = keyOf(record)
+        ;(seen.has(key) ? later : first).push(i)
+        seen.add(key)
+      })
+      const results = new Array<Claim>(records.length)
+      const taken = new Set((yield* tryClaimAll(first.map((i) => records[i]!), now)).map(keyOf))
+      const held = first.filter((i) => !taken.has(keyOf(records[i]!)))
+      for (const i of first) if (taken.has(keyOf(records[i]!))) results[i] = { _tag: "Claimed" }
+      if (held.length > 0) {
+        const rows = yield* sql<Rows.IdempotencyRow>`SELECT * FROM idempotency_keys
+          WHERE (scope, key) IN (SELECT v.scope, v.key FROM jsonb_to_recordset(${
+          JSON.stringify(held.map((i) => ({ scope: records[i]!.scope, key: records[i]!.key })))
+        }::jsonb) AS v(scope text, key text))`
+        const found = new Map(rows.map((row) => [keyOf(row), Rows.idempotencyFromRow(row)]))
+        // Released between the two statements: the key is free again, so try once more.
+        const released = held.filter((i) => !found.has(keyOf(records[i]!)))
+        if (released.length > 0 && attempts <= 1) return yield* Effect.dieMessage("idempotency claim kept losing its row")
+        for (const i of held) {
+          const record = found.get(keyOf(records[i]!))
+          if (record !== undefined) results[i] = { _tag: "Existing", record }
+        }
+        const retried = yield* claimAll(released.map((i) => records[i]!), now, attempts - 1)
+        released.forEach((i, j) => (results[i] = retried[j]!))
+      }
+      const rest = yield* claimAll(later.map((i) => records[i]!), now, attempts)
+      later.forEach((i, j) => (results[i] = rest[j]!))
+      return results
     })
 
   const idempotency: StoreShape["idempotency"] = {
     claim: Effect.fnUntraced(function*(record, now) {
-      return yield* claim(record, Rows.toTimestamp(now), 5)
+      return (yield* claimAll([record], Rows.toTimestamp(now), 5))[0]!
+    }, orUnavailable),
+    claimAll: Effect.fnUntraced(function*(records, now) {
+      return yield* claimAll(records, Rows.toTimestamp(now), 5)
     }, orUnavailable),
     complete: Effect.fnUntraced(function*(scope, key, fingerprint, response) {
       yield* sql`UPDATE idempotency_keys SET response_status = ${response.status}, response_body = ${response.body}

@@ -9,10 +9,10 @@ import { scopeKey } from "../domain/Account.js"
 import * as Idempotency from "../domain/Idempotency.js"
 import { Signer } from "../ports/Signer.js"
 import { Store } from "../ports/Store.js"
-import { batched } from "./Batched.js"
+import { batched, batchedCalls } from "./Batched.js"
 
-/** At most this many responses per statement. */
-const completeBatch = 100
+/** At most this many claims, or responses, per statement. */
+const batch = 100
 
 export interface IdempotentResult {
   readonly response: Idempotency.StoredResponse
@@ -23,8 +23,15 @@ export class IdempotencyService extends Effect.Service<IdempotencyService>()("fi
   scoped: Effect.gen(function*() {
     const store = yield* Store
     const signer = yield* Signer
-    // Responses of requests finishing together are stored in one statement: each request still waits for its own.
-    const complete = yield* batched(store.idempotency.completeAll, { max: completeBatch })
+    // Keys claimed together are claimed in one statement, and responses finishing together are stored in one:
+    // each request still waits for its own. A batch's claims are judged at its latest request's time (the
+    // requests of one batch arrived within a turn of the scheduler).
+    const claim = yield* batchedCalls(
+      (claims: ReadonlyArray<{ readonly record: Idempotency.IdempotencyRecord; readonly now: DateTime.Utc }>) =>
+        store.idempotency.claimAll(claims.map((c) => c.record), claims.map((c) => c.now).reduce((a, b) => DateTime.max(a, b))),
+      { max: batch }
+    )
+    const complete = yield* batched(store.idempotency.completeAll, { max: batch })
 
     /**
      * Runs `execute` at most once per (scope, key, request). `request` is the canonical text of what makes the
@@ -41,16 +48,19 @@ export class IdempotencyService extends Effect.Service<IdempotencyService>()("fi
       const fingerprint = yield* signer.digest(request)
       const scopeId = scopeKey(scope)
       const now = yield* DateTime.now
-      const claim = yield* store.idempotency.claim({
-        scope: scopeId,
-        key,
-        fingerprint,
-        response: null,
-        lockedUntil: DateTime.addDuration(now, Idempotency.lease),
-        expiresAt: DateTime.addDuration(now, Idempotency.retention)
-      }, now)
-      if (claim._tag === "Existing") {
-        const outcome = Idempotency.decide(claim.record, fingerprint)
+      const claimed = yield* claim({
+        record: {
+          scope: scopeId,
+          key,
+          fingerprint,
+          response: null,
+          lockedUntil: DateTime.addDuration(now, Idempotency.lease),
+          expiresAt: DateTime.addDuration(now, Idempotency.retention)
+        },
+        now
+      })
+      if (claimed._tag === "Existing") {
+        const outcome = Idempotency.decide(claimed.record, fingerprint)
         if (outcome._tag === "Refuse") return yield* outcome.error
         return { response: outcome.response, replayed: true } satisfies IdempotentResult
       }

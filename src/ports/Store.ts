@@ -282,6 +282,11 @@ export interface IdempotencyRepo {
    * response; otherwise returns the record that holds the key.
    */
   readonly claim: (record: IdempotencyRecord, now: DateTime.Utc) => Op<Claim>
+  /**
+   * `claim` for many records at once, each answered as if claimed one after another in the given order (a key
+   * given twice: the second meets the first's record).
+   */
+  readonly claimAll: (records: ReadonlyArray<IdempotencyRecord>, now: DateTime.Utc) => Op<ReadonlyArray<Claim>>
   /** Stores the finished request's response on the record it claimed. */
   readonly complete: (scope: string, key: string, fingerprint: string, response: StoredResponse) => Op<void>
   /** `complete` for many records at once (one statement), each as `complete` would. */

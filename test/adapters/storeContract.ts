@@ -1771,6 +1771,49 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         same(existing(yield* store.idempotency.claim(next, at(T0 + 6))), retry)
       }))
 
+    it.effect("idempotency.claimAll: any batches answer as the same claims made one after another (keys repeated, leases and records expiring)", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const lease = Duration.toMillis(Idempotency.lease)
+        const retention = Duration.toMillis(Idempotency.retention)
+        const runs = FastCheck.sample(
+          FastCheck.array(
+            FastCheck.record({
+              // How far the clock moves before the batch: nothing, past a lease, past the retention.
+              advance: FastCheck.constantFrom(0, 1, lease, retention),
+              claims: FastCheck.array(
+                FastCheck.record({ key: FastCheck.constantFrom("k0", "k1", "k2"), fingerprint: FastCheck.constantFrom("f0", "f1") }),
+                { minLength: 1, maxLength: 6 }
+              ),
+              finish: FastCheck.boolean()
+            }),
+            { minLength: 1, maxLength: 5 }
+          ),
+          12
+        )
+        for (const batches of runs) {
+          const batched = `acct_${yield* unique()}:test`
+          const oneByOne = `acct_${yield* unique()}:test`
+          let now = T0
+          for (const { advance, claims, finish } of batches) {
+            now += advance
+            const records = (scope: string) => claims.map((c) => idempotencyRecord(scope, c.key, c.fingerprint, now))
+            const together = yield* store.idempotency.claimAll(records(batched), at(now))
+            const apart = yield* Effect.forEach(records(oneByOne), (r) => store.idempotency.claim(r, at(now)))
+            const comparable = (c: Idempotency.Claim) => c._tag === "Claimed" ? c : { ...c, record: { ...c.record, scope: "" } }
+            assert.deepStrictEqual(plain(together.map(comparable)), plain(apart.map(comparable)), JSON.stringify(batches))
+            // Some batches' winners finish, so later batches meet completed records too.
+            if (finish) {
+              for (const scope of [batched, oneByOne]) {
+                yield* Effect.forEach(claims, (c, i) => together[i]!._tag === "Claimed"
+                  ? store.idempotency.complete(scope, c.key, c.fingerprint, { status: 200, body: `{"i":${i}}` })
+                  : Effect.void)
+              }
+            }
+          }
+        }
+      }))
+
     it.effect("idempotency.completeAll: each completion as complete would, in one write", () =>
       Effect.gen(function*() {
         const store = yield* Store

@@ -1,7 +1,7 @@
 /** The batching writer: every item written once, in batches of at most `max`, each caller told its own batch's outcome. */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, FastCheck, Ref } from "effect"
-import { batched } from "../../src/application/Batched.js"
+import { batched, batchedCalls } from "../../src/application/Batched.js"
 
 describe("batched", () => {
   it.scoped("any number of concurrent callers: each item written exactly once, batches within max, more than one item per batch under load", () =>
@@ -18,6 +18,18 @@ describe("batched", () => {
         assert.isTrue(written.every((b) => b.length >= 1 && b.length <= max), `batches within ${max}`)
         if (count >= 2 && max >= 2) assert.isBelow(written.length, count, "items that arrive together share a write")
       }
+    }))
+
+  it.scoped("batchedCalls: each caller gets the result of its own item, whichever batch carried it", () =>
+    Effect.gen(function*() {
+      const calls = yield* Ref.make(0)
+      const square = yield* batchedCalls((items: ReadonlyArray<number>) =>
+        Effect.as(Ref.update(calls, (n) => n + 1), items.map((i) => i * i)), { max: 7 })
+      const inputs = Array.from({ length: 50 }, (_, i) => i)
+      const results = yield* Effect.forEach(inputs, square, { concurrency: "unbounded" })
+      assert.deepStrictEqual(results, inputs.map((i) => i * i))
+      assert.isAtLeast(yield* Ref.get(calls), Math.ceil(50 / 7))
+      assert.isBelow(yield* Ref.get(calls), 50, "callers that arrive together share a call")
     }))
 
   it.scoped("a failed write fails exactly the callers whose items were in it; later items are written", () =>
