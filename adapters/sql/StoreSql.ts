@@ -162,12 +162,8 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
    * exactly one wins. Rows go in byte order of their keys, so two batches that share keys lock them in the same
    * order and cannot deadlock. Returns the keys taken.
    */
-  const tryClaimAll = (records: ReadonlyArray<IdempotencyRecord>, now: Date) =>
-    sql<{ scope: string; key: string }>`
-      INSERT INTO idempotency_keys AS k
-        (scope, key, fingerprint, response_status, response_body, locked_until, expires_at)
-      SELECT v.scope, v.key, v.fingerprint, v.response_status, v.response_body, v.locked_until, v.expires_at
-      FROM jsonb_to_recordset(${JSON.stringify(records.map((r) => ({
+  const tryClaimAll = (records: ReadonlyArray<IdempotencyRecord>, now: Date) => {
+    const values = records.map((r) => ({
       scope: r.scope,
       key: r.key,
       fingerprint: r.fingerprint,
@@ -175,8 +171,13 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
       response_body: r.response?.body ?? null,
       locked_until: Rows.toTimestamp(r.lockedUntil),
       expires_at: Rows.toTimestamp(r.expiresAt)
-    })))}::jsonb) AS v(scope text, key text, fingerprint text, response_status integer, response_body text,
-        locked_until timestamptz, expires_at timestamptz)
+    }))
+    return sql<{ scope: string; key: string }>`
+      INSERT INTO idempotency_keys AS k
+        (scope, key, fingerprint, response_status, response_body, locked_until, expires_at)
+      SELECT v.scope, v.key, v.fingerprint, v.response_status, v.response_body, v.locked_until, v.expires_at
+      FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(scope text, key text, fingerprint text,
+        response_status integer, response_body text, locked_until timestamptz, expires_at timestamptz)
       ORDER BY v.scope COLLATE "C", v.key COLLATE "C"
       ON CONFLICT (scope, key) DO UPDATE SET
         fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
@@ -184,6 +185,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
       WHERE k.expires_at <= ${now}
         OR (k.response_status IS NULL AND k.fingerprint = EXCLUDED.fingerprint AND k.locked_until <= ${now})
       RETURNING k.scope, k.key`
+  }
 
   /** The claims of `records` in order, as if made one after another (see `IdempotencyRepo.claimAll`). */
   const claimAll = (
@@ -207,10 +209,9 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
       const held = first.filter((i) => !taken.has(keyOf(records[i]!)))
       for (const i of first) if (taken.has(keyOf(records[i]!))) results[i] = { _tag: "Claimed" }
       if (held.length > 0) {
+        const keys = JSON.stringify(held.map((i) => ({ scope: records[i]!.scope, key: records[i]!.key })))
         const rows = yield* sql<Rows.IdempotencyRow>`SELECT * FROM idempotency_keys
-          WHERE (scope, key) IN (SELECT v.scope, v.key FROM jsonb_to_recordset(${
-          JSON.stringify(held.map((i) => ({ scope: records[i]!.scope, key: records[i]!.key })))
-        }::jsonb) AS v(scope text, key text))`
+          WHERE (scope, key) IN (SELECT v.scope, v.key FROM jsonb_to_recordset(${keys}::jsonb) AS v(scope text, key text))`
         const found = new Map(rows.map((row) => [keyOf(row), Rows.idempotencyFromRow(row)]))
         // Released between the two statements: the key is free again, so try once more.
         const released = held.filter((i) => !found.has(keyOf(records[i]!)))
