@@ -24,11 +24,13 @@ export class IdempotencyService extends Effect.Service<IdempotencyService>()("fi
     const store = yield* Store
     const signer = yield* Signer
     // Keys claimed together are claimed in one statement, and responses finishing together are stored in one:
-    // each request still waits for its own. A batch's claims are judged at its latest request's time (the
-    // requests of one batch arrived within a turn of the scheduler).
+    // each request still waits for its own. A batch's claims are judged at its latest request's time (a batch
+    // gathers while the one before it is at the store, a few milliseconds).
     const claim = yield* batchedCalls(
-      (claims: ReadonlyArray<{ readonly record: Idempotency.IdempotencyRecord; readonly now: DateTime.Utc }>) =>
-        store.idempotency.claimAll(claims.map((c) => c.record), claims.map((c) => c.now).reduce((a, b) => DateTime.max(a, b))),
+      (claims: ReadonlyArray<{ readonly record: Idempotency.IdempotencyRecord; readonly now: DateTime.Utc }>) => {
+        const latest = claims.map((c) => c.now).reduce((a, b) => DateTime.max(a, b))
+        return store.idempotency.claimAll(claims.map((c) => c.record), latest)
+      },
       { max: batch }
     )
     const complete = yield* batched(store.idempotency.completeAll, { max: batch })
