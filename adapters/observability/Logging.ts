@@ -22,7 +22,7 @@ export const requestIdAttribute = "fils.request_id"
  * there when a line is written costs nothing on the many requests that log nothing else, where annotating every
  * request's logs would cost each of them.
  */
-const requestIdOf = (context: FiberRefs.FiberRefs): unknown => {
+const requestIdFromSpans = (context: FiberRefs.FiberRefs): unknown => {
   let span = Context.getOrElse(FiberRefs.getOrDefault(context, FiberRef.currentContext), Tracer.ParentSpan, () => undefined)
   while (span !== undefined && span._tag === "Span") {
     const id = span.attributes.get(requestIdAttribute)
@@ -52,7 +52,7 @@ export const jsonLineLogger = Logger.make((options) => {
   }
   const values: Record<string, unknown> = { ...entry.annotations, ...fields }
   if (!("request_id" in values)) {
-    const id = requestIdOf(options.context)
+    const id = requestIdFromSpans(options.context)
     if (id !== undefined) values.request_id = id
   }
   const keys = Object.keys(values).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0))

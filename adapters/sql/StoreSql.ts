@@ -235,10 +235,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     claimAll: Effect.fnUntraced(function*(records, now) {
       return yield* claimAll(records, Rows.toTimestamp(now), 5)
     }, orUnavailable),
-    complete: Effect.fnUntraced(function*(scope, key, fingerprint, response) {
-      yield* sql`UPDATE idempotency_keys SET response_status = ${response.status}, response_body = ${response.body}
-        WHERE scope = ${scope} AND key = ${key} AND fingerprint = ${fingerprint}`
-    }, orUnavailable),
+    complete: (scope, key, fingerprint, response) => idempotency.completeAll([{ scope, key, fingerprint, response }]),
     // A record is held by one request at a time. Should two completions of one batch still match one row (a lease
     // taken over by the same request), it takes one of them, as two single updates would leave one.
     completeAll: Effect.fnUntraced(function*(completions) {
