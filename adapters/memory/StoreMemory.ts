@@ -12,7 +12,7 @@ interface AttemptRow {
   readonly error: string | null
   readonly duration_ms: number
 }
-import type { Account, ApiKey, Scope } from "../../src/domain/Account.js"
+import { type Account, type ApiKey, inScope, type Scope } from "../../src/domain/Account.js"
 import type { CheckoutSession } from "../../src/domain/CheckoutSession.js"
 import * as Customer from "../../src/domain/Customer.js"
 import { inFlightPerAccount, inFlightPerEndpoint } from "../../src/domain/Delivery.js"
@@ -48,9 +48,6 @@ class Table<A> {
     this.record(() => this.rows.set(id, previous))
   }
 }
-
-const inScope = (row: { readonly account_id: string; readonly livemode: boolean }, scope: Scope) =>
-  row.account_id === scope.accountId && row.livemode === scope.livemode
 
 const page = <A>(
   rows: Iterable<A>,
@@ -246,6 +243,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
         }),
       getAll: (scope, ids) =>
         read(() => byId(ids, (id) => products.get(id)).filter((p) => inScope(p, scope))),
+      findAll: (ids) => read(() => byId(ids, (id) => products.get(id))),
       update: (product) => write(() => products.set(product.product_id, product)),
       list: (scope, filter, request) =>
         read(() =>

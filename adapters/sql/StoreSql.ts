@@ -51,7 +51,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
   )
 
   const queries = makeQueries(sql)
-  const { first, inScope, page } = queries
+  const { findAll, first, inScope, page } = queries
 
   /** Nested calls join the running transaction (as in memory), instead of opening a savepoint. */
   const transact = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnavailable, R> =>
@@ -115,6 +115,9 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
       const rows = yield* sql<Rows.ProductRow>`SELECT * FROM products
         WHERE product_id IN ${sql.in(ids)} AND ${inScope(scope)}`
       return rows.map(Rows.productFromRow)
+    }, orUnavailable),
+    findAll: Effect.fnUntraced(function*(ids) {
+      return (yield* findAll<Rows.ProductRow>("products", "product_id", ids)).map(Rows.productFromRow)
     }, orUnavailable),
     update: Effect.fnUntraced(function*(product) {
       yield* sql`UPDATE products SET ${sql.update(Rows.productChanges(product))}

@@ -41,7 +41,7 @@ export interface Queries {
    * (`FOR UPDATE`): two batches that share rows take their locks in the same order, so they cannot deadlock.
    */
   readonly findAll: <Row extends object>(
-    table: "payments" | "subscriptions",
+    table: "payments" | "subscriptions" | "products",
     idColumn: string,
     ids: ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyArray<Row>, SqlError>
@@ -86,7 +86,7 @@ export const makeQueries = (sql: SqlClient.SqlClient): Queries => {
     (running) => sql.literal(Option.isSome(running) ? "FOR UPDATE" : "")
   )
 
-  const findAll = <Row extends object>(table: "payments" | "subscriptions", idColumn: string, ids: ReadonlyArray<string>) =>
+  const findAll = <Row extends object>(table: "payments" | "subscriptions" | "products", idColumn: string, ids: ReadonlyArray<string>) =>
     ids.length === 0
       ? Effect.succeed<ReadonlyArray<Row>>([])
       : Effect.flatMap(forUpdateInTransaction, (lock) =>

@@ -1,8 +1,9 @@
 /**
- * Writes gathered into batches. Each caller waits for its own item's write, while one fiber writes whatever has
- * gathered meanwhile in one call: a burst costs one round trip and one commit, not one per item.
+ * Writes and reads gathered into batches. Each caller waits for its own item, while one fiber makes one call for
+ * whatever has gathered meanwhile: a burst costs one round trip (and one commit), not one per item.
  */
 import { Chunk, Deferred, Effect, Exit, Queue, type Scope } from "effect"
+import * as Account from "../domain/Account.js"
 
 /**
  * A caller of `call` with single items: whatever has gathered meanwhile goes in one call, at most `max` items,
@@ -51,3 +52,29 @@ export const batched = <A, E>(
   options: { readonly max: number }
 ): Effect.Effect<(item: A) => Effect.Effect<void, E>, never, Scope.Scope> =>
   batchedCalls((items: ReadonlyArray<A>) => Effect.as(write(items), items.map(() => undefined)), options)
+
+/**
+ * Reads by id gathered into batches: the ids that concurrent callers ask for are read in one call by id alone
+ * (`findAll`), and each caller gets the rows among its own ids that belong to its scope, each once, as the scoped
+ * read would give. A batch is read after all its callers asked, so each sees every write committed before it asked.
+ * Outside transactions only: the batch reads on a connection of its own, and a caller holding one while it waits
+ * could starve the pool.
+ */
+export const batchedReads = <Id extends string, A extends { readonly account_id: string; readonly livemode: boolean }, E>(
+  findAll: (ids: ReadonlyArray<Id>) => Effect.Effect<ReadonlyArray<A>, E>,
+  idOf: (row: A) => Id,
+  options: { readonly max: number }
+): Effect.Effect<(scope: Account.Scope, ids: ReadonlyArray<Id>) => Effect.Effect<ReadonlyArray<A>, E>, never, Scope.Scope> =>
+  Effect.map(
+    batchedCalls((asks: ReadonlyArray<{ readonly scope: Account.Scope; readonly ids: ReadonlyArray<Id> }>) =>
+      Effect.map(findAll([...new Set(asks.flatMap((ask) => ask.ids))]), (rows) => {
+        const byId = new Map(rows.map((row) => [idOf(row), row]))
+        return asks.map(({ ids, scope }) =>
+          [...new Set(ids)].flatMap((id) => {
+            const row = byId.get(id)
+            return row !== undefined && Account.inScope(row, scope) ? [row] : []
+          })
+        )
+      }), options),
+    (read) => (scope, ids) => ids.length === 0 ? Effect.succeed([]) : read({ scope, ids })
+  )

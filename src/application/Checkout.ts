@@ -16,7 +16,7 @@ import type * as Payment from "../domain/Payment.js"
 import { PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { Signer } from "../ports/Signer.js"
 import { Store } from "../ports/Store.js"
-import { batched } from "./Batched.js"
+import { batched, batchedReads } from "./Batched.js"
 import { Customers } from "./Customers.js"
 import { newId } from "./Ids.js"
 import { Payments } from "./Payments.js"
@@ -34,8 +34,8 @@ export const PublicUrl = Config.string("FILS_PUBLIC_URL").pipe(
   Config.map((url) => url.replace(/\/+$/, ""))
 )
 
-/** At most this many new sessions per insert statement. */
-const insertBatch = 100
+/** At most this many new sessions per insert statement, and carts per read of their products. */
+const batch = 100
 
 export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
   scoped: Effect.gen(function*() {
@@ -46,7 +46,9 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
     const signer = yield* Signer
     const publicUrl = yield* PublicUrl
     // Sessions created together are inserted in one statement; each create still waits for its own row.
-    const insertSession = yield* batched(store.sessions.insertAll, { max: insertBatch })
+    const insertSession = yield* batched(store.sessions.insertAll, { max: batch })
+    // And the products of carts priced together are read in one statement.
+    const readProducts = yield* batchedReads(store.products.findAll, (p) => p.product_id, { max: batch })
 
     const account = (scope: Account.Scope) =>
       Effect.flatMap(store.accounts.get(scope.accountId), Option.match({
@@ -81,15 +83,16 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
         }
         // A transaction only when a customer may be created with the session; otherwise the reads and the one
         // insert need none (the prices are a snapshot either way), which saves two round trips per session, and
-        // the insert joins whatever other sessions are being created (the batch writes outside any transaction).
+        // the read and the insert join those of other sessions being created (batches run outside transactions).
         const atomic = input.customer !== undefined && !("customer_id" in input.customer)
         const work = Effect.gen(function*() {
-          // The cart's products in one statement, whatever the number of lines.
+          // The cart's products in one statement, whatever the number of lines (shared with other carts).
           const ids = input.product_cart.flatMap((line) => {
             const id = productIdOf(line.product_id)
             return id === undefined ? [] : [id as ProductId]
           })
-          const found = new Map((yield* store.products.getAll(scope, ids)).map((p) => [p.product_id as string, p]))
+          const products = yield* (atomic ? store.products.getAll(scope, ids) : readProducts(scope, ids))
+          const found = new Map(products.map((p) => [p.product_id as string, p]))
           const lines: Array<CheckoutSession.PricedLine> = []
           for (const [i, line] of input.product_cart.entries()) {
             const product = Option.fromNullable(found.get(line.product_id))

@@ -11,6 +11,7 @@ import * as Pagination from "../domain/Pagination.js"
 import * as Payment from "../domain/Payment.js"
 import { PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { Store } from "../ports/Store.js"
+import { batchedReads } from "./Batched.js"
 import * as Subscription from "../domain/Subscription.js"
 import { type EventDraft, paymentData, recordEvent, recordEvents } from "./Events.js"
 import { startFromPayment, transitionEvents } from "./Subscriptions.js"
@@ -31,6 +32,9 @@ export interface ChargeReport {
   readonly card: Payment.CardOnFile | null
 }
 
+/** Payments read in one statement at most. */
+const readBatch = 100
+
 /** How long a `processing` payment may lack a charge id before it counts as abandoned (its process died mid-charge). */
 const abandonedAfterMillis = 60_000
 
@@ -40,14 +44,16 @@ export const FeeConfig = Config.all({
 })
 
 export class Payments extends Effect.Service<Payments>()("fils/Payments", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const store = yield* Store
     const processor = yield* PaymentProcessor
     const fees: Payment.FeeSchedule = yield* FeeConfig
+    // Payments read together (merchants polling a status) share one statement.
+    const read = yield* batchedReads(store.payments.findAll, (p) => p.payment_id, { max: readBatch })
 
     const get = Effect.fn("Payments.get")(function*(scope: Scope, id: PaymentId) {
-      const found = yield* store.payments.get(scope, id)
-      return Option.isSome(found) ? found.value : yield* notFound("payment", id)
+      const [found] = yield* read(scope, [id])
+      return found ?? (yield* notFound("payment", id))
     })
 
     const list = Effect.fn("Payments.list")(function*(scope: Scope, params: PaymentListParams) {

@@ -11,6 +11,10 @@ export interface Scope {
 
 export const scopeKey = (scope: Scope): string => `${scope.accountId}:${scope.livemode ? "live" : "test"}`
 
+/** Whether a stored row (of any kind) belongs to the scope: its account, in its mode. */
+export const inScope = (row: { readonly account_id: string; readonly livemode: boolean }, scope: Scope): boolean =>
+  row.account_id === scope.accountId && row.livemode === scope.livemode
+
 /** The stored account (not a resource: `GET /account` shows it per mode through `toResource`). */
 export const Account = Schema.Struct({
   account_id: AccountId,

@@ -53,6 +53,11 @@ export interface ProductsRepo {
   readonly get: (scope: Scope, id: ProductId) => Op<Option.Option<Product>>
   /** Several of the scope at once (a cart's), in one statement: those that exist, in no particular order. */
   readonly getAll: (scope: Scope, ids: ReadonlyArray<ProductId>) => Op<ReadonlyArray<Product>>
+  /**
+   * By id alone, several at once, in one statement: those that exist, each once, in byte order of their ids. For
+   * reads gathered from several scopes (`batchedReads`), which keep each caller's own.
+   */
+  readonly findAll: (ids: ReadonlyArray<ProductId>) => Op<ReadonlyArray<Product>>
   readonly update: (product: Product) => Op<void>
   readonly list: (scope: Scope, filter: ProductFilter, page: PageRequest) => Op<Page<Product>>
 }

@@ -547,6 +547,20 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         same(yield* store.products.getAll(test, []), [])
       }))
 
+    it.effect("products.findAll: by id alone, across scopes, each once in byte order of its id; unknown ids left out", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { live, test } = scopesOf(yield* makeAccount())
+        const { test: theirs } = scopesOf(yield* makeAccount())
+        const found = yield* Effect.forEach([test, live, theirs, test], (scope) => makeProduct(scope))
+        yield* insertAll(found, store.products.insert)
+        const unknown = yield* newId<ProductId>("pdt")
+        const ids = [found[3]!.product_id, unknown, found[0]!.product_id, found[2]!.product_id, found[3]!.product_id, found[1]!.product_id]
+        same(yield* store.products.findAll(ids), [...found].sort((a, b) => (a.product_id < b.product_id ? -1 : 1)))
+        same(yield* store.products.findAll([unknown]), [])
+        same(yield* store.products.findAll([]), [])
+      }))
+
     it.effect("products: status and billing filters, with paging", () =>
       Effect.gen(function*() {
         const store = yield* Store
