@@ -51,6 +51,7 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
     // Payments read together (merchants polling a status) share one statement.
     const read = yield* batchedReads(store.payments.findAll, (p) => p.payment_id, { max: readBatch })
 
+    /** The payment as committed: read in a batch, outside any transaction the caller may be running. */
     const get = Effect.fn("Payments.get")(function*(scope: Scope, id: PaymentId) {
       const [found] = yield* read(scope, [id])
       return found ?? (yield* notFound("payment", id))
