@@ -12,7 +12,6 @@ import type { PaymentId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
 import type * as Payment from "../domain/Payment.js"
 import * as Subscription from "../domain/Subscription.js"
-import { PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { Store } from "../ports/Store.js"
 import { Checkout } from "./Checkout.js"
 import { newId } from "./Ids.js"
@@ -64,7 +63,6 @@ const recordBatch = 100
 export class Billing extends Effect.Service<Billing>()("fils/Billing", {
   effect: Effect.gen(function*() {
     const store = yield* Store
-    const processor = yield* PaymentProcessor
     const checkout = yield* Checkout
     const payments = yield* Payments
 
@@ -139,13 +137,7 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
       Effect.fn("Billing.charge")(function*(payment: Payment.Payment, token: string) {
         // From the charge to its record, uninterruptible: a shutdown waits rather than leave money taken unrecorded.
         return yield* Effect.uninterruptible(Effect.gen(function*() {
-          const report = yield* processor.chargeToken({
-            reference: payment.payment_id,
-            amount: payment.total_amount,
-            currency: payment.currency,
-            livemode: payment.livemode
-          }, token).pipe(
-            Effect.map((r): ChargeReport => ({ outcome: r.outcome, chargeId: r.chargeId, card: null })),
+          const report = yield* payments.chargeSavedCard(payment, token).pipe(
             Effect.catchTag("ProcessorUnavailable", () =>
               Effect.succeed<ChargeReport>({
                 outcome: { _tag: "Failed", code: "processing_error" },

@@ -38,6 +38,12 @@ const readBatch = 100
 /** How long a `processing` payment may lack a charge id before it counts as abandoned (its process died mid-charge). */
 const abandonedAfterMillis = 60_000
 
+/**
+ * How long an abandoned renewal is asked again under its reference: a processor keeps idempotency keys for a day
+ * (Stripe does), and past that asking again could take a second charge.
+ */
+const askAgainWithinMillis = 24 * 60 * 60 * 1000
+
 export const FeeConfig = Config.all({
   bps: Config.integer("FILS_FEE_BPS").pipe(Config.withDefault(Payment.defaultFees.bps)),
   fixed: Config.integer("FILS_FEE_FIXED").pipe(Config.withDefault(Payment.defaultFees.fixed))
@@ -198,9 +204,30 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
     })
 
     /**
+     * Charges a renewal's saved card, with the payment's id as the reference: the processor's idempotency key, so
+     * asking again for the same payment answers with the charge already taken instead of taking another.
+     */
+    const chargeSavedCard = (payment: Payment.Payment, token: string) =>
+      Effect.map(
+        processor.chargeToken({
+          reference: payment.payment_id,
+          amount: payment.total_amount,
+          currency: payment.currency,
+          livemode: payment.livemode
+        }, token),
+        (r): ChargeReport => ({ outcome: r.outcome, chargeId: r.chargeId, card: null })
+      )
+
+    /**
      * Asks the processor about `processing` payments and records those that settled. A payment with no charge id
-     * after a minute was abandoned mid-charge (its process died): it fails with `processing_error`. That takes the
-     * real time, so a pass run as of another instant (`billing run --at`) leaves abandonment to the servers.
+     * after a minute was abandoned mid-charge (its process died, or the processor never answered it):
+     * - a renewal is charged again under the same reference: the processor answers with the charge it took, or takes
+     *   it now if the first call never arrived, so the payment records what happened and the period is paid once.
+     *   While the processor is unreachable it stays `processing`, for a day at most;
+     * - a checkout's charge (whose card number is not kept), or a renewal past that day, fails with
+     *   `processing_error`.
+     * That takes the real time, so a pass run as of another instant (`billing run --at`) leaves abandonment to the
+     * servers.
      */
     const settleDue = Effect.fn("Payments.settleDue")(function*(
       limit = 100,
@@ -214,10 +241,21 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
       const abandoned = options.judgeAbandoned === false ? [] : pending.filter((p) =>
         p.charge_id === null && now - DateTime.toEpochMillis(p.created_at) > abandonedAfterMillis
       )
-      const records: Array<{ readonly id: PaymentId; readonly report: ChargeReport }> = abandoned.map((payment) => ({
-        id: payment.payment_id,
-        report: { outcome: { _tag: "Failed", code: "processing_error" }, chargeId: null, card: null }
-      }))
+      const askAgain = (p: Payment.Payment) =>
+        p.billing_reason === "subscription_renewal" && p.card !== null &&
+        now - DateTime.toEpochMillis(p.created_at) < askAgainWithinMillis
+      const records: Array<{ readonly id: PaymentId; readonly report: ChargeReport }> = abandoned
+        .filter((p) => !askAgain(p))
+        .map((payment) => ({
+          id: payment.payment_id,
+          report: { outcome: { _tag: "Failed", code: "processing_error" }, chargeId: null, card: null }
+        }))
+      const answered = yield* Effect.forEach(abandoned.filter(askAgain), (payment) =>
+        chargeSavedCard(payment, payment.card!.token).pipe(
+          Effect.map((report) => [{ id: payment.payment_id, report }]),
+          Effect.catchTag("ProcessorUnavailable", () => Effect.succeed([]))
+        ), { concurrency: 10 })
+      records.push(...answered.flat())
       if (withCharge.length > 0) {
         const reports = yield* processor.settlements(withCharge.map((p) => p.charge_id!)).pipe(
           Effect.catchTag("ProcessorUnavailable", () => Effect.succeed([]))
@@ -234,6 +272,6 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
       return records.length
     })
 
-    return { get, list, recordCharge, recordCharges, refund, settleDue, fees } as const
+    return { get, list, chargeSavedCard, recordCharge, recordCharges, refund, settleDue, fees } as const
   })
 }) {}

@@ -675,6 +675,73 @@ describe("cancellation", () => {
       assert.deepStrictEqual(types.slice(-3), ["payment.succeeded", "subscription.renewed", "subscription.cancelled"])
     }).pipe(withControlledEngine))
 
+  describe("a renewal abandoned at the processor", () => {
+    /**
+     * `renewalAtProcessor`, its pass left at the processor as if its process had died there, with the processor
+     * deciding by `decide` and answering later calls at once.
+     */
+    const abandonedRenewal = (decide: (n: number) => Decision) =>
+      Effect.gen(function*() {
+        yield* setDecision(decide)
+        const held = yield* renewalAtProcessor
+        // A failed assertion must not leave the pass at the processor (the charge to its record is uninterruptible).
+        yield* Effect.addFinalizer(() => Deferred.succeed(held.release, undefined))
+        yield* Ref.set((yield* ProcessorControl).gate, Effect.void)
+        return held
+      })
+
+    /** The renewal payments of `id`, oldest first, as (status, charge id, failure code). */
+    const renewalsOf = (scope: Scope, id: SubscriptionId) =>
+      Effect.map(paymentsOf(scope, id), (ps) =>
+        ps.filter((p) => p.billing_reason === "subscription_renewal").map((p) => [p.status, p.charge_id, p.failure_code]))
+
+    // Regression: a renewal whose process died at the processor failed with processing_error after a minute, and its
+    // retry charged the card again under a new reference, though the first charge may have been taken.
+    it.scoped("a renewal abandoned at the processor is asked again under its own reference: the period is paid once, and the first call's late answer changes nothing", () =>
+      Effect.gen(function*() {
+        const payments = yield* Payments
+        // Answers by reference, as an idempotent processor does: the same charge however often it is asked.
+        const { id, pass, release, test } = yield* abandonedRenewal(() => "succeed")
+        yield* TestClock.adjust("30 seconds")
+        assert.strictEqual(yield* payments.settleDue(), 0, "30 s is not abandoned yet")
+        assert.lengthOf(yield* tokenCharges, 1)
+        yield* TestClock.adjust("31 seconds")
+        assert.strictEqual(yield* payments.settleDue(), 1)
+        const [first, again] = yield* tokenCharges
+        assert.isDefined(again, "asked again")
+        assert.deepStrictEqual(again, first!, "under the same reference, for the same amount")
+        const paid = [["succeeded", `ch_test_${first!.reference}`, null]]
+        assert.deepStrictEqual(yield* renewalsOf(test, id), paid)
+        assert.strictEqual((yield* getSub(test, id)).period, 1, "the period started")
+
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(pass)
+        assert.deepStrictEqual(yield* renewalsOf(test, id), paid, "the late answer changed nothing")
+        assert.deepStrictEqual(stateOf(yield* getSub(test, id)), active(feb28, mar31))
+        const types = yield* typesOf(test)
+        assert.strictEqual(types.filter((t) => t === "subscription.renewed").length, 1)
+        assert.lengthOf(yield* tokenCharges, 2, "no third charge")
+      }).pipe(withControlledEngine))
+
+    it.scoped("while the processor is unreachable an abandoned renewal stays processing, for a day at most; then it fails with processing_error", () =>
+      Effect.gen(function*() {
+        const payments = yield* Payments
+        const { id, pass, release, test } = yield* abandonedRenewal((n) => (n === 0 ? "succeed" : "unavailable"))
+        yield* TestClock.adjust("61 seconds")
+        assert.strictEqual(yield* payments.settleDue(), 0, "asked again, unreachable: nothing recorded")
+        assert.lengthOf(yield* tokenCharges, 2)
+        assert.deepStrictEqual(yield* renewalsOf(test, id), [["processing", null, null]])
+        yield* TestClock.adjust("1 day")
+        assert.strictEqual(yield* payments.settleDue(), 1)
+        assert.lengthOf(yield* tokenCharges, 2, "not asked again past a day: the processor may have forgotten the reference")
+        assert.deepStrictEqual(yield* renewalsOf(test, id), [["failed", null, "processing_error"]])
+        assert.strictEqual((yield* getSub(test, id)).status, "on_hold")
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(pass)
+        assert.deepStrictEqual(yield* renewalsOf(test, id), [["failed", null, "processing_error"]], "recorded once")
+      }).pipe(withControlledEngine))
+  })
+
   it.effect("a cancellation gives up with 409 INVALID_STATE when the renewal stays at the processor past the wait", () =>
     Effect.gen(function*() {
       const subscriptions = yield* Subscriptions
