@@ -2,14 +2,14 @@
  * Payments: read them, refund them (an operator's act: there is no public refund endpoint), and record how a charge
  * came out — the one place a payment changes state, so its events and its session's completion always go with it.
  */
-import { Config, DateTime, Effect, Option } from "effect"
+import { Config, DateTime, Duration, Effect, Option } from "effect"
 import type { Scope } from "../domain/Account.js"
 import * as CheckoutSession from "../domain/CheckoutSession.js"
 import { InvalidRequest, notFound } from "../domain/Errors.js"
 import type { CustomerId, CheckoutSessionId, PaymentId } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
 import * as Payment from "../domain/Payment.js"
-import { PaymentProcessor } from "../ports/PaymentProcessor.js"
+import { PaymentProcessor, ProcessorUnavailable } from "../ports/PaymentProcessor.js"
 import { Store } from "../ports/Store.js"
 import { batchedReads } from "./Batched.js"
 import * as Subscription from "../domain/Subscription.js"
@@ -39,10 +39,14 @@ const readBatch = 100
 const abandonedAfterMillis = 60_000
 
 /**
- * How long an abandoned renewal is asked again under its reference: a processor keeps idempotency keys for a day
- * (Stripe does), and past that asking again could take a second charge.
+ * How long after its charge began an abandoned renewal is asked again under its reference, while the processor is
+ * unreachable: long enough to ride out a short outage, far within the day a processor keeps idempotency keys
+ * (Stripe does), and short enough that a stuck payment does not hold up its subscription's cancellation for long.
  */
-const askAgainWithinMillis = 24 * 60 * 60 * 1000
+const askAgainWithinMillis = 15 * 60 * 1000
+/** How long one ask may take before it counts as unreachable, and how long a server waits before asking again. */
+const askTimeout = Duration.seconds(10)
+const askSpacingMillis = 30_000
 
 export const FeeConfig = Config.all({
   bps: Config.integer("FILS_FEE_BPS").pipe(Config.withDefault(Payment.defaultFees.bps)),
@@ -56,6 +60,8 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
     const fees: Payment.FeeSchedule = yield* FeeConfig
     // Payments read together (merchants polling a status) share one statement.
     const read = yield* batchedReads(store.payments.findAll, (p) => p.payment_id, { max: readBatch })
+    // When this server last asked about an abandoned renewal and got no answer: it waits before asking again.
+    const askedAt = new Map<PaymentId, number>()
 
     /** The payment as committed: read in a batch, outside any transaction the caller may be running. */
     const get = Effect.fn("Payments.get")(function*(scope: Scope, id: PaymentId) {
@@ -221,11 +227,12 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
     /**
      * Asks the processor about `processing` payments and records those that settled. A payment with no charge id
      * after a minute was abandoned mid-charge (its process died, or the processor never answered it):
-     * - a renewal is charged again under the same reference: the processor answers with the charge it took, or takes
-     *   it now if the first call never arrived, so the payment records what happened and the period is paid once.
-     *   While the processor is unreachable it stays `processing`, for a day at most;
-     * - a checkout's charge (whose card number is not kept), or a renewal past that day, fails with
-     *   `processing_error`.
+     * - a renewal is charged again under the same reference: a processor that honours it as its idempotency key
+     *   answers with the charge it took, or takes it now if the first call never arrived, so the payment records
+     *   what happened and the period is paid once. While the processor is unreachable it stays `processing` (this
+     *   server asks again 30 s later), for 15 minutes at most;
+     * - a checkout's charge (whose card number is not kept), a renewal past those 15 minutes, or one whose
+     *   subscription was cancelled meanwhile (its charge must not be taken now), fails with `processing_error`.
      * That takes the real time, so a pass run as of another instant (`billing run --at`) leaves abandonment to the
      * servers.
      */
@@ -241,21 +248,33 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
       const abandoned = options.judgeAbandoned === false ? [] : pending.filter((p) =>
         p.charge_id === null && now - DateTime.toEpochMillis(p.created_at) > abandonedAfterMillis
       )
+      const renewals = abandoned.flatMap((p) => p.subscription_id === null ? [] : [p.subscription_id])
+      const cancelled = new Set(
+        (yield* store.subscriptions.findAll(renewals)).filter((s) => s.status === "cancelled").map((s) => s.subscription_id)
+      )
       const askAgain = (p: Payment.Payment) =>
-        p.billing_reason === "subscription_renewal" && p.card !== null &&
-        now - DateTime.toEpochMillis(p.created_at) < askAgainWithinMillis
+        p.billing_reason === "subscription_renewal" && p.card !== null && p.subscription_id !== null &&
+        !cancelled.has(p.subscription_id) && now - DateTime.toEpochMillis(p.created_at) < askAgainWithinMillis
       const records: Array<{ readonly id: PaymentId; readonly report: ChargeReport }> = abandoned
         .filter((p) => !askAgain(p))
         .map((payment) => ({
           id: payment.payment_id,
           report: { outcome: { _tag: "Failed", code: "processing_error" }, chargeId: null, card: null }
         }))
-      const answered = yield* Effect.forEach(abandoned.filter(askAgain), (payment) =>
+      const asking = abandoned.filter((p) => askAgain(p) && (askedAt.get(p.payment_id) ?? 0) + askSpacingMillis <= now)
+      const answered = yield* Effect.forEach(asking, (payment) =>
         chargeSavedCard(payment, payment.card!.token).pipe(
+          Effect.timeoutFail({ duration: askTimeout, onTimeout: () => new ProcessorUnavailable("no answer in 10 s") }),
           Effect.map((report) => [{ id: payment.payment_id, report }]),
-          Effect.catchTag("ProcessorUnavailable", () => Effect.succeed([]))
+          Effect.catchTag("ProcessorUnavailable", () =>
+            Effect.sync(() => {
+              askedAt.set(payment.payment_id, now)
+              return []
+            }))
         ), { concurrency: 10 })
       records.push(...answered.flat())
+      for (const { id } of records) askedAt.delete(id)
+      for (const [id, at] of askedAt) if (now - at > askAgainWithinMillis) askedAt.delete(id)
       if (withCharge.length > 0) {
         const reports = yield* processor.settlements(withCharge.map((p) => p.charge_id!)).pipe(
           Effect.catchTag("ProcessorUnavailable", () => Effect.succeed([]))

@@ -89,7 +89,7 @@ export const startFromPayment = (store: StoreShape, payment: Payment.Payment) =>
 /** A renewal charge of the subscription is at the processor: a cancellation waits for its outcome. */
 class RenewalInFlight extends Data.TaggedError("RenewalInFlight") {}
 
-/** How long a cancellation waits for an in-flight renewal (a processor call is cut at 10 s) before 409. */
+/** How long a cancellation waits for an in-flight renewal before 409. */
 const waitForRenewal = Schedule.spaced("200 millis").pipe(Schedule.upTo("15 seconds"))
 
 export class Subscriptions extends Effect.Service<Subscriptions>()("fils/Subscriptions", {

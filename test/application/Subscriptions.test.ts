@@ -723,7 +723,22 @@ describe("cancellation", () => {
         assert.lengthOf(yield* tokenCharges, 2, "no third charge")
       }).pipe(withControlledEngine))
 
-    it.scoped("while the processor is unreachable an abandoned renewal stays processing, for a day at most; then it fails with processing_error", () =>
+    it.scoped("an abandoned renewal whose subscription ended meanwhile is not charged again: it fails with processing_error", () =>
+      Effect.gen(function*() {
+        const payments = yield* Payments
+        const subscriptions = yield* Subscriptions
+        const { id, test } = yield* abandonedRenewal(() => "succeed")
+        // Set to cancel at the period end while its renewal is at the processor; the next pass ends it.
+        yield* subscriptions.update(test, id, { cancel_at_period_end: true })
+        assert.strictEqual((yield* runBilling).subscriptions_ended, 1)
+        assert.strictEqual((yield* getSub(test, id)).status, "cancelled")
+        yield* TestClock.adjust("61 seconds")
+        assert.strictEqual(yield* payments.settleDue(), 1)
+        assert.lengthOf(yield* tokenCharges, 1, "no charge for a subscription that ended")
+        assert.deepStrictEqual(yield* renewalsOf(test, id), [["failed", null, "processing_error"]])
+      }).pipe(withControlledEngine))
+
+    it.scoped("while the processor is unreachable an abandoned renewal stays processing, asked every 30 s, for 15 minutes at most; then it fails with processing_error", () =>
       Effect.gen(function*() {
         const payments = yield* Payments
         const { id, pass, release, test } = yield* abandonedRenewal((n) => (n === 0 ? "succeed" : "unavailable"))
@@ -731,9 +746,14 @@ describe("cancellation", () => {
         assert.strictEqual(yield* payments.settleDue(), 0, "asked again, unreachable: nothing recorded")
         assert.lengthOf(yield* tokenCharges, 2)
         assert.deepStrictEqual(yield* renewalsOf(test, id), [["processing", null, null]])
-        yield* TestClock.adjust("1 day")
+        assert.strictEqual(yield* payments.settleDue(), 0)
+        assert.lengthOf(yield* tokenCharges, 2, "not asked again at once")
+        yield* TestClock.adjust("30 seconds")
+        assert.strictEqual(yield* payments.settleDue(), 0)
+        assert.lengthOf(yield* tokenCharges, 3, "asked again 30 s later")
+        yield* TestClock.adjust("15 minutes")
         assert.strictEqual(yield* payments.settleDue(), 1)
-        assert.lengthOf(yield* tokenCharges, 2, "not asked again past a day: the processor may have forgotten the reference")
+        assert.lengthOf(yield* tokenCharges, 3, "not asked again past 15 minutes")
         assert.deepStrictEqual(yield* renewalsOf(test, id), [["failed", null, "processing_error"]])
         assert.strictEqual((yield* getSub(test, id)).status, "on_hold")
         yield* Deferred.succeed(release, undefined)
