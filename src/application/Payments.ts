@@ -106,6 +106,14 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
           const current = latest.get(id)
           if (current === undefined) continue
           if (current.status !== "processing") {
+            // Money taken for a payment already failed (an abandoned charge judged lost): only a person can settle it.
+            if (report.outcome._tag === "Succeeded" && current.status === "failed") {
+              yield* Effect.logWarning("A charge succeeded for a payment already recorded as failed: refund or reconcile it", {
+                payment_id: id,
+                charge_id: report.chargeId,
+                failure_code: current.failure_code
+              })
+            }
             results.push(current)
             continue
           }

@@ -4,7 +4,7 @@
  * wrapped so a test can decide the outcome of each saved-card charge (`chargeToken`) and count them.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Context, DateTime, Deferred, Effect, Either, FastCheck, Fiber, Layer, Option, Ref, TestClock } from "effect"
+import { ConfigProvider, Context, DateTime, Deferred, Effect, Either, FastCheck, Fiber, Layer, Logger, Option, Ref, TestClock } from "effect"
 import { SignerNode } from "../../adapters/crypto/SignerNode.js"
 import { WebhookTransportHttp } from "../../adapters/webhooks/WebhookTransportHttp.js"
 import { StoreMemory } from "../../adapters/memory/StoreMemory.js"
@@ -738,8 +738,12 @@ describe("cancellation", () => {
         assert.deepStrictEqual(yield* renewalsOf(test, id), [["failed", null, "processing_error"]])
       }).pipe(withControlledEngine))
 
-    it.scoped("while the processor is unreachable an abandoned renewal stays processing, asked every 30 s, for 15 minutes at most; then it fails with processing_error", () =>
-      Effect.gen(function*() {
+    it.scoped("while the processor is unreachable an abandoned renewal stays processing, asked every 30 s, for 15 minutes at most; then it fails with processing_error, and money taken after that is logged for a person", () => {
+      const warnings: Array<string> = []
+      const capture = Logger.add(Logger.make(({ logLevel, message }) => {
+        if (logLevel._tag === "Warning") warnings.push(String(Array.isArray(message) ? message[0] : message))
+      }))
+      return Effect.gen(function*() {
         const payments = yield* Payments
         const { id, pass, release, test } = yield* abandonedRenewal((n) => (n === 0 ? "succeed" : "unavailable"))
         yield* TestClock.adjust("61 seconds")
@@ -759,7 +763,10 @@ describe("cancellation", () => {
         yield* Deferred.succeed(release, undefined)
         yield* Fiber.join(pass)
         assert.deepStrictEqual(yield* renewalsOf(test, id), [["failed", null, "processing_error"]], "recorded once")
-      }).pipe(withControlledEngine))
+        // The first call took the money after all (decision 0: succeed): nothing changes, and an operator is told.
+        assert.deepStrictEqual(warnings, ["A charge succeeded for a payment already recorded as failed: refund or reconcile it"])
+      }).pipe(Effect.provide(capture), withControlledEngine)
+    })
   })
 
   it.effect("a cancellation gives up with 409 INVALID_STATE when the renewal stays at the processor past the wait", () =>
