@@ -2,7 +2,7 @@
  * Payments: read them, refund them (an operator's act: there is no public refund endpoint), and record how a charge
  * came out — the one place a payment changes state, so its events and its session's completion always go with it.
  */
-import { Config, DateTime, Duration, Effect, Option } from "effect"
+import { Array as Arr, Config, DateTime, Duration, Effect, Option } from "effect"
 import type { Scope } from "../domain/Account.js"
 import * as CheckoutSession from "../domain/CheckoutSession.js"
 import { InvalidRequest, notFound } from "../domain/Errors.js"
@@ -263,16 +263,15 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
       const askAgain = (p: Payment.Payment) =>
         p.billing_reason === "subscription_renewal" && p.card !== null && p.subscription_id !== null &&
         !cancelled.has(p.subscription_id) && now - DateTime.toEpochMillis(p.created_at) < askAgainWithinMillis
-      const records: Array<{ readonly id: PaymentId; readonly report: ChargeReport }> = abandoned
-        .filter((p) => !askAgain(p))
-        .map((payment) => ({
-          id: payment.payment_id,
-          report: { outcome: { _tag: "Failed", code: "processing_error" }, chargeId: null, card: null }
-        }))
-      const asking = abandoned.filter((p) => askAgain(p) && (askedAt.get(p.payment_id) ?? 0) + askSpacingMillis <= now)
+      const [lost, askable] = Arr.partition(abandoned, askAgain)
+      const records: Array<{ readonly id: PaymentId; readonly report: ChargeReport }> = lost.map((payment) => ({
+        id: payment.payment_id,
+        report: { outcome: { _tag: "Failed", code: "processing_error" }, chargeId: null, card: null }
+      }))
+      const asking = askable.filter((p) => (askedAt.get(p.payment_id) ?? 0) + askSpacingMillis <= now)
       const answered = yield* Effect.forEach(asking, (payment) =>
         chargeSavedCard(payment, payment.card!.token).pipe(
-          Effect.timeoutFail({ duration: askTimeout, onTimeout: () => new ProcessorUnavailable("no answer in 10 s") }),
+          Effect.timeoutFail({ duration: askTimeout, onTimeout: () => new ProcessorUnavailable(`no answer in ${Duration.format(askTimeout)}`) }),
           Effect.map((report) => [{ id: payment.payment_id, report }]),
           Effect.catchTag("ProcessorUnavailable", () =>
             Effect.sync(() => {
