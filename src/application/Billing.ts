@@ -18,7 +18,7 @@ import { newId } from "./Ids.js"
 import { batched } from "./Batched.js"
 import { recordEvents } from "./Events.js"
 import { type ChargeReport, Payments } from "./Payments.js"
-import { transitionEvents } from "./Subscriptions.js"
+import { renewalInFlight, transitionEvents } from "./Subscriptions.js"
 
 export interface BillingReport {
   readonly renewals_charged: number
@@ -106,6 +106,8 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
         const toCharge: Array<{ readonly sub: Subscription.Subscription; readonly paymentId: PaymentId }> = []
         for (const sub of due) {
           if (Subscription.dueAction(sub) === "end") {
+            // Set to end after its renewal was reserved: that charge decides first (it may start the period).
+            if (yield* renewalInFlight(store, sub)) continue
             ends.push(yield* Subscription.transition(sub, { _tag: "EndAtPeriodEnd" }, now))
           } else {
             toCharge.push({ sub, paymentId: yield* newId<PaymentId>(prefixes.payment) })

@@ -89,22 +89,26 @@ export const startFromPayment = (store: StoreShape, payment: Payment.Payment) =>
 /** A renewal charge of the subscription is at the processor: a cancellation waits for its outcome. */
 class RenewalInFlight extends Data.TaggedError("RenewalInFlight") {}
 
+/**
+ * Whether the charge for the due period's current attempt was reserved and is still `processing` (at the processor,
+ * or abandoned there and not yet asked again). Ending the subscription meanwhile would let that charge, if it
+ * succeeds, pay for a period that never starts: a cancellation waits for it, and so does an end at the period end.
+ */
+export const renewalInFlight = (store: StoreShape, sub: Subscription.Subscription) =>
+  Effect.gen(function*() {
+    const attempts = yield* store.subscriptions.attempts(sub.subscription_id)
+    const current = attempts.find((a) => a.period === sub.period + 1 && a.attempt === Subscription.attempt(sub))
+    if (current === undefined) return false
+    const payment = yield* store.payments.find(current.payment_id)
+    return Option.isSome(payment) && payment.value.status === "processing"
+  })
+
 /** How long a cancellation waits for an in-flight renewal before 409. */
 const waitForRenewal = Schedule.spaced("200 millis").pipe(Schedule.upTo("15 seconds"))
 
 export class Subscriptions extends Effect.Service<Subscriptions>()("fils/Subscriptions", {
   effect: Effect.gen(function*() {
     const store = yield* Store
-
-    /** Whether the charge for the due period's current attempt was reserved and is still at the processor. */
-    const renewalInFlight = (sub: Subscription.Subscription) =>
-      Effect.gen(function*() {
-        const attempts = yield* store.subscriptions.attempts(sub.subscription_id)
-        const current = attempts.find((a) => a.period === sub.period + 1 && a.attempt === Subscription.attempt(sub))
-        if (current === undefined) return false
-        const payment = yield* store.payments.find(current.payment_id)
-        return Option.isSome(payment) && payment.value.status === "processing"
-      })
 
     const get = Effect.fn("Subscriptions.get")(function*(scope: Scope, id: SubscriptionId) {
       const found = yield* store.subscriptions.get(scope, id)
@@ -130,7 +134,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("fils/Subscri
         return yield* store.transact(Effect.gen(function*() {
           yield* get(scope, id)
           const current = Option.getOrThrow(yield* store.subscriptions.find(id))
-          if (command._tag === "Cancel" && current.status !== "cancelled" && (yield* renewalInFlight(current))) {
+          if (command._tag === "Cancel" && current.status !== "cancelled" && (yield* renewalInFlight(store, current))) {
             return yield* new RenewalInFlight()
           }
           const transition = yield* Subscription.transition(current, command, yield* DateTime.now)

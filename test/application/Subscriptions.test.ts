@@ -675,6 +675,32 @@ describe("cancellation", () => {
       assert.deepStrictEqual(types.slice(-3), ["payment.succeeded", "subscription.renewed", "subscription.cancelled"])
     }).pipe(withControlledEngine))
 
+  // Regression: set to cancel at the period end while the renewal was at the processor, the subscription was ended
+  // by the next pass, and the charge then succeeded for a period that never started.
+  it.scoped("set to cancel at the period end during an in-flight renewal: the next pass leaves it to the charge, which starts its period; it ends at that period's end", () =>
+    Effect.gen(function*() {
+      const subscriptions = yield* Subscriptions
+      const { id, pass, release, test } = yield* renewalAtProcessor
+      // A failed assertion must not leave the pass at the processor (the charge to its record is uninterruptible).
+      yield* Effect.addFinalizer(() => Deferred.succeed(release, undefined))
+      yield* subscriptions.update(test, id, { cancel_at_period_end: true })
+      const meanwhile = yield* runBilling
+      assert.strictEqual(meanwhile.subscriptions_ended, 0, "not ended while its renewal is at the processor")
+      assert.strictEqual((yield* getSub(test, id)).status, "active")
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(pass)
+      const renewed = yield* getSub(test, id)
+      assert.deepStrictEqual(stateOf(renewed), { ...active(feb28, mar31), cancel_at_period_end: true })
+      const paid = (yield* paymentsOf(test, id)).filter((p) => p.billing_reason === "subscription_renewal")
+      assert.deepStrictEqual(paid.map((p) => p.status), ["succeeded"])
+      assert.strictEqual(renewed.period, 1, "the paid renewal started its period")
+      yield* at(mar31)
+      assert.strictEqual((yield* runBilling).subscriptions_ended, 1)
+      const ended = yield* getSub(test, id)
+      assert.deepStrictEqual([ended.status, isoOf(ended.cancelled_at)], ["cancelled", mar31])
+      assert.lengthOf(yield* tokenCharges, 1, "charged once")
+    }).pipe(withControlledEngine))
+
   describe("a renewal abandoned at the processor", () => {
     /**
      * `renewalAtProcessor`, its pass left at the processor as if its process had died there, with the processor
@@ -723,15 +749,34 @@ describe("cancellation", () => {
         assert.lengthOf(yield* tokenCharges, 2, "no third charge")
       }).pipe(withControlledEngine))
 
-    it.scoped("an abandoned renewal whose subscription ended meanwhile is not charged again: it fails with processing_error", () =>
+    it.scoped("set to cancel at the period end meanwhile, an abandoned renewal still decides first: asked again, it starts its period", () =>
       Effect.gen(function*() {
         const payments = yield* Payments
         const subscriptions = yield* Subscriptions
         const { id, test } = yield* abandonedRenewal(() => "succeed")
-        // Set to cancel at the period end while its renewal is at the processor; the next pass ends it.
         yield* subscriptions.update(test, id, { cancel_at_period_end: true })
-        assert.strictEqual((yield* runBilling).subscriptions_ended, 1)
-        assert.strictEqual((yield* getSub(test, id)).status, "cancelled")
+        assert.strictEqual((yield* runBilling).subscriptions_ended, 0, "not ended while its renewal is processing")
+        yield* TestClock.adjust("61 seconds")
+        assert.strictEqual(yield* payments.settleDue(), 1)
+        assert.deepStrictEqual((yield* renewalsOf(test, id)).map(([status]) => status), ["succeeded"])
+        const sub = yield* getSub(test, id)
+        assert.deepStrictEqual([sub.status, sub.period, sub.cancel_at_period_end], ["active", 1, true])
+      }).pipe(withControlledEngine))
+
+    // The engine no longer ends a subscription whose renewal is processing (the tests above); the settle pass still
+    // refuses to charge for one found ended, whatever ended it (here the store is changed directly).
+    it.scoped("an abandoned renewal whose subscription was found ended is not charged again: it fails with processing_error", () =>
+      Effect.gen(function*() {
+        const payments = yield* Payments
+        const store = yield* Store
+        const { id, test } = yield* abandonedRenewal(() => "succeed")
+        const sub = Option.getOrThrow(yield* store.subscriptions.find(id))
+        yield* store.subscriptions.updateAll([{
+          ...sub,
+          status: "cancelled",
+          cancelled_at: sub.next_billing_date,
+          cancellation_reason: "requested"
+        }])
         yield* TestClock.adjust("61 seconds")
         assert.strictEqual(yield* payments.settleDue(), 1)
         assert.lengthOf(yield* tokenCharges, 1, "no charge for a subscription that ended")
