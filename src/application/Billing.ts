@@ -134,21 +134,25 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
       Effect.Effect.Error<ReturnType<typeof payments.recordCharges>>
     >
 
-    /** Charges one reserved renewal (no transaction held) and records the outcome. */
+    /**
+     * Charges one reserved renewal (no transaction held) and records the outcome. A processor that could not be
+     * reached leaves the charge's fate unknown (the call may have taken the money before it failed): nothing is
+     * recorded, the payment stays `processing`, and the settle pass asks again under the same reference, as for a
+     * charge abandoned by a crash (`Payments.settleDue`), instead of a retry charging the card under a new one.
+     */
     const charge = (record: RecordCharge) =>
       Effect.fn("Billing.charge")(function*(payment: Payment.Payment, token: string) {
         // From the charge to its record, uninterruptible: a shutdown waits rather than leave money taken unrecorded.
-        return yield* Effect.uninterruptible(Effect.gen(function*() {
-          const report = yield* payments.chargeSavedCard(payment, token).pipe(
-            Effect.catchTag("ProcessorUnavailable", () =>
-              Effect.succeed<ChargeReport>({
-                outcome: { _tag: "Failed", code: "processing_error" },
-                chargeId: null,
-                card: null
+        return yield* Effect.uninterruptible(
+          payments.chargeSavedCard(payment, token).pipe(
+            Effect.flatMap((report) => record({ id: payment.payment_id, report })),
+            Effect.catchTag("ProcessorUnavailable", (e) =>
+              Effect.logWarning("A renewal charge's outcome is unknown (the processor could not be reached): asking again later", {
+                payment_id: payment.payment_id,
+                reason: e.message
               }))
           )
-          yield* record({ id: payment.payment_id, report })
-        }))
+        )
       })
 
     const renewDue = Effect.fn("Billing.renewDue")(function*(options: BillingOptions) {

@@ -36,7 +36,11 @@ export interface Settlement {
   readonly outcome: ChargeOutcome
 }
 
-/** The processor could not be reached or answered nonsense: the charge's fate is unknown, retry later. */
+/**
+ * The processor could not be reached or answered nonsense: the charge's fate is unknown (it may have been taken). A
+ * renewal's charge then stays `processing` and is asked again under the same reference; a checkout's fails, since
+ * its card number is not kept. Return it for timeouts and dropped connections too, never a decline.
+ */
 export class ProcessorUnavailable {
   readonly _tag = "ProcessorUnavailable"
   constructor(readonly message: string) {}

@@ -4,7 +4,7 @@
  * wrapped so a test can decide the outcome of each saved-card charge (`chargeToken`) and count them.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Context, DateTime, Deferred, Effect, Either, FastCheck, Fiber, Layer, Logger, Option, Ref, TestClock } from "effect"
+import { Clock, ConfigProvider, Context, DateTime, Deferred, Effect, Either, FastCheck, Fiber, Layer, Logger, Option, Ref, TestClock } from "effect"
 import { SignerNode } from "../../adapters/crypto/SignerNode.js"
 import { WebhookTransportHttp } from "../../adapters/webhooks/WebhookTransportHttp.js"
 import { StoreMemory } from "../../adapters/memory/StoreMemory.js"
@@ -579,23 +579,67 @@ describe("failed renewals", () => {
       )
     }).pipe(withControlledEngine))
 
-  it.effect("an unreachable processor counts as a failed renewal and is retried on schedule", () =>
+  /** A monthly subscription whose first renewal (28 Feb) found the processor unreachable. */
+  const unreachableRenewal = Effect.gen(function*() {
+    yield* at(jan31)
+    const { test } = yield* newAccount
+    const { subscription } = yield* subscribe(test)
+    yield* setDecision(() => "unavailable")
+    yield* chargesAt(feb28)
+    return { id: subscription.subscription_id, test }
+  })
+
+  // Regression: a renewal whose call found the processor unreachable was recorded as failed at once, and its retry
+  // charged the card under a new reference, though that call may have taken the money before it failed.
+  it.effect("an unreachable processor leaves the renewal processing; asked again under its own reference a minute later, the period is paid once", () =>
     Effect.gen(function*() {
-      yield* at(jan31)
-      const { test } = yield* newAccount
-      const { subscription } = yield* subscribe(test)
-      const id = subscription.subscription_id
-      yield* setDecision(() => "unavailable")
-      yield* chargesAt(feb28)
+      const payments = yield* Payments
+      const { id, test } = yield* unreachableRenewal
+      const waiting = yield* getSub(test, id)
+      assert.deepStrictEqual(
+        [waiting.status, waiting.period, waiting.failed_payment_attempts, waiting.next_retry_at],
+        ["active", 0, 0, null],
+        "no failed attempt: the charge's fate is unknown"
+      )
+      assert.deepStrictEqual((yield* paymentsOf(test, id)).map((p) => p.status), ["succeeded", "processing"])
+      yield* nothingDueAt(feb28)
+
+      // The processor answers again (as an idempotent one would: by reference).
+      yield* setDecision(() => "succeed")
+      yield* TestClock.adjust("61 seconds")
+      assert.strictEqual(yield* payments.settleDue(), 1)
+      const [first, again] = (yield* tokenCharges).slice(-2)
+      assert.deepStrictEqual(again, first!, "asked again under the same reference, for the same amount")
+      const renewal = (yield* paymentsOf(test, id))[1]!
+      assert.deepStrictEqual([renewal.status, renewal.charge_id], ["succeeded", `ch_test_${first!.reference}`])
+      assert.deepStrictEqual(stateOf(yield* getSub(test, id)), active(feb28, mar31))
+      assert.strictEqual((yield* typesOf(test)).filter((t) => t === "subscription.renewed").length, 1)
+    }).pipe(withControlledEngine))
+
+  it.effect("unreachable for 15 minutes, the renewal fails with processing_error and is retried on schedule under a new reference", () =>
+    Effect.gen(function*() {
+      const payments = yield* Payments
+      const { id, test } = yield* unreachableRenewal
+      for (let i = 0; i < 32; i++) {
+        yield* TestClock.adjust("30 seconds")
+        yield* payments.settleDue()
+      }
       const held = yield* getSub(test, id)
       assert.deepStrictEqual(
         [held.status, held.failed_payment_attempts, isoOf(held.next_retry_at)],
-        ["on_hold", 1, "2026-03-01T10:00:00.000Z"]
+        ["on_hold", 1, "2026-03-01T10:15:00.000Z"]
       )
-      const payments = yield* paymentsOf(test, id)
-      assert.deepStrictEqual(payments.map((p) => p.status), ["succeeded", "failed"], "no renewal is left processing")
+      assert.deepStrictEqual((yield* paymentsOf(test, id)).map((p) => [p.status, p.failure_code]), [
+        ["succeeded", null],
+        ["failed", "processing_error"]
+      ])
+      const asked = yield* tokenCharges
+      assert.isTrue(asked.length > 2 && asked.every((c) => c.reference === asked[0]!.reference), "asked again, same reference")
       yield* setDecision(() => "simulate")
-      yield* chargesAt("2026-03-01T10:00:00.000Z")
+      // Failed when the 15 minutes ran out (10:15), so the first retry is a day after that.
+      yield* chargesAt("2026-03-01T10:15:00.000Z")
+      const retry = (yield* tokenCharges).at(-1)!
+      assert.notStrictEqual(retry.reference, asked[0]!.reference, "the retry is a new attempt")
       assert.deepStrictEqual(stateOf(yield* getSub(test, id)), active(feb28, mar31))
     }).pipe(withControlledEngine))
 })
@@ -1143,6 +1187,8 @@ describe("billing invariants (property)", () => {
     ({ outcomes, schedules, start, steps }) =>
       Effect.gen(function*() {
         yield* TestClock.setTime(start)
+        // When a billing pass last ran: renewals left processing are judged against it.
+        let lastPassAt = start
         const billing = yield* Billing
         const subscriptions = yield* Subscriptions
         const store = yield* Store
@@ -1201,14 +1247,21 @@ describe("billing invariants (property)", () => {
                 isoOf(Calendar.periodStart(sub.anchor, sub.billing_interval, sub.interval_count, sub.period + 1)),
                 where
               )
-              // Amounts never negative; every charge is the recurring amount; nothing left processing.
+              // Amounts never negative; every charge is the recurring amount. Only a renewal whose processor could
+              // not be reached is left processing: the current attempt of a subscription still running, with no
+              // charge id, asked again by the passes for 15 minutes at most.
               for (const p of payments) {
                 assert.strictEqual(p.total_amount, sub.recurring_amount, where)
                 assert.isAtLeast(p.total_amount, 0, where)
                 assert.isAtLeast(p.fee_amount, 0, where)
                 assert.isAtLeast(p.net_amount, 0, where)
                 assert.isAtMost(p.fee_amount, p.total_amount, where)
-                assert.notStrictEqual(p.status, "processing", where)
+                if (p.status !== "processing") continue
+                const current = attempts.find((a) => a.period === sub.period + 1 && a.attempt === sub.failed_payment_attempts)
+                assert.strictEqual(current?.payment_id, p.payment_id, `${where}: processing, not the current attempt`)
+                assert.notStrictEqual(sub.status, "cancelled", where)
+                assert.isNull(p.charge_id, where)
+                assert.isBelow(lastPassAt - DateTime.toEpochMillis(p.created_at), 15 * 60_000, where)
               }
               // The state's own rules.
               if (sub.status === "active") {
@@ -1234,16 +1287,26 @@ describe("billing invariants (property)", () => {
               break
             case "run":
               yield* billing.runOnce()
+              lastPassAt = yield* Clock.currentTimeMillis
               break
             case "concurrent":
               yield* Effect.all([billing.runOnce(), billing.runOnce()], { concurrency: "unbounded" })
+              lastPassAt = yield* Clock.currentTimeMillis
               break
             case "cancel": {
               const id = ids[step.sub % ids.length]!
               const was = before.get(id)!.sub
-              const r = yield* subscriptions.update(test, id, { status: "cancelled" })
-              assert.strictEqual(r.status, "cancelled")
-              if (was.status === "cancelled") assert.deepStrictEqual(r, was, "cancelling twice changes nothing")
+              const inFlight = before.get(id)!.payments.some((p) => p.status === "processing")
+              // A cancellation waits (on the clock) for a renewal that is processing, then gives up with 409.
+              const cancelling = yield* Effect.fork(Effect.either(subscriptions.update(test, id, { status: "cancelled" })))
+              if (inFlight) yield* TestClock.adjust("16 seconds")
+              const r = yield* Fiber.join(cancelling)
+              if (Either.isLeft(r)) {
+                assert.isTrue(inFlight && r.left._tag === "InvalidState", `cancel: ${r.left._tag}`)
+                break
+              }
+              assert.strictEqual(r.right.status, "cancelled")
+              if (was.status === "cancelled") assert.deepStrictEqual(r.right, was, "cancelling twice changes nothing")
               break
             }
             case "atPeriodEnd": {
