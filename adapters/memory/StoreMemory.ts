@@ -366,7 +366,8 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
             subscriptions.rows.values(),
             (s) => {
               const due = Subscription.dueAt(s)
-              return due !== null && DateTime.lessThanOrEqualTo(due, now) && ofMode(livemode)(s)
+              return due !== null && DateTime.lessThanOrEqualTo(due, now) && ofMode(livemode)(s) &&
+                attempts.get(attemptId({ ...s, period: s.period + 1, attempt: Subscription.attempt(s) })) === undefined
             },
             (s) => Subscription.dueAt(s)!,
             (s) => s.subscription_id

@@ -151,7 +151,9 @@ export interface SubscriptionsRepo {
   readonly list: (scope: Scope, filter: SubscriptionFilter, page: PageRequest) => Op<Page<Subscription>>
   /**
    * Subscriptions with work due at `now`: `active` ones whose `next_billing_date` is at or before it, `on_hold`
-   * ones whose `next_retry_at` is; earliest due first, at most `limit`, only of mode `livemode` when given. Inside
+   * ones whose `next_retry_at` is; earliest due first, at most `limit`, only of mode `livemode` when given. Not
+   * those whose due attempt (period + 1, `failed_payment_attempts`) is already recorded: that charge is at the
+   * processor on some server, and a claimer that took them would find nothing to do while other work waits. Inside
    * `transact` they are locked and skipped by other claimers (`SKIP LOCKED`).
    */
   readonly claimDue: (now: DateTime.Utc, limit: number, livemode?: boolean) => Op<ReadonlyArray<Subscription>>

@@ -1392,6 +1392,54 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         assert.deepStrictEqual(ids(yield* store.subscriptions.claimDue(at(E + 30 * day), 100)), [])
       }))
 
+    it.effect("subscriptions.claimDue leaves out a subscription whose due attempt is already reserved (at the processor on some server)", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { test } = scopesOf(yield* makeAccount())
+        // Claims see every account: this test keeps to 1991, before anything else of the suite, and leaves nothing due.
+        const E = Date.UTC(1991, 0, 1)
+        const now = E + 10_000
+        const day = 86_400_000
+        const daily = yield* subscriptionParents(store, test, { interval: "day", count: 1 })
+        const renewingAt = (due: number) => startSubscription(daily, { paidAt: due - day })
+        const inFlight = yield* renewingAt(E + 1_000)
+        // On hold after its renewal (attempt 0) was declined: its due attempt is the retry, attempt 1.
+        const retrying = advance(yield* renewingAt(E + 2_000 - day), chargeDeclined, E + 2_000 - day)
+        const plain = yield* renewingAt(E + 3_000)
+        yield* insertAll([inFlight, retrying, plain], store.subscriptions.insert)
+        const reserve = (sub: Subscription.Subscription, attempt: number) =>
+          Effect.gen(function*() {
+            const payment = yield* renewalPayment(sub)
+            yield* store.transact(Effect.zipRight(
+              store.subscriptions.recordAttempt({
+                subscription_id: sub.subscription_id,
+                period: sub.period + 1,
+                attempt,
+                payment_id: payment.payment_id
+              }),
+              store.payments.insert(payment)
+            ))
+          })
+        const ids = (rows: ReadonlyArray<Subscription.Subscription>) => rows.map((s) => s.subscription_id)
+        yield* reserve(inFlight, 0)
+        yield* reserve(retrying, 0)
+        assert.strictEqual(retrying.status, "on_hold")
+        assert.deepStrictEqual(
+          ids(yield* store.transact(store.subscriptions.claimDue(at(now), 100))),
+          ids([retrying, plain]),
+          "the renewal at the processor is left out; an older attempt does not count"
+        )
+        yield* reserve(retrying, 1)
+        assert.deepStrictEqual(ids(yield* store.subscriptions.claimDue(at(now), 100)), ids([plain]))
+        // Leave nothing due behind.
+        yield* Effect.forEach(
+          [inFlight, retrying, plain],
+          (s) => store.subscriptions.update(advance(s, { _tag: "Cancel" }, E)),
+          { discard: true }
+        )
+        assert.deepStrictEqual(ids(yield* store.subscriptions.claimDue(at(now), 100)), [])
+      }))
+
     it.effect("subscriptions.recordAttempt: true once per (subscription, period, attempt), then false; attempts in order", () =>
       Effect.gen(function*() {
         const store = yield* Store

@@ -1,7 +1,7 @@
 /**
  * Subscriptions on PostgreSQL. `find` (by id alone, for billing) locks the row inside `transact`; `claimDue` hands
  * each due subscription to one claimer (`SKIP LOCKED`), earliest due first, through the `due_at` column the database
- * computes (migration 0004). `recordAttempt` is one `INSERT … ON CONFLICT DO NOTHING` on the primary key
+ * computes (migration 0004), leaving out those whose due attempt is already reserved. `recordAttempt` is one `INSERT … ON CONFLICT DO NOTHING` on the primary key
  * (subscription, period, attempt): of any number of servers recording one attempt, exactly one gets `true`, and a
  * second insert waits for the first's transaction, so it cannot slip in before the first commits or rolls back.
  */
@@ -58,12 +58,17 @@ export const makeSubscriptionsRepo = (
   }, orUnavailable),
 
   claimDue: Effect.fnUntraced(function*(now, limit, livemode) {
-    const conditions = [sql`due_at <= ${Rows.toTimestamp(now)}`]
+    const conditions = [
+      sql`due_at <= ${Rows.toTimestamp(now)}`,
+      // Its due attempt reserved: at the processor on some server (one lookup of the attempts' primary key).
+      sql`NOT EXISTS (SELECT 1 FROM subscription_attempts AS a WHERE a.subscription_id = s.subscription_id
+        AND a.period = s.period + 1 AND a.attempt = s.failed_payment_attempts)`
+    ]
     if (livemode !== undefined) conditions.push(sql`livemode = ${livemode}`)
-    const rows = yield* sql<Rows.SubscriptionRow>`SELECT * FROM subscriptions WHERE ${sql.and(conditions)}
+    const rows = yield* sql<Rows.SubscriptionRow>`SELECT s.* FROM subscriptions AS s WHERE ${sql.and(conditions)}
       ORDER BY due_at, subscription_id
       LIMIT ${limit}
-      FOR UPDATE SKIP LOCKED`
+      FOR UPDATE OF s SKIP LOCKED`
     return rows.map(Rows.subscriptionFromRow)
   }, orUnavailable),
 
