@@ -247,7 +247,8 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
         }
         const report = yield* processor.chargeCard(request, validated.right.card).pipe(
           Effect.map((r) => ({ outcome: r.outcome, chargeId: r.chargeId, card: r.card })),
-          // The processor could not be reached: the charge did not happen as far as we can tell.
+          // The processor could not be reached: the outcome is unknown, but the card number is not kept to ask
+          // again, so the payment fails (processing_error) and the payer may try again.
           Effect.catchTag("ProcessorUnavailable", () =>
             Effect.succeed({ outcome: { _tag: "Failed" as const, code: "processing_error" }, chargeId: null, card: null }))
         )

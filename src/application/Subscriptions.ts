@@ -99,8 +99,10 @@ export const renewalInFlight = (store: StoreShape, sub: Subscription.Subscriptio
     const attempts = yield* store.subscriptions.attempts(sub.subscription_id)
     const current = attempts.find((a) => a.period === sub.period + 1 && a.attempt === Subscription.attempt(sub))
     if (current === undefined) return false
-    const payment = yield* store.payments.find(current.payment_id)
-    return Option.isSome(payment) && payment.value.status === "processing"
+    // Read without a lock: the caller holds the subscription's, and recording a charge takes the payment's then the
+    // subscription's, so locking the payment here could deadlock with it. That record cannot commit meanwhile.
+    const [payment] = yield* store.payments.findAll([current.payment_id])
+    return payment?.status === "processing"
   })
 
 /** How long a cancellation waits for an in-flight renewal before 409. */
