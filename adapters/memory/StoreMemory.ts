@@ -367,7 +367,11 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
             (s) => {
               const due = Subscription.dueAt(s)
               return due !== null && DateTime.lessThanOrEqualTo(due, now) && ofMode(livemode)(s) &&
-                attempts.get(attemptId({ ...s, period: s.period + 1, attempt: Subscription.attempt(s) })) === undefined
+                attempts.get(attemptId({
+                  subscription_id: s.subscription_id,
+                  period: s.period + 1,
+                  attempt: Subscription.attempt(s)
+                })) === undefined
             },
             (s) => Subscription.dueAt(s)!,
             (s) => s.subscription_id

@@ -18,7 +18,7 @@ import { newId } from "./Ids.js"
 import { batched } from "./Batched.js"
 import { recordEvents } from "./Events.js"
 import { type ChargeReport, Payments } from "./Payments.js"
-import { renewalInFlight, transitionEvents } from "./Subscriptions.js"
+import { transitionEvents } from "./Subscriptions.js"
 
 export interface BillingReport {
   readonly renewals_charged: number
@@ -106,8 +106,6 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
         const toCharge: Array<{ readonly sub: Subscription.Subscription; readonly paymentId: PaymentId }> = []
         for (const sub of due) {
           if (Subscription.dueAction(sub) === "end") {
-            // Set to end after its renewal was reserved: that charge decides first (it may start the period).
-            if (yield* renewalInFlight(store, sub)) continue
             ends.push(yield* Subscription.transition(sub, { _tag: "EndAtPeriodEnd" }, now))
           } else {
             toCharge.push({ sub, paymentId: yield* newId<PaymentId>(prefixes.payment) })
@@ -147,10 +145,10 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
           payments.chargeSavedCard(payment, token).pipe(
             Effect.flatMap((report) => record({ id: payment.payment_id, report })),
             Effect.catchTag("ProcessorUnavailable", (e) =>
-              Effect.logWarning("A renewal charge's outcome is unknown (the processor could not be reached): asking again later", {
-                payment_id: payment.payment_id,
-                reason: e.message
-              }))
+              Effect.logWarning(
+                "A renewal charge's outcome is unknown (the processor could not be reached): asking again later",
+                { payment_id: payment.payment_id, reason: e.message }
+              ))
           )
         )
       })

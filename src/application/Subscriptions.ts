@@ -92,9 +92,10 @@ class RenewalInFlight extends Data.TaggedError("RenewalInFlight") {}
 /**
  * Whether the charge for the due period's current attempt was reserved and is still `processing` (at the processor,
  * or abandoned there and not yet asked again). Ending the subscription meanwhile would let that charge, if it
- * succeeds, pay for a period that never starts: a cancellation waits for it, and so does an end at the period end.
+ * succeeds, pay for a period that never starts: a cancellation waits for it. (An end at the period end waits too:
+ * billing's claim leaves such a subscription out, `claimDue`.)
  */
-export const renewalInFlight = (store: StoreShape, sub: Subscription.Subscription) =>
+const renewalInFlight = (store: StoreShape, sub: Subscription.Subscription) =>
   Effect.gen(function*() {
     const attempts = yield* store.subscriptions.attempts(sub.subscription_id)
     const current = attempts.find((a) => a.period === sub.period + 1 && a.attempt === Subscription.attempt(sub))

@@ -1,9 +1,10 @@
 /**
  * Subscriptions on PostgreSQL. `find` (by id alone, for billing) locks the row inside `transact`; `claimDue` hands
  * each due subscription to one claimer (`SKIP LOCKED`), earliest due first, through the `due_at` column the database
- * computes (migration 0004), leaving out those whose due attempt is already reserved. `recordAttempt` is one `INSERT … ON CONFLICT DO NOTHING` on the primary key
- * (subscription, period, attempt): of any number of servers recording one attempt, exactly one gets `true`, and a
- * second insert waits for the first's transaction, so it cannot slip in before the first commits or rolls back.
+ * computes (migration 0004), leaving out those whose due attempt is already reserved. `recordAttempt` is one
+ * `INSERT … ON CONFLICT DO NOTHING` on the primary key (subscription, period, attempt): of any number of servers
+ * recording one attempt, exactly one gets `true`, and a second insert waits for the first's transaction, so it cannot
+ * slip in before the first commits or rolls back.
  */
 import { Effect } from "effect"
 import type { SubscriptionsRepo } from "../../../src/ports/Store.js"
