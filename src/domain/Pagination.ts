@@ -40,11 +40,15 @@ export const ListResource = <S extends Schema.Schema.Any>(item: S, identifier: s
     next_cursor: Schema.NullOr(Schema.String)
   }).annotations({ identifier })
 
+/** The largest magnitude of a JavaScript `Date` in milliseconds: a position beyond it names no instant. */
+const maxDateMillis = 8_640_000_000_000_000
+
+// A forged cursor must fail here, not in the store: every field is bounded to what `encodeCursor` can write.
 const CursorJson = Schema.parseJson(Schema.Struct({
   l: Schema.String,
-  t: Schema.Int,
-  i: Schema.String
-}))
+  t: Schema.Int.pipe(Schema.between(0, maxDateMillis)),
+  i: Schema.String.pipe(Schema.pattern(/^[a-z]{2,4}_[0-9a-f]{32}$/))
+}).pipe(Schema.annotations({ parseOptions: { onExcessProperty: "error" } })))
 const decodeCursorJson = Schema.decodeUnknownEither(CursorJson)
 const encodeCursorJson = Schema.encodeSync(CursorJson)
 

@@ -13,7 +13,7 @@ const positionArb: FastCheck.Arbitrary<Pagination.Position> = FastCheck.record({
     FastCheck.integer({ min: 0, max: 5 }),
     FastCheck.integer({ min: 0, max: 4_102_444_800_000 })
   ),
-  id: FastCheck.oneof(idArb, FastCheck.constantFrom("pdt_a", "pdt_b", "pdt_c"))
+  id: FastCheck.oneof(idArb, FastCheck.constantFrom(`pdt_${"a".repeat(32)}`, `pdt_${"b".repeat(32)}`, `pdt_${"c".repeat(32)}`))
 })
 const filterValue = FastCheck.option(FastCheck.constantFrom("active", "draft", "archived"), { nil: undefined })
 const keyArb = FastCheck.record({
@@ -60,7 +60,7 @@ describe("cursors", () => {
   }, { fastCheck: { numRuns: 200 } })
 
   it("a cursor from products?status=active is refused on products and on customers", () => {
-    const cursor = Pagination.encodeCursor(Pagination.listKey("products", { status: "active" }), { createdAtMillis: 1, id: "pdt_x" })
+    const cursor = Pagination.encodeCursor(Pagination.listKey("products", { status: "active" }), { createdAtMillis: 1, id: `pdt_${"0".repeat(32)}` })
     assert.strictEqual(leftTag(Pagination.decodeCursor("products", cursor)), "InvalidRequest")
     assert.strictEqual(leftTag(Pagination.decodeCursor("products?status=draft", cursor)), "InvalidRequest")
     assert.strictEqual(leftTag(Pagination.decodeCursor("customers", cursor)), "InvalidRequest")
@@ -83,7 +83,14 @@ describe("cursors", () => {
       b64(JSON.stringify({ l: "products", t: 1 })),
       b64(JSON.stringify({ l: "products", i: "pdt_x" })),
       "x".repeat(2000),
-      b64(JSON.stringify({ l: "products", t: 1, i: "x".repeat(1000) }))
+      b64(JSON.stringify({ l: "products", t: 1, i: "x".repeat(1000) })),
+      // Well-formed JSON whose position names no instant or no id: it must never reach the store.
+      b64(JSON.stringify({ l: "products", t: 8640000000000001, i: `pdt_${"0".repeat(32)}` })),
+      b64(JSON.stringify({ l: "products", t: -1, i: `pdt_${"0".repeat(32)}` })),
+      b64(JSON.stringify({ l: "products", t: 1e300, i: `pdt_${"0".repeat(32)}` })),
+      b64(JSON.stringify({ l: "products", t: 1, i: "pdt_x" })),
+      b64(JSON.stringify({ l: "products", t: 1, i: `pdt_${"0".repeat(32)}'--` })),
+      b64(JSON.stringify({ l: "products", t: 1, i: `pdt_${"0".repeat(32)}`, x: 1 }))
     ]
     for (const cursor of garbage) {
       const result = Pagination.decodeCursor("products", cursor)
@@ -105,6 +112,22 @@ describe("cursors", () => {
     if (Either.isLeft(result)) assert.strictEqual(result.left._tag, "InvalidRequest")
     else assert.isTrue(typeof result.right.createdAtMillis === "number" && Number.isInteger(result.right.createdAtMillis))
   }, { fastCheck: { numRuns: 200 } })
+})
+
+describe("forged cursors", () => {
+  const forged = FastCheck.record({
+    l: FastCheck.constantFrom("products", "customers"),
+    t: FastCheck.oneof(FastCheck.integer(), FastCheck.double(), FastCheck.constantFrom(8.64e15, 8.64e15 + 1, -1, 2 ** 53)),
+    i: FastCheck.oneof(idArb, FastCheck.string({ maxLength: 40 }))
+  })
+  it.prop("a decoded cursor always names a real instant and a well-formed id", [forged], ([c]) => {
+    const cursor = Encoding.encodeBase64Url(JSON.stringify(c))
+    const result = Pagination.decodeCursor(c.l, cursor)
+    if (Either.isLeft(result)) return assert.strictEqual(result.left.code, "INVALID_REQUEST")
+    assert.isFalse(Number.isNaN(new Date(result.right.createdAtMillis).getTime()))
+    assert.isTrue(result.right.createdAtMillis >= 0)
+    assert.match(result.right.id, /^[a-z]{2,4}_[0-9a-f]{32}$/)
+  }, { fastCheck: { numRuns: 300 } })
 })
 
 describe("pageRequest limits", () => {
@@ -181,7 +204,7 @@ describe("compare: newest first", () => {
 
 describe("toList", () => {
   it("has a cursor of the last item only when there is more", () => {
-    const items = [{ createdAtMillis: 3, id: "c" }, { createdAtMillis: 2, id: "b" }]
+    const items = [{ createdAtMillis: 3, id: `pdt_${"c".repeat(32)}` }, { createdAtMillis: 2, id: `pdt_${"b".repeat(32)}` }]
     const more = Pagination.toList("products", { items, hasMore: true }, (p) => p)
     assert.isTrue(more.has_more)
     assert.deepStrictEqual(Either.getOrThrow(Pagination.decodeCursor("products", more.next_cursor!)), items[1])

@@ -415,6 +415,7 @@ type QueryPart =
   | { readonly tag: "params"; readonly values: Record<string, string> }
   | { readonly tag: "pair"; readonly name: string; readonly value: string }
   | { readonly tag: "cursor"; readonly pick: number }
+  | { readonly tag: "forgedCursor"; readonly pick: number; readonly t: unknown; readonly i: unknown | undefined }
   | { readonly tag: "limit"; readonly value: string }
   | { readonly tag: "raw"; readonly text: string }
   | { readonly tag: "filterId"; readonly name: string; readonly pick: number }
@@ -431,6 +432,21 @@ const queryPartFor = (e: Endpoint): fc.Arbitrary<QueryPart> =>
       })
     },
     { weight: isList(e) ? 4 : 0, arbitrary: fc.record({ tag: fc.constant("cursor" as const), pick: fc.nat() }) },
+    {
+      // A real cursor of some list re-encoded with a hostile position: out of the Date range, fractional, huge,
+      // negative, not a number, or a malformed id. The server must refuse it before it reaches the store.
+      weight: isList(e) ? 3 : 0,
+      arbitrary: fc.record({
+        tag: fc.constant("forgedCursor" as const),
+        pick: fc.nat(),
+        t: fc.oneof(
+          fc.constantFrom(8_640_000_000_000_001, -8_640_000_000_000_001, 2 ** 53, -1, 1e300, 0.5, "1", null),
+          fc.integer(),
+          fc.double()
+        ),
+        i: fc.option(fc.oneof(weirdString, fc.constantFrom("pdt_x", "cus_" + "0".repeat(31), "x'--")), { nil: undefined })
+      })
+    },
     {
       weight: 2,
       arbitrary: fc.record({
@@ -668,6 +684,13 @@ const renderQuery = (w: World, c: Case): string => {
       case "cursor": {
         const cursor = pick(w.cursors, q.pick)
         parts.push(`cursor=${encodeURIComponent(cursor?.cursor ?? "garbage")}`)
+        break
+      }
+      case "forgedCursor": {
+        const real = pick(w.cursors, q.pick)
+        const json = real === undefined ? { l: "products", t: 0, i: "" } : JSON.parse(Buffer.from(real.cursor, "base64url").toString())
+        const forged = { ...json, t: q.t, ...(q.i === undefined ? {} : { i: q.i }) }
+        parts.push(`cursor=${Buffer.from(JSON.stringify(forged)).toString("base64url")}`)
         break
       }
       case "limit":
@@ -1582,6 +1605,22 @@ describe("fuzzing every endpoint with hostile requests [postgres]", () => {
       }
     }
     expect(checked).toBeGreaterThan(0)
+  })
+
+  it("a cursor forged outside the date range is 400 INVALID_REQUEST on every list", async () => {
+    const w = worlds[0]!
+    let checked = 0
+    for (const e of endpoints.filter(isList)) {
+      const own = w.cursors.find((c) => c.path === e.path && c.by === 0)
+      const l = own === undefined ? e.collection : JSON.parse(Buffer.from(own.cursor, "base64url").toString()).l
+      const id = `${kinds[e.collection as Kind]?.prefix ?? "pdt"}_${"0".repeat(32)}`
+      for (const t of [8_640_000_000_000_001, -1, 1e300]) {
+        const forged = Buffer.from(JSON.stringify({ l, t, i: id })).toString("base64url")
+        expectError(await rawFor(w.server, w.principals[0]!.key).get(`${e.path}?cursor=${forged}`), 400, "INVALID_REQUEST")
+        checked++
+      }
+    }
+    expect(checked).toBe(endpoints.filter(isList).length * 3)
   })
 
   it("never a 5xx, never a non-JSON error, never a change by a rejected request", async () => {
