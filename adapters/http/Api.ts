@@ -11,7 +11,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Context, Schema } from "effect"
 import { AccountResource } from "../../src/domain/Account.js"
 import { CheckoutSessionCreate, CheckoutSessionResource } from "../../src/domain/CheckoutSession.js"
-import { CustomerCreate, CustomerResource, CustomerUpdate } from "../../src/domain/Customer.js"
+import { CustomerCreate, CustomerResource, CustomerUpdate, Email } from "../../src/domain/Customer.js"
 import { EventResource, EventType } from "../../src/domain/Event.js"
 import { maxKeyLength } from "../../src/domain/Idempotency.js"
 import { ListResource } from "../../src/domain/Pagination.js"
@@ -190,7 +190,7 @@ export class CustomersGroup extends HttpApiGroup.make("customers")
     HttpApiEndpoint.get("list", "/customers")
       .setUrlParams(Schema.Struct({
         ...listParams,
-        email: Schema.optional(Schema.String.annotations({ description: "Exact e-mail, case-insensitive" }))
+        email: Schema.optional(Email.annotations({ description: "Exact e-mail, case-insensitive" }))
       }))
       .addSuccess(CustomerList)
       .annotateContext(OpenApi.annotations({
