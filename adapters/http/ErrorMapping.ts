@@ -13,6 +13,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Effect, Option } from "effect"
 import * as Errors from "../../src/domain/Errors.js"
+import { isWellFormed } from "../../src/domain/Text.js"
 import { FilsApi } from "./Api.js"
 import { InternalError, isApiError, MethodNotAllowed, PayloadTooLarge } from "./Errors.js"
 
@@ -61,7 +62,41 @@ const pathOf = (url: string): string => {
   return path
 }
 
-/** One readable sentence per schema issue: `name: Expected …`, `unknown field 'x'`, `price is required`. */
+const quoted = (literals: string) => literals.split(" | ").map((l) => `'${l.replace(/^"|"$/g, "")}'`).join(", ")
+
+/**
+ * A schema issue's message as a merchant would say it, never naming a schema: the domain's own messages already
+ * start with "must"; the built-in ones ("Expected an integer, actual 1.5") are restated.
+ */
+const literalOf = (message: string): string | undefined =>
+  /^Expected ("[^"]*"|\d+|true|false|null), actual /s.exec(message)?.[1]
+
+export const inMerchantWords = (message: string): string => {
+  if (/^(must|is|has) /.test(message)) return message
+  const expected = /^Expected (.*?), actual /s.exec(message)?.[1] ?? message.replace(/^Expected /, "")
+  let m: RegExpExecArray | null
+  if (/^(a )?string\b/.test(expected)) return "must be a string"
+  if (/^an integer$/.test(expected)) return "must be a whole number"
+  if (/^a non-negative number$/.test(expected)) return "must be 0 or more"
+  if (/^a positive number$/.test(expected)) return "must be more than 0"
+  if ((m = /^a number between (\S+) and (\S+)$/.exec(expected)) !== null) return `must be from ${m[1]} to ${m[2]}`
+  if ((m = /^a number greater than or equal to (\S+)$/.exec(expected)) !== null) return `must be ${m[1]} or more`
+  if ((m = /^a number less than or equal to (\S+)$/.exec(expected)) !== null) return `must be ${m[1]} or less`
+  if (/^(a )?number\b/.test(expected)) return "must be a number"
+  if (/^boolean$/.test(expected)) return "must be true or false"
+  if (/^null$/.test(expected)) return "must be null"
+  if ((m = /^an array of at least (\d+) item/.exec(expected)) !== null) return `must list at least ${m[1]} item${m[1] === "1" ? "" : "s"}`
+  if ((m = /^an array of at most (\d+) item/.exec(expected)) !== null) return `must list at most ${m[1]} items`
+  if (/^(ReadonlyArray<|array\b|an array)/.test(expected)) return "must be a list"
+  if (/^("[^"]*"|\d+|true|false)( \| ("[^"]*"|\d+|true|false|null))*$/.test(expected)) {
+    const options = quoted(expected)
+    return expected.includes(" | ") ? `must be one of ${options}` : `must be ${options}`
+  }
+  if (/^(\{|object\b|an object)/.test(expected)) return "must be an object"
+  return "is not valid"
+}
+
+/** One readable sentence per schema issue: `name must be …`, `unknown field 'x'`, `price is required`. */
 export const describeDecodeError = (error: HttpApiError.HttpApiDecodeError): string => {
   // A union (e.g. an optional field) reports one issue per member, and a nested failure also fails its parent:
   // keep the first, most specific issue per path.
@@ -78,8 +113,17 @@ export const describeDecodeError = (error: HttpApiError.HttpApiDecodeError): str
         return path === "" ? "unexpected value" : `unknown field '${path}'`
       case "Missing":
         return path === "" ? "a value is required" : `${path} is required`
-      default:
-        return path === "" ? "The request body must be a JSON object of the documented fields" : `${path}: ${issue.message}`
+      default: {
+        if (path === "") return "The request body must be a JSON object of the documented fields"
+        // A union of literals fails once per member: name them all.
+        const literals = keyed
+          .filter((k) => k.path === path && !k.issue.message.startsWith("Expected undefined,"))
+          .map((k) => literalOf(k.issue.message))
+        if (literals.length > 1 && literals.every((l) => l !== undefined)) {
+          return `${path} must be one of ${quoted([...new Set(literals)].join(" | "))}`
+        }
+        return `${path} ${inMerchantWords(issue.message)}`
+      }
     }
   })
   return parts.length === 0 ? "The request is invalid" : parts.join("; ")
@@ -178,6 +222,49 @@ export const nestingOf = (text: string): number => {
   return deepest
 }
 
+const invalidUtf8 = () => new Errors.InvalidRequest({ message: "The request body is not valid UTF-8" })
+
+/**
+ * The body as text, refused when its bytes are not valid UTF-8. The framework decodes leniently (an invalid byte
+ * becomes U+FFFD, and the text would be stored altered), so the bytes are read and decoded strictly here, and the
+ * request's cached text is seeded with the result for the handlers to read. Both request implementations of the
+ * pinned @effect/platform versions cache their text in `textEffect`; without it, the lenient text is used.
+ */
+const strictText = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<string, unknown> => {
+  const cache = request as unknown as { textEffect?: Effect.Effect<string, unknown> }
+  if (!("textEffect" in cache) || cache.textEffect !== undefined) return request.text
+  const text = Effect.flatMap(request.arrayBuffer, (bytes) =>
+    Effect.try({ try: () => strictDecoder.decode(bytes), catch: invalidUtf8 }))
+  return Effect.tap(Effect.exit(text), (exit) => {
+    // A body that is not UTF-8 reads as an empty text for the handlers (the request is refused before they run).
+    cache.textEffect = exit._tag === "Success" || !(exit.cause._tag === "Fail" && exit.cause.error instanceof Errors.InvalidRequest)
+      ? exit
+      : Effect.succeed("")
+  }).pipe(Effect.flatten)
+}
+const strictDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+
+/**
+ * Whether a JSON text decodes to a string holding a lone surrogate (which UTF-8 cannot carry: it would be stored as
+ * U+FFFD). Only a `\u` escape can produce one, so a text without an escape is not parsed.
+ */
+export const hasLoneSurrogate = (text: string): boolean => {
+  if (!text.includes("\\u")) return false
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return false // malformed JSON: the handler refuses it
+  }
+  const visit = (v: unknown): boolean =>
+    typeof v === "string"
+      ? !isWellFormed(v)
+      : Array.isArray(v)
+      ? v.some(visit)
+      : typeof v === "object" && v !== null && Object.entries(v).some(([k, x]) => !isWellFormed(k) || visit(x))
+  return visit(value)
+}
+
 const hasBody = (method: string) => method === "POST" || method === "PATCH" || method === "PUT"
 
 export const ErrorMapping = HttpApiBuilder.middleware(FilsApi, (app) =>
@@ -207,13 +294,16 @@ export const ErrorMapping = HttpApiBuilder.middleware(FilsApi, (app) =>
     }
     const nulInBody = hasBody(request.method)
       ? Effect.flatMap(
-        Effect.orElseSucceed(request.text, () => ""),
+        // A body that cannot be read is the handler's to refuse (413, malformed); one that is not UTF-8 is ours.
+        Effect.catchAll(strictText(request), (e) => e instanceof Errors.InvalidRequest ? Effect.fail(e) : Effect.succeed("")),
         (text) =>
           text.includes("\u0000") || text.includes("\\u0000") ||
             (/x-www-form-urlencoded/i.test(request.headers["content-type"] ?? "") && /%00/.test(text))
             ? Effect.fail(new Errors.InvalidRequest({ message: "The request may not contain NUL characters" }))
             : isApiPath(request.url) && nestingOf(text) > maxNesting
             ? Effect.fail(new Errors.InvalidRequest({ message: `The request body is nested deeper than ${maxNesting} levels` }))
+            : isApiPath(request.url) && hasLoneSurrogate(text)
+            ? Effect.fail(new Errors.InvalidRequest({ message: "The request body holds a lone surrogate (\\ud800 to \\udfff unpaired): send valid Unicode text" }))
             : Effect.void
       )
       : Effect.void

@@ -3,14 +3,15 @@ import { DateTime, Schema } from "effect"
 import { AccountId, CustomerId } from "./Ids.js"
 import { Metadata } from "./Metadata.js"
 import * as Pagination from "./Pagination.js"
+import * as Text from "./Text.js"
 
 /** A pragmatic e-mail shape: one `@`, no spaces, a dot in the domain; at most 254 characters. */
 export const Email = Schema.String.pipe(
-  Schema.maxLength(254),
+  Schema.filter((s) => Text.check(s, 1, 254), { jsonSchema: { maxLength: 254 } }),
   Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an e-mail address" }),
   Schema.annotations({ identifier: "Email", format: "email", description: "E-mail address, at most 254 characters" })
 )
-export const CustomerName = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))
+export const CustomerName = Text.Text(1, 200)
 export const PhoneNumber = Schema.String.pipe(
   Schema.pattern(/^\+[0-9]{8,15}$/, { message: () => "must be an E.164 phone number: '+' and 8 to 15 digits" }),
   Schema.annotations({ identifier: "PhoneNumber", description: "E.164: '+' followed by 8 to 15 digits" })

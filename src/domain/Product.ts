@@ -4,6 +4,7 @@ import { CurrencyNotSupported, InvalidRequest } from "./Errors.js"
 import { AccountId, ProductId } from "./Ids.js"
 import { Metadata } from "./Metadata.js"
 import * as Pagination from "./Pagination.js"
+import { Text } from "./Text.js"
 import { Amount, Currency, supportedCurrencies } from "./Money.js"
 
 export const Billing = Schema.Literal("one_time", "recurring")
@@ -17,8 +18,8 @@ export type ProductStatus = typeof ProductStatus.Type
 export const maxIntervalCount: Record<BillingInterval, number> = { day: 365, week: 156, month: 36, year: 3 }
 
 export const IntervalCount = Schema.Int.pipe(Schema.between(1, 365))
-export const ProductName = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))
-export const ProductDescription = Schema.String.pipe(Schema.maxLength(5000))
+export const ProductName = Text(1, 200)
+export const ProductDescription = Text(0, 5000)
 
 const resourceFields = {
   object: Schema.Literal("product"),

@@ -5,6 +5,7 @@ import { EventType, eventTypes } from "./Event.js"
 import { AccountId, WebhookId } from "./Ids.js"
 import * as Network from "./Network.js"
 import * as Pagination from "./Pagination.js"
+import { Text } from "./Text.js"
 
 const resourceFields = {
   object: Schema.Literal("webhook"),
@@ -24,21 +25,23 @@ export const WebhookWithSecret = Schema.Struct({ ...resourceFields, secret: Sche
 export const WebhookEndpoint = Schema.Struct({ ...resourceFields, account_id: AccountId, secret: Schema.String })
 export type WebhookEndpoint = typeof WebhookEndpoint.Type
 
+const WebhookDescription = Text(0, 5000)
+
 const EventTypes = Schema.Array(EventType).pipe(
   Schema.minItems(1, { message: () => "event_types must name at least one event type" })
 )
 
 export const WebhookCreate = Schema.Struct({
-  url: Schema.String.pipe(Schema.maxLength(2048)),
-  description: Schema.optional(Schema.String.pipe(Schema.maxLength(5000))),
+  url: Text(1, 2048),
+  description: Schema.optional(WebhookDescription),
   event_types: Schema.optional(EventTypes),
   disabled: Schema.optional(Schema.Boolean)
 }).annotations({ identifier: "WebhookCreate" })
 export type WebhookCreate = typeof WebhookCreate.Type
 
 export const WebhookUpdate = Schema.Struct({
-  url: Schema.optional(Schema.String.pipe(Schema.maxLength(2048))),
-  description: Schema.optional(Schema.String.pipe(Schema.maxLength(5000))),
+  url: Schema.optional(Text(1, 2048)),
+  description: Schema.optional(WebhookDescription),
   event_types: Schema.optional(EventTypes),
   disabled: Schema.optional(Schema.Boolean)
 }).annotations({ identifier: "WebhookUpdate" })

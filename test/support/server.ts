@@ -155,7 +155,7 @@ export interface RawResponse {
 
 export interface RawRequest {
   readonly key?: string | undefined
-  /** A value to send as JSON, or a string sent as is. */
+  /** A value to send as JSON, or a string or bytes sent as they are. */
   readonly body?: unknown
   readonly headers?: Record<string, string>
 }
@@ -169,9 +169,9 @@ export const request = async (
 ): Promise<RawResponse> => {
   const headers: Record<string, string> = {}
   if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`
-  let body: string | undefined
+  let body: string | Uint8Array | undefined
   if (options.body !== undefined) {
-    body = typeof options.body === "string" ? options.body : JSON.stringify(options.body)
+    body = typeof options.body === "string" || options.body instanceof Uint8Array ? options.body : JSON.stringify(options.body)
     headers["content-type"] = "application/json"
   }
   Object.assign(headers, options.headers ?? {})

@@ -1,0 +1,93 @@
+/**
+ * Text over HTTP (issue 16): lengths count characters (code points), text that would not survive storage unchanged
+ * (lone surrogates, invalid UTF-8) is refused rather than altered, and every refusal speaks the merchant's language.
+ */
+import { expect, it } from "vitest"
+import { rawFor, type TestAccount } from "../../support/server.js"
+import { describeStores, expectError, useServer } from "../../support/httpSuite.js"
+
+const product = (extra: Record<string, unknown>) => ({ name: "Beans", price: 6500, currency: "AED", ...extra })
+
+describeStores("text in requests", (variant) => {
+  const server = useServer(variant)
+  let shop: TestAccount
+  const raw = () => rawFor(server(), shop.test.key)
+  const count = async (path: string) => (await raw().get(`${path}?limit=100`)).json.items.length as number
+
+  it("counts characters, not UTF-16 units, for every length limit", async () => {
+    shop = await server().createAccount()
+    const emoji = (n: number) => "😀".repeat(n)
+    const ok = await raw().post("/products", product({ name: emoji(200), description: emoji(5000), metadata: { [emoji(40)]: emoji(500) } }))
+    expect(ok.status, ok.text).toBe(200)
+    expect(ok.json.name).toBe(emoji(200))
+    expect((await raw().get(`/products/${ok.json.product_id}`)).json.metadata).toStrictEqual({ [emoji(40)]: emoji(500) })
+    for (const bad of [{ name: emoji(201) }, { description: emoji(5001) }, { metadata: { [emoji(41)]: "v" } }, { metadata: { k: emoji(501) } }]) {
+      expectError(await raw().post("/products", product(bad)), 400, "INVALID_REQUEST")
+    }
+    const customer = await raw().post("/customers", { email: "emoji@example.ae", name: emoji(200) })
+    expect(customer.status, customer.text).toBe(200)
+    expectError(await raw().post("/customers", { email: "emoji@example.ae", name: emoji(201) }), 400, "INVALID_REQUEST")
+    const hook = await raw().post("/webhooks", { url: "http://127.0.0.1:9/hook", description: emoji(5000) })
+    expect(hook.status, hook.text).toBe(200)
+    expectError(await raw().post("/webhooks", { url: "http://127.0.0.1:9/hook", description: emoji(5001) }), 400, "INVALID_REQUEST")
+  })
+
+  it("refuses a lone surrogate in any string, changing nothing", async () => {
+    const before = await count("/products")
+    for (const body of [
+      product({ name: "Beans \ud800" }),
+      product({ description: "\udfff" }),
+      product({ metadata: { k: "v\ud83d" } }),
+      product({ metadata: { ["k\udc00"]: "v" } })
+    ]) {
+      const res = await raw().post("/products", body)
+      expectError(res, 400, "INVALID_REQUEST")
+      expect(res.json.message).toMatch(/surrogate/)
+    }
+    expectError(await raw().post("/customers", { email: "s@example.ae", name: "\ud800" }), 400, "INVALID_REQUEST")
+    expect(await count("/products")).toBe(before)
+    // A pair sent as escapes is a character like any other.
+    const pair = await raw().post("/products", JSON.stringify(product({ name: "x" })).replace('"x"', '"\\ud83d\\ude00"'))
+    expect(pair.status, pair.text).toBe(200)
+    expect(pair.json.name).toBe("😀")
+  })
+
+  it("refuses a body that is not valid UTF-8, changing nothing", async () => {
+    const before = await count("/products")
+    const json = Buffer.from(JSON.stringify(product({ name: "Beans XX" })))
+    for (const bytes of [[0xff], [0xc3], [0xed, 0xa0, 0x80], [0xf0, 0x9f, 0x98]]) {
+      const body = Buffer.concat([json.subarray(0, json.indexOf("XX")), Buffer.from(bytes), json.subarray(json.indexOf("XX") + 2)])
+      const res = await raw().post("/products", new Uint8Array(body))
+      expectError(res, 400, "INVALID_REQUEST")
+      expect(res.json.message).toBe("The request body is not valid UTF-8")
+    }
+    expect(await count("/products")).toBe(before)
+    // U+FFFD sent as valid UTF-8 is kept as it was sent.
+    const replacement = await raw().post("/products", new Uint8Array(Buffer.from(JSON.stringify(product({ name: "a\ufffdb" })))))
+    expect(replacement.status, replacement.text).toBe(200)
+    expect((await raw().get(`/products/${replacement.json.product_id}`)).json.name).toBe("a\ufffdb")
+  })
+
+  it("states every refusal in the merchant's words, naming the field and never a schema", async () => {
+    const cases: Array<[string, string, unknown, RegExp]> = [
+      ["post", "/products", product({ name: "" }), /^name must be 1 to 200 characters$/],
+      ["post", "/products", product({ price: 1.5 }), /^price must be a whole number$/],
+      ["post", "/products", product({ price: -1 }), /^price must be 0 or more$/],
+      ["post", "/products", product({ price: "1" }), /^price must be a number$/],
+      ["post", "/products", product({ status: "gone" }), /^status must be one of 'active', 'draft', 'archived'$/],
+      ["post", "/products", product({ metadata: { k: 1 } }), /^metadata\.k must be a string$/],
+      ["post", "/products", product({ metadata: [] }), /^metadata /],
+      ["post", "/customers", { email: 5 }, /^email must be a string$/],
+      ["post", "/webhooks", { url: "http://127.0.0.1:9/", disabled: "no" }, /^disabled must be true or false$/],
+      ["post", "/webhooks", { url: "http://127.0.0.1:9/", event_types: "payment.succeeded" }, /^event_types must be a list$/],
+      ["post", "/checkout_sessions", { product_cart: [] }, /^product_cart must list at least 1 item$/],
+      ["get", "/products?status=zzz", undefined, /^status must be one of 'active', 'draft', 'archived'$/]
+    ]
+    for (const [method, path, body, expected] of cases) {
+      const res = method === "get" ? await raw().get(path) : await raw().post(path, body)
+      expectError(res, 400, "INVALID_REQUEST")
+      expect(res.json.message, `${method} ${path} ${JSON.stringify(body)}`).toMatch(expected)
+      expect(res.json.message).not.toMatch(/Expected|actual|Schema|[a-z][A-Z]|\b[A-Z][a-z]+[A-Z][A-Za-z]+\b/)
+    }
+  })
+})
