@@ -5,11 +5,13 @@
  *
  * Both end states are final, and a session past `expires_at` reads as expired before any job has run.
  */
-import { DateTime, Duration, Either, Schema } from "effect"
+import { DateTime, Duration, Either, ParseResult, Schema } from "effect"
 import { InvalidRequest, InvalidState } from "./Errors.js"
 import { CustomerName, Email, PhoneNumber } from "./Customer.js"
 import { AccountId, CheckoutSessionId, CustomerId, PaymentId, ProductId, SubscriptionId } from "./Ids.js"
 import { Metadata } from "./Metadata.js"
+import { Text } from "./Text.js"
+import { parseHttpUrl } from "./Url.js"
 import { Amount, Currency } from "./Money.js"
 import type { Product } from "./Product.js"
 
@@ -68,18 +70,28 @@ export const CheckoutSession = Schema.Struct({
 export type CheckoutSession = typeof CheckoutSession.Type
 
 /** Whether `s` is an absolute http(s) URL with a plain host (it ends up in the page's CSP `form-action`). */
-export const isReturnUrl = (s: string): boolean => {
-  try {
-    const url = new URL(s)
-    return (url.protocol === "http:" || url.protocol === "https:") && /^[A-Za-z0-9.\-[\]:]+$/.test(url.host)
-  } catch {
-    return false
-  }
-}
+export const isReturnUrl = (s: string): boolean => Either.isRight(parseReturnUrl(s))
 
-export const ReturnUrl = Schema.String.pipe(
-  Schema.maxLength(2048),
-  Schema.filter(isReturnUrl, { message: () => "must be an absolute http(s) URL" })
+const parseReturnUrl = (s: string): Either.Either<URL, string> =>
+  Either.filterOrLeft(
+    parseHttpUrl(s),
+    (url) => /^[A-Za-z0-9.\-[\]:]+$/.test(url.host),
+    () => "must have a plain host name (letters, digits, dots and hyphens; an IDN in its xn-- form)"
+  )
+
+/** `return_url` as sent, refused unless it is an absolute http(s) URL; decoded to the parser's normalized form. */
+export const ReturnUrl = Schema.transformOrFail(
+  Text(1, 2048).annotations({ jsonSchema: { format: "uri", pattern: "^https?://[^\\s]*$", maxLength: 2048 } }),
+  Schema.String,
+  {
+    strict: true,
+    decode: (s, _, ast) =>
+      Either.match(parseReturnUrl(s), {
+        onLeft: (reason) => ParseResult.fail(new ParseResult.Type(ast, s, reason)),
+        onRight: (url) => ParseResult.succeed(url.href)
+      }),
+    encode: ParseResult.succeed
+  }
 )
 
 export const CartLineInput = Schema.Struct({

@@ -6,6 +6,7 @@ import { AccountId, WebhookId } from "./Ids.js"
 import * as Network from "./Network.js"
 import * as Pagination from "./Pagination.js"
 import { Text } from "./Text.js"
+import { parseHttpUrl } from "./Url.js"
 
 const resourceFields = {
   object: Schema.Literal("webhook"),
@@ -52,20 +53,14 @@ export type WebhookUpdate = typeof WebhookUpdate.Type
  * link-local or other internal address); test endpoints may also use `http` and loopback, for local receivers.
  */
 export const checkUrl = (raw: string, livemode: boolean): Either.Either<string, InvalidRequest> => {
-  let url: URL
-  try {
-    url = new URL(raw)
-  } catch {
-    return Either.left(new InvalidRequest({ message: "url must be an absolute URL" }))
-  }
+  const parsed = parseHttpUrl(raw)
+  if (Either.isLeft(parsed)) return Either.left(new InvalidRequest({ message: `url ${parsed.left}` }))
+  const url = parsed.right
   if (url.username !== "" || url.password !== "") {
     return Either.left(new InvalidRequest({ message: "url must not carry credentials" }))
   }
   if (livemode && url.protocol !== "https:") {
     return Either.left(new InvalidRequest({ message: "A live endpoint's url must use https" }))
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") {
-    return Either.left(new InvalidRequest({ message: "url must use http or https" }))
   }
   if (Network.isRefusedHost(url.hostname, livemode)) {
     return Either.left(

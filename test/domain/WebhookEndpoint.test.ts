@@ -286,3 +286,14 @@ describe("subscribes", () => {
     assert.deepStrictEqual(eventTypes.filter((t) => WebhookEndpoint.subscribes(narrow, t)), ["refund.succeeded"])
   })
 })
+
+describe("url taken only as sent", () => {
+  it("refuses surrounding spaces and control characters the URL parser would strip or remove", () => {
+    for (const url of [" https://hooks.example.ae/", "https://hooks.example.ae/ ", "https://hooks.example.ae/a\tb", "https://hooks.example.ae/\r\n", "\u0000https://hooks.example.ae/"]) {
+      const result = WebhookEndpoint.checkUrl(url, false)
+      assert.isTrue(Either.isLeft(result), JSON.stringify(url))
+      if (Either.isLeft(result)) assert.match(result.left.message, /^url must not contain spaces or control characters/)
+    }
+    assert.deepStrictEqual(WebhookEndpoint.checkUrl("HTTPS://Hooks.Example.AE:443/a/../in", true), Either.right("https://hooks.example.ae/in"))
+  })
+})

@@ -177,7 +177,7 @@ export const request = async (
   Object.assign(headers, options.headers ?? {})
   // An absolute URL as is; `/api/…` from the origin; anything else relative to `/api/v1`.
   const url = path.startsWith("http") ? path : path.startsWith("/api/") ? `${server.origin}${path}` : `${server.baseUrl}${path}`
-  const res = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}) })
+  const res = await fetch(url, { method, headers, ...(body !== undefined ? { body: body as BodyInit } : {}) })
   const text = await res.text()
   let json: any = undefined
   try {

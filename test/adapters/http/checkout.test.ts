@@ -286,6 +286,24 @@ describeStores("checkout over HTTP", (variant) => {
     expect(ok.json.total_amount).toBe(1049 * 5000)
   })
 
+  it("POST /checkout_sessions: return_url is taken only as sent, and stored in its normalized form", async () => {
+    const line = { product_id: (await createProduct(server().accountA.test.key)).product_id }
+    for (const return_url of [
+      " https://shop.example/thanks", "https://shop.example/thanks ", "\thttps://shop.example/thanks",
+      "https://shop.example/th\r\nanks", "https://shop.example/\nSet-Cookie:x", "https://shop.example/a\tb",
+      "https://shop.example/\u007f", "javascript:alert(1)", "/thanks", "https://shop\u00a0example/"
+    ]) {
+      const res = await rawA().post("/checkout_sessions", { product_cart: [line], return_url })
+      expectError(res, 400, "INVALID_REQUEST")
+      expect(res.json.message).toMatch(/^return_url /)
+    }
+    const normalized = await rawA().post("/checkout_sessions", { product_cart: [line], return_url: "HTTPS://Shop.Example:443/a/../thanks?q=1 2" })
+    expect(normalized.status, normalized.text).toBe(200)
+    expect(normalized.json.return_url).toBe("https://shop.example/thanks?q=1%202")
+    const read = await rawA().get(`/checkout_sessions/${normalized.json.session_id}`)
+    expect(read.json.return_url).toBe("https://shop.example/thanks?q=1%202")
+  })
+
   it("POST /checkout_sessions: unknown, malformed, other-account and draft products are 400 naming the product", async () => {
     const s = server()
     const foreign = await createProduct(s.accountB.test.key)
