@@ -1,6 +1,6 @@
 /**
- * Which addresses a live webhook may not reach (decisions.md §7): loopback, private, link-local and other
- * internal or special-purpose ranges, in IPv4 and IPv6. Checked on the URL at creation and on every resolved
+ * Which addresses a live webhook may reach (decisions.md §7): global unicast only, in IPv4 and IPv6, decided by an
+ * allow-list, so loopback, private, link-local and every other internal or special-purpose range are refused. Checked on the URL at creation and on every resolved
  * address at delivery time, so a DNS change cannot turn an endpoint internal.
  */
 
@@ -11,17 +11,42 @@ const ipv4 = (s: string): ReadonlyArray<number> | undefined => {
   return parts.every((p) => p <= 255) ? parts : undefined
 }
 
-const internalV4 = ([a, b, c]: ReadonlyArray<number>): boolean =>
-  a === 0 || // "this" network
-  a === 10 || // private
-  a === 127 || // loopback
-  (a === 100 && b! >= 64 && b! <= 127) || // carrier-grade NAT
-  (a === 169 && b === 254) || // link-local (cloud metadata lives here)
-  (a === 172 && b! >= 16 && b! <= 31) || // private
-  (a === 192 && b === 168) || // private
-  (a === 192 && b === 0 && (c === 0 || c === 2)) || // IETF protocol assignments, TEST-NET-1
-  (a === 198 && (b === 18 || b === 19)) || // benchmarking
-  a! >= 224 // multicast, reserved, broadcast
+const v4Number = (o: ReadonlyArray<number>): number => ((o[0]! << 24) | (o[1]! << 16) | (o[2]! << 8) | o[3]!) >>> 0
+
+const v4Block = (text: string, bits: number) => ({ base: v4Number(ipv4(text)!), bits })
+
+/**
+ * Every IPv4 block that is not global unicast (IANA's special-purpose registry, as ipaddr.js names them): a live
+ * endpoint may reach any other address. An allow-list by construction: what is not known to be public is refused.
+ */
+const nonGlobalV4 = [
+  v4Block("0.0.0.0", 8), // "this" network
+  v4Block("10.0.0.0", 8), // private
+  v4Block("100.64.0.0", 10), // carrier-grade NAT
+  v4Block("127.0.0.0", 8), // loopback
+  v4Block("169.254.0.0", 16), // link-local (cloud metadata lives here)
+  v4Block("172.16.0.0", 12), // private
+  v4Block("192.0.0.0", 24), // IETF protocol assignments
+  v4Block("192.0.2.0", 24), // TEST-NET-1
+  v4Block("192.31.196.0", 24), // AS112
+  v4Block("192.52.193.0", 24), // AMT
+  v4Block("192.88.99.0", 24), // 6to4 relay anycast
+  v4Block("192.168.0.0", 16), // private
+  v4Block("192.175.48.0", 24), // AS112
+  v4Block("198.18.0.0", 15), // benchmarking
+  v4Block("198.51.100.0", 24), // TEST-NET-2
+  v4Block("203.0.113.0", 24), // TEST-NET-3
+  v4Block("224.0.0.0", 4), // multicast
+  v4Block("240.0.0.0", 4) // reserved, broadcast
+]
+
+const inV4Block = (n: number, { base, bits }: { readonly base: number; readonly bits: number }) =>
+  bits === 0 || (n >>> (32 - bits)) === (base >>> (32 - bits))
+
+const globalV4 = (o: ReadonlyArray<number>): boolean => {
+  const n = v4Number(o)
+  return !nonGlobalV4.some((block) => inV4Block(n, block))
+}
 
 /** Expands an IPv6 text form into eight 16-bit groups; undefined when it is not one. */
 const ipv6 = (raw: string): ReadonlyArray<number> | undefined => {
@@ -47,25 +72,37 @@ const ipv6 = (raw: string): ReadonlyArray<number> | undefined => {
   return groups.map((g) => parseInt(g, 16))
 }
 
-const internalV6 = (g: ReadonlyArray<number>): boolean => {
-  if (g.slice(0, 7).every((x) => x === 0)) return g[7] === 0 || g[7] === 1 // unspecified, loopback
-  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) {
-    return internalV4([g[6]! >> 8, g[6]! & 0xff, g[7]! >> 8, g[7]! & 0xff]) // IPv4-mapped
-  }
-  if (g[0] === 0x64 && g[1] === 0xff9b) return true // NAT64: may reach internal IPv4
-  return (g[0]! & 0xfe00) === 0xfc00 || // unique local
-    (g[0]! & 0xffc0) === 0xfe80 || // link-local
-    (g[0]! & 0xff00) === 0xff00 || // multicast
-    (g[0] === 0x2001 && g[1] === 0xdb8) // documentation
+/** The IPv4 address an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) stands for. */
+const mappedV4 = (g: ReadonlyArray<number>): ReadonlyArray<number> | undefined =>
+  g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff ? [g[6]! >> 8, g[6]! & 0xff, g[7]! >> 8, g[7]! & 0xff] : undefined
+
+/**
+ * Global unicast IPv6: inside 2000::/3 and outside its special blocks. Everything else is refused, including every
+ * form that embeds or tunnels to an IPv4 address (IPv4-compatible `::/96`, SIIT `::ffff:0:0:0/96`, NAT64, 6to4,
+ * Teredo) and the deprecated site-local `fec0::/10`, except an IPv4-mapped address, which is its IPv4 address.
+ */
+const globalV6 = (g: ReadonlyArray<number>): boolean => {
+  const mapped = mappedV4(g)
+  if (mapped !== undefined) return globalV4(mapped)
+  const [a, b, c] = [g[0]!, g[1]!, g[2]!]
+  return (a & 0xe000) === 0x2000 && // 2000::/3
+    !(a === 0x2001 && b < 0x200) && // 2001::/23: Teredo, benchmarking, AMT, AS112, ORCHID, …
+    !(a === 0x2001 && b === 0xdb8) && // documentation
+    a !== 0x2002 && // 6to4
+    !(a === 0x2620 && b === 0x4f && c === 0x8000) && // AS112
+    !(a === 0x3fff && b < 0x1000) // 3fff::/20, documentation
 }
 
-/** Whether `address` (an IPv4 or IPv6 literal) is internal; false for anything that is not an IP literal. */
-export const isInternalAddress = (address: string): boolean => {
+/** Whether `address` (an IPv4 or IPv6 literal) is global unicast: an address anyone on the internet can reach. */
+export const isGlobalAddress = (address: string): boolean => {
   const v4 = ipv4(address)
-  if (v4 !== undefined) return internalV4(v4)
+  if (v4 !== undefined) return globalV4(v4)
   const v6 = ipv6(address)
-  return v6 !== undefined && internalV6(v6)
+  return v6 !== undefined && globalV6(v6)
 }
+
+/** Whether `address` (an IPv4 or IPv6 literal) is not global unicast; false for anything that is not an IP literal. */
+export const isInternalAddress = (address: string): boolean => isIpLiteral(address) && !isGlobalAddress(address)
 
 export const isIpLiteral = (host: string): boolean => ipv4(host) !== undefined || ipv6(host) !== undefined
 

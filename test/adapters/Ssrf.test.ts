@@ -33,6 +33,9 @@ import type { Scope } from "../../src/domain/Account.js"
 import { Store } from "../../src/ports/Store.js"
 import { makeDelivery, makeEvent } from "./webhookStoreContract.js"
 
+/** A global unicast address for the DNS answers: checked by the rules, never connected to. */
+const publicAddress = "93.184.215.14"
+
 // A DNS server ---------------------------------------------------------------------------------------------------
 
 interface Dns {
@@ -211,14 +214,14 @@ describe("SSRF: live webhook URLs", () => {
       if (result._tag === "Left") expect((result.left as { _tag: string })._tag, url).toBe("InvalidRequest")
     }
     // A public name is accepted (names are checked again at every delivery, below).
-    dns.table.set(liveHost, { a: ["203.0.113.10"], aaaa: [] })
+    dns.table.set(liveHost, { a: [publicAddress], aaaa: [] })
     const ok = await run(Effect.either(createEndpoint(scope, `https://${liveHost}:${internal.port}/hook`)))
     expect(ok._tag).toBe("Right")
   })
 
   it("DNS rebinding: public at creation, internal at delivery: refused, recorded as a failed attempt, never connected", async () => {
     const scope = await liveScope()
-    dns.table.set(liveHost, { a: ["203.0.113.10"], aaaa: [] })
+    dns.table.set(liveHost, { a: [publicAddress], aaaa: [] })
     const endpoint = await run(createEndpoint(scope, `https://${liveHost}:${internal.port}/hook`))
     const rebound: ReadonlyArray<{ a: ReadonlyArray<string>; aaaa: ReadonlyArray<string> }> = [
       { a: ["127.0.0.1"], aaaa: [] },
@@ -226,10 +229,10 @@ describe("SSRF: live webhook URLs", () => {
       { a: ["169.254.169.254"], aaaa: [] },
       { a: ["192.168.0.10"], aaaa: [] },
       // One internal answer among public ones is enough to refuse.
-      { a: ["203.0.113.10", "127.0.0.1"], aaaa: [] },
+      { a: [publicAddress, "127.0.0.1"], aaaa: [] },
       { a: [], aaaa: ["::1"] },
       { a: [], aaaa: ["::ffff:127.0.0.1"] },
-      { a: ["203.0.113.10"], aaaa: ["fe80::1"] }
+      { a: [publicAddress], aaaa: ["fe80::1"] }
     ]
     for (const answers of rebound) {
       dns.table.set(liveHost, answers)
@@ -247,19 +250,15 @@ describe("SSRF: live webhook URLs", () => {
     expect(internal.connections).toBe(0)
   }, 60_000)
 
-  it("controls: a public answer is connected to; test mode and this DNS server reach the loopback receiver", async () => {
-    // A public (documentation-range, unroutable here) answer passes the check: the attempt fails otherwise, not refused.
-    dns.table.set(liveHost, { a: ["203.0.113.10"], aaaa: [] })
+  it("controls: a public answer passes the lookup; test mode and this DNS server reach the loopback receiver", async () => {
+    // A public answer passes the transport's lookup unchanged (it is handed to the connection; no test connects to a
+    // public address: nothing leaves this machine).
+    dns.table.set(liveHost, { a: [publicAddress], aaaa: [] })
     const lookup = publicOnlyLookup(resolverLookup([dns.server]))
-    const outcome = await send({
-      url: `https://${liveHost}:${internal.port}/hook`,
-      body: "{}",
-      headers: { "content-type": "application/json" },
-      timeoutMillis: 500,
-      livemode: true
-    }, lookup)
-    expect(outcome.ok).toBe(false)
-    expect(outcome.error).not.toMatch(/refused: /)
+    const passed = await new Promise<unknown>((resolve) =>
+      lookup(liveHost, { all: true }, (error, addresses) => resolve(error ?? addresses))
+    )
+    expect(passed).toEqual([{ address: publicAddress, family: 4 }])
     // Test mode may use loopback receivers (development): the same name, rebound to 127.0.0.1, connects.
     dns.table.set(liveHost, { a: ["127.0.0.1"], aaaa: [] })
     const before = internal.connections
@@ -285,7 +284,7 @@ describe("SSRF: names are resolved when an endpoint is created or re-pointed", (
     const resolve = resolverLookup([dns.server])
     const live = publicOnlyLookup(resolve)
     const test = publicOnlyLookup(resolve, { allowLoopback: true })
-    dns.table.set("public.fils-check.test", { a: ["203.0.113.10"], aaaa: [] })
+    dns.table.set("public.fils-check.test", { a: [publicAddress], aaaa: [] })
     dns.table.set("loopback.fils-check.test", { a: ["127.0.0.1"], aaaa: [] })
     dns.table.set("private.fils-check.test", { a: ["10.1.2.3"], aaaa: [] })
     dns.table.delete("missing.fils-check.test")
@@ -348,7 +347,7 @@ describe("SSRF: names are resolved when an endpoint is created or re-pointed", (
     const scope = await liveScope()
     const internalAnswers: ReadonlyArray<{ a: ReadonlyArray<string>; aaaa: ReadonlyArray<string> }> = [
       { a: ["10.1.2.3"], aaaa: [] },
-      { a: ["203.0.113.10", "169.254.169.254"], aaaa: [] },
+      { a: [publicAddress, "169.254.169.254"], aaaa: [] },
       { a: [], aaaa: ["fd00::1"] },
       { a: ["127.0.0.1"], aaaa: [] }
     ]
@@ -362,7 +361,7 @@ describe("SSRF: names are resolved when an endpoint is created or re-pointed", (
     }
     expect(await run(listed(scope))).toEqual([])
 
-    dns.table.set(liveHost, { a: ["203.0.113.10"], aaaa: [] })
+    dns.table.set(liveHost, { a: [publicAddress], aaaa: [] })
     const endpoint = await run(createEndpoint(scope, `https://${liveHost}/hook`))
     dns.table.set(inside, { a: ["10.1.2.3"], aaaa: [] })
     const moved = await run(Effect.either(updateUrl(scope, endpoint.webhook_id, `https://${inside}/hook`)))

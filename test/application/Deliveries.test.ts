@@ -726,7 +726,7 @@ describe("endpoint hosts are resolved when an endpoint is created or re-pointed 
       Effect.gen(function*() {
         const webhooks = yield* Webhooks
         const { live } = yield* newAccount
-        yield* endpoint(live, { url: "https://203.0.113.7/hook" })
+        yield* endpoint(live, { url: "https://93.184.215.14/hook" })
         yield* endpoint(live, { url: "https://[2606:4700:4700::1111]/hook" })
         assert.deepStrictEqual(fake.checks, [], "addresses are checked on their face")
 

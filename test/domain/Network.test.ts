@@ -4,6 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { FastCheck } from "effect"
+import ipaddr from "ipaddr.js"
 import { isInternalAddress, isInternalHost, isInternalName, isIpLiteral } from "../../src/domain/Network.js"
 
 const internalAddresses: ReadonlyArray<readonly [string, string]> = [
@@ -47,7 +48,22 @@ const internalAddresses: ReadonlyArray<readonly [string, string]> = [
   ["[fe80::1]", "bracketed link-local"],
   ["[::ffff:127.0.0.1]", "bracketed IPv4-mapped loopback"],
   ["[::ffff:10.0.0.1]", "bracketed IPv4-mapped private"],
-  ["[fc00::1]", "bracketed unique local"]
+  ["[fc00::1]", "bracketed unique local"],
+  // Issue 16: the gaps of the old deny-list.
+  ["::7f00:1", "IPv4-compatible ::/96 (to 127.0.0.1)"],
+  ["[::7f00:1]", "bracketed IPv4-compatible"],
+  ["::ffff:0:7f00:1", "SIIT ::ffff:0:0:0/96 (to 127.0.0.1)"],
+  ["fec0::1", "deprecated site-local"],
+  ["2002:a9fe:a9fe::1", "6to4 of 169.254.169.254"],
+  ["198.51.100.7", "TEST-NET-2"],
+  ["203.0.113.10", "TEST-NET-3"],
+  ["2001:0:4136:e378:8000:63bf:3fff:fdd2", "Teredo"],
+  ["::a00:1", "::/96 (to 10.0.0.1)"],
+  ["192.88.99.1", "6to4 relay anycast"],
+  ["240.0.0.1", "reserved"],
+  ["100::1", "discard"],
+  ["5f00::1", "segment routing"],
+  ["3fff::1", "documentation 3fff::/20"]
 ]
 
 const publicAddresses: ReadonlyArray<string> = [
@@ -207,4 +223,41 @@ describe("isInternalName / isInternalHost for names", () => {
       assert.isFalse(isInternalHost(name), name)
     }
   })
+})
+
+describe("the live rule against ipaddr.js as the oracle", () => {
+  /** ipaddr.js's verdict: "unicast" (an IPv4-mapped address judged as its IPv4), and for IPv6 within 2000::/3. */
+  const oracleGlobal = (text: string): boolean => {
+    // ipaddr.js reads the IPv4-compatible form `::a.b.c.d` as IPv4-mapped; RFC 4291 deprecates it and we refuse it.
+    if (/^::\d+\.\d+\.\d+\.\d+$/.test(text)) return false
+    const parsed = ipaddr.parse(text)
+    if (parsed.kind() === "ipv6") {
+      const v6 = parsed as ipaddr.IPv6
+      if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range() === "unicast"
+      return v6.range() === "unicast" && (v6.parts[0]! & 0xe000) === 0x2000
+    }
+    return parsed.range() === "unicast"
+  }
+  const byte = FastCheck.integer({ min: 0, max: 255 })
+  const group = FastCheck.integer({ min: 0, max: 0xffff })
+  const v4 = FastCheck.tuple(byte, byte, byte, byte).map((o) => o.join("."))
+  // Random addresses, weighted towards every special block's neighbourhood.
+  const specialV4 = FastCheck.tuple(
+    FastCheck.constantFrom(
+      ...Object.values((ipaddr.IPv4.prototype as unknown as { SpecialRanges: Record<string, Array<[ipaddr.IPv4, number]>> }).SpecialRanges)
+        .flat()
+        .map(([a]) => a.octets)
+    ),
+    byte,
+    byte
+  ).map(([o, c, d]) => [o[0], o[1], c, d].join("."))
+  const v6Prefixes = [0, 0x64, 0x100, 0x2001, 0x2002, 0x2620, 0x3fff, 0x5f00, 0xfc00, 0xfe80, 0xfec0, 0xff00, 0x2600, 0x2a00]
+  const v6 = FastCheck.tuple(FastCheck.oneof(FastCheck.constantFrom(...v6Prefixes), group), FastCheck.array(group, { minLength: 7, maxLength: 7 }), FastCheck.nat(7))
+    .map(([first, rest, zeros]) => [first, ...rest.map((g, i) => (i < zeros ? 0 : g))].map((g) => g.toString(16)).join(":"))
+  const embedded = FastCheck.tuple(FastCheck.constantFrom("::", "::ffff:", "::ffff:0:", "64:ff9b::"), FastCheck.oneof(v4, specialV4))
+    .map(([prefix, a]) => prefix + a)
+
+  it.prop("a live endpoint may reach an address iff ipaddr.js calls it global unicast", [FastCheck.oneof(v4, specialV4, v6, embedded)], ([address]) => {
+    assert.strictEqual(isInternalAddress(address), !oracleGlobal(address), address)
+  }, { fastCheck: { numRuns: 3000 } })
 })
