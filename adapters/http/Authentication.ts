@@ -38,19 +38,20 @@ export const AuthenticationLive = Layer.effect(
         Effect.gen(function*() {
           const request = yield* HttpServerRequest.HttpServerRequest
           const address = Option.getOrElse(request.remoteAddress, () => "unknown")
-          yield* limits.checkAddress(address).pipe(
-            Effect.tapError((e) => setHeader("retry-after", String(e.retryAfterSeconds)))
-          )
           // The framework strips the first seven characters whatever the scheme; only `Bearer` is a bearer token.
           const scheme = /^Bearer\s+\S/i.test(request.headers.authorization ?? "")
+          // The per-address limit is there to stop guessing, so it refuses only keys that are not valid: a merchant
+          // whose address others share (a NAT, a proxy) keeps working while someone there fails to authenticate.
           const principal = yield* accounts.authenticate(scheme ? Redacted.value(token) : "").pipe(
             Effect.catchTag("Unauthorized", (unauthorized) =>
-              Effect.flatMap(
-                limits.recordAuthFailure(address),
-                (refusal): Effect.Effect<never, Unauthorized | RateLimited> =>
+              limits.checkAddress(address).pipe(
+                Effect.zipRight(limits.recordAuthFailure(address)),
+                Effect.tapError((e) => e._tag === "RateLimited" ? setHeader("retry-after", String(e.retryAfterSeconds)) : Effect.void),
+                Effect.flatMap((refusal): Effect.Effect<never, Unauthorized | RateLimited> =>
                   refusal === undefined
                     ? Effect.zipRight(setHeader("www-authenticate", "Bearer"), Effect.fail(unauthorized))
                     : Effect.zipRight(setHeader("retry-after", String(refusal.retryAfterSeconds)), Effect.fail(refusal))
+                )
               ))
           )
           // Whose request this is, on the server span: the request log and traces read it there (never the key).

@@ -262,10 +262,10 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
   }
 
   const rateLimits: StoreShape["rateLimits"] = {
-    // fils_rate_limit_hit (migration 0009) runs RateWindow.hit under the bucket's row lock: one round trip.
+    // fils_rate_limit_take (migration 0010) runs RateWindow.hit under the bucket's row lock: one round trip.
     hit: Effect.fnUntraced(function*(bucket, nowMillis, limit, windowSeconds, count = 1) {
-      const rows = yield* sql<Rows.RateRow>`SELECT granted, remaining, reset_seconds, seconds, counts
-        FROM fils_rate_limit_hit(${bucket}, ${nowMillis}, ${limit}, ${windowSeconds}, ${count})`
+      const rows = yield* sql<Rows.RateRow>`SELECT granted, remaining, reset_seconds, seconds, counts, lasts
+        FROM fils_rate_limit_take(${bucket}, ${nowMillis}, ${limit}, ${windowSeconds}, ${count})`
       return Rows.rateDecisionFromRow(rows[0]!, limit, count)
     }, orUnavailable)
   }

@@ -1,16 +1,20 @@
 /**
- * A rolling-window rate limit made of one-second slots.
+ * A rolling-window rate limit made of one-second slots, each remembering when its latest request came.
  *
- * A request is counted against every slot of the last `window + 1` seconds (the current, partial one included), so
- * whatever 60-second span of real time one looks at, the requests accepted in it never exceed the limit: that span
- * touches at most 61 whole-second slots, and the last request accepted in it saw all of them. The cost is a
- * slightly stricter limit near slot edges. The state is small and fixed-size, so the SQL store keeps it in one row.
+ * A slot's requests count until a full window has passed since its latest one, so whatever 60-second span of real
+ * time one looks at, the requests accepted in it never exceed the limit (the last request accepted in it saw every
+ * slot holding one of them). Counting a slot until its latest request leaves is at most one second stricter than a
+ * log of every request, and it makes the wait exact and never longer than the window: a refused request is told
+ * `resetSeconds` (1 to 60), and one sent that much later is accepted. The state is small and fixed-size, so the
+ * SQL store keeps it in one row.
  */
 
 export interface RateWindowState {
   /** The second (Unix) each slot counts; slot `i` holds second `s` when `s % slots === i`. */
   readonly seconds: ReadonlyArray<number>
   readonly counts: ReadonlyArray<number>
+  /** The time (Unix ms) of each slot's latest request; absent (a state written before), the end of its second. */
+  readonly lasts?: ReadonlyArray<number> | undefined
 }
 
 export interface RateDecision {
@@ -21,7 +25,7 @@ export interface RateDecision {
   readonly limit: number
   /** Requests still accepted now, after these. */
   readonly remaining: number
-  /** Whole seconds until the oldest counted request leaves the window (at least 1 when limited). */
+  /** Whole seconds until the oldest counted slot leaves the window: 1 to the window when refused, when a request will be accepted again. */
   readonly resetSeconds: number
   readonly state: RateWindowState
 }
@@ -40,42 +44,48 @@ export const hit = (
   count = 1
 ): RateDecision => {
   const slots = slotCount(windowSeconds)
-  const seconds = state?.seconds.length === slots ? [...state.seconds] : new Array<number>(slots).fill(0)
-  const counts = state?.counts.length === slots ? [...state.counts] : new Array<number>(slots).fill(0)
+  const windowMillis = windowSeconds * 1000
+  const sized = state?.seconds.length === slots && state.counts.length === slots
+  const seconds = sized ? [...state.seconds] : new Array<number>(slots).fill(0)
+  const counts = sized ? [...state.counts] : new Array<number>(slots).fill(0)
+  // A slot's latest request lies within its second; where that is not known, its second's last millisecond.
+  const lasts = seconds.map((s, i) => {
+    const last = sized ? state.lasts?.[i] : undefined
+    return last !== undefined && Math.floor(last / 1000) === s ? last : s * 1000 + 999
+  })
   // Servers sharing a state reach it out of order: a request timed just before another that was counted first must
   // still see it, so the window's time never runs back (within a window; an older clock jump is ignored as before).
-  let nowSecond = Math.floor(nowMillis / 1000)
-  const clock = nowSecond
+  let now = nowMillis
   for (let i = 0; i < slots; i++) {
-    const s = seconds[i]!
-    if (counts[i]! > 0 && s > nowSecond && s <= clock + windowSeconds) nowSecond = s
+    if (counts[i]! > 0 && lasts[i]! > now && lasts[i]! <= nowMillis + windowMillis) now = lasts[i]!
   }
-  const oldest = nowSecond - windowSeconds
   let used = 0
   let earliest = Number.POSITIVE_INFINITY
   for (let i = 0; i < slots; i++) {
-    const s = seconds[i]!
-    if (s >= oldest && s <= nowSecond && counts[i]! > 0) {
+    if (counts[i]! > 0 && lasts[i]! > now - windowMillis && lasts[i]! <= now) {
       used += counts[i]!
-      if (s < earliest) earliest = s
+      if (lasts[i]! < earliest) earliest = lasts[i]!
     }
   }
   const granted = Math.min(count, Math.max(0, limit - used))
   const allowed = granted === count
   if (granted > 0) {
-    const i = nowSecond % slots
-    counts[i] = seconds[i] === nowSecond ? counts[i]! + granted : granted
-    seconds[i] = nowSecond
-    if (nowSecond < earliest) earliest = nowSecond
+    const second = Math.floor(now / 1000)
+    const i = second % slots
+    const same = seconds[i] === second && counts[i]! > 0
+    counts[i] = same ? counts[i]! + granted : granted
+    lasts[i] = same ? Math.max(lasts[i]!, now) : now
+    seconds[i] = second
+    if (now < earliest) earliest = now
   }
-  const frees = earliest === Number.POSITIVE_INFINITY ? nowMillis : (earliest + windowSeconds + 1) * 1000
-  const resetSeconds = Math.max(allowed ? 0 : 1, Math.ceil((frees - nowMillis) / 1000))
+  const frees = earliest === Number.POSITIVE_INFINITY ? nowMillis : earliest + windowMillis
+  const resetSeconds = Math.min(windowSeconds, Math.max(allowed ? 0 : 1, Math.ceil((frees - nowMillis) / 1000)))
   return {
     allowed,
     granted,
     limit,
     remaining: Math.max(0, limit - used - granted),
     resetSeconds,
-    state: { seconds, counts }
+    state: { seconds, counts, lasts }
   }
 }

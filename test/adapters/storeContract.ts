@@ -1956,10 +1956,11 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         const decisions = [yield* hit(T0), yield* hit(T0 + 100), yield* hit(T0 + 1_500), yield* hit(T0 + 2_000)]
         assert.deepStrictEqual(decisions.map((d) => [d.allowed, d.remaining]), [[true, 2], [true, 1], [true, 0], [false, 0]])
         assert.strictEqual(decisions[3]!.limit, 3)
-        assert.strictEqual(decisions[3]!.resetSeconds, 59) // the first request leaves the window at T0 + 61 s
-        assert.isFalse((yield* hit(T0 + 60_999)).allowed)
+        // The first second's requests count until 60 s after its latest (T0 + 100 ms): 58.1 s from now, said as 59.
+        assert.strictEqual(decisions[3]!.resetSeconds, 59)
+        assert.isFalse((yield* hit(T0 + 60_099)).allowed)
         // The two requests of the first second have left; the one of the second is still counted.
-        const later = yield* hit(T0 + 61_000)
+        const later = yield* hit(T0 + 60_100)
         assert.deepStrictEqual([later.allowed, later.remaining], [true, 1])
       }))
 

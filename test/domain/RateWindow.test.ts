@@ -85,11 +85,10 @@ describe("RateWindow.hit", () => {
     assert.deepStrictEqual(steps.map((s) => s.decision.remaining), [2, 1, 0, 0])
     assert.deepStrictEqual(steps.map((s) => s.decision.limit), [3, 3, 3, 3])
     const refused = steps[3]!.decision
-    assert.strictEqual(refused.resetSeconds, 61)
+    assert.strictEqual(refused.resetSeconds, 60)
     const state = steps[2]!.decision.state
     assert.isFalse(RateWindow.hit(state, 59_999, 3).allowed)
-    assert.isFalse(RateWindow.hit(state, 60_999, 3).allowed)
-    const again = RateWindow.hit(state, 61_000, 3)
+    const again = RateWindow.hit(state, 60_000, 3)
     assert.isTrue(again.allowed)
     assert.strictEqual(again.remaining, 2)
   })
@@ -147,9 +146,11 @@ describe("RateWindow.hit", () => {
       assert.isAtMost(decision.remaining, limit - 1)
       assert.strictEqual(decision.limit, limit)
       if (!decision.allowed) assert.strictEqual(decision.remaining, 0)
-      // Oracle: the requests accepted before this one whose whole second is one of the last 61.
-      const nowSecond = Math.floor(at / 1000)
-      const used = steps.slice(0, k).filter((s) => s.decision.allowed && Math.floor(s.at / 1000) >= nowSecond - 60).length
+      // Oracle: the requests accepted before this one in a second whose latest accepted request is under 60 s old.
+      const accepted = steps.slice(0, k).filter((s) => s.decision.allowed)
+      const latestOfSecond = new Map<number, number>()
+      for (const s of accepted) latestOfSecond.set(Math.floor(s.at / 1000), Math.max(latestOfSecond.get(Math.floor(s.at / 1000)) ?? 0, s.at))
+      const used = accepted.filter((s) => latestOfSecond.get(Math.floor(s.at / 1000))! > at - 60_000).length
       assert.strictEqual(decision.allowed, used < limit, `at ${at}: used ${used} of ${limit}`)
       if (decision.allowed) assert.strictEqual(decision.remaining, limit - used - 1)
     })
@@ -168,17 +169,18 @@ describe("RateWindow.hit", () => {
     })
   }, { fastCheck: { numRuns: 200 } })
 
-  it.prop("when refused, resetSeconds ≥ 1 and is exact: refused one second earlier, allowed then", [
+  it.prop("when refused, resetSeconds is 1 to 60 and exact: refused one second earlier, allowed then", [
     timesArb(200),
     limitArb
   ], ([times, limit]) => {
     for (const { at, before, decision } of simulate(times, limit)) {
       if (decision.allowed) {
         assert.isAtLeast(decision.resetSeconds, 0)
+        assert.isAtMost(decision.resetSeconds, 60, "RateLimit-Reset stays within the window")
         continue
       }
       assert.isAtLeast(decision.resetSeconds, 1)
-      assert.isAtMost(decision.resetSeconds, 61)
+      assert.isAtMost(decision.resetSeconds, 60)
       assert.isTrue(RateWindow.hit(before, at + decision.resetSeconds * 1000, limit).allowed, "allowed after Retry-After")
       assert.isFalse(
         RateWindow.hit(before, at + (decision.resetSeconds - 1) * 1000, limit).allowed,
