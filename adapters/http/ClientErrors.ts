@@ -7,10 +7,16 @@ import { createServer as createNodeServer, type Server } from "node:http"
 import type { Duplex } from "node:stream"
 
 const reasons: Record<string, string> = {
-  HPE_HEADER_OVERFLOW: "The request headers are larger than the server accepts",
-  ERR_HTTP_REQUEST_TIMEOUT: "The request was not received in time",
-  HPE_HEADER_TIMEOUT: "The request was not received in time"
+  HPE_HEADER_OVERFLOW: "The request headers are larger than the server accepts"
 }
+const timeouts = new Set(["ERR_HTTP_REQUEST_TIMEOUT", "HPE_HEADER_TIMEOUT"])
+
+/** How long a client may take to send a request's headers, and the whole request (`FILS_*_TIMEOUT_SECONDS`). */
+export interface Deadlines {
+  readonly headersSeconds: number
+  readonly requestSeconds: number
+}
+export const defaultDeadlines: Deadlines = { headersSeconds: 10, requestSeconds: 30 }
 
 const reply = (socket: Duplex, status: string, code: string, message: string) => {
   const body = JSON.stringify({ code, message })
@@ -39,13 +45,26 @@ const answer = (error: NodeJS.ErrnoException, socket: Duplex) => {
     socket.destroy()
     return
   }
+  if (timeouts.has(error.code ?? "")) {
+    reply(socket, "408 Request Timeout", "REQUEST_TIMEOUT", "The request was not received in time")
+    return
+  }
   reply(socket, "400 Bad Request", "INVALID_REQUEST", reasons[error.code ?? ""] ?? "The request is not valid HTTP")
 }
 
-/** `node:http`'s `createServer`, answering unparsable requests with a JSON `400 INVALID_REQUEST`. */
-export const createServer = (): Server =>
-  // Host is not needed to route, so a request without one reaches the app (and its JSON errors) too.
-  createNodeServer({ requireHostHeader: false })
+/**
+ * `node:http`'s `createServer`, answering unparsable requests with a JSON `400 INVALID_REQUEST`, and a client too
+ * slow to send its headers or its whole request within the deadlines with a JSON `408 REQUEST_TIMEOUT` (Node's
+ * defaults hold a half-sent body for five minutes). The deadlines are checked every second.
+ */
+export const createServer = (deadlines: Deadlines = defaultDeadlines): Server =>
+  createNodeServer({
+    // Host is not needed to route, so a request without one reaches the app (and its JSON errors) too.
+    requireHostHeader: false,
+    headersTimeout: deadlines.headersSeconds * 1000,
+    requestTimeout: deadlines.requestSeconds * 1000,
+    connectionsCheckingInterval: 1000
+  })
     .on("clientError", answer)
     .on("connect", (_request, socket: Duplex) => {
       socket.on("error", () => socket.destroy())

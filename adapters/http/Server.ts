@@ -5,8 +5,8 @@ import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Effect, flow, Layer } from "effect"
-import { createServer } from "./ClientErrors.js"
+import { Config, Effect, flow, Layer } from "effect"
+import { createServer, type Deadlines, defaultDeadlines } from "./ClientErrors.js"
 import { observeRequests } from "../observability/RequestObservation.js"
 import { HttpAppLive } from "./App.js"
 
@@ -35,10 +35,30 @@ export interface ListenOptions {
   readonly host: string
 }
 
+const seconds = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.withDefault(fallback),
+    Config.validate({ message: "must be a whole number of seconds from 1 to 3600", validation: (n) => n >= 1 && n <= 3600 })
+  )
+
+/** The request deadlines from `FILS_HEADERS_TIMEOUT_SECONDS` and `FILS_REQUEST_TIMEOUT_SECONDS`. */
+export const RequestDeadlines: Config.Config<Deadlines> = Config.all({
+  headersSeconds: seconds("FILS_HEADERS_TIMEOUT_SECONDS", defaultDeadlines.headersSeconds),
+  requestSeconds: seconds("FILS_REQUEST_TIMEOUT_SECONDS", defaultDeadlines.requestSeconds)
+}).pipe(Config.validate({
+  message: "FILS_HEADERS_TIMEOUT_SECONDS must not be longer than FILS_REQUEST_TIMEOUT_SECONDS",
+  validation: (d) => d.headersSeconds <= d.requestSeconds
+}))
+
+/** Node's HTTP server on a port, with Fils' answers to unparsable and too slow requests. */
+export const NodeServer = (options: ListenOptions) =>
+  Layer.unwrapEffect(Effect.map(RequestDeadlines, (deadlines) =>
+    NodeHttpServer.layer(() => createServer(deadlines), { port: options.port, host: options.host })))
+
 /** Serves the app; requires the engine's services and the Store. */
 export const ServerLive = (options: ListenOptions) =>
   HttpApiBuilder.serve(serverMiddleware).pipe(
     Layer.provide(HttpAppLive),
     HttpServer.withLogAddress,
-    Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.host }))
+    Layer.provide(NodeServer(options))
   )

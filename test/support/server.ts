@@ -6,9 +6,8 @@
  * (memory, and PostgreSQL on a fresh migrated database per test file).
  */
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { ConfigProvider, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
-import { createServer } from "../../adapters/http/ClientErrors.js"
+import { NodeServer } from "../../adapters/http/Server.js"
 import * as Client from "../../adapters/http/Client.js"
 import { HttpAppLive } from "../../adapters/http/App.js"
 import { makeStoreMemory } from "../../adapters/memory/StoreMemory.js"
@@ -105,7 +104,7 @@ export const startServer = async (
   const engine = EngineLayerOf(store)
   const http = HttpApiBuilder.serve().pipe(
     Layer.provide(HttpAppLive),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+    Layer.provideMerge(NodeServer({ port: 0, host: "127.0.0.1" }))
   )
   const full = http.pipe(
     Layer.provideMerge(engine),
