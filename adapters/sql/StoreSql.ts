@@ -12,10 +12,10 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
-import { Duration, Effect, Layer, Option, type Scope } from "effect"
+import { Duration, Effect, Either, Layer, Option, type Scope } from "effect"
 import type { StoreUnavailable } from "../../src/domain/Errors.js"
 import type { Claim, IdempotencyRecord } from "../../src/domain/Idempotency.js"
-import { SecretBox } from "../../src/ports/SecretBox.js"
+import { idempotencyResponseContext, SecretBox } from "../../src/ports/SecretBox.js"
 import { Store, type StoreShape } from "../../src/ports/Store.js"
 import { makeQueries } from "./queries.js"
 import { makeDeliveriesRepo, makeDeliveryWakeups } from "./repos/deliveries.js"
@@ -159,23 +159,39 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
 
   const keyOf = (record: { readonly scope: string; readonly key: string }) => `${record.scope}\u0000${record.key}`
 
+  // A stored response may hold a secret (a new webhook endpoint's `whsec_…`): it rests sealed like the endpoint's
+  // own secret, bound to its record, whenever the box holds a key.
+  const sealResponse = (record: { readonly scope: string; readonly key: string }, body: string) =>
+    box.seal(body, idempotencyResponseContext(record.scope, record.key))
+  const openResponse = (record: IdempotencyRecord): IdempotencyRecord =>
+    record.response === null ? record : {
+      ...record,
+      response: {
+        ...record.response,
+        body: Either.getOrThrowWith(
+          box.open(record.response.body, idempotencyResponseContext(record.scope, record.key)),
+          (error) => new Error(`idempotency record ${record.key}: ${error.message}`)
+        )
+      }
+    }
+
   /**
    * Takes each key (all distinct) in one statement when `Idempotency.canClaim` allows (no record, an expired one,
    * or an abandoned lease of the same request); the upsert's row lock makes concurrent claims take turns, so
    * exactly one wins. Rows go in byte order of their keys, so two batches that share keys lock them in the same
    * order and cannot deadlock. Returns the keys taken.
    */
-  const tryClaimAll = (records: ReadonlyArray<IdempotencyRecord>, now: Date) => {
-    const values = records.map((r) => ({
-      scope: r.scope,
-      key: r.key,
-      fingerprint: r.fingerprint,
-      response_status: r.response?.status ?? null,
-      response_body: r.response?.body ?? null,
-      locked_until: Rows.toTimestamp(r.lockedUntil),
-      expires_at: Rows.toTimestamp(r.expiresAt)
-    }))
-    return sql<{ scope: string; key: string }>`
+  const tryClaimAll = (records: ReadonlyArray<IdempotencyRecord>, now: Date) =>
+    Effect.flatMap(Effect.forEach(records, (r) =>
+      Effect.map(r.response === null ? Effect.succeed(null) : sealResponse(r, r.response.body), (body) => ({
+        scope: r.scope,
+        key: r.key,
+        fingerprint: r.fingerprint,
+        response_status: r.response?.status ?? null,
+        response_body: body,
+        locked_until: Rows.toTimestamp(r.lockedUntil),
+        expires_at: Rows.toTimestamp(r.expiresAt)
+      }))), (values) => sql<{ scope: string; key: string }>`
       INSERT INTO idempotency_keys AS k
         (scope, key, fingerprint, response_status, response_body, locked_until, expires_at)
       SELECT v.scope, v.key, v.fingerprint, v.response_status, v.response_body, v.locked_until, v.expires_at
@@ -187,8 +203,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
         response_body = EXCLUDED.response_body, locked_until = EXCLUDED.locked_until, expires_at = EXCLUDED.expires_at
       WHERE k.expires_at <= ${now}
         OR (k.response_status IS NULL AND k.fingerprint = EXCLUDED.fingerprint AND k.locked_until <= ${now})
-      RETURNING k.scope, k.key`
-  }
+      RETURNING k.scope, k.key`)
 
   /** The claims of `records` in order, as if made one after another (see `IdempotencyRepo.claimAll`). */
   const claimAll = (
@@ -215,7 +230,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
         const keys = JSON.stringify(held.map((i) => ({ scope: records[i]!.scope, key: records[i]!.key })))
         const rows = yield* sql<Rows.IdempotencyRow>`SELECT * FROM idempotency_keys
           WHERE (scope, key) IN (SELECT v.scope, v.key FROM jsonb_to_recordset(${keys}::jsonb) AS v(scope text, key text))`
-        const found = new Map(rows.map((row) => [keyOf(row), Rows.idempotencyFromRow(row)]))
+        const found = new Map(rows.map((row) => [keyOf(row), openResponse(Rows.idempotencyFromRow(row))]))
         // Released between the two statements: the key is free again, so try once more.
         const released = held.filter((i) => !found.has(keyOf(records[i]!)))
         if (released.length > 0 && attempts <= 1) return yield* Effect.dieMessage("idempotency claim kept losing its row")
@@ -243,13 +258,14 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     // taken over by the same request), it takes one of them, as two single updates would leave one.
     completeAll: Effect.fnUntraced(function*(completions) {
       if (completions.length === 0) return
-      const values = completions.map((c) => ({
-        scope: c.scope,
-        key: c.key,
-        fingerprint: c.fingerprint,
-        status: c.response.status,
-        body: c.response.body
-      }))
+      const values = yield* Effect.forEach(completions, (c) =>
+        Effect.map(sealResponse(c, c.response.body), (body) => ({
+          scope: c.scope,
+          key: c.key,
+          fingerprint: c.fingerprint,
+          status: c.response.status,
+          body
+        })))
       yield* sql`UPDATE idempotency_keys AS k SET response_status = v.status, response_body = v.body
         FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb)
           AS v(scope text, key text, fingerprint text, status integer, body text)

@@ -55,3 +55,6 @@ export const plaintextBox: SecretBoxShape = {
 export class SecretBox extends Context.Reference<SecretBox>()("fils/SecretBox", {
   defaultValue: (): SecretBoxShape => plaintextBox
 }) {}
+
+/** The context a stored idempotent response is sealed with: its record's scope and key. */
+export const idempotencyResponseContext = (scope: string, key: string): string => `idempotency:${scope}\u0000${key}`

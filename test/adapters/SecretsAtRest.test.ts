@@ -208,14 +208,14 @@ describe("webhook secrets at rest (FILS_SECRET_KEY)", () => {
     const rotateEnv = envWith({ FILS_SECRET_KEY: keyB.toString("base64"), FILS_SECRET_KEY_PREVIOUS: keyA.toString("hex") })
     const rotated = await runFils(["secrets", "rotate"], rotateEnv)
     expect(rotated.code, rotated.stderr).toBe(0)
-    expect(JSON.parse(rotated.stdout)).toEqual({ key_id: idB, endpoints: 2, resealed: 2 })
+    expect(JSON.parse(rotated.stdout)).toEqual({ key_id: idB, endpoints: 2, responses: 0, resealed: 2 })
     raw = await rawSecrets()
     for (const [id, value] of raw) {
       expect(value, id).toMatch(new RegExp(`^enc:v1:${idB}:`))
       expect(value).not.toContain(secrets[id]!.slice(6))
     }
     const again = await runFils(["secrets", "rotate"], rotateEnv)
-    expect(JSON.parse(again.stdout)).toEqual({ key_id: idB, endpoints: 2, resealed: 0 })
+    expect(JSON.parse(again.stdout)).toEqual({ key_id: idB, endpoints: 2, responses: 0, resealed: 0 })
     expect(await rawSecrets()).toEqual(raw)
 
     // 4. A server (or rotation) with only the old key cannot open them: it refuses to start, saying why.
@@ -278,7 +278,64 @@ describe("webhook secrets at rest (FILS_SECRET_KEY)", () => {
 
     // 7. Back to plaintext: the key moves to FILS_SECRET_KEY_PREVIOUS and rotate writes the secrets as they are.
     const off = await runFils(["secrets", "rotate"], envWith({ FILS_SECRET_KEY_PREVIOUS: keyB.toString("hex") }))
-    expect(JSON.parse(off.stdout)).toEqual({ key_id: null, endpoints: 2, resealed: 2 })
+    expect(JSON.parse(off.stdout)).toEqual({ key_id: null, endpoints: 2, responses: 0, resealed: 2 })
     expect(Object.fromEntries(await rawSecrets())).toEqual(secrets)
   }, 240_000)
+
+  it("keeps an idempotent POST /webhooks response sealed, rotates it, and leaves no secret unsealed in any table", async () => {
+    // Whatever earlier tests left in plaintext is sealed first: from here on, every secret must rest sealed.
+    const sealAll = await runFils(["secrets", "rotate"], envWith({ FILS_SECRET_KEY: keyA.toString("hex"), FILS_SECRET_KEY_PREVIOUS: keyB.toString("hex") }))
+    expect(sealAll.code, sealAll.stderr).toBe(0)
+    const served = await serve({ FILS_SECRET_KEY: keyA.toString("hex") })
+    const accounts = await runFils(["accounts", "create", "--name", "Sealed Souq"], envWith({ FILS_SECRET_KEY: keyA.toString("hex") }))
+    expect(accounts.code, accounts.stderr).toBe(0)
+    const key: string = JSON.parse(accounts.stdout).keys.test.secret
+    const post = (base: string) =>
+      fetch(`${base}/api/v1/webhooks`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "idempotency-key": "hook-once" },
+        body: JSON.stringify({ url: receiver.url, event_types: ["refund.succeeded"] })
+      })
+    const first = await post(served.baseUrl)
+    const created = await first.json()
+    expect(first.status, JSON.stringify(created)).toBe(200)
+    expect(created.secret).toMatch(/^whsec_/)
+    const replay = await post(served.baseUrl)
+    expect(replay.headers.get("idempotent-replayed")).toBe("true")
+    expect((await replay.json()).secret).toBe(created.secret)
+
+    /** Every text of every row of every table, for a secret or key anywhere at rest. */
+    const everything = async () => {
+      const tables = await db.query<{ schema: string; name: string }>(
+        `SELECT table_schema AS schema, table_name AS name FROM information_schema.tables
+         WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')`
+      )
+      expect(tables.rows.map((t) => t.name)).toEqual(expect.arrayContaining(["idempotency_keys", "webhook_endpoints", "api_keys"]))
+      let text = ""
+      for (const t of tables.rows) {
+        const rows = await db.query(`SELECT row_to_json(t)::text AS j FROM "${t.schema}"."${t.name}" AS t`)
+        text += rows.rows.map((r) => r.j).join("\n")
+      }
+      return text
+    }
+    const atRest = await everything()
+    expect(atRest).toContain("hook-once") // the record is there...
+    for (const secret of [created.secret, created.secret.slice(6), key, key.slice(8)]) expect(atRest).not.toContain(secret)
+    expect(atRest).not.toMatch(/whsec_|sk_(test|live)_[A-Za-z0-9_-]{8}/) // ...but nothing readable as a secret
+    await served.stop()
+
+    // Rotation reseals the stored response too, and a server with only the new key replays it.
+    const rotated = await runFils(["secrets", "rotate"], envWith({ FILS_SECRET_KEY: keyB.toString("hex"), FILS_SECRET_KEY_PREVIOUS: keyA.toString("hex") }))
+    expect(rotated.code, rotated.stderr).toBe(0)
+    const report = JSON.parse(rotated.stdout)
+    expect(report.responses).toBeGreaterThanOrEqual(1)
+    expect(report.resealed).toBe(report.endpoints + report.responses)
+    const { rows } = await db.query<{ response_body: string }>("SELECT response_body FROM idempotency_keys WHERE key = 'hook-once'")
+    expect(rows[0]!.response_body).toMatch(new RegExp(`^enc:v1:${keyIdFor(keyB)}:`))
+    const next = await serve({ FILS_SECRET_KEY: keyB.toString("hex") })
+    const again = await post(next.baseUrl)
+    expect(again.headers.get("idempotent-replayed")).toBe("true")
+    expect((await again.json()).secret).toBe(created.secret)
+    await next.stop()
+  }, 120_000)
 })

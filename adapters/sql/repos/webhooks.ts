@@ -16,7 +16,12 @@ import type { EventType } from "../../../src/domain/Event.js"
 import type { AccountId, WebhookId } from "../../../src/domain/Ids.js"
 import type { Page, PageRequest } from "../../../src/domain/Pagination.js"
 import type { WebhookEndpoint } from "../../../src/domain/WebhookEndpoint.js"
-import { SecretBox, SecretBoxError, type SecretBoxShape } from "../../../src/ports/SecretBox.js"
+import {
+  idempotencyResponseContext,
+  SecretBox,
+  SecretBoxError,
+  type SecretBoxShape
+} from "../../../src/ports/SecretBox.js"
 import type { DeliveriesRepo, WebhooksRepo } from "../../../src/ports/Store.js"
 import type { Queries } from "../queries.js"
 import { fromTimestamp, toTimestamp } from "../rows.js"
@@ -105,15 +110,18 @@ export const withOpenedSecrets = (deliveries: DeliveriesRepo, box: SecretBoxShap
 export const checkSecretKeys = (sql: SqlClient.SqlClient, box: SecretBoxShape) =>
   Effect.gen(function*() {
     const rows = yield* sql<{ key_id: string; n: number }>`
-      SELECT split_part(secret, ':', 3) AS key_id, count(*)::int AS n FROM webhook_endpoints
-      WHERE secret LIKE 'enc:%' GROUP BY 1 ORDER BY 1`
+      SELECT key_id, count(*)::int AS n FROM (
+        SELECT split_part(secret, ':', 3) AS key_id FROM webhook_endpoints WHERE secret LIKE 'enc:%'
+        UNION ALL
+        SELECT split_part(response_body, ':', 3) FROM idempotency_keys WHERE response_body LIKE 'enc:%'
+      ) AS sealed GROUP BY 1 ORDER BY 1`
     const unknown = rows.filter((row) => !box.keyIds.includes(row.key_id))
     if (unknown.length === 0) return
     const held = box.keyIds.length === 0
       ? "FILS_SECRET_KEY is not set"
       : `FILS_SECRET_KEY and FILS_SECRET_KEY_PREVIOUS hold key ids ${box.keyIds.join(", ")}`
     return yield* new SecretBoxError({
-      message: `Cannot open the stored webhook secrets: ${
+      message: `Cannot open the stored secrets (webhook secrets, idempotent responses): ${
         unknown.map((row) => `${row.n} sealed under key id ${row.key_id}`).join(", ")
       }, but ${held}. Set FILS_SECRET_KEY (or FILS_SECRET_KEY_PREVIOUS) to the key they were sealed with.`
     })
@@ -123,11 +131,13 @@ export interface RotationReport {
   /** The key every secret is now sealed under; null when they are now plaintext (no FILS_SECRET_KEY). */
   readonly key_id: string | null
   readonly endpoints: number
+  /** Stored idempotent responses (which may hold a new endpoint's secret). */
+  readonly responses: number
   readonly resealed: number
 }
 
 /**
- * `fils secrets rotate`: reseals every webhook secret that is not yet as the current box writes it (under the
+ * `fils secrets rotate`: reseals every webhook secret and stored idempotent response that is not yet as the current box writes it (under the
  * current key, or plaintext without one), in batches of short transactions; safe beside running servers (each row
  * is locked while it is resealed) and safe to run again.
  */
@@ -159,7 +169,34 @@ export const rotateWebhookSecrets = Effect.gen(function*() {
     }))
     if (done) break
   }
-  return { key_id: Option.getOrNull(box.keyId), endpoints, resealed } satisfies RotationReport
+  let afterScope = ""
+  let afterKey = ""
+  let responses = 0
+  for (;;) {
+    const done = yield* sql.withTransaction(Effect.gen(function*() {
+      const rows = yield* sql<{ scope: string; key: string; response_body: string }>`
+        SELECT scope, key, response_body FROM idempotency_keys
+        WHERE response_body IS NOT NULL AND (scope COLLATE "C", key COLLATE "C") > (${afterScope}, ${afterKey})
+        ORDER BY scope COLLATE "C", key COLLATE "C" LIMIT ${batch} FOR UPDATE`
+      for (const row of rows) {
+        responses++
+        if (box.isCurrent(row.response_body)) continue
+        const context = idempotencyResponseContext(row.scope, row.key)
+        const plain = yield* Either.mapLeft(
+          box.open(row.response_body, context),
+          (error) => new SecretBoxError({ message: `idempotency record ${row.key}: ${error.message}` })
+        )
+        const sealed = yield* box.seal(plain, context)
+        yield* sql`UPDATE idempotency_keys SET response_body = ${sealed} WHERE scope = ${row.scope} AND key = ${row.key}`
+        resealed++
+      }
+      const last = rows[rows.length - 1]
+      if (last !== undefined) [afterScope, afterKey] = [last.scope, last.key]
+      return rows.length < batch
+    }))
+    if (done) break
+  }
+  return { key_id: Option.getOrNull(box.keyId), endpoints, responses, resealed } satisfies RotationReport
 }).pipe(Effect.withSpan("StoreSql.webhooks.rotateSecrets"))
 
 /**
