@@ -3,7 +3,7 @@
  * same contract as PostgreSQL (the shared contract suite runs against both): transactions are serialized by one
  * lock and undone on failure, so a failed use case leaves nothing behind.
  */
-import { DateTime, Effect, Exit, FiberRef, Layer, Option } from "effect"
+import { DateTime, Effect, Exit, FiberRef, Layer, Option, PubSub, Stream } from "effect"
 
 interface AttemptRow {
   readonly attempt: number
@@ -13,6 +13,7 @@ interface AttemptRow {
   readonly duration_ms: number
 }
 import { type Account, type ApiKey, inScope, type Scope } from "../../src/domain/Account.js"
+import type { ApiKeyId } from "../../src/domain/Ids.js"
 import type { CheckoutSession } from "../../src/domain/CheckoutSession.js"
 import * as Customer from "../../src/domain/Customer.js"
 import { inFlightPerAccount, inFlightPerEndpoint } from "../../src/domain/Delivery.js"
@@ -71,6 +72,8 @@ const oldestFirst = <A>(rows: Iterable<A>, keep: (a: A) => boolean, at: (a: A) =
 
 export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*() {
   const lock = yield* Effect.makeSemaphore(1)
+  // Every user of this store hears of a revocation (one store may serve several engines, as in tests).
+  const revocations = yield* PubSub.unbounded<ApiKeyId>()
   // The undo log of the transaction the current fiber runs in, if any.
   const current = FiberRef.unsafeMake<Array<Undo> | undefined>(undefined)
   let log: Array<Undo> | undefined
@@ -231,8 +234,10 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           if (key.revoked_at !== null) return Option.some(key)
           const revoked = { ...key, revoked_at: at }
           apiKeys.set(id, revoked)
+          revocations.unsafeOffer(id)
           return Option.some(revoked)
-        })
+        }),
+      revocations: Stream.fromPubSub(revocations)
     },
     products: {
       insert: (product) => write(() => products.set(product.product_id, product)),

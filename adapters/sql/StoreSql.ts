@@ -12,11 +12,13 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
-import { Duration, Effect, Either, Layer, Option, type Scope } from "effect"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { Duration, Effect, Either, Layer, Option, Schedule, type Scope, Stream } from "effect"
+import type { ApiKeyId } from "../../src/domain/Ids.js"
 import type { StoreUnavailable } from "../../src/domain/Errors.js"
 import type { Claim, IdempotencyRecord } from "../../src/domain/Idempotency.js"
 import { idempotencyResponseContext, SecretBox } from "../../src/ports/SecretBox.js"
-import { Store, type StoreShape } from "../../src/ports/Store.js"
+import { anyKey, Store, type StoreShape } from "../../src/ports/Store.js"
 import { makeQueries } from "./queries.js"
 import { makeDeliveriesRepo, makeDeliveryWakeups } from "./repos/deliveries.js"
 import { makeEventsRepo } from "./repos/events.js"
@@ -35,6 +37,9 @@ const pingTimeout = Duration.seconds(3)
  * Scoped: the scope holds the LISTEN connection that wakes the webhook dispatcher (repos/deliveries.ts), opened by
  * the first `deliveries.awaitWork` when the context has a PgClient (without one, dispatchers poll).
  */
+/** The channel `api_keys` revocations are announced on. */
+export const revocationsChannel = "fils_api_key_revoked"
+
 export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient | Scope.Scope> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const wakeups = yield* makeDeliveryWakeups()
@@ -49,6 +54,18 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
         : Effect.die(error)
     )
   )
+
+  // Revocations from every process, on a LISTEN connection of their own. Reconnecting (with backoff) says `anyKey`
+  // first: what was revoked while nobody listened is unknown. Without a PgClient, the cache's TTL is all there is.
+  const pg = yield* Effect.serviceOption(PgClient.PgClient)
+  const keyRevocations: Stream.Stream<ApiKeyId | typeof anyKey> = Option.match(pg, {
+    onNone: () => Stream.never,
+    onSome: (client) =>
+      Stream.concat(Stream.succeed(anyKey), client.listen(revocationsChannel) as Stream.Stream<ApiKeyId, unknown>).pipe(
+        Stream.retry(Schedule.exponential("200 millis").pipe(Schedule.either(Schedule.spaced("30 seconds")))),
+        Stream.orDie // the schedule never ends
+      )
+  })
 
   const queries = makeQueries(sql)
   const { findAll, first, inScope, page } = queries
@@ -93,13 +110,16 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     get: Effect.fnUntraced(function*(id) {
       return first(yield* sql<Rows.ApiKeyRow>`SELECT * FROM api_keys WHERE key_id = ${id}`, Rows.apiKeyFromRow)
     }, orUnavailable),
-    // One statement: the first revocation time sticks, and the key comes back as it is afterwards.
+    // One statement: the first revocation time sticks, the key comes back as it is afterwards, and every process
+    // listening hears of it when it commits.
     revoke: Effect.fnUntraced(function*(id, at) {
-      const rows = yield* sql<Rows.ApiKeyRow>`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${
-        Rows.toTimestamp(at)
-      }) WHERE key_id = ${id} RETURNING *`
+      const rows = yield* sql<Rows.ApiKeyRow>`WITH revoked AS (
+          UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${Rows.toTimestamp(at)}) WHERE key_id = ${id} RETURNING *
+        )
+        SELECT revoked.*, pg_notify(${revocationsChannel}, revoked.key_id) IS NULL AS notified FROM revoked`
       return first(rows, Rows.apiKeyFromRow)
-    }, orUnavailable)
+    }, orUnavailable),
+    revocations: keyRevocations
   }
 
   const products: StoreShape["products"] = {

@@ -1,12 +1,12 @@
 /** Accounts and their API keys: create, update, issue and revoke keys, authenticate a key. */
-import { Clock, Config, DateTime, Duration, Effect, Option } from "effect"
+import { Clock, Config, DateTime, Duration, Effect, Fiber, Option, Scope, Stream } from "effect"
 import * as Account from "../domain/Account.js"
 import { InvalidRequest, NotFound, StoreUnavailable, Unauthorized } from "../domain/Errors.js"
 import type { AccountId, ApiKeyId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
 import { PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { Signer } from "../ports/Signer.js"
-import { Store } from "../ports/Store.js"
+import { anyKey, Store } from "../ports/Store.js"
 import { newId } from "./Ids.js"
 
 /** Who is calling: an account in one mode, through one key. */
@@ -32,17 +32,34 @@ export interface AccountSettings {
 const secretBytes = 24 // 32 base64url characters after the prefix
 
 export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const store = yield* Store
     const signer = yield* Signer
     const processor = yield* PaymentProcessor
     const cacheTtl = yield* Config.duration("FILS_KEY_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(5)))
     const cacheTtlMillis = Duration.toMillis(cacheTtl)
 
-    // Key lookups are cached briefly: a revocation made through this process applies at once, one made through
-    // another process sharing the database applies within the TTL. Misses are never cached, so a new key works
-    // immediately.
+    // Key lookups are cached briefly. A revocation through any process sharing the store drops the key at once (the
+    // store announces it); the TTL only bounds how long a revocation missed meanwhile can go unheard. Misses are
+    // never cached, so a new key works immediately.
     const cache = new Map<string, { readonly key: Account.ApiKey; readonly until: number }>()
+    // Bumped by every revocation heard: a lookup that was in flight meanwhile may have read the key before it, so
+    // its answer is not cached.
+    let generation = 0
+    const forget = (keyId: ApiKeyId | typeof anyKey) => {
+      generation++
+      if (keyId === anyKey) cache.clear()
+      else for (const [hash, entry] of cache) if (entry.key.key_id === keyId) cache.delete(hash)
+    }
+    // Listening starts with the first key lookup (a one-shot CLI command never needs it), as a daemon interrupted
+    // without waiting when the service goes, so that closing a listening connection can never hold up an exit.
+    const scope = yield* Effect.scope
+    const listening = yield* Effect.once(
+      Effect.flatMap(
+        Effect.forkDaemon(Stream.runForEach(store.apiKeys.revocations, (keyId) => Effect.sync(() => forget(keyId)))),
+        (fiber) => Scope.addFinalizer(scope, Fiber.interruptFork(fiber))
+      )
+    )
 
     const issueKey = Effect.fn("Accounts.issueKey")(function*(accountId: AccountId, mode: Account.ApiKeyMode) {
       const livemode = mode === "live"
@@ -123,7 +140,7 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
     const revokeKey = Effect.fn("Accounts.revokeKey")(function*(keyId: ApiKeyId) {
       const revoked = yield* store.apiKeys.revoke(keyId, yield* DateTime.now)
       if (Option.isNone(revoked)) return yield* new NotFound({ message: `No such key: '${keyId}'` })
-      for (const [hash, entry] of cache) if (entry.key.key_id === keyId) cache.delete(hash)
+      forget(keyId)
       return revoked.value
     })
 
@@ -134,6 +151,7 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
      * on every request, inside its server span, and is almost always a cache hit, cheaper than a span of its own.
      */
     const authenticate = Effect.fnUntraced(function*(secret: string) {
+      yield* listening
       if (!Account.isWellFormedKey(secret)) return yield* unauthorized
       const hash = yield* signer.hashApiKey(secret)
       const now = yield* Clock.currentTimeMillis
@@ -142,10 +160,11 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
       if (cached !== undefined && cached.until > now) {
         key = cached.key
       } else {
+        const before = generation
         const found = yield* store.apiKeys.findByHash(hash)
         if (Option.isNone(found)) return yield* unauthorized
         key = found.value
-        if (cacheTtlMillis > 0) cache.set(hash, { key, until: now + cacheTtlMillis })
+        if (cacheTtlMillis > 0 && generation === before) cache.set(hash, { key, until: now + cacheTtlMillis })
       }
       if (key.revoked_at !== null) return yield* unauthorized
       return { accountId: key.account_id, livemode: key.livemode, keyId: key.key_id } satisfies Principal

@@ -4,7 +4,7 @@
  *
  * Adapters: `StoreSql` (PostgreSQL) and `StoreMemory`; one contract test suite runs against both.
  */
-import type { DateTime, Effect, Option } from "effect"
+import type { DateTime, Effect, Option, Stream } from "effect"
 import { Context } from "effect"
 import type { Account, ApiKey, Scope } from "../domain/Account.js"
 import type { CheckoutSession } from "../domain/CheckoutSession.js"
@@ -44,9 +44,17 @@ export interface ApiKeysRepo {
   readonly insert: (key: ApiKey) => Op<void>
   readonly findByHash: (hash: string) => Op<Option.Option<ApiKey>>
   readonly get: (id: ApiKeyId) => Op<Option.Option<ApiKey>>
-  /** Sets `revoked_at` once; returns the key as it is afterwards. */
+  /** Sets `revoked_at` once; returns the key as it is afterwards. Every process sharing the store hears of it. */
   readonly revoke: (id: ApiKeyId, at: DateTime.Utc) => Op<Option.Option<ApiKey>>
+  /**
+   * The keys revoked through any process sharing this store, as they are revoked, so that a cache of key lookups can
+   * drop them at once; `anyKey` when some may have been missed (the stream started or reconnected), to drop all.
+   */
+  readonly revocations: Stream.Stream<ApiKeyId | typeof anyKey>
 }
+
+/** In `ApiKeysRepo.revocations`: any key may have been revoked unheard. */
+export const anyKey = "*" as const
 
 export interface ProductsRepo {
   readonly insert: (product: Product) => Op<void>
