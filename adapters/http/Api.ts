@@ -83,7 +83,7 @@ const Limit = Schema.String.pipe(
 })
 const listParams = {
   limit: Schema.optional(Limit),
-  cursor: Schema.optional(Schema.String.annotations({
+  cursor: Schema.optional(Schema.String.pipe(Schema.minLength(1)).annotations({
     description: "The `next_cursor` of the previous page (opaque; a cursor of another list or filter set is " +
       "`400 INVALID_REQUEST`)"
   }))

@@ -11,7 +11,7 @@ import { CustomerName, Email, PhoneNumber } from "./Customer.js"
 import { AccountId, CheckoutSessionId, CustomerId, PaymentId, ProductId, SubscriptionId } from "./Ids.js"
 import { Metadata } from "./Metadata.js"
 import { Text } from "./Text.js"
-import { parseHttpUrl } from "./Url.js"
+import { httpUrlJsonSchema, parseHttpUrl } from "./Url.js"
 import { Amount, Currency } from "./Money.js"
 import type { Product } from "./Product.js"
 
@@ -81,7 +81,7 @@ const parseReturnUrl = (s: string): Either.Either<URL, string> =>
 
 /** `return_url` as sent, refused unless it is an absolute http(s) URL; decoded to the parser's normalized form. */
 export const ReturnUrl = Schema.transformOrFail(
-  Text(1, 2048).annotations({ jsonSchema: { format: "uri", pattern: "^https?://[^\\s]*$", maxLength: 2048 } }),
+  Text(1, 2048).annotations({ jsonSchema: httpUrlJsonSchema }),
   Schema.String,
   {
     strict: true,
@@ -95,7 +95,8 @@ export const ReturnUrl = Schema.transformOrFail(
 )
 
 export const CartLineInput = Schema.Struct({
-  product_id: Schema.String,
+  // Any string (an unknown product is named in the error), documented with the id's shape.
+  product_id: Schema.String.annotations({ jsonSchema: { type: "string", pattern: "^pdt_[0-9a-f]{32}$" } }),
   quantity: Schema.optional(Schema.Int.pipe(Schema.between(1, maxQuantity)))
 }).annotations({ identifier: "CartLineInput", parseOptions: { onExcessProperty: "error" } })
 
@@ -189,7 +190,7 @@ export const expire = (session: CheckoutSession, now: DateTime.Utc): Either.Eith
 export const CheckoutSessionCreate = Schema.Struct({
   product_cart: Schema.Array(CartLineInput).pipe(Schema.minItems(1), Schema.maxItems(maxLines)),
   customer: Schema.optional(Schema.Union(
-    Schema.Struct({ customer_id: Schema.String }).annotations({ parseOptions: { onExcessProperty: "error" } }),
+    Schema.Struct({ customer_id: Schema.String.annotations({ jsonSchema: { type: "string", pattern: "^cus_[0-9a-f]{32}$" } }) }).annotations({ parseOptions: { onExcessProperty: "error" } }),
     Schema.Struct({
       email: Email,
       name: Schema.optional(Schema.NullOr(CustomerName)),

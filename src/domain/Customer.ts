@@ -8,7 +8,7 @@ import * as Text from "./Text.js"
 /** A pragmatic e-mail shape: one `@`, no spaces, a dot in the domain; at most 254 characters. */
 export const Email = Schema.String.pipe(
   Schema.filter((s) => Text.check(s, 1, 254), { jsonSchema: { maxLength: 254 } }),
-  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an e-mail address" }),
+  Schema.pattern(/^[^\s@\u0000-\u001f]+@[^\s@\u0000-\u001f]+\.[^\s@\u0000-\u001f]+$/, { message: () => "must be an e-mail address" }),
   Schema.annotations({ identifier: "Email", format: "email", description: "E-mail address, at most 254 characters" })
 )
 export const CustomerName = Text.Text(1, 200)

@@ -50,6 +50,24 @@ export const CurrencyInput = Schema.String.annotations({
   jsonSchema: { type: "string", enum: ["AED"], description: "ISO 4217 code; only AED is accepted." }
 })
 
+/**
+ * The billing schedule's rules as JSON Schema: a `one_time` product (the default) has no interval; a `recurring`
+ * one needs `billing_interval`, and `interval_count` (default 1) is at most `maxIntervalCount` of its unit.
+ */
+const scheduleJsonSchema = {
+  allOf: [
+    {
+      if: { required: ["billing"], properties: { billing: { const: "recurring" } } },
+      then: { required: ["billing_interval"], properties: { billing_interval: { type: "string" } } },
+      else: { properties: { billing_interval: { type: "null" }, interval_count: { type: "null" } } }
+    },
+    ...Object.entries(maxIntervalCount).map(([unit, max]) => ({
+      if: { required: ["billing_interval"], properties: { billing_interval: { const: unit } } },
+      then: { properties: { interval_count: { anyOf: [{ type: "null" }, { type: "integer", maximum: max }] } } }
+    }))
+  ]
+}
+
 export const ProductCreate = Schema.Struct({
   name: ProductName,
   price: Amount,
@@ -60,7 +78,10 @@ export const ProductCreate = Schema.Struct({
   interval_count: Schema.optional(Schema.NullOr(IntervalCount)),
   status: Schema.optional(ProductStatus),
   metadata: Schema.optional(Metadata)
-}).annotations({ identifier: "ProductCreate" })
+}).pipe(
+  // `schedule` decides these rules; the document states them so that a client never sends what it refuses.
+  Schema.filter(() => true, { jsonSchema: scheduleJsonSchema })
+).annotations({ identifier: "ProductCreate" })
 export type ProductCreate = typeof ProductCreate.Type
 
 export const ProductUpdate = Schema.Struct({

@@ -80,7 +80,12 @@ export type Subscription = typeof Subscription.Type
 export const SubscriptionUpdate = Schema.Struct({
   status: Schema.optional(Schema.Literal("cancelled")),
   cancel_at_period_end: Schema.optional(Schema.Boolean)
-}).annotations({ identifier: "SubscriptionUpdate" })
+}).pipe(
+  // Exactly one of the two (decisions.md §6): the use case refuses the rest with its own message; the document says so.
+  Schema.filter(() => true, {
+    jsonSchema: { allOf: [{ oneOf: [{ required: ["status"] }, { required: ["cancel_at_period_end"] }] }] }
+  })
+).annotations({ identifier: "SubscriptionUpdate" })
 export type SubscriptionUpdate = typeof SubscriptionUpdate.Type
 
 export type SubscriptionEventType =

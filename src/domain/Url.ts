@@ -6,6 +6,9 @@
  */
 import { Either } from "effect"
 
+/** How the OpenAPI document states the rule (the parser's normalizing is more than a pattern can say). */
+export const httpUrlJsonSchema = { format: "uri", pattern: "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001f]+$", maxLength: 2048 } as const
+
 /** Spaces and controls the parser would strip or remove, and any other control character. */
 const altered = /^[\u0000-\u0020]|[\u0000-\u001f\u007f]|[\u0000-\u0020]$/
 

@@ -6,7 +6,7 @@ import { AccountId, WebhookId } from "./Ids.js"
 import * as Network from "./Network.js"
 import * as Pagination from "./Pagination.js"
 import { Text } from "./Text.js"
-import { parseHttpUrl } from "./Url.js"
+import { httpUrlJsonSchema, parseHttpUrl } from "./Url.js"
 
 const resourceFields = {
   object: Schema.Literal("webhook"),
@@ -27,13 +27,15 @@ export const WebhookEndpoint = Schema.Struct({ ...resourceFields, account_id: Ac
 export type WebhookEndpoint = typeof WebhookEndpoint.Type
 
 const WebhookDescription = Text(0, 5000)
+/** An absolute http(s) URL as sent (checked by `checkUrl`, which also applies the mode's host rules). */
+const WebhookUrl = Text(1, 2048).annotations({ jsonSchema: httpUrlJsonSchema })
 
 const EventTypes = Schema.Array(EventType).pipe(
   Schema.minItems(1, { message: () => "event_types must name at least one event type" })
 )
 
 export const WebhookCreate = Schema.Struct({
-  url: Text(1, 2048),
+  url: WebhookUrl,
   description: Schema.optional(WebhookDescription),
   event_types: Schema.optional(EventTypes),
   disabled: Schema.optional(Schema.Boolean)
@@ -41,7 +43,7 @@ export const WebhookCreate = Schema.Struct({
 export type WebhookCreate = typeof WebhookCreate.Type
 
 export const WebhookUpdate = Schema.Struct({
-  url: Schema.optional(Text(1, 2048)),
+  url: Schema.optional(WebhookUrl),
   description: Schema.optional(WebhookDescription),
   event_types: Schema.optional(EventTypes),
   disabled: Schema.optional(Schema.Boolean)
