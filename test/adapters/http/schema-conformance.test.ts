@@ -1,0 +1,203 @@
+/**
+ * The served OpenAPI document says exactly what the server enforces (issue 16), checked the way Schemathesis does it
+ * but without Python: request bodies are generated from the document's own request schemas (as served by
+ * `GET /api/v1/openapi.json`), some mutated to break one rule, and judged by ajv against those schemas. A body that
+ * satisfies its schema must be accepted (200), one that violates it refused with 400, for the create and update
+ * operations of products, customers and webhooks.
+ *
+ * Two things the document cannot say stay out of the generated bodies, and are tested where they are enforced:
+ * whether text is well-formed Unicode (JSON Schema has no keyword for a lone surrogate: `text.test.ts`), and the
+ * billing fields of a product update, whose rules depend on the stored product (`products.test.ts`).
+ */
+// ajv (dev) judges as OpenAPI 3.1 does: JSON Schema 2020-12.
+import { Ajv2020 } from "ajv/dist/2020.js"
+import fc from "fast-check"
+import { expect, it } from "vitest"
+import { useServer } from "../../support/httpSuite.js"
+import { postgresVariant, rawFor, type TestServer } from "../../support/server.js"
+
+type Json = Record<string, any>
+
+const server = useServer(postgresVariant, { FILS_RATE_LIMIT_PER_MIN: "100000" })
+
+/** `schema` with every `$ref` into the document replaced by its target (request schemas have no cycles). */
+const deref = (doc: Json, schema: unknown): any => {
+  if (Array.isArray(schema)) return schema.map((s) => deref(doc, s))
+  if (schema === null || typeof schema !== "object") return schema
+  const { $ref, ...rest } = schema as Json
+  const resolved = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, k === "examples" ? v : deref(doc, v)]))
+  if (typeof $ref !== "string") return resolved
+  const target = $ref.replace(/^#\//, "").split("/").reduce((node: Json, part: string) => node[part], doc)
+  return { ...deref(doc, target), ...resolved }
+}
+
+const emoji = "😀"
+const loopbackUrl = fc.tuple(fc.constantFrom("http://127.0.0.1", "http://127.0.0.1:9", "https://[::1]:8443"), fc.webPath())
+  .map(([origin, path]) => `${origin}${path.startsWith("/") ? path : `/${path}`}`)
+
+/** Text of about the bounds' lengths, counted in characters: plain, Arabic, emoji, or exactly at the limit. */
+const text = (min: number, max: number): fc.Arbitrary<string> =>
+  fc.oneof(
+    fc.string({ minLength: min, maxLength: Math.min(max, 40), unit: "grapheme" }),
+    fc.constantFrom("x", "قهوة عربية", `${emoji} box`, "x".repeat(max), emoji.repeat(max), emoji.repeat(Math.max(min, 1)))
+  )
+
+/** Values a schema mostly accepts (ajv decides which are valid: the generator need not be exact). */
+const valuesOf = (schema: Json, name = ""): fc.Arbitrary<unknown> => {
+  if (schema.anyOf !== undefined || schema.oneOf !== undefined) {
+    return fc.oneof(...(schema.anyOf ?? schema.oneOf).map((s: Json) => valuesOf({ ...schema, anyOf: undefined, oneOf: undefined, ...s }, name)))
+  }
+  if (schema.const !== undefined) return fc.constant(schema.const)
+  if (Array.isArray(schema.enum)) return fc.constantFrom(...schema.enum)
+  switch (schema.type) {
+    case "null":
+      return fc.constant(null)
+    case "boolean":
+      return fc.boolean()
+    case "integer":
+      return fc.integer({ min: schema.minimum ?? 0, max: Math.min(schema.maximum ?? 1_000_000, 1_000_000) })
+    case "array":
+      return fc.uniqueArray(valuesOf(schema.items, name), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 4, 4) })
+    case "object":
+      return objectOf(schema)
+    case "string": {
+      if (schema.format === "uri") return loopbackUrl
+      if (typeof schema.pattern === "string" && schema.pattern !== "^[^\\u0000]*$") {
+        return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length <= (schema.maxLength ?? 254))
+      }
+      return text(schema.minLength ?? 0, schema.maxLength ?? 100)
+    }
+    default:
+      return fc.constant("anything")
+  }
+}
+
+const objectOf = (schema: Json): fc.Arbitrary<Json> => {
+  const properties: Json = schema.properties ?? {}
+  const names = Object.keys(properties)
+  if (names.length === 0 && typeof schema.additionalProperties === "object") {
+    // A map such as metadata: keys of 0 to 45 characters, up to its limit of keys and sometimes just past it.
+    const keys = fc.oneof(fc.string({ minLength: 1, maxLength: 12, unit: "grapheme" }), fc.constantFrom("", "k".repeat(40), "k".repeat(41), emoji.repeat(40)))
+    const max = schema.maxProperties ?? 5
+    return fc.oneof(
+      fc.dictionary(keys, valuesOf(schema.additionalProperties), { maxKeys: 4 }),
+      fc.constant(Object.fromEntries(Array.from({ length: max }, (_, i) => [`k${i}`, "v"]))),
+      fc.constant(Object.fromEntries(Array.from({ length: max + 1 }, (_, i) => [`k${i}`, "v"])))
+    )
+  }
+  const required = new Set<string>(schema.required ?? [])
+  return fc.record(
+    Object.fromEntries(names.map((n) => [n, valuesOf(properties[n], n)])),
+    { requiredKeys: names.filter((n) => required.has(n)) }
+  ) as fc.Arbitrary<Json>
+}
+
+/** One rule broken on purpose: a required field dropped, an unknown field, a wrong type, or a bound overstepped. */
+type Mutation =
+  | { readonly kind: "none" }
+  | { readonly kind: "drop" | "wrongType" | "tooLong" | "empty" | "nul" | "bogus"; readonly pick: number }
+  | { readonly kind: "unknown" }
+
+const mutation: fc.Arbitrary<Mutation> = fc.oneof(
+  { weight: 5, arbitrary: fc.constant({ kind: "none" as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: "unknown" as const }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({ kind: fc.constantFrom("drop" as const, "wrongType" as const, "tooLong" as const, "empty" as const, "nul" as const, "bogus" as const), pick: fc.nat() })
+  }
+)
+
+const mutate = (schema: Json, body: Json, m: Mutation): Json => {
+  if (m.kind === "none") return body
+  if (m.kind === "unknown") return { ...body, coupon: "X" }
+  const names = Object.keys(schema.properties ?? {})
+  if (names.length === 0) return body
+  const name = names[m.pick % names.length]!
+  const next = { ...body }
+  switch (m.kind) {
+    case "drop":
+      delete next[name]
+      return next
+    case "wrongType":
+      next[name] = typeof body[name] === "number" ? String(body[name]) : typeof body[name] === "string" ? 42 : "text"
+      return next
+    case "tooLong":
+      next[name] = emoji.repeat(5001)
+      return next
+    case "empty":
+      next[name] = ""
+      return next
+    case "nul":
+      next[name] = "a\u0000b"
+      return next
+    case "bogus":
+      next[name] = -1
+      return next
+  }
+}
+
+interface Operation {
+  readonly method: "POST" | "PATCH"
+  readonly path: string
+  /** The request path, for a PATCH with a fresh object to change. */
+  readonly target: (server: TestServer, key: string) => Promise<string>
+  /** Properties left out of the generated bodies (see the header). */
+  readonly leaveOut?: ReadonlyArray<string>
+}
+
+const create = async (server: TestServer, key: string, path: string, body: Json, idField: string) => {
+  const res = await rawFor(server, key).post(path, body)
+  expect(res.status, res.text).toBe(200)
+  return `${path}/${res.json[idField]}`
+}
+
+const operations: ReadonlyArray<Operation> = [
+  { method: "POST", path: "/products", target: async () => "/products" },
+  {
+    method: "PATCH",
+    path: "/products/{id}",
+    target: (s, key) => create(s, key, "/products", { name: "Dates", price: 100, currency: "AED" }, "product_id"),
+    leaveOut: ["billing", "billing_interval", "interval_count"]
+  },
+  { method: "POST", path: "/customers", target: async () => "/customers" },
+  {
+    method: "PATCH",
+    path: "/customers/{id}",
+    target: (s, key) => create(s, key, "/customers", { email: "patch@example.ae" }, "customer_id")
+  },
+  { method: "POST", path: "/webhooks", target: async () => "/webhooks" },
+  {
+    method: "PATCH",
+    path: "/webhooks/{id}",
+    target: (s, key) => create(s, key, "/webhooks", { url: "http://127.0.0.1:9/hook" }, "webhook_id")
+  }
+]
+
+it("every generated create and update body is accepted iff it satisfies the served document's schema", async () => {
+  const s = server()
+  const key = s.accountA.test.key
+  const doc = (await rawFor(s, key).get("/api/v1/openapi.json")).json as Json
+  // Formats are annotations here: the patterns beside them say what the server checks.
+  const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false })
+  const tally = { accepted: 0, refused: 0 }
+  for (const op of operations) {
+    const raw = doc.paths[`/api/v1${op.path}`][op.method.toLowerCase()].requestBody.content["application/json"].schema
+    const schema = deref(doc, raw)
+    for (const leftOut of op.leaveOut ?? []) delete schema.properties[leftOut]
+    const valid = ajv.compile(schema)
+    await fc.assert(
+      fc.asyncProperty(objectOf(schema), mutation, async (generated, m) => {
+        const body = mutate(schema, generated, m)
+        const target = await op.target(s, key)
+        const res = op.method === "POST" ? await rawFor(s, key).post(target, body) : await rawFor(s, key).patch(target, body)
+        const expected = valid(body) ? 200 : 400
+        expect(res.status, `${op.method} ${op.path} ${JSON.stringify(body).slice(0, 300)}: ${res.text.slice(0, 300)} (${ajv.errorsText(valid.errors)})`).toBe(expected)
+        tally[expected === 200 ? "accepted" : "refused"]++
+      }),
+      { numRuns: 50 }
+    )
+  }
+  // Both sides of the rule were exercised, on every operation together.
+  expect(tally.accepted).toBeGreaterThan(60)
+  expect(tally.refused).toBeGreaterThan(60)
+}, 240_000)
