@@ -228,6 +228,13 @@ const injections = [
   "A".repeat(201),
   "B".repeat(5001),
   "😀".repeat(300),
+  // Lengths count characters: 200 emoji is a name, 201 is not; text that UTF-8 cannot carry is refused.
+  "😀".repeat(200),
+  "😀".repeat(201),
+  "😀".repeat(40),
+  "\ud800",
+  "a\udc00b",
+  "\ud83d",
   "x@y.z",
   "+971501234567",
   "http://127.0.0.1:1/",
