@@ -121,7 +121,8 @@ describe("StoreSql on PostgreSQL", () => {
         "webhook_secrets_at_rest",
         "rate_limit_in_order",
         "performance",
-        "rate_limit_batches"
+        "rate_limit_batches",
+        "rate_limit_lasts"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns

@@ -24,7 +24,9 @@ const wrapRepo = <R extends object>(repo: R, repoName: string): R => {
     const full = `${repoName}.${name}`
     out[name] = Effect.isEffect(value)
       ? Effect.suspend(() => (fails(full) ? Effect.fail(down()) : value))
-      : (...args: Array<unknown>) => (fails(full) ? Effect.fail(down()) : (value as (...a: Array<unknown>) => unknown)(...args))
+      : typeof value === "function"
+      ? (...args: Array<unknown>) => (fails(full) ? Effect.fail(down()) : (value as (...a: Array<unknown>) => unknown)(...args))
+      : value // a stream (the key revocations): not a call that can fail
   }
   return out as R
 }
