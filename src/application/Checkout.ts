@@ -267,7 +267,10 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
       return yield* store.transact(Effect.gen(function*() {
         const now = yield* DateTime.now
         const due = yield* store.sessions.claimExpired(now, limit, livemode)
-        for (const session of due) yield* store.sessions.update({ ...session, status: "expired" })
+        for (const session of due) {
+          const expired = CheckoutSession.transition(session, { _tag: "Expire" }, now)
+          if (Either.isRight(expired)) yield* store.sessions.update(expired.right)
+        }
         return due.length
       }))
     })

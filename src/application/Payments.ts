@@ -169,16 +169,14 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
           }
           if (next.status === "succeeded" && current.checkout_session_id !== null) {
             const session = yield* store.sessions.find(current.checkout_session_id)
-            if (Option.isSome(session) && session.value.status === "open") {
-              // Money was taken: the session completes even if it passed its expiry while the charge settled.
-              yield* store.sessions.update({
-                ...session.value,
-                status: "complete",
-                payment_id: next.payment_id,
-                subscription_id: started?.next.subscription_id ?? null,
-                completed_at: now
-              } satisfies CheckoutSession.CheckoutSession)
-            }
+            const completed = Option.flatMap(session, (found) =>
+              Option.getRight(CheckoutSession.transition(found, {
+                _tag: "Complete",
+                paymentId: next.payment_id,
+                subscriptionId: started?.next.subscription_id ?? null
+              }, now)))
+            // A session already complete (or expired) stays as it is.
+            if (Option.isSome(completed)) yield* store.sessions.update(completed.value)
           }
         }
         yield* store.subscriptions.updateAll([...renewed].map((id) => subscriptions.get(id)!))

@@ -169,23 +169,48 @@ export const ensurePayable = (session: CheckoutSession, now: DateTime.Utc): Eith
     : Either.left(new InvalidState({ message: `Checkout session ${session.session_id} is ${status}` }))
 }
 
-export const complete = (
-  session: CheckoutSession,
-  payment: { readonly paymentId: PaymentId; readonly subscriptionId: SubscriptionId | null },
-  now: DateTime.Utc
-): Either.Either<CheckoutSession, InvalidState> =>
-  Either.map(ensurePayable(session, now), (open) => ({
-    ...open,
-    status: "complete" as const,
-    payment_id: payment.paymentId,
-    subscription_id: payment.subscriptionId,
-    completed_at: now
-  }))
+/** What can happen to a session after its creation. */
+export type SessionCommand =
+  /**
+   * A payment of the session succeeded: money was taken, so it completes even past its expiry (a charge that was
+   * still `processing` then kept it from expiring; see `statusAt`).
+   */
+  | {
+    readonly _tag: "Complete"
+    readonly paymentId: PaymentId
+    readonly subscriptionId: SubscriptionId | null
+  }
+  /** Its 24 hours passed with no charge in flight. */
+  | { readonly _tag: "Expire" }
 
-export const expire = (session: CheckoutSession, now: DateTime.Utc): Either.Either<CheckoutSession, InvalidState> =>
-  statusAt(session, now) === "expired" && session.status === "open"
-    ? Either.right({ ...session, status: "expired" as const })
-    : Either.left(new InvalidState({ message: `Checkout session ${session.session_id} is not due to expire` }))
+/**
+ * The session's state machine: `open → complete | expired`, both final. A command that does not apply to the
+ * session as it stands (already complete or expired, or not yet due to expire) is refused with `InvalidState`, and
+ * the caller decides whether that matters (a second success for one session changes nothing).
+ */
+export const transition = (
+  session: CheckoutSession,
+  command: SessionCommand,
+  now: DateTime.Utc
+): Either.Either<CheckoutSession, InvalidState> => {
+  if (session.status !== "open") {
+    return Either.left(new InvalidState({ message: `Checkout session ${session.session_id} is ${session.status}` }))
+  }
+  switch (command._tag) {
+    case "Complete":
+      return Either.right({
+        ...session,
+        status: "complete",
+        payment_id: command.paymentId,
+        subscription_id: command.subscriptionId,
+        completed_at: now
+      })
+    case "Expire":
+      return statusAt(session, now) === "expired"
+        ? Either.right({ ...session, status: "expired" })
+        : Either.left(new InvalidState({ message: `Checkout session ${session.session_id} is not due to expire` }))
+  }
+}
 
 export const CheckoutSessionCreate = Schema.Struct({
   product_cart: Schema.Array(CartLineInput).pipe(Schema.minItems(1), Schema.maxItems(maxLines)),

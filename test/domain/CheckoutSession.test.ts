@@ -50,6 +50,13 @@ const at = (d: Duration.DurationInput) => DateTime.addDuration(t0, d)
 const before = DateTime.subtract(at("24 hours"), { millis: 1 })
 const expiry = at("24 hours")
 const paid = { paymentId: hexId("pay") as PaymentId, subscriptionId: null }
+const complete = (
+  session: CheckoutSession.CheckoutSession,
+  payment: { readonly paymentId: PaymentId; readonly subscriptionId: SubscriptionId | null },
+  now: DateTime.Utc
+) => CheckoutSession.transition(session, { _tag: "Complete", ...payment }, now)
+const expire = (session: CheckoutSession.CheckoutSession, now: DateTime.Utc) =>
+  CheckoutSession.transition(session, { _tag: "Expire" }, now)
 
 const leftTag = <A, E extends { readonly _tag: string }>(e: Either.Either<A, E>) => (Either.isLeft(e) ? e.left._tag : "right")
 
@@ -189,8 +196,8 @@ describe("CheckoutSession.statusAt / asOf", () => {
   })
 
   it("complete and expired sessions stay what they are at any time", () => {
-    const done = Either.getOrThrow(CheckoutSession.complete(open, paid, at("1 hour")))
-    const expired = Either.getOrThrow(CheckoutSession.expire(open, expiry))
+    const done = Either.getOrThrow(complete(open, paid, at("1 hour")))
+    const expired = Either.getOrThrow(expire(open, expiry))
     for (const when of [t0, before, expiry, at("400 days")]) {
       assert.strictEqual(CheckoutSession.statusAt(done, when), "complete")
       assert.strictEqual(CheckoutSession.asOf(done, when), done)
@@ -205,7 +212,7 @@ describe("CheckoutSession.statusAt / asOf", () => {
       const when = DateTime.add(open.expires_at, { millis: offset })
       assert.strictEqual(CheckoutSession.statusAt(open, when), offset >= 0 ? "expired" : "open")
       assert.strictEqual(Either.isRight(CheckoutSession.ensurePayable(open, when)), offset < 0)
-      assert.strictEqual(Either.isRight(CheckoutSession.expire(open, when)), offset >= 0)
+      assert.strictEqual(Either.isRight(expire(open, when)), offset >= 0)
     },
     { fastCheck: { numRuns: 200 } }
   )
@@ -219,7 +226,7 @@ describe("CheckoutSession.ensurePayable / complete / expire", () => {
     const late = CheckoutSession.ensurePayable(open, expiry)
     assert.strictEqual(leftTag(late), "InvalidState")
     assert.isTrue(Either.isLeft(late) && late.left.message.includes("expired"))
-    const done = Either.getOrThrow(CheckoutSession.complete(open, paid, t0))
+    const done = Either.getOrThrow(complete(open, paid, t0))
     const again = CheckoutSession.ensurePayable(done, t0)
     assert.strictEqual(leftTag(again), "InvalidState")
     assert.isTrue(Either.isLeft(again) && again.left.message.includes("complete"))
@@ -228,7 +235,7 @@ describe("CheckoutSession.ensurePayable / complete / expire", () => {
   it("complete sets status, payment_id, subscription_id and completed_at", () => {
     const subscriptionId = hexId("sub") as SubscriptionId
     const when = at("2 hours")
-    const done = Either.getOrThrow(CheckoutSession.complete(open, { paymentId: paid.paymentId, subscriptionId }, when))
+    const done = Either.getOrThrow(complete(open, { paymentId: paid.paymentId, subscriptionId }, when))
     assert.deepStrictEqual(done, {
       ...open,
       status: "complete",
@@ -238,21 +245,59 @@ describe("CheckoutSession.ensurePayable / complete / expire", () => {
     })
   })
 
-  it("complete refuses a complete, an expired, or an open-but-past-expiry session", () => {
-    const done = Either.getOrThrow(CheckoutSession.complete(open, paid, t0))
-    assert.strictEqual(leftTag(CheckoutSession.complete(done, paid, t0)), "InvalidState")
-    const expired = Either.getOrThrow(CheckoutSession.expire(open, expiry))
-    assert.strictEqual(leftTag(CheckoutSession.complete(expired, paid, t0)), "InvalidState")
-    assert.strictEqual(leftTag(CheckoutSession.complete(open, paid, expiry)), "InvalidState")
+  it("complete refuses a complete or an expired session; an open one completes even past its expiry (money was taken)", () => {
+    const done = Either.getOrThrow(complete(open, paid, t0))
+    assert.strictEqual(leftTag(complete(done, paid, t0)), "InvalidState")
+    const expired = Either.getOrThrow(expire(open, expiry))
+    assert.strictEqual(leftTag(complete(expired, paid, t0)), "InvalidState")
+    // A charge still processing at the expiry kept the session from expiring; its success completes it.
+    const late = Either.getOrThrow(complete(open, paid, at("25 hours")))
+    assert.strictEqual(late.status, "complete")
+    assert.deepStrictEqual(late.completed_at, at("25 hours"))
   })
 
+  it.prop(
+    "random command sequences: open goes to complete or expired once, both final; payment fields only on completion",
+    [FastCheck.array(
+      FastCheck.tuple(
+        FastCheck.constantFrom("Complete" as const, "Expire" as const),
+        FastCheck.integer({ min: 0, max: 48 * 3600_000 })
+      ),
+      { maxLength: 8 }
+    )],
+    ([commands]) => {
+      let session = open
+      let ended: CheckoutSession.CheckoutSession | undefined
+      for (const [tag, offset] of commands) {
+        const now = DateTime.add(t0, { millis: offset })
+        const command: CheckoutSession.SessionCommand = tag === "Complete" ? { _tag: "Complete", ...paid } : { _tag: "Expire" }
+        const result = CheckoutSession.transition(session, command, now)
+        if (session.status !== "open") {
+          assert.strictEqual(leftTag(result), "InvalidState", "an ended session is final")
+          continue
+        }
+        const due = DateTime.greaterThanOrEqualTo(now, open.expires_at)
+        assert.strictEqual(Either.isRight(result), tag === "Complete" || due)
+        if (Either.isLeft(result)) continue
+        session = result.right
+        ended = session
+        assert.strictEqual(session.status, tag === "Complete" ? "complete" : "expired")
+        assert.strictEqual(session.payment_id, tag === "Complete" ? paid.paymentId : null)
+        assert.strictEqual(session.completed_at === null, tag !== "Complete")
+      }
+      if (ended !== undefined) assert.strictEqual(session, ended, "nothing changes after the end")
+      assert.strictEqual(session.total_amount, open.total_amount)
+    },
+    { fastCheck: { numRuns: 300 } }
+  )
+
   it("expire only turns an open session past its expiry into expired", () => {
-    const expired = Either.getOrThrow(CheckoutSession.expire(open, expiry))
+    const expired = Either.getOrThrow(expire(open, expiry))
     assert.deepStrictEqual(expired, { ...open, status: "expired" })
-    assert.strictEqual(leftTag(CheckoutSession.expire(open, before)), "InvalidState")
-    assert.strictEqual(leftTag(CheckoutSession.expire(expired, at("48 hours"))), "InvalidState")
-    const done = Either.getOrThrow(CheckoutSession.complete(open, paid, t0))
-    assert.strictEqual(leftTag(CheckoutSession.expire(done, at("48 hours"))), "InvalidState")
+    assert.strictEqual(leftTag(expire(open, before)), "InvalidState")
+    assert.strictEqual(leftTag(expire(expired, at("48 hours"))), "InvalidState")
+    const done = Either.getOrThrow(complete(open, paid, t0))
+    assert.strictEqual(leftTag(expire(done, at("48 hours"))), "InvalidState")
   })
 
   it("the session shapes: a stored session is a valid CheckoutSession and its resource hides the form token", () => {
