@@ -66,31 +66,6 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
     const checkout = yield* Checkout
     const payments = yield* Payments
 
-    /** The `processing` payment that will carry a renewal charge of `sub`. */
-    const renewalPayment = (sub: Subscription.Subscription, paymentId: PaymentId, now: DateTime.Utc): Payment.Payment => ({
-      object: "payment",
-      payment_id: paymentId,
-      account_id: sub.account_id,
-      livemode: sub.livemode,
-      status: "processing",
-      total_amount: sub.recurring_amount,
-      refunded_amount: 0,
-      fee_amount: 0,
-      net_amount: sub.recurring_amount,
-      currency: sub.currency,
-      description: sub.quantity > 1 ? `${sub.name} × ${sub.quantity}` : sub.name,
-      customer: { ...sub.customer, phone_number: null },
-      checkout_session_id: null,
-      subscription_id: sub.subscription_id,
-      billing_reason: "subscription_renewal",
-      metadata: sub.metadata,
-      created_at: now,
-      paid_at: null,
-      card: { ...sub.payment_method, token: sub.card_token },
-      charge_id: null,
-      failure_code: null
-    })
-
     /**
      * One transaction claims a batch of due subscriptions (`SKIP LOCKED`: other servers take other rows) and, while
      * they are locked, ends those set to cancel at the period end and reserves a charge for the others: their
@@ -120,7 +95,7 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
           payment_id: paymentId
         })))
         const charges = toCharge.filter((_, i) => fresh[i]).map(({ paymentId, sub }) => ({
-          payment: renewalPayment(sub, paymentId, now),
+          payment: Subscription.renewalPayment(sub, paymentId, now),
           token: sub.card_token
         }))
         yield* store.payments.insertAll(charges.map((c) => c.payment))

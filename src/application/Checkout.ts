@@ -12,7 +12,7 @@ import * as CheckoutSession from "../domain/CheckoutSession.js"
 import { InvalidRequest, InvalidState, notFound, PaymentsDisabled } from "../domain/Errors.js"
 import type { CheckoutSessionId, PaymentId, ProductId } from "../domain/Ids.js"
 import { CustomerId as CustomerIdSchema, parseId, prefixes, ProductId as ProductIdSchema } from "../domain/Ids.js"
-import type * as Payment from "../domain/Payment.js"
+import * as Payment from "../domain/Payment.js"
 import { PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { Signer } from "../ports/Signer.js"
 import { Store } from "../ports/Store.js"
@@ -185,16 +185,11 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           ? Option.getOrUndefined(yield* store.customers.get(scope, session.customer_id)) ??
             (yield* resolveCustomer(scope, form.customer))!
           : (yield* resolveCustomer(scope, form.customer))!
-        const payment: Payment.Payment = {
-          object: "payment",
-          payment_id: yield* newId<PaymentId>(prefixes.payment),
-          account_id: session.account_id,
+        const payment = Payment.open({
+          paymentId: yield* newId<PaymentId>(prefixes.payment),
+          accountId: session.account_id,
           livemode: session.livemode,
-          status: "processing",
-          total_amount: session.total_amount,
-          refunded_amount: 0,
-          fee_amount: 0,
-          net_amount: session.total_amount,
+          amount: session.total_amount,
           currency: session.currency,
           description: describe(session.product_cart),
           customer: {
@@ -203,16 +198,12 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
             email: customer.email,
             phone_number: customer.phone_number
           },
-          checkout_session_id: session.session_id,
-          subscription_id: null,
-          billing_reason: session.kind === "subscription" ? "subscription_create" : "payment",
+          checkoutSessionId: session.session_id,
+          subscriptionId: null,
+          billingReason: session.kind === "subscription" ? "subscription_create" : "payment",
           metadata: session.metadata,
-          created_at: now,
-          paid_at: null,
-          card: null,
-          charge_id: null,
-          failure_code: null
-        }
+          card: null
+        }, now)
         yield* store.payments.insert(payment)
         const updated: CheckoutSession.CheckoutSession = session.customer_id === null
           ? {

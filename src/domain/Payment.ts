@@ -72,6 +72,48 @@ export const Payment = Schema.Struct({
 })
 export type Payment = typeof Payment.Type
 
+/** What a new payment is for: everything else about a payment starts the same way. */
+export interface NewPayment {
+  readonly paymentId: PaymentId
+  readonly accountId: AccountId
+  readonly livemode: boolean
+  readonly amount: number
+  readonly currency: Currency
+  readonly description: string
+  readonly customer: PaymentCustomer | null
+  readonly checkoutSessionId: CheckoutSessionId | null
+  readonly subscriptionId: SubscriptionId | null
+  readonly billingReason: BillingReason
+  readonly metadata: Metadata
+  /** The saved card a renewal charges; none for a checkout, whose card the processor reports. */
+  readonly card: CardOnFile | null
+}
+
+/** A payment about to be charged: `processing`, nothing refunded, no fee until it succeeds. */
+export const open = (payment: NewPayment, now: DateTime.Utc): Payment => ({
+  object: "payment",
+  payment_id: payment.paymentId,
+  account_id: payment.accountId,
+  livemode: payment.livemode,
+  status: "processing",
+  total_amount: payment.amount,
+  refunded_amount: 0,
+  fee_amount: 0,
+  net_amount: payment.amount,
+  currency: payment.currency,
+  description: payment.description,
+  customer: payment.customer,
+  checkout_session_id: payment.checkoutSessionId,
+  subscription_id: payment.subscriptionId,
+  billing_reason: payment.billingReason,
+  metadata: payment.metadata,
+  created_at: now,
+  paid_at: null,
+  card: payment.card,
+  charge_id: null,
+  failure_code: null
+})
+
 /** `refund.succeeded` carries the payment after the refund plus what that refund returned. */
 export const RefundedPaymentResource = Schema.Struct({ ...resourceFields, refund_amount: Amount }).annotations({
   identifier: "RefundedPayment"

@@ -12,10 +12,11 @@
 import { DateTime, Either, Schema } from "effect"
 import * as Calendar from "./Calendar.js"
 import { InvalidRequest, InvalidState } from "./Errors.js"
-import { AccountId, CheckoutSessionId, CustomerId, ProductId, SubscriptionId } from "./Ids.js"
+import { AccountId, CheckoutSessionId, CustomerId, type PaymentId, ProductId, SubscriptionId } from "./Ids.js"
 import { Metadata } from "./Metadata.js"
 import * as Pagination from "./Pagination.js"
 import { Amount, Currency } from "./Money.js"
+import * as Payment from "./Payment.js"
 import { BillingInterval } from "./Product.js"
 
 export const SubscriptionStatus = Schema.Literal("active", "on_hold", "cancelled")
@@ -274,3 +275,20 @@ export const commandOf = (update: SubscriptionUpdate): Either.Either<Subscriptio
 
 /** Where a subscription stands in a newest-first list. */
 export const position = Pagination.byCreation<Subscription>((s) => s.created_at, (s) => s.subscription_id)
+
+/** The `processing` payment that carries a renewal charge of `subscription` (or a retry of one), on its saved card. */
+export const renewalPayment = (subscription: Subscription, paymentId: PaymentId, now: DateTime.Utc): Payment.Payment =>
+  Payment.open({
+    paymentId,
+    accountId: subscription.account_id,
+    livemode: subscription.livemode,
+    amount: subscription.recurring_amount,
+    currency: subscription.currency,
+    description: subscription.quantity > 1 ? `${subscription.name} × ${subscription.quantity}` : subscription.name,
+    customer: { ...subscription.customer, phone_number: null },
+    checkoutSessionId: null,
+    subscriptionId: subscription.subscription_id,
+    billingReason: "subscription_renewal",
+    metadata: subscription.metadata,
+    card: { ...subscription.payment_method, token: subscription.card_token }
+  }, now)

@@ -3,7 +3,7 @@
  * invariants, every accepted command is an edge of the table, every refused command changes nothing.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Duration, Either, FastCheck } from "effect"
+import { DateTime, Duration, Either, FastCheck, Schema } from "effect"
 import type { AccountId, PaymentId } from "../../src/domain/Ids.js"
 import { uuidv7Hex } from "../../src/domain/Ids.js"
 import * as Payment from "../../src/domain/Payment.js"
@@ -13,27 +13,21 @@ const paymentId = `pay_${uuidv7Hex(DateTime.toEpochMillis(t0), [1, 2, 3, 4])}` a
 const accountId = `acct_${uuidv7Hex(DateTime.toEpochMillis(t0), [5, 6, 7, 8])}` as AccountId
 
 const processing = (total: number): Payment.Payment => ({
-  object: "payment",
-  payment_id: paymentId,
-  account_id: accountId,
-  livemode: false,
-  status: "processing",
-  total_amount: total,
-  refunded_amount: 0,
-  fee_amount: 0,
-  net_amount: total,
-  currency: "AED",
-  description: "Coffee × 2",
-  customer: null,
-  checkout_session_id: null,
-  subscription_id: null,
-  billing_reason: "payment",
-  metadata: { order: "42" },
-  created_at: t0,
-  paid_at: null,
-  card: null,
-  charge_id: "ch_sim_done_00000000",
-  failure_code: null
+  ...Payment.open({
+    paymentId,
+    accountId,
+    livemode: false,
+    amount: total,
+    currency: "AED",
+    description: "Coffee × 2",
+    customer: null,
+    checkoutSessionId: null,
+    subscriptionId: null,
+    billingReason: "payment",
+    metadata: { order: "42" },
+    card: null
+  }, t0),
+  charge_id: "ch_sim_done_00000000"
 })
 
 /** The fee formula of §5 in exact integer arithmetic: round-half-up of total × bps / 10000, plus fixed, capped. */
@@ -273,6 +267,16 @@ describe("Payment.transition (property)", () => {
     },
     { fastCheck: { numRuns: 200 } }
   )
+})
+
+describe("Payment.open", () => {
+  it.prop("a new payment is processing, a valid stored payment, and keeps §5's invariants", [totalArb], ([total]) => {
+    const p = processing(total)
+    assert.strictEqual(p.status, "processing")
+    assert.isTrue(Schema.is(Payment.Payment)(p))
+    assert.deepStrictEqual([p.refunded_amount, p.fee_amount, p.net_amount, p.paid_at], [0, 0, total, null])
+    checkInvariants(p, Payment.defaultFees)
+  })
 })
 
 describe("Payment.transition (examples)", () => {
