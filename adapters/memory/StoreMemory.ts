@@ -322,7 +322,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           )
         ),
       hasProcessing: (sessionId) => read(() => processingFor(sessionId)),
-      claimProcessing: (limit, livemode) =>
+      listProcessing: (limit, livemode) =>
         read(() =>
           oldestFirst(
             payments.rows.values(),

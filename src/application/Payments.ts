@@ -247,7 +247,7 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
       livemode?: boolean,
       options: { readonly judgeAbandoned?: boolean } = {}
     ) {
-      const pending = yield* store.transact(store.payments.claimProcessing(limit, livemode))
+      const pending = yield* store.payments.listProcessing(limit, livemode)
       if (pending.length === 0) return 0
       const now = DateTime.toEpochMillis(yield* DateTime.now)
       const withCharge = pending.filter((p) => p.charge_id !== null)

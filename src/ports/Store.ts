@@ -127,10 +127,11 @@ export interface PaymentsRepo {
   /** Whether the session has a payment still `processing` (a second submission must wait for it). */
   readonly hasProcessing: (sessionId: CheckoutSessionId) => Op<boolean>
   /**
-   * Payments still `processing`, oldest first, at most `limit`, only of mode `livemode` when given; inside
-   * `transact` locked and skipped by other claimers (`SKIP LOCKED`).
+   * Payments still `processing`, oldest first, at most `limit`, only of mode `livemode` when given. A read, not a
+   * claim: several servers may ask the processor about one payment at once, which is safe because each call
+   * carries the payment's reference as its idempotency key and recording an outcome twice changes nothing.
    */
-  readonly claimProcessing: (limit: number, livemode?: boolean) => Op<ReadonlyArray<Payment>>
+  readonly listProcessing: (limit: number, livemode?: boolean) => Op<ReadonlyArray<Payment>>
 }
 
 export interface SubscriptionFilter {

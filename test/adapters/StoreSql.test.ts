@@ -484,8 +484,6 @@ describe("StoreSql on PostgreSQL: checkout sessions and payments", () => {
       const E = T0 - 86_400_000
       const due = yield* Effect.forEach([0, 1, 2, 3, 4, 5], (i) => makeSession(scope, dueAt(E + i * 1_000)))
       yield* insertAll(shuffle(due), a!.sessions.insert)
-      const processing = yield* Effect.forEach([0, 1, 2, 3, 4, 5], (i) => makePayment(scope, { created_at: at(E + i) }))
-      yield* insertAll(shuffle(processing), a!.payments.insert)
       const daily = yield* subscriptionParents(a!, scope, { interval: "day", count: 1 })
       // Renewing at E + i s; the last two on hold, retrying then (a renewal declined a day before).
       const renewing = yield* Effect.forEach([0, 1, 2, 3, 4, 5], (i) =>
@@ -497,7 +495,6 @@ describe("StoreSql on PostgreSQL: checkout sessions and payments", () => {
       yield* insertAll(shuffle(renewing), a!.subscriptions.insert)
       const now = at(E + 10_000)
       const sessionIds = (rows: ReadonlyArray<CheckoutSession>) => rows.map((s) => s.session_id)
-      const paymentIds = (rows: ReadonlyArray<Payment.Payment>) => rows.map((p) => p.payment_id)
       const subscriptionIds = (rows: ReadonlyArray<Subscription.Subscription>) => rows.map((s) => s.subscription_id)
 
       const claims = [
@@ -505,11 +502,6 @@ describe("StoreSql on PostgreSQL: checkout sessions and payments", () => {
           name: "sessions.claimExpired",
           expected: sessionIds(due),
           claim: (store: StoreShape, limit: number) => Effect.map(store.sessions.claimExpired(now, limit), sessionIds)
-        },
-        {
-          name: "payments.claimProcessing",
-          expected: paymentIds(processing),
-          claim: (store: StoreShape, limit: number) => Effect.map(store.payments.claimProcessing(limit), paymentIds)
         },
         {
           name: "subscriptions.claimDue",

@@ -1028,7 +1028,7 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         yield* Effect.forEach(rest, (s) => store.sessions.update({ ...s, status: "expired" }), { discard: true })
       }))
 
-    it.effect("payments.claimProcessing: processing only, oldest first, at most limit; hasProcessing", () =>
+    it.effect("payments.listProcessing: processing only, oldest first, at most limit; hasProcessing", () =>
       Effect.gen(function*() {
         const store = yield* Store
         const { test } = scopesOf(yield* makeAccount())
@@ -1052,10 +1052,10 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         const ties = [tiedA, tiedB].sort((a, b) => (a.payment_id < b.payment_id ? -1 : 1))
         const expected = [oldest, ...ties, newest].map((p) => p.payment_id)
         const ids = (payments: ReadonlyArray<Payment.Payment>) => payments.map((p) => p.payment_id)
-        assert.deepStrictEqual(ids(yield* store.payments.claimProcessing(4)), expected)
-        assert.deepStrictEqual(ids(yield* store.transact(store.payments.claimProcessing(4))), expected)
-        assert.deepStrictEqual(ids(yield* store.payments.claimProcessing(2)), expected.slice(0, 2))
-        same((yield* store.payments.claimProcessing(1))[0], oldest)
+        assert.deepStrictEqual(ids(yield* store.payments.listProcessing(4)), expected)
+        assert.deepStrictEqual(ids(yield* store.transact(store.payments.listProcessing(4))), expected)
+        assert.deepStrictEqual(ids(yield* store.payments.listProcessing(2)), expected.slice(0, 2))
+        same((yield* store.payments.listProcessing(1))[0], oldest)
 
         assert.isTrue(yield* store.payments.hasProcessing(s0.session_id))
         assert.isTrue(yield* store.payments.hasProcessing(s1.session_id))
@@ -1067,7 +1067,7 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         yield* store.payments.update(failedOf(tiedA))
         assert.isFalse(yield* store.payments.hasProcessing(s0.session_id))
         assert.isFalse(yield* store.payments.hasProcessing(s1.session_id))
-        const claimed = ids(yield* store.payments.claimProcessing(2))
+        const claimed = ids(yield* store.payments.listProcessing(2))
         assert.deepStrictEqual(claimed, [tiedB.payment_id, newest.payment_id])
         yield* store.payments.update(failedOf(tiedB))
         yield* store.payments.update(failedOf(newest))
@@ -1663,7 +1663,7 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         same(yield* store.sessions.get(test, session.session_id), Option.some(completed))
       }))
 
-    it.effect("claims: the livemode filter of sessions.claimExpired and payments.claimProcessing", () =>
+    it.effect("claims: the livemode filter of sessions.claimExpired and payments.listProcessing", () =>
       Effect.gen(function*() {
         const store = yield* Store
         const { live, test } = scopesOf(yield* makeAccount())
@@ -1697,12 +1697,12 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         yield* insertAll(shuffle(payments), store.payments.insert)
         const paymentIds = (rows: ReadonlyArray<Payment.Payment>) => rows.map((p) => p.payment_id)
         // These are the oldest processing payments of the suite, so they lead every claim.
-        assert.deepStrictEqual(paymentIds(yield* store.payments.claimProcessing(4)), paymentIds(payments))
+        assert.deepStrictEqual(paymentIds(yield* store.payments.listProcessing(4)), paymentIds(payments))
         for (const livemode of [false, true]) {
           const expected = paymentIds(payments.filter((p) => p.livemode === livemode))
-          assert.deepStrictEqual(paymentIds(yield* store.payments.claimProcessing(2, livemode)), expected)
-          assert.deepStrictEqual(paymentIds(yield* store.transact(store.payments.claimProcessing(2, livemode))), expected)
-          const all = yield* store.payments.claimProcessing(1_000, livemode)
+          assert.deepStrictEqual(paymentIds(yield* store.payments.listProcessing(2, livemode)), expected)
+          assert.deepStrictEqual(paymentIds(yield* store.transact(store.payments.listProcessing(2, livemode))), expected)
+          const all = yield* store.payments.listProcessing(1_000, livemode)
           assert.isTrue(all.every((p) => p.livemode === livemode), `only livemode ${livemode}`)
         }
 

@@ -1,6 +1,5 @@
 /**
- * Payments on PostgreSQL. `find` (by id alone) locks the row inside `transact`; `claimProcessing` hands each
- * `processing` payment to one claimer (`SKIP LOCKED`). The schema refuses a payment that breaks decisions.md §5, and
+ * Payments on PostgreSQL. `find` (by id alone) locks the row inside `transact`. The schema refuses a payment that breaks decisions.md §5, and
  * a second `processing` payment of one checkout session (migration 0003): both are defects here.
  */
 import { Effect } from "effect"
@@ -62,13 +61,12 @@ export const makePaymentsRepo = ({ findAll, first, forUpdateInTransaction, inSco
     return rows[0]?.found === true
   }, orUnavailable),
 
-  claimProcessing: Effect.fnUntraced(function*(limit, livemode) {
+  listProcessing: Effect.fnUntraced(function*(limit, livemode) {
     const conditions = [sql`status = 'processing'`]
     if (livemode !== undefined) conditions.push(sql`livemode = ${livemode}`)
     const rows = yield* sql<Rows.PaymentRow>`SELECT * FROM payments WHERE ${sql.and(conditions)}
       ORDER BY created_at, payment_id
-      LIMIT ${limit}
-      FOR UPDATE SKIP LOCKED`
+      LIMIT ${limit}`
     return rows.map(Rows.paymentFromRow)
   }, orUnavailable)
 })
