@@ -1,0 +1,101 @@
+/**
+ * Rules that both stores must express, each in its own language (a filter in memory, a `WHERE` in SQL), proven to
+ * agree side by side over random data (issue 17): which checkout sessions are due to expire (open, past their
+ * expiry, and no charge still `processing`). The same data goes into a memory store and a PostgreSQL store; both
+ * must claim the same sessions in the same order.
+ */
+import { DateTime, Effect, ManagedRuntime } from "effect"
+import fc from "fast-check"
+import { afterAll, beforeAll, expect, it } from "vitest"
+import { makeStoreMemory } from "../../adapters/memory/StoreMemory.js"
+import type { Account } from "../../src/domain/Account.js"
+import type { AccountId } from "../../src/domain/Ids.js"
+import { newId } from "../../src/application/Ids.js"
+import { Store, type StoreShape } from "../../src/ports/Store.js"
+import { postgresStore } from "../support/postgresStore.js"
+import { at, dueAt, failedOf, makePayment, makeSession, succeededOf } from "./storeContract.js"
+
+let sqlRuntime: ManagedRuntime.ManagedRuntime<Store, never>
+let sql: StoreShape
+beforeAll(async () => {
+  sqlRuntime = ManagedRuntime.make(await postgresStore())
+  sql = await sqlRuntime.runPromise(Store)
+}, 60_000)
+afterAll(async () => {
+  await sqlRuntime?.dispose()
+})
+
+type Charge = "none" | "processing" | "succeeded" | "failed"
+interface SessionSpec {
+  readonly expiresIn: number
+  /** (`complete` sessions are left out: the schema ties them to their payment, and they are never claimed either.) */
+  readonly status: "open" | "expired"
+  readonly charge: Charge
+  readonly livemode: boolean
+}
+
+const specArb: fc.Arbitrary<SessionSpec> = fc.record({
+  // Around the instant of the claim: past, exactly at it, and still to come.
+  expiresIn: fc.oneof(fc.integer({ min: -3_600_000, max: 3_600_000 }), fc.constantFrom(-1, 0, 1)),
+  status: fc.constantFrom("open" as const, "open" as const, "expired" as const),
+  charge: fc.constantFrom("none" as const, "processing" as const, "succeeded" as const, "failed" as const),
+  livemode: fc.boolean()
+})
+
+let runs = 0
+
+it("sessions.claimExpired: both stores claim the same sessions, in the same order", async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(specArb, { minLength: 1, maxLength: 12 }), fc.option(fc.boolean(), { nil: undefined }), async (specs, livemode) => {
+      // Each run in its own stretch of time, long before anything else in the database, so claims see only its rows.
+      const now = Date.UTC(1975, 0, 1) + ++runs * 86_400_000
+      const data = await Effect.runPromise(Effect.gen(function*() {
+        const account: Account = {
+          account_id: yield* newId<AccountId>("acct"),
+          business_name: "Agreement",
+          support_email: null,
+          live_payments_enabled: true,
+          created_at: at(now - 2 * 86_400_000)
+        }
+        const rows = yield* Effect.forEach(specs, (spec) =>
+          Effect.gen(function*() {
+            const scope = { accountId: account.account_id, livemode: spec.livemode }
+            const session = yield* makeSession(scope, { ...dueAt(now + spec.expiresIn), status: spec.status })
+            const payment = spec.charge === "none"
+              ? undefined
+              : yield* makePayment(scope, { checkout_session_id: session.session_id, created_at: at(now - 60_000) })
+            const charged = payment === undefined || spec.charge === "processing"
+              ? payment
+              : spec.charge === "succeeded"
+              ? succeededOf(payment)
+              : failedOf(payment)
+            return { session, payment: charged }
+          }))
+        return { account, rows }
+      }))
+      const claim = (store: StoreShape) =>
+        Effect.runPromise(Effect.gen(function*() {
+          yield* store.accounts.insert(data.account)
+          for (const { payment, session } of data.rows) {
+            yield* store.sessions.insert(session)
+            if (payment !== undefined) yield* store.payments.insert(payment)
+          }
+          const claimed = yield* store.transact(store.sessions.claimExpired(DateTime.unsafeMake(now), 1_000, livemode))
+          const ours = new Set(data.rows.map((r) => r.session.session_id))
+          return claimed.map((s) => s.session_id).filter((id) => ours.has(id))
+        }))
+      const memory = await Effect.runPromise(makeStoreMemory)
+      const [inMemory, inSql] = [await claim(memory), await claim(sql)]
+      expect(inSql).toEqual(inMemory)
+      // And both follow the rule as stated, not merely each other.
+      const expected = data.rows
+        .filter(({ payment, session }) =>
+          session.status === "open" && DateTime.toEpochMillis(session.expires_at) <= now &&
+          payment?.status !== "processing" && (livemode === undefined || session.livemode === livemode)
+        )
+        .map((r) => r.session.session_id)
+      expect([...inMemory].sort()).toEqual([...expected].sort())
+    }),
+    { numRuns: 30 }
+  )
+}, 120_000)
