@@ -64,13 +64,14 @@ const pathOf = (url: string): string => {
 
 const quoted = (literals: string) => literals.split(" | ").map((l) => `'${l.replace(/^"|"$/g, "")}'`).join(", ")
 
+/** The literal a union member's issue expected (`Expected "draft", actual "x"` gives `"draft"`). */
+const literalOf = (message: string): string | undefined =>
+  /^Expected ("[^"]*"|\d+|true|false|null), actual /s.exec(message)?.[1]
+
 /**
  * A schema issue's message as a merchant would say it, never naming a schema: the domain's own messages already
  * start with "must"; the built-in ones ("Expected an integer, actual 1.5") are restated.
  */
-const literalOf = (message: string): string | undefined =>
-  /^Expected ("[^"]*"|\d+|true|false|null), actual /s.exec(message)?.[1]
-
 export const inMerchantWords = (message: string): string => {
   if (/^(must|is|has) /.test(message)) return message
   const expected = /^Expected (.*?), actual /s.exec(message)?.[1] ?? message.replace(/^Expected /, "")
@@ -233,14 +234,14 @@ const invalidUtf8 = () => new Errors.InvalidRequest({ message: "The request body
 const strictText = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<string, unknown> => {
   const cache = request as unknown as { textEffect?: Effect.Effect<string, unknown> }
   if (!("textEffect" in cache) || cache.textEffect !== undefined) return request.text
-  const text = Effect.flatMap(request.arrayBuffer, (bytes) =>
+  const read = Effect.flatMap(request.arrayBuffer, (bytes) =>
     Effect.try({ try: () => strictDecoder.decode(bytes), catch: invalidUtf8 }))
-  return Effect.tap(Effect.exit(text), (exit) => {
-    // A body that is not UTF-8 reads as an empty text for the handlers (the request is refused before they run).
-    cache.textEffect = exit._tag === "Success" || !(exit.cause._tag === "Fail" && exit.cause.error instanceof Errors.InvalidRequest)
-      ? exit
-      : Effect.succeed("")
-  }).pipe(Effect.flatten)
+  return Effect.flatMap(Effect.exit(read), (exit) => {
+    // Refused bodies read as empty for the handlers (they never run); a read that failed fails them the same way.
+    const refused = exit._tag === "Failure" && Option.exists(Cause.failureOption(exit.cause), (e) => e instanceof Errors.InvalidRequest)
+    cache.textEffect = refused ? Effect.succeed("") : exit
+    return exit
+  })
 }
 const strictDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
