@@ -116,7 +116,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
       const rows = yield* sql<Rows.ApiKeyRow>`WITH revoked AS (
           UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${Rows.toTimestamp(at)}) WHERE key_id = ${id} RETURNING *
         )
-        SELECT revoked.*, pg_notify(${revocationsChannel}, revoked.key_id) IS NULL AS notified FROM revoked`
+        SELECT revoked.* FROM revoked, LATERAL (SELECT pg_notify(${revocationsChannel}, revoked.key_id)) AS notify`
       return first(rows, Rows.apiKeyFromRow)
     }, orUnavailable),
     revocations: keyRevocations
