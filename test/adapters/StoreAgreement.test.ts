@@ -1,8 +1,10 @@
 /**
  * Rules that both stores must express, each in its own language (a filter in memory, a `WHERE` in SQL), proven to
  * agree side by side over random data (issue 17): which checkout sessions are due to expire (open, past their
- * expiry, and no charge still `processing`). The same data goes into a memory store and a PostgreSQL store; both
- * must claim the same sessions in the same order.
+ * expiry, and no charge still `processing`), and which subscriptions are due (active at or past the next billing
+ * date, on hold at or past the next retry, and their due attempt not already at the processor). The same data goes
+ * into a memory store and a PostgreSQL store; both must claim the same rows in the same order, and the ones the
+ * rule names.
  */
 import { DateTime, Effect, ManagedRuntime } from "effect"
 import fc from "fast-check"
@@ -13,7 +15,19 @@ import type { AccountId } from "../../src/domain/Ids.js"
 import { newId } from "../../src/application/Ids.js"
 import { Store, type StoreShape } from "../../src/ports/Store.js"
 import { postgresStore } from "../support/postgresStore.js"
-import { at, dueAt, failedOf, makePayment, makeSession, succeededOf } from "./storeContract.js"
+import * as Subscription from "../../src/domain/Subscription.js"
+import type { PaymentId, SubscriptionId } from "../../src/domain/Ids.js"
+import {
+  advance,
+  at,
+  dueAt,
+  failedOf,
+  makePayment,
+  makeSession,
+  startSubscription,
+  subscriptionParents,
+  succeededOf
+} from "./storeContract.js"
 
 let sqlRuntime: ManagedRuntime.ManagedRuntime<Store, never>
 let sql: StoreShape
@@ -43,6 +57,12 @@ const specArb: fc.Arbitrary<SessionSpec> = fc.record({
 })
 
 let runs = 0
+/** How many rows were claimed and left, over all runs: both must occur for the comparison to mean anything. */
+const seen = { claimed: 0, left: 0 }
+const tally = (claimed: number, all: number) => {
+  seen.claimed += claimed
+  seen.left += all - claimed
+}
 
 it("sessions.claimExpired: both stores claim the same sessions, in the same order", async () => {
   await fc.assert(
@@ -95,7 +115,103 @@ it("sessions.claimExpired: both stores claim the same sessions, in the same orde
         )
         .map((r) => r.session.session_id)
       expect([...inMemory].sort()).toEqual([...expected].sort())
+      tally(inMemory.length, data.rows.length)
     }),
     { numRuns: 30 }
   )
+  expect(seen.claimed).toBeGreaterThan(10)
+  expect(seen.left).toBeGreaterThan(10)
+  seen.claimed = seen.left = 0
+}, 120_000)
+
+interface SubscriptionSpec {
+  /** When the first payment was made, in days before the claim. */
+  readonly paidDaysAgo: number
+  readonly path: "active" | "on_hold" | "cancelled" | "ending"
+  readonly attemptRecorded: boolean
+  readonly livemode: boolean
+}
+
+const subscriptionSpecArb: fc.Arbitrary<SubscriptionSpec> = fc.record({
+  paidDaysAgo: fc.integer({ min: 0, max: 70 }),
+  path: fc.constantFrom("active" as const, "on_hold" as const, "cancelled" as const, "ending" as const),
+  attemptRecorded: fc.boolean(),
+  livemode: fc.boolean()
+})
+
+it("subscriptions.claimDue: both stores claim the same subscriptions, in the same order", async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(subscriptionSpecArb, { minLength: 1, maxLength: 10 }), fc.option(fc.boolean(), { nil: undefined }), async (specs, livemode) => {
+      const now = Date.UTC(1970, 6, 1) + ++runs * 400 * 86_400_000
+      const memory = await Effect.runPromise(makeStoreMemory)
+      const data = await Effect.runPromise(Effect.gen(function*() {
+        const account: Account = {
+          account_id: yield* newId<AccountId>("acct"),
+          business_name: "Agreement",
+          support_email: null,
+          live_payments_enabled: true,
+          created_at: at(now - 200 * 86_400_000)
+        }
+        yield* memory.accounts.insert(account)
+        const parentsOf = {
+          false: yield* subscriptionParents(memory, { accountId: account.account_id, livemode: false }),
+          true: yield* subscriptionParents(memory, { accountId: account.account_id, livemode: true })
+        }
+        const rows = yield* Effect.forEach(specs, (spec) =>
+          Effect.gen(function*() {
+            const paidAt = now - spec.paidDaysAgo * 86_400_000
+            let sub = yield* startSubscription(parentsOf[`${spec.livemode}`], { paidAt })
+            const renewal = DateTime.toEpochMillis(sub.next_billing_date)
+            if (spec.path === "on_hold") sub = advance(sub, { _tag: "ChargeFailed" }, renewal)
+            if (spec.path === "cancelled") sub = advance(sub, { _tag: "Cancel" }, paidAt + 1_000)
+            if (spec.path === "ending") sub = advance(sub, { _tag: "SetCancelAtPeriodEnd", value: true }, paidAt + 1_000)
+            // The due attempt already at the processor (another server charging it): a payment and its attempt row.
+            const payment = spec.attemptRecorded && sub.status !== "cancelled"
+              ? Subscription.renewalPayment(sub, yield* newId<PaymentId>("pay"), at(now - 1_000))
+              : undefined
+            return { sub, payment }
+          }))
+        return { account, parents: Object.values(parentsOf), rows }
+      }))
+      const claim = (store: StoreShape, fresh: boolean) =>
+        Effect.runPromise(Effect.gen(function*() {
+          if (fresh) {
+            yield* store.accounts.insert(data.account)
+            for (const { customer, product } of data.parents) {
+              yield* store.products.insert(product)
+              yield* store.customers.insert(customer)
+            }
+          }
+          yield* store.transact(Effect.gen(function*() {
+            for (const { payment, sub } of data.rows) {
+              yield* store.subscriptions.insert(sub)
+              if (payment === undefined) continue
+              yield* store.subscriptions.recordAttempt({
+                subscription_id: sub.subscription_id,
+                period: sub.period + 1,
+                attempt: Subscription.attempt(sub),
+                payment_id: payment.payment_id
+              })
+              yield* store.payments.insert(payment)
+            }
+          }))
+          const claimed = yield* store.transact(store.subscriptions.claimDue(DateTime.unsafeMake(now), 1_000, livemode))
+          const ours = new Set<SubscriptionId>(data.rows.map((r) => r.sub.subscription_id))
+          return claimed.map((s) => s.subscription_id).filter((id) => ours.has(id))
+        }))
+      const [inMemory, inSql] = [await claim(memory, false), await claim(sql, true)]
+      expect(inSql).toEqual(inMemory)
+      const expected = data.rows.filter(({ payment, sub }) => {
+        const due = Subscription.dueAt(sub)
+        return due !== null && DateTime.toEpochMillis(due) <= now && payment === undefined &&
+          (livemode === undefined || sub.livemode === livemode)
+      }).map((r) => r.sub.subscription_id)
+      expect([...inMemory].sort()).toEqual([...expected].sort())
+      tally(inMemory.length, data.rows.length)
+    }),
+    { numRuns: 30 }
+  )
+  expect(seen.claimed).toBeGreaterThan(10)
+  expect(seen.left).toBeGreaterThan(10)
+  seen.claimed = seen.left = 0
 }, 120_000)
