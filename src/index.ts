@@ -16,7 +16,8 @@ export { type CustomerListParams, Customers } from "./application/Customers.js"
 export { Deliveries } from "./application/Deliveries.js"
 export { type EventListParams, Events } from "./application/Events.js"
 export { IdempotencyService, type IdempotentResult } from "./application/Idempotency.js"
-export { type ChargeReport, type PaymentListParams, Payments } from "./application/Payments.js"
+export { type PaymentListParams, Payments } from "./application/Payments.js"
+export { type ChargeReport, Settlement } from "./application/Settlement.js"
 export { type ProductListParams, Products } from "./application/Products.js"
 export { RateLimits } from "./application/RateLimits.js"
 export { type SubscriptionListParams, Subscriptions } from "./application/Subscriptions.js"
@@ -62,8 +63,8 @@ export {
   type ChargeResult,
   PaymentProcessor,
   type PaymentProcessorShape,
-  ProcessorUnavailable,
-  type Settlement
+  type ChargeSettlement,
+  ProcessorUnavailable
 } from "./ports/PaymentProcessor.js"
 export { Signer, type SignerShape, WebhookSignatureInvalid } from "./ports/Signer.js"
 export { plaintextBox, SecretBox, SecretBoxError, type SecretBoxShape } from "./ports/SecretBox.js"

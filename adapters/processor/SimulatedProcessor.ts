@@ -5,7 +5,7 @@
  */
 import { Clock, Config, Duration, Effect, Layer, Random } from "effect"
 import type { ChargeOutcome } from "../../src/domain/Payment.js"
-import { type CardDetails, PaymentProcessor, type Settlement } from "../../src/ports/PaymentProcessor.js"
+import { type CardDetails, type ChargeSettlement, PaymentProcessor } from "../../src/ports/PaymentProcessor.js"
 
 /** How long a `processing` test charge takes to settle. */
 export const settleAfterMillis = 2_000
@@ -94,7 +94,7 @@ export const makeSimulatedProcessor = (options: { readonly live: boolean; readon
       })),
     settlements: (chargeIds) =>
       Effect.map(Clock.currentTimeMillis, (now) =>
-        chargeIds.map((chargeId): Settlement => {
+        chargeIds.map((chargeId): ChargeSettlement => {
           const match = /^ch_sim_([sf])_(\d+)_/.exec(chargeId)
           if (match === null) return { chargeId, outcome: { _tag: "Processing" } }
           if (Number(match[2]) > now) return { chargeId, outcome: { _tag: "Processing" } }

@@ -17,7 +17,8 @@ import { Checkout } from "./Checkout.js"
 import { newId } from "./Ids.js"
 import { batched } from "./Batched.js"
 import { recordEvents } from "./Events.js"
-import { type ChargeReport, Payments } from "./Payments.js"
+import { Payments } from "./Payments.js"
+import { type ChargeReport, Settlement } from "./Settlement.js"
 import { transitionEvents } from "./Subscriptions.js"
 
 export interface BillingReport {
@@ -65,6 +66,7 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
     const store = yield* Store
     const checkout = yield* Checkout
     const payments = yield* Payments
+    const settlement = yield* Settlement
 
     /**
      * One transaction claims a batch of due subscriptions (`SKIP LOCKED`: other servers take other rows) and, while
@@ -104,7 +106,7 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
 
     type RecordCharge = (charge: { readonly id: PaymentId; readonly report: ChargeReport }) => Effect.Effect<
       void,
-      Effect.Effect.Error<ReturnType<typeof payments.recordCharges>>
+      Effect.Effect.Error<ReturnType<typeof settlement.record>>
     >
 
     /**
@@ -131,7 +133,7 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
     const renewDue = Effect.fn("Billing.renewDue")(function*(options: BillingOptions) {
       return yield* Effect.scoped(Effect.gen(function*() {
         // Outcomes are recorded as they come, many per transaction (a renewal waits for its own).
-        const chargeOne = charge(yield* batched(payments.recordCharges, { max: recordBatch }))
+        const chargeOne = charge(yield* batched(settlement.record, { max: recordBatch }))
         let charged = 0
         let ended = 0
         for (;;) {

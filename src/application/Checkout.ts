@@ -3,7 +3,7 @@
  *
  * Paying runs in three steps so that no lock is held across the processor's network call: reserve (one
  * transaction: the session is locked, a `processing` payment recorded, so a second submission waits for it),
- * charge, then record the outcome (`Payments.recordCharge`).
+ * charge, then record the outcome (`Settlement.recordOne`).
  */
 import { Config, DateTime, Effect, Either, Option } from "effect"
 import * as Account from "../domain/Account.js"
@@ -19,7 +19,7 @@ import { Store } from "../ports/Store.js"
 import { batched, batchedReads } from "./Batched.js"
 import { Customers } from "./Customers.js"
 import { newId } from "./Ids.js"
-import { Payments } from "./Payments.js"
+import { Settlement } from "./Settlement.js"
 
 const productIdOf = parseId(ProductIdSchema)
 const customerIdOf = parseId(CustomerIdSchema)
@@ -41,7 +41,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
   scoped: Effect.gen(function*() {
     const store = yield* Store
     const processor = yield* PaymentProcessor
-    const payments = yield* Payments
+    const settlement = yield* Settlement
     const customers = yield* Customers
     const signer = yield* Signer
     const publicUrl = yield* PublicUrl
@@ -243,7 +243,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           Effect.catchTag("ProcessorUnavailable", () =>
             Effect.succeed({ outcome: { _tag: "Failed" as const, code: "processing_error" }, chargeId: null, card: null }))
         )
-        const recorded = yield* payments.recordCharge(payment.payment_id, report)
+        const recorded = yield* settlement.recordOne(payment.payment_id, report)
         const after = yield* store.sessions.find(id)
         return {
           _tag: "Paid",

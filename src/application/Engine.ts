@@ -10,6 +10,7 @@ import { Customers } from "./Customers.js"
 import { Deliveries } from "./Deliveries.js"
 import { Events } from "./Events.js"
 import { Payments } from "./Payments.js"
+import { Settlement } from "./Settlement.js"
 import { IdempotencyService } from "./Idempotency.js"
 import { Products } from "./Products.js"
 import { RateLimits } from "./RateLimits.js"
@@ -28,6 +29,6 @@ const Core = Layer.mergeAll(
   Subscriptions.Default,
   Webhooks.Default,
   Deliveries.Default
-)
+).pipe(Layer.provideMerge(Settlement.Default))
 
 export const Engine = Billing.Default.pipe(Layer.provideMerge(Checkout.Default), Layer.provideMerge(Core))

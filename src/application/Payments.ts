@@ -2,9 +2,8 @@
  * Payments: read them, refund them (an operator's act: there is no public refund endpoint), and record how a charge
  * came out — the one place a payment changes state, so its events and its session's completion always go with it.
  */
-import { Array as Arr, Config, DateTime, Duration, Effect, Option } from "effect"
+import { Array as Arr, DateTime, Duration, Effect, Option } from "effect"
 import type { Scope } from "../domain/Account.js"
-import * as CheckoutSession from "../domain/CheckoutSession.js"
 import { InvalidRequest, notFound } from "../domain/Errors.js"
 import type { CustomerId, CheckoutSessionId, PaymentId } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
@@ -12,9 +11,8 @@ import * as Payment from "../domain/Payment.js"
 import { PaymentProcessor, ProcessorUnavailable } from "../ports/PaymentProcessor.js"
 import { Store } from "../ports/Store.js"
 import { batchedReads } from "./Batched.js"
-import * as Subscription from "../domain/Subscription.js"
-import { type EventDraft, paymentData, recordEvent, recordEvents } from "./Events.js"
-import { startFromPayment, transitionEvents } from "./Subscriptions.js"
+import { paymentData, recordEvent } from "./Events.js"
+import { type ChargeReport, Settlement } from "./Settlement.js"
 
 export interface PaymentListParams {
   readonly status?: Payment.PaymentStatus | undefined
@@ -24,13 +22,6 @@ export interface PaymentListParams {
   readonly cursor?: string | undefined
 }
 
-
-/** A charge's result, as the processor reported it. */
-export interface ChargeReport {
-  readonly outcome: Payment.ChargeOutcome
-  readonly chargeId: string | null
-  readonly card: Payment.CardOnFile | null
-}
 
 /** Payments read in one statement at most. */
 const readBatch = 100
@@ -48,16 +39,12 @@ const askAgainWithinMillis = 15 * 60 * 1000
 const askTimeout = Duration.seconds(10)
 const askSpacingMillis = 30_000
 
-export const FeeConfig = Config.all({
-  bps: Config.integer("FILS_FEE_BPS").pipe(Config.withDefault(Payment.defaultFees.bps)),
-  fixed: Config.integer("FILS_FEE_FIXED").pipe(Config.withDefault(Payment.defaultFees.fixed))
-})
-
 export class Payments extends Effect.Service<Payments>()("fils/Payments", {
   scoped: Effect.gen(function*() {
     const store = yield* Store
     const processor = yield* PaymentProcessor
-    const fees: Payment.FeeSchedule = yield* FeeConfig
+    const settlement = yield* Settlement
+    const { fees } = settlement
     // Payments read together (merchants polling a status) share one statement.
     const read = yield* batchedReads(store.payments.findAll, (p) => p.payment_id, { max: readBatch })
     // When this server last asked about an abandoned renewal and got no answer: it waits before asking again.
@@ -79,116 +66,6 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
       const page = yield* Pagination.pageRequest(key, params)
       const result = yield* store.payments.list(scope, filter, page)
       return Pagination.toList(key, result, Payment.position)
-    })
-
-    /**
-     * Records charges' outcomes on `processing` payments, in one transaction with their events, their renewals'
-     * effects on their subscriptions and, for a succeeded checkout charge, its session's completion: a handful of
-     * statements however many there are (a batch of renewals). A payment that already left `processing` is left
-     * alone (another server recorded it first), so recording twice is harmless. Returns the payments found, as
-     * they are after, in the order given; an unknown id is left out.
-     */
-    const recordCharges = Effect.fn("Payments.recordCharges")(function*(
-      reports: ReadonlyArray<{ readonly id: PaymentId; readonly report: ChargeReport }>
-    ) {
-      if (reports.length === 0) return []
-      return yield* store.transact(Effect.gen(function*() {
-        const latest = new Map((yield* store.payments.findAll(reports.map((r) => r.id))).map((p) => [p.payment_id, p]))
-        const now = yield* DateTime.now
-        const results: Array<Payment.Payment> = []
-        const changed: Array<{
-          readonly current: Payment.Payment
-          readonly next: Payment.Payment
-          readonly events: Payment.PaymentTransition["events"]
-          readonly started: Subscription.SubscriptionTransition | undefined
-        }> = []
-        for (const { id, report } of reports) {
-          const current = latest.get(id)
-          if (current === undefined) continue
-          if (current.status !== "processing") {
-            // Money taken for a payment already failed (an abandoned charge judged lost): only a person can settle it.
-            if (report.outcome._tag === "Succeeded" && current.status === "failed") {
-              yield* Effect.logWarning("A charge succeeded for a payment already recorded as failed: refund or reconcile it", {
-                payment_id: id,
-                charge_id: report.chargeId,
-                failure_code: current.failure_code
-              })
-            }
-            results.push(current)
-            continue
-          }
-          const withCharge: Payment.Payment = {
-            ...current,
-            charge_id: report.chargeId ?? current.charge_id,
-            card: report.card ?? current.card
-          }
-          const transition = yield* Payment.transition(withCharge, { _tag: "Settle", outcome: report.outcome }, now, fees)
-          // The first payment of a subscription checkout starts the subscription, in this same transaction.
-          const started = transition.next.status === "succeeded" && current.billing_reason === "subscription_create"
-            ? yield* startFromPayment(store, transition.next)
-            : undefined
-          const next: Payment.Payment = started === undefined
-            ? transition.next
-            : { ...transition.next, subscription_id: started.next.subscription_id }
-          latest.set(id, next)
-          results.push(next)
-          changed.push({ current, next, events: transition.events, started })
-        }
-        yield* store.payments.updateAll(changed.map((c) => c.next))
-
-        // A renewal's outcome moves its subscription on (unless it was cancelled meanwhile); a charge still
-        // `processing` (settling later) is no outcome yet.
-        const renewing = (c: (typeof changed)[number]) =>
-          c.current.billing_reason === "subscription_renewal" && c.next.status !== "processing"
-            ? c.next.subscription_id
-            : null
-        const subscriptions = new Map(
-          (yield* store.subscriptions.findAll(changed.flatMap((c) => renewing(c) ?? [])))
-            .map((s) => [s.subscription_id, s])
-        )
-        const renewed = new Set<Subscription.Subscription["subscription_id"]>()
-        const drafts: Array<EventDraft> = []
-        for (const c of changed) {
-          const { current, events, next, started } = c
-          const scope = { accountId: current.account_id, livemode: current.livemode }
-          for (const event of events) drafts.push({ scope, type: event.type, data: paymentData(next) })
-          if (started !== undefined) {
-            yield* store.subscriptions.insert(started.next)
-            drafts.push(...transitionEvents(started))
-          }
-          const renewal = renewing(c)
-          const subscription = renewal === null ? undefined : subscriptions.get(renewal)
-          if (subscription !== undefined && subscription.status !== "cancelled") {
-            const command: Subscription.SubscriptionCommand = next.status === "succeeded"
-              ? { _tag: "ChargeSucceeded" }
-              : { _tag: "ChargeFailed" }
-            const transition = yield* Subscription.transition(subscription, command, now)
-            subscriptions.set(subscription.subscription_id, transition.next)
-            renewed.add(subscription.subscription_id)
-            drafts.push(...transitionEvents(transition))
-          }
-          if (next.status === "succeeded" && current.checkout_session_id !== null) {
-            const session = yield* store.sessions.find(current.checkout_session_id)
-            const completed = Option.flatMap(session, (found) =>
-              Option.getRight(CheckoutSession.transition(found, {
-                _tag: "Complete",
-                paymentId: next.payment_id,
-                subscriptionId: started?.next.subscription_id ?? null
-              }, now)))
-            // A session already complete (or expired) stays as it is.
-            if (Option.isSome(completed)) yield* store.sessions.update(completed.value)
-          }
-        }
-        yield* store.subscriptions.updateAll([...renewed].map((id) => subscriptions.get(id)!))
-        yield* recordEvents(store, drafts)
-        return results
-      }))
-    })
-
-    /** `recordCharges` for one: the payment as it is after. */
-    const recordCharge = Effect.fn("Payments.recordCharge")(function*(id: PaymentId, report: ChargeReport) {
-      const [payment] = yield* recordCharges([{ id, report }])
-      return payment ?? (yield* notFound("payment", id))
     })
 
     /**
@@ -292,10 +169,10 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
           records.push({ id: payment.payment_id, report: { outcome: report.outcome, chargeId: report.chargeId, card: null } })
         }
       }
-      yield* recordCharges(records)
+      yield* settlement.record(records)
       return records.length
     })
 
-    return { get, list, chargeSavedCard, recordCharge, recordCharges, refund, settleDue, fees } as const
+    return { get, list, chargeSavedCard, refund, settleDue, fees } as const
   })
 }) {}

@@ -30,7 +30,7 @@ export interface ChargeResult {
   readonly card: CardOnFile | null
 }
 
-export interface Settlement {
+export interface ChargeSettlement {
   readonly chargeId: string
   /** Still `Processing` when the charge has not settled yet. */
   readonly outcome: ChargeOutcome
@@ -52,7 +52,7 @@ export interface PaymentProcessorShape {
   readonly chargeCard: (request: ChargeRequest, card: CardDetails) => Effect.Effect<ChargeResult, ProcessorUnavailable>
   readonly chargeToken: (request: ChargeRequest, token: string) => Effect.Effect<ChargeResult, ProcessorUnavailable>
   /** Where `processing` charges stand now. */
-  readonly settlements: (chargeIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Settlement>, ProcessorUnavailable>
+  readonly settlements: (chargeIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ChargeSettlement>, ProcessorUnavailable>
 }
 
 export class PaymentProcessor extends Context.Tag("fils/PaymentProcessor")<PaymentProcessor, PaymentProcessorShape>() {}

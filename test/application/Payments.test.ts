@@ -3,6 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Either, Option, Schema, TestClock } from "effect"
 import { Events } from "../../src/application/Events.js"
 import { Payments } from "../../src/application/Payments.js"
+import { Settlement } from "../../src/application/Settlement.js"
 import type { Scope } from "../../src/domain/Account.js"
 import type { Event, EventType } from "../../src/domain/Event.js"
 import type { CheckoutSessionId, CustomerId, EventId, PaymentId } from "../../src/domain/Ids.js"
@@ -159,10 +160,11 @@ describe("Payments.settleDue", () => {
     }).pipe(withEngine()))
 })
 
-describe("Payments.recordCharges", () => {
+describe("Settlement.record", () => {
   it.effect("a batch ends as recording each alone would: outcomes, events in order, settled ones and repeats left alone", () =>
     Effect.gen(function*() {
       const payments = yield* Payments
+      const settlement = yield* Settlement
       const store = yield* Store
       const { test } = yield* newAccount
       const ok: Payment.ChargeOutcome = { _tag: "Succeeded" }
@@ -187,9 +189,9 @@ describe("Payments.recordCharges", () => {
       const together = yield* makeSet
       const unknown = (yield* makePayment(test)).payment_id
 
-      const one = yield* Effect.forEach(reportsFor(alone), ({ id, report }) => payments.recordCharge(id, report))
-      assert.strictEqual(failureTag(yield* Effect.either(payments.recordCharge(unknown, reportsFor(alone)[0]!.report))), "NotFound")
-      const batch = yield* payments.recordCharges([...reportsFor(together), { id: unknown, report: reportsFor(together)[0]!.report }])
+      const one = yield* Effect.forEach(reportsFor(alone), ({ id, report }) => settlement.recordOne(id, report))
+      assert.strictEqual(failureTag(yield* Effect.either(settlement.recordOne(unknown, reportsFor(alone)[0]!.report))), "NotFound")
+      const batch = yield* settlement.record([...reportsFor(together), { id: unknown, report: reportsFor(together)[0]!.report }])
 
       const shape = (p: Payment.Payment) => ({ ...p, payment_id: "", created_at: null, paid_at: p.paid_at === null })
       assert.deepStrictEqual(batch.map(shape), one.map(shape), "the same payments, in the order given; the unknown left out")
@@ -204,14 +206,14 @@ describe("Payments.recordCharges", () => {
         events.filter((e) => ids.includes(e.data.payment_id as PaymentId)).map((e) => [e.type, ids.indexOf(e.data.payment_id as PaymentId)])
       assert.deepStrictEqual(typesOf(together), typesOf(alone))
       assert.deepStrictEqual(typesOf(together), [["payment.succeeded", 2], ["payment.failed", 1], ["payment.succeeded", 0]])
-      assert.deepStrictEqual(yield* payments.recordCharges([]), [])
+      assert.deepStrictEqual(yield* settlement.record([]), [])
     }).pipe(withEngine()))
 })
 
-describe("Payments.recordCharges: renewals", () => {
+describe("Settlement.record: renewals", () => {
   it.effect("a renewal's outcome moves its subscription (renewed, or on hold); one still processing, or of a cancelled subscription, does not", () =>
     Effect.gen(function*() {
-      const payments = yield* Payments
+      const settlement = yield* Settlement
       const store = yield* Store
       const { test } = yield* newAccount
       const parents = yield* subscriptionParents(store, test)
@@ -222,7 +224,7 @@ describe("Payments.recordCharges: renewals", () => {
       yield* store.payments.insertAll(renewals)
       yield* TestClock.setTime(dueMillis(subs[0]!))
 
-      const recorded = yield* payments.recordCharges([
+      const recorded = yield* settlement.record([
         { id: renewals[0]!.payment_id, report: { outcome: { _tag: "Succeeded" }, chargeId: "ch_0", card: null } },
         { id: renewals[1]!.payment_id, report: { outcome: { _tag: "Failed", code: "card_declined" }, chargeId: "ch_1", card: null } },
         { id: renewals[2]!.payment_id, report: { outcome: { _tag: "Processing" }, chargeId: "ch_2", card: null } },

@@ -1,0 +1,149 @@
+/**
+ * Settlement: what the processor said about charges, turned into state in one transaction. For each payment still
+ * `processing`: its transition (`Payment.transition`), then its subscription's start (a subscription's first
+ * payment: `Subscription.start`) or renewal (a renewal's outcome: `Subscription.transition`), then its checkout
+ * session's completion (`CheckoutSession.transition`), with every event they emit. The one place a payment's charge
+ * changes state, whoever learned the outcome: the checkout, billing, or the settle pass.
+ */
+import { Config, DateTime, Effect, Option } from "effect"
+import * as CheckoutSession from "../domain/CheckoutSession.js"
+import { notFound } from "../domain/Errors.js"
+import type { PaymentId } from "../domain/Ids.js"
+import * as Payment from "../domain/Payment.js"
+import * as Subscription from "../domain/Subscription.js"
+import { Store } from "../ports/Store.js"
+import { type EventDraft, paymentData, recordEvents } from "./Events.js"
+import { startFromPayment, transitionEvents } from "./Subscriptions.js"
+
+/** A charge's result, as the processor reported it. */
+export interface ChargeReport {
+  readonly outcome: Payment.ChargeOutcome
+  readonly chargeId: string | null
+  readonly card: Payment.CardOnFile | null
+}
+
+/** The fee schedule (decisions.md §5), configurable. */
+export const FeeConfig = Config.all({
+  bps: Config.integer("FILS_FEE_BPS").pipe(Config.withDefault(Payment.defaultFees.bps)),
+  fixed: Config.integer("FILS_FEE_FIXED").pipe(Config.withDefault(Payment.defaultFees.fixed))
+})
+
+
+export class Settlement extends Effect.Service<Settlement>()("fils/Settlement", {
+  effect: Effect.gen(function*() {
+    const store = yield* Store
+    const fees: Payment.FeeSchedule = yield* FeeConfig
+
+    /**
+     * Records charges' outcomes on `processing` payments, in one transaction with their events, their renewals'
+     * effects on their subscriptions and, for a succeeded checkout charge, its session's completion: a handful of
+     * statements however many there are (a batch of renewals). A payment that already left `processing` is left
+     * alone (another server recorded it first), so recording twice is harmless. Returns the payments found, as
+     * they are after, in the order given; an unknown id is left out.
+     */
+    const record = Effect.fn("Settlement.record")(function*(
+      reports: ReadonlyArray<{ readonly id: PaymentId; readonly report: ChargeReport }>
+    ) {
+      if (reports.length === 0) return []
+      return yield* store.transact(Effect.gen(function*() {
+        const latest = new Map((yield* store.payments.findAll(reports.map((r) => r.id))).map((p) => [p.payment_id, p]))
+        const now = yield* DateTime.now
+        const results: Array<Payment.Payment> = []
+        const changed: Array<{
+          readonly current: Payment.Payment
+          readonly next: Payment.Payment
+          readonly events: Payment.PaymentTransition["events"]
+          readonly started: Subscription.SubscriptionTransition | undefined
+        }> = []
+        for (const { id, report } of reports) {
+          const current = latest.get(id)
+          if (current === undefined) continue
+          if (current.status !== "processing") {
+            // Money taken for a payment already failed (an abandoned charge judged lost): only a person can settle it.
+            if (report.outcome._tag === "Succeeded" && current.status === "failed") {
+              yield* Effect.logWarning("A charge succeeded for a payment already recorded as failed: refund or reconcile it", {
+                payment_id: id,
+                charge_id: report.chargeId,
+                failure_code: current.failure_code
+              })
+            }
+            results.push(current)
+            continue
+          }
+          const withCharge: Payment.Payment = {
+            ...current,
+            charge_id: report.chargeId ?? current.charge_id,
+            card: report.card ?? current.card
+          }
+          const transition = yield* Payment.transition(withCharge, { _tag: "Settle", outcome: report.outcome }, now, fees)
+          // The first payment of a subscription checkout starts the subscription, in this same transaction.
+          const started = transition.next.status === "succeeded" && current.billing_reason === "subscription_create"
+            ? yield* startFromPayment(store, transition.next)
+            : undefined
+          const next: Payment.Payment = started === undefined
+            ? transition.next
+            : { ...transition.next, subscription_id: started.next.subscription_id }
+          latest.set(id, next)
+          results.push(next)
+          changed.push({ current, next, events: transition.events, started })
+        }
+        yield* store.payments.updateAll(changed.map((c) => c.next))
+
+        // A renewal's outcome moves its subscription on (unless it was cancelled meanwhile); a charge still
+        // `processing` (settling later) is no outcome yet.
+        const renewing = (c: (typeof changed)[number]) =>
+          c.current.billing_reason === "subscription_renewal" && c.next.status !== "processing"
+            ? c.next.subscription_id
+            : null
+        const subscriptions = new Map(
+          (yield* store.subscriptions.findAll(changed.flatMap((c) => renewing(c) ?? [])))
+            .map((s) => [s.subscription_id, s])
+        )
+        const renewed = new Set<Subscription.Subscription["subscription_id"]>()
+        const drafts: Array<EventDraft> = []
+        for (const c of changed) {
+          const { current, events, next, started } = c
+          const scope = { accountId: current.account_id, livemode: current.livemode }
+          for (const event of events) drafts.push({ scope, type: event.type, data: paymentData(next) })
+          if (started !== undefined) {
+            yield* store.subscriptions.insert(started.next)
+            drafts.push(...transitionEvents(started))
+          }
+          const renewal = renewing(c)
+          const subscription = renewal === null ? undefined : subscriptions.get(renewal)
+          if (subscription !== undefined && subscription.status !== "cancelled") {
+            const command: Subscription.SubscriptionCommand = next.status === "succeeded"
+              ? { _tag: "ChargeSucceeded" }
+              : { _tag: "ChargeFailed" }
+            const transition = yield* Subscription.transition(subscription, command, now)
+            subscriptions.set(subscription.subscription_id, transition.next)
+            renewed.add(subscription.subscription_id)
+            drafts.push(...transitionEvents(transition))
+          }
+          if (next.status === "succeeded" && current.checkout_session_id !== null) {
+            const session = yield* store.sessions.find(current.checkout_session_id)
+            const completed = Option.flatMap(session, (found) =>
+              Option.getRight(CheckoutSession.transition(found, {
+                _tag: "Complete",
+                paymentId: next.payment_id,
+                subscriptionId: started?.next.subscription_id ?? null
+              }, now)))
+            // A session already complete (or expired) stays as it is.
+            if (Option.isSome(completed)) yield* store.sessions.update(completed.value)
+          }
+        }
+        yield* store.subscriptions.updateAll([...renewed].map((id) => subscriptions.get(id)!))
+        yield* recordEvents(store, drafts)
+        return results
+      }))
+    })
+
+    /** `record` for one: the payment as it is after. */
+    const recordOne = Effect.fn("Settlement.recordOne")(function*(id: PaymentId, report: ChargeReport) {
+      const [payment] = yield* record([{ id, report }])
+      return payment ?? (yield* notFound("payment", id))
+    })
+
+    return { record, recordOne, fees } as const
+  })
+}) {}
