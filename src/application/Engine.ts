@@ -13,6 +13,7 @@ import { Payments } from "./Payments.js"
 import { Settlement } from "./Settlement.js"
 import { IdempotencyService } from "./Idempotency.js"
 import { Products } from "./Products.js"
+import { Renewals } from "./Renewals.js"
 import { RateLimits } from "./RateLimits.js"
 import { Subscriptions } from "./Subscriptions.js"
 import { Webhooks } from "./Webhooks.js"
@@ -31,4 +32,7 @@ const Core = Layer.mergeAll(
   Deliveries.Default
 ).pipe(Layer.provideMerge(Settlement.Default))
 
-export const Engine = Billing.Default.pipe(Layer.provideMerge(Checkout.Default), Layer.provideMerge(Core))
+export const Engine = Billing.Default.pipe(
+  Layer.provideMerge(Layer.merge(Checkout.Default, Renewals.Default)),
+  Layer.provideMerge(Core)
+)
