@@ -300,7 +300,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
   const rateLimits: StoreShape["rateLimits"] = {
     // fils_rate_limit_take (migration 0010) runs RateWindow.hit under the bucket's row lock: one round trip.
     hit: Effect.fnUntraced(function*(bucket, nowMillis, limit, windowSeconds, count = 1) {
-      const rows = yield* sql<Rows.RateRow>`SELECT granted, remaining, reset_seconds, seconds, counts, lasts
+      const rows = yield* sql<Rows.RateRow>`SELECT granted, remaining, reset_seconds, seconds, counts, offsets
         FROM fils_rate_limit_take(${bucket}, ${nowMillis}, ${limit}, ${windowSeconds}, ${count})`
       return Rows.rateDecisionFromRow(rows[0]!, limit, count)
     }, orUnavailable)

@@ -592,7 +592,7 @@ export interface RateRow {
   readonly reset_seconds: number
   readonly seconds: ReadonlyArray<number | string>
   readonly counts: ReadonlyArray<number>
-  readonly lasts: ReadonlyArray<number | string>
+  readonly offsets: ReadonlyArray<number>
 }
 
 export const rateDecisionFromRow = (row: RateRow, limit: number, count: number): RateDecision => ({
@@ -601,5 +601,5 @@ export const rateDecisionFromRow = (row: RateRow, limit: number, count: number):
   limit,
   remaining: row.remaining,
   resetSeconds: row.reset_seconds,
-  state: { seconds: row.seconds.map(toSafeInt), counts: [...row.counts], lasts: row.lasts.map(toSafeInt) }
+  state: { seconds: row.seconds.map(toSafeInt), counts: [...row.counts], offsets: [...row.offsets] }
 })

@@ -13,8 +13,11 @@ export interface RateWindowState {
   /** The second (Unix) each slot counts; slot `i` holds second `s` when `s % slots === i`. */
   readonly seconds: ReadonlyArray<number>
   readonly counts: ReadonlyArray<number>
-  /** The time (Unix ms) of each slot's latest request; absent (a state written before), the end of its second. */
-  readonly lasts?: ReadonlyArray<number> | undefined
+  /**
+   * The millisecond (0 to 999) within its second of each slot's latest request; absent (a state written before),
+   * the end of its second. (An offset, not a Unix time: a 13-digit number would read like a card number at rest.)
+   */
+  readonly offsets?: ReadonlyArray<number> | undefined
 }
 
 export interface RateDecision {
@@ -50,8 +53,8 @@ export const hit = (
   const counts = sized ? [...state.counts] : new Array<number>(slots).fill(0)
   // A slot's latest request lies within its second; where that is not known, its second's last millisecond.
   const lasts = seconds.map((s, i) => {
-    const last = sized ? state.lasts?.[i] : undefined
-    return last !== undefined && Math.floor(last / 1000) === s ? last : s * 1000 + 999
+    const offset = sized ? state.offsets?.[i] : undefined
+    return s * 1000 + (offset !== undefined && Number.isInteger(offset) && offset >= 0 && offset <= 999 ? offset : 999)
   })
   // Servers sharing a state reach it out of order: a request timed just before another that was counted first must
   // still see it, so the window's time never runs back (within a window; an older clock jump is ignored as before).
@@ -86,6 +89,6 @@ export const hit = (
     limit,
     remaining: Math.max(0, limit - used - granted),
     resetSeconds,
-    state: { seconds, counts, lasts }
+    state: { seconds, counts, offsets: lasts.map((last) => ((last % 1000) + 1000) % 1000) }
   }
 }

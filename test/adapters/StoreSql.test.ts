@@ -106,6 +106,25 @@ const expectUnavailable = <A, E, R>(effect: Effect.Effect<A, E, R>, withinMs = 3
   })
 
 describe("StoreSql on PostgreSQL", () => {
+  it.scopedLive("rate limits: a server not yet upgraded (fils_rate_limit_hit) shares the window and keeps its offsets", () =>
+    Effect.gen(function*() {
+      const url = yield* freshDatabaseUrl
+      const sql = Context.get(yield* Layer.build(MigratedPg(url)), SqlClient.SqlClient)
+      const store = Context.get(yield* Layer.build(StoreSql.pipe(Layer.provide(MigratedPg(url)))), Store)
+      const old = (at: number) =>
+        Effect.map(sql<{ granted: number; reset_seconds: number }>`SELECT * FROM fils_rate_limit_hit('key:mixed', ${at}, 3, 60, 1)`, (rows) => rows[0]!)
+      // Two requests through the old entry point, one through the new: the limit of 3 holds across both.
+      assert.strictEqual((yield* old(T0 + 100)).granted, 1)
+      assert.strictEqual((yield* store.rateLimits.hit("key:mixed", T0 + 400, 3, 60)).granted, 1)
+      assert.strictEqual((yield* old(T0 + 250)).granted, 1)
+      const refused = yield* store.rateLimits.hit("key:mixed", T0 + 1_000, 3, 60)
+      assert.isFalse(refused.allowed)
+      // The slot remembers its latest request (T0 + 400) whichever server wrote it: free again 60 s after it.
+      assert.strictEqual(refused.resetSeconds, 60)
+      assert.isFalse((yield* store.rateLimits.hit("key:mixed", T0 + 60_399, 3, 60)).allowed)
+      assert.isTrue((yield* store.rateLimits.hit("key:mixed", T0 + 60_400, 3, 60)).allowed)
+    }))
+
   it.scopedLive("migrations: concurrent runners agree; tables have real column types", () =>
     Effect.gen(function*() {
       const url = yield* freshDatabaseUrl
@@ -122,7 +141,7 @@ describe("StoreSql on PostgreSQL", () => {
         "rate_limit_in_order",
         "performance",
         "rate_limit_batches",
-        "rate_limit_lasts"
+        "rate_limit_latest"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns

@@ -13,7 +13,7 @@ import webhookSecretsAtRest from "./0006_webhook_secrets_at_rest.js"
 import rateLimitInOrder from "./0007_rate_limit_in_order.js"
 import performance from "./0008_performance.js"
 import rateLimitBatches from "./0009_rate_limit_batches.js"
-import rateLimitLasts from "./0010_rate_limit_lasts.js"
+import rateLimitLatest from "./0010_rate_limit_latest.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -25,5 +25,5 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0007_rate_limit_in_order": rateLimitInOrder,
   "0008_performance": performance,
   "0009_rate_limit_batches": rateLimitBatches,
-  "0010_rate_limit_lasts": rateLimitLasts
+  "0010_rate_limit_latest": rateLimitLatest
 }
