@@ -18,7 +18,15 @@ export { Deliveries } from "./application/Deliveries.js"
 export { type EventListParams, Events } from "./application/Events.js"
 export { IdempotencyService, type IdempotentResult } from "./application/Idempotency.js"
 export { type PaymentListParams, Payments } from "./application/Payments.js"
-export { type ChargeReport, Settlement } from "./application/Settlement.js"
+export { type ChargeReport, lookedUpCharge, Settlement } from "./application/Settlement.js"
+export { Refunds, type RefundResultView } from "./application/Refunds.js"
+export {
+  compare as reconcile,
+  type Mismatch,
+  type MismatchKind,
+  Reconciliation,
+  type ReconcileReport
+} from "./application/Reconciliation.js"
 export { type ProductListParams, Products } from "./application/Products.js"
 export { RateLimits } from "./application/RateLimits.js"
 export { type SubscriptionListParams, Subscriptions } from "./application/Subscriptions.js"
@@ -41,6 +49,7 @@ export * as Pagination from "./domain/Pagination.js"
 export * as Payment from "./domain/Payment.js"
 export * as Product from "./domain/Product.js"
 export * as RateWindow from "./domain/RateWindow.js"
+export * as Refund from "./domain/Refund.js"
 export * as Subscription from "./domain/Subscription.js"
 export * as WebhookEndpoint from "./domain/WebhookEndpoint.js"
 export * from "./domain/Errors.js"
@@ -52,6 +61,7 @@ export {
   DeliveryId,
   EventId,
   PaymentId,
+  RefundId,
   ProductId,
   SubscriptionId,
   WebhookId
@@ -62,10 +72,12 @@ export {
   type CardDetails,
   type ChargeRequest,
   type ChargeResult,
+  type Movement,
   PaymentProcessor,
   type PaymentProcessorShape,
-  type ChargeSettlement,
-  ProcessorUnavailable
+  ProcessorUnavailable,
+  type RefundOutcome,
+  type RefundResult
 } from "./ports/PaymentProcessor.js"
 export { Signer, type SignerShape, WebhookSignatureInvalid } from "./ports/Signer.js"
 export { plaintextBox, SecretBox, SecretBoxError, type SecretBoxShape } from "./ports/SecretBox.js"
@@ -86,6 +98,7 @@ export {
   type PaymentsRepo,
   type ProductsRepo,
   type RateLimitsRepo,
+  type RefundsRepo,
   type RenewalAttempt,
   type SessionsRepo,
   Store,

@@ -9,6 +9,7 @@ import { PublicUrl } from "../../src/application/Checkout.js"
 import { Deliveries } from "../../src/application/Deliveries.js"
 import { paymentData } from "../../src/application/Events.js"
 import { Payments } from "../../src/application/Payments.js"
+import { Reconciliation } from "../../src/application/Reconciliation.js"
 import { AccountId, ApiKeyId, parseId, PaymentId } from "../../src/domain/Ids.js"
 import { InvalidRequest } from "../../src/domain/Errors.js"
 import { ServerLive } from "../http/Server.js"
@@ -208,10 +209,27 @@ const refundsCreate = Command.make(
           return yield* new InvalidRequest({ message: `--amount must be a whole number of fils, not '${fils}'` })
         }
         const result = yield* (yield* Payments).refund(id, fils === undefined ? undefined : Number(fils))
-        yield* printJson(paymentData(result.payment, result.refundAmount))
+        // The payment as refund.succeeded carries it, and the refund: `pending` when the processor's answer was
+        // lost and a lookup could not tell yet (the settle pass of a running server ends it).
+        yield* printJson({
+          ...paymentData(result.payment, result.refundAmount),
+          refund: {
+            refund_id: result.refund.refund_id,
+            status: result.refund.status,
+            amount: result.refund.amount
+          }
+        })
+        if (result.refund.status === "pending") {
+          yield* Console.error(
+            `The processor's answer about refund ${result.refund.refund_id} was lost: it is pending, and a running ` +
+              "server looks it up until the processor says what became of it."
+          )
+        }
       }).pipe(Effect.provide(EngineSql))
     )
-).pipe(Command.withDescription("Refund a payment, wholly or in part; emits refund.succeeded"))
+).pipe(Command.withDescription(
+  "Refund a payment, wholly or in part, through the processor; emits refund.succeeded once the processor confirms"
+))
 
 const refunds = Command.make("refunds").pipe(
   Command.withSubcommands([refundsCreate]),
@@ -237,6 +255,16 @@ const parseInstant = (text: string): number | undefined => {
   return Number.isNaN(millis) ? undefined : millis
 }
 
+/** An option's instant in milliseconds, or a `{ code, message }` refusal naming the option. */
+const instantOption = (option: string, text: string) => {
+  const millis = parseInstant(text)
+  return millis === undefined
+    ? Effect.fail(
+      new InvalidRequest({ message: `${option} must be an ISO 8601 date-time with an offset, e.g. 2027-01-31T09:00:00Z` })
+    )
+    : Effect.succeed(millis)
+}
+
 const billingRun = Command.make(
   "run",
   {
@@ -250,12 +278,7 @@ const billingRun = Command.make(
       Effect.gen(function*() {
         const billing = yield* Billing
         if (Option.isNone(at)) return yield* printJson(yield* billing.runOnce())
-        const millis = parseInstant(at.value)
-        if (millis === undefined) {
-          return yield* new InvalidRequest({
-            message: "--at must be an ISO 8601 date-time with an offset, e.g. 2027-01-31T09:00:00Z"
-          })
-        }
+        const millis = yield* instantOption("--at", at.value)
         const report = yield* billing.runOnce({ livemode: false, asOf: millis })
         yield* printJson({ at: new Date(millis).toISOString(), livemode: false, ...report })
       }).pipe(Effect.provide(EngineSql))
@@ -263,6 +286,35 @@ const billingRun = Command.make(
 ).pipe(
   Command.withDescription(
     "One pass of the background work: renewals and retries, period-end cancellations, session expiry, settlements"
+  )
+)
+
+// reconcile ---------------------------------------------------------------------------------------------------------
+
+const reconcileCommand = Command.make(
+  "reconcile",
+  {
+    since: Options.text("since").pipe(
+      Options.optional,
+      Options.withDescription("Compare only what moved and was recorded at or after this ISO time (default: everything)")
+    )
+  },
+  ({ since }) =>
+    reportFailure(
+      Effect.gen(function*() {
+        const millis = Option.isNone(since) ? 0 : yield* instantOption("--since", since.value)
+        const report = yield* (yield* Reconciliation).run(DateTime.unsafeMake(millis))
+        yield* printJson(report)
+        if (!report.ok) {
+          yield* Effect.sync(() => {
+            process.exitCode = 2
+          })
+        }
+      }).pipe(Effect.provide(EngineSql))
+    )
+).pipe(
+  Command.withDescription(
+    "Compare what the processor moved with what Fils recorded (read-only); exit 2 on any mismatch"
   )
 )
 
@@ -331,6 +383,17 @@ const deliveries = Command.make("deliveries").pipe(
 )
 
 export const fils = Command.make("fils").pipe(
-  Command.withSubcommands([serve, migrate, accounts, keys, refunds, billing, deliveries, checkCommand, secretsCommand]),
+  Command.withSubcommands([
+    serve,
+    migrate,
+    accounts,
+    keys,
+    refunds,
+    billing,
+    deliveries,
+    checkCommand,
+    reconcileCommand,
+    secretsCommand
+  ]),
   Command.withDescription("Fils: payments for merchants who sell in AED")
 )

@@ -4,14 +4,16 @@ import { Engine } from "../../src/application/Engine.js"
 import { DatabaseLive } from "../sql/Postgres.js"
 import { StoreSql } from "../sql/StoreSql.js"
 import { SecretBoxLive } from "../crypto/SecretBox.js"
-import { NodeAdapters } from "../runtime/NodeAdapters.js"
+import { NodeAdaptersSql } from "../runtime/NodeAdapters.js"
 
 /** The Store on the configured database, migrated; webhook secrets sealed when FILS_SECRET_KEY is set. */
 export const StoreLive = StoreSql.pipe(Layer.provide(Layer.merge(DatabaseLive, SecretBoxLive)))
 
 /** Every use case, plus the ports they run on (the server's readiness check uses the Store directly). Test mode
- * uses the simulated processor; live mode needs `FILS_SIMULATED_LIVE=true` (staging) until a live adapter exists. */
-export const EngineSql = Engine.pipe(Layer.provideMerge(Layer.mergeAll(StoreLive, NodeAdapters)))
+ * uses the simulated processor (its ledger in the same database); live mode needs `FILS_SIMULATED_LIVE=true` (staging) until a live adapter exists. */
+export const EngineSql = Engine.pipe(
+  Layer.provideMerge(Layer.mergeAll(StoreLive, NodeAdaptersSql.pipe(Layer.provide(DatabaseLive))))
+)
 
 /** Only the database, migrated: `fils migrate`. */
 export const MigrationsOnly = Layer.discard(DatabaseLive)

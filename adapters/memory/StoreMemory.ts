@@ -23,6 +23,7 @@ import * as Pagination from "../../src/domain/Pagination.js"
 import * as Payment from "../../src/domain/Payment.js"
 import * as Product from "../../src/domain/Product.js"
 import * as RateWindow from "../../src/domain/RateWindow.js"
+import type * as Refund from "../../src/domain/Refund.js"
 import * as Subscription from "../../src/domain/Subscription.js"
 import * as WebhookEndpoint from "../../src/domain/WebhookEndpoint.js"
 import { type AttemptRecord, type Delivery, type IdempotencyCompletion, type RenewalAttempt, Store, type StoreShape } from "../../src/ports/Store.js"
@@ -63,6 +64,22 @@ const page = <A>(
 }
 
 
+/**
+ * Rows created at or after `since` and strictly after `after` in oldest-first order (by `created_at`, then id):
+ * what reconciliation reads page by page.
+ */
+const oldestSince = <A extends { readonly created_at: DateTime.Utc }>(
+  rows: Iterable<A>,
+  since: DateTime.Utc,
+  after: Pagination.Position | undefined,
+  id: (a: A) => string
+) =>
+  oldestFirst(rows, (row) => {
+    const at = DateTime.toEpochMillis(row.created_at)
+    if (at < DateTime.toEpochMillis(since)) return false
+    return after === undefined || at > after.createdAtMillis || (at === after.createdAtMillis && id(row) > after.id)
+  }, (row) => row.created_at, id)
+
 /** Oldest first, by a timestamp then id: the order in which background work is claimed. */
 const oldestFirst = <A>(rows: Iterable<A>, keep: (a: A) => boolean, at: (a: A) => DateTime.Utc, id: (a: A) => string) =>
   [...rows].filter(keep).sort((a, b) => {
@@ -87,6 +104,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
   const customers = new Table<Customer.Customer>(record)
   const sessions = new Table<CheckoutSession>(record)
   const payments = new Table<Payment.Payment>(record)
+  const refunds = new Table<Refund.Refund>(record)
   const events = new Table<Event.Event>(record)
   const subscriptions = new Table<Subscription.Subscription>(record)
   const attempts = new Table<RenewalAttempt>(record)
@@ -330,7 +348,23 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
             (p) => p.created_at,
             (p) => p.payment_id
           ).slice(0, limit)
-        )
+        ),
+      since: (since, after, limit) =>
+        read(() => oldestSince(payments.rows.values(), since, after, (p) => p.payment_id).slice(0, limit))
+    },
+    refunds: {
+      insert: (refund) => write(() => refunds.set(refund.refund_id, refund)),
+      update: (refund) => write(() => refunds.set(refund.refund_id, refund)),
+      find: (id) => read(() => Option.fromNullable(refunds.get(id))),
+      ofPayment: (id) =>
+        read(() => oldestFirst(refunds.rows.values(), (r) => r.payment_id === id, (r) => r.created_at, (r) => r.refund_id)),
+      listPending: (limit) =>
+        read(() =>
+          oldestFirst(refunds.rows.values(), (r) => r.status === "pending", (r) => r.created_at, (r) => r.refund_id)
+            .slice(0, limit)
+        ),
+      since: (since, after, limit) =>
+        read(() => oldestSince(refunds.rows.values(), since, after, (r) => r.refund_id).slice(0, limit))
     },
     events: {
       insert: (event) => write(() => events.set(event.event_id, event)),

@@ -1,17 +1,34 @@
 /**
- * The simulated processor with the test cards of decisions.md §4. It keeps no state: a charge id and a saved-card
- * token carry what the simulation needs (how the charge settles, and when), so settlements survive restarts and
- * several servers agree. Time comes from Effect's Clock, so TestClock drives asynchronous settlement.
+ * The simulated processor with the test cards of decisions.md §4 and the README: a processor in test mode that
+ * keeps the port's whole contract (PaymentProcessor.ts), and can be made to show every fault a real one can: a
+ * lost answer after the money moved, an outage before it did, a refused refund. What it did lives in its ledger
+ * (memory, or its own tables in PostgreSQL), so lookups, refunds and reconciliation see the same processor from
+ * every server. Time comes from Effect's Clock, so TestClock drives asynchronous settlement.
  */
-import { Clock, Config, Duration, Effect, Layer, Random } from "effect"
+import { Clock, Config, DateTime, Duration, Effect, Layer, Option, Random } from "effect"
 import type { ChargeOutcome } from "../../src/domain/Payment.js"
-import { type CardDetails, type ChargeSettlement, PaymentProcessor } from "../../src/ports/PaymentProcessor.js"
+import {
+  type CardDetails,
+  type ChargeRequest,
+  type ChargeResult,
+  type Movement,
+  PaymentProcessor,
+  ProcessorUnavailable,
+  type RefundResult
+} from "../../src/ports/PaymentProcessor.js"
+import {
+  type Behaviour,
+  type LedgerUnavailable,
+  makeSimulatedLedgerMemory,
+  type SimCharge,
+  SimulatedLedger,
+  type SimulatedLedgerShape,
+  type SimRefund
+} from "./SimulatedLedger.js"
+import { SimulatedLedgerSql } from "./SimulatedLedgerSql.js"
 
 /** How long a `processing` test charge takes to settle. */
 export const settleAfterMillis = 2_000
-
-type Behaviour = "succeed" | "decline_later" | "settle_succeed" | "settle_fail" | "card_declined" |
-  "insufficient_funds" | "expired_card" | "processing_error"
 
 /** The test cards, by number. Any other Luhn-valid number succeeds. */
 export const testCards: Readonly<Record<string, Behaviour>> = {
@@ -23,7 +40,11 @@ export const testCards: Readonly<Record<string, Behaviour>> = {
   "4000000000000341": "decline_later",
   "4000000000000259": "settle_succeed",
   "4000000000000267": "settle_fail",
-  "4000000000000119": "processing_error"
+  "4000000000000119": "processing_error",
+  "4000000000001000": "answer_lost",
+  "4000000000001018": "unreachable",
+  "4000000000005126": "refunds_refused",
+  "4000000000001034": "first_refund_answer_lost"
 }
 
 export const brandOf = (digits: string): string => {
@@ -33,90 +54,266 @@ export const brandOf = (digits: string): string => {
   return "unknown"
 }
 
-const randomHex = Effect.map(Random.nextIntBetween(0, 0x100000000), (n) => n.toString(16).padStart(8, "0"))
+/**
+ * What a saved card's token says about the renewals charged to it: `decline_later` cards decline, the fault cards
+ * keep their fault, every other card renews.
+ */
+const tokenCodes: Partial<Record<Behaviour, string>> = {
+  decline_later: "decline",
+  answer_lost: "lost",
+  unreachable: "down",
+  refunds_refused: "norefund",
+  first_refund_answer_lost: "refundlost"
+}
+const renewalBehaviour: Readonly<Record<string, Behaviour>> = {
+  ok: "succeed",
+  decline: "card_declined",
+  lost: "answer_lost",
+  down: "unreachable",
+  norefund: "refunds_refused",
+  refundlost: "first_refund_answer_lost"
+}
 
-const immediate = (behaviour: Behaviour): ChargeOutcome | undefined => {
+const randomHex = Effect.map(Random.nextIntBetween(0, 0x100000000), (n) => n.toString(16).padStart(8, "0"))
+const randomId = (prefix: string) =>
+  Effect.map(Effect.all([randomHex, randomHex, randomHex]), (parts) => `${prefix}${parts.join("")}`)
+
+const lost = new ProcessorUnavailable("the simulated processor's answer was lost (test card)")
+const down = new ProcessorUnavailable("the simulated processor cannot be reached (test card)")
+
+/** The charge's outcome as of `now`: a charge settling later is `Processing` until its time. */
+const chargeOutcome = (charge: SimCharge, now: number): ChargeOutcome =>
+  charge.settlesAt !== null && charge.settlesAt.epochMillis > now
+    ? { _tag: "Processing" }
+    : charge.outcome === "succeeded"
+    ? { _tag: "Succeeded" }
+    : { _tag: "Failed", code: charge.failureCode ?? "processing_error" }
+
+const chargeMovement = (charge: SimCharge, now: number): Movement => ({
+  _tag: "Charge",
+  reference: charge.reference,
+  chargeId: charge.chargeId,
+  amount: charge.amount,
+  currency: charge.currency,
+  livemode: charge.livemode,
+  outcome: chargeOutcome(charge, now),
+  card: charge.card,
+  createdAt: charge.createdAt
+})
+
+const refundMovement = (refund: SimRefund): Movement => ({
+  _tag: "Refund",
+  reference: refund.reference,
+  refundId: refund.refundId,
+  chargeId: refund.chargeId,
+  amount: refund.amount,
+  currency: refund.currency,
+  livemode: refund.livemode,
+  outcome: refund.outcome === "succeeded"
+    ? { _tag: "Succeeded" }
+    : { _tag: "Refused", reason: refund.reason ?? "refused" },
+  createdAt: refund.createdAt
+})
+
+const refundResult = (refund: SimRefund): RefundResult => ({
+  refundId: refund.refundId,
+  outcome: refund.outcome === "succeeded"
+    ? { _tag: "Succeeded" }
+    : { _tag: "Refused", reason: refund.reason ?? "refused" }
+})
+
+/** What a charge does at once: its outcome, or how it settles later. */
+const plan = (behaviour: Behaviour): { readonly outcome: "succeeded" | "failed"; readonly code: string | null; readonly later: boolean } => {
   switch (behaviour) {
-    case "succeed":
-    case "decline_later":
-      return { _tag: "Succeeded" }
     case "card_declined":
     case "insufficient_funds":
     case "expired_card":
     case "processing_error":
-      return { _tag: "Failed", code: behaviour }
+      return { outcome: "failed", code: behaviour, later: false }
+    case "settle_succeed":
+      return { outcome: "succeeded", code: null, later: true }
+    case "settle_fail":
+      return { outcome: "failed", code: "card_declined", later: true }
     default:
-      return undefined
+      return { outcome: "succeeded", code: null, later: false }
   }
 }
 
-/** A charge id: `ch_sim_<s|f>_<settle-at millis>_<random>` for pending ones, `ch_sim_done_<random>` otherwise. */
-const pendingChargeId = (succeeds: boolean, settleAt: number) =>
-  Effect.map(randomHex, (r) => `ch_sim_${succeeds ? "s" : "f"}_${settleAt}_${r}`)
+export interface SimulatedOptions {
+  readonly live: boolean
+  /** A processor's latency, for fault tests: every call answers that much later. */
+  readonly delay?: Duration.Duration | undefined
+}
 
-export const makeSimulatedProcessor = (options: { readonly live: boolean; readonly delay?: Duration.Duration }) => {
-  // A processor's latency, for fault tests (FILS_SIMULATED_DELAY): each charge answers that much later.
+/** The simulated processor over a ledger. */
+export const makeSimulatedProcessor = (options: SimulatedOptions, ledger: SimulatedLedgerShape) => {
   const slow = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     options.delay === undefined || Duration.toMillis(options.delay) <= 0 ? effect : Effect.delay(effect, options.delay)
+  // Its ledger unreadable: to Fils, the processor is down (nothing known about the call).
+  const reachable = <A>(effect: Effect.Effect<A, LedgerUnavailable>) =>
+    Effect.mapError(effect, (e) => new ProcessorUnavailable(e.message))
+
+  /** The call's answer, or its fault (the answer lost after the ledger recorded what was done). */
+  const answered = <A>(
+    done: { readonly result: A | null; readonly fault: ProcessorUnavailable | null }
+  ): Effect.Effect<A, ProcessorUnavailable> =>
+    done.fault !== null ? Effect.fail(done.fault) : Effect.succeed(done.result as A)
+
+  /**
+   * A charge under `request.reference`: the one already made under it when there is one (idempotency), else a new
+   * one behaving as `behaviour`. A card whose answer is lost records the charge, then fails as unavailable; an
+   * unreachable one records nothing.
+   */
+  const charge = (request: ChargeRequest, behaviour: Behaviour, card: SimCharge["card"]) =>
+    slow(Effect.flatMap(reachable(ledger.atomically([request.reference], Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const existing = yield* ledger.chargeByReference(request.reference)
+        if (Option.isSome(existing)) {
+          if (existing.value.outcome === "void") {
+            // Closed by a lookup that found nothing: nothing can be taken under this reference any more.
+            return { result: { chargeId: existing.value.chargeId, outcome: { _tag: "Failed", code: "processing_error" }, card }, fault: null } as const
+          }
+          return { result: { chargeId: existing.value.chargeId, outcome: chargeOutcome(existing.value, now), card: existing.value.card }, fault: null } as const
+        }
+        if (behaviour === "unreachable") return { result: null, fault: down } as const
+        const { code, later, outcome } = plan(behaviour)
+        const createdAt = DateTime.unsafeMake(now)
+        const stored: SimCharge = {
+          reference: request.reference,
+          chargeId: yield* randomId("ch_sim_"),
+          amount: request.amount,
+          currency: request.currency,
+          livemode: request.livemode,
+          behaviour,
+          outcome,
+          failureCode: code,
+          settlesAt: later ? DateTime.unsafeMake(now + settleAfterMillis) : null,
+          card,
+          createdAt
+        }
+        yield* ledger.insertCharge(stored)
+        const result: ChargeResult = { chargeId: stored.chargeId, outcome: chargeOutcome(stored, now), card }
+        return { result, fault: behaviour === "answer_lost" ? lost : null } as const
+      }))), answered))
+
   return PaymentProcessor.of({
     supportsLive: options.live,
-    chargeCard: (_request, card: CardDetails) =>
-      slow(Effect.gen(function*() {
+    chargeCard: (request, card: CardDetails) =>
+      Effect.gen(function*() {
         const digits = card.number.replace(/[\s-]/g, "")
         const behaviour = testCards[digits] ?? "succeed"
-        const saved = {
+        return yield* charge(request, behaviour, {
           brand: brandOf(digits),
           last4: digits.slice(-4),
           exp_month: card.expMonth,
           exp_year: card.expYear,
-          // Only a card that renewals should decline says so in its token; all others renew.
-          token: `tok_sim_${behaviour === "decline_later" ? "decline" : "ok"}_${yield* randomHex}${yield* randomHex}`
-        }
-        const outcome = immediate(behaviour)
-        if (outcome !== undefined) {
-          return { chargeId: `ch_sim_done_${yield* randomHex}`, outcome, card: saved }
-        }
-        const now = yield* Clock.currentTimeMillis
-        return {
-          chargeId: yield* pendingChargeId(behaviour === "settle_succeed", now + settleAfterMillis),
-          outcome: { _tag: "Processing" as const },
-          card: saved
-        }
-      })),
-    chargeToken: (_request, token) =>
-      slow(Effect.gen(function*() {
-        const outcome: ChargeOutcome = token.startsWith("tok_sim_decline_")
-          ? { _tag: "Failed", code: "card_declined" }
-          : token.startsWith("tok_sim_ok_")
-          ? { _tag: "Succeeded" }
-          : { _tag: "Failed", code: "invalid_token" }
-        return { chargeId: `ch_sim_done_${yield* randomHex}`, outcome, card: null }
-      })),
-    settlements: (chargeIds) =>
-      Effect.map(Clock.currentTimeMillis, (now) =>
-        chargeIds.map((chargeId): ChargeSettlement => {
-          const match = /^ch_sim_([sf])_(\d+)_/.exec(chargeId)
-          if (match === null) return { chargeId, outcome: { _tag: "Processing" } }
-          if (Number(match[2]) > now) return { chargeId, outcome: { _tag: "Processing" } }
-          return {
-            chargeId,
-            outcome: match[1] === "s" ? { _tag: "Succeeded" } : { _tag: "Failed", code: "card_declined" }
-          }
+          token: `tok_sim_${tokenCodes[behaviour] ?? "ok"}_${yield* randomHex}${yield* randomHex}`
+        })
+      }),
+    chargeToken: (request, token) => {
+      const code = /^tok_sim_([a-z]+)_[0-9a-f]+$/.exec(token)?.[1]
+      const behaviour = code === undefined ? undefined : renewalBehaviour[code]
+      return behaviour === undefined
+        ? Effect.map(randomId("ch_sim_"), (chargeId): ChargeResult => ({
+          chargeId,
+          outcome: { _tag: "Failed", code: "invalid_token" },
+          card: null
         }))
+        : charge(request, behaviour, null)
+    },
+    refund: (chargeId, amount, reference) =>
+      slow(Effect.flatMap(reachable(ledger.atomically([chargeId, reference], Effect.gen(function*() {
+          const existing = yield* ledger.refundByReference(reference)
+          if (Option.isSome(existing)) return { result: refundResult(existing.value), fault: null }
+          const now = yield* Clock.currentTimeMillis
+          const found = yield* ledger.chargeById(chargeId)
+          const refuse = (reason: string) => ({ result: { refundId: "", outcome: { _tag: "Refused", reason } } as RefundResult, fault: null })
+          if (Option.isNone(found)) return refuse(`no such charge: ${chargeId}`)
+          const charged = found.value
+          // A lookup found nothing under this reference and closed it: no refund can be made under it any more.
+          if (Option.isSome(yield* ledger.chargeByReference(reference))) return refuse("this reference was closed")
+          if (chargeOutcome(charged, now)._tag !== "Succeeded") return refuse("the charge did not succeed")
+          const before = yield* ledger.refundsOf(chargeId)
+          const returned = before.reduce((sum, r) => sum + (r.outcome === "succeeded" ? r.amount : 0), 0)
+          if (!Number.isSafeInteger(amount) || amount <= 0 || returned + amount > charged.amount) {
+            return refuse(`the amount exceeds what remains of the charge (${charged.amount - returned})`)
+          }
+          const refused = charged.behaviour === "refunds_refused"
+          const stored: SimRefund = {
+            reference,
+            refundId: yield* randomId("re_sim_"),
+            chargeId,
+            amount,
+            currency: charged.currency,
+            livemode: charged.livemode,
+            outcome: refused ? "refused" : "succeeded",
+            reason: refused ? "the card's issuer refuses refunds (test card)" : null,
+            createdAt: DateTime.unsafeMake(now)
+          }
+          yield* ledger.insertRefund(stored)
+          const fault = charged.behaviour === "first_refund_answer_lost" && before.length === 0 ? lost : null
+          return { result: refundResult(stored), fault }
+        }))), answered)),
+    lookup: (reference) =>
+      reachable(ledger.atomically([reference], Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const refund = yield* ledger.refundByReference(reference)
+        if (Option.isSome(refund)) return Option.some(refundMovement(refund.value))
+        const charge = yield* ledger.chargeByReference(reference)
+        if (Option.isSome(charge)) {
+          return charge.value.outcome === "void" ? Option.none() : Option.some(chargeMovement(charge.value, now))
+        }
+        // Nothing under it: close the reference, so that a call still on its way cannot take money after this answer.
+        yield* ledger.insertCharge({
+          reference,
+          chargeId: yield* randomId("ch_void_"),
+          amount: 0,
+          currency: "AED",
+          livemode: false,
+          behaviour: "unreachable",
+          outcome: "void",
+          failureCode: null,
+          settlesAt: null,
+          card: null,
+          createdAt: DateTime.unsafeMake(now)
+        })
+        return Option.none<Movement>()
+      }))),
+    movements: (since) =>
+      reachable(Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const { charges, refunds } = yield* ledger.since(since)
+        return [...charges.map((c) => chargeMovement(c, now)), ...refunds.map(refundMovement)]
+          .sort((a, b) => a.createdAt.epochMillis - b.createdAt.epochMillis)
+      }))
   })
 }
 
+const options = Config.all({
+  live: Config.boolean("FILS_SIMULATED_LIVE").pipe(Config.withDefault(false)),
+  delay: Config.duration("FILS_SIMULATED_DELAY").pipe(Config.withDefault(Duration.zero))
+})
+
 /**
  * Test mode always; live mode only with `FILS_SIMULATED_LIVE=true` (staging). `FILS_SIMULATED_DELAY` (a duration,
- * default none) makes every charge answer that much later, to test a slow processor.
+ * default none) makes every call answer that much later, to test a slow processor. Its ledger comes from the
+ * context (`SimulatedLedger`).
  */
-export const SimulatedProcessor = Layer.effect(
+export const SimulatedProcessorOnLedger = Layer.effect(
   PaymentProcessor,
-  Effect.map(
-    Config.all({
-      live: Config.boolean("FILS_SIMULATED_LIVE").pipe(Config.withDefault(false)),
-      delay: Config.duration("FILS_SIMULATED_DELAY").pipe(Config.withDefault(Duration.zero))
-    }),
-    makeSimulatedProcessor
-  )
+  Effect.gen(function*() {
+    return makeSimulatedProcessor(yield* options, yield* SimulatedLedger)
+  })
 )
+
+/** The simulated processor with its ledger in this process's memory (an embedded engine, tests). */
+export const SimulatedProcessor = SimulatedProcessorOnLedger.pipe(
+  Layer.provide(Layer.effect(SimulatedLedger, makeSimulatedLedgerMemory))
+)
+
+/** The simulated processor with its ledger in PostgreSQL (`fils_sim` schema), on the context's `SqlClient`. */
+export const SimulatedProcessorSql = SimulatedProcessorOnLedger.pipe(Layer.provide(SimulatedLedgerSql))
+
+/** A simulated processor over a fresh memory ledger, for tests that build their own engine. */
+export const makeSimulatedProcessorMemory = (options: SimulatedOptions) =>
+  Effect.map(makeSimulatedLedgerMemory, (ledger) => makeSimulatedProcessor(options, ledger))

@@ -1,10 +1,15 @@
 /**
  * The ports the engine needs besides its Store, as this package implements them on Node: the Signer over
- * node:crypto, the simulated processor (test cards), and webhook delivery over node:http(s).
+ * node:crypto, the simulated processor (test cards), and webhook delivery over node:http(s). `NodeAdapters` keeps
+ * the simulated processor's ledger in memory (one process: an engine on `StoreMemory`); `NodeAdaptersSql` keeps it
+ * in PostgreSQL beside the Store (its own `fils_sim` schema), so that several servers answer as one processor.
  */
 import { Layer } from "effect"
 import { SignerNode } from "../crypto/SignerNode.js"
-import { SimulatedProcessor } from "../processor/SimulatedProcessor.js"
+import { SimulatedProcessor, SimulatedProcessorSql } from "../processor/SimulatedProcessor.js"
 import { WebhookTransportHttp } from "../webhooks/WebhookTransportHttp.js"
 
 export const NodeAdapters = Layer.mergeAll(SignerNode, SimulatedProcessor, WebhookTransportHttp)
+
+/** `NodeAdapters` with the simulated processor's ledger on the context's `SqlClient`. */
+export const NodeAdaptersSql = Layer.mergeAll(SignerNode, SimulatedProcessorSql, WebhookTransportHttp)

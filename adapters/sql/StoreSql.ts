@@ -23,6 +23,7 @@ import { makeQueries } from "./queries.js"
 import { makeDeliveriesRepo, makeDeliveryWakeups } from "./repos/deliveries.js"
 import { makeEventsRepo } from "./repos/events.js"
 import { makePaymentsRepo } from "./repos/payments.js"
+import { makeRefundsRepo } from "./repos/refunds.js"
 import { makeSessionsRepo } from "./repos/sessions.js"
 import { makeStats } from "./repos/stats.js"
 import { makeSubscriptionsRepo } from "./repos/subscriptions.js"
@@ -324,6 +325,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     customers,
     sessions: makeSessionsRepo(queries),
     payments: makePaymentsRepo(queries),
+    refunds: makeRefundsRepo(queries),
     events: makeEventsRepo(queries),
     subscriptions: makeSubscriptionsRepo(queries),
     webhooks: makeWebhooksRepo(queries, box),

@@ -5,9 +5,9 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Option } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import type { Scope } from "../../src/domain/Account.js"
-import type { Page, PageRequest } from "../../src/domain/Pagination.js"
+import type { Page, PageRequest, Position } from "../../src/domain/Pagination.js"
 
 /** The listed tables and their id columns (the keyset tie-break). */
 const listTables = {
@@ -56,6 +56,17 @@ export interface Queries {
     columns: ReadonlyArray<string>,
     records: ReadonlyArray<Record<string, unknown>>
   ) => Effect.Effect<void, SqlError>
+  /**
+   * Rows of `table` created at or after `since`, oldest first by (created_at, id), strictly after `after` in that
+   * order when given, at most `limit`: every account and mode (reconciliation reads them page by page).
+   */
+  readonly since: <Row extends object>(
+    table: "payments" | "refunds",
+    idColumn: string,
+    since: DateTime.Utc,
+    after: Position | undefined,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<Row>, SqlError>
 }
 
 export const makeQueries = (sql: SqlClient.SqlClient): Queries => {
@@ -104,5 +115,20 @@ export const makeQueries = (sql: SqlClient.SqlClient): Queries => {
       FROM jsonb_populate_recordset(NULL::${sql(table)}, ${JSON.stringify(records)}::jsonb) AS v
       WHERE t.${sql(idColumn)} = v.${sql(idColumn)} AND t.account_id = v.account_id AND t.livemode = v.livemode`)
 
-  return { sql, inScope, page, first, forUpdateInTransaction, findAll, updateAll }
+  const since = <Row extends object>(
+    table: "payments" | "refunds",
+    idColumn: string,
+    from: DateTime.Utc,
+    after: Position | undefined,
+    limit: number
+  ) => {
+    const conditions = [sql`created_at >= ${DateTime.toDate(from)}`]
+    if (after !== undefined) {
+      conditions.push(sql`(created_at, ${sql(idColumn)}) > (${new Date(after.createdAtMillis)}, ${after.id})`)
+    }
+    return sql<Row>`SELECT * FROM ${sql(table)} WHERE ${sql.and(conditions)}
+      ORDER BY created_at, ${sql(idColumn)} LIMIT ${limit}`
+  }
+
+  return { sql, inScope, page, first, forUpdateInTransaction, findAll, updateAll, since }
 }

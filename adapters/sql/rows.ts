@@ -16,6 +16,7 @@ import type {
   CustomerId,
   EventId,
   PaymentId,
+  RefundId,
   ProductId,
   SubscriptionId
 } from "../../src/domain/Ids.js"
@@ -24,6 +25,7 @@ import type { Currency } from "../../src/domain/Money.js"
 import type { BillingReason, Payment, PaymentStatus } from "../../src/domain/Payment.js"
 import type { Billing, BillingInterval, Product, ProductStatus } from "../../src/domain/Product.js"
 import type { RateDecision } from "../../src/domain/RateWindow.js"
+import type { Refund, RefundStatus } from "../../src/domain/Refund.js"
 import type { CancellationReason, Subscription, SubscriptionStatus } from "../../src/domain/Subscription.js"
 import type { RenewalAttempt } from "../../src/ports/Store.js"
 
@@ -602,4 +604,43 @@ export const rateDecisionFromRow = (row: RateRow, limit: number, count: number):
   remaining: row.remaining,
   resetSeconds: row.reset_seconds,
   state: { seconds: row.seconds.map(toSafeInt), counts: [...row.counts], offsets: [...row.offsets] }
+})
+
+export interface RefundRow {
+  readonly refund_id: string
+  readonly payment_id: string
+  readonly account_id: string
+  readonly livemode: boolean
+  readonly amount: string | number
+  readonly status: string
+  readonly failure_reason: string | null
+  readonly processor_refund_id: string | null
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+export const refundFromRow = (row: RefundRow): Refund => ({
+  refund_id: row.refund_id as RefundId,
+  payment_id: row.payment_id as PaymentId,
+  account_id: row.account_id as AccountId,
+  livemode: row.livemode,
+  amount: toSafeInt(row.amount),
+  status: row.status as RefundStatus,
+  failure_reason: row.failure_reason,
+  processor_refund_id: row.processor_refund_id,
+  created_at: fromTimestamp(row.created_at),
+  updated_at: fromTimestamp(row.updated_at)
+})
+
+export const refundToRow = (r: Refund) => ({
+  refund_id: r.refund_id,
+  payment_id: r.payment_id,
+  account_id: r.account_id,
+  livemode: r.livemode,
+  amount: r.amount,
+  status: r.status,
+  failure_reason: r.failure_reason,
+  processor_refund_id: r.processor_refund_id,
+  created_at: toTimestamp(r.created_at),
+  updated_at: toTimestamp(r.updated_at)
 })

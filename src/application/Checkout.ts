@@ -19,7 +19,8 @@ import { Store } from "../ports/Store.js"
 import { batched, batchedReads } from "./Batched.js"
 import { Customers } from "./Customers.js"
 import { newId } from "./Ids.js"
-import { Settlement } from "./Settlement.js"
+import { lookupSoon } from "./Lookups.js"
+import { type ChargeReport, lookedUpCharge, Settlement } from "./Settlement.js"
 
 const productIdOf = parseId(ProductIdSchema)
 const customerIdOf = parseId(CustomerIdSchema)
@@ -236,14 +237,27 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           currency: payment.currency,
           livemode: payment.livemode
         }
-        const report = yield* processor.chargeCard(request, validated.right.card).pipe(
-          Effect.map((r) => ({ outcome: r.outcome, chargeId: r.chargeId, card: r.card })),
-          // The processor could not be reached: the outcome is unknown, but the card number is not kept to ask
-          // again, so the payment fails (processing_error) and the payer may try again.
+        // The answer lost (the call failed as unavailable): the processor may have taken the money, so it is asked
+        // what it did under the payment's reference. Still unknown, the payment stays `processing` for the settle
+        // pass to look up; the card number is never needed again.
+        const recorded = yield* Effect.uninterruptible(processor.chargeCard(request, validated.right.card).pipe(
+          Effect.map((r): ChargeReport | undefined => ({ outcome: r.outcome, chargeId: r.chargeId, card: r.card })),
           Effect.catchTag("ProcessorUnavailable", () =>
-            Effect.succeed({ outcome: { _tag: "Failed" as const, code: "processing_error" }, chargeId: null, card: null }))
-        )
-        const recorded = yield* settlement.recordOne(payment.payment_id, report)
+            lookupSoon(processor, payment.payment_id).pipe(
+              Effect.map(lookedUpCharge),
+              Effect.catchTag("ProcessorUnavailable", () => Effect.succeed(undefined))
+            )),
+          Effect.flatMap((answer) =>
+            answer === undefined
+              ? Effect.as(
+                Effect.logWarning("A checkout charge's outcome is unknown (the processor could not be reached): looking it up later", {
+                  payment_id: payment.payment_id
+                }),
+                payment
+              )
+              : settlement.recordOne(payment.payment_id, answer))
+        ))
+
         const after = yield* store.sessions.find(id)
         return {
           _tag: "Paid",

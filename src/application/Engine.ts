@@ -13,6 +13,8 @@ import { Payments } from "./Payments.js"
 import { Settlement } from "./Settlement.js"
 import { IdempotencyService } from "./Idempotency.js"
 import { Products } from "./Products.js"
+import { Reconciliation } from "./Reconciliation.js"
+import { Refunds } from "./Refunds.js"
 import { Renewals } from "./Renewals.js"
 import { RateLimits } from "./RateLimits.js"
 import { Subscriptions } from "./Subscriptions.js"
@@ -29,8 +31,9 @@ const Core = Layer.mergeAll(
   Payments.Default,
   Subscriptions.Default,
   Webhooks.Default,
-  Deliveries.Default
-).pipe(Layer.provideMerge(Settlement.Default))
+  Deliveries.Default,
+  Reconciliation.Default
+).pipe(Layer.provideMerge(Refunds.Default), Layer.provideMerge(Settlement.Default))
 
 export const Engine = Billing.Default.pipe(
   Layer.provideMerge(Layer.merge(Checkout.Default, Renewals.Default)),

@@ -1,18 +1,19 @@
 /**
- * Payments: read them, refund them (an operator's act: there is no public refund endpoint), and record how a charge
- * came out — the one place a payment changes state, so its events and its session's completion always go with it.
+ * Payments: read them, refund them (an operator's act: there is no public refund endpoint; see `Refunds`), and the
+ * settle pass, which asks the processor about every charge and refund whose outcome is not known yet.
  */
-import { Array as Arr, DateTime, Duration, Effect, Option } from "effect"
+import { DateTime, Effect } from "effect"
 import type { Scope } from "../domain/Account.js"
-import { InvalidRequest, notFound } from "../domain/Errors.js"
-import type { CustomerId, CheckoutSessionId, PaymentId } from "../domain/Ids.js"
+import { notFound } from "../domain/Errors.js"
+import type { CheckoutSessionId, CustomerId, PaymentId } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
 import * as Payment from "../domain/Payment.js"
-import { PaymentProcessor, ProcessorUnavailable } from "../ports/PaymentProcessor.js"
+import { PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { Store } from "../ports/Store.js"
 import { batchedReads } from "./Batched.js"
-import { paymentData, recordEvent } from "./Events.js"
-import { type ChargeReport, Settlement } from "./Settlement.js"
+import { LookupBackoff } from "./Lookups.js"
+import { Refunds } from "./Refunds.js"
+import { lookedUpCharge, Settlement } from "./Settlement.js"
 
 export interface PaymentListParams {
   readonly status?: Payment.PaymentStatus | undefined
@@ -22,33 +23,26 @@ export interface PaymentListParams {
   readonly cursor?: string | undefined
 }
 
-
 /** Payments read in one statement at most. */
 const readBatch = 100
 
-/** How long a `processing` payment may lack a charge id before it counts as abandoned (its process died mid-charge). */
-const abandonedAfterMillis = 60_000
-
 /**
- * How long after its charge began an abandoned renewal is asked again under its reference, while the processor is
- * unreachable: long enough to ride out a short outage, far within the day a processor keeps idempotency keys
- * (Stripe does), and short enough that a stuck payment does not hold up its subscription's cancellation for long.
+ * How long a `processing` payment may lack a charge id, or a refund stay `pending`, before the settle pass looks
+ * it up: its own call answers sooner unless its process died or the processor's answer was lost. (A lookup that
+ * finds nothing closes the reference, so looking up a call still on its way fails that call rather than racing it.)
  */
-const askAgainWithinMillis = 15 * 60 * 1000
-/** How long one ask may take before it counts as unreachable, and how long a server waits before asking again. */
-const askTimeout = Duration.seconds(10)
-const askSpacingMillis = 30_000
+const lookupAfterMillis = 60_000
 
 export class Payments extends Effect.Service<Payments>()("fils/Payments", {
   scoped: Effect.gen(function*() {
     const store = yield* Store
     const processor = yield* PaymentProcessor
     const settlement = yield* Settlement
+    const refunds = yield* Refunds
     const { fees } = settlement
     // Payments read together (merchants polling a status) share one statement.
     const read = yield* batchedReads(store.payments.findAll, (p) => p.payment_id, { max: readBatch })
-    // When this server last asked about an abandoned renewal and got no answer: it waits before asking again.
-    const askedAt = new Map<PaymentId, number>()
+    const backoff = new LookupBackoff()
 
     /** The payment as committed: read in a batch, outside any transaction the caller may be running. */
     const get = Effect.fn("Payments.get")(function*(scope: Scope, id: PaymentId) {
@@ -69,110 +63,58 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
     })
 
     /**
-     * Refunds `amount` fils of a payment (default: all that remains), emitting `refund.succeeded`. Refused, with
-     * nothing changed, for a payment that is not succeeded or partially refunded, or for more than remains.
+     * Refunds `amount` fils of a payment (default: all that remains) through the processor (`Refunds.create`):
+     * `refund.succeeded` once the processor confirms.
      */
-    const refund = Effect.fn("Payments.refund")(function*(id: PaymentId, amount?: number) {
-      return yield* store.transact(Effect.gen(function*() {
-        const found = yield* store.payments.find(id)
-        if (Option.isNone(found)) return yield* notFound("payment", id)
-        const payment = found.value
-        const requested = amount ?? payment.total_amount - payment.refunded_amount
-        if (amount === undefined && requested <= 0) {
-          return yield* new InvalidRequest({ message: `Payment ${id} has nothing left to refund` })
-        }
-        const now = yield* DateTime.now
-        const transition = yield* Payment.transition(payment, { _tag: "Refund", amount: requested }, now, fees)
-        yield* store.payments.update(transition.next)
-        const scope = { accountId: payment.account_id, livemode: payment.livemode }
-        for (const event of transition.events) {
-          yield* recordEvent(store, scope, event.type, paymentData(transition.next, event.refundAmount))
-        }
-        return { payment: transition.next, refundAmount: requested }
-      }))
-    })
+    const refund = (id: PaymentId, amount?: number) => refunds.create(id, amount)
 
     /**
-     * Charges a renewal's saved card, with the payment's id as the reference: the processor's idempotency key, so
-     * asking again for the same payment answers with the charge already taken instead of taking another.
-     */
-    const chargeSavedCard = (payment: Payment.Payment, token: string) =>
-      Effect.map(
-        processor.chargeToken({
-          reference: payment.payment_id,
-          amount: payment.total_amount,
-          currency: payment.currency,
-          livemode: payment.livemode
-        }, token),
-        (r): ChargeReport => ({ outcome: r.outcome, chargeId: r.chargeId, card: null })
-      )
-
-    /**
-     * Asks the processor about `processing` payments and records those that settled. A payment with no charge id
-     * after a minute was abandoned mid-charge (its process died, or the processor never answered it):
-     * - a renewal is charged again under the same reference: a processor that honours it as its idempotency key
-     *   answers with the charge it took, or takes it now if the first call never arrived, so the payment records
-     *   what happened and the period is paid once. While the processor is unreachable it stays `processing` (this
-     *   server asks again 30 s later), for 15 minutes at most;
-     * - a checkout's charge (whose card number is not kept), a renewal past those 15 minutes, or one whose
-     *   subscription was cancelled meanwhile (its charge must not be taken now), fails with `processing_error`.
-     * That takes the real time, so a pass run as of another instant (`billing run --at`) leaves abandonment to the
-     * servers.
+     * Asks the processor about charges still `processing` and records those it can tell about: a charge settling
+     * later (it has a charge id) on every pass, and one whose answer is missing (its process died, or the
+     * processor's answer was lost) once it is a minute old. Then refunds still pending after a minute. What the
+     * processor did under the reference is what is recorded: a charge taken succeeds, nothing taken fails
+     * (`processing_error`); nothing is ever charged again under a new reference. A processor that does not answer
+     * is asked again later, waiting longer each time (`LookupBackoff`). `judgeAbandoned: false` (a pass run as of
+     * another instant, `billing run --at`) asks only about charges settling later.
      */
     const settleDue = Effect.fn("Payments.settleDue")(function*(
       limit = 100,
       livemode?: boolean,
       options: { readonly judgeAbandoned?: boolean } = {}
     ) {
+      const judge = options.judgeAbandoned !== false
       const pending = yield* store.payments.listProcessing(limit, livemode)
-      if (pending.length === 0) return 0
       const now = DateTime.toEpochMillis(yield* DateTime.now)
-      const withCharge = pending.filter((p) => p.charge_id !== null)
-      const abandoned = options.judgeAbandoned === false ? [] : pending.filter((p) =>
-        p.charge_id === null && now - DateTime.toEpochMillis(p.created_at) > abandonedAfterMillis
+      const asking = pending.filter((p) =>
+        (p.charge_id !== null || (judge && now - DateTime.toEpochMillis(p.created_at) >= lookupAfterMillis)) &&
+        backoff.due(p.payment_id, now)
       )
-      const renewals = abandoned.flatMap((p) => p.subscription_id === null ? [] : [p.subscription_id])
-      const cancelled = new Set(
-        (yield* store.subscriptions.findAll(renewals)).filter((s) => s.status === "cancelled").map((s) => s.subscription_id)
-      )
-      const askAgain = (p: Payment.Payment) =>
-        p.billing_reason === "subscription_renewal" && p.card !== null && p.subscription_id !== null &&
-        !cancelled.has(p.subscription_id) && now - DateTime.toEpochMillis(p.created_at) < askAgainWithinMillis
-      const [lost, askable] = Arr.partition(abandoned, askAgain)
-      const records: Array<{ readonly id: PaymentId; readonly report: ChargeReport }> = lost.map((payment) => ({
-        id: payment.payment_id,
-        report: { outcome: { _tag: "Failed", code: "processing_error" }, chargeId: null, card: null }
-      }))
-      const asking = askable.filter((p) => (askedAt.get(p.payment_id) ?? 0) + askSpacingMillis <= now)
-      const answered = yield* Effect.forEach(asking, (payment) =>
-        chargeSavedCard(payment, payment.card!.token).pipe(
-          Effect.timeoutFail({ duration: askTimeout, onTimeout: () => new ProcessorUnavailable(`no answer in ${Duration.format(askTimeout)}`) }),
-          Effect.map((report) => [{ id: payment.payment_id, report }]),
+      const answers = yield* Effect.forEach(asking, (payment) =>
+        processor.lookup(payment.payment_id).pipe(
+          Effect.map((found) => {
+            backoff.answered(payment.payment_id)
+            const report = lookedUpCharge(found)
+            return report === undefined || report.outcome._tag === "Processing" ? [] : [{ id: payment.payment_id, report }]
+          }),
           Effect.catchTag("ProcessorUnavailable", () =>
             Effect.sync(() => {
-              askedAt.set(payment.payment_id, now)
+              backoff.missed(payment.payment_id, now)
               return []
             }))
         ), { concurrency: 10 })
-      records.push(...answered.flat())
-      for (const { id } of records) askedAt.delete(id)
-      for (const [id, at] of askedAt) if (now - at > askAgainWithinMillis) askedAt.delete(id)
-      if (withCharge.length > 0) {
-        const reports = yield* processor.settlements(withCharge.map((p) => p.charge_id!)).pipe(
-          Effect.catchTag("ProcessorUnavailable", () => Effect.succeed([]))
+      const recorded = yield* settlement.record(answers.flat())
+      const refundsEnded = judge
+        ? yield* refunds.resolvePending(limit, lookupAfterMillis, (id) => backoff.due(id, now)).pipe(
+          Effect.map((results) => {
+            for (const { done, id } of results) done ? backoff.answered(id) : backoff.missed(id, now)
+            return results.filter((r) => r.done).length
+          })
         )
-        const byCharge = new Map(withCharge.map((p) => [p.charge_id!, p]))
-        for (const report of reports) {
-          if (report.outcome._tag === "Processing") continue
-          const payment = byCharge.get(report.chargeId)
-          if (payment === undefined) continue
-          records.push({ id: payment.payment_id, report: { outcome: report.outcome, chargeId: report.chargeId, card: null } })
-        }
-      }
-      yield* settlement.record(records)
-      return records.length
+        : 0
+      backoff.prune(now)
+      return recorded.length + refundsEnded
     })
 
-    return { get, list, chargeSavedCard, refund, settleDue, fees } as const
+    return { get, list, refund, settleDue, fees } as const
   })
 }) {}

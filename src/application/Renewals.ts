@@ -10,12 +10,13 @@ import type { PaymentId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
 import type * as Payment from "../domain/Payment.js"
 import * as Subscription from "../domain/Subscription.js"
+import { PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { Store } from "../ports/Store.js"
 import { batched } from "./Batched.js"
 import { recordEvents } from "./Events.js"
 import { newId } from "./Ids.js"
-import { Payments } from "./Payments.js"
-import { type ChargeReport, Settlement } from "./Settlement.js"
+import { lookupSoon } from "./Lookups.js"
+import { type ChargeReport, lookedUpCharge, Settlement } from "./Settlement.js"
 import { transitionEvents } from "./Subscriptions.js"
 
 /** Which renewals a pass takes on: only this mode's (`billing run --at` touches test data only). */
@@ -36,7 +37,7 @@ const recordBatch = 100
 export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
   effect: Effect.gen(function*() {
     const store = yield* Store
-    const payments = yield* Payments
+    const processor = yield* PaymentProcessor
     const settlement = yield* Settlement
 
     /**
@@ -81,20 +82,31 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
     >
 
     /**
-     * Charges one reserved renewal (no transaction held) and records the outcome. A processor that could not be
-     * reached leaves the charge's fate unknown (the call may have taken the money before it failed): nothing is
-     * recorded, the payment stays `processing`, and the settle pass asks again under the same reference, as for a
-     * charge abandoned by a crash (`Payments.settleDue`), instead of a retry charging the card under a new one.
+     * Charges one reserved renewal (no transaction held) on its saved card, with the payment's id as the
+     * processor's idempotency key, and records the outcome. A call that fails as unavailable leaves the charge's
+     * fate unknown (the money may have moved before the answer was lost): the processor is asked what it did under
+     * that reference, and what it says is recorded; still unknown, the payment stays `processing` and the settle
+     * pass looks it up (`Payments.settleDue`). It is never charged again under a new reference.
      */
     const charge = (record: RecordCharge) =>
       Effect.fn("Renewals.charge")(function*(payment: Payment.Payment, token: string) {
+        const request = {
+          reference: payment.payment_id,
+          amount: payment.total_amount,
+          currency: payment.currency,
+          livemode: payment.livemode
+        }
         // From the charge to its record, uninterruptible: a shutdown waits rather than leave money taken unrecorded.
         return yield* Effect.uninterruptible(
-          payments.chargeSavedCard(payment, token).pipe(
-            Effect.flatMap((report) => record({ id: payment.payment_id, report })),
+          processor.chargeToken(request, token).pipe(
+            Effect.map((r): ChargeReport | undefined => ({ outcome: r.outcome, chargeId: r.chargeId, card: null })),
+            Effect.catchTag("ProcessorUnavailable", () =>
+              Effect.map(lookupSoon(processor, payment.payment_id), lookedUpCharge)),
+            Effect.flatMap((report) =>
+              report === undefined ? Effect.void : record({ id: payment.payment_id, report })),
             Effect.catchTag("ProcessorUnavailable", (e) =>
               Effect.logWarning(
-                "A renewal charge's outcome is unknown (the processor could not be reached): asking again later",
+                "A renewal charge's outcome is unknown (the processor could not be reached): looking it up later",
                 { payment_id: payment.payment_id, reason: e.message }
               ))
           )

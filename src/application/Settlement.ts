@@ -11,6 +11,7 @@ import { notFound } from "../domain/Errors.js"
 import type { PaymentId } from "../domain/Ids.js"
 import * as Payment from "../domain/Payment.js"
 import * as Subscription from "../domain/Subscription.js"
+import type { Movement } from "../ports/PaymentProcessor.js"
 import { Store } from "../ports/Store.js"
 import { type EventDraft, paymentData, recordEvents } from "./Events.js"
 import { startFromPayment, transitionEvents } from "./Subscriptions.js"
@@ -21,6 +22,17 @@ export interface ChargeReport {
   readonly chargeId: string | null
   readonly card: Payment.CardOnFile | null
 }
+
+/**
+ * What a lookup of a payment's reference says about its charge: nothing under it means nothing was taken (the
+ * payment fails, `processing_error`); `undefined` when the answer is not about a charge.
+ */
+export const lookedUpCharge = (found: Option.Option<Movement>): ChargeReport | undefined =>
+  Option.match(found, {
+    onNone: () => ({ outcome: { _tag: "Failed", code: "processing_error" }, chargeId: null, card: null }),
+    onSome: (movement) =>
+      movement._tag === "Charge" ? { outcome: movement.outcome, chargeId: movement.chargeId, card: movement.card } : undefined
+  })
 
 /** The fee schedule (decisions.md §5), configurable. */
 export const FeeConfig = Config.all({

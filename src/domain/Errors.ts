@@ -54,6 +54,12 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited"
   retryAfterSeconds: Schema.optionalWith(Schema.Int, { default: () => 1 })
 }) {}
 
+/** The processor refused a refund: nothing was returned, and the amount is free to refund again. */
+export class RefundRefused extends Schema.TaggedError<RefundRefused>()("RefundRefused", {
+  code: code("REFUND_REFUSED"),
+  message: Schema.String
+}) {}
+
 /** The store cannot be reached. Transient: callers may retry. */
 export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("StoreUnavailable", {
   code: code("SERVICE_UNAVAILABLE"),

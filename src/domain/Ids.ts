@@ -37,6 +37,8 @@ export const EventId = idSchema("evt", "EventId", "Event identifier")
 export type EventId = typeof EventId.Type
 export const DeliveryId = idSchema("dlv", "DeliveryId", "Webhook delivery identifier")
 export type DeliveryId = typeof DeliveryId.Type
+export const RefundId = idSchema("ref", "RefundId", "Refund identifier (the processor's idempotency key for it)")
+export type RefundId = typeof RefundId.Type
 
 export const prefixes = {
   account: "acct",
@@ -48,7 +50,8 @@ export const prefixes = {
   checkoutSession: "cks",
   webhook: "wh",
   event: "evt",
-  delivery: "dlv"
+  delivery: "dlv",
+  refund: "ref"
 } as const
 export type Prefix = (typeof prefixes)[keyof typeof prefixes]
 

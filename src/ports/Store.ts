@@ -20,12 +20,14 @@ import type {
   EventId,
   PaymentId,
   ProductId,
+  RefundId,
   SubscriptionId,
   WebhookId
 } from "../domain/Ids.js"
-import type { Page, PageRequest } from "../domain/Pagination.js"
+import type { Page, PageRequest, Position } from "../domain/Pagination.js"
 import type { Payment, PaymentStatus } from "../domain/Payment.js"
 import type { Product, ProductFilter } from "../domain/Product.js"
+import type { Refund } from "../domain/Refund.js"
 import type { Subscription, SubscriptionStatus } from "../domain/Subscription.js"
 import type { AttemptOutcome, DeliveryStatus } from "../domain/Delivery.js"
 import type { WebhookEndpoint } from "../domain/WebhookEndpoint.js"
@@ -132,6 +134,24 @@ export interface PaymentsRepo {
    * carries the payment's reference as its idempotency key and recording an outcome twice changes nothing.
    */
   readonly listProcessing: (limit: number, livemode?: boolean) => Op<ReadonlyArray<Payment>>
+  /**
+   * Every payment of every account and mode created at or after `since`, oldest first by (created_at, id), after
+   * `after` when given, at most `limit`: what reconciliation reads, page by page.
+   */
+  readonly since: (since: DateTime.Utc, after: Position | undefined, limit: number) => Op<ReadonlyArray<Payment>>
+}
+
+export interface RefundsRepo {
+  readonly insert: (refund: Refund) => Op<void>
+  readonly update: (refund: Refund) => Op<void>
+  /** By id. Inside `transact` the row is locked until the transaction ends, so a refund is ended once. */
+  readonly find: (id: RefundId) => Op<Option.Option<Refund>>
+  /** The refunds of a payment, oldest first. */
+  readonly ofPayment: (id: PaymentId) => Op<ReadonlyArray<Refund>>
+  /** Refunds still `pending`, oldest first, at most `limit` (a read: looking one up twice is harmless). */
+  readonly listPending: (limit: number) => Op<ReadonlyArray<Refund>>
+  /** As `PaymentsRepo.since`, for refunds. */
+  readonly since: (since: DateTime.Utc, after: Position | undefined, limit: number) => Op<ReadonlyArray<Refund>>
 }
 
 export interface SubscriptionFilter {
@@ -341,6 +361,7 @@ export interface StoreShape {
   readonly customers: CustomersRepo
   readonly sessions: SessionsRepo
   readonly payments: PaymentsRepo
+  readonly refunds: RefundsRepo
   readonly events: EventsRepo
   readonly subscriptions: SubscriptionsRepo
   readonly webhooks: WebhooksRepo

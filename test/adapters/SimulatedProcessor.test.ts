@@ -1,14 +1,21 @@
-/** The simulated processor and its test cards (decisions.md §4), with TestClock driving asynchronous settlement. */
+/**
+ * The simulated processor and its test cards (decisions.md §4, README), with TestClock driving asynchronous
+ * settlement: each card's outcome, idempotency by reference, lookups, refunds and the fault cards of issue 17.
+ * The port's general contract runs against it in ProcessorContract.test.ts.
+ */
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, TestClock } from "effect"
-import { makeSimulatedProcessor, SimulatedProcessor } from "../../adapters/processor/SimulatedProcessor.js"
+import { ConfigProvider, DateTime, Effect, Option, TestClock } from "effect"
+import { makeSimulatedProcessorMemory, SimulatedProcessor } from "../../adapters/processor/SimulatedProcessor.js"
 import type { ChargeOutcome } from "../../src/domain/Payment.js"
 import { type CardDetails, PaymentProcessor } from "../../src/ports/PaymentProcessor.js"
 
-const processor = makeSimulatedProcessor({ live: false })
-const request = { reference: "pay_0", amount: 34900, currency: "AED", livemode: false }
+let references = 0
+/** A new reference per charge: the same one would answer with the charge already made under it. */
+const request = () => ({ reference: `pay_t${references++}`, amount: 34900, currency: "AED", livemode: false })
 const configOf = (entries: Record<string, string>) => ConfigProvider.fromMap(new Map(Object.entries(entries)))
 const card = (number: string): CardDetails => ({ number, expMonth: 12, expYear: 2030, cvc: "123" })
+/** A fresh processor (its own ledger) per test. */
+const fresh = makeSimulatedProcessorMemory({ live: false })
 
 const immediate: ReadonlyArray<readonly [string, ChargeOutcome]> = [
   ["4242424242424242", { _tag: "Succeeded" }],
@@ -18,6 +25,8 @@ const immediate: ReadonlyArray<readonly [string, ChargeOutcome]> = [
   ["4000000000000069", { _tag: "Failed", code: "expired_card" }],
   ["4000000000000341", { _tag: "Succeeded" }],
   ["4000000000000119", { _tag: "Failed", code: "processing_error" }],
+  ["4000000000005126", { _tag: "Succeeded" }],
+  ["4000000000001034", { _tag: "Succeeded" }],
   // Any other Luhn-valid number succeeds.
   ["4111111111111111", { _tag: "Succeeded" }],
   ["378282246310005", { _tag: "Succeeded" }],
@@ -27,8 +36,9 @@ const immediate: ReadonlyArray<readonly [string, ChargeOutcome]> = [
 describe("SimulatedProcessor.chargeCard", () => {
   it.effect("every immediate test card gives exactly its outcome", () =>
     Effect.gen(function*() {
+      const processor = yield* fresh
       for (const [number, outcome] of immediate) {
-        const r = yield* processor.chargeCard(request, card(number))
+        const r = yield* processor.chargeCard(request(), card(number))
         assert.deepStrictEqual(r.outcome, outcome, number)
         assert.match(r.chargeId, /^ch_sim_/)
       }
@@ -36,15 +46,17 @@ describe("SimulatedProcessor.chargeCard", () => {
 
   it.effect("spaces and dashes in the number do not change the outcome", () =>
     Effect.gen(function*() {
-      const r = yield* processor.chargeCard(request, card("4000 0000 0000 0002"))
+      const processor = yield* fresh
+      const r = yield* processor.chargeCard(request(), card("4000 0000 0000 0002"))
       assert.deepStrictEqual(r.outcome, { _tag: "Failed", code: "card_declined" })
-      const ok = yield* processor.chargeCard(request, card("4242-4242-4242-4242"))
+      const ok = yield* processor.chargeCard(request(), card("4242-4242-4242-4242"))
       assert.deepStrictEqual(ok.outcome, { _tag: "Succeeded" })
       assert.strictEqual(ok.card?.last4, "4242")
     }))
 
   it.effect("keeps brand, last4, expiry and an opaque token — never the number", () =>
     Effect.gen(function*() {
+      const processor = yield* fresh
       const brands: ReadonlyArray<readonly [string, string]> = [
         ["4242424242424242", "visa"],
         ["5555555555554444", "mastercard"],
@@ -53,7 +65,7 @@ describe("SimulatedProcessor.chargeCard", () => {
         ["6011111111111117", "unknown"]
       ]
       for (const [number, brand] of brands) {
-        const r = yield* processor.chargeCard(request, { number, expMonth: 7, expYear: 2031, cvc: "999" })
+        const r = yield* processor.chargeCard(request(), { number, expMonth: 7, expYear: 2031, cvc: "999" })
         assert.isNotNull(r.card)
         assert.strictEqual(r.card!.brand, brand, number)
         assert.strictEqual(r.card!.last4, number.slice(-4))
@@ -67,15 +79,16 @@ describe("SimulatedProcessor.chargeCard", () => {
         assert.notInclude(text, "999")
       }
       // Every charge gets its own token and charge id.
-      const a = yield* processor.chargeCard(request, card("4242424242424242"))
-      const b = yield* processor.chargeCard(request, card("4242424242424242"))
+      const a = yield* processor.chargeCard(request(), card("4242424242424242"))
+      const b = yield* processor.chargeCard(request(), card("4242424242424242"))
       assert.notStrictEqual(a.card!.token, b.card!.token)
       assert.notStrictEqual(a.chargeId, b.chargeId)
     }))
 
   it.effect("a declined card still reports the card", () =>
     Effect.gen(function*() {
-      const r = yield* processor.chargeCard(request, card("4000000000009995"))
+      const processor = yield* fresh
+      const r = yield* processor.chargeCard(request(), card("4000000000009995"))
       assert.strictEqual(r.card?.last4, "9995")
       assert.strictEqual(r.card?.brand, "visa")
     }))
@@ -84,10 +97,11 @@ describe("SimulatedProcessor.chargeCard", () => {
 describe("SimulatedProcessor.chargeToken", () => {
   it.effect("the 0341 card succeeds first; its token is declined on every later charge", () =>
     Effect.gen(function*() {
-      const first = yield* processor.chargeCard(request, card("4000000000000341"))
+      const processor = yield* fresh
+      const first = yield* processor.chargeCard(request(), card("4000000000000341"))
       assert.deepStrictEqual(first.outcome, { _tag: "Succeeded" })
       for (let i = 0; i < 3; i++) {
-        const renewal = yield* processor.chargeToken(request, first.card!.token)
+        const renewal = yield* processor.chargeToken(request(), first.card!.token)
         assert.deepStrictEqual(renewal.outcome, { _tag: "Failed", code: "card_declined" })
         assert.isNull(renewal.card)
       }
@@ -95,13 +109,14 @@ describe("SimulatedProcessor.chargeToken", () => {
 
   it.effect("tokens of the other succeeding cards renew successfully; an unknown token fails", () =>
     Effect.gen(function*() {
+      const processor = yield* fresh
       for (const number of ["4242424242424242", "5555555555554444", "4111111111111111"]) {
-        const first = yield* processor.chargeCard(request, card(number))
-        const renewal = yield* processor.chargeToken(request, first.card!.token)
+        const first = yield* processor.chargeCard(request(), card(number))
+        const renewal = yield* processor.chargeToken(request(), first.card!.token)
         assert.deepStrictEqual(renewal.outcome, { _tag: "Succeeded" }, number)
         assert.notStrictEqual(renewal.chargeId, first.chargeId)
       }
-      const unknown = yield* processor.chargeToken(request, "tok_other_123")
+      const unknown = yield* processor.chargeToken(request(), "tok_other_123")
       assert.strictEqual(unknown.outcome._tag, "Failed")
     }))
 })
@@ -115,50 +130,38 @@ describe("SimulatedProcessor asynchronous cards", () => {
   for (const [number, settled] of cases) {
     it.effect(`${number} is processing, then settles as ${settled._tag} once 2 s have passed (not before)`, () =>
       Effect.gen(function*() {
+      const processor = yield* fresh
         yield* TestClock.adjust("10 seconds") // start away from zero
-        const r = yield* processor.chargeCard(request, card(number))
+        const { reference } = request()
+        const r = yield* processor.chargeCard({ ...request(), reference }, card(number))
         assert.deepStrictEqual(r.outcome, { _tag: "Processing" })
         assert.strictEqual(r.card?.last4, number.slice(-4))
 
-        const outcome = () => processor.settlements([r.chargeId])
-        let now = yield* outcome()
-        assert.deepStrictEqual(now, [{ chargeId: r.chargeId, outcome: { _tag: "Processing" } }])
+        const outcome = () =>
+          Effect.map(processor.lookup(reference), (m) => Option.getOrThrow(m).outcome)
+        assert.deepStrictEqual(yield* outcome(), { _tag: "Processing" })
         yield* TestClock.adjust("1999 millis")
-        now = yield* outcome()
-        assert.deepStrictEqual(now[0]!.outcome, { _tag: "Processing" }, "not settled before 2 s")
+        assert.deepStrictEqual(yield* outcome(), { _tag: "Processing" }, "not settled before 2 s")
         yield* TestClock.adjust("1 millis")
-        now = yield* outcome()
-        assert.deepStrictEqual(now, [{ chargeId: r.chargeId, outcome: settled }])
+        assert.deepStrictEqual(yield* outcome(), settled)
         yield* TestClock.adjust("1 hour")
-        assert.deepStrictEqual((yield* outcome())[0]!.outcome, settled, "stays settled")
+        assert.deepStrictEqual(yield* outcome(), settled, "stays settled")
       }))
   }
 
-  it.effect("settlements answers every id asked, in order; unknown ids stay processing", () =>
-    Effect.gen(function*() {
-      const a = yield* processor.chargeCard(request, card("4000000000000259"))
-      const b = yield* processor.chargeCard(request, card("4000000000000267"))
-      yield* TestClock.adjust("3 seconds")
-      const out = yield* processor.settlements([b.chargeId, "ch_unknown", a.chargeId])
-      assert.deepStrictEqual(out, [
-        { chargeId: b.chargeId, outcome: { _tag: "Failed", code: "card_declined" } },
-        { chargeId: "ch_unknown", outcome: { _tag: "Processing" } },
-        { chargeId: a.chargeId, outcome: { _tag: "Succeeded" } }
-      ])
-      assert.deepStrictEqual(yield* processor.settlements([]), [])
-    }))
-
   it.effect("a charge settles by its own clock: later charges settle later", () =>
     Effect.gen(function*() {
-      const first = yield* processor.chargeCard(request, card("4000000000000259"))
+      const processor = yield* fresh
+      const first = request()
+      const second = request()
+      const outcome = (reference: string) => Effect.map(processor.lookup(reference), (m) => Option.getOrThrow(m).outcome._tag)
+      yield* processor.chargeCard(first, card("4000000000000259"))
       yield* TestClock.adjust("1500 millis")
-      const second = yield* processor.chargeCard(request, card("4000000000000259"))
+      yield* processor.chargeCard(second, card("4000000000000259"))
       yield* TestClock.adjust("500 millis")
-      const out = yield* processor.settlements([first.chargeId, second.chargeId])
-      assert.deepStrictEqual(out.map((s) => s.outcome._tag), ["Succeeded", "Processing"])
+      assert.deepStrictEqual([yield* outcome(first.reference), yield* outcome(second.reference)], ["Succeeded", "Processing"])
       yield* TestClock.adjust("1500 millis")
-      const later = yield* processor.settlements([second.chargeId])
-      assert.strictEqual(later[0]!.outcome._tag, "Succeeded")
+      assert.strictEqual(yield* outcome(second.reference), "Succeeded")
     }))
 })
 
@@ -172,4 +175,99 @@ describe("SimulatedProcessor layer", () => {
       )
       assert.isTrue(on.supportsLive)
     }).pipe(Effect.withConfigProvider(configOf({}))))
+})
+
+describe("SimulatedProcessor fault cards (issue 17)", () => {
+  it.effect("1000: the charge is taken, then the answer is lost; a lookup finds it, and a retry charges nothing more", () =>
+    Effect.gen(function*() {
+      const processor = yield* fresh
+      const r = request()
+      const lost = yield* Effect.flip(processor.chargeCard(r, card("4000000000001000")))
+      assert.strictEqual(lost._tag, "ProcessorUnavailable")
+      const found = Option.getOrThrow(yield* processor.lookup(r.reference))
+      assert.strictEqual(found._tag, "Charge")
+      assert.deepStrictEqual(found.outcome, { _tag: "Succeeded" })
+      assert.strictEqual(found.amount, r.amount)
+      if (found._tag === "Charge") assert.strictEqual(found.card?.last4, "1000")
+      const again = yield* processor.chargeCard(r, card("4000000000001000"))
+      assert.strictEqual(again.chargeId, found._tag === "Charge" ? found.chargeId : "")
+      const moved = yield* processor.movements(DateTime.unsafeMake(0))
+      assert.strictEqual(moved.filter((m) => m.reference === r.reference).length, 1, "one charge under the reference")
+    }))
+
+  it.effect("1018: unreachable, nothing taken; the lookup says none and closes the reference", () =>
+    Effect.gen(function*() {
+      const processor = yield* fresh
+      const r = request()
+      const down = yield* Effect.flip(processor.chargeCard(r, card("4000000000001018")))
+      assert.strictEqual(down._tag, "ProcessorUnavailable")
+      assert.isTrue(Option.isNone(yield* processor.lookup(r.reference)))
+      // A call under the closed reference arriving late takes nothing.
+      const late = yield* processor.chargeCard(r, card("4242424242424242"))
+      assert.strictEqual(late.outcome._tag, "Failed")
+      assert.deepStrictEqual(yield* processor.movements(DateTime.unsafeMake(0)), [])
+    }))
+
+  it.effect("5126: charges succeed; every refund is refused and returns nothing", () =>
+    Effect.gen(function*() {
+      const processor = yield* fresh
+      const charged = yield* processor.chargeCard(request(), card("4000000000005126"))
+      assert.deepStrictEqual(charged.outcome, { _tag: "Succeeded" })
+      for (const reference of ["ref_a", "ref_b"]) {
+        const r = yield* processor.refund(charged.chargeId, 100, reference)
+        assert.strictEqual(r.outcome._tag, "Refused")
+        const found = Option.getOrThrow(yield* processor.lookup(reference))
+        assert.strictEqual(found.outcome._tag, "Refused")
+      }
+      // Renewals on its saved card behave the same way.
+      const renewal = yield* processor.chargeToken(request(), charged.card!.token)
+      assert.strictEqual((yield* processor.refund(renewal.chargeId, 100, "ref_c")).outcome._tag, "Refused")
+    }))
+
+  it.effect("1034: the first refund's answer is lost after the money moved; later refunds answer", () =>
+    Effect.gen(function*() {
+      const processor = yield* fresh
+      const charged = yield* processor.chargeCard(request(), card("4000000000001034"))
+      const lost = yield* Effect.flip(processor.refund(charged.chargeId, 1_000, "ref_first"))
+      assert.strictEqual(lost._tag, "ProcessorUnavailable")
+      const found = Option.getOrThrow(yield* processor.lookup("ref_first"))
+      assert.deepStrictEqual(found.outcome, { _tag: "Succeeded" })
+      // The same reference again answers with the refund made, returning nothing more.
+      const again = yield* processor.refund(charged.chargeId, 1_000, "ref_first")
+      assert.deepStrictEqual(again.outcome, { _tag: "Succeeded" })
+      const second = yield* processor.refund(charged.chargeId, 2_000, "ref_second")
+      assert.deepStrictEqual(second.outcome, { _tag: "Succeeded" })
+      const refunds = (yield* processor.movements(DateTime.unsafeMake(0))).filter((m) => m._tag === "Refund")
+      assert.deepStrictEqual(refunds.map((m) => m.amount), [1_000, 2_000])
+    }))
+
+  it.effect("saved cards keep their fault for renewals: 1000 loses the answer, 1018 is unreachable", () =>
+    Effect.gen(function*() {
+      const processor = yield* fresh
+      const lostCard = yield* Effect.flip(processor.chargeCard(request(), card("4000000000001000")))
+      assert.strictEqual(lostCard._tag, "ProcessorUnavailable")
+      // The checkout's card is reported by the lookup, with the token renewals use.
+      const movements = yield* processor.movements(DateTime.unsafeMake(0))
+      const saved = movements[0]!._tag === "Charge" ? movements[0]!.card!.token : ""
+      const renewal = request()
+      assert.strictEqual((yield* Effect.flip(processor.chargeToken(renewal, saved)))._tag, "ProcessorUnavailable")
+      assert.deepStrictEqual(Option.getOrThrow(yield* processor.lookup(renewal.reference)).outcome, { _tag: "Succeeded" })
+
+      const first = request()
+      yield* Effect.flip(processor.chargeCard(first, card("4000000000001018")))
+      assert.isTrue(Option.isNone(yield* processor.lookup(first.reference)))
+    }))
+
+  it.effect("a refund never returns more than the charge took, over all its refunds", () =>
+    Effect.gen(function*() {
+      const processor = yield* fresh
+      const r = request()
+      const charged = yield* processor.chargeCard(r, card("4242424242424242"))
+      assert.deepStrictEqual((yield* processor.refund(charged.chargeId, r.amount - 1, "ref_1")).outcome, { _tag: "Succeeded" })
+      assert.strictEqual((yield* processor.refund(charged.chargeId, 2, "ref_2")).outcome._tag, "Refused")
+      assert.deepStrictEqual((yield* processor.refund(charged.chargeId, 1, "ref_3")).outcome, { _tag: "Succeeded" })
+      assert.strictEqual((yield* processor.refund("ch_sim_unknown", 1, "ref_4")).outcome._tag, "Refused")
+      const declined = yield* processor.chargeCard(request(), card("4000000000000002"))
+      assert.strictEqual((yield* processor.refund(declined.chargeId, 1, "ref_5")).outcome._tag, "Refused")
+    }))
 })

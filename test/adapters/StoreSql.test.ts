@@ -141,7 +141,8 @@ describe("StoreSql on PostgreSQL", () => {
         "rate_limit_in_order",
         "performance",
         "rate_limit_batches",
-        "rate_limit_latest"
+        "rate_limit_latest",
+        "refunds"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns

@@ -18,6 +18,7 @@ import type {
   CustomerId,
   EventId,
   PaymentId,
+  RefundId,
   ProductId,
   SubscriptionId
 } from "../../src/domain/Ids.js"
@@ -25,6 +26,7 @@ import * as Pagination from "../../src/domain/Pagination.js"
 import * as Payment from "../../src/domain/Payment.js"
 import type { BillingInterval, Product, ProductFilter } from "../../src/domain/Product.js"
 import * as RateWindow from "../../src/domain/RateWindow.js"
+import type * as Refund from "../../src/domain/Refund.js"
 import * as Subscription from "../../src/domain/Subscription.js"
 import {
   type CustomerFilter,
@@ -1026,6 +1028,94 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         assert.strictEqual(Option.getOrThrow(yield* store.sessions.get(other, tiedB!.session_id)).status, "expired")
         // Leave nothing due behind for other tests' claims.
         yield* Effect.forEach(rest, (s) => store.sessions.update({ ...s, status: "expired" }), { discard: true })
+      }))
+
+    it.effect("refunds: insert, find, update, ofPayment oldest first; listPending only pending, oldest first, at most limit", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { test } = scopesOf(yield* makeAccount())
+        // listPending sees every account: this test keeps to 1992, older than any other pending refund of the suite.
+        const E = Date.UTC(1992, 0, 1)
+        const payment = succeededOf(yield* makePayment(test, { created_at: at(E) }))
+        yield* store.payments.insert(payment)
+        const refund = (offset: number, amount: number) =>
+          Effect.map(newId<RefundId>("ref"), (id): Refund.Refund => ({
+            refund_id: id,
+            payment_id: payment.payment_id,
+            account_id: payment.account_id,
+            livemode: payment.livemode,
+            amount,
+            status: "pending",
+            failure_reason: null,
+            processor_refund_id: null,
+            created_at: at(E + offset),
+            updated_at: at(E + offset)
+          }))
+        const [a, b, c] = [yield* refund(30, 100), yield* refund(10, 200), yield* refund(20, 300)]
+        yield* insertAll(shuffle([a, b, c]), store.refunds.insert)
+        same(yield* store.refunds.find(a.refund_id), Option.some(a))
+        assert.isTrue(Option.isNone(yield* store.refunds.find(yield* newId<RefundId>("ref"))))
+        const ids = (rs: ReadonlyArray<Refund.Refund>) => rs.map((r) => r.refund_id)
+        assert.deepStrictEqual(ids(yield* store.refunds.ofPayment(payment.payment_id)), [b, c, a].map((r) => r.refund_id))
+        assert.deepStrictEqual(ids(yield* store.refunds.listPending(2)), [b, c].map((r) => r.refund_id))
+
+        const confirmed: Refund.Refund = { ...b, status: "succeeded", processor_refund_id: "re_1", updated_at: at(E + 99) }
+        const refused: Refund.Refund = { ...c, status: "refused", failure_reason: "refused by the issuer", updated_at: at(E + 99) }
+        yield* store.refunds.update(confirmed)
+        yield* store.transact(store.refunds.update(refused))
+        same(yield* store.refunds.find(b.refund_id), Option.some(confirmed))
+        same(yield* store.refunds.find(c.refund_id), Option.some(refused))
+        assert.deepStrictEqual(ids(yield* store.refunds.listPending(2)), [a.refund_id], "only the pending one")
+        yield* store.refunds.update({ ...a, status: "refused", failure_reason: "done", updated_at: at(E + 99) })
+        assert.deepStrictEqual(ids(yield* store.refunds.listPending(5)).filter((id) => id === a.refund_id), [])
+      }))
+
+    it.effect("payments.since and refunds.since: every account and mode from an instant, oldest first, paged after a position", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { live, test } = scopesOf(yield* makeAccount())
+        const other = scopesOf(yield* makeAccount()).test
+        // A window of its own, far in the future: no other test writes there.
+        const E = Date.UTC(2101, 0, 1)
+        const before = yield* makePayment(test, { created_at: at(E - 1) })
+        const inWindow = [
+          yield* makePayment(test, { created_at: at(E) }),
+          yield* makePayment(live, { created_at: at(E + 5) }),
+          yield* makePayment(other, { created_at: at(E + 5) }),
+          succeededOf(yield* makePayment(other, { created_at: at(E + 9) }))
+        ]
+        yield* insertAll(shuffle([before, ...inWindow]), store.payments.insert)
+        const expected = [...inWindow].sort((x, y) =>
+          millis(x.created_at) - millis(y.created_at) || (x.payment_id < y.payment_id ? -1 : 1)
+        ).map((p) => p.payment_id)
+        const ids = (ps: ReadonlyArray<Payment.Payment>) => ps.map((p) => p.payment_id)
+        assert.deepStrictEqual(ids(yield* store.payments.since(at(E), undefined, 10)), expected)
+        const firstPage = yield* store.payments.since(at(E), undefined, 2)
+        assert.deepStrictEqual(ids(firstPage), expected.slice(0, 2))
+        const last = firstPage[1]!
+        const rest = yield* store.payments.since(at(E), { createdAtMillis: millis(last.created_at), id: last.payment_id }, 10)
+        assert.deepStrictEqual(ids(rest), expected.slice(2), "after a position: strictly later, ties by id")
+
+        const paid = inWindow[3]!
+        const refund = (offset: number) =>
+          Effect.map(newId<RefundId>("ref"), (id): Refund.Refund => ({
+            refund_id: id,
+            payment_id: paid.payment_id,
+            account_id: paid.account_id,
+            livemode: paid.livemode,
+            amount: 10,
+            status: "succeeded",
+            failure_reason: null,
+            processor_refund_id: `re_${offset}`,
+            created_at: at(E + offset),
+            updated_at: at(E + offset)
+          }))
+        const refunds = [yield* refund(20), yield* refund(10), yield* refund(30)]
+        yield* insertAll(refunds, store.refunds.insert)
+        const since = yield* store.refunds.since(at(E + 15), undefined, 10)
+        assert.deepStrictEqual(since.map((r) => r.processor_refund_id), ["re_20", "re_30"])
+        const after = yield* store.refunds.since(at(E), { createdAtMillis: E + 10, id: refunds[1]!.refund_id }, 1)
+        assert.deepStrictEqual(after.map((r) => r.processor_refund_id), ["re_20"])
       }))
 
     it.effect("payments.listProcessing: processing only, oldest first, at most limit; hasProcessing", () =>

@@ -29,6 +29,10 @@ const cards = {
   settleSucceeds: "4000000000000259",
   settleFails: "4000000000000267",
   processingError: "4000000000000119",
+  answerLost: "4000000000001000",
+  unreachable: "4000000000001018",
+  refundsRefused: "4000000000005126",
+  firstRefundAnswerLost: "4000000000001034",
   otherValid: "4111111111111111",
   thirteenDigits: "4222222222222",
   nineteenDigits: "6011000000000000001"
@@ -253,20 +257,25 @@ describe("card numbers never reach the database or the logs", () => {
     const haystacks: Array<{ where: string; text: string }> = []
     let columns = 0
     try {
-      const { rows: columnRows } = await db.query<{ table_name: string; column_name: string; data_type: string }>(`
-        SELECT c.table_name, c.column_name, c.data_type FROM information_schema.columns c
+      // Fils' tables and the simulated processor's own (its ledger, schema fils_sim).
+      const { rows: columnRows } = await db.query<
+        { table_schema: string; table_name: string; column_name: string; data_type: string }
+      >(`
+        SELECT c.table_schema, c.table_name, c.column_name, c.data_type FROM information_schema.columns c
         JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
-        WHERE c.table_schema = 'public' AND t.table_type = 'BASE TABLE'
-        ORDER BY c.table_name, c.ordinal_position`)
+        WHERE c.table_schema IN ('public', 'fils_sim') AND t.table_type = 'BASE TABLE'
+        ORDER BY c.table_schema, c.table_name, c.ordinal_position`)
+      expect(columnRows.some((c) => c.table_schema === "fils_sim" && c.table_name === "charges")).toBe(true)
       expect(columnRows.length).toBeGreaterThan(50)
-      for (const { column_name, data_type, table_name } of columnRows) {
+      for (const { column_name, data_type, table_name, table_schema } of columnRows) {
         columns++
         const column = `"${column_name.replace(/"/g, "\"\"")}"`
         const value = data_type === "bytea" ? `encode(${column}, 'escape')` : `${column}::text`
         const { rows } = await db.query<{ v: string | null }>(
-          `SELECT ${value} AS v FROM "${table_name.replace(/"/g, "\"\"")}" WHERE ${column} IS NOT NULL`
+          `SELECT ${value} AS v FROM "${table_schema}"."${table_name.replace(/"/g, "\"\"")}" WHERE ${column} IS NOT NULL`
         )
-        haystacks.push({ where: `${table_name}.${column_name}`, text: rows.map((r) => r.v).join("\n") })
+        const where = table_schema === "public" ? `${table_name}.${column_name}` : `${table_schema}.${table_name}.${column_name}`
+        haystacks.push({ where, text: rows.map((r) => r.v).join("\n") })
       }
     } finally {
       await db.end()

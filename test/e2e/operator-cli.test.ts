@@ -119,13 +119,17 @@ describe("operator commands against fils serve on one database", () => {
         net_amount: 2_755,
         refund_amount: 2_000
       })
-      const { refund_amount: _, ...payment } = printed
+      // The refund, made at the processor and confirmed, beside the payment as refund.succeeded carries it.
+      const { refund, ...data } = printed
+      expect(refund).toMatchObject({ status: "succeeded", amount: 2_000 })
+      expect(refund.refund_id).toMatch(/^ref_[0-9a-f]{32}$/)
+      const { refund_amount: _, ...payment } = data
       expect(await paymentNow(paymentId)).toStrictEqual(payment)
 
       const events = await refundEvents()
       expect(events).toHaveLength(1)
       expect(events[0]).toMatchObject({ type: "refund.succeeded", livemode: false })
-      expect(events[0].data).toStrictEqual(printed)
+      expect(events[0].data).toStrictEqual(data)
     }, 60_000)
 
     it("refusing more than remains changes nothing", async () => {
@@ -145,7 +149,9 @@ describe("operator commands against fils serve on one database", () => {
         net_amount: -245,
         refund_amount: 3_000
       })
-      const { refund_amount: _, ...payment } = printed
+      const { refund, ...data } = printed
+      expect(refund).toMatchObject({ status: "succeeded", amount: 3_000 })
+      const { refund_amount: _, ...payment } = data
       expect(await paymentNow(paymentId)).toStrictEqual(payment)
 
       const events = await refundEvents()
@@ -154,7 +160,7 @@ describe("operator commands against fils serve on one database", () => {
           [paymentId, 2_000, 2_000, "partially_refunded"],
           [paymentId, 3_000, 5_000, "refunded"]
         ])
-      expect(events[1].data).toStrictEqual(printed)
+      expect(events[1].data).toStrictEqual(data)
     }, 60_000)
 
     it("refuses the fully refunded payment (nothing left), changing nothing", async () => {

@@ -18,7 +18,15 @@ export const cards = {
   declineLater: "4000000000000341",
   settleSucceeds: "4000000000000259",
   settleFails: "4000000000000267",
-  processingError: "4000000000000119"
+  processingError: "4000000000000119",
+  /** Taken, then the answer is lost: found by lookup. */
+  answerLost: "4000000000001000",
+  /** The processor cannot be reached and takes nothing. */
+  unreachable: "4000000000001018",
+  /** Charges succeed; every refund is refused. */
+  refundsRefused: "4000000000005126",
+  /** Charges succeed; the first refund's answer is lost after the money moved. */
+  firstRefundAnswerLost: "4000000000001034"
 } as const
 
 /** A valid form paying with `card` (expiry far in the future whatever the test clock says). */

@@ -14,6 +14,7 @@ import rateLimitInOrder from "./0007_rate_limit_in_order.js"
 import performance from "./0008_performance.js"
 import rateLimitBatches from "./0009_rate_limit_batches.js"
 import rateLimitLatest from "./0010_rate_limit_latest.js"
+import refunds from "./0011_refunds.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -25,5 +26,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0007_rate_limit_in_order": rateLimitInOrder,
   "0008_performance": performance,
   "0009_rate_limit_batches": rateLimitBatches,
-  "0010_rate_limit_latest": rateLimitLatest
+  "0010_rate_limit_latest": rateLimitLatest,
+  "0011_refunds": refunds
 }

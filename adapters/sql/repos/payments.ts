@@ -8,7 +8,7 @@ import type { Queries } from "../queries.js"
 import * as Rows from "../rows.js"
 import { orUnavailable } from "../SqlErrors.js"
 
-export const makePaymentsRepo = ({ findAll, first, forUpdateInTransaction, inScope, page, sql, updateAll }: Queries): PaymentsRepo => ({
+export const makePaymentsRepo = ({ findAll, first, forUpdateInTransaction, inScope, page, since, sql, updateAll }: Queries): PaymentsRepo => ({
   insert: Effect.fnUntraced(function*(payment) {
     yield* sql`INSERT INTO payments ${sql.insert(Rows.paymentToRow(payment))}`
   }, orUnavailable),
@@ -68,5 +68,9 @@ export const makePaymentsRepo = ({ findAll, first, forUpdateInTransaction, inSco
       ORDER BY created_at, payment_id
       LIMIT ${limit}`
     return rows.map(Rows.paymentFromRow)
+  }, orUnavailable),
+
+  since: Effect.fnUntraced(function*(from, after, limit) {
+    return (yield* since<Rows.PaymentRow>("payments", "payment_id", from, after, limit)).map(Rows.paymentFromRow)
   }, orUnavailable)
 })

@@ -43,6 +43,7 @@ const withOutageSwitch = (store: Layer.Layer<Store>): Layer.Layer<Store> =>
       customers: wrapRepo(s.customers, "customers"),
       sessions: wrapRepo(s.sessions, "sessions"),
       payments: wrapRepo(s.payments, "payments"),
+      refunds: wrapRepo(s.refunds, "refunds"),
       events: wrapRepo(s.events, "events"),
       subscriptions: wrapRepo(s.subscriptions, "subscriptions"),
       webhooks: wrapRepo(s.webhooks, "webhooks"),

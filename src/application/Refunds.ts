@@ -1,0 +1,155 @@
+/**
+ * Refunds through the processor (decisions.md §5, issue 17): reserve → call → record. The reserving transaction
+ * holds the payment's row, so refunds running together can never return more than remains; the processor is called
+ * after it commits, with the refund's id as its idempotency key; the outcome is recorded in a second transaction,
+ * and only a confirmed refund moves the payment (`refunded_amount`, `refund.succeeded`). A refund whose answer was
+ * lost stays `pending` until a lookup of its reference says what became of it, and ends exactly once.
+ */
+import { DateTime, Effect, Either, Option } from "effect"
+import { InvalidState, notFound, RefundRefused } from "../domain/Errors.js"
+import type { PaymentId, RefundId } from "../domain/Ids.js"
+import { prefixes } from "../domain/Ids.js"
+import * as Payment from "../domain/Payment.js"
+import * as Refund from "../domain/Refund.js"
+import { type Movement, PaymentProcessor, type RefundResult } from "../ports/PaymentProcessor.js"
+import { Store } from "../ports/Store.js"
+import { paymentData, recordEvent } from "./Events.js"
+import { newId } from "./Ids.js"
+import { lookupSoon } from "./Lookups.js"
+import { Settlement } from "./Settlement.js"
+
+/** What a refund came to: the payment as it is after, and the refund (`pending` when its outcome is unknown yet). */
+export interface RefundResultView {
+  readonly payment: Payment.Payment
+  readonly refund: Refund.Refund
+  /** What this refund returned (0 while it is pending). */
+  readonly refundAmount: number
+}
+
+/** What a processor's answer about a refund means for it; `undefined` when the answer does not settle it. */
+export const refundCommandOf = (answer: RefundResult): Refund.RefundCommand =>
+  answer.outcome._tag === "Succeeded"
+    ? { _tag: "Confirm", processorRefundId: answer.refundId }
+    : { _tag: "Refuse", reason: answer.outcome.reason }
+
+/** What a lookup of a refund's reference says: nothing under it means none was made (released). */
+export const lookedUpRefund = (found: Option.Option<Movement>): Refund.RefundCommand | undefined =>
+  Option.match(found, {
+    onNone: () => ({ _tag: "Refuse", reason: "The processor made no refund under this reference" }),
+    onSome: (movement) =>
+      movement._tag === "Refund"
+        ? refundCommandOf({ refundId: movement.refundId, outcome: movement.outcome })
+        : undefined
+  })
+
+export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
+  effect: Effect.gen(function*() {
+    const store = yield* Store
+    const processor = yield* PaymentProcessor
+    const { fees } = yield* Settlement
+
+    /** Reserves the refund: a `pending` row, with the payment locked so that what remains is counted once. */
+    const reserve = (id: PaymentId, amount: number | undefined) =>
+      store.transact(Effect.gen(function*() {
+        const found = yield* store.payments.find(id)
+        if (Option.isNone(found)) return yield* notFound("payment", id)
+        const payment = found.value
+        const pending = (yield* store.refunds.ofPayment(id)).filter((r) => r.status === "pending")
+        const refund = yield* Refund.reserve(payment, pending, amount, yield* newId<RefundId>(prefixes.refund), yield* DateTime.now)
+        if (payment.charge_id === null) {
+          return yield* new InvalidState({ message: `Payment ${id} has no charge at the processor to refund` })
+        }
+        yield* store.refunds.insert(refund)
+        return { payment, refund, chargeId: payment.charge_id }
+      }))
+
+    /**
+     * Ends a pending refund as the processor said, with the payment locked first (the order `reserve` takes them
+     * in): confirmed, the payment's refund is applied and `refund.succeeded` recorded; refused, the reservation is
+     * released. A refund already ended (another server recorded it) is returned as it is.
+     */
+    const record = Effect.fn("Refunds.record")(function*(id: RefundId, command: Refund.RefundCommand) {
+      return yield* store.transact(Effect.gen(function*() {
+        const unlocked = yield* store.refunds.find(id)
+        if (Option.isNone(unlocked)) return yield* notFound("refund", id)
+        const payment = Option.getOrThrow(yield* store.payments.find(unlocked.value.payment_id))
+        const refund = Option.getOrThrow(yield* store.refunds.find(id))
+        const now = yield* DateTime.now
+        const settled = Refund.settle(refund, command, now)
+        if (Either.isLeft(settled)) return { payment, refund, refundAmount: 0 } satisfies RefundResultView
+        yield* store.refunds.update(settled.right)
+        if (settled.right.status !== "succeeded") {
+          return { payment, refund: settled.right, refundAmount: 0 } satisfies RefundResultView
+        }
+        const transition = yield* Payment.transition(payment, { _tag: "Refund", amount: refund.amount }, now, fees)
+        yield* store.payments.update(transition.next)
+        const scope = { accountId: payment.account_id, livemode: payment.livemode }
+        for (const event of transition.events) {
+          yield* recordEvent(store, scope, event.type, paymentData(transition.next, event.refundAmount))
+        }
+        return { payment: transition.next, refund: settled.right, refundAmount: refund.amount } satisfies RefundResultView
+      }))
+    })
+
+    /**
+     * Refunds `amount` fils of a payment (default: all that remains). Refused by the rules (not succeeded, more
+     * than remains counting pending refunds) with nothing changed; refused by the processor with `RefundRefused`
+     * and the reservation released; `pending` when the processor's answer was lost and a lookup could not tell yet.
+     */
+    const create = Effect.fn("Refunds.create")(function*(id: PaymentId, amount?: number) {
+      const { chargeId, refund } = yield* reserve(id, amount)
+      // From the call to its record, uninterruptible: a shutdown waits rather than leave money moved unrecorded.
+      const result = yield* Effect.uninterruptible(Effect.gen(function*() {
+        const answer = yield* processor.refund(chargeId, refund.amount, refund.refund_id).pipe(
+          Effect.map(refundCommandOf),
+          Effect.catchTag("ProcessorUnavailable", () =>
+            lookupSoon(processor, refund.refund_id).pipe(
+              Effect.map(lookedUpRefund),
+              Effect.catchTag("ProcessorUnavailable", () => Effect.succeed(undefined))
+            ))
+        )
+        if (answer === undefined) {
+          yield* Effect.logWarning("A refund's outcome is unknown (the processor could not be reached): looking it up later", {
+            refund_id: refund.refund_id,
+            payment_id: id
+          })
+          const payment = Option.getOrThrow(yield* store.payments.find(id))
+          return { payment, refund, refundAmount: 0 } satisfies RefundResultView
+        }
+        return yield* record(refund.refund_id, answer)
+      }))
+      if (result.refund.status === "refused") {
+        return yield* new RefundRefused({
+          message: `The processor refused the refund of ${refund.amount} fils: ${result.refund.failure_reason}. ` +
+            "Nothing was refunded."
+        })
+      }
+      return result
+    })
+
+    /**
+     * Looks up pending refunds older than `olderThanMillis` (a younger one may still be at the processor, answered
+     * by its own call) and ends those the processor can tell about. Returns how many ended.
+     */
+    const resolvePending = Effect.fn("Refunds.resolvePending")(function*(
+      limit: number,
+      olderThanMillis: number,
+      ask: (refundId: RefundId) => boolean
+    ) {
+      const now = DateTime.toEpochMillis(yield* DateTime.now)
+      const pending = (yield* store.refunds.listPending(limit)).filter((r) =>
+        now - DateTime.toEpochMillis(r.created_at) >= olderThanMillis && ask(r.refund_id)
+      )
+      const ended = yield* Effect.forEach(pending, (refund) =>
+        processor.lookup(refund.refund_id).pipe(
+          Effect.map(lookedUpRefund),
+          Effect.flatMap((command) => command === undefined ? Effect.succeed(false) : Effect.as(record(refund.refund_id, command), true)),
+          Effect.catchTag("ProcessorUnavailable", () => Effect.succeed(false)),
+          Effect.map((done) => ({ id: refund.refund_id, done }))
+        ), { concurrency: 10 })
+      return ended
+    })
+
+    return { create, record, resolvePending } as const
+  })
+}) {}

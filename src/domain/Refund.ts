@@ -1,0 +1,96 @@
+/**
+ * Refunds: money going back to the customer through the processor. A refund is reserved before the processor is
+ * called (so refunds in flight together can never return more than the payment took), and ends once:
+ *
+ *   pending → succeeded   the processor returned the money: the payment's `refunded_amount` grows with it
+ *   pending → refused     the processor refused it (or said nothing was made under its reference): released
+ *
+ * A pending refund counts against what remains to refund, not in `refunded_amount`, which holds confirmed refunds
+ * only.
+ */
+import { Either, Schema } from "effect"
+import { InvalidRequest, InvalidState } from "./Errors.js"
+import { AccountId, PaymentId, RefundId } from "./Ids.js"
+import { Amount } from "./Money.js"
+import * as Payment from "./Payment.js"
+
+export const RefundStatus = Schema.Literal("pending", "succeeded", "refused")
+export type RefundStatus = typeof RefundStatus.Type
+
+export const Refund = Schema.Struct({
+  refund_id: RefundId,
+  payment_id: PaymentId,
+  account_id: AccountId,
+  livemode: Schema.Boolean,
+  amount: Amount,
+  status: RefundStatus,
+  /** Why the processor refused it. */
+  failure_reason: Schema.NullOr(Schema.String),
+  /** The processor's id of the refund, once it answered. */
+  processor_refund_id: Schema.NullOr(Schema.String),
+  created_at: Schema.DateTimeUtc,
+  updated_at: Schema.DateTimeUtc
+})
+export type Refund = typeof Refund.Type
+
+/** What the refunds still pending of a payment hold back. */
+export const pendingAmount = (refunds: ReadonlyArray<Refund>): number =>
+  refunds.reduce((sum, r) => sum + (r.status === "pending" ? r.amount : 0), 0)
+
+/**
+ * Reserves a refund of `amount` (default: all that remains) of `payment`, given its refunds still pending. The
+ * payment's own rule (`Payment.transition`'s `Refund`) decides, applied as if the pending refunds had succeeded:
+ * refused for a payment that is not succeeded or partially refunded, or for more than remains.
+ */
+export const reserve = (
+  payment: Payment.Payment,
+  pending: ReadonlyArray<Refund>,
+  amount: number | undefined,
+  refundId: RefundId,
+  now: Payment.Payment["created_at"]
+): Either.Either<Refund, InvalidState | InvalidRequest> => {
+  const held = pendingAmount(pending)
+  const asIfDone: Payment.Payment = { ...payment, refunded_amount: payment.refunded_amount + held }
+  const remaining = asIfDone.total_amount - asIfDone.refunded_amount
+  const requested = amount ?? remaining
+  if (amount === undefined && remaining <= 0) {
+    return Either.left(
+      new InvalidRequest({
+        message: held > 0
+          ? `Payment ${payment.payment_id} has nothing left to refund: ${held} fils are in refunds still pending`
+          : `Payment ${payment.payment_id} has nothing left to refund`
+      })
+    )
+  }
+  return Either.map(Payment.transition(asIfDone, { _tag: "Refund", amount: requested }, now), () => ({
+    refund_id: refundId,
+    payment_id: payment.payment_id,
+    account_id: payment.account_id,
+    livemode: payment.livemode,
+    amount: requested,
+    status: "pending" as const,
+    failure_reason: null,
+    processor_refund_id: null,
+    created_at: now,
+    updated_at: now
+  }))
+}
+
+/** What the processor said about a pending refund. */
+export type RefundCommand =
+  | { readonly _tag: "Confirm"; readonly processorRefundId: string }
+  | { readonly _tag: "Refuse"; readonly reason: string }
+
+/** Ends a pending refund; a refund already ended is refused (another server recorded it first). */
+export const settle = (
+  refund: Refund,
+  command: RefundCommand,
+  now: Payment.Payment["created_at"]
+): Either.Either<Refund, InvalidState> =>
+  refund.status !== "pending"
+    ? Either.left(new InvalidState({ message: `Refund ${refund.refund_id} is already ${refund.status}` }))
+    : Either.right(
+      command._tag === "Confirm"
+        ? { ...refund, status: "succeeded", processor_refund_id: command.processorRefundId, updated_at: now }
+        : { ...refund, status: "refused", failure_reason: command.reason, updated_at: now }
+    )
