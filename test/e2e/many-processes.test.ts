@@ -4,7 +4,8 @@
  *
  *   - the rate limit holds across them: requests of one key spread over the three, accepted ≤ the limit per minute;
  *   - no renewal period is charged twice: subscriptions made due at once are renewed by whichever server claims
- *     them, exactly once per period, and `fils check` finds nothing;
+ *     them, exactly once per period; `fils check` finds nothing, and `fils reconcile` finds what the processor moved
+ *     (one ledger for the three) equal to what they recorded;
  *   - no delivery attempt is sent twice: each event reaches the receiver exactly once;
  *   - one Idempotency-Key sent to all three at the same moment creates one object.
  */
@@ -20,6 +21,7 @@ import {
   ok,
   payThroughForm,
   type Receiver,
+  reconcile,
   startReceiver,
   type TestDatabase,
   testDatabase,
@@ -36,10 +38,12 @@ const receivers: Array<Receiver> = []
 let limitedKey = ""
 /** Another account's key for everything else. */
 let key = ""
+/** The servers' environment (the CLI runs against the same database). */
+let env: Record<string, string | undefined> = {}
 
 beforeAll(async () => {
   db = await testDatabase()
-  const env = {
+  env = {
     DATABASE_URL: db.url,
     FILS_DATA_DIR: undefined,
     FILS_RATE_LIMIT_PER_MIN: String(limit),
@@ -147,6 +151,10 @@ describe("three fils serve processes on one PostgreSQL", () => {
     expect(twice).toEqual([])
     expect(receiver.received).toHaveLength(events.length)
     expect(await db.check()).toEqual([])
+    // Three servers, one processor ledger: what it moved is what they recorded.
+    const reconciled = await reconcile(env)
+    expect(reconciled.report, reconciled.stderr).toMatchObject({ ok: true, mismatches: [] })
+    expect(reconciled.code).toBe(0)
     const senders = await db.sql(`SELECT count(DISTINCT application_name)::int AS n FROM pg_stat_activity
       WHERE datname = current_database()`)
     console.info(`three servers: ${rounds * subscriptions} renewals, each period charged once; ` +

@@ -12,6 +12,8 @@ import { check, type Violation } from "../../adapters/sql/Check.js"
 import { MigratedPg, PgLive } from "../../adapters/sql/Postgres.js"
 import { freshDatabaseUrl } from "./database.js"
 
+import { runFils } from "./cli.js"
+
 export { delay }
 
 export const cards = {
@@ -20,8 +22,21 @@ export const cards = {
   insufficientFunds: "4000000000009995",
   declineLater: "4000000000000341",
   settleSucceeds: "4000000000000259",
-  settleFails: "4000000000000267"
+  settleFails: "4000000000000267",
+  /** Taken, then the answer is lost: found by lookup. */
+  answerLost: "4000000000001000",
+  /** Charges succeed; the first refund's answer is lost after the money moved. */
+  firstRefundAnswerLost: "4000000000001034"
 } as const
+
+/**
+ * `fils reconcile` on the database of `env`: its report, which the test expects clean (exit 0, no mismatch). Run
+ * once every payment has left `processing` or is left to the servers (those in flight are not mismatches).
+ */
+export const reconcile = async (env: Record<string, string | undefined>) => {
+  const result = await runFils(["reconcile"], env)
+  return { code: result.code, report: JSON.parse(result.stdout || "null"), stderr: result.stderr }
+}
 
 // Receivers ---------------------------------------------------------------------------------------------------------
 
