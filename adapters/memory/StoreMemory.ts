@@ -16,7 +16,7 @@ import { type Account, type ApiKey, inScope, type Scope } from "../../src/domain
 import type { ApiKeyId } from "../../src/domain/Ids.js"
 import type { CheckoutSession } from "../../src/domain/CheckoutSession.js"
 import * as Customer from "../../src/domain/Customer.js"
-import { inFlightPerAccount, inFlightPerEndpoint } from "../../src/domain/Delivery.js"
+import { afterAttempt, inFlightPerAccount, inFlightPerEndpoint, outcomeApplies } from "../../src/domain/Delivery.js"
 import * as Event from "../../src/domain/Event.js"
 import * as Idempotency from "../../src/domain/Idempotency.js"
 import * as Pagination from "../../src/domain/Pagination.js"
@@ -150,11 +150,12 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
       error: outcome.error,
       duration_ms: outcome.durationMillis
     }])
-    if (d.status !== "pending" || d.attempts !== attempt) return
+    if (!outcomeApplies(d, d.lease_until !== 0, attempt)) return
+    const after = afterAttempt(outcome, nextAttemptAt)
     deliveries.set(deliveryId, {
       ...d,
-      status: outcome.ok ? "succeeded" : nextAttemptAt === undefined ? "failed" : "pending",
-      next_attempt_at: outcome.ok ? null : nextAttemptAt ?? null,
+      status: after.status,
+      next_attempt_at: after.nextAttemptAt,
       last_status_code: outcome.statusCode,
       last_error: outcome.error,
       lease_until: 0,
@@ -538,7 +539,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
             .slice(0, limit)
             .map(publicDelivery)
         ),
-      attemptsOf: (id) => read(() => deliveryAttempts.get(id) ?? []),
+      attemptsOf: (id) => read(() => [...(deliveryAttempts.get(id) ?? [])].sort((a, b) => a.attempt - b.attempt)),
       awaitWork: (timeoutMillis) =>
         Effect.raceFirst(
           Effect.async<void>((resume) => {

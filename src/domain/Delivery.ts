@@ -58,3 +58,26 @@ export const nextAttemptAt = (attempts: number, now: DateTime.Utc): DateTime.Utc
   const wait = retrySchedule[attempts - 1]
   return wait === undefined ? undefined : DateTime.addDuration(now, wait)
 }
+
+/** What an attempt's outcome makes of its delivery: succeeded, pending again at `next`, or failed for good. */
+export const afterAttempt = (
+  outcome: AttemptOutcome,
+  next: DateTime.Utc | undefined
+): { readonly status: DeliveryStatus; readonly nextAttemptAt: DateTime.Utc | null } =>
+  outcome.ok
+    ? { status: "succeeded", nextAttemptAt: null }
+    : next === undefined
+    ? { status: "failed", nextAttemptAt: null }
+    : { status: "pending", nextAttemptAt: next }
+
+/**
+ * Whether attempt number `attempt`'s outcome still applies to its delivery: it is pending, still at that attempt,
+ * and leased. A delivery cancelled, retried by hand (its lease dropped) or claimed again has moved on; the attempt
+ * is recorded, the delivery left as it is. (Written again as SQL in the PostgreSQL store: StoreAgreement.test.ts
+ * proves the two agree.)
+ */
+export const outcomeApplies = (
+  delivery: { readonly status: DeliveryStatus; readonly attempts: number },
+  leased: boolean,
+  attempt: number
+): boolean => delivery.status === "pending" && delivery.attempts === attempt && leased

@@ -277,7 +277,7 @@ export interface DeliveriesRepo {
   /** Makes a delivery pending and due at `now` again, whatever its status (operators redeliver by hand). */
   readonly retry: (id: string, now: DateTime.Utc) => Op<Option.Option<Delivery>>
   readonly list: (filter: DeliveryFilter, limit: number) => Op<ReadonlyArray<Delivery>>
-  /** The attempts of a delivery, oldest first. */
+  /** The attempts of a delivery, by attempt number. */
   readonly attemptsOf: (id: string) => Op<ReadonlyArray<{
     readonly attempt: number
     readonly started_at: DateTime.Utc

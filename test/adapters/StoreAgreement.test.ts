@@ -1,12 +1,14 @@
 /**
  * Rules that both stores must express, each in its own language (a filter in memory, a `WHERE` in SQL), proven to
  * agree side by side over random data (issue 17): which checkout sessions are due to expire (open, past their
- * expiry, and no charge still `processing`), and which subscriptions are due (active at or past the next billing
- * date, on hold at or past the next retry, and their due attempt not already at the processor). The same data goes
+ * expiry, and no charge still `processing`), which subscriptions are due (active at or past the next billing
+ * date, on hold at or past the next retry, and their due attempt not already at the processor), and when a
+ * delivery attempt's outcome still applies to its delivery (`Delivery.outcomeApplies`, over random claims,
+ * records of current, stale and future attempts, redeliveries by hand and cancellations). The same data goes
  * into a memory store and a PostgreSQL store; both must claim the same rows in the same order, and the ones the
  * rule names.
  */
-import { DateTime, Effect, ManagedRuntime } from "effect"
+import { DateTime, Effect, ManagedRuntime, Option } from "effect"
 import fc from "fast-check"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { makeStoreMemory } from "../../adapters/memory/StoreMemory.js"
@@ -15,6 +17,8 @@ import type { AccountId } from "../../src/domain/Ids.js"
 import { newId } from "../../src/application/Ids.js"
 import { Store, type StoreShape } from "../../src/ports/Store.js"
 import { postgresStore } from "../support/postgresStore.js"
+import type { AttemptOutcome } from "../../src/domain/Delivery.js"
+import { makeDelivery, makeEndpoint, makeEvent } from "./webhookStoreContract.js"
 import * as Subscription from "../../src/domain/Subscription.js"
 import type { PaymentId, SubscriptionId } from "../../src/domain/Ids.js"
 import {
@@ -215,3 +219,116 @@ it("subscriptions.claimDue: both stores claim the same subscriptions, in the sam
   )
   bothSidesExercised()
 }, 120_000)
+
+// A delivery attempt's outcome -------------------------------------------------------------------------------------
+
+type DeliveryStep =
+  | { readonly _tag: "Claim"; readonly leaseSeconds: number }
+  | { readonly _tag: "Record"; readonly attemptOffset: -1 | 0 | 1; readonly outcome: "ok" | "error" | "refused"; readonly last: boolean }
+  | { readonly _tag: "Retry" }
+  | { readonly _tag: "Cancel" }
+
+const deliveryStepArb: fc.Arbitrary<DeliveryStep> = fc.oneof(
+  { weight: 3, arbitrary: fc.record({ _tag: fc.constant("Claim" as const), leaseSeconds: fc.integer({ min: 1, max: 60 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      _tag: fc.constant("Record" as const),
+      attemptOffset: fc.constantFrom(-1 as const, 0 as const, 0 as const, 1 as const),
+      outcome: fc.constantFrom("ok" as const, "error" as const, "refused" as const),
+      last: fc.boolean()
+    })
+  },
+  { weight: 1, arbitrary: fc.record({ _tag: fc.constant("Retry" as const) }) },
+  { weight: 1, arbitrary: fc.constant({ _tag: "Cancel" as const }) }
+)
+
+const outcomes: Record<"ok" | "error" | "refused", AttemptOutcome> = {
+  ok: { ok: true, statusCode: 200, error: null, durationMillis: 12 },
+  error: { ok: false, statusCode: 500, error: null, durationMillis: 31 },
+  refused: { ok: false, statusCode: null, error: "connection refused", durationMillis: 2 }
+}
+const deliverySeen = { applied: 0, ignored: 0 }
+
+it("deliveries.recordAttempt: an attempt's outcome changes the delivery alike in both stores, or is ignored alike", async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(deliveryStepArb, { minLength: 1, maxLength: 14 }), async (steps) => {
+      // Each run in its own stretch of time, after every earlier run's, so claims see only its delivery.
+      const start = Date.UTC(1980, 0, 1) + ++runs * 86_400_000
+      const data = await Effect.runPromise(Effect.gen(function*() {
+        const account = yield* newAccount(start - 86_400_000)
+        const scope = { accountId: account.account_id, livemode: false }
+        const endpoint = yield* makeEndpoint(scope, { created_at: at(start - 1000) })
+        const event = yield* makeEvent(scope, { created_at: at(start) })
+        const delivery = yield* makeDelivery(event, endpoint)
+        return { account, endpoint, event, delivery }
+      }))
+      const play = (store: StoreShape) =>
+        Effect.runPromise(Effect.gen(function*() {
+          yield* store.accounts.insert(data.account)
+          yield* store.webhooks.insert(data.endpoint)
+          yield* store.events.insert(data.event)
+          yield* store.deliveries.enqueue([data.delivery])
+          const id = data.delivery.delivery_id
+          const trace: Array<unknown> = []
+          let now = start
+          for (const step of steps) {
+            now += 7_000
+            const before = Option.getOrThrow(yield* store.deliveries.get(id))
+            switch (step._tag) {
+              case "Claim": {
+                const claimed = yield* store.deliveries.claimDue(at(now), 100, step.leaseSeconds * 1000)
+                trace.push(claimed.filter((c) => c.delivery.delivery_id === id).map((c) => c.attempt))
+                break
+              }
+              case "Record":
+                yield* store.deliveries.recordAttempt({
+                  deliveryId: id,
+                  attempt: Math.max(1, before.attempts + step.attemptOffset),
+                  startedAt: at(now - 1_000),
+                  outcome: outcomes[step.outcome],
+                  nextAttemptAt: step.last ? undefined : at(now + 5_000)
+                })
+                break
+              case "Retry":
+                yield* store.deliveries.retry(id, at(now))
+                break
+              case "Cancel":
+                yield* store.deliveries.cancelFor(data.endpoint.webhook_id)
+                break
+            }
+            const after = Option.getOrThrow(yield* store.deliveries.get(id))
+            if (step._tag === "Record") {
+              const changed = after.status !== before.status || after.updated_at.epochMillis !== before.updated_at.epochMillis
+              changed ? deliverySeen.applied++ : deliverySeen.ignored++
+            }
+            trace.push(after)
+          }
+          trace.push(yield* store.deliveries.attemptsOf(id))
+          // Leave nothing due for later runs' claims.
+          yield* store.deliveries.cancelFor(data.endpoint.webhook_id)
+          return JSON.parse(JSON.stringify(trace))
+        }))
+      const memory = await Effect.runPromise(makeStoreMemory)
+      const [inMemory, inSql] = [await play(memory), await play(sql)]
+      expect(inSql).toEqual(inMemory)
+    }),
+    {
+      numRuns: 40,
+      // Always among the runs: an attempt reported after an operator's redelivery (lease dropped), after a
+      // cancellation, and after the delivery was claimed again (a later attempt).
+      examples: [
+        [[{ _tag: "Claim", leaseSeconds: 30 }, { _tag: "Retry" }, { _tag: "Record", attemptOffset: 0, outcome: "ok", last: false }]],
+        [[{ _tag: "Claim", leaseSeconds: 30 }, { _tag: "Cancel" }, { _tag: "Record", attemptOffset: 0, outcome: "error", last: true }]],
+        [[
+          { _tag: "Claim", leaseSeconds: 1 },
+          { _tag: "Claim", leaseSeconds: 30 },
+          { _tag: "Record", attemptOffset: -1, outcome: "ok", last: false }
+        ]]
+      ]
+    }
+  )
+  // Both sides of the rule were exercised (memory and SQL counted alike, so halves are what each saw).
+  expect(deliverySeen.applied).toBeGreaterThan(10)
+  expect(deliverySeen.ignored).toBeGreaterThan(10)
+}, 180_000)

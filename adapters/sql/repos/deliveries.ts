@@ -35,7 +35,7 @@ import {
   Stream
 } from "effect"
 import { randomUUID } from "node:crypto"
-import { type DeliveryStatus, inFlightPerAccount, inFlightPerEndpoint } from "../../../src/domain/Delivery.js"
+import { afterAttempt, type DeliveryStatus, inFlightPerAccount, inFlightPerEndpoint } from "../../../src/domain/Delivery.js"
 import type { AccountId, EventId, WebhookId } from "../../../src/domain/Ids.js"
 import type { AttemptRecord, ClaimedAttempt, DeliveriesRepo, Delivery } from "../../../src/ports/Store.js"
 import type { Queries } from "../queries.js"
@@ -116,7 +116,7 @@ export const makeDeliveriesRepo = (
       for (const r of records) if (!firsts.has(`${r.deliveryId}#${r.attempt}`)) firsts.set(`${r.deliveryId}#${r.attempt}`, r)
       if (firsts.size === 0) return
       const input = [...firsts.values()].map(({ attempt, deliveryId, nextAttemptAt, outcome, startedAt }) => {
-        const status: DeliveryStatus = outcome.ok ? "succeeded" : nextAttemptAt === undefined ? "failed" : "pending"
+        const { nextAttemptAt: next, status } = afterAttempt(outcome, nextAttemptAt)
         return {
           delivery_id: deliveryId,
           attempt,
@@ -126,11 +126,12 @@ export const makeDeliveriesRepo = (
           error: outcome.error?.replace(/\u0000/g, "") ?? null,
           duration_ms: Math.max(0, Math.round(outcome.durationMillis)),
           status,
-          next_attempt_at: status === "pending" && nextAttemptAt !== undefined ? toTimestamp(nextAttemptAt) : null
+          next_attempt_at: next === null ? null : toTimestamp(next)
         }
       })
       // The attempt is inserted once (whoever reports it first); the delivery changes only when that insert was
-      // the first and the delivery is still at this attempt, pending and leased. Rows are locked in id order.
+      // the first and the outcome still applies (`Delivery.outcomeApplies`: pending, at this attempt, leased).
+      // Rows are locked in id order.
       yield* sql`
         WITH input AS (
           SELECT * FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS i (
