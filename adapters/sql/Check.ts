@@ -18,6 +18,9 @@
  * - `delivery_stuck`: no pending delivery holds a lease that ended more than `leaseGrace` ago (a live dispatcher
  *   reclaims an expired lease within a poll interval).
  * - `delivery_attempts`: no more attempts recorded than claimed; a succeeded delivery has a 2xx attempt.
+ * - `refunds`: a payment's confirmed refunds add up to no more than its `refunded_amount` (refunds made before
+ *   migration 0011 have no row) and, with those still pending, to no more than its total; only a paid payment has
+ *   refunds; a refund is ended with what its status needs (a refused one's reason, a succeeded one's processor id).
  * - `amounts`: 0 ≤ refunded ≤ amount, fees within the amount, net = amount − fee − refunded; a session's total is the
  *   sum of its lines; a checkout payment charges its session's total.
  */
@@ -33,6 +36,7 @@ export type Invariant =
   | "delivery_missing"
   | "delivery_stuck"
   | "delivery_attempts"
+  | "refunds"
   | "amounts"
 
 export const invariants: ReadonlyArray<Invariant> = [
@@ -42,6 +46,7 @@ export const invariants: ReadonlyArray<Invariant> = [
   "delivery_missing",
   "delivery_stuck",
   "delivery_attempts",
+  "refunds",
   "amounts"
 ]
 
@@ -142,6 +147,25 @@ const queries = (leaseGraceMs: number, subscribeGraceMs: number): ReadonlyArray<
     FROM webhook_deliveries d LEFT JOIN att ON att.delivery_id = d.delivery_id
     WHERE coalesce(att.recorded, 0) > d.attempts OR coalesce(att.last, 0) > d.attempts
       OR (d.status = 'succeeded' AND NOT coalesce(att.ok, false))`],
+
+  ["refunds", `
+    WITH r AS (
+      SELECT payment_id,
+        coalesce(sum(amount) FILTER (WHERE status = 'succeeded'), 0) AS confirmed,
+        coalesce(sum(amount) FILTER (WHERE status = 'pending'), 0) AS pending
+      FROM refunds GROUP BY payment_id
+    )
+    SELECT p.payment_id AS object_id,
+      format('%s payment of %s, refunded %s; its refunds: %s confirmed, %s pending', p.status, p.total_amount,
+        p.refunded_amount, r.confirmed, r.pending) AS detail
+    FROM payments p JOIN r ON r.payment_id = p.payment_id
+    WHERE r.confirmed > p.refunded_amount OR p.refunded_amount + r.pending > p.total_amount OR p.status NOT IN ${paid}
+    UNION ALL
+    SELECT refund_id, format('%s refund (reason %s, processor id %s)', status, coalesce(failure_reason, 'none'),
+      coalesce(processor_refund_id, 'none'))
+    FROM refunds
+    WHERE (status = 'refused') <> (failure_reason IS NOT NULL)
+      OR (status = 'succeeded' AND processor_refund_id IS NULL)`],
 
   ["amounts", `
     SELECT payment_id AS object_id,

@@ -242,6 +242,15 @@ describe("fils check", () => {
       }
     },
     {
+      invariant: "refunds",
+      what: "a payment's confirmed refunds add up to more than its refunded amount",
+      corrupt: async () => {
+        const r = await one(`SELECT refund_id, payment_id, amount FROM refunds WHERE status = 'succeeded' ORDER BY refund_id LIMIT 1`)
+        await sql(`UPDATE refunds SET amount = amount + 1 WHERE refund_id = '${r.refund_id}'`)
+        return { objectId: r.payment_id, restore: [`UPDATE refunds SET amount = ${r.amount} WHERE refund_id = '${r.refund_id}'`] }
+      }
+    },
+    {
       invariant: "amounts",
       what: "a session's total is not the sum of its lines",
       corrupt: async () => {
