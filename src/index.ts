@@ -30,6 +30,8 @@ export {
 export { type ProductListParams, Products } from "./application/Products.js"
 export { RateLimits } from "./application/RateLimits.js"
 export { type SubscriptionListParams, Subscriptions } from "./application/Subscriptions.js"
+export { type Signed, Users } from "./application/Users.js"
+export { type Overview, type Period, Reports } from "./application/Reports.js"
 export { type WebhookListParams, Webhooks } from "./application/Webhooks.js"
 
 // Domain --------------------------------------------------------------------------------------------------------------
@@ -38,6 +40,7 @@ export * as Calendar from "./domain/Calendar.js"
 export * as CheckoutForm from "./domain/CheckoutForm.js"
 export * as CheckoutSession from "./domain/CheckoutSession.js"
 export * as Customer from "./domain/Customer.js"
+export * as DashboardUser from "./domain/DashboardUser.js"
 export * as Delivery from "./domain/Delivery.js"
 export * as Event from "./domain/Event.js"
 export * as Idempotency from "./domain/Idempotency.js"

@@ -10,6 +10,8 @@ import { Deliveries } from "../../src/application/Deliveries.js"
 import { paymentData } from "../../src/application/Events.js"
 import { Payments } from "../../src/application/Payments.js"
 import { Reconciliation } from "../../src/application/Reconciliation.js"
+import { Users } from "../../src/application/Users.js"
+import { roles, signInLinkMillis } from "../../src/domain/DashboardUser.js"
 import { AccountId, ApiKeyId, parseId, PaymentId } from "../../src/domain/Ids.js"
 import { InvalidRequest } from "../../src/domain/Errors.js"
 import { ServerLive } from "../http/Server.js"
@@ -53,16 +55,25 @@ const announce = Effect.gen(function*() {
       `  OpenAPI      ${publicUrl}/api/v1/openapi.json`,
       `  Health       ${publicUrl}/health  ${publicUrl}/ready`
     ]
+    const dashboard = yield* Config.boolean("FILS_DASHBOARD").pipe(Config.withDefault(true))
+    if (dashboard) lines.push(`  Dashboard    ${publicUrl}/dashboard`)
     if (Option.isSome(created)) {
       const { account, keys } = created.value
       lines.push(
         "",
         `Created the default account ${account.account_id} on this empty store.`,
         `  Test key     ${keys.test.secret}`,
-        "  (shown once: keep it; `fils keys create --account <id> --mode test` makes another)",
-        "",
-        `  curl -H "Authorization: Bearer ${keys.test.secret}" ${publicUrl}/api/v1/account`
+        "  (shown once: keep it; `fils keys create --account <id> --mode test` makes another)"
       )
+      if (dashboard) {
+        const email = yield* Config.string("FILS_OWNER_EMAIL").pipe(Config.withDefault("owner@fils.local"))
+        const owner = yield* (yield* Users).create(account.account_id, email, "owner")
+        lines.push(
+          `  Sign in      ${publicUrl}/dashboard/sign-in/${owner.token}`,
+          `  (the owner ${owner.user.email} sets a password there; the link works once, for 24 hours)`
+        )
+      }
+      lines.push("", `  curl -H "Authorization: Bearer ${keys.test.secret}" ${publicUrl}/api/v1/account`)
     }
     yield* Console.log(lines.join("\n"))
 })
@@ -236,6 +247,41 @@ const refunds = Command.make("refunds").pipe(
   Command.withDescription("Operational refunds (there is no public refund endpoint)")
 )
 
+// users ------------------------------------------------------------------------------------------------------------
+
+const usersCreate = Command.make(
+  "create",
+  {
+    account: accountOption,
+    email: Options.text("email").pipe(Options.withDescription("The user's e-mail: how they sign in")),
+    role: Options.choice("role", roles).pipe(
+      Options.withDefault("admin" as const),
+      Options.withDescription("owner, admin, developer or viewer (default admin)")
+    )
+  },
+  ({ account, email, role }) =>
+    reportFailure(
+      Effect.gen(function*() {
+        const accountId = yield* accountIdOf(account)
+        const { token, user } = yield* (yield* Users).create(accountId, email, role)
+        const publicUrl = yield* PublicUrl
+        yield* printJson({
+          user_id: user.user_id,
+          account_id: user.account_id,
+          email: user.email,
+          role: user.role,
+          sign_in_url: `${publicUrl}/dashboard/sign-in/${token}`,
+          sign_in_url_expires_at: DateTime.formatIso(DateTime.add(user.created_at, { millis: signInLinkMillis }))
+        })
+      }).pipe(Effect.provide(EngineSql))
+    )
+).pipe(Command.withDescription("Add a dashboard user to an account; prints a one-time sign-in link (24 h)"))
+
+const users = Command.make("users").pipe(
+  Command.withSubcommands([usersCreate]),
+  Command.withDescription("Manage dashboard users")
+)
+
 // billing ----------------------------------------------------------------------------------------------------------
 
 /**
@@ -388,6 +434,7 @@ export const fils = Command.make("fils").pipe(
     migrate,
     accounts,
     keys,
+    users,
     refunds,
     billing,
     deliveries,

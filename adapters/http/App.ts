@@ -3,7 +3,7 @@
  * handler, or a test server all use `HttpAppLive`. It needs the engine's services and the Store.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { Layer } from "effect"
+import { Config, Effect, Layer } from "effect"
 import { FilsApi } from "./Api.js"
 import { AuthenticationLive } from "./Authentication.js"
 import { ErrorMapping } from "./ErrorMapping.js"
@@ -16,6 +16,7 @@ import { ProductsLive } from "./handlers/Products.js"
 import { SubscriptionsLive } from "./handlers/Subscriptions.js"
 import { WebhooksLive } from "./handlers/Webhooks.js"
 import { CheckoutPageRoutes } from "./checkout/Routes.js"
+import { DashboardRoutes } from "./dashboard/Routes.js"
 import { DocsRoutes, SystemRoutes } from "./System.js"
 import { MetricsRoutes } from "./Metrics.js"
 
@@ -25,6 +26,14 @@ export const ApiLive = HttpApiBuilder.api(FilsApi).pipe(
   Layer.provide(AuthenticationLive)
 )
 
+/** The merchant dashboard under `/dashboard`, unless `FILS_DASHBOARD=false` leaves it out. */
+const DashboardWhenOn = Layer.unwrapEffect(
+  Effect.map(
+    Config.boolean("FILS_DASHBOARD").pipe(Config.withDefault(true)),
+    (on) => (on ? DashboardRoutes : Layer.empty)
+  )
+)
+
 /** Everything `HttpApiBuilder.serve` / `httpApp` / `toWebHandler` need, in one layer. */
 export const HttpAppLive = Layer.mergeAll(
   ApiLive,
@@ -32,5 +41,6 @@ export const HttpAppLive = Layer.mergeAll(
   SystemRoutes,
   MetricsRoutes,
   CheckoutPageRoutes,
+  DashboardWhenOn,
   DocsRoutes.pipe(Layer.provide(ApiLive))
 )

@@ -37,6 +37,8 @@ export interface HandlerOptions<E> {
    * `fils serve` on the same database) must run it.
    */
   readonly workers?: boolean | undefined
+  /** Serve the merchant dashboard under `<publicUrl>/dashboard` too (default true; `FILS_DASHBOARD`). */
+  readonly dashboard?: boolean | undefined
 }
 
 export interface FilsHandle {
@@ -74,9 +76,12 @@ const unprefixed = (prefix: string, pathAndQuery: string) => {
 
 /** The app, its runtime and a scope holding both (and the workers), built eagerly. */
 const build = async <E>(options: HandlerOptions<E>) => {
-  const config = options.publicUrl === undefined
+  const given = new Map<string, string>()
+  if (options.publicUrl !== undefined) given.set("FILS_PUBLIC_URL", options.publicUrl)
+  if (options.dashboard !== undefined) given.set("FILS_DASHBOARD", String(options.dashboard))
+  const config = given.size === 0
     ? ConfigProvider.fromEnv()
-    : ConfigProvider.fromMap(new Map([["FILS_PUBLIC_URL", options.publicUrl]])).pipe(
+    : ConfigProvider.fromMap(given).pipe(
       ConfigProvider.orElse(() => ConfigProvider.fromEnv())
     )
   const workers = options.workers === true

@@ -24,6 +24,7 @@ import * as Payment from "../../src/domain/Payment.js"
 import * as Product from "../../src/domain/Product.js"
 import * as RateWindow from "../../src/domain/RateWindow.js"
 import type * as Refund from "../../src/domain/Refund.js"
+import type { AuditEntry, DashboardSession, DashboardUser, SignInLink } from "../../src/domain/DashboardUser.js"
 import * as Subscription from "../../src/domain/Subscription.js"
 import * as WebhookEndpoint from "../../src/domain/WebhookEndpoint.js"
 import { type AttemptRecord, type Delivery, type IdempotencyCompletion, type RenewalAttempt, Store, type StoreShape } from "../../src/ports/Store.js"
@@ -105,6 +106,14 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
   const sessions = new Table<CheckoutSession>(record)
   const payments = new Table<Payment.Payment>(record)
   const refunds = new Table<Refund.Refund>(record)
+  const users = new Table<DashboardUser>(record)
+  const signInLinks = new Table<SignInLink>(record)
+  const dashboardSessions = new Table<DashboardSession>(record)
+  const audit = new Table<AuditEntry>(record)
+  const userByEmail = (email: string) => {
+    for (const u of users.rows.values()) if (u.email.toLowerCase() === email.toLowerCase()) return u
+    return undefined
+  }
   const events = new Table<Event.Event>(record)
   const subscriptions = new Table<Subscription.Subscription>(record)
   const attempts = new Table<RenewalAttempt>(record)
@@ -351,7 +360,75 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           ).slice(0, limit)
         ),
       since: (since, after, limit) =>
-        read(() => oldestSince(payments.rows.values(), since, after, (p) => p.payment_id).slice(0, limit))
+        read(() => oldestSince(payments.rows.values(), since, after, (p) => p.payment_id).slice(0, limit)),
+      summary: (scope, since) =>
+        read(() => {
+          const from = DateTime.toEpochMillis(since)
+          const summary = { gross: 0, fees: 0, refunded: 0, succeeded: 0, failed: 0 }
+          const daily = new Map<string, number>()
+          for (const p of payments.rows.values()) {
+            if (!inScope(p, scope) || DateTime.toEpochMillis(p.created_at) < from) continue
+            if (p.status === "failed") summary.failed++
+            if (p.status !== "succeeded" && p.status !== "partially_refunded" && p.status !== "refunded") continue
+            summary.succeeded++
+            summary.gross += p.total_amount
+            summary.fees += p.fee_amount
+            summary.refunded += p.refunded_amount
+            const day = DateTime.formatIso(p.created_at).slice(0, 10)
+            daily.set(day, (daily.get(day) ?? 0) + p.total_amount)
+          }
+          return { ...summary, daily: [...daily].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, gross]) => ({ day, gross })) }
+        })
+    },
+    dashboard: {
+      insertUser: (user) =>
+        write(() => {
+          if (userByEmail(user.email) !== undefined) throw new Error(`a dashboard user with e-mail ${user.email} exists`)
+          users.set(user.user_id, user)
+        }),
+      updateUser: (user) => write(() => users.set(user.user_id, user)),
+      deleteUser: (id) =>
+        write(() => {
+          users.delete(id)
+          for (const [hash, s] of dashboardSessions.rows) if (s.user_id === id) dashboardSessions.delete(hash)
+        }),
+      getUser: (id) => read(() => Option.fromNullable(users.get(id))),
+      findUserByEmail: (email) => read(() => Option.fromNullable(userByEmail(email))),
+      listUsers: (accountId) =>
+        read(() =>
+          oldestFirst(users.rows.values(), (u) => u.account_id === accountId, (u) => u.created_at, (u) => u.user_id)
+        ),
+      insertLink: (link) => write(() => signInLinks.set(link.token_hash, link)),
+      findLink: (tokenHash) => read(() => Option.fromNullable(signInLinks.get(tokenHash))),
+      takeLink: (tokenHash, now) =>
+        write(() => {
+          const link = signInLinks.get(tokenHash)
+          if (link === undefined || link.used_at !== null || DateTime.lessThanOrEqualTo(link.expires_at, now)) {
+            return Option.none()
+          }
+          const taken = { ...link, used_at: now }
+          signInLinks.set(tokenHash, taken)
+          return Option.some(taken)
+        }),
+      insertSession: (session) => write(() => dashboardSessions.set(session.token_hash, session)),
+      findSession: (tokenHash) => read(() => Option.fromNullable(dashboardSessions.get(tokenHash))),
+      touchSession: (tokenHash, at) =>
+        write(() => {
+          const s = dashboardSessions.get(tokenHash)
+          if (s !== undefined) dashboardSessions.set(tokenHash, { ...s, last_seen_at: at })
+        }),
+      deleteSession: (tokenHash) => write(() => dashboardSessions.delete(tokenHash)),
+      deleteSessionsOf: (id) =>
+        write(() => {
+          for (const [hash, s] of dashboardSessions.rows) if (s.user_id === id) dashboardSessions.delete(hash)
+        }),
+      insertAudit: (entry) => write(() => audit.set(entry.audit_id, entry)),
+      listAudit: (accountId, limit) =>
+        read(() =>
+          oldestFirst(audit.rows.values(), (e) => e.account_id === accountId, (e) => e.at, (e) => e.audit_id)
+            .reverse()
+            .slice(0, limit)
+        )
     },
     refunds: {
       insert: (refund) => write(() => refunds.set(refund.refund_id, refund)),
@@ -400,6 +477,21 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
             request
           )
         ),
+      recurring: (scope) =>
+        read(() => {
+          const groups = new Map<string, { billing_interval: Subscription.Subscription["billing_interval"]; interval_count: number; subscriptions: number; amount: number }>()
+          for (const sub of subscriptions.rows.values()) {
+            if (!inScope(sub, scope) || sub.status !== "active") continue
+            const key = `${sub.billing_interval}:${sub.interval_count}`
+            const group = groups.get(key) ?? { billing_interval: sub.billing_interval, interval_count: sub.interval_count, subscriptions: 0, amount: 0 }
+            group.subscriptions++
+            group.amount += sub.recurring_amount
+            groups.set(key, group)
+          }
+          return [...groups.values()].sort((a, b) =>
+            a.billing_interval < b.billing_interval ? -1 : a.billing_interval > b.billing_interval ? 1 : a.interval_count - b.interval_count
+          )
+        }),
       claimDue: (now, limit, livemode) =>
         read(() =>
           oldestFirst(

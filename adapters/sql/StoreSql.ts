@@ -24,6 +24,7 @@ import { makeDeliveriesRepo, makeDeliveryWakeups } from "./repos/deliveries.js"
 import { makeEventsRepo } from "./repos/events.js"
 import { makePaymentsRepo } from "./repos/payments.js"
 import { makeRefundsRepo } from "./repos/refunds.js"
+import { makeDashboardRepo } from "./repos/dashboard.js"
 import { makeSessionsRepo } from "./repos/sessions.js"
 import { makeStats } from "./repos/stats.js"
 import { makeSubscriptionsRepo } from "./repos/subscriptions.js"
@@ -326,6 +327,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     sessions: makeSessionsRepo(queries),
     payments: makePaymentsRepo(queries),
     refunds: makeRefundsRepo(queries),
+    dashboard: makeDashboardRepo(queries),
     events: makeEventsRepo(queries),
     subscriptions: makeSubscriptionsRepo(queries),
     webhooks: makeWebhooksRepo(queries, box),

@@ -18,6 +18,8 @@ import { Refunds } from "./Refunds.js"
 import { Renewals } from "./Renewals.js"
 import { RateLimits } from "./RateLimits.js"
 import { Subscriptions } from "./Subscriptions.js"
+import { Users } from "./Users.js"
+import { Reports } from "./Reports.js"
 import { Webhooks } from "./Webhooks.js"
 
 /** The use cases that others build on. */
@@ -32,7 +34,9 @@ const Core = Layer.mergeAll(
   Subscriptions.Default,
   Webhooks.Default,
   Deliveries.Default,
-  Reconciliation.Default
+  Reconciliation.Default,
+  Users.Default,
+  Reports.Default
 ).pipe(Layer.provideMerge(Refunds.Default), Layer.provideMerge(Settlement.Default))
 
 export const Engine = Billing.Default.pipe(

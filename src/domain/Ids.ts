@@ -39,6 +39,10 @@ export const DeliveryId = idSchema("dlv", "DeliveryId", "Webhook delivery identi
 export type DeliveryId = typeof DeliveryId.Type
 export const RefundId = idSchema("ref", "RefundId", "Refund identifier (the processor's idempotency key for it)")
 export type RefundId = typeof RefundId.Type
+export const UserId = idSchema("usr", "UserId", "Dashboard user identifier")
+export type UserId = typeof UserId.Type
+export const AuditId = idSchema("aud", "AuditId", "Dashboard audit entry identifier")
+export type AuditId = typeof AuditId.Type
 
 export const prefixes = {
   account: "acct",
@@ -51,7 +55,9 @@ export const prefixes = {
   webhook: "wh",
   event: "evt",
   delivery: "dlv",
-  refund: "ref"
+  refund: "ref",
+  user: "usr",
+  audit: "aud"
 } as const
 export type Prefix = (typeof prefixes)[keyof typeof prefixes]
 

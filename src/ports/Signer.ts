@@ -20,6 +20,13 @@ export interface SignerShape {
    * both are digested to equal length and compared in constant time.
    */
   readonly sameSecret: (presented: string, expected: string) => Effect.Effect<boolean>
+  /**
+   * A password's hash for storage, by a memory-hard KDF with a random salt; the parameters are part of the text, so
+   * they can be raised later without breaking stored hashes.
+   */
+  readonly hashPassword: (password: string) => Effect.Effect<string>
+  /** Whether `password` is the one `hash` was made from (in constant time; false for a malformed hash). */
+  readonly verifyPassword: (password: string, hash: string) => Effect.Effect<boolean>
   /** A new webhook endpoint secret: `whsec_` + base64 of 24 random bytes. */
   readonly webhookSecret: Effect.Effect<string>
   /** The Standard Webhooks `webhook-signature` (`v1,<base64 HMAC-SHA256>`) of one delivery attempt. */

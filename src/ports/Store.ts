@@ -9,6 +9,7 @@ import { Context } from "effect"
 import type { Account, ApiKey, Scope } from "../domain/Account.js"
 import type { CheckoutSession } from "../domain/CheckoutSession.js"
 import type { Customer } from "../domain/Customer.js"
+import type { AuditEntry, DashboardSession, DashboardUser, SignInLink, UserId } from "../domain/DashboardUser.js"
 import type { StoreUnavailable } from "../domain/Errors.js"
 import type { Claim, IdempotencyRecord, StoredResponse } from "../domain/Idempotency.js"
 import type { Event, EventType } from "../domain/Event.js"
@@ -139,6 +140,19 @@ export interface PaymentsRepo {
    * `after` when given, at most `limit`: what reconciliation reads, page by page.
    */
   readonly since: (since: DateTime.Utc, after: Position | undefined, limit: number) => Op<ReadonlyArray<Payment>>
+  /** The scope's payments created at or after `since`, summed (the dashboard's home), with daily gross volume. */
+  readonly summary: (scope: Scope, since: DateTime.Utc) => Op<PaymentSummary>
+}
+
+/** Payments summed over a time range. Days are UTC dates (`YYYY-MM-DD`), only those with a payment. */
+export interface PaymentSummary {
+  /** Total of succeeded (and since refunded) payments. */
+  readonly gross: number
+  readonly fees: number
+  readonly refunded: number
+  readonly succeeded: number
+  readonly failed: number
+  readonly daily: ReadonlyArray<{ readonly day: string; readonly gross: number }>
 }
 
 export interface RefundsRepo {
@@ -195,6 +209,13 @@ export interface SubscriptionsRepo {
   readonly recordAttempts: (attempts: ReadonlyArray<RenewalAttempt>) => Op<ReadonlyArray<boolean>>
   /** The attempts recorded for a subscription, by period then attempt. */
   readonly attempts: (id: SubscriptionId) => Op<ReadonlyArray<RenewalAttempt>>
+  /** The scope's active subscriptions' recurring amounts, summed by schedule (for monthly recurring revenue). */
+  readonly recurring: (scope: Scope) => Op<ReadonlyArray<{
+    readonly billing_interval: Subscription["billing_interval"]
+    readonly interval_count: number
+    readonly subscriptions: number
+    readonly amount: number
+  }>>
 }
 
 export interface WebhooksRepo {
@@ -339,6 +360,34 @@ export interface RateLimitsRepo {
   readonly hit: (bucket: string, nowMillis: number, limit: number, windowSeconds: number, count?: number) => Op<RateDecision>
 }
 
+export interface DashboardRepo {
+  /** Refused (a defect) when the e-mail is taken: a person has one dashboard user, of one account. */
+  readonly insertUser: (user: DashboardUser) => Op<void>
+  readonly updateUser: (user: DashboardUser) => Op<void>
+  readonly deleteUser: (id: UserId) => Op<void>
+  readonly getUser: (id: UserId) => Op<Option.Option<DashboardUser>>
+  /** By e-mail, compared case-insensitively. */
+  readonly findUserByEmail: (email: string) => Op<Option.Option<DashboardUser>>
+  /** An account's users, oldest first. */
+  readonly listUsers: (accountId: AccountId) => Op<ReadonlyArray<DashboardUser>>
+  readonly insertLink: (link: SignInLink) => Op<void>
+  readonly findLink: (tokenHash: string) => Op<Option.Option<SignInLink>>
+  /**
+   * Takes a sign-in link at `now`, atomically: marks it used and returns it when it is unused and unexpired; `None`
+   * otherwise (a link works once, whoever is first).
+   */
+  readonly takeLink: (tokenHash: string, now: DateTime.Utc) => Op<Option.Option<SignInLink>>
+  readonly insertSession: (session: DashboardSession) => Op<void>
+  readonly findSession: (tokenHash: string) => Op<Option.Option<DashboardSession>>
+  readonly touchSession: (tokenHash: string, at: DateTime.Utc) => Op<void>
+  readonly deleteSession: (tokenHash: string) => Op<void>
+  /** Signs a user out everywhere. */
+  readonly deleteSessionsOf: (id: UserId) => Op<void>
+  readonly insertAudit: (entry: AuditEntry) => Op<void>
+  /** An account's audit log, newest first, at most `limit`. */
+  readonly listAudit: (accountId: AccountId, limit: number) => Op<ReadonlyArray<AuditEntry>>
+}
+
 /** Counts an operator watches (`GET /metrics`), read at once from the shared store, so they hold for every server. */
 export interface StoreStats {
   /** Webhook deliveries now, by status and mode. */
@@ -362,6 +411,7 @@ export interface StoreShape {
   readonly sessions: SessionsRepo
   readonly payments: PaymentsRepo
   readonly refunds: RefundsRepo
+  readonly dashboard: DashboardRepo
   readonly events: EventsRepo
   readonly subscriptions: SubscriptionsRepo
   readonly webhooks: WebhooksRepo

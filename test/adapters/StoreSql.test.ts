@@ -142,7 +142,8 @@ describe("StoreSql on PostgreSQL", () => {
         "performance",
         "rate_limit_batches",
         "rate_limit_latest",
-        "refunds"
+        "refunds",
+        "dashboard"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns

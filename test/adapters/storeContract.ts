@@ -19,6 +19,8 @@ import type {
   EventId,
   PaymentId,
   RefundId,
+  UserId,
+  AuditId,
   ProductId,
   SubscriptionId
 } from "../../src/domain/Ids.js"
@@ -27,6 +29,7 @@ import * as Payment from "../../src/domain/Payment.js"
 import type { BillingInterval, Product, ProductFilter } from "../../src/domain/Product.js"
 import * as RateWindow from "../../src/domain/RateWindow.js"
 import type * as Refund from "../../src/domain/Refund.js"
+import type * as DashboardUser from "../../src/domain/DashboardUser.js"
 import * as Subscription from "../../src/domain/Subscription.js"
 import {
   type CustomerFilter,
@@ -1116,6 +1119,105 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         assert.deepStrictEqual(since.map((r) => r.processor_refund_id), ["re_20", "re_30"])
         const after = yield* store.refunds.since(at(E), { createdAtMillis: E + 10, id: refunds[1]!.refund_id }, 1)
         assert.deepStrictEqual(after.map((r) => r.processor_refund_id), ["re_20"])
+      }))
+
+    it.effect("dashboard: users by e-mail (any case, one per e-mail), links taken once before they expire, sessions, audit newest first", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const account = yield* makeAccount()
+        const now = at(T0)
+        const email = `Owner.${yield* unique()}@Example.ae`
+        const user: DashboardUser.DashboardUser = {
+          user_id: yield* newId<UserId>("usr"),
+          account_id: account.account_id,
+          email,
+          role: "owner",
+          password_hash: null,
+          created_at: now,
+          updated_at: now
+        }
+        yield* store.dashboard.insertUser(user)
+        same(yield* store.dashboard.findUserByEmail(email.toLowerCase()), Option.some(user))
+        same(yield* store.dashboard.getUser(user.user_id), Option.some(user))
+        const twice = yield* Effect.exit(store.dashboard.insertUser({ ...user, user_id: yield* newId<UserId>("usr"), email: email.toUpperCase() }))
+        assert.isTrue(Exit.isFailure(twice), "one user per e-mail, whatever its case")
+        const updated = { ...user, password_hash: "scrypt$1$1$1$AA$AA", role: "admin" as const, updated_at: at(T0 + 1) }
+        yield* store.dashboard.updateUser(updated)
+        same(yield* store.dashboard.listUsers(account.account_id), [updated])
+
+        const link: DashboardUser.SignInLink = { token_hash: `h${yield* unique()}`, user_id: user.user_id, expires_at: at(T0 + 1000), used_at: null }
+        yield* store.dashboard.insertLink(link)
+        assert.isTrue(Option.isNone(yield* store.dashboard.takeLink(link.token_hash, at(T0 + 1000))), "expired at its instant")
+        same(yield* store.dashboard.takeLink(link.token_hash, at(T0 + 999)), Option.some({ ...link, used_at: at(T0 + 999) }))
+        assert.isTrue(Option.isNone(yield* store.dashboard.takeLink(link.token_hash, at(T0 + 10))), "once")
+        same(yield* store.dashboard.findLink(link.token_hash), Option.some({ ...link, used_at: at(T0 + 999) }))
+
+        const session = (suffix: string): DashboardUser.DashboardSession => ({
+          token_hash: `s${suffix}`,
+          user_id: user.user_id,
+          account_id: account.account_id,
+          csrf_token: "csrf",
+          created_at: now,
+          last_seen_at: now
+        })
+        const [a, b] = [session(yield* unique()), session(yield* unique())]
+        yield* store.dashboard.insertSession(a)
+        yield* store.dashboard.insertSession(b)
+        yield* store.dashboard.touchSession(a.token_hash, at(T0 + 5000))
+        same(yield* store.dashboard.findSession(a.token_hash), Option.some({ ...a, last_seen_at: at(T0 + 5000) }))
+        yield* store.dashboard.deleteSession(a.token_hash)
+        assert.isTrue(Option.isNone(yield* store.dashboard.findSession(a.token_hash)))
+        yield* store.dashboard.deleteSessionsOf(user.user_id)
+        assert.isTrue(Option.isNone(yield* store.dashboard.findSession(b.token_hash)))
+
+        const entry = (offset: number, action: string): Effect.Effect<DashboardUser.AuditEntry> =>
+          Effect.map(newId<AuditId>("aud"), (audit_id) => ({
+            audit_id,
+            account_id: account.account_id,
+            user_id: user.user_id,
+            email,
+            action,
+            object_id: null,
+            livemode: false,
+            address: "127.0.0.1",
+            at: at(T0 + offset)
+          }))
+        const entries = [yield* entry(10, "first"), yield* entry(30, "third"), yield* entry(20, "second")]
+        yield* insertAll(entries, store.dashboard.insertAudit)
+        assert.deepStrictEqual((yield* store.dashboard.listAudit(account.account_id, 2)).map((e) => e.action), ["third", "second"])
+        yield* store.dashboard.deleteUser(user.user_id)
+        assert.isTrue(Option.isNone(yield* store.dashboard.getUser(user.user_id)))
+      }))
+
+    it.effect("payments.summary and subscriptions.recurring: a scope's sums from an instant, daily gross by UTC date", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { live, test } = scopesOf(yield* makeAccount())
+        const day = Date.UTC(2026, 5, 1)
+        const paid = (scope: Scope, offset: number, amount: number) =>
+          Effect.map(makePayment(scope, { created_at: at(day + offset), total_amount: amount, net_amount: amount }), succeededOf)
+        const rows = [
+          yield* paid(test, 0, 1_000),
+          yield* paid(test, 3_600_000, 2_000),
+          yield* paid(test, 86_400_000, 4_000),
+          yield* paid(test, -1, 8_000), // before the range
+          yield* paid(live, 0, 16_000), // another mode
+          failedOf(yield* makePayment(test, { created_at: at(day + 5) })),
+          yield* makePayment(test, { created_at: at(day + 6) }) // processing: neither
+        ]
+        const refunded = next(rows[2]!, { _tag: "Refund", amount: 500 })
+        yield* insertAll([...rows.slice(0, 2), refunded, ...rows.slice(3)], store.payments.insert)
+        const summary = yield* store.payments.summary(test, at(day))
+        const fees = [rows[0]!, rows[1]!, rows[2]!].reduce((sum, p) => sum + p.fee_amount, 0)
+        same(summary, {
+          gross: 7_000,
+          fees,
+          refunded: 500,
+          succeeded: 3,
+          failed: 1,
+          daily: [{ day: "2026-06-01", gross: 3_000 }, { day: "2026-06-02", gross: 4_000 }]
+        })
+        assert.deepStrictEqual(yield* store.subscriptions.recurring(scopesOf(yield* makeAccount()).test), [])
       }))
 
     it.effect("payments.listProcessing: processing only, oldest first, at most limit; hasProcessing", () =>

@@ -15,6 +15,7 @@ import performance from "./0008_performance.js"
 import rateLimitBatches from "./0009_rate_limit_batches.js"
 import rateLimitLatest from "./0010_rate_limit_latest.js"
 import refunds from "./0011_refunds.js"
+import dashboard from "./0012_dashboard.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -27,5 +28,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0008_performance": performance,
   "0009_rate_limit_batches": rateLimitBatches,
   "0010_rate_limit_latest": rateLimitLatest,
-  "0011_refunds": refunds
+  "0011_refunds": refunds,
+  "0012_dashboard": dashboard
 }

@@ -2,7 +2,7 @@
  * Payments on PostgreSQL. `find` (by id alone) locks the row inside `transact`. The schema refuses a payment that breaks decisions.md §5, and
  * a second `processing` payment of one checkout session (migration 0003): both are defects here.
  */
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import type { PaymentsRepo } from "../../../src/ports/Store.js"
 import type { Queries } from "../queries.js"
 import * as Rows from "../rows.js"
@@ -68,6 +68,32 @@ export const makePaymentsRepo = ({ findAll, first, forUpdateInTransaction, inSco
       ORDER BY created_at, payment_id
       LIMIT ${limit}`
     return rows.map(Rows.paymentFromRow)
+  }, orUnavailable),
+
+  summary: Effect.fnUntraced(function*(scope, from) {
+    const paid = sql`status IN ('succeeded', 'partially_refunded', 'refunded')`
+    const [totals] = yield* sql<{
+      readonly gross: number | null
+      readonly fees: number | null
+      readonly refunded: number | null
+      readonly succeeded: number
+      readonly failed: number
+    }>`SELECT sum(total_amount) FILTER (WHERE ${paid})::int8 AS gross, sum(fee_amount) FILTER (WHERE ${paid})::int8 AS fees,
+        sum(refunded_amount) FILTER (WHERE ${paid})::int8 AS refunded,
+        count(*) FILTER (WHERE ${paid})::int AS succeeded, count(*) FILTER (WHERE status = 'failed')::int AS failed
+      FROM payments WHERE ${inScope(scope)} AND created_at >= ${DateTime.toDate(from)}`
+    const daily = yield* sql<{ readonly day: string; readonly gross: number }>`
+      SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, sum(total_amount)::int8 AS gross
+      FROM payments WHERE ${inScope(scope)} AND created_at >= ${DateTime.toDate(from)} AND ${paid}
+      GROUP BY 1 ORDER BY 1`
+    return {
+      gross: Number(totals?.gross ?? 0),
+      fees: Number(totals?.fees ?? 0),
+      refunded: Number(totals?.refunded ?? 0),
+      succeeded: totals?.succeeded ?? 0,
+      failed: totals?.failed ?? 0,
+      daily: daily.map((d) => ({ day: d.day, gross: Number(d.gross) }))
+    }
   }, orUnavailable),
 
   since: Effect.fnUntraced(function*(from, after, limit) {

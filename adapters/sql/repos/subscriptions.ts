@@ -100,5 +100,17 @@ export const makeSubscriptionsRepo = (
       FROM subscription_attempts WHERE subscription_id = ${id}
       ORDER BY period, attempt`
     return rows.map(Rows.renewalAttemptFromRow)
+  }, orUnavailable),
+
+  recurring: Effect.fnUntraced(function*(scope) {
+    const rows = yield* sql<{
+      readonly billing_interval: "day" | "week" | "month" | "year"
+      readonly interval_count: number
+      readonly subscriptions: number
+      readonly amount: number
+    }>`SELECT billing_interval, interval_count, count(*)::int AS subscriptions, sum(recurring_amount)::int8 AS amount
+      FROM subscriptions WHERE ${inScope(scope)} AND status = 'active'
+      GROUP BY billing_interval, interval_count ORDER BY billing_interval COLLATE "C", interval_count`
+    return rows.map((r) => ({ ...r, amount: Number(r.amount) }))
   }, orUnavailable)
 })

@@ -44,6 +44,7 @@ const withOutageSwitch = (store: Layer.Layer<Store>): Layer.Layer<Store> =>
       sessions: wrapRepo(s.sessions, "sessions"),
       payments: wrapRepo(s.payments, "payments"),
       refunds: wrapRepo(s.refunds, "refunds"),
+      dashboard: wrapRepo(s.dashboard, "dashboard"),
       events: wrapRepo(s.events, "events"),
       subscriptions: wrapRepo(s.subscriptions, "subscriptions"),
       webhooks: wrapRepo(s.webhooks, "webhooks"),

@@ -1,0 +1,303 @@
+/**
+ * The merchant dashboard's routes (issue 18), under `<public path>/dashboard`: sign-in (e-mail and password, or a
+ * one-time link that sets the password), the home page, payments with refunds, and the audit log. Test and live
+ * data are apart: the mode is in the URL (`/dashboard/test/…`, `/dashboard/live/…`) and shown on every page.
+ *
+ * Every page calls the same use cases as the API and the CLI; what a role may do is `DashboardUser.can`. Every form
+ * carries the session's CSRF token and is refused from another site (as the checkout is); every page sends a CSP
+ * with a nonce and `frame-ancestors 'none'`; the session cookie is HttpOnly, SameSite=Lax, and `__Host-`/Secure
+ * when the public URL is https. Every change is written to the audit log.
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as UrlParams from "@effect/platform/UrlParams"
+import { Cause, Effect, Option, Schema } from "effect"
+import { randomBytes } from "node:crypto"
+import { Accounts } from "../../../src/application/Accounts.js"
+import { PublicUrl } from "../../../src/application/Checkout.js"
+import { Events } from "../../../src/application/Events.js"
+import { Payments } from "../../../src/application/Payments.js"
+import { periods, type Period, Reports } from "../../../src/application/Reports.js"
+import { type Signed, Users } from "../../../src/application/Users.js"
+import { can } from "../../../src/domain/DashboardUser.js"
+import { parseId, PaymentId } from "../../../src/domain/Ids.js"
+import { PaymentStatus } from "../../../src/domain/Payment.js"
+import { Signer } from "../../../src/ports/Signer.js"
+import { sameOriginSubmission } from "../checkout/Routes.js"
+import * as Pages from "./Pages.js"
+
+const newNonce = () => randomBytes(16).toString("base64")
+
+const page = (status: number, body: string, nonce: string) =>
+  HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8" }).pipe(
+    HttpServerResponse.setHeaders({
+      "content-security-policy": `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self'; ` +
+        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      "x-frame-options": "DENY",
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "same-origin",
+      "cache-control": "no-store"
+    })
+  )
+
+const redirect = (location: string, cookie?: string) =>
+  HttpServerResponse.empty({
+    status: 303,
+    headers: { location, "cache-control": "no-store", ...(cookie === undefined ? {} : { "set-cookie": cookie }) }
+  })
+
+/** `AED 12.50` as typed (digits, optional thousands commas, up to two decimals) → fils; `undefined` otherwise. */
+export const parseAed = (text: string): number | undefined => {
+  const t = text.trim()
+  if (!/^(\d{1,3}(,\d{3})+|\d+)(\.\d{1,2})?$/.test(t) || t.replace(/[,.]/g, "").length > 15) return undefined
+  const [whole, fraction = ""] = t.replace(/,/g, "").split(".")
+  return Number(whole) * 100 + Number(fraction.padEnd(2, "0"))
+}
+
+/** What a route's handler may need: the request and its path parameters. */
+type Response = Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  unknown,
+  HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext
+>
+
+const isStatus = Schema.is(PaymentStatus)
+const paymentIdOf = parseId(PaymentId)
+
+export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const users = yield* Users
+    const accounts = yield* Accounts
+    const payments = yield* Payments
+    const events = yield* Events
+    const reports = yield* Reports
+    const signer = yield* Signer
+    const publicUrl = new URL(yield* PublicUrl)
+    const publicOrigin = publicUrl.origin
+    const secure = publicUrl.protocol === "https:"
+    const base = `${publicUrl.pathname.replace(/\/+$/, "")}/dashboard`
+    const cookieName = secure ? "__Host-fils_session" : "fils_session"
+    const cookie = (value: string, maxAgeSeconds: number) =>
+      `${cookieName}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`
+    const frame = (nonce: string): Pages.Frame => ({ nonce, base })
+
+    const request = HttpServerRequest.HttpServerRequest
+    const address = Effect.map(request, (r) => Option.getOrElse(r.remoteAddress, () => "unknown"))
+
+    /** The signed-in user, if the request's cookie names a live session. */
+    const signedIn = Effect.flatMap(request, (r) => {
+      const token = r.cookies[cookieName]
+      return token === undefined || token.length > 100 ? Effect.succeed(Option.none<Signed>()) : users.authenticate(token)
+    })
+
+    const signedFrame = (signed: Signed, nonce: string, livemode: boolean) =>
+      Effect.map(accounts.get(signed.user.account_id), (account): Pages.SignedFrame => ({
+        nonce,
+        base,
+        user: signed.user,
+        businessName: account.business_name ?? "Fils merchant",
+        livemode,
+        csrf: signed.session.csrf_token
+      }))
+
+    /** A form's fields, once it is known to come from this site (`undefined` otherwise). */
+    const formFields = Effect.gen(function*() {
+      const r = yield* request
+      if (!sameOriginSubmission(r.headers, publicOrigin, r.originalUrl)) return undefined
+      return yield* r.urlParamsBody.pipe(Effect.orElseSucceed(() => UrlParams.empty))
+    })
+    const field = (params: UrlParams.UrlParams, name: string) =>
+      Option.getOrElse(UrlParams.getFirst(params, name), () => "").slice(0, 1000)
+
+    /** Store outages and defects answer with a page, never JSON. */
+    const guarded = (nonce: string, effect: Response) =>
+      effect.pipe(Effect.catchAllCause((cause) =>
+        Effect.zipRight(
+          Effect.logError("Dashboard page failed", cause).pipe(Effect.when(() => !Cause.isInterruptedOnly(cause))),
+          Effect.succeed(page(503, Pages.messagePage(frame(nonce), "Unavailable", "Try again in a moment."), nonce))
+        )
+      ))
+
+    /**
+     * A page for a signed-in user in `mode` (`test`/`live` from the URL): signed out, to the sign-in page. The
+     * scope is always the user's own account in that mode, so no URL reaches another account's objects.
+     */
+    const withUser = (
+      handler: (signed: Signed, frame: Pages.SignedFrame, scope: { readonly accountId: Signed["user"]["account_id"]; readonly livemode: boolean }) =>
+        Response
+    ) =>
+      Effect.gen(function*() {
+        const nonce = newNonce()
+        const mode = (yield* HttpRouter.params).mode ?? "test"
+        if (mode !== "test" && mode !== "live") {
+          return page(404, Pages.messagePage(frame(nonce), "Not found", "There is nothing here."), nonce)
+        }
+        return yield* guarded(nonce, Effect.gen(function*() {
+          const signed = yield* signedIn
+          if (Option.isNone(signed)) return redirect(`${base}/login`)
+          const f = yield* signedFrame(signed.value, nonce, mode === "live")
+          return yield* handler(signed.value, f, { accountId: signed.value.user.account_id, livemode: mode === "live" })
+        }))
+      })
+
+    /** A signed-in form post: from this site, with the session's CSRF token; refused with 403 otherwise. */
+    const withPost = (
+      handler: (signed: Signed, frame: Pages.SignedFrame, scope: { readonly accountId: Signed["user"]["account_id"]; readonly livemode: boolean }, params: UrlParams.UrlParams) =>
+        Response
+    ) =>
+      withUser((signed, f, scope) =>
+        Effect.gen(function*() {
+          const params = yield* formFields
+          const token = params === undefined ? "" : field(params, "csrf_token")
+          if (params === undefined || !(yield* signer.sameSecret(token, signed.session.csrf_token))) {
+            return page(403, Pages.forbiddenPage(f, "This form was not sent from this dashboard, so nothing was changed. Reload the page and try again."), f.nonce)
+          }
+          return yield* handler(signed, f, scope, params)
+        })
+      )
+
+    // Sign-in -----------------------------------------------------------------------------------------------------
+
+    yield* router.get("/dashboard", Effect.map(signedIn, (s) => redirect(Option.isSome(s) ? `${base}/test` : `${base}/login`)).pipe(
+      Effect.orElseSucceed(() => redirect(`${base}/login`))
+    ))
+
+    yield* router.get("/dashboard/login", Effect.sync(() => {
+      const nonce = newNonce()
+      return page(200, Pages.loginPage(frame(nonce), {}), nonce)
+    }))
+
+    yield* router.post("/dashboard/login", Effect.gen(function*() {
+      const nonce = newNonce()
+      const params = yield* formFields
+      if (params === undefined) {
+        return page(403, Pages.loginPage(frame(nonce), { error: "This form was not sent from this site." }), nonce)
+      }
+      const email = field(params, "email")
+      return yield* guarded(nonce, users.signIn(email, field(params, "password"), yield* address).pipe(
+        Effect.map(({ token }) => redirect(`${base}/test`, cookie(token, 7 * 24 * 3600))),
+        Effect.catchTags({
+          Unauthorized: (e) => Effect.succeed(page(401, Pages.loginPage(frame(nonce), { error: e.message, email }), nonce)),
+          RateLimited: (e) =>
+            Effect.succeed(
+              page(429, Pages.loginPage(frame(nonce), { error: e.message, email }), nonce).pipe(
+                HttpServerResponse.setHeader("retry-after", String(e.retryAfterSeconds))
+              )
+            )
+        })
+      ))
+    }))
+
+    const linkToken = Effect.map(HttpRouter.params, (p) => (p.token ?? "").slice(0, 100))
+    const linkGone = (nonce: string) =>
+      page(410, Pages.messagePage(frame(nonce), "Link not valid", "This sign-in link was used or has expired. Ask an owner of the account for a new one."), nonce)
+
+    yield* router.get("/dashboard/sign-in/:token", Effect.gen(function*() {
+      const nonce = newNonce()
+      const token = yield* linkToken
+      return yield* guarded(nonce, Effect.map(users.linkUser(token), (user) =>
+        Option.isNone(user)
+          ? linkGone(nonce)
+          : page(200, Pages.setPasswordPage(frame(nonce), { email: user.value.email, action: `${base}/sign-in/${token}` }), nonce)))
+    }))
+
+    yield* router.post("/dashboard/sign-in/:token", Effect.gen(function*() {
+      const nonce = newNonce()
+      const token = yield* linkToken
+      const params = yield* formFields
+      if (params === undefined) return linkGone(nonce)
+      return yield* guarded(nonce, Effect.gen(function*() {
+        const user = yield* users.linkUser(token)
+        if (Option.isNone(user)) return linkGone(nonce)
+        return yield* users.redeem(token, field(params, "password")).pipe(
+          Effect.map((done) => redirect(`${base}/test`, cookie(done.token, 7 * 24 * 3600))),
+          Effect.catchTags({
+            InvalidRequest: (e) =>
+              Effect.succeed(page(400, Pages.setPasswordPage(frame(nonce), { email: user.value.email, action: `${base}/sign-in/${token}`, error: e.message }), nonce)),
+            Unauthorized: () => Effect.succeed(linkGone(nonce))
+          })
+        )
+      }))
+    }))
+
+    yield* router.post("/dashboard/logout", withPost((signed) =>
+      Effect.as(users.signOut(signed), redirect(`${base}/login`, cookie("", 0)))))
+
+    // Pages ---------------------------------------------------------------------------------------------------------
+
+    yield* router.get("/dashboard/:mode", withUser((_, f, scope) =>
+      Effect.gen(function*() {
+        const asked = Number(new URLSearchParams((yield* request).url.split("?")[1] ?? "").get("days") ?? "30")
+        const days: Period = (periods as ReadonlyArray<number>).includes(asked) ? asked as Period : 30
+        return page(200, Pages.homePage(f, yield* reports.overview(scope, days), periods), f.nonce)
+      })))
+
+    yield* router.get("/dashboard/:mode/payments", withUser((_, f, scope) =>
+      Effect.gen(function*() {
+        const query = new URLSearchParams((yield* request).url.split("?")[1] ?? "")
+        const status = query.get("status") ?? ""
+        const cursor = query.get("cursor") ?? undefined
+        const filter = isStatus(status) ? status : undefined
+        return yield* payments.list(scope, { status: filter, limit: 50, cursor }).pipe(
+          Effect.map((list) => page(200, Pages.paymentsPage(f, { items: list.items, status: filter, next: list.next_cursor }), f.nonce)),
+          Effect.catchTag("InvalidRequest", () => Effect.succeed(page(400, Pages.notFoundPage(f), f.nonce)))
+        )
+      })))
+
+    const paymentView = (signed: Signed, f: Pages.SignedFrame, scope: { readonly accountId: Signed["user"]["account_id"]; readonly livemode: boolean }, notice?: { readonly ok?: string; readonly error?: string }, status = 200) =>
+      Effect.gen(function*() {
+        const id = paymentIdOf((yield* HttpRouter.params).id ?? "")
+        if (id === undefined) return page(404, Pages.notFoundPage(f), f.nonce)
+        return yield* payments.get(scope, id).pipe(
+          Effect.flatMap((payment) =>
+            Effect.map(events.list(scope, { limit: 100 }), (list) =>
+              page(status, Pages.paymentPage(f, {
+                payment,
+                events: list.items.filter((e) => (e.data as { readonly payment_id?: string }).payment_id === payment.payment_id),
+                canRefund: can(signed.user.role, "refund"),
+                notice: notice?.ok,
+                error: notice?.error
+              }), f.nonce))
+          ),
+          Effect.catchTag("NotFound", () => Effect.succeed(page(404, Pages.notFoundPage(f), f.nonce)))
+        )
+      })
+
+    yield* router.get("/dashboard/:mode/payments/:id", withUser((signed, f, scope) => paymentView(signed, f, scope)))
+
+    yield* router.post("/dashboard/:mode/payments/:id/refund", withPost((signed, f, scope, params) =>
+      Effect.gen(function*() {
+        if (!can(signed.user.role, "refund")) {
+          return page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot refund payments.`), f.nonce)
+        }
+        const id = paymentIdOf((yield* HttpRouter.params).id ?? "")
+        if (id === undefined) return page(404, Pages.notFoundPage(f), f.nonce)
+        // The payment must be this scope's: another account's or mode's id is not found, and nothing is refunded.
+        const found = yield* Effect.either(payments.get(scope, id))
+        if (found._tag === "Left") return page(404, Pages.notFoundPage(f), f.nonce)
+        const amount = parseAed(field(params, "amount"))
+        if (amount === undefined || amount <= 0) {
+          return yield* paymentView(signed, f, scope, { error: "Enter the amount in AED, e.g. 12.50" }, 400)
+        }
+        const result = yield* Effect.either(payments.refund(id, amount))
+        if (result._tag === "Left") {
+          const error = result.left as { readonly message?: string }
+          return yield* paymentView(signed, f, scope, { error: error.message ?? "The refund failed" }, 409)
+        }
+        yield* users.audit(signed, { action: "payment.refund", objectId: id, livemode: scope.livemode, address: yield* address })
+        const { refund } = result.right
+        return yield* paymentView(signed, f, scope, {
+          ok: refund.status === "pending"
+            ? `The refund of ${Pages.money(refund.amount)} is pending: the processor has not answered yet.`
+            : `Refunded ${Pages.money(refund.amount)}.`
+        })
+      })))
+
+    yield* router.get("/dashboard/audit", withUser((signed, f) =>
+      can(signed.user.role, "audit")
+        ? Effect.map(users.auditLog(signed.user.account_id), (entries) => page(200, Pages.auditPage(f, entries), f.nonce))
+        : Effect.succeed(page(403, Pages.forbiddenPage(f, "Only owners and admins read the audit log."), f.nonce))))
+  })
+)

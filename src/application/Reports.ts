@@ -1,0 +1,75 @@
+/**
+ * What the dashboard's home shows (issue 18): a scope's volume, fees, refunds and payment counts over the last 7, 30
+ * or 90 days, with each day's gross volume, and its active subscriptions with their monthly recurring revenue.
+ * Sums are the store's (one grouped statement each); this module only shapes them.
+ */
+import { DateTime, Effect } from "effect"
+import type { Scope } from "../domain/Account.js"
+import type { BillingInterval } from "../domain/Product.js"
+import { Store } from "../ports/Store.js"
+
+export const periods = [7, 30, 90] as const
+export type Period = (typeof periods)[number]
+
+/** How many times a schedule bills in an average month. */
+const perMonth = (interval: BillingInterval, count: number): number => {
+  switch (interval) {
+    case "day":
+      return 365.25 / 12 / count
+    case "week":
+      return 365.25 / 7 / 12 / count
+    case "month":
+      return 1 / count
+    case "year":
+      return 1 / (12 * count)
+  }
+}
+
+export interface Overview {
+  readonly days: Period
+  readonly gross: number
+  readonly fees: number
+  readonly refunded: number
+  /** Gross − fees − refunds. */
+  readonly net: number
+  readonly succeeded: number
+  readonly failed: number
+  readonly activeSubscriptions: number
+  /** Monthly recurring revenue of the active subscriptions, in fils (rounded). */
+  readonly mrr: number
+  /** Every day of the period, oldest first (UTC dates), with its gross volume (0 when none). */
+  readonly daily: ReadonlyArray<{ readonly day: string; readonly gross: number }>
+}
+
+export class Reports extends Effect.Service<Reports>()("fils/Reports", {
+  effect: Effect.gen(function*() {
+    const store = yield* Store
+
+    const overview = Effect.fn("Reports.overview")(function*(scope: Scope, days: Period) {
+      const now = yield* DateTime.now
+      const today = DateTime.startOf(now, "day")
+      const since = DateTime.subtract(today, { days: days - 1 })
+      const summary = yield* store.payments.summary(scope, since)
+      const recurring = yield* store.subscriptions.recurring(scope)
+      const byDay = new Map(summary.daily.map((d) => [d.day, d.gross]))
+      const daily = Array.from({ length: days }, (_, i) => {
+        const day = DateTime.formatIso(DateTime.add(since, { days: i })).slice(0, 10)
+        return { day, gross: byDay.get(day) ?? 0 }
+      })
+      return {
+        days,
+        gross: summary.gross,
+        fees: summary.fees,
+        refunded: summary.refunded,
+        net: summary.gross - summary.fees - summary.refunded,
+        succeeded: summary.succeeded,
+        failed: summary.failed,
+        activeSubscriptions: recurring.reduce((n, r) => n + r.subscriptions, 0),
+        mrr: Math.round(recurring.reduce((sum, r) => sum + r.amount * perMonth(r.billing_interval, r.interval_count), 0)),
+        daily
+      } satisfies Overview
+    })
+
+    return { overview } as const
+  })
+}) {}

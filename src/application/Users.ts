@@ -1,0 +1,205 @@
+/**
+ * Dashboard users (issue 18): created with a one-time sign-in link (24 h) where they set a password; signing in with
+ * e-mail and password (throttled per e-mail and per address, one message for every failure); browser sessions
+ * (a random cookie secret, stored hashed; idle 12 h, absolute 7 days); signing out here or everywhere; and the
+ * audit log of changes made through the dashboard.
+ */
+import { DateTime, Effect, Option } from "effect"
+import type { AccountId, AuditId } from "../domain/Ids.js"
+import { prefixes, type UserId } from "../domain/Ids.js"
+import * as User from "../domain/DashboardUser.js"
+import { InvalidRequest, InvalidState, notFound, RateLimited, Unauthorized } from "../domain/Errors.js"
+import { Signer } from "../ports/Signer.js"
+import { Store } from "../ports/Store.js"
+import { newId } from "./Ids.js"
+
+/** Sign-in attempts per rolling minute, per e-mail and per client address. */
+const attemptsPerEmail = 10
+const attemptsPerAddress = 30
+
+const wrongCredentials = new Unauthorized({ message: "That e-mail and password do not match an account" })
+
+/** Who is signed in, from a session cookie. */
+export interface Signed {
+  readonly user: User.DashboardUser
+  readonly session: User.DashboardSession
+}
+
+export class Users extends Effect.Service<Users>()("fils/Users", {
+  effect: Effect.gen(function*() {
+    const store = yield* Store
+    const signer = yield* Signer
+
+    const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+    /**
+     * A new user of `accountId` with `role`, and a one-time link secret (valid 24 h) for them to set a password.
+     * The secret is returned once; only its hash is kept.
+     */
+    const create = Effect.fn("Users.create")(function*(accountId: AccountId, email: string, role: User.Role) {
+      const address = email.trim()
+      if (!emailPattern.test(address) || address.length > 254) {
+        return yield* new InvalidRequest({ message: `'${email}' is not an e-mail address` })
+      }
+      if (Option.isNone(yield* store.accounts.get(accountId))) return yield* notFound("account", accountId)
+      if (Option.isSome(yield* store.dashboard.findUserByEmail(address))) {
+        return yield* new InvalidState({ message: `A dashboard user with the e-mail ${address} already exists` })
+      }
+      const now = yield* DateTime.now
+      const user: User.DashboardUser = {
+        user_id: yield* newId<UserId>(prefixes.user),
+        account_id: accountId,
+        email: address,
+        role,
+        password_hash: null,
+        created_at: now,
+        updated_at: now
+      }
+      yield* store.dashboard.insertUser(user)
+      const token = yield* issueLink(user)
+      return { user, token }
+    })
+
+    /** A new one-time sign-in link for `user` (an invitation again, or a password reset by an owner). */
+    const issueLink = Effect.fn("Users.issueLink")(function*(user: User.DashboardUser) {
+      const token = yield* signer.randomToken(32)
+      const now = yield* DateTime.now
+      yield* store.dashboard.insertLink({
+        token_hash: yield* signer.digest(token),
+        user_id: user.user_id,
+        expires_at: DateTime.add(now, { millis: User.signInLinkMillis }),
+        used_at: null
+      })
+      return token
+    })
+
+    /** A new session for `user`: the cookie's secret (returned once) and the session as stored. */
+    const startSession = (user: User.DashboardUser) =>
+      Effect.gen(function*() {
+        const token = yield* signer.randomToken(32)
+        const now = yield* DateTime.now
+        const session: User.DashboardSession = {
+          token_hash: yield* signer.digest(token),
+          user_id: user.user_id,
+          account_id: user.account_id,
+          csrf_token: yield* signer.randomToken(24),
+          created_at: now,
+          last_seen_at: now
+        }
+        yield* store.dashboard.insertSession(session)
+        return { token, session }
+      })
+
+    /** Whose a sign-in link is, if it is still good (without using it): the page that sets the password. */
+    const linkUser = Effect.fn("Users.linkUser")(function*(token: string) {
+      const hash = yield* signer.digest(token)
+      const link = yield* store.dashboard.findLink(hash)
+      const now = yield* DateTime.now
+      const usable = Option.filter(link, (l) => l.used_at === null && DateTime.greaterThan(l.expires_at, now))
+      if (Option.isNone(usable)) return Option.none<User.DashboardUser>()
+      return yield* store.dashboard.getUser(usable.value.user_id)
+    })
+
+    /** Uses a sign-in link: sets the password and signs the user in. The link works once, within 24 hours. */
+    const redeem = Effect.fn("Users.redeem")(function*(token: string, password: string) {
+      const problem = User.passwordProblem(password)
+      if (problem !== undefined) return yield* new InvalidRequest({ message: problem })
+      const hash = yield* signer.digest(token)
+      const link = yield* store.dashboard.takeLink(hash, yield* DateTime.now)
+      if (Option.isNone(link)) {
+        return yield* new Unauthorized({ message: "This sign-in link is not valid any more; ask an owner for a new one" })
+      }
+      const found = yield* store.dashboard.getUser(link.value.user_id)
+      if (Option.isNone(found)) return yield* new Unauthorized({ message: "This user no longer exists" })
+      const user: User.DashboardUser = {
+        ...found.value,
+        password_hash: yield* signer.hashPassword(password),
+        updated_at: yield* DateTime.now
+      }
+      yield* store.dashboard.updateUser(user)
+      // A new password ends every other session.
+      yield* store.dashboard.deleteSessionsOf(user.user_id)
+      return { user, ...(yield* startSession(user)) }
+    })
+
+    const throttled = (bucket: string, limit: number) =>
+      Effect.gen(function*() {
+        const now = DateTime.toEpochMillis(yield* DateTime.now)
+        const decision = yield* store.rateLimits.hit(bucket, now, limit, 60)
+        if (!decision.allowed) {
+          return yield* new RateLimited({
+            message: `Too many sign-in attempts; try again in ${decision.resetSeconds} seconds`,
+            retryAfterSeconds: decision.resetSeconds
+          })
+        }
+      })
+
+    /**
+     * Signs in with e-mail and password from `address`. Every failure reads the same (unknown e-mail, no password
+     * set yet, wrong password); attempts are limited per e-mail and per address.
+     */
+    const signIn = Effect.fn("Users.signIn")(function*(email: string, password: string, address: string) {
+      yield* throttled(`signin-email:${email.trim().toLowerCase().slice(0, 254)}`, attemptsPerEmail)
+      yield* throttled(`signin-address:${address}`, attemptsPerAddress)
+      const found = yield* store.dashboard.findUserByEmail(email.trim())
+      const hash = Option.match(found, { onNone: () => null, onSome: (u) => u.password_hash })
+      // The KDF runs whether or not the user exists, so timing tells nothing either.
+      const matches = yield* signer.verifyPassword(password, hash ?? dummyHash)
+      if (Option.isNone(found) || hash === null || !matches) return yield* wrongCredentials
+      return { user: found.value, ...(yield* startSession(found.value)) }
+    })
+
+    /** The signed-in user of a session cookie, if the session is alive; touches it (the idle timeout restarts). */
+    const authenticate = Effect.fn("Users.authenticate")(function*(token: string) {
+      const hash = yield* signer.digest(token)
+      const session = yield* store.dashboard.findSession(hash)
+      if (Option.isNone(session)) return Option.none<Signed>()
+      const now = yield* DateTime.now
+      if (!User.sessionAlive(session.value, now)) {
+        yield* store.dashboard.deleteSession(hash)
+        return Option.none<Signed>()
+      }
+      const user = yield* store.dashboard.getUser(session.value.user_id)
+      if (Option.isNone(user)) return Option.none<Signed>()
+      // A write at most once a minute per session: the idle timeout is 12 hours.
+      if (DateTime.toEpochMillis(now) - DateTime.toEpochMillis(session.value.last_seen_at) > 60_000) {
+        yield* store.dashboard.touchSession(hash, now)
+      }
+      return Option.some<Signed>({ user: user.value, session: session.value })
+    })
+
+    const signOut = Effect.fn("Users.signOut")(function*(signed: Signed) {
+      yield* store.dashboard.deleteSession(signed.session.token_hash)
+    })
+
+    const signOutEverywhere = Effect.fn("Users.signOutEverywhere")(function*(signed: Signed) {
+      yield* store.dashboard.deleteSessionsOf(signed.user.user_id)
+    })
+
+    /** Writes one change made through the dashboard to the account's audit log. */
+    const audit = Effect.fn("Users.audit")(function*(
+      signed: Signed,
+      entry: { readonly action: string; readonly objectId: string | null; readonly livemode: boolean | null; readonly address: string }
+    ) {
+      yield* store.dashboard.insertAudit({
+        audit_id: yield* newId<AuditId>(prefixes.audit),
+        account_id: signed.user.account_id,
+        user_id: signed.user.user_id,
+        email: signed.user.email,
+        action: entry.action,
+        object_id: entry.objectId,
+        livemode: entry.livemode,
+        address: entry.address.slice(0, 100),
+        at: yield* DateTime.now
+      })
+    })
+
+    const auditLog = (accountId: AccountId, limit = 100) => store.dashboard.listAudit(accountId, limit)
+    const team = (accountId: AccountId) => store.dashboard.listUsers(accountId)
+
+    return { create, issueLink, linkUser, redeem, signIn, authenticate, signOut, signOutEverywhere, audit, auditLog, team } as const
+  })
+}) {}
+
+/** A well-formed hash of nothing anyone knows: verified against when the e-mail is unknown. */
+const dummyHash = "scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"

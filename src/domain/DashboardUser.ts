@@ -1,0 +1,102 @@
+/**
+ * Dashboard users (issue 18): people who run an account from the browser, each with a role. What a role may do is
+ * one table (`can`); every page and form of the dashboard asks it, and adds no rule of its own.
+ *
+ *   owner      everything: the team, live keys, refunds
+ *   admin      everything but the team
+ *   developer  keys, webhooks and events; reads the rest; no refunds
+ *   viewer     reads only, and never sees a secret
+ */
+import { DateTime, Schema } from "effect"
+import { AccountId, type AuditId, UserId } from "./Ids.js"
+
+export const Role = Schema.Literal("owner", "admin", "developer", "viewer")
+export type Role = typeof Role.Type
+export const roles: ReadonlyArray<Role> = ["owner", "admin", "developer", "viewer"]
+
+export { UserId } from "./Ids.js"
+
+export const DashboardUser = Schema.Struct({
+  user_id: UserId,
+  account_id: AccountId,
+  email: Schema.String,
+  role: Role,
+  /** The KDF's output with its parameters; null until the user sets a password from their sign-in link. */
+  password_hash: Schema.NullOr(Schema.String),
+  created_at: Schema.DateTimeUtc,
+  updated_at: Schema.DateTimeUtc
+})
+export type DashboardUser = typeof DashboardUser.Type
+
+/** What a user may do in the dashboard. */
+export type Action =
+  | "read"
+  | "write" // products, customers, checkout sessions, subscriptions
+  | "refund"
+  | "keys" // API keys (test and live) and webhook endpoints, secrets included
+  | "settings"
+  | "team"
+  | "audit"
+
+const allowed: Readonly<Record<Role, ReadonlySet<Action>>> = {
+  owner: new Set<Action>(["read", "write", "refund", "keys", "settings", "team", "audit"]),
+  admin: new Set<Action>(["read", "write", "refund", "keys", "settings", "audit"]),
+  developer: new Set<Action>(["read", "keys"]),
+  viewer: new Set<Action>(["read"])
+}
+
+export const can = (role: Role, action: Action): boolean => allowed[role].has(action)
+
+/** Passwords: at least 12 characters (code points), at most 200. */
+export const passwordProblem = (password: string): string | undefined => {
+  const length = [...password].length
+  if (length < 12) return "The password must be at least 12 characters"
+  if (length > 200) return "The password must be at most 200 characters"
+  return undefined
+}
+
+/** A session's limits: idle 12 hours, absolute 7 days. */
+export const idleTimeoutMillis = 12 * 60 * 60 * 1000
+export const absoluteTimeoutMillis = 7 * 24 * 60 * 60 * 1000
+/** A sign-in link is valid for 24 hours, once. */
+export const signInLinkMillis = 24 * 60 * 60 * 1000
+
+/** A signed-in browser: the hash of its cookie's secret, whose it is, and when it was made and last used. */
+export interface DashboardSession {
+  readonly token_hash: string
+  readonly user_id: UserId
+  readonly account_id: AccountId
+  /** Every form of the session carries it. */
+  readonly csrf_token: string
+  readonly created_at: DateTime.Utc
+  readonly last_seen_at: DateTime.Utc
+}
+
+/** Whether a session is still good at `now`: neither idle too long nor too old. */
+export const sessionAlive = (session: DashboardSession, now: DateTime.Utc): boolean => {
+  const at = DateTime.toEpochMillis(now)
+  return at - DateTime.toEpochMillis(session.last_seen_at) < idleTimeoutMillis &&
+    at - DateTime.toEpochMillis(session.created_at) < absoluteTimeoutMillis
+}
+
+/** A one-time link where a new user sets a password and is signed in. */
+export interface SignInLink {
+  readonly token_hash: string
+  readonly user_id: UserId
+  readonly expires_at: DateTime.Utc
+  readonly used_at: DateTime.Utc | null
+}
+
+/** One change made through the dashboard: who, what, which object, when, from where. */
+export interface AuditEntry {
+  readonly audit_id: AuditId
+  readonly account_id: AccountId
+  readonly user_id: UserId
+  readonly email: string
+  readonly action: string
+  readonly object_id: string | null
+  readonly livemode: boolean | null
+  readonly address: string
+  readonly at: DateTime.Utc
+}
+

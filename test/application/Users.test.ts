@@ -1,0 +1,118 @@
+/**
+ * Dashboard users and the home page's figures (issue 18), over the memory store: sign-in links (once, 24 hours),
+ * passwords, one error for every failed sign-in, sessions' idle and absolute timeouts, signing out everywhere, the
+ * role table, and the overview's sums and monthly recurring revenue.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Option, TestClock } from "effect"
+import { Reports } from "../../src/application/Reports.js"
+import { Users } from "../../src/application/Users.js"
+import * as User from "../../src/domain/DashboardUser.js"
+import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
+import { newAccount, withEngine } from "./harness.js"
+
+const password = "a long enough password"
+
+describe("Users", () => {
+  it.effect("a sign-in link sets the password once, within 24 hours; the password is stored only as a KDF hash", () =>
+    Effect.gen(function*() {
+      const users = yield* Users
+      const { account } = yield* newAccount
+      const { token, user } = yield* users.create(account.account_id, "amal@dune.ae", "admin")
+      assert.isTrue(Option.isSome(yield* users.linkUser(token)))
+      const short = yield* Effect.flip(users.redeem(token, "too short"))
+      assert.strictEqual(short._tag, "InvalidRequest")
+      const done = yield* users.redeem(token, password)
+      assert.match(done.user.password_hash ?? "", /^scrypt\$32768\$8\$1\$/)
+      assert.notInclude(done.user.password_hash ?? "", password)
+      assert.strictEqual((yield* Effect.flip(users.redeem(token, password)))._tag, "Unauthorized", "once")
+      const late = yield* users.issueLink(user)
+      yield* TestClock.adjust("24 hours")
+      assert.isTrue(Option.isNone(yield* users.linkUser(late)), "24 hours at most")
+      assert.strictEqual((yield* Effect.flip(users.create(account.account_id, "AMAL@dune.ae", "viewer")))._tag, "InvalidState")
+      assert.strictEqual((yield* Effect.flip(users.create(account.account_id, "not an address", "viewer")))._tag, "InvalidRequest")
+    }).pipe(withEngine()))
+
+  it.effect("sign-in: one error for an unknown e-mail, a wrong password and a user without a password", () =>
+    Effect.gen(function*() {
+      const users = yield* Users
+      const { account } = yield* newAccount
+      const { token } = yield* users.create(account.account_id, "omar@dune.ae", "owner")
+      const pending = yield* users.create(account.account_id, "noor@dune.ae", "viewer")
+      yield* users.redeem(token, password)
+      const failures = [
+        yield* Effect.flip(users.signIn("omar@dune.ae", "wrong password here", "10.0.0.1")),
+        yield* Effect.flip(users.signIn("nobody@dune.ae", password, "10.0.0.2")),
+        yield* Effect.flip(users.signIn(pending.user.email, password, "10.0.0.3"))
+      ]
+      assert.deepStrictEqual(new Set(failures.map((f) => `${f._tag}: ${f.message}`)).size, 1)
+      const signed = yield* users.signIn("OMAR@dune.ae", password, "10.0.0.4")
+      assert.strictEqual(signed.user.email, "omar@dune.ae")
+    }).pipe(withEngine()))
+
+  it.effect("sessions end after 12 idle hours or 7 days in all; signing out everywhere ends every one", () =>
+    Effect.gen(function*() {
+      const users = yield* Users
+      const { account } = yield* newAccount
+      const { token } = yield* users.create(account.account_id, "sara@dune.ae", "owner")
+      const first = yield* users.redeem(token, password)
+      yield* TestClock.adjust("11 hours")
+      assert.isTrue(Option.isSome(yield* users.authenticate(first.token)), "used within 12 hours")
+      yield* TestClock.adjust("11 hours")
+      assert.isTrue(Option.isSome(yield* users.authenticate(first.token)), "the idle clock restarted")
+      yield* TestClock.adjust("12 hours")
+      assert.isTrue(Option.isNone(yield* users.authenticate(first.token)), "idle 12 hours")
+
+      const second = yield* users.signIn("sara@dune.ae", password, "10.0.0.5")
+      for (let i = 0; i < 15; i++) { // 165 hours: inside 7 days, never 12 hours idle
+        yield* TestClock.adjust("11 hours")
+        assert.isTrue(Option.isSome(yield* users.authenticate(second.token)), `after ${(i + 1) * 11} hours`)
+      }
+      yield* TestClock.adjust("4 hours")
+      assert.isTrue(Option.isNone(yield* users.authenticate(second.token)), "7 days at most")
+
+      const a = yield* users.signIn("sara@dune.ae", password, "10.0.0.5")
+      const b = yield* users.signIn("sara@dune.ae", password, "10.0.0.6")
+      const signed = Option.getOrThrow(yield* users.authenticate(a.token))
+      yield* users.signOutEverywhere(signed)
+      assert.isTrue(Option.isNone(yield* users.authenticate(a.token)))
+      assert.isTrue(Option.isNone(yield* users.authenticate(b.token)))
+      assert.isTrue(Option.isNone(yield* users.authenticate("garbage")))
+    }).pipe(withEngine()))
+
+  it("the role table: owners do everything, admins all but the team, developers keys, viewers read", () => {
+    const actions: ReadonlyArray<User.Action> = ["read", "write", "refund", "keys", "settings", "team", "audit"]
+    const table = Object.fromEntries(User.roles.map((role) => [role, actions.filter((a) => User.can(role, a))]))
+    assert.deepStrictEqual(table, {
+      owner: ["read", "write", "refund", "keys", "settings", "team", "audit"],
+      admin: ["read", "write", "refund", "keys", "settings", "audit"],
+      developer: ["read", "keys"],
+      viewer: ["read"]
+    })
+  })
+})
+
+describe("Reports.overview", () => {
+  it.effect("sums the period's payments by mode, every day of it, and the monthly recurring revenue", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2026, 10, 25, 12))
+      const { test } = yield* newAccount
+      const once = yield* makeSession(test, { product_cart: [{ product_id: (yield* makeProduct(test, { price: 10_000 })).product_id }] })
+      yield* pay(once.session_id, formWith(cards.visa))
+      const declined = yield* makeSession(test, { product_cart: [{ product_id: (yield* makeProduct(test, { price: 500 })).product_id }] })
+      yield* pay(declined.session_id, formWith(cards.declined))
+      for (const interval of ["month", "year"] as const) {
+        const plan = yield* makeProduct(test, { price: 12_000, billing: "recurring", billing_interval: interval })
+        const session = yield* makeSession(test, { product_cart: [{ product_id: plan.product_id }] })
+        yield* pay(session.session_id, formWith(cards.visa))
+      }
+      const overview = yield* (yield* Reports).overview(test, 7)
+      assert.strictEqual(overview.daily.length, 7)
+      assert.deepStrictEqual(overview.daily.at(-1), { day: "2026-11-25", gross: 34_000 })
+      assert.deepStrictEqual(
+        [overview.gross, overview.succeeded, overview.failed, overview.activeSubscriptions, overview.mrr],
+        [34_000, 3, 1, 2, 12_000 + 1_000]
+      )
+      assert.strictEqual(overview.net, overview.gross - overview.fees - overview.refunded)
+    }).pipe(withEngine()))
+})

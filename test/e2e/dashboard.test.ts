@@ -1,0 +1,192 @@
+/**
+ * The merchant dashboard on `fils serve` (issue 18), over HTTP as a browser without JavaScript uses it: the owner's
+ * sign-in link from the server's banner, setting the password, the home page, finding a payment and refunding part
+ * of it through the same use case as the CLI, the audit log; roles (a viewer cannot refund or read the audit log);
+ * forged and cross-site forms refused; one message for every failed sign-in, then throttling; the cookie's flags;
+ * signing out; and another account's payment out of reach.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runFils, type Served, serveFils } from "../support/cli.js"
+import { ok, payThroughForm, type TestDatabase, testDatabase } from "../support/load.js"
+
+let db: TestDatabase
+let server: Served
+let env: Record<string, string | undefined>
+let key = ""
+let ownerLink = ""
+let accountId = ""
+
+beforeAll(async () => {
+  db = await testDatabase()
+  env = { DATABASE_URL: db.url, FILS_DATA_DIR: undefined, FILS_OWNER_EMAIL: "owner@dunecoffee.ae" }
+  server = await serveFils(env, 60_000)
+  key = /Test key\s+(sk_test_[A-Za-z0-9_-]+)/.exec(server.stdout())![1]!
+  ownerLink = /Sign in\s+(http\S+)/.exec(server.stdout())?.[1] ?? ""
+  accountId = /default account (acct_[0-9a-f]{32})/.exec(server.stdout())![1]!
+}, 90_000)
+
+afterAll(async () => {
+  await server?.stop("SIGTERM")
+  await db?.close()
+}, 30_000)
+
+/** A request as a browser on the dashboard's own page sends it. */
+const request = async (
+  path: string,
+  options: { readonly method?: string; readonly cookie?: string; readonly form?: Record<string, string>; readonly origin?: string } = {}
+) => {
+  const url = path.startsWith("http") ? path : `${server.baseUrl}${path}`
+  const response = await fetch(url, {
+    method: options.method ?? (options.form === undefined ? "GET" : "POST"),
+    redirect: "manual",
+    headers: {
+      ...(options.cookie === undefined ? {} : { cookie: options.cookie }),
+      ...(options.form === undefined ? {} : { "content-type": "application/x-www-form-urlencoded", origin: options.origin ?? server.baseUrl })
+    },
+    ...(options.form === undefined ? {} : { body: new URLSearchParams(options.form).toString() })
+  })
+  return { status: response.status, headers: response.headers, body: await response.text() }
+}
+const cookieOf = (setCookie: string | null) => (setCookie ?? "").split(";")[0]!
+const csrfOf = (html: string) => /name="csrf_token" value="([^"]+)"/.exec(html)?.[1] ?? ""
+
+/** Sets a password from a sign-in link; the session cookie. */
+const redeem = async (link: string, password: string) => {
+  const shown = await request(link)
+  expect(shown.status).toBe(200)
+  const set = await request(link, { form: { password } })
+  expect(set.status, set.body.slice(0, 300)).toBe(303)
+  return cookieOf(set.headers.get("set-cookie"))
+}
+
+describe("the dashboard", () => {
+  let owner = ""
+  let paymentId = ""
+
+  it("the banner's sign-in link sets the owner's password once; the session cookie is HttpOnly and SameSite=Lax", async () => {
+    expect(ownerLink).toMatch(/\/dashboard\/sign-in\/[A-Za-z0-9_-]{40,}$/)
+    expect(server.stdout()).toContain(`${server.baseUrl}/dashboard`)
+    const form = await request(ownerLink)
+    expect(form.body).toContain("owner@dunecoffee.ae")
+    expect(form.headers.get("content-security-policy")).toContain("frame-ancestors 'none'")
+    const short = await request(ownerLink, { form: { password: "short" } })
+    expect(short.status).toBe(400)
+    expect(short.body).toContain("at least 12 characters")
+    const set = await request(ownerLink, { form: { password: "correct horse battery" } })
+    expect(set.status).toBe(303)
+    expect(set.headers.get("location")).toBe("/dashboard/test")
+    const flags = set.headers.get("set-cookie") ?? ""
+    expect(flags).toMatch(/^fils_session=[A-Za-z0-9_-]{40,};/)
+    expect(flags).toContain("HttpOnly")
+    expect(flags).toContain("SameSite=Lax")
+    owner = cookieOf(flags)
+    expect((await request(ownerLink)).status, "a link works once").toBe(410)
+  }, 30_000)
+
+  it("signed out, every page leads to the sign-in form", async () => {
+    for (const path of ["/dashboard", "/dashboard/test", "/dashboard/live/payments", "/dashboard/audit"]) {
+      const answer = await request(path)
+      expect(answer.status, path).toBe(303)
+      expect(answer.headers.get("location")).toBe("/dashboard/login")
+    }
+  })
+
+  it("home shows the business in test mode, with its volume", async () => {
+    const product = await ok(server.baseUrl, key, "POST", "/products", { name: "Beans", price: 6_500, currency: "AED" })
+    expect((await payThroughForm(server.baseUrl, key, product.product_id, "4242424242424242")).status).toBe(200)
+    const home = await request("/dashboard/test", { cookie: owner })
+    expect(home.status).toBe(200)
+    expect(home.body).toContain("Test mode")
+    expect(home.body).toContain("AED 65.00")
+    expect(home.body).toContain("<svg")
+    const live = await request("/dashboard/live", { cookie: owner })
+    expect(live.body).toContain("Live mode")
+    expect(live.body).not.toContain("AED 65.00")
+  }, 30_000)
+
+  it("finds the payment, and refunds part of it: refund.succeeded, the audit log names who", async () => {
+    const list = await request("/dashboard/test/payments", { cookie: owner })
+    paymentId = /(pay_[0-9a-f]{32})/.exec(list.body)![1]!
+    const page = await request(`/dashboard/test/payments/${paymentId}`, { cookie: owner })
+    expect(page.body).toContain("visa •••• 4242")
+    const csrf = csrfOf(page.body)
+    expect(csrf.length).toBeGreaterThan(20)
+    const refunded = await request(`/dashboard/test/payments/${paymentId}/refund`, { cookie: owner, form: { csrf_token: csrf, amount: "15.00" } })
+    expect(refunded.status, refunded.body.slice(0, 500)).toBe(200)
+    expect(refunded.body).toContain("Refunded AED 15.00")
+    const payment = await ok(server.baseUrl, key, "GET", `/payments/${paymentId}`)
+    expect(payment).toMatchObject({ status: "partially_refunded", refunded_amount: 1_500 })
+    const events = (await ok(server.baseUrl, key, "GET", "/events?type=refund.succeeded")).items as Array<any>
+    expect(events.map((e) => e.data.refund_amount)).toEqual([1_500])
+    const audit = await request("/dashboard/audit", { cookie: owner })
+    expect(audit.body).toContain("payment.refund")
+    expect(audit.body).toContain(paymentId)
+    expect(audit.body).toContain("owner@dunecoffee.ae")
+  }, 30_000)
+
+  it("refuses a form without the session's token, or from another site, changing nothing", async () => {
+    const page = await request(`/dashboard/test/payments/${paymentId}`, { cookie: owner })
+    const csrf = csrfOf(page.body)
+    const forged = await request(`/dashboard/test/payments/${paymentId}/refund`, { cookie: owner, form: { csrf_token: "x", amount: "1.00" } })
+    expect(forged.status).toBe(403)
+    const crossSite = await request(`/dashboard/test/payments/${paymentId}/refund`, {
+      cookie: owner,
+      form: { csrf_token: csrf, amount: "1.00" },
+      origin: "https://evil.example"
+    })
+    expect(crossSite.status).toBe(403)
+    expect((await ok(server.baseUrl, key, "GET", `/payments/${paymentId}`)).refunded_amount).toBe(1_500)
+  })
+
+  it("a viewer reads but cannot refund or read the audit log", async () => {
+    const made = await runFils(["users", "create", "--account", accountId, "--email", "viewer@dunecoffee.ae", "--role", "viewer"], env)
+    expect(made.code, made.stderr).toBe(0)
+    const user = JSON.parse(made.stdout)
+    expect(user).toMatchObject({ email: "viewer@dunecoffee.ae", role: "viewer", account_id: accountId })
+    const viewer = await redeem(user.sign_in_url.replace(/^http:\/\/[^/]+/, server.baseUrl), "viewer password 1")
+    const page = await request(`/dashboard/test/payments/${paymentId}`, { cookie: viewer })
+    expect(page.status).toBe(200)
+    expect(page.body).not.toContain("/refund")
+    const attempt = await request(`/dashboard/test/payments/${paymentId}/refund`, { cookie: viewer, form: { csrf_token: csrfOf(page.body), amount: "1.00" } })
+    expect(attempt.status).toBe(403)
+    expect((await request("/dashboard/audit", { cookie: viewer })).status).toBe(403)
+    expect((await ok(server.baseUrl, key, "GET", `/payments/${paymentId}`)).refunded_amount).toBe(1_500)
+  }, 30_000)
+
+  it("another account's payment is not found, and cannot be refunded", async () => {
+    const other = await runFils(["accounts", "create", "--name", "Other shop"], env)
+    const { account_id, keys } = JSON.parse(other.stdout)
+    const otherKey = keys.test.secret as string
+    const product = await ok(server.baseUrl, otherKey, "POST", "/products", { name: "Tea", price: 1_000, currency: "AED" })
+    expect((await payThroughForm(server.baseUrl, otherKey, product.product_id, "4242424242424242")).status).toBe(200)
+    const theirs = (await ok(server.baseUrl, otherKey, "GET", "/payments")).items[0].payment_id
+    expect(account_id).not.toBe(accountId)
+    const page = await request(`/dashboard/test/payments/${theirs}`, { cookie: owner })
+    expect(page.status).toBe(404)
+    const home = await request("/dashboard/test", { cookie: owner })
+    const refund = await request(`/dashboard/test/payments/${theirs}/refund`, { cookie: owner, form: { csrf_token: csrfOf(home.body), amount: "1.00" } })
+    expect(refund.status).toBe(404)
+    expect((await ok(server.baseUrl, otherKey, "GET", `/payments/${theirs}`)).refunded_amount).toBe(0)
+  }, 30_000)
+
+  it("a failed sign-in reads the same for an unknown e-mail and a wrong password; then it is throttled", async () => {
+    const wrong = await request("/dashboard/login", { form: { email: "owner@dunecoffee.ae", password: "not the password" } })
+    const unknown = await request("/dashboard/login", { form: { email: "nobody@dunecoffee.ae", password: "not the password" } })
+    expect([wrong.status, unknown.status]).toEqual([401, 401])
+    const message = (html: string) => /role="alert">([^<]*)</.exec(html)?.[1]
+    expect(message(wrong.body)).toBe(message(unknown.body))
+    let status = 0
+    for (let i = 0; i < 10 && status !== 429; i++) {
+      status = (await request("/dashboard/login", { form: { email: "owner@dunecoffee.ae", password: "guess number " + i } })).status
+    }
+    expect(status).toBe(429)
+  }, 60_000)
+
+  it("signing out ends the session", async () => {
+    const home = await request("/dashboard/test", { cookie: owner })
+    const out = await request("/dashboard/logout", { cookie: owner, form: { csrf_token: csrfOf(home.body) } })
+    expect(out.status).toBe(303)
+    expect(out.headers.get("set-cookie")).toContain("Max-Age=0")
+    expect((await request("/dashboard/test", { cookie: owner })).status).toBe(303)
+  })
+})
