@@ -98,7 +98,7 @@ export const inMerchantWords = (message: string): string => {
 }
 
 /** One readable sentence per schema issue: `name must be …`, `unknown field 'x'`, `price is required`. */
-export const describeDecodeError = (error: HttpApiError.HttpApiDecodeError): string => {
+export const describeDecodeError = (error: Pick<HttpApiError.HttpApiDecodeError, "issues">): string => {
   // A union (e.g. an optional field) reports one issue per member, and a nested failure also fails its parent:
   // keep the first, most specific issue per path.
   const keyed = error.issues.map((issue) => ({ issue, path: issue.path.map(String).join(".") }))

@@ -255,6 +255,10 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           return Option.fromNullable(id === undefined ? undefined : apiKeys.get(id))
         }),
       get: (id) => read(() => Option.fromNullable(apiKeys.get(id))),
+      list: (scope) =>
+        read(() =>
+          oldestFirst(apiKeys.rows.values(), (k) => inScope(k, scope), (k) => k.created_at, (k) => k.key_id).reverse()
+        ),
       revoke: (id, at) =>
         write(() => {
           const key = apiKeys.get(id)

@@ -112,6 +112,11 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     get: Effect.fnUntraced(function*(id) {
       return first(yield* sql<Rows.ApiKeyRow>`SELECT * FROM api_keys WHERE key_id = ${id}`, Rows.apiKeyFromRow)
     }, orUnavailable),
+    list: Effect.fnUntraced(function*(scope) {
+      const rows = yield* sql<Rows.ApiKeyRow>`SELECT * FROM api_keys
+        WHERE account_id = ${scope.accountId} AND livemode = ${scope.livemode} ORDER BY created_at DESC, key_id DESC`
+      return rows.map(Rows.apiKeyFromRow)
+    }, orUnavailable),
     // One statement: the first revocation time sticks, the key comes back as it is afterwards, and every process
     // listening hears of it when it commits.
     revoke: Effect.fnUntraced(function*(id, at) {

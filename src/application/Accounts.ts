@@ -187,7 +187,12 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
       return Option.some(yield* create({ business_name: "Fils Demo Store" }))
     })
 
-    return { create, get, update, createKey, revokeKey, authenticate, describe, ensureDefault } as const
+    /** A scope's API keys, revoked ones included, newest first (never their secrets: only hashes are kept). */
+    const keys = Effect.fn("Accounts.keys")(function*(scope: Account.Scope) {
+      return yield* store.apiKeys.list(scope)
+    })
+
+    return { create, get, update, createKey, revokeKey, keys, authenticate, describe, ensureDefault } as const
   })
 }) {}
 

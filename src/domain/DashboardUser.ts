@@ -4,7 +4,7 @@
  *
  *   owner      everything: the team, live keys, refunds
  *   admin      everything but the team
- *   developer  keys, webhooks and events; reads the rest; no refunds
+ *   developer  test keys, webhooks and events; reads the rest; no refunds
  *   viewer     reads only, and never sees a secret
  */
 import { DateTime, Schema } from "effect"
@@ -33,14 +33,15 @@ export type Action =
   | "read"
   | "write" // products, customers, checkout sessions, subscriptions
   | "refund"
-  | "keys" // API keys (test and live) and webhook endpoints, secrets included
+  | "keys" // test API keys and webhook endpoints, secrets included
+  | "live_keys" // live API keys
   | "settings"
   | "team"
   | "audit"
 
 const allowed: Readonly<Record<Role, ReadonlySet<Action>>> = {
-  owner: new Set<Action>(["read", "write", "refund", "keys", "settings", "team", "audit"]),
-  admin: new Set<Action>(["read", "write", "refund", "keys", "settings", "audit"]),
+  owner: new Set<Action>(["read", "write", "refund", "keys", "live_keys", "settings", "team", "audit"]),
+  admin: new Set<Action>(["read", "write", "refund", "keys", "live_keys", "settings", "audit"]),
   developer: new Set<Action>(["read", "keys"]),
   viewer: new Set<Action>(["read"])
 }

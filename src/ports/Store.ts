@@ -47,6 +47,8 @@ export interface ApiKeysRepo {
   readonly insert: (key: ApiKey) => Op<void>
   readonly findByHash: (hash: string) => Op<Option.Option<ApiKey>>
   readonly get: (id: ApiKeyId) => Op<Option.Option<ApiKey>>
+  /** A scope's keys, revoked ones included, newest first. */
+  readonly list: (scope: Scope) => Op<ReadonlyArray<ApiKey>>
   /** Sets `revoked_at` once; returns the key as it is afterwards. Every process sharing the store hears of it. */
   readonly revoke: (id: ApiKeyId, at: DateTime.Utc) => Op<Option.Option<ApiKey>>
   /**

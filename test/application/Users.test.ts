@@ -81,11 +81,11 @@ describe("Users", () => {
     }).pipe(withEngine()))
 
   it("the role table: owners do everything, admins all but the team, developers keys, viewers read", () => {
-    const actions: ReadonlyArray<User.Action> = ["read", "write", "refund", "keys", "settings", "team", "audit"]
+    const actions: ReadonlyArray<User.Action> = ["read", "write", "refund", "keys", "live_keys", "settings", "team", "audit"]
     const table = Object.fromEntries(User.roles.map((role) => [role, actions.filter((a) => User.can(role, a))]))
     assert.deepStrictEqual(table, {
-      owner: ["read", "write", "refund", "keys", "settings", "team", "audit"],
-      admin: ["read", "write", "refund", "keys", "settings", "audit"],
+      owner: ["read", "write", "refund", "keys", "live_keys", "settings", "team", "audit"],
+      admin: ["read", "write", "refund", "keys", "live_keys", "settings", "audit"],
       developer: ["read", "keys"],
       viewer: ["read"]
     })

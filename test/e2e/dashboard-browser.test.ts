@@ -1,14 +1,16 @@
 /**
  * The merchant's day in a real browser (issue 18, headless Chromium): the owner signs in from the server's one-time
- * link, sees the home page, creates a test key's payment on the hosted page, finds it in Payments, refunds part of
- * it, reads the audit log, switches to live data and back, and signs out. Screenshots go to test-output/.
+ * link, creates a test key and uses it against the API, adds a webhook endpoint (a receiver on 127.0.0.1), creates
+ * a product and its checkout link and pays it on the hosted page, finds the payment and refunds part of it, sees
+ * refund.succeeded and its delivery and resends it, cancels a subscription, reads the audit log, switches to live
+ * data and back, and signs out. Screenshots go to test-output/.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { join } from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { ensureOutputDir, launchChromium } from "../support/browser.js"
 import { type Served, serveFils } from "../support/cli.js"
-import { ok, payThroughForm, type TestDatabase, testDatabase } from "../support/load.js"
+import { ok, startReceiver, type TestDatabase, testDatabase, waitFor } from "../support/load.js"
 
 const output = ensureOutputDir()
 let db: TestDatabase
@@ -40,47 +42,117 @@ afterAll(async () => {
   await db?.close()
 }, 30_000)
 
+/** Pays the hosted page open in `page` with a good card, as a customer would. */
+const payHere = async (amountLabel: string) => {
+  await page.getByLabel("Name on card", { exact: true }).fill("Layla Haddad")
+  await page.getByLabel("E-mail", { exact: true }).fill("layla@example.ae")
+  await page.getByLabel("Card number", { exact: true }).fill("4242 4242 4242 4242")
+  await page.getByLabel("Expiry month (MM)", { exact: true }).fill("12")
+  await page.getByLabel("Expiry year (YYYY)", { exact: true }).fill("2040")
+  await page.getByLabel("CVC", { exact: true }).fill("123")
+  await page.getByRole("button", { name: `Pay ${amountLabel}` }).click()
+  await page.waitForLoadState("load")
+}
+
 describe("the dashboard in a browser", () => {
-  it("signs in from the link, sees home, finds a payment and refunds part of it", async () => {
-    await page.goto(link)
-    await page.getByLabel("New password").fill("dune coffee roasters 2026")
-    await page.getByRole("button", { name: "Set password and sign in" }).click()
-    await page.waitForURL(/\/dashboard\/test$/)
-    expect(await page.getByText("Test mode").count()).toBe(1)
-    const cookies = await context.cookies()
-    expect(cookies.find((c) => c.name === "fils_session")).toMatchObject({ httpOnly: true, sameSite: "Lax" })
+  it("a merchant's day: sign in, a key, a product and its checkout, a refund and its delivery resent, a subscription cancelled", async () => {
+    const receiver = await startReceiver()
+    try {
+      await page.goto(link)
+      await page.getByLabel("New password").fill("dune coffee roasters 2026")
+      await page.getByRole("button", { name: "Set password and sign in" }).click()
+      await page.waitForURL(/\/dashboard\/test$/)
+      expect(await page.getByText("Test mode").count()).toBe(1)
+      const cookies = await context.cookies()
+      expect(cookies.find((c) => c.name === "fils_session")).toMatchObject({ httpOnly: true, sameSite: "Lax" })
 
-    const product = await ok(server.baseUrl, key, "POST", "/products", { name: "Single origin beans", price: 8_250, currency: "AED" })
-    expect((await payThroughForm(server.baseUrl, key, product.product_id, "4242424242424242")).status).toBe(200)
-    await page.reload()
-    expect(await page.locator(".stat", { hasText: "Gross volume" }).innerText()).toContain("AED 82.50")
-    await page.screenshot({ path: join(output, "dashboard-home.png"), fullPage: true })
+      // A test key, used against the API at once; a webhook endpoint.
+      await page.getByRole("link", { name: "Developers" }).click()
+      await page.getByRole("button", { name: "Create a test key" }).click()
+      const secret = await page.locator("#new-key").innerText()
+      expect(secret).toMatch(/^sk_test_/)
+      expect((await fetch(`${server.baseUrl}/api/v1/account`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200)
+      await page.reload()
+      expect(await page.content()).not.toContain(secret)
+      await page.getByLabel("Endpoint URL").fill(receiver.url)
+      await page.getByRole("button", { name: "Add endpoint" }).click()
+      await page.waitForURL(/\/developers\/webhooks\/wh_/)
+      const endpointUrl = page.url()
 
-    await page.getByRole("link", { name: "Payments" }).click()
-    await page.locator("a code").first().click()
-    await page.waitForURL(/\/payments\/pay_/)
-    await page.getByLabel(/Amount in AED/).fill("20.00")
-    await page.getByRole("button", { name: "Refund" }).click()
-    await page.waitForLoadState("load")
-    expect(await page.getByRole("status").innerText()).toBe("Refunded AED 20.00.")
-    await page.screenshot({ path: join(output, "dashboard-payment.png"), fullPage: true })
-    const payments = (await ok(server.baseUrl, key, "GET", "/payments")).items as Array<any>
-    expect(payments[0]).toMatchObject({ status: "partially_refunded", refunded_amount: 2_000 })
+      // A product, its checkout link, paid on the hosted page.
+      await page.getByRole("link", { name: "Products" }).click()
+      await page.getByLabel("Name").fill("Single origin beans")
+      await page.getByLabel("Price in AED").fill("82.50")
+      await page.getByRole("button", { name: "Create product" }).click()
+      await page.getByRole("button", { name: "Make a checkout link" }).click()
+      const checkoutUrl = await page.locator("#checkout-url").innerText()
+      await page.goto(checkoutUrl)
+      await payHere("AED 82.50")
+      expect(await page.getByText("Thank you! Your payment was successful.").count()).toBe(1)
 
-    await page.getByRole("link", { name: "Audit log" }).click()
-    expect(await page.locator("td", { hasText: "payment.refund" }).count()).toBe(1)
+      // Home and the payment; refund part of it.
+      await page.goto(`${server.baseUrl}/dashboard/test`)
+      expect(await page.locator(".stat", { hasText: "Gross volume" }).innerText()).toContain("AED 82.50")
+      await page.screenshot({ path: join(output, "dashboard-home.png"), fullPage: true })
+      await page.getByRole("link", { name: "Payments" }).click()
+      await page.locator("a code").first().click()
+      await page.waitForURL(/\/payments\/pay_/)
+      await page.getByLabel(/Amount in AED/).fill("20.00")
+      await page.getByRole("button", { name: "Refund" }).click()
+      await page.waitForLoadState("load")
+      expect(await page.getByRole("status").innerText()).toBe("Refunded AED 20.00.")
+      expect(await page.locator("td", { hasText: "refund.succeeded" }).count()).toBe(1)
+      await page.screenshot({ path: join(output, "dashboard-payment.png"), fullPage: true })
+      const payments = (await ok(server.baseUrl, key, "GET", "/payments")).items as Array<any>
+      expect(payments[0]).toMatchObject({ status: "partially_refunded", refunded_amount: 2_000 })
 
-    await page.getByRole("link", { name: "Switch to live data" }).click()
-    await page.waitForURL(/\/dashboard\/live$/)
-    expect(await page.getByText("Live mode").count()).toBe(1)
-    expect(await page.locator(".stat", { hasText: "Gross volume" }).innerText()).toContain("AED 0.00")
-    await page.getByRole("link", { name: "Switch to test data" }).click()
-    await page.waitForURL(/\/dashboard\/test$/)
+      // The refund's delivery, then sent again from the endpoint's log.
+      const refundEvent = ((await ok(server.baseUrl, key, "GET", "/events?type=refund.succeeded")).items as Array<any>)[0]
+      const receivedOf = () => receiver.received.filter((r) => r.id === refundEvent.event_id).length
+      await waitFor("the refund's delivery", () => receivedOf() === 1, 15_000)
+      await page.goto(endpointUrl)
+      const row = page.locator("tr", { hasText: refundEvent.event_id })
+      expect(await row.locator("td").nth(1).innerText()).toBe("succeeded")
+      await row.getByRole("button", { name: "Resend" }).click()
+      expect(await page.getByRole("status").innerText()).toBe("Queued to be sent again now.")
+      await waitFor("the resent delivery", () => receivedOf() === 2, 15_000)
 
-    await page.getByRole("button", { name: "Sign out" }).click()
-    await page.waitForURL(/\/dashboard\/login$/)
-    await page.goto(`${server.baseUrl}/dashboard/test`)
-    expect(page.url()).toMatch(/\/dashboard\/login$/)
-    expect(consoleErrors).toEqual([])
-  }, 60_000)
+      // A subscription, cancelled now.
+      await page.getByRole("link", { name: "Products" }).click()
+      await page.getByLabel("Name").fill("Coffee club")
+      await page.getByLabel("Price in AED").fill("45.00")
+      await page.getByLabel("Billing").selectOption("month")
+      await page.getByRole("button", { name: "Create product" }).click()
+      await page.locator("tr", { hasText: "Coffee club" }).getByRole("button", { name: "Make a checkout link" }).click()
+      await page.goto(await page.locator("#checkout-url").innerText())
+      await payHere("AED 45.00")
+      await page.goto(`${server.baseUrl}/dashboard/test/subscriptions`)
+      await page.locator("a code").first().click()
+      await page.getByRole("button", { name: "Cancel now" }).click()
+      expect(await page.getByRole("status").innerText()).toBe("Cancelled.")
+      const subscriptions = (await ok(server.baseUrl, key, "GET", "/subscriptions")).items as Array<any>
+      expect(subscriptions[0]).toMatchObject({ status: "cancelled", cancellation_reason: "requested" })
+
+      await page.getByRole("link", { name: "Audit log" }).click()
+      for (const action of ["api_key.create", "webhook.create", "product.create", "checkout_session.create", "payment.refund", "delivery.resend", "subscription.cancel"]) {
+        expect(await page.locator("td", { hasText: action }).count(), action).toBeGreaterThanOrEqual(1)
+      }
+      expect(await page.content()).not.toContain(secret)
+
+      // Live data, and back; sign out.
+      await page.getByRole("link", { name: "Switch to live data" }).click()
+      await page.waitForURL(/\/dashboard\/live$/)
+      expect(await page.getByText("Live mode").count()).toBe(1)
+      expect(await page.locator(".stat", { hasText: "Gross volume" }).innerText()).toContain("AED 0.00")
+      await page.getByRole("link", { name: "Switch to test data" }).click()
+      await page.waitForURL(/\/dashboard\/test$/)
+      await page.getByRole("button", { name: "Sign out" }).click()
+      await page.waitForURL(/\/dashboard\/login$/)
+      await page.goto(`${server.baseUrl}/dashboard/test`)
+      expect(page.url()).toMatch(/\/dashboard\/login$/)
+      expect(consoleErrors).toEqual([])
+    } finally {
+      await receiver.close()
+    }
+  }, 90_000)
 })

@@ -63,13 +63,13 @@ const document = (frame: Frame, title: string, body: Raw) =>
 
 export const money = (fils: number) => formatAmount(fils, "AED")
 export const when = (at: DateTime.Utc) => `${DateTime.formatIso(at).slice(0, 16).replace("T", " ")} UTC`
-const modePath = (frame: SignedFrame) => `${frame.base}/${frame.livemode ? "live" : "test"}`
+export const modePath = (frame: SignedFrame) => `${frame.base}/${frame.livemode ? "live" : "test"}`
 
 /** A form posting to `action` with the session's CSRF token. */
 export const form = (frame: SignedFrame, action: string, body: Raw) =>
   html`<form method="post" action="${action}"><input type="hidden" name="csrf_token" value="${frame.csrf}">${body}</form>`
 
-const chrome = (frame: SignedFrame, title: string, body: Raw) =>
+export const chrome = (frame: SignedFrame, title: string, body: Raw) =>
   document(
     frame,
     title,
@@ -78,7 +78,7 @@ const chrome = (frame: SignedFrame, title: string, body: Raw) =>
 <a href="${frame.base}/${frame.livemode ? "test" : "live"}">Switch to ${frame.livemode ? "test" : "live"} data</a>
 <span class="muted">${frame.user.email} (${frame.user.role})</span>
 ${form(frame, `${frame.base}/logout`, html`<button class="link" type="submit">Sign out</button>`)}</header>
-<nav><a href="${modePath(frame)}">Home</a><a href="${modePath(frame)}/payments">Payments</a><a href="${frame.base}/audit">Audit log</a></nav>
+<nav><a href="${modePath(frame)}">Home</a><a href="${modePath(frame)}/payments">Payments</a><a href="${modePath(frame)}/subscriptions">Subscriptions</a><a href="${modePath(frame)}/products">Products</a><a href="${modePath(frame)}/developers">Developers</a><a href="${frame.base}/audit">Audit log</a></nav>
 <main><h1>${title}</h1>${body}</main>`
   )
 

@@ -26,7 +26,10 @@ import { parseId, PaymentId } from "../../../src/domain/Ids.js"
 import { PaymentStatus } from "../../../src/domain/Payment.js"
 import { Signer } from "../../../src/ports/Signer.js"
 import { sameOriginSubmission } from "../checkout/Routes.js"
+import { businessRoutes } from "./Business.js"
+import { developerRoutes } from "./Developers.js"
 import * as Pages from "./Pages.js"
+import { parseAed } from "./Parse.js"
 
 const newNonce = () => randomBytes(16).toString("base64")
 
@@ -48,20 +51,34 @@ const redirect = (location: string, cookie?: string) =>
     headers: { location, "cache-control": "no-store", ...(cookie === undefined ? {} : { "set-cookie": cookie }) }
   })
 
-/** `AED 12.50` as typed (digits, optional thousands commas, up to two decimals) → fils; `undefined` otherwise. */
-export const parseAed = (text: string): number | undefined => {
-  const t = text.trim()
-  if (!/^(\d{1,3}(,\d{3})+|\d+)(\.\d{1,2})?$/.test(t) || t.replace(/[,.]/g, "").length > 15) return undefined
-  const [whole, fraction = ""] = t.replace(/,/g, "").split(".")
-  return Number(whole) * 100 + Number(fraction.padEnd(2, "0"))
-}
-
 /** What a route's handler may need: the request and its path parameters. */
 type Response = Effect.Effect<
   HttpServerResponse.HttpServerResponse,
   unknown,
   HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext
 >
+
+export type Scope = { readonly accountId: Signed["user"]["account_id"]; readonly livemode: boolean }
+
+/** What the route groups share: rendering, redirects, and the signed-in guards. */
+export interface Kit {
+  readonly base: string
+  readonly page: (status: number, body: string, nonce: string) => HttpServerResponse.HttpServerResponse
+  readonly redirect: (location: string) => HttpServerResponse.HttpServerResponse
+  readonly get: (path: HttpRouter.PathInput, handler: Response) => Effect.Effect<void>
+  readonly post: (path: HttpRouter.PathInput, handler: Response) => Effect.Effect<void>
+  readonly withUser: (handler: (signed: Signed, frame: Pages.SignedFrame, scope: Scope) => Response) => Response
+  readonly withPost: (
+    handler: (signed: Signed, frame: Pages.SignedFrame, scope: Scope, params: UrlParams.UrlParams) => Response
+  ) => Response
+  readonly field: (params: UrlParams.UrlParams, name: string) => string
+  /** Writes a change to the audit log, with the request's address. */
+  readonly audit: (signed: Signed, action: string, objectId: string | null, livemode: boolean | null) => Effect.Effect<void, unknown, HttpServerRequest.HttpServerRequest>
+  /** A route's path parameter. */
+  readonly param: (name: string) => Effect.Effect<string, never, HttpRouter.RouteContext>
+  /** The request's query. */
+  readonly query: Effect.Effect<URLSearchParams, never, HttpServerRequest.HttpServerRequest>
+}
 
 const isStatus = Schema.is(PaymentStatus)
 const paymentIdOf = parseId(PaymentId)
@@ -286,7 +303,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
           const error = result.left as { readonly message?: string }
           return yield* paymentView(signed, f, scope, { error: error.message ?? "The refund failed" }, 409)
         }
-        yield* users.audit(signed, { action: "payment.refund", objectId: id, livemode: scope.livemode, address: yield* address })
+        yield* kit.audit(signed, "payment.refund", id, scope.livemode)
         const { refund } = result.right
         return yield* paymentView(signed, f, scope, {
           ok: refund.status === "pending"
@@ -294,6 +311,23 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
             : `Refunded ${Pages.money(refund.amount)}.`
         })
       })))
+
+    const kit: Kit = {
+      base,
+      page,
+      redirect: (location) => redirect(location),
+      get: (path, handler) => router.get(path, handler),
+      post: (path, handler) => router.post(path, handler),
+      withUser,
+      withPost,
+      field,
+      audit: (signed, action, objectId, livemode) =>
+        Effect.flatMap(address, (from) => users.audit(signed, { action, objectId, livemode, address: from })),
+      param: (name) => Effect.map(HttpRouter.params, (p) => (p[name] ?? "").slice(0, 200)),
+      query: Effect.map(request, (r) => new URLSearchParams(r.url.split("?")[1] ?? ""))
+    }
+    yield* developerRoutes(kit)
+    yield* businessRoutes(kit)
 
     yield* router.get("/dashboard/audit", withUser((signed, f) =>
       can(signed.user.role, "audit")

@@ -1,0 +1,151 @@
+/**
+ * The dashboard's business pages (issue 18): products (list, create), a checkout link made for a product (its
+ * `checkout_url` to copy), and subscriptions (list, a subscription with its payments; cancel now, cancel at the
+ * period end, undo). Changes need `write` (owners and admins); each goes to the audit log.
+ */
+import { Effect, Either, ParseResult, Schema } from "effect"
+import { Checkout } from "../../../src/application/Checkout.js"
+import { Payments } from "../../../src/application/Payments.js"
+import { Products } from "../../../src/application/Products.js"
+import { Subscriptions } from "../../../src/application/Subscriptions.js"
+import { can } from "../../../src/domain/DashboardUser.js"
+import { parseId, ProductId, SubscriptionId } from "../../../src/domain/Ids.js"
+import { ProductCreate } from "../../../src/domain/Product.js"
+import type { Subscription } from "../../../src/domain/Subscription.js"
+import { html, raw } from "../checkout/Html.js"
+import { describeDecodeError } from "../ErrorMapping.js"
+import * as Pages from "./Pages.js"
+import { parseAed } from "./Parse.js"
+import type { Kit, Scope } from "./Routes.js"
+
+const productIdOf = parseId(ProductId)
+const subscriptionIdOf = parseId(SubscriptionId)
+const decodeProduct = Schema.decodeUnknownEither(ProductCreate, { onExcessProperty: "error", errors: "all" })
+
+export const businessRoutes = (kit: Kit) =>
+  Effect.gen(function*() {
+    const products = yield* Products
+    const checkout = yield* Checkout
+    const subscriptions = yield* Subscriptions
+    const payments = yield* Payments
+
+    const productsPage = (f: Pages.SignedFrame, scope: Scope, notice: { readonly error?: string; readonly link?: string } = {}, status = 200) =>
+      Effect.gen(function*() {
+        const list = yield* products.list(scope, { limit: 100 })
+        const write = can(f.user.role, "write")
+        return kit.page(status, Pages.chrome(f, "Products", html`
+${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
+${notice.link === undefined ? "" : html`<p class="done" role="status">Checkout link: <code id="checkout-url">${notice.link}</code></p>`}
+<div class="card"><table><thead><tr><th>Product</th><th class="num">Price</th><th>Billing</th><th>Status</th><th></th></tr></thead><tbody>${
+          list.items.map((p) =>
+            html`<tr><td>${p.name} <small><code>${p.product_id}</code></small></td><td class="num">${Pages.money(p.price)}</td>
+<td>${p.billing === "recurring" ? `every ${p.interval_count === 1 ? "" : `${p.interval_count} `}${p.billing_interval}` : "one-time"}</td><td>${p.status}</td><td>${
+              write && p.status === "active"
+                ? Pages.form(f, `${Pages.modePath(f)}/products/${p.product_id}/checkout`, html`<button class="link" type="submit">Make a checkout link</button>`)
+                : ""
+            }</td></tr>`
+          )
+        }</tbody></table></div>${
+          write
+            ? html`<div class="card"><h2>New product</h2>${
+              Pages.form(f, `${Pages.modePath(f)}/products`, html`
+<label for="name">Name</label><input id="name" name="name" required maxlength="200">
+<label for="price">Price in AED</label><input id="price" name="price" inputmode="decimal" required>
+<label for="billing">Billing</label><select id="billing" name="billing"><option value="one_time">One-time</option>
+<option value="month">Monthly</option><option value="year">Yearly</option><option value="week">Weekly</option><option value="day">Daily</option></select>
+<p><button type="submit">Create product</button></p>`)
+            }</div>`
+            : ""
+        }`), f.nonce)
+      })
+
+    yield* kit.get("/dashboard/:mode/products", kit.withUser((_, f, scope) => productsPage(f, scope)))
+
+    yield* kit.post("/dashboard/:mode/products", kit.withPost((signed, f, scope, params) =>
+      Effect.gen(function*() {
+        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot create products.`), f.nonce)
+        const price = parseAed(kit.field(params, "price"))
+        if (price === undefined) return yield* productsPage(f, scope, { error: "Enter the price in AED, e.g. 65.00" }, 400)
+        const billing = kit.field(params, "billing")
+        const input = decodeProduct({
+          name: kit.field(params, "name"),
+          price,
+          currency: "AED",
+          ...(billing === "one_time" ? {} : { billing: "recurring", billing_interval: billing })
+        })
+        if (Either.isLeft(input)) {
+          return yield* productsPage(f, scope, { error: describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) }) }, 400)
+        }
+        const created = yield* Effect.either(products.create(scope, input.right))
+        if (Either.isLeft(created)) return yield* productsPage(f, scope, { error: (created.left as { readonly message?: string }).message ?? "Not created" }, 400)
+        yield* kit.audit(signed, "product.create", created.right.product_id, scope.livemode)
+        return kit.redirect(`${Pages.modePath(f)}/products`)
+      })))
+
+    yield* kit.post("/dashboard/:mode/products/:id/checkout", kit.withPost((signed, f, scope) =>
+      Effect.gen(function*() {
+        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot make checkout links.`), f.nonce)
+        const id = productIdOf(yield* kit.param("id"))
+        if (id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const session = yield* Effect.either(checkout.create(scope, { product_cart: [{ product_id: id, quantity: 1 }] }))
+        if (Either.isLeft(session)) return yield* productsPage(f, scope, { error: (session.left as { readonly message?: string }).message ?? "No link made" }, 400)
+        yield* kit.audit(signed, "checkout_session.create", session.right.session_id, scope.livemode)
+        return yield* productsPage(f, scope, { link: session.right.checkout_url })
+      })))
+
+    const label = (s: Subscription) =>
+      s.status === "active" && s.cancel_at_period_end ? "active, ends at the period end" : s.status
+
+    yield* kit.get("/dashboard/:mode/subscriptions", kit.withUser((_, f, scope) =>
+      Effect.map(subscriptions.list(scope, { limit: 100 }), (list) =>
+        kit.page(200, Pages.chrome(f, "Subscriptions", html`<div class="card"><table><thead><tr><th>Subscription</th><th>Customer</th><th>Status</th><th class="num">Amount</th><th>Next billing</th></tr></thead><tbody>${
+          list.items.map((s) =>
+            html`<tr><td><a href="${Pages.modePath(f)}/subscriptions/${s.subscription_id}"><code>${s.subscription_id}</code></a></td>
+<td>${s.customer?.email ?? ""}</td><td>${label(s)}</td><td class="num">${Pages.money(s.recurring_amount)}</td><td>${s.status === "cancelled" ? "" : Pages.when(s.next_billing_date)}</td></tr>`
+          )
+        }</tbody></table>${list.items.length === 0 ? html`<p class="muted">No subscriptions.</p>` : ""}</div>`), f.nonce))
+    ))
+
+    const subscriptionPage = (f: Pages.SignedFrame, scope: Scope, notice: { readonly ok?: string; readonly error?: string } = {}, status = 200) =>
+      Effect.gen(function*() {
+        const id = subscriptionIdOf(yield* kit.param("id"))
+        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(subscriptions.get(scope, id)))
+        if (found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const s = found
+        const paid = (yield* payments.list(scope, { limit: 100 })).items.filter((p) => p.subscription_id === s.subscription_id)
+        const write = can(f.user.role, "write") && s.status !== "cancelled"
+        const action = (value: string, text: string) =>
+          Pages.form(f, `${Pages.modePath(f)}/subscriptions/${s.subscription_id}/cancel`, html`<input type="hidden" name="when" value="${value}"><button type="submit">${text}</button>`)
+        return kit.page(status, Pages.chrome(f, "Subscription", html`
+${notice.ok === undefined ? "" : html`<p class="done" role="status">${notice.ok}</p>`}
+${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
+<div class="card"><table><tr><th>Id</th><td><code>${s.subscription_id}</code></td></tr><tr><th>Status</th><td>${label(s)}</td></tr>
+<tr><th>Customer</th><td>${s.customer?.email ?? ""}</td></tr><tr><th>Amount</th><td>${Pages.money(s.recurring_amount)} every ${s.interval_count === 1 ? "" : `${s.interval_count} `}${s.billing_interval}</td></tr>
+<tr><th>Current period</th><td>${Pages.when(s.current_period_start)} to ${Pages.when(s.next_billing_date)}</td></tr></table>
+${write ? html`<p>${action("now", "Cancel now")} ${s.cancel_at_period_end ? action("undo", "Keep renewing") : action("period_end", "Cancel at the period end")}</p>` : ""}</div>
+<div class="card"><h2>Payments</h2><table><tbody>${
+          paid.map((p) => html`<tr><td><a href="${Pages.modePath(f)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td><td>${p.status}</td><td class="num">${Pages.money(p.total_amount)}</td><td>${Pages.when(p.created_at)}</td></tr>`)
+        }</tbody></table></div>${raw("")}`), f.nonce)
+      })
+
+    yield* kit.get("/dashboard/:mode/subscriptions/:id", kit.withUser((_, f, scope) => subscriptionPage(f, scope)))
+
+    yield* kit.post("/dashboard/:mode/subscriptions/:id/cancel", kit.withPost((signed, f, scope, params) =>
+      Effect.gen(function*() {
+        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot cancel subscriptions.`), f.nonce)
+        const id = subscriptionIdOf(yield* kit.param("id"))
+        const when = kit.field(params, "when")
+        const patch = when === "now" ? { status: "cancelled" as const } : when === "period_end" ? { cancel_at_period_end: true } : when === "undo" ? { cancel_at_period_end: false } : undefined
+        if (id === undefined || patch === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const updated = yield* Effect.either(subscriptions.update(scope, id, patch))
+        if (Either.isLeft(updated)) {
+          const error = updated.left as { readonly _tag?: string; readonly message?: string }
+          if (error._tag === "NotFound") return kit.page(404, Pages.notFoundPage(f), f.nonce)
+          return yield* subscriptionPage(f, scope, { error: error.message ?? "Not changed" }, 409)
+        }
+        yield* kit.audit(signed, `subscription.${when === "now" ? "cancel" : when === "undo" ? "keep" : "cancel_at_period_end"}`, id, scope.livemode)
+        return yield* subscriptionPage(f, scope, {
+          ok: when === "now" ? "Cancelled." : when === "undo" ? "It keeps renewing." : "It ends at the end of the current period."
+        })
+      })))
+  })

@@ -1,0 +1,155 @@
+/**
+ * The dashboard's developers section (issue 18): API keys of the mode (list, create with the secret shown once,
+ * revoke), webhook endpoints (list, create), an endpoint's delivery log with resend, and the events. Test keys and
+ * webhooks need `keys`, live keys `live_keys` (owners and admins); everyone else reads, and never sees a secret.
+ */
+import { Effect, Either, Option, ParseResult, Schema } from "effect"
+import { Accounts } from "../../../src/application/Accounts.js"
+import { Deliveries } from "../../../src/application/Deliveries.js"
+import { Webhooks } from "../../../src/application/Webhooks.js"
+import { can } from "../../../src/domain/DashboardUser.js"
+import { ApiKeyId, parseId, WebhookId } from "../../../src/domain/Ids.js"
+import { WebhookCreate } from "../../../src/domain/WebhookEndpoint.js"
+import { html } from "../checkout/Html.js"
+import { describeDecodeError } from "../ErrorMapping.js"
+import * as Pages from "./Pages.js"
+import type { Kit } from "./Routes.js"
+
+const keyIdOf = parseId(ApiKeyId)
+const webhookIdOf = parseId(WebhookId)
+const decodeWebhook = Schema.decodeUnknownEither(WebhookCreate, { onExcessProperty: "error", errors: "all" })
+
+export const developerRoutes = (kit: Kit) =>
+  Effect.gen(function*() {
+    const accounts = yield* Accounts
+    const webhooks = yield* Webhooks
+    const deliveries = yield* Deliveries
+
+    const mayManage = (role: Parameters<typeof can>[0], livemode: boolean) => can(role, livemode ? "live_keys" : "keys")
+
+    const keysPage = (
+      frame: Pages.SignedFrame,
+      scope: { readonly accountId: Pages.SignedFrame["user"]["account_id"]; readonly livemode: boolean },
+      notice: { readonly secret?: string; readonly error?: string; readonly ok?: string } = {},
+      status = 200
+    ) =>
+      Effect.gen(function*() {
+        const keys = yield* accounts.keys(scope)
+        const manage = mayManage(frame.user.role, scope.livemode)
+        const endpoints = yield* webhooks.list(scope, { limit: 100 })
+        const prefix = scope.livemode ? "sk_live_" : "sk_test_"
+        return kit.page(status, Pages.chrome(frame, "Developers", html`
+${notice.secret === undefined ? "" : html`<div class="done" role="status">New key, shown once: copy it now.<br><code id="new-key">${notice.secret}</code></div>`}
+${notice.ok === undefined ? "" : html`<p class="done" role="status">${notice.ok}</p>`}
+${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
+<div class="card"><h2>API keys</h2><table><thead><tr><th>Key</th><th>Created</th><th>Status</th><th></th></tr></thead><tbody>${
+          keys.map((k) =>
+            html`<tr><td><code>${prefix}…${k.last4}</code> <small><code>${k.key_id}</code></small></td><td>${Pages.when(k.created_at)}</td>
+<td>${k.revoked_at === null ? "active" : `revoked ${Pages.when(k.revoked_at)}`}</td><td>${
+              manage && k.revoked_at === null
+                ? Pages.form(frame, `${Pages.modePath(frame)}/developers/keys/${k.key_id}/revoke`, html`<button class="link" type="submit">Revoke</button>`)
+                : ""
+            }</td></tr>`
+          )
+        }</tbody></table>${
+          manage
+            ? Pages.form(frame, `${Pages.modePath(frame)}/developers/keys`, html`<p><button type="submit">Create a ${scope.livemode ? "live" : "test"} key</button></p>`)
+            : ""
+        }</div>
+<div class="card"><h2>Webhook endpoints</h2><table><thead><tr><th>URL</th><th>Events</th><th>Status</th></tr></thead><tbody>${
+          endpoints.items.map((w) =>
+            html`<tr><td><a href="${Pages.modePath(frame)}/developers/webhooks/${w.webhook_id}">${w.url}</a></td><td>${w.event_types.join(", ")}</td><td>${w.disabled ? "disabled" : "enabled"}</td></tr>`
+          )
+        }</tbody></table>${
+          can(frame.user.role, "keys")
+            ? Pages.form(frame, `${Pages.modePath(frame)}/developers/webhooks`, html`<label for="url">Endpoint URL</label><input id="url" name="url" size="50" required> <button type="submit">Add endpoint</button>`)
+            : ""
+        }</div>`), frame.nonce)
+      })
+
+    yield* kit.get("/dashboard/:mode/developers", kit.withUser((_, f, scope) => keysPage(f, scope)))
+
+    yield* kit.post("/dashboard/:mode/developers/keys", kit.withPost((signed, f, scope) =>
+      Effect.gen(function*() {
+        if (!mayManage(signed.user.role, scope.livemode)) {
+          return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot create ${scope.livemode ? "live" : "test"} keys.`), f.nonce)
+        }
+        const issued = yield* accounts.createKey(scope.accountId, scope.livemode ? "live" : "test")
+        yield* kit.audit(signed, "api_key.create", issued.key_id, scope.livemode)
+        return yield* keysPage(f, scope, { secret: issued.secret })
+      })))
+
+    yield* kit.post("/dashboard/:mode/developers/keys/:key/revoke", kit.withPost((signed, f, scope) =>
+      Effect.gen(function*() {
+        if (!mayManage(signed.user.role, scope.livemode)) {
+          return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot revoke keys.`), f.nonce)
+        }
+        const id = keyIdOf(yield* kit.param("key"))
+        const mine = id === undefined ? undefined : (yield* accounts.keys(scope)).find((k) => k.key_id === id)
+        if (mine === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        yield* accounts.revokeKey(mine.key_id)
+        yield* kit.audit(signed, "api_key.revoke", mine.key_id, scope.livemode)
+        return yield* keysPage(f, scope, { ok: `Revoked the key ending in ${mine.last4}.` })
+      })))
+
+    yield* kit.post("/dashboard/:mode/developers/webhooks", kit.withPost((signed, f, scope, params) =>
+      Effect.gen(function*() {
+        if (!can(signed.user.role, "keys")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot add endpoints.`), f.nonce)
+        const input = decodeWebhook({ url: kit.field(params, "url") })
+        if (Either.isLeft(input)) {
+          const message = describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) })
+          return yield* keysPage(f, scope, { error: message }, 400)
+        }
+        const created = yield* Effect.either(webhooks.create(scope, input.right))
+        if (Either.isLeft(created)) {
+          return yield* keysPage(f, scope, { error: (created.left as { readonly message?: string }).message ?? "Not added" }, 400)
+        }
+        yield* kit.audit(signed, "webhook.create", created.right.webhook_id, scope.livemode)
+        return kit.redirect(`${Pages.modePath(f)}/developers/webhooks/${created.right.webhook_id}`)
+      })))
+
+    const endpointPage = (
+      f: Pages.SignedFrame,
+      scope: { readonly accountId: Pages.SignedFrame["user"]["account_id"]; readonly livemode: boolean },
+      notice?: string
+    ) =>
+      Effect.gen(function*() {
+        const id = webhookIdOf(yield* kit.param("id"))
+        const endpoint = id === undefined ? Option.none() : Option.getRight(yield* Effect.either(webhooks.get(scope, id)))
+        if (Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const w = endpoint.value
+        const log = yield* deliveries.list({ webhook_id: w.webhook_id }, 100)
+        const manage = can(f.user.role, "keys")
+        return kit.page(200, Pages.chrome(f, "Webhook endpoint", html`
+${notice === undefined ? "" : html`<p class="done" role="status">${notice}</p>`}
+<div class="card"><table><tr><th>URL</th><td>${w.url}</td></tr><tr><th>Id</th><td><code>${w.webhook_id}</code></td></tr>
+<tr><th>Events</th><td>${w.event_types.join(", ")}</td></tr><tr><th>Status</th><td>${w.disabled ? "disabled" : "enabled"}</td></tr></table></div>
+<div class="card"><h2>Deliveries</h2><table><thead><tr><th>Event</th><th>Status</th><th class="num">Attempts</th><th>Last answer</th><th>Next attempt</th><th></th></tr></thead><tbody>${
+          log.map((d) =>
+            html`<tr><td><code>${d.event_id}</code></td><td>${d.status}</td><td class="num">${d.attempts}</td>
+<td>${d.last_status_code ?? d.last_error ?? ""}</td><td>${d.next_attempt_at === null ? "" : Pages.when(d.next_attempt_at)}</td><td>${
+              manage
+                ? Pages.form(f, `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}/deliveries/${d.delivery_id}/resend`, html`<button class="link" type="submit">Resend</button>`)
+                : ""
+            }</td></tr>`
+          )
+        }</tbody></table>${log.length === 0 ? html`<p class="muted">No deliveries yet.</p>` : ""}</div>`), f.nonce)
+      })
+
+    yield* kit.get("/dashboard/:mode/developers/webhooks/:id", kit.withUser((_, f, scope) => endpointPage(f, scope)))
+
+    yield* kit.post("/dashboard/:mode/developers/webhooks/:id/deliveries/:delivery/resend", kit.withPost((signed, f, scope) =>
+      Effect.gen(function*() {
+        if (!can(signed.user.role, "keys")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot resend deliveries.`), f.nonce)
+        const id = webhookIdOf(yield* kit.param("id"))
+        const deliveryId = yield* kit.param("delivery")
+        // Only a delivery of this scope's endpoint: another account's or mode's is not found.
+        const endpoint = id === undefined ? Option.none() : Option.getRight(yield* Effect.either(webhooks.get(scope, id)))
+        const log = Option.isNone(endpoint) ? [] : yield* deliveries.list({ webhook_id: endpoint.value.webhook_id }, 1000)
+        if (!log.some((d) => d.delivery_id === deliveryId)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const resent = yield* Effect.either(deliveries.retry(deliveryId))
+        if (Either.isLeft(resent)) return kit.page(409, Pages.forbiddenPage(f, (resent.left as { readonly message?: string }).message ?? "Not resent"), f.nonce)
+        yield* kit.audit(signed, "delivery.resend", deliveryId, scope.livemode)
+        return yield* endpointPage(f, scope, "Queued to be sent again now.")
+      })))
+  })
