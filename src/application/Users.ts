@@ -194,10 +194,59 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       })
     })
 
+    /** A user of the same account as `by`, or not found (another account's user is never reached). */
+    const teammate = (by: Signed, id: UserId) =>
+      Effect.flatMap(store.dashboard.getUser(id), (found) =>
+        Option.isSome(found) && found.value.account_id === by.user.account_id
+          ? Effect.succeed(found.value)
+          : Effect.fail(notFound("user", id)))
+
+    /** An account keeps at least one owner: the last one can be neither demoted nor removed. */
+    const keepsAnOwner = (user: User.DashboardUser, nextRole: User.Role | undefined) =>
+      Effect.gen(function*() {
+        if (user.role !== "owner" || nextRole === "owner") return
+        const owners = (yield* store.dashboard.listUsers(user.account_id)).filter((u) => u.role === "owner")
+        if (owners.length <= 1) {
+          return yield* new InvalidState({ message: "An account needs an owner: make someone else owner first" })
+        }
+      })
+
+    /** Changes a teammate's role (owners only, checked by the caller's page through `can`). */
+    const changeRole = Effect.fn("Users.changeRole")(function*(by: Signed, id: UserId, role: User.Role) {
+      const user = yield* teammate(by, id)
+      yield* keepsAnOwner(user, role)
+      const next = { ...user, role, updated_at: yield* DateTime.now }
+      yield* store.dashboard.updateUser(next)
+      return next
+    })
+
+    /** Removes a teammate: their sessions end with them. */
+    const remove = Effect.fn("Users.remove")(function*(by: Signed, id: UserId) {
+      const user = yield* teammate(by, id)
+      yield* keepsAnOwner(user, undefined)
+      yield* store.dashboard.deleteSessionsOf(user.user_id)
+      yield* store.dashboard.deleteUser(user.user_id)
+      return user
+    })
+
     const auditLog = (accountId: AccountId, limit = 100) => store.dashboard.listAudit(accountId, limit)
     const team = (accountId: AccountId) => store.dashboard.listUsers(accountId)
 
-    return { create, issueLink, linkUser, redeem, signIn, authenticate, signOut, signOutEverywhere, audit, auditLog, team } as const
+    return {
+      create,
+      issueLink,
+      linkUser,
+      redeem,
+      signIn,
+      authenticate,
+      signOut,
+      signOutEverywhere,
+      changeRole,
+      remove,
+      audit,
+      auditLog,
+      team
+    } as const
   })
 }) {}
 

@@ -182,6 +182,37 @@ describe("the dashboard", () => {
     expect(status).toBe(429)
   }, 60_000)
 
+  it("settings: owners invite, change roles and remove; an account keeps an owner; others cannot manage the team", async () => {
+    const settings = await request("/dashboard/settings", { cookie: owner })
+    const csrf = csrfOf(settings.body)
+    const saved = await request("/dashboard/settings", { cookie: owner, form: { csrf_token: csrf, business_name: "Dune Coffee <Roasters>", support_email: "help@dunecoffee.ae" } })
+    expect(saved.status).toBe(200)
+    expect(saved.body).toContain("Dune Coffee &lt;Roasters&gt;")
+    expect((await ok(server.baseUrl, key, "GET", "/account")).business_name).toBe("Dune Coffee <Roasters>")
+
+    const invited = await request("/dashboard/settings/team", { cookie: owner, form: { csrf_token: csrf, email: "dev@dunecoffee.ae", role: "admin" } })
+    const inviteLink = /id="invite-link">([^<]+)</.exec(invited.body)![1]!
+    const admin = await redeem(inviteLink.replace(/^http:\/\/[^/]+/, server.baseUrl), "admin password 123")
+    const adminSettings = await request("/dashboard/settings", { cookie: admin })
+    expect(adminSettings.body).not.toContain("Invite by e-mail")
+    expect((await request("/dashboard/settings/team", { cookie: admin, form: { csrf_token: csrfOf(adminSettings.body), email: "x@dunecoffee.ae", role: "owner" } })).status).toBe(403)
+
+    const idOf = (body: string, email: string) =>
+      new RegExp(`<td>${email}</td><td><form method="post" action="/dashboard/settings/team/(usr_[0-9a-f]{32})/role"`).exec(body)![1]!
+    const ownerId = idOf(settings.body, "owner@dunecoffee.ae")
+    const last = await request(`/dashboard/settings/team/${ownerId}/remove`, { cookie: owner, form: { csrf_token: csrf } })
+    expect(last.status).toBe(409)
+    expect(last.body).toContain("An account needs an owner")
+
+    const team = await request("/dashboard/settings", { cookie: owner })
+    const adminId = idOf(team.body, "dev@dunecoffee.ae")
+    const demoted = await request(`/dashboard/settings/team/${adminId}/role`, { cookie: owner, form: { csrf_token: csrf, role: "viewer" } })
+    expect(demoted.body).toContain("dev@dunecoffee.ae is now viewer.")
+    const removed = await request(`/dashboard/settings/team/${adminId}/remove`, { cookie: owner, form: { csrf_token: csrf } })
+    expect(removed.body).toContain("Removed dev@dunecoffee.ae.")
+    expect((await request("/dashboard/test", { cookie: admin })).status, "a removed user's session ends").toBe(303)
+  }, 30_000)
+
   it("signing out ends the session", async () => {
     const home = await request("/dashboard/test", { cookie: owner })
     const out = await request("/dashboard/logout", { cookie: owner, form: { csrf_token: csrfOf(home.body) } })

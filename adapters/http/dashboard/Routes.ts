@@ -28,6 +28,7 @@ import { Signer } from "../../../src/ports/Signer.js"
 import { sameOriginSubmission } from "../checkout/Routes.js"
 import { businessRoutes } from "./Business.js"
 import { developerRoutes } from "./Developers.js"
+import { settingsRoutes } from "./Settings.js"
 import * as Pages from "./Pages.js"
 import { parseAed } from "./Parse.js"
 
@@ -328,6 +329,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     }
     yield* developerRoutes(kit)
     yield* businessRoutes(kit)
+    yield* settingsRoutes(kit)
 
     yield* router.get("/dashboard/audit", withUser((signed, f) =>
       can(signed.user.role, "audit")

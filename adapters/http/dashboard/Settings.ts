@@ -1,0 +1,139 @@
+/**
+ * The dashboard's settings (issue 18): the business name and support e-mail (`settings`: owners and admins), the
+ * team for owners (invite with a link shown to copy, change a role, remove; an account always keeps an owner), and
+ * signing out everywhere (anyone, for themselves).
+ */
+import { Effect, Either } from "effect"
+import { Accounts } from "../../../src/application/Accounts.js"
+import { PublicUrl } from "../../../src/application/Checkout.js"
+import { Users } from "../../../src/application/Users.js"
+import { can, type Role, roles } from "../../../src/domain/DashboardUser.js"
+import { parseId, UserId } from "../../../src/domain/Ids.js"
+import { html, raw } from "../checkout/Html.js"
+import * as Pages from "./Pages.js"
+import type { Kit } from "./Routes.js"
+
+const userIdOf = parseId(UserId)
+const isRole = (value: string): value is Role => (roles as ReadonlyArray<string>).includes(value)
+
+export const settingsRoutes = (kit: Kit) =>
+  Effect.gen(function*() {
+    const accounts = yield* Accounts
+    const users = yield* Users
+    const publicUrl = yield* PublicUrl
+
+    const settingsPage = (
+      f: Pages.SignedFrame,
+      notice: { readonly ok?: string; readonly error?: string; readonly invite?: string } = {},
+      status = 200
+    ) =>
+      Effect.gen(function*() {
+        const account = yield* accounts.get(f.user.account_id)
+        const team = can(f.user.role, "team") ? yield* users.team(f.user.account_id) : []
+        const settings = can(f.user.role, "settings")
+        return kit.page(status, Pages.chrome(f, "Settings", html`
+${notice.ok === undefined ? "" : html`<p class="done" role="status">${notice.ok}</p>`}
+${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
+${notice.invite === undefined ? "" : html`<p class="done" role="status">Send this sign-in link to them (it works once, for 24 hours):<br><code id="invite-link">${notice.invite}</code></p>`}
+<div class="card"><h2>Business</h2>${
+          settings
+            ? Pages.form(f, `${kit.base}/settings`, html`
+<label for="business_name">Business name</label><input id="business_name" name="business_name" maxlength="200" value="${account.business_name ?? ""}">
+<label for="support_email">Support e-mail</label><input id="support_email" name="support_email" type="email" value="${account.support_email ?? ""}">
+<p><button type="submit">Save</button></p>`)
+            : html`<p>${account.business_name ?? ""} · ${account.support_email ?? ""}</p>`
+        }</div>
+${
+          can(f.user.role, "team")
+            ? html`<div class="card"><h2>Team</h2><table><tbody>${
+              team.map((u) =>
+                html`<tr><td>${u.email}</td><td>${
+                  Pages.form(f, `${kit.base}/settings/team/${u.user_id}/role`, html`<select name="role" aria-label="Role of ${u.email}">${
+                    roles.map((r) => html`<option value="${r}"${raw(r === u.role ? " selected" : "")}>${r}</option>`)
+                  }</select> <button class="link" type="submit">Change role</button>`)
+                }</td><td>${u.password_hash === null ? "invited" : "active"}</td><td>${
+                  Pages.form(f, `${kit.base}/settings/team/${u.user_id}/remove`, html`<button class="link" type="submit" aria-label="Remove ${u.email}">Remove</button>`)
+                }</td></tr>`
+              )
+            }</tbody></table>${
+              Pages.form(f, `${kit.base}/settings/team`, html`
+<label for="invite_email">Invite by e-mail</label><input id="invite_email" name="email" type="email" required>
+<select name="role" aria-label="Role">${roles.map((r) => html`<option value="${r}"${raw(r === "developer" ? " selected" : "")}>${r}</option>`)}</select>
+<button type="submit">Invite</button>`)
+            }</div>`
+            : ""
+        }
+<div class="card"><h2>Your sessions</h2>${
+          Pages.form(f, `${kit.base}/settings/sign-out-everywhere`, html`<button type="submit">Sign out everywhere</button>`)
+        }</div>`), f.nonce)
+      })
+
+    yield* kit.get("/dashboard/settings", kit.withUser((_, f) => settingsPage(f)))
+
+    yield* kit.post("/dashboard/settings", kit.withPost((signed, f, _, params) =>
+      Effect.gen(function*() {
+        if (!can(signed.user.role, "settings")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change the settings.`), f.nonce)
+        const support = kit.field(params, "support_email").trim()
+        const updated = yield* Effect.either(accounts.update(signed.user.account_id, {
+          business_name: kit.field(params, "business_name"),
+          support_email: support === "" ? null : support
+        }))
+        if (Either.isLeft(updated)) return yield* settingsPage(f, { error: (updated.left as { readonly message?: string }).message ?? "Not saved" }, 400)
+        yield* kit.audit(signed, "account.update", signed.user.account_id, null)
+        return yield* settingsPage({ ...f, businessName: updated.right.business_name ?? f.businessName }, { ok: "Saved." })
+      })))
+
+    const ownersOnly = (signed: Parameters<Parameters<Kit["withPost"]>[0]>[0], f: Pages.SignedFrame) =>
+      can(signed.user.role, "team") ? undefined : kit.page(403, Pages.forbiddenPage(f, "Only owners manage the team."), f.nonce)
+
+    yield* kit.post("/dashboard/settings/team", kit.withPost((signed, f, _, params) =>
+      Effect.gen(function*() {
+        const refused = ownersOnly(signed, f)
+        if (refused !== undefined) return refused
+        const role = kit.field(params, "role")
+        if (!isRole(role)) return yield* settingsPage(f, { error: "Choose a role" }, 400)
+        const invited = yield* Effect.either(users.create(signed.user.account_id, kit.field(params, "email"), role))
+        if (Either.isLeft(invited)) return yield* settingsPage(f, { error: (invited.left as { readonly message?: string }).message ?? "Not invited" }, 400)
+        yield* kit.audit(signed, "user.invite", invited.right.user.user_id, null)
+        return yield* settingsPage(f, { invite: `${publicUrl}/dashboard/sign-in/${invited.right.token}` })
+      })))
+
+    yield* kit.post("/dashboard/settings/team/:user/role", kit.withPost((signed, f, _, params) =>
+      Effect.gen(function*() {
+        const refused = ownersOnly(signed, f)
+        if (refused !== undefined) return refused
+        const id = userIdOf(yield* kit.param("user"))
+        const role = kit.field(params, "role")
+        if (id === undefined || !isRole(role)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const changed = yield* Effect.either(users.changeRole(signed, id, role))
+        if (Either.isLeft(changed)) {
+          const error = changed.left as { readonly _tag?: string; readonly message?: string }
+          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* settingsPage(f, { error: error.message ?? "Not changed" }, 409)
+        }
+        yield* kit.audit(signed, `user.role.${role}`, id, null)
+        return yield* settingsPage(f, { ok: `${changed.right.email} is now ${role}.` })
+      })))
+
+    yield* kit.post("/dashboard/settings/team/:user/remove", kit.withPost((signed, f) =>
+      Effect.gen(function*() {
+        const refused = ownersOnly(signed, f)
+        if (refused !== undefined) return refused
+        const id = userIdOf(yield* kit.param("user"))
+        if (id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const removed = yield* Effect.either(users.remove(signed, id))
+        if (Either.isLeft(removed)) {
+          const error = removed.left as { readonly _tag?: string; readonly message?: string }
+          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* settingsPage(f, { error: error.message ?? "Not removed" }, 409)
+        }
+        yield* kit.audit(signed, "user.remove", id, null)
+        if (removed.right.user_id === signed.user.user_id) return kit.redirect(`${kit.base}/login`)
+        return yield* settingsPage(f, { ok: `Removed ${removed.right.email}.` })
+      })))
+
+    yield* kit.post("/dashboard/settings/sign-out-everywhere", kit.withPost((signed) =>
+      Effect.gen(function*() {
+        yield* users.signOutEverywhere(signed)
+        yield* kit.audit(signed, "user.sign_out_everywhere", signed.user.user_id, null)
+        return kit.redirect(`${kit.base}/login`)
+      })))
+  })
