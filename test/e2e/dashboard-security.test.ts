@@ -1,0 +1,204 @@
+/**
+ * The dashboard's walls (issue 18), on `fils serve`. Two accounts, each with objects in both modes (payments,
+ * subscriptions, webhook endpoints with deliveries, keys, users). For every dashboard route that names an object,
+ * with every object of the other account, and with this account's objects from the other mode's URL: the answer is
+ * 404 (or a refusal) and nothing changes. Strings planted in every merchant- and customer-controlled field stay
+ * inert text on every page. Secrets shown once never appear again, nor in the server's logs or the audit log.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runFils, type Served, serveFils } from "../support/cli.js"
+import { ok, startReceiver, type Receiver, type TestDatabase, testDatabase, waitFor } from "../support/load.js"
+
+let db: TestDatabase
+let server: Served
+let env: Record<string, string | undefined>
+let receiver: Receiver
+
+const planted = `<script>window.__x=1</script>"'><img src=x onerror=alert(1)>`
+
+interface Shop {
+  readonly accountId: string
+  readonly keys: { readonly test: string; readonly live: string }
+  cookie: string
+  csrf: string
+  readonly objects: Record<"test" | "live", { payment: string; subscription: string; webhook: string; delivery: string; key: string }>
+}
+
+const request = async (path: string, options: { readonly cookie?: string; readonly form?: Record<string, string> } = {}) => {
+  const response = await fetch(`${server.baseUrl}${path}`, {
+    method: options.form === undefined ? "GET" : "POST",
+    redirect: "manual",
+    headers: {
+      ...(options.cookie === undefined ? {} : { cookie: options.cookie }),
+      ...(options.form === undefined ? {} : { "content-type": "application/x-www-form-urlencoded", origin: server.baseUrl })
+    },
+    ...(options.form === undefined ? {} : { body: new URLSearchParams(options.form).toString() })
+  })
+  return { status: response.status, body: await response.text(), headers: response.headers }
+}
+
+const payForm = async (sessionId: string, name: string) => {
+  const url = `${server.baseUrl}/checkout/${sessionId}`
+  const html = await (await fetch(url)).text()
+  const token = /name="form_token" value="([^"]*)"/.exec(html)![1]!
+  const posted = await fetch(url, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      name, email: "buyer@example.ae", card_number: "4242424242424242", exp_month: "12", exp_year: "2040", cvc: "123", form_token: token
+    }).toString()
+  })
+  expect(posted.status).toBeLessThan(400)
+}
+
+/** An account with a user, and in each mode a payment, a subscription, an endpoint with a delivery, and a key. */
+const makeShop = async (name: string, email: string): Promise<Shop> => {
+  const made = await runFils(["accounts", "create", "--name", name], env)
+  const { account_id, keys } = JSON.parse(made.stdout)
+  await runFils(["accounts", "update", "--account", account_id, "--live-payments", "enabled"], env)
+  const shop: Shop = {
+    accountId: account_id,
+    keys: { test: keys.test.secret, live: keys.live.secret },
+    cookie: "",
+    csrf: "",
+    objects: {} as Shop["objects"]
+  }
+  for (const mode of ["test", "live"] as const) {
+    const key = shop.keys[mode]
+    const webhook = await ok(server.baseUrl, key, "POST", "/webhooks", mode === "test" ? { url: receiver.url } : { url: "https://hooks.example.ae/x", disabled: true })
+    const product = await ok(server.baseUrl, key, "POST", "/products", { name: planted, price: 1_000, currency: "AED", description: planted })
+    const plan = await ok(server.baseUrl, key, "POST", "/products", { name: planted, price: 500, currency: "AED", billing: "recurring", billing_interval: "month" })
+    for (const productId of [product.product_id, plan.product_id]) {
+      const session = await ok(server.baseUrl, key, "POST", "/checkout_sessions", { product_cart: [{ product_id: productId }], metadata: { note: planted } })
+      await payForm(session.session_id, planted)
+    }
+    const payments = (await ok(server.baseUrl, key, "GET", "/payments")).items as Array<any>
+    const subscriptions = (await ok(server.baseUrl, key, "GET", "/subscriptions")).items as Array<any>
+    if (mode === "test") await waitFor("a delivery", async () => (await db.sql(`SELECT 1 FROM webhook_deliveries WHERE webhook_id = '${webhook.webhook_id}'`)).length > 0, 10_000)
+    const [delivery] = await db.sql<{ delivery_id: string }>(`SELECT delivery_id FROM webhook_deliveries WHERE account_id = '${account_id}' AND livemode = ${mode === "live"} LIMIT 1`)
+    const [apiKey] = await db.sql<{ key_id: string }>(`SELECT key_id FROM api_keys WHERE account_id = '${account_id}' AND livemode = ${mode === "live"} LIMIT 1`)
+    shop.objects[mode] = {
+      payment: payments[0].payment_id,
+      subscription: subscriptions[0].subscription_id,
+      webhook: webhook.webhook_id,
+      delivery: delivery?.delivery_id ?? "dlv_none",
+      key: apiKey!.key_id
+    }
+  }
+  const user = JSON.parse((await runFils(["users", "create", "--account", account_id, "--email", email, "--role", "owner"], env)).stdout)
+  const link = user.sign_in_url.replace(/^http:\/\/[^/]+/, server.baseUrl)
+  const set = await request(link.slice(server.baseUrl.length), { form: { password: "a long enough password" } })
+  shop.cookie = (set.headers.get("set-cookie") ?? "").split(";")[0]!
+  shop.csrf = /name="csrf_token" value="([^"]+)"/.exec((await request("/dashboard/test", { cookie: shop.cookie })).body)![1]!
+  await request("/dashboard/settings", { cookie: shop.cookie, form: { csrf_token: shop.csrf, business_name: planted } })
+  return shop
+}
+
+let a: Shop
+let b: Shop
+
+beforeAll(async () => {
+  db = await testDatabase()
+  env = { DATABASE_URL: db.url, FILS_DATA_DIR: undefined, FILS_DASHBOARD: "true", FILS_SIMULATED_LIVE: "true" }
+  receiver = await startReceiver()
+  server = await serveFils(env, 60_000)
+  a = await makeShop("Shop A", "a@shops.ae")
+  b = await makeShop("Shop B", "b@shops.ae")
+}, 120_000)
+
+afterAll(async () => {
+  await server?.stop("SIGTERM")
+  await receiver?.close()
+  await db?.close()
+}, 30_000)
+
+/** Every row the walls protect, as text: a change anywhere shows. */
+const snapshot = () =>
+  db.sql(`SELECT
+    (SELECT json_agg(p ORDER BY payment_id) FROM (SELECT payment_id, status, refunded_amount FROM payments) p) AS payments,
+    (SELECT json_agg(s ORDER BY subscription_id) FROM (SELECT subscription_id, status, cancel_at_period_end FROM subscriptions) s) AS subscriptions,
+    (SELECT json_agg(k ORDER BY key_id) FROM (SELECT key_id, revoked_at FROM api_keys) k) AS keys,
+    (SELECT json_agg(d ORDER BY delivery_id) FROM (SELECT delivery_id, status, next_attempt_at FROM webhook_deliveries) d) AS deliveries`).then(JSON.stringify)
+
+describe("dashboard walls", () => {
+  it("every route naming an object answers 404 for the other account's objects and for the other mode's, and changes nothing", async () => {
+    const before = await snapshot()
+    const checked: Array<string> = []
+    for (const mode of ["test", "live"] as const) {
+      const other = mode === "test" ? "live" : "test"
+      // The other account's objects in this mode, and this account's own objects of the other mode under this mode's URL.
+      for (const foreign of [b.objects[mode], a.objects[other]]) {
+        const gets = [
+          `/dashboard/${mode}/payments/${foreign.payment}`,
+          `/dashboard/${mode}/subscriptions/${foreign.subscription}`,
+          `/dashboard/${mode}/developers/webhooks/${foreign.webhook}`
+        ]
+        for (const path of gets) {
+          const answer = await request(path, { cookie: a.cookie })
+          expect(answer.status, path).toBe(404)
+          checked.push(path)
+        }
+        const posts: ReadonlyArray<readonly [string, Record<string, string>]> = [
+          [`/dashboard/${mode}/payments/${foreign.payment}/refund`, { amount: "1.00" }],
+          [`/dashboard/${mode}/subscriptions/${foreign.subscription}/cancel`, { when: "now" }],
+          [`/dashboard/${mode}/developers/webhooks/${foreign.webhook}/deliveries/${foreign.delivery}/resend`, {}],
+          [`/dashboard/${mode}/developers/keys/${foreign.key}/revoke`, {}]
+        ]
+        for (const [path, form] of posts) {
+          const answer = await request(path, { cookie: a.cookie, form: { csrf_token: a.csrf, ...form } })
+          expect(answer.status, path).toBe(404)
+          checked.push(path)
+        }
+      }
+    }
+    // B's users cannot be reached from A's team routes either.
+    const [bUser] = await db.sql<{ user_id: string }>(`SELECT user_id FROM dashboard_users WHERE account_id = '${b.accountId}'`)
+    for (const path of [`/dashboard/settings/team/${bUser!.user_id}/role`, `/dashboard/settings/team/${bUser!.user_id}/remove`]) {
+      expect((await request(path, { cookie: a.cookie, form: { csrf_token: a.csrf, role: "viewer" } })).status, path).toBe(404)
+    }
+    expect(await snapshot()).toBe(before)
+    expect(checked.length).toBe(28)
+    // The same routes with A's own objects in their own mode do answer (so the 404s above are the walls).
+    expect((await request(`/dashboard/test/payments/${a.objects.test.payment}`, { cookie: a.cookie })).status).toBe(200)
+    expect((await request(`/dashboard/live/subscriptions/${a.objects.live.subscription}`, { cookie: a.cookie })).status).toBe(200)
+    expect((await request(`/dashboard/test/developers/webhooks/${a.objects.test.webhook}`, { cookie: a.cookie })).status).toBe(200)
+  }, 60_000)
+
+  it("planted strings stay inert text on every page; each page has a nonce CSP that frames nowhere", async () => {
+    const pages = [
+      "/dashboard/test", "/dashboard/live", "/dashboard/test/payments", `/dashboard/test/payments/${a.objects.test.payment}`,
+      "/dashboard/test/subscriptions", `/dashboard/test/subscriptions/${a.objects.test.subscription}`, "/dashboard/test/products",
+      "/dashboard/test/developers", `/dashboard/test/developers/webhooks/${a.objects.test.webhook}`, "/dashboard/live/payments",
+      "/dashboard/audit", "/dashboard/settings", "/dashboard/login"
+    ]
+    let shown = 0
+    for (const path of pages) {
+      const page = await request(path, { cookie: a.cookie })
+      expect(page.status, path).toBe(200)
+      expect(page.body, path).not.toContain("<script>window.__x")
+      expect(page.body, path).not.toContain("<img src=x")
+      if (page.body.includes("&lt;script&gt;window.__x=1&lt;/script&gt;")) shown++
+      const csp = page.headers.get("content-security-policy") ?? ""
+      expect(csp, path).toMatch(/style-src 'nonce-[A-Za-z0-9+/=]+'/)
+      expect(csp, path).toContain("frame-ancestors 'none'")
+      expect(csp, path).not.toContain("script-src")
+    }
+    expect(shown, "the planted strings are on the pages, escaped").toBeGreaterThanOrEqual(6)
+  }, 60_000)
+
+  it("a key's secret is shown once, then never again: not on a page, in the audit log, or in the server's output", async () => {
+    const created = await request("/dashboard/test/developers/keys", { cookie: a.cookie, form: { csrf_token: a.csrf } })
+    const secret = /id="new-key">(sk_test_[A-Za-z0-9_-]+)</.exec(created.body)![1]!
+    for (const path of ["/dashboard/test/developers", "/dashboard/audit", "/dashboard/settings", "/dashboard/test"]) {
+      expect((await request(path, { cookie: a.cookie })).body, path).not.toContain(secret)
+    }
+    const audit = await db.sql(`SELECT * FROM dashboard_audit`)
+    expect(JSON.stringify(audit)).not.toContain(secret)
+    expect(JSON.stringify(audit)).not.toContain(a.cookie.split("=")[1]!)
+    expect(server.stdout() + server.stderr()).not.toContain(secret)
+    expect(server.stdout() + server.stderr()).not.toContain(a.cookie.split("=")[1]!)
+    const [stored] = await db.sql<{ n: number }>(`SELECT count(*)::int AS n FROM dashboard_sessions WHERE token_hash = '${a.cookie.split("=")[1]}'`)
+    expect(stored!.n, "session cookies are stored hashed").toBe(0)
+  }, 30_000)
+})
