@@ -82,6 +82,27 @@ const run = async (): Promise<Results> => {
   await waitReady(fils, performance.now())
   const key = (await waitForOutput(fils, /Test key\s+(sk_test_[A-Za-z0-9_-]+)/))[1]!
   const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" }
+  // The dashboard's owner, signed in from the banner's one-time link.
+  const signInLink = (await waitForOutput(fils, /Sign in\s+(http\S+)/))[1]!.replace(/^http:\/\/[^/]+/, fils.url)
+  const signedIn = await fetch(signInLink, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: "password=bench-password-123"
+  })
+  const dashboardCookie = (signedIn.headers.get("set-cookie") ?? "").split(";")[0]!
+  /** Median time of `n` sequential dashboard page loads, ms (each answers 200). */
+  const dashboardMs = async (path: string, n = 21) => {
+    const times: Array<number> = []
+    for (let i = 0; i < n; i++) {
+      const began = performance.now()
+      const res = await fetch(`${fils.url}${path}`, { headers: { cookie: dashboardCookie } })
+      await res.text()
+      if (res.status !== 200) throw new Error(`${path}: ${res.status}`)
+      times.push(performance.now() - began)
+    }
+    return times.sort((a, b) => a - b)[Math.floor(n / 2)]!
+  }
 
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${fils.url}/api/v1${path}`, {
@@ -289,7 +310,15 @@ const run = async (): Promise<Results> => {
     let list = await measure(fils, scenarios["payment_list"]!)
     get = better(get, await measure(fils, scenarios["payment_get"]!))
     list = better(list, await measure(fils, scenarios["payment_list"]!))
-    scaling.push({ payments: size, getRps: get.rps, getP99: get.p99, listRps: list.rps, listP99: list.p99 })
+    scaling.push({
+      payments: size,
+      getRps: get.rps,
+      getP99: get.p99,
+      listRps: list.rps,
+      listP99: list.p99,
+      dashboardListMs: await dashboardMs("/dashboard/test/payments"),
+      dashboardHomeMs: await dashboardMs("/dashboard/test?days=90")
+    })
   }
   log(`scaling at ${storedPayments} payments`)
   await atSize(storedPayments)

@@ -213,6 +213,52 @@ describe("the dashboard", () => {
     expect((await request("/dashboard/test", { cookie: admin })).status, "a removed user's session ends").toBe(303)
   }, 30_000)
 
+  it("customers, events, search and an endpoint's management: each page answers, each change is audited", async () => {
+    const home = await request("/dashboard/test", { cookie: owner })
+    const csrf = csrfOf(home.body)
+    const created = await request("/dashboard/test/customers", { cookie: owner, form: { csrf_token: csrf, name: "Noor Al Amin", email: "noor@example.ae", phone_number: "" } })
+    expect(created.status).toBe(303)
+    const customerPage = await request(created.headers.get("location")!, { cookie: owner })
+    expect(customerPage.body).toContain("noor@example.ae")
+    const bad = await request("/dashboard/test/customers", { cookie: owner, form: { csrf_token: csrf, email: "not-an-email" } })
+    expect(bad.status).toBe(400)
+    expect(bad.body).toMatch(/email must/)
+    const found = await request("/dashboard/test/customers?email=NOOR%40example.ae", { cookie: owner })
+    expect(found.body).toContain("Noor Al Amin")
+
+    // Search: an id opens the payment, the payer's e-mail lists their payments.
+    const byId = await request(`/dashboard/test/payments?q=${paymentId}`, { cookie: owner })
+    expect(byId.status).toBe(303)
+    expect(byId.headers.get("location")).toBe(`/dashboard/test/payments/${paymentId}`)
+    expect((await request("/dashboard/test/payments?q=layla%40example.ae", { cookie: owner })).body).toContain(paymentId)
+    expect((await request("/dashboard/test/payments?q=nobody%40example.ae", { cookie: owner })).body).not.toContain(paymentId)
+
+    const eventsPage = await request("/dashboard/test/events?type=refund.succeeded", { cookie: owner })
+    const eventId = /(evt_[0-9a-f]{32})/.exec(eventsPage.body)![1]!
+    expect(eventsPage.body).not.toContain("payment.succeeded</td>")
+    const eventPage = await request(`/dashboard/test/events/${eventId}`, { cookie: owner })
+    expect(eventPage.body).toContain("&quot;refund_amount&quot;: 1500")
+
+    // An endpoint: add, disable, reveal its secret (audited, not logged), resend failed, delete.
+    const added = await request("/dashboard/test/developers/webhooks", { cookie: owner, form: { csrf_token: csrf, url: "http://127.0.0.1:9/hooks" } })
+    expect(added.status).toBe(303)
+    const endpoint = added.headers.get("location")!
+    const manage = (action: string) => request(`${endpoint}/manage`, { cookie: owner, form: { csrf_token: csrf, action } })
+    expect((await manage("disable")).body).toContain("Disabled: it receives nothing new.")
+    const revealed = await manage("reveal")
+    const secret = /id="signing-secret">(whsec_[^<]+)</.exec(revealed.body)![1]!
+    expect((await request(endpoint, { cookie: owner })).body).not.toContain(secret)
+    expect((await manage("resend_failed")).body).toMatch(/\d+ failed deliver(y|ies) queued again/)
+    expect((await manage("delete")).status).toBe(303)
+    expect((await request(endpoint, { cookie: owner })).status).toBe(404)
+    const audit = await request("/dashboard/audit", { cookie: owner })
+    for (const action of ["customer.create", "webhook.create", "webhook.disable", "webhook.secret.reveal", "webhook.resend_failed", "webhook.delete"]) {
+      expect(audit.body, action).toContain(action)
+    }
+    expect(audit.body).not.toContain(secret)
+    expect(server.stdout() + server.stderr()).not.toContain(secret)
+  }, 30_000)
+
   it("signing out ends the session", async () => {
     const home = await request("/dashboard/test", { cookie: owner })
     const out = await request("/dashboard/logout", { cookie: owner, form: { csrf_token: csrfOf(home.body) } })

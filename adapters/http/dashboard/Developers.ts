@@ -111,7 +111,8 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
     const endpointPage = (
       f: Pages.SignedFrame,
       scope: { readonly accountId: Pages.SignedFrame["user"]["account_id"]; readonly livemode: boolean },
-      notice?: string
+      notice?: string,
+      secret?: string
     ) =>
       Effect.gen(function*() {
         const id = webhookIdOf(yield* kit.param("id"))
@@ -123,7 +124,20 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
         return kit.page(200, Pages.chrome(f, "Webhook endpoint", html`
 ${notice === undefined ? "" : html`<p class="done" role="status">${notice}</p>`}
 <div class="card"><table><tr><th>URL</th><td>${w.url}</td></tr><tr><th>Id</th><td><code>${w.webhook_id}</code></td></tr>
-<tr><th>Events</th><td>${w.event_types.join(", ")}</td></tr><tr><th>Status</th><td>${w.disabled ? "disabled" : "enabled"}</td></tr></table></div>
+<tr><th>Events</th><td>${w.event_types.join(", ")}</td></tr><tr><th>Status</th><td>${w.disabled ? "disabled" : "enabled"}</td></tr>
+${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="signing-secret">${secret}</code></td></tr>`}</table>${
+          manage
+            ? html`<p>${
+              Pages.form(f, `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}/manage`, html`<input type="hidden" name="action" value="${w.disabled ? "enable" : "disable"}"><button class="link" type="submit">${w.disabled ? "Enable" : "Disable"}</button>`)
+            } ${
+              Pages.form(f, `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}/manage`, html`<input type="hidden" name="action" value="reveal"><button class="link" type="submit">Reveal the signing secret</button>`)
+            } ${
+              Pages.form(f, `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}/manage`, html`<input type="hidden" name="action" value="resend_failed"><button class="link" type="submit">Resend all failed</button>`)
+            } ${
+              Pages.form(f, `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}/manage`, html`<input type="hidden" name="action" value="delete"><button class="link" type="submit">Delete the endpoint</button>`)
+            }</p>`
+            : ""
+        }</div>
 <div class="card"><h2>Deliveries</h2><table><thead><tr><th>Event</th><th>Status</th><th class="num">Attempts</th><th>Last answer</th><th>Next attempt</th><th></th></tr></thead><tbody>${
           log.map((d) =>
             html`<tr><td><code>${d.event_id}</code></td><td>${d.status}</td><td class="num">${d.attempts}</td>
@@ -137,6 +151,43 @@ ${notice === undefined ? "" : html`<p class="done" role="status">${notice}</p>`}
       })
 
     yield* kit.get("/dashboard/:mode/developers/webhooks/:id", kit.withUser((_, f, scope) => endpointPage(f, scope)))
+
+    yield* kit.post("/dashboard/:mode/developers/webhooks/:id/manage", kit.withPost((signed, f, scope, params) =>
+      Effect.gen(function*() {
+        if (!can(signed.user.role, "keys")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change endpoints.`), f.nonce)
+        const id = webhookIdOf(yield* kit.param("id"))
+        const endpoint = id === undefined ? Option.none() : Option.getRight(yield* Effect.either(webhooks.get(scope, id)))
+        if (Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const w = endpoint.value
+        const action = kit.field(params, "action")
+        switch (action) {
+          case "enable":
+          case "disable": {
+            yield* webhooks.update(scope, w.webhook_id, { disabled: action === "disable" })
+            yield* kit.audit(signed, `webhook.${action}`, w.webhook_id, scope.livemode)
+            return yield* endpointPage(f, scope, action === "disable" ? "Disabled: it receives nothing new." : "Enabled.")
+          }
+          case "reveal": {
+            // Revealing a secret is itself recorded (the secret is not).
+            const { secret } = yield* webhooks.secret(scope, w.webhook_id)
+            yield* kit.audit(signed, "webhook.secret.reveal", w.webhook_id, scope.livemode)
+            return yield* endpointPage(f, scope, undefined, secret)
+          }
+          case "resend_failed": {
+            const failed = (yield* deliveries.list({ webhook_id: w.webhook_id, status: "failed" }, 1000))
+            for (const d of failed) yield* Effect.either(deliveries.retry(d.delivery_id))
+            yield* kit.audit(signed, "webhook.resend_failed", w.webhook_id, scope.livemode)
+            return yield* endpointPage(f, scope, `${failed.length} failed ${failed.length === 1 ? "delivery" : "deliveries"} queued again.`)
+          }
+          case "delete": {
+            yield* webhooks.remove(scope, w.webhook_id)
+            yield* kit.audit(signed, "webhook.delete", w.webhook_id, scope.livemode)
+            return kit.redirect(`${Pages.modePath(f)}/developers`)
+          }
+          default:
+            return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        }
+      })))
 
     yield* kit.post("/dashboard/:mode/developers/webhooks/:id/deliveries/:delivery/resend", kit.withPost((signed, f, scope) =>
       Effect.gen(function*() {

@@ -39,6 +39,7 @@ const styles = `
   .narrow { max-width: 24rem; margin: 3rem auto; }
   small, .muted { color: #5b6470; }
   svg { width: 100%; height: auto; }
+  pre { white-space: pre-wrap; word-break: break-all; font-size: .85rem; }
 `
 
 export interface Frame {
@@ -78,7 +79,7 @@ export const chrome = (frame: SignedFrame, title: string, body: Raw) =>
 <a href="${frame.base}/${frame.livemode ? "test" : "live"}">Switch to ${frame.livemode ? "test" : "live"} data</a>
 <span class="muted">${frame.user.email} (${frame.user.role})</span>
 ${form(frame, `${frame.base}/logout`, html`<button class="link" type="submit">Sign out</button>`)}</header>
-<nav><a href="${modePath(frame)}">Home</a><a href="${modePath(frame)}/payments">Payments</a><a href="${modePath(frame)}/subscriptions">Subscriptions</a><a href="${modePath(frame)}/products">Products</a><a href="${modePath(frame)}/developers">Developers</a><a href="${frame.base}/audit">Audit log</a><a href="${frame.base}/settings">Settings</a></nav>
+<nav><a href="${modePath(frame)}">Home</a><a href="${modePath(frame)}/payments">Payments</a><a href="${modePath(frame)}/subscriptions">Subscriptions</a><a href="${modePath(frame)}/customers">Customers</a><a href="${modePath(frame)}/products">Products</a><a href="${modePath(frame)}/developers">Developers</a><a href="${modePath(frame)}/events">Events</a><a href="${frame.base}/audit">Audit log</a><a href="${frame.base}/settings">Settings</a></nav>
 <main><h1>${title}</h1>${body}</main>`
   )
 
@@ -144,12 +145,18 @@ export const homePage = (frame: SignedFrame, overview: Overview, periods: Readon
 
 export const paymentsPage = (
   frame: SignedFrame,
-  props: { readonly items: ReadonlyArray<Payment>; readonly status: string | undefined; readonly next: string | null }
+  props: {
+    readonly items: ReadonlyArray<Payment>
+    readonly status: string | undefined
+    readonly next: string | null
+    readonly search?: string | undefined
+  }
 ) =>
   chrome(
     frame,
     "Payments",
-    html`<form method="get" action="${modePath(frame)}/payments"><label for="status">Status</label>
+    html`<form method="get" action="${modePath(frame)}/payments"><label for="q">Payment id or customer e-mail</label>
+<input id="q" name="q" value="${props.search ?? ""}"><label for="status">Status</label>
 <select id="status" name="status"><option value="">Any</option>${
       ["succeeded", "processing", "failed", "partially_refunded", "refunded"].map((s) =>
         html`<option value="${s}"${raw(props.status === s ? " selected" : "")}>${s}</option>`

@@ -17,6 +17,7 @@ import { Cause, Effect, Option, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { Accounts } from "../../../src/application/Accounts.js"
 import { PublicUrl } from "../../../src/application/Checkout.js"
+import { Customers } from "../../../src/application/Customers.js"
 import { Events } from "../../../src/application/Events.js"
 import { Payments } from "../../../src/application/Payments.js"
 import { periods, type Period, Reports } from "../../../src/application/Reports.js"
@@ -28,6 +29,7 @@ import { Signer } from "../../../src/ports/Signer.js"
 import { sameOriginSubmission } from "../checkout/Routes.js"
 import { businessRoutes } from "./Business.js"
 import { developerRoutes } from "./Developers.js"
+import { recordRoutes } from "./Records.js"
 import { settingsRoutes } from "./Settings.js"
 import * as Pages from "./Pages.js"
 import { parseAed } from "./Parse.js"
@@ -89,6 +91,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     const users = yield* Users
     const accounts = yield* Accounts
     const payments = yield* Payments
+    const customers = yield* Customers
     const events = yield* Events
     const reports = yield* Reports
     const signer = yield* Signer
@@ -258,8 +261,17 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         const status = query.get("status") ?? ""
         const cursor = query.get("cursor") ?? undefined
         const filter = isStatus(status) ? status : undefined
-        return yield* payments.list(scope, { status: filter, limit: 50, cursor }).pipe(
-          Effect.map((list) => page(200, Pages.paymentsPage(f, { items: list.items, status: filter, next: list.next_cursor }), f.nonce)),
+        // Search: a payment id opens that payment; an e-mail lists its customer's payments.
+        const search = (query.get("q") ?? "").trim().slice(0, 254)
+        const byId = paymentIdOf(search)
+        if (byId !== undefined) return redirect(`${Pages.modePath(f)}/payments/${byId}`)
+        const found = search.includes("@") ? yield* Effect.either(customers.list(scope, { email: search, limit: 1 })) : undefined
+        const customer = found?._tag === "Right" ? found.right.items[0] : undefined
+        if (search !== "" && customer === undefined) {
+          return page(200, Pages.paymentsPage(f, { items: [], status: filter, next: null, search }), f.nonce)
+        }
+        return yield* payments.list(scope, { status: filter, limit: 50, cursor, customer_id: customer?.customer_id }).pipe(
+          Effect.map((list) => page(200, Pages.paymentsPage(f, { items: list.items, status: filter, next: list.next_cursor, search }), f.nonce)),
           Effect.catchTag("InvalidRequest", () => Effect.succeed(page(400, Pages.notFoundPage(f), f.nonce)))
         )
       })))
@@ -330,6 +342,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     yield* developerRoutes(kit)
     yield* businessRoutes(kit)
     yield* settingsRoutes(kit)
+    yield* recordRoutes(kit)
 
     yield* router.get("/dashboard/audit", withUser((signed, f) =>
       can(signed.user.role, "audit")

@@ -1,0 +1,126 @@
+/**
+ * The dashboard's records (issue 18): customers (list, search by e-mail, create; a customer with their payments and
+ * subscriptions) and events (filter by type; an event's JSON and its deliveries). Reading needs `read`, creating a
+ * customer `write`.
+ */
+import { Effect, Either, ParseResult, Schema } from "effect"
+import { Customers } from "../../../src/application/Customers.js"
+import { Deliveries } from "../../../src/application/Deliveries.js"
+import { Events } from "../../../src/application/Events.js"
+import { Payments } from "../../../src/application/Payments.js"
+import { Subscriptions } from "../../../src/application/Subscriptions.js"
+import { CustomerCreate } from "../../../src/domain/Customer.js"
+import { can } from "../../../src/domain/DashboardUser.js"
+import { EventType } from "../../../src/domain/Event.js"
+import { CustomerId, EventId, parseId } from "../../../src/domain/Ids.js"
+import { html, raw } from "../checkout/Html.js"
+import { describeDecodeError } from "../ErrorMapping.js"
+import * as Pages from "./Pages.js"
+import type { Kit, Scope } from "./Routes.js"
+
+const customerIdOf = parseId(CustomerId)
+const eventIdOf = parseId(EventId)
+const isEventType = Schema.is(EventType)
+const decodeCustomer = Schema.decodeUnknownEither(CustomerCreate, { onExcessProperty: "error", errors: "all" })
+const eventTypes: ReadonlyArray<string> = EventType.literals
+
+export const recordRoutes = (kit: Kit) =>
+  Effect.gen(function*() {
+    const customers = yield* Customers
+    const payments = yield* Payments
+    const subscriptions = yield* Subscriptions
+    const events = yield* Events
+    const deliveries = yield* Deliveries
+
+    const customersPage = (f: Pages.SignedFrame, scope: Scope, notice: { readonly error?: string } = {}, status = 200) =>
+      Effect.gen(function*() {
+        const email = ((yield* kit.query).get("email") ?? "").trim().slice(0, 254)
+        const list = yield* Effect.either(customers.list(scope, { limit: 100, ...(email === "" ? {} : { email }) }))
+        const items = Either.isRight(list) ? list.right.items : []
+        return kit.page(status, Pages.chrome(f, "Customers", html`
+${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
+${Either.isLeft(list) ? html`<p class="alert" role="alert">${(list.left as { readonly message?: string }).message ?? "Search not valid"}</p>` : ""}
+<form method="get" action="${Pages.modePath(f)}/customers"><label for="search">Search by e-mail</label>
+<input id="search" name="email" type="email" value="${email}"> <button type="submit">Search</button></form>
+<div class="card"><table><thead><tr><th>Customer</th><th>E-mail</th><th>Phone</th><th>Created</th></tr></thead><tbody>${
+          items.map((c) =>
+            html`<tr><td><a href="${Pages.modePath(f)}/customers/${c.customer_id}">${c.name ?? "(no name)"}</a></td><td>${c.email}</td><td>${c.phone_number ?? ""}</td><td>${Pages.when(c.created_at)}</td></tr>`
+          )
+        }</tbody></table>${items.length === 0 ? html`<p class="muted">No customers.</p>` : ""}</div>${
+          can(f.user.role, "write")
+            ? html`<div class="card"><h2>New customer</h2>${
+              Pages.form(f, `${Pages.modePath(f)}/customers`, html`
+<label for="c_name">Name</label><input id="c_name" name="name" maxlength="200">
+<label for="c_email">E-mail</label><input id="c_email" name="email" type="email" required>
+<label for="c_phone">Phone (E.164, optional)</label><input id="c_phone" name="phone_number">
+<p><button type="submit">Create customer</button></p>`)
+            }</div>`
+            : ""
+        }`), f.nonce)
+      })
+
+    yield* kit.get("/dashboard/:mode/customers", kit.withUser((_, f, scope) => customersPage(f, scope)))
+
+    yield* kit.post("/dashboard/:mode/customers", kit.withPost((signed, f, scope, params) =>
+      Effect.gen(function*() {
+        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot create customers.`), f.nonce)
+        const name = kit.field(params, "name").trim()
+        const phone = kit.field(params, "phone_number").trim()
+        const input = decodeCustomer({
+          email: kit.field(params, "email").trim(),
+          ...(name === "" ? {} : { name }),
+          ...(phone === "" ? {} : { phone_number: phone })
+        })
+        if (Either.isLeft(input)) {
+          return yield* customersPage(f, scope, { error: describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) }) }, 400)
+        }
+        const created = yield* Effect.either(customers.create(scope, input.right))
+        if (Either.isLeft(created)) return yield* customersPage(f, scope, { error: (created.left as { readonly message?: string }).message ?? "Not created" }, 400)
+        yield* kit.audit(signed, "customer.create", created.right.customer_id, scope.livemode)
+        return kit.redirect(`${Pages.modePath(f)}/customers/${created.right.customer_id}`)
+      })))
+
+    yield* kit.get("/dashboard/:mode/customers/:id", kit.withUser((_, f, scope) =>
+      Effect.gen(function*() {
+        const id = customerIdOf(yield* kit.param("id"))
+        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(customers.get(scope, id)))
+        if (found === undefined || id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const paid = yield* payments.list(scope, { customer_id: id, limit: 100 })
+        const subs = yield* subscriptions.list(scope, { customer_id: id, limit: 100 })
+        return kit.page(200, Pages.chrome(f, found.name ?? found.email, html`
+<div class="card"><table><tr><th>Id</th><td><code>${found.customer_id}</code></td></tr><tr><th>E-mail</th><td>${found.email}</td></tr>
+<tr><th>Phone</th><td>${found.phone_number ?? ""}</td></tr><tr><th>Created</th><td>${Pages.when(found.created_at)}</td></tr></table></div>
+<div class="card"><h2>Payments</h2><table><tbody>${
+          paid.items.map((p) => html`<tr><td><a href="${Pages.modePath(f)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td><td>${p.status}</td><td class="num">${Pages.money(p.total_amount)}</td></tr>`)
+        }</tbody></table></div>
+<div class="card"><h2>Subscriptions</h2><table><tbody>${
+          subs.items.map((s) => html`<tr><td><a href="${Pages.modePath(f)}/subscriptions/${s.subscription_id}"><code>${s.subscription_id}</code></a></td><td>${s.status}</td><td class="num">${Pages.money(s.recurring_amount)}</td></tr>`)
+        }</tbody></table></div>`), f.nonce)
+      })))
+
+    yield* kit.get("/dashboard/:mode/events", kit.withUser((_, f, scope) =>
+      Effect.gen(function*() {
+        const type = (yield* kit.query).get("type") ?? ""
+        const list = yield* events.list(scope, { limit: 100, ...(isEventType(type) ? { type } : {}) })
+        return kit.page(200, Pages.chrome(f, "Events", html`
+<form method="get" action="${Pages.modePath(f)}/events"><label for="type">Type</label><select id="type" name="type"><option value="">Any</option>${
+          eventTypes.map((t) => html`<option value="${t}"${raw(t === type ? " selected" : "")}>${t}</option>`)
+        }</select> <button type="submit">Filter</button></form>
+<div class="card"><table><thead><tr><th>Event</th><th>Type</th><th>Created</th></tr></thead><tbody>${
+          list.items.map((e) => html`<tr><td><a href="${Pages.modePath(f)}/events/${e.event_id}"><code>${e.event_id}</code></a></td><td>${e.type}</td><td>${Pages.when(e.created_at)}</td></tr>`)
+        }</tbody></table>${list.items.length === 0 ? html`<p class="muted">No events.</p>` : ""}</div>`), f.nonce)
+      })))
+
+    yield* kit.get("/dashboard/:mode/events/:id", kit.withUser((_, f, scope) =>
+      Effect.gen(function*() {
+        const id = eventIdOf(yield* kit.param("id"))
+        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(events.get(scope, id)))
+        if (found === undefined || id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const sent = yield* deliveries.list({ event_id: id }, 100)
+        return kit.page(200, Pages.chrome(f, `Event ${found.type}`, html`
+<div class="card"><pre>${JSON.stringify(found, null, 2)}</pre></div>
+<div class="card"><h2>Deliveries</h2><table><thead><tr><th>Endpoint</th><th>Status</th><th class="num">Attempts</th><th>Last answer</th></tr></thead><tbody>${
+          sent.map((d) => html`<tr><td><a href="${Pages.modePath(f)}/developers/webhooks/${d.webhook_id}"><code>${d.webhook_id}</code></a></td><td>${d.status}</td><td class="num">${d.attempts}</td><td>${d.last_status_code ?? d.last_error ?? ""}</td></tr>`)
+        }</tbody></table>${sent.length === 0 ? html`<p class="muted">No endpoint subscribed.</p>` : ""}</div>`), f.nonce)
+      })))
+  })
