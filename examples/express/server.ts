@@ -1,5 +1,6 @@
 /**
- * An existing Express 5 app with its own routes, and Fils (the HTTP API, the hosted checkout page, `/docs`) mounted
+ * An existing Express 5 app with its own routes, and Fils (the HTTP API, the hosted checkout page, the dashboard,
+ * `/docs`) mounted
  * under `/fils` on the same server, through the Node listener `makeNodeHandler`.
  *
  *   node --import tsx examples/express/server.ts                       # memory store
@@ -7,12 +8,14 @@
  *
  * `PORT` (default 3000) and `HOST` (default 127.0.0.1) choose the address; `FILS_PUBLIC_URL` (default
  * `http://HOST:PORT/fils`) is where customers reach the mount, and what `checkout_url` starts with. On an empty
- * store the example creates an account and prints its test key.
+ * store the example creates an account and prints its test key, and a one-time link where its owner sets a password
+ * for the dashboard (`FILS_OWNER_EMAIL`, default owner@fils.local).
  */
 import express from "express"
 import { Effect, Option } from "effect"
 import { makeNodeHandler } from "../../adapters/http/WebHandler.js"
 import { Accounts } from "../../src/application/Accounts.js"
+import { Users } from "../../src/application/Users.js"
 import { EngineLive } from "../engine/engine.js"
 
 const port = Number(process.env["PORT"] ?? 3000)
@@ -51,10 +54,15 @@ const server = app.listen(port, host, async (error?: Error) => {
     `  Host routes  ${origin}/  ${origin}/health/host`,
     `  Fils API     ${publicUrl}/api/v1`,
     `  Reference    ${publicUrl}/docs`,
-    `  Checkout     ${publicUrl}/checkout/{session_id}`
+    `  Checkout     ${publicUrl}/checkout/{session_id}`,
+    `  Dashboard    ${publicUrl}/dashboard`
   ]
-  if (Option.isSome(created)) lines.push(`  Test key     ${created.value.keys.test.secret}`)
-  else lines.push("  (the store already has accounts: use a key you have, or `npm run fils -- keys create`)")
+  if (Option.isSome(created)) {
+    lines.push(`  Test key     ${created.value.keys.test.secret}`)
+    const owner = await fils.run(Effect.flatMap(Users, (users) =>
+      users.create(created.value.account.account_id, process.env["FILS_OWNER_EMAIL"] || "owner@fils.local", "owner")))
+    lines.push(`  Sign in      ${publicUrl}/dashboard/sign-in/${owner.token}`)
+  } else lines.push("  (the store already has accounts: use a key you have, or `npm run fils -- keys create`)")
   console.log(lines.join("\n"))
 })
 

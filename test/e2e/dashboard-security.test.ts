@@ -21,7 +21,7 @@ interface Shop {
   readonly keys: { readonly test: string; readonly live: string }
   cookie: string
   csrf: string
-  readonly objects: Record<"test" | "live", { payment: string; subscription: string; webhook: string; delivery: string; key: string }>
+  readonly objects: Record<"test" | "live", { payment: string; subscription: string; webhook: string; delivery: string; key: string; product: string; customer: string; event: string }>
 }
 
 const request = async (path: string, options: { readonly cookie?: string; readonly form?: Record<string, string> } = {}) => {
@@ -74,6 +74,8 @@ const makeShop = async (name: string, email: string): Promise<Shop> => {
       await payForm(session.session_id, planted)
     }
     const payments = (await ok(server.baseUrl, key, "GET", "/payments")).items as Array<any>
+    const customers = (await ok(server.baseUrl, key, "GET", "/customers")).items as Array<any>
+    const events = (await ok(server.baseUrl, key, "GET", "/events")).items as Array<any>
     const subscriptions = (await ok(server.baseUrl, key, "GET", "/subscriptions")).items as Array<any>
     if (mode === "test") await waitFor("a delivery", async () => (await db.sql(`SELECT 1 FROM webhook_deliveries WHERE webhook_id = '${webhook.webhook_id}'`)).length > 0, 10_000)
     const [delivery] = await db.sql<{ delivery_id: string }>(`SELECT delivery_id FROM webhook_deliveries WHERE account_id = '${account_id}' AND livemode = ${mode === "live"} LIMIT 1`)
@@ -83,7 +85,10 @@ const makeShop = async (name: string, email: string): Promise<Shop> => {
       subscription: subscriptions[0].subscription_id,
       webhook: webhook.webhook_id,
       delivery: delivery?.delivery_id ?? "dlv_none",
-      key: apiKey!.key_id
+      key: apiKey!.key_id,
+      product: product.product_id,
+      customer: customers[0].customer_id,
+      event: events[0].event_id
     }
   }
   const user = JSON.parse((await runFils(["users", "create", "--account", account_id, "--email", email, "--role", "owner"], env)).stdout)
@@ -119,7 +124,10 @@ const snapshot = () =>
     (SELECT json_agg(p ORDER BY payment_id) FROM (SELECT payment_id, status, refunded_amount FROM payments) p) AS payments,
     (SELECT json_agg(s ORDER BY subscription_id) FROM (SELECT subscription_id, status, cancel_at_period_end FROM subscriptions) s) AS subscriptions,
     (SELECT json_agg(k ORDER BY key_id) FROM (SELECT key_id, revoked_at FROM api_keys) k) AS keys,
-    (SELECT json_agg(d ORDER BY delivery_id) FROM (SELECT delivery_id, status, next_attempt_at FROM webhook_deliveries) d) AS deliveries`).then(JSON.stringify)
+    (SELECT json_agg(d ORDER BY delivery_id) FROM (SELECT delivery_id, status, next_attempt_at FROM webhook_deliveries) d) AS deliveries,
+    (SELECT json_agg(w ORDER BY webhook_id) FROM (SELECT webhook_id, disabled FROM webhook_endpoints) w) AS endpoints,
+    (SELECT json_agg(p ORDER BY product_id) FROM (SELECT product_id, status FROM products) p) AS products,
+    (SELECT count(*) FROM checkout_sessions) AS sessions`).then(JSON.stringify)
 
 describe("dashboard walls", () => {
   it("every route naming an object answers 404 for the other account's objects and for the other mode's, and changes nothing", async () => {
@@ -132,7 +140,9 @@ describe("dashboard walls", () => {
         const gets = [
           `/dashboard/${mode}/payments/${foreign.payment}`,
           `/dashboard/${mode}/subscriptions/${foreign.subscription}`,
-          `/dashboard/${mode}/developers/webhooks/${foreign.webhook}`
+          `/dashboard/${mode}/developers/webhooks/${foreign.webhook}`,
+          `/dashboard/${mode}/customers/${foreign.customer}`,
+          `/dashboard/${mode}/events/${foreign.event}`
         ]
         for (const path of gets) {
           const answer = await request(path, { cookie: a.cookie })
@@ -143,7 +153,10 @@ describe("dashboard walls", () => {
           [`/dashboard/${mode}/payments/${foreign.payment}/refund`, { amount: "1.00" }],
           [`/dashboard/${mode}/subscriptions/${foreign.subscription}/cancel`, { when: "now" }],
           [`/dashboard/${mode}/developers/webhooks/${foreign.webhook}/deliveries/${foreign.delivery}/resend`, {}],
-          [`/dashboard/${mode}/developers/keys/${foreign.key}/revoke`, {}]
+          [`/dashboard/${mode}/developers/keys/${foreign.key}/revoke`, {}],
+          [`/dashboard/${mode}/developers/webhooks/${foreign.webhook}/manage`, { action: "disable" }],
+          [`/dashboard/${mode}/products/${foreign.product}/status`, { status: "archived" }],
+          [`/dashboard/${mode}/products/${foreign.product}/checkout`, {}]
         ]
         for (const [path, form] of posts) {
           const answer = await request(path, { cookie: a.cookie, form: { csrf_token: a.csrf, ...form } })
@@ -158,7 +171,7 @@ describe("dashboard walls", () => {
       expect((await request(path, { cookie: a.cookie, form: { csrf_token: a.csrf, role: "viewer" } })).status, path).toBe(404)
     }
     expect(await snapshot()).toBe(before)
-    expect(checked.length).toBe(28)
+    expect(checked.length).toBe(48)
     // The same routes with A's own objects in their own mode do answer (so the 404s above are the walls).
     expect((await request(`/dashboard/test/payments/${a.objects.test.payment}`, { cookie: a.cookie })).status).toBe(200)
     expect((await request(`/dashboard/live/subscriptions/${a.objects.live.subscription}`, { cookie: a.cookie })).status).toBe(200)
@@ -170,6 +183,8 @@ describe("dashboard walls", () => {
       "/dashboard/test", "/dashboard/live", "/dashboard/test/payments", `/dashboard/test/payments/${a.objects.test.payment}`,
       "/dashboard/test/subscriptions", `/dashboard/test/subscriptions/${a.objects.test.subscription}`, "/dashboard/test/products",
       "/dashboard/test/developers", `/dashboard/test/developers/webhooks/${a.objects.test.webhook}`, "/dashboard/live/payments",
+      "/dashboard/test/customers", `/dashboard/test/customers/${a.objects.test.customer}`, "/dashboard/test/events",
+      `/dashboard/test/events/${a.objects.test.event}`,
       "/dashboard/audit", "/dashboard/settings", "/dashboard/login"
     ]
     let shown = 0

@@ -7,6 +7,7 @@ import { Effect, Exit, Redacted, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freshDatabaseUrl } from "../support/database.js"
 import {
+  checkDashboard,
   checkDocs,
   checkHostRoutes,
   checkNotFound,
@@ -52,6 +53,10 @@ describe("examples/express: Fils under /fils of an Express app, on PostgreSQL", 
 
   it("answers Fils JSON 404s under /fils and leaves other 404s to Express", async () => {
     await checkNotFound(running!.origin, host404)
+  }, 60_000)
+
+  it("serves the dashboard under /fils: the printed sign-in link, then its pages with prefixed links", async () => {
+    await checkDashboard(running!.origin, running!.stdout())
   }, 60_000)
 
   it("serves /fils/docs and /fils/api/v1/openapi.json", async () => {

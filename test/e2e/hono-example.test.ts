@@ -16,6 +16,7 @@ import { Accounts } from "../../src/application/Accounts.js"
 import { Engine } from "../../src/application/Engine.js"
 import { closedPort } from "../support/tcp.js"
 import {
+  checkDashboard,
   checkDocs,
   checkHostRoutes,
   checkNotFound,
@@ -51,6 +52,10 @@ describe("examples/hono: Fils under /fils of a Hono app, through the web handler
 
   it("answers Fils JSON 404s under /fils and leaves other 404s to Hono", async () => {
     await checkNotFound(running!.origin, host404)
+  }, 60_000)
+
+  it("serves the dashboard under /fils: the printed sign-in link, then its pages with prefixed links", async () => {
+    await checkDashboard(running!.origin, running!.stdout())
   }, 60_000)
 
   it("serves /fils/docs and /fils/api/v1/openapi.json", async () => {

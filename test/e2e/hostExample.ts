@@ -238,3 +238,28 @@ export const sellThroughPrefix = async (origin: string, key: string) => {
   expect(await again.text()).toContain("Payment received")
   return session.session_id as string
 }
+
+/**
+ * The dashboard under the mount (issue 18): the printed one-time link sets the owner's password, and the pages it
+ * leads to answer under the prefix, their links prefixed too.
+ */
+export const checkDashboard = async (origin: string, stdout: string) => {
+  const link = /Sign in\s+(http\S+)/.exec(stdout)?.[1]
+  expect(link, stdout).toMatch(new RegExp(`^${origin}/fils/dashboard/sign-in/[A-Za-z0-9_-]+$`))
+  const set = await fetch(link!, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", origin },
+    body: "password=a+long+enough+password"
+  })
+  expect(set.status).toBe(303)
+  expect(set.headers.get("location")).toBe("/fils/dashboard/test")
+  const cookie = (set.headers.get("set-cookie") ?? "").split(";")[0]!
+  const home = await fetch(`${origin}/fils/dashboard/test`, { headers: { cookie } })
+  expect(home.status).toBe(200)
+  const body = await home.text()
+  expect(body).toContain("Test mode")
+  expect(body).toContain(`href="/fils/dashboard/test/payments"`)
+  const signedOut = await fetch(`${origin}/fils/dashboard/test`, { redirect: "manual" })
+  expect(signedOut.headers.get("location")).toBe("/fils/dashboard/login")
+}

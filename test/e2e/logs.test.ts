@@ -33,7 +33,7 @@ afterAll(async () => {
   await served?.stop("SIGKILL")
 })
 
-const bannerLine = /^(Fils is running\.|  (API|Reference|OpenAPI|Health) +http:\/\/\S+( +http:\/\/\S+)?)$/
+const bannerLine = /^(Fils is running\.|  (API|Reference|OpenAPI|Health|Dashboard) +http:\/\/\S+( +http:\/\/\S+)?)$/
 
 /** Stdout as lines: the banner's, and every other line parsed as JSON (a line that is not JSON fails the test). */
 const parseStdout = (stdout: string) => {
@@ -217,7 +217,7 @@ describe("fils serve logs", () => {
     const stdout = served!.stdout()
     const { banner, records } = parseStdout(stdout)
     expect(banner[0]).toBe("Fils is running.")
-    expect(banner).toHaveLength(5)
+    expect(banner).toHaveLength(6)
     // Every line is JSON with the basic fields (start-up and worker lines too, not only requests).
     for (const record of records) {
       expect(typeof record.timestamp).toBe("string")

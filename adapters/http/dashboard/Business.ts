@@ -43,6 +43,10 @@ ${notice.link === undefined ? "" : html`<p class="done" role="status">Checkout l
               write && p.status === "active"
                 ? Pages.form(f, `${Pages.modePath(f)}/products/${p.product_id}/checkout`, html`<button class="link" type="submit">Make a checkout link</button>`)
                 : ""
+            }${
+              write
+                ? Pages.form(f, `${Pages.modePath(f)}/products/${p.product_id}/status`, html`<input type="hidden" name="status" value="${p.status === "archived" ? "active" : "archived"}"><button class="link" type="submit">${p.status === "archived" ? "Make active" : "Archive"}</button>`)
+                : ""
             }</td></tr>`
           )
         }</tbody></table></div>${
@@ -82,11 +86,29 @@ ${notice.link === undefined ? "" : html`<p class="done" role="status">Checkout l
         return kit.redirect(`${Pages.modePath(f)}/products`)
       })))
 
+    yield* kit.post("/dashboard/:mode/products/:id/status", kit.withPost((signed, f, scope, params) =>
+      Effect.gen(function*() {
+        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change products.`), f.nonce)
+        const id = productIdOf(yield* kit.param("id"))
+        const status = kit.field(params, "status")
+        if (id === undefined || (status !== "active" && status !== "archived")) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const updated = yield* Effect.either(products.update(scope, id, { status }))
+        if (Either.isLeft(updated)) {
+          const error = updated.left as { readonly _tag?: string; readonly message?: string }
+          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* productsPage(f, scope, { error: error.message ?? "Not changed" }, 400)
+        }
+        yield* kit.audit(signed, status === "archived" ? "product.archive" : "product.activate", id, scope.livemode)
+        return kit.redirect(`${Pages.modePath(f)}/products`)
+      })))
+
     yield* kit.post("/dashboard/:mode/products/:id/checkout", kit.withPost((signed, f, scope) =>
       Effect.gen(function*() {
         if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot make checkout links.`), f.nonce)
         const id = productIdOf(yield* kit.param("id"))
-        if (id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        // Only this scope's product: another account's or mode's is not found.
+        if (id === undefined || Either.isLeft(yield* Effect.either(products.get(scope, id)))) {
+          return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        }
         const session = yield* Effect.either(checkout.create(scope, { product_cart: [{ product_id: id, quantity: 1 }] }))
         if (Either.isLeft(session)) return yield* productsPage(f, scope, { error: (session.left as { readonly message?: string }).message ?? "No link made" }, 400)
         yield* kit.audit(signed, "checkout_session.create", session.right.session_id, scope.livemode)
