@@ -367,7 +367,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
         read(() => oldestSince(payments.rows.values(), since, after, (p) => p.payment_id).slice(0, limit)),
       summary: (scope, since) =>
         read(() => {
-          const from = DateTime.toEpochMillis(since)
+          const from = DateTime.toEpochMillis(DateTime.startOf(since, "day"))
           const summary = { gross: 0, fees: 0, refunded: 0, succeeded: 0, failed: 0 }
           const daily = new Map<string, number>()
           for (const p of payments.rows.values()) {

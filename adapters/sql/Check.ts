@@ -21,6 +21,7 @@
  * - `refunds`: a payment's confirmed refunds add up to no more than its `refunded_amount` (refunds made before
  *   migration 0011 have no row) and, with those still pending, to no more than its total; only a paid payment has
  *   refunds; a refund is ended with what its status needs (a refused one's reason, a succeeded one's processor id).
+ * - `day_totals`: the daily payment totals the dashboard reads (migration 0013) equal the payments summed again.
  * - `amounts`: 0 ≤ refunded ≤ amount, fees within the amount, net = amount − fee − refunded; a session's total is the
  *   sum of its lines; a checkout payment charges its session's total.
  */
@@ -37,6 +38,7 @@ export type Invariant =
   | "delivery_stuck"
   | "delivery_attempts"
   | "refunds"
+  | "day_totals"
   | "amounts"
 
 export const invariants: ReadonlyArray<Invariant> = [
@@ -47,6 +49,7 @@ export const invariants: ReadonlyArray<Invariant> = [
   "delivery_stuck",
   "delivery_attempts",
   "refunds",
+  "day_totals",
   "amounts"
 ]
 
@@ -166,6 +169,28 @@ const queries = (leaseGraceMs: number, subscribeGraceMs: number): ReadonlyArray<
     FROM refunds
     WHERE (status = 'refused') <> (failure_reason IS NOT NULL)
       OR (status = 'succeeded' AND processor_refund_id IS NULL)`],
+
+  ["day_totals", `
+    WITH kept AS (
+      SELECT account_id, livemode, day, sum(gross) AS gross, sum(fees) AS fees, sum(refunded) AS refunded,
+        sum(succeeded) AS succeeded, sum(failed) AS failed
+      FROM payment_days GROUP BY 1, 2, 3
+    ), actual AS (
+      SELECT account_id, livemode, (created_at AT TIME ZONE 'UTC')::date AS day,
+        coalesce(sum(total_amount) FILTER (WHERE status IN ${paid}), 0) AS gross,
+        coalesce(sum(fee_amount) FILTER (WHERE status IN ${paid}), 0) AS fees,
+        coalesce(sum(refunded_amount) FILTER (WHERE status IN ${paid}), 0) AS refunded,
+        count(*) FILTER (WHERE status IN ${paid}) AS succeeded, count(*) FILTER (WHERE status = 'failed') AS failed
+      FROM payments GROUP BY 1, 2, 3
+    )
+    SELECT coalesce(k.account_id, a.account_id) || ':' || CASE WHEN coalesce(k.livemode, a.livemode) THEN 'live' ELSE 'test' END
+        || ':' || coalesce(k.day, a.day) AS object_id,
+      format('daily totals say gross %s, fees %s, refunded %s, %s succeeded, %s failed; the payments add up to %s, %s, %s, %s, %s',
+        coalesce(k.gross, 0), coalesce(k.fees, 0), coalesce(k.refunded, 0), coalesce(k.succeeded, 0), coalesce(k.failed, 0),
+        coalesce(a.gross, 0), coalesce(a.fees, 0), coalesce(a.refunded, 0), coalesce(a.succeeded, 0), coalesce(a.failed, 0)) AS detail
+    FROM kept k FULL JOIN actual a ON a.account_id = k.account_id AND a.livemode = k.livemode AND a.day = k.day
+    WHERE (coalesce(k.gross, 0), coalesce(k.fees, 0), coalesce(k.refunded, 0), coalesce(k.succeeded, 0), coalesce(k.failed, 0))
+      IS DISTINCT FROM (coalesce(a.gross, 0), coalesce(a.fees, 0), coalesce(a.refunded, 0), coalesce(a.succeeded, 0), coalesce(a.failed, 0))`],
 
   ["amounts", `
     SELECT payment_id AS object_id,

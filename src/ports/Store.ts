@@ -142,7 +142,10 @@ export interface PaymentsRepo {
    * `after` when given, at most `limit`: what reconciliation reads, page by page.
    */
   readonly since: (since: DateTime.Utc, after: Position | undefined, limit: number) => Op<ReadonlyArray<Payment>>
-  /** The scope's payments created at or after `since`, summed (the dashboard's home), with daily gross volume. */
+  /**
+   * The scope's payments created on or after `since`'s UTC date (whole days), summed (the dashboard's home), with
+   * each day's gross volume.
+   */
   readonly summary: (scope: Scope, since: DateTime.Utc) => Op<PaymentSummary>
 }
 

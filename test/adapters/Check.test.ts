@@ -251,6 +251,19 @@ describe("fils check", () => {
       }
     },
     {
+      invariant: "day_totals",
+      what: "the daily totals the dashboard reads no longer add up to the payments",
+      corrupt: async () => {
+        const d = await one(`SELECT account_id, livemode, day::text AS day, shard FROM payment_days ORDER BY 1, 2, 3, 4 LIMIT 1`)
+        const where = `account_id = '${d.account_id}' AND livemode = ${d.livemode} AND day = '${d.day}' AND shard = ${d.shard}`
+        await sql(`UPDATE payment_days SET gross = gross + 1 WHERE ${where}`)
+        return {
+          objectId: `${d.account_id}:${d.livemode ? "live" : "test"}:${d.day}`,
+          restore: [`UPDATE payment_days SET gross = gross - 1 WHERE ${where}`]
+        }
+      }
+    },
+    {
       invariant: "amounts",
       what: "a session's total is not the sum of its lines",
       corrupt: async () => {

@@ -143,7 +143,8 @@ describe("StoreSql on PostgreSQL", () => {
         "rate_limit_batches",
         "rate_limit_latest",
         "refunds",
-        "dashboard"
+        "dashboard",
+        "payment_days"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns

@@ -1217,6 +1217,21 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
           failed: 1,
           daily: [{ day: "2026-06-01", gross: 3_000 }, { day: "2026-06-02", gross: 4_000 }]
         })
+        // Changes are counted as they happen: a processing payment that succeeds, then is refunded; a day later.
+        const settling = yield* makePayment(test, { created_at: at(day + 7_200_000), total_amount: 3_000, net_amount: 3_000 })
+        yield* store.payments.insert(settling)
+        const paidNow = succeededOf(settling)
+        yield* store.payments.update(paidNow)
+        yield* store.payments.updateAll([next(paidNow, { _tag: "Refund", amount: 3_000 })])
+        const after = yield* store.payments.summary(test, at(day + 60_000)) // within the first day: whole days count
+        same(after, {
+          gross: 10_000,
+          fees: fees + paidNow.fee_amount,
+          refunded: 3_500,
+          succeeded: 4,
+          failed: 1,
+          daily: [{ day: "2026-06-01", gross: 6_000 }, { day: "2026-06-02", gross: 4_000 }]
+        })
         assert.deepStrictEqual(yield* store.subscriptions.recurring(scopesOf(yield* makeAccount()).test), [])
       }))
 

@@ -16,6 +16,7 @@ import rateLimitBatches from "./0009_rate_limit_batches.js"
 import rateLimitLatest from "./0010_rate_limit_latest.js"
 import refunds from "./0011_refunds.js"
 import dashboard from "./0012_dashboard.js"
+import paymentDays from "./0013_payment_days.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -29,5 +30,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0009_rate_limit_batches": rateLimitBatches,
   "0010_rate_limit_latest": rateLimitLatest,
   "0011_refunds": refunds,
-  "0012_dashboard": dashboard
+  "0012_dashboard": dashboard,
+  "0013_payment_days": paymentDays
 }
