@@ -68,7 +68,11 @@ export interface SimulatedLedgerShape {
   readonly chargeById: (chargeId: string) => Op<Option.Option<SimCharge>>
   readonly refundByReference: (reference: string) => Op<Option.Option<SimRefund>>
   readonly refundsOf: (chargeId: string) => Op<ReadonlyArray<SimRefund>>
-  readonly insertCharge: (charge: SimCharge) => Op<void>
+  /**
+   * Stores `charge` unless its reference is taken, in one step: returns what is stored under the reference now (the
+   * given charge, or the one already there). The reference's uniqueness is what makes a charge idempotent.
+   */
+  readonly putCharge: (charge: SimCharge) => Op<SimCharge>
   readonly insertRefund: (refund: SimRefund) => Op<void>
   /** Charges (voids left out) and refunds created at or after `since`, oldest first. */
   readonly since: (since: DateTime.Utc) => Op<{
@@ -94,10 +98,13 @@ export const makeSimulatedLedgerMemory: Effect.Effect<SimulatedLedgerShape> = Ef
     chargeById: (chargeId) => Effect.sync(() => Option.fromNullable(chargesById.get(chargeId))),
     refundByReference: (reference) => Effect.sync(() => Option.fromNullable(refunds.get(reference))),
     refundsOf: (chargeId) => Effect.sync(() => [...refunds.values()].filter((r) => r.chargeId === chargeId)),
-    insertCharge: (charge) =>
+    putCharge: (charge) =>
       Effect.sync(() => {
+        const existing = charges.get(charge.reference)
+        if (existing !== undefined) return existing
         charges.set(charge.reference, charge)
         chargesById.set(charge.chargeId, charge)
+        return charge
       }),
     insertRefund: (refund) => Effect.sync(() => void refunds.set(refund.reference, refund)),
     since: (since) =>

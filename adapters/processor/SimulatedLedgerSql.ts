@@ -133,9 +133,10 @@ export const makeSimulatedLedgerSql: Effect.Effect<SimulatedLedgerShape, LedgerU
         op(sql<RefundRow>`SELECT * FROM fils_sim.refunds WHERE charge_id = ${chargeId} ORDER BY created_at`).pipe(
           Effect.map((rows) => rows.map(fromRefundRow))
         ),
-      insertCharge: (c) =>
-        op(sql`INSERT INTO fils_sim.charges ${
-          sql.insert({
+      putCharge: (c) =>
+        op(Effect.gen(function*() {
+          const inserted = yield* sql<ChargeRow>`INSERT INTO fils_sim.charges ${
+            sql.insert({
             reference: c.reference,
             charge_id: c.chargeId,
             amount: c.amount,
@@ -145,10 +146,15 @@ export const makeSimulatedLedgerSql: Effect.Effect<SimulatedLedgerShape, LedgerU
             outcome: c.outcome,
             failure_code: c.failureCode,
             settles_at: c.settlesAt === null ? null : DateTime.toDate(c.settlesAt),
-            card: c.card === null ? null : JSON.stringify(c.card),
-            created_at: DateTime.toDate(c.createdAt)
-          })
-        }`).pipe(Effect.asVoid),
+              card: c.card === null ? null : JSON.stringify(c.card),
+              created_at: DateTime.toDate(c.createdAt)
+            })
+          } ON CONFLICT (reference) DO NOTHING RETURNING *`
+          if (inserted[0] !== undefined) return fromChargeRow(inserted[0])
+          // The reference was taken (by a call under it, or a lookup that closed it): what is stored is the answer.
+          const [existing] = yield* sql<ChargeRow>`SELECT * FROM fils_sim.charges WHERE reference = ${c.reference}`
+          return fromChargeRow(existing!)
+        })),
       insertRefund: (r) =>
         op(sql`INSERT INTO fils_sim.refunds ${
           sql.insert({

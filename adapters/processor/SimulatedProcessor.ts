@@ -165,36 +165,41 @@ export const makeSimulatedProcessor = (options: SimulatedOptions, ledger: Simula
    * unreachable one records nothing.
    */
   const charge = (request: ChargeRequest, behaviour: Behaviour, card: SimCharge["card"]) =>
-    slow(Effect.flatMap(reachable(ledger.atomically([request.reference], Effect.gen(function*() {
-        const now = yield* Clock.currentTimeMillis
-        const existing = yield* ledger.chargeByReference(request.reference)
-        if (Option.isSome(existing)) {
-          if (existing.value.outcome === "void") {
+    slow(Effect.flatMap(reachable(Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      /** The answer of a charge already stored under the reference (a retry, or a reference a lookup closed). */
+      const replay = (existing: SimCharge) =>
+        ({
+          result: existing.outcome === "void"
             // Closed by a lookup that found nothing: nothing can be taken under this reference any more.
-            return { result: { chargeId: existing.value.chargeId, outcome: { _tag: "Failed", code: "processing_error" }, card }, fault: null } as const
-          }
-          return { result: { chargeId: existing.value.chargeId, outcome: chargeOutcome(existing.value, now), card: existing.value.card }, fault: null } as const
-        }
-        if (behaviour === "unreachable") return { result: null, fault: down } as const
-        const { code, later, outcome } = plan(behaviour)
-        const createdAt = DateTime.unsafeMake(now)
-        const stored: SimCharge = {
-          reference: request.reference,
-          chargeId: yield* randomId("ch_sim_"),
-          amount: request.amount,
-          currency: request.currency,
-          livemode: request.livemode,
-          behaviour,
-          outcome,
-          failureCode: code,
-          settlesAt: later ? DateTime.unsafeMake(now + settleAfterMillis) : null,
-          card,
-          createdAt
-        }
-        yield* ledger.insertCharge(stored)
-        const result: ChargeResult = { chargeId: stored.chargeId, outcome: chargeOutcome(stored, now), card }
-        return { result, fault: behaviour === "answer_lost" ? lost : null } as const
-      }))), answered))
+            ? { chargeId: existing.chargeId, outcome: { _tag: "Failed", code: "processing_error" }, card } as ChargeResult
+            : { chargeId: existing.chargeId, outcome: chargeOutcome(existing, now), card: existing.card } as ChargeResult,
+          fault: null
+        }) as const
+      if (behaviour === "unreachable") {
+        const existing = yield* ledger.chargeByReference(request.reference)
+        return Option.isSome(existing) ? replay(existing.value) : ({ result: null, fault: down } as const)
+      }
+      const { code, later, outcome } = plan(behaviour)
+      const candidate: SimCharge = {
+        reference: request.reference,
+        chargeId: yield* randomId("ch_sim_"),
+        amount: request.amount,
+        currency: request.currency,
+        livemode: request.livemode,
+        behaviour,
+        outcome,
+        failureCode: code,
+        settlesAt: later ? DateTime.unsafeMake(now + settleAfterMillis) : null,
+        card,
+        createdAt: DateTime.unsafeMake(now)
+      }
+      // One statement: the reference's uniqueness decides between this charge and one already made under it.
+      const stored = yield* ledger.putCharge(candidate)
+      if (stored.chargeId !== candidate.chargeId) return replay(stored)
+      const result: ChargeResult = { chargeId: stored.chargeId, outcome: chargeOutcome(stored, now), card }
+      return { result, fault: behaviour === "answer_lost" ? lost : null } as const
+    })), answered))
 
   return PaymentProcessor.of({
     supportsLive: options.live,
@@ -263,8 +268,9 @@ export const makeSimulatedProcessor = (options: SimulatedOptions, ledger: Simula
         if (Option.isSome(charge)) {
           return charge.value.outcome === "void" ? Option.none() : Option.some(chargeMovement(charge.value, now))
         }
-        // Nothing under it: close the reference, so that a call still on its way cannot take money after this answer.
-        yield* ledger.insertCharge({
+        // Nothing under it: close the reference, so that a call still on its way cannot take money after this answer
+        // (a charge that stored itself first is the answer instead).
+        const closed = yield* ledger.putCharge({
           reference,
           chargeId: yield* randomId("ch_void_"),
           amount: 0,
@@ -277,7 +283,7 @@ export const makeSimulatedProcessor = (options: SimulatedOptions, ledger: Simula
           card: null,
           createdAt: DateTime.unsafeMake(now)
         })
-        return Option.none<Movement>()
+        return closed.outcome === "void" ? Option.none<Movement>() : Option.some(chargeMovement(closed, now))
       }))),
     movements: (since) =>
       reachable(Effect.gen(function*() {
