@@ -348,7 +348,9 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
               inScope(p, scope) &&
               (filter.status === undefined || p.status === filter.status) &&
               (filter.customer_id === undefined || p.customer?.customer_id === filter.customer_id) &&
-              (filter.checkout_session_id === undefined || p.checkout_session_id === filter.checkout_session_id),
+              (filter.checkout_session_id === undefined || p.checkout_session_id === filter.checkout_session_id) &&
+              (filter.created_from === undefined || !DateTime.lessThan(p.created_at, filter.created_from)) &&
+              (filter.created_before === undefined || DateTime.lessThan(p.created_at, filter.created_before)),
             Payment.position,
             request
           )

@@ -19,6 +19,9 @@ export interface PaymentListParams {
   readonly status?: Payment.PaymentStatus | undefined
   readonly customer_id?: CustomerId | undefined
   readonly checkout_session_id?: CheckoutSessionId | undefined
+  /** Created at or after / before these instants (the dashboard's date range; not part of the HTTP API). */
+  readonly created_from?: DateTime.Utc | undefined
+  readonly created_before?: DateTime.Utc | undefined
   readonly limit?: number | undefined
   readonly cursor?: string | undefined
 }
@@ -54,9 +57,18 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
       const filter = {
         status: params.status,
         customer_id: params.customer_id,
-        checkout_session_id: params.checkout_session_id
+        checkout_session_id: params.checkout_session_id,
+        created_from: params.created_from,
+        created_before: params.created_before
       }
-      const key = Pagination.listKey("payments", filter)
+      // A cursor belongs to its filters, the date range included.
+      const key = Pagination.listKey("payments", {
+        status: filter.status,
+        customer_id: filter.customer_id,
+        checkout_session_id: filter.checkout_session_id,
+        created_from: filter.created_from === undefined ? undefined : DateTime.formatIso(filter.created_from),
+        created_before: filter.created_before === undefined ? undefined : DateTime.formatIso(filter.created_before)
+      })
       const page = yield* Pagination.pageRequest(key, params)
       const result = yield* store.payments.list(scope, filter, page)
       return Pagination.toList(key, result, Payment.position)

@@ -111,6 +111,10 @@ export interface PaymentFilter {
   readonly status?: PaymentStatus | undefined
   readonly customer_id?: CustomerId | undefined
   readonly checkout_session_id?: CheckoutSessionId | undefined
+  /** Created at or after this instant (the dashboard's date range). */
+  readonly created_from?: DateTime.Utc | undefined
+  /** Created before this instant. */
+  readonly created_before?: DateTime.Utc | undefined
 }
 
 export interface PaymentsRepo {

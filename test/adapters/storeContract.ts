@@ -1099,6 +1099,12 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         const rest = yield* store.payments.since(at(E), { createdAtMillis: millis(last.created_at), id: last.payment_id }, 10)
         assert.deepStrictEqual(ids(rest), expected.slice(2), "after a position: strictly later, ties by id")
 
+        // The dashboard's date range: at or after `created_from`, before `created_before`, within a scope.
+        const ranged = yield* store.payments.list(other, { created_from: at(E + 5), created_before: at(E + 9) }, { limit: 10, after: undefined })
+        assert.deepStrictEqual(ids(ranged.items), [inWindow[2]!.payment_id])
+        const open = yield* store.payments.list(other, { created_from: at(E + 6) }, { limit: 10, after: undefined })
+        assert.deepStrictEqual(ids(open.items), [inWindow[3]!.payment_id])
+
         const paid = inWindow[3]!
         const refund = (offset: number) =>
           Effect.map(newId<RefundId>("ref"), (id): Refund.Refund => ({

@@ -233,6 +233,14 @@ describe("the dashboard", () => {
     expect((await request("/dashboard/test/payments?q=layla%40example.ae", { cookie: owner })).body).toContain(paymentId)
     expect((await request("/dashboard/test/payments?q=nobody%40example.ae", { cookie: owner })).body).not.toContain(paymentId)
 
+    // A date range in UTC days.
+    const today = new Date().toISOString().slice(0, 10)
+    expect((await request(`/dashboard/test/payments?from=${today}&to=${today}`, { cookie: owner })).body).toContain(paymentId)
+    expect((await request("/dashboard/test/payments?from=2001-01-01&to=2001-01-31", { cookie: owner })).body).not.toContain(paymentId)
+    const badDate = await request("/dashboard/test/payments?from=2026-02-30", { cookie: owner })
+    expect(badDate.status).toBe(400)
+    expect(badDate.body).toContain("Dates are written YYYY-MM-DD")
+
     const eventsPage = await request("/dashboard/test/events?type=refund.succeeded", { cookie: owner })
     const eventId = /(evt_[0-9a-f]{32})/.exec(eventsPage.body)![1]!
     expect(eventsPage.body).not.toContain("payment.succeeded</td>")

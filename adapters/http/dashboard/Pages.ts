@@ -150,13 +150,19 @@ export const paymentsPage = (
     readonly status: string | undefined
     readonly next: string | null
     readonly search?: string | undefined
+    readonly range?: { readonly from: string; readonly to: string } | undefined
+    readonly error?: string | undefined
   }
 ) =>
   chrome(
     frame,
     "Payments",
-    html`<form method="get" action="${modePath(frame)}/payments"><label for="q">Payment id or customer e-mail</label>
-<input id="q" name="q" value="${props.search ?? ""}"><label for="status">Status</label>
+    html`${props.error === undefined ? "" : html`<p class="alert" role="alert">${props.error}</p>`}
+<form method="get" action="${modePath(frame)}/payments"><label for="q">Payment id or customer e-mail</label>
+<input id="q" name="q" value="${props.search ?? ""}">
+<label for="from">From (UTC date)</label><input id="from" name="from" type="date" value="${props.range?.from ?? ""}">
+<label for="to">To (UTC date)</label><input id="to" name="to" type="date" value="${props.range?.to ?? ""}">
+<label for="status">Status</label>
 <select id="status" name="status"><option value="">Any</option>${
       ["succeeded", "processing", "failed", "partially_refunded", "refunded"].map((s) =>
         html`<option value="${s}"${raw(props.status === s ? " selected" : "")}>${s}</option>`
@@ -173,7 +179,15 @@ ${
 ${
       props.next === null
         ? ""
-        : html`<p><a href="${modePath(frame)}/payments?${new URLSearchParams({ ...(props.status === undefined ? {} : { status: props.status }), cursor: props.next }).toString()}">Older payments →</a></p>`
+        : html`<p><a href="${modePath(frame)}/payments?${
+          new URLSearchParams({
+            ...(props.status === undefined ? {} : { status: props.status }),
+            ...(props.search === undefined || props.search === "" ? {} : { q: props.search }),
+            ...(props.range === undefined || props.range.from === "" ? {} : { from: props.range.from }),
+            ...(props.range === undefined || props.range.to === "" ? {} : { to: props.range.to }),
+            cursor: props.next
+          }).toString()
+        }">Older payments →</a></p>`
     }</div>`
   )
 

@@ -13,7 +13,7 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as UrlParams from "@effect/platform/UrlParams"
-import { Cause, Effect, Option, Schema } from "effect"
+import { Cause, DateTime, Effect, Option, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { Accounts } from "../../../src/application/Accounts.js"
 import { PublicUrl } from "../../../src/application/Checkout.js"
@@ -32,7 +32,7 @@ import { developerRoutes } from "./Developers.js"
 import { recordRoutes } from "./Records.js"
 import { settingsRoutes } from "./Settings.js"
 import * as Pages from "./Pages.js"
-import { parseAed } from "./Parse.js"
+import { parseAed, parseDay } from "./Parse.js"
 
 const newNonce = () => randomBytes(16).toString("base64")
 
@@ -263,15 +263,31 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         const filter = isStatus(status) ? status : undefined
         // Search: a payment id opens that payment; an e-mail lists its customer's payments.
         const search = (query.get("q") ?? "").trim().slice(0, 254)
+        // A date range in UTC days: from the start of `from` to the end of `to`.
+        const from = query.get("from") ?? ""
+        const to = query.get("to") ?? ""
+        const fromDay = from === "" ? undefined : parseDay(from)
+        const toDay = to === "" ? undefined : parseDay(to)
+        const range = { from, to }
+        if ((from !== "" && fromDay === undefined) || (to !== "" && toDay === undefined)) {
+          return page(400, Pages.paymentsPage(f, { items: [], status: filter, next: null, search, range, error: "Dates are written YYYY-MM-DD" }), f.nonce)
+        }
         const byId = paymentIdOf(search)
         if (byId !== undefined) return redirect(`${Pages.modePath(f)}/payments/${byId}`)
         const found = search.includes("@") ? yield* Effect.either(customers.list(scope, { email: search, limit: 1 })) : undefined
         const customer = found?._tag === "Right" ? found.right.items[0] : undefined
         if (search !== "" && customer === undefined) {
-          return page(200, Pages.paymentsPage(f, { items: [], status: filter, next: null, search }), f.nonce)
+          return page(200, Pages.paymentsPage(f, { items: [], status: filter, next: null, search, range }), f.nonce)
         }
-        return yield* payments.list(scope, { status: filter, limit: 50, cursor, customer_id: customer?.customer_id }).pipe(
-          Effect.map((list) => page(200, Pages.paymentsPage(f, { items: list.items, status: filter, next: list.next_cursor, search }), f.nonce)),
+        return yield* payments.list(scope, {
+          status: filter,
+          limit: 50,
+          cursor,
+          customer_id: customer?.customer_id,
+          created_from: fromDay,
+          created_before: toDay === undefined ? undefined : DateTime.add(toDay, { days: 1 })
+        }).pipe(
+          Effect.map((list) => page(200, Pages.paymentsPage(f, { items: list.items, status: filter, next: list.next_cursor, search, range }), f.nonce)),
           Effect.catchTag("InvalidRequest", () => Effect.succeed(page(400, Pages.notFoundPage(f), f.nonce)))
         )
       })))
