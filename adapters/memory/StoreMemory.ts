@@ -14,7 +14,7 @@ interface AttemptRow {
 }
 import { type Account, type ApiKey, inScope, type Scope } from "../../src/domain/Account.js"
 import type { ApiKeyId } from "../../src/domain/Ids.js"
-import type { CheckoutSession } from "../../src/domain/CheckoutSession.js"
+import * as CheckoutSession from "../../src/domain/CheckoutSession.js"
 import * as Customer from "../../src/domain/Customer.js"
 import { afterAttempt, inFlightPerAccount, inFlightPerEndpoint, outcomeApplies } from "../../src/domain/Delivery.js"
 import * as Event from "../../src/domain/Event.js"
@@ -103,7 +103,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
   const keyHashes = new Table<string>(record)
   const products = new Table<Product.Product>(record)
   const customers = new Table<Customer.Customer>(record)
-  const sessions = new Table<CheckoutSession>(record)
+  const sessions = new Table<CheckoutSession.CheckoutSession>(record)
   const payments = new Table<Payment.Payment>(record)
   const refunds = new Table<Refund.Refund>(record)
   const users = new Table<DashboardUser>(record)
@@ -318,6 +318,8 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
       insert: (session) => write(() => sessions.set(session.session_id, session)),
       insertAll: (batch) => write(() => batch.forEach((session) => sessions.set(session.session_id, session))),
       get: (scope, id) => read(() => scoped(sessions.get(id), scope)),
+      list: (scope, request) =>
+        read(() => page(sessions.rows.values(), (s) => inScope(s, scope), CheckoutSession.position, request)),
       find: (id) => read(() => Option.fromNullable(sessions.get(id))),
       update: (session) => write(() => sessions.set(session.session_id, session)),
       claimExpired: (now, limit, livemode) =>

@@ -15,7 +15,8 @@ const listTables = {
   customers: "customer_id",
   payments: "payment_id",
   events: "event_id",
-  subscriptions: "subscription_id"
+  subscriptions: "subscription_id",
+  checkout_sessions: "session_id"
 } as const
 export type ListTable = keyof typeof listTables
 

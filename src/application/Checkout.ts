@@ -12,6 +12,7 @@ import * as CheckoutSession from "../domain/CheckoutSession.js"
 import { InvalidRequest, InvalidState, notFound, PaymentsDisabled } from "../domain/Errors.js"
 import type { CheckoutSessionId, PaymentId, ProductId } from "../domain/Ids.js"
 import { CustomerId as CustomerIdSchema, parseId, prefixes, ProductId as ProductIdSchema } from "../domain/Ids.js"
+import * as Pagination from "../domain/Pagination.js"
 import * as Payment from "../domain/Payment.js"
 import { PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { Signer } from "../ports/Signer.js"
@@ -156,6 +157,15 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
       return yield* current(found.value)
     })
 
+    /** A scope's sessions, newest first, each as it reads now (the dashboard's list). */
+    const list = Effect.fn("Checkout.list")(function*(scope: Account.Scope, params: { readonly limit?: number | undefined; readonly cursor?: string | undefined }) {
+      const key = Pagination.listKey("checkout_sessions", {})
+      const request = yield* Pagination.pageRequest(key, params)
+      const found = yield* store.sessions.list(scope, request)
+      const items = yield* Effect.forEach(found.items, current)
+      return Pagination.toList(key, { items, hasMore: found.hasMore }, CheckoutSession.position)
+    })
+
     /** The hosted page's view: the session as of now and the merchant's name. */
     const page = Effect.fn("Checkout.page")(function*(id: CheckoutSessionId) {
       const found = yield* store.sessions.find(id)
@@ -280,6 +290,6 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
       }))
     })
 
-    return { create, get, page, pay, expireDue, livePaymentsEnabled } as const
+    return { create, get, list, page, pay, expireDue, livePaymentsEnabled } as const
   })
 }) {}

@@ -9,6 +9,7 @@ import { DateTime, Duration, Either, ParseResult, Schema } from "effect"
 import { InvalidRequest, InvalidState } from "./Errors.js"
 import { CustomerName, Email, PhoneNumber } from "./Customer.js"
 import { AccountId, CheckoutSessionId, CustomerId, PaymentId, ProductId, SubscriptionId } from "./Ids.js"
+import * as Pagination from "./Pagination.js"
 import { Metadata } from "./Metadata.js"
 import { Text } from "./Text.js"
 import { httpUrlJsonSchema, parseHttpUrl } from "./Url.js"
@@ -226,3 +227,6 @@ export const CheckoutSessionCreate = Schema.Struct({
   metadata: Schema.optional(Metadata)
 }).annotations({ identifier: "CheckoutSessionCreate" })
 export type CheckoutSessionCreate = typeof CheckoutSessionCreate.Type
+
+/** A session's place in a newest-first list. */
+export const position = Pagination.byCreation<CheckoutSession>((s) => s.created_at, (s) => s.session_id)

@@ -100,6 +100,8 @@ export interface SessionsRepo {
    */
   readonly find: (id: CheckoutSessionId) => Op<Option.Option<CheckoutSession>>
   readonly update: (session: CheckoutSession) => Op<void>
+  /** A scope's sessions, newest first (the dashboard's list). */
+  readonly list: (scope: Scope, page: PageRequest) => Op<Page<CheckoutSession>>
   /**
    * Sessions still `open` whose `expires_at` is at or before `now` and that have no `processing` payment, oldest
    * first, at most `limit`, only of mode `livemode` when given. Inside `transact` they are locked and skipped by other claimers (`SKIP LOCKED`).

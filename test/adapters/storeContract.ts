@@ -7,7 +7,7 @@ import { assert, expect, layer } from "@effect/vitest"
 import { Cause, DateTime, Duration, Effect, Either, Exit, FastCheck, type Layer, Option } from "effect"
 import { newId } from "../../src/application/Ids.js"
 import type { Account, ApiKey, Scope } from "../../src/domain/Account.js"
-import type { CheckoutSession } from "../../src/domain/CheckoutSession.js"
+import { type CheckoutSession, position as CheckoutSessionPosition } from "../../src/domain/CheckoutSession.js"
 import type { Customer } from "../../src/domain/Customer.js"
 import * as Event from "../../src/domain/Event.js"
 import * as Idempotency from "../../src/domain/Idempotency.js"
@@ -1239,6 +1239,24 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
           daily: [{ day: "2026-06-01", gross: 6_000 }, { day: "2026-06-02", gross: 4_000 }]
         })
         assert.deepStrictEqual(yield* store.subscriptions.recurring(scopesOf(yield* makeAccount()).test), [])
+      }))
+
+    it.effect("sessions.list: a scope's sessions newest first, paged, never another scope's", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { live, test } = scopesOf(yield* makeAccount())
+        const mine = [
+          yield* makeSession(test, { created_at: at(T0) }),
+          yield* makeSession(test, { created_at: at(T0 + 10) }),
+          yield* makeSession(test, { created_at: at(T0 + 20) })
+        ]
+        yield* insertAll(shuffle([...mine, yield* makeSession(live, { created_at: at(T0 + 30) })]), store.sessions.insert)
+        const first = yield* store.sessions.list(test, { limit: 2, after: undefined })
+        assert.deepStrictEqual(first.items.map((s) => s.session_id), [mine[2]!.session_id, mine[1]!.session_id])
+        assert.isTrue(first.hasMore)
+        const rest = yield* store.sessions.list(test, { limit: 2, after: CheckoutSessionPosition(first.items[1]!) })
+        assert.deepStrictEqual(rest.items.map((s) => s.session_id), [mine[0]!.session_id])
+        assert.isFalse(rest.hasMore)
       }))
 
     it.effect("payments.listProcessing: processing only, oldest first, at most limit; hasProcessing", () =>

@@ -21,7 +21,7 @@ interface Shop {
   readonly keys: { readonly test: string; readonly live: string }
   cookie: string
   csrf: string
-  readonly objects: Record<"test" | "live", { payment: string; subscription: string; webhook: string; delivery: string; key: string; product: string; customer: string; event: string }>
+  readonly objects: Record<"test" | "live", { payment: string; subscription: string; webhook: string; delivery: string; key: string; product: string; customer: string; event: string; session: string }>
 }
 
 const request = async (path: string, options: { readonly cookie?: string; readonly form?: Record<string, string> } = {}) => {
@@ -79,6 +79,7 @@ const makeShop = async (name: string, email: string): Promise<Shop> => {
     const subscriptions = (await ok(server.baseUrl, key, "GET", "/subscriptions")).items as Array<any>
     if (mode === "test") await waitFor("a delivery", async () => (await db.sql(`SELECT 1 FROM webhook_deliveries WHERE webhook_id = '${webhook.webhook_id}'`)).length > 0, 10_000)
     const [delivery] = await db.sql<{ delivery_id: string }>(`SELECT delivery_id FROM webhook_deliveries WHERE account_id = '${account_id}' AND livemode = ${mode === "live"} LIMIT 1`)
+    const [session] = await db.sql<{ session_id: string }>(`SELECT session_id FROM checkout_sessions WHERE account_id = '${account_id}' AND livemode = ${mode === "live"} LIMIT 1`)
     const [apiKey] = await db.sql<{ key_id: string }>(`SELECT key_id FROM api_keys WHERE account_id = '${account_id}' AND livemode = ${mode === "live"} LIMIT 1`)
     shop.objects[mode] = {
       payment: payments[0].payment_id,
@@ -88,7 +89,8 @@ const makeShop = async (name: string, email: string): Promise<Shop> => {
       key: apiKey!.key_id,
       product: product.product_id,
       customer: customers[0].customer_id,
-      event: events[0].event_id
+      event: events[0].event_id,
+      session: session!.session_id
     }
   }
   const user = JSON.parse((await runFils(["users", "create", "--account", account_id, "--email", email, "--role", "owner"], env)).stdout)
@@ -127,7 +129,8 @@ const snapshot = () =>
     (SELECT json_agg(d ORDER BY delivery_id) FROM (SELECT delivery_id, status, next_attempt_at FROM webhook_deliveries) d) AS deliveries,
     (SELECT json_agg(w ORDER BY webhook_id) FROM (SELECT webhook_id, disabled FROM webhook_endpoints) w) AS endpoints,
     (SELECT json_agg(p ORDER BY product_id) FROM (SELECT product_id, status FROM products) p) AS products,
-    (SELECT count(*) FROM checkout_sessions) AS sessions`).then(JSON.stringify)
+    (SELECT count(*) FROM checkout_sessions) AS sessions,
+    (SELECT json_agg(c ORDER BY customer_id) FROM (SELECT customer_id, email, name FROM customers) c) AS customers`).then(JSON.stringify)
 
 describe("dashboard walls", () => {
   it("every route naming an object answers 404 for the other account's objects and for the other mode's, and changes nothing", async () => {
@@ -142,7 +145,8 @@ describe("dashboard walls", () => {
           `/dashboard/${mode}/subscriptions/${foreign.subscription}`,
           `/dashboard/${mode}/developers/webhooks/${foreign.webhook}`,
           `/dashboard/${mode}/customers/${foreign.customer}`,
-          `/dashboard/${mode}/events/${foreign.event}`
+          `/dashboard/${mode}/events/${foreign.event}`,
+          `/dashboard/${mode}/checkout-sessions/${foreign.session}`
         ]
         for (const path of gets) {
           const answer = await request(path, { cookie: a.cookie })
@@ -156,7 +160,8 @@ describe("dashboard walls", () => {
           [`/dashboard/${mode}/developers/keys/${foreign.key}/revoke`, {}],
           [`/dashboard/${mode}/developers/webhooks/${foreign.webhook}/manage`, { action: "disable" }],
           [`/dashboard/${mode}/products/${foreign.product}/status`, { status: "archived" }],
-          [`/dashboard/${mode}/products/${foreign.product}/checkout`, {}]
+          [`/dashboard/${mode}/products/${foreign.product}/checkout`, {}],
+          [`/dashboard/${mode}/customers/${foreign.customer}`, { email: "taken@example.ae", name: "x", phone_number: "" }]
         ]
         for (const [path, form] of posts) {
           const answer = await request(path, { cookie: a.cookie, form: { csrf_token: a.csrf, ...form } })
@@ -171,7 +176,7 @@ describe("dashboard walls", () => {
       expect((await request(path, { cookie: a.cookie, form: { csrf_token: a.csrf, role: "viewer" } })).status, path).toBe(404)
     }
     expect(await snapshot()).toBe(before)
-    expect(checked.length).toBe(48)
+    expect(checked.length).toBe(56)
     // The same routes with A's own objects in their own mode do answer (so the 404s above are the walls).
     expect((await request(`/dashboard/test/payments/${a.objects.test.payment}`, { cookie: a.cookie })).status).toBe(200)
     expect((await request(`/dashboard/live/subscriptions/${a.objects.live.subscription}`, { cookie: a.cookie })).status).toBe(200)
@@ -184,7 +189,8 @@ describe("dashboard walls", () => {
       "/dashboard/test/subscriptions", `/dashboard/test/subscriptions/${a.objects.test.subscription}`, "/dashboard/test/products",
       "/dashboard/test/developers", `/dashboard/test/developers/webhooks/${a.objects.test.webhook}`, "/dashboard/live/payments",
       "/dashboard/test/customers", `/dashboard/test/customers/${a.objects.test.customer}`, "/dashboard/test/events",
-      `/dashboard/test/events/${a.objects.test.event}`,
+      `/dashboard/test/events/${a.objects.test.event}`, "/dashboard/test/checkout-sessions",
+      `/dashboard/test/checkout-sessions/${a.objects.test.session}`,
       "/dashboard/audit", "/dashboard/settings", "/dashboard/login"
     ]
     let shown = 0

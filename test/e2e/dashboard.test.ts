@@ -225,6 +225,18 @@ describe("the dashboard", () => {
     expect(bad.body).toMatch(/email must/)
     const found = await request("/dashboard/test/customers?email=NOOR%40example.ae", { cookie: owner })
     expect(found.body).toContain("Noor Al Amin")
+    const customerPath = created.headers.get("location")!
+    const edited = await request(customerPath, { cookie: owner, form: { csrf_token: csrf, name: "Noor Al-Amin", email: "noor@example.ae", phone_number: "+971501234567" } })
+    expect(edited.status).toBe(303)
+    expect((await request(customerPath, { cookie: owner })).body).toContain("+971501234567")
+    const badEdit = await request(customerPath, { cookie: owner, form: { csrf_token: csrf, name: "", email: "nope", phone_number: "" } })
+    expect(badEdit.status).toBe(400)
+
+    // Checkout sessions: listed, each with its checkout_url.
+    const sessions = await request("/dashboard/test/checkout-sessions", { cookie: owner })
+    const sessionId = /(cks_[0-9a-f]{32})/.exec(sessions.body)![1]!
+    const sessionPage = await request(`/dashboard/test/checkout-sessions/${sessionId}`, { cookie: owner })
+    expect(sessionPage.body).toContain(`/checkout/${sessionId}`)
 
     // Search: an id opens the payment, the payer's e-mail lists their payments.
     const byId = await request(`/dashboard/test/payments?q=${paymentId}`, { cookie: owner })

@@ -9,7 +9,7 @@ import { Payments } from "../../../src/application/Payments.js"
 import { Products } from "../../../src/application/Products.js"
 import { Subscriptions } from "../../../src/application/Subscriptions.js"
 import { can } from "../../../src/domain/DashboardUser.js"
-import { parseId, ProductId, SubscriptionId } from "../../../src/domain/Ids.js"
+import { CheckoutSessionId, parseId, ProductId, SubscriptionId } from "../../../src/domain/Ids.js"
 import { ProductCreate } from "../../../src/domain/Product.js"
 import type { Subscription } from "../../../src/domain/Subscription.js"
 import { html, raw } from "../checkout/Html.js"
@@ -20,6 +20,7 @@ import type { Kit, Scope } from "./Routes.js"
 
 const productIdOf = parseId(ProductId)
 const subscriptionIdOf = parseId(SubscriptionId)
+const sessionIdOf = parseId(CheckoutSessionId)
 const decodeProduct = Schema.decodeUnknownEither(ProductCreate, { onExcessProperty: "error", errors: "all" })
 
 export const businessRoutes = (kit: Kit) =>
@@ -113,6 +114,35 @@ ${notice.link === undefined ? "" : html`<p class="done" role="status">Checkout l
         if (Either.isLeft(session)) return yield* productsPage(f, scope, { error: (session.left as { readonly message?: string }).message ?? "No link made" }, 400)
         yield* kit.audit(signed, "checkout_session.create", session.right.session_id, scope.livemode)
         return yield* productsPage(f, scope, { link: session.right.checkout_url })
+      })))
+
+    yield* kit.get("/dashboard/:mode/checkout-sessions", kit.withUser((_, f, scope) =>
+      Effect.gen(function*() {
+        const cursor = (yield* kit.query).get("cursor") ?? undefined
+        const list = yield* Effect.either(checkout.list(scope, { limit: 50, cursor }))
+        if (Either.isLeft(list)) return kit.page(400, Pages.notFoundPage(f), f.nonce)
+        return kit.page(200, Pages.chrome(f, "Checkout sessions", html`<div class="card"><table><thead><tr><th>Session</th><th>Status</th><th class="num">Total</th><th>Created</th></tr></thead><tbody>${
+          list.right.items.map((c) =>
+            html`<tr><td><a href="${Pages.modePath(f)}/checkout-sessions/${c.session_id}"><code>${c.session_id}</code></a></td><td>${c.status}</td><td class="num">${Pages.money(c.total_amount)}</td><td>${Pages.when(c.created_at)}</td></tr>`
+          )
+        }</tbody></table>${list.right.items.length === 0 ? html`<p class="muted">No checkout sessions.</p>` : ""}${
+          list.right.next_cursor === null ? "" : html`<p><a href="${Pages.modePath(f)}/checkout-sessions?cursor=${list.right.next_cursor}">Older sessions →</a></p>`
+        }</div>`), f.nonce)
+      })))
+
+    yield* kit.get("/dashboard/:mode/checkout-sessions/:id", kit.withUser((_, f, scope) =>
+      Effect.gen(function*() {
+        const id = sessionIdOf(yield* kit.param("id"))
+        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(checkout.get(scope, id)))
+        if (found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        return kit.page(200, Pages.chrome(f, "Checkout session", html`<div class="card"><table>
+<tr><th>Id</th><td><code>${found.session_id}</code></td></tr><tr><th>Status</th><td>${found.status}</td></tr>
+<tr><th>Checkout URL</th><td><code>${found.checkout_url}</code></td></tr>
+<tr><th>Total</th><td>${Pages.money(found.total_amount)}</td></tr><tr><th>Expires</th><td>${Pages.when(found.expires_at)}</td></tr>
+<tr><th>Payment</th><td>${found.payment_id === null ? "" : html`<a href="${Pages.modePath(f)}/payments/${found.payment_id}"><code>${found.payment_id}</code></a>`}</td></tr>
+</table><table><tbody>${
+          found.product_cart.map((l) => html`<tr><td>${l.name}</td><td class="num">${l.quantity} × ${Pages.money(l.unit_amount)}</td></tr>`)
+        }</tbody></table></div>`), f.nonce)
       })))
 
     const label = (s: Subscription) =>

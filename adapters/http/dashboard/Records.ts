@@ -9,7 +9,7 @@ import { Deliveries } from "../../../src/application/Deliveries.js"
 import { Events } from "../../../src/application/Events.js"
 import { Payments } from "../../../src/application/Payments.js"
 import { Subscriptions } from "../../../src/application/Subscriptions.js"
-import { CustomerCreate } from "../../../src/domain/Customer.js"
+import { CustomerCreate, CustomerUpdate } from "../../../src/domain/Customer.js"
 import { can } from "../../../src/domain/DashboardUser.js"
 import { EventType } from "../../../src/domain/Event.js"
 import { CustomerId, EventId, parseId } from "../../../src/domain/Ids.js"
@@ -22,6 +22,7 @@ const customerIdOf = parseId(CustomerId)
 const eventIdOf = parseId(EventId)
 const isEventType = Schema.is(EventType)
 const decodeCustomer = Schema.decodeUnknownEither(CustomerCreate, { onExcessProperty: "error", errors: "all" })
+const decodeCustomerUpdate = Schema.decodeUnknownEither(CustomerUpdate, { onExcessProperty: "error", errors: "all" })
 const eventTypes: ReadonlyArray<string> = EventType.literals
 
 export const recordRoutes = (kit: Kit) =>
@@ -89,13 +90,45 @@ ${Either.isLeft(list) ? html`<p class="alert" role="alert">${(list.left as { rea
         const subs = yield* subscriptions.list(scope, { customer_id: id, limit: 100 })
         return kit.page(200, Pages.chrome(f, found.name ?? found.email, html`
 <div class="card"><table><tr><th>Id</th><td><code>${found.customer_id}</code></td></tr><tr><th>E-mail</th><td>${found.email}</td></tr>
-<tr><th>Phone</th><td>${found.phone_number ?? ""}</td></tr><tr><th>Created</th><td>${Pages.when(found.created_at)}</td></tr></table></div>
+<tr><th>Phone</th><td>${found.phone_number ?? ""}</td></tr><tr><th>Created</th><td>${Pages.when(found.created_at)}</td></tr></table>${
+          can(f.user.role, "write")
+            ? Pages.form(f, `${Pages.modePath(f)}/customers/${found.customer_id}`, html`
+<label for="e_name">Name</label><input id="e_name" name="name" maxlength="200" value="${found.name ?? ""}">
+<label for="e_email">E-mail</label><input id="e_email" name="email" type="email" required value="${found.email}">
+<label for="e_phone">Phone (E.164, optional)</label><input id="e_phone" name="phone_number" value="${found.phone_number ?? ""}">
+<p><button type="submit">Save customer</button></p>`)
+            : ""
+        }</div>
 <div class="card"><h2>Payments</h2><table><tbody>${
           paid.items.map((p) => html`<tr><td><a href="${Pages.modePath(f)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td><td>${p.status}</td><td class="num">${Pages.money(p.total_amount)}</td></tr>`)
         }</tbody></table></div>
 <div class="card"><h2>Subscriptions</h2><table><tbody>${
           subs.items.map((s) => html`<tr><td><a href="${Pages.modePath(f)}/subscriptions/${s.subscription_id}"><code>${s.subscription_id}</code></a></td><td>${s.status}</td><td class="num">${Pages.money(s.recurring_amount)}</td></tr>`)
         }</tbody></table></div>`), f.nonce)
+      })))
+
+    yield* kit.post("/dashboard/:mode/customers/:id", kit.withPost((signed, f, scope, params) =>
+      Effect.gen(function*() {
+        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change customers.`), f.nonce)
+        const id = customerIdOf(yield* kit.param("id"))
+        if (id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const name = kit.field(params, "name").trim()
+        const phone = kit.field(params, "phone_number").trim()
+        const patch = decodeCustomerUpdate({
+          email: kit.field(params, "email").trim(),
+          name: name === "" ? null : name,
+          phone_number: phone === "" ? null : phone
+        })
+        if (Either.isLeft(patch)) {
+          return kit.page(400, Pages.forbiddenPage(f, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(patch.left) })), f.nonce)
+        }
+        const updated = yield* Effect.either(customers.update(scope, id, patch.right))
+        if (Either.isLeft(updated)) {
+          const error = updated.left as { readonly _tag?: string; readonly message?: string }
+          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : kit.page(400, Pages.forbiddenPage(f, error.message ?? "Not saved"), f.nonce)
+        }
+        yield* kit.audit(signed, "customer.update", id, scope.livemode)
+        return kit.redirect(`${Pages.modePath(f)}/customers/${id}`)
       })))
 
     yield* kit.get("/dashboard/:mode/events", kit.withUser((_, f, scope) =>

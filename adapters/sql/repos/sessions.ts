@@ -8,7 +8,7 @@ import type { Queries } from "../queries.js"
 import * as Rows from "../rows.js"
 import { orUnavailable } from "../SqlErrors.js"
 
-export const makeSessionsRepo = ({ first, forUpdateInTransaction, inScope, sql }: Queries): SessionsRepo => {
+export const makeSessionsRepo = ({ first, forUpdateInTransaction, inScope, page, sql }: Queries): SessionsRepo => {
   const insertAll: SessionsRepo["insertAll"] = Effect.fnUntraced(function*(sessions) {
     if (sessions.length === 0) return
     yield* sql`INSERT INTO checkout_sessions ${sql.insert(sessions.map(Rows.sessionToRow))}`
@@ -18,6 +18,10 @@ export const makeSessionsRepo = ({ first, forUpdateInTransaction, inScope, sql }
     insert: (session) => insertAll([session]),
 
     insertAll,
+
+    list: Effect.fnUntraced(function*(scope, request) {
+      return yield* page("checkout_sessions", [inScope(scope)], request, Rows.sessionFromRow)
+    }, orUnavailable),
 
     get: Effect.fnUntraced(function*(scope, id) {
       const rows = yield* sql<Rows.CheckoutSessionRow>`SELECT * FROM checkout_sessions
