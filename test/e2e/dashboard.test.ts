@@ -232,6 +232,15 @@ describe("the dashboard", () => {
     const badEdit = await request(customerPath, { cookie: owner, form: { csrf_token: csrf, name: "", email: "nope", phone_number: "" } })
     expect(badEdit.status).toBe(400)
 
+    // A product edited; an endpoint's URL, description and events edited (a bad URL refused).
+    const products = await request("/dashboard/test/products", { cookie: owner })
+    const productId = /products\/(pdt_[0-9a-f]{32})"/.exec(products.body)![1]!
+    const savedProduct = await request(`/dashboard/test/products/${productId}`, { cookie: owner, form: { csrf_token: csrf, name: "Beans, 1 kg", price: "210.00", description: "Roasted weekly" } })
+    expect(savedProduct.status).toBe(303)
+    expect(await ok(server.baseUrl, key, "GET", `/products/${productId}`)).toMatchObject({ name: "Beans, 1 kg", price: 21_000, description: "Roasted weekly" })
+    const badPrice = await request(`/dashboard/test/products/${productId}`, { cookie: owner, form: { csrf_token: csrf, name: "x", price: "12.345", description: "" } })
+    expect(badPrice.status).toBe(400)
+
     // Checkout sessions: listed, each with its checkout_url.
     const sessions = await request("/dashboard/test/checkout-sessions", { cookie: owner })
     const sessionId = /(cks_[0-9a-f]{32})/.exec(sessions.body)![1]!
@@ -264,6 +273,25 @@ describe("the dashboard", () => {
     expect(added.status).toBe(303)
     const endpoint = added.headers.get("location")!
     const manage = (action: string) => request(`${endpoint}/manage`, { cookie: owner, form: { csrf_token: csrf, action } })
+    const edit = (form: Record<string, string | Array<string>>) => {
+      const body = new URLSearchParams()
+      body.set("csrf_token", csrf)
+      for (const [k, v] of Object.entries(form)) for (const one of [v].flat()) body.append(k, one)
+      return fetch(`${server.baseUrl}${endpoint}/edit`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { cookie: owner, "content-type": "application/x-www-form-urlencoded", origin: server.baseUrl },
+        body: body.toString()
+      }).then(async (r) => ({ status: r.status, body: await r.text() }))
+    }
+    const savedEndpoint = await edit({ url: "http://127.0.0.1:9/orders", description: "Orders", event_types: ["payment.succeeded", "refund.succeeded"] })
+    expect(savedEndpoint.body).toContain("Saved.")
+    const webhookId = /(wh_[0-9a-f]{32})/.exec(endpoint)![1]!
+    expect(await ok(server.baseUrl, key, "GET", `/webhooks/${webhookId}`)).toMatchObject({
+      url: "http://127.0.0.1:9/orders", description: "Orders", event_types: ["payment.succeeded", "refund.succeeded"]
+    })
+    expect((await edit({ url: "ftp://nowhere", description: "", event_types: ["payment.succeeded"] })).status).toBe(400)
+    expect((await edit({ url: "http://127.0.0.1:9/orders", description: "" })).status, "no event type").toBe(400)
     expect((await manage("disable")).body).toContain("Disabled: it receives nothing new.")
     const revealed = await manage("reveal")
     const secret = /id="signing-secret">(whsec_[^<]+)</.exec(revealed.body)![1]!

@@ -10,7 +10,7 @@ import { Products } from "../../../src/application/Products.js"
 import { Subscriptions } from "../../../src/application/Subscriptions.js"
 import { can } from "../../../src/domain/DashboardUser.js"
 import { CheckoutSessionId, parseId, ProductId, SubscriptionId } from "../../../src/domain/Ids.js"
-import { ProductCreate } from "../../../src/domain/Product.js"
+import { ProductCreate, ProductUpdate } from "../../../src/domain/Product.js"
 import type { Subscription } from "../../../src/domain/Subscription.js"
 import { html, raw } from "../checkout/Html.js"
 import { describeDecodeError } from "../ErrorMapping.js"
@@ -22,6 +22,7 @@ const productIdOf = parseId(ProductId)
 const subscriptionIdOf = parseId(SubscriptionId)
 const sessionIdOf = parseId(CheckoutSessionId)
 const decodeProduct = Schema.decodeUnknownEither(ProductCreate, { onExcessProperty: "error", errors: "all" })
+const decodeProductUpdate = Schema.decodeUnknownEither(ProductUpdate, { onExcessProperty: "error", errors: "all" })
 
 export const businessRoutes = (kit: Kit) =>
   Effect.gen(function*() {
@@ -39,7 +40,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
 ${notice.link === undefined ? "" : html`<p class="done" role="status">Checkout link: <code id="checkout-url">${notice.link}</code></p>`}
 <div class="card"><table><thead><tr><th>Product</th><th class="num">Price</th><th>Billing</th><th>Status</th><th></th></tr></thead><tbody>${
           list.items.map((p) =>
-            html`<tr><td>${p.name} <small><code>${p.product_id}</code></small></td><td class="num">${Pages.money(p.price)}</td>
+            html`<tr><td><a href="${Pages.modePath(f)}/products/${p.product_id}">${p.name}</a> <small><code>${p.product_id}</code></small></td><td class="num">${Pages.money(p.price)}</td>
 <td>${p.billing === "recurring" ? `every ${p.interval_count === 1 ? "" : `${p.interval_count} `}${p.billing_interval}` : "one-time"}</td><td>${p.status}</td><td>${
               write && p.status === "active"
                 ? Pages.form(f, `${Pages.modePath(f)}/products/${p.product_id}/checkout`, html`<button class="link" type="submit">Make a checkout link</button>`)
@@ -85,6 +86,46 @@ ${notice.link === undefined ? "" : html`<p class="done" role="status">Checkout l
         if (Either.isLeft(created)) return yield* productsPage(f, scope, { error: (created.left as { readonly message?: string }).message ?? "Not created" }, 400)
         yield* kit.audit(signed, "product.create", created.right.product_id, scope.livemode)
         return kit.redirect(`${Pages.modePath(f)}/products`)
+      })))
+
+    const productPage = (f: Pages.SignedFrame, scope: Scope, error?: string) =>
+      Effect.gen(function*() {
+        const id = productIdOf(yield* kit.param("id"))
+        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(products.get(scope, id)))
+        if (found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        return kit.page(error === undefined ? 200 : 400, Pages.chrome(f, found.name, html`
+${error === undefined ? "" : html`<p class="alert" role="alert">${error}</p>`}
+<div class="card"><table><tr><th>Id</th><td><code>${found.product_id}</code></td></tr><tr><th>Price</th><td>${Pages.money(found.price)}</td></tr>
+<tr><th>Status</th><td>${found.status}</td></tr><tr><th>Description</th><td>${found.description ?? ""}</td></tr></table>${
+          can(f.user.role, "write")
+            ? Pages.form(f, `${Pages.modePath(f)}/products/${found.product_id}`, html`
+<label for="p_name">Name</label><input id="p_name" name="name" maxlength="200" required value="${found.name}">
+<label for="p_price">Price in AED</label><input id="p_price" name="price" inputmode="decimal" required value="${(found.price / 100).toFixed(2)}">
+<label for="p_description">Description</label><input id="p_description" name="description" value="${found.description ?? ""}">
+<p><button type="submit">Save product</button></p>`)
+            : ""
+        }</div>`), f.nonce)
+      })
+
+    yield* kit.get("/dashboard/:mode/products/:id", kit.withUser((_, f, scope) => productPage(f, scope)))
+
+    yield* kit.post("/dashboard/:mode/products/:id", kit.withPost((signed, f, scope, params) =>
+      Effect.gen(function*() {
+        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change products.`), f.nonce)
+        const id = productIdOf(yield* kit.param("id"))
+        if (id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const price = parseAed(kit.field(params, "price"))
+        if (price === undefined) return yield* productPage(f, scope, "Enter the price in AED, e.g. 65.00")
+        const description = kit.field(params, "description")
+        const patch = decodeProductUpdate({ name: kit.field(params, "name"), price, description })
+        if (Either.isLeft(patch)) return yield* productPage(f, scope, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(patch.left) }))
+        const updated = yield* Effect.either(products.update(scope, id, patch.right))
+        if (Either.isLeft(updated)) {
+          const error = updated.left as { readonly _tag?: string; readonly message?: string }
+          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* productPage(f, scope, error.message ?? "Not saved")
+        }
+        yield* kit.audit(signed, "product.update", id, scope.livemode)
+        return kit.redirect(`${Pages.modePath(f)}/products/${id}`)
       })))
 
     yield* kit.post("/dashboard/:mode/products/:id/status", kit.withPost((signed, f, scope, params) =>

@@ -3,14 +3,16 @@
  * revoke), webhook endpoints (list, create), an endpoint's delivery log with resend, and the events. Test keys and
  * webhooks need `keys`, live keys `live_keys` (owners and admins); everyone else reads, and never sees a secret.
  */
+import * as UrlParams from "@effect/platform/UrlParams"
 import { Effect, Either, Option, ParseResult, Schema } from "effect"
 import { Accounts } from "../../../src/application/Accounts.js"
 import { Deliveries } from "../../../src/application/Deliveries.js"
 import { Webhooks } from "../../../src/application/Webhooks.js"
 import { can } from "../../../src/domain/DashboardUser.js"
 import { ApiKeyId, parseId, WebhookId } from "../../../src/domain/Ids.js"
-import { WebhookCreate } from "../../../src/domain/WebhookEndpoint.js"
-import { html } from "../checkout/Html.js"
+import { EventType } from "../../../src/domain/Event.js"
+import { WebhookCreate, WebhookUpdate } from "../../../src/domain/WebhookEndpoint.js"
+import { html, raw } from "../checkout/Html.js"
 import { describeDecodeError } from "../ErrorMapping.js"
 import * as Pages from "./Pages.js"
 import type { Kit } from "./Routes.js"
@@ -18,6 +20,8 @@ import type { Kit } from "./Routes.js"
 const keyIdOf = parseId(ApiKeyId)
 const webhookIdOf = parseId(WebhookId)
 const decodeWebhook = Schema.decodeUnknownEither(WebhookCreate, { onExcessProperty: "error", errors: "all" })
+const decodeWebhookUpdate = Schema.decodeUnknownEither(WebhookUpdate, { onExcessProperty: "error", errors: "all" })
+const eventTypes: ReadonlyArray<string> = EventType.literals
 
 export const developerRoutes = (kit: Kit) =>
   Effect.gen(function*() {
@@ -112,7 +116,8 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
       f: Pages.SignedFrame,
       scope: { readonly accountId: Pages.SignedFrame["user"]["account_id"]; readonly livemode: boolean },
       notice?: string,
-      secret?: string
+      secret?: string,
+      error?: string
     ) =>
       Effect.gen(function*() {
         const id = webhookIdOf(yield* kit.param("id"))
@@ -121,11 +126,21 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
         const w = endpoint.value
         const log = yield* deliveries.list({ webhook_id: w.webhook_id }, 100)
         const manage = can(f.user.role, "keys")
-        return kit.page(200, Pages.chrome(f, "Webhook endpoint", html`
+        return kit.page(error === undefined ? 200 : 400, Pages.chrome(f, "Webhook endpoint", html`
 ${notice === undefined ? "" : html`<p class="done" role="status">${notice}</p>`}
+${error === undefined ? "" : html`<p class="alert" role="alert">${error}</p>`}
 <div class="card"><table><tr><th>URL</th><td>${w.url}</td></tr><tr><th>Id</th><td><code>${w.webhook_id}</code></td></tr>
 <tr><th>Events</th><td>${w.event_types.join(", ")}</td></tr><tr><th>Status</th><td>${w.disabled ? "disabled" : "enabled"}</td></tr>
 ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="signing-secret">${secret}</code></td></tr>`}</table>${
+          manage
+            ? Pages.form(f, `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}/edit`, html`
+<label for="w_url">URL</label><input id="w_url" name="url" size="50" required value="${w.url}">
+<label for="w_description">Description</label><input id="w_description" name="description" value="${w.description}">
+<fieldset><legend>Events</legend>${
+              eventTypes.map((t) => html`<label><input type="checkbox" name="event_types" value="${t}"${raw(w.event_types.includes(t as never) ? " checked" : "")}> ${t}</label>`)
+            }</fieldset><p><button type="submit">Save endpoint</button></p>`)
+            : ""
+        }${
           manage
             ? html`<p>${
               Pages.form(f, `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}/manage`, html`<input type="hidden" name="action" value="${w.disabled ? "enable" : "disable"}"><button class="link" type="submit">${w.disabled ? "Enable" : "Disable"}</button>`)
@@ -151,6 +166,29 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
       })
 
     yield* kit.get("/dashboard/:mode/developers/webhooks/:id", kit.withUser((_, f, scope) => endpointPage(f, scope)))
+
+    yield* kit.post("/dashboard/:mode/developers/webhooks/:id/edit", kit.withPost((signed, f, scope, params) =>
+      Effect.gen(function*() {
+        if (!can(signed.user.role, "keys")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change endpoints.`), f.nonce)
+        const id = webhookIdOf(yield* kit.param("id"))
+        if (id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const patch = decodeWebhookUpdate({
+          url: kit.field(params, "url").trim(),
+          description: kit.field(params, "description"),
+          event_types: UrlParams.getAll(params, "event_types")
+        })
+        if (Either.isLeft(patch)) {
+          return yield* endpointPage(f, scope, undefined, undefined, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(patch.left) }))
+        }
+        const updated = yield* Effect.either(webhooks.update(scope, id, patch.right))
+        if (Either.isLeft(updated)) {
+          const error = updated.left as { readonly _tag?: string; readonly message?: string }
+          if (error._tag === "NotFound") return kit.page(404, Pages.notFoundPage(f), f.nonce)
+          return yield* endpointPage(f, scope, undefined, undefined, error.message ?? "Not saved")
+        }
+        yield* kit.audit(signed, "webhook.update", id, scope.livemode)
+        return yield* endpointPage(f, scope, "Saved.")
+      })))
 
     yield* kit.post("/dashboard/:mode/developers/webhooks/:id/manage", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
