@@ -8,6 +8,7 @@ import { DateTime, Duration, Effect, Option, Queue, Ref, Schedule } from "effect
 import * as Delivery from "../domain/Delivery.js"
 import { InvalidState, notFound, type StoreUnavailable } from "../domain/Errors.js"
 import * as Event from "../domain/Event.js"
+import * as WebhookEndpoint from "../domain/WebhookEndpoint.js"
 import { Signer } from "../ports/Signer.js"
 import { type AttemptRecord, type ClaimedAttempt, type DeliveryFilter, Store } from "../ports/Store.js"
 import { WebhookTransport } from "../ports/WebhookTransport.js"
@@ -41,12 +42,11 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
         const startedAt = yield* DateTime.now
         const body = JSON.stringify(Event.deliveryBody(claimed.event))
         const timestamp = Math.floor(DateTime.toEpochMillis(startedAt) / 1000)
-        const signature = yield* signer.signWebhook({
-          secret: claimed.endpoint.secret,
-          id: claimed.event.event_id,
-          timestamp,
-          body
-        })
+        // One signature per signing secret: two for a day after a rotation, space-separated (Standard Webhooks).
+        const signature = (yield* Effect.forEach(
+          WebhookEndpoint.signingSecrets(claimed.endpoint.secret, startedAt),
+          (secret) => signer.signWebhook({ secret, id: claimed.event.event_id, timestamp, body })
+        )).join(" ")
         const outcome = yield* transport.send({
           url: claimed.endpoint.url,
           body,

@@ -100,9 +100,23 @@ export class Webhooks extends Effect.Service<Webhooks>()("fils/Webhooks", {
     })
 
     const secret = Effect.fn("Webhooks.secret")(function*(scope: Scope, id: WebhookId) {
-      return { secret: (yield* get(scope, id)).secret }
+      return { secret: WebhookEndpoint.currentSecret((yield* get(scope, id)).secret) }
     })
 
-    return { create, get, list, update, remove, secret } as const
+    /**
+     * A new signing secret (returned, to show once); the current one keeps signing beside it for 24 hours
+     * (`WebhookEndpoint.rotate`).
+     */
+    const rotateSecret = Effect.fn("Webhooks.rotateSecret")(function*(scope: Scope, id: WebhookId) {
+      const fresh = yield* signer.webhookSecret
+      const now = yield* DateTime.now
+      yield* store.transact(Effect.gen(function*() {
+        const endpoint = yield* get(scope, id)
+        yield* store.webhooks.update(WebhookEndpoint.rotate(endpoint, fresh, now))
+      }))
+      return { secret: fresh }
+    })
+
+    return { create, get, list, update, remove, secret, rotateSecret } as const
   })
 }) {}

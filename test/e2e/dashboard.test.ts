@@ -296,11 +296,16 @@ describe("the dashboard", () => {
     const revealed = await manage("reveal")
     const secret = /id="signing-secret">(whsec_[^<]+)</.exec(revealed.body)![1]!
     expect((await request(endpoint, { cookie: owner })).body).not.toContain(secret)
+    const rotated = await manage("rotate")
+    const newSecret = /id="signing-secret">(whsec_[^<|]+)</.exec(rotated.body)![1]!
+    expect(newSecret).not.toBe(secret)
+    expect(rotated.body).toContain("the old one keeps signing beside it for 24 hours")
+    expect((await ok(server.baseUrl, key, "GET", `/webhooks/${/(wh_[0-9a-f]{32})/.exec(endpoint)![1]}/secret`)).secret).toBe(newSecret)
     expect((await manage("resend_failed")).body).toMatch(/\d+ failed deliver(y|ies) queued again/)
     expect((await manage("delete")).status).toBe(303)
     expect((await request(endpoint, { cookie: owner })).status).toBe(404)
     const audit = await request("/dashboard/audit", { cookie: owner })
-    for (const action of ["customer.create", "webhook.create", "webhook.disable", "webhook.secret.reveal", "webhook.resend_failed", "webhook.delete"]) {
+    for (const action of ["customer.create", "webhook.create", "webhook.disable", "webhook.secret.reveal", "webhook.secret.rotate", "webhook.resend_failed", "webhook.delete"]) {
       expect(audit.body, action).toContain(action)
     }
     expect(audit.body).not.toContain(secret)

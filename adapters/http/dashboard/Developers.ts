@@ -147,6 +147,8 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
             } ${
               Pages.form(f, `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}/manage`, html`<input type="hidden" name="action" value="reveal"><button class="link" type="submit">Reveal the signing secret</button>`)
             } ${
+              Pages.form(f, `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}/manage`, html`<input type="hidden" name="action" value="rotate"><button class="link" type="submit">Rotate the signing secret</button>`)
+            } ${
               Pages.form(f, `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}/manage`, html`<input type="hidden" name="action" value="resend_failed"><button class="link" type="submit">Resend all failed</button>`)
             } ${
               Pages.form(f, `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}/manage`, html`<input type="hidden" name="action" value="delete"><button class="link" type="submit">Delete the endpoint</button>`)
@@ -210,6 +212,11 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
             const { secret } = yield* webhooks.secret(scope, w.webhook_id)
             yield* kit.audit(signed, "webhook.secret.reveal", w.webhook_id, scope.livemode)
             return yield* endpointPage(f, scope, undefined, secret)
+          }
+          case "rotate": {
+            const { secret } = yield* webhooks.rotateSecret(scope, w.webhook_id)
+            yield* kit.audit(signed, "webhook.secret.rotate", w.webhook_id, scope.livemode)
+            return yield* endpointPage(f, scope, "New signing secret: the old one keeps signing beside it for 24 hours.", secret)
           }
           case "resend_failed": {
             const failed = (yield* deliveries.list({ webhook_id: w.webhook_id, status: "failed" }, 1000))

@@ -1,0 +1,74 @@
+/**
+ * Rotating an endpoint's signing secret (issue 18): deliveries are signed with the new secret and, for 24 hours, with
+ * the old one beside it (`webhook-signature` with two signatures, as Standard Webhooks allows), so a receiver that
+ * holds either verifies them; then with the new one only. The merchant is shown only the new secret.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime, Effect, TestClock } from "effect"
+import * as StandardWebhooks from "../../adapters/crypto/StandardWebhooks.js"
+import * as FilsTest from "../../adapters/testing/FilsTest.js"
+import { Checkout } from "../../src/application/Checkout.js"
+import { Deliveries } from "../../src/application/Deliveries.js"
+import { Products } from "../../src/application/Products.js"
+import { Webhooks } from "../../src/application/Webhooks.js"
+import * as WebhookEndpoint from "../../src/domain/WebhookEndpoint.js"
+import { Store } from "../../src/ports/Store.js"
+
+describe("WebhookEndpoint.rotate", () => {
+  it("signs with the new and the old secret for 24 hours, then with the new one; a second rotation keeps the newest previous", () => {
+    const now = DateTime.unsafeMake(Date.UTC(2026, 10, 25, 12))
+    const endpoint = { secret: "whsec_old" } as WebhookEndpoint.WebhookEndpoint
+    const rotated = WebhookEndpoint.rotate(endpoint, "whsec_new", now)
+    assert.strictEqual(WebhookEndpoint.currentSecret(rotated.secret), "whsec_new")
+    assert.deepStrictEqual(WebhookEndpoint.signingSecrets(rotated.secret, now), ["whsec_new", "whsec_old"])
+    assert.deepStrictEqual(WebhookEndpoint.signingSecrets(rotated.secret, DateTime.add(now, { hours: 23, minutes: 59 })), ["whsec_new", "whsec_old"])
+    assert.deepStrictEqual(WebhookEndpoint.signingSecrets(rotated.secret, DateTime.add(now, { hours: 24 })), ["whsec_new"])
+    const again = WebhookEndpoint.rotate(rotated, "whsec_newer", DateTime.add(now, { hours: 1 }))
+    assert.deepStrictEqual(WebhookEndpoint.signingSecrets(again.secret, DateTime.add(now, { hours: 2 })), ["whsec_newer", "whsec_new"])
+    assert.deepStrictEqual(WebhookEndpoint.signingSecrets("whsec_plain", now), ["whsec_plain"])
+  })
+})
+
+describe("Webhooks.rotateSecret", () => {
+  it.effect("deliveries verify with either secret for a day after the rotation, then with the new one only", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2026, 10, 25, 12))
+      const shop = yield* FilsTest.account()
+      const webhooks = yield* Webhooks
+      const deliveries = yield* Deliveries
+      const recorder = yield* FilsTest.WebhookRecorder
+      const created = yield* webhooks.create(shop.test, { url: "https://hooks.example.ae/fils" })
+      const old = created.secret
+      const { secret: fresh } = yield* webhooks.rotateSecret(shop.test, created.webhook_id)
+      assert.notStrictEqual(fresh, old)
+      assert.strictEqual((yield* webhooks.secret(shop.test, created.webhook_id)).secret, fresh, "only the new secret is shown")
+      const stored = yield* Effect.flatMap(Store, (s) => s.webhooks.get(shop.test, created.webhook_id))
+      assert.isTrue(stored._tag === "Some" && stored.value.secret.startsWith(`${fresh}|${old}|`))
+
+      // An event the endpoint hears (a payment), delivered now: two signatures, each secret verifies.
+      const product = yield* (yield* Products).create(shop.test, { name: "Beans", price: 6_500, currency: "AED" })
+      const sell = Effect.flatMap(
+        (yield* Checkout).create(shop.test, { product_cart: [{ product_id: product.product_id, quantity: 1 }] }),
+        (session) => FilsTest.pay(session.session_id)
+      )
+      yield* sell
+      yield* deliveries.dispatchOnce()
+      const first = (yield* recorder.sent).at(-1)!
+      assert.strictEqual(first.headers["webhook-signature"]!.split(" ").length, 2)
+      const seconds = Math.floor(Date.UTC(2026, 10, 25, 12) / 1000)
+      for (const secret of [fresh, old]) {
+        assert.doesNotThrow(() => StandardWebhooks.verify({ secret, headers: first.headers, body: first.body, now: seconds }), secret)
+      }
+
+      // A day later: the new secret only.
+      yield* TestClock.adjust("24 hours")
+      yield* sell
+      yield* deliveries.dispatchOnce()
+      const later = (yield* recorder.sent).at(-1)!
+      assert.strictEqual(later.headers["webhook-signature"]!.split(" ").length, 1)
+      const now = seconds + 24 * 3600
+      assert.doesNotThrow(() => StandardWebhooks.verify({ secret: fresh, headers: later.headers, body: later.body, now }))
+      assert.throws(() => StandardWebhooks.verify({ secret: old, headers: later.headers, body: later.body, now }))
+    }).pipe(Effect.provide(FilsTest.layer())))
+})
+
