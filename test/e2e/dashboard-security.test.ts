@@ -6,6 +6,7 @@
  * inert text on every page. Secrets shown once never appear again, nor in the server's logs or the audit log.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Action, can } from "../../src/domain/DashboardUser.js"
 import { runFils, type Served, serveFils } from "../support/cli.js"
 import { ok, startReceiver, type Receiver, type TestDatabase, testDatabase, waitFor } from "../support/load.js"
 
@@ -222,4 +223,73 @@ describe("dashboard walls", () => {
     const [stored] = await db.sql<{ n: number }>(`SELECT count(*)::int AS n FROM dashboard_sessions WHERE token_hash = '${a.cookie.split("=")[1]}'`)
     expect(stored!.n, "session cookies are stored hashed").toBe(0)
   }, 30_000)
+})
+
+describe("dashboard roles and forged forms", () => {
+  /** Every state-changing route, with a form that fails validation once past the role's gate (so nothing changes). */
+  const routes = (mode: "test" | "live"): ReadonlyArray<{ readonly path: string; readonly action: Action; readonly form: Record<string, string> }> => [
+    { path: `/dashboard/${mode}/payments/${a.objects[mode].payment}/refund`, action: "refund", form: { amount: "abc" } },
+    { path: `/dashboard/${mode}/subscriptions/${a.objects[mode].subscription}/cancel`, action: "write", form: { when: "nonsense" } },
+    { path: `/dashboard/${mode}/products`, action: "write", form: { name: "x", price: "abc", billing: "one_time" } },
+    { path: `/dashboard/${mode}/products/${a.objects[mode].product}`, action: "write", form: { name: "x", price: "abc", description: "" } },
+    { path: `/dashboard/${mode}/products/${a.objects[mode].product}/status`, action: "write", form: { status: "weird" } },
+    { path: `/dashboard/${mode}/customers`, action: "write", form: { email: "bad" } },
+    { path: `/dashboard/${mode}/customers/${a.objects[mode].customer}`, action: "write", form: { email: "bad", name: "", phone_number: "" } },
+    { path: `/dashboard/${mode}/developers/keys/key_00000000000000000000000000000000/revoke`, action: mode === "live" ? "live_keys" : "keys", form: {} },
+    { path: `/dashboard/${mode}/developers/webhooks`, action: "keys", form: { url: "bad" } },
+    { path: `/dashboard/${mode}/developers/webhooks/${a.objects[mode].webhook}/manage`, action: "keys", form: { action: "nothing" } },
+    { path: `/dashboard/${mode}/developers/webhooks/${a.objects[mode].webhook}/edit`, action: "keys", form: { url: "bad", description: "" } },
+    { path: `/dashboard/${mode}/developers/webhooks/${a.objects[mode].webhook}/deliveries/dlv_bad/resend`, action: "keys", form: {} },
+    { path: "/dashboard/settings", action: "settings", form: { business_name: "x".repeat(300), support_email: "" } },
+    { path: "/dashboard/settings/team", action: "team", form: { email: "new@shops.ae", role: "nope" } },
+    { path: "/dashboard/settings/team/usr_00000000000000000000000000000000/role", action: "team", form: { role: "viewer" } },
+    { path: "/dashboard/settings/team/usr_00000000000000000000000000000000/remove", action: "team", form: {} }
+  ]
+
+  it("each role is refused exactly the changes its role may not make (403), and nothing changes when refused", async () => {
+    const before = await snapshot()
+    const signedIn: Record<string, { cookie: string; csrf: string }> = { owner: { cookie: a.cookie, csrf: a.csrf } }
+    for (const role of ["admin", "developer", "viewer"] as const) {
+      const made = JSON.parse((await runFils(["users", "create", "--account", a.accountId, "--email", `${role}@shops.ae`, "--role", role], env)).stdout)
+      const set = await request(made.sign_in_url.replace(/^http:\/\/[^/]+/, ""), { form: { password: "a long enough password" } })
+      const cookie = (set.headers.get("set-cookie") ?? "").split(";")[0]!
+      const csrf = /name="csrf_token" value="([^"]+)"/.exec((await request("/dashboard/test", { cookie })).body)![1]!
+      signedIn[role] = { cookie, csrf }
+    }
+    let refused = 0
+    let passed = 0
+    for (const role of ["owner", "admin", "developer", "viewer"] as const) {
+      const { cookie, csrf } = signedIn[role]!
+      for (const mode of ["test", "live"] as const) {
+        for (const route of routes(mode)) {
+          const answer = await request(route.path, { cookie, form: { csrf_token: csrf, ...route.form } })
+          const allowed = can(role, route.action)
+          expect(answer.status === 403, `${role} ${route.path}: ${answer.status}`).toBe(!allowed)
+          allowed ? passed++ : refused++
+        }
+      }
+      // Reading the audit log is owners' and admins'.
+      expect((await request("/dashboard/audit", { cookie })).status, `${role} audit`).toBe(can(role, "audit") ? 200 : 403)
+    }
+    expect(refused).toBeGreaterThan(30)
+    expect(passed).toBeGreaterThan(30)
+    expect(await snapshot()).toBe(before)
+  }, 90_000)
+
+  it("every state-changing route refuses a form sent from another site, even with the session's token", async () => {
+    const before = await snapshot()
+    for (const mode of ["test", "live"] as const) {
+      for (const route of [...routes(mode), { path: "/dashboard/logout", action: "read" as const, form: {} }]) {
+        const response = await fetch(`${server.baseUrl}${route.path}`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { cookie: a.cookie, "content-type": "application/x-www-form-urlencoded", origin: "https://evil.example", "sec-fetch-site": "cross-site" },
+          body: new URLSearchParams({ csrf_token: a.csrf, ...route.form }).toString()
+        })
+        expect(response.status, route.path).toBe(403)
+      }
+    }
+    expect(await snapshot()).toBe(before)
+    expect((await request("/dashboard/test", { cookie: a.cookie })).status, "still signed in").toBe(200)
+  }, 60_000)
 })

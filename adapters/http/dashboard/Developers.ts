@@ -125,6 +125,9 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
         if (Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const w = endpoint.value
         const log = yield* deliveries.list({ webhook_id: w.webhook_id }, 100)
+        // Each delivery's last attempt: how long the receiver took.
+        const latency = new Map(yield* Effect.forEach(log, (d) =>
+          Effect.map(deliveries.attempts(d.delivery_id), (tried) => [d.delivery_id, tried.at(-1)?.duration_ms] as const)))
         const manage = can(f.user.role, "keys")
         return kit.page(error === undefined ? 200 : 400, Pages.chrome(f, "Webhook endpoint", html`
 ${notice === undefined ? "" : html`<p class="done" role="status">${notice}</p>`}
@@ -155,10 +158,10 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
             }</p>`
             : ""
         }</div>
-<div class="card"><h2>Deliveries</h2><table><thead><tr><th>Event</th><th>Status</th><th class="num">Attempts</th><th>Last answer</th><th>Next attempt</th><th></th></tr></thead><tbody>${
+<div class="card"><h2>Deliveries</h2><table><thead><tr><th>Event</th><th>Status</th><th class="num">Attempts</th><th>Last answer</th><th class="num">Latency</th><th>Next attempt</th><th></th></tr></thead><tbody>${
           log.map((d) =>
             html`<tr><td><code>${d.event_id}</code></td><td>${d.status}</td><td class="num">${d.attempts}</td>
-<td>${d.last_status_code ?? d.last_error ?? ""}</td><td>${d.next_attempt_at === null ? "" : Pages.when(d.next_attempt_at)}</td><td>${
+<td>${d.last_status_code ?? d.last_error ?? ""}</td><td class="num">${latency.get(d.delivery_id) === undefined ? "" : `${latency.get(d.delivery_id)} ms`}</td><td>${d.next_attempt_at === null ? "" : Pages.when(d.next_attempt_at)}</td><td>${
               manage
                 ? Pages.form(f, `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}/deliveries/${d.delivery_id}/resend`, html`<button class="link" type="submit">Resend</button>`)
                 : ""

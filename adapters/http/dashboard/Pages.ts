@@ -197,6 +197,8 @@ export const paymentPage = (
     readonly payment: Payment
     readonly events: ReadonlyArray<Event>
     readonly canRefund: boolean
+    /** Each event's deliveries, by event id. */
+    readonly deliveries?: Readonly<Record<string, ReadonlyArray<{ readonly status: string }>>> | undefined
     readonly notice?: string | undefined
     readonly error?: string | undefined
   }
@@ -234,7 +236,11 @@ ${
         : ""
     }
 <div class="card"><h2>Timeline</h2><table><tbody>${
-      props.events.map((e) => html`<tr><td>${when(e.created_at)}</td><td>${e.type}</td><td><code>${e.event_id}</code></td></tr>`)
+      props.events.map((e) =>
+        html`<tr><td>${when(e.created_at)}</td><td>${e.type}</td><td><a href="${modePath(frame)}/events/${e.event_id}"><code>${e.event_id}</code></a></td><td>${
+          (props.deliveries?.[e.event_id] ?? []).map((d) => html`${d.status} `)
+        }</td></tr>`
+      )
     }</tbody></table></div>`
   )
 }

@@ -18,6 +18,7 @@ import { randomBytes } from "node:crypto"
 import { Accounts } from "../../../src/application/Accounts.js"
 import { PublicUrl } from "../../../src/application/Checkout.js"
 import { Customers } from "../../../src/application/Customers.js"
+import { Deliveries } from "../../../src/application/Deliveries.js"
 import { Events } from "../../../src/application/Events.js"
 import { Payments } from "../../../src/application/Payments.js"
 import { periods, type Period, Reports } from "../../../src/application/Reports.js"
@@ -93,6 +94,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     const payments = yield* Payments
     const customers = yield* Customers
     const events = yield* Events
+    const deliveries = yield* Deliveries
     const reports = yield* Reports
     const signer = yield* Signer
     const publicUrl = new URL(yield* PublicUrl)
@@ -298,14 +300,20 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         if (id === undefined) return page(404, Pages.notFoundPage(f), f.nonce)
         return yield* payments.get(scope, id).pipe(
           Effect.flatMap((payment) =>
-            Effect.map(events.list(scope, { limit: 100 }), (list) =>
-              page(status, Pages.paymentPage(f, {
+            Effect.gen(function*() {
+              const list = yield* events.list(scope, { limit: 100 })
+              const mine = list.items.filter((e) => (e.data as { readonly payment_id?: string }).payment_id === payment.payment_id)
+              // The timeline shows each event's deliveries (their status; the event's page has the details).
+              const sent = yield* Effect.forEach(mine, (e) => Effect.map(deliveries.list({ event_id: e.event_id }, 20), (ds) => [e.event_id, ds] as const))
+              return page(status, Pages.paymentPage(f, {
                 payment,
-                events: list.items.filter((e) => (e.data as { readonly payment_id?: string }).payment_id === payment.payment_id),
+                events: mine,
+                deliveries: Object.fromEntries(sent),
                 canRefund: can(signed.user.role, "refund"),
                 notice: notice?.ok,
                 error: notice?.error
-              }), f.nonce))
+              }), f.nonce)
+            })
           ),
           Effect.catchTag("NotFound", () => Effect.succeed(page(404, Pages.notFoundPage(f), f.nonce)))
         )
