@@ -130,6 +130,12 @@ describe("the dashboard in a browser", () => {
       await page.locator("a code").first().click()
       await page.getByRole("button", { name: "Cancel now" }).click()
       expect(await page.getByRole("status").innerText()).toBe("Cancelled.")
+      expect(await page.locator("td", { hasText: "subscription.cancelled" }).count(), "the timeline").toBe(1)
+      await page.goto(`${server.baseUrl}/dashboard/test/subscriptions?status=active`)
+      expect(await page.locator("a code").count(), "no active subscription left").toBe(0)
+      await page.getByLabel("Status").selectOption("cancelled")
+      await page.getByRole("button", { name: "Filter" }).click()
+      expect(await page.locator("a code").count()).toBe(1)
       const subscriptions = (await ok(server.baseUrl, key, "GET", "/subscriptions")).items as Array<any>
       expect(subscriptions[0]).toMatchObject({ status: "cancelled", cancellation_reason: "requested" })
 

@@ -5,22 +5,24 @@
  */
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { Checkout } from "../../../src/application/Checkout.js"
+import { Events } from "../../../src/application/Events.js"
 import { Payments } from "../../../src/application/Payments.js"
 import { Products } from "../../../src/application/Products.js"
 import { Subscriptions } from "../../../src/application/Subscriptions.js"
 import { can } from "../../../src/domain/DashboardUser.js"
 import { CheckoutSessionId, parseId, ProductId, SubscriptionId } from "../../../src/domain/Ids.js"
 import { ProductCreate, ProductUpdate } from "../../../src/domain/Product.js"
-import type { Subscription } from "../../../src/domain/Subscription.js"
+import { type Subscription, SubscriptionStatus } from "../../../src/domain/Subscription.js"
 import { html, raw } from "../checkout/Html.js"
 import { describeDecodeError } from "../ErrorMapping.js"
 import * as Pages from "./Pages.js"
 import { parseAed } from "./Parse.js"
-import type { Kit, Scope } from "./Routes.js"
+import type { Kit, Scope } from "./Kit.js"
 
 const productIdOf = parseId(ProductId)
 const subscriptionIdOf = parseId(SubscriptionId)
 const sessionIdOf = parseId(CheckoutSessionId)
+const isSubscriptionStatus = Schema.is(SubscriptionStatus)
 const decodeProduct = Schema.decodeUnknownEither(ProductCreate, { onExcessProperty: "error", errors: "all" })
 const decodeProductUpdate = Schema.decodeUnknownEither(ProductUpdate, { onExcessProperty: "error", errors: "all" })
 
@@ -30,6 +32,7 @@ export const businessRoutes = (kit: Kit) =>
     const checkout = yield* Checkout
     const subscriptions = yield* Subscriptions
     const payments = yield* Payments
+    const events = yield* Events
 
     const productsPage = (f: Pages.SignedFrame, scope: Scope, notice: { readonly error?: string; readonly link?: string } = {}, status = 200) =>
       Effect.gen(function*() {
@@ -190,13 +193,17 @@ ${error === undefined ? "" : html`<p class="alert" role="alert">${error}</p>`}
       s.status === "active" && s.cancel_at_period_end ? "active, ends at the period end" : s.status
 
     yield* kit.get("/dashboard/:mode/subscriptions", kit.withUser((_, f, scope) =>
-      Effect.map(subscriptions.list(scope, { limit: 100 }), (list) =>
-        kit.page(200, Pages.chrome(f, "Subscriptions", html`<div class="card"><table><thead><tr><th>Subscription</th><th>Customer</th><th>Status</th><th class="num">Amount</th><th>Next billing</th></tr></thead><tbody>${
+      Effect.flatMap(Effect.map(kit.query, (q) => q.get("status") ?? ""), (status) =>
+      Effect.map(subscriptions.list(scope, { limit: 100, ...(isSubscriptionStatus(status) ? { status } : {}) }), (list) =>
+        kit.page(200, Pages.chrome(f, "Subscriptions", html`<form method="get" action="${Pages.modePath(f)}/subscriptions"><label for="s_status">Status</label>
+<select id="s_status" name="status"><option value="">Any</option>${
+          ["active", "on_hold", "cancelled"].map((v) => html`<option value="${v}"${raw(v === status ? " selected" : "")}>${v}</option>`)
+        }</select> <button type="submit">Filter</button></form><div class="card"><table><thead><tr><th>Subscription</th><th>Customer</th><th>Status</th><th class="num">Amount</th><th>Next billing</th></tr></thead><tbody>${
           list.items.map((s) =>
             html`<tr><td><a href="${Pages.modePath(f)}/subscriptions/${s.subscription_id}"><code>${s.subscription_id}</code></a></td>
 <td>${s.customer?.email ?? ""}</td><td>${label(s)}</td><td class="num">${Pages.money(s.recurring_amount)}</td><td>${s.status === "cancelled" ? "" : Pages.when(s.next_billing_date)}</td></tr>`
           )
-        }</tbody></table>${list.items.length === 0 ? html`<p class="muted">No subscriptions.</p>` : ""}</div>`), f.nonce))
+        }</tbody></table>${list.items.length === 0 ? html`<p class="muted">No subscriptions.</p>` : ""}</div>`), f.nonce)))
     ))
 
     const subscriptionPage = (f: Pages.SignedFrame, scope: Scope, notice: { readonly ok?: string; readonly error?: string } = {}, status = 200) =>
@@ -206,6 +213,9 @@ ${error === undefined ? "" : html`<p class="alert" role="alert">${error}</p>`}
         if (found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const s = found
         const paid = (yield* payments.list(scope, { limit: 100 })).items.filter((p) => p.subscription_id === s.subscription_id)
+        const timeline = (yield* events.list(scope, { limit: 100 })).items.filter((e) =>
+          (e.data as { readonly subscription_id?: string }).subscription_id === s.subscription_id
+        )
         const write = can(f.user.role, "write") && s.status !== "cancelled"
         const action = (value: string, text: string) =>
           Pages.form(f, `${Pages.modePath(f)}/subscriptions/${s.subscription_id}/cancel`, html`<input type="hidden" name="when" value="${value}"><button type="submit">${text}</button>`)
@@ -218,7 +228,10 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
 ${write ? html`<p>${action("now", "Cancel now")} ${s.cancel_at_period_end ? action("undo", "Keep renewing") : action("period_end", "Cancel at the period end")}</p>` : ""}</div>
 <div class="card"><h2>Payments</h2><table><tbody>${
           paid.map((p) => html`<tr><td><a href="${Pages.modePath(f)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td><td>${p.status}</td><td class="num">${Pages.money(p.total_amount)}</td><td>${Pages.when(p.created_at)}</td></tr>`)
-        }</tbody></table></div>${raw("")}`), f.nonce)
+        }</tbody></table></div>
+<div class="card"><h2>Timeline</h2><table><tbody>${
+          timeline.map((e) => html`<tr><td>${Pages.when(e.created_at)}</td><td>${e.type}</td><td><a href="${Pages.modePath(f)}/events/${e.event_id}"><code>${e.event_id}</code></a></td></tr>`)
+        }</tbody></table></div>`), f.nonce)
       })
 
     yield* kit.get("/dashboard/:mode/subscriptions/:id", kit.withUser((_, f, scope) => subscriptionPage(f, scope)))

@@ -15,7 +15,7 @@ import { WebhookCreate, WebhookUpdate } from "../../../src/domain/WebhookEndpoin
 import { html, raw } from "../checkout/Html.js"
 import { describeDecodeError } from "../ErrorMapping.js"
 import * as Pages from "./Pages.js"
-import type { Kit } from "./Routes.js"
+import type { Kit } from "./Kit.js"
 
 const keyIdOf = parseId(ApiKeyId)
 const webhookIdOf = parseId(WebhookId)

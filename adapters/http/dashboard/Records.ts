@@ -16,7 +16,7 @@ import { CustomerId, EventId, parseId } from "../../../src/domain/Ids.js"
 import { html, raw } from "../checkout/Html.js"
 import { describeDecodeError } from "../ErrorMapping.js"
 import * as Pages from "./Pages.js"
-import type { Kit, Scope } from "./Routes.js"
+import type { Kit, Scope } from "./Kit.js"
 
 const customerIdOf = parseId(CustomerId)
 const eventIdOf = parseId(EventId)

@@ -32,6 +32,7 @@ import { businessRoutes } from "./Business.js"
 import { developerRoutes } from "./Developers.js"
 import { recordRoutes } from "./Records.js"
 import { settingsRoutes } from "./Settings.js"
+import type { Kit, Response } from "./Kit.js"
 import * as Pages from "./Pages.js"
 import { parseAed, parseDay } from "./Parse.js"
 
@@ -54,35 +55,6 @@ const redirect = (location: string, cookie?: string) =>
     status: 303,
     headers: { location, "cache-control": "no-store", ...(cookie === undefined ? {} : { "set-cookie": cookie }) }
   })
-
-/** What a route's handler may need: the request and its path parameters. */
-type Response = Effect.Effect<
-  HttpServerResponse.HttpServerResponse,
-  unknown,
-  HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext
->
-
-export type Scope = { readonly accountId: Signed["user"]["account_id"]; readonly livemode: boolean }
-
-/** What the route groups share: rendering, redirects, and the signed-in guards. */
-export interface Kit {
-  readonly base: string
-  readonly page: (status: number, body: string, nonce: string) => HttpServerResponse.HttpServerResponse
-  readonly redirect: (location: string) => HttpServerResponse.HttpServerResponse
-  readonly get: (path: HttpRouter.PathInput, handler: Response) => Effect.Effect<void>
-  readonly post: (path: HttpRouter.PathInput, handler: Response) => Effect.Effect<void>
-  readonly withUser: (handler: (signed: Signed, frame: Pages.SignedFrame, scope: Scope) => Response) => Response
-  readonly withPost: (
-    handler: (signed: Signed, frame: Pages.SignedFrame, scope: Scope, params: UrlParams.UrlParams) => Response
-  ) => Response
-  readonly field: (params: UrlParams.UrlParams, name: string) => string
-  /** Writes a change to the audit log, with the request's address. */
-  readonly audit: (signed: Signed, action: string, objectId: string | null, livemode: boolean | null) => Effect.Effect<void, unknown, HttpServerRequest.HttpServerRequest>
-  /** A route's path parameter. */
-  readonly param: (name: string) => Effect.Effect<string, never, HttpRouter.RouteContext>
-  /** The request's query. */
-  readonly query: Effect.Effect<URLSearchParams, never, HttpServerRequest.HttpServerRequest>
-}
 
 const isStatus = Schema.is(PaymentStatus)
 const paymentIdOf = parseId(PaymentId)

@@ -11,7 +11,7 @@ import { can, type Role, roles } from "../../../src/domain/DashboardUser.js"
 import { parseId, UserId } from "../../../src/domain/Ids.js"
 import { html, raw } from "../checkout/Html.js"
 import * as Pages from "./Pages.js"
-import type { Kit } from "./Routes.js"
+import type { Kit } from "./Kit.js"
 
 const userIdOf = parseId(UserId)
 const isRole = (value: string): value is Role => (roles as ReadonlyArray<string>).includes(value)

@@ -1,0 +1,41 @@
+/**
+ * What the dashboard's route groups share (Routes.ts builds it): rendering, redirects, the signed-in guards and the
+ * audit log. Its own module, so that the groups and the routes that assemble them do not import each other.
+ */
+import type * as HttpRouter from "@effect/platform/HttpRouter"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import type * as UrlParams from "@effect/platform/UrlParams"
+import type { Effect } from "effect"
+import type { Signed } from "../../../src/application/Users.js"
+import type * as Pages from "./Pages.js"
+
+/** What a route's handler may need: the request and its path parameters. */
+export type Response = Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  unknown,
+  HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext
+>
+
+export type Scope = { readonly accountId: Signed["user"]["account_id"]; readonly livemode: boolean }
+
+/** What the route groups share: rendering, redirects, and the signed-in guards. */
+export interface Kit {
+  readonly base: string
+  readonly page: (status: number, body: string, nonce: string) => HttpServerResponse.HttpServerResponse
+  readonly redirect: (location: string) => HttpServerResponse.HttpServerResponse
+  readonly get: (path: HttpRouter.PathInput, handler: Response) => Effect.Effect<void>
+  readonly post: (path: HttpRouter.PathInput, handler: Response) => Effect.Effect<void>
+  readonly withUser: (handler: (signed: Signed, frame: Pages.SignedFrame, scope: Scope) => Response) => Response
+  readonly withPost: (
+    handler: (signed: Signed, frame: Pages.SignedFrame, scope: Scope, params: UrlParams.UrlParams) => Response
+  ) => Response
+  readonly field: (params: UrlParams.UrlParams, name: string) => string
+  /** Writes a change to the audit log, with the request's address. */
+  readonly audit: (signed: Signed, action: string, objectId: string | null, livemode: boolean | null) => Effect.Effect<void, unknown, HttpServerRequest.HttpServerRequest>
+  /** A route's path parameter. */
+  readonly param: (name: string) => Effect.Effect<string, never, HttpRouter.RouteContext>
+  /** The request's query. */
+  readonly query: Effect.Effect<URLSearchParams, never, HttpServerRequest.HttpServerRequest>
+}
+
