@@ -320,3 +320,29 @@ describe("the dashboard", () => {
     expect((await request("/dashboard/test", { cookie: owner })).status).toBe(303)
   })
 })
+
+describe("the dashboard behind https", () => {
+  it("names its cookie __Host-fils_session, Secure, when the public URL is https", async () => {
+    const httpsDb = await testDatabase()
+    const behindProxy = await serveFils({ DATABASE_URL: httpsDb.url, FILS_DATA_DIR: undefined, FILS_PUBLIC_URL: "https://shop.example.ae" }, 60_000)
+    try {
+      const link = /Sign in\s+(https:\/\/shop\.example\.ae\S+)/.exec(behindProxy.stdout())![1]!
+      const path = new URL(link).pathname
+      const set = await fetch(`${behindProxy.baseUrl}${path}`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: "https://shop.example.ae" },
+        body: "password=a+long+enough+password"
+      })
+      expect(set.status).toBe(303)
+      const cookie = set.headers.get("set-cookie") ?? ""
+      expect(cookie).toMatch(/^__Host-fils_session=[A-Za-z0-9_-]{40,};/)
+      expect(cookie).toContain("; Secure")
+      expect(cookie).toContain("Path=/")
+      expect(cookie).not.toContain("Domain=")
+    } finally {
+      await behindProxy.stop("SIGTERM")
+      await httpsDb.close()
+    }
+  }, 90_000)
+})
