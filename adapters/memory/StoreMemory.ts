@@ -101,6 +101,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
   const accounts = new Table<Account>(record)
   const apiKeys = new Table<ApiKey>(record)
   const keyHashes = new Table<string>(record)
+  const keyUsage = new Map<string, DateTime.Utc>()
   const products = new Table<Product.Product>(record)
   const customers = new Table<Customer.Customer>(record)
   const sessions = new Table<CheckoutSession.CheckoutSession>(record)
@@ -259,6 +260,17 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
         read(() =>
           oldestFirst(apiKeys.rows.values(), (k) => inScope(k, scope), (k) => k.created_at, (k) => k.key_id).reverse()
         ),
+      // Bookkeeping outside transactions (as the SQL store's own table): kept when later than what is recorded.
+      touch: (id, at) =>
+        Effect.sync(() => {
+          const before = keyUsage.get(id)
+          if (apiKeys.get(id) !== undefined && (before === undefined || DateTime.lessThan(before, at))) keyUsage.set(id, at)
+        }),
+      lastUsed: (ids) =>
+        read(() => ids.flatMap((key_id) => {
+          const last_used_at = keyUsage.get(key_id)
+          return last_used_at === undefined ? [] : [{ key_id, last_used_at }]
+        })),
       revoke: (id, at) =>
         write(() => {
           const key = apiKeys.get(id)

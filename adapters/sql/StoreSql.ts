@@ -117,6 +117,16 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
         WHERE account_id = ${scope.accountId} AND livemode = ${scope.livemode} ORDER BY created_at DESC, key_id DESC`
       return rows.map(Rows.apiKeyFromRow)
     }, orUnavailable),
+    touch: Effect.fnUntraced(function*(id, at) {
+      yield* sql`INSERT INTO api_key_usage (key_id, last_used_at) VALUES (${id}, ${Rows.toTimestamp(at)})
+        ON CONFLICT (key_id) DO UPDATE SET last_used_at = GREATEST(api_key_usage.last_used_at, EXCLUDED.last_used_at)`
+    }, orUnavailable),
+    lastUsed: Effect.fnUntraced(function*(ids) {
+      if (ids.length === 0) return []
+      const rows = yield* sql<{ readonly key_id: string; readonly last_used_at: Date }>`SELECT key_id, last_used_at
+        FROM api_key_usage WHERE key_id IN ${sql.in(ids)}`
+      return rows.map((r) => ({ key_id: r.key_id as ApiKeyId, last_used_at: Rows.fromTimestamp(r.last_used_at) }))
+    }, orUnavailable),
     // One statement: the first revocation time sticks, the key comes back as it is afterwards, and every process
     // listening hears of it when it commits.
     revoke: Effect.fnUntraced(function*(id, at) {

@@ -29,6 +29,9 @@ export interface AccountSettings {
   readonly live_payments_enabled?: boolean | undefined
 }
 
+/** How often a key's "last used" is recorded, at most, per process. */
+const usageEveryMillis = 60_000
+
 const secretBytes = 24 // 32 base64url characters after the prefix
 
 export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
@@ -43,6 +46,8 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
     // store announces it); the TTL only bounds how long a revocation missed meanwhile can go unheard. Misses are
     // never cached, so a new key works immediately.
     const cache = new Map<string, { readonly key: Account.ApiKey; readonly until: number }>()
+    // When this process last recorded each key's use.
+    const touched = new Map<string, number>()
     // Bumped by every revocation heard: a lookup that was in flight meanwhile may have read the key before it, so
     // its answer is not cached.
     let generation = 0
@@ -167,6 +172,13 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
         if (cacheTtlMillis > 0 && generation === before) cache.set(hash, { key, until: now + cacheTtlMillis })
       }
       if (key.revoked_at !== null) return yield* unauthorized
+      // "Last used", to the minute: recorded at most once a minute per key by this process, off the request's path
+      // (a failed record costs the request nothing).
+      if ((touched.get(key.key_id) ?? 0) + usageEveryMillis <= now) {
+        touched.set(key.key_id, now)
+        if (touched.size > 10_000) touched.clear()
+        yield* Effect.forkDaemon(Effect.ignore(store.apiKeys.touch(key.key_id, DateTime.unsafeMake(now))))
+      }
       return { accountId: key.account_id, livemode: key.livemode, keyId: key.key_id } satisfies Principal
     })
 
@@ -187,9 +199,14 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
       return Option.some(yield* create({ business_name: "Fils Demo Store" }))
     })
 
-    /** A scope's API keys, revoked ones included, newest first (never their secrets: only hashes are kept). */
+    /**
+     * A scope's API keys, revoked ones included, newest first (never their secrets: only hashes are kept), each with
+     * when it was last used (to the minute; null if never).
+     */
     const keys = Effect.fn("Accounts.keys")(function*(scope: Account.Scope) {
-      return yield* store.apiKeys.list(scope)
+      const listed = yield* store.apiKeys.list(scope)
+      const used = new Map((yield* store.apiKeys.lastUsed(listed.map((k) => k.key_id))).map((u) => [u.key_id, u.last_used_at]))
+      return listed.map((k) => ({ ...k, last_used_at: used.get(k.key_id) ?? null }))
     })
 
     return { create, get, update, createKey, revokeKey, keys, authenticate, describe, ensureDefault } as const

@@ -49,6 +49,10 @@ export interface ApiKeysRepo {
   readonly get: (id: ApiKeyId) => Op<Option.Option<ApiKey>>
   /** A scope's keys, revoked ones included, newest first. */
   readonly list: (scope: Scope) => Op<ReadonlyArray<ApiKey>>
+  /** Records that a key was used at `at` (kept only if later than what is recorded). */
+  readonly touch: (id: ApiKeyId, at: DateTime.Utc) => Op<void>
+  /** When each of `ids` was last used, for those used at all. */
+  readonly lastUsed: (ids: ReadonlyArray<ApiKeyId>) => Op<ReadonlyArray<{ readonly key_id: ApiKeyId; readonly last_used_at: DateTime.Utc }>>
   /** Sets `revoked_at` once; returns the key as it is afterwards. Every process sharing the store hears of it. */
   readonly revoke: (id: ApiKeyId, at: DateTime.Utc) => Op<Option.Option<ApiKey>>
   /**

@@ -144,7 +144,8 @@ describe("StoreSql on PostgreSQL", () => {
         "rate_limit_latest",
         "refunds",
         "dashboard",
-        "payment_days"
+        "payment_days",
+        "api_key_usage"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns

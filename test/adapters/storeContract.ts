@@ -420,6 +420,13 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         same(yield* store.apiKeys.findByHash(key.hash), Option.some({ ...key, revoked_at: at(T0 + 1000) }))
 
         assert.isTrue(Option.isNone(yield* store.apiKeys.revoke(yield* newId<ApiKeyId>("key"), at(T0))))
+
+        // "Last used": recorded when later than what is recorded; an unused key has none.
+        assert.deepStrictEqual(yield* store.apiKeys.lastUsed([key.key_id]), [])
+        yield* store.apiKeys.touch(key.key_id, at(T0 + 5000))
+        yield* store.apiKeys.touch(key.key_id, at(T0 + 2000))
+        same(yield* store.apiKeys.lastUsed([key.key_id]), [{ key_id: key.key_id, last_used_at: at(T0 + 5000) }])
+        assert.deepStrictEqual(yield* store.apiKeys.lastUsed([]), [])
       }))
 
     // Products and customers ----------------------------------------------------------------------------------------

@@ -254,6 +254,19 @@ describe("the dashboard", () => {
     expect((await request("/dashboard/test/payments?q=layla%40example.ae", { cookie: owner })).body).toContain(paymentId)
     expect((await request("/dashboard/test/payments?q=nobody%40example.ae", { cookie: owner })).body).not.toContain(paymentId)
 
+    // The API's own filters pass through: a customer's payments.
+    const layla = ((await ok(server.baseUrl, key, "GET", "/customers?email=layla%40example.ae")).items as Array<any>)[0]
+    expect((await request(`/dashboard/test/payments?customer_id=${layla.customer_id}`, { cookie: owner })).body).toContain(paymentId)
+    expect((await request(`/dashboard/test/payments?customer_id=cus_${"0".repeat(32)}`, { cookie: owner })).body).not.toContain(paymentId)
+
+    // Keys: the banner's key, used by this test against the API, shows when; a new one has never been used.
+    await request("/dashboard/test/developers/keys", { cookie: owner, form: { csrf_token: csrf } })
+    await new Promise((r) => setTimeout(r, 300)) // the use is recorded off the request's path
+    const developers = await request("/dashboard/test/developers", { cookie: owner })
+    const rowOf = (last4: string) => new RegExp(`…${last4}</code>[^]*?</tr>`).exec(developers.body)?.[0] ?? ""
+    expect(rowOf(key.slice(-4))).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC<\/td>\s*<td>\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/)
+    expect(developers.body).toContain("<td>never</td>")
+
     // A date range in UTC days.
     const today = new Date().toISOString().slice(0, 10)
     expect((await request(`/dashboard/test/payments?from=${today}&to=${today}`, { cookie: owner })).body).toContain(paymentId)

@@ -46,9 +46,10 @@ export const developerRoutes = (kit: Kit) =>
 ${notice.secret === undefined ? "" : html`<div class="done" role="status">New key, shown once: copy it now.<br><code id="new-key">${notice.secret}</code></div>`}
 ${notice.ok === undefined ? "" : html`<p class="done" role="status">${notice.ok}</p>`}
 ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
-<div class="card"><h2>API keys</h2><table><thead><tr><th>Key</th><th>Created</th><th>Status</th><th></th></tr></thead><tbody>${
+<div class="card"><h2>API keys</h2><table><thead><tr><th>Key</th><th>Created</th><th>Last used</th><th>Status</th><th></th></tr></thead><tbody>${
           keys.map((k) =>
             html`<tr><td><code>${prefix}…${k.last4}</code> <small><code>${k.key_id}</code></small></td><td>${Pages.when(k.created_at)}</td>
+<td>${k.last_used_at === null ? "never" : Pages.when(k.last_used_at)}</td>
 <td>${k.revoked_at === null ? "active" : `revoked ${Pages.when(k.revoked_at)}`}</td><td>${
               manage && k.revoked_at === null
                 ? Pages.form(frame, `${Pages.modePath(frame)}/developers/keys/${k.key_id}/revoke`, html`<button class="link" type="submit">Revoke</button>`)

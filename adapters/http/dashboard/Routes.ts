@@ -24,7 +24,7 @@ import { Payments } from "../../../src/application/Payments.js"
 import { periods, type Period, Reports } from "../../../src/application/Reports.js"
 import { type Signed, Users } from "../../../src/application/Users.js"
 import { can } from "../../../src/domain/DashboardUser.js"
-import { parseId, PaymentId } from "../../../src/domain/Ids.js"
+import { CheckoutSessionId, CustomerId, parseId, PaymentId } from "../../../src/domain/Ids.js"
 import { PaymentStatus } from "../../../src/domain/Payment.js"
 import { Signer } from "../../../src/ports/Signer.js"
 import { sameOriginSubmission } from "../checkout/Routes.js"
@@ -58,6 +58,8 @@ const redirect = (location: string, cookie?: string) =>
 
 const isStatus = Schema.is(PaymentStatus)
 const paymentIdOf = parseId(PaymentId)
+const customerIdOf = parseId(CustomerId)
+const checkoutSessionIdOf = parseId(CheckoutSessionId)
 
 export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
@@ -253,11 +255,15 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         if (search !== "" && customer === undefined) {
           return page(200, Pages.paymentsPage(f, { items: [], status: filter, next: null, search, range }), f.nonce)
         }
+        // The API's own filters pass through too (a customer's or a session's payments, linked from their pages).
+        const customerId = customer?.customer_id ?? customerIdOf(query.get("customer_id") ?? "")
+        const sessionId = checkoutSessionIdOf(query.get("checkout_session_id") ?? "")
         return yield* payments.list(scope, {
           status: filter,
           limit: 50,
           cursor,
-          customer_id: customer?.customer_id,
+          customer_id: customerId,
+          checkout_session_id: sessionId,
           created_from: fromDay,
           created_before: toDay === undefined ? undefined : DateTime.add(toDay, { days: 1 })
         }).pipe(

@@ -17,6 +17,7 @@ import rateLimitLatest from "./0010_rate_limit_latest.js"
 import refunds from "./0011_refunds.js"
 import dashboard from "./0012_dashboard.js"
 import paymentDays from "./0013_payment_days.js"
+import apiKeyUsage from "./0014_api_key_usage.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -31,5 +32,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0010_rate_limit_latest": rateLimitLatest,
   "0011_refunds": refunds,
   "0012_dashboard": dashboard,
-  "0013_payment_days": paymentDays
+  "0013_payment_days": paymentDays,
+  "0014_api_key_usage": apiKeyUsage
 }
