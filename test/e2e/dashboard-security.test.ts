@@ -279,7 +279,12 @@ describe("dashboard roles and forged forms", () => {
   it("every state-changing route refuses a form sent from another site, even with the session's token", async () => {
     const before = await snapshot()
     for (const mode of ["test", "live"] as const) {
-      for (const route of [...routes(mode), { path: "/dashboard/logout", action: "read" as const, form: {} }]) {
+      const everyone = [
+        { path: "/dashboard/logout", form: {} },
+        { path: "/dashboard/settings/sign-out-everywhere", form: {} },
+        { path: "/dashboard/login", form: { email: "a@shops.ae", password: "a long enough password" } }
+      ]
+      for (const route of [...routes(mode), ...everyone]) {
         const response = await fetch(`${server.baseUrl}${route.path}`, {
           method: "POST",
           redirect: "manual",
