@@ -20,7 +20,6 @@ import { Store } from "../ports/Store.js"
 import { batched, batchedReads } from "./Batched.js"
 import { Customers } from "./Customers.js"
 import { newId } from "./Ids.js"
-import { lookupSoon } from "./Lookups.js"
 import { type ChargeReport, lookedUpCharge, Settlement } from "./Settlement.js"
 
 const productIdOf = parseId(ProductIdSchema)
@@ -253,7 +252,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
         const recorded = yield* Effect.uninterruptible(processor.chargeCard(request, validated.right.card).pipe(
           Effect.map((r): ChargeReport | undefined => ({ outcome: r.outcome, chargeId: r.chargeId, card: r.card })),
           Effect.catchTag("ProcessorUnavailable", () =>
-            lookupSoon(processor, payment.payment_id).pipe(
+            processor.lookup(payment.payment_id).pipe(
               Effect.map(lookedUpCharge),
               Effect.catchTag("ProcessorUnavailable", () => Effect.succeed(undefined))
             )),

@@ -1,16 +1,9 @@
 /**
  * Resolving unknown outcomes (issue 17): a charge or refund whose answer was lost is looked up by its reference,
- * never made again under a new one. At once by the call that lost it (the customer or operator is still waiting),
- * then by the settle pass, with a growing wait between asks while the processor cannot be reached.
+ * never made again under a new one: once at once by the call that lost it (the customer or operator is still
+ * waiting; a lookup that fails too leaves it to the settle pass rather than holding the request), then by the
+ * settle pass, with a growing wait between asks while the processor cannot be reached (`LookupBackoff`).
  */
-import type { PaymentProcessorShape } from "../ports/PaymentProcessor.js"
-
-/**
- * Asks once, at once, by the call that lost the answer: most lost answers are resolved while the customer or
- * operator still waits. A processor that cannot be reached for the lookup either is left to the settle pass, whose
- * waits grow (`LookupBackoff`), rather than holding the request.
- */
-export const lookupSoon = (processor: PaymentProcessorShape, reference: string) => processor.lookup(reference)
 
 /** The first wait after an ask the processor did not answer, and the longest. */
 const firstWaitMillis = 5_000

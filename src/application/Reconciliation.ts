@@ -71,11 +71,14 @@ export const compare = (input: {
   for (const p of [...input.others, ...input.payments]) payments.set(p.payment_id, p)
   const charges = input.movements.filter((m): m is Extract<Movement, { _tag: "Charge" }> => m._tag === "Charge")
   const took = (m: Movement) => m.outcome._tag === "Succeeded"
+  // By reference, once: looked up per payment below (not a scan of every charge per payment).
+  const charged = new Set(charges.filter(took).map((c) => c.reference))
+  const chargedAtAll = new Set(charges.map((c) => c.reference))
 
   for (const charge of charges) {
     const payment = payments.get(charge.reference)
     if (!took(charge)) {
-      if (payment !== undefined && paid(payment) && !charges.some((c) => c.reference === payment.payment_id && took(c))) {
+      if (payment !== undefined && paid(payment) && !charged.has(payment.payment_id)) {
         mismatches.push({
           kind: "payment_without_charge",
           reference: payment.payment_id,
@@ -101,7 +104,6 @@ export const compare = (input: {
     }
   }
 
-  const charged = new Set(charges.filter(took).map((c) => c.reference))
   const refundsByCharge = new Map<string, number>()
   for (const m of input.movements) {
     if (m._tag === "Refund" && took(m)) {
@@ -118,7 +120,7 @@ export const compare = (input: {
     references.add(payment.payment_id)
     if (!paid(payment)) continue
     if (!charged.has(payment.payment_id)) {
-      if (!charges.some((c) => c.reference === payment.payment_id)) {
+      if (!chargedAtAll.has(payment.payment_id)) {
         mismatches.push({
           kind: "payment_without_charge",
           reference: payment.payment_id,

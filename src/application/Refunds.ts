@@ -15,7 +15,6 @@ import { type Movement, PaymentProcessor, type RefundResult } from "../ports/Pay
 import { Store } from "../ports/Store.js"
 import { paymentData, recordEvent } from "./Events.js"
 import { newId } from "./Ids.js"
-import { lookupSoon } from "./Lookups.js"
 import { Settlement } from "./Settlement.js"
 
 /** What a refund came to: the payment as it is after, and the refund (`pending` when its outcome is unknown yet). */
@@ -103,7 +102,7 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
         const answer = yield* processor.refund(chargeId, refund.amount, refund.refund_id).pipe(
           Effect.map(refundCommandOf),
           Effect.catchTag("ProcessorUnavailable", () =>
-            lookupSoon(processor, refund.refund_id).pipe(
+            processor.lookup(refund.refund_id).pipe(
               Effect.map(lookedUpRefund),
               Effect.catchTag("ProcessorUnavailable", () => Effect.succeed(undefined))
             ))

@@ -15,7 +15,6 @@ import { Store } from "../ports/Store.js"
 import { batched } from "./Batched.js"
 import { recordEvents } from "./Events.js"
 import { newId } from "./Ids.js"
-import { lookupSoon } from "./Lookups.js"
 import { type ChargeReport, lookedUpCharge, Settlement } from "./Settlement.js"
 import { transitionEvents } from "./Subscriptions.js"
 
@@ -101,7 +100,7 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
           processor.chargeToken(request, token).pipe(
             Effect.map((r): ChargeReport | undefined => ({ outcome: r.outcome, chargeId: r.chargeId, card: null })),
             Effect.catchTag("ProcessorUnavailable", () =>
-              Effect.map(lookupSoon(processor, payment.payment_id), lookedUpCharge)),
+              Effect.map(processor.lookup(payment.payment_id), lookedUpCharge)),
             Effect.flatMap((report) =>
               report === undefined ? Effect.void : record({ id: payment.payment_id, report })),
             Effect.catchTag("ProcessorUnavailable", (e) =>

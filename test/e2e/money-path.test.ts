@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runFils, type Served, serveFils } from "../support/cli.js"
-import { ok, reconcile, type TestDatabase, testDatabase } from "../support/load.js"
+import { ok, postCheckoutForm, reconcile, type TestDatabase, testDatabase } from "../support/load.js"
 
 const cards = {
   visa: "4242424242424242",
@@ -42,27 +42,7 @@ afterAll(async () => {
 const get = (path: string) => ok(server.baseUrl, key, "GET", path)
 
 /** Posts the hosted page's form of `sessionId` with `card`, as a browser without JavaScript would. */
-const payForm = async (sessionId: string, card: string) => {
-  const pageUrl = `${server.baseUrl}/checkout/${sessionId}`
-  const html = await (await fetch(pageUrl)).text()
-  const token = /name="form_token" value="([^"]*)"/.exec(html)?.[1]
-  expect(token, html.slice(0, 300)).toBeDefined()
-  const posted = await fetch(pageUrl, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({
-      name: "Layla Haddad",
-      email: "layla@example.ae",
-      card_number: card,
-      exp_month: "12",
-      exp_year: "2040",
-      cvc: "123",
-      form_token: token!
-    }).toString(),
-    redirect: "manual"
-  })
-  return { status: posted.status, html: await posted.text() }
-}
+const payForm = (sessionId: string, card: string) => postCheckoutForm(server.baseUrl, sessionId, { card_number: card })
 
 const sessionFor = async (productId: string) =>
   (await ok(server.baseUrl, key, "POST", "/checkout_sessions", { product_cart: [{ product_id: productId }] })).session_id as string

@@ -171,31 +171,45 @@ export const payThroughForm = async (baseUrl: string, key: string, productId: st
   if (session.status !== 200) return { status: 0, sessionId: undefined }
   const sessionId = session.body.session_id as string
   try {
-    const pageUrl = `${baseUrl}/checkout/${sessionId}`
-    const html = await (await fetch(pageUrl, { signal: AbortSignal.timeout(timeoutMs) })).text()
-    const token = /name="form_token" value="([^"]*)"/.exec(html)?.[1]
-    if (token === undefined) return { status: 0, sessionId }
-    const posted = await fetch(pageUrl, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({
-        name: "Layla Haddad",
-        email: "layla@example.ae",
-        phone_number: "+971501234567",
-        card_number: card,
-        exp_month: "12",
-        exp_year: "2040",
-        cvc: "123",
-        form_token: token
-      }).toString(),
-      redirect: "manual",
-      signal: AbortSignal.timeout(timeoutMs)
-    })
-    await posted.text()
+    const posted = await postCheckoutForm(baseUrl, sessionId, { card_number: card }, timeoutMs)
     return { status: posted.status, sessionId }
   } catch {
     return { status: 0, sessionId }
   }
+}
+
+/**
+ * Posts the hosted page of `sessionId` as a browser without JavaScript would: reads the page's `form_token`, then
+ * submits the form (a good name, e-mail, phone and expiry unless `fields` says otherwise). Status 0 when the page
+ * has no form.
+ */
+export const postCheckoutForm = async (
+  baseUrl: string,
+  sessionId: string,
+  fields: Readonly<Record<string, string>> & { readonly card_number: string },
+  timeoutMs = 20_000
+): Promise<{ readonly status: number; readonly body: string }> => {
+  const pageUrl = `${baseUrl}/checkout/${sessionId}`
+  const html = await (await fetch(pageUrl, { signal: AbortSignal.timeout(timeoutMs) })).text()
+  const token = /name="form_token" value="([^"]*)"/.exec(html)?.[1]
+  if (token === undefined) return { status: 0, body: html }
+  const posted = await fetch(pageUrl, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      name: "Layla Haddad",
+      email: "layla@example.ae",
+      phone_number: "+971501234567",
+      exp_month: "12",
+      exp_year: "2040",
+      cvc: "123",
+      ...fields,
+      form_token: token
+    }).toString(),
+    redirect: "manual",
+    signal: AbortSignal.timeout(timeoutMs)
+  })
+  return { status: posted.status, body: await posted.text() }
 }
 
 /** Polls `check` every 100 ms until true; throws with `what` (and `state()`) after `timeoutMs`. */
