@@ -17,12 +17,15 @@ const styles = `
   header { display: flex; align-items: center; gap: 1rem; flex-wrap: wrap; padding: .6rem 1.25rem; background: #fff;
            border-bottom: 1px solid #e3e6ea; }
   header strong { margin-right: auto; }
-  nav { padding: .5rem 1.25rem; }
-  nav a { margin-right: .9rem; color: #1d4ed8; text-decoration: none; }
+  nav { padding: .5rem 1.25rem; display: flex; flex-wrap: wrap; gap: .3rem .9rem; }
+  nav a { color: #1d4ed8; text-decoration: none; }
   .mode { font-size: .8rem; border-radius: 4px; padding: .1rem .45rem; background: #fde68a; }
   .mode.live { background: #bbf7d0; }
   main { max-width: 60rem; margin: 1.25rem auto; padding: 0 1.25rem; }
-  .card { background: #fff; border-radius: 10px; padding: 1rem 1.25rem; box-shadow: 0 1px 2px rgba(0,0,0,.08); margin-bottom: 1rem; }
+  .card { background: #fff; border-radius: 10px; padding: 1rem 1.25rem; box-shadow: 0 1px 2px rgba(0,0,0,.08); margin-bottom: 1rem;
+          overflow-x: auto; }
+  td { min-width: 6rem; }
+  td code { overflow-wrap: anywhere; }
   .stats { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: .75rem; }
   .stat b { display: block; font-size: 1.2rem; margin-top: .2rem; }
   table { width: 100%; border-collapse: collapse; font-size: .92rem; }
@@ -30,7 +33,7 @@ const styles = `
   td.num, th.num { text-align: right; white-space: nowrap; }
   code { font-size: .85rem; user-select: all; }
   label { display: block; font-size: .85rem; margin: .6rem 0 .2rem; }
-  input, select { font: inherit; padding: .45rem; border: 1px solid #bbb; border-radius: 6px; }
+  input, select { font: inherit; padding: .45rem; border: 1px solid #bbb; border-radius: 6px; max-width: 100%; box-sizing: border-box; }
   button { font: inherit; font-weight: 600; padding: .5rem .9rem; border: 0; border-radius: 7px; background: #1d4ed8;
            color: #fff; cursor: pointer; }
   button.link { background: none; color: #1d4ed8; padding: 0; font-weight: 400; }
