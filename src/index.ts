@@ -18,6 +18,8 @@ export { Deliveries } from "./application/Deliveries.js"
 export { type EventListParams, Events } from "./application/Events.js"
 export { IdempotencyService, type IdempotentResult } from "./application/Idempotency.js"
 export { type PaymentListParams, Payments } from "./application/Payments.js"
+export { type CardReplaced, PaymentMethods } from "./application/PaymentMethods.js"
+export { Portal, PortalLinkGone, type PortalOverview, type ReceiptView } from "./application/Portal.js"
 export { type ChargeReport, lookedUpCharge, Settlement } from "./application/Settlement.js"
 export { Refunds, type RefundResultView } from "./application/Refunds.js"
 export {
@@ -50,8 +52,10 @@ export * as Money from "./domain/Money.js"
 export * as Network from "./domain/Network.js"
 export * as Pagination from "./domain/Pagination.js"
 export * as Payment from "./domain/Payment.js"
+export * as PortalSession from "./domain/PortalSession.js"
 export * as Product from "./domain/Product.js"
 export * as RateWindow from "./domain/RateWindow.js"
+export * as Receipt from "./domain/Receipt.js"
 export * as Refund from "./domain/Refund.js"
 export * as Subscription from "./domain/Subscription.js"
 export * as WebhookEndpoint from "./domain/WebhookEndpoint.js"
@@ -64,6 +68,7 @@ export {
   DeliveryId,
   EventId,
   PaymentId,
+  PortalSessionId,
   RefundId,
   ProductId,
   SubscriptionId,
@@ -80,7 +85,8 @@ export {
   type PaymentProcessorShape,
   ProcessorUnavailable,
   type RefundOutcome,
-  type RefundResult
+  type RefundResult,
+  type SaveCardResult
 } from "./ports/PaymentProcessor.js"
 export { Signer, type SignerShape, WebhookSignatureInvalid } from "./ports/Signer.js"
 export { plaintextBox, SecretBox, SecretBoxError, type SecretBoxShape } from "./ports/SecretBox.js"
@@ -99,6 +105,7 @@ export {
   type IdempotencyRepo,
   type PaymentFilter,
   type PaymentsRepo,
+  type PortalSessionsRepo,
   type ProductsRepo,
   type RateLimitsRepo,
   type RefundsRepo,

@@ -16,6 +16,7 @@ import { EventResource, EventType } from "../../src/domain/Event.js"
 import { maxKeyLength } from "../../src/domain/Idempotency.js"
 import { ListResource } from "../../src/domain/Pagination.js"
 import { PaymentResource, PaymentStatus, RefundedPaymentResource } from "../../src/domain/Payment.js"
+import { PortalSessionCreate, PortalSessionResource } from "../../src/domain/PortalSession.js"
 import { Billing, ProductCreate, ProductResource, ProductStatus, ProductUpdate } from "../../src/domain/Product.js"
 import { SubscriptionResource, SubscriptionStatus, SubscriptionUpdate } from "../../src/domain/Subscription.js"
 import { WebhookCreate, WebhookResource, WebhookUpdate, WebhookWithSecret } from "../../src/domain/WebhookEndpoint.js"
@@ -279,6 +280,42 @@ export class CheckoutSessionsGroup extends HttpApiGroup.make("checkoutSessions")
   .prefix(basePath)
 {}
 
+export class CustomerPortalSessionsGroup extends HttpApiGroup.make("customerPortalSessions")
+  .add(
+    HttpApiEndpoint.post("create", "/customer_portal_sessions")
+      .setHeaders(IdempotencyHeaders)
+      .setPayload(strict(PortalSessionCreate))
+      .addSuccess(PortalSessionResource)
+      .addError(E.IdempotencyKeyInUse)
+      .addError(E.IdempotencyKeyReused)
+      .annotateContext(OpenApi.annotations({
+        summary: "Create a customer portal session",
+        description: "For a customer of this account and mode (another is `404 NOT_FOUND`). Send the customer to " +
+          "`url`: it opens the portal once, within an hour (`expires_at`); the browser session it starts lasts an " +
+          "hour. There the customer sees their subscriptions and payments, cancels at the period end (or undoes " +
+          "it), replaces a subscription's card (one `on_hold` is charged on the new card at once) and prints " +
+          "receipts. `return_url` (optional, absolute http(s)) is the portal's link back to you. Send an " +
+          "`Idempotency-Key` to retry safely."
+      }))
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/customer_portal_sessions/:id")
+      .setPath(pathId("cps"))
+      .addSuccess(PortalSessionResource)
+      .annotateContext(OpenApi.annotations({
+        summary: "Read a customer portal session",
+        description: "As created. A session of another account or mode is `404 NOT_FOUND`."
+      }))
+  )
+  .annotateContext(OpenApi.annotations({
+    title: "Customer portal sessions",
+    description: "One-time links to the customer portal, where customers manage their subscriptions, replace " +
+      "their card and get receipts."
+  }))
+  .middleware(Authentication)
+  .prefix(basePath)
+{}
+
 export class PaymentsGroup extends HttpApiGroup.make("payments")
   .add(
     HttpApiEndpoint.get("list", "/payments")
@@ -471,6 +508,7 @@ export class FilsApi extends HttpApi.make("fils")
   .add(CheckoutSessionsGroup)
   .add(PaymentsGroup)
   .add(SubscriptionsGroup)
+  .add(CustomerPortalSessionsGroup)
   .add(WebhooksGroup)
   .add(EventsGroup)
   .addError(E.InvalidRequest)

@@ -9,6 +9,7 @@ import { AuthenticationLive } from "./Authentication.js"
 import { ErrorMapping } from "./ErrorMapping.js"
 import { AccountLive } from "./handlers/Account.js"
 import { CheckoutSessionsLive } from "./handlers/CheckoutSessions.js"
+import { CustomerPortalSessionsLive } from "./handlers/CustomerPortalSessions.js"
 import { CustomersLive } from "./handlers/Customers.js"
 import { EventsLive } from "./handlers/Events.js"
 import { PaymentsLive } from "./handlers/Payments.js"
@@ -17,12 +18,13 @@ import { SubscriptionsLive } from "./handlers/Subscriptions.js"
 import { WebhooksLive } from "./handlers/Webhooks.js"
 import { CheckoutPageRoutes } from "./checkout/Routes.js"
 import { DashboardRoutes } from "./dashboard/Routes.js"
+import { PortalRoutes } from "./portal/Routes.js"
 import { DocsRoutes, SystemRoutes } from "./System.js"
 import { MetricsRoutes } from "./Metrics.js"
 
 export const ApiLive = HttpApiBuilder.api(FilsApi).pipe(
   Layer.provide([AccountLive, ProductsLive, CustomersLive, CheckoutSessionsLive, PaymentsLive, SubscriptionsLive,
-    WebhooksLive, EventsLive]),
+    CustomerPortalSessionsLive, WebhooksLive, EventsLive]),
   Layer.provide(AuthenticationLive)
 )
 
@@ -42,5 +44,6 @@ export const HttpAppLive = Layer.mergeAll(
   MetricsRoutes,
   CheckoutPageRoutes,
   DashboardWhenOn,
+  PortalRoutes,
   DocsRoutes.pipe(Layer.provide(ApiLive))
 )

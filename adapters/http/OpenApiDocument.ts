@@ -20,6 +20,7 @@ import type { CheckoutSessionCreate, CheckoutSessionResource } from "../../src/d
 import type { CustomerCreate, CustomerResource, CustomerUpdate } from "../../src/domain/Customer.js"
 import type { EventResource } from "../../src/domain/Event.js"
 import type { PaymentResource } from "../../src/domain/Payment.js"
+import type { PortalSessionCreate, PortalSessionResource } from "../../src/domain/PortalSession.js"
 import type { ProductCreate, ProductResource, ProductUpdate } from "../../src/domain/Product.js"
 import type { SubscriptionResource, SubscriptionUpdate } from "../../src/domain/Subscription.js"
 import type {
@@ -62,6 +63,17 @@ const customer: typeof CustomerResource.Encoded = {
   metadata: {},
   livemode: false,
   created_at: at
+}
+
+const portalSession: typeof PortalSessionResource.Encoded = {
+  object: "customer_portal_session",
+  customer_portal_session_id: id("cps"),
+  customer_id: customer.customer_id,
+  url: "https://pay.example.ae/portal/Jx3f9Qh2Lr8TzVw1Kb6NcYp4MsGd0AeU5oRi7HjXqZ",
+  return_url: "https://shop.example.ae/account",
+  livemode: false,
+  created_at: at,
+  expires_at: "2026-11-21T11:00:00.000Z"
 }
 
 const checkoutSession: typeof CheckoutSessionResource.Encoded = {
@@ -193,6 +205,9 @@ const eventData = (type: string): unknown => {
   }
 }
 
+/** Operations whose body names an object that must exist in the caller's scope (else `404 NOT_FOUND`). */
+export const namesObjectInBody: ReadonlySet<string> = new Set(["customerPortalSessions.create"])
+
 /** Success examples by the identifier of the response schema. */
 export const responseExamples: Readonly<Record<string, unknown>> = {
   Account: account,
@@ -201,6 +216,7 @@ export const responseExamples: Readonly<Record<string, unknown>> = {
   Customer: customer,
   CustomerList: page(customer),
   CheckoutSession: checkoutSession,
+  CustomerPortalSession: portalSession,
   Payment: payment,
   PaymentList: page(payment),
   Subscription: subscription,
@@ -242,6 +258,10 @@ export const requestExamples: Readonly<Record<string, unknown>> = {
     metadata: { order: "1042" }
   } satisfies typeof CheckoutSessionCreate.Encoded,
   "subscriptions.update": { cancel_at_period_end: true } satisfies typeof SubscriptionUpdate.Encoded,
+  "customerPortalSessions.create": {
+    customer_id: id("cus"),
+    return_url: "https://shop.example.ae/account"
+  } satisfies typeof PortalSessionCreate.Encoded,
   "webhooks.create": {
     url: "https://shop.example.ae/fils/webhooks",
     description: "Order fulfilment",
@@ -518,7 +538,7 @@ const completeOperation = (spec: Json, path: string, op: Json) => {
   // Statuses this operation cannot produce.
   const responses: Json = op.responses ?? {}
   delete responses["405"] // a documented method is allowed; 405 is for the others (see the description)
-  if (!hasPathId) delete responses["404"]
+  if (!hasPathId && !namesObjectInBody.has(op.operationId)) delete responses["404"]
   if (!hasBody) delete responses["413"]
 
   for (const [status, response] of Object.entries<Json>(responses)) {

@@ -25,6 +25,7 @@ import * as Product from "../../src/domain/Product.js"
 import * as RateWindow from "../../src/domain/RateWindow.js"
 import type * as Refund from "../../src/domain/Refund.js"
 import type { AuditEntry, DashboardSession, DashboardUser, SignInLink } from "../../src/domain/DashboardUser.js"
+import type { PortalSession } from "../../src/domain/PortalSession.js"
 import * as Subscription from "../../src/domain/Subscription.js"
 import * as WebhookEndpoint from "../../src/domain/WebhookEndpoint.js"
 import { type AttemptRecord, type Delivery, type IdempotencyCompletion, type RenewalAttempt, Store, type StoreShape } from "../../src/ports/Store.js"
@@ -111,6 +112,11 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
   const signInLinks = new Table<SignInLink>(record)
   const dashboardSessions = new Table<DashboardSession>(record)
   const audit = new Table<AuditEntry>(record)
+  const portalSessions = new Table<PortalSession>(record)
+  const portalBy = (match: (s: PortalSession) => boolean) => {
+    for (const s of portalSessions.rows.values()) if (match(s)) return Option.some(s)
+    return Option.none<PortalSession>()
+  }
   const userByEmail = (email: string) => {
     for (const u of users.rows.values()) if (u.email.toLowerCase() === email.toLowerCase()) return u
     return undefined
@@ -449,6 +455,19 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
             .reverse()
             .slice(0, limit)
         )
+    },
+    portalSessions: {
+      insert: (session) => write(() => portalSessions.set(session.customer_portal_session_id, session)),
+      get: (scope, id) => read(() => scoped(portalSessions.get(id), scope)),
+      findByToken: (tokenHash) => read(() => portalBy((s) => s.token_hash === tokenHash)),
+      findByCookie: (cookieHash) => read(() => portalBy((s) => s.cookie_hash === cookieHash)),
+      markOpened: (session) =>
+        write(() => {
+          const current = portalSessions.get(session.customer_portal_session_id)
+          if (current === undefined || current.opened_at !== null || session.opened_at === null) return false
+          portalSessions.set(session.customer_portal_session_id, session)
+          return true
+        })
     },
     refunds: {
       insert: (refund) => write(() => refunds.set(refund.refund_id, refund)),

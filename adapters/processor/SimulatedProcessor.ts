@@ -6,7 +6,7 @@
  * every server. Time comes from Effect's Clock, so TestClock drives asynchronous settlement.
  */
 import { Clock, Config, DateTime, Duration, Effect, Layer, Option, Random } from "effect"
-import type { ChargeOutcome } from "../../src/domain/Payment.js"
+import type { CardOnFile, ChargeOutcome } from "../../src/domain/Payment.js"
 import {
   type CardDetails,
   type ChargeRequest,
@@ -14,7 +14,8 @@ import {
   type Movement,
   PaymentProcessor,
   ProcessorUnavailable,
-  type RefundResult
+  type RefundResult,
+  type SaveCardResult
 } from "../../src/ports/PaymentProcessor.js"
 import {
   type Behaviour,
@@ -60,6 +61,7 @@ export const brandOf = (digits: string): string => {
  */
 const tokenCodes: Partial<Record<Behaviour, string>> = {
   decline_later: "decline",
+  insufficient_funds: "nofunds",
   answer_lost: "lost",
   unreachable: "down",
   refunds_refused: "norefund",
@@ -68,6 +70,7 @@ const tokenCodes: Partial<Record<Behaviour, string>> = {
 const renewalBehaviour: Readonly<Record<string, Behaviour>> = {
   ok: "succeed",
   decline: "card_declined",
+  nofunds: "insufficient_funds",
   lost: "answer_lost",
   down: "unreachable",
   norefund: "refunds_refused",
@@ -145,6 +148,21 @@ export interface SimulatedOptions {
   readonly delay?: Duration.Duration | undefined
 }
 
+/** A test card's behaviour, and the card as a processor keeps it: a token that says how later charges behave. */
+const onFile = (card: CardDetails) =>
+  Effect.gen(function*() {
+    const digits = card.number.replace(/[\s-]/g, "")
+    const behaviour = testCards[digits] ?? "succeed"
+    const saved: CardOnFile = {
+      brand: brandOf(digits),
+      last4: digits.slice(-4),
+      exp_month: card.expMonth,
+      exp_year: card.expYear,
+      token: `tok_sim_${tokenCodes[behaviour] ?? "ok"}_${yield* randomHex}${yield* randomHex}`
+    }
+    return { behaviour, saved }
+  })
+
 /** The simulated processor over a ledger. */
 export const makeSimulatedProcessor = (options: SimulatedOptions, ledger: SimulatedLedgerShape) => {
   const slow = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -204,17 +222,24 @@ export const makeSimulatedProcessor = (options: SimulatedOptions, ledger: Simula
   return PaymentProcessor.of({
     supportsLive: options.live,
     chargeCard: (request, card: CardDetails) =>
-      Effect.gen(function*() {
-        const digits = card.number.replace(/[\s-]/g, "")
-        const behaviour = testCards[digits] ?? "succeed"
-        return yield* charge(request, behaviour, {
-          brand: brandOf(digits),
-          last4: digits.slice(-4),
-          exp_month: card.expMonth,
-          exp_year: card.expYear,
-          token: `tok_sim_${tokenCodes[behaviour] ?? "ok"}_${yield* randomHex}${yield* randomHex}`
-        })
-      }),
+      Effect.flatMap(onFile(card), ({ behaviour, saved }) => charge(request, behaviour, saved)),
+    saveCard: (card) =>
+      slow(Effect.flatMap(onFile(card), ({ behaviour, saved }): Effect.Effect<SaveCardResult, ProcessorUnavailable> => {
+        switch (behaviour) {
+          // The issuer refuses these when asked to verify the card; every other card saves (`0341` and `9995`
+          // decline later, when charged).
+          case "card_declined":
+          case "expired_card":
+          case "processing_error":
+            return Effect.succeed({ _tag: "Refused", code: behaviour })
+          case "unreachable":
+            return Effect.fail(down)
+          case "answer_lost":
+            return Effect.fail(lost)
+          default:
+            return Effect.succeed({ _tag: "Saved", card: saved })
+        }
+      })),
     chargeToken: (request, token) => {
       const code = /^tok_sim_([a-z]+)_[0-9a-f]+$/.exec(token)?.[1]
       const behaviour = code === undefined ? undefined : renewalBehaviour[code]

@@ -25,6 +25,7 @@ import { makeEventsRepo } from "./repos/events.js"
 import { makePaymentsRepo } from "./repos/payments.js"
 import { makeRefundsRepo } from "./repos/refunds.js"
 import { makeDashboardRepo } from "./repos/dashboard.js"
+import { makePortalSessionsRepo } from "./repos/portal.js"
 import { makeSessionsRepo } from "./repos/sessions.js"
 import { makeStats } from "./repos/stats.js"
 import { makeSubscriptionsRepo } from "./repos/subscriptions.js"
@@ -343,6 +344,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     payments: makePaymentsRepo(queries),
     refunds: makeRefundsRepo(queries),
     dashboard: makeDashboardRepo(queries),
+    portalSessions: makePortalSessionsRepo(queries, box),
     events: makeEventsRepo(queries),
     subscriptions: makeSubscriptionsRepo(queries),
     webhooks: makeWebhooksRepo(queries, box),

@@ -1,7 +1,7 @@
 /**
  * The PaymentProcessor port's contract (src/ports/PaymentProcessor.ts) as checks any adapter runs against itself:
- * idempotency by reference, lookups (and `None` being final), refunds bounded by the charge, and movements listed
- * once each. Framework-neutral: each check is an Effect that fails with `ContractViolation`; run them in any test
+ * idempotency by reference, lookups (and `None` being final), refunds bounded by the charge, movements listed once
+ * each, and cards saved without a charge. Framework-neutral: each check is an Effect that fails with `ContractViolation`; run them in any test
  * runner, e.g. with @effect/vitest:
  *
  *   for (const check of ProcessorContract.checks) {
@@ -175,6 +175,24 @@ export const checks: ReadonlyArray<Check> = [
         yield* expect(first.chargeId !== result.chargeId, "the renewal answered the first charge")
         const again = yield* processor.chargeToken(renewal, result.card.token)
         yield* expect(again.chargeId === first.chargeId, "a retried renewal made a second charge")
+      })
+  },
+  {
+    name: "a card saved without a charge moves no money, and its token is charged later",
+    run: (fixtures) =>
+      Effect.gen(function*() {
+        const processor = yield* fixtures.processor
+        const before = yield* DateTime.now
+        const saved = yield* processor.saveCard(fixtures.card, { livemode: false })
+        if (saved._tag === "Refused") return yield* new ContractViolation({ message: `the fixture card was refused: ${saved.code}` })
+        const digits = fixtures.card.number.replace(/[\s-]/g, "")
+        yield* expect(saved.card.last4 === digits.slice(-4), "the saved card's last four digits differ from the card's")
+        yield* expect(!JSON.stringify(saved.card).includes(digits), "the saved card holds the card number")
+        const moved = yield* processor.movements(before)
+        yield* expect(moved.length === 0, "saving the card moved money")
+        const request = { reference: yield* paymentRef, amount: fixtures.amount ?? 10_000, currency: "AED", livemode: false }
+        const charge = yield* processor.chargeToken(request, saved.card.token)
+        yield* expect(charge.outcome._tag === "Succeeded", "the saved card's token was not charged")
       })
   }
 ]

@@ -9,7 +9,9 @@ import { Checkout } from "./Checkout.js"
 import { Customers } from "./Customers.js"
 import { Deliveries } from "./Deliveries.js"
 import { Events } from "./Events.js"
+import { PaymentMethods } from "./PaymentMethods.js"
 import { Payments } from "./Payments.js"
+import { Portal } from "./Portal.js"
 import { Settlement } from "./Settlement.js"
 import { IdempotencyService } from "./Idempotency.js"
 import { Products } from "./Products.js"
@@ -39,7 +41,8 @@ const Core = Layer.mergeAll(
   Reports.Default
 ).pipe(Layer.provideMerge(Refunds.Default), Layer.provideMerge(Settlement.Default))
 
-export const Engine = Billing.Default.pipe(
+export const Engine = Layer.merge(Billing.Default, Portal.Default).pipe(
+  Layer.provideMerge(PaymentMethods.Default),
   Layer.provideMerge(Layer.merge(Checkout.Default, Renewals.Default)),
   Layer.provideMerge(Core)
 )

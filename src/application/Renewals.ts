@@ -141,6 +141,12 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
       }))
     })
 
-    return { renewDue } as const
+    /**
+     * Charges one renewal reserved outside a billing pass (a retry brought forward by a new card: `PaymentMethods`)
+     * and records its outcome at once.
+     */
+    const chargeOne = charge((c) => Effect.asVoid(settlement.record([c])))
+
+    return { renewDue, chargeOne } as const
   })
 }) {}

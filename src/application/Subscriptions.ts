@@ -86,8 +86,8 @@ export const startFromPayment = (store: StoreShape, payment: Payment.Payment) =>
     return started
   })
 
-/** A renewal charge of the subscription is at the processor: a cancellation waits for its outcome. */
-class RenewalInFlight extends Data.TaggedError("RenewalInFlight") {}
+/** A renewal charge of the subscription is at the processor: a cancellation (or a new card) waits for its outcome. */
+export class RenewalInFlight extends Data.TaggedError("RenewalInFlight") {}
 
 /**
  * Whether the charge for the due period's current attempt was reserved and is still `processing` (at the processor,
@@ -95,7 +95,7 @@ class RenewalInFlight extends Data.TaggedError("RenewalInFlight") {}
  * succeeds, pay for a period that never starts: a cancellation waits for it. (An end at the period end waits too:
  * billing's claim leaves such a subscription out, `claimDue`.)
  */
-const renewalInFlight = (store: StoreShape, sub: Subscription.Subscription) =>
+export const renewalInFlight = (store: StoreShape, sub: Subscription.Subscription) =>
   Effect.gen(function*() {
     const attempts = yield* store.subscriptions.attempts(sub.subscription_id)
     const current = attempts.find((a) => a.period === sub.period + 1 && a.attempt === Subscription.attempt(sub))
@@ -108,6 +108,19 @@ const renewalInFlight = (store: StoreShape, sub: Subscription.Subscription) =>
 
 /** How long a cancellation waits for an in-flight renewal before 409. */
 const waitForRenewal = Schedule.spaced("200 millis").pipe(Schedule.upTo("15 seconds"))
+
+/**
+ * Runs `change` (a transaction that fails with `RenewalInFlight` when it meets a renewal charge at the processor)
+ * again until that charge has an outcome; a processor stuck past the wait is `InvalidState` (409).
+ */
+export const afterRenewalInFlight = <A, E, R>(change: Effect.Effect<A, E | RenewalInFlight, R>) =>
+  change.pipe(
+    Effect.retry({ schedule: waitForRenewal, while: (e) => e instanceof RenewalInFlight }),
+    Effect.catchIf((e): e is RenewalInFlight => e instanceof RenewalInFlight, () =>
+      new InvalidState({
+        message: "A renewal charge for this subscription is still in progress; try again in a few seconds"
+      }))
+  )
 
 export class Subscriptions extends Effect.Service<Subscriptions>()("fils/Subscriptions", {
   effect: Effect.gen(function*() {
@@ -134,7 +147,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("fils/Subscri
     const update = Effect.fn("Subscriptions.update")(
       function*(scope: Scope, id: SubscriptionId, patch: Subscription.SubscriptionUpdate) {
         const command = yield* Subscription.commandOf(patch)
-        return yield* store.transact(Effect.gen(function*() {
+        return yield* afterRenewalInFlight(store.transact(Effect.gen(function*() {
           yield* get(scope, id)
           const current = Option.getOrThrow(yield* store.subscriptions.find(id))
           if (command._tag === "Cancel" && current.status !== "cancelled" && (yield* renewalInFlight(store, current))) {
@@ -143,13 +156,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("fils/Subscri
           const transition = yield* Subscription.transition(current, command, yield* DateTime.now)
           if (transition.next !== current) yield* saveTransition(store, transition)
           return transition.next
-        })).pipe(
-          Effect.retry({ schedule: waitForRenewal, while: (e) => e._tag === "RenewalInFlight" }),
-          Effect.catchTag("RenewalInFlight", () =>
-            new InvalidState({
-              message: "A renewal charge for this subscription is still in progress; try again in a few seconds"
-            }))
-        )
+        })))
       }
     )
 

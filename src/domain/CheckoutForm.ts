@@ -12,7 +12,7 @@ export type FieldErrors = Partial<Record<Field, string>>
 
 export interface ValidCheckoutForm {
   readonly customer: { readonly name: string; readonly email: string; readonly phone_number: string | null }
-  readonly card: { readonly number: string; readonly expMonth: number; readonly expYear: number; readonly cvc: string }
+  readonly card: ValidCard
 }
 
 export const luhnValid = (digits: string): boolean => {
@@ -31,26 +31,24 @@ export const luhnValid = (digits: string): boolean => {
 
 const emailShape = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
-export const validate = (
-  input: CheckoutFormInput,
-  now: DateTime.Utc
-): Either.Either<ValidCheckoutForm, FieldErrors> => {
+/** The card fields, also the portal's card form. */
+export const cardFields = ["card_number", "exp_month", "exp_year", "cvc"] as const
+
+export interface ValidCard {
+  readonly number: string
+  readonly expMonth: number
+  readonly expYear: number
+  readonly cvc: string
+}
+
+/** The card fields alone (the portal's card form): Luhn, an expiry not passed, a 3 or 4 digit CVC. */
+export const validateCard = (input: CheckoutFormInput, now: DateTime.Utc): Either.Either<ValidCard, FieldErrors> => {
   const errors: FieldErrors = {}
-  const name = (input.name ?? "").trim()
-  const email = (input.email ?? "").trim()
-  const phone = (input.phone_number ?? "").replace(/[\s-]/g, "")
   const number = (input.card_number ?? "").replace(/[\s-]/g, "")
   const monthText = (input.exp_month ?? "").trim()
   const yearText = (input.exp_year ?? "").trim()
   const cvc = (input.cvc ?? "").trim()
-
-  if (name.length < 1 || name.length > 200) errors.name = "Enter the name on the card."
-  if (email.length > 254 || !emailShape.test(email)) errors.email = "Enter a valid e-mail address."
-  if (phone !== "" && !/^\+[0-9]{8,15}$/.test(phone)) {
-    errors.phone_number = "Enter the phone number with its country code, e.g. +971501234567."
-  }
   if (!luhnValid(number)) errors.card_number = "Enter a valid card number."
-
   const month = /^[0-9]{1,2}$/.test(monthText) ? Number(monthText) : NaN
   const year = /^[0-9]{2}$/.test(yearText) ? 2000 + Number(yearText) : /^[0-9]{4}$/.test(yearText) ? Number(yearText) : NaN
   if (!(month >= 1 && month <= 12)) errors.exp_month = "Enter the expiry month, 01 to 12."
@@ -61,11 +59,29 @@ export const validate = (
     if (year < parts.year || (year === parts.year && month < parts.month)) errors.exp_year = "This card has expired."
   }
   if (!/^[0-9]{3,4}$/.test(cvc)) errors.cvc = "Enter the 3 or 4 digit security code."
-
   return Object.keys(errors).length > 0
     ? Either.left(errors)
-    : Either.right({
-      customer: { name, email, phone_number: phone === "" ? null : phone },
-      card: { number, expMonth: month, expYear: year, cvc }
-    })
+    : Either.right({ number, expMonth: month, expYear: year, cvc })
+}
+
+export const validate = (
+  input: CheckoutFormInput,
+  now: DateTime.Utc
+): Either.Either<ValidCheckoutForm, FieldErrors> => {
+  const errors: FieldErrors = {}
+  const name = (input.name ?? "").trim()
+  const email = (input.email ?? "").trim()
+  const phone = (input.phone_number ?? "").replace(/[\s-]/g, "")
+
+  if (name.length < 1 || name.length > 200) errors.name = "Enter the name on the card."
+  if (email.length > 254 || !emailShape.test(email)) errors.email = "Enter a valid e-mail address."
+  if (phone !== "" && !/^\+[0-9]{8,15}$/.test(phone)) {
+    errors.phone_number = "Enter the phone number with its country code, e.g. +971501234567."
+  }
+  const card = validateCard(input, now)
+  if (Either.isLeft(card)) Object.assign(errors, card.left)
+
+  return Either.isLeft(card) || Object.keys(errors).length > 0
+    ? Either.left(errors)
+    : Either.right({ customer: { name, email, phone_number: phone === "" ? null : phone }, card: card.right })
 }

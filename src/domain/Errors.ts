@@ -60,6 +60,13 @@ export class RefundRefused extends Schema.TaggedError<RefundRefused>()("RefundRe
   message: Schema.String
 }) {}
 
+/** The card's issuer refused to save it (a card update): nothing changed. `decline_code` is the processor's reason. */
+export class CardRefused extends Schema.TaggedError<CardRefused>()("CardRefused", {
+  code: code("CARD_DECLINED"),
+  decline_code: Schema.String,
+  message: Schema.String
+}) {}
+
 /** The store cannot be reached. Transient: callers may retry. */
 export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("StoreUnavailable", {
   code: code("SERVICE_UNAVAILABLE"),

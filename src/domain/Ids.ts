@@ -43,6 +43,8 @@ export const UserId = idSchema("usr", "UserId", "Dashboard user identifier")
 export type UserId = typeof UserId.Type
 export const AuditId = idSchema("aud", "AuditId", "Dashboard audit entry identifier")
 export type AuditId = typeof AuditId.Type
+export const PortalSessionId = idSchema("cps", "PortalSessionId", "Customer portal session identifier")
+export type PortalSessionId = typeof PortalSessionId.Type
 
 export const prefixes = {
   account: "acct",
@@ -57,7 +59,8 @@ export const prefixes = {
   delivery: "dlv",
   refund: "ref",
   user: "usr",
-  audit: "aud"
+  audit: "aud",
+  portalSession: "cps"
 } as const
 export type Prefix = (typeof prefixes)[keyof typeof prefixes]
 

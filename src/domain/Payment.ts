@@ -28,6 +28,15 @@ export const PaymentCustomer = Schema.Struct({
 }).annotations({ identifier: "PaymentCustomer" })
 export type PaymentCustomer = typeof PaymentCustomer.Type
 
+/** Why a card was declined (or refused when saved), in the customer's words. */
+const declineMessages: Readonly<Record<string, string>> = {
+  card_declined: "Your card was declined. Try another card.",
+  insufficient_funds: "Your card has insufficient funds. Try another card.",
+  expired_card: "Your card has expired. Try another card.",
+  processing_error: "We could not process your card. Please try again."
+}
+export const declineMessage = (code: string | null): string => declineMessages[code ?? ""] ?? declineMessages.card_declined!
+
 /** The card as Fils keeps it: never the number, only what identifies it and the processor's opaque token. */
 export const CardOnFile = Schema.Struct({
   brand: Schema.String,

@@ -104,6 +104,8 @@ export type SubscriptionCommand =
   | { readonly _tag: "ChargeFailed" }
   | { readonly _tag: "Cancel" }
   | { readonly _tag: "SetCancelAtPeriodEnd"; readonly value: boolean }
+  /** The customer saved a new card: later charges (and a retry now, when on hold) use it. */
+  | { readonly _tag: "ReplaceCard"; readonly card: Payment.CardOnFile }
 
 export interface SubscriptionTransition {
   readonly next: Subscription
@@ -209,6 +211,11 @@ export const transition = (
       return s.status === "cancelled"
         ? refuse("change cancel_at_period_end")
         : Either.right({ next: { ...s, cancel_at_period_end: command.value }, events: [] })
+    case "ReplaceCard": {
+      if (s.status === "cancelled") return refuse("change its card")
+      const { token, ...method } = command.card
+      return Either.right({ next: { ...s, payment_method: method, card_token: token }, events: [] })
+    }
     case "EndAtPeriodEnd":
       if (s.status === "cancelled" || !s.cancel_at_period_end) return refuse("end at period end")
       // Ended by request at the end of the paid period; on_hold, whose paid period already ran out, ends at the

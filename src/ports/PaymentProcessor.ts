@@ -1,8 +1,8 @@
 /**
  * The PaymentProcessor port: the one boundary where money moves. Charge a card (a checkout) or a saved card's token
- * (renewals), refund a charge, look up what was done under a reference, and list what moved, for reconciliation.
- * The card number passes through here and nowhere else: what comes back is only the card's brand, last four digits,
- * expiry and an opaque token.
+ * (renewals), save a card without charging it (the customer portal's card update), refund a charge, look up what was
+ * done under a reference, and list what moved, for reconciliation. The card number passes through here and nowhere
+ * else: what comes back is only the card's brand, last four digits, expiry and an opaque token.
  *
  * The contract an adapter keeps (`fils/testing`'s `processorContract` checks it against any adapter):
  * 1. Every call that can move money carries Fils' reference (a payment id `pay_…` for a charge, a refund id `ref_…`
@@ -45,6 +45,11 @@ export interface ChargeResult {
   /** Present when the processor accepted the card, whatever the outcome. */
   readonly card: CardOnFile | null
 }
+
+/** What became of saving a card: its brand, last four, expiry and token to charge later, or the issuer's refusal. */
+export type SaveCardResult =
+  | { readonly _tag: "Saved"; readonly card: CardOnFile }
+  | { readonly _tag: "Refused"; readonly code: string }
 
 /** What became of a refund: the money went back, or the processor refused it (nothing moved). */
 export type RefundOutcome =
@@ -97,6 +102,12 @@ export interface PaymentProcessorShape {
   readonly supportsLive: boolean
   readonly chargeCard: (request: ChargeRequest, card: CardDetails) => Effect.Effect<ChargeResult, ProcessorUnavailable>
   readonly chargeToken: (request: ChargeRequest, token: string) => Effect.Effect<ChargeResult, ProcessorUnavailable>
+  /**
+   * Saves a card for later charges without charging it (the processor verifies it with the issuer): a token for
+   * `chargeToken`, or the refusal. It moves no money, so it carries no reference; a lost answer is retried by the
+   * customer and at worst leaves a token unused.
+   */
+  readonly saveCard: (card: CardDetails, options: { readonly livemode: boolean }) => Effect.Effect<SaveCardResult, ProcessorUnavailable>
   /** Returns `amount` of the charge `chargeId`, under `reference` (our refund id) as its idempotency key. */
   readonly refund: (
     chargeId: string,

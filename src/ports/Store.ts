@@ -20,6 +20,7 @@ import type {
   CustomerId,
   EventId,
   PaymentId,
+  PortalSessionId,
   ProductId,
   RefundId,
   SubscriptionId,
@@ -27,6 +28,7 @@ import type {
 } from "../domain/Ids.js"
 import type { Page, PageRequest, Position } from "../domain/Pagination.js"
 import type { Payment, PaymentStatus } from "../domain/Payment.js"
+import type { PortalSession } from "../domain/PortalSession.js"
 import type { Product, ProductFilter } from "../domain/Product.js"
 import type { Refund } from "../domain/Refund.js"
 import type { Subscription, SubscriptionStatus } from "../domain/Subscription.js"
@@ -403,6 +405,20 @@ export interface DashboardRepo {
   readonly listAudit: (accountId: AccountId, limit: number) => Op<ReadonlyArray<AuditEntry>>
 }
 
+export interface PortalSessionsRepo {
+  readonly insert: (session: PortalSession) => Op<void>
+  readonly get: (scope: Scope, id: PortalSessionId) => Op<Option.Option<PortalSession>>
+  /** By the digest of its link's secret. */
+  readonly findByToken: (tokenHash: string) => Op<Option.Option<PortalSession>>
+  /** By the digest of the browser session's cookie. */
+  readonly findByCookie: (cookieHash: string) => Op<Option.Option<PortalSession>>
+  /**
+   * Records the link's opening (what `PortalSession.open` gave), atomically: only if it was not opened meanwhile.
+   * Whether it was recorded (a link opens once, whoever is first).
+   */
+  readonly markOpened: (session: PortalSession) => Op<boolean>
+}
+
 /** Counts an operator watches (`GET /metrics`), read at once from the shared store, so they hold for every server. */
 export interface StoreStats {
   /** Webhook deliveries now, by status and mode. */
@@ -427,6 +443,7 @@ export interface StoreShape {
   readonly payments: PaymentsRepo
   readonly refunds: RefundsRepo
   readonly dashboard: DashboardRepo
+  readonly portalSessions: PortalSessionsRepo
   readonly events: EventsRepo
   readonly subscriptions: SubscriptionsRepo
   readonly webhooks: WebhooksRepo

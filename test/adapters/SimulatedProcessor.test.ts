@@ -271,3 +271,51 @@ describe("SimulatedProcessor fault cards (issue 17)", () => {
       assert.strictEqual((yield* processor.refund(declined.chargeId, 1, "ref_5")).outcome._tag, "Refused")
     }))
 })
+
+describe("SimulatedProcessor.saveCard", () => {
+  it.effect("refuses the cards an issuer refuses when asked to verify them, and charges nothing", () =>
+    Effect.gen(function*() {
+      const processor = yield* fresh
+      const refused: ReadonlyArray<readonly [string, string]> = [
+        ["4000000000000002", "card_declined"],
+        ["4000 0000 0000 0069", "expired_card"],
+        ["4000000000000119", "processing_error"]
+      ]
+      for (const [number, code] of refused) {
+        assert.deepStrictEqual(yield* processor.saveCard(card(number), { livemode: false }), { _tag: "Refused", code })
+      }
+      assert.deepStrictEqual(yield* processor.movements(DateTime.unsafeMake(0)), [])
+    }))
+
+  it.effect("saves 4242, 0341 and 9995 without a charge; their tokens then behave as the cards do later", () =>
+    Effect.gen(function*() {
+      const processor = yield* fresh
+      const later: ReadonlyArray<readonly [string, ChargeOutcome]> = [
+        ["4242424242424242", { _tag: "Succeeded" }],
+        ["4000000000000341", { _tag: "Failed", code: "card_declined" }],
+        ["4000000000009995", { _tag: "Failed", code: "insufficient_funds" }]
+      ]
+      for (const [number, outcome] of later) {
+        const saved = yield* processor.saveCard(card(number), { livemode: false })
+        assert.strictEqual(saved._tag, "Saved", number)
+        if (saved._tag !== "Saved") continue
+        assert.deepStrictEqual(
+          { brand: saved.card.brand, last4: saved.card.last4, exp_month: saved.card.exp_month, exp_year: saved.card.exp_year },
+          { brand: "visa", last4: number.slice(-4), exp_month: 12, exp_year: 2030 }
+        )
+        assert.notInclude(saved.card.token, number)
+        assert.strictEqual((yield* processor.movements(DateTime.unsafeMake(0))).length, later.indexOf(later.find(([n]) => n === number)!))
+        const charge = yield* processor.chargeToken(request(), saved.card.token)
+        assert.deepStrictEqual(charge.outcome, outcome, number)
+      }
+    }))
+
+  it.effect("an unreachable processor (1018) and a lost answer (1000) fail as unavailable", () =>
+    Effect.gen(function*() {
+      const processor = yield* fresh
+      for (const number of ["4000000000001018", "4000000000001000"]) {
+        const result = yield* Effect.flip(processor.saveCard(card(number), { livemode: false }))
+        assert.strictEqual(result._tag, "ProcessorUnavailable")
+      }
+    }))
+})

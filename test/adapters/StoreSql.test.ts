@@ -145,7 +145,8 @@ describe("StoreSql on PostgreSQL", () => {
         "refunds",
         "dashboard",
         "payment_days",
-        "api_key_usage"
+        "api_key_usage",
+        "customer_portal"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns

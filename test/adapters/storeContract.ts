@@ -18,6 +18,7 @@ import type {
   CustomerId,
   EventId,
   PaymentId,
+  PortalSessionId,
   RefundId,
   UserId,
   AuditId,
@@ -26,6 +27,7 @@ import type {
 } from "../../src/domain/Ids.js"
 import * as Pagination from "../../src/domain/Pagination.js"
 import * as Payment from "../../src/domain/Payment.js"
+import * as PortalSession from "../../src/domain/PortalSession.js"
 import type { BillingInterval, Product, ProductFilter } from "../../src/domain/Product.js"
 import * as RateWindow from "../../src/domain/RateWindow.js"
 import type * as Refund from "../../src/domain/Refund.js"
@@ -1132,6 +1134,47 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         assert.deepStrictEqual(since.map((r) => r.processor_refund_id), ["re_20", "re_30"])
         const after = yield* store.refunds.since(at(E), { createdAtMillis: E + 10, id: refunds[1]!.refund_id }, 1)
         assert.deepStrictEqual(after.map((r) => r.processor_refund_id), ["re_20"])
+      }))
+
+    it.effect("portal sessions: insert, get in its scope only, found by link and cookie hashes; opened once", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const account = yield* makeAccount()
+        const scope = { accountId: account.account_id, livemode: false }
+        const customer = yield* makeCustomer(scope)
+        yield* store.customers.insert(customer)
+        const id = yield* newId<PortalSessionId>("cps")
+        const session: PortalSession.PortalSession = {
+          object: "customer_portal_session",
+          customer_portal_session_id: id,
+          account_id: account.account_id,
+          livemode: false,
+          customer_id: customer.customer_id,
+          url: `https://pay.example.ae/portal/secret-${yield* unique()}`,
+          return_url: null,
+          token_hash: `t${yield* unique()}`,
+          created_at: at(T0),
+          expires_at: at(T0 + 3_600_000),
+          opened_at: null,
+          cookie_hash: null,
+          csrf_token: null,
+          session_expires_at: null
+        }
+        yield* store.portalSessions.insert(session)
+        same(yield* store.portalSessions.get(scope, id), Option.some(session))
+        assert.isTrue(Option.isNone(yield* store.portalSessions.get({ ...scope, livemode: true }, id)))
+        const other = yield* makeAccount()
+        assert.isTrue(Option.isNone(yield* store.portalSessions.get({ accountId: other.account_id, livemode: false }, id)))
+        same(yield* store.portalSessions.findByToken(session.token_hash), Option.some(session))
+        assert.isTrue(Option.isNone(yield* store.portalSessions.findByToken(`${session.token_hash}x`)))
+
+        const opened = Either.getOrThrow(PortalSession.open(session, at(T0 + 10), { cookieHash: `c${yield* unique()}`, csrfToken: "csrf" }))
+        const again = Either.getOrThrow(PortalSession.open(session, at(T0 + 20), { cookieHash: `c${yield* unique()}`, csrfToken: "other" }))
+        const both = yield* Effect.all([store.portalSessions.markOpened(opened), store.portalSessions.markOpened(again)], { concurrency: 2 })
+        assert.deepStrictEqual(both, [true, false], "a link opens once")
+        same(yield* store.portalSessions.findByCookie(opened.cookie_hash!), Option.some(opened))
+        assert.isTrue(Option.isNone(yield* store.portalSessions.findByCookie(again.cookie_hash!)))
+        same(yield* store.portalSessions.findByToken(session.token_hash), Option.some(opened))
       }))
 
     it.effect("dashboard: users by e-mail (any case, one per e-mail), links taken once before they expire, sessions, audit newest first", () =>

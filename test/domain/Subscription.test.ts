@@ -130,12 +130,19 @@ type Step =
   | { readonly _tag: "Due"; readonly succeeds: boolean }
   | { readonly _tag: "Cancel" }
   | { readonly _tag: "Flag"; readonly value: boolean }
+  /** The customer saves a new card (the portal); one on hold is charged on it at once. */
+  | { readonly _tag: "Card"; readonly last4: string; readonly succeeds: boolean }
 
 const stepArb: FastCheck.Arbitrary<Step> = FastCheck.oneof(
   { weight: 3, arbitrary: FastCheck.integer({ min: 0, max: 40 * day }).map((ms) => ({ _tag: "Jump" as const, ms })) },
   { weight: 5, arbitrary: FastCheck.boolean().map((succeeds) => ({ _tag: "Due" as const, succeeds })) },
   { weight: 1, arbitrary: FastCheck.constant({ _tag: "Cancel" as const }) },
-  { weight: 2, arbitrary: FastCheck.boolean().map((value) => ({ _tag: "Flag" as const, value })) }
+  { weight: 2, arbitrary: FastCheck.boolean().map((value) => ({ _tag: "Flag" as const, value })) },
+  {
+    weight: 2,
+    arbitrary: FastCheck.record({ last4: FastCheck.stringMatching(/^[0-9]{4}$/), succeeds: FastCheck.boolean() })
+      .map((r) => ({ _tag: "Card" as const, ...r }))
+  }
 )
 const scheduleArb = FastCheck.constantFrom<[BillingInterval, number]>(["day", 1], ["week", 2], ["month", 1], ["month", 3], ["year", 1])
 
@@ -161,6 +168,31 @@ describe("Subscription invariants (random lives)", () => {
           const r = Subscription.transition(s, { _tag: "SetCancelAtPeriodEnd", value: step.value }, now)
           if (Either.isRight(r)) s = r.right.next
           else assert.strictEqual(before.status, "cancelled")
+          break
+        }
+        case "Card": {
+          const card = { brand: "visa", last4: step.last4, exp_month: 12, exp_year: 2090, token: `tok_${step.last4}` }
+          const r = Subscription.transition(s, { _tag: "ReplaceCard", card }, now)
+          if (Either.isLeft(r)) {
+            assert.strictEqual(before.status, "cancelled")
+            break
+          }
+          assert.deepStrictEqual(r.right.events, [])
+          const { card_token, payment_method, ...rest } = r.right.next
+          const { card_token: _, payment_method: __, ...restBefore } = before
+          assert.deepStrictEqual(rest, restBefore, "a new card changes nothing but the card")
+          assert.deepStrictEqual({ ...payment_method, token: card_token }, card)
+          s = r.right.next
+          if (s.status !== "on_hold") break
+          // PaymentMethods charges the due period on the new card now: the next retry, brought forward.
+          const charged = s.period + 1
+          const charge = apply(s, { _tag: step.succeeds ? "ChargeSucceeded" : "ChargeFailed" }, now)
+          if (step.succeeds) {
+            assert.isFalse(paidPeriods.has(charged), `period ${charged} charged twice`)
+            paidPeriods.add(charged)
+            assert.deepStrictEqual(charge.events, ["subscription.active", "subscription.renewed"])
+          }
+          s = charge.next
           break
         }
         case "Due": {

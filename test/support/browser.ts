@@ -260,3 +260,19 @@ export const dumpDatabases = async (url: string): Promise<{ readonly text: strin
 /** A card number's digits as they could be written anywhere: plain, grouped by spaces or dashes, form- or URL-encoded. */
 export const cardPattern = (digits: string): RegExp =>
   new RegExp(digits.match(/.{1,4}/g)!.join("(?:[\\s+-]|%20)?"))
+
+// PDF text ----------------------------------------------------------------------------------------------------------
+
+/** The text of a PDF (Chromium's `page.pdf`), page after page, through Mozilla's pdf.js. */
+export const pdfText = async (pdf: Uint8Array): Promise<string> => {
+  const pdfjs = await import("pdfjs-dist/legacy/build/pdf.mjs")
+  const doc = await pdfjs.getDocument({ data: new Uint8Array(pdf), isEvalSupported: false, useSystemFonts: false }).promise
+  const pages: Array<string> = []
+  for (let i = 1; i <= doc.numPages; i++) {
+    const content = await (await doc.getPage(i)).getTextContent()
+    // Items break within words (a ligature is its own item): join them as they are, lines by their ends.
+    pages.push(content.items.map((item) => ("str" in item ? item.str + (item.hasEOL ? "\n" : "") : "")).join(""))
+  }
+  await doc.destroy()
+  return pages.join("\n")
+}

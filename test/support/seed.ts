@@ -1,6 +1,6 @@
 /**
  * Objects of every kind for one principal, made the way a merchant and a customer make them: products, a customer,
- * webhook endpoints and sessions through the API, sessions paid on the hosted page (so payments, a subscription and
+ * webhook endpoints, sessions and a customer portal session through the API, sessions paid on the hosted page (so payments, a subscription and
  * events exist). Used by the fuzzer and the isolation property.
  */
 import { expect } from "vitest"
@@ -30,7 +30,8 @@ export const kinds = {
   payments: { prefix: "pay", idField: "payment_id" },
   subscriptions: { prefix: "sub", idField: "subscription_id" },
   webhooks: { prefix: "wh", idField: "webhook_id" },
-  events: { prefix: "evt", idField: "event_id" }
+  events: { prefix: "evt", idField: "event_id" },
+  customer_portal_sessions: { prefix: "cps", idField: "customer_portal_session_id" }
 } as const
 export type Kind = keyof typeof kinds
 
@@ -76,6 +77,7 @@ export const seedObjects = async (server: TestServer, who: Principal, tag = "see
   expect(await payOnPage(server, paid.session_id, cards.visa), `${who.name} pays`).toBe(303)
   expect(await payOnPage(server, subscribed.session_id, cards.visa), `${who.name} subscribes`).toBe(200)
   expect(await payOnPage(server, open.session_id, cards.declined), `${who.name} is declined`).toBe(402)
+  const portal = await ok(raw.post("/customer_portal_sessions", { customer_id: customer.customer_id, return_url: "https://shop.example/account" }))
   const subscriptions = (await ok(raw.get("/subscriptions?limit=100"))).items.map((s: any) => s.subscription_id)
   const payments = (await ok(raw.get("/payments?limit=100"))).items.map((p: any) => p.payment_id)
   const events = (await ok(raw.get("/events?limit=100"))).items.map((e: any) => e.event_id)
@@ -89,6 +91,7 @@ export const seedObjects = async (server: TestServer, who: Principal, tag = "see
     payments,
     subscriptions,
     webhooks: [webhook.webhook_id],
-    events
+    events,
+    customer_portal_sessions: [portal.customer_portal_session_id]
   }
 }

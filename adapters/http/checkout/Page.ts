@@ -5,6 +5,7 @@
 import { formatAmount } from "../../../src/domain/Money.js"
 import type { CheckoutSession } from "../../../src/domain/CheckoutSession.js"
 import type { FieldErrors } from "../../../src/domain/CheckoutForm.js"
+import { htmlDocument } from "./Document.js"
 import { html, type Raw, raw } from "./Html.js"
 
 export type { FieldErrors }
@@ -18,6 +19,16 @@ export interface FormValues {
 }
 
 
+/** The card form's fields, errors and notices: the checkout's, and the portal's card form. */
+export const formStyles = `
+  label { display: block; font-size: .85rem; margin-top: .75rem; }
+  input { width: 100%; box-sizing: border-box; font: inherit; padding: .5rem; border: 1px solid #bbb; border-radius: 6px; }
+  .row { display: flex; gap: .75rem; } .row > div { flex: 1; }
+  .error { color: #b42318; font-size: .85rem; margin: .25rem 0 0; }
+  .alert { background: #fef3f2; color: #b42318; border-radius: 6px; padding: .6rem .75rem; margin: 1rem 0; }
+  .done { background: #ecfdf3; color: #067647; border-radius: 6px; padding: .6rem .75rem; margin: 1rem 0; }
+`
+
 const styles = `
   :root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }
   body { margin: 0; background: #f5f3ef; color: #1d1b16; }
@@ -28,39 +39,22 @@ const styles = `
   table { width: 100%; border-collapse: collapse; margin: 1rem 0; }
   td { padding: .35rem 0; vertical-align: top; } td.amount { text-align: right; white-space: nowrap; }
   tr.total td { border-top: 1px solid #ddd; font-weight: 600; padding-top: .6rem; }
-  label { display: block; font-size: .85rem; margin-top: .75rem; }
-  input { width: 100%; box-sizing: border-box; font: inherit; padding: .5rem; border: 1px solid #bbb; border-radius: 6px; }
-  .row { display: flex; gap: .75rem; } .row > div { flex: 1; }
-  .error { color: #b42318; font-size: .85rem; margin: .25rem 0 0; }
-  .alert { background: #fef3f2; color: #b42318; border-radius: 6px; padding: .6rem .75rem; margin: 1rem 0; }
-  .done { background: #ecfdf3; color: #067647; border-radius: 6px; padding: .6rem .75rem; margin: 1rem 0; }
+  ${formStyles}
   button { margin-top: 1.25rem; width: 100%; font: inherit; font-weight: 600; padding: .7rem; border: 0;
            border-radius: 8px; background: #1d4ed8; color: #fff; cursor: pointer; }
   small { color: #555; }
 `
 
 /**
- * `referrer` `same-origin`: the response's `Referrer-Policy: no-referrer` would make browsers send `Origin: null`
- * with the page's own form, hiding the one thing the submission check needs (Routes.ts). Only requests to this
- * origin (that form) carry a referrer; the redirect to the merchant and anything else still carry none.
+ * The document says `referrer` `same-origin`: the response's `Referrer-Policy: no-referrer` would make browsers send
+ * `Origin: null` with the page's own form, hiding the one thing the submission check needs (Routes.ts). Only
+ * requests to this origin (that form) carry a referrer; the redirect to the merchant and anything else still carry
+ * none.
  */
 const layout = (title: string, nonce: string, body: Raw) =>
-  html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<meta name="referrer" content="same-origin">
-<title>${title}</title>
-<style nonce="${nonce}">${raw(styles)}</style>
-</head>
-<body>
-<main>
+  htmlDocument({ title, nonce, styles, body: html`<main>
 ${body}
-</main>
-</body>
-</html>`.__html
+</main>` })
 
 const cart = (session: CheckoutSession) =>
   html`<table aria-label="Order summary">
@@ -91,6 +85,15 @@ const field = (
     error ? html` aria-invalid="true" aria-describedby="${name}-error"` : ""
   }>${error ? html`<p class="error" id="${name}-error">${error}</p>` : ""}</div>`
 }
+
+/** The card's fields (the checkout's, and the portal's card form): the number and CVC are never filled back in. */
+export const cardFields = (values: FormValues, errors: FieldErrors) =>
+  html`${field("card_number", "Card number", raw(`inputmode="numeric" autocomplete="cc-number" required`), "", errors)}
+<div class="row">
+${field("exp_month", "Expiry month (MM)", raw(`inputmode="numeric" autocomplete="cc-exp-month" required`), values.exp_month, errors)}
+${field("exp_year", "Expiry year (YYYY)", raw(`inputmode="numeric" autocomplete="cc-exp-year" required`), values.exp_year, errors)}
+${field("cvc", "CVC", raw(`inputmode="numeric" autocomplete="cc-csc" required`), "", errors)}
+</div>`
 
 /** The page posts to where it was served: `checkout_url`'s path, which carries a host's mount prefix (`/fils/…`). */
 const formAction = (session: CheckoutSession) => {
@@ -125,12 +128,7 @@ ${props.alert ? html`<div class="alert" role="alert">${props.alert}</div>` : ""}
 ${field("name", "Name on card", raw(`autocomplete="cc-name" required`), values.name, errors)}
 ${field("email", "E-mail", raw(`type="email" autocomplete="email" required`), values.email, errors)}
 ${field("phone_number", "Phone (optional, e.g. +971501234567)", raw(`type="tel" autocomplete="tel"`), values.phone_number, errors)}
-${field("card_number", "Card number", raw(`inputmode="numeric" autocomplete="cc-number" required`), "", errors)}
-<div class="row">
-${field("exp_month", "Expiry month (MM)", raw(`inputmode="numeric" autocomplete="cc-exp-month" required`), values.exp_month, errors)}
-${field("exp_year", "Expiry year (YYYY)", raw(`inputmode="numeric" autocomplete="cc-exp-year" required`), values.exp_year, errors)}
-${field("cvc", "CVC", raw(`inputmode="numeric" autocomplete="cc-csc" required`), "", errors)}
-</div>
+${cardFields(values, errors)}
 <button type="submit">Pay ${formatAmount(session.total_amount, session.currency)}</button>
 </form>
 <p><small>Payments are processed securely. Your card number is never stored.</small></p>`

@@ -8,41 +8,22 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as UrlParams from "@effect/platform/UrlParams"
 import { Cause, Effect, Option } from "effect"
-import { randomBytes } from "node:crypto"
 import { Checkout, PublicUrl } from "../../../src/application/Checkout.js"
 import { type CheckoutSession, isReturnUrl } from "../../../src/domain/CheckoutSession.js"
 import { fields } from "../../../src/domain/CheckoutForm.js"
 import { CheckoutSessionId, parseId } from "../../../src/domain/Ids.js"
-import type { Payment } from "../../../src/domain/Payment.js"
+import { declineMessage, type Payment } from "../../../src/domain/Payment.js"
+import { htmlResponse, newNonce } from "./Document.js"
 import { messagePage, paymentPage } from "./Page.js"
 
 const sessionIdOf = parseId(CheckoutSessionId)
 const routeSessionId = Effect.map(HttpRouter.params, (p) => Option.fromNullable(p.id === undefined ? undefined : sessionIdOf(p.id)))
 
-/** Decline reasons a customer can act on. */
-const declineMessages: Record<string, string> = {
-  card_declined: "Your card was declined. Try another card.",
-  insufficient_funds: "Your card has insufficient funds. Try another card.",
-  expired_card: "Your card has expired. Try another card.",
-  processing_error: "We could not process your card. Please try again."
-}
-
 const originOf = (url: string | null) => (url !== null && isReturnUrl(url) ? ` ${new URL(url).origin}` : "")
 
 /** A strict policy: nothing loads but our own nonce'd style; the form may post here and redirect to the merchant. */
 const page = (status: number, body: string, nonce: string, returnUrl: string | null = null) =>
-  HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8" }).pipe(
-    HttpServerResponse.setHeaders({
-      "content-security-policy": `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self'; ` +
-        `form-action 'self'${originOf(returnUrl)}; frame-ancestors 'none'; base-uri 'none'`,
-      "x-frame-options": "DENY",
-      "x-content-type-options": "nosniff",
-      "referrer-policy": "no-referrer",
-      "cache-control": "no-store"
-    })
-  )
-
-const newNonce = () => randomBytes(16).toString("base64")
+  htmlResponse(status, body, nonce, { formActions: originOf(returnUrl), referrerPolicy: "no-referrer" })
 
 /**
  * An `Origin` header's value as a URL when it is an http(s) origin exactly as browsers serialize one (lower case,
@@ -281,8 +262,7 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
                 }
                 const { payment, session } = result
                 if (payment.status === "failed") {
-                  const message = declineMessages[payment.failure_code ?? ""] ?? declineMessages.card_declined!
-                  return yield* show(id.value, nonce, message, 402)
+                  return yield* show(id.value, nonce, declineMessage(payment.failure_code), 402)
                 }
                 if (session.return_url !== null) {
                   return HttpServerResponse.empty({

@@ -8,6 +8,8 @@ import type { Overview, Period } from "../../../src/application/Reports.js"
 import type { AuditEntry, DashboardUser } from "../../../src/domain/DashboardUser.js"
 import type { Event } from "../../../src/domain/Event.js"
 import { formatAmount } from "../../../src/domain/Money.js"
+import { hasReceipt } from "../../../src/domain/Receipt.js"
+import { htmlDocument } from "../checkout/Document.js"
 import type { Payment } from "../../../src/domain/Payment.js"
 import { html, type Raw, raw } from "../checkout/Html.js"
 
@@ -59,11 +61,7 @@ export interface SignedFrame extends Frame {
 }
 
 const document = (frame: Frame, title: string, body: Raw) =>
-  html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="same-origin">
-<title>${title} · Fils dashboard</title><style nonce="${frame.nonce}">${raw(styles)}</style></head>
-<body>${body}</body></html>`.__html
+  htmlDocument({ title: `${title} · Fils dashboard`, nonce: frame.nonce, styles, body })
 
 export const money = (fils: number) => formatAmount(fils, "AED")
 export const when = (at: DateTime.Utc) => `${DateTime.formatIso(at).slice(0, 16).replace("T", " ")} UTC`
@@ -225,6 +223,7 @@ ${props.error === undefined ? "" : html`<p class="alert" role="alert">${props.er
 <tr><th>Card</th><td>${p.card === null ? "" : `${p.card.brand} •••• ${p.card.last4}`}</td></tr>
 <tr><th>Description</th><td>${p.description}</td></tr>
 <tr><th>Created</th><td>${when(p.created_at)}</td></tr>
+${hasReceipt(p) ? html`<tr><th>Receipt</th><td><a href="${modePath(frame)}/payments/${p.payment_id}/receipt">Printable receipt</a></td></tr>` : ""}
 </table></div>
 ${
       refundable

@@ -14,19 +14,20 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as UrlParams from "@effect/platform/UrlParams"
 import { Cause, DateTime, Effect, Option, Schema } from "effect"
-import { randomBytes } from "node:crypto"
 import { Accounts } from "../../../src/application/Accounts.js"
 import { PublicUrl } from "../../../src/application/Checkout.js"
 import { Customers } from "../../../src/application/Customers.js"
 import { Deliveries } from "../../../src/application/Deliveries.js"
 import { Events } from "../../../src/application/Events.js"
 import { Payments } from "../../../src/application/Payments.js"
+import { Portal } from "../../../src/application/Portal.js"
 import { periods, type Period, Reports } from "../../../src/application/Reports.js"
 import { type Signed, Users } from "../../../src/application/Users.js"
 import { can } from "../../../src/domain/DashboardUser.js"
 import { CheckoutSessionId, CustomerId, parseId, PaymentId } from "../../../src/domain/Ids.js"
 import { PaymentStatus } from "../../../src/domain/Payment.js"
 import { Signer } from "../../../src/ports/Signer.js"
+import { htmlResponse, newNonce } from "../checkout/Document.js"
 import { sameOriginSubmission } from "../checkout/Routes.js"
 import { businessRoutes } from "./Business.js"
 import { developerRoutes } from "./Developers.js"
@@ -35,20 +36,9 @@ import { settingsRoutes } from "./Settings.js"
 import type { Kit, Response } from "./Kit.js"
 import * as Pages from "./Pages.js"
 import { parseAed, parseDay } from "./Parse.js"
+import { receiptPage } from "../portal/Receipt.js"
 
-const newNonce = () => randomBytes(16).toString("base64")
-
-const page = (status: number, body: string, nonce: string) =>
-  HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8" }).pipe(
-    HttpServerResponse.setHeaders({
-      "content-security-policy": `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self'; ` +
-        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-      "x-frame-options": "DENY",
-      "x-content-type-options": "nosniff",
-      "referrer-policy": "same-origin",
-      "cache-control": "no-store"
-    })
-  )
+const page = (status: number, body: string, nonce: string) => htmlResponse(status, body, nonce)
 
 const redirect = (location: string, cookie?: string) =>
   HttpServerResponse.empty({
@@ -70,6 +60,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     const events = yield* Events
     const deliveries = yield* Deliveries
     const reports = yield* Reports
+    const portal = yield* Portal
     const signer = yield* Signer
     const publicUrl = new URL(yield* PublicUrl)
     const publicOrigin = publicUrl.origin
@@ -298,6 +289,21 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       })
 
     yield* router.get("/dashboard/:mode/payments/:id", withUser((signed, f, scope) => paymentView(signed, f, scope)))
+
+    // The customer's receipt, as the portal shows it (any role may read it).
+    yield* router.get("/dashboard/:mode/payments/:id/receipt", withUser((_, f, scope) =>
+      Effect.gen(function*() {
+        const id = paymentIdOf((yield* HttpRouter.params).id ?? "")
+        if (id === undefined) return page(404, Pages.notFoundPage(f), f.nonce)
+        return yield* portal.receipt(scope, id).pipe(
+          Effect.map((view) =>
+            page(200, receiptPage({ nonce: f.nonce, base }, view, {
+              href: `${Pages.modePath(f)}/payments/${id}`,
+              label: "← Back to the payment"
+            }), f.nonce)),
+          Effect.catchTag("NotFound", () => Effect.succeed(page(404, Pages.notFoundPage(f), f.nonce)))
+        )
+      })))
 
     yield* router.post("/dashboard/:mode/payments/:id/refund", withPost((signed, f, scope, params) =>
       Effect.gen(function*() {

@@ -18,6 +18,7 @@ import refunds from "./0011_refunds.js"
 import dashboard from "./0012_dashboard.js"
 import paymentDays from "./0013_payment_days.js"
 import apiKeyUsage from "./0014_api_key_usage.js"
+import customerPortal from "./0015_customer_portal.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -33,5 +34,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0011_refunds": refunds,
   "0012_dashboard": dashboard,
   "0013_payment_days": paymentDays,
-  "0014_api_key_usage": apiKeyUsage
+  "0014_api_key_usage": apiKeyUsage,
+  "0015_customer_portal": customerPortal
 }

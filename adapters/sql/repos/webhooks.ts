@@ -114,6 +114,8 @@ export const checkSecretKeys = (sql: SqlClient.SqlClient, box: SecretBoxShape) =
         SELECT split_part(secret, ':', 3) AS key_id FROM webhook_endpoints WHERE secret LIKE 'enc:%'
         UNION ALL
         SELECT split_part(response_body, ':', 3) FROM idempotency_keys WHERE response_body LIKE 'enc:%'
+        UNION ALL
+        SELECT split_part(url, ':', 3) FROM customer_portal_sessions WHERE url LIKE 'enc:%'
       ) AS sealed GROUP BY 1 ORDER BY 1`
     const unknown = rows.filter((row) => !box.keyIds.includes(row.key_id))
     if (unknown.length === 0) return
@@ -121,7 +123,7 @@ export const checkSecretKeys = (sql: SqlClient.SqlClient, box: SecretBoxShape) =
       ? "FILS_SECRET_KEY is not set"
       : `FILS_SECRET_KEY and FILS_SECRET_KEY_PREVIOUS hold key ids ${box.keyIds.join(", ")}`
     return yield* new SecretBoxError({
-      message: `Cannot open the stored secrets (webhook secrets, idempotent responses): ${
+      message: `Cannot open the stored secrets (webhook secrets, idempotent responses, customer portal links): ${
         unknown.map((row) => `${row.n} sealed under key id ${row.key_id}`).join(", ")
       }, but ${held}. Set FILS_SECRET_KEY (or FILS_SECRET_KEY_PREVIOUS) to the key they were sealed with.`
     })
@@ -131,44 +133,63 @@ export interface RotationReport {
   /** The key every secret is now sealed under; null when they are now plaintext (no FILS_SECRET_KEY). */
   readonly key_id: string | null
   readonly endpoints: number
+  /** Customer portal sessions (their links). */
+  readonly portal_links: number
   /** Stored idempotent responses (which may hold a new endpoint's secret). */
   readonly responses: number
   readonly resealed: number
 }
 
 /**
- * `fils secrets rotate`: reseals every webhook secret and stored idempotent response that is not yet as the current box writes it (under the
+ * `fils secrets rotate`: reseals every webhook secret, customer portal link and stored idempotent response that is not yet as the current box writes it (under the
  * current key, or plaintext without one), in batches of short transactions; safe beside running servers (each row
  * is locked while it is resealed) and safe to run again.
  */
+/**
+ * Reseals `column` of every row of `table` (an id-keyed table whose values are sealed bound to the row's id) that is
+ * not as the box writes now: batches of short transactions, each row locked while it is resealed. The rows seen and
+ * how many were resealed.
+ */
+const resealById = (table: "webhook_endpoints" | "customer_portal_sessions", idColumn: string, column: string, what: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const box = yield* SecretBox
+    const batch = 200
+    let after = ""
+    let seen = 0
+    let resealed = 0
+    for (;;) {
+      const done = yield* sql.withTransaction(Effect.gen(function*() {
+        const rows = yield* sql<{ id: string; value: string }>`SELECT ${sql(idColumn)} AS id, ${sql(column)} AS value
+          FROM ${sql(table)} WHERE ${sql(idColumn)} > ${after} ORDER BY ${sql(idColumn)} LIMIT ${batch} FOR UPDATE`
+        for (const row of rows) {
+          seen++
+          if (box.isCurrent(row.value)) continue
+          const plain = yield* Either.mapLeft(
+            box.open(row.value, row.id),
+            (error) => new SecretBoxError({ message: `${what} ${row.id}: ${error.message}` })
+          )
+          const sealed = yield* box.seal(plain, row.id)
+          yield* sql`UPDATE ${sql(table)} SET ${sql(column)} = ${sealed} WHERE ${sql(idColumn)} = ${row.id}`
+          resealed++
+        }
+        if (rows.length > 0) after = rows[rows.length - 1]!.id
+        return rows.length < batch
+      }))
+      if (done) break
+    }
+    return { seen, resealed }
+  })
+
 export const rotateWebhookSecrets = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const box = yield* SecretBox
   yield* checkSecretKeys(sql, box)
   const batch = 200
-  let after = ""
-  let resealed = 0
-  let endpoints = 0
-  for (;;) {
-    const done = yield* sql.withTransaction(Effect.gen(function*() {
-      const rows = yield* sql<{ webhook_id: string; secret: string }>`SELECT webhook_id, secret FROM webhook_endpoints
-        WHERE webhook_id > ${after} ORDER BY webhook_id LIMIT ${batch} FOR UPDATE`
-      for (const row of rows) {
-        endpoints++
-        if (box.isCurrent(row.secret)) continue
-        const plain = yield* Either.mapLeft(
-          box.open(row.secret, row.webhook_id),
-          (error) => new SecretBoxError({ message: `webhook endpoint ${row.webhook_id}: ${error.message}` })
-        )
-        const sealed = yield* box.seal(plain, row.webhook_id)
-        yield* sql`UPDATE webhook_endpoints SET secret = ${sealed} WHERE webhook_id = ${row.webhook_id}`
-        resealed++
-      }
-      if (rows.length > 0) after = rows[rows.length - 1]!.webhook_id
-      return rows.length < batch
-    }))
-    if (done) break
-  }
+  const webhooks = yield* resealById("webhook_endpoints", "webhook_id", "secret", "webhook endpoint")
+  const links = yield* resealById("customer_portal_sessions", "customer_portal_session_id", "url", "customer portal session")
+  let resealed = webhooks.resealed + links.resealed
+  const endpoints = webhooks.seen
   let afterScope = ""
   let afterKey = ""
   let responses = 0
@@ -196,7 +217,7 @@ export const rotateWebhookSecrets = Effect.gen(function*() {
     }))
     if (done) break
   }
-  return { key_id: Option.getOrNull(box.keyId), endpoints, responses, resealed } satisfies RotationReport
+  return { key_id: Option.getOrNull(box.keyId), endpoints, portal_links: links.seen, responses, resealed } satisfies RotationReport
 }).pipe(Effect.withSpan("StoreSql.webhooks.rotateSecrets"))
 
 /**

@@ -904,7 +904,8 @@ const objectTables = [
   "events",
   "webhook_endpoints",
   "webhook_deliveries",
-  "webhook_attempts"
+  "webhook_attempts",
+  "customer_portal_sessions"
 ]
 
 /**

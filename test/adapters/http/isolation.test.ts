@@ -142,6 +142,12 @@ for (const e of endpoints) {
       expect(res.status, res.text).toBeLessThan(500)
       expect(res.json).toStrictEqual({ code: expect.any(String), message: expect.any(String) })
     }
+  } else if (e.name === "customerPortalSessions.create") {
+    // A portal session for someone else's customer: not found, and nothing is created.
+    attacks[e.name] = async (w, caller, victim, pick) => {
+      const res = await send(w, caller, "POST", e.path, { customer_id: pickOf(w.seeded[victim]!.customers, pick) })
+      expectError(res, 404, "NOT_FOUND")
+    }
   } else if (e.method === "POST" && sharedBodies[e.name] !== undefined) {
     // Someone else's Idempotency-Key with the same body: the caller's own object, never the other's replay.
     attacks[e.name] = async (w, caller) => {

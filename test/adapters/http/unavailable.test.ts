@@ -45,6 +45,7 @@ const withOutageSwitch = (store: Layer.Layer<Store>): Layer.Layer<Store> =>
       payments: wrapRepo(s.payments, "payments"),
       refunds: wrapRepo(s.refunds, "refunds"),
       dashboard: wrapRepo(s.dashboard, "dashboard"),
+      portalSessions: wrapRepo(s.portalSessions, "portalSessions"),
       events: wrapRepo(s.events, "events"),
       subscriptions: wrapRepo(s.subscriptions, "subscriptions"),
       webhooks: wrapRepo(s.webhooks, "webhooks"),

@@ -1,0 +1,226 @@
+/**
+ * The customer portal's pages (issue 19): plain HTML that works without JavaScript. Every merchant- and
+ * customer-supplied string goes through the escaping template (`html`).
+ */
+import { DateTime } from "effect"
+import type { PortalOverview } from "../../../src/application/Portal.js"
+import type { FieldErrors } from "../../../src/domain/CheckoutForm.js"
+import { formatAmount } from "../../../src/domain/Money.js"
+import type { Payment } from "../../../src/domain/Payment.js"
+import { hasReceipt } from "../../../src/domain/Receipt.js"
+import type { Subscription } from "../../../src/domain/Subscription.js"
+import { cardFields, formStyles, type FormValues } from "../checkout/Page.js"
+import { htmlDocument } from "../checkout/Document.js"
+import { html, type Raw, raw } from "../checkout/Html.js"
+
+const styles = `
+  :root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }
+  body { margin: 0; background: #f5f3ef; color: #1d1b16; }
+  main { max-width: 44rem; margin: 2rem auto; background: #fff; border-radius: 12px; padding: 1.5rem 1.75rem;
+         box-shadow: 0 1px 3px rgba(0,0,0,.12); }
+  @media (max-width: 30rem) { main { margin: 0; border-radius: 0; padding: 1.25rem 1rem; } }
+  header { display: flex; flex-wrap: wrap; justify-content: space-between; gap: .5rem 1rem; align-items: baseline; }
+  h1 { font-size: 1.2rem; margin: 0; } h2 { font-size: 1rem; margin: 1.75rem 0 .5rem; }
+  .mode { display: inline-block; font-size: .75rem; background: #fde68a; border-radius: 4px; padding: 0 .4rem; }
+  .muted, small { color: #555; } a { color: #1d4ed8; }
+  .card { border: 1px solid #e4e1da; border-radius: 10px; padding: .9rem 1rem; margin: .75rem 0; }
+  .card h3 { font-size: 1rem; margin: 0 0 .25rem; display: flex; justify-content: space-between; gap: .5rem; flex-wrap: wrap; }
+  .card p { margin: .25rem 0; }
+  .status { font-size: .8rem; border-radius: 999px; padding: .1rem .55rem; background: #eef2ff; color: #1e3a8a; white-space: nowrap; }
+  .status.on_hold, .status.failed { background: #fef3f2; color: #b42318; }
+  .status.cancelled, .status.refunded { background: #f2f4f7; color: #344054; }
+  .status.active, .status.succeeded { background: #ecfdf3; color: #067647; }
+  .actions { display: flex; flex-wrap: wrap; gap: .5rem; margin-top: .6rem; align-items: center; }
+  .actions form { margin: 0; }
+  .scroll { overflow-x: auto; }
+  table { width: 100%; border-collapse: collapse; margin: .5rem 0; font-size: .95rem; }
+  th, td { text-align: left; padding: .4rem .5rem .4rem 0; vertical-align: top; border-bottom: 1px solid #eee; }
+  td.amount, th.amount { text-align: right; white-space: nowrap; }
+  ${formStyles}
+  button { font: inherit; font-weight: 600; padding: .5rem .9rem; border: 0; border-radius: 8px; background: #1d4ed8;
+           color: #fff; cursor: pointer; }
+  button.secondary { background: #fff; color: #1d1b16; border: 1px solid #bbb; }
+  form.wide button { margin-top: 1.25rem; width: 100%; padding: .7rem; }
+  footer { margin-top: 2rem; font-size: .85rem; color: #555; display: flex; flex-wrap: wrap; gap: .5rem 1rem; justify-content: space-between; }
+  .receipt dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: 1rem 0; }
+  .receipt dt { color: #555; } .receipt dd { margin: 0; overflow-wrap: anywhere; }
+  tr.total td { font-weight: 600; border-top: 2px solid #ddd; border-bottom: 0; }
+  @media print {
+    body { background: #fff; }
+    main { box-shadow: none; margin: 0; max-width: none; padding: 0; }
+    .no-print { display: none !important; }
+    a { color: inherit; text-decoration: none; }
+  }
+`
+
+/** Where a page is and who it is for: the CSP nonce, the portal's path, and the CSRF token for forms. */
+export interface Frame {
+  readonly nonce: string
+  readonly base: string
+  readonly csrf?: string | undefined
+}
+
+const layout = (title: string, frame: Frame, body: Raw) =>
+  htmlDocument({ title, nonce: frame.nonce, styles, body: html`<main>
+${body}
+</main>` })
+
+export const money = (amount: number, currency: string) => formatAmount(amount, currency)
+export const day = (at: DateTime.Utc) =>
+  DateTime.format(at, { locale: "en-GB", timeZone: "UTC", day: "numeric", month: "short", year: "numeric" })
+
+const intervalText = (s: Subscription) => {
+  const unit = s.billing_interval
+  return s.interval_count === 1 ? `every ${unit}` : `every ${s.interval_count} ${unit}s`
+}
+
+const statusText: Record<string, string> = {
+  active: "Active",
+  on_hold: "Payment overdue",
+  cancelled: "Cancelled",
+  succeeded: "Paid",
+  partially_refunded: "Partly refunded",
+  refunded: "Refunded",
+  failed: "Failed",
+  processing: "Processing"
+}
+const badge = (status: string) => html`<span class="status ${status}">${statusText[status] ?? status}</span>`
+
+export const cardText = (card: { readonly brand: string; readonly last4: string; readonly exp_month: number; readonly exp_year: number }) =>
+  `${card.brand.charAt(0).toUpperCase()}${card.brand.slice(1)} •••• ${card.last4}, expires ${
+    String(card.exp_month).padStart(2, "0")
+  }/${card.exp_year}`
+
+const csrfField = (frame: Frame) => html`<input type="hidden" name="csrf_token" value="${frame.csrf ?? ""}">`
+
+const heading = (props: { readonly businessName: string; readonly livemode: boolean; readonly supportEmail: string | null }) =>
+  html`<header><h1>${props.businessName}</h1>${props.livemode ? "" : html`<span class="mode">Test mode</span>`}</header>
+${
+    props.supportEmail === null
+      ? ""
+      : html`<p class="muted">Questions? Write to <a href="mailto:${props.supportEmail}">${props.supportEmail}</a></p>`
+  }`
+
+const subscriptionCard = (frame: Frame, s: Subscription) => {
+  const base = `${frame.base}/subscriptions/${s.subscription_id}`
+  const schedule = s.status === "cancelled"
+    ? html`Cancelled on ${day(s.cancelled_at ?? s.next_billing_date)}.`
+    : s.status === "on_hold"
+    ? html`The payment due on ${day(s.next_billing_date)} was declined.${
+      s.next_retry_at === null ? "" : html` We will try again on ${day(s.next_retry_at)}.`
+    } Update your card to pay it now.`
+    : s.cancel_at_period_end
+    ? html`Ends on ${day(s.next_billing_date)}; you will not be charged again.`
+    : html`Next payment of ${money(s.recurring_amount, s.currency)} on ${day(s.next_billing_date)}.`
+  const cancelForm = (value: boolean, label: string, secondary: boolean) =>
+    html`<form method="post" action="${base}/cancel-at-period-end">${csrfField(frame)}
+<input type="hidden" name="cancel_at_period_end" value="${String(value)}">
+<button type="submit"${secondary ? raw(` class="secondary"`) : ""}>${label}</button></form>`
+  return html`<section class="card" data-subscription="${s.subscription_id}">
+<h3><span>${s.name}${s.quantity > 1 ? html` × ${s.quantity}` : ""}</span>${
+    s.status === "active" && s.cancel_at_period_end
+      ? html`<span class="status cancelled">Ends ${day(s.next_billing_date)}</span>`
+      : badge(s.status)
+  }</h3>
+<p>${money(s.recurring_amount, s.currency)} ${intervalText(s)}</p>
+<p class="muted">${schedule}</p>
+<p class="muted">Card: ${cardText(s.payment_method)}</p>
+${
+    s.status === "cancelled"
+      ? ""
+      : html`<div class="actions">
+<a href="${base}/card">${s.status === "on_hold" ? "Update card and pay" : "Update card"}</a>
+${s.cancel_at_period_end ? cancelForm(false, "Keep subscription", false) : cancelForm(true, "Cancel at period end", true)}
+</div>`
+  }
+</section>`
+}
+
+const paymentRows = (frame: Frame, payments: ReadonlyArray<Payment>) =>
+  html`<div class="scroll"><table aria-label="Payments">
+<thead><tr><th>Date</th><th>Description</th><th class="amount">Amount</th><th>Status</th><th><span class="muted">Receipt</span></th></tr></thead>
+<tbody>${
+    payments.map((p) =>
+      html`<tr data-payment="${p.payment_id}"><td>${day(p.created_at)}</td><td>${p.description}</td><td class="amount">${
+        money(p.total_amount, p.currency)
+      }${
+        p.refunded_amount > 0 ? html`<br><small>${money(p.refunded_amount, p.currency)} refunded</small>` : ""
+      }</td><td>${badge(p.status)}</td><td>${
+        hasReceipt(p) ? html`<a href="${frame.base}/receipts/${p.payment_id}">Receipt</a>` : ""
+      }</td></tr>`
+    )
+  }</tbody></table></div>`
+
+const footer = (frame: Frame, returnUrl: string | null, businessName: string) =>
+  html`<footer class="no-print">${
+    returnUrl === null ? html`<span></span>` : html`<a href="${returnUrl}">← Return to ${businessName}</a>`
+  }<form method="post" action="${frame.base}/sign-out">${csrfField(frame)}<button type="submit" class="secondary">Sign out</button></form></footer>`
+
+export const homePage = (
+  frame: Frame,
+  props: {
+    readonly overview: PortalOverview
+    readonly returnUrl: string | null
+    readonly livemode: boolean
+    readonly notice?: { readonly tone: "done" | "alert"; readonly text: string } | undefined
+  }
+) => {
+  const { account, customer, payments, subscriptions } = props.overview
+  const businessName = account.business_name ?? "Your merchant"
+  return layout(
+    `${businessName}: your account`,
+    frame,
+    html`${heading({ businessName, livemode: props.livemode, supportEmail: account.support_email })}
+<p>Signed in as <strong>${customer.name ?? customer.email}</strong>${customer.name === null ? "" : html` <span class="muted">(${customer.email})</span>`}</p>
+${props.notice === undefined ? "" : html`<div class="${props.notice.tone}" role="status">${props.notice.text}</div>`}
+<h2>Subscriptions</h2>
+${subscriptions.length === 0 ? html`<p class="muted">You have no subscriptions.</p>` : subscriptions.map((s) => subscriptionCard(frame, s))}
+<h2>Payments</h2>
+${payments.length === 0 ? html`<p class="muted">You have no payments yet.</p>` : paymentRows(frame, payments)}
+${footer(frame, props.returnUrl, businessName)}`
+  )
+}
+
+export const cardPage = (
+  frame: Frame,
+  props: {
+    readonly businessName: string
+    readonly livemode: boolean
+    readonly subscription: Subscription
+    readonly values: FormValues
+    readonly errors: FieldErrors
+    readonly alert?: string | undefined
+  }
+) => {
+  const s = props.subscription
+  return layout(
+    `Update your card: ${props.businessName}`,
+    frame,
+    html`${heading({ businessName: props.businessName, livemode: props.livemode, supportEmail: null })}
+<h2>Update the card for ${s.name}</h2>
+<p class="muted">Now: ${cardText(s.payment_method)}.${
+      s.status === "on_hold"
+        ? html` The overdue payment of ${money(s.recurring_amount, s.currency)} will be charged to the new card at once.`
+        : " The new card is used from the next payment on."
+    }</p>
+${props.alert ? html`<div class="alert" role="alert">${props.alert}</div>` : ""}
+<form class="wide" method="post" action="${frame.base}/subscriptions/${s.subscription_id}/card" novalidate>
+${csrfField(frame)}
+${cardFields(props.values, props.errors)}
+<button type="submit">${s.status === "on_hold" ? `Save card and pay ${money(s.recurring_amount, s.currency)}` : "Save card"}</button>
+</form>
+<p><small>Your card number is never stored.</small></p>
+<footer class="no-print"><a href="${frame.base}">← Back to your account</a></footer>`
+  )
+}
+
+export const messagePage = (frame: Frame, title: string, message: string, back?: { readonly href: string; readonly label: string }) =>
+  layout(
+    title,
+    frame,
+    html`<h1>${title}</h1>
+<div class="alert" role="status">${message}</div>
+${back === undefined ? "" : html`<p><a href="${back.href}">${back.label}</a></p>`}`
+  )
+
+export { layout }

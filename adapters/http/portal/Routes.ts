@@ -1,0 +1,259 @@
+/**
+ * The customer portal's routes (issue 19), under `<public path>/portal`. `GET /portal/{link secret}` opens a portal
+ * session's one-time link and starts the browser session (a cookie, an hour); the other pages need that cookie:
+ * the home page (subscriptions and payments), cancelling at the period end and undoing it, replacing a card, and
+ * receipts. Every object is reached through the session's customer (`Portal`): another customer's is not found.
+ *
+ * As on the dashboard: every form carries the session's CSRF token and is refused from another site; every page
+ * sends a CSP with a nonce and `frame-ancestors 'none'`; the cookie is HttpOnly, SameSite=Lax, and `__Host-`/Secure
+ * when the public URL is https. The link's secret is never logged (the request log records route templates, and
+ * the server does not trace those requests: `Server.ts`).
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as UrlParams from "@effect/platform/UrlParams"
+import { Cause, DateTime, Effect, Either, Option } from "effect"
+import { PublicUrl } from "../../../src/application/Checkout.js"
+import { Portal, scopeOf } from "../../../src/application/Portal.js"
+import { cardFields as cardFieldNames, validateCard } from "../../../src/domain/CheckoutForm.js"
+import { parseId, PaymentId, SubscriptionId } from "../../../src/domain/Ids.js"
+import { declineMessage } from "../../../src/domain/Payment.js"
+import type { PortalSession } from "../../../src/domain/PortalSession.js"
+import { Signer } from "../../../src/ports/Signer.js"
+import { htmlResponse, newNonce } from "../checkout/Document.js"
+import { sameOriginSubmission } from "../checkout/Routes.js"
+import * as Pages from "./Pages.js"
+import { receiptPage } from "./Receipt.js"
+
+const page = (status: number, body: string, nonce: string) => htmlResponse(status, body, nonce)
+
+const subscriptionIdOf = parseId(SubscriptionId)
+const paymentIdOf = parseId(PaymentId)
+
+/** What a change tells the customer on the page it returns to (a fixed text per key: nothing reflected). */
+const notices: Record<string, { readonly tone: "done" | "alert"; readonly text: string }> = {
+  cancel_scheduled: { tone: "done", text: "Your subscription will end at the end of the current period. You will not be charged again." },
+  cancel_undone: { tone: "done", text: "Your subscription will continue. Nothing else changed." },
+  card_saved: { tone: "done", text: "Your new card is saved. It will be used for your next payment." },
+  card_paid: { tone: "done", text: "Your new card is saved and the overdue payment went through. Your subscription is active again." },
+  card_processing: { tone: "done", text: "Your new card is saved. The overdue payment is being processed; this page will show it once it completes." },
+  signed_out: { tone: "done", text: "You are signed out." }
+}
+
+export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const portal = yield* Portal
+    const signer = yield* Signer
+    const publicUrl = new URL(yield* PublicUrl)
+    const publicOrigin = publicUrl.origin
+    const secure = publicUrl.protocol === "https:"
+    const base = `${publicUrl.pathname.replace(/\/+$/, "")}/portal`
+    const cookieName = secure ? "__Host-fils_portal" : "fils_portal"
+    const cookie = (value: string, maxAgeSeconds: number) =>
+      `${cookieName}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`
+    const redirect = (location: string, setCookie?: string) =>
+      HttpServerResponse.empty({
+        status: 303,
+        headers: { location, "cache-control": "no-store", ...(setCookie === undefined ? {} : { "set-cookie": setCookie }) }
+      })
+
+    const request = HttpServerRequest.HttpServerRequest
+    const cookieOf = Effect.map(request, (r) => r.cookies[cookieName])
+
+    /** Store outages and defects answer with a page, never JSON. */
+    const guarded = (nonce: string, effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext>) =>
+      effect.pipe(Effect.catchAllCause((cause) =>
+        Effect.zipRight(
+          Effect.logError("Customer portal page failed", cause).pipe(Effect.when(() => !Cause.isInterruptedOnly(cause))),
+          Effect.succeed(page(503, Pages.messagePage({ nonce, base }, "Temporarily unavailable", "Please try again in a moment."), nonce))
+        )
+      ))
+
+    const ended = (nonce: string) =>
+      page(401, Pages.messagePage({ nonce, base }, "Your session has ended", "For your security, portal sessions last an hour. Return to the merchant's site or e-mail and open a new link."), nonce)
+    const notFound = (frame: Pages.Frame) =>
+      page(404, Pages.messagePage(frame, "Not found", "There is nothing here.", { href: base, label: "← Back to your account" }), frame.nonce)
+
+    type Handler = (session: PortalSession, frame: Pages.Frame) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext>
+
+    /** A page of a live portal session; without one, the "session ended" page. */
+    const withSession = (handler: Handler) =>
+      Effect.gen(function*() {
+        const nonce = newNonce()
+        return yield* guarded(nonce, Effect.gen(function*() {
+          const token = yield* cookieOf
+          const session = token === undefined ? Option.none() : yield* portal.authenticate(token)
+          if (Option.isNone(session)) return ended(nonce)
+          return yield* handler(session.value, { nonce, base, csrf: session.value.csrf_token ?? "" })
+        }))
+      })
+
+    const field = (params: UrlParams.UrlParams, name: string) =>
+      Option.getOrElse(UrlParams.getFirst(params, name), () => "").slice(0, 1000)
+
+    /** A form post of a live session: from this site, with the session's CSRF token; refused with 403 otherwise. */
+    const withPost = (handler: (session: PortalSession, frame: Pages.Frame, params: UrlParams.UrlParams) => ReturnType<Handler>) =>
+      withSession((session, frame) =>
+        Effect.gen(function*() {
+          const r = yield* request
+          const params = sameOriginSubmission(r.headers, publicOrigin, r.originalUrl)
+            ? yield* r.urlParamsBody.pipe(Effect.orElseSucceed(() => UrlParams.empty))
+            : undefined
+          const token = params === undefined ? "" : field(params, "csrf_token")
+          if (params === undefined || !(yield* signer.sameSecret(token, session.csrf_token ?? ""))) {
+            return page(403, Pages.messagePage(frame, "Not sent", "This form was not sent from this page, so nothing was changed. Reload the page and try again.", { href: base, label: "← Back to your account" }), frame.nonce)
+          }
+          return yield* handler(session, frame, params)
+        })
+      )
+
+    const param = (name: string) => Effect.map(HttpRouter.params, (p) => (p[name] ?? "").slice(0, 200))
+
+    // The home page ----------------------------------------------------------------------------------------------
+
+    yield* router.get("/portal", withSession((session, frame) =>
+      Effect.gen(function*() {
+        const key = new URLSearchParams((yield* request).url.split("?")[1] ?? "").get("notice") ?? ""
+        const overview = yield* portal.overview(session)
+        return page(200, Pages.homePage(frame, {
+          overview,
+          returnUrl: session.return_url,
+          livemode: session.livemode,
+          notice: notices[key]
+        }), frame.nonce)
+      })))
+
+    // Opening a link ---------------------------------------------------------------------------------------------
+
+    yield* router.get("/portal/:token", Effect.gen(function*() {
+      const nonce = newNonce()
+      const token = yield* param("token")
+      return yield* guarded(nonce, portal.open(token, yield* cookieOf).pipe(
+        Effect.map(({ cookie: value, session }) => {
+          const left = session.session_expires_at === null
+            ? 0
+            : Math.max(1, Math.floor((DateTime.toEpochMillis(session.session_expires_at) - Date.now()) / 1000))
+          return redirect(base, cookie(value, left))
+        }),
+        Effect.catchTag("PortalLinkGone", ({ reason }) =>
+          Effect.succeed(
+            reason === "unknown"
+              ? page(404, Pages.messagePage({ nonce, base }, "Link not valid", "This link is not a valid account link. Ask the merchant for a new one."), nonce)
+              : page(410, Pages.messagePage(
+                { nonce, base },
+                reason === "used" ? "Link already used" : "Link expired",
+                reason === "used"
+                  ? "This link has already been used, and works only once. Ask the merchant for a new link to manage your account."
+                  : "This link has expired: links work for an hour after they are sent. Ask the merchant for a new one."
+              ), nonce)
+          ))
+      ))
+    }))
+
+    yield* router.post("/portal/sign-out", withPost((_, frame) =>
+      Effect.succeed(page(200, Pages.messagePage(frame, "Signed out", notices.signed_out!.text), frame.nonce).pipe(
+        HttpServerResponse.setHeader("set-cookie", cookie("", 0))
+      ))))
+
+    // Subscriptions ----------------------------------------------------------------------------------------------
+
+    yield* router.post("/portal/subscriptions/:id/cancel-at-period-end", withPost((session, frame, params) =>
+      Effect.gen(function*() {
+        const id = subscriptionIdOf(yield* param("id"))
+        const value = field(params, "cancel_at_period_end")
+        if (id === undefined) return notFound(frame)
+        if (value !== "true" && value !== "false") {
+          return page(400, Pages.messagePage(frame, "Nothing changed", "Choose whether the subscription ends at the period end.", { href: base, label: "← Back to your account" }), frame.nonce)
+        }
+        return yield* portal.setCancelAtPeriodEnd(session, id, value === "true").pipe(
+          Effect.map(() => redirect(`${base}?notice=${value === "true" ? "cancel_scheduled" : "cancel_undone"}`)),
+          Effect.catchTags({
+            NotFound: () => Effect.succeed(notFound(frame)),
+            InvalidState: (e) =>
+              Effect.succeed(page(409, Pages.messagePage(frame, "Nothing changed", e.message, { href: base, label: "← Back to your account" }), frame.nonce)),
+            InvalidRequest: (e) =>
+              Effect.succeed(page(400, Pages.messagePage(frame, "Nothing changed", e.message, { href: base, label: "← Back to your account" }), frame.nonce))
+          })
+        )
+      })))
+
+    /** The card form of the session customer's subscription `id` (active or on hold); 404 for any other. */
+    const cardForm = (
+      session: PortalSession,
+      frame: Pages.Frame,
+      form: { readonly values: Record<string, string>; readonly errors: Record<string, string>; readonly alert?: string | undefined },
+      status: number
+    ) =>
+      Effect.gen(function*() {
+        const id = subscriptionIdOf(yield* param("id"))
+        if (id === undefined) return notFound(frame)
+        const overview = yield* portal.overview(session)
+        const subscription = overview.subscriptions.find((s) => s.subscription_id === id)
+        if (subscription === undefined) return notFound(frame)
+        if (subscription.status === "cancelled") {
+          return page(409, Pages.messagePage(frame, "Subscription cancelled", "This subscription is cancelled; its card cannot be changed.", { href: base, label: "← Back to your account" }), frame.nonce)
+        }
+        return page(status, Pages.cardPage(frame, {
+          businessName: overview.account.business_name ?? "Your merchant",
+          livemode: session.livemode,
+          subscription,
+          values: form.values,
+          errors: form.errors,
+          alert: form.alert
+        }), frame.nonce)
+      })
+
+    yield* router.get("/portal/subscriptions/:id/card", withSession((session, frame) =>
+      cardForm(session, frame, { values: {}, errors: {} }, 200)))
+
+    yield* router.post("/portal/subscriptions/:id/card", withPost((session, frame, params) =>
+      Effect.gen(function*() {
+        const id = subscriptionIdOf(yield* param("id"))
+        if (id === undefined) return notFound(frame)
+        const input: Record<string, string> = {}
+        for (const name of cardFieldNames) input[name] = field(params, name)
+        // Month and year are shown again on an error; the number and CVC never are.
+        const values = { exp_month: input.exp_month, exp_year: input.exp_year }
+        const card = validateCard(input, yield* DateTime.now)
+        if (Either.isLeft(card)) {
+          return yield* cardForm(session, frame, { values, errors: card.left, alert: "Please correct the highlighted fields." }, 400)
+        }
+        return yield* portal.replaceCard(session, id, card.right).pipe(
+          Effect.flatMap(({ retry }) =>
+            retry === null
+              ? Effect.succeed(redirect(`${base}?notice=card_saved`))
+              : retry.status === "succeeded"
+              ? Effect.succeed(redirect(`${base}?notice=card_paid`))
+              : retry.status === "processing"
+              ? Effect.succeed(redirect(`${base}?notice=card_processing`))
+              : cardForm(session, frame, {
+                values: {},
+                errors: {},
+                alert: `Your new card is saved, but the overdue payment was declined: ${declineMessage(retry.failure_code)}`
+              }, 402)
+          ),
+          Effect.catchTags({
+            NotFound: () => Effect.succeed(notFound(frame)),
+            CardRefused: (e) => cardForm(session, frame, { values, errors: {}, alert: e.message }, 402),
+            ProcessorUnavailable: () =>
+              cardForm(session, frame, { values, errors: {}, alert: "We could not reach the card processor, so nothing changed. Please try again in a moment." }, 503),
+            InvalidState: (e) => cardForm(session, frame, { values, errors: {}, alert: e.message }, 409)
+          })
+        )
+      })))
+
+    // Receipts ---------------------------------------------------------------------------------------------------
+
+    yield* router.get("/portal/receipts/:id", withSession((session, frame) =>
+      Effect.gen(function*() {
+        const id = paymentIdOf(yield* param("id"))
+        if (id === undefined) return notFound(frame)
+        return yield* portal.receipt(scopeOf(session), id, session.customer_id).pipe(
+          Effect.map((view) => page(200, receiptPage(frame, view, { href: base, label: "← Back to your account" }), frame.nonce)),
+          Effect.catchTag("NotFound", () => Effect.succeed(notFound(frame)))
+        )
+      })))
+  })
+)

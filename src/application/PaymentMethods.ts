@@ -1,0 +1,83 @@
+/**
+ * A subscription's card, replaced by the customer (the customer portal, issue 19). The new card is saved through the
+ * processor without a charge; a refused card changes nothing. A subscription `on_hold` is retried on the new card at
+ * once: the retry is the next of its scheduled retries brought forward (the same (subscription, period, attempt)
+ * reservation as billing's, so it can never be charged twice), and its outcome is recorded as any retry's is
+ * (decisions.md §6: on success `active` again, `subscription.active` then `subscription.renewed`; declined, it stays
+ * on hold and the retries after it keep their days).
+ */
+import { DateTime, Effect, Option } from "effect"
+import type { Scope } from "../domain/Account.js"
+import { CardRefused, InvalidState, notFound } from "../domain/Errors.js"
+import { type PaymentId, prefixes, type SubscriptionId } from "../domain/Ids.js"
+import * as Payment from "../domain/Payment.js"
+import * as Subscription from "../domain/Subscription.js"
+import { type CardDetails, PaymentProcessor } from "../ports/PaymentProcessor.js"
+import { Store } from "../ports/Store.js"
+import { newId } from "./Ids.js"
+import { Renewals } from "./Renewals.js"
+import { afterRenewalInFlight, RenewalInFlight, renewalInFlight, saveTransition } from "./Subscriptions.js"
+
+export interface CardReplaced {
+  /** The subscription after the change (and after the retry, when there was one). */
+  readonly subscription: Subscription.Subscription
+  /** The retry charged at once on the new card (a subscription on hold), as it stands; null when none was made. */
+  readonly retry: Payment.Payment | null
+}
+
+export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/PaymentMethods", {
+  effect: Effect.gen(function*() {
+    const store = yield* Store
+    const processor = yield* PaymentProcessor
+    const renewals = yield* Renewals
+
+    const subscriptionOf = (scope: Scope, id: SubscriptionId) =>
+      Effect.flatMap(store.subscriptions.get(scope, id), Option.match({
+        onNone: () => notFound("subscription", id),
+        onSome: Effect.succeed
+      }))
+
+    /**
+     * Saves `card` for the subscription `id` and, when it is on hold, charges the due renewal on it now. A refused
+     * card is `CardRefused`; an unreachable processor `ProcessorUnavailable`; either way nothing changed.
+     */
+    const replace = Effect.fn("PaymentMethods.replace")(function*(scope: Scope, id: SubscriptionId, card: CardDetails) {
+      const before = yield* subscriptionOf(scope, id)
+      if (before.status === "cancelled") {
+        return yield* new InvalidState({ message: "This subscription is cancelled; its card cannot be changed" })
+      }
+      const saved = yield* processor.saveCard(card, { livemode: scope.livemode })
+      if (saved._tag === "Refused") {
+        return yield* new CardRefused({ decline_code: saved.code, message: Payment.declineMessage(saved.code) })
+      }
+      // One transaction: the new card, and for a subscription on hold the retry's reservation and its `processing`
+      // payment. A retry already at the processor is waited for (its outcome decides what is due next).
+      const changed = yield* afterRenewalInFlight(store.transact(Effect.gen(function*() {
+        const current = Option.getOrThrow(yield* store.subscriptions.find(id))
+        if (current.status === "on_hold" && (yield* renewalInFlight(store, current))) return yield* new RenewalInFlight()
+        const now = yield* DateTime.now
+        const transition = yield* Subscription.transition(current, { _tag: "ReplaceCard", card: saved.card }, now)
+        yield* saveTransition(store, transition)
+        const next = transition.next
+        if (next.status !== "on_hold") return { subscription: next, retry: null }
+        const paymentId = yield* newId<PaymentId>(prefixes.payment)
+        const fresh = yield* store.subscriptions.recordAttempt({
+          subscription_id: next.subscription_id,
+          period: next.period + 1,
+          attempt: Subscription.attempt(next),
+          payment_id: paymentId
+        })
+        if (!fresh) return { subscription: next, retry: null }
+        const retry = Subscription.renewalPayment(next, paymentId, now)
+        yield* store.payments.insert(retry)
+        return { subscription: next, retry }
+      })))
+      if (changed.retry === null) return changed satisfies CardReplaced
+      yield* renewals.chargeOne(changed.retry, saved.card.token)
+      const retry = yield* store.payments.find(changed.retry.payment_id)
+      return { subscription: yield* subscriptionOf(scope, id), retry: Option.getOrNull(retry) } satisfies CardReplaced
+    })
+
+    return { replace } as const
+  })
+}) {}

@@ -1,0 +1,198 @@
+/**
+ * The customer portal (issue 19): a merchant creates a portal session for a customer (`POST
+ * /customer_portal_sessions`) and sends them its link; opening it starts the customer's browser session, in which
+ * they see their subscriptions and payments, set or undo cancellation at the period end, replace a subscription's
+ * card (`PaymentMethods`), and read receipts. Every object is reached through the session's customer in its
+ * account and mode: another customer's is not found, whatever its id.
+ */
+import { Data, DateTime, Effect, Option } from "effect"
+import type { Scope } from "../domain/Account.js"
+import type * as Account from "../domain/Account.js"
+import type * as CheckoutSession from "../domain/CheckoutSession.js"
+import type { Customer } from "../domain/Customer.js"
+import { notFound } from "../domain/Errors.js"
+import { CustomerId, parseId, type PaymentId, type PortalSessionId, prefixes, type SubscriptionId } from "../domain/Ids.js"
+import type * as Payment from "../domain/Payment.js"
+import * as PortalSession from "../domain/PortalSession.js"
+import * as Receipt from "../domain/Receipt.js"
+import type { Refund } from "../domain/Refund.js"
+import type * as Subscription from "../domain/Subscription.js"
+import type { CardDetails } from "../ports/PaymentProcessor.js"
+import { Signer } from "../ports/Signer.js"
+import { Store } from "../ports/Store.js"
+import { PublicUrl } from "./Checkout.js"
+import { newId } from "./Ids.js"
+import { PaymentMethods } from "./PaymentMethods.js"
+import { Subscriptions } from "./Subscriptions.js"
+
+/** A portal link that does not open: unknown, opened already, or past its hour. */
+export class PortalLinkGone extends Data.TaggedError("PortalLinkGone")<{ readonly reason: PortalSession.LinkGone | "unknown" }> {}
+
+/** What the portal's home shows. Lists are the newest 100 (a customer has few). */
+export interface PortalOverview {
+  readonly account: Account.Account
+  readonly customer: Customer
+  readonly subscriptions: ReadonlyArray<Subscription.Subscription>
+  readonly payments: ReadonlyArray<Payment.Payment>
+}
+
+export interface ReceiptView {
+  readonly account: Account.Account
+  readonly payment: Payment.Payment
+  readonly lines: ReadonlyArray<Receipt.ReceiptLine>
+  readonly refunds: ReadonlyArray<Refund>
+}
+
+const customerIdOf = parseId(CustomerId)
+/** Secrets of the link and of the cookie: 32 random bytes each. */
+const secretBytes = 32
+
+export const scopeOf = (session: PortalSession.PortalSession): Scope => ({
+  accountId: session.account_id,
+  livemode: session.livemode
+})
+
+export class Portal extends Effect.Service<Portal>()("fils/Portal", {
+  effect: Effect.gen(function*() {
+    const store = yield* Store
+    const signer = yield* Signer
+    const subscriptions = yield* Subscriptions
+    const paymentMethods = yield* PaymentMethods
+    const publicUrl = yield* PublicUrl
+
+    const customerOf = (scope: Scope, raw: string) =>
+      Effect.gen(function*() {
+        const id = customerIdOf(raw)
+        const found = id === undefined ? Option.none() : yield* store.customers.get(scope, id)
+        return Option.isSome(found) ? found.value : yield* notFound("customer", raw)
+      })
+
+    /** A new portal session for a customer of `scope`: its `url` opens the portal once, within the hour. */
+    const create = Effect.fn("Portal.create")(function*(scope: Scope, input: PortalSession.PortalSessionCreate) {
+      const customer = yield* customerOf(scope, input.customer_id)
+      const token = yield* signer.randomToken(secretBytes)
+      const now = yield* DateTime.now
+      const session: PortalSession.PortalSession = {
+        object: "customer_portal_session",
+        customer_portal_session_id: yield* newId<PortalSessionId>(prefixes.portalSession),
+        account_id: scope.accountId,
+        livemode: scope.livemode,
+        customer_id: customer.customer_id,
+        url: `${publicUrl}/portal/${token}`,
+        return_url: input.return_url ?? null,
+        token_hash: yield* signer.digest(token),
+        created_at: now,
+        expires_at: DateTime.add(now, { millis: PortalSession.linkMillis }),
+        opened_at: null,
+        cookie_hash: null,
+        csrf_token: null,
+        session_expires_at: null
+      }
+      yield* store.portalSessions.insert(session)
+      return PortalSession.toResource(session)
+    })
+
+    const get = Effect.fn("Portal.get")(function*(scope: Scope, id: PortalSessionId) {
+      const found = yield* store.portalSessions.get(scope, id)
+      return Option.isSome(found) ? PortalSession.toResource(found.value) : yield* notFound("customer portal session", id)
+    })
+
+    /**
+     * Opens a link: starts the browser session (the cookie's secret, returned once, and the session). A link opens
+     * once, within its hour; two opening it at once, one wins. `currentCookie`, the browser's own cookie, lets the
+     * browser that opened it follow it again.
+     */
+    const open = Effect.fn("Portal.open")(function*(token: string, currentCookie?: string) {
+      const found = token.length === 0 || token.length > 100
+        ? Option.none()
+        : yield* store.portalSessions.findByToken(yield* signer.digest(token))
+      if (Option.isNone(found)) return yield* new PortalLinkGone({ reason: "unknown" })
+      // The browser that opened it, following the link again while its session lasts, simply carries on.
+      if (currentCookie !== undefined && currentCookie.length > 0 && currentCookie.length <= 100 && found.value.cookie_hash !== null) {
+        const same = yield* signer.sameSecret(yield* signer.digest(currentCookie), found.value.cookie_hash)
+        if (same && PortalSession.browsing(found.value, yield* DateTime.now)) return { cookie: currentCookie, session: found.value }
+      }
+      const cookie = yield* signer.randomToken(secretBytes)
+      const browser = { cookieHash: yield* signer.digest(cookie), csrfToken: yield* signer.randomToken(24) }
+      const opened = PortalSession.open(found.value, yield* DateTime.now, browser)
+      if (opened._tag === "Left") return yield* new PortalLinkGone({ reason: opened.left })
+      if (!(yield* store.portalSessions.markOpened(opened.right))) return yield* new PortalLinkGone({ reason: "used" })
+      return { cookie, session: opened.right }
+    })
+
+    /** The session a browser's cookie names, while it lasts. */
+    const authenticate = Effect.fn("Portal.authenticate")(function*(cookie: string) {
+      if (cookie.length === 0 || cookie.length > 100) return Option.none<PortalSession.PortalSession>()
+      const found = yield* store.portalSessions.findByCookie(yield* signer.digest(cookie))
+      const now = yield* DateTime.now
+      return Option.filter(found, (s) => PortalSession.browsing(s, now))
+    })
+
+    const overview = Effect.fn("Portal.overview")(function*(session: PortalSession.PortalSession) {
+      const scope = scopeOf(session)
+      const account = yield* store.accounts.get(session.account_id)
+      const customer = yield* store.customers.get(scope, session.customer_id)
+      if (Option.isNone(account) || Option.isNone(customer)) return yield* notFound("customer", session.customer_id)
+      const filter = { customer_id: session.customer_id }
+      const subs = yield* store.subscriptions.list(scope, filter, { limit: 100, after: undefined })
+      const payments = yield* store.payments.list(scope, filter, { limit: 100, after: undefined })
+      return {
+        account: account.value,
+        customer: customer.value,
+        subscriptions: subs.items,
+        payments: payments.items
+      } satisfies PortalOverview
+    })
+
+    /** The session customer's subscription `id`; any other is not found. */
+    const subscriptionOf = (session: PortalSession.PortalSession, id: SubscriptionId) =>
+      Effect.gen(function*() {
+        const found = yield* store.subscriptions.get(scopeOf(session), id)
+        return Option.isSome(found) && found.value.customer.customer_id === session.customer_id
+          ? found.value
+          : yield* notFound("subscription", id)
+      })
+
+    /** Sets or undoes cancellation at the period end: the same change as `PATCH /subscriptions/{id}`. */
+    const setCancelAtPeriodEnd = Effect.fn("Portal.setCancelAtPeriodEnd")(
+      function*(session: PortalSession.PortalSession, id: SubscriptionId, value: boolean) {
+        yield* subscriptionOf(session, id)
+        return yield* subscriptions.update(scopeOf(session), id, { cancel_at_period_end: value })
+      }
+    )
+
+    /** Replaces the subscription's card (and retries one on hold at once): `PaymentMethods.replace`. */
+    const replaceCard = Effect.fn("Portal.replaceCard")(
+      function*(session: PortalSession.PortalSession, id: SubscriptionId, card: CardDetails) {
+        yield* subscriptionOf(session, id)
+        return yield* paymentMethods.replace(scopeOf(session), id, card)
+      }
+    )
+
+    /**
+     * The receipt of a succeeded payment of `scope` (the merchant's view), or only of `customerId`'s payments (the
+     * portal's). Any other payment, and one that never succeeded, is not found.
+     */
+    const receipt = Effect.fn("Portal.receipt")(function*(scope: Scope, id: PaymentId, customerId?: CustomerId) {
+      const found = yield* store.payments.get(scope, id)
+      const payment = Option.filter(found, (p) =>
+        Receipt.hasReceipt(p) && (customerId === undefined || p.customer?.customer_id === customerId))
+      if (Option.isNone(payment)) return yield* notFound("payment", id)
+      const account = yield* store.accounts.get(scope.accountId)
+      if (Option.isNone(account)) return yield* notFound("payment", id)
+      const p = payment.value
+      const session: Option.Option<CheckoutSession.CheckoutSession> = p.checkout_session_id === null
+        ? Option.none()
+        : yield* store.sessions.get(scope, p.checkout_session_id)
+      const subscription = p.subscription_id === null ? Option.none() : yield* store.subscriptions.get(scope, p.subscription_id)
+      return {
+        account: account.value,
+        payment: p,
+        lines: Receipt.lines(p, { session: Option.getOrUndefined(session), subscription: Option.getOrUndefined(subscription) }),
+        refunds: yield* store.refunds.ofPayment(p.payment_id)
+      } satisfies ReceiptView
+    })
+
+    return { create, get, open, authenticate, overview, setCancelAtPeriodEnd, replaceCard, receipt } as const
+  })
+}) {}
