@@ -7,6 +7,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Config, Effect, flow, Layer } from "effect"
 import { createServer, type Deadlines, defaultDeadlines } from "./ClientErrors.js"
+import { capabilityRoute } from "../observability/Redaction.js"
 import { observeRequests } from "../observability/RequestObservation.js"
 import { HttpAppLive } from "./App.js"
 
@@ -55,18 +56,11 @@ export const NodeServer = (options: ListenOptions) =>
   Layer.unwrapEffect(Effect.map(RequestDeadlines, (deadlines) =>
     NodeHttpServer.layer(() => createServer(deadlines), { port: options.port, host: options.host })))
 
-/**
- * A request whose path is a one-time capability (a customer portal link, a dashboard sign-in link): its server span
- * would record the URL, secret and all, so such requests are not traced. (The request log records only the route
- * template, and cookies are redacted from spans by the platform.)
- */
-export const isCapabilityPath = (url: string): boolean =>
-  /\/(?:portal|dashboard\/sign-in)\/[^/?#]+(?:[?#]|$)/.test(url)
-
 /** Serves the app; requires the engine's services and the Store. */
 export const ServerLive = (options: ListenOptions) =>
   HttpApiBuilder.serve(serverMiddleware).pipe(
-    HttpMiddleware.withTracerDisabledWhen((request) => isCapabilityPath(request.url)),
+    // A one-time link's span would record its secret (cookies are redacted from spans by the platform).
+    HttpMiddleware.withTracerDisabledWhen((request) => capabilityRoute(request.url) !== undefined),
     Layer.provide(HttpAppLive),
     HttpServer.withLogAddress,
     Layer.provide(NodeServer(options))

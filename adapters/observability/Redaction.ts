@@ -47,3 +47,13 @@ export const redact = (value: unknown): unknown => {
   }
   return value
 }
+
+/**
+ * The route of a request whose path is a one-time capability (a customer portal link, a dashboard sign-in link),
+ * with its secret left out: such requests are not traced (their span would record the URL, secret and all), so
+ * this names them in the request log and metrics instead. `undefined` for any other path.
+ */
+export const capabilityRoute = (url: string): string | undefined => {
+  const match = /\/(portal|dashboard\/sign-in)\/(?!sign-out(?:[?#]|$))[^/?#]+(?:[?#]|$)/.exec(url)
+  return match === null ? undefined : `/${match[1]}/{token}`
+}

@@ -22,7 +22,7 @@ import { Clock, Context, Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import { unsafeRecordRequest } from "./HttpMetrics.js"
 import { requestIdAttribute } from "./Logging.js"
-import { redactText } from "./Redaction.js"
+import { capabilityRoute, redactText } from "./Redaction.js"
 
 export const requestIdHeader = "x-request-id"
 
@@ -77,7 +77,7 @@ export const observeRequests = HttpMiddleware.make(<E, R>(app: HttpApp.Default<E
       recorded = true
       const seconds = Number(clock.unsafeCurrentTimeNanos() - startedNanos) / 1e9
       const matched = span?.attributes.get("http.route")
-      const route = matched === undefined ? unmatchedRoute : routeTemplate(String(matched))
+      const route = matched === undefined ? capabilityRoute(request.url) ?? unmatchedRoute : routeTemplate(String(matched))
       unsafeRecordRequest({ route, method: request.method, status, seconds })
       const line = {
         request_id: requestId,

@@ -111,6 +111,13 @@ describe("traces over OTLP/HTTP", () => {
     expect(created.status).toBe(200)
     const product = await created.json()
     expect((await api(`/products/${product.product_id}`)).status).toBe(200)
+    // A customer portal link opened: its secret is in the URL, so that request is not traced at all.
+    const customer = await (await api("/customers", { method: "POST", body: JSON.stringify({ email: "traced@example.ae" }) })).json()
+    const portal = await (await api("/customer_portal_sessions", { method: "POST", body: JSON.stringify({ customer_id: customer.customer_id }) })).json()
+    const opened = await fetch(portal.url, { redirect: "manual" })
+    expect(opened.status).toBe(303)
+    const portalCookie = (opened.headers.get("set-cookie") ?? "").split(";")[0]!.split("=")[1]!
+    expect((await fetch(`${served.baseUrl}/portal`, { headers: { cookie: `fils_portal=${portalCookie}` } })).status).toBe(200)
 
     // SIGTERM flushes the batch before the process exits.
     expect(await served.stop("SIGTERM")).toBe(0)
@@ -153,6 +160,10 @@ describe("traces over OTLP/HTTP", () => {
     // The key never reaches a span (the authorization header is redacted).
     const everything = traces.map((t) => t.body).join("\n")
     expect(everything).not.toContain(key)
+    // Nor does a portal link's secret, nor its cookie; the portal's own pages are traced.
+    expect(everything).not.toContain(new URL(portal.url).pathname)
+    expect(everything).not.toContain(portalCookie)
+    expect(spans.some((s) => s.span.name === "http.server GET" && attr(s.span, "http.route") === "/portal")).toBe(true)
   })
 
   it("exports nothing without OTEL_EXPORTER_OTLP_ENDPOINT, even with the SDK's own variables set", async () => {

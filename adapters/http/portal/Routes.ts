@@ -131,12 +131,13 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
       const nonce = newNonce()
       const token = yield* param("token")
       return yield* guarded(nonce, portal.open(token, yield* cookieOf).pipe(
-        Effect.map(({ cookie: value, session }) => {
-          const left = session.session_expires_at === null
-            ? 0
-            : Math.max(1, Math.floor((DateTime.toEpochMillis(session.session_expires_at) - Date.now()) / 1000))
-          return redirect(base, cookie(value, left))
-        }),
+        Effect.flatMap(({ cookie: value, session }) =>
+          Effect.map(DateTime.now, (now) => {
+            // The cookie lasts as long as the session it names.
+            const left = session.session_expires_at === null ? 0 : DateTime.distance(now, session.session_expires_at)
+            return redirect(base, cookie(value, Math.max(1, Math.floor(left / 1000))))
+          })
+        ),
         Effect.catchTag("PortalLinkGone", ({ reason }) =>
           Effect.succeed(
             reason === "unknown"

@@ -4,7 +4,7 @@
  */
 import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { luhn, redact, redactText } from "../../../adapters/observability/Redaction.js"
+import { capabilityRoute, luhn, redact, redactText } from "../../../adapters/observability/Redaction.js"
 
 /** A Luhn-valid number of `length` digits: random digits, then the check digit. */
 const cardNumber = (length: number) =>
@@ -63,5 +63,16 @@ describe("Redaction", () => {
       a: ["Bearer [REDACTED]", 4242424242424242, true],
       "sk_test_[REDACTED]": { n: null }
     })
+  })
+})
+
+describe("capabilityRoute", () => {
+  it("names one-time link paths by their template, secret left out; any other path is not one", () => {
+    expect(capabilityRoute("/portal/Jx3f9Qh2Lr8TzVw1Kb6N")).toBe("/portal/{token}")
+    expect(capabilityRoute("/fils/portal/Jx3f9Qh2?utm=x")).toBe("/portal/{token}")
+    expect(capabilityRoute("/dashboard/sign-in/abc_DEF-123")).toBe("/dashboard/sign-in/{token}")
+    for (const other of ["/portal", "/portal/", "/portal/sign-out", "/portal/receipts/pay_1", "/portal/subscriptions/sub_1/card", "/checkout/cks_1", "/dashboard/login"]) {
+      expect(capabilityRoute(other), other).toBeUndefined()
+    }
   })
 })

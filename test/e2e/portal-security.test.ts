@@ -1,0 +1,189 @@
+/**
+ * The customer portal's walls (issue 19), on `fils serve`. One customer's portal session, beside another customer
+ * of the same account and mode, a customer of the other mode and one of another account, each with a subscription
+ * and payments. Property over the portal's routes: any of their objects (or an id of the wrong kind, or noise)
+ * named from this session is 404 and nothing changes. Every form refuses a post without the session's CSRF token or
+ * from another site. Strings planted in product, merchant and customer fields stay inert text in a real browser.
+ * The link's secret and the cookie never reach the server's logs.
+ */
+import type { Browser } from "playwright-core"
+import { FastCheck as fc } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { launchChromium } from "../support/browser.js"
+import { runFils, type Served, serveFils } from "../support/cli.js"
+import { ok, postCheckoutForm, type TestDatabase, testDatabase } from "../support/load.js"
+
+const planted = `<script>window.__x=1</script>"'><img src=x onerror="window.__x=2">`
+
+let db: TestDatabase
+let server: Served
+let env: Record<string, string | undefined>
+
+interface Customer {
+  readonly customerId: string
+  readonly subscription: string
+  readonly payments: ReadonlyArray<string>
+}
+
+/** A customer (named `planted`) who subscribed to a product named `planted` and bought another. */
+const makeCustomer = async (key: string, email: string): Promise<Customer> => {
+  const plan = await ok(server.baseUrl, key, "POST", "/products", { name: planted, price: 500, currency: "AED", billing: "recurring", billing_interval: "month" })
+  const once = await ok(server.baseUrl, key, "POST", "/products", { name: planted, price: 1_000, currency: "AED", description: planted })
+  for (const productId of [plan.product_id, once.product_id]) {
+    const session = await ok(server.baseUrl, key, "POST", "/checkout_sessions", { product_cart: [{ product_id: productId }], customer: { email, name: planted } })
+    const posted = await postCheckoutForm(server.baseUrl, session.session_id, { card_number: "4242424242424242", name: planted, email })
+    expect(posted.status).toBe(200)
+  }
+  const customerId = ((await ok(server.baseUrl, key, "GET", `/customers?email=${encodeURIComponent(email)}`)).items as Array<any>)[0].customer_id
+  const subscription = ((await ok(server.baseUrl, key, "GET", `/subscriptions?customer_id=${customerId}`)).items as Array<any>)[0].subscription_id
+  const payments = ((await ok(server.baseUrl, key, "GET", `/payments?customer_id=${customerId}`)).items as Array<any>).map((p) => p.payment_id)
+  return { customerId, subscription, payments }
+}
+
+const request = async (path: string, options: { readonly cookie?: string; readonly form?: Record<string, string>; readonly origin?: string } = {}) => {
+  const response = await fetch(`${server.baseUrl}${path}`, {
+    method: options.form === undefined ? "GET" : "POST",
+    redirect: "manual",
+    headers: {
+      ...(options.cookie === undefined ? {} : { cookie: options.cookie }),
+      ...(options.form === undefined ? {} : { "content-type": "application/x-www-form-urlencoded", origin: options.origin ?? server.baseUrl })
+    },
+    ...(options.form === undefined ? {} : { body: new URLSearchParams(options.form).toString() })
+  })
+  return { status: response.status, body: await response.text(), headers: response.headers }
+}
+
+let mine: Customer
+let neighbour: Customer
+let otherMode: Customer
+let otherAccount: Customer
+let link = ""
+let cookie = ""
+let csrf = ""
+let browser: Browser
+
+beforeAll(async () => {
+  db = await testDatabase()
+  env = { DATABASE_URL: db.url, FILS_DATA_DIR: undefined, FILS_SIMULATED_LIVE: "true" }
+  ;[server, browser] = await Promise.all([serveFils(env, 60_000), launchChromium()])
+  const shops = []
+  for (const name of [planted, "Other shop"]) {
+    const made = JSON.parse((await runFils(["accounts", "create", "--name", name, "--support-email", "help@shop.example.ae"], env)).stdout)
+    await runFils(["accounts", "update", "--account", made.account_id, "--live-payments", "enabled"], env)
+    shops.push(made.keys)
+  }
+  const [a, b] = shops
+  mine = await makeCustomer(a.test.secret, "mine@example.ae")
+  neighbour = await makeCustomer(a.test.secret, "neighbour@example.ae")
+  otherMode = await makeCustomer(a.live.secret, "mine@example.ae")
+  otherAccount = await makeCustomer(b.test.secret, "mine@example.ae")
+  link = (await ok(server.baseUrl, a.test.secret, "POST", "/customer_portal_sessions", { customer_id: mine.customerId })).url
+  const opened = await request(new URL(link).pathname)
+  expect(opened.status).toBe(303)
+  cookie = (opened.headers.get("set-cookie") ?? "").split(";")[0]!
+  csrf = /name="csrf_token" value="([^"]+)"/.exec((await request("/portal", { cookie })).body)![1]!
+}, 120_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.stop("SIGTERM")
+  await db?.close()
+}, 30_000)
+
+/** What the walls protect: every subscription's state and card, every payment, every portal session. */
+const snapshot = () =>
+  db.sql(`SELECT
+    (SELECT json_agg(s ORDER BY subscription_id) FROM (SELECT subscription_id, status, cancel_at_period_end, card_token, card_last4, failed_payment_attempts FROM subscriptions) s) AS subscriptions,
+    (SELECT json_agg(p ORDER BY payment_id) FROM (SELECT payment_id, status FROM payments) p) AS payments,
+    (SELECT count(*) FROM subscription_attempts) AS attempts`)
+
+type Route = (id: string) => { readonly path: string; readonly form?: Record<string, string> }
+const card = { card_number: "4242424242424242", exp_month: "12", exp_year: "2040", cvc: "123" }
+const routes: Record<string, Route> = {
+  "card form": (id) => ({ path: `/portal/subscriptions/${id}/card` }),
+  "card update": (id) => ({ path: `/portal/subscriptions/${id}/card`, form: { ...card, csrf_token: csrf } }),
+  "cancel at period end": (id) => ({ path: `/portal/subscriptions/${id}/cancel-at-period-end`, form: { cancel_at_period_end: "true", csrf_token: csrf } }),
+  "undo cancel": (id) => ({ path: `/portal/subscriptions/${id}/cancel-at-period-end`, form: { cancel_at_period_end: "false", csrf_token: csrf } }),
+  "receipt": (id) => ({ path: `/portal/receipts/${id}` })
+}
+
+describe("the customer portal's walls", () => {
+  it("the session's own objects answer (the walls are not just closed doors)", async () => {
+    expect((await request(routes["card form"]!(mine.subscription).path, { cookie })).status).toBe(200)
+    for (const payment of mine.payments) expect((await request(routes.receipt!(payment).path, { cookie })).status).toBe(200)
+    const home = await request("/portal", { cookie })
+    for (const id of [mine.subscription, ...mine.payments]) expect(home.body).toContain(id)
+    for (const other of [neighbour, otherMode, otherAccount]) {
+      for (const id of [other.subscription, ...other.payments]) expect(home.body).not.toContain(id)
+    }
+  })
+
+  it("property: any other customer's object, an id of the wrong kind, or noise, on any portal route, is 404 and changes nothing", async () => {
+    const foreign = [neighbour, otherMode, otherAccount].flatMap((c) => [c.subscription, ...c.payments])
+    // Ids of the wrong kind for the route: my payments where a subscription goes and the reverse.
+    const wrongKind = [mine.subscription, ...mine.payments]
+    const before = await snapshot()
+    await fc.assert(fc.asyncProperty(
+      fc.constantFrom(...Object.keys(routes)),
+      fc.oneof(fc.constantFrom(...foreign), fc.constantFrom(...wrongKind), fc.stringMatching(/^[a-z]{2,4}_[0-9a-f]{0,40}$/)),
+      async (name, id) => {
+        const route = routes[name]!(id)
+        const own = (name === "receipt" && mine.payments.includes(id)) || (name !== "receipt" && id === mine.subscription)
+        fc.pre(!own)
+        const res = await request(route.path, { cookie, ...(route.form === undefined ? {} : { form: route.form }) })
+        expect(res.status, `${name} ${id}: ${res.body.slice(0, 200)}`).toBe(404)
+        for (const other of foreign) expect(res.body).not.toContain(other === id ? "\u0000" : other)
+      }
+    ), { numRuns: 80 })
+    expect(await snapshot()).toEqual(before)
+  }, 120_000)
+
+  it("every form refuses a post without the session's token, with another session's, or from another site: 403, nothing changed", async () => {
+    const before = await snapshot()
+    const forms = [routes["card update"]!(mine.subscription), routes["cancel at period end"]!(mine.subscription), { path: "/portal/sign-out", form: { csrf_token: csrf } }]
+    for (const route of forms) {
+      const { csrf_token: _, ...withoutToken } = route.form!
+      expect((await request(route.path, { cookie, form: withoutToken })).status).toBe(403)
+      expect((await request(route.path, { cookie, form: { ...route.form!, csrf_token: `${csrf}x` } })).status).toBe(403)
+      expect((await request(route.path, { cookie, form: route.form!, origin: "https://evil.example" })).status).toBe(403)
+      expect((await request(route.path, { form: route.form! })).status).toBe(401)
+    }
+    expect(await snapshot()).toEqual(before)
+    expect((await request("/portal", { cookie })).status).toBe(200)
+  })
+
+  it("strings planted in product, merchant and customer fields stay inert text in Chromium", async () => {
+    const context = await browser.newContext()
+    try {
+      const [name, value] = cookie.split("=")
+      await context.addCookies([{ name: name!, value: value!, url: server.baseUrl }])
+      const page = await context.newPage()
+      let dialogs = 0
+      page.on("dialog", async (d) => {
+        dialogs++
+        await d.dismiss()
+      })
+      for (const path of ["/portal", routes["card form"]!(mine.subscription).path, routes.receipt!(mine.payments[0]!).path]) {
+        const res = await page.goto(`${server.baseUrl}${path}`)
+        expect(res?.status(), path).toBe(200)
+        expect(await page.evaluate(() => (window as unknown as { __x?: number }).__x), path).toBeUndefined()
+        expect(await page.locator("img").count(), path).toBe(0)
+        expect(await page.locator("script").count(), path).toBe(0)
+        expect(await page.locator("body").innerText(), path).toContain(planted)
+      }
+      expect(dialogs).toBe(0)
+    } finally {
+      await context.close()
+    }
+  })
+
+  it("the link's secret and the cookie never reach the server's logs", async () => {
+    const secret = new URL(link).pathname.split("/").pop()!
+    const cookieSecret = cookie.split("=")[1]!
+    expect(secret.length).toBeGreaterThan(30)
+    const logs = server.stdout() + server.stderr()
+    expect(logs).toContain("/portal/{token}")
+    expect(logs).not.toContain(secret)
+    expect(logs).not.toContain(cookieSecret)
+  })
+})
