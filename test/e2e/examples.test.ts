@@ -106,6 +106,20 @@ describe.each(stores)("engine examples on the $store store", ({ env, store }) =>
     }, 120_000)
   }
 
+  it("engine/portal.ts: on hold after a declined renewal, a portal link, a new card pays it at once, a receipt", async () => {
+    const { code, stdout, stderr } = await run("examples/engine/portal.ts", env())
+    expect(stderr).toBe("")
+    expect(code).toBe(0)
+    expect(stdout).toContain("after February's run: on_hold, card •••• 0341")
+    expect(stdout).toMatch(/portal link for layla@example\.ae: http:\/\/\S+\/portal\/… \(one use, until /)
+    expect(stdout).toContain("new card: active, card •••• 4242, renewal succeeded, next billing 2027-03-31")
+    expect(stdout).toContain("receipt: Monthly beans × 1, AED 349.00 from Dune Coffee Roasters")
+    if (store === "postgres") {
+      const rows = await query("SELECT status, card_last4 FROM subscriptions", [])
+      expect(rows).toContainEqual({ status: "active", card_last4: "4242" })
+    }
+  }, 120_000)
+
   it("engine/subscription.ts renews on the anchor day (28 Feb, 31 Mar) and ends at the period end", async () => {
     const { code, stdout, stderr } = await run("examples/engine/subscription.ts", env())
     expect(stderr).toBe("")
