@@ -8,9 +8,9 @@
  *
  *   node --import tsx examples/engine/portal.ts
  */
-import { Clock, Console, DateTime, Effect } from "effect"
+import { Console, DateTime, Effect } from "effect"
 import { Accounts } from "../../src/application/Accounts.js"
-import { Billing } from "../../src/application/Billing.js"
+import { Billing, stoppedClock } from "../../src/application/Billing.js"
 import { Checkout } from "../../src/application/Checkout.js"
 import { PaymentMethods } from "../../src/application/PaymentMethods.js"
 import { Portal } from "../../src/application/Portal.js"
@@ -19,19 +19,9 @@ import { Subscriptions } from "../../src/application/Subscriptions.js"
 import { formatAmount } from "../../src/domain/Money.js"
 import { EngineLive } from "./engine.js"
 
-/** Runs `effect` as if the time were `iso`. */
-const at = (iso: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) => {
-  const millis = Date.parse(iso)
-  const real = Clock.make()
-  return Effect.withClock(effect, {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: () => millis,
-    unsafeCurrentTimeNanos: () => BigInt(millis) * 1_000_000n,
-    currentTimeMillis: Effect.succeed(millis),
-    currentTimeNanos: Effect.succeed(BigInt(millis) * 1_000_000n),
-    sleep: real.sleep
-  })
-}
+/** Runs `effect` as if the time were `iso` (the clock `fils billing run --at` uses). */
+const at = (iso: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.withClock(effect, stoppedClock(Date.parse(iso)))
 
 const program = Effect.gen(function*() {
   const { account } = yield* (yield* Accounts).create({ business_name: "Dune Coffee Roasters", support_email: "help@dunecoffee.ae" })
