@@ -10,7 +10,7 @@ import type { Scope } from "../domain/Account.js"
 import type * as Account from "../domain/Account.js"
 import type * as CheckoutSession from "../domain/CheckoutSession.js"
 import type { Customer } from "../domain/Customer.js"
-import { notFound } from "../domain/Errors.js"
+import { notFound, RateLimited } from "../domain/Errors.js"
 import { CustomerId, parseId, type PaymentId, type PortalSessionId, prefixes, type SubscriptionId } from "../domain/Ids.js"
 import type * as Payment from "../domain/Payment.js"
 import * as PortalSession from "../domain/PortalSession.js"
@@ -46,6 +46,11 @@ export interface ReceiptView {
 const customerIdOf = parseId(CustomerId)
 /** Secrets of the link and of the cookie: 32 random bytes each. */
 const secretBytes = 32
+/**
+ * Cards a portal session may try per rolling minute: enough for a customer's typos, too few for testing stolen
+ * cards against the processor through a leaked link.
+ */
+export const cardAttemptsPerMinute = 5
 
 export const scopeOf = (session: PortalSession.PortalSession): Scope => ({
   accountId: session.account_id,
@@ -161,10 +166,21 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
       }
     )
 
-    /** Replaces the subscription's card (and retries one on hold at once): `PaymentMethods.replace`. */
+    /**
+     * Replaces the subscription's card (and retries one on hold at once): `PaymentMethods.replace`, at most
+     * `cardAttemptsPerMinute` times a minute per portal session.
+     */
     const replaceCard = Effect.fn("Portal.replaceCard")(
       function*(session: PortalSession.PortalSession, id: SubscriptionId, card: CardDetails) {
         yield* subscriptionOf(session, id)
+        const now = DateTime.toEpochMillis(yield* DateTime.now)
+        const decision = yield* store.rateLimits.hit(`portal-card:${session.customer_portal_session_id}`, now, cardAttemptsPerMinute, 60)
+        if (!decision.allowed) {
+          return yield* new RateLimited({
+            message: `Too many cards tried; try again in ${decision.resetSeconds} seconds`,
+            retryAfterSeconds: decision.resetSeconds
+          })
+        }
         return yield* paymentMethods.replace(scopeOf(session), id, card)
       }
     )

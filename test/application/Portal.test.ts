@@ -268,6 +268,26 @@ describe("the portal's view of a customer", () => {
       assert.deepStrictEqual(yield* Effect.flatMap(Subscriptions, (s) => s.get(test, other)), theirs.subscription)
     })))
 
+  it.effect("a portal session tries at most 5 cards a minute (a leaked link is no card-testing tool)", () =>
+    run(Effect.gen(function*() {
+      yield* at(jan31)
+      const { test } = yield* newAccount
+      const { customerId, subscription } = yield* subscribe(test, cards.visa)
+      const portal = yield* Portal
+      const session = yield* openedSession(test, customerId)
+      const tries = []
+      for (let i = 0; i < 6; i++) {
+        tries.push((yield* Effect.flip(portal.replaceCard(session, subscription.subscription_id, card(cards.declined))))._tag)
+      }
+      assert.deepStrictEqual(tries, ["CardRefused", "CardRefused", "CardRefused", "CardRefused", "CardRefused", "RateLimited"])
+      // Another session of the same customer has its own budget; this one's comes back after the minute.
+      const other = yield* openedSession(test, customerId)
+      assert.strictEqual((yield* Effect.flip(portal.replaceCard(other, subscription.subscription_id, card(cards.declined))))._tag, "CardRefused")
+      yield* TestClock.adjust("61 seconds")
+      const replaced = yield* portal.replaceCard(session, subscription.subscription_id, card(cards.mastercard))
+      assert.strictEqual(replaced.subscription.payment_method.last4, "4444")
+    })))
+
   it.effect("cancel at the period end and undo it: the same change as PATCH, and no event", () =>
     run(Effect.gen(function*() {
       yield* at(jan31)

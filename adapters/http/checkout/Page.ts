@@ -24,6 +24,7 @@ export const formStyles = `
   label { display: block; font-size: .85rem; margin-top: .75rem; }
   input { width: 100%; box-sizing: border-box; font: inherit; padding: .5rem; border: 1px solid #bbb; border-radius: 6px; }
   .row { display: flex; gap: .75rem; } .row > div { flex: 1; }
+  @media (max-width: 30rem) { .row label { min-height: 2.5em; } }
   .error { color: #b42318; font-size: .85rem; margin: .25rem 0 0; }
   .alert { background: #fef3f2; color: #b42318; border-radius: 6px; padding: .6rem .75rem; margin: 1rem 0; }
   .done { background: #ecfdf3; color: #067647; border-radius: 6px; padding: .6rem .75rem; margin: 1rem 0; }

@@ -240,7 +240,12 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
             CardRefused: (e) => cardForm(session, frame, { values, errors: {}, alert: e.message }, 402),
             ProcessorUnavailable: () =>
               cardForm(session, frame, { values, errors: {}, alert: "We could not reach the card processor, so nothing changed. Please try again in a moment." }, 503),
-            InvalidState: (e) => cardForm(session, frame, { values, errors: {}, alert: e.message }, 409)
+            InvalidState: (e) => cardForm(session, frame, { values, errors: {}, alert: e.message }, 409),
+            RateLimited: (e) =>
+              Effect.map(
+                cardForm(session, frame, { values, errors: {}, alert: `${e.message}.` }, 429),
+                HttpServerResponse.setHeader("retry-after", String(e.retryAfterSeconds))
+              )
           })
         )
       })))
