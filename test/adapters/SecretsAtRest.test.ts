@@ -194,6 +194,15 @@ describe("webhook secrets at rest (FILS_SECRET_KEY)", () => {
     expect(raw.get(p.webhook_id)).toMatch(new RegExp(`^enc:v1:${idA}:`))
     expect((await api(sealedServer.baseUrl, key, "GET", `/webhooks/${p.webhook_id}/secret`)).secret).toBe(p.secret)
 
+    // A customer portal link is sealed too; the API reads it back.
+    const customer = await api(sealedServer.baseUrl, key, "POST", "/customers", { email: "sealed@example.ae" })
+    const portal = await api(sealedServer.baseUrl, key, "POST", "/customer_portal_sessions", { customer_id: customer.customer_id })
+    const rawLink = async () =>
+      (await db.query("SELECT url FROM customer_portal_sessions WHERE customer_portal_session_id = $1", [portal.customer_portal_session_id])).rows[0].url as string
+    expect(await rawLink()).toMatch(new RegExp(`^enc:v1:${idA}:`))
+    expect(await rawLink()).not.toContain(new URL(portal.url).pathname.split("/").pop())
+    expect((await api(sealedServer.baseUrl, key, "GET", `/customer_portal_sessions/${portal.customer_portal_session_id}`)).url).toBe(portal.url)
+
     // Deliveries are signed with the plaintext secret: one per endpoint, each verifying with its own secret.
     await payOnce(sealedServer.baseUrl, key)
     await waitForBodies(2)
@@ -208,20 +217,21 @@ describe("webhook secrets at rest (FILS_SECRET_KEY)", () => {
     const rotateEnv = envWith({ FILS_SECRET_KEY: keyB.toString("base64"), FILS_SECRET_KEY_PREVIOUS: keyA.toString("hex") })
     const rotated = await runFils(["secrets", "rotate"], rotateEnv)
     expect(rotated.code, rotated.stderr).toBe(0)
-    expect(JSON.parse(rotated.stdout)).toEqual({ key_id: idB, endpoints: 2, responses: 0, resealed: 2 })
+    expect(JSON.parse(rotated.stdout)).toEqual({ key_id: idB, endpoints: 2, portal_links: 1, responses: 0, resealed: 3 })
+    expect(await rawLink()).toMatch(new RegExp(`^enc:v1:${idB}:`))
     raw = await rawSecrets()
     for (const [id, value] of raw) {
       expect(value, id).toMatch(new RegExp(`^enc:v1:${idB}:`))
       expect(value).not.toContain(secrets[id]!.slice(6))
     }
     const again = await runFils(["secrets", "rotate"], rotateEnv)
-    expect(JSON.parse(again.stdout)).toEqual({ key_id: idB, endpoints: 2, responses: 0, resealed: 0 })
+    expect(JSON.parse(again.stdout)).toEqual({ key_id: idB, endpoints: 2, portal_links: 1, responses: 0, resealed: 0 })
     expect(await rawSecrets()).toEqual(raw)
 
     // 4. A server (or rotation) with only the old key cannot open them: it refuses to start, saying why.
     const wrong = await serveRefused({ FILS_SECRET_KEY: keyA.toString("hex") })
     expect(wrong.code).toBe(1)
-    expect(wrong.output).toContain(`2 sealed under key id ${idB}`)
+    expect(wrong.output).toContain(`3 sealed under key id ${idB}`)
     expect(wrong.output).toContain(`hold key ids ${idA}`)
     const refusals: ReadonlyArray<readonly [Record<string, string>, string]> = [
       [{}, "FILS_SECRET_KEY is not set"],
@@ -232,7 +242,7 @@ describe("webhook secrets at rest (FILS_SECRET_KEY)", () => {
       expect(refused.code).toBe(1)
       const error = JSON.parse(refused.stderr.trim().split("\n").at(-1)!)
       expect(error.code).toBe("SECRET_KEY_ERROR")
-      expect(error.message).toContain(`2 sealed under key id ${idB}`)
+      expect(error.message).toContain(`3 sealed under key id ${idB}`)
       expect(error.message).toContain(held)
     }
     expect(await rawSecrets()).toEqual(raw)
@@ -278,7 +288,7 @@ describe("webhook secrets at rest (FILS_SECRET_KEY)", () => {
 
     // 7. Back to plaintext: the key moves to FILS_SECRET_KEY_PREVIOUS and rotate writes the secrets as they are.
     const off = await runFils(["secrets", "rotate"], envWith({ FILS_SECRET_KEY_PREVIOUS: keyB.toString("hex") }))
-    expect(JSON.parse(off.stdout)).toEqual({ key_id: null, endpoints: 2, responses: 0, resealed: 2 })
+    expect(JSON.parse(off.stdout)).toEqual({ key_id: null, endpoints: 2, portal_links: 1, responses: 0, resealed: 3 })
     expect(Object.fromEntries(await rawSecrets())).toEqual(secrets)
   }, 240_000)
 
@@ -329,7 +339,7 @@ describe("webhook secrets at rest (FILS_SECRET_KEY)", () => {
     expect(rotated.code, rotated.stderr).toBe(0)
     const report = JSON.parse(rotated.stdout)
     expect(report.responses).toBeGreaterThanOrEqual(1)
-    expect(report.resealed).toBe(report.endpoints + report.responses)
+    expect(report.resealed).toBe(report.endpoints + report.portal_links + report.responses)
     const { rows } = await db.query<{ response_body: string }>("SELECT response_body FROM idempotency_keys WHERE key = 'hook-once'")
     expect(rows[0]!.response_body).toMatch(new RegExp(`^enc:v1:${keyIdFor(keyB)}:`))
     const next = await serve({ FILS_SECRET_KEY: keyB.toString("hex") })
