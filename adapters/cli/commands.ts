@@ -15,6 +15,7 @@ import { roles, signInLinkMillis } from "../../src/domain/DashboardUser.js"
 import { AccountId, ApiKeyId, parseId, PaymentId } from "../../src/domain/Ids.js"
 import { InvalidRequest } from "../../src/domain/Errors.js"
 import { ServerLive } from "../http/Server.js"
+import { TrustedProxies } from "../http/ClientAddress.js"
 import { ObservabilityLive } from "../observability/Observability.js"
 import { EngineSql, MigrationsOnly } from "./runtime.js"
 import { checkCommand } from "./check.js"
@@ -84,10 +85,15 @@ const Workers = Layer.scopedDiscard(Effect.gen(function*() {
   yield* Effect.forkScoped((yield* Deliveries).worker)
 }))
 
+/** Settings checked before anything starts (the database included): a bad one is one clear error naming it. */
+const preflight = Effect.all([TrustedProxies])
+
 const serve = Command.make("serve", { port, host }, (options) =>
   Layer.launch(
-    Layer.mergeAll(ServerLive(options), Workers, Layer.effectDiscard(announce)).pipe(
-      Layer.provide(EngineSql),
+    Layer.unwrapEffect(Effect.as(
+      preflight,
+      Layer.mergeAll(ServerLive(options), Workers, Layer.effectDiscard(announce)).pipe(Layer.provide(EngineSql))
+    )).pipe(
       // JSON logs on stdout, and traces when OTEL_EXPORTER_OTLP_ENDPOINT is set: for the engine's start-up too.
       Layer.provide(ObservabilityLive),
       // Without FILS_PUBLIC_URL, links point at this server itself (the port it was given).

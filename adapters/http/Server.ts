@@ -10,6 +10,7 @@ import { createServer, type Deadlines, defaultDeadlines } from "./ClientErrors.j
 import { capabilityRoute } from "../observability/Redaction.js"
 import { observeRequests } from "../observability/RequestObservation.js"
 import { HttpAppLive } from "./App.js"
+import { clientAddress, TrustedProxies } from "./ClientAddress.js"
 
 /**
  * On every response, however Fils is served (this server, or a host's handler: see `WebHandler.ts`). A server
@@ -58,7 +59,9 @@ export const NodeServer = (options: ListenOptions) =>
 
 /** Serves the app; requires the engine's services and the Store. */
 export const ServerLive = (options: ListenOptions) =>
-  HttpApiBuilder.serve(serverMiddleware).pipe(
+  Layer.unwrapEffect(Effect.map(TrustedProxies, (trust) =>
+    // Outermost: the client's address is settled before the log, the throttles and the pages read it.
+    HttpApiBuilder.serve(flow(serverMiddleware, clientAddress(trust))))).pipe(
     // A one-time link's span would record its secret (cookies are redacted from spans by the platform).
     HttpMiddleware.withTracerDisabledWhen((request) => capabilityRoute(request.url) !== undefined),
     Layer.provide(HttpAppLive),

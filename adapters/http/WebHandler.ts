@@ -13,11 +13,12 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { ConfigProvider, Effect, Exit, Layer, Runtime, Scope } from "effect"
+import { ConfigProvider, Effect, Exit, flow, Layer, Runtime, Scope } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Billing } from "../../src/application/Billing.js"
 import { Deliveries } from "../../src/application/Deliveries.js"
 import { HttpAppLive } from "./App.js"
+import { clientAddress, TrustedProxies } from "./ClientAddress.js"
 import { securityHeaders } from "./Server.js"
 
 /** What the handler needs from the host: the engine's services and the Store (`Engine` + a Store + `NodeAdapters`). */
@@ -105,22 +106,25 @@ const build = async <E>(options: HandlerOptions<E>) => {
   const dispose = () => Effect.runPromise(Scope.close(scope, Exit.void))
   const exit = await Effect.runPromiseExit(Scope.extend(
     Effect.flatMap(Layer.toRuntime(layer), (runtime) =>
-      Effect.map(Effect.provide(HttpApiBuilder.httpApp, runtime), (app) => ({ runtime, app }))),
+      Effect.provide(
+        Effect.all({ app: HttpApiBuilder.httpApp, trust: TrustedProxies }),
+        runtime
+      ).pipe(Effect.map(({ app, trust }) => ({ runtime, app, middleware: flow(securityHeaders, clientAddress(trust)) })))),
     scope
   ))
   if (Exit.isFailure(exit)) {
     await dispose()
     throw Runtime.makeFiberFailure(exit.cause)
   }
-  const { app, runtime } = exit.value
+  const { app, middleware, runtime } = exit.value
   const run = <A, E2>(effect: Effect.Effect<A, E2, FilsServices>) => Runtime.runPromise(runtime)(effect)
-  return { app, runtime, run, dispose, prefix: prefixOf(options.publicUrl) }
+  return { app, middleware, runtime, run, dispose, prefix: prefixOf(options.publicUrl) }
 }
 
 /** A fetch-style handler: `app.mount("/fils", fils.handler)` in Hono, or `(request) => fils.handler(request)`. */
 export const makeWebHandler = async <E>(options: HandlerOptions<E>): Promise<WebHandler> => {
-  const { app, dispose, prefix, run, runtime } = await build(options)
-  const handle = HttpApp.toWebHandlerRuntime(runtime)(app, securityHeaders)
+  const { app, dispose, middleware, prefix, run, runtime } = await build(options)
+  const handle = HttpApp.toWebHandlerRuntime(runtime)(app, middleware)
   const handler = (request: Request) => {
     if (prefix === "") return handle(request)
     const url = new URL(request.url)
@@ -136,8 +140,8 @@ export const makeWebHandler = async <E>(options: HandlerOptions<E>): Promise<Web
  * the body itself), or `createServer(fils.handler)`.
  */
 export const makeNodeHandler = async <E>(options: HandlerOptions<E>): Promise<NodeHandler> => {
-  const { app, dispose, prefix, run, runtime } = await build(options)
-  const handle = Runtime.runSync(runtime)(NodeHttpServer.makeHandler(app, securityHeaders))
+  const { app, dispose, middleware, prefix, run, runtime } = await build(options)
+  const handle = Runtime.runSync(runtime)(NodeHttpServer.makeHandler(app, middleware))
   const handler = (request: IncomingMessage, response: ServerResponse) => {
     if (prefix !== "" && request.url !== undefined) request.url = unprefixed(prefix, request.url)
     handle(request, response)

@@ -18,7 +18,7 @@ import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Clock, Context, Effect } from "effect"
+import { Clock, Context, Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { unsafeRecordRequest } from "./HttpMetrics.js"
 import { requestIdAttribute } from "./Logging.js"
@@ -86,7 +86,9 @@ export const observeRequests = HttpMiddleware.make(<E, R>(app: HttpApp.Default<E
         route,
         method: request.method,
         status,
-        duration_ms: Math.round(seconds * 1e6) / 1e3
+        duration_ms: Math.round(seconds * 1e6) / 1e3,
+        // The client's, as `FILS_TRUSTED_PROXIES` allows it to be known (ClientAddress.ts).
+        client_address: Option.getOrNull(request.remoteAddress)
       }
       return status >= 500 ? Effect.logError("http request", line) : Effect.logInfo("http request", line)
     }
