@@ -2,9 +2,12 @@
  * The embedded PostgreSQL (decisions.md §9): the first `fils serve` needs nothing installed. The database lives in
  * `<FILS_DATA_DIR>/pg`, listens on 127.0.0.1 only, and is started and stopped with the process.
  *
- * Crash safety: a `fils serve` killed with SIGKILL leaves its postgres running (it is a separate process). The next
- * start finds the live postmaster through `pg/postmaster.pid` and reuses it, and then leaves it running at the end,
- * since it is not ours to stop. Operator commands run while a server is up reuse the server's database the same way.
+ * Ownership: the process that starts the postmaster owns it (its pid is in `<FILS_DATA_DIR>/pg-owner`) and stops it
+ * when it ends. Operator commands run while a server is up reuse the server's database as guests and leave it
+ * running. A `fils serve` killed with SIGKILL leaves its postgres running (it is a separate process, and nothing can
+ * run in a process killed so); the next process to start on the folder finds its owner dead, adopts the postmaster,
+ * and stops it when it ends in turn: an embedded PostgreSQL never outlives the process that owns it by more than
+ * that process's crash, and never for good.
  */
 import { Config, Data, Effect, Option, Redacted } from "effect"
 import type { ConfigError, Scope } from "effect"
@@ -12,7 +15,7 @@ import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { once } from "node:events"
 import { existsSync } from "node:fs"
-import { chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises"
+import { chmod, mkdir, readFile, stat, unlink, writeFile } from "node:fs/promises"
 import { createServer } from "node:net"
 import { dirname, join, resolve } from "node:path"
 import { setTimeout as delay } from "node:timers/promises"
@@ -26,8 +29,13 @@ export interface EmbeddedDatabase {
   /** `postgres://…@127.0.0.1:<port>/fils` (it holds the password). */
   readonly url: string
   readonly port: number
-  /** True when a postmaster that was already running was reused; `stop` then leaves it running. */
+  /**
+   * True when a postmaster that was already running was reused. A guest's `stop` leaves it running (its owner lives);
+   * an adopted one (its owner died) is stopped like one started here.
+   */
   readonly reused: boolean
+  /** True when the postmaster was running and its owner had died: this process owns it now. */
+  readonly adopted: boolean
   readonly stop: () => Promise<void>
 }
 
@@ -78,9 +86,63 @@ const loadLibrary = (): Promise<EmbeddedPostgresClass> =>
 
 /** Postmasters this process started and has not stopped: told to shut down if the process exits regardless. */
 const started = new Set<ChildProcess>()
+/** Postmasters this process adopted (by pid) and has not stopped: the same. */
+const adopted = new Set<number>()
 process.on("exit", () => {
   for (const child of started) child.kill("SIGINT")
+  for (const pid of adopted) {
+    try {
+      process.kill(pid, "SIGINT")
+    } catch {
+      // gone already
+    }
+  }
 })
+
+/** Who owns the postmaster of a data folder: the pid of the process that started (or adopted) it. */
+const ownerFile = (root: string) => join(root, "pg-owner")
+
+const readOwner = async (root: string): Promise<number | undefined> => {
+  const pid = Number((await readFile(ownerFile(root), "utf8").catch(() => "")).trim())
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined
+}
+
+/** Whether `pid` is a live Node process (where there is no /proc, a live pid has to do). */
+const isOwnerAlive = async (pid: number): Promise<boolean> => {
+  try {
+    process.kill(pid, 0)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false
+  }
+  const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => undefined)
+  return cmdline === undefined || /node|fils/.test(cmdline)
+}
+
+const claim = (root: string) => writeFile(ownerFile(root), `${process.pid}\n`, { mode: 0o600 })
+const release = async (root: string) => {
+  if ((await readOwner(root)) === process.pid) await unlink(ownerFile(root)).catch(() => undefined)
+}
+
+/** Fast shutdown of an adopted postmaster (SIGINT), waiting for it to exit; immediate shutdown if it will not. */
+const stopAdopted = async (pid: number, pgDir: string): Promise<void> => {
+  adopted.delete(pid)
+  const signal = (s: NodeJS.Signals) => {
+    try {
+      process.kill(pid, s)
+    } catch {
+      // gone already
+    }
+  }
+  signal("SIGINT")
+  const deadline = Date.now() + 30_000
+  while (await isPostmasterAlive(pid, pgDir)) {
+    if (Date.now() > deadline) {
+      signal("SIGQUIT")
+      return
+    }
+    await delay(100)
+  }
+}
 
 const isRoot = () => process.getuid?.() === 0
 
@@ -272,12 +334,27 @@ export const startEmbeddedPostgres = async (dir: string, options: EmbeddedOption
     return pg
   }
 
-  const reuse = (postmaster: Postmaster): EmbeddedDatabase => ({
-    url: urlFor(password, postmaster.port, database),
-    port: postmaster.port,
-    reused: true,
-    stop: async () => {}
-  })
+  /** A postmaster already running: a guest of its live owner, or adopted when its owner died. */
+  const reuse = async (postmaster: Postmaster): Promise<EmbeddedDatabase> => {
+    const owner = await readOwner(root)
+    const orphan = owner === undefined || (owner !== process.pid && !(await isOwnerAlive(owner)))
+    if (orphan) {
+      await claim(root)
+      adopted.add(postmaster.pid)
+    }
+    return {
+      url: urlFor(password, postmaster.port, database),
+      port: postmaster.port,
+      reused: true,
+      adopted: orphan,
+      stop: orphan
+        ? async () => {
+          await stopAdopted(postmaster.pid, pgDir)
+          await release(root)
+        }
+        : async () => {}
+    }
+  }
 
   if (initialised) {
     const running = await awaitRunning(make, pgDir, database)
@@ -308,13 +385,24 @@ export const startEmbeddedPostgres = async (dir: string, options: EmbeddedOption
   }
   const child = (pg as unknown as { process?: ChildProcess }).process
   if (child !== undefined) started.add(child)
+  await claim(root)
   try {
     await ensureDatabase(pg, database)
   } catch (error) {
     await stopStarted(pg)
+    await release(root)
     throw failure(`could not create the database '${database}'`, error)
   }
-  return { url: urlFor(password, port, database), port, reused: false, stop: () => stopStarted(pg) }
+  return {
+    url: urlFor(password, port, database),
+    port,
+    reused: false,
+    adopted: false,
+    stop: async () => {
+      await stopStarted(pg)
+      await release(root)
+    }
+  }
 }
 
 /** Fast shutdown of a postmaster this process started; a no-op when it already exited. */
@@ -346,7 +434,13 @@ export const embeddedPostgresAt = (
     (db) => Effect.promise(() => db.stop())
   ).pipe(
     Effect.tap((db) =>
-      Effect.logInfo(db.reused ? "Reusing the embedded PostgreSQL already running" : "Started the embedded PostgreSQL")
+      Effect.logInfo(
+        db.adopted
+          ? "Adopted the embedded PostgreSQL left running by a process that died: it stops with this one"
+          : db.reused
+          ? "Reusing the embedded PostgreSQL already running"
+          : "Started the embedded PostgreSQL"
+      )
         .pipe(Effect.annotateLogs({ dataDir: resolve(dir), port: db.port }))
     ),
     Effect.map((db) => Redacted.make(db.url)),
