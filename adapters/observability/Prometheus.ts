@@ -7,34 +7,9 @@ import { Metric, MetricState, Option } from "effect"
 import type { MetricPair } from "effect"
 import type { StoreStats } from "../../src/ports/Store.js"
 import { requestDurationName, requestsTotalName } from "./HttpMetrics.js"
+import { formatLabels, formatValue, header, type Labels, sample } from "./PrometheusText.js"
 
-export const contentType = "text/plain; version=0.0.4; charset=utf-8"
-
-type Labels = ReadonlyArray<readonly [string, string]>
-
-const escapeLabel = (value: string) => value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, "\\\"")
-const escapeHelp = (value: string) => value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")
-
-const formatLabels = (labels: Labels) =>
-  labels.length === 0 ? "" : `{${labels.map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(",")}}`
-
-const formatValue = (value: number | bigint) =>
-  typeof value === "bigint"
-    ? value.toString()
-    : value === Number.POSITIVE_INFINITY
-    ? "+Inf"
-    : value === Number.NEGATIVE_INFINITY
-    ? "-Inf"
-    : Number.isNaN(value)
-    ? "NaN"
-    : String(value)
-
-const sample = (name: string, labels: Labels, value: number | bigint) => `${name}${formatLabels(labels)} ${formatValue(value)}`
-
-const header = (name: string, type: "counter" | "gauge" | "histogram", help: string) => [
-  `# HELP ${name} ${escapeHelp(help)}`,
-  `# TYPE ${name} ${type}`
-]
+export { contentType } from "./PrometheusText.js"
 
 const byLabels = (a: { readonly labels: Labels }, b: { readonly labels: Labels }) => {
   const ka = formatLabels(a.labels)
@@ -118,15 +93,28 @@ export const renderStoreStats = (stats: StoreStats): Array<string> => {
   return lines
 }
 
-/** The whole page: the store's figures (when it answered) and this process's request metrics. */
+/** The connection pool of this process (each process has its own). */
+export const renderPool = (pool: { readonly inUse: number; readonly idle: number; readonly waiting: number; readonly max: number }): Array<string> => [
+  ...header("fils_db_pool_connections", "gauge", "This process's database connections, by state (in_use, idle)."),
+  sample("fils_db_pool_connections", [["state", "idle"]], pool.idle),
+  sample("fils_db_pool_connections", [["state", "in_use"]], pool.inUse),
+  ...header("fils_db_pool_waiting", "gauge", "Queries waiting for a free database connection."),
+  sample("fils_db_pool_waiting", [], pool.waiting),
+  ...header("fils_db_pool_max", "gauge", "The most database connections this process opens."),
+  sample("fils_db_pool_max", [], pool.max)
+]
+
+/** The whole page: the store's figures (when it answered), the pool's, and this process's request metrics. */
 export const render = (
   pairs: ReadonlyArray<MetricPair.MetricPair.Untyped>,
-  stats: Option.Option<StoreStats>
+  stats: Option.Option<StoreStats>,
+  pool: Option.Option<Parameters<typeof renderPool>[0]> = Option.none()
 ): string =>
   [
     ...(Option.isSome(stats) ? renderStoreStats(stats.value) : []),
     ...header("fils_store_up", "gauge", "Whether the store answered this scrape (1) or not (0)."),
     sample("fils_store_up", [], Option.isSome(stats) ? 1 : 0),
+    ...(Option.isSome(pool) ? renderPool(pool.value) : []),
     ...renderRequestMetrics(pairs)
   ].join("\n") + "\n"
 
