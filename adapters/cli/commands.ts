@@ -15,7 +15,7 @@ import { roles, signInLinkMillis } from "../../src/domain/DashboardUser.js"
 import { AccountId, ApiKeyId, parseId, PaymentId } from "../../src/domain/Ids.js"
 import { InvalidRequest } from "../../src/domain/Errors.js"
 import { ServerLive } from "../http/Server.js"
-import { TrustedProxies } from "../http/ClientAddress.js"
+import { checkedSettings, describeSettings, LoadedSettings } from "./config.js"
 import { ObservabilityLive } from "../observability/Observability.js"
 import { EngineSql, MigrationsOnly } from "./runtime.js"
 import { checkCommand } from "./check.js"
@@ -32,14 +32,14 @@ const accountIdOf = (raw: string) => {
 // serve ------------------------------------------------------------------------------------------------------------
 
 const port = Options.integer("port").pipe(
-  Options.withFallbackConfig(Config.integer("FILS_PORT")),
+  Options.withFallbackConfig(Config.integer("FILS_PORT").pipe(Config.orElse(() => Config.integer("PORT")))),
   Options.withDefault(4242),
-  Options.withDescription("TCP port (FILS_PORT)")
+  Options.withDescription("TCP port (FILS_PORT, else PORT)")
 )
 const host = Options.text("host").pipe(
-  Options.withFallbackConfig(Config.string("FILS_HOST")),
+  Options.withFallbackConfig(Config.string("FILS_HOST").pipe(Config.orElse(() => Config.string("HOST")))),
   Options.withDefault("127.0.0.1"),
-  Options.withDescription("Interface to listen on (FILS_HOST)")
+  Options.withDescription("Interface to listen on (FILS_HOST, else HOST)")
 )
 
 /** Where this server is reached: `FILS_PUBLIC_URL`, or its own address (used in `checkout_url` too). */
@@ -85,24 +85,32 @@ const Workers = Layer.scopedDiscard(Effect.gen(function*() {
   yield* Effect.forkScoped((yield* Deliveries).worker)
 }))
 
-/** Settings checked before anything starts (the database included): a bad one is one clear error naming it. */
-const preflight = Effect.all([TrustedProxies])
-
 const serve = Command.make("serve", { port, host }, (options) =>
-  Layer.launch(
-    Layer.unwrapEffect(Effect.as(
-      preflight,
-      Layer.mergeAll(ServerLive(options), Workers, Layer.effectDiscard(announce)).pipe(Layer.provide(EngineSql))
-    )).pipe(
+  // Every setting is checked before anything starts (the database included): a bad one is one clear error naming it.
+  Effect.zipRight(checkedSettings, Effect.configProviderWith((settings) => Layer.launch(
+    Layer.mergeAll(ServerLive(options), Workers, Layer.effectDiscard(announce)).pipe(
+      Layer.provide(EngineSql),
       // JSON logs on stdout, and traces when OTEL_EXPORTER_OTLP_ENDPOINT is set: for the engine's start-up too.
       Layer.provide(ObservabilityLive),
       // Without FILS_PUBLIC_URL, links point at this server itself (the port it was given).
       Layer.provide(Layer.setConfigProvider(ConfigProvider.orElse(
-        ConfigProvider.fromEnv(),
+        settings,
         () => ConfigProvider.fromMap(new Map([["FILS_PUBLIC_URL", localUrl(options)]]))
       )))
     )
-  )).pipe(Command.withDescription("Run the HTTP server and background workers"))
+  ))).pipe(reportFailure)).pipe(Command.withDescription("Run the HTTP server and background workers"))
+
+// config -----------------------------------------------------------------------------------------------------------
+
+const config = Command.make("config", {}, () =>
+  reportFailure(Effect.gen(function*() {
+    yield* checkedSettings
+    const loaded = yield* LoadedSettings
+    yield* printJson({ env_file: loaded.envFile ?? null, settings: describeSettings(loaded) })
+  }))).pipe(Command.withDescription(
+    "Print the effective configuration (secrets redacted) and where each value came from: the environment, a " +
+      "<NAME>_FILE, the .env file (FILS_ENV_FILE), or the default"
+  ))
 
 // migrate ----------------------------------------------------------------------------------------------------------
 
@@ -437,6 +445,7 @@ const deliveries = Command.make("deliveries").pipe(
 export const fils = Command.make("fils").pipe(
   Command.withSubcommands([
     serve,
+    config,
     migrate,
     accounts,
     keys,

@@ -7,8 +7,20 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect, Layer, Logger, LogLevel } from "effect"
 import { fils } from "./commands.js"
+import { LoadedSettings, loadConfig, providerOf } from "./config.js"
 
 const cli = Command.run(fils, { name: "fils", version: "0.1.0" })
+
+// Settings come from the environment, `<NAME>_FILE` files and a `.env` file (config.ts); one that cannot be read
+// stops every command before it starts.
+const loaded = (() => {
+  try {
+    return loadConfig()
+  } catch (error) {
+    process.stderr.write(JSON.stringify({ code: "INVALID_CONFIG", message: (error as Error).message }) + "\n")
+    process.exit(1)
+  }
+})()
 
 // Only `serve` logs at info level; other commands keep stdout for their JSON.
 const serving = process.argv.includes("serve")
@@ -31,5 +43,7 @@ cli(process.argv).pipe(
       })
     )),
   Effect.provide(Layer.mergeAll(NodeContext.layer, Logging)),
+  Effect.provideService(LoadedSettings, loaded),
+  Effect.withConfigProvider(providerOf(loaded)),
   NodeRuntime.runMain({ disablePrettyLogger: true })
 )

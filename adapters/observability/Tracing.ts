@@ -6,11 +6,38 @@
  * Without the variable this is `Layer.empty`: the OpenTelemetry SDK is not even loaded (the modules are imported
  * only when tracing is on), and Effect keeps its built-in in-process spans, which export nothing.
  */
-import { Config, Effect, Layer, Option } from "effect"
+import { Config, ConfigError, Effect, Either, Layer, Option, Redacted } from "effect"
+
+/**
+ * `OTEL_EXPORTER_OTLP_HEADERS` as the OpenTelemetry specification writes it (`key=value` pairs, comma-separated,
+ * values URL-encoded), read through Config so that it may come from a file or the `.env` file like every secret.
+ */
+export const parseOtlpHeaders = (text: string): Record<string, string> | undefined => {
+  const headers: Record<string, string> = {}
+  for (const pair of text.split(",")) {
+    if (pair.trim() === "") continue
+    const at = pair.indexOf("=")
+    if (at <= 0) return undefined
+    try {
+      headers[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim())
+    } catch {
+      return undefined
+    }
+  }
+  return headers
+}
 
 export const TracingConfig = Config.all({
   endpoint: Config.option(Config.nonEmptyString("OTEL_EXPORTER_OTLP_ENDPOINT")),
-  serviceName: Config.nonEmptyString("OTEL_SERVICE_NAME").pipe(Config.withDefault("fils"))
+  serviceName: Config.nonEmptyString("OTEL_SERVICE_NAME").pipe(Config.withDefault("fils")),
+  headers: Config.option(Config.redacted("OTEL_EXPORTER_OTLP_HEADERS").pipe(
+    Config.mapOrFail((secret) => {
+      const parsed = parseOtlpHeaders(Redacted.value(secret))
+      return parsed === undefined
+        ? Either.left(ConfigError.InvalidData(["OTEL_EXPORTER_OTLP_HEADERS"], "OTEL_EXPORTER_OTLP_HEADERS must be key=value pairs separated by commas"))
+        : Either.right(parsed)
+    })
+  ))
 })
 
 /** `<endpoint>/v1/traces`, as the OTLP specification builds the per-signal URL from the base endpoint. */
@@ -18,7 +45,7 @@ export const tracesUrl = (endpoint: string): string => `${endpoint.replace(/\/+$
 
 export const TracingLive: Layer.Layer<never> = Layer.unwrapEffect(
   Effect.gen(function*() {
-    const { endpoint, serviceName } = yield* Effect.orDie(TracingConfig)
+    const { endpoint, headers, serviceName } = yield* Effect.orDie(TracingConfig)
     if (Option.isNone(endpoint)) return Layer.empty
     const [NodeSdk, { BatchSpanProcessor }, { OTLPTraceExporter }] = yield* Effect.promise(() =>
       Promise.all([
@@ -29,7 +56,10 @@ export const TracingLive: Layer.Layer<never> = Layer.unwrapEffect(
     )
     return NodeSdk.layer(() => ({
       resource: { serviceName },
-      spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter({ url: tracesUrl(endpoint.value) }))
+      spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter({
+        url: tracesUrl(endpoint.value),
+        ...(Option.isSome(headers) ? { headers: headers.value } : {})
+      }))
     })).pipe(Layer.discard)
   })
 )
