@@ -16,6 +16,7 @@ import { AccountId, ApiKeyId, parseId, PaymentId } from "../../src/domain/Ids.js
 import { InvalidRequest } from "../../src/domain/Errors.js"
 import { ServerLive } from "../http/Server.js"
 import { checkedSettings, describeSettings, LoadedSettings } from "./config.js"
+import { devLoopCommands } from "./devloop.js"
 import { ObservabilityLive } from "../observability/Observability.js"
 import { EngineSql, MigrationsOnly } from "./runtime.js"
 import { checkCommand } from "./check.js"
@@ -455,7 +456,8 @@ export const fils = Command.make("fils").pipe(
     deliveries,
     checkCommand,
     reconcileCommand,
-    secretsCommand
+    secretsCommand,
+    ...devLoopCommands
   ]),
   Command.withDescription("Fils: payments for merchants who sell in AED")
 )

@@ -48,7 +48,7 @@ export const make = (props: {
 })
 
 /** The body of a webhook delivery: `{ id, type, livemode, created_at, data }` (`id`, not `event_id`). */
-export const deliveryBody = (event: Event) => ({
+export const deliveryBody = (event: Pick<Event, "event_id" | "type" | "livemode" | "created_at" | "data">) => ({
   id: event.event_id,
   type: event.type,
   livemode: event.livemode,

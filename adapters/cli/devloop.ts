@@ -1,0 +1,236 @@
+/**
+ * A local webhook loop for developers (issue 20), through the public API only, in test mode only:
+ *
+ * - `fils listen --forward-to URL`: follows a Fils server's events (`GET /events`) and POSTs each new one to a local
+ *   URL exactly as a delivery is sent (Standard Webhooks headers, the delivery body), signed with a `whsec_` secret
+ *   it prints at start. The server never reaches the developer's machine and no endpoint is registered.
+ * - `fils trigger TYPE`: causes that event for real, through the API and the hosted checkout form, with test cards.
+ */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import { Config, Console, DateTime, Duration, Effect, Option, Redacted, Schedule } from "effect"
+import { deliveryBody, EventType } from "../../src/domain/Event.js"
+import { InvalidRequest } from "../../src/domain/Errors.js"
+import { newSecret, sign } from "../crypto/StandardWebhooks.js"
+import { printJson, reportFailure } from "./output.js"
+
+const eventTypes = EventType.literals
+
+const api = Options.text("api").pipe(
+  Options.withFallbackConfig(Config.string("FILS_API_URL")),
+  Options.withDefault("http://127.0.0.1:4242"),
+  Options.withDescription("The Fils server's URL (FILS_API_URL; default http://127.0.0.1:4242)")
+)
+const key = Options.redacted("key").pipe(
+  Options.withFallbackConfig(Config.redacted("FILS_API_KEY")),
+  Options.withDescription("A test-mode secret key, sk_test_… (FILS_API_KEY)")
+)
+
+/** The API at `base` with a test key: JSON in, JSON out; a refusal is its `{ code, message }`. */
+const apiClient = (base: string, secret: Redacted.Redacted) =>
+  Effect.gen(function*() {
+    const value = Redacted.value(secret)
+    if (!value.startsWith("sk_test_")) {
+      return yield* new InvalidRequest({ message: "This works in test mode only: use a test key (sk_test_…)" })
+    }
+    const root = base.replace(/\/+$/, "")
+    const call = (method: string, path: string, body?: unknown) =>
+      Effect.tryPromise({
+        try: async () => {
+          const res = await fetch(`${root}/api/v1${path}`, {
+            method,
+            headers: { authorization: `Bearer ${value}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+            signal: AbortSignal.timeout(15_000)
+          })
+          const json = await res.json() as Record<string, any>
+          if (!res.ok) throw Object.assign(new Error(String(json.message ?? res.status)), { code: json.code ?? "UNAVAILABLE" })
+          return json
+        },
+        catch: (e) => ({ code: (e as { code?: string }).code ?? "UNAVAILABLE", message: `${root}: ${(e as Error).message}` })
+      })
+    return { call, root }
+  })
+
+// listen -------------------------------------------------------------------------------------------------------------
+
+/** Events this far behind the newest one seen are looked at again (one committed late by another server). */
+const lookBackMillis = 5_000
+
+const listen = Command.make("listen", {
+  forwardTo: Options.text("forward-to").pipe(Options.withDescription("The local URL each event is POSTed to")),
+  api,
+  key,
+  events: Options.text("events").pipe(
+    Options.optional,
+    Options.withDescription(`Only these types, comma-separated (${eventTypes.join(", ")})`)
+  ),
+  interval: Options.integer("interval-ms").pipe(Options.withDefault(1000), Options.withDescription("How often to look for new events"))
+}, (options) =>
+  reportFailure(Effect.gen(function*() {
+    const target = yield* Effect.try({
+      try: () => new URL(options.forwardTo),
+      catch: () => new InvalidRequest({ message: `--forward-to must be an absolute http(s) URL: '${options.forwardTo}'` })
+    })
+    if (target.protocol !== "http:" && target.protocol !== "https:") {
+      return yield* new InvalidRequest({ message: `--forward-to must be an absolute http(s) URL: '${options.forwardTo}'` })
+    }
+    const types = Option.map(options.events, (text) => text.split(",").map((t) => t.trim()).filter((t) => t !== ""))
+    const unknown = Option.getOrElse(types, () => []).filter((t) => !(eventTypes as ReadonlyArray<string>).includes(t))
+    if (unknown.length > 0) return yield* new InvalidRequest({ message: `Unknown event types: ${unknown.join(", ")}; choose from ${eventTypes.join(", ")}` })
+    const wanted = (type: string) => Option.match(types, { onNone: () => true, onSome: (ts) => ts.includes(type) })
+    const { call, root } = yield* apiClient(options.api, options.key)
+    const account = yield* call("GET", "/account")
+    if (account.livemode !== false) return yield* new InvalidRequest({ message: "This works in test mode only" })
+
+    const secret = newSecret()
+    const seen = new Set<string>()
+    let watermark = 0
+    /** New events (not seen, within the look-back of the newest seen), oldest first. */
+    const fresh = Effect.gen(function*() {
+      const found: Array<Record<string, any>> = []
+      let cursor: string | undefined
+      for (let page = 0; page < 10; page++) {
+        const list = yield* call("GET", `/events?limit=100${cursor === undefined ? "" : `&cursor=${encodeURIComponent(cursor)}`}`)
+        const items = list.items as Array<Record<string, any>>
+        let older = false
+        for (const e of items) {
+          if (Date.parse(e.created_at) < watermark - lookBackMillis) {
+            older = true
+            break
+          }
+          if (!seen.has(e.event_id)) found.push(e)
+        }
+        if (older || list.next_cursor === null || list.next_cursor === undefined) break
+        cursor = list.next_cursor
+      }
+      return found.reverse()
+    })
+    // Only what happens from now on is forwarded.
+    for (const e of yield* fresh) {
+      seen.add(e.event_id)
+      watermark = Math.max(watermark, Date.parse(e.created_at))
+    }
+    if (watermark === 0) watermark = Date.now()
+    yield* Console.log([
+      `Ready: forwarding test events from ${root} to ${target.href}${Option.isSome(types) ? ` (${types.value.join(", ")})` : ""}.`,
+      `Webhook signing secret: ${secret}`,
+      "(Ctrl-C to stop)"
+    ].join("\n"))
+
+    const forward = (event: Record<string, any>) =>
+      Effect.gen(function*() {
+        const body = JSON.stringify(deliveryBody({ ...event, created_at: DateTime.unsafeMake(event.created_at) } as never))
+        const timestamp = Math.floor(Date.now() / 1000)
+        const started = Date.now()
+        const outcome = yield* Effect.promise(() =>
+          fetch(target, {
+            method: "POST",
+            headers: {
+              "content-type": "application/json",
+              "user-agent": "Fils-Webhooks/1.0 (fils listen)",
+              "webhook-id": event.event_id,
+              "webhook-timestamp": String(timestamp),
+              "webhook-signature": sign({ secret, id: event.event_id, timestamp, body })
+            },
+            body,
+            signal: AbortSignal.timeout(10_000)
+          }).then(async (res) => {
+            await res.arrayBuffer().catch(() => undefined)
+            return String(res.status)
+          }, (error: Error) => `failed (${error.name === "TimeoutError" ? "timed out" : error.message})`)
+        )
+        yield* Console.log(`${new Date().toISOString()}  ${event.type}  ${event.event_id}  → ${outcome} (${Date.now() - started} ms)`)
+      })
+
+    const poll = Effect.gen(function*() {
+      for (const e of yield* fresh) {
+        seen.add(e.event_id)
+        watermark = Math.max(watermark, Date.parse(e.created_at))
+        if (wanted(e.type)) yield* forward(e)
+      }
+    }).pipe(Effect.catchAll((e) => Console.error(`Could not read events: ${(e as { message?: string }).message ?? String(e)}`)))
+    return yield* Effect.repeat(poll, Schedule.spaced(Duration.millis(Math.max(100, options.interval))))
+  }))).pipe(Command.withDescription(
+    "Forward a server's new test events to a local URL as signed webhook deliveries (no endpoint registered)"
+  ))
+
+// trigger ------------------------------------------------------------------------------------------------------------
+
+/** What causes each event type through the public API and the hosted form, or the command that does. */
+const elsewhere: Partial<Record<string, string>> = {
+  "subscription.renewed": "a renewal causes it: `fils trigger subscription.active`, then `fils billing run --at <its next_billing_date>`",
+  "subscription.on_hold": "a declined renewal causes it: subscribe with the card 4000 0000 0000 0341 (`fils trigger subscription.active --card 4000000000000341`), then `fils billing run --at <its next_billing_date>`",
+  "refund.succeeded": "refunds are an operator's act: `fils refunds create PAYMENT_ID` (or the dashboard's Refund button)"
+}
+
+const trigger = Command.make("trigger", {
+  type: Args.text({ name: "TYPE" }).pipe(Args.withDescription(eventTypes.join(", "))),
+  api,
+  key,
+  card: Options.text("card").pipe(Options.optional, Options.withDescription("The test card to pay with (default: one that gives the event)"))
+}, (options) =>
+  reportFailure(Effect.gen(function*() {
+    if (!(eventTypes as ReadonlyArray<string>).includes(options.type)) {
+      return yield* new InvalidRequest({ message: `Unknown event type '${options.type}'; choose from ${eventTypes.join(", ")}` })
+    }
+    const how = elsewhere[options.type]
+    if (how !== undefined) return yield* new InvalidRequest({ message: `fils trigger cannot cause ${options.type} through the API: ${how}` })
+    const { call } = yield* apiClient(options.api, options.key)
+    const recurring = options.type.startsWith("subscription.")
+    const card = Option.getOrElse(options.card, () => (options.type === "payment.failed" ? "4000000000000002" : "4242424242424242"))
+    const product = yield* call("POST", "/products", recurring
+      ? { name: "fils trigger: monthly", price: 1000, currency: "AED", billing: "recurring", billing_interval: "month" }
+      : { name: "fils trigger: one-time", price: 1000, currency: "AED" })
+    const session = yield* call("POST", "/checkout_sessions", {
+      product_cart: [{ product_id: product.product_id }],
+      customer: { email: "trigger@example.com", name: "Fils Trigger" }
+    })
+    // The hosted form, as a browser without JavaScript posts it.
+    const status = yield* Effect.tryPromise({
+      try: async () => {
+        const page = await (await fetch(session.checkout_url)).text()
+        const token = /name="form_token" value="([^"]*)"/.exec(page)?.[1] ?? ""
+        const res = await fetch(session.checkout_url, {
+          method: "POST",
+          redirect: "manual",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({
+            name: "Fils Trigger",
+            email: "trigger@example.com",
+            card_number: card,
+            exp_month: "12",
+            exp_year: String(new Date().getUTCFullYear() + 5),
+            cvc: "123",
+            form_token: token
+          }).toString()
+        })
+        await res.arrayBuffer()
+        return res.status
+      },
+      catch: (e) => ({ code: "UNAVAILABLE", message: `the hosted checkout page: ${(e as Error).message}` })
+    })
+    const paid = yield* call("GET", `/checkout_sessions/${session.session_id}`)
+    if (options.type === "subscription.cancelled") {
+      if (paid.subscription_id === null) return yield* new InvalidRequest({ message: `The card ${card} did not start a subscription (the form answered ${status})` })
+      yield* call("PATCH", `/subscriptions/${paid.subscription_id}`, { status: "cancelled" })
+    }
+    const events = (yield* call("GET", `/events?type=${options.type}&limit=20`)).items as Array<Record<string, any>>
+    const ours = events.find((e) =>
+      e.data.checkout_session_id === session.session_id ||
+      (paid.subscription_id !== null && e.data.subscription_id === paid.subscription_id))
+    if (ours === undefined) {
+      return yield* new InvalidRequest({ message: `No ${options.type} came of it (the card ${card}; the form answered ${status})` })
+    }
+    yield* printJson({
+      type: options.type,
+      event_id: ours.event_id,
+      product_id: product.product_id,
+      session_id: session.session_id,
+      payment_id: paid.payment_id,
+      subscription_id: paid.subscription_id
+    })
+  }))).pipe(Command.withDescription("Cause a test event for real, through the API and the hosted form, with test cards"))
+
+export const devLoopCommands = [listen, trigger] as const
