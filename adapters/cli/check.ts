@@ -1,5 +1,5 @@
 /**
- * `fils check`: scans the database for violated invariants (adapters/sql/Check.ts) and prints them as JSON,
+ * `fils check`: scans the database for violated invariants (adapters/sql/Check.ts) and prints them (JSON when piped),
  * `{ ok, checked, violations: [{ invariant, object_id, detail }] }`. Exit code 0 when nothing is broken, 2 when
  * something is (1 stays for "the check could not run", as for every command).
  */
@@ -8,7 +8,7 @@ import * as Options from "@effect/cli/Options"
 import { Duration, Effect, Option } from "effect"
 import { check, invariants } from "../sql/Check.js"
 import { DatabaseLive } from "../sql/Postgres.js"
-import { printJson, reportFailure } from "./output.js"
+import { printResult, reportFailure, withProgress } from "./output.js"
 
 const leaseGrace = Options.integer("lease-grace").pipe(
   Options.optional,
@@ -18,10 +18,10 @@ const leaseGrace = Options.integer("lease-grace").pipe(
 export const checkCommand = Command.make("check", { leaseGrace }, ({ leaseGrace }) =>
   reportFailure(
     Effect.gen(function*() {
-      const violations = yield* check({
+      const violations = yield* withProgress(`Checking ${invariants.length} invariants`)(check({
         leaseGrace: Option.getOrUndefined(Option.map(leaseGrace, (s) => Duration.seconds(Math.max(0, s))))
-      })
-      yield* printJson({ ok: violations.length === 0, checked: invariants, violations })
+      }))
+      yield* printResult({ ok: violations.length === 0, checked: invariants, violations })
       if (violations.length > 0) {
         yield* Effect.sync(() => {
           process.exitCode = 2

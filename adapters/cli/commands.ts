@@ -20,7 +20,7 @@ import { devLoopCommands } from "./devloop.js"
 import { ObservabilityLive } from "../observability/Observability.js"
 import { EngineSql, MigrationsOnly } from "./runtime.js"
 import { checkCommand } from "./check.js"
-import { printJson, reportFailure } from "./output.js"
+import { printResult, reportFailure, withProgress } from "./output.js"
 import { secretsCommand } from "./secrets.js"
 
 const accountIdOf = (raw: string) => {
@@ -107,7 +107,7 @@ const config = Command.make("config", {}, () =>
   reportFailure(Effect.gen(function*() {
     yield* checkedSettings
     const loaded = yield* LoadedSettings
-    yield* printJson({ env_file: loaded.envFile ?? null, settings: describeSettings(loaded) })
+    yield* printResult({ env_file: loaded.envFile ?? null, settings: describeSettings(loaded) })
   }))).pipe(Command.withDescription(
     "Print the effective configuration (secrets redacted) and where each value came from: the environment, a " +
       "<NAME>_FILE, the .env file (FILS_ENV_FILE), or the default"
@@ -116,7 +116,7 @@ const config = Command.make("config", {}, () =>
 // migrate ----------------------------------------------------------------------------------------------------------
 
 const migrate = Command.make("migrate", {}, () =>
-  reportFailure(Effect.provide(printJson({ migrated: true }), MigrationsOnly))).pipe(
+  reportFailure(Effect.provide(printResult({ migrated: true }), MigrationsOnly))).pipe(
     Command.withDescription("Apply pending database migrations")
   )
 
@@ -145,7 +145,7 @@ const accountsCreate = Command.make("create", { name, supportEmail }, ({ name, s
         business_name: name,
         support_email: Option.getOrNull(supportEmail)
       })
-      yield* printJson({ ...accountJson(account), keys })
+      yield* printResult({ ...accountJson(account), keys })
     }).pipe(Effect.provide(EngineSql))
   )).pipe(Command.withDescription("Create an account with one test and one live key (printed once)"))
 
@@ -169,7 +169,7 @@ const accountsUpdate = Command.make(
           support_email: Option.getOrUndefined(supportEmail),
           live_payments_enabled: Option.getOrUndefined(Option.map(livePayments, (v) => v === "enabled"))
         })
-        yield* printJson(accountJson(updated))
+        yield* printResult(accountJson(updated))
       }).pipe(Effect.provide(EngineSql))
     )
 ).pipe(Command.withDescription("Change an account's name, support e-mail or live payments"))
@@ -188,7 +188,7 @@ const keysCreate = Command.make(
     reportFailure(
       Effect.gen(function*() {
         const id = yield* accountIdOf(account)
-        yield* printJson(yield* (yield* Accounts).createKey(id, mode))
+        yield* printResult(yield* (yield* Accounts).createKey(id, mode))
       }).pipe(Effect.provide(EngineSql))
     )
 ).pipe(Command.withDescription("Issue a new API key (the secret is printed once)"))
@@ -199,7 +199,7 @@ const keysRevoke = Command.make("revoke", { key: Args.text({ name: "KEY_ID" }) }
       const id = parseId(ApiKeyId)(key)
       if (id === undefined) return yield* new InvalidRequest({ message: `'${key}' is not a key id (key_…)` })
       const revoked = yield* (yield* Accounts).revokeKey(id)
-      yield* printJson({
+      yield* printResult({
         key_id: revoked.key_id,
         account_id: revoked.account_id,
         mode: revoked.livemode ? "live" : "test",
@@ -237,7 +237,7 @@ const refundsCreate = Command.make(
         const result = yield* (yield* Payments).refund(id, fils === undefined ? undefined : Number(fils))
         // The payment as refund.succeeded carries it, and the refund: `pending` when the processor's answer was
         // lost and a lookup could not tell yet (the settle pass of a running server ends it).
-        yield* printJson({
+        yield* printResult({
           ...paymentData(result.payment, result.refundAmount),
           refund: {
             refund_id: result.refund.refund_id,
@@ -280,7 +280,7 @@ const usersCreate = Command.make(
         const accountId = yield* accountIdOf(account)
         const { token, user } = yield* (yield* Users).create(accountId, email, role)
         const publicUrl = yield* PublicUrl
-        yield* printJson({
+        yield* printResult({
           user_id: user.user_id,
           account_id: user.account_id,
           email: user.email,
@@ -338,10 +338,10 @@ const billingRun = Command.make(
     reportFailure(
       Effect.gen(function*() {
         const billing = yield* Billing
-        if (Option.isNone(at)) return yield* printJson(yield* billing.runOnce())
+        if (Option.isNone(at)) return yield* printResult(yield* withProgress("Billing")(billing.runOnce()))
         const millis = yield* instantOption("--at", at.value)
-        const report = yield* billing.runOnce({ livemode: false, asOf: millis })
-        yield* printJson({ at: new Date(millis).toISOString(), livemode: false, ...report })
+        const report = yield* withProgress(`Billing as of ${new Date(millis).toISOString()}`)(billing.runOnce({ livemode: false, asOf: millis }))
+        yield* printResult({ at: new Date(millis).toISOString(), livemode: false, ...report })
       }).pipe(Effect.provide(EngineSql))
     )
 ).pipe(
@@ -364,8 +364,8 @@ const reconcileCommand = Command.make(
     reportFailure(
       Effect.gen(function*() {
         const millis = Option.isNone(since) ? 0 : yield* instantOption("--since", since.value)
-        const report = yield* (yield* Reconciliation).run(DateTime.unsafeMake(millis))
-        yield* printJson(report)
+        const report = yield* withProgress("Reconciling with the processor")((yield* Reconciliation).run(DateTime.unsafeMake(millis)))
+        yield* printResult(report)
         if (!report.ok) {
           yield* Effect.sync(() => {
             process.exitCode = 2
@@ -426,7 +426,7 @@ const deliveriesList = Command.make(
           webhook_id: Option.getOrUndefined(webhook) as never,
           status: Option.getOrUndefined(status)
         }, Math.max(1, Math.min(limit, 1000)))
-        yield* printJson(found.map(deliveryJson))
+        yield* printResult(found.map(deliveryJson))
       }).pipe(Effect.provide(EngineSql))
     )
 ).pipe(Command.withDescription("List webhook deliveries, newest first (filters: --event, --webhook, --status)"))
@@ -434,7 +434,7 @@ const deliveriesList = Command.make(
 const deliveriesRetry = Command.make("retry", { delivery: Args.text({ name: "DELIVERY_ID" }) }, ({ delivery }) =>
   reportFailure(
     Effect.gen(function*() {
-      yield* printJson(deliveryJson(yield* (yield* Deliveries).retry(delivery)))
+      yield* printResult(deliveryJson(yield* (yield* Deliveries).retry(delivery)))
     }).pipe(Effect.provide(EngineSql))
   )).pipe(Command.withDescription("Redeliver now (also after success); a running server sends it at once"))
 

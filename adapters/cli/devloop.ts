@@ -13,7 +13,7 @@ import { Config, Console, DateTime, Duration, Effect, Option, Redacted, Schedule
 import { deliveryBody, EventType } from "../../src/domain/Event.js"
 import { InvalidRequest } from "../../src/domain/Errors.js"
 import { newSecret, sign } from "../crypto/StandardWebhooks.js"
-import { printJson, reportFailure } from "./output.js"
+import { printResult, reportFailure } from "./output.js"
 
 const eventTypes = EventType.literals
 
@@ -223,7 +223,7 @@ const trigger = Command.make("trigger", {
     if (ours === undefined) {
       return yield* new InvalidRequest({ message: `No ${options.type} came of it (the card ${card}; the form answered ${status})` })
     }
-    yield* printJson({
+    yield* printResult({
       type: options.type,
       event_id: ours.event_id,
       product_id: product.product_id,

@@ -8,12 +8,12 @@ import { Effect, Layer } from "effect"
 import { SecretBoxLive } from "../crypto/SecretBox.js"
 import { DatabaseLive } from "../sql/Postgres.js"
 import { rotateWebhookSecrets } from "../sql/repos/webhooks.js"
-import { printJson, reportFailure } from "./output.js"
+import { printResult, reportFailure } from "./output.js"
 
 const rotate = Command.make("rotate", {}, () =>
   reportFailure(
     Effect.gen(function*() {
-      yield* printJson(yield* rotateWebhookSecrets)
+      yield* printResult(yield* rotateWebhookSecrets)
     }).pipe(Effect.provide(Layer.merge(DatabaseLive, SecretBoxLive)))
   )).pipe(
     Command.withDescription(
