@@ -85,7 +85,8 @@ const listen = Command.make("listen", {
     if (account.livemode !== false) return yield* new InvalidRequest({ message: "This works in test mode only" })
 
     const secret = newSecret()
-    const seen = new Set<string>()
+    // Ids seen within the look-back window (older ones are pruned: the walk never goes back that far).
+    const seen = new Map<string, number>()
     let watermark = 0
     /** New events (not seen, within the look-back of the newest seen), oldest first. */
     const fresh = Effect.gen(function*() {
@@ -108,10 +109,11 @@ const listen = Command.make("listen", {
       return found.reverse()
     })
     // Only what happens from now on is forwarded.
-    for (const e of yield* fresh) {
-      seen.add(e.event_id)
+    const see = (e: Record<string, any>) => {
+      seen.set(e.event_id, Date.parse(e.created_at))
       watermark = Math.max(watermark, Date.parse(e.created_at))
     }
+    for (const e of yield* fresh) see(e)
     if (watermark === 0) watermark = Date.now()
     yield* Console.log([
       `Ready: forwarding test events from ${root} to ${target.href}${Option.isSome(types) ? ` (${types.value.join(", ")})` : ""}.`,
@@ -146,10 +148,10 @@ const listen = Command.make("listen", {
 
     const poll = Effect.gen(function*() {
       for (const e of yield* fresh) {
-        seen.add(e.event_id)
-        watermark = Math.max(watermark, Date.parse(e.created_at))
+        see(e)
         if (wanted(e.type)) yield* forward(e)
       }
+      for (const [id, at] of seen) if (at < watermark - 2 * lookBackMillis) seen.delete(id)
     }).pipe(Effect.catchAll((e) => Console.error(`Could not read events: ${(e as { message?: string }).message ?? String(e)}`)))
     return yield* Effect.repeat(poll, Schedule.spaced(Duration.millis(Math.max(100, options.interval))))
   }))).pipe(Command.withDescription(
