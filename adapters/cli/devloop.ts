@@ -10,10 +10,13 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Config, Console, DateTime, Duration, Effect, Option, Redacted, Schedule } from "effect"
-import { deliveryBody, EventType } from "../../src/domain/Event.js"
+import { deliveryBody, EventType, type EventResource } from "../../src/domain/Event.js"
 import { InvalidRequest } from "../../src/domain/Errors.js"
 import { newSecret, sign } from "../crypto/StandardWebhooks.js"
+import { FilsClient } from "../http/index.js"
 import { printResult, reportFailure } from "./output.js"
+
+type ApiEvent = typeof EventResource.Type
 
 const eventTypes = EventType.literals
 
@@ -27,30 +30,21 @@ const key = Options.redacted("key").pipe(
   Options.withDescription("A test-mode secret key, sk_test_… (FILS_API_KEY)")
 )
 
-/** The API at `base` with a test key: JSON in, JSON out; a refusal is its `{ code, message }`. */
+/** A refusal keeps its `{ code, message }`; a server that cannot be reached (or answers nonsense) is `UNAVAILABLE`. */
+const refusal = (root: string) => (error: unknown): { readonly code: string; readonly message: string } =>
+  typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
+    ? { code: error.code, message: String((error as { message?: unknown }).message) }
+    : { code: "UNAVAILABLE", message: `${root}: ${error instanceof Error ? error.message : String(error)}` }
+
+/** The typed API client (`fils/http`'s) for `base` and a test key; other keys are refused before any request. */
 const apiClient = (base: string, secret: Redacted.Redacted) =>
   Effect.gen(function*() {
-    const value = Redacted.value(secret)
-    if (!value.startsWith("sk_test_")) {
+    if (!Redacted.value(secret).startsWith("sk_test_")) {
       return yield* new InvalidRequest({ message: "This works in test mode only: use a test key (sk_test_…)" })
     }
     const root = base.replace(/\/+$/, "")
-    const call = (method: string, path: string, body?: unknown) =>
-      Effect.tryPromise({
-        try: async () => {
-          const res = await fetch(`${root}/api/v1${path}`, {
-            method,
-            headers: { authorization: `Bearer ${value}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-            signal: AbortSignal.timeout(15_000)
-          })
-          const json = await res.json() as Record<string, any>
-          if (!res.ok) throw Object.assign(new Error(String(json.message ?? res.status)), { code: json.code ?? "UNAVAILABLE" })
-          return json
-        },
-        catch: (e) => ({ code: (e as { code?: string }).code ?? "UNAVAILABLE", message: `${root}: ${(e as Error).message}` })
-      })
-    return { call, root }
+    const client = yield* FilsClient.makeFetch({ baseUrl: root, apiKey: secret })
+    return { client, root, reach: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.mapError(effect, refusal(root)) }
   })
 
 // listen -------------------------------------------------------------------------------------------------------------
@@ -80,9 +74,9 @@ const listen = Command.make("listen", {
     const unknown = Option.getOrElse(types, () => []).filter((t) => !(eventTypes as ReadonlyArray<string>).includes(t))
     if (unknown.length > 0) return yield* new InvalidRequest({ message: `Unknown event types: ${unknown.join(", ")}; choose from ${eventTypes.join(", ")}` })
     const wanted = (type: string) => Option.match(types, { onNone: () => true, onSome: (ts) => ts.includes(type) })
-    const { call, root } = yield* apiClient(options.api, options.key)
-    const account = yield* call("GET", "/account")
-    if (account.livemode !== false) return yield* new InvalidRequest({ message: "This works in test mode only" })
+    const { client, reach, root } = yield* apiClient(options.api, options.key)
+    const account = yield* reach(client.account.get())
+    if (account.livemode) return yield* new InvalidRequest({ message: "This works in test mode only" })
 
     const secret = newSecret()
     // Ids seen within the look-back window (older ones are pruned: the walk never goes back that far).
@@ -90,28 +84,21 @@ const listen = Command.make("listen", {
     let watermark = 0
     /** New events (not seen, within the look-back of the newest seen), oldest first. */
     const fresh = Effect.gen(function*() {
-      const found: Array<Record<string, any>> = []
+      const found: Array<ApiEvent> = []
       let cursor: string | undefined
       for (let page = 0; page < 10; page++) {
-        const list = yield* call("GET", `/events?limit=100${cursor === undefined ? "" : `&cursor=${encodeURIComponent(cursor)}`}`)
-        const items = list.items as Array<Record<string, any>>
-        let older = false
-        for (const e of items) {
-          if (Date.parse(e.created_at) < watermark - lookBackMillis) {
-            older = true
-            break
-          }
-          if (!seen.has(e.event_id)) found.push(e)
-        }
-        if (older || list.next_cursor === null || list.next_cursor === undefined) break
+        const list = yield* reach(client.events.list({ urlParams: { limit: 100, ...(cursor === undefined ? {} : { cursor }) } }))
+        const older = list.items.findIndex((e) => DateTime.toEpochMillis(e.created_at) < watermark - lookBackMillis)
+        found.push(...list.items.slice(0, older === -1 ? undefined : older).filter((e) => !seen.has(e.event_id)))
+        if (older !== -1 || list.next_cursor === null) break
         cursor = list.next_cursor
       }
       return found.reverse()
     })
     // Only what happens from now on is forwarded.
-    const see = (e: Record<string, any>) => {
-      seen.set(e.event_id, Date.parse(e.created_at))
-      watermark = Math.max(watermark, Date.parse(e.created_at))
+    const see = (e: ApiEvent) => {
+      seen.set(e.event_id, DateTime.toEpochMillis(e.created_at))
+      watermark = Math.max(watermark, DateTime.toEpochMillis(e.created_at))
     }
     for (const e of yield* fresh) see(e)
     if (watermark === 0) watermark = Date.now()
@@ -121,9 +108,9 @@ const listen = Command.make("listen", {
       "(Ctrl-C to stop)"
     ].join("\n"))
 
-    const forward = (event: Record<string, any>) =>
+    const forward = (event: ApiEvent) =>
       Effect.gen(function*() {
-        const body = JSON.stringify(deliveryBody({ ...event, created_at: DateTime.unsafeMake(event.created_at) } as never))
+        const body = JSON.stringify(deliveryBody(event))
         const timestamp = Math.floor(Date.now() / 1000)
         const started = Date.now()
         const outcome = yield* Effect.promise(() =>
@@ -179,16 +166,19 @@ const trigger = Command.make("trigger", {
     }
     const how = elsewhere[options.type]
     if (how !== undefined) return yield* new InvalidRequest({ message: `fils trigger cannot cause ${options.type} through the API: ${how}` })
-    const { call } = yield* apiClient(options.api, options.key)
+    const { client, reach } = yield* apiClient(options.api, options.key)
     const recurring = options.type.startsWith("subscription.")
     const card = Option.getOrElse(options.card, () => (options.type === "payment.failed" ? "4000000000000002" : "4242424242424242"))
-    const product = yield* call("POST", "/products", recurring
-      ? { name: "fils trigger: monthly", price: 1000, currency: "AED", billing: "recurring", billing_interval: "month" }
-      : { name: "fils trigger: one-time", price: 1000, currency: "AED" })
-    const session = yield* call("POST", "/checkout_sessions", {
-      product_cart: [{ product_id: product.product_id }],
-      customer: { email: "trigger@example.com", name: "Fils Trigger" }
-    })
+    const product = yield* reach(client.products.create({
+      headers: {},
+      payload: recurring
+        ? { name: "fils trigger: monthly", price: 1000, currency: "AED", billing: "recurring", billing_interval: "month" }
+        : { name: "fils trigger: one-time", price: 1000, currency: "AED" }
+    }))
+    const session = yield* reach(client.checkoutSessions.create({
+      headers: {},
+      payload: { product_cart: [{ product_id: product.product_id }], customer: { email: "trigger@example.com", name: "Fils Trigger" } }
+    }))
     // The hosted form, as a browser without JavaScript posts it.
     const status = yield* Effect.tryPromise({
       try: async () => {
@@ -213,12 +203,12 @@ const trigger = Command.make("trigger", {
       },
       catch: (e) => ({ code: "UNAVAILABLE", message: `the hosted checkout page: ${(e as Error).message}` })
     })
-    const paid = yield* call("GET", `/checkout_sessions/${session.session_id}`)
+    const paid = yield* reach(client.checkoutSessions.get({ path: { id: session.session_id } }))
     if (options.type === "subscription.cancelled") {
       if (paid.subscription_id === null) return yield* new InvalidRequest({ message: `The card ${card} did not start a subscription (the form answered ${status})` })
-      yield* call("PATCH", `/subscriptions/${paid.subscription_id}`, { status: "cancelled" })
+      yield* reach(client.subscriptions.update({ path: { id: paid.subscription_id }, payload: { status: "cancelled" } }))
     }
-    const events = (yield* call("GET", `/events?type=${options.type}&limit=20`)).items as Array<Record<string, any>>
+    const events = (yield* reach(client.events.list({ urlParams: { type: options.type as EventType, limit: 20 } }))).items
     const ours = events.find((e) =>
       e.data.checkout_session_id === session.session_id ||
       (paid.subscription_id !== null && e.data.subscription_id === paid.subscription_id))
