@@ -108,15 +108,7 @@ const readOwner = async (root: string): Promise<number | undefined> => {
 }
 
 /** Whether `pid` is a live Node process (where there is no /proc, a live pid has to do). */
-const isOwnerAlive = async (pid: number): Promise<boolean> => {
-  try {
-    process.kill(pid, 0)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false
-  }
-  const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => undefined)
-  return cmdline === undefined || /node|fils/.test(cmdline)
-}
+const isOwnerAlive = (pid: number): Promise<boolean> => isLiveProcess(pid, (cmdline) => /node|fils/.test(cmdline))
 
 const claim = (root: string) => writeFile(ownerFile(root), `${process.pid}\n`, { mode: 0o600 })
 const release = async (root: string) => {
@@ -178,14 +170,21 @@ const readPostmaster = async (pgDir: string): Promise<Postmaster | undefined> =>
  * Whether `pid` is a live postmaster of `pgDir`: a stale pid file may name a pid since given to another program.
  * Where there is no /proc (macOS), a live pid has to do.
  */
-const isPostmasterAlive = async (pid: number, pgDir: string): Promise<boolean> => {
+const isPostmasterAlive = (pid: number, pgDir: string): Promise<boolean> =>
+  isLiveProcess(pid, (cmdline) => cmdline.split("\0").includes(pgDir))
+
+/**
+ * Whether `pid` is alive and its command line (from /proc) is the program expected: a pid may since have been given
+ * to another one. Where there is no /proc, a live pid has to do.
+ */
+const isLiveProcess = async (pid: number, expected: (cmdline: string) => boolean): Promise<boolean> => {
   try {
     process.kill(pid, 0)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EPERM") return false
   }
   const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => undefined)
-  return cmdline === undefined || cmdline.split("\0").includes(pgDir)
+  return cmdline === undefined || expected(cmdline)
 }
 
 /** The password is chosen at initdb time and kept beside the cluster (owner-only), since the cluster keeps it. */

@@ -8,7 +8,7 @@
  */
 import { DateTime, Effect, Option } from "effect"
 import type { Scope } from "../domain/Account.js"
-import { CardRefused, InvalidState, notFound } from "../domain/Errors.js"
+import { CardRefused, InvalidState } from "../domain/Errors.js"
 import { type PaymentId, prefixes, type SubscriptionId } from "../domain/Ids.js"
 import * as Payment from "../domain/Payment.js"
 import * as Subscription from "../domain/Subscription.js"
@@ -16,7 +16,7 @@ import { type CardDetails, PaymentProcessor } from "../ports/PaymentProcessor.js
 import { Store } from "../ports/Store.js"
 import { newId } from "./Ids.js"
 import { Renewals } from "./Renewals.js"
-import { afterRenewalInFlight, RenewalInFlight, renewalInFlight, saveTransition } from "./Subscriptions.js"
+import { afterRenewalInFlight, RenewalInFlight, renewalInFlight, saveTransition, Subscriptions } from "./Subscriptions.js"
 
 export interface CardReplaced {
   /** The subscription after the change (and after the retry, when there was one). */
@@ -31,18 +31,14 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/Payme
     const processor = yield* PaymentProcessor
     const renewals = yield* Renewals
 
-    const subscriptionOf = (scope: Scope, id: SubscriptionId) =>
-      Effect.flatMap(store.subscriptions.get(scope, id), Option.match({
-        onNone: () => notFound("subscription", id),
-        onSome: Effect.succeed
-      }))
+    const subscriptions = yield* Subscriptions
 
     /**
      * Saves `card` for the subscription `id` and, when it is on hold, charges the due renewal on it now. A refused
      * card is `CardRefused`; an unreachable processor `ProcessorUnavailable`; either way nothing changed.
      */
     const replace = Effect.fn("PaymentMethods.replace")(function*(scope: Scope, id: SubscriptionId, card: CardDetails) {
-      const before = yield* subscriptionOf(scope, id)
+      const before = yield* subscriptions.get(scope, id)
       if (before.status === "cancelled") {
         return yield* new InvalidState({ message: "This subscription is cancelled; its card cannot be changed" })
       }
@@ -75,7 +71,7 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/Payme
       if (changed.retry === null) return changed satisfies CardReplaced
       yield* renewals.chargeOne(changed.retry, saved.card.token)
       const retry = yield* store.payments.find(changed.retry.payment_id)
-      return { subscription: yield* subscriptionOf(scope, id), retry: Option.getOrNull(retry) } satisfies CardReplaced
+      return { subscription: yield* subscriptions.get(scope, id), retry: Option.getOrNull(retry) } satisfies CardReplaced
     })
 
     return { replace } as const

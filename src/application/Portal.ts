@@ -158,6 +158,13 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
           : yield* notFound("subscription", id)
       })
 
+    /** One of the session customer's subscriptions, with its merchant (the card form); any other is not found. */
+    const subscription = Effect.fn("Portal.subscription")(function*(session: PortalSession.PortalSession, id: SubscriptionId) {
+      const found = yield* subscriptionOf(session, id)
+      const account = yield* store.accounts.get(session.account_id)
+      return Option.isSome(account) ? { account: account.value, subscription: found } : yield* notFound("subscription", id)
+    })
+
     /** Sets or undoes cancellation at the period end: the same change as `PATCH /subscriptions/{id}`. */
     const setCancelAtPeriodEnd = Effect.fn("Portal.setCancelAtPeriodEnd")(
       function*(session: PortalSession.PortalSession, id: SubscriptionId, value: boolean) {
@@ -209,6 +216,6 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
       } satisfies ReceiptView
     })
 
-    return { create, get, open, authenticate, overview, setCancelAtPeriodEnd, replaceCard, receipt } as const
+    return { create, get, open, authenticate, overview, subscription, setCancelAtPeriodEnd, replaceCard, receipt } as const
   })
 }) {}

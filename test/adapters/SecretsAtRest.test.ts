@@ -11,6 +11,7 @@ import { createServer, type Server } from "node:http"
 import { randomBytes } from "node:crypto"
 import pg from "pg"
 import { Webhook } from "standardwebhooks"
+import { postCheckoutForm } from "../support/load.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { keyIdFor, makeSecretBox } from "../../adapters/crypto/SecretBox.js"
 import { freePort, root, runFils, type Served, serveFils } from "../support/cli.js"
@@ -90,25 +91,7 @@ const rawSecrets = async (): Promise<Map<string, string>> => {
 const payOnce = async (base: string, key: string) => {
   const product = await api(base, key, "POST", "/products", { name: "Dates", price: 2_500, currency: "AED" })
   const session = await api(base, key, "POST", "/checkout_sessions", { product_cart: [{ product_id: product.product_id }] })
-  const page = `${base}/checkout/${session.session_id}`
-  const html = await (await fetch(page)).text()
-  const token = /name="form_token" value="([^"]*)"/.exec(html)?.[1]
-  expect(token).toBeDefined()
-  const posted = await fetch(page, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({
-      name: "Layla Haddad",
-      email: "layla@example.ae",
-      phone_number: "+971501234567",
-      card_number: "4242424242424242",
-      exp_month: "12",
-      exp_year: "2040",
-      cvc: "123",
-      form_token: token!
-    }).toString(),
-    redirect: "manual"
-  })
+  const posted = await postCheckoutForm(base, session.session_id, { card_number: "4242424242424242" })
   expect(posted.status).toBe(200)
   return session.session_id as string
 }

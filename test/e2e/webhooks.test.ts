@@ -23,6 +23,7 @@ import { setTimeout as delay } from "node:timers/promises"
 import { Webhook } from "standardwebhooks"
 import { ensureOutputDir, type LoggedServer, serveFilsLogged } from "../support/browser.js"
 import { freePort, runFils, stopOrphanedPostgres } from "../support/cli.js"
+import { postCheckoutForm } from "../support/load.js"
 
 const dataDir = mkdtempSync(join(tmpdir(), "fils-webhooks-e2e-"))
 // The embedded database in a fresh folder; nothing inherited from the suite's database or the environment.
@@ -238,27 +239,8 @@ const createEndpoint = async (server: LoggedServer, key: string, url: string, ev
  */
 const pay = async (server: LoggedServer, key: string, productId: string, card: string): Promise<string> => {
   const session = await ok(server, key, "POST", "/checkout_sessions", { product_cart: [{ product_id: productId }] })
-  const pageUrl = `${server.baseUrl}/checkout/${session.session_id}`
-  const html = await (await fetch(pageUrl, { signal: AbortSignal.timeout(15_000) })).text()
-  const token = /name="form_token" value="([^"]*)"/.exec(html)?.[1]
-  expect(token, html.slice(0, 300)).toBeDefined()
-  const posted = await fetch(pageUrl, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({
-      name: "Layla Haddad",
-      email: "layla@example.ae",
-      phone_number: "+971501234567",
-      card_number: card,
-      exp_month: "12",
-      exp_year: "2040",
-      cvc: "123",
-      form_token: token!
-    }).toString(),
-    redirect: "manual",
-    signal: AbortSignal.timeout(15_000)
-  })
-  const text = await posted.text()
+  const posted = await postCheckoutForm(server.baseUrl, session.session_id, { card_number: card }, 15_000)
+  const text = posted.body
   expect(posted.status, text.slice(0, 300)).toBe(card === cards.visa ? 200 : 402)
   return session.session_id as string
 }

@@ -81,6 +81,18 @@ export const sameOriginSubmission = (
   return ownHosts.some((host) => hostFor(claimed.protocol, host) === claimed.host)
 }
 
+/** A form's fields, once the browser says it was sent from this site (`undefined` otherwise): the dashboard's and portal's posts. */
+export const postedForm = (publicOrigin: string | undefined) =>
+  Effect.gen(function*() {
+    const r = yield* HttpServerRequest.HttpServerRequest
+    if (!sameOriginSubmission(r.headers, publicOrigin, r.originalUrl)) return undefined
+    return yield* r.urlParamsBody.pipe(Effect.orElseSucceed(() => UrlParams.empty))
+  })
+
+/** A posted field as text (empty when absent), at most 1,000 characters. */
+export const formField = (params: UrlParams.UrlParams, name: string): string =>
+  Option.getOrElse(UrlParams.getFirst(params, name), () => "").slice(0, 1000)
+
 /** The host of an absolute http(s) URL (`request.originalUrl` of a fetch-style request); `undefined` for a path. */
 const absoluteHostOf = (url: string | undefined) => {
   if (url === undefined || !/^https?:\/\//i.test(url)) return undefined

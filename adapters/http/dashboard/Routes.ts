@@ -28,7 +28,7 @@ import { CheckoutSessionId, CustomerId, parseId, PaymentId } from "../../../src/
 import { PaymentStatus } from "../../../src/domain/Payment.js"
 import { Signer } from "../../../src/ports/Signer.js"
 import { htmlResponse, newNonce } from "../checkout/Document.js"
-import { sameOriginSubmission } from "../checkout/Routes.js"
+import { formField, postedForm } from "../checkout/Routes.js"
 import { businessRoutes } from "./Business.js"
 import { developerRoutes } from "./Developers.js"
 import { recordRoutes } from "./Records.js"
@@ -90,14 +90,8 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         csrf: signed.session.csrf_token
       }))
 
-    /** A form's fields, once it is known to come from this site (`undefined` otherwise). */
-    const formFields = Effect.gen(function*() {
-      const r = yield* request
-      if (!sameOriginSubmission(r.headers, publicOrigin, r.originalUrl)) return undefined
-      return yield* r.urlParamsBody.pipe(Effect.orElseSucceed(() => UrlParams.empty))
-    })
-    const field = (params: UrlParams.UrlParams, name: string) =>
-      Option.getOrElse(UrlParams.getFirst(params, name), () => "").slice(0, 1000)
+    const formFields = postedForm(publicOrigin)
+    const field = formField
 
     /** Store outages and defects answer with a page, never JSON. */
     const guarded = (nonce: string, effect: Response) =>

@@ -23,7 +23,7 @@ import { declineMessage } from "../../../src/domain/Payment.js"
 import type { PortalSession } from "../../../src/domain/PortalSession.js"
 import { Signer } from "../../../src/ports/Signer.js"
 import { htmlResponse, newNonce } from "../checkout/Document.js"
-import { sameOriginSubmission } from "../checkout/Routes.js"
+import { formField, postedForm } from "../checkout/Routes.js"
 import * as Pages from "./Pages.js"
 import { receiptPage } from "./Receipt.js"
 
@@ -90,17 +90,13 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
         }))
       })
 
-    const field = (params: UrlParams.UrlParams, name: string) =>
-      Option.getOrElse(UrlParams.getFirst(params, name), () => "").slice(0, 1000)
+    const field = formField
 
     /** A form post of a live session: from this site, with the session's CSRF token; refused with 403 otherwise. */
     const withPost = (handler: (session: PortalSession, frame: Pages.Frame, params: UrlParams.UrlParams) => ReturnType<Handler>) =>
       withSession((session, frame) =>
         Effect.gen(function*() {
-          const r = yield* request
-          const params = sameOriginSubmission(r.headers, publicOrigin, r.originalUrl)
-            ? yield* r.urlParamsBody.pipe(Effect.orElseSucceed(() => UrlParams.empty))
-            : undefined
+          const params = yield* postedForm(publicOrigin)
           const token = params === undefined ? "" : field(params, "csrf_token")
           if (params === undefined || !(yield* signer.sameSecret(token, session.csrf_token ?? ""))) {
             return page(403, Pages.messagePage(frame, "Not sent", "This form was not sent from this page, so nothing was changed. Reload the page and try again.", { href: base, label: "← Back to your account" }), frame.nonce)
@@ -190,14 +186,14 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
       Effect.gen(function*() {
         const id = subscriptionIdOf(yield* param("id"))
         if (id === undefined) return notFound(frame)
-        const overview = yield* portal.overview(session)
-        const subscription = overview.subscriptions.find((s) => s.subscription_id === id)
-        if (subscription === undefined) return notFound(frame)
+        const found = yield* Effect.either(portal.subscription(session, id))
+        if (found._tag === "Left") return notFound(frame)
+        const { account, subscription } = found.right
         if (subscription.status === "cancelled") {
           return page(409, Pages.messagePage(frame, "Subscription cancelled", "This subscription is cancelled; its card cannot be changed.", { href: base, label: "← Back to your account" }), frame.nonce)
         }
         return page(status, Pages.cardPage(frame, {
-          businessName: overview.account.business_name ?? "Your merchant",
+          businessName: account.business_name ?? "Your merchant",
           livemode: session.livemode,
           subscription,
           values: form.values,
