@@ -167,6 +167,7 @@ describe("the customer portal in a browser", () => {
         const reused = await again.page.goto(portal.url)
         expect(reused?.status()).toBe(410)
         expect(await again.page.locator("h1").innerText()).toBe("Link already used")
+        await again.page.screenshot({ path: join(output, "portal-link-used.png"), fullPage: true })
         expect((await again.page.goto(`${server.baseUrl}/portal`))?.status()).toBe(401)
       } finally {
         await again.context.close()
@@ -231,6 +232,8 @@ describe("the customer portal in a browser", () => {
       await merchant.page.getByRole("link", { name: "Printable receipt" }).click()
       await merchant.page.waitForURL(/\/receipt$/)
       expect(await merchant.page.getByTestId("amount-paid").innerText()).toBe("AED 99.00")
+      await merchant.page.setViewportSize({ width: 390, height: 900 })
+      await merchant.page.screenshot({ path: join(output, "receipt-phone.png"), fullPage: true })
       const text = await pdfText(await merchant.page.pdf({ format: "A4" }))
       expect(text).toContain("Amal Saeed")
       expect(text).toContain(payment.payment_id)
