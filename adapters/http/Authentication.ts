@@ -11,22 +11,21 @@ import { Accounts } from "../../src/application/Accounts.js"
 import { RateLimits } from "../../src/application/RateLimits.js"
 import type { RateLimited, Unauthorized } from "../../src/domain/Errors.js"
 import type { RateDecision } from "../../src/domain/RateWindow.js"
+import { addResponseHeaders } from "../observability/RequestObservation.js"
 import { Authentication } from "./Api.js"
 
-const rateHeaders = (decision: RateDecision) =>
-  HttpApp.appendPreResponseHandler((_request, response) =>
-    Effect.succeed(HttpServerResponse.setHeaders(response, {
-      "ratelimit-limit": String(decision.limit),
-      "ratelimit-remaining": String(decision.remaining),
-      "ratelimit-reset": String(decision.resetSeconds),
-      ...(decision.allowed ? {} : { "retry-after": String(decision.resetSeconds) })
-    }))
-  )
+const rateHeaders = (decision: RateDecision): Record<string, string> => ({
+  "ratelimit-limit": String(decision.limit),
+  "ratelimit-remaining": String(decision.remaining),
+  "ratelimit-reset": String(decision.resetSeconds),
+  ...(decision.allowed ? {} : { "retry-after": String(decision.resetSeconds) })
+})
 
-const setHeader = (name: string, value: string) =>
-  HttpApp.appendPreResponseHandler((_request, response) =>
-    Effect.succeed(HttpServerResponse.setHeader(response, name, value))
-  )
+/** With the request log's own headers when it observes the request (`fils serve`), else in a step of their own. */
+const addHeaders = (request: HttpServerRequest.HttpServerRequest, headers: Record<string, string>) =>
+  addResponseHeaders(request, headers)
+    ? Effect.void
+    : HttpApp.appendPreResponseHandler((_request, response) => Effect.succeed(HttpServerResponse.setHeaders(response, headers)))
 
 export const AuthenticationLive = Layer.effect(
   Authentication,
@@ -46,11 +45,11 @@ export const AuthenticationLive = Layer.effect(
             Effect.catchTag("Unauthorized", (unauthorized) =>
               limits.checkAddress(address).pipe(
                 Effect.zipRight(limits.recordAuthFailure(address)),
-                Effect.tapError((e) => e._tag === "RateLimited" ? setHeader("retry-after", String(e.retryAfterSeconds)) : Effect.void),
+                Effect.tapError((e) => e._tag === "RateLimited" ? addHeaders(request, { "retry-after": String(e.retryAfterSeconds) }) : Effect.void),
                 Effect.flatMap((refusal): Effect.Effect<never, Unauthorized | RateLimited> =>
                   refusal === undefined
-                    ? Effect.zipRight(setHeader("www-authenticate", "Bearer"), Effect.fail(unauthorized))
-                    : Effect.zipRight(setHeader("retry-after", String(refusal.retryAfterSeconds)), Effect.fail(refusal))
+                    ? Effect.zipRight(addHeaders(request, { "www-authenticate": "Bearer" }), Effect.fail(unauthorized))
+                    : Effect.zipRight(addHeaders(request, { "retry-after": String(refusal.retryAfterSeconds) }), Effect.fail(refusal))
                 )
               ))
           )
@@ -60,7 +59,7 @@ export const AuthenticationLive = Layer.effect(
             "fils.mode": principal.livemode ? "live" : "test"
           })
           const decision = yield* limits.consumeKey(principal.keyId)
-          yield* rateHeaders(decision)
+          yield* addHeaders(request, rateHeaders(decision))
           if (!decision.allowed) return yield* limits.limited(decision, "requests")
           return principal
         })

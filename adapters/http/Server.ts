@@ -5,32 +5,30 @@ import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Config, Effect, flow, Layer } from "effect"
+import { Config, Effect, FiberRef, flow, Layer } from "effect"
 import { createServer, type Deadlines, defaultDeadlines } from "./ClientErrors.js"
 import { capabilityRoute } from "../observability/Redaction.js"
-import { observeRequests } from "../observability/RequestObservation.js"
+import { observeRequests, securityHeaderValues } from "../observability/RequestObservation.js"
+import { RequestSampling } from "../observability/Tracing.js"
 import { HttpAppLive } from "./App.js"
 import { clientAddress, TrustedProxies } from "./ClientAddress.js"
 
 /**
- * On every response, however Fils is served (this server, or a host's handler: see `WebHandler.ts`). A server
- * middleware sees the response only after it was written, so the headers go on through a pre-response handler.
+ * The security headers for a host's handler (`WebHandler.ts`); `fils serve` sets them with the request id in
+ * `observeRequests`. A server middleware sees the response only after it was written, so the headers go on through
+ * a pre-response handler.
  */
 export const securityHeaders = HttpMiddleware.make((app) =>
   Effect.zipRight(
     HttpApp.appendPreResponseHandler((_request, response) =>
-      Effect.succeed(HttpServerResponse.setHeaders(response, {
-        "x-content-type-options": "nosniff",
-        "referrer-policy": "no-referrer",
-        "cache-control": "no-store"
-      }))
+      Effect.succeed(HttpServerResponse.setHeaders(response, securityHeaderValues))
     ),
     app
   )
 )
 
 /** Everything this server does around each request: request id, log line, metrics, security headers. */
-export const serverMiddleware = flow(securityHeaders, observeRequests)
+export const serverMiddleware = observeRequests
 
 export interface ListenOptions {
   readonly port: number
@@ -59,11 +57,17 @@ export const NodeServer = (options: ListenOptions) =>
 
 /** Serves the app; requires the engine's services and the Store. */
 export const ServerLive = (options: ListenOptions) =>
-  Layer.unwrapEffect(Effect.map(TrustedProxies, (trust) =>
+  Layer.unwrapEffect(Effect.map(Config.all({ trust: TrustedProxies, sampled: RequestSampling }), ({ sampled, trust }) =>
     // Outermost: the client's address is settled before the log, the throttles and the pages read it.
-    HttpApiBuilder.serve(flow(serverMiddleware, clientAddress(trust))))).pipe(
-    // A one-time link's span would record its secret (cookies are redacted from spans by the platform).
-    HttpMiddleware.withTracerDisabledWhen((request) => capabilityRoute(request.url) !== undefined),
+    HttpApiBuilder.serve(flow(serverMiddleware, clientAddress(trust))).pipe(
+      // Spans only for requests whose trace is exported (the sampler's choice); none for a one-time link's, whose
+      // span would record its secret (cookies are redacted from spans by the platform).
+      HttpMiddleware.withTracerDisabledWhen((request) =>
+        sampled === undefined || !sampled(request.headers.traceparent) || capabilityRoute(request.url) !== undefined
+      ),
+      // Nothing exported: no request makes a span of any kind (observeRequests would turn the tracer off for each).
+      (served) => sampled === undefined ? Layer.locally(served, FiberRef.currentTracerEnabled, false) : served
+    ))).pipe(
     Layer.provide(HttpAppLive),
     HttpServer.withLogAddress,
     Layer.provide(NodeServer(options))

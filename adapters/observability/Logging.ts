@@ -4,7 +4,7 @@
  * them without knowing Effect. Every string goes through `Redaction.redact`. `FILS_LOG_LEVEL` (default `info`)
  * sets the minimum level.
  */
-import { Config, ConfigError, Context, Effect, Either, FiberRef, FiberRefs, HashSet, Inspectable, Layer, Logger, LogLevel, Option, Tracer } from "effect"
+import { Cause, Config, ConfigError, Context, Effect, Either, FiberId, FiberRef, FiberRefs, HashMap, HashSet, Inspectable, Layer, List, Logger, LogLevel, Option, Tracer } from "effect"
 import { redactText } from "./Redaction.js"
 
 /** The request fields first, in reading order; other annotations after them, alphabetically. */
@@ -36,34 +36,69 @@ const requestIdFromSpans = (context: FiberRefs.FiberRefs): unknown => {
 const isFields = (u: unknown): u is Record<string, unknown> =>
   typeof u === "object" && u !== null && Object.getPrototypeOf(u) === Object.prototype
 
+/** A line's own fields when they are all strings, finite numbers, booleans or null: JSON as they are. */
+const isFlat = (fields: Record<string, unknown>): boolean => {
+  for (const key in fields) {
+    const v = fields[key]
+    if (v !== null && typeof v !== "string" && typeof v !== "boolean" && !(typeof v === "number" && Number.isFinite(v))) return false
+  }
+  return true
+}
+
+/**
+ * The entry of a line whose message is text, optionally followed by flat fields, with no annotations, log spans or
+ * cause (the request line, and most others): what `Logger.structuredLogger` would give, without its general walk.
+ */
+const plainEntry = (options: Logger.Logger.Options<unknown>) => {
+  if (HashMap.size(options.annotations) > 0 || List.isCons(options.spans) || !Cause.isEmpty(options.cause)) return undefined
+  const parts = Array.isArray(options.message) ? options.message : [options.message]
+  if (typeof parts[0] !== "string" || parts.length > 2) return undefined
+  const fields = parts.length === 2 && isFields(parts[1]) && isFlat(parts[1]) ? parts[1] : parts.length === 1 ? {} : undefined
+  if (fields === undefined) return undefined
+  return {
+    timestamp: options.date.toISOString(),
+    logLevel: options.logLevel.label,
+    message: parts[0] as string,
+    fields,
+    fiberId: FiberId.threadName(options.fiberId)
+  }
+}
+
 /**
  * A log entry as one JSON line: `timestamp`, `level`, `message`, the request id of the request it was logged in,
- * the annotations, then `cause` and `spans`. A plain object after the message (`Effect.logInfo("http request",
- * { status })`) gives the line fields of its own, as annotations do, without annotating the fiber.
+ * the annotations, then `cause` and `spans`. A plain object after the message (`Effect.logInfo("…", { status })`)
+ * gives the line fields of its own, as annotations do, without annotating the fiber.
  */
-export const jsonLineLogger = Logger.make((options) => {
-  const entry = Logger.structuredLogger.log(options)
-  const parts = Array.isArray(entry.message) ? entry.message : [entry.message]
-  const fields = parts.length > 1 && isFields(parts[parts.length - 1]) ? parts.pop() as Record<string, unknown> : {}
+export const jsonLineLogger = Logger.make((options) => jsonLine(options, plainEntry(options)))
+
+/** The line through the general walk only (`jsonLineLogger` takes a shortcut for plain entries): for tests. */
+export const jsonLineGeneral = (options: Logger.Logger.Options<unknown>): string => jsonLine(options, undefined)
+
+const jsonLine = (options: Logger.Logger.Options<unknown>, plain: ReturnType<typeof plainEntry>): string => {
+  const entry = plain === undefined ? Logger.structuredLogger.log(options) : undefined
+  const parts = entry === undefined ? [] : Array.isArray(entry.message) ? entry.message : [entry.message]
+  const fields = plain?.fields ??
+    (parts.length > 1 && isFields(parts[parts.length - 1]) ? parts.pop() as Record<string, unknown> : {})
   const line: Record<string, unknown> = {
-    timestamp: entry.timestamp,
-    level: entry.logLevel,
-    message: parts.length === 1 ? parts[0] : parts
+    timestamp: plain?.timestamp ?? entry!.timestamp,
+    level: plain?.logLevel ?? entry!.logLevel,
+    message: plain?.message ?? (parts.length === 1 ? parts[0] : parts)
   }
-  const values: Record<string, unknown> = { ...entry.annotations, ...fields }
+  const values: Record<string, unknown> = entry === undefined ? { ...fields } : { ...entry.annotations, ...fields }
   if (!("request_id" in values)) {
     const id = requestIdFromSpans(options.context)
     if (id !== undefined) values.request_id = id
   }
   const keys = Object.keys(values).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0))
   for (const key of keys) if (!(key in line)) line[key] = values[key]
-  if (entry.cause !== undefined) line.cause = entry.cause
-  if (Object.keys(entry.spans).length > 0) line.spans = entry.spans
-  line.fiber = entry.fiberId
-  // stringifyCircular: an annotation may hold a cyclic value; it must not cost the line. Redacting the JSON text
-  // once (the patterns never match across a string's quotes) costs a fraction of walking the value.
-  return redactText(Inspectable.stringifyCircular(line))
-})
+  if (entry?.cause !== undefined) line.cause = entry.cause
+  if (entry !== undefined && Object.keys(entry.spans).length > 0) line.spans = entry.spans
+  line.fiber = plain?.fiberId ?? entry!.fiberId
+  // stringifyCircular: an annotation may hold a cyclic value; it must not cost the line (a plain line cannot hold
+  // one). Redacting the JSON text once (the patterns never match across a string's quotes) costs a fraction of
+  // walking the value.
+  return redactText(plain === undefined ? Inspectable.stringifyCircular(line) : JSON.stringify(line))
+}
 
 /** `FILS_LOG_LEVEL`: `all`, `trace`, `debug`, `info` (default), `warn` (or `warning`), `error`, `fatal` or `none`. */
 export const LogLevelConfig = Config.string("FILS_LOG_LEVEL").pipe(

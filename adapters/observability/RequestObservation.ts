@@ -18,11 +18,12 @@ import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Clock, Context, Effect, Option } from "effect"
+import { Clock, Context, Effect, FiberRef, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { unsafeRecordRequest } from "./HttpMetrics.js"
 import { requestIdAttribute } from "./Logging.js"
 import { capabilityRoute, redactText } from "./Redaction.js"
+import { UnexportedSpan } from "./UnexportedSpan.js"
 
 export const requestIdHeader = "x-request-id"
 
@@ -57,32 +58,65 @@ export const routeTemplate = (path: string): string => path.replace(/:([A-Za-z0-
 /** Requests no route matched (404, 405) share one label, whatever their URL. */
 export const unmatchedRoute = "unmatched"
 
+/** On every response `fils serve` and a host's handler give (Server.ts, WebHandler.ts). */
+export const securityHeaderValues: Readonly<Record<string, string>> = {
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store"
+}
+
+/**
+ * Response headers the request's handlers add through the one pre-response step of `observeRequests`, keyed by the
+ * request's source (the Node request or the web `Request`, which every modified copy of the request shares).
+ */
+const addedHeaders = new WeakMap<object, Record<string, string>>()
+
+/**
+ * Adds headers to the response of the request being observed; `false` when no `observeRequests` serves it (a host's
+ * handler), and the caller appends them itself. One shared step per request instead of one per part that adds any.
+ */
+export const addResponseHeaders = (request: HttpServerRequest.HttpServerRequest, headers: Record<string, string>): boolean => {
+  const source = request.source as object
+  const added = addedHeaders.get(source)
+  if (added === undefined) return false
+  Object.assign(added, headers)
+  return true
+}
+
 /**
  * Reads the fiber once (request, clock, server span) and does the rest in plain code: this runs on every request,
- * and each extra effect step there is paid a thousand times a second.
+ * and each extra effect step there is paid a thousand times a second. The security headers, the request id and
+ * what the handlers added go on in one pre-response step.
+ *
+ * When the platform's tracer made no server span (nothing is exported, the request was not sampled, or its URL holds
+ * a secret), the request runs under an `UnexportedSpan` with the tracer off: its use cases and statements make no spans.
  */
 export const observeRequests = HttpMiddleware.make(<E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
   Effect.withFiberRuntime((fiber) => {
     const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
     const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
-    const span = fiber.currentSpan?._tag === "Span" ? fiber.currentSpan : undefined
+    const current = fiber.currentSpan
+    const traced = current?._tag === "Span" && current.kind === "server" ? current : undefined
+    const span = traced ?? new UnexportedSpan()
     const requestId = requestIdOf(request.headers[requestIdHeader])
     // Every line logged while the request runs carries its id: the logger reads it from this span.
-    span?.attribute(requestIdAttribute, requestId)
+    span.attribute(requestIdAttribute, requestId)
     const startedNanos = clock.unsafeCurrentTimeNanos()
+    const headers: Record<string, string> = { ...securityHeaderValues, [requestIdHeader]: requestId }
+    addedHeaders.set(request.source as object, headers)
     let recorded = false
 
     const record = (status: number): Effect.Effect<void> => {
       if (recorded) return Effect.void
       recorded = true
       const seconds = Number(clock.unsafeCurrentTimeNanos() - startedNanos) / 1e9
-      const matched = span?.attributes.get("http.route")
+      const matched = span.attributes.get("http.route")
       const route = matched === undefined ? capabilityRoute(request.url) ?? unmatchedRoute : routeTemplate(String(matched))
       unsafeRecordRequest({ route, method: request.method, status, seconds })
       const line = {
         request_id: requestId,
-        account_id: span?.attributes.get("fils.account_id") ?? null,
-        mode: span?.attributes.get("fils.mode") ?? null,
+        account_id: span.attributes.get("fils.account_id") ?? null,
+        mode: span.attributes.get("fils.mode") ?? null,
         route,
         method: request.method,
         status,
@@ -93,12 +127,15 @@ export const observeRequests = HttpMiddleware.make(<E, R>(app: HttpApp.Default<E
       return status >= 500 ? Effect.logError("http request", line) : Effect.logInfo("http request", line)
     }
 
-    return Effect.zipRight(
+    const observed = Effect.zipRight(
       HttpApp.appendPreResponseHandler((_request, response) =>
-        Effect.as(record(response.status), HttpServerResponse.setHeader(response, requestIdHeader, requestId))
+        Effect.as(record(response.status), HttpServerResponse.setHeaders(response, headers))
       ),
       // No response was written through the handlers (the client went away, or writing failed): still one line.
       Effect.onExit(app, (exit) => record(HttpServerError.exitResponse(exit).status))
     )
+    if (traced !== undefined) return observed
+    const local = Effect.withParentSpan(observed, span)
+    return fiber.getFiberRef(FiberRef.currentTracerEnabled) ? Effect.withTracerEnabled(local, false) : local
   })
 )

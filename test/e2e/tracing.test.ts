@@ -177,6 +177,34 @@ describe("traces over OTLP/HTTP", () => {
     expect(spans.some((s) => s.span.name === "http.server GET" && attr(s.span, "http.route") === "/portal")).toBe(true)
   })
 
+  it("traces the share of requests the sampler picks: at a ratio of 0, only those whose caller sampled them", async () => {
+    received = []
+    served = await serveFils({
+      ...env,
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+      OTEL_TRACES_SAMPLER_ARG: "0"
+    }, 60_000)
+    const sampled = "5bf92f3577b34da6a3ce929d0e0e4736"
+    const unsampled = "6bf92f3577b34da6a3ce929d0e0e4736"
+    const create = (name: string, traceparent?: string) =>
+      api("/products", {
+        method: "POST",
+        body: JSON.stringify({ name, price: 900, currency: "AED" }),
+        ...(traceparent === undefined ? {} : { headers: { traceparent } })
+      })
+    expect((await create("Saffron, 1 g", `00-${sampled}-00f067aa0ba902b7-01`)).status).toBe(200)
+    expect((await create("Mace, 20 g", `00-${unsampled}-00f067aa0ba902b7-00`)).status).toBe(200)
+    for (let i = 0; i < 5; i++) expect((await create(`Clove ${i}`)).status).toBe(200)
+    expect(await served.stop("SIGTERM")).toBe(0)
+    served = undefined
+    const spans = spansOf(received.filter((r) => r.path === "/v1/traces")).map((s) => s.span)
+    // The caller's sampled trace, whole: its server span and the use case under it; nothing of the others.
+    expect(spans.some((s) => s.name === "http.server POST" && s.traceId === sampled)).toBe(true)
+    expect(spans.some((s) => s.name === "Products.create" && s.traceId === sampled)).toBe(true)
+    expect([...new Set(spans.filter((s) => s.traceId !== sampled).map((s) => s.name))]).toEqual([])
+  })
+
   it("exports nothing without OTEL_EXPORTER_OTLP_ENDPOINT, even with the SDK's own variables set", async () => {
     received = []
     served = await serveFils({ ...env, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${endpoint}/v1/traces` }, 60_000)

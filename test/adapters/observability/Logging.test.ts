@@ -3,8 +3,9 @@
  * and `FILS_LOG_LEVEL`: every documented value means its level, anything else is refused at start-up.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Either, Logger, LogLevel } from "effect"
-import { jsonLineLogger, LogLevelConfig, requestIdAttribute } from "../../../adapters/observability/Logging.js"
+import { Cause, ConfigProvider, Context, Effect, Either, FiberId, FiberRef, FiberRefs, HashMap, List, Logger, LogLevel, Tracer } from "effect"
+import fc from "fast-check"
+import { jsonLineGeneral, jsonLineLogger, LogLevelConfig, requestIdAttribute } from "../../../adapters/observability/Logging.js"
 
 /** Runs `effect` with the JSON logger alone and returns the lines it wrote, parsed. */
 const linesOf = <A, E>(effect: Effect.Effect<A, E>) =>
@@ -46,6 +47,38 @@ describe("jsonLineLogger", () => {
       const [list] = yield* linesOf(Effect.logInfo("two parts", [1, 2]))
       assert.deepStrictEqual(list!.message, ["two parts", [1, 2]])
     }))
+})
+
+describe("the plain line's shortcut", () => {
+  // Keys that sort among the request fields, collide with the line's own, or come after them; values of every flat kind.
+  const key = fc.oneof(
+    fc.constantFrom("request_id", "account_id", "mode", "route", "method", "status", "duration_ms", "client_address", "message", "level", "fiber", "zeta"),
+    fc.string({ maxLength: 8 })
+  )
+  const flat = fc.oneof(fc.string({ maxLength: 40 }), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), fc.boolean(), fc.constant(null),
+    fc.constantFrom("sk_test_0123456789abcdef", "4242 4242 4242 4242", "fils_\u2028"))
+
+  it("gives byte for byte the line of the general walk, for any message and flat fields", () => {
+    fc.assert(fc.property(fc.string({ maxLength: 30 }), fc.option(fc.dictionary(key, flat, { maxKeys: 12 }), { nil: undefined }), fc.constantFrom(...LogLevel.allLevels), fc.boolean(), (text, fields, level, inRequest) => {
+      const span = { _tag: "Span", attributes: new Map([[requestIdAttribute, "req_prop"]]), parent: { _tag: "None" } }
+      const context = inRequest
+        ? FiberRefs.updateAs(FiberRefs.unsafeMake(new Map()), { fiberId: FiberId.none, fiberRef: FiberRef.currentContext, value: Context.make(Tracer.ParentSpan, span as never) })
+        : FiberRefs.unsafeMake(new Map())
+      const options: Logger.Logger.Options<unknown> = {
+        fiberId: FiberId.make(7, 0),
+        logLevel: level,
+        message: fields === undefined ? [text] : [text, fields],
+        cause: Cause.empty,
+        context,
+        spans: List.empty(),
+        annotations: HashMap.empty(),
+        date: new Date(1_764_000_000_000)
+      }
+      const fast = jsonLineLogger.log(options)
+      assert.strictEqual(fast, jsonLineGeneral(options))
+      if (inRequest && (fields === undefined || !("request_id" in fields))) assert.strictEqual(JSON.parse(fast).request_id, "req_prop")
+    }), { numRuns: 300 })
+  })
 })
 
 const parse = (value: string | undefined) =>
