@@ -11,11 +11,11 @@
  * - + the security headers;
  * - + the request id, log line and metrics (`serverMiddleware`);
  * - + the per-key rate limit (counted in the store);
- * - Fils as served: HttpApi, the same middleware, the bearer security and its `RateLimit-*` headers.
+ * - Fils as served (`ServerLive`, as `fils serve` runs it): the same middleware, the bearer security and its
+ *   `RateLimit-*` headers, and the read through its hot route (`HotReads.ts`).
  *
  * BENCH_DURATION (seconds, default 8) per step.
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
@@ -28,8 +28,7 @@ import { chmodSync, mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { HttpAppLive } from "../adapters/http/App.js"
-import { securityHeaders, serverMiddleware } from "../adapters/http/Server.js"
+import { securityHeaders, serverMiddleware, ServerLive } from "../adapters/http/Server.js"
 import { ObservabilityLive } from "../adapters/observability/Observability.js"
 import { NodeAdapters } from "../adapters/runtime/NodeAdapters.js"
 import { startEmbeddedPostgres } from "../adapters/sql/EmbeddedPostgres.js"
@@ -53,7 +52,7 @@ const titles: Record<Step, string> = {
   headers: "+ security headers",
   observed: "+ request id, log line, metrics",
   limited: "+ rate limit",
-  fils: "Fils as served (HttpApi)"
+  fils: "Fils as served"
 }
 const seconds = Number(process.env["BENCH_DURATION"] ?? 8)
 
@@ -92,15 +91,15 @@ const measureStep = async (step: Step) => {
     const router = HttpRouter.empty.pipe(HttpRouter.get("/api/v1/payments/:id", route))
     const listen = NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" })
     const middleware = step === "headers" ? securityHeaders : serverMiddleware
-    const served = step === "fils"
-      ? HttpApiBuilder.serve(serverMiddleware).pipe(Layer.provide(HttpAppLive))
-      : step === "router"
+    const served = step === "router"
       ? HttpServer.serve(router).pipe(HttpMiddleware.withTracerDisabledWhen(() => true))
       : step === "tracer"
       ? HttpServer.serve(router)
       : HttpServer.serve(router, middleware)
     const layer = step === "baseline"
       ? engine
+      : step === "fils"
+      ? ServerLive({ port, host: "127.0.0.1" }).pipe(Layer.provideMerge(engine), Layer.provide(ObservabilityLive))
       : served.pipe(Layer.provide(listen), Layer.provideMerge(engine), Layer.provide(ObservabilityLive))
     const config = ConfigProvider.fromMap(new Map([["FILS_RATE_LIMIT_PER_MIN", "1000000000"]]))
     const runtime = ManagedRuntime.make(layer.pipe(Layer.provide(Layer.setConfigProvider(config))))

@@ -316,15 +316,18 @@ export class CustomerPortalSessionsGroup extends HttpApiGroup.make("customerPort
   .prefix(basePath)
 {}
 
+/** `GET /payments`' query; also read by the hot route (`HotReads.ts`). */
+export const PaymentListQuery = Schema.Struct({
+  ...listParams,
+  status: Schema.optional(PaymentStatus).annotations({ description: "Only payments in this status" }),
+  customer_id: Schema.optional(idFilter("cus")),
+  checkout_session_id: Schema.optional(idFilter("cks"))
+})
+
 export class PaymentsGroup extends HttpApiGroup.make("payments")
   .add(
     HttpApiEndpoint.get("list", "/payments")
-      .setUrlParams(Schema.Struct({
-        ...listParams,
-        status: Schema.optional(PaymentStatus).annotations({ description: "Only payments in this status" }),
-        customer_id: Schema.optional(idFilter("cus")),
-        checkout_session_id: Schema.optional(idFilter("cks"))
-      }))
+      .setUrlParams(PaymentListQuery)
       .addSuccess(PaymentList)
       .annotateContext(OpenApi.annotations({
         summary: "List payments, newest first",

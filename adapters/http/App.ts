@@ -6,7 +6,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Config, Effect, Layer } from "effect"
 import { FilsApi } from "./Api.js"
 import { AuthenticationLive } from "./Authentication.js"
-import { ErrorMapping } from "./ErrorMapping.js"
+import { makeApiMiddleware } from "./HotReads.js"
 import { AccountLive } from "./handlers/Account.js"
 import { CheckoutSessionsLive } from "./handlers/CheckoutSessions.js"
 import { CustomerPortalSessionsLive } from "./handlers/CustomerPortalSessions.js"
@@ -28,6 +28,9 @@ export const ApiLive = HttpApiBuilder.api(FilsApi).pipe(
   Layer.provide(AuthenticationLive)
 )
 
+/** Around the API's router: the request checks and error mapping, and the hot reads in front (`HotReads.ts`). */
+const ApiMiddleware = HttpApiBuilder.middleware(FilsApi, makeApiMiddleware).pipe(Layer.provide(AuthenticationLive))
+
 /** The merchant dashboard under `/dashboard`, unless `FILS_DASHBOARD=false` leaves it out. */
 const DashboardWhenOn = Layer.unwrapEffect(
   Effect.map(
@@ -39,7 +42,7 @@ const DashboardWhenOn = Layer.unwrapEffect(
 /** Everything `HttpApiBuilder.serve` / `httpApp` / `toWebHandler` need, in one layer. */
 export const HttpAppLive = Layer.mergeAll(
   ApiLive,
-  ErrorMapping,
+  ApiMiddleware,
   SystemRoutes,
   MetricsRoutes,
   CheckoutPageRoutes,

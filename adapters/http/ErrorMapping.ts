@@ -5,7 +5,6 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as HttpApi from "@effect/platform/HttpApi"
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApiError from "@effect/platform/HttpApiError"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerError from "@effect/platform/HttpServerError"
@@ -134,7 +133,7 @@ const isMaxBytes = (u: unknown) =>
   u instanceof Error && u.message.includes("maxBytes exceeded")
 
 /** Every error the API declares at the top level (the endpoint-specific ones pass through as they are). */
-type ApiFailure =
+export type ApiFailure =
   | Errors.InvalidRequest
   | Errors.NotFound
   | Errors.Unauthorized
@@ -268,7 +267,35 @@ export const hasLoneSurrogate = (text: string): boolean => {
 
 const hasBody = (method: string) => method === "POST" || method === "PATCH" || method === "PUT"
 
-export const ErrorMapping = HttpApiBuilder.middleware(FilsApi, (app) =>
+/**
+ * Any failure of a request as the API's error to encode: its own errors as they are, the framework's as `{ code,
+ * message }` errors of the contract, a defect as `500 INTERNAL` (logged with its cause).
+ */
+export const mapFailures = (request: HttpServerRequest.HttpServerRequest) =>
+  (cause: Cause.Cause<unknown>): Effect.Effect<never, ApiFailure> => {
+    if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+    const failure = Cause.failureOption(cause)
+    const squashed = Option.isSome(failure) ? failure.value : Cause.squash(cause)
+    const mapped = mapFailure(squashed, request)
+    if (mapped instanceof PayloadTooLarge) return Effect.zipRight(closeConnection, Effect.fail(mapped))
+    if (mapped instanceof MethodNotAllowed) {
+      const allow = allowedMethods(pathOf(request.url)).join(", ")
+      return Effect.zipRight(
+        HttpApp.appendPreResponseHandler((_request, response) =>
+          Effect.succeed(HttpServerResponse.setHeader(response, "allow", allow))
+        ),
+        Effect.fail(mapped)
+      )
+    }
+    if (mapped !== undefined) return Effect.fail(mapped)
+    return Effect.zipRight(
+      Effect.logError("Unexpected error while handling a request", cause),
+      Effect.fail(new InternalError({ message: "An unexpected error occurred" }))
+    )
+  }
+
+/** The request checks above, around the API's router, and every failure mapped (`mapFailures`). */
+export const mapErrors = (app: HttpApp.Default): HttpApp.Default<ApiFailure> =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     // Refuse a declared oversize body before reading a byte of it.
@@ -310,26 +337,6 @@ export const ErrorMapping = HttpApiBuilder.middleware(FilsApi, (app) =>
       : Effect.void
     return yield* Effect.zipRight(nulInBody, app).pipe(
       Effect.provideService(HttpServerRequest.MaxBodySize, Option.some(FileSystem.Size(maxBodyBytes))),
-      Effect.catchAllCause((cause): Effect.Effect<never, ApiFailure> => {
-        if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
-        const failure = Cause.failureOption(cause)
-        const squashed = Option.isSome(failure) ? failure.value : Cause.squash(cause)
-        const mapped = mapFailure(squashed, request)
-        if (mapped instanceof PayloadTooLarge) return Effect.zipRight(closeConnection, Effect.fail(mapped))
-        if (mapped instanceof MethodNotAllowed) {
-          const allow = allowedMethods(pathOf(request.url)).join(", ")
-          return Effect.zipRight(
-            HttpApp.appendPreResponseHandler((_request, response) =>
-              Effect.succeed(HttpServerResponse.setHeader(response, "allow", allow))
-            ),
-            Effect.fail(mapped)
-          )
-        }
-        if (mapped !== undefined) return Effect.fail(mapped)
-        return Effect.zipRight(
-          Effect.logError("Unexpected error while handling a request", cause),
-          Effect.fail(new InternalError({ message: "An unexpected error occurred" }))
-        )
-      })
+      Effect.catchAllCause(mapFailures(request))
     )
-  }))
+  })

@@ -1,8 +1,9 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
+import type { Principal } from "../../../src/application/Accounts.js"
 import { Payments } from "../../../src/application/Payments.js"
 import { CheckoutSessionId, CustomerId, parseId, PaymentId } from "../../../src/domain/Ids.js"
-import { CurrentPrincipal, FilsApi } from "../Api.js"
+import { CurrentPrincipal, FilsApi, type PaymentListQuery } from "../Api.js"
 import { pathId } from "./ids.js"
 
 const withId = pathId(PaymentId, "payment")
@@ -12,17 +13,21 @@ const sessionId = parseId(CheckoutSessionId)
 const asFilter = <A>(parse: (s: string) => A | undefined, raw: string | undefined) =>
   raw === undefined ? undefined : (parse(raw) ?? (raw as A))
 
+/** The two reads, as the group's endpoints and their hot routes (`HotReads.ts`) both answer them. */
+export const paymentReads = (payments: Payments) => ({
+  list: (principal: Principal, query: typeof PaymentListQuery.Type) =>
+    payments.list(principal, {
+      ...query,
+      customer_id: asFilter(customerId, query.customer_id),
+      checkout_session_id: asFilter(sessionId, query.checkout_session_id)
+    }),
+  get: (principal: Principal, rawId: string) => Effect.flatMap(withId(rawId), (id) => payments.get(principal, id))
+})
+
 export const PaymentsLive = HttpApiBuilder.group(FilsApi, "payments", (handlers) =>
   Effect.gen(function*() {
-    const payments = yield* Payments
+    const reads = paymentReads(yield* Payments)
     return handlers
-      .handle("list", ({ urlParams }) =>
-        Effect.flatMap(CurrentPrincipal, (p) =>
-          payments.list(p, {
-            ...urlParams,
-            customer_id: asFilter(customerId, urlParams.customer_id),
-            checkout_session_id: asFilter(sessionId, urlParams.checkout_session_id)
-          })))
-      .handle("get", ({ path }) =>
-        Effect.flatMap(withId(path.id), (id) => Effect.flatMap(CurrentPrincipal, (p) => payments.get(p, id))))
+      .handle("list", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (p) => reads.list(p, urlParams)))
+      .handle("get", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => reads.get(p, path.id)))
   }))
