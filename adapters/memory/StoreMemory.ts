@@ -291,6 +291,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
     },
     products: {
       insert: (product) => write(() => products.set(product.product_id, product)),
+      insertAll: (batch) => write(() => batch.forEach((product) => products.set(product.product_id, product))),
       get: (scope, id) =>
         read(() => {
           const p = products.get(id)

@@ -140,10 +140,13 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     revocations: keyRevocations
   }
 
+  const insertProducts: StoreShape["products"]["insertAll"] = Effect.fnUntraced(function*(products) {
+    if (products.length === 0) return
+    yield* sql`INSERT INTO products ${sql.insert(products.map(Rows.productToRow))}`
+  }, orUnavailable)
   const products: StoreShape["products"] = {
-    insert: Effect.fnUntraced(function*(product) {
-      yield* sql`INSERT INTO products ${sql.insert(Rows.productToRow(product))}`
-    }, orUnavailable),
+    insert: (product) => insertProducts([product]),
+    insertAll: insertProducts,
     get: Effect.fnUntraced(function*(scope, id) {
       const rows = yield* sql<Rows.ProductRow>`SELECT * FROM products WHERE product_id = ${id} AND ${inScope(scope)}`
       return first(rows, Rows.productFromRow)

@@ -7,6 +7,7 @@ import { prefixes } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
 import * as Product from "../domain/Product.js"
 import { Store } from "../ports/Store.js"
+import { batched } from "./Batched.js"
 import { newId } from "./Ids.js"
 
 export interface ProductListParams extends Product.ProductFilter {
@@ -16,8 +17,11 @@ export interface ProductListParams extends Product.ProductFilter {
 
 
 export class Products extends Effect.Service<Products>()("fils/Products", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const store = yield* Store
+    // Products created together are written together: one statement and one commit for a burst, not one each.
+    // Each caller still waits for the write that carries its own (no caller of `create` holds a transaction).
+    const insert = yield* batched(store.products.insertAll, { max: 100 })
 
     const create = Effect.fn("Products.create")(function*(scope: Scope, input: Product.ProductCreate) {
       const product = yield* Product.create(input, {
@@ -26,7 +30,7 @@ export class Products extends Effect.Service<Products>()("fils/Products", {
         livemode: scope.livemode,
         now: yield* DateTime.now
       })
-      yield* store.products.insert(product)
+      yield* insert(product)
       return product
     })
 

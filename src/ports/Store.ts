@@ -69,6 +69,8 @@ export const anyKey = "*" as const
 
 export interface ProductsRepo {
   readonly insert: (product: Product) => Op<void>
+  /** Several at once, in one write (products created together: `Products.create` gathers them). */
+  readonly insertAll: (products: ReadonlyArray<Product>) => Op<void>
   readonly get: (scope: Scope, id: ProductId) => Op<Option.Option<Product>>
   /** Several of the scope at once (a cart's), in one statement: those that exist, in no particular order. */
   readonly getAll: (scope: Scope, ids: ReadonlyArray<ProductId>) => Op<ReadonlyArray<Product>>

@@ -691,6 +691,22 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
 
     // Checkout sessions, payments, events ------------------------------------------------------------------------------
 
+    it.effect("products.insertAll: every product of the batch in one write, read back as given; an empty batch is nothing", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { live, test } = scopesOf(yield* makeAccount())
+        const batch = [
+          yield* makeProduct(test, { name: "Dates, 1 kg" }),
+          yield* makeProduct(live, { billing: "recurring", billing_interval: "month", interval_count: 1 }),
+          yield* makeProduct(test, { description: "Weekly box, نادي" })
+        ]
+        yield* store.products.insertAll([])
+        yield* store.products.insertAll(batch)
+        for (const product of batch) {
+          same(yield* store.products.get({ accountId: product.account_id, livemode: product.livemode }, product.product_id), Option.some(product))
+        }
+      }))
+
     it.effect("sessions.insertAll: every session of the batch in one write, read back as given; an empty batch is nothing", () =>
       Effect.gen(function*() {
         const store = yield* Store
