@@ -3,22 +3,18 @@
  * address. Counters live in the Store, so every server on one database shares them.
  *
  * A key's requests are counted in batches: while one hit for a key is at the store, the requests that arrive for
- * it queue, and the next hit counts them all at once (the store accepts the first `granted`, in order). The limit
- * is as exact as one hit per request, at one round trip per batch instead of per request.
+ * it queue, and the next hit counts them all at once (the store accepts the first `granted`, in order). A busy key
+ * far from its limit is counted mostly locally, from a share of its minute taken with a hit (`RateLease`); one near
+ * its limit, or used a request at a time, as exactly as one hit per request.
  */
 import { Clock, Config, Deferred, Effect, Exit } from "effect"
 import type { StoreUnavailable } from "../domain/Errors.js"
 import { RateLimited } from "../domain/Errors.js"
+import * as RateLease from "../domain/RateLease.js"
 import type { RateDecision } from "../domain/RateWindow.js"
 import { Store } from "../ports/Store.js"
 
 type Waiter = Deferred.Deferred<RateDecision, StoreUnavailable>
-
-/** What the `i`-th request of a batch was told, when the batch's hit answered `batch`. */
-export const decisionInBatch = (batch: RateDecision, i: number): RateDecision =>
-  i < batch.granted
-    ? { ...batch, allowed: true, granted: 1, remaining: batch.remaining + (batch.granted - 1 - i) }
-    : { ...batch, allowed: false, granted: 0, remaining: 0, resetSeconds: Math.max(1, batch.resetSeconds) }
 
 const windowSeconds = 60
 
@@ -46,6 +42,8 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
 
     // Per bucket, the requests waiting for the next hit; a bucket is here while its drain runs.
     const queues = new Map<string, Array<Waiter>>()
+    // Per bucket, this server's share of the key's minute (RateLease).
+    const leases = new Map<string, RateLease.Lease>()
 
     /** Hits the store for everything queued on `bucket`, batch after batch, until nothing more arrived. */
     const drain = (bucket: string): Effect.Effect<void> =>
@@ -58,9 +56,14 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
           }
           queues.set(bucket, [])
           const now = yield* Clock.currentTimeMillis
-          const exit = yield* Effect.exit(store.rateLimits.hit(bucket, now, perKey, windowSeconds, batch.length))
+          const ask = RateLease.toAsk(leases.get(bucket), batch.length, now)
+          const exit = yield* Effect.exit(store.rateLimits.hit(bucket, now, perKey, RateLease.keyWindowSeconds, ask))
+          if (Exit.isSuccess(exit)) {
+            if (leases.size > 10_000) leases.clear() // bounded memory: a lost share only refuses early
+            leases.set(bucket, RateLease.leaseOf(exit.value, batch.length, now))
+          }
           for (let i = 0; i < batch.length; i++) {
-            yield* Deferred.done(batch[i]!, Exit.map(exit, (decision) => decisionInBatch(decision, i)))
+            yield* Deferred.done(batch[i]!, Exit.map(exit, (decision) => RateLease.decisionInBatch(decision, i)))
           }
         }
       })
@@ -72,6 +75,9 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
      */
     const consumeKey = Effect.fnUntraced(function*(keyId: string) {
       const bucket = `key:${keyId}`
+      const taken = RateLease.fromLease(leases.get(bucket), yield* Clock.currentTimeMillis)
+      if (taken.lease !== undefined) leases.set(bucket, taken.lease)
+      if (taken.decision !== undefined) return taken.decision
       const waiter = yield* Deferred.make<RateDecision, StoreUnavailable>()
       const queued = queues.get(bucket)
       if (queued !== undefined) {

@@ -5,8 +5,8 @@
  * time one looks at, the requests accepted in it never exceed the limit (the last request accepted in it saw every
  * slot holding one of them). Counting a slot until its latest request leaves is at most one second stricter than a
  * log of every request, and it makes the wait exact and never longer than the window: a refused request is told
- * `resetSeconds` (1 to 60), and one sent that much later is accepted. The state is small and fixed-size, so the
- * SQL store keeps it in one row.
+ * `resetSeconds` (1 to the window: 60 s, 61 for a key, see `RateLease`), and one sent that much later is accepted.
+ * The state is small and fixed-size, so the SQL store keeps it in one row.
  */
 
 export interface RateWindowState {

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either, Exit, FastCheck, TestClock } from "effect"
+import { Effect, Either, Exit, FastCheck, Layer, TestClock } from "effect"
 import { RateLimits } from "../../src/application/RateLimits.js"
 import { withEngine } from "./harness.js"
 
@@ -90,8 +90,10 @@ describe("RateLimits per key", () => {
           now += gap
           const decision = yield* limits.consumeKey("key_p")
           const recent = accepted.filter((t) => t > now - 60_000).length
-          const window61 = accepted.filter((t) => t > now - 61_000).length
-          if (window61 < limit) assert.isTrue(decision.allowed)
+          // A key's count lasts a lease period past the minute (RateLease), and a slot's whole second as long as
+          // its latest request: under the limit over the last 62 seconds, a request passes.
+          const window62 = accepted.filter((t) => t > now - 62_000).length
+          if (window62 < limit) assert.isTrue(decision.allowed)
           if (recent >= limit) assert.isFalse(decision.allowed)
           if (decision.allowed) accepted.push(now)
           else assert.isAtLeast(decision.resetSeconds, 1)
@@ -101,6 +103,71 @@ describe("RateLimits per key", () => {
         }
       }).pipe(withEngine([["FILS_RATE_LIMIT_PER_MIN", String(limit)]])),
     { fastCheck: { numRuns: 30 } }
+  )
+})
+
+describe("RateLimits per key, over several servers sharing a store", () => {
+  it.effect.prop(
+    "bursts on any servers at random times: no 60 seconds of admissions hold more than the limit; a quiet key is admitted",
+    [
+      FastCheck.integer({ min: 20, max: 400 }),
+      FastCheck.integer({ min: 2, max: 4 }),
+      FastCheck.array(
+        FastCheck.record({
+          server: FastCheck.nat(3),
+          // Gaps near the lease period and the minute, where a share used late meets a window that moved on.
+          gap: FastCheck.oneof(
+            FastCheck.constantFrom(0, 1, 250, 999, 1_000, 58_999, 59_001, 59_750, 60_000, 61_000),
+            FastCheck.integer({ min: 1, max: 40_000 })
+          ),
+          burst: FastCheck.integer({ min: 1, max: 60 })
+        }),
+        { minLength: 1, maxLength: 80 }
+      )
+    ],
+    ([limit, serverCount, steps]) =>
+      Effect.gen(function*() {
+        // Each server its own RateLimits (its own leases and queues), all on the one store of this engine.
+        const servers = yield* Effect.forEach(
+          Array.from({ length: serverCount }),
+          () => Effect.provide(RateLimits, Layer.fresh(RateLimits.Default))
+        )
+        let now = 0
+        const admitted: Array<number> = []
+        for (const { burst, gap, server } of steps) {
+          yield* TestClock.adjust(gap)
+          now += gap
+          const quiet = admitted.every((t) => t <= now - 62_000)
+          const limits = servers[server % serverCount]!
+          const decisions = yield* Effect.all(Array.from({ length: burst }, () => limits.consumeKey("key_shared")), { concurrency: "unbounded" })
+          const passed = decisions.filter((d) => d.allowed).length
+          for (let i = 0; i < passed; i++) admitted.push(now)
+          if (quiet) assert.isAtLeast(passed, 1, `nothing admitted for 62 s, then none of ${burst} at ${now}`)
+          for (const d of decisions) assert.isTrue(d.remaining >= 0 && d.remaining <= limit && d.limit === limit)
+        }
+        for (const start of admitted) {
+          assert.isAtMost(admitted.filter((t) => t >= start && t < start + 60_000).length, limit)
+        }
+      }).pipe(withEngine([["FILS_RATE_LIMIT_PER_MIN", String(limit)]])),
+    {
+      fastCheck: {
+        numRuns: 300,
+        // The case the longer window is for: a share taken at 0 and spent at 0.999 s, then another server's whole
+        // budget at 60 s (when a 60-second window would have forgotten the share).
+        examples: [[400, 2, [
+          { server: 0, gap: 0, burst: 30 },
+          { server: 0, gap: 0, burst: 30 },
+          { server: 0, gap: 999, burst: 18 },
+          { server: 1, gap: 59_001, burst: 60 },
+          { server: 1, gap: 0, burst: 60 },
+          { server: 1, gap: 0, burst: 60 },
+          { server: 1, gap: 0, burst: 60 },
+          { server: 1, gap: 0, burst: 60 },
+          { server: 1, gap: 0, burst: 60 },
+          { server: 1, gap: 0, burst: 60 }
+        ]]]
+      }
+    }
   )
 })
 
