@@ -5,7 +5,7 @@
  * A hot read skips what HttpApi's router does per request (find the route, copy the request's context, merge the
  * group's, decode through effectful schemas, run the security middleware's plumbing), about a quarter of such a
  * request's CPU. `Api.ts` stays the contract: the query and response schemas are the endpoints' own (compiled once
- * here), the handler is the group's (`paymentReads`), authentication is the same `Authentication` service, and a
+ * here, `Encoders.ts`), the handler is the group's (`paymentReads`), authentication is the same `Authentication` service, and a
  * failure is the API's error, mapped and encoded by HttpApi as the routed request's would be. Only a plain request
  * takes this way (a `GET` without a body, a path of plain characters, a query of known characters without a repeated
  * key that the schema accepts); any other, whatever it holds, goes the full way, so its answer is HttpApi's own.
@@ -19,6 +19,7 @@ import type { Principal } from "../../src/application/Accounts.js"
 import { Payments } from "../../src/application/Payments.js"
 import { PaymentResource } from "../../src/domain/Payment.js"
 import { Authentication, basePath, PaymentList, PaymentListQuery } from "./Api.js"
+import { encoderOf } from "./Encoders.js"
 import { type ApiFailure, mapErrors, mapFailures } from "./ErrorMapping.js"
 import { paymentReads } from "./handlers/Payments.js"
 
@@ -41,8 +42,8 @@ export const plainQuery = (query: string | undefined): Record<string, string> | 
 }
 
 const decodeQuery = Schema.decodeUnknownEither(PaymentListQuery)
-const encodePayment = Schema.encodeSync(PaymentResource)
-const encodeList = Schema.encodeSync(PaymentList)
+const encodePayment = encoderOf(PaymentResource)
+const encodeList = encoderOf(PaymentList)
 
 /** As HttpApi answers a JSON success: the encoded value, `200`, `application/json`. */
 const json = (body: unknown) => HttpServerResponse.unsafeJson(body, { status: 200, contentType: "application/json" })
