@@ -63,10 +63,14 @@ const f2 = (n: number) => n.toFixed(2)
 /** Each target of the issue, against this run. */
 export const targets = (r: Results): Array<Target> => {
   const get = r.load["payment_get"]!
+  const list = r.load["payment_list"]!
+  const productCreate = r.load["product_create"]!
   const checkout = r.load["checkout_create"]!
   const base = r.scaling[0]!
   const out: Array<Target> = [
     { name: "GET /payments/{id} ≥ 0.6 × baseline", value: `${f2(get.ratio)} ×`, pass: get.ratio >= 0.6 },
+    { name: "GET /payments?limit=20 ≥ 0.5 × baseline", value: `${f2(list.ratio)} ×`, pass: list.ratio >= 0.5 },
+    { name: "POST /products ≥ 0.6 × baseline", value: `${f2(productCreate.ratio)} ×`, pass: productCreate.ratio >= 0.6 },
     {
       name: "POST /checkout_sessions ≥ 0.5 × baseline",
       value: `${f2(checkout.ratio)} ×`,

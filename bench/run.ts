@@ -221,6 +221,40 @@ const run = async (): Promise<Results> => {
     baseline: await measure(bare, scenarios["payment_get"]!, 1000),
     fils: await measure(fils, scenarios["payment_get"]!, 1000)
   }
+
+  // The read again, on a second `fils serve` exporting traces to a sink on 127.0.0.1 with 10 % of requests sampled:
+  // what tracing costs when it is on (the first server exports nothing, and so makes no spans).
+  log(`GET /payments/{id}: fils, 10 % of requests traced to a local OTLP sink`)
+  let exports = 0
+  const sink = createServer((req, res) => {
+    req.resume()
+    req.on("end", () => {
+      if (req.url === "/v1/traces") exports++
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end("{}")
+    })
+  })
+  await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve))
+  const traced = startFils(await freePort(), {
+    ...filsEnv,
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(sink.address() as { port: number }).port}`,
+    OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+    OTEL_TRACES_SAMPLER_ARG: "0.1"
+  })
+  await waitReady(traced, performance.now())
+  // A new process: warmed up as long as the first server was by the scenarios before (its JIT, its pool).
+  await load(traced, scenarios["payment_get"]!, warmup * 3)
+  const tracedFigures = await measure(traced, scenarios["payment_get"]!)
+  await traced.stop()
+  await new Promise<void>((resolve) => sink.close(() => resolve()))
+  if (exports === 0) throw new Error("the traced server exported no spans")
+  const untraced = loadResults["payment_get"]!
+  loadResults["payment_get_traced"] = {
+    name: "GET /payments/{id}, 10 % traced",
+    baseline: untraced.baseline,
+    fils: tracedFigures,
+    ratio: tracedFigures.rps / untraced.baseline.rps
+  }
   await bare.stop()
 
   // Background work ---------------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import { secretBoxConfig } from "../crypto/SecretBox.js"
 import { TrustedProxies } from "../http/ClientAddress.js"
 import { RequestDeadlines } from "../http/Server.js"
 import { LogLevelConfig } from "../observability/Logging.js"
-import { TracingConfig } from "../observability/Tracing.js"
+import { SamplerConfig, TracingConfig } from "../observability/Tracing.js"
 import { embeddedConfig } from "../sql/EmbeddedPostgres.js"
 import { databaseUrlConfig } from "../sql/Postgres.js"
 import { FeeConfig } from "../../src/application/Settlement.js"
@@ -55,7 +55,9 @@ export const settings: ReadonlyArray<Setting> = [
   { name: "FILS_LOG_LEVEL", default: "info" },
   { name: "OTEL_EXPORTER_OTLP_ENDPOINT", default: "unset (no tracing)" },
   { name: "OTEL_EXPORTER_OTLP_HEADERS", default: "unset", secret: true },
-  { name: "OTEL_SERVICE_NAME", default: "fils" }
+  { name: "OTEL_SERVICE_NAME", default: "fils" },
+  { name: "OTEL_TRACES_SAMPLER", default: "parentbased_always_on" },
+  { name: "OTEL_TRACES_SAMPLER_ARG", default: "1" }
 ]
 
 export type Source =
@@ -150,7 +152,8 @@ export const checkSettings = Effect.all([
   secretBoxConfig,
   booleanSetting("FILS_DASHBOARD"),
   LogLevelConfig,
-  TracingConfig
+  TracingConfig,
+  SamplerConfig
 ], { discard: true })
 
 /** `fils config`: each setting's effective value (secrets redacted) and where it came from. */

@@ -120,7 +120,9 @@ describe("configuration", () => {
       [{ FILS_LOG_LEVEL: "loud" }, "FILS_LOG_LEVEL"],
       [{ FILS_SECRET_KEY: "short" }, "FILS_SECRET_KEY"],
       [{ FILS_HEADERS_TIMEOUT_SECONDS: "60", FILS_REQUEST_TIMEOUT_SECONDS: "30" }, "FILS_HEADERS_TIMEOUT_SECONDS"],
-      [{ OTEL_EXPORTER_OTLP_HEADERS: "no-equals-sign" }, "OTEL_EXPORTER_OTLP_HEADERS"]
+      [{ OTEL_EXPORTER_OTLP_HEADERS: "no-equals-sign" }, "OTEL_EXPORTER_OTLP_HEADERS"],
+      [{ OTEL_TRACES_SAMPLER: "sometimes" }, "OTEL_TRACES_SAMPLER"],
+      [{ OTEL_TRACES_SAMPLER_ARG: "1.5" }, "OTEL_TRACES_SAMPLER_ARG"]
     ]
     for (const [env, name] of bad) {
       for (const command of [["serve", "--port", "0"], ["config"]]) {
