@@ -114,13 +114,13 @@ export const SamplerConfig: Config.Config<Sampler> = Config.all({
   name: Config.string("OTEL_TRACES_SAMPLER").pipe(
     Config.withDefault("parentbased_always_on"),
     Config.validate({
-      message: `must be one of ${Object.keys(samplers).join(", ")}`,
+      message: `OTEL_TRACES_SAMPLER must be one of ${Object.keys(samplers).join(", ")}`,
       validation: (name) => name.trim().toLowerCase() in samplers
     })
   ),
   ratio: Config.number("OTEL_TRACES_SAMPLER_ARG").pipe(
     Config.withDefault(1),
-    Config.validate({ message: "must be a number from 0 to 1", validation: (r) => r >= 0 && r <= 1 })
+    Config.validate({ message: "OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1", validation: (r) => r >= 0 && r <= 1 })
   )
 }).pipe(Config.map(({ name, ratio }) => samplers[name.trim().toLowerCase()]!(ratio)))
 
