@@ -12,7 +12,7 @@ import { Store, type StoreShape } from "../../../src/ports/Store.js"
 import { rawFor } from "../../support/server.js"
 import { describeStores, expectError, useServer } from "../../support/httpSuite.js"
 
-/** Which operations fail: `"*"` for all, or `"products.insert"`-style names. */
+/** Which operations fail: `"*"` for all, or `"products.insertAll"`-style names. */
 const failing = new Set<string>()
 
 const down = () => new StoreUnavailable({ message: "The store cannot be reached; retry later" })
@@ -103,7 +103,7 @@ describeStores("store outage over HTTP", (variant) => {
     const key = randomUUID()
     const name = `Retry ${key}`
     const body = { name, price: 1, currency: "AED" }
-    failing.add("products.insert")
+    failing.add("products.insertAll")
     const first = await raw.post("/products", body, { headers: { "idempotency-key": key } })
     expectError(first, 503, "SERVICE_UNAVAILABLE")
     failing.clear()
