@@ -8,6 +8,7 @@
  * literals are encoded as they are. `test/adapters/http/encoders.test.ts` proves, for every response schema of the
  * API over generated values, that the JSON text is the same byte for byte.
  */
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { DateTime, Schema, SchemaAST } from "effect"
 
 type Encode = (value: any) => unknown
@@ -99,3 +100,7 @@ export const encoderOf = <A, I>(schema: Schema.Schema<A, I>): (value: A) => I =>
   }
   return encode as (value: A) => I
 }
+
+/** A success as HttpApi answers it: the encoded value as JSON, `200`, `application/json`. */
+export const jsonSuccess = (encoded: unknown): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.unsafeJson(encoded, { status: 200, contentType: "application/json" })

@@ -13,13 +13,12 @@
  */
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Context, Effect, Either, Redacted, Schema, type Tracer } from "effect"
 import type { Principal } from "../../src/application/Accounts.js"
 import { Payments } from "../../src/application/Payments.js"
 import { PaymentResource } from "../../src/domain/Payment.js"
 import { Authentication, basePath, PaymentList, PaymentListQuery } from "./Api.js"
-import { encoderOf } from "./Encoders.js"
+import { encoderOf, jsonSuccess } from "./Encoders.js"
 import { type ApiFailure, mapErrors, mapFailures } from "./ErrorMapping.js"
 import { paymentReads } from "./handlers/Payments.js"
 
@@ -44,9 +43,6 @@ export const plainQuery = (query: string | undefined): Record<string, string> | 
 const decodeQuery = Schema.decodeUnknownEither(PaymentListQuery)
 const encodePayment = encoderOf(PaymentResource)
 const encodeList = encoderOf(PaymentList)
-
-/** As HttpApi answers a JSON success: the encoded value, `200`, `application/json`. */
-const json = (body: unknown) => HttpServerResponse.unsafeJson(body, { status: 200, contentType: "application/json" })
 
 const hasBody = (headers: HttpServerRequest.HttpServerRequest["headers"]) =>
   headers["transfer-encoding"] !== undefined || (headers["content-length"] !== undefined && headers["content-length"] !== "0")
@@ -78,7 +74,7 @@ export const makeApiMiddleware = Effect.gen(function*() {
     encode: (a: A) => unknown
   ) =>
     Effect.catchAllCause(
-      Effect.map(Effect.flatMap(authenticate(request), read), (a) => json(encode(a))),
+      Effect.map(Effect.flatMap(authenticate(request), read), (a) => jsonSuccess(encode(a))),
       mapFailures(request)
     )
 

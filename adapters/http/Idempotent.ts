@@ -8,6 +8,7 @@ import { Effect, Schema } from "effect"
 import { IdempotencyService } from "../../src/application/Idempotency.js"
 import type { StoredResponse } from "../../src/domain/Idempotency.js"
 import { CurrentPrincipal } from "./Api.js"
+import { encoderOf, jsonSuccess } from "./Encoders.js"
 import { statusOf } from "./Errors.js"
 
 /** JSON with object keys sorted at every depth, so that key order does not change a request's identity. */
@@ -31,14 +32,16 @@ const respond = (stored: StoredResponse, replayed: boolean) =>
 
 /**
  * Wraps a POST handler's work. Without a key it runs as is; with one, through `IdempotencyService.run`. The
- * success is encoded with `success` (the endpoint's schema), an error as `{ code, message }`.
+ * success is encoded with `success` (the endpoint's schema, through its compiled encoder: the JSON HttpApi would
+ * give), an error as `{ code, message }`.
  */
 export const idempotent = <A, I, E extends { readonly code: string; readonly message: string }, R>(
   key: string | undefined,
   success: Schema.Schema<A, I>,
   work: Effect.Effect<A, E, R>
-): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E | Effect.Effect.Error<ReturnType<IdempotencyService["run"]>>, R | IdempotencyService | CurrentPrincipal | HttpServerRequest.HttpServerRequest> =>
-  key === undefined ? work : Effect.gen(function*() {
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E | Effect.Effect.Error<ReturnType<IdempotencyService["run"]>>, R | IdempotencyService | CurrentPrincipal | HttpServerRequest.HttpServerRequest> => {
+  const encode = encoderOf(success)
+  return key === undefined ? Effect.map(work, (a) => jsonSuccess(encode(a))) : Effect.gen(function*() {
     const service = yield* IdempotencyService
     const principal = yield* CurrentPrincipal
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -50,11 +53,9 @@ export const idempotent = <A, I, E extends { readonly code: string; readonly mes
     } catch {
       body = text
     }
-    const encode = Schema.encode(success)
     const execute = work.pipe(
-      Effect.flatMap((a) => Effect.orDie(encode(a))),
       Effect.match({
-        onSuccess: (encoded): StoredResponse => ({ status: 200, body: JSON.stringify(encoded) }),
+        onSuccess: (a): StoredResponse => ({ status: 200, body: JSON.stringify(encode(a)) }),
         onFailure: (error): StoredResponse => ({
           status: statusOf(error),
           body: JSON.stringify({ code: error.code, message: error.message })
@@ -64,3 +65,4 @@ export const idempotent = <A, I, E extends { readonly code: string; readonly mes
     const result = yield* service.run(principal, key, `${request.method} ${request.url}\n${canonical(body)}`, execute)
     return respond(result.response, result.replayed)
   })
+}
