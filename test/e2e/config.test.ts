@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { freePort, root } from "../support/cli.js"
+import { freePort, root, runFils } from "../support/cli.js"
 import { type TestDatabase, testDatabase } from "../support/load.js"
 
 const dir = mkdtempSync(join(tmpdir(), "fils-config-"))
@@ -27,22 +27,9 @@ afterAll(async () => {
 /** The environment a command sees: only what the test gives (no inherited FILS_ settings), with PATH and HOME. */
 const bare = (env: Record<string, string>) => ({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env })
 
-/** `fils <args>` run from `cwd`, to completion (or killed after `timeoutMs`). */
-const fils = async (args: ReadonlyArray<string>, env: Record<string, string>, cwd = dir, timeoutMs = 30_000) => {
-  const child = spawn(process.execPath, ["--import", join(root, "node_modules/tsx/dist/esm/index.mjs"), join(root, "adapters/cli/main.ts"), ...args], {
-    cwd,
-    env: bare(env),
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  let stdout = ""
-  let stderr = ""
-  child.stdout.on("data", (c) => (stdout += c))
-  child.stderr.on("data", (c) => (stderr += c))
-  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
-  const [code] = await once(child, "exit")
-  clearTimeout(timer)
-  return { code: code as number | null, stdout, stderr }
-}
+/** `fils <args>` run from `cwd`, seeing only what the test gives (no inherited FILS_ settings), killed after `timeoutMs`. */
+const fils = (args: ReadonlyArray<string>, env: Record<string, string>, cwd = dir, timeoutMs = 30_000) =>
+  runFils(args, env, { cwd, bare: true, timeoutMs })
 
 const settingOf = (stdout: string, name: string) =>
   (JSON.parse(stdout).settings as Array<{ name: string; value: string | null; source: string }>).find((s) => s.name === name)

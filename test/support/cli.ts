@@ -6,9 +6,10 @@ import { fileURLToPath } from "node:url"
 
 export const root = fileURLToPath(new URL("../..", import.meta.url))
 
-const baseEnv = (env: Record<string, string | undefined>) => {
+/** `env` over `base` (the test's own environment by default), without the unset ones. */
+const baseEnv = (env: Record<string, string | undefined>, base: Record<string, string | undefined> = process.env) => {
   const merged: Record<string, string> = {}
-  for (const [k, v] of Object.entries({ ...process.env, ...env })) if (v !== undefined) merged[k] = v
+  for (const [k, v] of Object.entries({ ...base, ...env })) if (v !== undefined) merged[k] = v
   return merged
 }
 
@@ -18,18 +19,35 @@ export interface CliResult {
   readonly stderr: string
 }
 
+export interface RunOptions {
+  /** The working directory (default: the repository). */
+  readonly cwd?: string | undefined
+  /** Only `env` with PATH and HOME, nothing inherited from the test's environment (default: inherit). */
+  readonly bare?: boolean | undefined
+  /** Killed after this long (default: never). */
+  readonly timeoutMs?: number | undefined
+}
+
+const tsxLoader = `${root}node_modules/tsx/dist/esm/index.mjs`
+
 /** `fils <args>` to completion. */
-export const runFils = async (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}): Promise<CliResult> => {
-  const child = spawn(process.execPath, ["--import", "tsx", "adapters/cli/main.ts", ...args], {
-    cwd: root,
-    env: baseEnv(env),
+export const runFils = async (
+  args: ReadonlyArray<string>,
+  env: Record<string, string | undefined> = {},
+  options: RunOptions = {}
+): Promise<CliResult> => {
+  const child = spawn(process.execPath, ["--import", tsxLoader, `${root}adapters/cli/main.ts`, ...args], {
+    cwd: options.cwd ?? root,
+    env: options.bare === true ? baseEnv(env, { PATH: process.env.PATH, HOME: process.env.HOME }) : baseEnv(env),
     stdio: ["ignore", "pipe", "pipe"]
   })
   let stdout = ""
   let stderr = ""
   child.stdout.on("data", (chunk) => (stdout += chunk))
   child.stderr.on("data", (chunk) => (stderr += chunk))
+  const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), options.timeoutMs)
   const [code] = await once(child, "exit")
+  clearTimeout(timer)
   return { code: code as number | null, stdout, stderr }
 }
 
