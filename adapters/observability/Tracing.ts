@@ -142,8 +142,8 @@ export const isSampled = (sampler: Sampler, traceparent: string | undefined, dra
  * (no `OTEL_EXPORTER_OTLP_ENDPOINT`), so that the server makes no spans at all.
  */
 export const RequestSampling: Config.Config<((traceparent: string | undefined) => boolean) | undefined> = Config.all({
-  endpoint: Config.option(Config.nonEmptyString("OTEL_EXPORTER_OTLP_ENDPOINT")),
+  tracing: TracingConfig,
   sampler: SamplerConfig
-}).pipe(Config.map(({ endpoint, sampler }) =>
-  Option.isNone(endpoint) ? undefined : (traceparent: string | undefined) => isSampled(sampler, traceparent, Math.random())
+}).pipe(Config.map(({ sampler, tracing }) =>
+  Option.isNone(tracing.endpoint) ? undefined : (traceparent: string | undefined) => isSampled(sampler, traceparent, Math.random())
 ))
