@@ -45,11 +45,25 @@ const isFlat = (fields: Record<string, unknown>): boolean => {
   return true
 }
 
+/** What a line is made of, before its fields are ordered. */
+interface Entry {
+  readonly timestamp: string
+  readonly level: string
+  readonly message: unknown
+  /** Annotations and the message's own fields. */
+  readonly values: Record<string, unknown>
+  readonly cause?: string | undefined
+  readonly spans?: Record<string, number> | undefined
+  readonly fiber: string
+  /** Only strings, numbers, booleans and nulls: JSON as they are, no cycle possible. */
+  readonly plain: boolean
+}
+
 /**
- * The entry of a line whose message is text, optionally followed by flat fields, with no annotations, log spans or
- * cause (the request line, and most others): what `Logger.structuredLogger` would give, without its general walk.
+ * A line whose message is text, optionally followed by flat fields, with no annotations, log spans or cause (the
+ * request line, and most others): what the general walk below would give, without `Logger.structuredLogger`.
  */
-const plainEntry = (options: Logger.Logger.Options<unknown>) => {
+const plainEntry = (options: Logger.Logger.Options<unknown>): Entry | undefined => {
   if (HashMap.size(options.annotations) > 0 || List.isCons(options.spans) || !Cause.isEmpty(options.cause)) return undefined
   const parts = Array.isArray(options.message) ? options.message : [options.message]
   if (typeof parts[0] !== "string" || parts.length > 2) return undefined
@@ -57,10 +71,28 @@ const plainEntry = (options: Logger.Logger.Options<unknown>) => {
   if (fields === undefined) return undefined
   return {
     timestamp: options.date.toISOString(),
-    logLevel: options.logLevel.label,
-    message: parts[0] as string,
-    fields,
-    fiberId: FiberId.threadName(options.fiberId)
+    level: options.logLevel.label,
+    message: parts[0],
+    values: { ...fields },
+    fiber: FiberId.threadName(options.fiberId),
+    plain: true
+  }
+}
+
+/** Any line, through `Logger.structuredLogger`: a plain object last in the message gives the line its fields. */
+const generalEntry = (options: Logger.Logger.Options<unknown>): Entry => {
+  const entry = Logger.structuredLogger.log(options)
+  const parts = Array.isArray(entry.message) ? [...entry.message] : [entry.message]
+  const fields = parts.length > 1 && isFields(parts[parts.length - 1]) ? parts.pop() as Record<string, unknown> : {}
+  return {
+    timestamp: entry.timestamp,
+    level: entry.logLevel,
+    message: parts.length === 1 ? parts[0] : parts,
+    values: { ...entry.annotations, ...fields },
+    cause: entry.cause,
+    spans: Object.keys(entry.spans).length > 0 ? entry.spans : undefined,
+    fiber: entry.fiberId,
+    plain: false
   }
 }
 
@@ -69,35 +101,27 @@ const plainEntry = (options: Logger.Logger.Options<unknown>) => {
  * the annotations, then `cause` and `spans`. A plain object after the message (`Effect.logInfo("…", { status })`)
  * gives the line fields of its own, as annotations do, without annotating the fiber.
  */
-export const jsonLineLogger = Logger.make((options) => jsonLine(options, plainEntry(options)))
+export const jsonLineLogger = Logger.make((options) => jsonLine(options, plainEntry(options) ?? generalEntry(options)))
 
 /** The line through the general walk only (`jsonLineLogger` takes a shortcut for plain entries): for tests. */
-export const jsonLineGeneral = (options: Logger.Logger.Options<unknown>): string => jsonLine(options, undefined)
+export const jsonLineGeneral = (options: Logger.Logger.Options<unknown>): string => jsonLine(options, generalEntry(options))
 
-const jsonLine = (options: Logger.Logger.Options<unknown>, plain: ReturnType<typeof plainEntry>): string => {
-  const entry = plain === undefined ? Logger.structuredLogger.log(options) : undefined
-  const parts = entry === undefined ? [] : Array.isArray(entry.message) ? entry.message : [entry.message]
-  const fields = plain?.fields ??
-    (parts.length > 1 && isFields(parts[parts.length - 1]) ? parts.pop() as Record<string, unknown> : {})
-  const line: Record<string, unknown> = {
-    timestamp: plain?.timestamp ?? entry!.timestamp,
-    level: plain?.logLevel ?? entry!.logLevel,
-    message: plain?.message ?? (parts.length === 1 ? parts[0] : parts)
-  }
-  const values: Record<string, unknown> = entry === undefined ? { ...fields } : { ...entry.annotations, ...fields }
+const jsonLine = (options: Logger.Logger.Options<unknown>, entry: Entry): string => {
+  const line: Record<string, unknown> = { timestamp: entry.timestamp, level: entry.level, message: entry.message }
+  const values = entry.values
   if (!("request_id" in values)) {
     const id = requestIdFromSpans(options.context)
     if (id !== undefined) values.request_id = id
   }
   const keys = Object.keys(values).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0))
   for (const key of keys) if (!(key in line)) line[key] = values[key]
-  if (entry?.cause !== undefined) line.cause = entry.cause
-  if (entry !== undefined && Object.keys(entry.spans).length > 0) line.spans = entry.spans
-  line.fiber = plain?.fiberId ?? entry!.fiberId
-  // stringifyCircular: an annotation may hold a cyclic value; it must not cost the line (a plain line cannot hold
+  if (entry.cause !== undefined) line.cause = entry.cause
+  if (entry.spans !== undefined) line.spans = entry.spans
+  line.fiber = entry.fiber
+  // stringifyCircular: an annotation may hold a cyclic value; it must not cost the line (a plain one cannot hold
   // one). Redacting the JSON text once (the patterns never match across a string's quotes) costs a fraction of
   // walking the value.
-  return redactText(plain === undefined ? Inspectable.stringifyCircular(line) : JSON.stringify(line))
+  return redactText(entry.plain ? JSON.stringify(line) : Inspectable.stringifyCircular(line))
 }
 
 /** `FILS_LOG_LEVEL`: `all`, `trace`, `debug`, `info` (default), `warn` (or `warning`), `error`, `fatal` or `none`. */
