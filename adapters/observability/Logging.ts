@@ -1,11 +1,11 @@
 /**
  * Structured logs for `fils serve`: one JSON object per line on stdout, built from Effect's structured logger with
  * the annotations flattened to top-level fields (`request_id`, `route`, `status`, …), so a log pipeline can index
- * them without knowing Effect. Every string goes through `Redaction.redact`. `FILS_LOG_LEVEL` (default `info`)
+ * them without knowing Effect. Every line goes through `Redaction.redactJson`. `FILS_LOG_LEVEL` (default `info`)
  * sets the minimum level.
  */
 import { Cause, Config, ConfigError, Context, Effect, Either, FiberId, FiberRef, FiberRefs, HashMap, HashSet, Inspectable, Layer, List, Logger, LogLevel, Option, Tracer } from "effect"
-import { redactText } from "./Redaction.js"
+import { redactJson } from "./Redaction.js"
 
 /** The request fields first, in reading order; other annotations after them, alphabetically. */
 const fieldOrder = ["request_id", "account_id", "mode", "route", "method", "status", "duration_ms"]
@@ -119,9 +119,8 @@ const jsonLine = (options: Logger.Logger.Options<unknown>, entry: Entry): string
   if (entry.spans !== undefined) line.spans = entry.spans
   line.fiber = entry.fiber
   // stringifyCircular: an annotation may hold a cyclic value; it must not cost the line (a plain one cannot hold
-  // one). Redacting the JSON text once (the patterns never match across a string's quotes) costs a fraction of
-  // walking the value.
-  return redactText(entry.plain ? JSON.stringify(line) : Inspectable.stringifyCircular(line))
+  // one). Redacting the JSON text once costs a fraction of walking the value.
+  return redactJson(entry.plain ? JSON.stringify(line) : Inspectable.stringifyCircular(line))
 }
 
 /** `FILS_LOG_LEVEL`: `all`, `trace`, `debug`, `info` (default), `warn` (or `warning`), `error`, `fatal` or `none`. */

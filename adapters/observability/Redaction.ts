@@ -1,6 +1,6 @@
 /**
  * What must never reach a log line or a span: API keys, webhook secrets, bearer tokens and card numbers. The
- * logger passes every string it writes through `redact`, as a last line of defence: the request log itself never
+ * logger passes every line it writes through `redactJson`, as a last line of defence: the request log itself never
  * carries bodies or headers, but an error's message or a decode failure's "actual value" may quote its input.
  */
 
@@ -27,25 +27,47 @@ export const luhn = (digits: string): boolean => {
 
 /** `text` with every key, secret, bearer token and Luhn-valid card number replaced. */
 export const redactText = (text: string): string =>
+  secretsRedacted(text).replace(digitRun, (run) => isCardNumber(run) ? "[REDACTED]" : run)
+
+const secretsRedacted = (text: string): string =>
   text
     .replace(apiKey, "$1[REDACTED]")
     .replace(webhookSecret, "whsec_[REDACTED]")
     .replace(bearer, "$1[REDACTED]")
-    .replace(digitRun, (run) => {
-      const digits = run.replace(/[ -]/g, "")
-      return digits.length >= 12 && luhn(digits) ? "[REDACTED]" : run
-    })
 
-/** A JSON-ready value with every string in it redacted (keys too); numbers are left alone. */
-export const redact = (value: unknown): unknown => {
-  if (typeof value === "string") return redactText(value)
-  if (Array.isArray(value)) return value.map(redact)
-  if (typeof value === "object" && value !== null) {
-    const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(value)) out[redactText(k)] = redact(v)
-    return out
+const isCardNumber = (run: string): boolean => {
+  const digits = run.replace(/[ -]/g, "")
+  return digits.length >= 12 && luhn(digits)
+}
+
+// In JSON text, a run may also be a bare number, with its sign.
+const jsonDigitRun = /(-?)\b(\d(?:[ -]?\d){11,18})\b/g
+
+/**
+ * JSON text with the same things replaced, and still JSON: in a string, a card number becomes `[REDACTED]` as in
+ * `redactText`; a bare number that is one becomes the string `"[REDACTED]"`. The digits of a fraction or an
+ * exponent are no card number (a bare `0.4242424242424242` stays).
+ */
+export const redactJson = (json: string): string =>
+  secretsRedacted(json).replace(jsonDigitRun, (match, sign: string, run: string, offset: number, text: string) => {
+    if (!isCardNumber(run)) return match
+    if (insideString(text, offset)) return `${sign}[REDACTED]`
+    const before = text.charCodeAt(offset - 1)
+    const after = text[offset + match.length]
+    const partOfNumber = before === 46 /* . */ || before === 101 || before === 69 || before === 43 /* e E + */ ||
+      after === "." || after === "e" || after === "E"
+    return partOfNumber ? match : "\"[REDACTED]\""
+  })
+
+/** Whether `offset` in JSON text falls inside a string: rare enough (a Luhn-valid run) to scan for. */
+const insideString = (json: string, offset: number): boolean => {
+  let inside = false
+  for (let i = 0; i < offset; i++) {
+    const c = json.charCodeAt(i)
+    if (c === 34 /* " */) inside = !inside
+    else if (c === 92 /* \ */ && inside) i++
   }
-  return value
+  return inside
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { capabilityRoute, luhn, redact, redactText } from "../../../adapters/observability/Redaction.js"
+import { capabilityRoute, luhn, redactJson, redactText } from "../../../adapters/observability/Redaction.js"
 
 /** A Luhn-valid number of `length` digits: random digits, then the check digit. */
 const cardNumber = (length: number) =>
@@ -58,11 +58,33 @@ describe("Redaction", () => {
     for (const text of kept) expect(redactText(text)).toBe(text)
   })
 
-  it("walks objects and arrays, leaving numbers and booleans as they are", () => {
-    expect(redact({ a: ["Bearer abc", 4242424242424242, true], "sk_test_x": { n: null } })).toEqual({
-      a: ["Bearer [REDACTED]", 4242424242424242, true],
-      "sk_test_[REDACTED]": { n: null }
-    })
+  it("keeps JSON text JSON: a card number in a string or as a bare number goes, a fraction's digits stay", () => {
+    fc.assert(fc.property(
+      fc.integer({ min: 12, max: 19 }).chain(cardNumber),
+      fc.jsonValue(),
+      fc.constantFrom("", "-"),
+      (card, other, sign) => {
+        // Up to 15 digits survive JSON as an exact number; longer ones are rounded by JSON.stringify anyway.
+        const bare = card.length <= 15 ? Number(sign + card) : `${sign}${card}`
+        const json = JSON.stringify({ other, text: `card ${sign}${card}.`, bare, fraction: Number(`0.${card}`) })
+        const out = redactJson(json)
+        const parsed = JSON.parse(out) as Record<string, unknown>
+        expect(JSON.stringify({ ...parsed, fraction: null })).not.toContain(card)
+        expect(parsed.text).toBe(`card ${sign}[REDACTED].`)
+        expect(parsed.bare).toMatch(/^-?\[REDACTED\]$/)
+        expect(parsed.fraction).toBe(Number(`0.${card}`))
+        expect(JSON.stringify(parsed.other)).toBe(redactJson(JSON.stringify(other)))
+      }
+    ))
+  })
+
+  it("leaves JSON without secrets or card numbers as it is", () => {
+    fc.assert(fc.property(fc.jsonValue(), (value) => {
+      const json = JSON.stringify(value)
+      const out = redactJson(json)
+      expect(() => JSON.parse(out)).not.toThrow()
+      if (redactText(json) === json) expect(out).toBe(json)
+    }))
   })
 })
 
