@@ -1,5 +1,7 @@
 /** Routes outside the API contract: liveness, readiness, the OpenAPI document and the offline reference. */
-import { HttpApi } from "@effect/platform"
+import { HttpApi, OpenApi } from "@effect/platform"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
 import { expect, it } from "vitest"
 import { FilsApi } from "../../../adapters/http/Api.js"
 import { rawFor } from "../../support/server.js"
@@ -81,5 +83,18 @@ describeStores("system routes", (variant) => {
     // works offline: no script or stylesheet loaded from elsewhere
     expect(res.text).not.toMatch(/<script[^>]+src=["']https?:/i)
     expect(res.text).not.toMatch(/<link[^>]+href=["']https?:[^"']+\.css/i)
+  })
+
+  it("GET /docs is the page @effect/platform's HttpApiScalar makes: this API's document and Scalar's own script", async () => {
+    const res = await rawFor(server()).get(`${server().origin}/docs`)
+    const blocks = [...res.text.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)].map((m) => [m[1]!, m[2]!] as const)
+    expect(blocks.map(([attributes]) => attributes)).toEqual([` id="api-reference" type="application/json"`, "", ""])
+    expect(JSON.parse(blocks[0]![1])).toEqual(JSON.parse(JSON.stringify(OpenApi.fromApi(FilsApi))))
+    expect(blocks[1]![1]).toContain(`JSON.stringify({"_integration":"html","withDefaultFonts":false})`)
+    const require = createRequire(import.meta.url)
+    const scalar = join(dirname(require.resolve("@effect/platform/HttpApiScalar")), "internal", "httpApiScalar.js")
+    expect(blocks[2]![1]).toBe((require(scalar) as { javascript: string }).javascript)
+    // Asked again, the same page.
+    expect((await rawFor(server()).get(`${server().origin}/docs`)).text).toBe(res.text)
   })
 })
