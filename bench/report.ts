@@ -47,6 +47,8 @@ export interface Results {
   }>
   /** The most resident memory sampled (every 200 ms) while `fils serve` was under load. */
   readonly peakRssMb: number
+  /** The load it was sampled under. */
+  readonly peakRssPhase?: string
   /** VmHWM at the end: the peak over the server's whole life, seeding and background work included. */
   readonly lifetimePeakRssMb: number
 }
@@ -166,7 +168,7 @@ export const markdown = (r: Results): string => {
       } ms start)`
     ],
     [`cold start to /ready (${r.coldStart.on})`, `${f0(r.coldStart.ms)} ms (median of ${r.coldStart.runs.join(", ")})`],
-    ["peak RSS of `fils serve` under load (sampled)", `${f0(r.peakRssMb)} MB`],
+    ["peak RSS of `fils serve` under load (sampled)", `${f0(r.peakRssMb)} MB${r.peakRssPhase ? ` (${r.peakRssPhase})` : ""}`],
     ["peak RSS of `fils serve` over the run (VmHWM)", `${f0(r.lifetimePeakRssMb)} MB`]
   ])
   const scaling = table(

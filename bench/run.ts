@@ -199,14 +199,15 @@ const run = async (): Promise<Results> => {
     }
   }
 
-  const measure = async (target: Running, scenario: Scenario, rate?: number) => {
+  /** `phase` names where the run's peak RSS was sampled, when it was there. */
+  const measure = async (target: Running, scenario: Scenario, rate?: number, phase = scenario.name) => {
     await load(target, scenario, warmup, rate)
     const figures = await load(target, scenario, duration, rate)
-    if (target === fils) loadPeakMb = Math.max(loadPeakMb, figures.peakRssMb)
+    if (target === fils && figures.peakRssMb > loadPeak.mb) loadPeak = { mb: figures.peakRssMb, phase }
     return figures
   }
 
-  let loadPeakMb = 0
+  let loadPeak = { mb: 0, phase: "" }
   const loadResults: Results["load"] = {}
   for (const [id, scenario] of Object.entries(scenarios)) {
     log(`${scenario.name}: baseline`)
@@ -219,7 +220,7 @@ const run = async (): Promise<Results> => {
   log(`GET /payments/{id} at 1,000 req/s`)
   const fixedRate = {
     baseline: await measure(bare, scenarios["payment_get"]!, 1000),
-    fils: await measure(fils, scenarios["payment_get"]!, 1000)
+    fils: await measure(fils, scenarios["payment_get"]!, 1000, "GET /payments/{id} at 1,000 req/s")
   }
 
   // The read again, on a second `fils serve` exporting traces to a sink on 127.0.0.1 with 10 % of requests sampled:
@@ -340,10 +341,11 @@ const run = async (): Promise<Results> => {
   const atSize = async (size: number) => {
     ids = await Seed.samplePaymentIds(sql, account, 2_000)
     const better = (a: LoadFigures, b: LoadFigures) => (b.rps > a.rps ? b : a)
-    let get = await measure(fils, scenarios["payment_get"]!)
-    let list = await measure(fils, scenarios["payment_list"]!)
-    get = better(get, await measure(fils, scenarios["payment_get"]!))
-    list = better(list, await measure(fils, scenarios["payment_list"]!))
+    const measured = (scenario: Scenario) => measure(fils, scenario, undefined, `${scenario.name} at ${size.toLocaleString("en-US")} payments`)
+    let get = await measured(scenarios["payment_get"]!)
+    let list = await measured(scenarios["payment_list"]!)
+    get = better(get, await measured(scenarios["payment_get"]!))
+    list = better(list, await measured(scenarios["payment_list"]!))
     scaling.push({
       payments: size,
       getRps: get.rps,
@@ -395,7 +397,8 @@ const run = async (): Promise<Results> => {
     renewals,
     coldStart: { ms: coldStartMs, runs: coldStarts, on: configured !== undefined ? "DATABASE_URL" : "existing data folder" },
     scaling,
-    peakRssMb: loadPeakMb,
+    peakRssMb: loadPeak.mb,
+    peakRssPhase: loadPeak.phase,
     lifetimePeakRssMb: Math.round(filsPeak)
   }
 }
