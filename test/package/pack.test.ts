@@ -341,6 +341,10 @@ describe("the npm package", () => {
       renewed: { period: 1, start: "2027-02-28T10:00:00.000Z" }
     })
 
+    // One-byte text (no character past Latin-1), so that V8 holds its source at one byte a character.
+    const bin = await readFile(join(repo, "dist", "bin", "fils.js"), "utf8")
+    expect(bin.match(/[^\u0000-\u00ff]/g) ?? []).toEqual([])
+
     // The bin runs from the build.
     const help = await run(join(project, "node_modules", ".bin", "fils"), ["--help"], project, 30_000)
     expect(help.stdout).toContain("fils")
@@ -366,6 +370,10 @@ describe("the npm package", () => {
       expect(new Date(read.created_at).toISOString()).toBe(read.created_at)
       const listed = (await (await fetch(`${served.baseUrl}/api/v1/products?limit=5`, { headers })).json()) as any
       expect(listed.items.map((p: { product_id: string }) => p.product_id)).toEqual([product.product_id])
+      // The reference reads Scalar's script from the installed @effect/platform when it is first asked for.
+      const docs = await fetch(`${served.baseUrl}/docs`)
+      expect(docs.status).toBe(200)
+      expect((await docs.text()).length).toBeGreaterThan(3_000_000)
     } finally {
       expect(await served.stop()).toBe(0)
       await db.close()
