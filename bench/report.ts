@@ -14,8 +14,21 @@ export interface Results {
   readonly at: string
   readonly machine: { readonly cpus: number; readonly cpu: string; readonly memoryGb: number }
   readonly settings: Record<string, unknown>
-  readonly load: Record<string, { name: string; baseline: LoadFigures; fils: LoadFigures; ratio: number }>
-  readonly fixedRate: { readonly rate: number; readonly baseline: LoadFigures; readonly fils: LoadFigures }
+  /** Each side's better of two alternating runs; `runs`, the req/s of every run. */
+  readonly load: Record<string, {
+    name: string
+    baseline: LoadFigures
+    fils: LoadFigures
+    ratio: number
+    runs?: { readonly baseline: ReadonlyArray<number>; readonly fils: ReadonlyArray<number> }
+  }>
+  /** Each side's steadier of two alternating runs; `runs`, the p99 of every run. */
+  readonly fixedRate: {
+    readonly rate: number
+    readonly baseline: LoadFigures
+    readonly fils: LoadFigures
+    readonly runs?: { readonly baseline: ReadonlyArray<number>; readonly fils: ReadonlyArray<number> }
+  }
   readonly deliveries: {
     readonly events: number
     readonly endpoints: number
@@ -33,6 +46,8 @@ export interface Results {
     readonly emptyCommandMs: number
     readonly perSecond: number
     readonly perSecondGross: number
+    /** The renewals /s of each run (the better one's figures above). */
+    readonly runs?: ReadonlyArray<number>
   }
   readonly coldStart: { readonly ms: number; readonly runs: ReadonlyArray<number>; readonly on: string }
   readonly scaling: Array<{
@@ -131,7 +146,8 @@ export const markdown = (r: Results): string => {
       "Fils p50 / p99 ms",
       "baseline p50 / p99 ms",
       "CPU ms/req Fils / baseline",
-      "Fils peak RSS MB"
+      "Fils peak RSS MB",
+      "each run: baseline; Fils"
     ],
     [
       ...Object.values(r.load).map((s) => [
@@ -142,7 +158,8 @@ export const markdown = (r: Results): string => {
         `${s.fils.p50} / ${s.fils.p99}`,
         `${s.baseline.p50} / ${s.baseline.p99}`,
         `${f2(s.fils.cpuMsPerRequest)} / ${f2(s.baseline.cpuMsPerRequest)}`,
-        f0(s.fils.peakRssMb)
+        f0(s.fils.peakRssMb),
+        s.runs === undefined ? "" : `${s.runs.baseline.map(f0).join(", ")}; ${s.runs.fils.map(f0).join(", ")} req/s`
       ]),
       [
         `GET /payments/{id} at ${f0(r.fixedRate.rate)} req/s`,
@@ -152,7 +169,10 @@ export const markdown = (r: Results): string => {
         `${r.fixedRate.fils.p50} / ${r.fixedRate.fils.p99}`,
         `${r.fixedRate.baseline.p50} / ${r.fixedRate.baseline.p99}`,
         `${f2(r.fixedRate.fils.cpuMsPerRequest)} / ${f2(r.fixedRate.baseline.cpuMsPerRequest)}`,
-        f0(r.fixedRate.fils.peakRssMb)
+        f0(r.fixedRate.fils.peakRssMb),
+        r.fixedRate.runs === undefined
+          ? ""
+          : `${r.fixedRate.runs.baseline.join(", ")}; ${r.fixedRate.runs.fils.join(", ")} ms p99`
       ]
     ]
   )
@@ -165,7 +185,7 @@ export const markdown = (r: Results): string => {
       `renewals (${f0(r.renewals.subscriptions)} due, one \`billing run\`)`,
       `${f0(r.renewals.perSecond)} /s (${f0(r.renewals.perSecondGross)} /s counting the command's ${
         f0(r.renewals.emptyCommandMs)
-      } ms start)`
+      } ms start)${r.renewals.runs === undefined ? "" : `; runs ${r.renewals.runs.map(f0).join(", ")} /s`}`
     ],
     [`cold start to /ready (${r.coldStart.on})`, `${f0(r.coldStart.ms)} ms (median of ${r.coldStart.runs.join(", ")})`],
     ["peak RSS of `fils serve` under load (sampled)", `${f0(r.peakRssMb)} MB${r.peakRssPhase ? ` (${r.peakRssPhase})` : ""}`],
