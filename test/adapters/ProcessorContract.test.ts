@@ -6,7 +6,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, ManagedRuntime, Option } from "effect"
 import { makeSimulatedProcessor, makeSimulatedProcessorMemory } from "../../adapters/processor/SimulatedProcessor.js"
-import { makeSimulatedLedgerSql } from "../../adapters/processor/SimulatedLedgerSql.js"
+import { SimulatedLedger } from "../../adapters/processor/SimulatedLedger.js"
+import { makeSimulatedLedgerSql, SimulatedLedgerSql } from "../../adapters/processor/SimulatedLedgerSql.js"
 import { MigratedPg } from "../../adapters/sql/Postgres.js"
 import * as ProcessorContract from "../../adapters/testing/ProcessorContract.js"
 import type { PaymentProcessorShape } from "../../src/ports/PaymentProcessor.js"
@@ -22,12 +23,15 @@ describe("ProcessorContract: simulated processor, memory ledger", () => {
   }
 })
 
-let sqlRuntime: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown>
+let sqlRuntime: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient | SimulatedLedger, unknown>
 let onSql: PaymentProcessorShape
 beforeAll(async () => {
-  sqlRuntime = ManagedRuntime.make(MigratedPg(await fileDatabaseUrl(), { maxConnections: 4 }).pipe(Layer.orDie))
-  // Two processors on one database answer as one: each check's charges, made by one, are looked up by the other.
-  const [a, b] = await sqlRuntime.runPromise(Effect.all([makeSimulatedLedgerSql, makeSimulatedLedgerSql]))
+  sqlRuntime = ManagedRuntime.make(
+    SimulatedLedgerSql.pipe(Layer.provideMerge(MigratedPg(await fileDatabaseUrl(), { maxConnections: 4 })), Layer.orDie)
+  )
+  // Two processors on one database answer as one: each check's charges, made by one (the layer's ledger, which
+  // gathers concurrent charges into one statement), are looked up by the other (a ledger making each call alone).
+  const [a, b] = await sqlRuntime.runPromise(Effect.all([SimulatedLedger, makeSimulatedLedgerSql]))
   const first = makeSimulatedProcessor({ live: false }, a)
   const second = makeSimulatedProcessor({ live: false }, b)
   onSql = { ...first, lookup: second.lookup, movements: second.movements }
@@ -40,6 +44,24 @@ describe("ProcessorContract: simulated processor, PostgreSQL ledger", () => {
   for (const check of ProcessorContract.checks) {
     it.live(check.name, () => check.run({ processor: Effect.sync(() => onSql), card }))
   }
+
+  it.live("charges made at once, some under the same reference, are stored in one go: one charge per reference", () =>
+    Effect.gen(function*() {
+      const run = Date.now().toString(16)
+      const references = Array.from({ length: 30 }, (_, i) => `pay_batch_${run}_${i % 10}`)
+      const results = yield* Effect.forEach(
+        references,
+        (reference) => onSql.chargeCard({ reference, amount: 1_000, currency: "AED", livemode: false }, card),
+        { concurrency: "unbounded" }
+      )
+      for (let i = 0; i < 10; i++) {
+        const ids = new Set(results.filter((_, j) => references[j] === references[i]).map((r) => r.chargeId))
+        assert.strictEqual(ids.size, 1, `one charge under ${references[i]}`)
+        const moved = yield* onSql.lookup(references[i]!)
+        assert.isTrue(Option.isSome(moved) && moved.value.amount === 1_000)
+      }
+      assert.strictEqual(new Set(results.map((r) => r.chargeId)).size, 10)
+    }))
 })
 
 describe("ProcessorContract can fail", () => {
