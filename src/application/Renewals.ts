@@ -5,7 +5,7 @@
  * uniqueness rule on (subscription, period, attempt), taken in the reserving transaction, before the processor is
  * called.
  */
-import { DateTime, Effect } from "effect"
+import { DateTime, Effect, Fiber } from "effect"
 import type { PaymentId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
 import type * as Payment from "../domain/Payment.js"
@@ -118,9 +118,18 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
         const chargeOne = charge(yield* batched(settlement.record, { max: recordBatch }))
         let charged = 0
         let ended = 0
+        let reserving = yield* Effect.fork(reserveBatch(options))
         for (;;) {
-          const batchReserved = yield* reserveBatch(options)
+          const batchReserved = yield* Fiber.join(reserving)
           ended += batchReserved.ended
+          // A full batch may mean more is due; a batch where nothing could be done means others have it.
+          const progressed = batchReserved.ended + batchReserved.charges.length
+          const more = batchReserved.claimed === batch && progressed > 0
+          // The next batch is claimed while this one is charged, as another server's pass could claim it: the
+          // claim's rules are the same (`SKIP LOCKED`, and one charge per subscription, period and attempt). If
+          // this batch fails, a claimed next one is left as a crash would leave it: its payments stay
+          // `processing` until the settle pass looks them up.
+          if (more) reserving = yield* Effect.fork(reserveBatch(options))
           // Several at once: each charge is independent (its own reservation and record), and the (subscription,
           // period, attempt) rule still makes a second charge impossible. One failing renewal does not interrupt
           // the others (one may be between its charge and its record); the first failure is raised after.
@@ -133,9 +142,7 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
             yield* exit
             charged++
           }
-          // A full batch may mean more is due; a batch where nothing could be done means others have it.
-          const progressed = batchReserved.ended + batchReserved.charges.length
-          if (batchReserved.claimed < batch || progressed === 0) break
+          if (!more) break
         }
         return { charged, ended }
       }))
