@@ -69,18 +69,16 @@ const compile = (ast: SchemaAST.AST): Encode => {
           return out
         }
       }
-      if (ast.indexSignatures.length === 0) {
+      if (ast.indexSignatures.length === 0 && ast.propertySignatures.every((p) => typeof p.name === "string")) {
         const fields = ast.propertySignatures.map((p) => ({ name: p.name as string, optional: p.isOptional, encode: compile(p.type) }))
-        if (ast.propertySignatures.every((p) => typeof p.name === "string")) {
-          return (value: Record<string, unknown>) => {
-            const out: Record<string, unknown> = {}
-            for (const field of fields) {
-              const v = value[field.name]
-              if (v === undefined && field.optional && !(field.name in value)) continue
-              out[field.name] = v === undefined ? v : field.encode(v)
-            }
-            return out
+        return (value: Record<string, unknown>) => {
+          const out: Record<string, unknown> = {}
+          for (const field of fields) {
+            const v = value[field.name]
+            if (v === undefined && field.optional && !(field.name in value)) continue
+            out[field.name] = v === undefined ? v : field.encode(v)
           }
+          return out
         }
       }
       break
