@@ -41,7 +41,7 @@ const isCardNumber = (run: string): boolean => {
 }
 
 // In JSON text, a run may also be a bare number, with its sign.
-const jsonDigitRun = /(-?)\b(\d(?:[ -]?\d){11,18})\b/g
+const jsonDigitRun = new RegExp(`(-?)(${digitRun.source})`, "g")
 
 /**
  * JSON text with the same things replaced, and still JSON: in a string, a card number becomes `[REDACTED]` as in
