@@ -14,7 +14,7 @@ import { Webhook } from "standardwebhooks"
 import { postCheckoutForm } from "../support/load.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { keyIdFor, makeSecretBox } from "../../adapters/crypto/SecretBox.js"
-import { freePort, root, runFils, type Served, serveFils } from "../support/cli.js"
+import { commandEnv, filsArgs, freePort, root, runFils, type Served, serveFils } from "../support/cli.js"
 import { spawn } from "node:child_process"
 import { fileDatabaseUrl } from "../support/postgresStore.js"
 
@@ -123,11 +123,9 @@ const signer = (secrets: Record<string, string>, delivery: { headers: Record<str
  * start as a JSON log line on stdout). Killed after 60 s if it starts after all.
  */
 const serveRefused = async (extra: Record<string, string | undefined>) => {
-  const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries({ ...process.env, ...envWith(extra) })) if (v !== undefined) env[k] = v
-  const child = spawn(process.execPath, ["--import", "tsx", "adapters/cli/main.ts", "serve", "--port", String(await freePort())], {
+  const child = spawn(process.execPath, filsArgs("serve", "--port", String(await freePort())), {
     cwd: root,
-    env,
+    env: commandEnv(envWith(extra)),
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""

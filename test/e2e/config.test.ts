@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { freePort, root, runFils } from "../support/cli.js"
+import { commandEnv, filsArgs, freePort, runFils } from "../support/cli.js"
 import { type TestDatabase, testDatabase } from "../support/load.js"
 
 const dir = mkdtempSync(join(tmpdir(), "fils-config-"))
@@ -23,9 +23,6 @@ afterAll(async () => {
   await db?.close()
   rmSync(dir, { recursive: true, force: true })
 })
-
-/** The environment a command sees: only what the test gives (no inherited FILS_ settings), with PATH and HOME. */
-const bare = (env: Record<string, string>) => ({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env })
 
 /** `fils <args>` run from `cwd`, seeing only what the test gives (no inherited FILS_ settings), killed after `timeoutMs`. */
 const fils = (args: ReadonlyArray<string>, env: Record<string, string>, cwd = dir, timeoutMs = 30_000) =>
@@ -77,9 +74,9 @@ describe("configuration", () => {
       const given: Record<string, string> = { DATABASE_URL: db.url }
       if ("PORT" in env) Object.assign(given, { PORT: String(port), HOST: host })
       else Object.assign(given, { FILS_PORT: String(port), PORT: String(other), FILS_HOST: host, HOST: "127.0.0.3" })
-      const child = spawn(process.execPath, ["--import", join(root, "node_modules/tsx/dist/esm/index.mjs"), join(root, "adapters/cli/main.ts"), "serve"], {
+      const child = spawn(process.execPath, filsArgs("serve"), {
         cwd: dir,
-        env: bare(given),
+        env: commandEnv(given, true),
         stdio: ["ignore", "pipe", "pipe"]
       })
       let out = ""

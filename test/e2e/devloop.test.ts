@@ -10,7 +10,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { root, runFils, type Served, serveFils } from "../support/cli.js"
+import { commandEnv, filsArgs, root, runFils, type Served, serveFils } from "../support/cli.js"
 import { ok, type TestDatabase, testDatabase, waitFor } from "../support/load.js"
 
 let db: TestDatabase
@@ -57,9 +57,9 @@ const startReceiver = async (secret: () => string) => {
 
 /** `fils listen`, until its secret is printed. */
 const startListen = async (args: ReadonlyArray<string>) => {
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "adapters/cli/main.ts", "listen", "--api", served.baseUrl, "--key", key, "--interval-ms", "200", ...args], {
+  const child: ChildProcess = spawn(process.execPath, filsArgs("listen", "--api", served.baseUrl, "--key", key, "--interval-ms", "200", ...args), {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: undefined },
+    env: commandEnv({ DATABASE_URL: undefined }),
     stdio: ["ignore", "pipe", "pipe"]
   })
   let out = ""

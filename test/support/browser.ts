@@ -11,7 +11,7 @@ import { dirname, join } from "node:path"
 import { setTimeout as delay } from "node:timers/promises"
 import pg from "pg"
 import { type Browser, chromium } from "playwright-core"
-import { freePort, root } from "./cli.js"
+import { commandEnv, filsArgs, freePort, root } from "./cli.js"
 
 /** Where tests leave screenshots and logs (git-ignored). */
 export const outputDir = join(root, "test-output")
@@ -19,12 +19,6 @@ export const outputDir = join(root, "test-output")
 export const ensureOutputDir = (): string => {
   mkdirSync(outputDir, { recursive: true })
   return outputDir
-}
-
-const envOf = (env: Record<string, string | undefined>) => {
-  const merged: Record<string, string> = {}
-  for (const [k, v] of Object.entries({ ...process.env, ...env })) if (v !== undefined) merged[k] = v
-  return merged
 }
 
 /** Resolves with `fallback` after `ms`, unless `promise` settles first. */
@@ -66,9 +60,9 @@ export const serveFilsLogged = async (options: {
   const baseUrl = `http://127.0.0.1:${port}`
   mkdirSync(dirname(options.logFile), { recursive: true })
   const log = createWriteStream(options.logFile, { flags: "w" })
-  const child = spawn(process.execPath, ["--import", "tsx", "adapters/cli/main.ts", "serve", "--port", String(port)], {
+  const child = spawn(process.execPath, filsArgs("serve", "--port", String(port)), {
     cwd: root,
-    env: envOf({ ...options.env, FILS_PUBLIC_URL: baseUrl }),
+    env: commandEnv({ ...options.env, FILS_PUBLIC_URL: baseUrl }),
     stdio: ["ignore", "pipe", "pipe"]
   })
   let stdout = ""

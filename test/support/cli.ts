@@ -6,12 +6,20 @@ import { fileURLToPath } from "node:url"
 
 export const root = fileURLToPath(new URL("../..", import.meta.url))
 
-/** `env` over `base` (the test's own environment by default), without the unset ones. */
-const baseEnv = (env: Record<string, string | undefined>, base: Record<string, string | undefined> = process.env) => {
+/**
+ * The environment of a spawned command: `env` over the test's own environment, or with `bare` over PATH and HOME only
+ * (no inherited FILS_ settings); a variable set to `undefined` is left out.
+ */
+export const commandEnv = (env: Record<string, string | undefined>, bare = false): Record<string, string> => {
   const merged: Record<string, string> = {}
+  const base = bare ? { PATH: process.env.PATH, HOME: process.env.HOME } : process.env
   for (const [k, v] of Object.entries({ ...base, ...env })) if (v !== undefined) merged[k] = v
   return merged
 }
+
+/** Node's arguments for `fils <args>` from the sources, through tsx, from any working directory. */
+export const filsArgs = (...args: ReadonlyArray<string>): Array<string> =>
+  ["--import", `${root}node_modules/tsx/dist/esm/index.mjs`, `${root}adapters/cli/main.ts`, ...args]
 
 export interface CliResult {
   readonly code: number | null
@@ -28,17 +36,15 @@ export interface RunOptions {
   readonly timeoutMs?: number | undefined
 }
 
-const tsxLoader = `${root}node_modules/tsx/dist/esm/index.mjs`
-
 /** `fils <args>` to completion. */
 export const runFils = async (
   args: ReadonlyArray<string>,
   env: Record<string, string | undefined> = {},
   options: RunOptions = {}
 ): Promise<CliResult> => {
-  const child = spawn(process.execPath, ["--import", tsxLoader, `${root}adapters/cli/main.ts`, ...args], {
+  const child = spawn(process.execPath, filsArgs(...args), {
     cwd: options.cwd ?? root,
-    env: options.bare === true ? baseEnv(env, { PATH: process.env.PATH, HOME: process.env.HOME }) : baseEnv(env),
+    env: commandEnv(env, options.bare),
     stdio: ["ignore", "pipe", "pipe"]
   })
   let stdout = ""
@@ -82,10 +88,10 @@ export const serveFils = async (
   bin?: string
 ): Promise<Served> => {
   const port = await freePort()
-  const entry = bin === undefined ? ["--import", "tsx", "adapters/cli/main.ts"] : [bin]
-  const child = spawn(process.execPath, [...entry, "serve", "--port", String(port)], {
+  const serve = ["serve", "--port", String(port)]
+  const child = spawn(process.execPath, bin === undefined ? filsArgs(...serve) : [bin, ...serve], {
     cwd: root,
-    env: baseEnv(env),
+    env: commandEnv(env),
     stdio: ["ignore", "pipe", "pipe"]
   })
   let stdout = ""
