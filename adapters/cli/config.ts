@@ -15,11 +15,11 @@ import { RequestDeadlines } from "../http/Server.js"
 import { LogLevelConfig } from "../observability/Logging.js"
 import { SamplerConfig, TracingConfig } from "../observability/Tracing.js"
 import { embeddedConfig } from "../sql/EmbeddedPostgres.js"
-import { databaseUrlConfig } from "../sql/Postgres.js"
+import { databaseUrlConfig, listenUrlConfig, statementTimeoutConfig } from "../sql/Postgres.js"
 import { FeeConfig } from "../../src/application/Settlement.js"
 
 /** Settings that hold secrets: never shown, and each may come from `<NAME>_FILE`. */
-export const secretSettings = ["DATABASE_URL", "FILS_SECRET_KEY", "FILS_SECRET_KEY_PREVIOUS", "OTEL_EXPORTER_OTLP_HEADERS"] as const
+export const secretSettings = ["DATABASE_URL", "FILS_LISTEN_DATABASE_URL", "FILS_SECRET_KEY", "FILS_SECRET_KEY_PREVIOUS", "OTEL_EXPORTER_OTLP_HEADERS"] as const
 
 export interface Setting {
   readonly name: string
@@ -33,6 +33,8 @@ export const settings: ReadonlyArray<Setting> = [
   { name: "DATABASE_URL", default: "unset (the embedded PostgreSQL)", secret: true },
   { name: "FILS_DATA_DIR", default: "./.fils" },
   { name: "FILS_DB_PORT", default: "a free port" },
+  { name: "FILS_LISTEN_DATABASE_URL", default: "DATABASE_URL", secret: true },
+  { name: "FILS_DB_STATEMENT_TIMEOUT_SECONDS", default: "8" },
   { name: "FILS_PORT", default: "PORT, else 4242" },
   { name: "FILS_HOST", default: "HOST, else 127.0.0.1" },
   { name: "PORT", default: "unset" },
@@ -138,6 +140,8 @@ const portSetting = (name: string) => Config.option(Config.port(name))
  */
 export const checkSettings = Effect.all([
   databaseUrlConfig,
+  listenUrlConfig,
+  statementTimeoutConfig,
   embeddedConfig,
   portSetting("FILS_PORT"),
   portSetting("PORT"),

@@ -12,6 +12,7 @@ import { createRequire } from "node:module"
 import type { StoreUnavailable } from "../../src/domain/Errors.js"
 import { type EmbeddedPostgresError, embeddedPostgres } from "./EmbeddedPostgres.js"
 import { migrations } from "./migrations/index.js"
+import { PgListen, PgListenLive } from "./Listen.js"
 import { isUnavailable, unavailable } from "./SqlErrors.js"
 
 interface TypeParsers {
@@ -55,6 +56,13 @@ export interface PgOptions {
   readonly maxConnections?: number | undefined
   /** How long to wait for a connection (also for a free one in the pool) before the store is unavailable. */
   readonly connectTimeout?: Duration.DurationInput | undefined
+  /**
+   * How long one statement may go unanswered (default 8 s, so a request is answered within 10 s): then its
+   * connection is dropped (the server rolls back what it held) and the store is unavailable for that call.
+   */
+  readonly queryTimeout?: Duration.DurationInput | undefined
+  /** Where LISTEN connects (default: `url`); through PgBouncer in transaction mode, a direct route to the primary. */
+  readonly listenUrl?: Redacted.Redacted | undefined
 }
 
 /** The connection pool's figures now, for `/metrics`. */
@@ -68,6 +76,12 @@ export interface DbPoolStats {
 /** The pool under the SQL store: what `/metrics` reports of it (absent on the memory store). */
 export class DbPool extends Context.Tag("fils/sql/DbPool")<DbPool, { readonly stats: () => DbPoolStats }>() {}
 
+interface ClientLike {
+  query(text: string): Promise<{ readonly rows: ReadonlyArray<Record<string, unknown>> }>
+  query(...args: ReadonlyArray<unknown>): unknown
+  end(callback: () => void): void
+}
+
 interface PoolLike {
   readonly totalCount: number
   readonly idleCount: number
@@ -78,11 +92,62 @@ interface PoolLike {
   end(): Promise<void>
 }
 type PoolClass = new(options: Record<string, unknown>) => PoolLike
+type ClientClass = new(options: Record<string, unknown>) => ClientLike
 
-/** The `Pool` of the very `pg` that @effect/sql-pg drives. */
-const PgPool = (): PoolClass => {
+/** The `pg` that @effect/sql-pg drives. */
+const pgModule = (): { readonly Pool: PoolClass; readonly Client: ClientClass } => {
   const require = createRequire(import.meta.url)
-  return (createRequire(require.resolve("@effect/sql-pg/package.json"))("pg") as { readonly Pool: PoolClass }).Pool
+  return createRequire(require.resolve("@effect/sql-pg/package.json"))("pg")
+}
+
+/** node-postgres' error for a statement unanswered past `query_timeout`. */
+const queryTimedOut = (error: unknown) => error instanceof Error && error.message === "Query read timeout"
+
+/**
+ * A client that drops its connection when a statement times out. node-postgres answers the caller at
+ * `query_timeout` but keeps waiting on the connection, so the pool would hand out a connection stuck behind a
+ * statement that may never return (a silent network, a pooler waiting for a primary). Destroyed, it leaves the pool.
+ */
+const droppingClient = (Client: ClientClass): ClientClass =>
+  class extends (Client as new(options: Record<string, unknown>) => { query(...args: Array<unknown>): unknown } & ClientLike) {
+    override query(...args: Array<unknown>): any {
+      // `end` marks the client ending at once (so the pool, given it back, removes it) and, with a statement
+      // still running, destroys the socket rather than wait for it.
+      const drop = (error: unknown) => {
+        if (queryTimedOut(error)) this.end(() => {})
+      }
+      const last = args.length - 1
+      const callback = args[last]
+      if (typeof callback === "function" && typeof (args[0] as { submit?: unknown }).submit !== "function") {
+        args[last] = (error: unknown, result: unknown) => {
+          drop(error)
+          ;(callback as (error: unknown, result: unknown) => void)(error, result)
+        }
+        return super.query(...args)
+      }
+      const result = super.query(...args)
+      if (result instanceof Promise) {
+        return result.catch((error: unknown) => {
+          drop(error)
+          throw error
+        })
+      }
+      return result
+    }
+  } as unknown as ClientClass
+
+/** SQLSTATE 25006: a read-only transaction, here a standby that a router still sends us to during a failover. */
+export const readOnlyCode = "25006"
+
+/**
+ * Refuses a new connection to a server that only reads (as libpq's `target_session_attrs=read-write` does): behind a
+ * router that follows the primary there is a moment, during a promotion, when it still points at a standby.
+ */
+const requireWritable = async (client: ClientLike): Promise<void> => {
+  const result = await client.query("SELECT current_setting('transaction_read_only') AS read_only")
+  if (result.rows[0]?.["read_only"] === "on") {
+    throw Object.assign(new Error("the database server is read-only (a standby)"), { code: readOnlyCode })
+  }
 }
 
 /**
@@ -93,15 +158,22 @@ const PgPool = (): PoolClass => {
 export const PgLive = (
   url: Redacted.Redacted,
   options: PgOptions = {}
-): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | DbPool, StoreUnavailable> => {
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | DbPool | PgListen, StoreUnavailable> => {
   const connectTimeout = Duration.decode(options.connectTimeout ?? Duration.seconds(2))
+  const queryTimeout = Duration.decode(options.queryTimeout ?? Duration.seconds(8))
   const pool = Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
-        const Pool = PgPool()
-        const made = new Pool({
+        const pg = pgModule()
+        const made = new pg.Pool({
+          Client: droppingClient(pg.Client),
           connectionString: Redacted.value(url),
           connectionTimeoutMillis: Duration.toMillis(connectTimeout),
+          ...(Duration.toMillis(queryTimeout) > 0 ? { query_timeout: Duration.toMillis(queryTimeout) } : {}),
+          // A peer that vanished without a word: the kernel gives up on the socket instead of waiting for hours.
+          keepAlive: true,
+          keepAliveInitialDelayMillis: 10_000,
+          onConnect: requireWritable,
           max: options.maxConnections ?? 10,
           application_name: "fils",
           types: int8AsNumber
@@ -120,8 +192,9 @@ export const PgLive = (
     (made) => Effect.promise(() => made.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
   )
   return Layer.unwrapScoped(Effect.map(pool, (made) =>
-    Layer.merge(
+    Layer.mergeAll(
       PgClient.layerFromPool({ acquire: Effect.succeed(made as never) }),
+      PgListenLive(options.listenUrl ?? url),
       Layer.succeed(DbPool, {
         stats: () => ({
           inUse: made.totalCount - made.idleCount,
@@ -146,7 +219,7 @@ export const migrate: Effect.Effect<ReadonlyArray<readonly [id: number, name: st
 export const MigratedPg = (
   url: Redacted.Redacted,
   options: PgOptions = {}
-): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | DbPool, StoreUnavailable> =>
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | DbPool | PgListen, StoreUnavailable> =>
   Layer.effectDiscard(migrate).pipe(Layer.provideMerge(PgLive(url, options)))
 
 /** `DATABASE_URL` when it is set (and not empty). */
@@ -154,18 +227,34 @@ export const databaseUrlConfig: Config.Config<Option.Option<Redacted.Redacted>> 
   Config.redacted("DATABASE_URL")
 ).pipe(Config.map(Option.filter((url) => Redacted.value(url).trim() !== "")))
 
+/** `FILS_LISTEN_DATABASE_URL`: where LISTEN connects when the pool goes through a pooler that cannot hold it. */
+export const listenUrlConfig: Config.Config<Option.Option<Redacted.Redacted>> = Config.option(
+  Config.redacted("FILS_LISTEN_DATABASE_URL")
+).pipe(Config.map(Option.filter((url) => Redacted.value(url).trim() !== "")))
+
+/** `FILS_DB_STATEMENT_TIMEOUT_SECONDS`: how long one statement may go unanswered (0: no limit). */
+export const statementTimeoutConfig: Config.Config<Duration.Duration> = Config.integer(
+  "FILS_DB_STATEMENT_TIMEOUT_SECONDS"
+).pipe(
+  Config.withDefault(8),
+  Config.validate({ message: "must be a whole number of seconds from 0 to 3600", validation: (n) => n >= 0 && n <= 3600 }),
+  Config.map(Duration.seconds)
+)
+
 /**
  * The database the CLI runs on, migrated: `DATABASE_URL` when set, otherwise the embedded PostgreSQL in
  * `FILS_DATA_DIR` (started for as long as the layer lives, or reused when it is already running).
  */
 export const DatabaseLive: Layer.Layer<
-  PgClient.PgClient | SqlClient.SqlClient | DbPool,
+  PgClient.PgClient | SqlClient.SqlClient | DbPool | PgListen,
   StoreUnavailable | EmbeddedPostgresError | ConfigError.ConfigError
 > = Layer.unwrapScoped(
   Effect.gen(function*() {
     const configured = yield* databaseUrlConfig
     const url = Option.isSome(configured) ? configured.value : yield* embeddedPostgres
-    return MigratedPg(url)
+    const listenUrl = yield* listenUrlConfig
+    const queryTimeout = yield* statementTimeoutConfig
+    return MigratedPg(url, { listenUrl: Option.getOrUndefined(listenUrl), queryTimeout })
   })
 )
 

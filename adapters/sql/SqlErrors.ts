@@ -6,7 +6,10 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { StoreUnavailable } from "../../src/domain/Errors.js"
 
-/** Socket errors of Node and connection-level SQLSTATEs (class 08; admin/crash shutdown, cannot connect now). */
+/**
+ * Socket errors of Node and the SQLSTATEs of a database that cannot serve us now (class 08; admin/crash shutdown,
+ * cannot connect now, too many connections, read-only).
+ */
 const unavailableCodes = new Set([
   "ECONNREFUSED",
   "ECONNRESET",
@@ -18,12 +21,13 @@ const unavailableCodes = new Set([
   "57P01",
   "57P02",
   "57P03",
-  "53300" // too many connections: the server is up but cannot take us now
+  "53300", // too many connections: the server is up but cannot take us now
+  "25006" // a read-only transaction: a standby, reached while a failover promotes another node
 ])
 
 /** Messages of node-postgres and pg-pool (and @effect/sql-pg) for a lost or never-made connection. */
 const unavailableMessage =
-  /connection terminated|connection timed out|timeout exceeded when trying to connect|connection error|not queryable|client was closed|cannot use a pool after calling end/i
+  /connection terminated|connection timed out|timeout exceeded when trying to connect|connection error|not queryable|client was closed|cannot use a pool after calling end|query read timeout/i
 
 const causes = function*(error: unknown): Generator<unknown> {
   const seen = new Set<unknown>()

@@ -12,13 +12,13 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
-import * as PgClient from "@effect/sql-pg/PgClient"
 import { Duration, Effect, Either, Layer, Option, Schedule, type Scope, Stream } from "effect"
 import type { ApiKeyId } from "../../src/domain/Ids.js"
 import type { StoreUnavailable } from "../../src/domain/Errors.js"
 import type { Claim, IdempotencyRecord } from "../../src/domain/Idempotency.js"
 import { idempotencyResponseContext, SecretBox } from "../../src/ports/SecretBox.js"
 import { anyKey, Store, type StoreShape } from "../../src/ports/Store.js"
+import { listenService } from "./Listen.js"
 import { makeQueries } from "./queries.js"
 import { makeDeliveriesRepo, makeDeliveryWakeups } from "./repos/deliveries.js"
 import { makeEventsRepo } from "./repos/events.js"
@@ -58,14 +58,16 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     )
   )
 
-  // Revocations from every process, on a LISTEN connection of their own. Reconnecting (with backoff) says `anyKey`
-  // first: what was revoked while nobody listened is unknown. Without a PgClient, the cache's TTL is all there is.
-  const pg = yield* Effect.serviceOption(PgClient.PgClient)
-  const keyRevocations: Stream.Stream<ApiKeyId | typeof anyKey> = Option.match(pg, {
+  // Revocations from every process, on a LISTEN connection of their own. Listening again (a lost connection, a
+  // failover) says `anyKey` first: what was revoked while nobody listened is unknown. The backoff stays under a
+  // second, so a revocation reaches this process within about a second of the database coming back. Without a
+  // LISTEN, the cache's TTL is all there is.
+  const listener = yield* listenService
+  const keyRevocations: Stream.Stream<ApiKeyId | typeof anyKey> = Option.match(listener, {
     onNone: () => Stream.never,
-    onSome: (client) =>
-      Stream.concat(Stream.succeed(anyKey), client.listen(revocationsChannel) as Stream.Stream<ApiKeyId, unknown>).pipe(
-        Stream.retry(Schedule.exponential("200 millis").pipe(Schedule.either(Schedule.spaced("30 seconds")))),
+    onSome: (listen) =>
+      Stream.concat(Stream.succeed(anyKey), listen.listen(revocationsChannel) as Stream.Stream<ApiKeyId, unknown>).pipe(
+        Stream.retry(Schedule.exponential("50 millis").pipe(Schedule.union(Schedule.spaced("500 millis")))),
         Stream.orDie // the schedule never ends
       )
   })

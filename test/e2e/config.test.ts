@@ -100,6 +100,7 @@ describe("configuration", () => {
     const bad: ReadonlyArray<readonly [Record<string, string>, string]> = [
       [{ FILS_FEE_BPS: "lots" }, "FILS_FEE_BPS"],
       [{ FILS_RATE_LIMIT_PER_MIN: "-" }, "FILS_RATE_LIMIT_PER_MIN"],
+      [{ FILS_DB_STATEMENT_TIMEOUT_SECONDS: "soon" }, "FILS_DB_STATEMENT_TIMEOUT_SECONDS"],
       [{ FILS_SIMULATED_LIVE: "maybe" }, "FILS_SIMULATED_LIVE"],
       [{ FILS_LOG_LEVEL: "loud" }, "FILS_LOG_LEVEL"],
       [{ FILS_SECRET_KEY: "short" }, "FILS_SECRET_KEY"],

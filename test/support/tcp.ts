@@ -35,8 +35,14 @@ export const silentServer = async (): Promise<Endpoint> => {
   return { port: await listen(server), close: closer(server, sockets) }
 }
 
+export interface Proxy extends Endpoint {
+  /** Stops carrying bytes either way, connections left open: a network that went silent. */
+  readonly pause: () => Promise<void>
+}
+
 /** Forwards to `target` until closed: then the database is gone, as if its host went down. */
-export const tcpProxy = async (targetHost: string, targetPort: number, listenPort = 0): Promise<Endpoint> => {
+export const tcpProxy = async (targetHost: string, targetPort: number, listenPort = 0): Promise<Proxy> => {
+  let silent = false
   const sockets = new Set<Socket>()
   const track = (socket: Socket) => {
     sockets.add(socket)
@@ -47,12 +53,15 @@ export const tcpProxy = async (targetHost: string, targetPort: number, listenPor
     const upstream = connect(targetPort, targetHost)
     track(client)
     track(upstream)
-    client.pipe(upstream)
-    upstream.pipe(client)
+    client.on("data", (chunk) => silent || upstream.write(chunk))
+    upstream.on("data", (chunk) => silent || client.write(chunk))
     client.on("close", () => upstream.destroy())
     upstream.on("close", () => client.destroy())
   })
-  return { port: await listen(server, listenPort), close: closer(server, sockets) }
+  const pause = async () => {
+    silent = true
+  }
+  return { port: await listen(server, listenPort), close: closer(server, sockets), pause }
 }
 
 /** A port nothing listens on (taken, then released). */

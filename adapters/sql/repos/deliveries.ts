@@ -40,6 +40,7 @@ import type { AccountId, EventId, WebhookId } from "../../../src/domain/Ids.js"
 import type { AttemptRecord, ClaimedAttempt, DeliveriesRepo, Delivery } from "../../../src/ports/Store.js"
 import type { Queries } from "../queries.js"
 import { type EventRow, eventFromRow, fromTimestamp, toNullableTimestamp, toTimestamp } from "../rows.js"
+import { listenService, type PgListen } from "../Listen.js"
 import { orUnavailable } from "../SqlErrors.js"
 import { type WebhookEndpointRow, webhookFromRow } from "./webhooks.js"
 
@@ -325,7 +326,7 @@ class ListenerStalled extends Data.TaggedError("ListenerStalled")<{ readonly mes
  * - When the listener (re)starts listening it also wakes the waiters: deliveries queued while nobody listened may
  *   be due.
  * - The listener checks itself: it notifies itself at start and every `heartbeat`, and starts over (a new
- *   connection, after a backoff up to 30 s) when that does not come back within `probeTimeout` or LISTEN fails.
+ *   connection, after a backoff up to 5 s) when that does not come back within `probeTimeout` or LISTEN fails.
  *   @effect/sql-pg swallows the errors of its LISTEN connection, so this is how a lost connection (a database
  *   restart) is noticed. Meanwhile `awaitWork` ends at its timeout: the dispatcher polls.
  * - Without a PgClient in the context (another SqlClient), `awaitWork` is the timeout alone.
@@ -335,6 +336,7 @@ export const makeDeliveryWakeups = (
 ): Effect.Effect<{ readonly awaitWork: DeliveriesRepo["awaitWork"] }, never, Scope.Scope> =>
   Effect.gen(function*() {
     const pg = yield* Effect.serviceOption(PgClient.PgClient)
+    const listener = yield* listenService
     const scope = yield* Effect.scope
     const heartbeat = Duration.decode(options.heartbeat ?? Duration.seconds(30))
     const probeTimeout = Duration.decode(options.probeTimeout ?? Duration.seconds(5))
@@ -359,7 +361,7 @@ export const makeDeliveryWakeups = (
         }
       })
 
-    const listen = (client: PgClient.PgClient) => {
+    const listen = (client: PgClient.PgClient, listener: PgListen["Type"]) => {
       const notify = client`SELECT pg_notify(${deliveriesChannel}, ${probe})`
       /** Notifies itself (again every 100 ms, in case LISTEN is not in place yet) until that comes back. */
       const roundTrip = Effect.gen(function*() {
@@ -383,7 +385,7 @@ export const makeDeliveryWakeups = (
       /** One connection's life: LISTEN, then check it until it fails. */
       const session = Effect.gen(function*() {
         // A daemon, interrupted without waiting: the UNLISTEN of a connection that hangs must not hold us up.
-        const listening = yield* Effect.forkDaemon(Stream.runForEach(client.listen(deliveriesChannel), onMessage))
+        const listening = yield* Effect.forkDaemon(Stream.runForEach(listener.listen(deliveriesChannel), onMessage))
         const checks = Effect.gen(function*() {
           yield* roundTrip
           failures = 0
@@ -406,7 +408,7 @@ export const makeDeliveryWakeups = (
         Effect.catchAllCause((cause) =>
           Effect.gen(function*() {
             failures++
-            const backoff = Duration.min(Duration.millis(200 * 2 ** Math.min(failures, 8)), Duration.seconds(30))
+            const backoff = Duration.min(Duration.millis(200 * 2 ** Math.min(failures, 8)), Duration.seconds(5))
             yield* Effect.logWarning(
               `Webhook wake-ups: LISTEN ${deliveriesChannel} failed; polling, and listening again in ${
                 Duration.format(backoff)
@@ -423,7 +425,9 @@ export const makeDeliveryWakeups = (
     // Forked now, so that it runs in this context (never in the transaction of an `awaitWork` caller), but it only
     // connects once the first `awaitWork` lets it go.
     const go = yield* Deferred.make<void>()
-    if (Option.isSome(pg)) yield* Effect.forkIn(Effect.zipRight(Deferred.await(go), listen(pg.value)), scope)
+    if (Option.isSome(pg) && Option.isSome(listener)) {
+      yield* Effect.forkIn(Effect.zipRight(Deferred.await(go), listen(pg.value, listener.value)), scope)
+    }
     const start = Deferred.succeed(go, undefined)
 
     const awaitWork: DeliveriesRepo["awaitWork"] = (timeoutMillis) =>
