@@ -699,10 +699,10 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
         })
     },
     rateLimits: {
-      hit: (bucket, nowMillis, limit, windowSeconds, count = 1) =>
+      hit: (bucket, nowMillis, limit, windowSeconds, count = 1, lease) =>
         write(() => {
-          const decision = RateWindow.hit(rates.get(bucket), nowMillis, limit, windowSeconds, count)
-          if (decision.granted > 0) rates.set(bucket, decision.state)
+          const decision = RateWindow.hit(rates.get(bucket), nowMillis, limit, windowSeconds, count, lease)
+          if (decision.granted + decision.shared > 0 || (lease?.giveBack?.count ?? 0) > 0) rates.set(bucket, decision.state)
           return decision
         })
     },

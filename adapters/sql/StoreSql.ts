@@ -321,10 +321,12 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
   }
 
   const rateLimits: StoreShape["rateLimits"] = {
-    // fils_rate_limit_take (migration 0010) runs RateWindow.hit under the bucket's row lock: one round trip.
-    hit: Effect.fnUntraced(function*(bucket, nowMillis, limit, windowSeconds, count = 1) {
-      const rows = yield* sql<Rows.RateRow>`SELECT granted, remaining, reset_seconds, seconds, counts, offsets
-        FROM fils_rate_limit_take(${bucket}, ${nowMillis}, ${limit}, ${windowSeconds}, ${count})`
+    // fils_rate_limit_lease (migration 0016) runs RateWindow.hit under the bucket's row lock: one round trip.
+    hit: Effect.fnUntraced(function*(bucket, nowMillis, limit, windowSeconds, count = 1, lease) {
+      const rows = yield* sql<Rows.RateRow>`SELECT granted, shared, counted_at, remaining, reset_seconds, seconds,
+        counts, offsets, shares
+        FROM fils_rate_limit_lease(${bucket}, ${nowMillis}, ${limit}, ${windowSeconds}, ${count}, ${lease?.share ?? 0},
+          ${lease?.millis ?? 0}, ${lease?.giveBack?.countedAt ?? 0}, ${lease?.giveBack?.count ?? 0})`
       return Rows.rateDecisionFromRow(rows[0]!, limit, count)
     }, orUnavailable)
   }

@@ -590,20 +590,30 @@ export const idempotencyFromRow = (row: IdempotencyRow): IdempotencyRecord => ({
 
 export interface RateRow {
   readonly granted: number
+  readonly shared: number
+  readonly counted_at: number | string
   readonly remaining: number
   readonly reset_seconds: number
   readonly seconds: ReadonlyArray<number | string>
   readonly counts: ReadonlyArray<number>
   readonly offsets: ReadonlyArray<number>
+  readonly shares: ReadonlyArray<number>
 }
 
 export const rateDecisionFromRow = (row: RateRow, limit: number, count: number): RateDecision => ({
   allowed: row.granted === count,
   granted: row.granted,
+  shared: row.shared,
+  countedAt: toSafeInt(row.counted_at),
   limit,
   remaining: row.remaining,
   resetSeconds: row.reset_seconds,
-  state: { seconds: row.seconds.map(toSafeInt), counts: [...row.counts], offsets: [...row.offsets] }
+  state: {
+    seconds: row.seconds.map(toSafeInt),
+    counts: [...row.counts],
+    offsets: [...row.offsets],
+    shares: [...row.shares]
+  }
 })
 
 export interface RefundRow {

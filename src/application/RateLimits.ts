@@ -4,8 +4,8 @@
  *
  * A key's requests are counted in batches: while one hit for a key is at the store, the requests that arrive for
  * it queue, and the next hit counts them all at once (the store accepts the first `granted`, in order). A busy key
- * far from its limit is counted mostly locally, from a share of its minute taken with a hit (`RateLease`); one near
- * its limit, or used a request at a time, as exactly as one hit per request.
+ * far from its limit is counted mostly locally, from a share of its minute taken with a hit (`RateLease`) and given
+ * back when not handed out; one near its limit, or used a request at a time, as exactly as one hit per request.
  */
 import { Clock, Config, Deferred, Effect, Exit } from "effect"
 import type { StoreUnavailable } from "../domain/Errors.js"
@@ -45,22 +45,53 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
     // Per bucket, this server's share of the key's minute (RateLease).
     const leases = new Map<string, RateLease.Lease>()
 
+    /** Gives back what `lease` did not hand out, unless a hit took it over (only one of them gives it back). */
+    const giveBack = (bucket: string, lease: RateLease.Lease): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        const current = leases.get(bucket)
+        if (current === undefined || current.decision !== lease.decision || RateLease.unused(current) <= 0) return
+        leases.set(bucket, RateLease.spent(current))
+        const now = yield* Clock.currentTimeMillis
+        yield* store.rateLimits.hit(bucket, now, perKey, windowSeconds, 0, {
+          share: 0,
+          millis: RateLease.leaseMillis,
+          giveBack: { countedAt: current.decision.countedAt, count: RateLease.unused(current) }
+        }).pipe(Effect.ignore) // not given back, it stays counted: refusing early, never admitting more
+      })
+
     /** Hits the store for everything queued on `bucket`, batch after batch, until nothing more arrived. */
     const drain = (bucket: string): Effect.Effect<void> =>
       Effect.gen(function*() {
         for (;;) {
-          const batch = queues.get(bucket)!
-          if (batch.length === 0) {
+          const queued = queues.get(bucket)!
+          if (queued.length === 0) {
             queues.delete(bucket)
             return
           }
           queues.set(bucket, [])
           const now = yield* Clock.currentTimeMillis
-          const ask = RateLease.toAsk(leases.get(bucket), batch.length, now)
-          const exit = yield* Effect.exit(store.rateLimits.hit(bucket, now, perKey, RateLease.keyWindowSeconds, ask))
+          // Requests that queued while the last hit was out take first from the share it brought.
+          let batch = queued
+          while (batch.length > 0) {
+            const taken = RateLease.fromLease(leases.get(bucket), now)
+            if (taken.lease !== undefined) leases.set(bucket, taken.lease)
+            if (taken.decision === undefined) break
+            yield* Deferred.succeed(batch[0]!, taken.decision)
+            batch = batch.slice(1)
+          }
+          if (batch.length === 0) continue
+          const previous = leases.get(bucket)
+          const ask = RateLease.toAsk(previous, now)
+          // What the previous lease did not hand out goes back with this hit, so nothing else gives it back.
+          if (previous !== undefined) leases.set(bucket, RateLease.spent(previous))
+          const exit = yield* Effect.exit(store.rateLimits.hit(bucket, now, perKey, windowSeconds, batch.length, ask))
           if (Exit.isSuccess(exit)) {
             if (leases.size > 10_000) leases.clear() // bounded memory: a lost share only refuses early
-            leases.set(bucket, RateLease.leaseOf(exit.value, batch.length, now))
+            const lease = RateLease.leaseOf(exit.value, batch.length, now)
+            leases.set(bucket, lease)
+            if (exit.value.shared > 0) {
+              yield* Effect.forkDaemon(Effect.zipRight(Effect.sleep(lease.until - now), giveBack(bucket, lease)))
+            }
           }
           for (let i = 0; i < batch.length; i++) {
             yield* Deferred.done(batch[i]!, Exit.map(exit, (decision) => RateLease.decisionInBatch(decision, i)))

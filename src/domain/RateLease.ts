@@ -1,26 +1,27 @@
 /**
  * A server's share of a key's rate limit: when it must ask the store anyway (its share is spent or stale), a server
- * asks for the requests waiting plus a share of the key's remaining minute, and counts that share out locally until
- * it is spent or a lease period has passed. Every request so admitted was counted in the store before it was
- * admitted, so the limit holds across any number of servers; a share not spent in time stays counted, which may
- * refuse a little early, never admit more.
+ * asks for the requests waiting plus a share for the next lease period, and counts that share out locally until it
+ * is spent or the period has passed. Every request so admitted was counted in the store before it was admitted, so
+ * the limit holds across any number of servers.
  *
- * A request is admitted up to `leaseMillis` after its count was recorded, so the store counts keys over a window
- * that much longer than the minute (`keyWindowSeconds`): then no 60 seconds of admissions, on any servers, hold more
- * than the limit (a property test over several servers and random timings checks it).
+ * The store counts a share for a lease period longer than the minute, since its requests are admitted up to that
+ * much later (`RateWindow.hit`); so no 60 seconds of admissions, on any servers, hold more than the limit. What a
+ * share did not hand out is given back with the server's next hit for the key, or when its period ends: a share not
+ * used is not lost for the minute.
  *
- * The share follows demand (the rate this server saw during its last lease) and is at most a twentieth of what remains:
- * a key far from its limit (a load test's) is counted mostly locally; one near it, or used a request at a time, is
- * counted in the store per request, exactly as before.
+ * The share follows demand (the rate this server saw during its last lease); the store grants it only far from the
+ * limit (`RateWindow.shareRoom`): a key far from its limit (a load test's) is counted mostly locally; one near it,
+ * or used a request at a time, is counted in the store per batch of requests, exactly.
  */
-import { type RateDecision } from "./RateWindow.js"
+import type { RateDecision, ShareRequest } from "./RateWindow.js"
 
 export const leaseMillis = 1000
-export const keyWindowSeconds = 60 + leaseMillis / 1000
 
 export interface Lease {
-  /** The store's answer to the hit that took this lease: its first `granted` requests are admitted. */
+  /** The store's answer to the hit that took this lease. */
   readonly decision: RateDecision
+  /** How many were counted for this server: the requests that were waiting, then the share. */
+  readonly total: number
   /** How many of them were handed out (the waiting batch first). */
   readonly handed: number
   /** Until when (ms) its remaining requests may be handed out. */
@@ -29,11 +30,16 @@ export interface Lease {
   readonly demand: number
 }
 
-/** What the `i`-th request of a batch was told, when the batch's hit answered `batch`. */
-export const decisionInBatch = (batch: RateDecision, i: number): RateDecision =>
-  i < batch.granted
-    ? { ...batch, allowed: true, granted: 1, remaining: batch.remaining + (batch.granted - 1 - i) }
-    : { ...batch, allowed: false, granted: 0, remaining: 0, resetSeconds: Math.max(1, batch.resetSeconds) }
+/** What the `i`-th request counted by the hit that answered `batch` (the waiting ones, then the share) was told. */
+export const decisionInBatch = (batch: RateDecision, i: number): RateDecision => {
+  const total = batch.granted + batch.shared
+  return i < total
+    ? { ...batch, allowed: true, granted: 1, shared: 0, remaining: batch.remaining + (total - 1 - i) }
+    : { ...batch, allowed: false, granted: 0, shared: 0, remaining: 0, resetSeconds: Math.max(1, batch.resetSeconds) }
+}
+
+/** Requests of the lease not handed out. */
+export const unused = (lease: Lease): number => lease.total - lease.handed
 
 /** One request against the lease at `now`: its decision from the share, or `undefined` (ask the store). */
 export const fromLease = (
@@ -42,25 +48,33 @@ export const fromLease = (
 ): { readonly decision: RateDecision | undefined; readonly lease: Lease | undefined } => {
   if (lease === undefined) return { decision: undefined, lease }
   const seen = { ...lease, demand: lease.demand + 1 }
-  if (now >= lease.until || lease.handed >= lease.decision.granted) return { decision: undefined, lease: seen }
+  if (now >= lease.until || unused(lease) <= 0) return { decision: undefined, lease: seen }
   return { decision: decisionInBatch(lease.decision, lease.handed), lease: { ...seen, handed: lease.handed + 1 } }
 }
 
+/** The lease with nothing left to hand out (what it held was given back), keeping its demand for the next share. */
+export const spent = (lease: Lease): Lease => ({ ...lease, total: lease.handed })
+
 /**
- * How many to count in the store at `now` for `waiting` requests: those and, past the first lease, a share for the
- * next lease period at the rate the last one saw (at most a twentieth of what remains).
+ * The share to ask for at `now`, past the first lease: the rate the last one saw over a lease period; and what that
+ * one did not hand out, to give back with the same hit (the caller then keeps it `spent`).
  */
-export const toAsk = (previous: Lease | undefined, waiting: number, now: number): number => {
-  if (previous === undefined) return waiting
+export const toAsk = (previous: Lease | undefined, now: number): ShareRequest => {
+  if (previous === undefined) return { share: 0, millis: leaseMillis }
   const elapsed = Math.max(1, Math.min(leaseMillis, now - (previous.until - leaseMillis)))
-  const expected = Math.ceil(previous.demand * leaseMillis / elapsed)
-  return waiting + Math.min(expected, Math.floor(previous.decision.remaining / 20))
+  const left = unused(previous)
+  return {
+    share: Math.ceil(previous.demand * leaseMillis / elapsed),
+    millis: leaseMillis,
+    giveBack: left > 0 ? { countedAt: previous.decision.countedAt, count: left } : undefined
+  }
 }
 
-/** The lease the store's answer to `toAsk` gives, the `waiting` requests handed out first. */
+/** The lease the store's answer gives, the first `waiting` requests handed out at once. */
 export const leaseOf = (decision: RateDecision, waiting: number, now: number): Lease => ({
   decision,
-  handed: waiting,
+  total: decision.granted + decision.shared,
+  handed: Math.min(waiting, decision.granted),
   until: now + leaseMillis,
   demand: 0
 })

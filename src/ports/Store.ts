@@ -34,7 +34,7 @@ import type { Refund } from "../domain/Refund.js"
 import type { Subscription, SubscriptionStatus } from "../domain/Subscription.js"
 import type { AttemptOutcome, DeliveryStatus } from "../domain/Delivery.js"
 import type { WebhookEndpoint } from "../domain/WebhookEndpoint.js"
-import type { RateDecision } from "../domain/RateWindow.js"
+import type { RateDecision, ShareRequest } from "../domain/RateWindow.js"
 
 type Op<A> = Effect.Effect<A, StoreUnavailable>
 
@@ -374,9 +374,17 @@ export interface IdempotencyRepo {
 export interface RateLimitsRepo {
   /**
    * Counts `count` requests (default 1) against `bucket` as far as the rolling window allows (see `RateWindow.hit`),
-   * atomically: any number of servers sharing the store share the limit.
+   * atomically: any number of servers sharing the store share the limit. With `lease`, gives back what an earlier
+   * share did not hand out and takes a share for the server to hand out (`RateLease`).
    */
-  readonly hit: (bucket: string, nowMillis: number, limit: number, windowSeconds: number, count?: number) => Op<RateDecision>
+  readonly hit: (
+    bucket: string,
+    nowMillis: number,
+    limit: number,
+    windowSeconds: number,
+    count?: number,
+    lease?: ShareRequest
+  ) => Op<RateDecision>
 }
 
 export interface DashboardRepo {

@@ -2269,13 +2269,29 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         steps: FastCheck.array(
           FastCheck.record({
             dt: FastCheck.oneof(FastCheck.integer({ min: 0, max: 400 }), FastCheck.integer({ min: -1_500, max: 5_000 })),
-            limit: FastCheck.integer({ min: 0, max: 6 }),
+            // Small limits, to reach them; now and then one large enough for a share (RateWindow.shareRoom).
+            limit: FastCheck.oneof(
+              { weight: 3, arbitrary: FastCheck.integer({ min: 0, max: 6 }) },
+              { weight: 1, arbitrary: FastCheck.integer({ min: 20, max: 90 }) }
+            ),
             // Mostly single requests, sometimes a batch counted at once.
             count: FastCheck.oneof({ weight: 3, arbitrary: FastCheck.constant(1) }, { weight: 1, arbitrary: FastCheck.integer({ min: 2, max: 8 }) }),
             // Now and then a caller with another window size, which starts the bucket afresh.
             window: FastCheck.oneof(
               { weight: 9, arbitrary: FastCheck.constant(undefined) },
               { weight: 1, arbitrary: FastCheck.constantFrom(1, 4) }
+            ),
+            // Now and then a share (RateLease), and what an earlier one did not hand out given back.
+            lease: FastCheck.oneof(
+              { weight: 2, arbitrary: FastCheck.constant(undefined) },
+              {
+                weight: 1,
+                arbitrary: FastCheck.record({
+                  share: FastCheck.integer({ min: 0, max: 30 }),
+                  millis: FastCheck.constantFrom(0, 400, 1_000),
+                  back: FastCheck.integer({ min: 0, max: 6 })
+                })
+              }
             )
           }),
           { minLength: 1, maxLength: 40 }
@@ -2287,13 +2303,20 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
           const bucket = `prop:${yield* unique()}`
           let state: RateWindow.RateWindowState | undefined
           let now = start
+          let last: RateWindow.RateDecision | undefined
           for (const step of steps) {
             now = Math.max(0, now + step.dt)
             const windowSeconds = step.window ?? window
-            const expected = RateWindow.hit(state, now, step.limit, windowSeconds, step.count)
-            if (expected.granted > 0) state = expected.state
-            const actual = yield* store.rateLimits.hit(bucket, now, step.limit, windowSeconds, step.count)
+            const lease: RateWindow.ShareRequest | undefined = step.lease === undefined ? undefined : {
+              share: step.lease.share,
+              millis: step.lease.millis,
+              giveBack: last === undefined ? undefined : { countedAt: last.countedAt, count: step.lease.back }
+            }
+            const expected = RateWindow.hit(state, now, step.limit, windowSeconds, step.count, lease)
+            if (expected.granted + expected.shared > 0 || (lease?.giveBack?.count ?? 0) > 0) state = expected.state
+            const actual = yield* store.rateLimits.hit(bucket, now, step.limit, windowSeconds, step.count, lease)
             assert.deepStrictEqual(actual, expected)
+            last = expected
           }
         }),
       { fastCheck: { numRuns: 40 } }

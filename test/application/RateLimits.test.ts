@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Exit, FastCheck, Layer, TestClock } from "effect"
 import { RateLimits } from "../../src/application/RateLimits.js"
+import * as RateLease from "../../src/domain/RateLease.js"
 import { withEngine } from "./harness.js"
 
 const failure = <A, E extends { readonly _tag: string }>(e: Either.Either<A, E>) =>
@@ -144,14 +145,17 @@ describe("RateLimits per key, over several servers sharing a store", () => {
           for (let i = 0; i < passed; i++) admitted.push(now)
           if (quiet) assert.isAtLeast(passed, 1, `nothing admitted for 62 s, then none of ${burst} at ${now}`)
           for (const d of decisions) assert.isTrue(d.remaining >= 0 && d.remaining <= limit && d.limit === limit)
+          for (const d of decisions) if (!d.allowed) assert.isTrue(d.resetSeconds >= 1 && d.resetSeconds <= 60, `Retry-After ${d.resetSeconds}`)
         }
         for (const start of admitted) {
           assert.isAtMost(admitted.filter((t) => t >= start && t < start + 60_000).length, limit)
         }
       }).pipe(withEngine([["FILS_RATE_LIMIT_PER_MIN", String(limit)]])),
     {
+      // Each run is an engine and up to 80 bursts: more than the default 30 s on a busy machine.
+      timeout: 120_000,
       fastCheck: {
-        numRuns: 300,
+        numRuns: 100,
         // The case the longer window is for: a share taken at 0 and spent at 0.999 s, then another server's whole
         // budget at 60 s (when a 60-second window would have forgotten the share).
         examples: [[400, 2, [
@@ -169,6 +173,24 @@ describe("RateLimits per key, over several servers sharing a store", () => {
       }
     }
   )
+})
+
+describe("RateLimits per key, a share not handed out", () => {
+  it.effect("is given back when its lease period ends: the key still gets its whole minute on another server", () =>
+    Effect.gen(function*() {
+      const [a, b] = yield* Effect.forEach([0, 1], () => Effect.provide(RateLimits, Layer.fresh(RateLimits.Default)))
+      const burst = (limits: typeof a, n: number) =>
+        Effect.all(Array.from({ length: n }, () => limits.consumeKey("key_given_back")), { concurrency: "unbounded" })
+      // The second burst is busy enough for `a` to take a share with its hit, of which it hands out none.
+      assert.strictEqual((yield* burst(a, 12)).filter((d) => d.allowed).length, 12)
+      assert.strictEqual((yield* burst(a, 12)).filter((d) => d.allowed).length, 12)
+      const seen = yield* b.consumeKey("key_given_back")
+      assert.isBelow(seen.remaining, 240 - 25, "`a` holds a share beyond the 25 requests")
+      yield* TestClock.adjust(RateLease.leaseMillis)
+      const rest = yield* burst(b, 300)
+      assert.strictEqual(rest.filter((d) => d.allowed).length, 240 - 25)
+      assert.isTrue(rest.every((d) => d.allowed || (d.resetSeconds >= 1 && d.resetSeconds <= 60)))
+    }).pipe(withEngine()))
 })
 
 describe("RateLimits per key, concurrent requests", () => {

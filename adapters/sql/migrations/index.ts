@@ -19,6 +19,7 @@ import dashboard from "./0012_dashboard.js"
 import paymentDays from "./0013_payment_days.js"
 import apiKeyUsage from "./0014_api_key_usage.js"
 import customerPortal from "./0015_customer_portal.js"
+import rateLimitShares from "./0016_rate_limit_shares.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -35,5 +36,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0012_dashboard": dashboard,
   "0013_payment_days": paymentDays,
   "0014_api_key_usage": apiKeyUsage,
-  "0015_customer_portal": customerPortal
+  "0015_customer_portal": customerPortal,
+  "0016_rate_limit_shares": rateLimitShares
 }
