@@ -71,15 +71,15 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
           queues.set(bucket, [])
           const now = yield* Clock.currentTimeMillis
           // Requests that queued while the last hit was out take first from the share it brought.
-          let batch = queued
-          while (batch.length > 0) {
+          let served = 0
+          while (served < queued.length) {
             const taken = RateLease.fromLease(leases.get(bucket), now)
             if (taken.lease !== undefined) leases.set(bucket, taken.lease)
             if (taken.decision === undefined) break
-            yield* Deferred.succeed(batch[0]!, taken.decision)
-            batch = batch.slice(1)
+            yield* Deferred.succeed(queued[served++]!, taken.decision)
           }
-          if (batch.length === 0) continue
+          if (served === queued.length) continue
+          const batch = served === 0 ? queued : queued.slice(served)
           const previous = leases.get(bucket)
           const ask = RateLease.toAsk(previous, now)
           // What the previous lease did not hand out goes back with this hit, so nothing else gives it back.

@@ -91,10 +91,10 @@ describe("RateLimits per key", () => {
           now += gap
           const decision = yield* limits.consumeKey("key_p")
           const recent = accepted.filter((t) => t > now - 60_000).length
-          // A key's count lasts a lease period past the minute (RateLease), and a slot's whole second as long as
-          // its latest request: under the limit over the last 62 seconds, a request passes.
-          const window62 = accepted.filter((t) => t > now - 62_000).length
-          if (window62 < limit) assert.isTrue(decision.allowed)
+          // A slot's whole second counts as long as its latest request (no share at such limits: RateWindow.shareRoom):
+          // under the limit over the last 61 seconds, a request passes.
+          const window61 = accepted.filter((t) => t > now - 61_000).length
+          if (window61 < limit) assert.isTrue(decision.allowed)
           if (recent >= limit) assert.isFalse(decision.allowed)
           if (decision.allowed) accepted.push(now)
           else assert.isAtLeast(decision.resetSeconds, 1)
@@ -138,12 +138,12 @@ describe("RateLimits per key, over several servers sharing a store", () => {
         for (const { burst, gap, server } of steps) {
           yield* TestClock.adjust(gap)
           now += gap
-          const quiet = admitted.every((t) => t <= now - 62_000)
+          const quiet = admitted.every((t) => t <= now - 61_000)
           const limits = servers[server % serverCount]!
           const decisions = yield* Effect.all(Array.from({ length: burst }, () => limits.consumeKey("key_shared")), { concurrency: "unbounded" })
           const passed = decisions.filter((d) => d.allowed).length
           for (let i = 0; i < passed; i++) admitted.push(now)
-          if (quiet) assert.isAtLeast(passed, 1, `nothing admitted for 62 s, then none of ${burst} at ${now}`)
+          if (quiet) assert.isAtLeast(passed, 1, `nothing admitted for 61 s, then none of ${burst} at ${now}`)
           for (const d of decisions) assert.isTrue(d.remaining >= 0 && d.remaining <= limit && d.limit === limit)
           for (const d of decisions) if (!d.allowed) assert.isTrue(d.resetSeconds >= 1 && d.resetSeconds <= 60, `Retry-After ${d.resetSeconds}`)
         }
