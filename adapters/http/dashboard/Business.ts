@@ -11,8 +11,9 @@ import { Products } from "../../../src/application/Products.js"
 import { Subscriptions } from "../../../src/application/Subscriptions.js"
 import { can } from "../../../src/domain/DashboardUser.js"
 import { CheckoutSessionId, parseId, ProductId, SubscriptionId } from "../../../src/domain/Ids.js"
-import { ProductCreate, ProductUpdate } from "../../../src/domain/Product.js"
+import { type Product, ProductCreate, ProductDescription, ProductName, ProductUpdate } from "../../../src/domain/Product.js"
 import { type Subscription, SubscriptionStatus } from "../../../src/domain/Subscription.js"
+import { unchanged } from "../checkout/Forms.js"
 import { html, raw } from "../checkout/Html.js"
 import { describeDecodeError } from "../ErrorMapping.js"
 import * as Pages from "./Pages.js"
@@ -26,6 +27,16 @@ const isSubscriptionStatus = Schema.is(SubscriptionStatus)
 const decodeProduct = Schema.decodeUnknownEither(ProductCreate, { onExcessProperty: "error", errors: "all" })
 const decodeProductUpdate = Schema.decodeUnknownEither(ProductUpdate, { onExcessProperty: "error", errors: "all" })
 
+/** The product edit form's fields, as shown or as typed. */
+interface ProductForm {
+  readonly name: string
+  readonly price: string
+  readonly description: string
+}
+const nameLimit = Pages.limitOf(ProductName)
+const descriptionLimit = Pages.limitOf(ProductDescription)
+const productForm = (p: Product): ProductForm => ({ name: p.name, price: (p.price / 100).toFixed(2), description: p.description })
+
 export const businessRoutes = (kit: Kit) =>
   Effect.gen(function*() {
     const products = yield* Products
@@ -34,13 +45,12 @@ export const businessRoutes = (kit: Kit) =>
     const payments = yield* Payments
     const events = yield* Events
 
-    const productsPage = (f: Pages.SignedFrame, scope: Scope, notice: { readonly error?: string; readonly link?: string } = {}, status = 200) =>
+    const productsPage = (f: Pages.SignedFrame, scope: Scope, notice: { readonly error?: string } = {}, status = 200) =>
       Effect.gen(function*() {
         const list = yield* products.list(scope, { limit: 100 })
         const write = can(f.user.role, "write")
         return kit.page(status, Pages.chrome(f, "Products", html`
 ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
-${notice.link === undefined ? "" : html`<p class="done" role="status">Checkout link: <code id="checkout-url">${notice.link}</code></p>`}
 <div class="card"><table><thead><tr><th>Product</th><th class="num">Price</th><th>Billing</th><th>Status</th><th></th></tr></thead><tbody>${
           list.items.map((p) =>
             html`<tr><td><a href="${Pages.modePath(f)}/products/${p.product_id}">${p.name}</a> <small><code>${p.product_id}</code></small></td><td class="num">${Pages.money(p.price)}</td>
@@ -58,7 +68,7 @@ ${notice.link === undefined ? "" : html`<p class="done" role="status">Checkout l
           write
             ? html`<div class="card"><h2>New product</h2>${
               Pages.form(f, `${Pages.modePath(f)}/products`, html`
-<label for="name">Name</label><input id="name" name="name" required maxlength="200">
+<label for="name">Name (${nameLimit})</label><input id="name" name="name" required>
 <label for="price">Price in AED</label><input id="price" name="price" inputmode="decimal" required>
 <label for="billing">Billing</label><select id="billing" name="billing"><option value="one_time">One-time</option>
 <option value="month">Monthly</option><option value="year">Yearly</option><option value="week">Weekly</option><option value="day">Daily</option></select>
@@ -88,23 +98,25 @@ ${notice.link === undefined ? "" : html`<p class="done" role="status">Checkout l
         const created = yield* Effect.either(products.create(scope, input.right))
         if (Either.isLeft(created)) return yield* productsPage(f, scope, { error: (created.left as { readonly message?: string }).message ?? "Not created" }, 400)
         yield* kit.audit(signed, "product.create", created.right.product_id, scope.livemode)
-        return kit.redirect(`${Pages.modePath(f)}/products`)
+        return kit.done(f, `${Pages.modePath(f)}/products`, `Created ${created.right.name}.`)
       })))
 
-    const productPage = (f: Pages.SignedFrame, scope: Scope, error?: string) =>
+    /** A product's page; after a refused edit, with the refusal and the form as typed. */
+    const productPage = (f: Pages.SignedFrame, scope: Scope, refused?: { readonly error: string; readonly typed: ProductForm }) =>
       Effect.gen(function*() {
         const id = productIdOf(yield* kit.param("id"))
         const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(products.get(scope, id)))
         if (found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
-        return kit.page(error === undefined ? 200 : 400, Pages.chrome(f, found.name, html`
-${error === undefined ? "" : html`<p class="alert" role="alert">${error}</p>`}
+        const shown = refused?.typed ?? productForm(found)
+        return kit.page(refused === undefined ? 200 : 400, Pages.chrome(f, found.name, html`
+${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.error}</p>`}
 <div class="card"><table><tr><th>Id</th><td><code>${found.product_id}</code></td></tr><tr><th>Price</th><td>${Pages.money(found.price)}</td></tr>
-<tr><th>Status</th><td>${found.status}</td></tr><tr><th>Description</th><td>${found.description ?? ""}</td></tr></table>${
+<tr><th>Status</th><td>${found.status}</td></tr><tr><th>Description</th><td class="text">${found.description}</td></tr></table>${
           can(f.user.role, "write")
             ? Pages.form(f, `${Pages.modePath(f)}/products/${found.product_id}`, html`
-<label for="p_name">Name</label><input id="p_name" name="name" maxlength="200" required value="${found.name}">
-<label for="p_price">Price in AED</label><input id="p_price" name="price" inputmode="decimal" required value="${(found.price / 100).toFixed(2)}">
-<label for="p_description">Description</label><input id="p_description" name="description" value="${found.description ?? ""}">
+<label for="p_name">Name (${nameLimit})</label><input id="p_name" name="name" required value="${shown.name}">
+<label for="p_price">Price in AED</label><input id="p_price" name="price" inputmode="decimal" required value="${shown.price}">
+<label for="p_description">Description (${descriptionLimit})</label>${Pages.textarea({ id: "p_description", name: "description", value: shown.description })}
 <p><button type="submit">Save product</button></p>`)
             : ""
         }</div>`), f.nonce)
@@ -112,23 +124,35 @@ ${error === undefined ? "" : html`<p class="alert" role="alert">${error}</p>`}
 
     yield* kit.get("/dashboard/:mode/products/:id", kit.withUser((_, f, scope) => productPage(f, scope)))
 
+    /**
+     * Saves the edit form. A field sent back as the form showed it is kept as stored, byte for byte (a browser sends
+     * a textarea's line breaks as CRLF, and drops them from an input); anything else is taken exactly as typed, or
+     * refused by the API's own schema.
+     */
     yield* kit.post("/dashboard/:mode/products/:id", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
         if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change products.`), f.nonce)
         const id = productIdOf(yield* kit.param("id"))
         if (id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
-        const price = parseAed(kit.field(params, "price"))
-        if (price === undefined) return yield* productPage(f, scope, "Enter the price in AED, e.g. 65.00")
-        const description = kit.field(params, "description")
-        const patch = decodeProductUpdate({ name: kit.field(params, "name"), price, description })
-        if (Either.isLeft(patch)) return yield* productPage(f, scope, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(patch.left) }))
+        const found = Either.getOrUndefined(yield* Effect.either(products.get(scope, id)))
+        if (found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const typed: ProductForm = { name: kit.field(params, "name"), price: kit.field(params, "price"), description: kit.field(params, "description") }
+        const refuse = (error: string) => productPage(f, scope, { error, typed })
+        const price = parseAed(typed.price)
+        if (price === undefined) return yield* refuse("Enter the price in AED, e.g. 65.00")
+        const patch = decodeProductUpdate({
+          name: unchanged(typed.name, found.name, "input"),
+          price,
+          description: unchanged(typed.description, found.description, "textarea")
+        })
+        if (Either.isLeft(patch)) return yield* refuse(describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(patch.left) }))
         const updated = yield* Effect.either(products.update(scope, id, patch.right))
         if (Either.isLeft(updated)) {
           const error = updated.left as { readonly _tag?: string; readonly message?: string }
-          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* productPage(f, scope, error.message ?? "Not saved")
+          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* refuse(error.message ?? "Not saved")
         }
         yield* kit.audit(signed, "product.update", id, scope.livemode)
-        return kit.redirect(`${Pages.modePath(f)}/products/${id}`)
+        return kit.done(f, `${Pages.modePath(f)}/products/${id}`, "Saved.")
       })))
 
     yield* kit.post("/dashboard/:mode/products/:id/status", kit.withPost((signed, f, scope, params) =>
@@ -143,7 +167,7 @@ ${error === undefined ? "" : html`<p class="alert" role="alert">${error}</p>`}
           return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* productsPage(f, scope, { error: error.message ?? "Not changed" }, 400)
         }
         yield* kit.audit(signed, status === "archived" ? "product.archive" : "product.activate", id, scope.livemode)
-        return kit.redirect(`${Pages.modePath(f)}/products`)
+        return kit.done(f, `${Pages.modePath(f)}/products`, status === "archived" ? "Archived." : "Active again.")
       })))
 
     yield* kit.post("/dashboard/:mode/products/:id/checkout", kit.withPost((signed, f, scope) =>
@@ -157,7 +181,7 @@ ${error === undefined ? "" : html`<p class="alert" role="alert">${error}</p>`}
         const session = yield* Effect.either(checkout.create(scope, { product_cart: [{ product_id: id, quantity: 1 }] }))
         if (Either.isLeft(session)) return yield* productsPage(f, scope, { error: (session.left as { readonly message?: string }).message ?? "No link made" }, 400)
         yield* kit.audit(signed, "checkout_session.create", session.right.session_id, scope.livemode)
-        return yield* productsPage(f, scope, { link: session.right.checkout_url })
+        return kit.done(f, `${Pages.modePath(f)}/checkout-sessions/${session.right.session_id}`, "Checkout link made: copy its URL below.")
       })))
 
     yield* kit.get("/dashboard/:mode/checkout-sessions", kit.withUser((_, f, scope) =>
@@ -181,7 +205,7 @@ ${error === undefined ? "" : html`<p class="alert" role="alert">${error}</p>`}
         if (found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         return kit.page(200, Pages.chrome(f, "Checkout session", html`<div class="card"><table>
 <tr><th>Id</th><td><code>${found.session_id}</code></td></tr><tr><th>Status</th><td>${found.status}</td></tr>
-<tr><th>Checkout URL</th><td><code>${found.checkout_url}</code></td></tr>
+<tr><th>Checkout URL</th><td><code id="checkout-url">${found.checkout_url}</code></td></tr>
 <tr><th>Total</th><td>${Pages.money(found.total_amount)}</td></tr><tr><th>Expires</th><td>${Pages.when(found.expires_at)}</td></tr>
 <tr><th>Payment</th><td>${found.payment_id === null ? "" : html`<a href="${Pages.modePath(f)}/payments/${found.payment_id}"><code>${found.payment_id}</code></a>`}</td></tr>
 </table><table><tbody>${
@@ -206,7 +230,7 @@ ${error === undefined ? "" : html`<p class="alert" role="alert">${error}</p>`}
         }</tbody></table>${list.items.length === 0 ? html`<p class="muted">No subscriptions.</p>` : ""}</div>`), f.nonce)))
     ))
 
-    const subscriptionPage = (f: Pages.SignedFrame, scope: Scope, notice: { readonly ok?: string; readonly error?: string } = {}, status = 200) =>
+    const subscriptionPage = (f: Pages.SignedFrame, scope: Scope, notice: { readonly error?: string } = {}, status = 200) =>
       Effect.gen(function*() {
         const id = subscriptionIdOf(yield* kit.param("id"))
         const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(subscriptions.get(scope, id)))
@@ -220,7 +244,6 @@ ${error === undefined ? "" : html`<p class="alert" role="alert">${error}</p>`}
         const action = (value: string, text: string) =>
           Pages.form(f, `${Pages.modePath(f)}/subscriptions/${s.subscription_id}/cancel`, html`<input type="hidden" name="when" value="${value}"><button type="submit">${text}</button>`)
         return kit.page(status, Pages.chrome(f, "Subscription", html`
-${notice.ok === undefined ? "" : html`<p class="done" role="status">${notice.ok}</p>`}
 ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
 <div class="card"><table><tr><th>Id</th><td><code>${s.subscription_id}</code></td></tr><tr><th>Status</th><td>${label(s)}</td></tr>
 <tr><th>Customer</th><td>${s.customer?.email ?? ""}</td></tr><tr><th>Amount</th><td>${Pages.money(s.recurring_amount)} every ${s.interval_count === 1 ? "" : `${s.interval_count} `}${s.billing_interval}</td></tr>
@@ -250,8 +273,10 @@ ${write ? html`<p>${action("now", "Cancel now")} ${s.cancel_at_period_end ? acti
           return yield* subscriptionPage(f, scope, { error: error.message ?? "Not changed" }, 409)
         }
         yield* kit.audit(signed, `subscription.${when === "now" ? "cancel" : when === "undo" ? "keep" : "cancel_at_period_end"}`, id, scope.livemode)
-        return yield* subscriptionPage(f, scope, {
-          ok: when === "now" ? "Cancelled." : when === "undo" ? "It keeps renewing." : "It ends at the end of the current period."
-        })
+        return kit.done(
+          f,
+          `${Pages.modePath(f)}/subscriptions/${id}`,
+          when === "now" ? "Cancelled." : when === "undo" ? "It keeps renewing." : "It ends at the end of the current period."
+        )
       })))
   })

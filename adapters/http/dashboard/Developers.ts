@@ -12,6 +12,7 @@ import { can } from "../../../src/domain/DashboardUser.js"
 import { ApiKeyId, parseId, WebhookId } from "../../../src/domain/Ids.js"
 import { EventType } from "../../../src/domain/Event.js"
 import { WebhookCreate, WebhookUpdate } from "../../../src/domain/WebhookEndpoint.js"
+import { unchanged } from "../checkout/Forms.js"
 import { html, raw } from "../checkout/Html.js"
 import { describeDecodeError } from "../ErrorMapping.js"
 import * as Pages from "./Pages.js"
@@ -94,7 +95,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
         if (mine === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         yield* accounts.revokeKey(mine.key_id)
         yield* kit.audit(signed, "api_key.revoke", mine.key_id, scope.livemode)
-        return yield* keysPage(f, scope, { ok: `Revoked the key ending in ${mine.last4}.` })
+        return kit.done(f, `${Pages.modePath(f)}/developers`, `Revoked the key ending in ${mine.last4}.`)
       })))
 
     yield* kit.post("/dashboard/:mode/developers/webhooks", kit.withPost((signed, f, scope, params) =>
@@ -139,7 +140,7 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
           manage
             ? Pages.form(f, `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}/edit`, html`
 <label for="w_url">URL</label><input id="w_url" name="url" size="50" required value="${w.url}">
-<label for="w_description">Description</label><input id="w_description" name="description" value="${w.description}">
+<label for="w_description">Description</label>${Pages.textarea({ id: "w_description", name: "description", value: w.description, rows: 2 })}
 <fieldset><legend>Events</legend>${
               eventTypes.map((t) => html`<label><input type="checkbox" name="event_types" value="${t}"${raw(w.event_types.includes(t as never) ? " checked" : "")}> ${t}</label>`)
             }</fieldset><p><button type="submit">Save endpoint</button></p>`)
@@ -177,10 +178,12 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
       Effect.gen(function*() {
         if (!can(signed.user.role, "keys")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change endpoints.`), f.nonce)
         const id = webhookIdOf(yield* kit.param("id"))
-        if (id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const endpoint = id === undefined ? Option.none() : Option.getRight(yield* Effect.either(webhooks.get(scope, id)))
+        if (id === undefined || Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        // As typed; a field sent back as shown keeps its stored value byte for byte.
         const patch = decodeWebhookUpdate({
-          url: kit.field(params, "url").trim(),
-          description: kit.field(params, "description"),
+          url: unchanged(kit.field(params, "url"), endpoint.value.url, "input"),
+          description: unchanged(kit.field(params, "description"), endpoint.value.description, "textarea"),
           event_types: UrlParams.getAll(params, "event_types")
         })
         if (Either.isLeft(patch)) {

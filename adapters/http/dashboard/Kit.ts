@@ -24,6 +24,8 @@ export interface Kit {
   readonly base: string
   readonly page: (status: number, body: string, nonce: string) => HttpServerResponse.HttpServerResponse
   readonly redirect: (location: string) => HttpServerResponse.HttpServerResponse
+  /** The answer to a change that succeeded (POST-redirect-GET): to `location`, which says `text` once. */
+  readonly done: (frame: Pages.SignedFrame, location: string, text: string) => HttpServerResponse.HttpServerResponse
   readonly get: (path: HttpRouter.PathInput, handler: Response) => Effect.Effect<void>
   readonly post: (path: HttpRouter.PathInput, handler: Response) => Effect.Effect<void>
   readonly withUser: (handler: (signed: Signed, frame: Pages.SignedFrame, scope: Scope) => Response) => Response

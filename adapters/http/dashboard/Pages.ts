@@ -3,13 +3,15 @@
  * the response's nonce), every merchant- or customer-supplied string escaped. Money as merchants read it
  * (`AED 1,234.50`), times in UTC and labelled so.
  */
-import { DateTime } from "effect"
+import { DateTime, JSONSchema, type Schema } from "effect"
 import type { Overview, Period } from "../../../src/application/Reports.js"
 import type { AuditEntry, DashboardUser } from "../../../src/domain/DashboardUser.js"
 import type { Event } from "../../../src/domain/Event.js"
 import { formatAmount } from "../../../src/domain/Money.js"
+import { lengthPhrase } from "../../../src/domain/Text.js"
 import { hasReceipt } from "../../../src/domain/Receipt.js"
 import { htmlDocument } from "../checkout/Document.js"
+import { type Flash, onceField, onceToken, textareaContent } from "../checkout/Forms.js"
 import type { Payment } from "../../../src/domain/Payment.js"
 import { html, type Raw, raw } from "../checkout/Html.js"
 
@@ -19,6 +21,8 @@ const styles = `
   header { display: flex; align-items: center; gap: 1rem; flex-wrap: wrap; padding: .6rem 1.25rem; background: #fff;
            border-bottom: 1px solid #e3e6ea; }
   header strong { margin-right: auto; }
+  /* A long business name or e-mail wraps inside the header rather than widen the page (a 390 px phone). */
+  header strong, header .who { min-width: 0; overflow-wrap: anywhere; }
   nav { padding: .5rem 1.25rem; display: flex; flex-wrap: wrap; gap: .3rem .9rem; }
   nav a { color: #1d4ed8; text-decoration: none; }
   .mode { font-size: .8rem; border-radius: 4px; padding: .1rem .45rem; background: #fde68a; }
@@ -45,6 +49,8 @@ const styles = `
   small, .muted { color: #5b6470; }
   svg { width: 100%; height: auto; }
   pre { white-space: pre-wrap; word-break: break-all; font-size: .85rem; }
+  textarea { font: inherit; padding: .45rem; border: 1px solid #bbb; border-radius: 6px; width: 100%; box-sizing: border-box; }
+  td.text { white-space: pre-wrap; overflow-wrap: anywhere; }
 `
 
 export interface Frame {
@@ -58,6 +64,8 @@ export interface SignedFrame extends Frame {
   readonly businessName: string
   readonly livemode: boolean
   readonly csrf: string
+  /** What the change that redirected here says (POST-redirect-GET). */
+  readonly flash?: Flash | undefined
 }
 
 const document = (frame: Frame, title: string, body: Raw) =>
@@ -71,6 +79,30 @@ export const modePath = (frame: SignedFrame) => `${frame.base}/${frame.livemode 
 export const form = (frame: SignedFrame, action: string, body: Raw) =>
   html`<form method="post" action="${action}"><input type="hidden" name="csrf_token" value="${frame.csrf}">${body}</form>`
 
+/** A form that moves money: also a fresh one-time token, so that posting it twice acts once. */
+export const moneyForm = (frame: SignedFrame, action: string, body: Raw) =>
+  form(frame, action, html`<input type="hidden" name="${onceField}" value="${onceToken()}">${body}`)
+
+/** A multi-line text field, its value shown exactly (see `textareaContent`). */
+export const textarea = (props: { readonly id: string; readonly name: string; readonly value: string; readonly rows?: number }) =>
+  html`<textarea id="${props.id}" name="${props.name}" rows="${props.rows ?? 4}">${textareaContent(props.value)}</textarea>`
+
+/**
+ * A text field's length limit in words (`at most 5000 characters`), read from the API's own schema, so that a form
+ * states the limit the API applies. (No `maxlength`: browsers count UTF-16 units, and would stop an emoji-rich
+ * text the API accepts.)
+ */
+export const limitOf = (schema: Schema.Schema<string, string, never>): string => {
+  const json = JSONSchema.make(schema) as { readonly minLength?: number; readonly maxLength?: number }
+  return json.maxLength === undefined ? "" : lengthPhrase(json.minLength ?? 0, json.maxLength)
+}
+
+/** A notice: what a change did, or why it was refused. */
+export const notice = (flash: Flash | undefined) =>
+  flash === undefined ? "" : flash.tone === "done"
+  ? html`<p class="done" role="status">${flash.text}</p>`
+  : html`<p class="alert" role="alert">${flash.text}</p>`
+
 export const chrome = (frame: SignedFrame, title: string, body: Raw) =>
   document(
     frame,
@@ -78,10 +110,10 @@ export const chrome = (frame: SignedFrame, title: string, body: Raw) =>
     html`<header><strong>${frame.businessName}</strong>
 <span class="mode${frame.livemode ? " live" : ""}">${frame.livemode ? "Live mode" : "Test mode"}</span>
 <a href="${frame.base}/${frame.livemode ? "test" : "live"}">Switch to ${frame.livemode ? "test" : "live"} data</a>
-<span class="muted">${frame.user.email} (${frame.user.role})</span>
+<span class="muted who">${frame.user.email} (${frame.user.role})</span>
 ${form(frame, `${frame.base}/logout`, html`<button class="link" type="submit">Sign out</button>`)}</header>
 <nav><a href="${modePath(frame)}">Home</a><a href="${modePath(frame)}/payments">Payments</a><a href="${modePath(frame)}/subscriptions">Subscriptions</a><a href="${modePath(frame)}/customers">Customers</a><a href="${modePath(frame)}/products">Products</a><a href="${modePath(frame)}/checkout-sessions">Checkout</a><a href="${modePath(frame)}/developers">Developers</a><a href="${modePath(frame)}/events">Events</a><a href="${frame.base}/audit">Audit log</a><a href="${frame.base}/settings">Settings</a></nav>
-<main><h1>${title}</h1>${body}</main>`
+<main><h1>${title}</h1>${notice(frame.flash)}${body}</main>`
   )
 
 export const loginPage = (frame: Frame, props: { readonly error?: string | undefined; readonly email?: string | undefined }) =>
@@ -200,8 +232,9 @@ export const paymentPage = (
     readonly canRefund: boolean
     /** Each event's deliveries, by event id. */
     readonly deliveries?: Readonly<Record<string, ReadonlyArray<{ readonly status: string }>>> | undefined
-    readonly notice?: string | undefined
     readonly error?: string | undefined
+    /** The amount as typed, when a refund was refused. */
+    readonly amount?: string | undefined
   }
 ) => {
   const p = props.payment
@@ -210,8 +243,7 @@ export const paymentPage = (
   return chrome(
     frame,
     `Payment ${money(p.total_amount)}`,
-    html`${props.notice === undefined ? "" : html`<p class="done" role="status">${props.notice}</p>`}
-${props.error === undefined ? "" : html`<p class="alert" role="alert">${props.error}</p>`}
+    html`${props.error === undefined ? "" : html`<p class="alert" role="alert">${props.error}</p>`}
 <div class="card"><table>
 <tr><th>Id</th><td><code>${p.payment_id}</code></td></tr>
 <tr><th>Status</th><td>${p.status}</td></tr>
@@ -228,11 +260,11 @@ ${hasReceipt(p) ? html`<tr><th>Receipt</th><td><a href="${modePath(frame)}/payme
 ${
       refundable
         ? html`<div class="card"><h2>Refund</h2>${
-          form(
+          moneyForm(
             frame,
             `${modePath(frame)}/payments/${p.payment_id}/refund`,
             html`<label for="amount">Amount in AED (up to ${money(remaining)})</label>
-<input id="amount" name="amount" inputmode="decimal" value="${(remaining / 100).toFixed(2)}" required> <button type="submit">Refund</button>`
+<input id="amount" name="amount" inputmode="decimal" value="${props.amount ?? (remaining / 100).toFixed(2)}" required> <button type="submit">Refund</button>`
           )
         }</div>`
         : ""

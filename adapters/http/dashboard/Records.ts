@@ -9,10 +9,11 @@ import { Deliveries } from "../../../src/application/Deliveries.js"
 import { Events } from "../../../src/application/Events.js"
 import { Payments } from "../../../src/application/Payments.js"
 import { Subscriptions } from "../../../src/application/Subscriptions.js"
-import { CustomerCreate, CustomerUpdate } from "../../../src/domain/Customer.js"
+import { type Customer, CustomerCreate, CustomerName, CustomerUpdate } from "../../../src/domain/Customer.js"
 import { can } from "../../../src/domain/DashboardUser.js"
 import { EventType } from "../../../src/domain/Event.js"
 import { CustomerId, EventId, parseId } from "../../../src/domain/Ids.js"
+import { unchanged } from "../checkout/Forms.js"
 import { html, raw } from "../checkout/Html.js"
 import { describeDecodeError } from "../ErrorMapping.js"
 import * as Pages from "./Pages.js"
@@ -24,6 +25,20 @@ const isEventType = Schema.is(EventType)
 const decodeCustomer = Schema.decodeUnknownEither(CustomerCreate, { onExcessProperty: "error", errors: "all" })
 const decodeCustomerUpdate = Schema.decodeUnknownEither(CustomerUpdate, { onExcessProperty: "error", errors: "all" })
 const eventTypes: ReadonlyArray<string> = EventType.literals
+const nameLimit = Pages.limitOf(CustomerName)
+
+/** A customer form's fields, as shown or as typed. An empty name or phone means none. */
+interface CustomerForm {
+  readonly name: string
+  readonly email: string
+  readonly phone_number: string
+}
+const customerForm = (c: Customer): CustomerForm => ({ name: c.name ?? "", email: c.email, phone_number: c.phone_number ?? "" })
+const typedCustomer = (kit: Kit, params: Parameters<Kit["field"]>[0]): CustomerForm => ({
+  name: kit.field(params, "name"),
+  email: kit.field(params, "email"),
+  phone_number: kit.field(params, "phone_number")
+})
 
 export const recordRoutes = (kit: Kit) =>
   Effect.gen(function*() {
@@ -33,13 +48,13 @@ export const recordRoutes = (kit: Kit) =>
     const events = yield* Events
     const deliveries = yield* Deliveries
 
-    const customersPage = (f: Pages.SignedFrame, scope: Scope, notice: { readonly error?: string } = {}, status = 200) =>
+    const customersPage = (f: Pages.SignedFrame, scope: Scope, refused?: { readonly error: string; readonly typed: CustomerForm }) =>
       Effect.gen(function*() {
         const email = ((yield* kit.query).get("email") ?? "").trim().slice(0, 254)
         const list = yield* Effect.either(customers.list(scope, { limit: 100, ...(email === "" ? {} : { email }) }))
         const items = Either.isRight(list) ? list.right.items : []
-        return kit.page(status, Pages.chrome(f, "Customers", html`
-${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
+        return kit.page(refused === undefined ? 200 : 400, Pages.chrome(f, "Customers", html`
+${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.error}</p>`}
 ${Either.isLeft(list) ? html`<p class="alert" role="alert">${(list.left as { readonly message?: string }).message ?? "Search not valid"}</p>` : ""}
 <form method="get" action="${Pages.modePath(f)}/customers"><label for="search">Search by e-mail</label>
 <input id="search" name="email" type="email" value="${email}"> <button type="submit">Search</button></form>
@@ -51,9 +66,9 @@ ${Either.isLeft(list) ? html`<p class="alert" role="alert">${(list.left as { rea
           can(f.user.role, "write")
             ? html`<div class="card"><h2>New customer</h2>${
               Pages.form(f, `${Pages.modePath(f)}/customers`, html`
-<label for="c_name">Name</label><input id="c_name" name="name" maxlength="200">
-<label for="c_email">E-mail</label><input id="c_email" name="email" type="email" required>
-<label for="c_phone">Phone (E.164, optional)</label><input id="c_phone" name="phone_number">
+<label for="c_name">Name (optional, ${nameLimit})</label><input id="c_name" name="name" value="${refused?.typed.name ?? ""}">
+<label for="c_email">E-mail</label><input id="c_email" name="email" type="email" required value="${refused?.typed.email ?? ""}">
+<label for="c_phone">Phone (E.164, optional)</label><input id="c_phone" name="phone_number" value="${refused?.typed.phone_number ?? ""}">
 <p><button type="submit">Create customer</button></p>`)
             }</div>`
             : ""
@@ -65,37 +80,40 @@ ${Either.isLeft(list) ? html`<p class="alert" role="alert">${(list.left as { rea
     yield* kit.post("/dashboard/:mode/customers", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
         if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot create customers.`), f.nonce)
-        const name = kit.field(params, "name").trim()
-        const phone = kit.field(params, "phone_number").trim()
+        // Taken exactly as typed (the API's schema refuses what it would not store); empty means none.
+        const typed = typedCustomer(kit, params)
         const input = decodeCustomer({
-          email: kit.field(params, "email").trim(),
-          ...(name === "" ? {} : { name }),
-          ...(phone === "" ? {} : { phone_number: phone })
+          email: typed.email,
+          ...(typed.name === "" ? {} : { name: typed.name }),
+          ...(typed.phone_number === "" ? {} : { phone_number: typed.phone_number })
         })
         if (Either.isLeft(input)) {
-          return yield* customersPage(f, scope, { error: describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) }) }, 400)
+          return yield* customersPage(f, scope, { error: describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) }), typed })
         }
         const created = yield* Effect.either(customers.create(scope, input.right))
-        if (Either.isLeft(created)) return yield* customersPage(f, scope, { error: (created.left as { readonly message?: string }).message ?? "Not created" }, 400)
+        if (Either.isLeft(created)) return yield* customersPage(f, scope, { error: (created.left as { readonly message?: string }).message ?? "Not created", typed })
         yield* kit.audit(signed, "customer.create", created.right.customer_id, scope.livemode)
-        return kit.redirect(`${Pages.modePath(f)}/customers/${created.right.customer_id}`)
+        return kit.done(f, `${Pages.modePath(f)}/customers/${created.right.customer_id}`, "Customer created.")
       })))
 
-    yield* kit.get("/dashboard/:mode/customers/:id", kit.withUser((_, f, scope) =>
+    /** A customer's page; after a refused edit, with the refusal and the form as typed. */
+    const customerPage = (f: Pages.SignedFrame, scope: Scope, refused?: { readonly error: string; readonly typed: CustomerForm }) =>
       Effect.gen(function*() {
         const id = customerIdOf(yield* kit.param("id"))
         const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(customers.get(scope, id)))
         if (found === undefined || id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const paid = yield* payments.list(scope, { customer_id: id, limit: 100 })
         const subs = yield* subscriptions.list(scope, { customer_id: id, limit: 100 })
-        return kit.page(200, Pages.chrome(f, found.name ?? found.email, html`
+        const shown = refused?.typed ?? customerForm(found)
+        return kit.page(refused === undefined ? 200 : 400, Pages.chrome(f, found.name ?? found.email, html`
+${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.error}</p>`}
 <div class="card"><table><tr><th>Id</th><td><code>${found.customer_id}</code></td></tr><tr><th>E-mail</th><td>${found.email}</td></tr>
 <tr><th>Phone</th><td>${found.phone_number ?? ""}</td></tr><tr><th>Created</th><td>${Pages.when(found.created_at)}</td></tr></table>${
           can(f.user.role, "write")
             ? Pages.form(f, `${Pages.modePath(f)}/customers/${found.customer_id}`, html`
-<label for="e_name">Name</label><input id="e_name" name="name" maxlength="200" value="${found.name ?? ""}">
-<label for="e_email">E-mail</label><input id="e_email" name="email" type="email" required value="${found.email}">
-<label for="e_phone">Phone (E.164, optional)</label><input id="e_phone" name="phone_number" value="${found.phone_number ?? ""}">
+<label for="e_name">Name (optional, ${nameLimit})</label><input id="e_name" name="name" value="${shown.name}">
+<label for="e_email">E-mail</label><input id="e_email" name="email" type="email" required value="${shown.email}">
+<label for="e_phone">Phone (E.164, optional)</label><input id="e_phone" name="phone_number" value="${shown.phone_number}">
 <p><button type="submit">Save customer</button></p>`)
             : ""
         }</div>
@@ -105,30 +123,33 @@ ${Either.isLeft(list) ? html`<p class="alert" role="alert">${(list.left as { rea
 <div class="card"><h2>Subscriptions</h2><table><tbody>${
           subs.items.map((s) => html`<tr><td><a href="${Pages.modePath(f)}/subscriptions/${s.subscription_id}"><code>${s.subscription_id}</code></a></td><td>${s.status}</td><td class="num">${Pages.money(s.recurring_amount)}</td></tr>`)
         }</tbody></table></div>`), f.nonce)
-      })))
+      })
 
+    yield* kit.get("/dashboard/:mode/customers/:id", kit.withUser((_, f, scope) => customerPage(f, scope)))
+
+    /** Saves the edit form: a field sent back as shown keeps its stored value byte for byte; empty clears it. */
     yield* kit.post("/dashboard/:mode/customers/:id", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
         if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change customers.`), f.nonce)
         const id = customerIdOf(yield* kit.param("id"))
-        if (id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
-        const name = kit.field(params, "name").trim()
-        const phone = kit.field(params, "phone_number").trim()
+        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(customers.get(scope, id)))
+        if (found === undefined || id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const typed = typedCustomer(kit, params)
         const patch = decodeCustomerUpdate({
-          email: kit.field(params, "email").trim(),
-          name: name === "" ? null : name,
-          phone_number: phone === "" ? null : phone
+          email: typed.email,
+          name: typed.name === "" ? null : unchanged(typed.name, found.name, "input"),
+          phone_number: typed.phone_number === "" ? null : typed.phone_number
         })
         if (Either.isLeft(patch)) {
-          return kit.page(400, Pages.forbiddenPage(f, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(patch.left) })), f.nonce)
+          return yield* customerPage(f, scope, { error: describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(patch.left) }), typed })
         }
         const updated = yield* Effect.either(customers.update(scope, id, patch.right))
         if (Either.isLeft(updated)) {
           const error = updated.left as { readonly _tag?: string; readonly message?: string }
-          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : kit.page(400, Pages.forbiddenPage(f, error.message ?? "Not saved"), f.nonce)
+          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* customerPage(f, scope, { error: error.message ?? "Not saved", typed })
         }
         yield* kit.audit(signed, "customer.update", id, scope.livemode)
-        return kit.redirect(`${Pages.modePath(f)}/customers/${id}`)
+        return kit.done(f, `${Pages.modePath(f)}/customers/${id}`, "Saved.")
       })))
 
     yield* kit.get("/dashboard/:mode/events", kit.withUser((_, f, scope) =>

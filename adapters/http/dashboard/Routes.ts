@@ -13,12 +13,13 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as UrlParams from "@effect/platform/UrlParams"
-import { Cause, DateTime, Effect, Option, Schema } from "effect"
+import { Cause, DateTime, Effect, Option, Schedule, Schema } from "effect"
 import { Accounts } from "../../../src/application/Accounts.js"
 import { PublicUrl } from "../../../src/application/Checkout.js"
 import { Customers } from "../../../src/application/Customers.js"
 import { Deliveries } from "../../../src/application/Deliveries.js"
 import { Events } from "../../../src/application/Events.js"
+import { IdempotencyService } from "../../../src/application/Idempotency.js"
 import { Payments } from "../../../src/application/Payments.js"
 import { Portal } from "../../../src/application/Portal.js"
 import { periods, type Period, Reports } from "../../../src/application/Reports.js"
@@ -28,23 +29,19 @@ import { CheckoutSessionId, CustomerId, parseId, PaymentId } from "../../../src/
 import { PaymentStatus } from "../../../src/domain/Payment.js"
 import { Signer } from "../../../src/ports/Signer.js"
 import { htmlResponse, newNonce } from "../checkout/Document.js"
-import { formField, postedForm } from "../checkout/Routes.js"
+import { formField, onceField, postedForm, readFlash, seeOther, withFlash } from "../checkout/Forms.js"
 import { businessRoutes } from "./Business.js"
 import { developerRoutes } from "./Developers.js"
 import { recordRoutes } from "./Records.js"
 import { settingsRoutes } from "./Settings.js"
-import type { Kit, Response } from "./Kit.js"
+import type { Kit, Response, Scope } from "./Kit.js"
 import * as Pages from "./Pages.js"
 import { parseAed, parseDay } from "./Parse.js"
 import { receiptPage } from "../portal/Receipt.js"
 
 const page = (status: number, body: string, nonce: string) => htmlResponse(status, body, nonce)
 
-const redirect = (location: string, cookie?: string) =>
-  HttpServerResponse.empty({
-    status: 303,
-    headers: { location, "cache-control": "no-store", ...(cookie === undefined ? {} : { "set-cookie": cookie }) }
-  })
+const redirect = seeOther
 
 const isStatus = Schema.is(PaymentStatus)
 const paymentIdOf = parseId(PaymentId)
@@ -62,6 +59,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     const reports = yield* Reports
     const portal = yield* Portal
     const signer = yield* Signer
+    const idempotency = yield* IdempotencyService
     const publicUrl = new URL(yield* PublicUrl)
     const publicOrigin = publicUrl.origin
     const secure = publicUrl.protocol === "https:"
@@ -80,15 +78,21 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       return token === undefined || token.length > 100 ? Effect.succeed(Option.none<Signed>()) : users.authenticate(token)
     })
 
+    /** The page's frame, with the flash a change redirected here with (signed with the session's CSRF token). */
     const signedFrame = (signed: Signed, nonce: string, livemode: boolean) =>
-      Effect.map(accounts.get(signed.user.account_id), (account): Pages.SignedFrame => ({
-        nonce,
-        base,
-        user: signed.user,
-        businessName: account.business_name ?? "Fils merchant",
-        livemode,
-        csrf: signed.session.csrf_token
-      }))
+      Effect.gen(function*() {
+        const account = yield* accounts.get(signed.user.account_id)
+        const query = new URLSearchParams((yield* request).url.split("?")[1] ?? "")
+        return {
+          nonce,
+          base,
+          user: signed.user,
+          businessName: account.business_name ?? "Fils merchant",
+          livemode,
+          csrf: signed.session.csrf_token,
+          flash: readFlash(query, signed.session.csrf_token)
+        } satisfies Pages.SignedFrame
+      })
 
     const formFields = postedForm(publicOrigin)
     const field = formField
@@ -131,7 +135,9 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     ) =>
       withUser((signed, f, scope) =>
         Effect.gen(function*() {
-          const params = yield* formFields
+          const posted = yield* Effect.either(formFields)
+          if (posted._tag === "Left") return page(400, Pages.forbiddenPage(f, posted.left.message), f.nonce)
+          const params = posted.right
           const token = params === undefined ? "" : field(params, "csrf_token")
           if (params === undefined || !(yield* signer.sameSecret(token, signed.session.csrf_token))) {
             return page(403, Pages.forbiddenPage(f, "This form was not sent from this dashboard, so nothing was changed. Reload the page and try again."), f.nonce)
@@ -153,7 +159,9 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
 
     yield* router.post("/dashboard/login", Effect.gen(function*() {
       const nonce = newNonce()
-      const params = yield* formFields
+      const posted = yield* Effect.either(formFields)
+      if (posted._tag === "Left") return page(400, Pages.loginPage(frame(nonce), { error: posted.left.message }), nonce)
+      const params = posted.right
       if (params === undefined) {
         return page(403, Pages.loginPage(frame(nonce), { error: "This form was not sent from this site." }), nonce)
       }
@@ -188,7 +196,9 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     yield* router.post("/dashboard/sign-in/:token", Effect.gen(function*() {
       const nonce = newNonce()
       const token = yield* linkToken
-      const params = yield* formFields
+      const posted = yield* Effect.either(formFields)
+      if (posted._tag === "Left") return page(400, Pages.messagePage(frame(nonce), "Not sent", posted.left.message), nonce)
+      const params = posted.right
       if (params === undefined) return linkGone(nonce)
       return yield* guarded(nonce, Effect.gen(function*() {
         const user = yield* users.linkUser(token)
@@ -257,7 +267,8 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         )
       })))
 
-    const paymentView = (signed: Signed, f: Pages.SignedFrame, scope: { readonly accountId: Signed["user"]["account_id"]; readonly livemode: boolean }, notice?: { readonly ok?: string; readonly error?: string }, status = 200) =>
+    /** A payment's page; after a refused refund, with the refusal and the amount as typed. */
+    const paymentView = (signed: Signed, f: Pages.SignedFrame, scope: Scope, refused?: { readonly error: string; readonly amount: string }, status = 200) =>
       Effect.gen(function*() {
         const id = paymentIdOf((yield* HttpRouter.params).id ?? "")
         if (id === undefined) return page(404, Pages.notFoundPage(f), f.nonce)
@@ -273,8 +284,8 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
                 events: mine,
                 deliveries: Object.fromEntries(sent),
                 canRefund: can(signed.user.role, "refund"),
-                notice: notice?.ok,
-                error: notice?.error
+                error: refused?.error,
+                amount: refused?.amount
               }), f.nonce)
             })
           ),
@@ -299,6 +310,11 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         )
       })))
 
+    /**
+     * A refund from the payment's page. The form's one-time token is the refund's idempotency key: the same form
+     * posted twice (a double click, a resent request) refunds once, and the second post is answered as the first
+     * was. A refund redirects to the payment's page with its outcome; a refusal shows the form again as typed.
+     */
     yield* router.post("/dashboard/:mode/payments/:id/refund", withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
         if (!can(signed.user.role, "refund")) {
@@ -307,30 +323,61 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         const id = paymentIdOf((yield* HttpRouter.params).id ?? "")
         if (id === undefined) return page(404, Pages.notFoundPage(f), f.nonce)
         // The payment must be this scope's: another account's or mode's id is not found, and nothing is refunded.
-        const found = yield* Effect.either(payments.get(scope, id))
-        if (found._tag === "Left") return page(404, Pages.notFoundPage(f), f.nonce)
-        const amount = parseAed(field(params, "amount"))
-        if (amount === undefined || amount <= 0) {
-          return yield* paymentView(signed, f, scope, { error: "Enter the amount in AED, e.g. 12.50" }, 400)
+        if ((yield* Effect.either(payments.get(scope, id)))._tag === "Left") return page(404, Pages.notFoundPage(f), f.nonce)
+        const typed = field(params, "amount")
+        const refused = (error: string, status: number) => paymentView(signed, f, scope, { error, amount: typed }, status)
+        const amount = parseAed(typed)
+        if (amount === undefined || amount <= 0) return yield* refused("Enter the amount in AED, e.g. 12.50", 400)
+        const once = field(params, onceField)
+        if (once.length < 16 || once.length > 64) {
+          return yield* refused("This form is out of date, so nothing was refunded. Check the amount and send it again.", 400)
         }
-        const result = yield* Effect.either(payments.refund(id, amount))
-        if (result._tag === "Left") {
-          const error = result.left as { readonly message?: string }
-          return yield* paymentView(signed, f, scope, { error: error.message ?? "The refund failed" }, 409)
-        }
-        yield* kit.audit(signed, "payment.refund", id, scope.livemode)
-        const { refund } = result.right
-        return yield* paymentView(signed, f, scope, {
-          ok: refund.status === "pending"
+        const paymentPath = `${Pages.modePath(f)}/payments/${id}`
+        /** The refund, once per token; its outcome is what a second post of the token is answered with. */
+        const refund = Effect.gen(function*() {
+          const payment = yield* payments.get(scope, id)
+          const remaining = payment.total_amount - payment.refunded_amount
+          if (amount > remaining) {
+            return { status: 409, body: JSON.stringify({ error: `You can refund up to ${Pages.money(remaining)}` }) }
+          }
+          const result = yield* Effect.either(payments.refund(id, amount))
+          if (result._tag === "Left") {
+            const error = result.left as { readonly _tag?: string; readonly message?: string }
+            if (error._tag === "StoreUnavailable") return yield* Effect.fail(error)
+            return { status: 409, body: JSON.stringify({ error: error.message ?? "The refund failed" }) }
+          }
+          // Money moved: a failed audit write must not release the key (a second post would refund again).
+          yield* kit.audit(signed, "payment.refund", id, scope.livemode).pipe(
+            Effect.catchAllCause((cause) => Effect.logError("Refund not written to the audit log", cause))
+          )
+          const { refund } = result.right
+          const text = refund.status === "pending"
             ? `The refund of ${Pages.money(refund.amount)} is pending: the processor has not answered yet.`
             : `Refunded ${Pages.money(refund.amount)}.`
-        })
+          return { status: 303, body: JSON.stringify({ location: withFlash(paymentPath, { tone: "done", text }, f.csrf) }) }
+        }).pipe(Effect.catchAll(() => Effect.succeed({ status: 503, body: JSON.stringify({ error: "The refund could not be made now. Try again in a moment." }) })))
+        const outcome = yield* idempotency.run(scope, `dashboard.refund.${once}`, JSON.stringify({ payment_id: id, amount }), refund).pipe(
+          // A second post while the first still runs waits for its outcome.
+          Effect.retry({ while: (e) => e._tag === "IdempotencyKeyInUse", schedule: Schedule.spaced("200 millis"), times: 150 }),
+          Effect.either
+        )
+        if (outcome._tag === "Left") {
+          return yield* refused(
+            outcome.left._tag === "IdempotencyKeyReused"
+              ? "This form was already sent with another amount, so nothing more was refunded. Check the payment below and refund again from it."
+              : "The refund could not be made now. Try again in a moment.",
+            409
+          )
+        }
+        const answer = JSON.parse(outcome.right.response.body) as { readonly location?: string; readonly error?: string }
+        return answer.location !== undefined ? redirect(answer.location) : yield* refused(answer.error ?? "The refund failed", outcome.right.response.status)
       })))
 
     const kit: Kit = {
       base,
       page,
       redirect: (location) => redirect(location),
+      done: (f, location, text) => redirect(withFlash(location, { tone: "done", text }, f.csrf)),
       get: (path, handler) => router.get(path, handler),
       post: (path, handler) => router.post(path, handler),
       withUser,

@@ -9,11 +9,18 @@ import { PublicUrl } from "../../../src/application/Checkout.js"
 import { Users } from "../../../src/application/Users.js"
 import { can, type Role, roles } from "../../../src/domain/DashboardUser.js"
 import { parseId, UserId } from "../../../src/domain/Ids.js"
+import { unchanged } from "../checkout/Forms.js"
 import { html, raw } from "../checkout/Html.js"
 import * as Pages from "./Pages.js"
 import type { Kit } from "./Kit.js"
 
 const userIdOf = parseId(UserId)
+
+/** The business form's fields, as shown or as typed. */
+interface BusinessForm {
+  readonly business_name: string
+  readonly support_email: string
+}
 const isRole = (value: string): value is Role => (roles as ReadonlyArray<string>).includes(value)
 
 export const settingsRoutes = (kit: Kit) =>
@@ -24,13 +31,14 @@ export const settingsRoutes = (kit: Kit) =>
 
     const settingsPage = (
       f: Pages.SignedFrame,
-      notice: { readonly ok?: string; readonly error?: string; readonly invite?: string } = {},
+      notice: { readonly ok?: string; readonly error?: string; readonly invite?: string; readonly typed?: BusinessForm } = {},
       status = 200
     ) =>
       Effect.gen(function*() {
         const account = yield* accounts.get(f.user.account_id)
         const team = can(f.user.role, "team") ? yield* users.team(f.user.account_id) : []
         const settings = can(f.user.role, "settings")
+        const shown = notice.typed ?? { business_name: account.business_name ?? "", support_email: account.support_email ?? "" }
         return kit.page(status, Pages.chrome(f, "Settings", html`
 ${notice.ok === undefined ? "" : html`<p class="done" role="status">${notice.ok}</p>`}
 ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
@@ -38,8 +46,8 @@ ${notice.invite === undefined ? "" : html`<p class="done" role="status">Send thi
 <div class="card"><h2>Business</h2>${
           settings
             ? Pages.form(f, `${kit.base}/settings`, html`
-<label for="business_name">Business name</label><input id="business_name" name="business_name" maxlength="200" value="${account.business_name ?? ""}">
-<label for="support_email">Support e-mail</label><input id="support_email" name="support_email" type="email" value="${account.support_email ?? ""}">
+<label for="business_name">Business name</label><input id="business_name" name="business_name" value="${shown.business_name}">
+<label for="support_email">Support e-mail</label><input id="support_email" name="support_email" type="email" value="${shown.support_email}">
 <p><button type="submit">Save</button></p>`)
             : html`<p>${account.business_name ?? ""} · ${account.support_email ?? ""}</p>`
         }</div>
@@ -73,14 +81,16 @@ ${
     yield* kit.post("/dashboard/settings", kit.withPost((signed, f, _, params) =>
       Effect.gen(function*() {
         if (!can(signed.user.role, "settings")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change the settings.`), f.nonce)
-        const support = kit.field(params, "support_email").trim()
+        // Taken exactly as typed, a name sent back as shown kept byte for byte; an empty support e-mail means none.
+        const typed: BusinessForm = { business_name: kit.field(params, "business_name"), support_email: kit.field(params, "support_email") }
+        const account = yield* accounts.get(signed.user.account_id)
         const updated = yield* Effect.either(accounts.update(signed.user.account_id, {
-          business_name: kit.field(params, "business_name"),
-          support_email: support === "" ? null : support
+          business_name: unchanged(typed.business_name, account.business_name, "input"),
+          support_email: typed.support_email === "" ? null : typed.support_email
         }))
-        if (Either.isLeft(updated)) return yield* settingsPage(f, { error: (updated.left as { readonly message?: string }).message ?? "Not saved" }, 400)
+        if (Either.isLeft(updated)) return yield* settingsPage(f, { error: (updated.left as { readonly message?: string }).message ?? "Not saved", typed }, 400)
         yield* kit.audit(signed, "account.update", signed.user.account_id, null)
-        return yield* settingsPage({ ...f, businessName: updated.right.business_name ?? f.businessName }, { ok: "Saved." })
+        return kit.done(f, `${kit.base}/settings`, "Saved.")
       })))
 
     const ownersOnly = (signed: Parameters<Parameters<Kit["withPost"]>[0]>[0], f: Pages.SignedFrame) =>

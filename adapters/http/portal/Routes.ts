@@ -23,7 +23,7 @@ import { declineMessage } from "../../../src/domain/Payment.js"
 import type { PortalSession } from "../../../src/domain/PortalSession.js"
 import { Signer } from "../../../src/ports/Signer.js"
 import { htmlResponse, newNonce } from "../checkout/Document.js"
-import { formField, postedForm } from "../checkout/Routes.js"
+import { formField, postedForm } from "../checkout/Forms.js"
 import * as Pages from "./Pages.js"
 import { receiptPage } from "./Receipt.js"
 
@@ -96,7 +96,11 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
     const withPost = (handler: (session: PortalSession, frame: Pages.Frame, params: UrlParams.UrlParams) => ReturnType<Handler>) =>
       withSession((session, frame) =>
         Effect.gen(function*() {
-          const params = yield* postedForm(publicOrigin)
+          const posted = yield* Effect.either(postedForm(publicOrigin))
+          if (posted._tag === "Left") {
+            return page(400, Pages.messagePage(frame, "Not sent", posted.left.message, { href: base, label: "← Back to your account" }), frame.nonce)
+          }
+          const params = posted.right
           const token = params === undefined ? "" : field(params, "csrf_token")
           if (params === undefined || !(yield* signer.sameSecret(token, session.csrf_token ?? ""))) {
             return page(403, Pages.messagePage(frame, "Not sent", "This form was not sent from this page, so nothing was changed. Reload the page and try again.", { href: base, label: "← Back to your account" }), frame.nonce)

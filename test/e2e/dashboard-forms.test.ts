@@ -1,0 +1,311 @@
+/**
+ * The dashboard's and hosted checkout's forms on `fils serve`, over HTTP as a browser without JavaScript sends them
+ * (each form read from its page and submitted the way a browser submits it): saving an edit form keeps what the API
+ * stored, byte for byte, and never trims or cuts; a refund form posted twice refunds once, and every change answers
+ * with a redirect (POST-redirect-GET); refusals speak AED and keep what was typed; form bodies that are not UTF-8
+ * are refused with nothing changed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Served, serveFils } from "../support/cli.js"
+import { api, ok, payThroughForm, type TestDatabase, testDatabase } from "../support/load.js"
+
+let db: TestDatabase
+let server: Served
+let key = ""
+let owner = ""
+
+/** A request as a browser on the dashboard's own page sends it; `body` is sent as it is (already encoded). */
+const request = async (
+  path: string,
+  options: { readonly cookie?: string; readonly form?: Record<string, string> | Array<[string, string]>; readonly body?: string } = {}
+) => {
+  const posting = options.form !== undefined || options.body !== undefined
+  const response = await fetch(`${server.baseUrl}${path}`, {
+    method: posting ? "POST" : "GET",
+    redirect: "manual",
+    headers: {
+      ...(options.cookie === undefined ? {} : { cookie: options.cookie }),
+      ...(posting ? { "content-type": "application/x-www-form-urlencoded", origin: server.baseUrl } : {})
+    },
+    ...(posting ? { body: options.body ?? new URLSearchParams(options.form).toString() } : {})
+  })
+  return { status: response.status, headers: response.headers, body: await response.text() }
+}
+const cookieOf = (setCookie: string | null) => (setCookie ?? "").split(";")[0]!
+
+const unescape = (s: string) =>
+  s.replace(/&quot;/g, "\"").replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&")
+
+/**
+ * The fields a browser submits from the form posting to `action` on `html`, unedited: the HTML parser reads CR
+ * and CRLF as LF; a text `<input>` drops line breaks from its value; a `<textarea>` loses the newline right after
+ * its opening tag and submits each line break as CRLF; checked boxes and selected options only.
+ */
+const formFields = (html: string, action: string): Array<[string, string]> => {
+  const start = html.indexOf(`<form method="post" action="${action}"`)
+  expect(start, `a form posting to ${action}`).toBeGreaterThan(0)
+  const form = html.slice(start, html.indexOf("</form>", start))
+  const parsed = form.replace(/\r\n?/g, "\n")
+  const fields: Array<[string, string]> = []
+  for (const tag of parsed.matchAll(/<input\b([^>]*)>/g)) {
+    const attrs = tag[1]!
+    const name = /\bname="([^"]*)"/.exec(attrs)?.[1]
+    const type = /\btype="([^"]*)"/.exec(attrs)?.[1] ?? "text"
+    if (name === undefined || type === "submit") continue
+    if (type === "checkbox" && !/\bchecked\b/.test(attrs)) continue
+    const value = unescape(/\bvalue="([^"]*)"/.exec(attrs)?.[1] ?? (type === "checkbox" ? "on" : ""))
+    fields.push([unescape(name), type === "hidden" || type === "checkbox" ? value : value.replace(/[\r\n]/g, "")])
+  }
+  for (const tag of parsed.matchAll(/<textarea\b[^>]*\bname="([^"]*)"[^>]*>([\s\S]*?)<\/textarea>/g)) {
+    fields.push([unescape(tag[1]!), unescape(tag[2]!.replace(/^\n/, "")).replace(/\n/g, "\r\n")])
+  }
+  for (const tag of parsed.matchAll(/<select\b[^>]*\bname="([^"]*)"[^>]*>([\s\S]*?)<\/select>/g)) {
+    const selected = /<option value="([^"]*)" selected>/.exec(tag[2]!) ?? /<option value="([^"]*)"/.exec(tag[2]!)
+    if (selected !== null) fields.push([unescape(tag[1]!), unescape(selected[1]!)])
+  }
+  return fields
+}
+const withField = (fields: Array<[string, string]>, name: string, value: string): Array<[string, string]> =>
+  fields.map(([n, v]) => [n, n === name ? value : v])
+const valueOf = (fields: Array<[string, string]>, name: string) => fields.find(([n]) => n === name)?.[1]
+
+beforeAll(async () => {
+  db = await testDatabase()
+  server = await serveFils({ DATABASE_URL: db.url, FILS_DATA_DIR: undefined, FILS_OWNER_EMAIL: "owner@dunecoffee.ae" }, 120_000)
+  key = /Test key\s+(sk_test_[A-Za-z0-9_-]+)/.exec(server.stdout())![1]!
+  const link = /Sign in\s+(http\S+)/.exec(server.stdout())![1]!
+  const set = await request(link.slice(server.baseUrl.length), { form: { password: "correct horse battery" } })
+  expect(set.status).toBe(303)
+  owner = cookieOf(set.headers.get("set-cookie"))
+}, 150_000)
+
+afterAll(async () => {
+  await server?.stop("SIGTERM")
+  await db?.close()
+}, 30_000)
+
+describe("edit forms keep what the API stored", () => {
+  it("a 1,460-character, 3-line product description survives saving the form with only the price changed", async () => {
+    const head = ["First line of the roast notes.", "x".repeat(1_000)].join("\n")
+    const description = `${head}\n${"y".repeat(1_460 - head.length - 1)}`
+    expect(description.length).toBe(1_460)
+    const product = await ok(server.baseUrl, key, "POST", "/products", { name: "Beans", price: 6_500, currency: "AED", description })
+    const path = `/dashboard/test/products/${product.product_id}`
+    const page = await request(path, { cookie: owner })
+    expect(page.body).toMatch(/<textarea id="p_description" name="description"/)
+    const saved = await request(path, { cookie: owner, form: withField(formFields(page.body, path), "price", "70.00") })
+    expect(saved.status, saved.body.slice(0, 400)).toBe(303)
+    const after = await ok(server.baseUrl, key, "GET", `/products/${product.product_id}`)
+    expect(after.price).toBe(7_000)
+    expect(after.description).toBe(description)
+  }, 30_000)
+
+  it("a description with an emoji across character 1,000, or starting with a line break, saves unchanged", async () => {
+    for (const description of ["a".repeat(999) + "\u{1F600}" + "b".repeat(20), "\nstarts on the second line"]) {
+      const product = await ok(server.baseUrl, key, "POST", "/products", { name: "Cups", price: 1_000, currency: "AED", description })
+      const path = `/dashboard/test/products/${product.product_id}`
+      const page = await request(path, { cookie: owner })
+      const saved = await request(path, { cookie: owner, form: withField(formFields(page.body, path), "price", "11.00") })
+      expect(saved.status, saved.body.slice(0, 400)).toBe(303)
+      expect((await ok(server.baseUrl, key, "GET", `/products/${product.product_id}`)).description).toBe(description)
+    }
+  }, 30_000)
+
+  it("a description typed with new lines is kept as sent; one over the API's limit is refused, as typed, nothing saved", async () => {
+    const product = await ok(server.baseUrl, key, "POST", "/products", { name: "Filters", price: 500, currency: "AED" })
+    const path = `/dashboard/test/products/${product.product_id}`
+    const fields = formFields((await request(path, { cookie: owner })).body, path)
+    const typed = "  Paper filters\r\nfor V60  "
+    expect((await request(path, { cookie: owner, form: withField(fields, "description", typed) })).status).toBe(303)
+    expect((await ok(server.baseUrl, key, "GET", `/products/${product.product_id}`)).description).toBe(typed)
+    const tooLong = "z".repeat(5_001)
+    const refused = await request(path, { cookie: owner, form: withField(withField(fields, "description", tooLong), "name", "Filters 2") })
+    expect(refused.status).toBe(400)
+    expect(refused.body).toContain("at most 5000 characters")
+    expect(refused.body, "what was typed is shown again").toContain(tooLong)
+    expect(refused.body).toContain("value=\"Filters 2\"")
+    const after = await ok(server.baseUrl, key, "GET", `/products/${product.product_id}`)
+    expect(after).toMatchObject({ name: "Filters", description: typed })
+  }, 30_000)
+
+  it("a 1,526-character webhook URL survives saving the form with only the description changed", async () => {
+    const prefix = "https://hooks.dunecoffee.ae/fils?pad="
+    const url = prefix + "a".repeat(1_526 - prefix.length)
+    expect(url.length).toBe(1_526)
+    const endpoint = await ok(server.baseUrl, key, "POST", "/webhooks", { url, description: "Orders" })
+    const path = `/dashboard/test/developers/webhooks/${endpoint.webhook_id}/edit`
+    const page = await request(`/dashboard/test/developers/webhooks/${endpoint.webhook_id}`, { cookie: owner })
+    const saved = await request(path, { cookie: owner, form: withField(formFields(page.body, path), "description", "Orders and refunds") })
+    expect(saved.status, saved.body.slice(0, 400)).toBeLessThan(400)
+    const after = await ok(server.baseUrl, key, "GET", `/webhooks/${endpoint.webhook_id}`)
+    expect(after).toMatchObject({ url, description: "Orders and refunds" })
+  }, 30_000)
+
+  it("a customer's name with spaces around it is kept, saved from the edit form or typed in the new-customer form", async () => {
+    const customer = await ok(server.baseUrl, key, "POST", "/customers", { email: "spaced@example.ae", name: "  Spaced Name  " })
+    const path = `/dashboard/test/customers/${customer.customer_id}`
+    const page = await request(path, { cookie: owner })
+    const saved = await request(path, { cookie: owner, form: withField(formFields(page.body, path), "phone_number", "+971501234567") })
+    expect(saved.status, saved.body.slice(0, 400)).toBe(303)
+    expect(await ok(server.baseUrl, key, "GET", `/customers/${customer.customer_id}`)).toMatchObject({
+      name: "  Spaced Name  ",
+      phone_number: "+971501234567"
+    })
+    const list = await request("/dashboard/test/customers", { cookie: owner })
+    const create = formFields(list.body, "/dashboard/test/customers")
+    const created = await request("/dashboard/test/customers", {
+      cookie: owner,
+      form: withField(withField(create, "name", " Typed  Name "), "email", "typed@example.ae")
+    })
+    expect(created.status, created.body.slice(0, 400)).toBe(303)
+    const found = (await ok(server.baseUrl, key, "GET", "/customers?email=typed@example.ae")).items
+    expect(found.map((c: any) => c.name)).toEqual([" Typed  Name "])
+  }, 30_000)
+})
+
+describe("a refund is made once, and every change answers with a redirect", () => {
+  let paymentId = ""
+  const paymentPath = () => `/dashboard/test/payments/${paymentId}`
+
+  beforeAll(async () => {
+    const product = await ok(server.baseUrl, key, "POST", "/products", { name: "Grinder", price: 25_000, currency: "AED" })
+    expect((await payThroughForm(server.baseUrl, key, product.product_id, "4242424242424242")).status).toBe(200)
+    paymentId = (await ok(server.baseUrl, key, "GET", "/payments?limit=1")).items[0].payment_id
+  }, 30_000)
+
+  const refunds = async () => (await ok(server.baseUrl, key, "GET", "/events?type=refund.succeeded")).items
+    .filter((e: any) => e.data.payment_id === paymentId).length
+
+  it("the refund form carries a one-time token; posted twice it refunds once, and both answers lead to its outcome", async () => {
+    const page = await request(paymentPath(), { cookie: owner })
+    const fields = withField(formFields(page.body, `${paymentPath()}/refund`), "amount", "15.50")
+    expect(valueOf(fields, "once")?.length ?? 0).toBeGreaterThanOrEqual(16)
+    const first = await request(`${paymentPath()}/refund`, { cookie: owner, form: fields })
+    const second = await request(`${paymentPath()}/refund`, { cookie: owner, form: fields })
+    expect(first.status).toBe(303)
+    expect(second.status).toBe(303)
+    expect(second.headers.get("location")).toBe(first.headers.get("location"))
+    expect((await ok(server.baseUrl, key, "GET", `/payments/${paymentId}`)).refunded_amount).toBe(1_550)
+    expect(await refunds()).toBe(1)
+    const shown = await request(first.headers.get("location")!, { cookie: owner })
+    expect(shown.status).toBe(200)
+    expect(shown.body).toContain("Refunded AED 15.50.")
+    // The page it leads to is read again on reload, and refunds nothing more.
+    await request(first.headers.get("location")!, { cookie: owner })
+    expect((await ok(server.baseUrl, key, "GET", `/payments/${paymentId}`)).refunded_amount).toBe(1_550)
+  }, 30_000)
+
+  it("a double click (two posts at once) refunds once", async () => {
+    const page = await request(paymentPath(), { cookie: owner })
+    const fields = withField(formFields(page.body, `${paymentPath()}/refund`), "amount", "1.00")
+    const both = await Promise.all([1, 2].map(() => request(`${paymentPath()}/refund`, { cookie: owner, form: fields })))
+    expect(both.map((r) => r.status)).toEqual([303, 303])
+    expect((await ok(server.baseUrl, key, "GET", `/payments/${paymentId}`)).refunded_amount).toBe(1_650)
+    expect(await refunds()).toBe(2)
+  }, 30_000)
+
+  it("a refusal speaks AED and keeps the amount typed; nothing is refunded", async () => {
+    const page = await request(paymentPath(), { cookie: owner })
+    const refused = await request(`${paymentPath()}/refund`, {
+      cookie: owner,
+      form: withField(formFields(page.body, `${paymentPath()}/refund`), "amount", "999.99")
+    })
+    expect(refused.status).toBe(409)
+    expect(refused.body).toContain("You can refund up to AED 233.50")
+    expect(refused.body).not.toMatch(/\bfils\b/)
+    expect(refused.body).toContain("value=\"999.99\"")
+    expect((await ok(server.baseUrl, key, "GET", `/payments/${paymentId}`)).refunded_amount).toBe(1_650)
+  }, 30_000)
+
+  it("a flash that this session did not sign shows nothing", async () => {
+    const page = await request(paymentPath(), { cookie: owner })
+    const first = await request(`${paymentPath()}/refund`, {
+      cookie: owner,
+      form: withField(formFields(page.body, `${paymentPath()}/refund`), "amount", "0.50")
+    })
+    const location = first.headers.get("location")!
+    const [payload] = new URL(location, server.baseUrl).searchParams.get("flash")!.split(".")
+    const forged = Buffer.from(JSON.stringify(["alert", "Call +971 000 to unlock your account"])).toString("base64url")
+    for (const flash of [`${forged}.x`, `${forged}.${location.split(".").at(-1)}`, payload!]) {
+      const shown = await request(`${paymentPath()}?flash=${flash}`, { cookie: owner })
+      expect(shown.status).toBe(200)
+      expect(shown.body).not.toContain("unlock your account")
+      expect(shown.body).not.toContain("Refunded AED 0.50")
+    }
+  }, 30_000)
+
+  it("settings, a subscription's cancellation, a key's revocation and a checkout link answer with a redirect", async () => {
+    const settings = await request("/dashboard/settings", { cookie: owner })
+    const saved = await request("/dashboard/settings", {
+      cookie: owner,
+      form: withField(formFields(settings.body, "/dashboard/settings"), "business_name", "  Dune Coffee  ")
+    })
+    expect(saved.status).toBe(303)
+    expect((await request(saved.headers.get("location")!, { cookie: owner })).body).toContain("Saved.")
+    expect((await ok(server.baseUrl, key, "GET", "/account")).business_name).toBe("  Dune Coffee  ")
+
+    const csrf = valueOf(formFields(settings.body, "/dashboard/settings"), "csrf_token")!
+    const made = await request("/dashboard/test/developers/keys", { cookie: owner, form: { csrf_token: csrf } })
+    const last4 = /<code id="new-key">sk_test_[A-Za-z0-9_-]*([A-Za-z0-9_-]{4})<\/code>/.exec(made.body)![1]!
+    const keyId = new RegExp(`…${last4}</code> <small><code>(key_[0-9a-f]+)</code>`).exec(made.body)![1]!
+    const revoked = await request(`/dashboard/test/developers/keys/${keyId}/revoke`, { cookie: owner, form: { csrf_token: csrf } })
+    expect(revoked.status).toBe(303)
+    expect((await request(revoked.headers.get("location")!, { cookie: owner })).body).toContain(`Revoked the key ending in ${last4}.`)
+
+    const product = await ok(server.baseUrl, key, "POST", "/products", { name: "Club", price: 9_000, currency: "AED", billing: "recurring", billing_interval: "month" })
+    const link = await request(`/dashboard/test/products/${product.product_id}/checkout`, { cookie: owner, form: { csrf_token: csrf } })
+    expect(link.status).toBe(303)
+    const session = await request(link.headers.get("location")!, { cookie: owner })
+    expect(session.body).toMatch(/<code id="checkout-url">[^<]*\/checkout\/cks_/)
+
+    expect((await payThroughForm(server.baseUrl, key, product.product_id, "4242424242424242")).status).toBe(200)
+    const subscription = (await ok(server.baseUrl, key, "GET", "/subscriptions?limit=1")).items[0]
+    const cancelled = await request(`/dashboard/test/subscriptions/${subscription.subscription_id}/cancel`, {
+      cookie: owner,
+      form: { csrf_token: csrf, when: "period_end" }
+    })
+    expect(cancelled.status).toBe(303)
+    expect((await request(cancelled.headers.get("location")!, { cookie: owner })).body).toContain("It ends at the end of the current period.")
+  }, 60_000)
+})
+
+describe("form bodies that are not UTF-8 are refused", () => {
+  const invalid = ["%FF", "%ED%A0%80", "%C0%AF"]
+
+  it("the dashboard refuses them with 400 and a clear message; nothing changes", async () => {
+    const customer = await ok(server.baseUrl, key, "POST", "/customers", { email: "utf8@example.ae", name: "Noor" })
+    const path = `/dashboard/test/customers/${customer.customer_id}`
+    const fields = formFields((await request(path, { cookie: owner })).body, path)
+    for (const bytes of invalid) {
+      const body = new URLSearchParams(withField(fields, "name", "NAME")).toString().replace("NAME", `Noor${bytes}`)
+      const answer = await request(path, { cookie: owner, body })
+      expect(answer.status, bytes).toBe(400)
+      expect(answer.body).toContain("not sent as UTF-8")
+      expect((await ok(server.baseUrl, key, "GET", `/customers/${customer.customer_id}`)).name).toBe("Noor")
+    }
+  }, 30_000)
+
+  it("the hosted checkout refuses them with 400 and a clear message; nothing is charged", async () => {
+    const product = await ok(server.baseUrl, key, "POST", "/products", { name: "Mug", price: 3_000, currency: "AED" })
+    const session = await ok(server.baseUrl, key, "POST", "/checkout_sessions", { product_cart: [{ product_id: product.product_id }] })
+    const page = await request(`/checkout/${session.session_id}`)
+    const token = /name="form_token" value="([^"]*)"/.exec(page.body)![1]!
+    for (const bytes of invalid) {
+      const body = new URLSearchParams({
+        name: "NAME",
+        email: "payer@example.ae",
+        card_number: "4242424242424242",
+        exp_month: "12",
+        exp_year: "2040",
+        cvc: "123",
+        form_token: token
+      }).toString().replace("NAME", `Layla${bytes}`)
+      const answer = await request(`/checkout/${session.session_id}`, { body })
+      expect(answer.status, bytes).toBe(400)
+      expect(answer.body).toContain("not sent as UTF-8")
+    }
+    const payments = await api(server.baseUrl, key, "GET", `/payments?checkout_session_id=${session.session_id}`)
+    expect(payments.body.items).toEqual([])
+    expect((await ok(server.baseUrl, key, "GET", `/checkout_sessions/${session.session_id}`)).status).toBe("open")
+  }, 30_000)
+})
