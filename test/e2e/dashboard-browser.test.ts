@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { join } from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { ensureOutputDir, launchChromium } from "../support/browser.js"
-import { type Served, serveFils } from "../support/cli.js"
+import { runFils, type Served, serveFils } from "../support/cli.js"
 import { ok, startReceiver, type TestDatabase, testDatabase, waitFor } from "../support/load.js"
 
 const output = ensureOutputDir()
@@ -20,12 +20,14 @@ let context: BrowserContext
 let page: Page
 let key = ""
 let link = ""
+let env: Record<string, string | undefined> = {}
 const consoleErrors: Array<string> = []
 
 beforeAll(async () => {
   db = await testDatabase()
+  env = { DATABASE_URL: db.url, FILS_DATA_DIR: undefined, FILS_OWNER_EMAIL: "layla@dunecoffee.ae" }
   ;[server, browser] = await Promise.all([
-    serveFils({ DATABASE_URL: db.url, FILS_DATA_DIR: undefined, FILS_OWNER_EMAIL: "layla@dunecoffee.ae" }, 60_000),
+    serveFils(env, 60_000),
     launchChromium()
   ])
   key = /Test key\s+(sk_test_[A-Za-z0-9_-]+)/.exec(server.stdout())![1]!
@@ -161,4 +163,35 @@ describe("the dashboard in a browser", () => {
       await receiver.close()
     }
   }, 90_000)
+
+  it("a long e-mail in the header wraps: nothing scrolls sideways on a 390 px phone", async () => {
+    const email = "layla.haddad.head.of.operations@dunecoffeeroasters-dubai.ae"
+    expect(email.length).toBeGreaterThan(38)
+    const accountId = /default account (acct_[0-9a-f]{32})/.exec(server.stdout())![1]!
+    const made = await runFils(["users", "create", "--account", accountId, "--email", email, "--role", "viewer"], env)
+    expect(made.code, made.stderr).toBe(0)
+    const signIn = (JSON.parse(made.stdout).sign_in_url as string).replace(/^http:\/\/[^/]+/, server.baseUrl)
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 } })
+    try {
+      const tab = await phone.newPage()
+      await tab.goto(signIn)
+      await tab.getByLabel("New password").fill("operations password 2026")
+      await tab.getByRole("button", { name: "Set password and sign in" }).click()
+      await tab.waitForURL(/\/dashboard\/test$/)
+      for (const path of ["/dashboard/test", "/dashboard/test/payments", "/dashboard/settings"]) {
+        await tab.goto(`${server.baseUrl}${path}`)
+        expect(await tab.locator("header").innerText()).toContain(email)
+        const widths = await tab.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }))
+        expect(widths.scroll, `${path} at 390 px`).toBeLessThanOrEqual(widths.inner)
+      }
+      await tab.goto(`${server.baseUrl}/dashboard/test`)
+      await tab.screenshot({ path: join(output, "dashboard-header-390.png") })
+      await tab.setViewportSize({ width: 1280, height: 800 })
+      await tab.screenshot({ path: join(output, "dashboard-header-1280.png") })
+      const wide = await tab.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }))
+      expect(wide.scroll).toBeLessThanOrEqual(wide.inner)
+    } finally {
+      await phone.close()
+    }
+  }, 60_000)
 })
