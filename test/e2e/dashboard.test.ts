@@ -49,6 +49,11 @@ const request = async (
 }
 const cookieOf = (setCookie: string | null) => (setCookie ?? "").split(";")[0]!
 const csrfOf = (html: string) => /name="csrf_token" value="([^"]+)"/.exec(html)?.[1] ?? ""
+/** A change's answer is a redirect (POST-redirect-GET): the page it leads to. */
+const follow = async (answer: { readonly status: number; readonly headers: Headers }, cookie: string) => {
+  expect(answer.status).toBe(303)
+  return request(answer.headers.get("location")!, { cookie })
+}
 /** A money form's one-time token. */
 const onceOf = (html: string) => /name="once" value="([^"]+)"/.exec(html)?.[1] ?? ""
 
@@ -209,9 +214,9 @@ describe("the dashboard", () => {
     const team = await request("/dashboard/settings", { cookie: owner })
     const adminId = idOf(team.body, "dev@dunecoffee.ae")
     const demoted = await request(`/dashboard/settings/team/${adminId}/role`, { cookie: owner, form: { csrf_token: csrf, role: "viewer" } })
-    expect(demoted.body).toContain("dev@dunecoffee.ae is now viewer.")
+    expect((await follow(demoted, owner)).body).toContain("dev@dunecoffee.ae is now viewer.")
     const removed = await request(`/dashboard/settings/team/${adminId}/remove`, { cookie: owner, form: { csrf_token: csrf } })
-    expect(removed.body).toContain("Removed dev@dunecoffee.ae.")
+    expect((await follow(removed, owner)).body).toContain("Removed dev@dunecoffee.ae.")
     expect((await request("/dashboard/test", { cookie: admin })).status, "a removed user's session ends").toBe(303)
   }, 30_000)
 
@@ -297,17 +302,17 @@ describe("the dashboard", () => {
         redirect: "manual",
         headers: { cookie: owner, "content-type": "application/x-www-form-urlencoded", origin: server.baseUrl },
         body: body.toString()
-      }).then(async (r) => ({ status: r.status, body: await r.text() }))
+      }).then(async (r) => ({ status: r.status, headers: r.headers, body: await r.text() }))
     }
     const savedEndpoint = await edit({ url: "http://127.0.0.1:9/orders", description: "Orders", event_types: ["payment.succeeded", "refund.succeeded"] })
-    expect(savedEndpoint.body).toContain("Saved.")
+    expect((await follow(savedEndpoint, owner)).body).toContain("Saved.")
     const webhookId = /(wh_[0-9a-f]{32})/.exec(endpoint)![1]!
     expect(await ok(server.baseUrl, key, "GET", `/webhooks/${webhookId}`)).toMatchObject({
       url: "http://127.0.0.1:9/orders", description: "Orders", event_types: ["payment.succeeded", "refund.succeeded"]
     })
     expect((await edit({ url: "ftp://nowhere", description: "", event_types: ["payment.succeeded"] })).status).toBe(400)
     expect((await edit({ url: "http://127.0.0.1:9/orders", description: "" })).status, "no event type").toBe(400)
-    expect((await manage("disable")).body).toContain("Disabled: it receives nothing new.")
+    expect((await follow(await manage("disable"), owner)).body).toContain("Disabled: it receives nothing new.")
     const revealed = await manage("reveal")
     const secret = /id="signing-secret">(whsec_[^<]+)</.exec(revealed.body)![1]!
     expect((await request(endpoint, { cookie: owner })).body).not.toContain(secret)
@@ -316,7 +321,7 @@ describe("the dashboard", () => {
     expect(newSecret).not.toBe(secret)
     expect(rotated.body).toContain("the old one keeps signing beside it for 24 hours")
     expect((await ok(server.baseUrl, key, "GET", `/webhooks/${/(wh_[0-9a-f]{32})/.exec(endpoint)![1]}/secret`)).secret).toBe(newSecret)
-    expect((await manage("resend_failed")).body).toMatch(/\d+ failed deliver(y|ies) queued again/)
+    expect((await follow(await manage("resend_failed"), owner)).body).toMatch(/\d+ failed deliver(y|ies) queued again/)
     expect((await manage("delete")).status).toBe(303)
     expect((await request(endpoint, { cookie: owner })).status).toBe(404)
     const audit = await request("/dashboard/audit", { cookie: owner })

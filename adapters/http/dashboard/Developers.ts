@@ -35,7 +35,7 @@ export const developerRoutes = (kit: Kit) =>
     const keysPage = (
       frame: Pages.SignedFrame,
       scope: { readonly accountId: Pages.SignedFrame["user"]["account_id"]; readonly livemode: boolean },
-      notice: { readonly secret?: string; readonly error?: string; readonly ok?: string } = {},
+      notice: { readonly secret?: string; readonly error?: string } = {},
       status = 200
     ) =>
       Effect.gen(function*() {
@@ -45,7 +45,6 @@ export const developerRoutes = (kit: Kit) =>
         const prefix = scope.livemode ? "sk_live_" : "sk_test_"
         return kit.page(status, Pages.chrome(frame, "Developers", html`
 ${notice.secret === undefined ? "" : html`<div class="done" role="status">New key, shown once: copy it now.<br><code id="new-key">${notice.secret}</code></div>`}
-${notice.ok === undefined ? "" : html`<p class="done" role="status">${notice.ok}</p>`}
 ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
 <div class="card"><h2>API keys</h2><table><thead><tr><th>Key</th><th>Created</th><th>Last used</th><th>Status</th><th></th></tr></thead><tbody>${
           keys.map((k) =>
@@ -196,7 +195,7 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
           return yield* endpointPage(f, scope, undefined, undefined, error.message ?? "Not saved")
         }
         yield* kit.audit(signed, "webhook.update", id, scope.livemode)
-        return yield* endpointPage(f, scope, "Saved.")
+        return kit.done(f, `${Pages.modePath(f)}/developers/webhooks/${id}`, "Saved.")
       })))
 
     yield* kit.post("/dashboard/:mode/developers/webhooks/:id/manage", kit.withPost((signed, f, scope, params) =>
@@ -206,13 +205,14 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
         const endpoint = id === undefined ? Option.none() : Option.getRight(yield* Effect.either(webhooks.get(scope, id)))
         if (Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const w = endpoint.value
+        const here = `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}`
         const action = kit.field(params, "action")
         switch (action) {
           case "enable":
           case "disable": {
             yield* webhooks.update(scope, w.webhook_id, { disabled: action === "disable" })
             yield* kit.audit(signed, `webhook.${action}`, w.webhook_id, scope.livemode)
-            return yield* endpointPage(f, scope, action === "disable" ? "Disabled: it receives nothing new." : "Enabled.")
+            return kit.done(f, here, action === "disable" ? "Disabled: it receives nothing new." : "Enabled.")
           }
           case "reveal": {
             // Revealing a secret is itself recorded (the secret is not).
@@ -229,7 +229,7 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
             const failed = (yield* deliveries.list({ webhook_id: w.webhook_id, status: "failed" }, 1000))
             for (const d of failed) yield* Effect.either(deliveries.retry(d.delivery_id))
             yield* kit.audit(signed, "webhook.resend_failed", w.webhook_id, scope.livemode)
-            return yield* endpointPage(f, scope, `${failed.length} failed ${failed.length === 1 ? "delivery" : "deliveries"} queued again.`)
+            return kit.done(f, here, `${failed.length} failed ${failed.length === 1 ? "delivery" : "deliveries"} queued again.`)
           }
           case "delete": {
             yield* webhooks.remove(scope, w.webhook_id)
@@ -253,6 +253,6 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
         const resent = yield* Effect.either(deliveries.retry(deliveryId))
         if (Either.isLeft(resent)) return kit.page(409, Pages.forbiddenPage(f, (resent.left as { readonly message?: string }).message ?? "Not resent"), f.nonce)
         yield* kit.audit(signed, "delivery.resend", deliveryId, scope.livemode)
-        return yield* endpointPage(f, scope, "Queued to be sent again now.")
+        return kit.done(f, `${Pages.modePath(f)}/developers/webhooks/${endpoint.pipe(Option.getOrThrow).webhook_id}`, "Queued to be sent again now.")
       })))
   })

@@ -31,7 +31,7 @@ export const settingsRoutes = (kit: Kit) =>
 
     const settingsPage = (
       f: Pages.SignedFrame,
-      notice: { readonly ok?: string; readonly error?: string; readonly invite?: string; readonly typed?: BusinessForm } = {},
+      notice: { readonly error?: string; readonly invite?: string; readonly typed?: BusinessForm } = {},
       status = 200
     ) =>
       Effect.gen(function*() {
@@ -40,7 +40,6 @@ export const settingsRoutes = (kit: Kit) =>
         const settings = can(f.user.role, "settings")
         const shown = notice.typed ?? { business_name: account.business_name ?? "", support_email: account.support_email ?? "" }
         return kit.page(status, Pages.chrome(f, "Settings", html`
-${notice.ok === undefined ? "" : html`<p class="done" role="status">${notice.ok}</p>`}
 ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
 ${notice.invite === undefined ? "" : html`<p class="done" role="status">Send this sign-in link to them (it works once, for 24 hours):<br><code id="invite-link">${notice.invite}</code></p>`}
 <div class="card"><h2>Business</h2>${
@@ -121,7 +120,7 @@ ${
           return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* settingsPage(f, { error: error.message ?? "Not changed" }, 409)
         }
         yield* kit.audit(signed, `user.role.${role}`, id, null)
-        return yield* settingsPage(f, { ok: `${changed.right.email} is now ${role}.` })
+        return kit.done(f, `${kit.base}/settings`, `${changed.right.email} is now ${role}.`)
       })))
 
     yield* kit.post("/dashboard/settings/team/:user/remove", kit.withPost((signed, f) =>
@@ -137,7 +136,7 @@ ${
         }
         yield* kit.audit(signed, "user.remove", id, null)
         if (removed.right.user_id === signed.user.user_id) return kit.redirect(`${kit.base}/login`)
-        return yield* settingsPage(f, { ok: `Removed ${removed.right.email}.` })
+        return kit.done(f, `${kit.base}/settings`, `Removed ${removed.right.email}.`)
       })))
 
     yield* kit.post("/dashboard/settings/sign-out-everywhere", kit.withPost((signed) =>
