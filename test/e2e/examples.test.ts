@@ -10,6 +10,7 @@ import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { root } from "../support/cli.js"
 import { freshDatabaseUrl } from "../support/database.js"
+import { reconcile } from "../support/load.js"
 
 const run = async (file: string, env: Record<string, string> = {}, nodeArgs: ReadonlyArray<string> = []) => {
   const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", file], {
@@ -86,6 +87,11 @@ describe.each(stores)("engine examples on the $store store", ({ env, store }) =>
         [session![1]]
       )
       expect(events.map((e) => e.type)).toEqual(["payment.failed", "payment.succeeded", "refund.succeeded"])
+      // The example's processor keeps its records in the same database, so `fils` on it agrees with what it sold.
+      const { code: reconciled, report, stderr: reconcileErrors } = await reconcile({ DATABASE_URL: databaseUrl })
+      expect(reconcileErrors).toBe("")
+      expect(report).toMatchObject({ ok: true, mismatches: [] })
+      expect(reconciled).toBe(0)
     }
   }, 120_000)
 
