@@ -9,6 +9,7 @@ import { Effect, Layer, Logger, LogLevel } from "effect"
 import { fils } from "./commands.js"
 import { LoadedSettings, loadConfig, providerOf } from "./config.js"
 import { outputMode, printError } from "./output.js"
+import { stopWithNpmParent } from "./parentWatch.js"
 
 const cli = Command.run(fils, { name: "fils", version: "0.1.0" })
 
@@ -33,6 +34,8 @@ const Logging = Layer.mergeAll(
   Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)),
   Logger.minimumLogLevel(serving ? LogLevel.Info : LogLevel.Warning)
 )
+
+stopWithNpmParent()
 
 cli(argv).pipe(
   // Arguments @effect/cli itself refuses (a malformed number, an unknown option): after its usage text, the same

@@ -89,8 +89,23 @@ export const serveFils = async (
 ): Promise<Served> => {
   const port = await freePort()
   const serve = ["serve", "--port", String(port)]
-  const child = spawn(process.execPath, bin === undefined ? filsArgs(...serve) : [bin, ...serve], {
-    cwd: root,
+  return serveWith(process.execPath, bin === undefined ? filsArgs(...serve) : [bin, ...serve], port, env, timeoutMs)
+}
+
+/**
+ * `command args` (which must start `fils serve` on `port`), from `cwd` (default: the repository); resolves once
+ * `/ready` answers 200 and the server has announced itself.
+ */
+export const serveWith = async (
+  command: string,
+  args: ReadonlyArray<string>,
+  port: number,
+  env: Record<string, string | undefined>,
+  timeoutMs = 30_000,
+  cwd = root
+): Promise<Served> => {
+  const child = spawn(command, args, {
+    cwd,
     env: commandEnv(env),
     stdio: ["ignore", "pipe", "pipe"]
   })
