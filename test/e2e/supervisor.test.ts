@@ -79,7 +79,9 @@ describe("SIGTERM to the pid a supervisor started", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "fils-supervisor-data-"))
     dataDirs.push(dataDir)
     const port = await freePort()
-    const env = { FILS_DATA_DIR: dataDir, DATABASE_URL: undefined }
+    // Without npm's own variables (set when the suite runs under `npm test`): each command is a fresh npm's.
+    const npmVariables = Object.keys(process.env).filter((k) => k.toLowerCase().startsWith("npm_"))
+    const env = { ...Object.fromEntries(npmVariables.map((k) => [k, undefined])), FILS_DATA_DIR: dataDir, DATABASE_URL: undefined }
     const served = await serveWith(command, args(String(port)), port, env, 120_000, cwd)
     const exited = once(served.child, "exit")
     const postmasterPid = join(dataDir, "pg", "postmaster.pid")
