@@ -21,7 +21,10 @@ import { afterRenewalInFlight, RenewalInFlight, renewalInFlight, saveTransition,
 export interface CardReplaced {
   /** The subscription after the change (and after the retry, when there was one). */
   readonly subscription: Subscription.Subscription
-  /** The retry charged at once on the new card (a subscription on hold), as it stands; null when none was made. */
+  /**
+   * The retry charged at once on the new card (a subscription on hold), or the one already in flight that this change
+   * waited for, as it stands; null when there was none.
+   */
   readonly retry: Payment.Payment | null
 }
 
@@ -47,15 +50,22 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/Payme
         return yield* new CardRefused({ decline_code: saved.code, message: Payment.declineMessage(saved.code) })
       }
       // One transaction: the new card, and for a subscription on hold the retry's reservation and its `processing`
-      // payment. A retry already at the processor is waited for (its outcome decides what is due next).
+      // payment. A retry already at the processor (the same form posted twice at once, or a billing pass) is waited
+      // for, and then stands for this post too: its outcome is what this post reports, and no second charge is made
+      // (a double-click charges, or is declined, once).
+      let waitedFor: PaymentId | undefined
       const changed = yield* afterRenewalInFlight(store.transact(Effect.gen(function*() {
         const current = Option.getOrThrow(yield* store.subscriptions.find(id))
-        if (current.status === "on_hold" && (yield* renewalInFlight(store, current))) return yield* new RenewalInFlight()
+        const inFlight = current.status === "on_hold" ? yield* renewalInFlight(store, current) : undefined
+        if (inFlight !== undefined) {
+          waitedFor = inFlight
+          return yield* new RenewalInFlight({ payment_id: inFlight })
+        }
         const now = yield* DateTime.now
         const transition = yield* Subscription.transition(current, { _tag: "ReplaceCard", card: saved.card }, now)
         yield* saveTransition(store, transition)
         const next = transition.next
-        if (next.status !== "on_hold") return { subscription: next, retry: null }
+        if (next.status !== "on_hold" || waitedFor !== undefined) return { subscription: next, retry: null }
         const paymentId = yield* newId<PaymentId>(prefixes.payment)
         const fresh = yield* store.subscriptions.recordAttempt({
           subscription_id: next.subscription_id,
@@ -68,7 +78,10 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/Payme
         yield* store.payments.insert(retry)
         return { subscription: next, retry }
       })))
-      if (changed.retry === null) return changed satisfies CardReplaced
+      if (changed.retry === null) {
+        const waited = waitedFor === undefined ? Option.none() : yield* store.payments.get(scope, waitedFor)
+        return { subscription: changed.subscription, retry: Option.getOrNull(waited) } satisfies CardReplaced
+      }
       yield* renewals.chargeOne(changed.retry, saved.card.token)
       const retry = yield* store.payments.find(changed.retry.payment_id)
       return { subscription: yield* subscriptions.get(scope, id), retry: Option.getOrNull(retry) } satisfies CardReplaced

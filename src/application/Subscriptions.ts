@@ -5,7 +5,7 @@
 import { Data, DateTime, Effect, Option, Schedule, Schema } from "effect"
 import type { Scope } from "../domain/Account.js"
 import { InvalidState, notFound } from "../domain/Errors.js"
-import type { CustomerId, SubscriptionId } from "../domain/Ids.js"
+import type { CustomerId, PaymentId, SubscriptionId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
 import type * as Payment from "../domain/Payment.js"
@@ -86,12 +86,15 @@ export const startFromPayment = (store: StoreShape, payment: Payment.Payment) =>
     return started
   })
 
-/** A renewal charge of the subscription is at the processor: a cancellation (or a new card) waits for its outcome. */
-export class RenewalInFlight extends Data.TaggedError("RenewalInFlight") {}
+/**
+ * A renewal charge of the subscription (`payment_id`) is at the processor: a cancellation (or a new card) waits for
+ * its outcome.
+ */
+export class RenewalInFlight extends Data.TaggedError("RenewalInFlight")<{ readonly payment_id: PaymentId }> {}
 
 /**
- * Whether the charge for the due period's current attempt was reserved and is still `processing` (at the processor,
- * or abandoned there and not yet asked again). Ending the subscription meanwhile would let that charge, if it
+ * The charge for the due period's current attempt, if it was reserved and is still `processing` (at the processor,
+ * or abandoned there and not yet asked again); `undefined` otherwise. Ending the subscription meanwhile would let that charge, if it
  * succeeds, pay for a period that never starts: a cancellation waits for it. (An end at the period end waits too:
  * billing's claim leaves such a subscription out, `claimDue`.)
  */
@@ -99,11 +102,12 @@ export const renewalInFlight = (store: StoreShape, sub: Subscription.Subscriptio
   Effect.gen(function*() {
     const attempts = yield* store.subscriptions.attempts(sub.subscription_id)
     const current = attempts.find((a) => a.period === sub.period + 1 && a.attempt === Subscription.attempt(sub))
-    if (current === undefined) return false
-    // Read without a lock: the caller holds the subscription's, and recording a charge takes the payment's then the
-    // subscription's, so locking the payment here could deadlock with it. That record cannot commit meanwhile.
-    const [payment] = yield* store.payments.findAll([current.payment_id])
-    return payment?.status === "processing"
+    if (current === undefined) return undefined
+    // Read without a lock (`get`, never `find`/`findAll`, which lock inside a transaction): the caller holds the
+    // subscription's, and recording a charge takes the payment's then the subscription's, so locking the payment
+    // here deadlocks with it on PostgreSQL. That record cannot commit meanwhile.
+    const payment = yield* store.payments.get({ accountId: sub.account_id, livemode: sub.livemode }, current.payment_id)
+    return Option.isSome(payment) && payment.value.status === "processing" ? current.payment_id : undefined
   })
 
 /** How long a cancellation waits for an in-flight renewal before 409. */
@@ -150,9 +154,10 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("fils/Subscri
         return yield* afterRenewalInFlight(store.transact(Effect.gen(function*() {
           yield* get(scope, id)
           const current = Option.getOrThrow(yield* store.subscriptions.find(id))
-          if (command._tag === "Cancel" && current.status !== "cancelled" && (yield* renewalInFlight(store, current))) {
-            return yield* new RenewalInFlight()
-          }
+          const inFlight = command._tag === "Cancel" && current.status !== "cancelled"
+            ? yield* renewalInFlight(store, current)
+            : undefined
+          if (inFlight !== undefined) return yield* new RenewalInFlight({ payment_id: inFlight })
           const transition = yield* Subscription.transition(current, command, yield* DateTime.now)
           if (transition.next !== current) yield* saveTransition(store, transition)
           return transition.next
