@@ -468,6 +468,12 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           if (current === undefined || current.opened_at !== null || session.opened_at === null) return false
           portalSessions.set(session.customer_portal_session_id, session)
           return true
+        }),
+      endBrowsing: (id, at) =>
+        write(() => {
+          const current = portalSessions.get(id)
+          if (current?.session_expires_at == null || !DateTime.lessThan(at, current.session_expires_at)) return
+          portalSessions.set(id, { ...current, session_expires_at: at })
         })
     },
     refunds: {

@@ -22,8 +22,8 @@ export interface CardReplaced {
   /** The subscription after the change (and after the retry, when there was one). */
   readonly subscription: Subscription.Subscription
   /**
-   * The retry charged at once on the new card (a subscription on hold), or the one already in flight that this change
-   * waited for, as it stands; null when there was none.
+   * The retry charged at once on the new card (a subscription on hold), or the one of the same overdue charge made
+   * meanwhile (another post of the form, a billing pass), as it stands; null when there was none.
    */
   readonly retry: Payment.Payment | null
 }
@@ -50,22 +50,25 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/Payme
         return yield* new CardRefused({ decline_code: saved.code, message: Payment.declineMessage(saved.code) })
       }
       // One transaction: the new card, and for a subscription on hold the retry's reservation and its `processing`
-      // payment. A retry already at the processor (the same form posted twice at once, or a billing pass) is waited
-      // for, and then stands for this post too: its outcome is what this post reports, and no second charge is made
-      // (a double-click charges, or is declined, once).
-      let waitedFor: PaymentId | undefined
+      // payment. A retry already at the processor is waited for. The overdue charge this post was made against
+      // (`before`'s) may have been tried meanwhile (the same form posted twice at once, or a billing pass): that
+      // attempt then stands for this post too, which saves its card, charges nothing more, and reports that
+      // attempt's outcome (a double-click is charged, or declined, once).
+      const overdue = before.status === "on_hold"
+        ? { period: before.period + 1, attempt: Subscription.attempt(before) }
+        : undefined
+      const triedMeanwhile = (current: Subscription.Subscription) =>
+        overdue !== undefined &&
+        (current.status !== "on_hold" || current.period + 1 !== overdue.period || Subscription.attempt(current) !== overdue.attempt)
       const changed = yield* afterRenewalInFlight(store.transact(Effect.gen(function*() {
         const current = Option.getOrThrow(yield* store.subscriptions.find(id))
         const inFlight = current.status === "on_hold" ? yield* renewalInFlight(store, current) : undefined
-        if (inFlight !== undefined) {
-          waitedFor = inFlight
-          return yield* new RenewalInFlight({ payment_id: inFlight })
-        }
+        if (inFlight !== undefined) return yield* new RenewalInFlight({ payment_id: inFlight })
         const now = yield* DateTime.now
         const transition = yield* Subscription.transition(current, { _tag: "ReplaceCard", card: saved.card }, now)
         yield* saveTransition(store, transition)
         const next = transition.next
-        if (next.status !== "on_hold" || waitedFor !== undefined) return { subscription: next, retry: null }
+        if (next.status !== "on_hold" || triedMeanwhile(current)) return { subscription: next, retry: null, tried: triedMeanwhile(current) }
         const paymentId = yield* newId<PaymentId>(prefixes.payment)
         const fresh = yield* store.subscriptions.recordAttempt({
           subscription_id: next.subscription_id,
@@ -73,14 +76,17 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/Payme
           attempt: Subscription.attempt(next),
           payment_id: paymentId
         })
-        if (!fresh) return { subscription: next, retry: null }
+        if (!fresh) return { subscription: next, retry: null, tried: false }
         const retry = Subscription.renewalPayment(next, paymentId, now)
         yield* store.payments.insert(retry)
-        return { subscription: next, retry }
+        return { subscription: next, retry, tried: false }
       })))
       if (changed.retry === null) {
-        const waited = waitedFor === undefined ? Option.none() : yield* store.payments.get(scope, waitedFor)
-        return { subscription: changed.subscription, retry: Option.getOrNull(waited) } satisfies CardReplaced
+        const attempt = changed.tried && overdue !== undefined
+          ? (yield* store.subscriptions.attempts(id)).find((a) => a.period === overdue.period && a.attempt === overdue.attempt)
+          : undefined
+        const tried = attempt === undefined ? Option.none() : yield* store.payments.get(scope, attempt.payment_id)
+        return { subscription: changed.subscription, retry: Option.getOrNull(tried) } satisfies CardReplaced
       }
       yield* renewals.chargeOne(changed.retry, saved.card.token)
       const retry = yield* store.payments.find(changed.retry.payment_id)

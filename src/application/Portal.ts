@@ -102,24 +102,48 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
       return Option.isSome(found) ? PortalSession.toResource(found.value) : yield* notFound("customer portal session", id)
     })
 
+    const linked = (token: string) =>
+      Effect.gen(function*() {
+        const found = token.length === 0 || token.length > 100
+          ? Option.none()
+          : yield* store.portalSessions.findByToken(yield* signer.digest(token))
+        return Option.isSome(found) ? found.value : yield* new PortalLinkGone({ reason: "unknown" })
+      })
+
+    /** Whether `currentCookie`, the browser's own cookie, names the live browser session that `session`'s link started. */
+    const openedHere = (session: PortalSession.PortalSession, currentCookie: string | undefined) =>
+      Effect.gen(function*() {
+        if (currentCookie === undefined || currentCookie.length === 0 || currentCookie.length > 100 || session.cookie_hash === null) {
+          return false
+        }
+        const same = yield* signer.sameSecret(yield* signer.digest(currentCookie), session.cookie_hash)
+        return same && PortalSession.browsing(session, yield* DateTime.now)
+      })
+
+    /**
+     * What following a link finds, changing nothing (a mail scanner follows links before the customer does):
+     * `browsing` for the browser that opened it, while its session lasts; `openable` while the link can still be
+     * opened; `PortalLinkGone` otherwise.
+     */
+    const peek = Effect.fn("Portal.peek")(function*(token: string, currentCookie?: string) {
+      const session = yield* linked(token)
+      if (yield* openedHere(session, currentCookie)) return "browsing" as const
+      const gone = PortalSession.linkGone(session, yield* DateTime.now)
+      return gone === undefined ? "openable" as const : yield* new PortalLinkGone({ reason: gone })
+    })
+
     /**
      * Opens a link: starts the browser session (the cookie's secret, returned once, and the session). A link opens
      * once, within its hour; two opening it at once, one wins. `currentCookie`, the browser's own cookie, lets the
      * browser that opened it follow it again.
      */
     const open = Effect.fn("Portal.open")(function*(token: string, currentCookie?: string) {
-      const found = token.length === 0 || token.length > 100
-        ? Option.none()
-        : yield* store.portalSessions.findByToken(yield* signer.digest(token))
-      if (Option.isNone(found)) return yield* new PortalLinkGone({ reason: "unknown" })
+      const found = yield* linked(token)
       // The browser that opened it, following the link again while its session lasts, simply carries on.
-      if (currentCookie !== undefined && currentCookie.length > 0 && currentCookie.length <= 100 && found.value.cookie_hash !== null) {
-        const same = yield* signer.sameSecret(yield* signer.digest(currentCookie), found.value.cookie_hash)
-        if (same && PortalSession.browsing(found.value, yield* DateTime.now)) return { cookie: currentCookie, session: found.value }
-      }
+      if (currentCookie !== undefined && (yield* openedHere(found, currentCookie))) return { cookie: currentCookie, session: found }
       const cookie = yield* signer.randomToken(secretBytes)
       const browser = { cookieHash: yield* signer.digest(cookie), csrfToken: yield* signer.randomToken(24) }
-      const opened = PortalSession.open(found.value, yield* DateTime.now, browser)
+      const opened = PortalSession.open(found, yield* DateTime.now, browser)
       if (opened._tag === "Left") return yield* new PortalLinkGone({ reason: opened.left })
       if (!(yield* store.portalSessions.markOpened(opened.right))) return yield* new PortalLinkGone({ reason: "used" })
       return { cookie, session: opened.right }
@@ -131,6 +155,11 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
       const found = yield* store.portalSessions.findByCookie(yield* signer.digest(cookie))
       const now = yield* DateTime.now
       return Option.filter(found, (s) => PortalSession.browsing(s, now))
+    })
+
+    /** Signs out: the browser session ends now, on the server, whatever the browser keeps of its cookie. */
+    const signOut = Effect.fn("Portal.signOut")(function*(session: PortalSession.PortalSession) {
+      yield* store.portalSessions.endBrowsing(session.customer_portal_session_id, yield* DateTime.now)
     })
 
     const overview = Effect.fn("Portal.overview")(function*(session: PortalSession.PortalSession) {
@@ -216,6 +245,6 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
       } satisfies ReceiptView
     })
 
-    return { create, get, open, authenticate, overview, subscription, setCancelAtPeriodEnd, replaceCard, receipt } as const
+    return { create, get, peek, open, authenticate, signOut, overview, subscription, setCancelAtPeriodEnd, replaceCard, receipt } as const
   })
 }) {}

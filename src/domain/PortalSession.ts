@@ -1,7 +1,8 @@
 /**
  * Customer portal sessions (issue 19): a merchant creates one for a customer and sends them its `url`, a one-time
- * capability. Opening it (within an hour of creation) starts the customer's browser session, which lasts an hour;
- * the link cannot be opened again. Only the hashes of the link's secret and of the browser cookie are kept to find
+ * capability. Following it only shows a page (a mail scanner that follows links uses nothing up); the button on that
+ * page opens it (within an hour of creation) and starts the customer's browser session, which lasts an hour or until
+ * the customer signs out; the link cannot be opened again. Only the hashes of the link's secret and of the browser cookie are kept to find
  * a session by; the link itself is kept sealed, for the merchant to read back.
  */
 import { DateTime, Either, Schema } from "effect"
@@ -65,6 +66,10 @@ export const toResource = (s: PortalSession): PortalSessionResource => ({
 /** Why a link does not open: it was opened already, or its hour passed. */
 export type LinkGone = "used" | "expired"
 
+/** Why the link would not open at `now`, or `undefined` while it still can. */
+export const linkGone = (session: PortalSession, now: DateTime.Utc): LinkGone | undefined =>
+  session.opened_at !== null ? "used" : !DateTime.lessThan(now, session.expires_at) ? "expired" : undefined
+
 /**
  * Opening the link at `now` with a new browser session (its cookie's digest and CSRF token): refused once opened,
  * or once expired.
@@ -73,11 +78,10 @@ export const open = (
   session: PortalSession,
   now: DateTime.Utc,
   browser: { readonly cookieHash: string; readonly csrfToken: string }
-): Either.Either<PortalSession, LinkGone> =>
-  session.opened_at !== null
-    ? Either.left("used")
-    : !DateTime.lessThan(now, session.expires_at)
-    ? Either.left("expired")
+): Either.Either<PortalSession, LinkGone> => {
+  const gone = linkGone(session, now)
+  return gone !== undefined
+    ? Either.left(gone)
     : Either.right({
       ...session,
       opened_at: now,
@@ -85,6 +89,7 @@ export const open = (
       csrf_token: browser.csrfToken,
       session_expires_at: DateTime.add(now, { millis: sessionMillis })
     })
+}
 
 /** Whether the browser session started by opening the link still runs at `now`. */
 export const browsing = (session: PortalSession, now: DateTime.Utc): boolean =>

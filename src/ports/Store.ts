@@ -427,6 +427,8 @@ export interface PortalSessionsRepo {
    * Whether it was recorded (a link opens once, whoever is first).
    */
   readonly markOpened: (session: PortalSession) => Op<boolean>
+  /** Ends the browser session at `at` (signing out): its cookie names no live session from then on. */
+  readonly endBrowsing: (id: PortalSessionId, at: DateTime.Utc) => Op<void>
 }
 
 /** Counts an operator watches (`GET /metrics`), read at once from the shared store, so they hold for every server. */

@@ -118,6 +118,26 @@ describe("Portal sessions", () => {
       assert.strictEqual((yield* Effect.flip(portal.get(a.test, "cps_0" as PortalSessionId)))._tag, "NotFound")
     })))
 
+  it.effect("peeking at a link changes nothing, however often; signing out ends the browser session at once", () =>
+    run(Effect.gen(function*() {
+      yield* at(jan31)
+      const { test } = yield* newAccount
+      const customer = yield* Effect.flatMap(Customers, (c) => c.create(test, { email: "amal@example.ae" }))
+      const portal = yield* Portal
+      const created = yield* portal.create(test, { customer_id: customer.customer_id })
+      const token = created.url.split("/portal/")[1]!
+      for (let i = 0; i < 3; i++) assert.strictEqual(yield* portal.peek(token), "openable")
+      const opened = yield* portal.open(token)
+      assert.strictEqual(yield* portal.peek(token, opened.cookie), "browsing")
+      assert.strictEqual((yield* Effect.flip(portal.peek(token))).reason, "used")
+      assert.strictEqual((yield* Effect.flip(portal.peek("nope"))).reason, "unknown")
+
+      yield* portal.signOut(opened.session)
+      assert.isTrue(Option.isNone(yield* portal.authenticate(opened.cookie)))
+      assert.strictEqual((yield* Effect.flip(portal.peek(token, opened.cookie))).reason, "used")
+      assert.strictEqual((yield* Effect.flip(portal.open(token, opened.cookie))).reason, "used")
+    })))
+
   it.effect("a link opens once, within its hour; the browser session it starts lasts an hour; its own browser may follow it again", () =>
     run(Effect.gen(function*() {
       yield* at(jan31)

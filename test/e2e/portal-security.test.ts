@@ -11,6 +11,7 @@ import { FastCheck as fc } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { launchChromium } from "../support/browser.js"
 import { runFils, type Served, serveFils } from "../support/cli.js"
+import { openPortalLink } from "../support/portal.js"
 import { ok, postCheckoutForm, type TestDatabase, testDatabase } from "../support/load.js"
 
 const planted = `<script>window.__x=1</script>"'><img src=x onerror="window.__x=2">`
@@ -78,9 +79,7 @@ beforeAll(async () => {
   otherMode = await makeCustomer(a.live.secret, "mine@example.ae")
   otherAccount = await makeCustomer(b.test.secret, "mine@example.ae")
   link = (await ok(server.baseUrl, a.test.secret, "POST", "/customer_portal_sessions", { customer_id: mine.customerId })).url
-  const opened = await request(new URL(link).pathname)
-  expect(opened.status).toBe(303)
-  cookie = (opened.headers.get("set-cookie") ?? "").split(";")[0]!
+  cookie = await openPortalLink(link)
   csrf = /name="csrf_token" value="([^"]+)"/.exec((await request("/portal", { cookie })).body)![1]!
 }, 120_000)
 

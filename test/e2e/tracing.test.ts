@@ -9,6 +9,7 @@ import { Redacted } from "effect"
 import { once } from "node:events"
 import { createServer, type Server } from "node:http"
 import { runFils, type Served, serveFils } from "../support/cli.js"
+import { openPortalLink } from "../support/portal.js"
 import { fileDatabaseUrl } from "../support/postgresStore.js"
 
 interface Received {
@@ -121,10 +122,9 @@ describe("traces over OTLP/HTTP", () => {
     // A customer portal link opened: its secret is in the URL, so that request is not traced at all.
     const customer = await (await api("/customers", { method: "POST", body: JSON.stringify({ email: "traced@example.ae" }) })).json()
     const portal = await (await api("/customer_portal_sessions", { method: "POST", body: JSON.stringify({ customer_id: customer.customer_id }) })).json()
-    const opened = await fetch(portal.url, { redirect: "manual" })
-    expect(opened.status).toBe(303)
-    const portalCookie = (opened.headers.get("set-cookie") ?? "").split(";")[0]!.split("=")[1]!
-    expect((await fetch(`${served.baseUrl}/portal`, { headers: { cookie: `fils_portal=${portalCookie}` } })).status).toBe(200)
+    const sessionCookie = await openPortalLink(portal.url)
+    const portalCookie = sessionCookie.split("=")[1]!
+    expect((await fetch(`${served.baseUrl}/portal`, { headers: { cookie: sessionCookie } })).status).toBe(200)
 
     // SIGTERM flushes the batch before the process exits.
     expect(await served.stop("SIGTERM")).toBe(0)

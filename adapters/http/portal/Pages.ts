@@ -214,6 +214,17 @@ ${cardFields(props.values, props.errors)}
   )
 }
 
+/** What a portal link shows: a button that opens it (following the link alone changes nothing). */
+export const openPage = (frame: Frame, action: string, openToken: string) =>
+  layout(
+    "Open your account",
+    frame,
+    html`<h1>Open your account</h1>
+<p>Manage your subscriptions, cards and receipts. This link works once: the button below opens it on this device.</p>
+<form method="post" action="${action}"><input type="hidden" name="open_token" value="${openToken}">
+<button type="submit">Open my account</button></form>`
+  )
+
 export const messagePage = (frame: Frame, title: string, message: string, back?: { readonly href: string; readonly label: string }) =>
   layout(
     title,

@@ -1,6 +1,7 @@
 /**
- * The customer portal's routes (issue 19), under `<public path>/portal`. `GET /portal/{link secret}` opens a portal
- * session's one-time link and starts the browser session (a cookie, an hour); the other pages need that cookie:
+ * The customer portal's routes (issue 19), under `<public path>/portal`. `GET /portal/{link secret}` shows a page
+ * whose button (`POST` to the same path) opens a portal session's one-time link and starts the browser session (a
+ * cookie, an hour, or until signing out ends it on the server); the other pages need that cookie:
  * the home page (subscriptions and payments), cancelling at the period end and undoing it, replacing a card, and
  * receipts. Every object is reached through the session's customer (`Portal`): another customer's is not found.
  *
@@ -16,7 +17,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as UrlParams from "@effect/platform/UrlParams"
 import { Cause, DateTime, Effect, Either, Option } from "effect"
 import { PublicUrl } from "../../../src/application/Checkout.js"
-import { Portal, scopeOf } from "../../../src/application/Portal.js"
+import { Portal, type PortalLinkGone, scopeOf } from "../../../src/application/Portal.js"
 import { cardFields as cardFieldNames, validateCard } from "../../../src/domain/CheckoutForm.js"
 import { parseId, PaymentId, SubscriptionId } from "../../../src/domain/Ids.js"
 import { declineMessage } from "../../../src/domain/Payment.js"
@@ -53,6 +54,10 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
     const cookieName = secure ? "__Host-fils_portal" : "fils_portal"
     const cookie = (value: string, maxAgeSeconds: number) =>
       `${cookieName}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`
+    /** Set with a link's page, repeated by its button's form: the post comes from that page (`POST /portal/:token`). */
+    const openCookieName = secure ? "__Host-fils_portal_open" : "fils_portal_open"
+    const openCookie = (value: string) =>
+      `${openCookieName}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=3600${secure ? "; Secure" : ""}`
     const redirect = (location: string, setCookie?: string) =>
       HttpServerResponse.empty({
         status: 303,
@@ -127,36 +132,71 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
 
     // Opening a link ---------------------------------------------------------------------------------------------
 
+    const linkGone = (nonce: string) => ({ reason }: PortalLinkGone) =>
+      Effect.succeed(
+        reason === "unknown"
+          ? page(404, Pages.messagePage({ nonce, base }, "Link not valid", "This link is not a valid account link. Ask the merchant for a new one."), nonce)
+          : page(410, Pages.messagePage(
+            { nonce, base },
+            reason === "used" ? "Link already used" : "Link expired",
+            reason === "used"
+              ? "This link has already been used, and works only once. Ask the merchant for a new link to manage your account."
+              : "This link has expired: links work for an hour after they are sent. Ask the merchant for a new one."
+          ), nonce)
+      )
+
+    // Following a link changes nothing: mail scanners follow links before the customer does, and would use it up.
+    // The page's button opens it. That post must come from the page itself, or another site could sign a visitor
+    // into the portal of a link of its own: the browser's origin headers (`postedForm`), and a random value in a
+    // SameSite=Strict cookie set with the page that the form repeats (a page on another site can neither send the
+    // cookie nor read the value).
     yield* router.get("/portal/:token", Effect.gen(function*() {
       const nonce = newNonce()
       const token = yield* param("token")
-      return yield* guarded(nonce, portal.open(token, yield* cookieOf).pipe(
-        Effect.flatMap(({ cookie: value, session }) =>
-          Effect.map(DateTime.now, (now) => {
-            // The cookie lasts as long as the session it names.
-            const left = session.session_expires_at === null ? 0 : DateTime.distance(now, session.session_expires_at)
-            return redirect(base, cookie(value, Math.max(1, Math.floor(left / 1000))))
-          })
+      return yield* guarded(nonce, portal.peek(token, yield* cookieOf).pipe(
+        Effect.flatMap((found) =>
+          found === "browsing"
+            ? Effect.succeed(redirect(base))
+            : Effect.map(signer.randomToken(24), (openToken) =>
+              page(200, Pages.openPage({ nonce, base }, `${base}/${token}`, openToken), nonce).pipe(
+                HttpServerResponse.setHeader("set-cookie", openCookie(openToken))
+              ))
         ),
-        Effect.catchTag("PortalLinkGone", ({ reason }) =>
-          Effect.succeed(
-            reason === "unknown"
-              ? page(404, Pages.messagePage({ nonce, base }, "Link not valid", "This link is not a valid account link. Ask the merchant for a new one."), nonce)
-              : page(410, Pages.messagePage(
-                { nonce, base },
-                reason === "used" ? "Link already used" : "Link expired",
-                reason === "used"
-                  ? "This link has already been used, and works only once. Ask the merchant for a new link to manage your account."
-                  : "This link has expired: links work for an hour after they are sent. Ask the merchant for a new one."
-              ), nonce)
-          ))
+        Effect.catchTag("PortalLinkGone", linkGone(nonce))
       ))
     }))
 
-    yield* router.post("/portal/sign-out", withPost((_, frame) =>
-      Effect.succeed(page(200, Pages.messagePage(frame, "Signed out", notices.signed_out!.text), frame.nonce).pipe(
-        HttpServerResponse.setHeader("set-cookie", cookie("", 0))
-      ))))
+    yield* router.post("/portal/:token", Effect.gen(function*() {
+      const nonce = newNonce()
+      const token = yield* param("token")
+      return yield* guarded(nonce, Effect.gen(function*() {
+        const params = yield* postedForm(publicOrigin)
+        const sent = params === undefined ? "" : field(params, "open_token")
+        const expected = (yield* request).cookies[openCookieName] ?? ""
+        if (params === undefined || expected === "" || !(yield* signer.sameSecret(sent, expected))) {
+          return page(403, Pages.messagePage({ nonce, base }, "Not opened", "This link was not opened from its own page. Open the link from your e-mail again."), nonce)
+        }
+        return yield* portal.open(token, yield* cookieOf).pipe(
+          Effect.flatMap(({ cookie: value, session }) =>
+            Effect.map(DateTime.now, (now) => {
+              // The cookie lasts as long as the session it names.
+              const left = session.session_expires_at === null ? 0 : DateTime.distance(now, session.session_expires_at)
+              return redirect(base, cookie(value, Math.max(1, Math.floor(left / 1000))))
+            })
+          ),
+          Effect.catchTag("PortalLinkGone", linkGone(nonce))
+        )
+      }))
+    }))
+
+    // Signing out ends the session on the server (a kept cookie is worth nothing), then shows a page of its own.
+    yield* router.post("/portal/sign-out", withPost((session) =>
+      Effect.as(portal.signOut(session), redirect(`${base}/sign-out`, cookie("", 0)))))
+
+    yield* router.get("/portal/sign-out", Effect.sync(() => {
+      const nonce = newNonce()
+      return page(200, Pages.messagePage({ nonce, base }, "Signed out", notices.signed_out!.text), nonce)
+    }))
 
     // Subscriptions ----------------------------------------------------------------------------------------------
 

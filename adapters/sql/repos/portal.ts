@@ -91,6 +91,10 @@ export const makePortalSessionsRepo = ({ first, inScope, sql }: Queries, box: Se
         WHERE customer_portal_session_id = ${s.customer_portal_session_id} AND opened_at IS NULL
         RETURNING customer_portal_session_id`
       return rows.length === 1
+    }, orUnavailable),
+    endBrowsing: Effect.fnUntraced(function*(id, at) {
+      yield* sql`UPDATE customer_portal_sessions SET session_expires_at = ${toTimestamp(at)}
+        WHERE customer_portal_session_id = ${id} AND session_expires_at > ${toTimestamp(at)}`
     }, orUnavailable)
   }
 }
