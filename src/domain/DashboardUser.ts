@@ -4,7 +4,7 @@
  *
  *   owner      everything: the team, live keys, refunds
  *   admin      everything but the team
- *   developer  test keys, webhooks and events; reads the rest; no refunds
+ *   developer  test keys and test webhook endpoints; reads the rest (live endpoints too, never their secrets); no refunds
  *   viewer     reads only, and never sees a secret
  */
 import { DateTime, Schema } from "effect"
@@ -33,8 +33,8 @@ export type Action =
   | "read"
   | "write" // products, customers, checkout sessions, subscriptions
   | "refund"
-  | "keys" // test API keys and webhook endpoints, secrets included
-  | "live_keys" // live API keys
+  | "keys" // test API keys and test webhook endpoints, secrets included
+  | "live_keys" // live API keys and live webhook endpoints
   | "settings"
   | "team"
   | "audit"
@@ -47,6 +47,12 @@ const allowed: Readonly<Record<Role, ReadonlySet<Action>>> = {
 }
 
 export const can = (role: Role, action: Action): boolean => allowed[role].has(action)
+
+/**
+ * Whether `role` manages a mode's API keys and webhook endpoints (creating, changing, deleting, revealing or rotating
+ * a secret): live ones follow live keys (`live_keys`: owners and admins), test ones `keys`.
+ */
+export const canManageMode = (role: Role, livemode: boolean): boolean => can(role, livemode ? "live_keys" : "keys")
 
 /** Passwords: at least 12 characters (code points), at most 200. */
 export const passwordProblem = (password: string): string | undefined => {

@@ -227,10 +227,11 @@ describe("dashboard roles and forged forms", () => {
     { path: `/dashboard/${mode}/customers`, action: "write", form: { email: "bad" } },
     { path: `/dashboard/${mode}/customers/${a.objects[mode].customer}`, action: "write", form: { email: "bad", name: "", phone_number: "" } },
     { path: `/dashboard/${mode}/developers/keys/key_00000000000000000000000000000000/revoke`, action: mode === "live" ? "live_keys" : "keys", form: {} },
-    { path: `/dashboard/${mode}/developers/webhooks`, action: "keys", form: { url: "bad" } },
-    { path: `/dashboard/${mode}/developers/webhooks/${a.objects[mode].webhook}/manage`, action: "keys", form: { action: "nothing" } },
-    { path: `/dashboard/${mode}/developers/webhooks/${a.objects[mode].webhook}/edit`, action: "keys", form: { url: "bad", description: "" } },
-    { path: `/dashboard/${mode}/developers/webhooks/${a.objects[mode].webhook}/deliveries/dlv_bad/resend`, action: "keys", form: {} },
+    // Live endpoints follow live keys: their secrets sign what the live receiver trusts.
+    { path: `/dashboard/${mode}/developers/webhooks`, action: mode === "live" ? "live_keys" : "keys", form: { url: "bad" } },
+    { path: `/dashboard/${mode}/developers/webhooks/${a.objects[mode].webhook}/manage`, action: mode === "live" ? "live_keys" : "keys", form: { action: "nothing" } },
+    { path: `/dashboard/${mode}/developers/webhooks/${a.objects[mode].webhook}/edit`, action: mode === "live" ? "live_keys" : "keys", form: { url: "bad", description: "" } },
+    { path: `/dashboard/${mode}/developers/webhooks/${a.objects[mode].webhook}/deliveries/dlv_bad/resend`, action: mode === "live" ? "live_keys" : "keys", form: {} },
     { path: "/dashboard/settings", action: "settings", form: { business_name: "x".repeat(300), support_email: "" } },
     { path: "/dashboard/settings/team", action: "team", form: { email: "new@shops.ae", role: "nope" } },
     { path: "/dashboard/settings/team/usr_00000000000000000000000000000000/role", action: "team", form: { role: "viewer" } },
@@ -262,6 +263,12 @@ describe("dashboard roles and forged forms", () => {
       // Reading the audit log is owners' and admins'.
       expect((await request("/dashboard/audit", { cookie })).status, `${role} audit`).toBe(can(role, "audit") ? 200 : 403)
     }
+    // What a developer is shown of a live endpoint: no form that reveals, rotates, changes or deletes it.
+    const endpoint = await request(`/dashboard/live/developers/webhooks/${a.objects.live.webhook}`, { cookie: signedIn.developer!.cookie })
+    expect(endpoint.status).toBe(200)
+    expect(endpoint.body).not.toMatch(/Reveal the signing secret|Rotate the signing secret|Delete the endpoint|Save endpoint/)
+    const list = await request("/dashboard/live/developers", { cookie: signedIn.developer!.cookie })
+    expect(list.body).not.toContain("Add endpoint")
     expect(refused).toBeGreaterThan(30)
     expect(passed).toBeGreaterThan(30)
     expect(await snapshot()).toBe(before)

@@ -1,14 +1,15 @@
 /**
  * The dashboard's developers section (issue 18): API keys of the mode (list, create with the secret shown once,
  * revoke), webhook endpoints (list, create), an endpoint's delivery log with resend, and the events. Test keys and
- * webhooks need `keys`, live keys `live_keys` (owners and admins); everyone else reads, and never sees a secret.
+ * webhooks need `keys`, live ones `live_keys` (owners and admins: `canManageMode`); everyone else reads, and never
+ * sees a secret.
  */
 import * as UrlParams from "@effect/platform/UrlParams"
 import { Effect, Either, Option, ParseResult, Schema } from "effect"
 import { Accounts } from "../../../src/application/Accounts.js"
 import { Deliveries } from "../../../src/application/Deliveries.js"
 import { Webhooks } from "../../../src/application/Webhooks.js"
-import { can } from "../../../src/domain/DashboardUser.js"
+import { canManageMode } from "../../../src/domain/DashboardUser.js"
 import { ApiKeyId, parseId, WebhookId } from "../../../src/domain/Ids.js"
 import { EventType } from "../../../src/domain/Event.js"
 import { WebhookCreate, WebhookUpdate } from "../../../src/domain/WebhookEndpoint.js"
@@ -30,7 +31,7 @@ export const developerRoutes = (kit: Kit) =>
     const webhooks = yield* Webhooks
     const deliveries = yield* Deliveries
 
-    const mayManage = (role: Parameters<typeof can>[0], livemode: boolean) => can(role, livemode ? "live_keys" : "keys")
+    const mayManage = canManageMode
 
     const keysPage = (
       frame: Pages.SignedFrame,
@@ -66,7 +67,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
             html`<tr><td><a href="${Pages.modePath(frame)}/developers/webhooks/${w.webhook_id}">${w.url}</a></td><td>${w.event_types.join(", ")}</td><td>${w.disabled ? "disabled" : "enabled"}</td></tr>`
           )
         }</tbody></table>${
-          can(frame.user.role, "keys")
+          mayManage(frame.user.role, scope.livemode)
             ? Pages.form(frame, `${Pages.modePath(frame)}/developers/webhooks`, html`<label for="url">Endpoint URL</label><input id="url" name="url" size="50" required> <button type="submit">Add endpoint</button>`)
             : ""
         }</div>`), frame.nonce)
@@ -99,7 +100,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
 
     yield* kit.post("/dashboard/:mode/developers/webhooks", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
-        if (!can(signed.user.role, "keys")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot add endpoints.`), f.nonce)
+        if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot add endpoints.`), f.nonce)
         const input = decodeWebhook({ url: kit.field(params, "url") })
         if (Either.isLeft(input)) {
           const message = describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) })
@@ -129,7 +130,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
         // Each delivery's last attempt: how long the receiver took.
         const latency = new Map(yield* Effect.forEach(log, (d) =>
           Effect.map(deliveries.attempts(d.delivery_id), (tried) => [d.delivery_id, tried.at(-1)?.duration_ms] as const)))
-        const manage = can(f.user.role, "keys")
+        const manage = mayManage(f.user.role, scope.livemode)
         return kit.page(error === undefined ? 200 : 400, Pages.chrome(f, "Webhook endpoint", html`
 ${notice === undefined ? "" : html`<p class="done" role="status">${notice}</p>`}
 ${error === undefined ? "" : html`<p class="alert" role="alert">${error}</p>`}
@@ -175,7 +176,7 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
 
     yield* kit.post("/dashboard/:mode/developers/webhooks/:id/edit", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
-        if (!can(signed.user.role, "keys")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change endpoints.`), f.nonce)
+        if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change endpoints.`), f.nonce)
         const id = webhookIdOf(yield* kit.param("id"))
         const endpoint = id === undefined ? Option.none() : Option.getRight(yield* Effect.either(webhooks.get(scope, id)))
         if (id === undefined || Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
@@ -200,7 +201,7 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
 
     yield* kit.post("/dashboard/:mode/developers/webhooks/:id/manage", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
-        if (!can(signed.user.role, "keys")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change endpoints.`), f.nonce)
+        if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change endpoints.`), f.nonce)
         const id = webhookIdOf(yield* kit.param("id"))
         const endpoint = id === undefined ? Option.none() : Option.getRight(yield* Effect.either(webhooks.get(scope, id)))
         if (Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
@@ -243,7 +244,7 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
 
     yield* kit.post("/dashboard/:mode/developers/webhooks/:id/deliveries/:delivery/resend", kit.withPost((signed, f, scope) =>
       Effect.gen(function*() {
-        if (!can(signed.user.role, "keys")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot resend deliveries.`), f.nonce)
+        if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot resend deliveries.`), f.nonce)
         const id = webhookIdOf(yield* kit.param("id"))
         const deliveryId = yield* kit.param("delivery")
         // Only a delivery of this scope's endpoint: another account's or mode's is not found.
