@@ -13,16 +13,29 @@ export const sameSecret = (presented: string, expected: string): boolean =>
   timingSafeEqual(sha256(presented), sha256(expected))
 
 /**
- * scrypt (memory-hard) with N = 2^15, r = 8, p = 1: 32 MiB and some 100 ms per hash, OWASP's floor for scrypt.
- * Stored as `scrypt$N$r$p$<salt>$<key>` (base64url).
+ * scrypt (memory-hard) with N = 2^17, r = 8, p = 1, as OWASP's password storage cheat sheet gives: 128 MiB and some
+ * hundreds of milliseconds per hash. Stored as `scrypt$N$r$p$<salt>$<key>` (base64url), so hashes made with older
+ * parameters still verify, and are made again on the next sign-in (`passwordHashOutdated`).
  */
-const kdf = { N: 32_768, r: 8, p: 1, keyLength: 32, maxmem: 64 * 1024 * 1024 }
+const kdf = { N: 131_072, r: 8, p: 1, keyLength: 32 }
 
-const derive = (password: string, salt: Buffer, params: { readonly N: number; readonly r: number; readonly p: number }) =>
-  Effect.async<Buffer, Error>((resume) => {
-    scrypt(password.normalize("NFC"), salt, kdf.keyLength, { ...params, maxmem: kdf.maxmem }, (error, key) =>
+interface KdfParams {
+  readonly N: number
+  readonly r: number
+  readonly p: number
+}
+
+/** What scrypt needs (128·r·(N + p + 2) bytes), plus room: Node refuses to run past `maxmem` (32 MiB by default). */
+const maxmemFor = ({ N, p, r }: KdfParams) => 128 * r * (N + p + 2) + 1024 * 1024
+
+/** At most two hashes at once per process: each holds 128 MiB while it runs. */
+const hashing = Effect.unsafeMakeSemaphore(2)
+
+const derive = (password: string, salt: Buffer, params: KdfParams) =>
+  hashing.withPermits(1)(Effect.async<Buffer, Error>((resume) => {
+    scrypt(password.normalize("NFC"), salt, kdf.keyLength, { ...params, maxmem: maxmemFor(params) }, (error, key) =>
       resume(error === null ? Effect.succeed(key) : Effect.fail(error)))
-  })
+  }))
 
 export const hashPassword = (password: string) =>
   Effect.gen(function*() {
@@ -31,16 +44,27 @@ export const hashPassword = (password: string) =>
     return `scrypt$${kdf.N}$${kdf.r}$${kdf.p}$${salt.toString("base64url")}$${key.toString("base64url")}`
   })
 
-export const verifyPassword = (password: string, hash: string) => {
+const parsed = (hash: string) => {
   const m = /^scrypt\$(\d+)\$(\d+)\$(\d+)\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/.exec(hash)
-  if (m === null) return Effect.succeed(false)
+  if (m === null) return undefined
   const [N, r, p] = [Number(m[1]), Number(m[2]), Number(m[3])]
-  if (N > 1_048_576 || r > 32 || p > 16) return Effect.succeed(false)
-  const expected = Buffer.from(m[5]!, "base64url")
-  return derive(password, Buffer.from(m[4]!, "base64url"), { N, r, p }).pipe(
-    Effect.map((key) => key.length === expected.length && timingSafeEqual(key, expected)),
+  if (N > 1_048_576 || r > 32 || p > 16) return undefined
+  return { params: { N, r, p }, salt: Buffer.from(m[4]!, "base64url"), key: Buffer.from(m[5]!, "base64url") }
+}
+
+export const verifyPassword = (password: string, hash: string) => {
+  const stored = parsed(hash)
+  if (stored === undefined) return Effect.succeed(false)
+  return derive(password, stored.salt, stored.params).pipe(
+    Effect.map((key) => key.length === stored.key.length && timingSafeEqual(key, stored.key)),
     Effect.orElseSucceed(() => false)
   )
+}
+
+/** Whether a stored hash was made with other parameters than today's. */
+export const passwordHashOutdated = (hash: string): boolean => {
+  const stored = parsed(hash)
+  return stored === undefined || stored.params.N !== kdf.N || stored.params.r !== kdf.r || stored.params.p !== kdf.p
 }
 
 export const SignerNode = Layer.succeed(
@@ -52,6 +76,7 @@ export const SignerNode = Layer.succeed(
     webhookSecret: Effect.sync(newSecret),
     hashPassword,
     verifyPassword,
+    passwordHashOutdated,
     signWebhook: (props) => Effect.sync(() => sign(props)),
     sameSecret: (presented, expected) => Effect.sync(() => sameSecret(presented, expected)),
     verifyWebhook: ({ body, headers, now, secret }) =>

@@ -31,6 +31,8 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
     const signer = yield* Signer
 
     const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+    /** A hash, with today's parameters, of a password nobody knows: verified against when the e-mail is unknown. */
+    const dummyHash = yield* Effect.cached(Effect.flatMap(signer.randomToken(32), signer.hashPassword))
 
     /**
      * A new user of `accountId` with `role`, and a one-time link secret (valid 24 h) for them to set a password.
@@ -144,9 +146,14 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       const found = yield* store.dashboard.findUserByEmail(email.trim())
       const hash = Option.match(found, { onNone: () => null, onSome: (u) => u.password_hash })
       // The KDF runs whether or not the user exists, so timing tells nothing either.
-      const matches = yield* signer.verifyPassword(password, hash ?? dummyHash)
+      const matches = yield* signer.verifyPassword(password, hash ?? (yield* dummyHash))
       if (Option.isNone(found) || hash === null || !matches) return yield* wrongCredentials
-      return { user: found.value, ...(yield* startSession(found.value)) }
+      // A hash made with older parameters is made again with today's, now that the password is at hand.
+      const user = signer.passwordHashOutdated(hash)
+        ? { ...found.value, password_hash: yield* signer.hashPassword(password), updated_at: yield* DateTime.now }
+        : found.value
+      if (user !== found.value) yield* store.dashboard.updateUser(user)
+      return { user, ...(yield* startSession(user)) }
     })
 
     /** The signed-in user of a session cookie, if the session is alive; touches it (the idle timeout restarts). */
@@ -249,6 +256,3 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
     } as const
   })
 }) {}
-
-/** A well-formed hash of nothing anyone knows: verified against when the e-mail is unknown. */
-const dummyHash = "scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"

@@ -54,11 +54,12 @@ export const can = (role: Role, action: Action): boolean => allowed[role].has(ac
  */
 export const canManageMode = (role: Role, livemode: boolean): boolean => can(role, livemode ? "live_keys" : "keys")
 
-/** Passwords: at least 12 characters (code points), at most 200. */
+/** Passwords: at least 12 characters (code points), at most 200, not blanks only. Kept as typed (never trimmed). */
 export const passwordProblem = (password: string): string | undefined => {
   const length = [...password].length
   if (length < 12) return "The password must be at least 12 characters"
   if (length > 200) return "The password must be at most 200 characters"
+  if (/^\s*$/u.test(password)) return "The password must not be blank: use letters, digits or symbols too"
   return undefined
 }
 

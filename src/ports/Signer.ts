@@ -27,6 +27,8 @@ export interface SignerShape {
   readonly hashPassword: (password: string) => Effect.Effect<string>
   /** Whether `password` is the one `hash` was made from (in constant time; false for a malformed hash). */
   readonly verifyPassword: (password: string, hash: string) => Effect.Effect<boolean>
+  /** Whether a stored password hash was made with other parameters than today's (made again at the next sign-in). */
+  readonly passwordHashOutdated: (hash: string) => boolean
   /** A new webhook endpoint secret: `whsec_` + base64 of 24 random bytes. */
   readonly webhookSecret: Effect.Effect<string>
   /** The Standard Webhooks `webhook-signature` (`v1,<base64 HMAC-SHA256>`) of one delivery attempt. */

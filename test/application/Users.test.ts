@@ -5,9 +5,11 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, TestClock } from "effect"
+import { randomBytes, scryptSync } from "node:crypto"
 import { Reports } from "../../src/application/Reports.js"
 import { Users } from "../../src/application/Users.js"
 import * as User from "../../src/domain/DashboardUser.js"
+import { Store } from "../../src/ports/Store.js"
 import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
 import { newAccount, withEngine } from "./harness.js"
 
@@ -23,7 +25,8 @@ describe("Users", () => {
       const short = yield* Effect.flip(users.redeem(token, "too short"))
       assert.strictEqual(short._tag, "InvalidRequest")
       const done = yield* users.redeem(token, password)
-      assert.match(done.user.password_hash ?? "", /^scrypt\$32768\$8\$1\$/)
+      // OWASP's password storage cheat sheet: scrypt N = 2^17, r = 8, p = 1.
+      assert.match(done.user.password_hash ?? "", /^scrypt\$131072\$8\$1\$/)
       assert.notInclude(done.user.password_hash ?? "", password)
       assert.strictEqual((yield* Effect.flip(users.redeem(token, password)))._tag, "Unauthorized", "once")
       const late = yield* users.issueLink(user)
@@ -31,6 +34,43 @@ describe("Users", () => {
       assert.isTrue(Option.isNone(yield* users.linkUser(late)), "24 hours at most")
       assert.strictEqual((yield* Effect.flip(users.create(account.account_id, "AMAL@dune.ae", "viewer")))._tag, "InvalidState")
       assert.strictEqual((yield* Effect.flip(users.create(account.account_id, "not an address", "viewer")))._tag, "InvalidRequest")
+    }).pipe(withEngine()))
+
+  it.effect("a password of blanks only is refused, however long; spaces inside a password are kept", () =>
+    Effect.gen(function*() {
+      const users = yield* Users
+      const { account } = yield* newAccount
+      const { token } = yield* users.create(account.account_id, "blank@dune.ae", "viewer")
+      for (const blank of [" ".repeat(12), "\t".repeat(20), "\u3000".repeat(12), " \n ".repeat(10)]) {
+        const refused = yield* Effect.flip(users.redeem(token, blank))
+        assert.strictEqual(refused._tag, "InvalidRequest", JSON.stringify(blank))
+        assert.include(refused.message, "blank")
+      }
+      assert.isTrue(Option.isSome(yield* users.linkUser(token)), "a refused password leaves the link unused")
+      yield* users.redeem(token, "  spaced out words  ")
+      assert.strictEqual((yield* users.signIn("blank@dune.ae", "  spaced out words  ", "10.0.0.1")).user.email, "blank@dune.ae")
+    }).pipe(withEngine()))
+
+  it.effect("a hash made with older scrypt parameters still verifies, and is made again with today's at that sign-in", () =>
+    Effect.gen(function*() {
+      const users = yield* Users
+      const store = yield* Store
+      const { account } = yield* newAccount
+      const { token, user } = yield* users.create(account.account_id, "old@dune.ae", "owner")
+      yield* users.redeem(token, password)
+      // As stored before: N = 2^15.
+      const salt = randomBytes(16)
+      const key = scryptSync(password.normalize("NFC"), salt, 32, { N: 32_768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 })
+      const old = `scrypt$32768$8$1$${salt.toString("base64url")}$${key.toString("base64url")}`
+      yield* store.dashboard.updateUser({ ...Option.getOrThrow(yield* store.dashboard.getUser(user.user_id)), password_hash: old })
+      assert.strictEqual((yield* Effect.flip(users.signIn("old@dune.ae", "not the password", "10.0.0.1")))._tag, "Unauthorized")
+      assert.strictEqual(Option.getOrThrow(yield* store.dashboard.getUser(user.user_id)).password_hash, old, "a failed sign-in changes nothing")
+      yield* users.signIn("old@dune.ae", password, "10.0.0.1")
+      const rehashed = Option.getOrThrow(yield* store.dashboard.getUser(user.user_id)).password_hash ?? ""
+      assert.match(rehashed, /^scrypt\$131072\$8\$1\$/)
+      assert.notStrictEqual(rehashed, old)
+      yield* users.signIn("old@dune.ae", password, "10.0.0.1")
+      assert.strictEqual(Option.getOrThrow(yield* store.dashboard.getUser(user.user_id)).password_hash, rehashed, "once")
     }).pipe(withEngine()))
 
   it.effect("sign-in: one error for an unknown e-mail, a wrong password and a user without a password", () =>
