@@ -1,6 +1,7 @@
 /**
  * Dashboard users (issue 18): created with a one-time sign-in link (24 h) where they set a password; signing in with
- * e-mail and password (throttled per e-mail and per address, one message for every failure); browser sessions
+ * e-mail and password (failures throttled without letting a stranger lock a user out, one message for every
+ * failure); browser sessions
  * (a random cookie secret, stored hashed; idle 12 h, absolute 7 days); signing out here or everywhere; and the
  * audit log of changes made through the dashboard.
  */
@@ -13,9 +14,22 @@ import { Signer } from "../ports/Signer.js"
 import { Store } from "../ports/Store.js"
 import { newId } from "./Ids.js"
 
-/** Sign-in attempts per rolling minute, per e-mail and per client address. */
-const attemptsPerEmail = 10
-const attemptsPerAddress = 30
+/**
+ * Failed sign-ins allowed (OWASP ASVS 2.2.1: guessing is slowed, yet no stranger can lock a user out). A success
+ * never counts.
+ *
+ * - per e-mail from one client address: 10 a minute, then that address is refused for that e-mail (`429`): one
+ *   guesser only stops themselves;
+ * - per client address, whatever the e-mail: 30 a minute, then refused (`429`);
+ * - per e-mail from every address: 100 an hour (ASVS's ceiling); past it every attempt on that e-mail waits
+ *   `ceilingDelay` first, and is never refused, so its owner still signs in.
+ */
+export const failureLimits = [
+  { bucket: (email: string, address: string) => `signin-pair:${email}|${address}`, limit: 10, windowSeconds: 60, over: "refuse" },
+  { bucket: (_: string, address: string) => `signin-address:${address}`, limit: 30, windowSeconds: 60, over: "refuse" },
+  { bucket: (email: string) => `signin-email:${email}`, limit: 100, windowSeconds: 3600, over: "delay" }
+] as const
+export const ceilingDelay = "5 seconds"
 
 const wrongCredentials = new Unauthorized({ message: "That e-mail and password do not match an account" })
 
@@ -124,30 +138,53 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       return { user, ...(yield* startSession(user)) }
     })
 
-    const throttled = (bucket: string, limit: number) =>
+    /**
+     * Before a sign-in is tried: refused while a `refuse` limit is used up, delayed while the `delay` one is. Read
+     * without counting (a count of 0): only failures count, after the attempt (`countFailure`).
+     */
+    const throttle = (email: string, address: string) =>
       Effect.gen(function*() {
         const now = DateTime.toEpochMillis(yield* DateTime.now)
-        const decision = yield* store.rateLimits.hit(bucket, now, limit, 60)
-        if (!decision.allowed) {
+        let delayed = false
+        for (const rule of failureLimits) {
+          const decision = yield* store.rateLimits.hit(rule.bucket(email, address), now, rule.limit, rule.windowSeconds, 0)
+          if (decision.remaining > 0) continue
+          if (rule.over === "delay") {
+            delayed = true
+            continue
+          }
+          const retryAfterSeconds = Math.max(1, decision.resetSeconds)
           return yield* new RateLimited({
-            message: `Too many sign-in attempts; try again in ${decision.resetSeconds} seconds`,
-            retryAfterSeconds: decision.resetSeconds
+            message: `Too many sign-in attempts; try again in ${retryAfterSeconds} seconds`,
+            retryAfterSeconds
           })
+        }
+        if (delayed) yield* Effect.sleep(ceilingDelay)
+      })
+
+    const countFailure = (email: string, address: string) =>
+      Effect.gen(function*() {
+        const now = DateTime.toEpochMillis(yield* DateTime.now)
+        for (const rule of failureLimits) {
+          yield* store.rateLimits.hit(rule.bucket(email, address), now, rule.limit, rule.windowSeconds)
         }
       })
 
     /**
      * Signs in with e-mail and password from `address`. Every failure reads the same (unknown e-mail, no password
-     * set yet, wrong password); attempts are limited per e-mail and per address.
+     * set yet, wrong password); failures are limited (`failureLimits`), successes never count.
      */
     const signIn = Effect.fn("Users.signIn")(function*(email: string, password: string, address: string) {
-      yield* throttled(`signin-email:${email.trim().toLowerCase().slice(0, 254)}`, attemptsPerEmail)
-      yield* throttled(`signin-address:${address}`, attemptsPerAddress)
+      const key = email.trim().toLowerCase().slice(0, 254)
+      yield* throttle(key, address)
       const found = yield* store.dashboard.findUserByEmail(email.trim())
       const hash = Option.match(found, { onNone: () => null, onSome: (u) => u.password_hash })
       // The KDF runs whether or not the user exists, so timing tells nothing either.
       const matches = yield* signer.verifyPassword(password, hash ?? (yield* dummyHash))
-      if (Option.isNone(found) || hash === null || !matches) return yield* wrongCredentials
+      if (Option.isNone(found) || hash === null || !matches) {
+        yield* countFailure(key, address)
+        return yield* wrongCredentials
+      }
       // A hash made with older parameters is made again with today's, now that the password is at hand.
       const user = signer.passwordHashOutdated(hash)
         ? { ...found.value, password_hash: yield* signer.hashPassword(password), updated_at: yield* DateTime.now }

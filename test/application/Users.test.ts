@@ -4,10 +4,10 @@
  * role table, and the overview's sums and monthly recurring revenue.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Option, TestClock } from "effect"
+import { Chunk, DateTime, Duration, Effect, Fiber, Option, TestClock } from "effect"
 import { randomBytes, scryptSync } from "node:crypto"
 import { Reports } from "../../src/application/Reports.js"
-import { Users } from "../../src/application/Users.js"
+import { ceilingDelay, failureLimits, Users } from "../../src/application/Users.js"
 import * as User from "../../src/domain/DashboardUser.js"
 import { Store } from "../../src/ports/Store.js"
 import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
@@ -72,6 +72,47 @@ describe("Users", () => {
       yield* users.signIn("old@dune.ae", password, "10.0.0.1")
       assert.strictEqual(Option.getOrThrow(yield* store.dashboard.getUser(user.user_id)).password_hash, rehashed, "once")
     }).pipe(withEngine()))
+
+  it.effect("sign-in throttling: only failures count, per e-mail and address, so nobody else's guesses lock a user out", () =>
+    Effect.gen(function*() {
+      const users = yield* Users
+      const { account } = yield* newAccount
+      const { token } = yield* users.create(account.account_id, "omar@dune.ae", "owner")
+      yield* users.redeem(token, password)
+      // Successes never count.
+      for (let i = 0; i < 2; i++) yield* users.signIn("omar@dune.ae", password, "10.0.0.1")
+      // Ten wrong passwords a minute from one address (a stranger, or a typo-prone owner): the eleventh is refused
+      // there without being tried.
+      for (let i = 0; i < 10; i++) {
+        assert.strictEqual((yield* Effect.flip(users.signIn("omar@dune.ae", `wrong password ${i}`, "10.0.0.1")))._tag, "Unauthorized", `try ${i}`)
+      }
+      const refused = yield* Effect.flip(users.signIn("omar@dune.ae", password, "10.0.0.1"))
+      assert.strictEqual(refused._tag, "RateLimited")
+      assert.isAbove((refused as { readonly retryAfterSeconds: number }).retryAfterSeconds, 0)
+      // The same e-mail from another address is not locked out.
+      assert.strictEqual((yield* users.signIn("OMAR@dune.ae", password, "192.0.2.7")).user.email, "omar@dune.ae")
+      yield* TestClock.adjust("61 seconds")
+      assert.strictEqual((yield* users.signIn("omar@dune.ae", password, "10.0.0.1")).user.email, "omar@dune.ae")
+    }).pipe(withEngine()), 120_000)
+
+  it.effect("past an e-mail's hourly ceiling of failures, from any addresses, its sign-ins wait but are never refused", () =>
+    Effect.gen(function*() {
+      const users = yield* Users
+      const store = yield* Store
+      const { account } = yield* newAccount
+      const { token } = yield* users.create(account.account_id, "huda@dune.ae", "owner")
+      yield* users.redeem(token, password)
+      // A hundred failures this hour, spread over many addresses (none reaching its own limit).
+      const ceiling = failureLimits.find((rule) => rule.over === "delay")!
+      const now = DateTime.toEpochMillis(yield* DateTime.now)
+      yield* store.rateLimits.hit(ceiling.bucket("huda@dune.ae"), now, ceiling.limit, ceiling.windowSeconds, ceiling.limit)
+      const signing = yield* Effect.fork(users.signIn("huda@dune.ae", password, "198.51.100.1"))
+      while (Chunk.isEmpty(yield* TestClock.sleeps())) yield* Effect.yieldNow()
+      yield* TestClock.adjust(Duration.subtract(ceilingDelay, "1 millis"))
+      assert.isTrue(Option.isNone(yield* Fiber.poll(signing)), "it waits")
+      yield* TestClock.adjust("1 millis")
+      assert.strictEqual((yield* Fiber.join(signing)).user.email, "huda@dune.ae")
+    }).pipe(withEngine()), 60_000)
 
   it.effect("sign-in: one error for an unknown e-mail, a wrong password and a user without a password", () =>
     Effect.gen(function*() {
