@@ -114,29 +114,43 @@ export const update = (endpoint: WebhookEndpoint, patch: WebhookUpdate): Either.
 const dedupe = (types: ReadonlyArray<EventType>): ReadonlyArray<EventType> => eventTypes.filter((t) => types.includes(t))
 
 /**
- * Secret rotation (issue 18): the new secret signs from now on, and the one it replaces keeps signing beside it for
- * 24 hours (Standard Webhooks lets `webhook-signature` carry several signatures), so a receiver can switch at its
- * own pace. The stored secret then holds both and the old one's end, `whsec_new|whsec_old|<unix seconds>`: one
- * value, sealed at rest as one, so every store, key check and `fils secrets rotate` handles it unchanged.
+ * Secret rotation (issue 18): the new secret signs from now on, and each one it replaced keeps signing beside it for
+ * 24 hours from its own retirement (Standard Webhooks lets `webhook-signature` carry several signatures), so a
+ * receiver can switch at its own pace, even after two rotations in a day. The stored secret holds the current one
+ * and each retired one still signing with its end, `whsec_new|whsec_old|<unix seconds>|whsec_older|<unix seconds>`:
+ * one value, sealed at rest as one, so every store, key check and `fils secrets rotate` handles it unchanged.
  */
 export const rotationOverlapMillis = 24 * 60 * 60 * 1000
 
 /** The secret an endpoint signs with now (the one shown to the merchant). */
 export const currentSecret = (stored: string): string => stored.split("|")[0]!
 
-/** Every secret that signs a delivery at `now`: the current one, and the one it replaced until its end. */
-export const signingSecrets = (stored: string, now: DateTime.Utc): ReadonlyArray<string> => {
-  const [current, previous, until] = stored.split("|")
-  return previous !== undefined && until !== undefined && Number(until) * 1000 > DateTime.toEpochMillis(now)
-    ? [current!, previous]
-    : [current!]
+/** The retired secrets of a stored value still signing at `now`, newest first, each with its end (Unix seconds). */
+const retiredAt = (stored: string, now: DateTime.Utc): ReadonlyArray<{ readonly secret: string; readonly until: number }> => {
+  const [, ...rest] = stored.split("|")
+  const retired: Array<{ readonly secret: string; readonly until: number }> = []
+  for (let i = 0; i + 1 < rest.length; i += 2) {
+    const until = Number(rest[i + 1])
+    if (until * 1000 > DateTime.toEpochMillis(now)) retired.push({ secret: rest[i]!, until })
+  }
+  return retired
 }
 
-/** The endpoint with `secret` as its new signing secret, the current one signing beside it for 24 hours. */
-export const rotate = (endpoint: WebhookEndpoint, secret: string, now: DateTime.Utc): WebhookEndpoint => ({
-  ...endpoint,
-  secret: `${secret}|${currentSecret(endpoint.secret)}|${Math.floor((DateTime.toEpochMillis(now) + rotationOverlapMillis) / 1000)}`
-})
+/** Every secret that signs a delivery at `now`: the current one, and each it replaced until that one's end. */
+export const signingSecrets = (stored: string, now: DateTime.Utc): ReadonlyArray<string> => [
+  currentSecret(stored),
+  ...retiredAt(stored, now).map((r) => r.secret)
+]
+
+/**
+ * The endpoint with `secret` as its new signing secret: the current one signs beside it for 24 hours, and those
+ * retired before keep their own ends.
+ */
+export const rotate = (endpoint: WebhookEndpoint, secret: string, now: DateTime.Utc): WebhookEndpoint => {
+  const until = Math.floor((DateTime.toEpochMillis(now) + rotationOverlapMillis) / 1000)
+  const retired = [{ secret: currentSecret(endpoint.secret), until }, ...retiredAt(endpoint.secret, now)]
+  return { ...endpoint, secret: [secret, ...retired.flatMap((r) => [r.secret, String(r.until)])].join("|") }
+}
 
 /** Whether this endpoint receives an event of `type` now. */
 export const subscribes = (endpoint: WebhookEndpoint, type: EventType): boolean =>

@@ -15,7 +15,7 @@ import * as WebhookEndpoint from "../../src/domain/WebhookEndpoint.js"
 import { Store } from "../../src/ports/Store.js"
 
 describe("WebhookEndpoint.rotate", () => {
-  it("signs with the new and the old secret for 24 hours, then with the new one; a second rotation keeps the newest previous", () => {
+  it("signs with the new and the old secret for 24 hours, then with the new one; a second rotation keeps each retired secret for its own 24 hours", () => {
     const now = DateTime.unsafeMake(Date.UTC(2026, 10, 25, 12))
     const endpoint = { secret: "whsec_old" } as WebhookEndpoint.WebhookEndpoint
     const rotated = WebhookEndpoint.rotate(endpoint, "whsec_new", now)
@@ -24,7 +24,15 @@ describe("WebhookEndpoint.rotate", () => {
     assert.deepStrictEqual(WebhookEndpoint.signingSecrets(rotated.secret, DateTime.add(now, { hours: 23, minutes: 59 })), ["whsec_new", "whsec_old"])
     assert.deepStrictEqual(WebhookEndpoint.signingSecrets(rotated.secret, DateTime.add(now, { hours: 24 })), ["whsec_new"])
     const again = WebhookEndpoint.rotate(rotated, "whsec_newer", DateTime.add(now, { hours: 1 }))
-    assert.deepStrictEqual(WebhookEndpoint.signingSecrets(again.secret, DateTime.add(now, { hours: 2 })), ["whsec_newer", "whsec_new"])
+    assert.strictEqual(WebhookEndpoint.currentSecret(again.secret), "whsec_newer")
+    assert.deepStrictEqual(WebhookEndpoint.signingSecrets(again.secret, DateTime.add(now, { hours: 2 })), ["whsec_newer", "whsec_new", "whsec_old"])
+    assert.deepStrictEqual(WebhookEndpoint.signingSecrets(again.secret, DateTime.add(now, { hours: 23, minutes: 59 })), ["whsec_newer", "whsec_new", "whsec_old"])
+    assert.deepStrictEqual(WebhookEndpoint.signingSecrets(again.secret, DateTime.add(now, { hours: 24 })), ["whsec_newer", "whsec_new"])
+    assert.deepStrictEqual(WebhookEndpoint.signingSecrets(again.secret, DateTime.add(now, { hours: 25 })), ["whsec_newer"])
+    // A third rotation once the first retired secret ended: only those still signing are kept.
+    const third = WebhookEndpoint.rotate(again, "whsec_newest", DateTime.add(now, { hours: 24, minutes: 30 }))
+    assert.strictEqual(third.secret.split("|").length, 5)
+    assert.deepStrictEqual(WebhookEndpoint.signingSecrets(third.secret, DateTime.add(now, { hours: 24, minutes: 30 })), ["whsec_newest", "whsec_newer", "whsec_new"])
     assert.deepStrictEqual(WebhookEndpoint.signingSecrets("whsec_plain", now), ["whsec_plain"])
   })
 })
@@ -70,5 +78,45 @@ describe("Webhooks.rotateSecret", () => {
       assert.doesNotThrow(() => StandardWebhooks.verify({ secret: fresh, headers: later.headers, body: later.body, now }))
       assert.throws(() => StandardWebhooks.verify({ secret: old, headers: later.headers, body: later.body, now }))
     }).pipe(Effect.provide(FilsTest.layer())))
-})
 
+  it.effect("two rotations within a day: a delivery verifies with each of the three secrets until each one's own day ends", () =>
+    Effect.gen(function*() {
+      const start = Date.UTC(2026, 10, 25, 12)
+      yield* TestClock.setTime(start)
+      const shop = yield* FilsTest.account()
+      const webhooks = yield* Webhooks
+      const deliveries = yield* Deliveries
+      const recorder = yield* FilsTest.WebhookRecorder
+      const created = yield* webhooks.create(shop.test, { url: "https://hooks.example.ae/fils" })
+      const { secret: second } = yield* webhooks.rotateSecret(shop.test, created.webhook_id)
+      yield* TestClock.adjust("6 hours")
+      const { secret: third } = yield* webhooks.rotateSecret(shop.test, created.webhook_id)
+      const product = yield* (yield* Products).create(shop.test, { name: "Beans", price: 6_500, currency: "AED" })
+      const checkout = yield* Checkout
+      const sell = Effect.gen(function*() {
+        const session = yield* checkout.create(shop.test, { product_cart: [{ product_id: product.product_id, quantity: 1 }] })
+        yield* FilsTest.pay(session.session_id)
+        yield* deliveries.dispatchOnce()
+        return (yield* recorder.sent).at(-1)!
+      })
+      const verifies = (sent: { readonly headers: Record<string, string>; readonly body: string }, secret: string, now: number) => {
+        try {
+          StandardWebhooks.verify({ secret, headers: sent.headers, body: sent.body, now })
+          return true
+        } catch {
+          return false
+        }
+      }
+      const secrets = [created.secret, second, third]
+      // Six hours after the first rotation: the original secret still verifies, beside the two after it.
+      const soon = yield* sell
+      assert.deepStrictEqual(secrets.map((s) => verifies(soon, s, Math.floor(start / 1000) + 6 * 3600)), [true, true, true])
+      // The original's day ends 24 hours after the first rotation; the second's 24 hours after the second.
+      yield* TestClock.adjust("19 hours")
+      const later = yield* sell
+      assert.deepStrictEqual(secrets.map((s) => verifies(later, s, Math.floor(start / 1000) + 25 * 3600)), [false, true, true])
+      yield* TestClock.adjust("6 hours")
+      const last = yield* sell
+      assert.deepStrictEqual(secrets.map((s) => verifies(last, s, Math.floor(start / 1000) + 31 * 3600)), [false, false, true])
+    }).pipe(Effect.provide(FilsTest.layer())))
+})
