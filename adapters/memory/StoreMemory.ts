@@ -197,6 +197,19 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
 
   const read = <A>(f: () => A): Effect.Effect<A> => Effect.sync(f)
 
+  /**
+   * A write of one idempotency record or rate-limit bucket, the SQL store's single-row statements: inside a
+   * transaction it joins it (undone with it); outside, it takes no store-wide lock, as PostgreSQL locks only the
+   * row. So a request's rate limit and key claim never wait for another request's work, which runs in a
+   * transaction when it has a key (see `IdempotencyService`). Synchronous, so it is atomic all the same.
+   */
+  const rowWrite = <A>(f: () => A): Effect.Effect<A> =>
+    Effect.flatMap(FiberRef.get(current), (own) =>
+      Effect.sync(() => {
+        log = own
+        return f()
+      }))
+
   const transact: StoreShape["transact"] = (effect) =>
     Effect.flatMap(FiberRef.get(current), (own) =>
       own !== undefined
@@ -243,6 +256,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
 
   return Store.of({
     transact,
+    inTransaction: Effect.map(FiberRef.get(current), (own) => own !== undefined),
     ping: Effect.void,
     accounts: {
       insert: (account) => write(() => accounts.set(account.account_id, account)),
@@ -691,12 +705,21 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
         )
     },
     idempotency: {
-      claim: (record, now) => write(() => claim(record, now)),
-      claimAll: (records, now) => write(() => records.map((record) => claim(record, now))),
-      complete: (scope, key, fingerprint, response) => write(() => complete({ scope, key, fingerprint, response })),
-      completeAll: (completions) => write(() => completions.forEach(complete)),
+      claim: (record, now) => rowWrite(() => claim(record, now)),
+      claimAll: (records, now) => rowWrite(() => records.map((record) => claim(record, now))),
+      complete: (scope, key, fingerprint, response) => rowWrite(() => complete({ scope, key, fingerprint, response })),
+      completeAll: (completions) => rowWrite(() => completions.forEach(complete)),
+      answer: ({ fingerprint, key, response, scope }, lockedUntil) =>
+        rowWrite(() => {
+          const id = idemId(scope, key)
+          const existing = idempotency.get(id)
+          const held = existing !== undefined && existing.fingerprint === fingerprint && existing.response === null &&
+            DateTime.Equivalence(existing.lockedUntil, lockedUntil)
+          if (held) idempotency.set(id, { ...existing, response })
+          return held
+        }),
       release: (scope, key, fingerprint) =>
-        write(() => {
+        rowWrite(() => {
           const id = idemId(scope, key)
           const existing = idempotency.get(id)
           if (existing !== undefined && existing.fingerprint === fingerprint && existing.response === null) {
@@ -706,7 +729,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
     },
     rateLimits: {
       hit: (bucket, nowMillis, limit, windowSeconds, count = 1, lease) =>
-        write(() => {
+        rowWrite(() => {
           const decision = RateWindow.hit(rates.get(bucket), nowMillis, limit, windowSeconds, count, lease)
           if (decision.granted + decision.shared > 0 || (lease?.giveBack?.count ?? 0) > 0) rates.set(bucket, decision.state)
           return decision

@@ -87,6 +87,8 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
           )
         ))
 
+  const inTransaction = Effect.map(Effect.serviceOption(SqlClient.TransactionConnection), Option.isSome)
+
   const accounts: StoreShape["accounts"] = {
     insert: Effect.fnUntraced(function*(account) {
       yield* sql`INSERT INTO accounts ${sql.insert(Rows.accountToRow(account))}`
@@ -314,6 +316,16 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
           AS v(scope text, key text, fingerprint text, status integer, body text)
         WHERE k.scope = v.scope AND k.key = v.key AND k.fingerprint = v.fingerprint`
     }, orUnavailable),
+    // In the work's transaction: the row lock it takes makes a claim of the same key wait for the commit, after
+    // which the claim meets the answer. A lease taken over meanwhile has another `locked_until`: nothing matches.
+    answer: Effect.fnUntraced(function*(c, lockedUntil) {
+      const body = yield* sealResponse(c, c.response.body)
+      const rows = yield* sql`UPDATE idempotency_keys SET response_status = ${c.response.status}, response_body = ${body}
+        WHERE scope = ${c.scope} AND key = ${c.key} AND fingerprint = ${c.fingerprint} AND response_status IS NULL
+          AND locked_until = ${Rows.toTimestamp(lockedUntil)}
+        RETURNING 1`
+      return rows.length > 0
+    }, orUnavailable),
     release: Effect.fnUntraced(function*(scope, key, fingerprint) {
       yield* sql`DELETE FROM idempotency_keys
         WHERE scope = ${scope} AND key = ${key} AND fingerprint = ${fingerprint} AND response_status IS NULL`
@@ -342,6 +354,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
 
   return Store.of({
     transact,
+    inTransaction,
     ping,
     accounts,
     apiKeys,

@@ -85,7 +85,8 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
         // A transaction only when a customer may be created with the session; otherwise the reads and the one
         // insert need none (the prices are a snapshot either way), which saves two round trips per session, and
         // the read and the insert join those of other sessions being created (batches run outside transactions).
-        const atomic = input.customer !== undefined && !("customer_id" in input.customer)
+        // Inside a caller's transaction (a request with an Idempotency-Key) everything joins it.
+        const atomic = (input.customer !== undefined && !("customer_id" in input.customer)) || (yield* store.inTransaction)
         const work = Effect.gen(function*() {
           // The cart's products in one statement, whatever the number of lines (shared with other carts).
           const ids = input.product_cart.flatMap((line) => {

@@ -2,8 +2,12 @@
  * Idempotent execution (decisions.md §8): the first request with a key runs and its response is kept for 24
  * hours; a retry with the same parameters gets that response again; other parameters are refused (422), and so is
  * a retry while the first still runs (409).
+ *
+ * Exactly once: the key is claimed in a statement of its own (with a lease), then the work runs in one transaction
+ * with its response (`IdempotencyRepo.answer`). A crash or a lost connection before that commit leaves neither the
+ * object nor the answer, and once the lease has run out a retry runs the work afresh; after it, the retry replays.
  */
-import { DateTime, Effect, Exit } from "effect"
+import { Data, DateTime, Effect, Exit } from "effect"
 import type { Scope } from "../domain/Account.js"
 import { scopeKey } from "../domain/Account.js"
 import * as Idempotency from "../domain/Idempotency.js"
@@ -13,6 +17,9 @@ import { batched, batchedCalls } from "./Batched.js"
 
 /** At most this many claims, or responses, per statement. */
 const batch = 100
+
+/** Why the work's transaction rolled back: its response is not a success, or a retry took the key over. */
+class RolledBack extends Data.TaggedError("RolledBack")<{ readonly response: Idempotency.StoredResponse | undefined }> {}
 
 export interface IdempotentResult {
   readonly response: Idempotency.StoredResponse
@@ -50,13 +57,14 @@ export class IdempotencyService extends Effect.Service<IdempotencyService>()("fi
       const fingerprint = yield* signer.digest(request)
       const scopeId = scopeKey(scope)
       const now = yield* DateTime.now
+      const lockedUntil = DateTime.addDuration(now, Idempotency.lease)
       const claimed = yield* claim({
         record: {
           scope: scopeId,
           key,
           fingerprint,
           response: null,
-          lockedUntil: DateTime.addDuration(now, Idempotency.lease),
+          lockedUntil,
           expiresAt: DateTime.addDuration(now, Idempotency.retention)
         },
         now
@@ -66,18 +74,37 @@ export class IdempotencyService extends Effect.Service<IdempotencyService>()("fi
         if (outcome._tag === "Refuse") return yield* outcome.error
         return { response: outcome.response, replayed: true } satisfies IdempotentResult
       }
-      // The key is ours: whatever happens to `execute`, interruption included (a client that hangs up), settle
-      // the record, so a retry is neither refused for the lease nor replayed a response that was never sent.
+      // The key is ours. The work and its answer commit together; anything but a success rolls the work back.
+      // Whatever happens to `execute`, interruption included (a client that hangs up), settle the record, so a
+      // retry is neither refused for the lease nor replayed a response that was never sent.
+      const committed = Effect.gen(function*() {
+        const response = yield* execute
+        if (!Idempotency.commitsWork(response.status)) return yield* new RolledBack({ response })
+        const held = yield* store.idempotency.answer({ scope: scopeId, key, fingerprint, response }, lockedUntil)
+        if (!held) return yield* new RolledBack({ response: undefined })
+        return response
+      })
       return yield* Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {
-          const exit = yield* Effect.exit(restore(execute))
-          if (Exit.isSuccess(exit) && Idempotency.isStorable(exit.value.status)) {
-            yield* complete({ scope: scopeId, key, fingerprint, response: exit.value })
+          const exit = yield* Effect.exit(restore(
+            store.transact(committed).pipe(Effect.catchTag("RolledBack", (rolledBack) => Effect.succeed(rolledBack)))
+          ))
+          if (Exit.isSuccess(exit) && !(exit.value instanceof RolledBack)) {
+            return { response: exit.value, replayed: false } satisfies IdempotentResult
+          }
+          const rolledBack: RolledBack | undefined = Exit.isSuccess(exit) ? exit.value as RolledBack : undefined
+          const response = rolledBack?.response
+          // The lease ran out while the work ran and a retry took the key: its answer stands, not this one.
+          if (rolledBack !== undefined && response === undefined) return yield* Idempotency.inUse()
+          if (response !== undefined && Idempotency.isStorable(response.status)) {
+            // A refusal (4xx) changed nothing, so its answer may be kept on its own.
+            yield* complete({ scope: scopeId, key, fingerprint, response })
           } else {
+            // Also when the commit's fate is unknown (a lost connection): a committed answer is not released.
             yield* store.idempotency.release(scopeId, key, fingerprint)
           }
-          const response = yield* exit
-          return { response, replayed: false } satisfies IdempotentResult
+          if (Exit.isFailure(exit)) return yield* Effect.failCause(exit.cause)
+          return { response: response!, replayed: false } satisfies IdempotentResult
         })
       )
     })

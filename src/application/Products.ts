@@ -20,8 +20,11 @@ export class Products extends Effect.Service<Products>()("fils/Products", {
   scoped: Effect.gen(function*() {
     const store = yield* Store
     // Products created together are written together: one statement and one commit for a burst, not one each.
-    // Each caller still waits for the write that carries its own (no caller of `create` holds a transaction).
-    const insert = yield* batched(store.products.insertAll, { max: 100 })
+    // Each caller still waits for the write that carries its own. A caller in a transaction (a request with an
+    // Idempotency-Key, whose answer commits with its product) writes in it: a batch runs outside it.
+    const batch = yield* batched(store.products.insertAll, { max: 100 })
+    const insert = (product: Product.Product) =>
+      Effect.flatMap(store.inTransaction, (inside) => inside ? store.products.insert(product) : batch(product))
 
     const create = Effect.fn("Products.create")(function*(scope: Scope, input: Product.ProductCreate) {
       const product = yield* Product.create(input, {

@@ -1,7 +1,8 @@
 /**
  * Idempotency records (decisions.md §8): per account, mode and key, a fingerprint of the request and, once it has
  * finished, its response. A record whose request is still running holds a lease so that a crashed request does
- * not block its key for 24 hours.
+ * not block its key for 24 hours. A successful request's response is written in the transaction of its work, so an
+ * object exists if and only if its key's answer does (see `commitsWork`).
  */
 import { DateTime, Duration } from "effect"
 import { IdempotencyKeyInUse, IdempotencyKeyReused, InvalidRequest } from "./Errors.js"
@@ -47,6 +48,10 @@ export type Outcome =
   | { readonly _tag: "Replay"; readonly response: StoredResponse }
   | { readonly _tag: "Refuse"; readonly error: IdempotencyKeyReused | IdempotencyKeyInUse }
 
+/** The key is held by a request still running (or by a retry that took it over from this one). */
+export const inUse = () =>
+  new IdempotencyKeyInUse({ message: "A request with this Idempotency-Key is still being processed; retry later" })
+
 /** What a request meets when the key is already taken. */
 export const decide = (existing: IdempotencyRecord, fingerprint: string): Outcome =>
   existing.fingerprint !== fingerprint
@@ -57,13 +62,14 @@ export const decide = (existing: IdempotencyRecord, fingerprint: string): Outcom
       })
     }
     : existing.response === null
-    ? {
-      _tag: "Refuse",
-      error: new IdempotencyKeyInUse({
-        message: "A request with this Idempotency-Key is still being processed; retry later"
-      })
-    }
+    ? { _tag: "Refuse", error: inUse() }
     : { _tag: "Replay", response: existing.response }
+
+/**
+ * Responses whose work commits, with the response in the same transaction: successes. Any other outcome rolls its
+ * work back, so a refused request leaves nothing behind that a replay of its refusal would hide.
+ */
+export const commitsWork = (status: number): boolean => status >= 200 && status < 300
 
 /** Responses worth replaying: not server errors, not authentication or rate-limit refusals. */
 export const isStorable = (status: number): boolean => status < 500 && status !== 401 && status !== 429

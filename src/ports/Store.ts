@@ -367,6 +367,12 @@ export interface IdempotencyRepo {
   readonly complete: (scope: string, key: string, fingerprint: string, response: StoredResponse) => Op<void>
   /** `complete` for many records at once (one statement), each as `complete` would. */
   readonly completeAll: (completions: ReadonlyArray<IdempotencyCompletion>) => Op<void>
+  /**
+   * Stores a successful request's response, inside the transaction of its work (`transact`), on the record it still
+   * holds: same fingerprint, no response yet and its own lease (`lockedUntil`, as claimed). False when a retry took
+   * the key over after the lease ran out: the caller then rolls its work back, and the retry's answer stands.
+   */
+  readonly answer: (completion: IdempotencyCompletion, lockedUntil: DateTime.Utc) => Op<boolean>
   /** Gives the key up (a response not worth replaying); a retry runs afresh. */
   readonly release: (scope: string, key: string, fingerprint: string) => Op<void>
 }
@@ -445,6 +451,11 @@ export interface StoreShape {
    * transaction.
    */
   readonly transact: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreUnavailable, R>
+  /**
+   * Whether the current fiber runs inside `transact`. Writes gathered into batches (`Batched.ts`) run on a fiber of
+   * their own, outside any caller's transaction, so a caller inside one writes directly instead.
+   */
+  readonly inTransaction: Effect.Effect<boolean>
   /** Whether the store answers now (readiness). */
   readonly ping: Op<void>
   readonly accounts: AccountsRepo

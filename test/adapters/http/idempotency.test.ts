@@ -5,6 +5,8 @@
 import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterEach, expect, it } from "vitest"
+import type { StoreUnavailable } from "../../../src/domain/Errors.js"
+import type { Product } from "../../../src/domain/Product.js"
 import { Store } from "../../../src/ports/Store.js"
 import { call, clientFor, type RawResponse, rawFor, type TestServer } from "../../support/server.js"
 import { describeStores, expectError, useServer } from "../../support/httpSuite.js"
@@ -204,8 +206,8 @@ describeStores("idempotency over HTTP", (variant) => {
 })
 
 /**
- * A gate on `products.insertAll` for one product name: the request that inserts it waits (holding no lock or
- * transaction) until the test opens the gate. `arrived` resolves once it waits.
+ * A gate on the products' writes for one product name: the request that inserts it waits (inside its
+ * transaction, before its answer is written) until the test opens the gate. `arrived` resolves once it waits.
  */
 interface Gate {
   readonly name: string
@@ -228,20 +230,24 @@ const armGate = (name: string): Gate => {
 const withGate = (store: Layer.Layer<Store>): Layer.Layer<Store> =>
   Layer.effect(
     Store,
-    Effect.map(Store, (s) => ({
-      ...s,
-      products: {
-        ...s.products,
-        // Products are written in batches (Products.create): a batch holding the gated product waits at the gate.
-        insertAll: (products) =>
-          Effect.suspend(() => {
-            const g = gate
-            if (g === undefined || !products.some((product) => product.name === g.name)) return s.products.insertAll(products)
-            g.reached()
-            return Effect.zipRight(Effect.promise(() => g.opened), s.products.insertAll(products))
-          })
+    Effect.map(Store, (s) => {
+      const held = (products: ReadonlyArray<Product>, write: Effect.Effect<void, StoreUnavailable>) =>
+        Effect.suspend(() => {
+          const g = gate
+          if (g === undefined || !products.some((product) => product.name === g.name)) return write
+          g.reached()
+          return Effect.zipRight(Effect.promise(() => g.opened), write)
+        })
+      return {
+        ...s,
+        products: {
+          ...s.products,
+          // A product created with a key is written in its request's transaction (`insert`), others in batches.
+          insert: (product) => held([product], s.products.insert(product)),
+          insertAll: (products) => held(products, s.products.insertAll(products))
+        }
       }
-    }))
+    })
   ).pipe(Layer.provide(store))
 
 describeStores("idempotency over HTTP, a request held open", (variant) => {
@@ -269,7 +275,8 @@ describeStores("idempotency over HTTP, a request held open", (variant) => {
       expect(retry.headers.get("idempotent-replayed")).toBeNull()
     }
     expect(await productsNamed(s, keyA(), name)).toHaveLength(0)
-    // Another key is not held by it (its product is written with the next batch, once the held one is through).
+    // Another key is not held by it (in memory, whose transactions take turns, it is written once the held one is
+    // through).
     const other = raw.post("/products", { ...body, name: `${name} other` }, withKey(randomUUID()))
 
     held.open()

@@ -36,6 +36,7 @@ const withOutageSwitch = (store: Layer.Layer<Store>): Layer.Layer<Store> =>
     Store,
     Effect.map(Store, (s): StoreShape => ({
       transact: (effect) => Effect.suspend(() => (fails("transact") ? Effect.fail(down()) : s.transact(effect))),
+      inTransaction: s.inTransaction,
       ping: Effect.suspend(() => (fails("ping") ? Effect.fail(down()) : s.ping)),
       accounts: wrapRepo(s.accounts, "accounts"),
       apiKeys: wrapRepo(s.apiKeys, "apiKeys"),

@@ -1,0 +1,78 @@
+/**
+ * An `Idempotency-Key` over PostgreSQL when the database goes away right after the work commits (decisions.md §8):
+ * the object and its key's answer commit in one transaction, so a retry replays the answer and never makes a
+ * second object. The crash is real: the server's pool goes through a proxy that cuts every connection right after
+ * the product's commit is acknowledged (`commitCutter`).
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Redacted } from "effect"
+import { randomUUID } from "node:crypto"
+import { afterAll, beforeAll, expect, it } from "vitest"
+import { MigratedPg, PgLive } from "../../../adapters/sql/Postgres.js"
+import { StoreSql } from "../../../adapters/sql/StoreSql.js"
+import { fileDatabaseUrl } from "../../support/postgresStore.js"
+import { rawFor, startServer, type TestServer } from "../../support/server.js"
+import { type CommitCutter, commitCutter } from "../../support/tcp.js"
+
+let server: TestServer
+let cutter: CommitCutter
+let url: Redacted.Redacted
+
+/** One statement on the database, directly (not through the proxy). */
+const query = <A extends object>(text: string, ...params: Array<unknown>) =>
+  Effect.runPromise(Effect.scoped(Effect.flatMap(
+    Layer.build(PgLive(url, { maxConnections: 1 })),
+    (context) => Effect.flatMap(SqlClient.SqlClient.pipe(Effect.provide(context)), (sql) => sql.unsafe<A>(text, params))
+  )))
+
+beforeAll(async () => {
+  url = await fileDatabaseUrl()
+  const target = new URL(Redacted.value(url))
+  cutter = await commitCutter(target.hostname, Number(target.port || 5432))
+  target.port = String(cutter.port)
+  const store = StoreSql.pipe(Layer.provide(MigratedPg(Redacted.make(target.toString()), { maxConnections: 4 })), Layer.orDie)
+  server = await startServer(store)
+})
+
+afterAll(async () => {
+  await server?.close()
+  await cutter?.close()
+})
+
+const withKey = (key: string) => ({ headers: { "idempotency-key": key } })
+
+it("a product and its key's answer are written by one transaction", async () => {
+  const raw = rawFor(server, server.accountA.test.key)
+  const key = randomUUID()
+  const created = await raw.post("/products", { name: `One ${key}`, price: 900, currency: "AED" }, withKey(key))
+  expect(created.status, created.text).toBe(200)
+  const [product] = await query<{ xmin: string }>("SELECT xmin::text FROM products WHERE product_id = $1", created.json.product_id)
+  const [record] = await query<{ xmin: string; response_status: number }>(
+    "SELECT xmin::text, response_status FROM idempotency_keys WHERE key = $1",
+    key
+  )
+  expect(record?.response_status).toBe(200)
+  expect(product?.xmin).toBe(record?.xmin)
+})
+
+it("the database dies right after the product's commit: a retry with the key replays it, one product", async () => {
+  const raw = rawFor(server, server.accountA.test.key)
+  const key = randomUUID()
+  const name = `Crash ${key}`
+  const body = { name, price: 1200, currency: "AED" }
+  const cut = cutter.arm("INSERT INTO products")
+  const first = await raw.post("/products", body, withKey(key))
+  await cut
+  cutter.heal()
+  // Whatever the first request managed to answer, its retry is the same request: after the lease it may run anew.
+  await query("UPDATE idempotency_keys SET locked_until = now() - interval '1 second' WHERE key = $1 AND response_status IS NULL", key)
+  let retry = await raw.post("/products", body, withKey(key))
+  // The pool may still hand out a connection the cut closed: that attempt is a 503 and is not kept.
+  for (let i = 0; i < 5 && retry.status === 503; i++) retry = await raw.post("/products", body, withKey(key))
+  const products = await query<{ product_id: string }>("SELECT product_id FROM products WHERE name = $1", name)
+  expect(products).toHaveLength(1)
+  expect(retry.status, retry.text).toBe(200)
+  expect(retry.headers.get("idempotent-replayed")).toBe("true")
+  expect(retry.json.product_id).toBe(products[0]!.product_id)
+  if (first.status === 200) expect(retry.text).toBe(first.text)
+})
