@@ -84,6 +84,11 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
           Effect.catchIf(
             (error): error is SqlError => error instanceof SqlError,
             (error) => isUnavailable(error) ? Effect.fail(unavailable()) : Effect.die(error)
+          ),
+          // @effect/sql makes a failed COMMIT or ROLLBACK a defect. A lost connection there is an unreachable store
+          // like any other (a COMMIT's fate is then unknown: whoever must know reads again).
+          Effect.catchSomeDefect((defect) =>
+            defect instanceof SqlError && isUnavailable(defect) ? Option.some(Effect.fail(unavailable())) : Option.none()
           )
         ))
 

@@ -78,7 +78,7 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
      * Refunds `amount` fils of a payment (default: all that remains) through the processor (`Refunds.create`):
      * `refund.succeeded` once the processor confirms.
      */
-    const refund = (id: PaymentId, amount?: number) => refunds.create(id, amount)
+    const refund = (id: PaymentId, amount?: number, idempotencyKey?: string) => refunds.create(id, amount, idempotencyKey)
 
     /**
      * Asks the processor about charges still `processing` and records those it can tell about: a charge settling

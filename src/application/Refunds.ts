@@ -4,14 +4,22 @@
  * after it commits, with the refund's id as its idempotency key; the outcome is recorded in a second transaction,
  * and only a confirmed refund moves the payment (`refunded_amount`, `refund.succeeded`). A refund whose answer was
  * lost stays `pending` until a lookup of its reference says what became of it, and ends exactly once.
+ *
+ * With an idempotency key (a dashboard form's one-time token, a script's retry), the key is claimed in the reserving
+ * transaction with the refund's id as its answer: a retry, even after a crash between that commit and the answer,
+ * meets the refund already reserved and carries it on (the processor's idempotency key is the refund's id) instead
+ * of reserving another.
  */
 import { DateTime, Effect, Either, Option } from "effect"
+import { scopeKey } from "../domain/Account.js"
 import { InvalidState, notFound, RefundRefused } from "../domain/Errors.js"
+import * as Idempotency from "../domain/Idempotency.js"
 import type { PaymentId, RefundId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
 import * as Payment from "../domain/Payment.js"
 import * as Refund from "../domain/Refund.js"
 import { type Movement, PaymentProcessor, type RefundResult } from "../ports/PaymentProcessor.js"
+import { Signer } from "../ports/Signer.js"
 import { Store } from "../ports/Store.js"
 import { paymentData, recordEvent } from "./Events.js"
 import { newId } from "./Ids.js"
@@ -46,15 +54,53 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
     const store = yield* Store
     const processor = yield* PaymentProcessor
     const { fees } = yield* Settlement
+    const signer = yield* Signer
 
-    /** Reserves the refund: a `pending` row, with the payment locked so that what remains is counted once. */
-    const reserve = (id: PaymentId, amount: number | undefined) =>
+    /**
+     * Claims `key` for this refund request, in the reserving transaction, answered at once with the refund's id:
+     * the refund already reserved under it, if any (other parameters under one key are refused).
+     */
+    const claimKey = (payment: Payment.Payment, amount: number | undefined, key: string, refundId: RefundId) =>
+      Effect.gen(function*() {
+        const invalid = Idempotency.validateKey(key)
+        if (invalid) return yield* invalid
+        const fingerprint = yield* signer.digest(`refund ${payment.payment_id} ${amount ?? "remaining"}`)
+        const now = yield* DateTime.now
+        const claimed = yield* store.idempotency.claim({
+          // A scope of their own: an API request's key can never meet a refund's.
+          scope: `${scopeKey({ accountId: payment.account_id, livemode: payment.livemode })}:refunds`,
+          key,
+          fingerprint,
+          response: { status: 200, body: refundId },
+          lockedUntil: now,
+          expiresAt: DateTime.addDuration(now, Idempotency.retention)
+        }, now)
+        if (claimed._tag === "Claimed") return undefined
+        const outcome = Idempotency.decide(claimed.record, fingerprint)
+        if (outcome._tag === "Refuse") return yield* outcome.error
+        return outcome.response.body as RefundId
+      })
+
+    /**
+     * Reserves the refund: a `pending` row, with the payment locked so that what remains is counted once. Under a
+     * key already used, the refund reserved then instead.
+     */
+    const reserve = (id: PaymentId, amount: number | undefined, key: string | undefined) =>
       store.transact(Effect.gen(function*() {
         const found = yield* store.payments.find(id)
         if (Option.isNone(found)) return yield* notFound("payment", id)
         const payment = found.value
+        const refundId = yield* newId<RefundId>(prefixes.refund)
+        if (key !== undefined) {
+          const earlier = yield* claimKey(payment, amount, key, refundId)
+          // Reserved under the key, it had a charge (checked below), and so has its payment still.
+          if (earlier !== undefined && payment.charge_id !== null) {
+            const refund = Option.getOrThrow(yield* store.refunds.find(earlier))
+            return { payment, refund, chargeId: payment.charge_id }
+          }
+        }
         const pending = (yield* store.refunds.ofPayment(id)).filter((r) => r.status === "pending")
-        const refund = yield* Refund.reserve(payment, pending, amount, yield* newId<RefundId>(prefixes.refund), yield* DateTime.now)
+        const refund = yield* Refund.reserve(payment, pending, amount, refundId, yield* DateTime.now)
         if (payment.charge_id === null) {
           return yield* new InvalidState({ message: `Payment ${id} has no charge at the processor to refund` })
         }
@@ -94,11 +140,27 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
      * Refunds `amount` fils of a payment (default: all that remains). Refused by the rules (not succeeded, more
      * than remains counting pending refunds) with nothing changed; refused by the processor with `RefundRefused`
      * and the reservation released; `pending` when the processor's answer was lost and a lookup could not tell yet.
+     * With `idempotencyKey`, at most one refund is made under it: a retry carries on the one reserved first.
      */
-    const create = Effect.fn("Refunds.create")(function*(id: PaymentId, amount?: number) {
-      const { chargeId, refund } = yield* reserve(id, amount)
+    const create = Effect.fn("Refunds.create")(function*(id: PaymentId, amount?: number, idempotencyKey?: string) {
+      const { chargeId, payment, refund } = yield* reserve(id, amount, idempotencyKey)
+      // A retry meeting a refund that already ended answers as it ended.
+      const result = refund.status !== "pending"
+        ? { payment, refund, refundAmount: refund.status === "succeeded" ? refund.amount : 0 } satisfies RefundResultView
+        : yield* callAndRecord(id, chargeId, refund)
+      if (result.refund.status === "refused") {
+        return yield* new RefundRefused({
+          message: `The processor refused the refund of ${refund.amount} fils: ${result.refund.failure_reason}. ` +
+            "Nothing was refunded."
+        })
+      }
+      return result
+    })
+
+    /** Asks the processor for a pending refund (again, for a retry: the refund's id is its idempotency key). */
+    const callAndRecord = (id: PaymentId, chargeId: string, refund: Refund.Refund) =>
       // From the call to its record, uninterruptible: a shutdown waits rather than leave money moved unrecorded.
-      const result = yield* Effect.uninterruptible(Effect.gen(function*() {
+      Effect.uninterruptible(Effect.gen(function*() {
         const answer = yield* processor.refund(chargeId, refund.amount, refund.refund_id).pipe(
           Effect.map(refundCommandOf),
           Effect.catchTag("ProcessorUnavailable", () =>
@@ -117,14 +179,6 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
         }
         return yield* record(refund.refund_id, answer)
       }))
-      if (result.refund.status === "refused") {
-        return yield* new RefundRefused({
-          message: `The processor refused the refund of ${refund.amount} fils: ${result.refund.failure_reason}. ` +
-            "Nothing was refunded."
-        })
-      }
-      return result
-    })
 
     /**
      * Looks up pending refunds older than `olderThanMillis` (a younger one may still be at the processor, answered

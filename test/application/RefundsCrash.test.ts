@@ -1,0 +1,76 @@
+/**
+ * A refund with an idempotency key over PostgreSQL, when the database goes away right after the refund is reserved
+ * (its commit acknowledged) and before its outcome is recorded or answered: the retry with the same key carries the
+ * same refund on, so the processor is asked once under one reference and one refund exists. The crash is real: the
+ * pool goes through a proxy that cuts every connection right after that commit (`commitCutter`).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { ConfigProvider, DateTime, Effect, Either, Layer, Redacted } from "effect"
+import { SignerNode } from "../../adapters/crypto/SignerNode.js"
+import { makeSimulatedProcessorMemory } from "../../adapters/processor/SimulatedProcessor.js"
+import { MigratedPg } from "../../adapters/sql/Postgres.js"
+import { StoreSql } from "../../adapters/sql/StoreSql.js"
+import { WebhookTransportHttp } from "../../adapters/webhooks/WebhookTransportHttp.js"
+import { Engine } from "../../src/application/Engine.js"
+import { Payments } from "../../src/application/Payments.js"
+import { PaymentProcessor } from "../../src/ports/PaymentProcessor.js"
+import { Store } from "../../src/ports/Store.js"
+import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
+import { freshDatabaseUrl } from "../support/database.js"
+import { commitCutter } from "../support/tcp.js"
+import { newAccount } from "./harness.js"
+
+describe("a refund with an idempotency key, across a crash after its reservation commits", () => {
+  it.live("the retry carries the first refund on: one refund, one call to the processor's reference", () =>
+    Effect.gen(function*() {
+      const url = new URL(Redacted.value(yield* freshDatabaseUrl))
+      const cutter = yield* Effect.acquireRelease(
+        Effect.promise(() => commitCutter(url.hostname, Number(url.port || 5432))),
+        (c) => Effect.promise(c.close)
+      )
+      url.port = String(cutter.port)
+      const store = StoreSql.pipe(Layer.provide(MigratedPg(Redacted.make(url.toString()), { maxConnections: 4 })), Layer.orDie)
+      const processor = Layer.effect(PaymentProcessor, makeSimulatedProcessorMemory({ live: false }))
+      const engine = Engine.pipe(
+        Layer.provideMerge(Layer.mergeAll(store, SignerNode, processor, WebhookTransportHttp)),
+        Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map())))
+      )
+      yield* Effect.gen(function*() {
+        const { test } = yield* newAccount
+        const product = yield* makeProduct(test, { price: 10_000 })
+        const session = yield* makeSession(test, { product_cart: [{ product_id: product.product_id }] })
+        const paid = yield* pay(session.session_id, formWith(cards.visa))
+        if (paid._tag !== "Paid") return assert.fail("expected a payment")
+        const id = paid.payment.payment_id
+        const payments = yield* Payments
+        const key = "refund-form-token-1"
+
+        const cut = cutter.arm("INSERT INTO refunds")
+        const first = yield* Effect.either(payments.refund(id, 2_500, key))
+        yield* Effect.promise(() => cut)
+        cutter.heal()
+        // The reservation committed; what came after it (the processor's answer recorded, the answer) was lost.
+        assert.isTrue(Either.isLeft(first) && first.left._tag === "StoreUnavailable", String(first))
+
+        // A connection the cut closed may still be handed out once: that attempt changes nothing.
+        let retry = yield* Effect.either(payments.refund(id, 2_500, key))
+        for (let i = 0; i < 5 && Either.isLeft(retry) && retry.left._tag === "StoreUnavailable"; i++) {
+          retry = yield* Effect.either(payments.refund(id, 2_500, key))
+        }
+        if (Either.isLeft(retry)) return assert.fail(`the retry failed: ${retry.left._tag}`)
+        const refunds = yield* Effect.flatMap(Store, (s) => s.refunds.ofPayment(id))
+        assert.deepStrictEqual(refunds.map((r) => [r.refund_id, r.status]), [[retry.right.refund.refund_id, "succeeded"]])
+        assert.strictEqual(retry.right.payment.refunded_amount, 2_500)
+        const moved = (yield* Effect.flatMap(PaymentProcessor, (p) => p.movements(DateTime.unsafeMake(0))))
+          .filter((m) => m._tag === "Refund")
+        assert.deepStrictEqual(moved.map((m) => [m.reference, m.amount]), [[retry.right.refund.refund_id, 2_500]])
+
+        // Once ended, the same key answers with the same refund; other parameters under it are refused.
+        const again = yield* payments.refund(id, 2_500, key)
+        assert.strictEqual(again.refund.refund_id, retry.right.refund.refund_id)
+        const other = yield* Effect.flip(payments.refund(id, 1_000, key))
+        assert.strictEqual(other._tag, "IdempotencyKeyReused")
+        assert.lengthOf(yield* Effect.flatMap(Store, (s) => s.refunds.ofPayment(id)), 1)
+      }).pipe(Effect.provide(engine))
+    }).pipe(Effect.scoped), 60_000)
+})
