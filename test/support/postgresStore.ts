@@ -3,12 +3,13 @@
  * database is made on first use and shared by every server the file starts (as several `fils serve` processes share
  * one database); it is dropped after the file's last test.
  */
-import { Effect, Exit, Layer, type Redacted, Scope } from "effect"
+import { Effect, Exit, Layer, Redacted, Scope } from "effect"
 import { afterAll } from "vitest"
 import { MigratedPg } from "../../adapters/sql/Postgres.js"
 import { StoreSql } from "../../adapters/sql/StoreSql.js"
 import type { Store } from "../../src/ports/Store.js"
 import { freshDatabaseUrl } from "./database.js"
+import { type CommitCutter, commitCutter } from "./tcp.js"
 
 let scope: Scope.CloseableScope | undefined
 let database: Promise<Redacted.Redacted> | undefined
@@ -34,4 +35,16 @@ export const fileDatabaseUrl = (): Promise<Redacted.Redacted> => {
 export const postgresStore = async (): Promise<Layer.Layer<Store>> => {
   const url = await fileDatabaseUrl()
   return StoreSql.pipe(Layer.provide(MigratedPg(url, { maxConnections: 8 })), Layer.orDie)
+}
+
+/**
+ * A Store layer on this file's database whose pool goes through a `commitCutter` (tcp.ts), to cut the database off
+ * right after a chosen commit. The caller closes the cutter.
+ */
+export const postgresStoreBehindCutter = async (): Promise<{ readonly store: Layer.Layer<Store>; readonly cutter: CommitCutter }> => {
+  const url = new URL(Redacted.value(await fileDatabaseUrl()))
+  const cutter = await commitCutter(url.hostname, Number(url.port || 5432))
+  url.port = String(cutter.port)
+  const store = StoreSql.pipe(Layer.provide(MigratedPg(Redacted.make(url.toString()), { maxConnections: 4 })), Layer.orDie)
+  return { store, cutter }
 }

@@ -143,11 +143,14 @@ export const messagePage = (props: {
   readonly message: string
   readonly tone: "done" | "alert"
   readonly session?: CheckoutSession | undefined
+  /** A link after the message (a plain link: it works without JavaScript). */
+  readonly link?: { readonly href: string; readonly label: string } | undefined
 }) =>
   layout(
     props.title,
     props.nonce,
     html`<h1>${props.businessName}</h1>
 ${props.session ? cart(props.session) : ""}
-<div class="${props.tone}" role="status"><strong>${props.title}.</strong> ${props.message}</div>`
+<div class="${props.tone}" role="status"><strong>${props.title}.</strong> ${props.message}</div>
+${props.link ? html`<p><a href="${props.link.href}">${props.link.label}</a></p>` : ""}`
   )

@@ -64,13 +64,26 @@ const closedPage = (session: CheckoutSession, businessName: string, nonce: strin
       tone: "alert"
     }), nonce)
 
+// Whether a customer paid is not known here (a payment may have gone through before the outage): say nothing of it.
 const unavailablePage = (nonce: string) =>
   page(503, messagePage({
     title: "Temporarily unavailable",
     businessName: "Checkout",
     nonce,
-    message: "We cannot take payments right now. Please try again in a moment; you have not been charged.",
+    message: "This checkout cannot be reached right now. Please try again in a moment.",
     tone: "alert"
+  }), nonce)
+
+/** A submission whose outcome is unknown: the charge may have succeeded before the error, so only a re-read tells. */
+const unknownOutcomePage = (id: CheckoutSessionId, nonce: string) =>
+  page(503, messagePage({
+    title: "Payment status not known yet",
+    businessName: "Checkout",
+    nonce,
+    message: "We could not confirm whether your payment went through. Please do not pay again yet: reload this " +
+      "page in a moment to see its status.",
+    tone: "alert",
+    link: { href: `/checkout/${id}`, label: "Reload the payment status" }
   }), nonce)
 
 /** The origin customers reach this server at (`FILS_PUBLIC_URL` without its path), if it is a URL. */
@@ -180,6 +193,14 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
           if (value !== undefined) form[name] = value
         }
         const token = formField(body.right, "form_token")
+        // A failure the page cannot explain (the store lost mid-payment) leaves the outcome unknown: the session is
+        // read again, and only a completed one is shown as paid.
+        const unknownOutcome = Effect.flatMap(checkout.page(id.value), ({ businessName, session }) =>
+          session.status === "complete"
+            ? Effect.succeed(closedPage(session, businessName, nonce))
+            : Effect.succeed(unknownOutcomePage(id.value, nonce))).pipe(
+            Effect.orElseSucceed(() => unknownOutcomePage(id.value, nonce))
+          )
         return yield* guarded(
           nonce,
           checkout.pay(id.value, token, form).pipe(
@@ -227,6 +248,14 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
                     ? Effect.succeed(closedPage(session, businessName, nonce))
                     : show(id.value, nonce, e.message, 409)),
               InvalidRequest: (e) => show(id.value, nonce, e.message, 403)
+            }),
+            Effect.catchAllCause((cause) => {
+              const error = Option.getOrUndefined(Cause.failureOption(cause)) as { readonly _tag?: string } | undefined
+              if (error?._tag === "NotFound") return Effect.failCause(cause)
+              return Effect.zipRight(
+                error?._tag === "StoreUnavailable" ? Effect.void : Effect.logError("Checkout payment failed", cause),
+                unknownOutcome
+              )
             })
           )
         )

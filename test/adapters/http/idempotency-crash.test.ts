@@ -5,14 +5,13 @@
  * the product's commit is acknowledged (`commitCutter`).
  */
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, type Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { MigratedPg, PgLive } from "../../../adapters/sql/Postgres.js"
-import { StoreSql } from "../../../adapters/sql/StoreSql.js"
-import { fileDatabaseUrl } from "../../support/postgresStore.js"
+import { PgLive } from "../../../adapters/sql/Postgres.js"
+import { fileDatabaseUrl, postgresStoreBehindCutter } from "../../support/postgresStore.js"
 import { rawFor, startServer, type TestServer } from "../../support/server.js"
-import { type CommitCutter, commitCutter } from "../../support/tcp.js"
+import type { CommitCutter } from "../../support/tcp.js"
 
 let server: TestServer
 let cutter: CommitCutter
@@ -27,11 +26,9 @@ const query = <A extends object>(text: string, ...params: Array<unknown>) =>
 
 beforeAll(async () => {
   url = await fileDatabaseUrl()
-  const target = new URL(Redacted.value(url))
-  cutter = await commitCutter(target.hostname, Number(target.port || 5432))
-  target.port = String(cutter.port)
-  const store = StoreSql.pipe(Layer.provide(MigratedPg(Redacted.make(target.toString()), { maxConnections: 4 })), Layer.orDie)
-  server = await startServer(store)
+  const behind = await postgresStoreBehindCutter()
+  cutter = behind.cutter
+  server = await startServer(behind.store)
 })
 
 afterAll(async () => {

@@ -1,0 +1,61 @@
+/**
+ * The hosted checkout page when a payment's outcome is unknown: the database goes away right after the payment is
+ * reserved (its commit acknowledged), the processor then charges the card, and recording the charge fails. The page
+ * must not say the customer was not charged; it says the outcome is not known yet and offers to read it again. The
+ * cut is real: the server's pool goes through a proxy that cuts every connection right after that commit.
+ */
+import { DateTime, Effect } from "effect"
+import { randomUUID } from "node:crypto"
+import { afterAll, beforeAll, expect, it } from "vitest"
+import { type Movement, PaymentProcessor } from "../../../src/ports/PaymentProcessor.js"
+import { cards, formWith } from "../../support/checkout.js"
+import { postgresStoreBehindCutter } from "../../support/postgresStore.js"
+import { rawFor, startServer, type TestServer } from "../../support/server.js"
+import type { CommitCutter } from "../../support/tcp.js"
+
+let server: TestServer
+let cutter: CommitCutter
+
+beforeAll(async () => {
+  const behind = await postgresStoreBehindCutter()
+  cutter = behind.cutter
+  server = await startServer(behind.store)
+})
+
+afterAll(async () => {
+  await server?.close()
+  await cutter?.close()
+})
+
+const textOf = (html: string) => html.replace(/<[^>]*>/g, " ").replace(/&#39;/g, "'").replace(/\s+/g, " ")
+
+it("a charge made but not recorded: 503 saying the outcome is not known yet, with a link to read it again", async () => {
+  const raw = rawFor(server, server.accountA.test.key)
+  const product = await raw.post("/products", { name: `Beans ${randomUUID()}`, price: 5000, currency: "AED" })
+  const session = await raw.post("/checkout_sessions", { product_cart: [{ product_id: product.json.product_id }] })
+  expect(session.status, session.text).toBe(200)
+  const pageUrl = `${server.origin}/checkout/${session.json.session_id}`
+  const form = await (await fetch(pageUrl)).text()
+  const token = /name="form_token" value="([^"]*)"/.exec(form)![1]!
+
+  const cut = cutter.arm("INSERT INTO payments")
+  const fields = Object.entries(formWith(cards.visa)).map(([k, v]) => [k, String(v)])
+  const res = await fetch(pageUrl, { method: "POST", body: new URLSearchParams([...fields, ["form_token", token]]) })
+  const html = await res.text()
+  await cut
+  cutter.heal()
+
+  expect(res.status, textOf(html)).toBe(503)
+  const text = textOf(html)
+  expect(text).not.toMatch(/not (been )?charged/i)
+  expect(text).toMatch(/not known yet/i)
+  expect(text).toMatch(/do not pay again/i)
+  expect(html).toContain(`href="/checkout/${session.json.session_id}"`)
+  // The card was charged indeed: the processor holds a charge under the session's payment.
+  const payments = await raw.get(`/payments?checkout_session_id=${session.json.session_id}`)
+  const [payment] = payments.json.items
+  const moved = await server.run(
+    Effect.flatMap(PaymentProcessor, (p) => p.movements(DateTime.unsafeMake(0))) as Effect.Effect<ReadonlyArray<Movement>>
+  )
+  expect(moved.filter((m) => m._tag === "Charge").map((m) => m.reference)).toContain(payment.payment_id)
+})
