@@ -6,6 +6,9 @@
  * Exactly once: the key is claimed in a statement of its own (with a lease), then the work runs in one transaction
  * with its response (`IdempotencyRepo.answer`). A crash or a lost connection before that commit leaves neither the
  * object nor the answer, and once the lease has run out a retry runs the work afresh; after it, the retry replays.
+ * So the work must only write to the store: work that calls out in between its own commits (a refund asks the
+ * processor after reserving) takes its key itself (`Refunds.create`), or it would hold the transaction across the
+ * call and lose its own commit points.
  */
 import { Data, DateTime, Effect, Exit } from "effect"
 import type { Scope } from "../domain/Account.js"

@@ -66,10 +66,11 @@ export const decide = (existing: IdempotencyRecord, fingerprint: string): Outcom
     : { _tag: "Replay", response: existing.response }
 
 /**
- * Responses whose work commits, with the response in the same transaction: successes. Any other outcome rolls its
- * work back, so a refused request leaves nothing behind that a replay of its refusal would hide.
+ * Responses whose work commits, with the response in the same transaction: successes, a redirect answering a form
+ * included. Any other outcome rolls its work back, so a refused request leaves nothing behind that a replay of its
+ * refusal would hide.
  */
-export const commitsWork = (status: number): boolean => status >= 200 && status < 300
+export const commitsWork = (status: number): boolean => status >= 200 && status < 400
 
 /** Responses worth replaying: not server errors, not authentication or rate-limit refusals. */
 export const isStorable = (status: number): boolean => status < 500 && status !== 401 && status !== 429
