@@ -107,6 +107,15 @@ describe("isStorable", () => {
   })
 })
 
+describe("commitsWork", () => {
+  it("a success (2xx, or a redirect answering a form) commits its work with its answer; anything else rolls it back", () => {
+    for (const status of [200, 201, 204, 303]) assert.isTrue(Idempotency.commitsWork(status), String(status))
+    for (const status of [400, 401, 404, 409, 422, 429, 500, 503]) {
+      assert.isFalse(Idempotency.commitsWork(status), String(status))
+    }
+  })
+})
+
 describe("validateKey", () => {
   it("1 to 255 characters", () => {
     assert.isUndefined(Idempotency.validateKey("a"))
