@@ -13,13 +13,12 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as UrlParams from "@effect/platform/UrlParams"
-import { Cause, DateTime, Effect, Option, Schedule, Schema } from "effect"
+import { Cause, DateTime, Effect, Option, Schema } from "effect"
 import { Accounts } from "../../../src/application/Accounts.js"
 import { PublicUrl } from "../../../src/application/Checkout.js"
 import { Customers } from "../../../src/application/Customers.js"
 import { Deliveries } from "../../../src/application/Deliveries.js"
 import { Events } from "../../../src/application/Events.js"
-import { IdempotencyService } from "../../../src/application/Idempotency.js"
 import { Payments } from "../../../src/application/Payments.js"
 import { Portal } from "../../../src/application/Portal.js"
 import { periods, type Period, Reports } from "../../../src/application/Reports.js"
@@ -59,7 +58,6 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     const reports = yield* Reports
     const portal = yield* Portal
     const signer = yield* Signer
-    const idempotency = yield* IdempotencyService
     const publicUrl = new URL(yield* PublicUrl)
     const publicOrigin = publicUrl.origin
     const secure = publicUrl.protocol === "https:"
@@ -333,44 +331,36 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
           return yield* refused("This form is out of date, so nothing was refunded. Check the amount and send it again.", 400)
         }
         const paymentPath = `${Pages.modePath(f)}/payments/${id}`
-        /** The refund, once per token; its outcome is what a second post of the token is answered with. */
-        const refund = Effect.gen(function*() {
+        // The token is the refund's own idempotency key: the refund use case claims it in the transaction that
+        // reserves the refund, so even a crash between the processor's answer and ours leaves one refund, and a
+        // second post of the form (at once, or later) carries that same refund on and is answered with it.
+        const result = yield* Effect.either(payments.refund(id, amount, `dashboard.refund.${once}`))
+        if (result._tag === "Left") {
+          const error = result.left
+          if (error._tag === "IdempotencyKeyReused") {
+            return yield* refused(
+              "This form was already sent with another amount, so nothing more was refunded. Check the payment below and refund again from it.",
+              409
+            )
+          }
+          if (error._tag === "StoreUnavailable" || error._tag === "IdempotencyKeyInUse") {
+            return yield* refused("The refund could not be made now. Try again in a moment.", 503)
+          }
           const payment = yield* payments.get(scope, id)
           const remaining = payment.total_amount - payment.refunded_amount
-          if (amount > remaining) {
-            return { status: 409, body: JSON.stringify({ error: `You can refund up to ${Pages.money(remaining)}` }) }
-          }
-          const result = yield* Effect.either(payments.refund(id, amount))
-          if (result._tag === "Left") {
-            const error = result.left as { readonly _tag?: string; readonly message?: string }
-            if (error._tag === "StoreUnavailable") return yield* Effect.fail(error)
-            return { status: 409, body: JSON.stringify({ error: error.message ?? "The refund failed" }) }
-          }
-          // Money moved: a failed audit write must not release the key (a second post would refund again).
-          yield* kit.audit(signed, "payment.refund", id, scope.livemode).pipe(
-            Effect.catchAllCause((cause) => Effect.logError("Refund not written to the audit log", cause))
-          )
-          const { refund } = result.right
-          const text = refund.status === "pending"
-            ? `The refund of ${Pages.money(refund.amount)} is pending: the processor has not answered yet.`
-            : `Refunded ${Pages.money(refund.amount)}.`
-          return { status: 303, body: JSON.stringify({ location: withFlash(paymentPath, { tone: "done", text }, f.csrf) }) }
-        }).pipe(Effect.catchAll(() => Effect.succeed({ status: 503, body: JSON.stringify({ error: "The refund could not be made now. Try again in a moment." }) })))
-        const outcome = yield* idempotency.run(scope, `dashboard.refund.${once}`, JSON.stringify({ payment_id: id, amount }), refund).pipe(
-          // A second post while the first still runs waits for its outcome.
-          Effect.retry({ while: (e) => e._tag === "IdempotencyKeyInUse", schedule: Schedule.spaced("200 millis"), times: 150 }),
-          Effect.either
-        )
-        if (outcome._tag === "Left") {
           return yield* refused(
-            outcome.left._tag === "IdempotencyKeyReused"
-              ? "This form was already sent with another amount, so nothing more was refunded. Check the payment below and refund again from it."
-              : "The refund could not be made now. Try again in a moment.",
+            amount > remaining ? `You can refund up to ${Pages.money(remaining)}` : error.message,
             409
           )
         }
-        const answer = JSON.parse(outcome.right.response.body) as { readonly location?: string; readonly error?: string }
-        return answer.location !== undefined ? redirect(answer.location) : yield* refused(answer.error ?? "The refund failed", outcome.right.response.status)
+        yield* kit.audit(signed, "payment.refund", id, scope.livemode).pipe(
+          Effect.catchAllCause((cause) => Effect.logError("Refund not written to the audit log", cause))
+        )
+        const { refund } = result.right
+        const text = refund.status === "pending"
+          ? `The refund of ${Pages.money(refund.amount)} is pending: the processor has not answered yet.`
+          : `Refunded ${Pages.money(refund.amount)}.`
+        return redirect(withFlash(paymentPath, { tone: "done", text }, f.csrf))
       })))
 
     const kit: Kit = {
