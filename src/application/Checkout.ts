@@ -228,6 +228,34 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
       }))
 
     /**
+     * Asks the processor about the session's payments still `processing` and records each definite answer (a charge
+     * taken or refused; recording one twice changes nothing). Nothing under a reference is not judged here: the
+     * first submission may still be on its way to the processor, and the settle pass judges it once it is old.
+     * The session paid now, the paid result; otherwise `undefined`.
+     */
+    const settleInFlight = (session: CheckoutSession.CheckoutSession) =>
+      Effect.gen(function*() {
+        const scope = { accountId: session.account_id, livemode: session.livemode }
+        const inFlight = yield* store.payments.list(scope, { status: "processing", checkout_session_id: session.session_id }, {
+          limit: 10,
+          after: undefined
+        })
+        for (const payment of inFlight.items) {
+          const answer = yield* processor.lookup(payment.payment_id).pipe(
+            Effect.map(Option.flatMap((movement) => Option.fromNullable(lookedUpCharge(Option.some(movement))))),
+            Effect.catchTag("ProcessorUnavailable", () => Effect.succeed(Option.none()))
+          )
+          if (Option.isNone(answer) || answer.value.outcome._tag === "Processing") continue
+          const recorded = yield* settlement.recordOne(payment.payment_id, answer.value)
+          if (recorded.status === "succeeded") {
+            const after = yield* store.sessions.find(session.session_id)
+            return { _tag: "Paid", session: Option.getOrElse(after, () => session), payment: recorded } satisfies PayResult
+          }
+        }
+        return undefined
+      })
+
+    /**
      * The customer submits the page's form. Invalid input changes nothing; a decline leaves the session open with
      * a `failed` payment (and its `payment.failed` event); success completes the session.
      */
@@ -240,6 +268,13 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
         if (!(yield* signer.sameSecret(formToken, shown.form_token))) return yield* staleForm
         const validated = CheckoutForm.validate(input, now)
         if (Either.isLeft(validated)) return { _tag: "Invalid", session: shown, errors: validated.left } satisfies PayResult
+        // A charge still `processing` may be one whose answer was lost (a failover between the processor's answer
+        // and our record): what the processor says of it is recorded now, so the customer's retry sees the paid
+        // session (or, the charge refused, may pay again) instead of waiting for the settle pass.
+        if (yield* store.payments.hasProcessing(id)) {
+          const settled = yield* settleInFlight(shown)
+          if (settled !== undefined) return settled
+        }
         const { session, payment } = yield* reserve(id, formToken, validated.right)
         const request = {
           reference: payment.payment_id,

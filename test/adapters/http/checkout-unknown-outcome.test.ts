@@ -59,3 +59,36 @@ it("a charge made but not recorded: 503 saying the outcome is not known yet, wit
   )
   expect(moved.filter((m) => m._tag === "Charge").map((m) => m.reference)).toContain(payment.payment_id)
 })
+
+it("the customer sends the form again: the charge the processor took is recorded now, and the page says paid", async () => {
+  const raw = rawFor(server, server.accountA.test.key)
+  const product = await raw.post("/products", { name: `Beans ${randomUUID()}`, price: 7000, currency: "AED" })
+  const session = await raw.post("/checkout_sessions", { product_cart: [{ product_id: product.json.product_id }] })
+  const pageUrl = `${server.origin}/checkout/${session.json.session_id}`
+  const token = /name="form_token" value="([^"]*)"/.exec(await (await fetch(pageUrl)).text())![1]!
+  const post = () => {
+    const fields = Object.entries(formWith(cards.visa)).map(([k, v]) => [k, String(v)])
+    return fetch(pageUrl, { method: "POST", body: new URLSearchParams([...fields, ["form_token", token]]), redirect: "manual" })
+  }
+
+  const cut = cutter.arm("INSERT INTO payments")
+  const lost = await post()
+  await lost.text()
+  await cut
+  cutter.heal()
+  expect(lost.status).toBe(503)
+
+  // Sent again well before the settle pass would look the charge up (a minute): not "already being processed".
+  const again = await post()
+  const text = textOf(await again.text())
+  expect([200, 303], text).toContain(again.status)
+  expect(text).not.toMatch(/already being processed/i)
+  const payments = await raw.get(`/payments?checkout_session_id=${session.json.session_id}`)
+  expect(payments.json.items.map((p: { status: string }) => p.status)).toEqual(["succeeded"])
+  const read = await raw.get(`/checkout_sessions/${session.json.session_id}`)
+  expect(read.json.status).toBe("complete")
+  const moved = await server.run(
+    Effect.flatMap(PaymentProcessor, (p) => p.movements(DateTime.unsafeMake(0))) as Effect.Effect<ReadonlyArray<Movement>>
+  )
+  expect(moved.filter((m) => m._tag === "Charge" && m.reference === payments.json.items[0].payment_id)).toHaveLength(1)
+})
