@@ -117,9 +117,19 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
     for (const s of portalSessions.rows.values()) if (match(s)) return Option.some(s)
     return Option.none<PortalSession>()
   }
+  /** The user with a password who has `email`: the one who signs in with it (pending invitations have none). */
   const userByEmail = (email: string) => {
-    for (const u of users.rows.values()) if (u.email.toLowerCase() === email.toLowerCase()) return u
+    for (const u of users.rows.values()) if (u.password_hash !== null && u.email.toLowerCase() === email.toLowerCase()) return u
     return undefined
+  }
+  /** The rules of PostgreSQL's unique indexes on the e-mail (migration 0017). */
+  const checkUserEmail = (user: DashboardUser) => {
+    const email = user.email.toLowerCase()
+    for (const u of users.rows.values()) {
+      if (u.user_id === user.user_id || u.email.toLowerCase() !== email) continue
+      if (u.account_id === user.account_id) throw new Error(`the account already has a user with e-mail ${user.email}`)
+      if (u.password_hash !== null && user.password_hash !== null) throw new Error(`a dashboard user with e-mail ${user.email} exists`)
+    }
   }
   const events = new Table<Event.Event>(record)
   const subscriptions = new Table<Subscription.Subscription>(record)
@@ -424,10 +434,14 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
     dashboard: {
       insertUser: (user) =>
         write(() => {
-          if (userByEmail(user.email) !== undefined) throw new Error(`a dashboard user with e-mail ${user.email} exists`)
+          checkUserEmail(user)
           users.set(user.user_id, user)
         }),
-      updateUser: (user) => write(() => users.set(user.user_id, user)),
+      updateUser: (user) =>
+        write(() => {
+          checkUserEmail(user)
+          users.set(user.user_id, user)
+        }),
       deleteUser: (id) =>
         write(() => {
           users.delete(id)

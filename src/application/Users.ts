@@ -1,5 +1,5 @@
 /**
- * Dashboard users (issue 18): created with a one-time sign-in link (24 h) where they set a password; signing in with
+ * Dashboard users (issue 18): invited with a one-time sign-in link (24 h) where they set a password; signing in with
  * e-mail and password (failures throttled without letting a stranger lock a user out, one message for every
  * failure); browser sessions
  * (a random cookie secret, stored hashed; idle 12 h, absolute 7 days); signing out here or everywhere; and the
@@ -32,6 +32,10 @@ export const failureLimits = [
 export const ceilingDelay = "5 seconds"
 
 const wrongCredentials = new Unauthorized({ message: "That e-mail and password do not match an account" })
+const emailTaken = new InvalidState({
+  message: "This e-mail address already signs in to the dashboard, and an address signs in to one account only: " +
+    "ask the owner who invited you to invite another address"
+})
 
 /** Who is signed in, from a session cookie. */
 export interface Signed {
@@ -49,8 +53,11 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
     const dummyHash = yield* Effect.cached(Effect.flatMap(signer.randomToken(32), signer.hashPassword))
 
     /**
-     * A new user of `accountId` with `role`, and a one-time link secret (valid 24 h) for them to set a password.
-     * The secret is returned once; only its hash is kept.
+     * Invites `email` to `accountId` with `role`: a new user without a password (a pending invitation), and a one-time
+     * link secret (valid 24 h) for them to set one. The secret is returned once; only its hash is kept.
+     *
+     * Only this account's users are looked at: whether the e-mail signs in to another account is checked when the
+     * link is used (`redeem`), so the inviter learns nothing of other accounts, by answer or by timing.
      */
     const create = Effect.fn("Users.create")(function*(accountId: AccountId, email: string, role: User.Role) {
       const address = email.trim()
@@ -58,8 +65,9 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
         return yield* new InvalidRequest({ message: `'${email}' is not an e-mail address` })
       }
       if (Option.isNone(yield* store.accounts.get(accountId))) return yield* notFound("account", accountId)
-      if (Option.isSome(yield* store.dashboard.findUserByEmail(address))) {
-        return yield* new InvalidState({ message: `A dashboard user with the e-mail ${address} already exists` })
+      const team = yield* store.dashboard.listUsers(accountId)
+      if (team.some((u) => u.email.toLowerCase() === address.toLowerCase())) {
+        return yield* new InvalidState({ message: `${address} is already on this account's team` })
       }
       const now = yield* DateTime.now
       const user: User.DashboardUser = {
@@ -116,10 +124,19 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       return yield* store.dashboard.getUser(usable.value.user_id)
     })
 
-    /** Uses a sign-in link: sets the password and signs the user in. The link works once, within 24 hours. */
+    /**
+     * Uses a sign-in link: sets the password and signs the user in. The link works once, within 24 hours. A person
+     * signs in as one user: an invitation whose e-mail already signs in elsewhere is refused, leaving the link as it
+     * was. Only the link's holder sees that answer, never the inviting page.
+     */
     const redeem = Effect.fn("Users.redeem")(function*(token: string, password: string) {
       const problem = User.passwordProblem(password)
       if (problem !== undefined) return yield* new InvalidRequest({ message: problem })
+      const invited = yield* linkUser(token)
+      if (Option.isSome(invited)) {
+        const holder = yield* store.dashboard.findUserByEmail(invited.value.email)
+        if (Option.isSome(holder) && holder.value.user_id !== invited.value.user_id) return yield* emailTaken
+      }
       const hash = yield* signer.digest(token)
       const link = yield* store.dashboard.takeLink(hash, yield* DateTime.now)
       if (Option.isNone(link)) {

@@ -394,12 +394,16 @@ export interface RateLimitsRepo {
 }
 
 export interface DashboardRepo {
-  /** Refused (a defect) when the e-mail is taken: a person has one dashboard user, of one account. */
+  /**
+   * A user without a password is a pending invitation of its account. Refused (a defect) when the account already
+   * has a user with the e-mail; insert and update are refused when the user has a password and another user with a
+   * password has the e-mail: a person signs in as one user, of one account.
+   */
   readonly insertUser: (user: DashboardUser) => Op<void>
   readonly updateUser: (user: DashboardUser) => Op<void>
   readonly deleteUser: (id: UserId) => Op<void>
   readonly getUser: (id: UserId) => Op<Option.Option<DashboardUser>>
-  /** By e-mail, compared case-insensitively. */
+  /** The user with this e-mail who has set a password (compared case-insensitively): the one who signs in with it. */
   readonly findUserByEmail: (email: string) => Op<Option.Option<DashboardUser>>
   /** An account's users, oldest first. */
   readonly listUsers: (accountId: AccountId) => Op<ReadonlyArray<DashboardUser>>

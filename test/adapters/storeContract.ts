@@ -1193,7 +1193,7 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         same(yield* store.portalSessions.findByToken(session.token_hash), Option.some(opened))
       }))
 
-    it.effect("dashboard: users by e-mail (any case, one per e-mail), links taken once before they expire, sessions, audit newest first", () =>
+    it.effect("dashboard: users by e-mail (any case; once per account; one with a password per e-mail), links taken once before they expire, sessions, audit newest first", () =>
       Effect.gen(function*() {
         const store = yield* Store
         const account = yield* makeAccount()
@@ -1209,13 +1209,20 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
           updated_at: now
         }
         yield* store.dashboard.insertUser(user)
-        same(yield* store.dashboard.findUserByEmail(email.toLowerCase()), Option.some(user))
+        assert.isTrue(Option.isNone(yield* store.dashboard.findUserByEmail(email)), "a pending invitation signs in as nobody")
         same(yield* store.dashboard.getUser(user.user_id), Option.some(user))
         const twice = yield* Effect.exit(store.dashboard.insertUser({ ...user, user_id: yield* newId<UserId>("usr"), email: email.toUpperCase() }))
-        assert.isTrue(Exit.isFailure(twice), "one user per e-mail, whatever its case")
+        assert.isTrue(Exit.isFailure(twice), "once per account per e-mail, whatever its case")
         const updated = { ...user, password_hash: "scrypt$1$1$1$AA$AA", role: "admin" as const, updated_at: at(T0 + 1) }
         yield* store.dashboard.updateUser(updated)
         same(yield* store.dashboard.listUsers(account.account_id), [updated])
+        same(yield* store.dashboard.findUserByEmail(email.toLowerCase()), Option.some(updated))
+        // Another account may invite the same e-mail, but its invitation cannot set a password while this user has one.
+        const elsewhere = { ...user, user_id: yield* newId<UserId>("usr"), account_id: (yield* makeAccount()).account_id, email: email.toUpperCase() }
+        yield* store.dashboard.insertUser(elsewhere)
+        const second = yield* Effect.exit(store.dashboard.updateUser({ ...elsewhere, password_hash: "scrypt$1$1$1$BB$BB" }))
+        assert.isTrue(Exit.isFailure(second), "one user with a password per e-mail")
+        same(yield* store.dashboard.findUserByEmail(email), Option.some(updated))
 
         const link: DashboardUser.SignInLink = { token_hash: `h${yield* unique()}`, user_id: user.user_id, expires_at: at(T0 + 1000), used_at: null }
         yield* store.dashboard.insertLink(link)

@@ -36,6 +36,26 @@ describe("Users", () => {
       assert.strictEqual((yield* Effect.flip(users.create(account.account_id, "not an address", "viewer")))._tag, "InvalidRequest")
     }).pipe(withEngine()))
 
+  it.effect("an e-mail of another account's user is invited as a fresh one (pending); it is refused only when its link is used", () =>
+    Effect.gen(function*() {
+      const users = yield* Users
+      const first = (yield* newAccount).account
+      const second = (yield* newAccount).account
+      yield* users.redeem((yield* users.create(first.account_id, "amal@dune.ae", "owner")).token, password)
+      const taken = yield* users.create(second.account_id, "AMAL@dune.ae", "viewer")
+      const fresh = yield* users.create(second.account_id, "noor@dune.ae", "viewer")
+      assert.deepStrictEqual(
+        (yield* users.team(second.account_id)).map((u) => [u.email, u.password_hash]),
+        [["AMAL@dune.ae", null], ["noor@dune.ae", null]]
+      )
+      const refused = yield* Effect.flip(users.redeem(taken.token, password))
+      assert.strictEqual(refused._tag, "InvalidState")
+      assert.isTrue(Option.isSome(yield* users.linkUser(taken.token)), "a refused acceptance leaves the link as it was")
+      assert.strictEqual((yield* users.signIn("amal@dune.ae", password, "10.0.0.1")).user.account_id, first.account_id)
+      assert.strictEqual((yield* users.redeem(fresh.token, password)).user.account_id, second.account_id)
+      assert.strictEqual((yield* Effect.flip(users.create(second.account_id, "Noor@dune.ae", "viewer")))._tag, "InvalidState", "once per account")
+    }).pipe(withEngine()))
+
   it.effect("a password of blanks only is refused, however long; spaces inside a password are kept", () =>
     Effect.gen(function*() {
       const users = yield* Users

@@ -220,6 +220,47 @@ describe("the dashboard", () => {
     expect((await request("/dashboard/test", { cookie: admin })).status, "a removed user's session ends").toBe(303)
   }, 30_000)
 
+  it("inviting another account's user answers as inviting a fresh e-mail: both pending; the e-mail's uniqueness is checked when the link is used", async () => {
+    // Another account with its own owner, who invites the first account's owner and then a fresh e-mail.
+    const other = JSON.parse((await runFils(["accounts", "create", "--name", "Tea house"], env)).stdout)
+    const made = JSON.parse((await runFils(["users", "create", "--account", other.account_id, "--email", "owner@teahouse.ae", "--role", "owner"], env)).stdout)
+    const theirOwner = await redeem((made.sign_in_url as string).replace(/^http:\/\/[^/]+/, server.baseUrl), "tea house owner 123")
+    const csrf = csrfOf((await request("/dashboard/settings", { cookie: theirOwner })).body)
+    const invite = async (email: string) => {
+      const answer = await request("/dashboard/settings/team", { cookie: theirOwner, form: { csrf_token: csrf, email, role: "viewer" } })
+      const link = /id="invite-link">([^<]+)</.exec(answer.body)?.[1] ?? ""
+      const row = new RegExp(`<tr><td>${email}</td>.*?</tr>`).exec(answer.body)?.[0] ?? ""
+      const id = /team\/(usr_[0-9a-f]{32})\/role/.exec(row)?.[1] ?? ""
+      // The page modulo what differs by construction: the e-mail, the link, the new row's id and the CSP nonce.
+      const text = answer.body.split(email).join("EMAIL").split(link).join("LINK").split(id).join("ID")
+        .replace(/nonce-[A-Za-z0-9+/=_-]+|nonce="[^"]*"/g, "NONCE")
+      return { status: answer.status, link, row, id, text }
+    }
+    const taken = await invite("owner@dunecoffee.ae")
+    const removed = await request(`/dashboard/settings/team/${taken.id}/remove`, { cookie: theirOwner, form: { csrf_token: csrf } })
+    expect(removed.status, "a pending invitation is withdrawn as a user is removed").toBe(303)
+    const fresh = await invite("barista@teahouse.ae")
+    expect([taken.status, fresh.status]).toEqual([200, 200])
+    expect(taken.link).toMatch(/\/dashboard\/sign-in\/[A-Za-z0-9_-]{40,}$/)
+    expect(fresh.link).toMatch(/\/dashboard\/sign-in\/[A-Za-z0-9_-]{40,}$/)
+    expect(taken.row).toContain("<td>invited</td>")
+    expect(fresh.row).toContain("<td>invited</td>")
+    expect(taken.text).toBe(fresh.text)
+
+    // Accepting: the e-mail that signs in elsewhere is refused, only to the link's holder; the fresh one joins.
+    const again = await invite("owner@dunecoffee.ae")
+    const link = again.link.replace(/^http:\/\/[^/]+/, server.baseUrl)
+    const refused = await request(link, { form: { password: "someone else's password" } })
+    expect(refused.status).toBe(409)
+    expect(refused.body).toContain("ask the owner who invited you to invite another address")
+    expect(refused.headers.get("set-cookie")).toBeNull()
+    const stillPending = await request("/dashboard/settings", { cookie: theirOwner })
+    expect(new RegExp(`<tr><td>owner@dunecoffee.ae</td>.*?</tr>`).exec(stillPending.body)?.[0]).toContain("<td>invited</td>")
+    expect((await request("/dashboard/test", { cookie: owner })).status, "the first account's owner keeps their session").toBe(200)
+    const barista = await redeem(fresh.link.replace(/^http:\/\/[^/]+/, server.baseUrl), "barista password 123")
+    expect((await request("/dashboard/test", { cookie: barista })).status).toBe(200)
+  }, 60_000)
+
   it("customers, events, search and an endpoint's management: each page answers, each change is audited", async () => {
     const home = await request("/dashboard/test", { cookie: owner })
     const csrf = csrfOf(home.body)

@@ -206,6 +206,8 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
           Effect.catchTags({
             InvalidRequest: (e) =>
               Effect.succeed(page(400, Pages.setPasswordPage(frame(nonce), { email: user.value.email, action: `${base}/sign-in/${token}`, error: e.message }), nonce)),
+            InvalidState: (e) =>
+              Effect.succeed(page(409, Pages.setPasswordPage(frame(nonce), { email: user.value.email, action: `${base}/sign-in/${token}`, error: e.message }), nonce)),
             Unauthorized: () => Effect.succeed(linkGone(nonce))
           })
         )

@@ -1,4 +1,4 @@
-/** The dashboard's users, sign-in links, sessions and audit log on PostgreSQL (migration 0012). */
+/** The dashboard's users, sign-in links, sessions and audit log on PostgreSQL (migrations 0012, 0017). */
 import { DateTime, Effect } from "effect"
 import type { AccountId, AuditId } from "../../../src/domain/Ids.js"
 import type { AuditEntry, DashboardSession, DashboardUser, Role, SignInLink, UserId } from "../../../src/domain/DashboardUser.js"
@@ -97,7 +97,8 @@ export const makeDashboardRepo = ({ first, sql }: Queries): DashboardRepo => ({
     return first(yield* sql<UserRow>`SELECT * FROM dashboard_users WHERE user_id = ${id}`, userFromRow)
   }, orUnavailable),
   findUserByEmail: Effect.fnUntraced(function*(email) {
-    return first(yield* sql<UserRow>`SELECT * FROM dashboard_users WHERE lower(email) = lower(${email})`, userFromRow)
+    return first(yield* sql<UserRow>`SELECT * FROM dashboard_users
+      WHERE lower(email) = lower(${email}) AND password_hash IS NOT NULL`, userFromRow)
   }, orUnavailable),
   listUsers: Effect.fnUntraced(function*(accountId) {
     const rows = yield* sql<UserRow>`SELECT * FROM dashboard_users WHERE account_id = ${accountId}
