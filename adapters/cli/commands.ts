@@ -1,4 +1,4 @@
-/** The operator commands: serve, migrate, accounts, keys. */
+/** The operator commands: serve, migrate, accounts, keys, users, billing, refunds. */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -174,8 +174,16 @@ const accountsUpdate = Command.make(
     )
 ).pipe(Command.withDescription("Change an account's name, support e-mail or live payments"))
 
+const accountsList = Command.make("list", {}, () =>
+  reportFailure(
+    Effect.gen(function*() {
+      const all = yield* (yield* Accounts).list()
+      yield* printResult(all.map((a) => ({ ...accountJson(a), created_at: DateTime.formatIso(a.created_at) })))
+    }).pipe(Effect.provide(EngineSql))
+  )).pipe(Command.withDescription("List every account of the store, oldest first (ids, names, live payments)"))
+
 const accounts = Command.make("accounts").pipe(
-  Command.withSubcommands([accountsCreate, accountsUpdate]),
+  Command.withSubcommands([accountsCreate, accountsList, accountsUpdate]),
   Command.withDescription("Manage merchant accounts")
 )
 
@@ -292,8 +300,30 @@ const usersCreate = Command.make(
     )
 ).pipe(Command.withDescription("Add a dashboard user to an account; prints a one-time sign-in link (24 h)"))
 
+const usersSignInLink = Command.make(
+  "sign-in-link",
+  { email: Options.text("email").pipe(Options.withDescription("The user's e-mail")) },
+  ({ email }) =>
+    reportFailure(
+      Effect.gen(function*() {
+        const { expires_at, token, user } = yield* (yield* Users).signInLink(email)
+        const publicUrl = yield* PublicUrl
+        yield* printResult({
+          user_id: user.user_id,
+          account_id: user.account_id,
+          email: user.email,
+          role: user.role,
+          sign_in_url: `${publicUrl}/dashboard/sign-in/${token}`,
+          sign_in_url_expires_at: DateTime.formatIso(expires_at)
+        })
+      }).pipe(Effect.provide(EngineSql))
+    )
+).pipe(Command.withDescription(
+  "A new one-time link (24 h) where a dashboard user sets a new password; the old one works until then"
+))
+
 const users = Command.make("users").pipe(
-  Command.withSubcommands([usersCreate]),
+  Command.withSubcommands([usersCreate, usersSignInLink]),
   Command.withDescription("Manage dashboard users")
 )
 

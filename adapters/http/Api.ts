@@ -115,8 +115,9 @@ export class AccountGroup extends HttpApiGroup.make("account")
       .addSuccess(AccountResource)
       .annotateContext(OpenApi.annotations({
         summary: "Read the account as the calling key's mode sees it",
-        description: "The business name, support e-mail, whether payments are enabled in the key's mode, and the " +
-          "enabled currencies (only `AED`). A cheap way to check a key."
+        description: "The account's id (`acct_…`, which operator commands such as `fils keys create --account` take), " +
+          "the business name, support e-mail, whether payments are enabled in the key's mode, and the enabled " +
+          "currencies (only `AED`). A cheap way to check a key."
       }))
   )
   .annotateContext(OpenApi.annotations({

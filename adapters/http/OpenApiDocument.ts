@@ -166,6 +166,7 @@ const event: typeof EventResource.Encoded = {
 
 const account: typeof AccountResource.Encoded = {
   object: "account",
+  account_id: id("acct"),
   business_name: "Souq Karak",
   support_email: "help@souq.example.ae",
   livemode: false,

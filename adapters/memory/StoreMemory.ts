@@ -272,7 +272,13 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
       insert: (account) => write(() => accounts.set(account.account_id, account)),
       get: (id) => read(() => Option.fromNullable(accounts.get(id))),
       update: (account) => write(() => accounts.set(account.account_id, account)),
-      count: read(() => accounts.rows.size)
+      count: read(() => accounts.rows.size),
+      list: read(() =>
+        [...accounts.rows.values()].sort((a, b) =>
+          DateTime.toEpochMillis(a.created_at) - DateTime.toEpochMillis(b.created_at) ||
+          a.account_id.localeCompare(b.account_id)
+        )
+      )
     },
     apiKeys: {
       insert: (key) =>

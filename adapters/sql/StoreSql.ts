@@ -109,6 +109,11 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
       Effect.map((rows) => rows[0]?.n ?? 0),
       orUnavailable,
       Effect.withSpan("StoreSql.accounts.count")
+    ),
+    list: sql<Rows.AccountRow>`SELECT * FROM accounts ORDER BY created_at, account_id`.pipe(
+      Effect.map((rows) => rows.map(Rows.accountFromRow)),
+      orUnavailable,
+      Effect.withSpan("StoreSql.accounts.list")
     )
   }
 

@@ -209,7 +209,12 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
       return listed.map((k) => ({ ...k, last_used_at: used.get(k.key_id) ?? null }))
     })
 
-    return { create, get, update, createKey, revokeKey, keys, authenticate, describe, ensureDefault } as const
+    /** Every account of the store, oldest first: how an operator finds an id (the first start's banner shows it once). */
+    const list = Effect.fn("Accounts.list")(function*() {
+      return yield* store.accounts.list
+    })
+
+    return { create, get, list, update, createKey, revokeKey, keys, authenticate, describe, ensureDefault } as const
   })
 }) {}
 

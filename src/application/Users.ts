@@ -80,21 +80,32 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
         updated_at: now
       }
       yield* store.dashboard.insertUser(user)
-      const token = yield* issueLink(user)
+      const { token } = yield* issueLink(user)
       return { user, token }
     })
 
     /** A new one-time sign-in link for `user` (an invitation again, or a password reset by an owner). */
     const issueLink = Effect.fn("Users.issueLink")(function*(user: User.DashboardUser) {
       const token = yield* signer.randomToken(32)
-      const now = yield* DateTime.now
+      const expires_at = DateTime.add(yield* DateTime.now, { millis: User.signInLinkMillis })
       yield* store.dashboard.insertLink({
         token_hash: yield* signer.digest(token),
         user_id: user.user_id,
-        expires_at: DateTime.add(now, { millis: User.signInLinkMillis }),
+        expires_at,
         used_at: null
       })
-      return token
+      return { token, expires_at }
+    })
+
+    /**
+     * A new one-time sign-in link for the user with `email`: the operator's way back in for someone who lost their
+     * password or their first link. The password set there replaces the old one, which keeps working until then (so
+     * a link nobody uses locks nobody out); the link works once, within 24 hours, like the first.
+     */
+    const signInLink = Effect.fn("Users.signInLink")(function*(email: string) {
+      const found = yield* store.dashboard.findUserByEmail(email.trim())
+      if (Option.isNone(found)) return yield* notFound("dashboard user", email.trim())
+      return { user: found.value, ...(yield* issueLink(found.value)) }
     })
 
     /** A new session for `user`: the cookie's secret (returned once) and the session as stored. */
@@ -296,6 +307,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
     return {
       create,
       issueLink,
+      signInLink,
       linkUser,
       redeem,
       signIn,

@@ -29,6 +29,7 @@ export type Account = typeof Account.Type
 /** `GET /account`: the interface's Account. */
 export const AccountResource = Schema.Struct({
   object: Schema.Literal("account"),
+  account_id: AccountId,
   business_name: Schema.NullOr(Schema.String),
   support_email: Schema.NullOr(Schema.String),
   livemode: Schema.Boolean,
@@ -40,6 +41,7 @@ export type AccountResource = typeof AccountResource.Type
 /** Test mode always takes payments (the simulated processor); live mode only when `livePayments` says so. */
 export const toResource = (account: Account, livemode: boolean, livePayments: boolean): AccountResource => ({
   object: "account",
+  account_id: account.account_id,
   business_name: account.business_name,
   support_email: account.support_email,
   livemode,

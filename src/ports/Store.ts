@@ -43,6 +43,8 @@ export interface AccountsRepo {
   readonly get: (id: AccountId) => Op<Option.Option<Account>>
   readonly update: (account: Account) => Op<void>
   readonly count: Op<number>
+  /** Every account, oldest first (the operator's `fils accounts list`). */
+  readonly list: Op<ReadonlyArray<Account>>
 }
 
 export interface ApiKeysRepo {

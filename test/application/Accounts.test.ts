@@ -176,6 +176,7 @@ describe("Accounts.describe and update", () => {
       const live = yield* accounts.describe({ accountId: account.account_id, livemode: true })
       assert.deepStrictEqual(test, {
         object: "account",
+        account_id: account.account_id,
         business_name: "Shop",
         support_email: null,
         livemode: false,

@@ -29,7 +29,7 @@ describe("Users", () => {
       assert.match(done.user.password_hash ?? "", /^scrypt\$131072\$8\$1\$/)
       assert.notInclude(done.user.password_hash ?? "", password)
       assert.strictEqual((yield* Effect.flip(users.redeem(token, password)))._tag, "Unauthorized", "once")
-      const late = yield* users.issueLink(user)
+      const { token: late } = yield* users.issueLink(user)
       yield* TestClock.adjust("24 hours")
       assert.isTrue(Option.isNone(yield* users.linkUser(late)), "24 hours at most")
       assert.strictEqual((yield* Effect.flip(users.create(account.account_id, "AMAL@dune.ae", "viewer")))._tag, "InvalidState")
@@ -133,6 +133,30 @@ describe("Users", () => {
       yield* TestClock.adjust("1 millis")
       assert.strictEqual((yield* Fiber.join(signing)).user.email, "huda@dune.ae")
     }).pipe(withEngine()), 60_000)
+
+  it.effect("a new sign-in link by e-mail: the old password works until the new one is set; once; 24 hours", () =>
+    Effect.gen(function*() {
+      const users = yield* Users
+      const { account } = yield* newAccount
+      const first = yield* users.create(account.account_id, "rana@dune.ae", "owner")
+      yield* users.redeem(first.token, password)
+      const other = yield* users.signIn("rana@dune.ae", password, "10.1.0.1")
+      const again = yield* users.signInLink(" RANA@dune.ae ")
+      assert.strictEqual(again.user.user_id, first.user.user_id)
+      assert.notStrictEqual(again.token, first.token)
+      // Issuing a link changes nothing yet: the old password still signs in.
+      yield* users.signIn("rana@dune.ae", password, "10.1.0.2")
+      const renewed = "a brand new password"
+      yield* users.redeem(again.token, renewed)
+      assert.strictEqual((yield* Effect.flip(users.signIn("rana@dune.ae", password, "10.1.0.3")))._tag, "Unauthorized")
+      yield* users.signIn("rana@dune.ae", renewed, "10.1.0.4")
+      assert.isTrue(Option.isNone(yield* users.authenticate(other.token)), "the new password ends older sessions")
+      assert.strictEqual((yield* Effect.flip(users.redeem(again.token, "yet another password")))._tag, "Unauthorized", "once")
+      const late = yield* users.signInLink("rana@dune.ae")
+      yield* TestClock.adjust("24 hours")
+      assert.strictEqual((yield* Effect.flip(users.redeem(late.token, "yet another password")))._tag, "Unauthorized", "24 hours")
+      assert.strictEqual((yield* Effect.flip(users.signInLink("nobody@dune.ae")))._tag, "NotFound")
+    }).pipe(withEngine()))
 
   it.effect("sign-in: one error for an unknown e-mail, a wrong password and a user without a password", () =>
     Effect.gen(function*() {

@@ -286,6 +286,59 @@ describe("operator commands against fils serve on one database", () => {
     }, 60_000)
   })
 
+  describe("a lost first banner: fils accounts list and fils users sign-in-link", () => {
+    /** A form POST as the dashboard's own page sends it; the status and the session cookie it set, if any. */
+    const post = async (path: string, form: Record<string, string>) => {
+      const res = await fetch(new URL(path, base()), {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: base() },
+        body: new URLSearchParams(form).toString()
+      })
+      await res.arrayBuffer()
+      return { status: res.status, cookie: (res.headers.get("set-cookie") ?? "").split(";")[0]! }
+    }
+    const signIn = (password: string) => post("/dashboard/login", { email: "owner@fils.local", password })
+
+    it("the account id is listed, the owner gets a new one-time link, and the old password works until the new one is set", async () => {
+      const banner = served!.stdout()
+      const defaultId = /default account (acct_[0-9a-f]{32})/.exec(banner)![1]!
+      const firstLink = new URL(/Sign in\s+(http\S+)/.exec(banner)![1]!).pathname
+      expect((await post(firstLink, { password: "the first password" })).status).toBe(303)
+
+      const listed = await runFils(["accounts", "list"], env)
+      expect(listed.code, listed.stderr).toBe(0)
+      const accounts = JSON.parse(listed.stdout) as Array<any>
+      expect(accounts[0]).toMatchObject({ account_id: defaultId, business_name: "Fils Demo Store", live_payments_enabled: false })
+      expect(accounts.map((a) => a.account_id)).toContain(accountId)
+      // GET /account names the id too.
+      expect((await ok(base(), key, "GET", "/account")).account_id).toBe(accountId)
+
+      expect(errorOf(await runFils(["users", "create", "--account", defaultId, "--email", "owner@fils.local", "--role", "owner"], env)).message)
+        .toContain("already exists")
+      const made = await runFils(["users", "sign-in-link", "--email", "Owner@fils.local"], env)
+      expect(made.code, made.stderr).toBe(0)
+      const link = JSON.parse(made.stdout)
+      expect(link).toMatchObject({ account_id: defaultId, email: "owner@fils.local", role: "owner" })
+      const expires = Date.parse(link.sign_in_url_expires_at) - Date.now()
+      expect(expires).toBeGreaterThan(23.9 * 3600_000)
+      expect(expires).toBeLessThanOrEqual(24 * 3600_000)
+      const path = new URL(link.sign_in_url).pathname
+      expect(path).not.toBe(firstLink)
+
+      // Until the link is used, nothing changed.
+      const before = await signIn("the first password")
+      expect(before.status).toBe(303)
+      expect((await post(path, { password: "the second password" })).status).toBe(303)
+      expect((await signIn("the first password")).status).toBe(401)
+      expect((await signIn("the second password")).status).toBe(303)
+      expect((await fetch(new URL(path, base()), { redirect: "manual" })).status, "the link works once").toBe(410)
+      expect((await post(path, { password: "a third password!" })).status).toBe(410)
+
+      expectRefused(await runFils(["users", "sign-in-link", "--email", "nobody@fils.local"], env), "NOT_FOUND")
+    }, 60_000)
+  })
+
   it("the server is still up and stops cleanly on SIGTERM", async () => {
     expect((await api(base(), key, "GET", "/account")).status).toBe(200)
     expect(await served!.stop("SIGTERM")).toBe(0)

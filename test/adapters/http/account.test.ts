@@ -13,6 +13,7 @@ describeStores("GET /account", (variant) => {
     const account = await call(client.account.get())
     expect(account).toStrictEqual({
       object: "account",
+      account_id: server().accountA.accountId,
       business_name: "Souq A",
       support_email: "help@a.example",
       livemode: false,
@@ -28,6 +29,7 @@ describeStores("GET /account", (variant) => {
     expect(res.headers.get("content-type")).toMatch(/^application\/json/)
     expect(res.json).toStrictEqual({
       object: "account",
+      account_id: s.accountB.accountId,
       business_name: "Souq B",
       support_email: null,
       livemode: true,
