@@ -3,7 +3,8 @@
  *
  * - `fils listen --forward-to URL`: follows a Fils server's events (`GET /events`) and POSTs each new one to a local
  *   URL exactly as a delivery is sent (Standard Webhooks headers, the delivery body), signed with a `whsec_` secret
- *   it prints at start. The server never reaches the developer's machine and no endpoint is registered.
+ *   it prints at start (kept per account on this machine, or `--secret`), retried when it fails, never redirected.
+ *   The server never reaches the developer's machine and no endpoint is registered.
  * - `fils trigger TYPE`: causes that event for real, through the API and the hosted checkout form, with test cards.
  */
 import * as Args from "@effect/cli/Args"
@@ -12,8 +13,9 @@ import * as Options from "@effect/cli/Options"
 import { Config, Console, DateTime, Duration, Effect, Option, Redacted, Schedule } from "effect"
 import { deliveryBody, EventType, type EventResource } from "../../src/domain/Event.js"
 import { InvalidRequest } from "../../src/domain/Errors.js"
-import { newSecret, sign } from "../crypto/StandardWebhooks.js"
+import { secretProblem, sign } from "../crypto/StandardWebhooks.js"
 import { FilsClient } from "../http/index.js"
+import { keptSecret } from "./listenSecrets.js"
 import { printResult, reportFailure } from "./output.js"
 
 type ApiEvent = typeof EventResource.Type
@@ -49,8 +51,16 @@ const apiClient = (base: string, secret: Redacted.Redacted) =>
 
 // listen -------------------------------------------------------------------------------------------------------------
 
-/** Events this far behind the newest one seen are looked at again (one committed late by another server). */
-const lookBackMillis = 5_000
+/**
+ * How far below the previous look each look reaches, in wall-clock time: an event is committed a little after its
+ * `created_at` (a slow transaction), and the server's clock may differ from this machine's.
+ */
+const lookBackMillis = 60_000
+
+/** A forward that failed is tried again after these pauses (as a delivery is, on a developer's time scale). */
+const retryPausesSeconds = [1, 2, 4, 8, 16] as const
+
+const millisOf = (e: ApiEvent) => DateTime.toEpochMillis(e.created_at)
 
 const listen = Command.make("listen", {
   forwardTo: Options.text("forward-to").pipe(Options.withDescription("The local URL each event is POSTed to")),
@@ -59,6 +69,12 @@ const listen = Command.make("listen", {
   events: Options.text("events").pipe(
     Options.optional,
     Options.withDescription(`Only these types, comma-separated (${eventTypes.join(", ")})`)
+  ),
+  secret: Options.redacted("secret").pipe(
+    Options.optional,
+    Options.withDescription(
+      "The whsec_ secret to sign with (default: the one kept for the account on this machine, made on first use)"
+    )
   ),
   interval: Options.integer("interval-ms").pipe(Options.withDefault(1000), Options.withDescription("How often to look for new events"))
 }, (options) =>
@@ -74,41 +90,65 @@ const listen = Command.make("listen", {
     const unknown = Option.getOrElse(types, () => []).filter((t) => !(eventTypes as ReadonlyArray<string>).includes(t))
     if (unknown.length > 0) return yield* new InvalidRequest({ message: `Unknown event types: ${unknown.join(", ")}; choose from ${eventTypes.join(", ")}` })
     const wanted = (type: string) => Option.match(types, { onNone: () => true, onSome: (ts) => ts.includes(type) })
+    if (Option.isSome(options.secret)) {
+      const problem = secretProblem(Redacted.value(options.secret.value))
+      if (problem !== undefined) return yield* new InvalidRequest({ message: `--secret ${problem}` })
+    }
     const { client, reach, root } = yield* apiClient(options.api, options.key)
     const account = yield* reach(client.account.get())
     if (account.livemode) return yield* new InvalidRequest({ message: "This works in test mode only" })
+    const signing = Option.isSome(options.secret)
+      ? { secret: Redacted.value(options.secret.value), note: "(from --secret)" }
+      : yield* Effect.map(keptSecret(account.account_id), (kept) => ({
+        secret: kept.secret,
+        note: `(${kept.made ? "made for" : "kept for"} ${account.account_id} in ${kept.file}; the same on every start)`
+      }))
+    const secret = signing.secret
 
-    const secret = newSecret()
-    // Ids seen within the look-back window (older ones are pruned: the walk never goes back that far).
+    // Progress is the set of events seen, not a time: `fils billing run --at` writes events dated in the future,
+    // which stay at the top of the newest-first list, and events of today keep arriving below them. Each look
+    // walks the list from the top down to a floor in wall-clock time (the previous look's start less the
+    // look-back) and takes the events it has not seen. Events dated before the floor when they are written (a
+    // `billing run --at` in the past) are not forwarded.
     const seen = new Map<string, number>()
-    let watermark = 0
-    /** New events (not seen, within the look-back of the newest seen), oldest first. */
-    const fresh = Effect.gen(function*() {
-      const found: Array<ApiEvent> = []
-      let cursor: string | undefined
-      for (let page = 0; page < 10; page++) {
-        const list = yield* reach(client.events.list({ urlParams: { limit: 100, ...(cursor === undefined ? {} : { cursor }) } }))
-        const older = list.items.findIndex((e) => DateTime.toEpochMillis(e.created_at) < watermark - lookBackMillis)
-        found.push(...list.items.slice(0, older === -1 ? undefined : older).filter((e) => !seen.has(e.event_id)))
-        if (older !== -1 || list.next_cursor === null) break
-        cursor = list.next_cursor
-      }
-      return found.reverse()
-    })
+    /** Events not seen yet from the top of the list down to `floor`, oldest first. */
+    const unseen = (floor: number) =>
+      Effect.gen(function*() {
+        const found: Array<ApiEvent> = []
+        let cursor: string | undefined
+        while (true) {
+          const list = yield* reach(client.events.list({ urlParams: { limit: 100, ...(cursor === undefined ? {} : { cursor }) } }))
+          const below = list.items.findIndex((e) => millisOf(e) < floor)
+          found.push(...list.items.slice(0, below === -1 ? undefined : below).filter((e) => !seen.has(e.event_id)))
+          if (below !== -1 || list.next_cursor === null) break
+          cursor = list.next_cursor
+        }
+        return found.reverse()
+      })
+    /** The start of the last look that succeeded: the next one reaches back from there. */
+    let lastLook = Date.now()
+    const look = <A>(each: (e: ApiEvent) => Effect.Effect<A>) =>
+      Effect.gen(function*() {
+        const started = Date.now()
+        const floor = lastLook - lookBackMillis
+        for (const e of yield* unseen(floor)) {
+          seen.set(e.event_id, millisOf(e))
+          yield* each(e)
+        }
+        lastLook = started
+        // What is older than the next floor is never walked again.
+        for (const [id, at] of seen) if (at < lastLook - lookBackMillis) seen.delete(id)
+      })
     // Only what happens from now on is forwarded.
-    const see = (e: ApiEvent) => {
-      seen.set(e.event_id, DateTime.toEpochMillis(e.created_at))
-      watermark = Math.max(watermark, DateTime.toEpochMillis(e.created_at))
-    }
-    for (const e of yield* fresh) see(e)
-    if (watermark === 0) watermark = Date.now()
+    yield* look(() => Effect.void)
     yield* Console.log([
       `Ready: forwarding test events from ${root} to ${target.href}${Option.isSome(types) ? ` (${types.value.join(", ")})` : ""}.`,
-      `Webhook signing secret: ${secret}`,
+      `Webhook signing secret: ${secret} ${signing.note}`,
       "(Ctrl-C to stop)"
     ].join("\n"))
 
-    const forward = (event: ApiEvent) =>
+    /** One POST of `event`, signed now; `ok` only for a 2xx (a redirect is not followed: it is a failure). */
+    const attempt = (event: ApiEvent) =>
       Effect.gen(function*() {
         const body = JSON.stringify(deliveryBody(event))
         const timestamp = Math.floor(Date.now() / 1000)
@@ -116,6 +156,7 @@ const listen = Command.make("listen", {
         const outcome = yield* Effect.promise(() =>
           fetch(target, {
             method: "POST",
+            redirect: "manual",
             headers: {
               "content-type": "application/json",
               "user-agent": "Fils-Webhooks/1.0 (fils listen)",
@@ -127,19 +168,35 @@ const listen = Command.make("listen", {
             signal: AbortSignal.timeout(10_000)
           }).then(async (res) => {
             await res.arrayBuffer().catch(() => undefined)
-            return String(res.status)
-          }, (error: Error) => `failed (${error.name === "TimeoutError" ? "timed out" : error.message})`)
+            return { ok: res.status >= 200 && res.status < 300, text: String(res.status) }
+          }, (error: Error) => ({ ok: false, text: `failed (${error.name === "TimeoutError" ? "timed out" : error.message})` }))
         )
-        yield* Console.log(`${new Date().toISOString()}  ${event.type}  ${event.event_id}  → ${outcome} (${Date.now() - started} ms)`)
+        return { ...outcome, line: `${new Date().toISOString()}  ${event.type}  ${event.event_id}  → ${outcome.text} (${Date.now() - started} ms)` }
       })
 
-    const poll = Effect.gen(function*() {
-      for (const e of yield* fresh) {
-        see(e)
-        if (wanted(e.type)) yield* forward(e)
-      }
-      for (const [id, at] of seen) if (at < watermark - 2 * lookBackMillis) seen.delete(id)
-    }).pipe(Effect.catchAll((e) => Console.error(`Could not read events: ${(e as { message?: string }).message ?? String(e)}`)))
+    /** Tries again after each pause until a 2xx, in the background: later events are not held up. */
+    const retry = (event: ApiEvent) =>
+      Effect.gen(function*() {
+        for (const [i, pause] of retryPausesSeconds.entries()) {
+          yield* Effect.sleep(Duration.seconds(pause))
+          const tried = yield* attempt(event)
+          const next = retryPausesSeconds[i + 1]
+          const retries = `retry ${i + 1} of ${retryPausesSeconds.length}`
+          yield* Console.log(`${tried.line}  ${retries}${tried.ok ? "" : next === undefined ? "; given up" : `; again in ${next} s`}`)
+          if (tried.ok) return
+        }
+      })
+
+    const forward = (event: ApiEvent) =>
+      Effect.gen(function*() {
+        const tried = yield* attempt(event)
+        yield* Console.log(`${tried.line}${tried.ok ? "" : `; again in ${retryPausesSeconds[0]} s`}`)
+        if (!tried.ok) yield* Effect.fork(retry(event))
+      })
+
+    const poll = look((e) => (wanted(e.type) ? forward(e) : Effect.void)).pipe(
+      Effect.catchAll((e) => Console.error(`Could not read events: ${(e as { message?: string }).message ?? String(e)}`))
+    )
     return yield* Effect.repeat(poll, Schedule.spaced(Duration.millis(Math.max(100, options.interval))))
   }))).pipe(Command.withDescription(
     "Forward a server's new test events to a local URL as signed webhook deliveries (no endpoint registered)"
@@ -153,6 +210,9 @@ const elsewhere: Partial<Record<string, string>> = {
   "subscription.on_hold": "a declined renewal causes it: subscribe with the card 4000 0000 0000 0341 (`fils trigger subscription.active --card 4000000000000341`), then `fils billing run --at <its next_billing_date>`",
   "refund.succeeded": "refunds are an operator's act: `fils refunds create PAYMENT_ID` (or the dashboard's Refund button)"
 }
+
+/** A card as the dashboard and the portal show one (`•••• 4242`): never the whole number, in any message. */
+const cardEnding = (card: string) => `•••• ${card.replace(/\D/g, "").slice(-4)}`
 
 const trigger = Command.make("trigger", {
   type: Args.text({ name: "TYPE" }).pipe(Args.withDescription(eventTypes.join(", "))),
@@ -205,7 +265,7 @@ const trigger = Command.make("trigger", {
     })
     const paid = yield* reach(client.checkoutSessions.get({ path: { id: session.session_id } }))
     if (options.type === "subscription.cancelled") {
-      if (paid.subscription_id === null) return yield* new InvalidRequest({ message: `The card ${card} did not start a subscription (the form answered ${status})` })
+      if (paid.subscription_id === null) return yield* new InvalidRequest({ message: `The card ${cardEnding(card)} did not start a subscription (the form answered ${status})` })
       yield* reach(client.subscriptions.update({ path: { id: paid.subscription_id }, payload: { status: "cancelled" } }))
     }
     const events = (yield* reach(client.events.list({ urlParams: { type: options.type as EventType, limit: 20 } }))).items
@@ -213,7 +273,7 @@ const trigger = Command.make("trigger", {
       e.data.checkout_session_id === session.session_id ||
       (paid.subscription_id !== null && e.data.subscription_id === paid.subscription_id))
     if (ours === undefined) {
-      return yield* new InvalidRequest({ message: `No ${options.type} came of it (the card ${card}; the form answered ${status})` })
+      return yield* new InvalidRequest({ message: `No ${options.type} came of it (the card ${cardEnding(card)}; the form answered ${status})` })
     }
     yield* printResult({
       type: options.type,

@@ -16,6 +16,19 @@ export class WebhookVerificationError extends Error {
 /** A new endpoint secret: `whsec_` + base64 of 24 random bytes. */
 export const newSecret = (): string => prefix + randomBytes(24).toString("base64")
 
+/**
+ * Why `secret` cannot sign deliveries, or `undefined` when it can: `whsec_` and the base64 of 16 to 64 bytes (an
+ * endpoint's own secret is 24), written as base64 writes it, so that every verifier decodes the same key.
+ */
+export const secretProblem = (secret: string): string | undefined => {
+  if (!secret.startsWith(prefix)) return "must start with whsec_"
+  const encoded = secret.slice(prefix.length)
+  const bytes = Buffer.from(encoded, "base64")
+  if (bytes.toString("base64") !== encoded) return "must be whsec_ followed by base64"
+  if (bytes.length < 16 || bytes.length > 64) return "must hold 16 to 64 bytes after whsec_"
+  return undefined
+}
+
 const key = (secret: string): Buffer =>
   Buffer.from(secret.startsWith(prefix) ? secret.slice(prefix.length) : secret, "base64")
 

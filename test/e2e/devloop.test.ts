@@ -6,8 +6,11 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { once } from "node:events"
-import { createServer, type Server } from "node:http"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { commandEnv, filsArgs, root, runFils, type Served, serveFils } from "../support/cli.js"
@@ -17,6 +20,8 @@ let db: TestDatabase
 let served: Served
 let key = ""
 let liveKey = ""
+/** The user's config folder `listen` keeps its secrets in (XDG_CONFIG_HOME), a fresh one for this file. */
+const configHome = mkdtempSync(join(tmpdir(), "fils-listen-"))
 
 interface Verified {
   readonly id: string
@@ -24,29 +29,13 @@ interface Verified {
   readonly ok: boolean
 }
 
-/** A receiver that verifies every delivery with `secret()` (standardwebhooks) and answers 200, or 400 if it fails. */
-const startReceiver = async (secret: () => string) => {
-  const received: Array<Verified> = []
-  const server: Server = createServer((req, res) => {
-    let body = ""
-    req.setEncoding("utf8")
-    req.on("data", (c) => (body += c))
-    req.on("end", () => {
-      try {
-        const payload = new Webhook(secret()).verify(body, req.headers as Record<string, string>) as { id: string; type: string }
-        received.push({ id: payload.id, type: payload.type, ok: true })
-        res.writeHead(200).end()
-      } catch {
-        received.push({ id: String(req.headers["webhook-id"]), type: "?", ok: false })
-        res.writeHead(400).end()
-      }
-    })
-  })
+/** An HTTP server on 127.0.0.1 answering with `handle`, and the URL of its `/hooks`. */
+const startServer = async (handle: (req: IncomingMessage, res: ServerResponse) => void) => {
+  const server: Server = createServer(handle)
   server.listen(0, "127.0.0.1")
   await once(server, "listening")
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    received,
     close: async () => {
       server.closeAllConnections()
       server.close()
@@ -55,11 +44,39 @@ const startReceiver = async (secret: () => string) => {
   }
 }
 
+/**
+ * A receiver that verifies every delivery with `secret()` (standardwebhooks) and answers 200, or 400 if it fails;
+ * `answer` may answer first instead (to fail a delivery on purpose), given the event id and how often it came.
+ */
+const startReceiver = async (
+  secret: () => string,
+  answer?: (id: string, times: number, res: ServerResponse) => boolean
+) => {
+  const received: Array<Verified> = []
+  const server = await startServer((req, res) => {
+    let body = ""
+    req.setEncoding("utf8")
+    req.on("data", (c) => (body += c))
+    req.on("end", () => {
+      try {
+        const payload = new Webhook(secret()).verify(body, req.headers as Record<string, string>) as { id: string; type: string }
+        const times = received.filter((r) => r.id === payload.id).length + 1
+        received.push({ id: payload.id, type: payload.type, ok: true })
+        if (answer?.(payload.id, times, res) !== true) res.writeHead(200).end()
+      } catch {
+        received.push({ id: String(req.headers["webhook-id"]), type: "?", ok: false })
+        res.writeHead(400).end()
+      }
+    })
+  })
+  return { ...server, received }
+}
+
 /** `fils listen`, until its secret is printed. */
 const startListen = async (args: ReadonlyArray<string>) => {
   const child: ChildProcess = spawn(process.execPath, filsArgs("listen", "--api", served.baseUrl, "--key", key, "--interval-ms", "200", ...args), {
     cwd: root,
-    env: commandEnv({ DATABASE_URL: undefined }),
+    env: commandEnv({ DATABASE_URL: undefined, XDG_CONFIG_HOME: configHome }),
     stdio: ["ignore", "pipe", "pipe"]
   })
   let out = ""
@@ -81,7 +98,8 @@ const trigger = (type: string, extra: ReadonlyArray<string> = []) =>
 
 beforeAll(async () => {
   db = await testDatabase()
-  served = await serveFils({ DATABASE_URL: db.url, FILS_DATA_DIR: undefined }, 60_000)
+  // listen looks five times a second here: more than the default 240 requests a minute per key.
+  served = await serveFils({ DATABASE_URL: db.url, FILS_DATA_DIR: undefined, FILS_RATE_LIMIT_PER_MIN: "100000" }, 60_000)
   key = /Test key\s+(sk_test_\S+)/.exec(served.stdout())![1]!
   const made = JSON.parse((await runFils(["accounts", "create", "--name", "Live"], { DATABASE_URL: db.url, FILS_DATA_DIR: undefined })).stdout)
   liveKey = made.keys.live.secret
@@ -90,6 +108,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await served?.stop("SIGTERM")
   await db?.close()
+  rmSync(configHome, { recursive: true, force: true })
 })
 
 describe("fils listen and fils trigger", () => {
@@ -133,7 +152,9 @@ describe("fils listen and fils trigger", () => {
       await trigger("payment.succeeded")
       await waitFor("the failed payment forwarded", () => receiver.received.some((r) => r.id === failed.event_id), 20_000)
       await new Promise((r) => setTimeout(r, 1000))
-      expect(receiver.received.map((r) => r.ok)).toEqual([false])
+      // Refused each time it was tried (a refused forward is retried, as a delivery is); nothing else came.
+      expect(receiver.received.length).toBeGreaterThan(0)
+      expect(receiver.received.every((r) => !r.ok && r.id === failed.event_id)).toBe(true)
       expect(listen.output()).toContain(`payment.failed  ${failed.event_id}  → 400`)
     } finally {
       await listen.stop()
@@ -147,6 +168,14 @@ describe("fils listen and fils trigger", () => {
       expect(run.code).toBe(1)
       expect(JSON.parse(run.stderr.trim()).message).toContain(hint)
     }
+    // A card that gives nothing is named by its last four digits only, as everywhere else.
+    for (const type of ["subscription.cancelled", "payment.succeeded"]) {
+      const declined = await trigger(type, ["--card", "4000000000000002"])
+      expect(declined.code, type).toBe(1)
+      const message = JSON.parse(declined.stderr.trim()).message as string
+      expect(message).toContain("•••• 0002")
+      expect(declined.stdout + declined.stderr).not.toMatch(/4000\D?0000\D?0000\D?0002/)
+    }
     const unknown = await trigger("payment.maybe")
     expect(unknown.code).toBe(1)
     expect(JSON.parse(unknown.stderr.trim()).message).toContain("Unknown event type")
@@ -155,5 +184,103 @@ describe("fils listen and fils trigger", () => {
       expect(live.code, args[0]).toBe(1)
       expect(JSON.parse(live.stderr.trim()).message).toContain("test mode only")
     }
-  }, 60_000)
+  }, 180_000)
+
+  it("after billing run --at a future renewal date, the renewal and every later event are forwarded", async () => {
+    let secret = ""
+    const receiver = await startReceiver(() => secret)
+    const listen = await startListen(["--forward-to", receiver.url])
+    secret = listen.secret
+    try {
+      const active = JSON.parse((await trigger("subscription.active")).stdout)
+      const subscription = await ok(served.baseUrl, key, "GET", `/subscriptions/${active.subscription_id}`)
+      const billed = await runFils(["billing", "run", "--at", subscription.next_billing_date], { DATABASE_URL: db.url, FILS_DATA_DIR: undefined })
+      expect(billed.code, billed.stderr).toBe(0)
+      const renewed = ((await ok(served.baseUrl, key, "GET", "/events?type=subscription.renewed&limit=100")).items as Array<any>)
+        .find((e) => e.data.subscription_id === active.subscription_id)
+      expect(Date.parse(renewed.created_at)).toBeGreaterThan(Date.now() + 20 * 24 * 3600_000)
+      await waitFor("the renewal forwarded", () => receiver.received.some((r) => r.id === renewed.event_id), 20_000)
+      // Events of today, made after the future-dated one, still reach the receiver.
+      const later = JSON.parse((await trigger("payment.succeeded")).stdout)
+      await waitFor("a later event forwarded", () => receiver.received.some((r) => r.id === later.event_id), 20_000, () => listen.output())
+      expect(receiver.received.every((r) => r.ok)).toBe(true)
+      const ids = receiver.received.map((r) => r.id)
+      expect(new Set(ids).size).toBe(ids.length)
+    } finally {
+      await listen.stop()
+      await receiver.close()
+    }
+  }, 120_000)
+
+  it("a failed forward is retried; a redirect is a failed forward, never followed", async () => {
+    const elsewhere: Array<string> = []
+    const target = await startServer((req, res) => {
+      elsewhere.push(String(req.headers["webhook-id"]))
+      res.writeHead(200).end()
+    })
+    let secret = ""
+    // The first try of each event is answered 503, the second redirected (307 keeps the method and body), the third 200.
+    const receiver = await startReceiver(() => secret, (_id, times, res) => {
+      if (times === 1) res.writeHead(503).end()
+      else if (times === 2) res.writeHead(307, { location: target.url }).end()
+      else return false
+      return true
+    })
+    const listen = await startListen(["--forward-to", receiver.url])
+    secret = listen.secret
+    try {
+      const paid = JSON.parse((await trigger("payment.succeeded")).stdout)
+      await waitFor("the third try of the payment", () => receiver.received.filter((r) => r.id === paid.event_id).length >= 3, 30_000, () => listen.output())
+      await waitFor("its line", () => listen.output().includes(`${paid.event_id}  → 200`), 5_000, () => listen.output())
+      const lines = listen.output().split("\n").filter((l) => l.includes(paid.event_id))
+      expect(lines.map((l) => /→ (\S+)/.exec(l)?.[1])).toEqual(["503", "307", "200"])
+      expect(receiver.received.filter((r) => r.id === paid.event_id)).toHaveLength(3)
+      expect(elsewhere).toEqual([])
+    } finally {
+      await listen.stop()
+      await receiver.close()
+      await target.close()
+    }
+  }, 90_000)
+
+  it("the signing secret is kept per account on this machine (mode 0600), or taken from --secret", async () => {
+    const account = await ok(served.baseUrl, key, "GET", "/account")
+    const first = await startListen(["--forward-to", "http://127.0.0.1:9/hooks"])
+    await first.stop()
+    const second = await startListen(["--forward-to", "http://127.0.0.1:9/hooks"])
+    await second.stop()
+    expect(second.secret).toBe(first.secret)
+    const folder = join(configHome, "fils", "listen")
+    expect(readdirSync(folder)).toEqual([`${account.account_id}.secret`])
+    const file = join(folder, `${account.account_id}.secret`)
+    expect(readFileSync(file, "utf8").trim()).toBe(first.secret)
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+    expect(statSync(folder).mode & 0o077).toBe(0)
+
+    const given = "whsec_" + Buffer.alloc(24, 9).toString("base64")
+    let secret = ""
+    const receiver = await startReceiver(() => secret)
+    const listen = await startListen(["--forward-to", receiver.url, "--secret", given])
+    secret = given
+    try {
+      expect(listen.secret).toBe(given)
+      const paid = JSON.parse((await trigger("payment.succeeded")).stdout)
+      await waitFor("the payment forwarded", () => receiver.received.some((r) => r.id === paid.event_id), 20_000)
+      expect(receiver.received.every((r) => r.ok)).toBe(true)
+    } finally {
+      await listen.stop()
+      await receiver.close()
+    }
+    expect(readFileSync(file, "utf8").trim(), "--secret leaves the kept one alone").toBe(first.secret)
+
+
+    for (const bad of ["whsec_", "whsec_not base64!", "sk_test_abc", "whsec_" + Buffer.alloc(8).toString("base64")]) {
+      const run = await runFils(["listen", "--forward-to", "http://127.0.0.1:9/x", "--api", served.baseUrl, "--key", key, "--secret", bad], {
+        DATABASE_URL: undefined,
+        XDG_CONFIG_HOME: configHome
+      })
+      expect(run.code, bad).toBe(1)
+      expect(JSON.parse(run.stderr.trim().split("\n").pop()!).message).toContain("--secret")
+    }
+  }, 180_000)
 })
