@@ -14,7 +14,7 @@ import { CheckoutSessionCreate, CheckoutSessionResource } from "../../src/domain
 import { CustomerCreate, CustomerResource, CustomerUpdate, Email } from "../../src/domain/Customer.js"
 import { EventResource, EventType } from "../../src/domain/Event.js"
 import { maxKeyLength } from "../../src/domain/Idempotency.js"
-import { ListResource } from "../../src/domain/Pagination.js"
+import { cursorPattern, ListResource, maxCursorLength } from "../../src/domain/Pagination.js"
 import { PaymentResource, PaymentStatus, RefundedPaymentResource } from "../../src/domain/Payment.js"
 import { PortalSessionCreate, PortalSessionResource } from "../../src/domain/PortalSession.js"
 import { Billing, ProductCreate, ProductResource, ProductStatus, ProductUpdate } from "../../src/domain/Product.js"
@@ -72,7 +72,8 @@ export const IdempotencyHeaders = Schema.Struct({
 })
 
 const Limit = Schema.String.pipe(
-  Schema.pattern(/^[0-9]{1,3}$/),
+  // The integer as written plainly: `05` or `1e1` is refused, not read as another spelling of it.
+  Schema.pattern(/^(?:[1-9][0-9]?|100)$/, { message: () => "must be an integer from 1 to 100" }),
   Schema.compose(Schema.NumberFromString),
   Schema.int(),
   Schema.between(1, 100)
@@ -84,9 +85,15 @@ const Limit = Schema.String.pipe(
 })
 const listParams = {
   limit: Schema.optional(Limit),
-  cursor: Schema.optional(Schema.String.pipe(Schema.minLength(1)).annotations({
-    description: "The `next_cursor` of the previous page (opaque; a cursor of another list or filter set is " +
-      "`400 INVALID_REQUEST`)"
+  // The shape is documented, and checked by the list itself (with its own message), from `cursorPattern`.
+  cursor: Schema.optional(Schema.String.annotations({
+    jsonSchema: {
+      type: "string",
+      pattern: cursorPattern.source,
+      maxLength: maxCursorLength,
+      description: "The `next_cursor` of the previous page, as it was given: only a cursor this server wrote for " +
+        "the same list and filters is accepted. Any other value, even one of this shape, is `400 INVALID_REQUEST`."
+    }
   }))
 }
 
@@ -103,10 +110,18 @@ export const WebhookDeleted = Schema.Struct({
 }).annotations({ identifier: "WebhookDeleted" })
 export const WebhookSecret = Schema.Struct({ secret: Schema.String }).annotations({ identifier: "WebhookSecret" })
 
-/** A filter by id: any string, documented with its pattern; one of the wrong shape simply matches nothing. */
+/**
+ * A filter by id: any string; one of the wrong shape simply matches nothing. The document says so rather than give
+ * a pattern the server does not enforce.
+ */
 const idFilter = (prefix: string) =>
   Schema.String.annotations({
-    jsonSchema: { type: "string", pattern: `^${prefix}_[0-9a-f]{32}$`, description: `Only those of this \`${prefix}_\` id` }
+    jsonSchema: {
+      type: "string",
+      description: `Only those of this \`${prefix}_\` id (\`${prefix}_\` and 32 lowercase hex digits); any other ` +
+        "string matches nothing",
+      examples: [`${prefix}_0190f0c2a1b27c3d8e4f5a6b7c8d9e0f`]
+    }
   })
 
 export class AccountGroup extends HttpApiGroup.make("account")

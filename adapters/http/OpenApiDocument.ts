@@ -206,6 +206,10 @@ const eventData = (type: string): unknown => {
   }
 }
 
+/** The rule for query strings, stated on every operation that takes query parameters and in the overview. */
+const queryRule = "Query parameters not listed here are ignored; a listed one is given at most once, and a value " +
+  "its schema does not allow is `400 INVALID_REQUEST`."
+
 /** Operations whose body names an object that must exist in the caller's scope (else `404 NOT_FOUND`). */
 export const namesObjectInBody: ReadonlySet<string> = new Set(["customerPortalSessions.create"])
 
@@ -573,6 +577,11 @@ const completeOperation = (spec: Json, path: string, op: Json) => {
     ]))
   }
 
+  // What the server does with a query it was not told about, said where a client generator or fuzzer reads.
+  if ((op.parameters as Array<Json>).some((p) => p.in === "query")) {
+    op.description = `${op.description ?? ""} ${queryRule}`.trim()
+  }
+
   const requestExample = requestExamples[op.operationId]
   const requestMedia = op.requestBody?.content?.["application/json"]
   if (requestMedia !== undefined && requestExample !== undefined) {
@@ -600,7 +609,8 @@ const describeApi = (spec: Json, catalogue: ReadonlyArray<ErrorEntry>): string =
     "`Retry-After` in whole seconds. Failed authentications are limited per client address.",
     "",
     "## Lists",
-    "Lists are newest first, `{ items, has_more, next_cursor }`; pass `next_cursor` as `cursor` for the next page.",
+    "Lists are newest first, `{ items, has_more, next_cursor }`; pass `next_cursor` as `cursor` for the next page. " +
+    queryRule,
     "",
     "## Errors",
     "Every error, from every layer, is `{ code, message }` JSON: match on `code`, show `message` to people. A path " +

@@ -1,6 +1,6 @@
 /** Merchant metadata: at most 50 string keys (1 to 40 characters) with string values of at most 500. */
 import { Schema } from "effect"
-import { check, Text } from "./Text.js"
+import { check, storablePattern, Text } from "./Text.js"
 
 export const maxKeys = 50
 export const maxKeyLength = 40
@@ -20,10 +20,16 @@ export const Metadata = Schema.Record({ key: Schema.String, value: MetadataValue
       if (bad !== true) return `metadata key '${[...key].slice(0, 50).join("")}' ${bad}`
     }
     return true
-  }, { jsonSchema: { maxProperties: maxKeys, propertyNames: { minLength: 1, maxLength: maxKeyLength } } }),
+  }, {
+    jsonSchema: {
+      maxProperties: maxKeys,
+      propertyNames: { minLength: 1, maxLength: maxKeyLength, pattern: storablePattern }
+    }
+  }),
   Schema.annotations({
     identifier: "Metadata",
-    description: "String keys (1 to 40 characters) to string values (at most 500 characters); at most 50 keys."
+    description: "String keys (1 to 40 characters) to string values (at most 500 characters); at most 50 keys. Keys " +
+      "and values are text as sent: a NUL character or a lone surrogate is refused."
   })
 )
 export type Metadata = typeof Metadata.Type

@@ -64,11 +64,19 @@ export const listKey = (list: string, filters: Record<string, string | undefined
 export const encodeCursor = (key: string, position: Position): string =>
   Encoding.encodeBase64Url(encodeCursorJson({ l: key, t: position.createdAtMillis, i: position.id }))
 
+export const maxCursorLength = 1024
+/**
+ * The shape of every cursor `encodeCursor` writes: base64url that starts with the encoding of `{"l":"` (six bytes,
+ * so eight characters whatever follows), at most `maxCursorLength` characters. Checked first when decoding, and
+ * stated as is in the OpenAPI document; only a cursor this server wrote for the same list decodes beyond it.
+ */
+export const cursorPattern = new RegExp(`^${Encoding.encodeBase64Url("{\"l\":\"")}[A-Za-z0-9_-]*$`)
+
 const invalidCursor = () =>
   new InvalidRequest({ message: "cursor is not valid for this list: pass the next_cursor of the previous page" })
 
 export const decodeCursor = (key: string, cursor: string): Either.Either<Position, InvalidRequest> => {
-  if (cursor.length > 1024) return Either.left(invalidCursor())
+  if (cursor.length > maxCursorLength || !cursorPattern.test(cursor)) return Either.left(invalidCursor())
   return Encoding.decodeBase64UrlString(cursor).pipe(
     Either.flatMap((json) => decodeCursorJson(json)),
     Either.mapLeft(invalidCursor),

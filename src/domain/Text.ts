@@ -47,15 +47,21 @@ export const check = (s: string, min: number, max: number): true | string => {
   return (n >= min && n <= max) || `must be ${lengthPhrase(min, max)}`
 }
 
+/**
+ * How the OpenAPI document states "storable": no NUL (JSON Schema has no keyword for a lone surrogate, refused too;
+ * the document's descriptions say so).
+ */
+export const storablePattern = "^[^\\u0000]*$"
+
 /** Any storable string: well-formed and without NUL. */
 export const Storable = Schema.String.pipe(
-  Schema.filter((s) => unstorable(s) ?? true, { jsonSchema: { pattern: "^[^\\u0000]*$" } })
+  Schema.filter((s) => unstorable(s) ?? true, { jsonSchema: { pattern: storablePattern } })
 )
 
 /** A storable string of `min` to `max` characters (code points). */
 export const Text = (min: number, max: number) =>
   Schema.String.pipe(
     Schema.filter((s) => check(s, min, max), {
-      jsonSchema: { ...(min > 0 ? { minLength: min } : {}), maxLength: max, pattern: "^[^\\u0000]*$" }
+      jsonSchema: { ...(min > 0 ? { minLength: min } : {}), maxLength: max, pattern: storablePattern }
     })
   )

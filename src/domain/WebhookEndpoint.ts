@@ -6,7 +6,7 @@ import { AccountId, WebhookId } from "./Ids.js"
 import * as Network from "./Network.js"
 import * as Pagination from "./Pagination.js"
 import { Text } from "./Text.js"
-import { httpUrlJsonSchema, parseHttpUrl } from "./Url.js"
+import { parseHttpUrl, webhookUrlPattern } from "./Url.js"
 
 const resourceFields = {
   object: Schema.Literal("webhook"),
@@ -28,7 +28,18 @@ export type WebhookEndpoint = typeof WebhookEndpoint.Type
 
 const WebhookDescription = Text(0, 5000)
 /** An absolute http(s) URL as sent (checked by `checkUrl`, which also applies the mode's host rules). */
-const WebhookUrl = Text(1, 2048).annotations({ jsonSchema: httpUrlJsonSchema })
+const WebhookUrl = Text(1, 2048).annotations({
+  jsonSchema: {
+    minLength: 1,
+    maxLength: 2048,
+    pattern: webhookUrlPattern.source,
+    description: "Absolute `http(s)` URL, at most 2048 characters, matching the pattern: a host name with a dot " +
+      "(or `localhost`), an IPv4 address or a bracketed IPv6 one; no user information. Then, by the endpoint's " +
+      "mode: a live endpoint needs `https` and a public host; a test endpoint may also use `http` and this machine " +
+      "(loopback). Internal hosts are refused in both: private, link-local and other special-purpose addresses, and " +
+      "names ending in `.local` or `.internal` (`400 INVALID_REQUEST`)."
+  }
+})
 
 const EventTypes = Schema.Array(EventType).pipe(
   Schema.minItems(1, { message: () => "event_types must name at least one event type" })
@@ -72,6 +83,13 @@ export const checkUrl = (raw: string, livemode: boolean): Either.Either<string, 
           : "A test endpoint's url must reach a public host or this machine (loopback), not an internal address"
       })
     )
+  }
+  // The shape the OpenAPI document states; what the parser would also take (`http:host`, `1.2.3`) is refused.
+  if (!webhookUrlPattern.test(raw)) {
+    return Either.left(new InvalidRequest({
+      message: "url must be http(s):// then a host name with a dot (or localhost), an IPv4 address or a bracketed " +
+        "IPv6 one, an optional port, and a path"
+    }))
   }
   return Either.right(url.toString())
 }

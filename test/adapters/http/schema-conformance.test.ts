@@ -7,12 +7,21 @@
  *
  * Two things the document cannot say stay out of the generated bodies, and are tested where they are enforced:
  * whether text is well-formed Unicode (JSON Schema has no keyword for a lone surrogate: `text.test.ts`), and the
- * billing fields of a product update, whose rules depend on the stored product (`products.test.ts`).
+ * billing fields of a product update, whose rules depend on the stored product (`products.test.ts`). A webhook's
+ * host rule by mode (which addresses are internal) is stated in words beside the URL pattern; the judge applies it
+ * from the domain (`Network.isRefusedHost`), as the description says.
+ *
+ * The list endpoints' query parameters are judged the same way, from their documented schemas, unknown parameters
+ * included (the document says they are ignored). A `cursor` is the one value no schema can generate: the document
+ * gives its shape and says that only a cursor the server wrote for the same list and filters is accepted; so a
+ * generated one of that shape must be refused, one breaking it too, and a real `next_cursor` accepted.
  */
 // ajv (dev) judges as OpenAPI 3.1 does: JSON Schema 2020-12.
 import { Ajv2020 } from "ajv/dist/2020.js"
 import fc from "fast-check"
 import { expect, it } from "vitest"
+import { isRefusedHost } from "../../../src/domain/Network.js"
+import { isWellFormed } from "../../../src/domain/Text.js"
 import { useServer } from "../../support/httpSuite.js"
 import { postgresVariant, rawFor, type TestServer } from "../../support/server.js"
 
@@ -42,6 +51,10 @@ const text = (min: number, max: number): fc.Arbitrary<string> =>
     fc.constantFrom("x", "قهوة عربية", `${emoji} box`, "x".repeat(max), emoji.repeat(max), emoji.repeat(Math.max(min, 1)))
   )
 
+/** Strings of a schema's pattern (well-formed, within its length): what a fuzzer honouring the pattern sends. */
+const patterned = (schema: Json): fc.Arbitrary<string> =>
+  fc.stringMatching(new RegExp(schema.pattern)).filter((s) => isWellFormed(s) && [...s].length <= (schema.maxLength ?? 254))
+
 /** Values a schema mostly accepts (ajv decides which are valid: the generator need not be exact). */
 const valuesOf = (schema: Json, name = ""): fc.Arbitrary<unknown> => {
   if (schema.anyOf !== undefined || schema.oneOf !== undefined) {
@@ -61,10 +74,8 @@ const valuesOf = (schema: Json, name = ""): fc.Arbitrary<unknown> => {
     case "object":
       return objectOf(schema)
     case "string": {
-      if (schema.format === "uri") return loopbackUrl
-      if (typeof schema.pattern === "string" && schema.pattern !== "^[^\\u0000]*$") {
-        return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length <= (schema.maxLength ?? 254))
-      }
+      if (schema.format === "uri" || name === "url") return fc.oneof(loopbackUrl, patterned(schema))
+      if (typeof schema.pattern === "string" && schema.pattern !== "^[^\\u0000]*$") return patterned(schema)
       return text(schema.minLength ?? 0, schema.maxLength ?? 100)
     }
     default:
@@ -173,6 +184,16 @@ const operations: ReadonlyArray<Operation> = [
   }
 ]
 
+/** The documented host rule of a test-mode webhook `url` (the description beside its pattern). */
+const hostAllowed = (body: Json): boolean => {
+  if (typeof body.url !== "string") return true
+  try {
+    return !isRefusedHost(new URL(body.url).hostname, false)
+  } catch {
+    return true // not a URL: the pattern has refused it
+  }
+}
+
 it("every generated create and update body is accepted iff it satisfies the served document's schema", async () => {
   const s = server()
   const key = s.accountA.test.key
@@ -190,7 +211,7 @@ it("every generated create and update body is accepted iff it satisfies the serv
         const body = mutate(schema, generated, m)
         const target = await op.target(s, key)
         const res = op.method === "POST" ? await rawFor(s, key).post(target, body) : await rawFor(s, key).patch(target, body)
-        const expected = valid(body) ? 200 : 400
+        const expected = valid(body) && hostAllowed(body) ? 200 : 400
         expect(res.status, `${op.method} ${op.path} ${JSON.stringify(body).slice(0, 300)}: ${res.text.slice(0, 300)} (${ajv.errorsText(valid.errors)})`).toBe(expected)
         tally[expected === 200 ? "accepted" : "refused"]++
       }),
@@ -200,4 +221,87 @@ it("every generated create and update body is accepted iff it satisfies the serv
   // Both sides of the rule were exercised, on every operation together.
   expect(tally.accepted).toBeGreaterThan(60)
   expect(tally.refused).toBeGreaterThan(60)
+}, 240_000)
+
+/** A query value as sent: some of the schema's own values (integers in decimal), some that break it. */
+const queryValues = (schema: Json): fc.Arbitrary<string> => {
+  const broken = fc.constantFrom("", "0", "-1", "101", "05", "1e1", "2.0", "abc", "a\u0000b", "x".repeat(300), emoji, " 1", "eyJsIjoi", "active ")
+  const own: fc.Arbitrary<string> = schema.type === "integer"
+    ? fc.integer({ min: schema.minimum ?? 0, max: schema.maximum ?? 1000 }).map(String)
+    : Array.isArray(schema.enum)
+    ? fc.constantFrom(...(schema.enum as Array<string>))
+    : typeof schema.pattern === "string"
+    ? patterned(schema)
+    : fc.string({ maxLength: 40, unit: "grapheme" })
+  return fc.oneof({ weight: 3, arbitrary: own }, { weight: 2, arbitrary: broken }, { weight: 1, arbitrary: fc.string({ maxLength: 12 }).filter(isWellFormed) })
+}
+
+/** `allOf: [x]` (how the generator wraps a `$ref` with a description) as `x`. */
+const flat = (schema: Json): Json => (Array.isArray(schema.allOf) && schema.allOf.length === 1 ? { ...schema.allOf[0], ...schema, allOf: undefined } : schema)
+
+it("every generated list query is accepted iff the served document's parameters allow it; unknown ones are ignored", async () => {
+  const s = server()
+  const key = s.accountA.test.key
+  const raw = rawFor(s, key)
+  const doc = (await raw.get("/api/v1/openapi.json")).json as Json
+  const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false })
+  // Something to page through in every list.
+  for (let i = 0; i < 2; i++) {
+    expect((await raw.post("/products", { name: `Dates ${i}`, price: 100, currency: "AED" })).status).toBe(200)
+    expect((await raw.post("/customers", { email: `list${i}@example.ae` })).status).toBe(200)
+    expect((await raw.post("/webhooks", { url: `http://127.0.0.1:9/list${i}` })).status).toBe(200)
+  }
+  const lists = Object.entries<Json>(doc.paths)
+    .filter(([path, item]) => item.get !== undefined && !path.includes("{"))
+    .map(([path, item]) => ({
+      path: path.replace(/^\/api\/v1/, ""),
+      params: (item.get.parameters ?? []).filter((p: Json) => p.in === "query").map((p: Json) => ({ name: p.name as string, schema: flat(deref(doc, p.schema)) }))
+    }))
+    .filter((l) => l.params.length > 0)
+  expect(lists.map((l) => l.path).sort()).toEqual(["/customers", "/events", "/payments", "/products", "/subscriptions", "/webhooks"])
+  for (const list of lists) expect(list.params.map((p: Json) => p.name), list.path).toEqual(expect.arrayContaining(["limit", "cursor"]))
+  expect(doc.paths["/api/v1/products"].get.description).toContain("Query parameters not listed here are ignored")
+
+  const tally = { accepted: 0, refused: 0, realCursors: 0 }
+  for (const list of lists) {
+    const checks = new Map<string, (v: string) => boolean>(list.params.map((p: { name: string; schema: Json }) => {
+      const valid = ajv.compile(p.schema)
+      return [p.name, (v: string) => (p.schema.type === "integer" ? /^-?(0|[1-9][0-9]*)$/.test(v) && valid(Number(v)) : valid(v))]
+    }))
+    const filters = list.params.filter((p: Json) => p.name !== "cursor")
+    const cursorSchema = list.params.find((p: Json) => p.name === "cursor")!.schema
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record(Object.fromEntries(filters.map((p: Json) => [p.name, queryValues(p.schema)])), { requiredKeys: [] }),
+        fc.oneof(fc.constant(undefined), fc.constant("real" as const), queryValues(cursorSchema)),
+        fc.option(fc.constantFrom({ coupon: "X" }, { expand: "customer" }, { LIMIT: "1000" }), { nil: undefined }),
+        async (chosen, cursorChoice, unknown) => {
+          const query: Record<string, string> = { ...(chosen as Record<string, string>) }
+          let real = false
+          if (cursorChoice === "real") {
+            // A cursor this server wrote for the same list and filters (when there is a next page at all).
+            const first = await raw.get(`${list.path}?${new URLSearchParams({ ...query, limit: "1" })}`)
+            if (first.status === 200 && typeof first.json.next_cursor === "string") {
+              query.cursor = first.json.next_cursor
+              real = true
+              tally.realCursors++
+              expect(checks.get("cursor")!(query.cursor), `a real cursor fits the document: ${query.cursor}`).toBe(true)
+            }
+          } else if (cursorChoice !== undefined) query.cursor = cursorChoice
+          const documented = Object.entries(query).every(([name, value]) => checks.get(name)!(value))
+          // Only a real cursor passes; any other, even of the documented shape, is refused (as the document says).
+          const expected = documented && (query.cursor === undefined || real) ? 200 : 400
+          const sent = new URLSearchParams({ ...query, ...unknown })
+          const res = await raw.get(`${list.path}?${sent}`)
+          expect(res.status, `GET ${list.path}?${sent}: ${res.text.slice(0, 300)}`).toBe(expected)
+          if (expected === 400) expect(res.json.code).toBe("INVALID_REQUEST")
+          tally[expected === 200 ? "accepted" : "refused"]++
+        }
+      ),
+      { numRuns: 40 }
+    )
+  }
+  expect(tally.accepted).toBeGreaterThan(40)
+  expect(tally.refused).toBeGreaterThan(40)
+  expect(tally.realCursors).toBeGreaterThan(5)
 }, 240_000)
