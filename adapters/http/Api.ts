@@ -18,6 +18,7 @@ import { cursorPattern, ListResource, maxCursorLength } from "../../src/domain/P
 import { PaymentResource, PaymentStatus, RefundedPaymentResource } from "../../src/domain/Payment.js"
 import { PortalSessionCreate, PortalSessionResource } from "../../src/domain/PortalSession.js"
 import { Billing, ProductCreate, ProductResource, ProductStatus, ProductUpdate } from "../../src/domain/Product.js"
+import { storablePattern } from "../../src/domain/Text.js"
 import { SubscriptionResource, SubscriptionStatus, SubscriptionUpdate } from "../../src/domain/Subscription.js"
 import { WebhookCreate, WebhookResource, WebhookUpdate, WebhookWithSecret } from "../../src/domain/WebhookEndpoint.js"
 import type { Principal } from "../../src/application/Accounts.js"
@@ -118,6 +119,8 @@ const idFilter = (prefix: string) =>
   Schema.String.annotations({
     jsonSchema: {
       type: "string",
+      // No request may carry a NUL, anywhere.
+      pattern: storablePattern,
       description: `Only those of this \`${prefix}_\` id (\`${prefix}_\` and 32 lowercase hex digits); any other ` +
         "string matches nothing",
       examples: [`${prefix}_0190f0c2a1b27c3d8e4f5a6b7c8d9e0f`]

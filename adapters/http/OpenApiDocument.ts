@@ -208,7 +208,7 @@ const eventData = (type: string): unknown => {
 
 /** The rule for query strings, stated on every operation that takes query parameters and in the overview. */
 const queryRule = "Query parameters not listed here are ignored; a listed one is given at most once, and a value " +
-  "its schema does not allow is `400 INVALID_REQUEST`."
+  "its schema does not allow is `400 INVALID_REQUEST` (as is a NUL character anywhere in a request)."
 
 /** Operations whose body names an object that must exist in the caller's scope (else `404 NOT_FOUND`). */
 export const namesObjectInBody: ReadonlySet<string> = new Set(["customerPortalSessions.create"])

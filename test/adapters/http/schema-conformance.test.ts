@@ -88,7 +88,7 @@ const objectOf = (schema: Json): fc.Arbitrary<Json> => {
   const names = Object.keys(properties)
   if (names.length === 0 && typeof schema.additionalProperties === "object") {
     // A map such as metadata: keys of 0 to 45 characters, up to its limit of keys and sometimes just past it.
-    const keys = fc.oneof(fc.string({ minLength: 1, maxLength: 12, unit: "grapheme" }), fc.constantFrom("", "k".repeat(40), "k".repeat(41), emoji.repeat(40)))
+    const keys = fc.oneof(fc.string({ minLength: 1, maxLength: 12, unit: "grapheme" }), fc.constantFrom("", "k".repeat(40), "k".repeat(41), emoji.repeat(40), "a\u0000b", "a\u0001b", "tab\there"))
     const max = schema.maxProperties ?? 5
     return fc.oneof(
       fc.dictionary(keys, valuesOf(schema.additionalProperties), { maxKeys: 4 }),
