@@ -381,7 +381,7 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
 
     // Accounts and keys ---------------------------------------------------------------------------------------------
 
-    it.effect("accounts: insert, get, update, count", () =>
+    it.effect("accounts: insert, get, update, count, list", () =>
       Effect.gen(function*() {
         const store = yield* Store
         const before = yield* store.accounts.count
@@ -395,6 +395,13 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         assert.strictEqual(yield* store.accounts.count, before + 1)
 
         assert.isTrue(Option.isNone(yield* store.accounts.get(yield* newId<AccountId>("acct"))))
+
+        // list: every account, oldest first, as stored.
+        const listed = yield* store.accounts.list
+        assert.strictEqual(listed.length, before + 1)
+        same(listed.find((a) => a.account_id === account.account_id), updated)
+        const times = listed.map((a) => DateTime.toEpochMillis(a.created_at))
+        assert.deepStrictEqual(times, [...times].sort((a, b) => a - b))
       }))
 
     it.effect("api keys: insert, findByHash, get; revoke sets revoked_at once", () =>
