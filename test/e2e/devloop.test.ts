@@ -142,7 +142,7 @@ describe("fils listen and fils trigger", () => {
       await listen.stop()
       await receiver.close()
     }
-  }, 120_000)
+  }, 240_000)
 
   it("--events keeps only those types; a receiver with another secret refuses them", async () => {
     const receiver = await startReceiver(() => "whsec_" + Buffer.alloc(24, 7).toString("base64"))
@@ -160,7 +160,7 @@ describe("fils listen and fils trigger", () => {
       await listen.stop()
       await receiver.close()
     }
-  }, 60_000)
+  }, 120_000)
 
   it("trigger names the command for what the API cannot cause; both refuse live keys and unknown types", async () => {
     for (const [type, hint] of [["subscription.renewed", "fils billing run --at"], ["subscription.on_hold", "4000 0000 0000 0341"], ["refund.succeeded", "fils refunds create"]] as const) {

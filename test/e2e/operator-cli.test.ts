@@ -336,7 +336,7 @@ describe("operator commands against fils serve on one database", () => {
       expect((await post(path, { password: "a third password!" })).status).toBe(410)
 
       expectRefused(await runFils(["users", "sign-in-link", "--email", "nobody@fils.local"], env), "NOT_FOUND")
-    }, 60_000)
+    }, 180_000)
   })
 
   it("the server is still up and stops cleanly on SIGTERM", async () => {
