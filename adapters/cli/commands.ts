@@ -302,11 +302,18 @@ const usersCreate = Command.make(
 
 const usersSignInLink = Command.make(
   "sign-in-link",
-  { email: Options.text("email").pipe(Options.withDescription("The user's e-mail")) },
-  ({ email }) =>
+  {
+    email: Options.text("email").pipe(Options.withDescription("The user's e-mail")),
+    account: accountOption.pipe(
+      Options.optional,
+      Options.withDescription("The account (acct_…): needed for an invitation not accepted yet (no password set)")
+    )
+  },
+  ({ account, email }) =>
     reportFailure(
       Effect.gen(function*() {
-        const { expires_at, token, user } = yield* (yield* Users).signInLink(email)
+        const accountId = Option.isSome(account) ? yield* accountIdOf(account.value) : undefined
+        const { expires_at, token, user } = yield* (yield* Users).signInLink(email, accountId)
         const publicUrl = yield* PublicUrl
         yield* printResult({
           user_id: user.user_id,

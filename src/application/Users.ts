@@ -9,7 +9,7 @@ import { DateTime, Effect, Option } from "effect"
 import type { AccountId, AuditId } from "../domain/Ids.js"
 import { prefixes, type UserId } from "../domain/Ids.js"
 import * as User from "../domain/DashboardUser.js"
-import { InvalidRequest, InvalidState, notFound, RateLimited, Unauthorized } from "../domain/Errors.js"
+import { InvalidRequest, InvalidState, NotFound, notFound, RateLimited, Unauthorized } from "../domain/Errors.js"
 import { Signer } from "../ports/Signer.js"
 import { Store } from "../ports/Store.js"
 import { newId } from "./Ids.js"
@@ -102,9 +102,20 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
      * password or their first link. The password set there replaces the old one, which keeps working until then (so
      * a link nobody uses locks nobody out); the link works once, within 24 hours, like the first.
      */
-    const signInLink = Effect.fn("Users.signInLink")(function*(email: string) {
-      const found = yield* store.dashboard.findUserByEmail(email.trim())
-      if (Option.isNone(found)) return yield* notFound("dashboard user", email.trim())
+    const signInLink = Effect.fn("Users.signInLink")(function*(email: string, accountId?: AccountId) {
+      const address = email.trim()
+      // Without an account: the one user this e-mail signs in as. An invitation not yet accepted (no password) may be
+      // pending on several accounts, so it is found on the account named.
+      const found = accountId === undefined
+        ? yield* store.dashboard.findUserByEmail(address)
+        : Option.fromNullable((yield* store.dashboard.listUsers(accountId)).find((u) => u.email.toLowerCase() === address.toLowerCase()))
+      if (Option.isNone(found)) {
+        return yield* new NotFound({
+          message: accountId === undefined
+            ? `No dashboard user signs in as '${address}'; for an invitation not accepted yet, name its account with --account`
+            : `No dashboard user '${address}' on account '${accountId}'`
+        })
+      }
       return { user: found.value, ...(yield* issueLink(found.value)) }
     })
 

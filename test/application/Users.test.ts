@@ -156,6 +156,13 @@ describe("Users", () => {
       yield* TestClock.adjust("24 hours")
       assert.strictEqual((yield* Effect.flip(users.redeem(late.token, "yet another password")))._tag, "Unauthorized", "24 hours")
       assert.strictEqual((yield* Effect.flip(users.signInLink("nobody@dune.ae")))._tag, "NotFound")
+      // An invitation never accepted (the lost first link): found on its account only.
+      const pending = yield* users.create(account.account_id, "lina@dune.ae", "owner")
+      assert.strictEqual((yield* Effect.flip(users.signInLink("lina@dune.ae")))._tag, "NotFound")
+      const renewedInvite = yield* users.signInLink("Lina@dune.ae", account.account_id)
+      assert.strictEqual(renewedInvite.user.user_id, pending.user.user_id)
+      yield* users.redeem(renewedInvite.token, renewed)
+      yield* users.signIn("lina@dune.ae", renewed, "10.1.0.5")
     }).pipe(withEngine()))
 
   it.effect("sign-in: one error for an unknown e-mail, a wrong password and a user without a password", () =>

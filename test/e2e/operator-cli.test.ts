@@ -315,7 +315,7 @@ describe("operator commands against fils serve on one database", () => {
       expect((await ok(base(), key, "GET", "/account")).account_id).toBe(accountId)
 
       expect(errorOf(await runFils(["users", "create", "--account", defaultId, "--email", "owner@fils.local", "--role", "owner"], env)).message)
-        .toContain("already exists")
+        .toContain("already on this account's team")
       const made = await runFils(["users", "sign-in-link", "--email", "Owner@fils.local"], env)
       expect(made.code, made.stderr).toBe(0)
       const link = JSON.parse(made.stdout)
