@@ -10,13 +10,16 @@
  * processor after reserving) takes its key itself (`Refunds.create`), or it would hold the transaction across the
  * call and lose its own commit points.
  */
-import { Data, DateTime, Effect, Exit } from "effect"
+import { Data, DateTime, Duration, Effect, Exit, Schedule } from "effect"
 import type { Scope } from "../domain/Account.js"
 import { scopeKey } from "../domain/Account.js"
 import * as Idempotency from "../domain/Idempotency.js"
 import { Signer } from "../ports/Signer.js"
 import { Store } from "../ports/Store.js"
 import { batched, batchedCalls } from "./Batched.js"
+
+/** How long a release the store could not take is tried again: well inside the lease, so no one took the key. */
+const releaseRetries = Duration.subtract(Idempotency.lease, Duration.seconds(3))
 
 /** At most this many claims, or responses, per statement. */
 const batch = 100
@@ -103,8 +106,17 @@ export class IdempotencyService extends Effect.Service<IdempotencyService>()("fi
             // A refusal (4xx) changed nothing, so its answer may be kept on its own.
             yield* complete({ scope: scopeId, key, fingerprint, response })
           } else {
-            // Also when the commit's fate is unknown (a lost connection): a committed answer is not released.
-            yield* store.idempotency.release(scopeId, key, fingerprint)
+            // Also when the commit's fate is unknown (a lost connection): a committed answer is not released. With
+            // the store out of reach (a failover), the release is tried again in the background until shortly
+            // before the lease ends, so the client's retry finds the key free once the database is back rather
+            // than `409 IDEMPOTENCY_KEY_IN_USE` for the rest of the lease.
+            const release = store.idempotency.release(scopeId, key, fingerprint)
+            yield* release.pipe(Effect.catchAll(() =>
+              Effect.forkDaemon(release.pipe(
+                Effect.retry(Schedule.spaced("250 millis").pipe(Schedule.upTo(releaseRetries))),
+                Effect.ignore
+              ))
+            ))
           }
           if (Exit.isFailure(exit)) return yield* Effect.failCause(exit.cause)
           return { response: response!, replayed: false } satisfies IdempotentResult

@@ -9,8 +9,13 @@ import { IdempotencyKeyInUse, IdempotencyKeyReused, InvalidRequest } from "./Err
 
 export const maxKeyLength = 255
 export const retention = Duration.hours(24)
-/** How long a running request holds its key before a retry with the same parameters may take over. */
-export const lease = Duration.seconds(60)
+/**
+ * How long a running request holds its key before a retry with the same parameters may take over. A request is
+ * answered within about 10 s (each statement is cut at 8 s), so a live one never loses its key to its own retry;
+ * after a crash or a failover killed the first attempt, its retry runs within 15 s. Should a slow first attempt
+ * still be running when taken over, its answer no longer matches the key's lease: it rolls back and is refused.
+ */
+export const lease = Duration.seconds(15)
 
 export interface StoredResponse {
   readonly status: number

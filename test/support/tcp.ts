@@ -81,6 +81,11 @@ export interface CommitCutter extends Endpoint {
    * forwarded, every connection is cut and new ones are refused, as if the database's host died. Resolves then.
    */
   readonly arm: (marker: string) => Promise<void>
+  /**
+   * Arms the cutter to cut every connection (and refuse new ones) as soon as a statement containing `marker` is
+   * sent, before the server sees it: the database lost in the middle of a transaction, which never commits.
+   */
+  readonly armBefore: (marker: string) => Promise<void>
   /** Lets connections through again (the database is back). */
   readonly heal: () => void
 }
@@ -93,6 +98,7 @@ export const commitCutter = async (targetHost: string, targetPort: number): Prom
   const sockets = new Set<Socket>()
   let down = false
   let armed: { readonly marker: Buffer; readonly done: () => void } | undefined
+  let armedBefore: { readonly marker: Buffer; readonly done: () => void } | undefined
   const cutAll = () => {
     down = true
     for (const socket of sockets) socket.destroy()
@@ -111,6 +117,12 @@ export const commitCutter = async (targetHost: string, targetPort: number): Prom
     // The server's messages: a type byte and a length (which counts itself), so each ReadyForQuery can be found.
     let pending = Buffer.alloc(0)
     client.on("data", (chunk: Buffer) => {
+      if (armedBefore !== undefined && chunk.includes(armedBefore.marker)) {
+        const done = armedBefore.done
+        armedBefore = undefined
+        cutAll()
+        return done()
+      }
       if (armed !== undefined && !watching && chunk.includes(armed.marker)) watching = true
       upstream.write(chunk)
     })
@@ -144,6 +156,7 @@ export const commitCutter = async (targetHost: string, targetPort: number): Prom
     port: await listen(server),
     close: closer(server, sockets),
     arm: (marker) => new Promise<void>((resolve) => (armed = { marker: Buffer.from(marker), done: resolve })),
+    armBefore: (marker) => new Promise<void>((resolve) => (armedBefore = { marker: Buffer.from(marker), done: resolve })),
     heal: () => {
       down = false
     }

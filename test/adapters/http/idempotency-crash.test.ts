@@ -73,3 +73,28 @@ it("the database dies right after the product's commit: a retry with the key rep
   expect(retry.json.product_id).toBe(products[0]!.product_id)
   if (first.status === 200) expect(retry.text).toBe(first.text)
 })
+
+it("the database goes away before the work commits: once it is back, the key is free again well inside the lease", async () => {
+  const raw = rawFor(server, server.accountA.test.key)
+  const key = randomUUID()
+  const name = `Lost ${key}`
+  const body = { name, price: 1500, currency: "AED" }
+  const cut = cutter.armBefore("INSERT INTO products")
+  const first = await raw.post("/products", body, withKey(key))
+  await cut
+  expect(first.status, first.text).toBe(503)
+  // The first attempt could not release its key (the database was gone); it keeps trying, so a retry once the
+  // database is back runs the work rather than meeting 409 IDEMPOTENCY_KEY_IN_USE for the rest of the lease.
+  cutter.heal()
+  const started = Date.now()
+  let retry = await raw.post("/products", body, withKey(key))
+  while (retry.status !== 200 && Date.now() - started < 10_000) {
+    expect([409, 503], retry.text).toContain(retry.status)
+    await new Promise((r) => setTimeout(r, 200))
+    retry = await raw.post("/products", body, withKey(key))
+  }
+  expect(retry.status, retry.text).toBe(200)
+  expect(retry.headers.get("idempotent-replayed")).toBeNull()
+  const products = await query<{ product_id: string }>("SELECT product_id FROM products WHERE name = $1", name)
+  expect(products.map((p) => p.product_id)).toEqual([retry.json.product_id])
+})
