@@ -175,6 +175,9 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
       return { session, businessName: merchant.business_name ?? "Fils merchant" }
     })
 
+    /** How old a reservation must be before a submission of the form again may close its reference. */
+    const judgeNothingAfterMillis = 5_000
+
     const staleForm = new InvalidRequest({ message: "This form is out of date; reload the page and try again." })
 
     const describe = (lines: ReadonlyArray<CheckoutSession.CartLine>) =>
@@ -229,9 +232,10 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
 
     /**
      * Asks the processor about the session's payments still `processing` and records each definite answer (a charge
-     * taken or refused; recording one twice changes nothing). Nothing under a reference is not judged here: the
-     * first submission may still be on its way to the processor, and the settle pass judges it once it is old.
-     * The session paid now, the paid result; otherwise `undefined`.
+     * taken or refused; recording one twice changes nothing). Nothing under a reference is an answer too (the port
+     * closes the reference: nothing can be taken under it any more), but only for a payment a few seconds old, so
+     * that a double click does not void the charge its first click is making. The session paid now, the paid
+     * result; otherwise `undefined`.
      */
     const settleInFlight = (session: CheckoutSession.CheckoutSession) =>
       Effect.gen(function*() {
@@ -240,13 +244,15 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           limit: 10,
           after: undefined
         })
+        const now = yield* DateTime.now
         for (const payment of inFlight.items) {
+          if (DateTime.distance(payment.created_at, now) < judgeNothingAfterMillis) continue
           const answer = yield* processor.lookup(payment.payment_id).pipe(
-            Effect.map(Option.flatMap((movement) => Option.fromNullable(lookedUpCharge(Option.some(movement))))),
-            Effect.catchTag("ProcessorUnavailable", () => Effect.succeed(Option.none()))
+            Effect.map(lookedUpCharge),
+            Effect.catchTag("ProcessorUnavailable", () => Effect.succeed(undefined))
           )
-          if (Option.isNone(answer) || answer.value.outcome._tag === "Processing") continue
-          const recorded = yield* settlement.recordOne(payment.payment_id, answer.value)
+          if (answer === undefined || answer.outcome._tag === "Processing") continue
+          const recorded = yield* settlement.recordOne(payment.payment_id, answer)
           if (recorded.status === "succeeded") {
             const after = yield* store.sessions.find(session.session_id)
             return { _tag: "Paid", session: Option.getOrElse(after, () => session), payment: recorded } satisfies PayResult
