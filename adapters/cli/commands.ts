@@ -287,18 +287,26 @@ const usersCreate = Command.make(
       Effect.gen(function*() {
         const accountId = yield* accountIdOf(account)
         const { token, user } = yield* (yield* Users).create(accountId, email, role)
-        const publicUrl = yield* PublicUrl
-        yield* printResult({
-          user_id: user.user_id,
-          account_id: user.account_id,
-          email: user.email,
-          role: user.role,
-          sign_in_url: `${publicUrl}/dashboard/sign-in/${token}`,
-          sign_in_url_expires_at: DateTime.formatIso(DateTime.add(user.created_at, { millis: signInLinkMillis }))
-        })
+        yield* printSignInLink(user, token, DateTime.add(user.created_at, { millis: signInLinkMillis }))
       }).pipe(Effect.provide(EngineSql))
     )
 ).pipe(Command.withDescription("Add a dashboard user to an account; prints a one-time sign-in link (24 h)"))
+
+/** A dashboard user and the one-time link that sets their password, as `users create` and `sign-in-link` print. */
+const printSignInLink = (
+  user: { readonly user_id: string; readonly account_id: string; readonly email: string; readonly role: string },
+  token: string,
+  expiresAt: DateTime.Utc
+) =>
+  Effect.flatMap(PublicUrl, (publicUrl) =>
+    printResult({
+      user_id: user.user_id,
+      account_id: user.account_id,
+      email: user.email,
+      role: user.role,
+      sign_in_url: `${publicUrl}/dashboard/sign-in/${token}`,
+      sign_in_url_expires_at: DateTime.formatIso(expiresAt)
+    }))
 
 const usersSignInLink = Command.make(
   "sign-in-link",
@@ -314,15 +322,7 @@ const usersSignInLink = Command.make(
       Effect.gen(function*() {
         const accountId = Option.isSome(account) ? yield* accountIdOf(account.value) : undefined
         const { expires_at, token, user } = yield* (yield* Users).signInLink(email, accountId)
-        const publicUrl = yield* PublicUrl
-        yield* printResult({
-          user_id: user.user_id,
-          account_id: user.account_id,
-          email: user.email,
-          role: user.role,
-          sign_in_url: `${publicUrl}/dashboard/sign-in/${token}`,
-          sign_in_url_expires_at: DateTime.formatIso(expires_at)
-        })
+        yield* printSignInLink(user, token, expires_at)
       }).pipe(Effect.provide(EngineSql))
     )
 ).pipe(Command.withDescription(
