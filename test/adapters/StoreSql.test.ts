@@ -146,7 +146,9 @@ describe("StoreSql on PostgreSQL", () => {
         "dashboard",
         "payment_days",
         "api_key_usage",
-        "customer_portal"
+        "customer_portal",
+        "rate_limit_shares",
+        "dashboard_invitations"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns
