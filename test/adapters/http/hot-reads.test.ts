@@ -49,7 +49,9 @@ describe("the hot reads' dispatch", () => {
       "/api/v1/payments",
       "/api/v1/payments?",
       "/api/v1/payments?limit=2&status=succeeded&unknown=1",
-      `/api/v1/payments?customer_id=cus_${"0".repeat(32)}&cursor=abc-_`
+      `/api/v1/payments?customer_id=cus_${"0".repeat(32)}&cursor=abc-_`,
+      // The schema takes any cursor text; the list refuses one it did not write (400), the same either way.
+      "/api/v1/payments?cursor="
     ]
     const full = [
       `/api/v1/payments/${id}?x=1`,
@@ -61,7 +63,6 @@ describe("the hot reads' dispatch", () => {
       "/api/v1/payments?limit=2&limit=3",
       "/api/v1/payments?x=1&x=2",
       "/api/v1/payments?status=nope",
-      "/api/v1/payments?cursor=",
       "/api/v1/payments?limit=%32",
       "/api/v1/payments?limit=2;x",
       "/API/v1/payments",
