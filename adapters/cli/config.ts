@@ -1,5 +1,5 @@
 /**
- * Where the CLI's settings come from (issue 20), in order: the environment; a `<NAME>_FILE` holding a secret's value
+ * Where the CLI's settings come from, in order: the environment; a `<NAME>_FILE` holding a secret's value
  * (as container platforms mount secrets: `DATABASE_URL_FILE`, `FILS_SECRET_KEY_FILE`, …); a `.env` file
  * (`FILS_ENV_FILE`, default `./.env` when there is one); the defaults. Every setting is then read through Effect's
  * `Config` from one provider over the result, and `fils config` shows each with where it came from, secrets redacted.

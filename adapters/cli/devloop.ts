@@ -1,5 +1,5 @@
 /**
- * A local webhook loop for developers (issue 20), through the public API only, in test mode only:
+ * A local webhook loop for developers, through the public API only, in test mode only:
  *
  * - `fils listen --forward-to URL`: follows a Fils server's events (`GET /events`) and POSTs each new one to a local
  *   URL exactly as a delivery is sent (Standard Webhooks headers, the delivery body), signed with a `whsec_` secret

@@ -1,5 +1,5 @@
 /**
- * Resolving unknown outcomes (issue 17): a charge or refund whose answer was lost is looked up by its reference,
+ * Resolving unknown outcomes: a charge or refund whose answer was lost is looked up by its reference,
  * never made again under a new one: once at once by the call that lost it (the customer or operator is still
  * waiting; a lookup that fails too leaves it to the settle pass rather than holding the request), then by the
  * settle pass, with a growing wait between asks while the processor cannot be reached (`LookupBackoff`).

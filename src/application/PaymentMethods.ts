@@ -1,5 +1,5 @@
 /**
- * A subscription's card, replaced by the customer (the customer portal, issue 19). The new card is saved through the
+ * A subscription's card, replaced by the customer (the customer portal). The new card is saved through the
  * processor without a charge; a refused card changes nothing. A subscription `on_hold` is retried on the new card at
  * once: the retry is the next of its scheduled retries brought forward (the same (subscription, period, attempt)
  * reservation as billing's, so it can never be charged twice), and its outcome is recorded as any retry's is

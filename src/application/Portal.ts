@@ -1,5 +1,5 @@
 /**
- * The customer portal (issue 19): a merchant creates a portal session for a customer (`POST
+ * The customer portal: a merchant creates a portal session for a customer (`POST
  * /customer_portal_sessions`) and sends them its link; opening it starts the customer's browser session, in which
  * they see their subscriptions and payments, set or undo cancellation at the period end, replace a subscription's
  * card (`PaymentMethods`), and read receipts. Every object is reached through the session's customer in its

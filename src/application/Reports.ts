@@ -1,5 +1,5 @@
 /**
- * What the dashboard's home shows (issue 18): a scope's volume, fees, refunds and payment counts over the last 7, 30
+ * What the dashboard's home shows: a scope's volume, fees, refunds and payment counts over the last 7, 30
  * or 90 days, with each day's gross volume, and its active subscriptions with their monthly recurring revenue.
  * Sums are the store's (one grouped statement each); this module only shapes them.
  */

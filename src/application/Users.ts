@@ -1,5 +1,5 @@
 /**
- * Dashboard users (issue 18): invited with a one-time sign-in link (24 h) where they set a password; signing in with
+ * Dashboard users: invited with a one-time sign-in link (24 h) where they set a password; signing in with
  * e-mail and password (failures throttled without letting a stranger lock a user out, one message for every
  * failure); browser sessions
  * (a random cookie secret, stored hashed; idle 12 h, absolute 7 days); signing out here or everywhere; and the

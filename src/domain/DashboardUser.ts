@@ -1,5 +1,5 @@
 /**
- * Dashboard users (issue 18): people who run an account from the browser, each with a role. What a role may do is
+ * Dashboard users: people who run an account from the browser, each with a role. What a role may do is
  * one table (`can`); every page and form of the dashboard asks it, and adds no rule of its own.
  *
  *   owner      everything: the team, live keys, refunds

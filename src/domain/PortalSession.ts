@@ -1,5 +1,5 @@
 /**
- * Customer portal sessions (issue 19): a merchant creates one for a customer and sends them its `url`, a one-time
+ * Customer portal sessions: a merchant creates one for a customer and sends them its `url`, a one-time
  * capability. Following it only shows a page (a mail scanner that follows links uses nothing up); the button on that
  * page opens it (within an hour of creation) and starts the customer's browser session, which lasts an hour or until
  * the customer signs out; the link cannot be opened again. Only the hashes of the link's secret and of the browser cookie are kept to find

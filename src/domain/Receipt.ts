@@ -1,5 +1,5 @@
 /**
- * A receipt (issue 19): what a succeeded payment paid for, for the customer (the portal) and the merchant (the
+ * A receipt: what a succeeded payment paid for, for the customer (the portal) and the merchant (the
  * dashboard). Only a payment that succeeded has one, refunded since or not.
  */
 import type { CheckoutSession } from "./CheckoutSession.js"

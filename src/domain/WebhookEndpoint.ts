@@ -132,7 +132,7 @@ export const update = (endpoint: WebhookEndpoint, patch: WebhookUpdate): Either.
 const dedupe = (types: ReadonlyArray<EventType>): ReadonlyArray<EventType> => eventTypes.filter((t) => types.includes(t))
 
 /**
- * Secret rotation (issue 18): the new secret signs from now on, and each one it replaced keeps signing beside it for
+ * Secret rotation: the new secret signs from now on, and each one it replaced keeps signing beside it for
  * 24 hours from its own retirement (Standard Webhooks lets `webhook-signature` carry several signatures), so a
  * receiver can switch at its own pace, even after two rotations in a day. The stored secret holds the current one
  * and each retired one still signing with its end, `whsec_new|whsec_old|<unix seconds>|whsec_older|<unix seconds>`:

@@ -1,5 +1,5 @@
 /**
- * The dashboard's business pages (issue 18): products (list, create), a checkout link made for a product (its
+ * The dashboard's business pages: products (list, create), a checkout link made for a product (its
  * `checkout_url` to copy), and subscriptions (list, a subscription with its payments; cancel now, cancel at the
  * period end, undo). Changes need `write` (owners and admins); each goes to the audit log.
  */

@@ -1,5 +1,5 @@
 /**
- * The dashboard's developers section (issue 18): API keys of the mode (list, create with the secret shown once,
+ * The dashboard's developers section: API keys of the mode (list, create with the secret shown once,
  * revoke), webhook endpoints (list, create), an endpoint's delivery log with resend, and the events. Test keys and
  * webhooks need `keys`, live ones `live_keys` (owners and admins: `canManageMode`); everyone else reads, and never
  * sees a secret.

@@ -1,5 +1,5 @@
 /**
- * The dashboard's pages (issue 18): server-rendered HTML that works without JavaScript, one small stylesheet (with
+ * The dashboard's pages: server-rendered HTML that works without JavaScript, one small stylesheet (with
  * the response's nonce), every merchant- or customer-supplied string escaped. Money as merchants read it
  * (`AED 1,234.50`), times in UTC and labelled so.
  */

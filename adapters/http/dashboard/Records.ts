@@ -1,5 +1,5 @@
 /**
- * The dashboard's records (issue 18): customers (list, search by e-mail, create; a customer with their payments and
+ * The dashboard's records: customers (list, search by e-mail, create; a customer with their payments and
  * subscriptions) and events (filter by type; an event's JSON and its deliveries). Reading needs `read`, creating a
  * customer `write`.
  */

@@ -1,5 +1,5 @@
 /**
- * The merchant dashboard's routes (issue 18), under `<public path>/dashboard`: sign-in (e-mail and password, or a
+ * The merchant dashboard's routes, under `<public path>/dashboard`: sign-in (e-mail and password, or a
  * one-time link that sets the password), the home page, payments with refunds, and the audit log. Test and live
  * data are apart: the mode is in the URL (`/dashboard/test/…`, `/dashboard/live/…`) and shown on every page.
  *

@@ -1,5 +1,5 @@
 /**
- * The dashboard's settings (issue 18): the business name and support e-mail (`settings`: owners and admins), the
+ * The dashboard's settings: the business name and support e-mail (`settings`: owners and admins), the
  * team for owners (invite with a link shown to copy, change a role, remove; an account always keeps an owner), and
  * signing out everywhere (anyone, for themselves).
  */

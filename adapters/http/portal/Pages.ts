@@ -1,5 +1,5 @@
 /**
- * The customer portal's pages (issue 19): plain HTML that works without JavaScript. Every merchant- and
+ * The customer portal's pages: plain HTML that works without JavaScript. Every merchant- and
  * customer-supplied string goes through the escaping template (`html`).
  */
 import { DateTime } from "effect"

@@ -1,5 +1,5 @@
 /**
- * A payment's receipt (issue 19): one printable page (its print stylesheet drops the links and the page's frame),
+ * A payment's receipt: one printable page (its print stylesheet drops the links and the page's frame),
  * for the customer in the portal and for the merchant in the dashboard.
  */
 import type { ReceiptView } from "../../../src/application/Portal.js"

@@ -1,5 +1,5 @@
 /**
- * The customer portal's routes (issue 19), under `<public path>/portal`. `GET /portal/{link secret}` shows a page
+ * The customer portal's routes, under `<public path>/portal`. `GET /portal/{link secret}` shows a page
  * whose button (`POST` to the same path) opens a portal session's one-time link and starts the browser session (a
  * cookie, an hour, or until signing out ends it on the server); the other pages need that cookie:
  * the home page (subscriptions and payments), cancelling at the period end and undoing it, replacing a card, and

@@ -1,5 +1,5 @@
 /**
- * Performance (issue 8), from profiles of `npm run bench`:
+ * Performance, from profiles of `npm run bench`:
  *
  * - `rate_limits` becomes UNLOGGED. Every authenticated request takes its key's bucket row lock for one
  *   `fils_rate_limit_hit`; on a logged table each hit commits with a WAL flush while holding that lock, so all the

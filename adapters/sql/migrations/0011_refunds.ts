@@ -1,5 +1,5 @@
 /**
- * Refunds through the processor (issue 17): each refund is a row, reserved `pending` before the processor is called
+ * Refunds through the processor: each refund is a row, reserved `pending` before the processor is called
  * and ended once, `succeeded` or `refused`. Pending refunds count against what remains of their payment; a
  * payment's `refunded_amount` counts only succeeded ones. Refunds made before this migration have no row (their
  * amounts stay in `refunded_amount`).

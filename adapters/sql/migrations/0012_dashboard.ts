@@ -1,5 +1,5 @@
 /**
- * The merchant dashboard (issue 18): its users with their roles, one-time sign-in links, browser sessions and the
+ * The merchant dashboard: its users with their roles, one-time sign-in links, browser sessions and the
  * audit log of changes made through it. Secrets are stored only as SHA-256 hashes (links, session cookies) or a
  * KDF's output (passwords).
  */

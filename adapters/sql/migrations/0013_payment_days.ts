@@ -1,5 +1,5 @@
 /**
- * Daily payment totals (issue 18: the dashboard's home at 1M payments): per account, mode, UTC day of creation and
+ * Daily payment totals (the dashboard's home at 1M payments): per account, mode, UTC day of creation and
  * one of 16 shards (by payment id, so that payments recorded at once update different rows), the gross of succeeded
  * payments, their fees and refunds, and the counts of succeeded and failed ones. Kept by statement-level triggers
  * in the transaction that changes the payments (inserted, updated, deleted: the change's difference is added), so

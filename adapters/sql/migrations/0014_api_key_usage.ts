@@ -1,5 +1,5 @@
 /**
- * When each API key was last used (issue 18: the dashboard's key list), to the minute. Kept apart from `api_keys`:
+ * When each API key was last used (the dashboard's key list), to the minute. Kept apart from `api_keys`:
  * it is operational bookkeeping, like the rate counters, written at most once a minute per key and process, and
  * never part of a request's own writes (a refused request still writes no object row).
  */

@@ -1,5 +1,5 @@
 /**
- * The customer portal (issue 19): sessions a merchant creates for a customer. The link's secret and the browser
+ * The customer portal: sessions a merchant creates for a customer. The link's secret and the browser
  * session's cookie are stored only as SHA-256 hashes; the link itself (`url`) is sealed by the SecretBox (bound to
  * the session's id), as webhook secrets are.
  */
