@@ -1,8 +1,8 @@
 /**
  * Idempotent POSTs, built once for every create endpoint: with an `Idempotency-Key` header the handler's outcome
  * (success or error) is recorded and replayed verbatim, with `Idempotent-Replayed: true`. A success is recorded in
- * the transaction of the handler's writes (see `IdempotencyService`), so what it created and its answer commit
- * together.
+ * one transaction with the objects the handler created (see `IdempotencyService` and `UnitOfWork`), so what it
+ * created and its answer commit together.
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"

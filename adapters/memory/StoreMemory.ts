@@ -210,8 +210,8 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
   /**
    * A write of one idempotency record or rate-limit bucket, the SQL store's single-row statements: inside a
    * transaction it joins it (undone with it); outside, it takes no store-wide lock, as PostgreSQL locks only the
-   * row. So a request's rate limit and key claim never wait for another request's work, which runs in a
-   * transaction when it has a key (see `IdempotencyService`). Synchronous, so it is atomic all the same.
+   * row. So a request's rate limit and key claim never wait for another request's commit, which writes
+   * its objects in a transaction with its key's answer (see `IdempotencyService`). Synchronous, so it is atomic all the same.
    */
   const rowWrite = <A>(f: () => A): Effect.Effect<A> =>
     Effect.flatMap(FiberRef.get(current), (own) =>
@@ -729,15 +729,17 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
       claimAll: (records, now) => rowWrite(() => records.map((record) => claim(record, now))),
       complete: (scope, key, fingerprint, response) => rowWrite(() => complete({ scope, key, fingerprint, response })),
       completeAll: (completions) => rowWrite(() => completions.forEach(complete)),
-      answer: ({ fingerprint, key, response, scope }, lockedUntil) =>
-        rowWrite(() => {
-          const id = idemId(scope, key)
-          const existing = idempotency.get(id)
-          const held = existing !== undefined && existing.fingerprint === fingerprint && existing.response === null &&
-            DateTime.Equivalence(existing.lockedUntil, lockedUntil)
-          if (held) idempotency.set(id, { ...existing, response })
-          return held
-        }),
+      answerAll: (answers) =>
+        rowWrite(() =>
+          answers.map(({ completion: { fingerprint, key, response, scope }, lockedUntil }) => {
+            const id = idemId(scope, key)
+            const existing = idempotency.get(id)
+            const held = existing !== undefined && existing.fingerprint === fingerprint && existing.response === null &&
+              DateTime.Equivalence(existing.lockedUntil, lockedUntil)
+            if (held) idempotency.set(id, { ...existing, response })
+            return held
+          })
+        ),
       release: (scope, key, fingerprint) =>
         rowWrite(() => {
           const id = idemId(scope, key)

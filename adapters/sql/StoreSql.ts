@@ -326,15 +326,29 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
           AS v(scope text, key text, fingerprint text, status integer, body text)
         WHERE k.scope = v.scope AND k.key = v.key AND k.fingerprint = v.fingerprint`
     }, orUnavailable),
-    // In the work's transaction: the row lock it takes makes a claim of the same key wait for the commit, after
+    // In the work's transaction: the row locks it takes make a claim of the same key wait for the commit, after
     // which the claim meets the answer. A lease taken over meanwhile has another `locked_until`: nothing matches.
-    answer: Effect.fnUntraced(function*(c, lockedUntil) {
-      const body = yield* sealResponse(c, c.response.body)
-      const rows = yield* sql`UPDATE idempotency_keys SET response_status = ${c.response.status}, response_body = ${body}
-        WHERE scope = ${c.scope} AND key = ${c.key} AND fingerprint = ${c.fingerprint} AND response_status IS NULL
-          AND locked_until = ${Rows.toTimestamp(lockedUntil)}
-        RETURNING 1`
-      return rows.length > 0
+    answerAll: Effect.fnUntraced(function*(answers) {
+      if (answers.length === 0) return []
+      const values = yield* Effect.forEach(answers, ({ completion: c, lockedUntil }, i) =>
+        Effect.map(sealResponse(c, c.response.body), (body) => ({
+          i,
+          scope: c.scope,
+          key: c.key,
+          fingerprint: c.fingerprint,
+          status: c.response.status,
+          body,
+          locked_until: Rows.toTimestamp(lockedUntil)
+        })))
+      const rows = yield* sql<{ readonly i: number }>`UPDATE idempotency_keys AS k
+        SET response_status = v.status, response_body = v.body
+        FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(i integer, scope text, key text,
+          fingerprint text, status integer, body text, locked_until timestamptz)
+        WHERE k.scope = v.scope AND k.key = v.key AND k.fingerprint = v.fingerprint AND k.response_status IS NULL
+          AND k.locked_until = v.locked_until
+        RETURNING v.i`
+      const held = new Set(rows.map((row) => Number(row.i)))
+      return answers.map((_, i) => held.has(i))
     }, orUnavailable),
     release: Effect.fnUntraced(function*(scope, key, fingerprint) {
       yield* sql`DELETE FROM idempotency_keys

@@ -21,6 +21,7 @@ import { batched, batchedReads } from "./Batched.js"
 import { Customers } from "./Customers.js"
 import { newId } from "./Ids.js"
 import { type ChargeReport, lookedUpCharge, Settlement } from "./Settlement.js"
+import * as UnitOfWork from "./UnitOfWork.js"
 
 const productIdOf = parseId(ProductIdSchema)
 const customerIdOf = parseId(CustomerIdSchema)
@@ -82,11 +83,14 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
             message: "Live payments are not enabled for this account; use a test key, or ask the operator to enable them"
           })
         }
-        // A transaction only when a customer may be created with the session; otherwise the reads and the one
-        // insert need none (the prices are a snapshot either way), which saves two round trips per session, and
-        // the read and the insert join those of other sessions being created (batches run outside transactions).
-        // Inside a caller's transaction (a request with an Idempotency-Key) everything joins it.
-        const atomic = (input.customer !== undefined && !("customer_id" in input.customer)) || (yield* store.inTransaction)
+        // A transaction only when a customer may be created with the session and they are not staged together
+        // (a request with an Idempotency-Key writes both with its answer, `UnitOfWork`); otherwise the reads and the
+        // one insert need none (the prices are a snapshot either way), and the read and the insert join those of
+        // other sessions being created (batches run outside transactions). Inside a caller's transaction
+        // everything joins it.
+        const newCustomer = input.customer !== undefined && !("customer_id" in input.customer)
+        const inside = yield* store.inTransaction
+        const atomic = (newCustomer && !(yield* UnitOfWork.isStaging)) || inside
         const work = Effect.gen(function*() {
           // The cart's products in one statement, whatever the number of lines (shared with other carts).
           const ids = input.product_cart.flatMap((line) => {
@@ -134,7 +138,10 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
             completed_at: null,
             form_token: token
           }
-          yield* (atomic ? store.sessions.insert(session) : insertSession(session))
+          yield* UnitOfWork.create(
+            UnitOfWork.Created.CheckoutSession({ session }),
+            atomic ? store.sessions.insert(session) : insertSession(session)
+          )
           return session
         })
         return yield* (atomic ? store.transact(work) : work)

@@ -8,6 +8,7 @@ import { prefixes } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
 import { Store } from "../ports/Store.js"
 import { newId } from "./Ids.js"
+import * as UnitOfWork from "./UnitOfWork.js"
 
 export interface CustomerListParams {
   readonly email?: string | undefined
@@ -27,7 +28,7 @@ export class Customers extends Effect.Service<Customers>()("fils/Customers", {
         livemode: scope.livemode,
         now: yield* DateTime.now
       })
-      yield* store.customers.insert(customer)
+      yield* UnitOfWork.create(UnitOfWork.Created.Customer({ customer }), store.customers.insert(customer))
       return customer
     })
 

@@ -3,20 +3,22 @@
  * hours; a retry with the same parameters gets that response again; other parameters are refused (422), and so is
  * a retry while the first still runs (409).
  *
- * Exactly once: the key is claimed in a statement of its own (with a lease), then the work runs in one transaction
- * with its response (`IdempotencyRepo.answer`). A crash or a lost connection before that commit leaves neither the
- * object nor the answer, and once the lease has run out a retry runs the work afresh; after it, the retry replays.
- * So the work must only write to the store: work that calls out in between its own commits (a refund asks the
- * processor after reserving) takes its key itself (`Refunds.create`), or it would hold the transaction across the
- * call and lose its own commit points.
+ * Exactly once: the key is claimed in a statement of its own (with a lease), then the work runs with its objects
+ * staged (`UnitOfWork`), and they are written with its response in one transaction (`IdempotencyRepo.answerAll`). A
+ * crash or a lost connection before that commit leaves neither the objects nor the answer, and once the lease has run
+ * out a retry runs the work afresh; after it, the retry replays. The answers and objects of requests finishing
+ * together share that transaction. So the work must only create objects, through `UnitOfWork.create`: work that
+ * calls out in between its own commits (a refund asks the processor after reserving) takes its key itself
+ * (`Refunds.create`).
  */
-import { Data, DateTime, Duration, Effect, Exit, Schedule } from "effect"
+import { Cause, DateTime, Duration, Effect, Exit, Schedule } from "effect"
 import type { Scope } from "../domain/Account.js"
 import { scopeKey } from "../domain/Account.js"
 import * as Idempotency from "../domain/Idempotency.js"
 import { Signer } from "../ports/Signer.js"
-import { Store } from "../ports/Store.js"
+import { type IdempotencyAnswer, Store } from "../ports/Store.js"
 import { batched, batchedCalls } from "./Batched.js"
+import * as UnitOfWork from "./UnitOfWork.js"
 
 /** How long a release the store could not take is tried again: well inside the lease, so no one took the key. */
 const releaseRetries = Duration.subtract(Idempotency.lease, Duration.seconds(3))
@@ -24,8 +26,11 @@ const releaseRetries = Duration.subtract(Idempotency.lease, Duration.seconds(3))
 /** At most this many claims, or responses, per statement. */
 const batch = 100
 
-/** Why the work's transaction rolled back: its response is not a success, or a retry took the key over. */
-class RolledBack extends Data.TaggedError("RolledBack")<{ readonly response: Idempotency.StoredResponse | undefined }> {}
+/** A keyed request's success: its answer, and the objects its work created, to be written together. */
+interface KeyedCommit {
+  readonly answer: IdempotencyAnswer
+  readonly created: ReadonlyArray<UnitOfWork.Created>
+}
 
 export interface IdempotentResult {
   readonly response: Idempotency.StoredResponse
@@ -47,6 +52,44 @@ export class IdempotencyService extends Effect.Service<IdempotencyService>()("fi
       { max: batch }
     )
     const complete = yield* batched(store.idempotency.completeAll, { max: batch })
+    // The answers of requests finishing together, and the objects their work created, in one transaction. Should it
+    // fail for a reason other than the store's absence (an object the database refuses), each is tried on its own,
+    // so one request's fault is not another's.
+    const commitTogether = (commits: ReadonlyArray<KeyedCommit>) =>
+      store.transact(Effect.gen(function*() {
+        const held = yield* store.idempotency.answerAll(commits.map((c) => c.answer))
+        yield* UnitOfWork.writeAll(store, commits.flatMap((c, i) => held[i] ? c.created : []))
+        return held
+      }))
+    const commit = yield* batchedCalls(
+      (commits: ReadonlyArray<KeyedCommit>) =>
+        commits.length === 1
+          ? Effect.map(Effect.exit(commitTogether(commits)), (exit) => [Exit.map(exit, (held) => held[0]!)])
+          : commitTogether(commits).pipe(
+            Effect.map((held) => held.map((h) => Exit.succeed(h))),
+            Effect.catchAllCause((cause) =>
+              Cause.isFailType(cause)
+                ? Effect.succeed(commits.map(() => Exit.failCause(cause)))
+                : Effect.forEach(commits, (c) => Effect.map(Effect.exit(commitTogether([c])), (exit) => Exit.map(exit, (held) => held[0]!)))
+            )
+          ),
+      { max: batch }
+    ).pipe(Effect.map((call) => (c: KeyedCommit) => Effect.flatten(call(c))))
+
+    /**
+     * Gives a key up. With the store out of reach (a failover), the release is tried again in the background until
+     * shortly before the lease ends, so the client's retry finds the key free once the database is back rather than
+     * `409 IDEMPOTENCY_KEY_IN_USE` for the rest of the lease.
+     */
+    const release = (scope: string, key: string, fingerprint: string) => {
+      const once = store.idempotency.release(scope, key, fingerprint)
+      return once.pipe(Effect.catchAll(() =>
+        Effect.forkDaemon(once.pipe(
+          Effect.retry(Schedule.spaced("250 millis").pipe(Schedule.upTo(releaseRetries))),
+          Effect.ignore
+        ))
+      ))
+    }
 
     /**
      * Runs `execute` at most once per (scope, key, request). `request` is the canonical text of what makes the
@@ -80,46 +123,35 @@ export class IdempotencyService extends Effect.Service<IdempotencyService>()("fi
         if (outcome._tag === "Refuse") return yield* outcome.error
         return { response: outcome.response, replayed: true } satisfies IdempotentResult
       }
-      // The key is ours. The work and its answer commit together; anything but a success rolls the work back.
-      // Whatever happens to `execute`, interruption included (a client that hangs up), settle the record, so a
-      // retry is neither refused for the lease nor replayed a response that was never sent.
-      const committed = Effect.gen(function*() {
-        const response = yield* execute
-        if (!Idempotency.commitsWork(response.status)) return yield* new RolledBack({ response })
-        const held = yield* store.idempotency.answer({ scope: scopeId, key, fingerprint, response }, lockedUntil)
-        if (!held) return yield* new RolledBack({ response: undefined })
-        return response
-      })
+      // The key is ours. Whatever happens to `execute`, interruption included (a client that hangs up), settle the
+      // record, so a retry is neither refused for the lease nor replayed a response that was never sent.
       return yield* Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {
-          const exit = yield* Effect.exit(restore(
-            store.transact(committed).pipe(Effect.catchTag("RolledBack", (rolledBack) => Effect.succeed(rolledBack)))
-          ))
-          if (Exit.isSuccess(exit) && !(exit.value instanceof RolledBack)) {
-            return { response: exit.value, replayed: false } satisfies IdempotentResult
+          const staged: Array<UnitOfWork.Created> = []
+          const unit = UnitOfWork.UnitOfWork.of({ stage: (created) => Effect.sync(() => void staged.push(created)) })
+          const exit = yield* Effect.exit(restore(Effect.provideService(execute, UnitOfWork.UnitOfWork, unit)))
+          if (Exit.isSuccess(exit) && Idempotency.commitsWork(exit.value.status)) {
+            const response = exit.value
+            const completion = { scope: scopeId, key, fingerprint, response }
+            const committed = yield* Effect.exit(commit({ answer: { completion, lockedUntil }, created: staged }))
+            if (Exit.isSuccess(committed)) {
+              if (committed.value) return { response, replayed: false } satisfies IdempotentResult
+              // The lease ran out while the work ran and a retry took the key: its answer stands, not this one.
+              return yield* Idempotency.inUse()
+            }
+            // The commit's fate is unknown (a lost connection): a committed answer is not released (`release` only
+            // frees a key without one).
+            yield* release(scopeId, key, fingerprint)
+            return yield* Effect.failCause(committed.cause)
           }
-          const rolledBack: RolledBack | undefined = Exit.isSuccess(exit) ? exit.value as RolledBack : undefined
-          const response = rolledBack?.response
-          // The lease ran out while the work ran and a retry took the key: its answer stands, not this one.
-          if (rolledBack !== undefined && response === undefined) return yield* Idempotency.inUse()
-          if (response !== undefined && Idempotency.isStorable(response.status)) {
-            // A refusal (4xx) changed nothing, so its answer may be kept on its own.
-            yield* complete({ scope: scopeId, key, fingerprint, response })
+          if (Exit.isSuccess(exit) && Idempotency.isStorable(exit.value.status)) {
+            // A refusal (4xx) created nothing, so its answer is kept on its own.
+            yield* complete({ scope: scopeId, key, fingerprint, response: exit.value })
           } else {
-            // Also when the commit's fate is unknown (a lost connection): a committed answer is not released. With
-            // the store out of reach (a failover), the release is tried again in the background until shortly
-            // before the lease ends, so the client's retry finds the key free once the database is back rather
-            // than `409 IDEMPOTENCY_KEY_IN_USE` for the rest of the lease.
-            const release = store.idempotency.release(scopeId, key, fingerprint)
-            yield* release.pipe(Effect.catchAll(() =>
-              Effect.forkDaemon(release.pipe(
-                Effect.retry(Schedule.spaced("250 millis").pipe(Schedule.upTo(releaseRetries))),
-                Effect.ignore
-              ))
-            ))
+            yield* release(scopeId, key, fingerprint)
           }
           if (Exit.isFailure(exit)) return yield* Effect.failCause(exit.cause)
-          return { response: response!, replayed: false } satisfies IdempotentResult
+          return { response: exit.value, replayed: false } satisfies IdempotentResult
         })
       )
     })

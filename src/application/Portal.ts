@@ -24,6 +24,7 @@ import { PublicUrl } from "./Checkout.js"
 import { newId } from "./Ids.js"
 import { PaymentMethods } from "./PaymentMethods.js"
 import { Subscriptions } from "./Subscriptions.js"
+import * as UnitOfWork from "./UnitOfWork.js"
 
 /** A portal link that does not open: unknown, opened already, or past its hour. */
 export class PortalLinkGone extends Data.TaggedError("PortalLinkGone")<{ readonly reason: PortalSession.LinkGone | "unknown" }> {}
@@ -93,7 +94,7 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
         csrf_token: null,
         session_expires_at: null
       }
-      yield* store.portalSessions.insert(session)
+      yield* UnitOfWork.create(UnitOfWork.Created.PortalSession({ session }), store.portalSessions.insert(session))
       return PortalSession.toResource(session)
     })
 

@@ -9,6 +9,7 @@ import * as Product from "../domain/Product.js"
 import { Store } from "../ports/Store.js"
 import { batched } from "./Batched.js"
 import { newId } from "./Ids.js"
+import * as UnitOfWork from "./UnitOfWork.js"
 
 export interface ProductListParams extends Product.ProductFilter {
   readonly limit?: number | undefined
@@ -20,11 +21,14 @@ export class Products extends Effect.Service<Products>()("fils/Products", {
   scoped: Effect.gen(function*() {
     const store = yield* Store
     // Products created together are written together: one statement and one commit for a burst, not one each.
-    // Each caller still waits for the write that carries its own. A caller in a transaction (a request with an
-    // Idempotency-Key, whose answer commits with its product) writes in it: a batch runs outside it.
+    // Each caller still waits for the write that carries its own. A caller in a transaction writes in it: a batch
+    // runs outside it. Under an Idempotency-Key the product is written with the key's answer (`UnitOfWork`).
     const batch = yield* batched(store.products.insertAll, { max: 100 })
     const insert = (product: Product.Product) =>
-      Effect.flatMap(store.inTransaction, (inside) => inside ? store.products.insert(product) : batch(product))
+      UnitOfWork.create(
+        UnitOfWork.Created.Product({ product }),
+        Effect.flatMap(store.inTransaction, (inside) => inside ? store.products.insert(product) : batch(product))
+      )
 
     const create = Effect.fn("Products.create")(function*(scope: Scope, input: Product.ProductCreate) {
       const product = yield* Product.create(input, {

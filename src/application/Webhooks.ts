@@ -11,6 +11,7 @@ import { Signer } from "../ports/Signer.js"
 import { Store } from "../ports/Store.js"
 import { WebhookTransport } from "../ports/WebhookTransport.js"
 import { newId } from "./Ids.js"
+import * as UnitOfWork from "./UnitOfWork.js"
 
 /** How long creating or re-pointing an endpoint waits for DNS before accepting the name unresolved. */
 const resolveTimeout = Duration.seconds(3)
@@ -56,7 +57,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("fils/Webhooks", {
         now: yield* DateTime.now
       })
       yield* checkHost(endpoint.url, endpoint.livemode)
-      yield* store.webhooks.insert(endpoint)
+      yield* UnitOfWork.create(UnitOfWork.Created.WebhookEndpoint({ endpoint }), store.webhooks.insert(endpoint))
       return endpoint
     })
 

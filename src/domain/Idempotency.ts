@@ -72,8 +72,8 @@ export const decide = (existing: IdempotencyRecord, fingerprint: string): Outcom
 
 /**
  * Responses whose work commits, with the response in the same transaction: successes, a redirect answering a form
- * included. Any other outcome rolls its work back, so a refused request leaves nothing behind that a replay of its
- * refusal would hide.
+ * included. Any other outcome writes nothing of its work, so a refused request leaves nothing behind that a replay of
+ * its refusal would hide.
  */
 export const commitsWork = (status: number): boolean => status >= 200 && status < 400
 

@@ -354,6 +354,12 @@ export interface IdempotencyCompletion {
   readonly response: StoredResponse
 }
 
+/** What `IdempotencyRepo.answerAll` takes for one request: its response and the lease its claim took. */
+export interface IdempotencyAnswer {
+  readonly completion: IdempotencyCompletion
+  readonly lockedUntil: DateTime.Utc
+}
+
 export interface IdempotencyRepo {
   /**
    * Atomically takes the key for a new request (see `Idempotency.canClaim`), recording its fingerprint with no
@@ -370,11 +376,12 @@ export interface IdempotencyRepo {
   /** `complete` for many records at once (one statement), each as `complete` would. */
   readonly completeAll: (completions: ReadonlyArray<IdempotencyCompletion>) => Op<void>
   /**
-   * Stores a successful request's response, inside the transaction of its work (`transact`), on the record it still
-   * holds: same fingerprint, no response yet and its own lease (`lockedUntil`, as claimed). False when a retry took
-   * the key over after the lease ran out: the caller then rolls its work back, and the retry's answer stands.
+   * Stores successful requests' responses, inside the transaction of their work (`transact`), each on the record it
+   * still holds: same fingerprint, no response yet and its own lease (`lockedUntil`, as claimed). One statement for
+   * all; for each, false when a retry took the key over after the lease ran out: its work must not be written, and
+   * the retry's answer stands.
    */
-  readonly answer: (completion: IdempotencyCompletion, lockedUntil: DateTime.Utc) => Op<boolean>
+  readonly answerAll: (answers: ReadonlyArray<IdempotencyAnswer>) => Op<ReadonlyArray<boolean>>
   /** Gives the key up (a response not worth replaying); a retry runs afresh. */
   readonly release: (scope: string, key: string, fingerprint: string) => Op<void>
 }

@@ -2117,27 +2117,41 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         assert.deepStrictEqual(yield* store.idempotency.claim(elsewhere, at(T0)), { _tag: "Claimed" })
       }))
 
-    it.effect("idempotency: answer stores the response in the work's transaction, only on the record its claim still holds", () =>
+    it.effect("idempotency: answerAll stores responses in the work's transaction, only on records their claims still hold", () =>
       Effect.gen(function*() {
         const store = yield* Store
         const scope = `acct_${yield* unique()}:test`
         const record = idempotencyRecord(scope, "k", "fp-a", T0)
+        const other = idempotencyRecord(scope, "k2", "fp-c", T0)
         const response = { status: 200, body: "{\"object\":\"product\"}" }
         const completion = { scope, key: "k", fingerprint: "fp-a", response }
+        const answer = { completion, lockedUntil: record.lockedUntil }
+        const otherAnswer = { completion: { scope, key: "k2", fingerprint: "fp-c", response }, lockedUntil: other.lockedUntil }
         yield* store.idempotency.claim(record, at(T0))
+        yield* store.idempotency.claim(other, at(T0))
         // Another request's fingerprint, or a lease that is not this claim's (a retry took the key over): no.
-        assert.isFalse(yield* store.idempotency.answer({ ...completion, fingerprint: "fp-b" }, record.lockedUntil))
-        assert.isFalse(yield* store.idempotency.answer(completion, at(T0 + 1)))
+        assert.deepStrictEqual(
+          yield* store.idempotency.answerAll([
+            { ...answer, completion: { ...completion, fingerprint: "fp-b" } },
+            { ...answer, lockedUntil: at(T0 + 1) }
+          ]),
+          [false, false]
+        )
         // Rolled back with its transaction: the record still waits for an answer.
         const rolledBack = yield* Effect.exit(store.transact(
-          Effect.zipRight(store.idempotency.answer(completion, record.lockedUntil), Effect.fail("work failed" as const))
+          Effect.zipRight(store.idempotency.answerAll([answer]), Effect.fail("work failed" as const))
         ))
         assert.isTrue(Exit.isFailure(rolledBack))
         assert.isNull(existing(yield* store.idempotency.claim(record, at(T0 + 2))).response)
-        // Committed with it: replayed from then on, and never answered twice.
-        assert.isTrue(yield* store.transact(store.idempotency.answer(completion, record.lockedUntil)))
+        // Committed with it: replayed from then on, and never answered twice; each answer of a batch on its own.
+        assert.deepStrictEqual(
+          yield* store.transact(store.idempotency.answerAll([{ ...answer, lockedUntil: at(T0 + 1) }, answer, otherAnswer])),
+          [false, true, true]
+        )
         same(existing(yield* store.idempotency.claim(record, at(T0 + 3))).response, response)
-        assert.isFalse(yield* store.idempotency.answer(completion, record.lockedUntil))
+        same(existing(yield* store.idempotency.claim(other, at(T0 + 3))).response, response)
+        assert.deepStrictEqual(yield* store.idempotency.answerAll([answer]), [false])
+        assert.deepStrictEqual(yield* store.idempotency.answerAll([]), [])
       }))
 
     it.effect("idempotency: complete stores the response for the same fingerprint; release frees only unfinished keys", () =>

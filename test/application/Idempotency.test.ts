@@ -1,6 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Either, Fiber, Ref, TestClock } from "effect"
 import { IdempotencyService } from "../../src/application/Idempotency.js"
+import { Products } from "../../src/application/Products.js"
+import type { ProductId } from "../../src/domain/Ids.js"
+import { Store } from "../../src/ports/Store.js"
 import type { Scope } from "../../src/domain/Account.js"
 import type { StoredResponse } from "../../src/domain/Idempotency.js"
 import { fourScopes, withEngine } from "./harness.js"
@@ -238,4 +241,67 @@ describe("IdempotencyService.run", () => {
       assert.isFalse(retry.replayed)
       assert.strictEqual(yield* Ref.get(runs), 1)
     }).pipe(withEngine()))
+
+  describe("objects created under a key are written with its answer", () => {
+    /** A product create answered with `status`, as the HTTP layer would; its id lands in `made`. */
+    const createProduct = (scope: Scope, made: Ref.Ref<ReadonlyArray<ProductId>>, status = 200, wait = Effect.void) =>
+      Effect.gen(function*() {
+        const product = yield* (yield* Products).create(scope, { name: "Coffee", price: 34900, currency: "AED" })
+        yield* Ref.update(made, (ids) => [...ids, product.product_id])
+        yield* wait
+        return { status, body: JSON.stringify({ product_id: product.product_id }) } satisfies StoredResponse
+      }).pipe(Effect.orDie)
+    const exists = (scope: Scope, id: ProductId) =>
+      Effect.flatMap(Store, (store) => Effect.map(store.products.get(scope, id), (found) => found._tag === "Some"))
+
+    it.effect("a success writes the product with its answer; a failure after creating it writes neither", () =>
+      Effect.gen(function*() {
+        const { idem, scope } = yield* setup
+        const made = yield* Ref.make<ReadonlyArray<ProductId>>([])
+        const ok = yield* idem.run(scope, "ok", post("/products", { n: 1 }), createProduct(scope, made))
+        assert.isFalse(ok.replayed)
+        for (const status of [500, 503, 422]) {
+          yield* idem.run(scope, `failed-${status}`, post("/products", { status }), createProduct(scope, made, status))
+        }
+        const [written, ...refused] = yield* Ref.get(made)
+        assert.lengthOf(refused, 3)
+        assert.isTrue(yield* exists(scope, written!))
+        for (const id of refused) assert.isFalse(yield* exists(scope, id))
+      }).pipe(withEngine()))
+
+    it.effect("a work whose lease was taken over by a retry writes nothing: the retry's product stands", () =>
+      Effect.gen(function*() {
+        const { idem, scope } = yield* setup
+        const made = yield* Ref.make<ReadonlyArray<ProductId>>([])
+        const request = post("/products", { name: "Coffee" })
+        const gate = yield* Deferred.make<void>()
+        const slow = yield* Effect.fork(Effect.either(idem.run(scope, "k", request, createProduct(scope, made, 200, Deferred.await(gate)))))
+        yield* TestClock.adjust("16 seconds")
+        const retry = yield* idem.run(scope, "k", request, createProduct(scope, made))
+        yield* Deferred.succeed(gate, undefined)
+        const first = yield* Fiber.join(slow)
+        assert.strictEqual(failureTag(first), "IdempotencyKeyInUse")
+        const [abandoned, kept] = yield* Ref.get(made)
+        assert.isFalse(yield* exists(scope, abandoned!))
+        assert.isTrue(yield* exists(scope, kept!))
+        assert.strictEqual(JSON.parse(retry.response.body).product_id, kept)
+      }).pipe(withEngine()))
+
+    it.effect("concurrent keyed creates each write their own product once", () =>
+      Effect.gen(function*() {
+        const { idem, scope } = yield* setup
+        const made = yield* Ref.make<ReadonlyArray<ProductId>>([])
+        // Five keys sent twice at once: the second meets the first running (in use) or its answer (replayed).
+        const results = yield* Effect.forEach(
+          Array.from({ length: 25 }, (_, i) => i),
+          (i) => Effect.either(idem.run(scope, `key-${i % 20}`, post("/products", { i: i % 20 }), createProduct(scope, made))),
+          { concurrency: "unbounded" }
+        )
+        for (const result of results) assert.include(["succeeded", "IdempotencyKeyInUse"], failureTag(result))
+        const answered = new Set(results.flatMap((r) => Either.isRight(r) ? [JSON.parse(r.right.response.body).product_id as ProductId] : []))
+        assert.strictEqual(answered.size, 20)
+        assert.lengthOf(yield* Ref.get(made), 20)
+        for (const id of yield* Ref.get(made)) assert.isTrue(yield* exists(scope, id))
+      }).pipe(withEngine()))
+  })
 })

@@ -52,6 +52,42 @@ it("a product and its key's answer are written by one transaction", async () => 
   expect(product?.xmin).toBe(record?.xmin)
 })
 
+it("every create with a key writes its objects in its answer's transaction", async () => {
+  const raw = rawFor(server, server.accountA.test.key)
+  const sameTransaction = async (key: string, table: string, column: string, id: string) => {
+    const [object] = await query<{ xmin: string }>(`SELECT xmin::text FROM ${table} WHERE ${column} = $1`, id)
+    const [record] = await query<{ xmin: string; response_status: number }>(
+      "SELECT xmin::text, response_status FROM idempotency_keys WHERE key = $1",
+      key
+    )
+    expect(record?.response_status, `${table}: answered`).toBe(200)
+    expect(object?.xmin, `${table}: same transaction as the answer`).toBe(record?.xmin)
+  }
+  const post = async (path: string, body: unknown) => {
+    const key = randomUUID()
+    const res = await raw.post(path, body, withKey(key))
+    expect(res.status, res.text).toBe(200)
+    return { key, json: res.json }
+  }
+  const product = await post("/products", { name: "Tea", price: 1500, currency: "AED" })
+  await sameTransaction(product.key, "products", "product_id", product.json.product_id)
+  const customer = await post("/customers", { name: "Layla", email: `layla-${randomUUID()}@example.com` })
+  await sameTransaction(customer.key, "customers", "customer_id", customer.json.customer_id)
+  // A checkout that makes its customer: both objects, one answer.
+  const email = `omar-${randomUUID()}@example.com`
+  const session = await post("/checkout_sessions", {
+    product_cart: [{ product_id: product.json.product_id }],
+    customer: { name: "Omar", email }
+  })
+  await sameTransaction(session.key, "checkout_sessions", "session_id", session.json.session_id)
+  const [made] = await query<{ customer_id: string }>("SELECT customer_id FROM checkout_sessions WHERE session_id = $1", session.json.session_id)
+  await sameTransaction(session.key, "customers", "customer_id", made!.customer_id)
+  const endpoint = await post("/webhooks", { url: "https://example.com/hooks" })
+  await sameTransaction(endpoint.key, "webhook_endpoints", "webhook_id", endpoint.json.webhook_id)
+  const portal = await post("/customer_portal_sessions", { customer_id: customer.json.customer_id })
+  await sameTransaction(portal.key, "customer_portal_sessions", "customer_portal_session_id", portal.json.customer_portal_session_id)
+})
+
 it("the database dies right after the product's commit: a retry with the key replays it, one product", async () => {
   const raw = rawFor(server, server.accountA.test.key)
   const key = randomUUID()

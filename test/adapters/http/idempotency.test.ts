@@ -5,8 +5,6 @@
 import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterEach, expect, it } from "vitest"
-import type { StoreUnavailable } from "../../../src/domain/Errors.js"
-import type { Product } from "../../../src/domain/Product.js"
 import { Store } from "../../../src/ports/Store.js"
 import { call, clientFor, type RawResponse, rawFor, type TestServer } from "../../support/server.js"
 import { describeStores, expectError, useServer } from "../../support/httpSuite.js"
@@ -230,24 +228,22 @@ const armGate = (name: string): Gate => {
 const withGate = (store: Layer.Layer<Store>): Layer.Layer<Store> =>
   Layer.effect(
     Store,
-    Effect.map(Store, (s) => {
-      const held = (products: ReadonlyArray<Product>, write: Effect.Effect<void, StoreUnavailable>) =>
-        Effect.suspend(() => {
-          const g = gate
-          if (g === undefined || !products.some((product) => product.name === g.name)) return write
-          g.reached()
-          return Effect.zipRight(Effect.promise(() => g.opened), write)
-        })
-      return {
-        ...s,
-        products: {
-          ...s.products,
-          // A product created with a key is written in its request's transaction (`insert`), others in batches.
-          insert: (product) => held([product], s.products.insert(product)),
-          insertAll: (products) => held(products, s.products.insertAll(products))
-        }
+    Effect.map(Store, (s) => ({
+      ...s,
+      idempotency: {
+        ...s.idempotency,
+        // A product created with a key is written with the key's answer (`UnitOfWork`): the gate holds the request
+        // just before, its work done and nothing written.
+        answerAll: (answers) =>
+          Effect.suspend(() => {
+            const g = gate
+            const write = s.idempotency.answerAll(answers)
+            if (g === undefined || !answers.some((a) => a.completion.response.body.includes(g.name))) return write
+            g.reached()
+            return Effect.zipRight(Effect.promise(() => g.opened), write)
+          })
       }
-    })
+    }))
   ).pipe(Layer.provide(store))
 
 describeStores("idempotency over HTTP, a request held open", (variant) => {
