@@ -400,6 +400,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
               (filter.status === undefined || p.status === filter.status) &&
               (filter.customer_id === undefined || p.customer?.customer_id === filter.customer_id) &&
               (filter.checkout_session_id === undefined || p.checkout_session_id === filter.checkout_session_id) &&
+              (filter.subscription_id === undefined || p.subscription_id === filter.subscription_id) &&
               (filter.created_from === undefined || !DateTime.lessThan(p.created_at, filter.created_from)) &&
               (filter.created_before === undefined || DateTime.lessThan(p.created_at, filter.created_before)),
             Payment.position,
@@ -532,7 +533,13 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
         read(() =>
           page(
             events.rows.values(),
-            (e) => inScope(e, scope) && (filter.type === undefined || e.type === filter.type),
+            (e) => {
+              if (!inScope(e, scope) || (filter.type !== undefined && e.type !== filter.type)) return false
+              if (filter.payment_id === undefined && filter.subscription_id === undefined) return true
+              const about = Event.subjects(e)
+              return (filter.payment_id === undefined || about.payment_id === filter.payment_id) &&
+                (filter.subscription_id === undefined || about.subscription_id === filter.subscription_id)
+            },
             Event.position,
             request
           )

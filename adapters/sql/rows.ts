@@ -7,6 +7,7 @@ import { DateTime } from "effect"
 import type { Account, ApiKey } from "../../src/domain/Account.js"
 import type { CartLine, CheckoutSession, SessionKind, SessionStatus } from "../../src/domain/CheckoutSession.js"
 import type { Customer } from "../../src/domain/Customer.js"
+import { subjects as eventSubjects } from "../../src/domain/Event.js"
 import type { Event, EventType } from "../../src/domain/Event.js"
 import type { IdempotencyRecord } from "../../src/domain/Idempotency.js"
 import type {
@@ -564,6 +565,7 @@ export const eventToRow = (e: Event) => ({
   livemode: e.livemode,
   type: e.type,
   data: JSON.stringify(e.data),
+  ...eventSubjects(e),
   created_at: toTimestamp(e.created_at)
 })
 

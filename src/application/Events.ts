@@ -3,7 +3,7 @@ import { DateTime, Effect, Option, Schema } from "effect"
 import type { Scope } from "../domain/Account.js"
 import { notFound } from "../domain/Errors.js"
 import * as Event from "../domain/Event.js"
-import type { DeliveryId, EventId } from "../domain/Ids.js"
+import type { DeliveryId, EventId, PaymentId, SubscriptionId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
 import { PaymentResource, RefundedPaymentResource, type Payment } from "../domain/Payment.js"
@@ -13,6 +13,9 @@ import { newId } from "./Ids.js"
 
 export interface EventListParams {
   readonly type?: Event.EventType | undefined
+  /** The events about one payment or subscription (its timeline; not part of the HTTP API). */
+  readonly payment_id?: PaymentId | undefined
+  readonly subscription_id?: SubscriptionId | undefined
   readonly limit?: number | undefined
   readonly cursor?: string | undefined
 }
@@ -104,9 +107,10 @@ export class Events extends Effect.Service<Events>()("fils/Events", {
     })
 
     const list = Effect.fn("Events.list")(function*(scope: Scope, params: EventListParams) {
-      const key = Pagination.listKey("events", { type: params.type })
+      const filter = { type: params.type, payment_id: params.payment_id, subscription_id: params.subscription_id }
+      const key = Pagination.listKey("events", filter)
       const page = yield* Pagination.pageRequest(key, params)
-      const result = yield* store.events.list(scope, { type: params.type }, page)
+      const result = yield* store.events.list(scope, filter, page)
       return Pagination.toList(key, result, Event.position)
     })
 

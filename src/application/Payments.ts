@@ -5,7 +5,7 @@
 import { DateTime, Effect } from "effect"
 import type { Scope } from "../domain/Account.js"
 import { notFound } from "../domain/Errors.js"
-import type { CheckoutSessionId, CustomerId, PaymentId } from "../domain/Ids.js"
+import type { CheckoutSessionId, CustomerId, PaymentId, SubscriptionId } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
 import * as Payment from "../domain/Payment.js"
 import { PaymentProcessor } from "../ports/PaymentProcessor.js"
@@ -19,6 +19,8 @@ export interface PaymentListParams {
   readonly status?: Payment.PaymentStatus | undefined
   readonly customer_id?: CustomerId | undefined
   readonly checkout_session_id?: CheckoutSessionId | undefined
+  /** The payments of one subscription (the dashboard's subscription page; not part of the HTTP API). */
+  readonly subscription_id?: SubscriptionId | undefined
   /** Created at or after / before these instants (the dashboard's date range; not part of the HTTP API). */
   readonly created_from?: DateTime.Utc | undefined
   readonly created_before?: DateTime.Utc | undefined
@@ -58,6 +60,7 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
         status: params.status,
         customer_id: params.customer_id,
         checkout_session_id: params.checkout_session_id,
+        subscription_id: params.subscription_id,
         created_from: params.created_from,
         created_before: params.created_before
       }
@@ -66,6 +69,7 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
         status: filter.status,
         customer_id: filter.customer_id,
         checkout_session_id: filter.checkout_session_id,
+        subscription_id: filter.subscription_id,
         created_from: filter.created_from === undefined ? undefined : DateTime.formatIso(filter.created_from),
         created_before: filter.created_before === undefined ? undefined : DateTime.formatIso(filter.created_before)
       })

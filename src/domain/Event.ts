@@ -47,6 +47,21 @@ export const make = (props: {
   data: props.data
 })
 
+/**
+ * The objects an event is about, by id: the payment (its own events and its refunds') and the subscription (its
+ * own, and its payments'). A timeline lists the events of one of them (`EventFilter`).
+ */
+export const subjects = (event: Pick<Event, "data">): {
+  readonly payment_id: string | null
+  readonly subscription_id: string | null
+} => {
+  const { payment_id, subscription_id } = event.data
+  return {
+    payment_id: typeof payment_id === "string" ? payment_id : null,
+    subscription_id: typeof subscription_id === "string" ? subscription_id : null
+  }
+}
+
 /** The body of a webhook delivery: `{ id, type, livemode, created_at, data }` (`id`, not `event_id`). */
 export const deliveryBody = (event: Pick<Event, "event_id" | "type" | "livemode" | "created_at" | "data">) => ({
   id: event.event_id,

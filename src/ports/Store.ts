@@ -123,6 +123,7 @@ export interface PaymentFilter {
   readonly status?: PaymentStatus | undefined
   readonly customer_id?: CustomerId | undefined
   readonly checkout_session_id?: CheckoutSessionId | undefined
+  readonly subscription_id?: SubscriptionId | undefined
   /** Created at or after this instant (the dashboard's date range). */
   readonly created_from?: DateTime.Utc | undefined
   /** Created before this instant. */
@@ -336,6 +337,9 @@ export interface DeliveriesRepo {
 
 export interface EventFilter {
   readonly type?: EventType | undefined
+  /** The events about this payment or subscription (see `Event.subjects`). */
+  readonly payment_id?: PaymentId | undefined
+  readonly subscription_id?: SubscriptionId | undefined
 }
 
 export interface EventsRepo {

@@ -148,7 +148,8 @@ describe("StoreSql on PostgreSQL", () => {
         "api_key_usage",
         "customer_portal",
         "rate_limit_shares",
-        "dashboard_invitations"
+        "dashboard_invitations",
+        "event_subjects"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns

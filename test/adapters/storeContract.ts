@@ -1013,6 +1013,39 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         )
       }))
 
+    it.effect("events: the events about one payment or subscription, however many the account has had since", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { live, test } = scopesOf(yield* makeAccount())
+        const payment = `pay_${"a".repeat(32)}` as PaymentId
+        const subscription = `sub_${"b".repeat(32)}` as SubscriptionId
+        const about = (type: Event.EventType, created: number, data: Record<string, unknown>) =>
+          makeEvent(test, { type, created_at: at(T0 + created), data: { object: "payment", ...data } })
+        const mine = [
+          yield* about("payment.succeeded", 0, { payment_id: payment, subscription_id: subscription }),
+          yield* about("refund.succeeded", 5, { object: "refund", refund_id: "rfd_1", payment_id: payment }),
+          yield* about("subscription.active", 1, { object: "subscription", subscription_id: subscription }),
+          // An id that is not text names nothing.
+          yield* about("payment.failed", 2, { payment_id: 42, subscription_id: null })
+        ]
+        // 150 newer events of other payments, and the same ids in the other mode.
+        const others = yield* Effect.forEach(Array.from({ length: 150 }, (_, i) => i), (i) => makeEvent(test, { created_at: at(T0 + 10 + i) }))
+        const elsewhere = yield* makeEvent(live, { data: { payment_id: payment, subscription_id: subscription } })
+        yield* store.events.insertAll(shuffle([...mine, ...others]))
+        yield* store.events.insert(elsewhere)
+        const ids = (page: { readonly items: ReadonlyArray<Event.Event> }) => page.items.map((e) => e.event_id)
+        const first = { limit: 10, after: undefined }
+        assert.deepStrictEqual(ids(yield* store.events.list(test, { payment_id: payment }, first)), [mine[1]!.event_id, mine[0]!.event_id])
+        assert.deepStrictEqual(ids(yield* store.events.list(test, { subscription_id: subscription }, first)), [mine[2]!.event_id, mine[0]!.event_id])
+        assert.deepStrictEqual(
+          ids(yield* store.events.list(test, { subscription_id: subscription, type: "subscription.active" }, first)),
+          [mine[2]!.event_id]
+        )
+        assert.deepStrictEqual(ids(yield* store.events.list(live, { payment_id: payment }, first)), [elsewhere.event_id])
+        const walked = yield* walk((r) => store.events.list(test, { payment_id: payment }, r), eventPosition, 1)
+        assert.deepStrictEqual(walked.map((e) => e.event_id), [mine[1]!.event_id, mine[0]!.event_id])
+      }))
+
     it.effect("sessions.claimExpired: open, due and not being charged; oldest first; at most limit", () =>
       Effect.gen(function*() {
         const store = yield* Store

@@ -236,10 +236,8 @@ ${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.erro
         const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(subscriptions.get(scope, id)))
         if (found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const s = found
-        const paid = (yield* payments.list(scope, { limit: 100 })).items.filter((p) => p.subscription_id === s.subscription_id)
-        const timeline = (yield* events.list(scope, { limit: 100 })).items.filter((e) =>
-          (e.data as { readonly subscription_id?: string }).subscription_id === s.subscription_id
-        )
+        const paid = (yield* payments.list(scope, { subscription_id: s.subscription_id, limit: 100 })).items
+        const timeline = (yield* events.list(scope, { subscription_id: s.subscription_id, limit: 100 })).items
         const write = can(f.user.role, "write") && s.status !== "cancelled"
         const action = (value: string, text: string) =>
           Pages.form(f, `${Pages.modePath(f)}/subscriptions/${s.subscription_id}/cancel`, html`<input type="hidden" name="when" value="${value}"><button type="submit">${text}</button>`)

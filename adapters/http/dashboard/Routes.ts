@@ -275,8 +275,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         return yield* payments.get(scope, id).pipe(
           Effect.flatMap((payment) =>
             Effect.gen(function*() {
-              const list = yield* events.list(scope, { limit: 100 })
-              const mine = list.items.filter((e) => (e.data as { readonly payment_id?: string }).payment_id === payment.payment_id)
+              const mine = (yield* events.list(scope, { payment_id: payment.payment_id, limit: 100 })).items
               // The timeline shows each event's deliveries (their status; the event's page has the details).
               const sent = yield* Effect.forEach(mine, (e) => Effect.map(deliveries.list({ event_id: e.event_id }, 20), (ds) => [e.event_id, ds] as const))
               return page(status, Pages.paymentPage(f, {

@@ -21,6 +21,7 @@ import apiKeyUsage from "./0014_api_key_usage.js"
 import customerPortal from "./0015_customer_portal.js"
 import rateLimitShares from "./0016_rate_limit_shares.js"
 import dashboardInvitations from "./0017_dashboard_invitations.js"
+import eventSubjects from "./0018_event_subjects.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -39,5 +40,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0014_api_key_usage": apiKeyUsage,
   "0015_customer_portal": customerPortal,
   "0016_rate_limit_shares": rateLimitShares,
-  "0017_dashboard_invitations": dashboardInvitations
+  "0017_dashboard_invitations": dashboardInvitations,
+  "0018_event_subjects": eventSubjects
 }

@@ -23,6 +23,8 @@ export const makeEventsRepo = ({ first, inScope, page, sql }: Queries): EventsRe
   list: Effect.fnUntraced(function*(scope, filter, request) {
     const conditions = [inScope(scope)]
     if (filter.type !== undefined) conditions.push(sql`type = ${filter.type}`)
+    if (filter.payment_id !== undefined) conditions.push(sql`payment_id = ${filter.payment_id}`)
+    if (filter.subscription_id !== undefined) conditions.push(sql`subscription_id = ${filter.subscription_id}`)
     return yield* page("events", conditions, request, Rows.eventFromRow)
   }, orUnavailable)
 })

@@ -51,6 +51,7 @@ export const makePaymentsRepo = ({ findAll, first, forUpdateInTransaction, inSco
     if (filter.checkout_session_id !== undefined) {
       conditions.push(sql`checkout_session_id = ${filter.checkout_session_id}`)
     }
+    if (filter.subscription_id !== undefined) conditions.push(sql`subscription_id = ${filter.subscription_id}`)
     if (filter.created_from !== undefined) conditions.push(sql`created_at >= ${DateTime.toDate(filter.created_from)}`)
     if (filter.created_before !== undefined) conditions.push(sql`created_at < ${DateTime.toDate(filter.created_before)}`)
     return yield* page("payments", conditions, request, Rows.paymentFromRow)
