@@ -4,6 +4,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Config, ConfigProvider, Console, DateTime, Effect, Layer, Option } from "effect"
 import { Accounts } from "../../src/application/Accounts.js"
+import { operator } from "../../src/domain/Account.js"
 import { Billing } from "../../src/application/Billing.js"
 import { PublicUrl } from "../../src/application/Checkout.js"
 import { Deliveries } from "../../src/application/Deliveries.js"
@@ -471,7 +472,7 @@ const deliveriesList = Command.make(
 const deliveriesRetry = Command.make("retry", { delivery: Args.text({ name: "DELIVERY_ID" }) }, ({ delivery }) =>
   reportFailure(
     Effect.gen(function*() {
-      yield* printResult(deliveryJson(yield* (yield* Deliveries).retry(delivery)))
+      yield* printResult(deliveryJson(yield* (yield* Deliveries).retry(operator, delivery)))
     }).pipe(Effect.provide(EngineSql))
   )).pipe(Command.withDescription("Redeliver now (also after success); a running server sends it at once"))
 

@@ -5,6 +5,7 @@
  * committed is delivered, across crashes and restarts; a lease keeps two servers from running one attempt.
  */
 import { DateTime, Duration, Effect, Option, Queue, Ref, Schedule } from "effect"
+import { type Authority, sees } from "../domain/Account.js"
 import * as Delivery from "../domain/Delivery.js"
 import { InvalidState, notFound, type StoreUnavailable } from "../domain/Errors.js"
 import * as Event from "../domain/Event.js"
@@ -124,8 +125,13 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
      * disabled one receives nothing new): refused, and nothing changes. Should the endpoint be disabled right after
      * this check, the claim skips its rows, so nothing is sent to it either way.
      */
-    const retry = Effect.fn("Deliveries.retry")(function*(id: string) {
-      const delivery = yield* store.deliveries.get(id)
+    /** A delivery `authority` may see, by id (another account's or mode's is not found). */
+    const get = Effect.fn("Deliveries.get")(function*(authority: Authority, id: string) {
+      return Option.filter(yield* store.deliveries.get(id), (d) => sees(authority, d))
+    })
+
+    const retry = Effect.fn("Deliveries.retry")(function*(authority: Authority, id: string) {
+      const delivery = yield* get(authority, id)
       if (Option.isNone(delivery)) return yield* notFound("delivery", id)
       const { account_id, livemode, webhook_id } = delivery.value
       const endpoint = yield* store.webhooks.get({ accountId: account_id, livemode }, webhook_id)
@@ -144,6 +150,6 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
       return yield* store.deliveries.list(filter, limit)
     })
 
-    return { dispatchOnce, worker, retry, list, attempts: store.deliveries.attemptsOf } as const
+    return { dispatchOnce, worker, get, retry, list, attempts: store.deliveries.attemptsOf } as const
   })
 }) {}

@@ -15,6 +15,19 @@ export const scopeKey = (scope: Scope): string => `${scope.accountId}:${scope.li
 export const inScope = (row: { readonly account_id: string; readonly livemode: boolean }, scope: Scope): boolean =>
   row.account_id === scope.accountId && row.livemode === scope.livemode
 
+/** The operator (the CLI on the server's machine): acts on any account, in either mode. */
+export interface OperatorScope {
+  readonly _tag: "Operator"
+}
+export const operator: OperatorScope = { _tag: "Operator" }
+
+/** Who a use case acts for: a scope (an API key, a dashboard user), or the operator. */
+export type Authority = Scope | OperatorScope
+
+/** Whether `authority` may see a stored row: the operator sees every row, a scope its own. */
+export const sees = (authority: Authority, row: { readonly account_id: string; readonly livemode: boolean }): boolean =>
+  "_tag" in authority || inScope(row, authority)
+
 /** The stored account (not a resource: `GET /account` shows it per mode through `toResource`). */
 export const Account = Schema.Struct({
   account_id: AccountId,

@@ -13,7 +13,7 @@ import { Deliveries } from "../../src/application/Deliveries.js"
 import { Engine } from "../../src/application/Engine.js"
 import { Events, paymentData } from "../../src/application/Events.js"
 import { Webhooks } from "../../src/application/Webhooks.js"
-import type { Scope } from "../../src/domain/Account.js"
+import { operator, type Scope } from "../../src/domain/Account.js"
 import type { AttemptOutcome } from "../../src/domain/Delivery.js"
 import * as Delivery from "../../src/domain/Delivery.js"
 import type { EventType } from "../../src/domain/Event.js"
@@ -543,7 +543,7 @@ describe("Deliveries.retry", () => {
         assert.strictEqual(done.status, "succeeded")
 
         yield* TestClock.adjust("2 hours")
-        const retried = yield* deliveries.retry(done.delivery_id)
+        const retried = yield* deliveries.retry(operator, done.delivery_id)
         assert.strictEqual(retried.status, "pending")
         assert.strictEqual(DateTime.toEpochMillis(retried.next_attempt_at!), yield* nowMillis, "due now")
         assert.strictEqual(yield* dispatchOnce, 1)
@@ -579,7 +579,7 @@ describe("Deliveries.retry", () => {
         assert.strictEqual(yield* dispatchOnce, 0)
 
         fake.answerWith(() => answered(200))
-        yield* deliveries.retry(failed.delivery_id)
+        yield* deliveries.retry(operator, failed.delivery_id)
         assert.strictEqual(yield* dispatchOnce, 1)
         assert.strictEqual(fake.requests.length, 9)
         assert.strictEqual((yield* oneDelivery({ webhook_id: hook.webhook_id })).status, "succeeded")
@@ -600,7 +600,7 @@ describe("Deliveries.retry", () => {
         yield* webhooks.update(test, hook.webhook_id, { disabled: true })
 
         yield* TestClock.adjust("1 hour")
-        const refused = yield* Effect.either(deliveries.retry(done.delivery_id))
+        const refused = yield* Effect.either(deliveries.retry(operator, done.delivery_id))
         if (Either.isRight(refused)) return assert.fail("retried to a disabled endpoint")
         assert.strictEqual(refused.left._tag, "InvalidState")
         assert.include(refused.left.message, done.delivery_id)
@@ -612,7 +612,7 @@ describe("Deliveries.retry", () => {
 
         // Enabled again, the same retry goes through.
         yield* webhooks.update(test, hook.webhook_id, { disabled: false })
-        assert.strictEqual((yield* deliveries.retry(done.delivery_id)).status, "pending")
+        assert.strictEqual((yield* deliveries.retry(operator, done.delivery_id)).status, "pending")
         assert.strictEqual(yield* dispatchOnce, 1)
         assert.strictEqual(fake.requests.length, 2)
       })
@@ -629,7 +629,7 @@ describe("Deliveries.retry", () => {
         yield* paid(test)
         assert.strictEqual(yield* dispatchOnce, 2)
         const done = yield* oneDelivery({ webhook_id: hook.webhook_id })
-        yield* (yield* Deliveries).retry(done.delivery_id)
+        yield* (yield* Deliveries).retry(operator, done.delivery_id)
         // The disable lands between the retry's check and the claim, without cancelling (as a race would leave it).
         yield* store.webhooks.update({ ...hook, disabled: true })
         yield* paid(test)
@@ -643,7 +643,7 @@ describe("Deliveries.retry", () => {
   it.effect("an unknown delivery is NotFound", () =>
     withFake(() =>
       Effect.gen(function*() {
-        const r = yield* Effect.either((yield* Deliveries).retry(`dlv_${"0".repeat(32)}`))
+        const r = yield* Effect.either((yield* Deliveries).retry(operator, `dlv_${"0".repeat(32)}`))
         assert.isTrue(Either.isLeft(r))
         if (Either.isLeft(r)) assert.strictEqual(r.left._tag, "NotFound")
       })

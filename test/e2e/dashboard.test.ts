@@ -145,6 +145,38 @@ describe("the dashboard", () => {
     expect((await ok(server.baseUrl, key, "GET", `/payments/${paymentId}`)).refunded_amount).toBe(1_500)
   })
 
+  it("a payment's timeline and an endpoint's old delivery stay in reach however many events came since", async () => {
+    const refundEvent = ((await ok(server.baseUrl, key, "GET", "/events?type=refund.succeeded")).items as Array<any>)[0]
+    const webhookId = (await ok(server.baseUrl, key, "POST", "/webhooks", { url: "http://127.0.0.1:9/old" })).webhook_id as string
+    // The refund's delivery to the endpoint failed a day ago; then 1,100 newer events, each delivered to it.
+    const old = `dlv_${"0".repeat(31)}1`
+    await db.sql(`INSERT INTO webhook_deliveries (delivery_id, event_id, webhook_id, account_id, livemode, status, attempts,
+        created_at, updated_at)
+      VALUES ('${old}', '${refundEvent.event_id}', '${webhookId}', '${accountId}', false, 'failed', 8,
+        now() - interval '1 day', now() - interval '1 day')`)
+    await db.sql(`INSERT INTO events (event_id, account_id, livemode, type, data, created_at, payment_id)
+      SELECT 'evt_' || md5('newer' || i), '${accountId}', false, 'payment.succeeded',
+        jsonb_build_object('object', 'payment', 'payment_id', 'pay_' || md5('other' || i)), now() + i * interval '1 millisecond',
+        'pay_' || md5('other' || i)
+      FROM generate_series(1, 1100) AS i`)
+    await db.sql(`INSERT INTO webhook_deliveries (delivery_id, event_id, webhook_id, account_id, livemode, status, attempts,
+        created_at, updated_at)
+      SELECT 'dlv_' || md5('newer' || i), 'evt_' || md5('newer' || i), '${webhookId}', '${accountId}', false, 'succeeded', 1,
+        now() + i * interval '1 millisecond', now()
+      FROM generate_series(1, 1100) AS i`)
+    const page = await request(`/dashboard/test/payments/${paymentId}`, { cookie: owner })
+    expect(page.body, "the refund in the payment's timeline").toContain(refundEvent.event_id)
+    const endpointPage = await request(`/dashboard/test/developers/webhooks/${webhookId}`, { cookie: owner })
+    const resent = await request(`/dashboard/test/developers/webhooks/${webhookId}/deliveries/${old}/resend`, {
+      cookie: owner,
+      form: { csrf_token: csrfOf(endpointPage.body) }
+    })
+    expect(resent.status, resent.body.slice(0, 300)).toBe(303)
+    const [row] = await db.sql<{ status: string }>(`SELECT status FROM webhook_deliveries WHERE delivery_id = '${old}'`)
+    expect(row?.status).toBe("pending")
+    await ok(server.baseUrl, key, "DELETE", `/webhooks/${webhookId}`)
+  }, 60_000)
+
   it("a viewer reads but cannot refund or read the audit log", async () => {
     const made = await runFils(["users", "create", "--account", accountId, "--email", "viewer@dunecoffee.ae", "--role", "viewer"], env)
     expect(made.code, made.stderr).toBe(0)

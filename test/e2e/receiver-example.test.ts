@@ -11,6 +11,7 @@ import { newSecret, sign } from "../../adapters/crypto/StandardWebhooks.js"
 import { Deliveries } from "../../src/application/Deliveries.js"
 import { Events } from "../../src/application/Events.js"
 import { Webhooks } from "../../src/application/Webhooks.js"
+import { operator } from "../../src/domain/Account.js"
 import { newAccount, withEngine } from "../application/harness.js"
 import { cards, formWith, makeSession, pay } from "../support/checkout.js"
 import { freePort, root } from "../support/cli.js"
@@ -248,7 +249,7 @@ describe("examples/receiver/server.ts with the endpoint's own secret", () => {
         }])
 
         // Redelivered by hand: the same webhook-id, acknowledged (the delivery succeeds again), not handled twice.
-        yield* deliveries.retry(delivery!.delivery_id)
+        yield* deliveries.retry(operator, delivery!.delivery_id)
         expect(yield* deliveries.dispatchOnce()).toBe(1)
         const [again] = yield* deliveries.list({ webhook_id: hook.webhook_id })
         expect(again).toMatchObject({ status: "succeeded", attempts: 2, last_status_code: 200 })

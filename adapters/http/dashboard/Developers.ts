@@ -228,7 +228,7 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
           }
           case "resend_failed": {
             const failed = (yield* deliveries.list({ webhook_id: w.webhook_id, status: "failed" }, 1000))
-            for (const d of failed) yield* Effect.either(deliveries.retry(d.delivery_id))
+            for (const d of failed) yield* Effect.either(deliveries.retry(scope, d.delivery_id))
             yield* kit.audit(signed, "webhook.resend_failed", w.webhook_id, scope.livemode)
             return kit.done(f, here, `${failed.length} failed ${failed.length === 1 ? "delivery" : "deliveries"} queued again.`)
           }
@@ -249,9 +249,11 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
         const deliveryId = yield* kit.param("delivery")
         // Only a delivery of this scope's endpoint: another account's or mode's is not found.
         const endpoint = id === undefined ? Option.none() : Option.getRight(yield* Effect.either(webhooks.get(scope, id)))
-        const log = Option.isNone(endpoint) ? [] : yield* deliveries.list({ webhook_id: endpoint.value.webhook_id }, 1000)
-        if (!log.some((d) => d.delivery_id === deliveryId)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
-        const resent = yield* Effect.either(deliveries.retry(deliveryId))
+        const delivery = Option.isNone(endpoint) ? Option.none() : yield* deliveries.get(scope, deliveryId)
+        if (Option.isNone(delivery) || delivery.value.webhook_id !== endpoint.pipe(Option.getOrThrow).webhook_id) {
+          return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        }
+        const resent = yield* Effect.either(deliveries.retry(scope, deliveryId))
         if (Either.isLeft(resent)) return kit.page(409, Pages.forbiddenPage(f, (resent.left as { readonly message?: string }).message ?? "Not resent"), f.nonce)
         yield* kit.audit(signed, "delivery.resend", deliveryId, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/developers/webhooks/${endpoint.pipe(Option.getOrThrow).webhook_id}`, "Queued to be sent again now.")
