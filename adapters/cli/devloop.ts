@@ -14,6 +14,7 @@ import { Config, Console, DateTime, Duration, Effect, Option, Redacted, Schedule
 import { deliveryBody, EventType, type EventResource } from "../../src/domain/Event.js"
 import { InvalidRequest } from "../../src/domain/Errors.js"
 import { secretProblem, sign } from "../crypto/StandardWebhooks.js"
+import { cards } from "../processor/SimulatedProcessor.js"
 import { FilsClient } from "../http/index.js"
 import { keptSecret } from "./listenSecrets.js"
 import { printResult, reportFailure } from "./output.js"
@@ -228,7 +229,7 @@ const trigger = Command.make("trigger", {
     if (how !== undefined) return yield* new InvalidRequest({ message: `fils trigger cannot cause ${options.type} through the API: ${how}` })
     const { client, reach } = yield* apiClient(options.api, options.key)
     const recurring = options.type.startsWith("subscription.")
-    const card = Option.getOrElse(options.card, () => (options.type === "payment.failed" ? "4000000000000002" : "4242424242424242"))
+    const card = Option.getOrElse(options.card, () => (options.type === "payment.failed" ? cards.declined : cards.visa))
     const product = yield* reach(client.products.create({
       headers: {},
       payload: recurring

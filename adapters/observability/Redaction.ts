@@ -3,6 +3,7 @@
  * logger passes every line it writes through `redactJson`, as a last line of defence: the request log itself never
  * carries bodies or headers, but an error's message or a decode failure's "actual value" may quote its input.
  */
+import { isCardNumber } from "../../src/domain/Card.js"
 
 const apiKey = /\b(sk_(?:test|live)_)[A-Za-z0-9_-]+/g
 const webhookSecret = /\bwhsec_[A-Za-z0-9+/=_-]+/g
@@ -11,23 +12,9 @@ const bearer = /\b(Bearer\s+)[^\s"\\]+/gi
 // 12 to 19 digits, optionally grouped by single spaces or dashes (as a card number is typed).
 const digitRun = /\b\d(?:[ -]?\d){11,18}\b/g
 
-/** Luhn's check: the card-number shape, so order numbers and timestamps stay readable. */
-export const luhn = (digits: string): boolean => {
-  let sum = 0
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48
-    if (i % 2 === 1) {
-      d *= 2
-      if (d > 9) d -= 9
-    }
-    sum += d
-  }
-  return sum % 10 === 0
-}
-
 /** `text` with every key, secret, bearer token and Luhn-valid card number replaced. */
 export const redactText = (text: string): string =>
-  secretsRedacted(text).replace(digitRun, (run) => isCardNumber(run) ? "[REDACTED]" : run)
+  secretsRedacted(text).replace(digitRun, (run) => isCardRun(run) ? "[REDACTED]" : run)
 
 const secretsRedacted = (text: string): string =>
   text
@@ -35,10 +22,7 @@ const secretsRedacted = (text: string): string =>
     .replace(webhookSecret, "whsec_[REDACTED]")
     .replace(bearer, "$1[REDACTED]")
 
-const isCardNumber = (run: string): boolean => {
-  const digits = run.replace(/[ -]/g, "")
-  return digits.length >= 12 && luhn(digits)
-}
+const isCardRun = (run: string): boolean => isCardNumber(run.replace(/[ -]/g, ""))
 
 // In JSON text, a run may also be a bare number, with its sign.
 const jsonDigitRun = new RegExp(`(-?)(${digitRun.source})`, "g")
@@ -50,7 +34,7 @@ const jsonDigitRun = new RegExp(`(-?)(${digitRun.source})`, "g")
  */
 export const redactJson = (json: string): string =>
   secretsRedacted(json).replace(jsonDigitRun, (match, sign: string, run: string, offset: number, text: string) => {
-    if (!isCardNumber(run)) return match
+    if (!isCardRun(run)) return match
     if (insideString(text, offset)) return `${sign}[REDACTED]`
     const before = text.charCodeAt(offset - 1)
     const after = text[offset + match.length]

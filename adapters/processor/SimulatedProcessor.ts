@@ -31,21 +31,45 @@ import { SimulatedLedgerSql } from "./SimulatedLedgerSql.js"
 /** How long a `processing` test charge takes to settle. */
 export const settleAfterMillis = 2_000
 
+/** The simulated processor's test cards, by what they do: the one list (tests, the CLI and the docs use it). */
+export const cards = {
+  visa: "4242424242424242",
+  mastercard: "5555555555554444",
+  declined: "4000000000000002",
+  insufficientFunds: "4000000000009995",
+  expiredCard: "4000000000000069",
+  /** Succeeds; its renewals are declined. */
+  declineLater: "4000000000000341",
+  /** Stays `processing`, then succeeds. */
+  settleSucceeds: "4000000000000259",
+  /** Stays `processing`, then fails. */
+  settleFails: "4000000000000267",
+  processingError: "4000000000000119",
+  /** Taken, then the answer is lost: found by lookup. */
+  answerLost: "4000000000001000",
+  /** The processor cannot be reached and takes nothing. */
+  unreachable: "4000000000001018",
+  /** Charges succeed; every refund is refused. */
+  refundsRefused: "4000000000005126",
+  /** Charges succeed; the first refund's answer is lost after the money moved. */
+  firstRefundAnswerLost: "4000000000001034"
+} as const
+
 /** The test cards, by number. Any other Luhn-valid number succeeds. */
 export const testCards: Readonly<Record<string, Behaviour>> = {
-  "4242424242424242": "succeed",
-  "5555555555554444": "succeed",
-  "4000000000000002": "card_declined",
-  "4000000000009995": "insufficient_funds",
-  "4000000000000069": "expired_card",
-  "4000000000000341": "decline_later",
-  "4000000000000259": "settle_succeed",
-  "4000000000000267": "settle_fail",
-  "4000000000000119": "processing_error",
-  "4000000000001000": "answer_lost",
-  "4000000000001018": "unreachable",
-  "4000000000005126": "refunds_refused",
-  "4000000000001034": "first_refund_answer_lost"
+  [cards.visa]: "succeed",
+  [cards.mastercard]: "succeed",
+  [cards.declined]: "card_declined",
+  [cards.insufficientFunds]: "insufficient_funds",
+  [cards.expiredCard]: "expired_card",
+  [cards.declineLater]: "decline_later",
+  [cards.settleSucceeds]: "settle_succeed",
+  [cards.settleFails]: "settle_fail",
+  [cards.processingError]: "processing_error",
+  [cards.answerLost]: "answer_lost",
+  [cards.unreachable]: "unreachable",
+  [cards.refundsRefused]: "refunds_refused",
+  [cards.firstRefundAnswerLost]: "first_refund_answer_lost"
 }
 
 export const brandOf = (digits: string): string => {

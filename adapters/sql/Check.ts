@@ -27,7 +27,6 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Duration, Effect } from "effect"
-import type { StoreUnavailable } from "../../src/domain/Errors.js"
 import { orUnavailable } from "./SqlErrors.js"
 
 export type Invariant =
@@ -229,5 +228,3 @@ export const check = Effect.fn("Check.check")(function*(options: CheckOptions = 
   }))
   return found as ReadonlyArray<Violation>
 }, orUnavailable)
-
-export type CheckEffect = Effect.Effect<ReadonlyArray<Violation>, StoreUnavailable, SqlClient.SqlClient>

@@ -12,7 +12,7 @@
 import { ConfigProvider, Context, Effect, Layer, Option, Ref } from "effect"
 import { SignerNode } from "../crypto/SignerNode.js"
 import { StoreMemory } from "../memory/StoreMemory.js"
-import { SimulatedProcessor } from "../processor/SimulatedProcessor.js"
+import { cards, SimulatedProcessor } from "../processor/SimulatedProcessor.js"
 import { Accounts, type AccountSettings } from "../../src/application/Accounts.js"
 import { Checkout } from "../../src/application/Checkout.js"
 import { Engine } from "../../src/application/Engine.js"
@@ -78,25 +78,7 @@ export const account = (settings: AccountSettings = { business_name: "Test shop"
   })
 
 /** The test cards of the simulated processor by what they do. */
-export const cards = {
-  visa: "4242424242424242",
-  mastercard: "5555555555554444",
-  declined: "4000000000000002",
-  insufficientFunds: "4000000000009995",
-  expiredCard: "4000000000000069",
-  declineLater: "4000000000000341",
-  settleSucceeds: "4000000000000259",
-  settleFails: "4000000000000267",
-  processingError: "4000000000000119",
-  /** Taken, then the answer is lost: found by lookup. */
-  answerLost: "4000000000001000",
-  /** The processor cannot be reached and takes nothing. */
-  unreachable: "4000000000001018",
-  /** Charges succeed; every refund is refused. */
-  refundsRefused: "4000000000005126",
-  /** Charges succeed; the first refund's answer is lost after the money moved. */
-  firstRefundAnswerLost: "4000000000001034"
-} as const
+export { cards }
 
 /**
  * Pays an open checkout session as its hosted page would, with `card` (a number from `cards`) and a valid form

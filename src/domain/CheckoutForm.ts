@@ -4,6 +4,7 @@
  * the CVC is 3 or 4 digits.
  */
 import { DateTime, Either } from "effect"
+import { isCardNumber } from "./Card.js"
 
 export const fields = ["name", "email", "phone_number", "card_number", "exp_month", "exp_year", "cvc"] as const
 export type Field = (typeof fields)[number]
@@ -13,20 +14,6 @@ export type FieldErrors = Partial<Record<Field, string>>
 export interface ValidCheckoutForm {
   readonly customer: { readonly name: string; readonly email: string; readonly phone_number: string | null }
   readonly card: ValidCard
-}
-
-export const luhnValid = (digits: string): boolean => {
-  if (!/^[0-9]{12,19}$/.test(digits)) return false
-  let sum = 0
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48
-    if (i % 2 === 1) {
-      d *= 2
-      if (d > 9) d -= 9
-    }
-    sum += d
-  }
-  return sum % 10 === 0
 }
 
 const emailShape = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
@@ -48,7 +35,7 @@ export const validateCard = (input: CheckoutFormInput, now: DateTime.Utc): Eithe
   const monthText = (input.exp_month ?? "").trim()
   const yearText = (input.exp_year ?? "").trim()
   const cvc = (input.cvc ?? "").trim()
-  if (!luhnValid(number)) errors.card_number = "Enter a valid card number."
+  if (!isCardNumber(number)) errors.card_number = "Enter a valid card number."
   const month = /^[0-9]{1,2}$/.test(monthText) ? Number(monthText) : NaN
   const year = /^[0-9]{2}$/.test(yearText) ? 2000 + Number(yearText) : /^[0-9]{4}$/.test(yearText) ? Number(yearText) : NaN
   if (!(month >= 1 && month <= 12)) errors.exp_month = "Enter the expiry month, 01 to 12."

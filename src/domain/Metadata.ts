@@ -6,7 +6,6 @@ export const maxKeys = 50
 export const maxKeyLength = 40
 export const maxValueLength = 500
 
-export const MetadataKey = Text(1, maxKeyLength)
 export const MetadataValue = Text(0, maxValueLength)
 
 // The key rule is checked on the whole record: as a record's key schema, a failing key would be dropped as an

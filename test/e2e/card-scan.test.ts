@@ -15,24 +15,13 @@ import { once } from "node:events"
 import { createServer, type Server } from "node:http"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { cards as testCards } from "../../adapters/processor/SimulatedProcessor.js"
 import { runFils, type Served, serveFils } from "../support/cli.js"
 import { fileDatabaseUrl } from "../support/postgresStore.js"
 
 /** Every test card of the simulated processor (SimulatedProcessor.ts) and a few other forms a customer may type. */
 const cards = {
-  visa: "4242424242424242",
-  mastercard: "5555555555554444",
-  declined: "4000000000000002",
-  insufficientFunds: "4000000000009995",
-  expiredCard: "4000000000000069",
-  declineLater: "4000000000000341",
-  settleSucceeds: "4000000000000259",
-  settleFails: "4000000000000267",
-  processingError: "4000000000000119",
-  answerLost: "4000000000001000",
-  unreachable: "4000000000001018",
-  refundsRefused: "4000000000005126",
-  firstRefundAnswerLost: "4000000000001034",
+  ...testCards,
   otherValid: "4111111111111111",
   thirteenDigits: "4222222222222",
   nineteenDigits: "6011000000000000001"

@@ -9,25 +9,7 @@ import type { CheckoutSessionId } from "../../src/domain/Ids.js"
 import type * as Product from "../../src/domain/Product.js"
 import { Store } from "../../src/ports/Store.js"
 
-export const cards = {
-  visa: "4242424242424242",
-  mastercard: "5555555555554444",
-  declined: "4000000000000002",
-  insufficientFunds: "4000000000009995",
-  expiredCard: "4000000000000069",
-  declineLater: "4000000000000341",
-  settleSucceeds: "4000000000000259",
-  settleFails: "4000000000000267",
-  processingError: "4000000000000119",
-  /** Taken, then the answer is lost: found by lookup. */
-  answerLost: "4000000000001000",
-  /** The processor cannot be reached and takes nothing. */
-  unreachable: "4000000000001018",
-  /** Charges succeed; every refund is refused. */
-  refundsRefused: "4000000000005126",
-  /** Charges succeed; the first refund's answer is lost after the money moved. */
-  firstRefundAnswerLost: "4000000000001034"
-} as const
+export { cards } from "../../adapters/processor/SimulatedProcessor.js"
 
 /** A valid form paying with `card` (expiry far in the future whatever the test clock says). */
 export const formWith = (card: string, overrides: CheckoutForm.CheckoutFormInput = {}): CheckoutForm.CheckoutFormInput => ({

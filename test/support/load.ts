@@ -16,18 +16,7 @@ import { runFils } from "./cli.js"
 
 export { delay }
 
-export const cards = {
-  visa: "4242424242424242",
-  declined: "4000000000000002",
-  insufficientFunds: "4000000000009995",
-  declineLater: "4000000000000341",
-  settleSucceeds: "4000000000000259",
-  settleFails: "4000000000000267",
-  /** Taken, then the answer is lost: found by lookup. */
-  answerLost: "4000000000001000",
-  /** Charges succeed; the first refund's answer is lost after the money moved. */
-  firstRefundAnswerLost: "4000000000001034"
-} as const
+export { cards } from "../../adapters/processor/SimulatedProcessor.js"
 
 /**
  * `fils reconcile` on the database of `env`: its report, which the test expects clean (exit 0, no mismatch). Run
