@@ -588,8 +588,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
               return due !== null && DateTime.lessThanOrEqualTo(due, now) && ofMode(livemode)(s) &&
                 attempts.get(attemptId({
                   subscription_id: s.subscription_id,
-                  period: s.period + 1,
-                  attempt: Subscription.attempt(s)
+                  ...Subscription.dueAttempt(s)
                 })) === undefined
             },
             (s) => Subscription.dueAt(s)!,

@@ -6,7 +6,7 @@
  * (decisions.md §6: on success `active` again, `subscription.active` then `subscription.renewed`; declined, it stays
  * on hold and the retries after it keep their days).
  */
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, Equal, Option } from "effect"
 import type { Scope } from "../domain/Account.js"
 import { CardRefused, InvalidState } from "../domain/Errors.js"
 import { type PaymentId, prefixes, type SubscriptionId } from "../domain/Ids.js"
@@ -55,11 +55,11 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/Payme
       // attempt then stands for this post too, which saves its card, charges nothing more, and reports that
       // attempt's outcome (a double-click is charged, or declined, once).
       const overdue = before.status === "on_hold"
-        ? { period: before.period + 1, attempt: Subscription.attempt(before) }
+        ? Subscription.dueAttempt(before)
         : undefined
       const triedMeanwhile = (current: Subscription.Subscription) =>
         overdue !== undefined &&
-        (current.status !== "on_hold" || current.period + 1 !== overdue.period || Subscription.attempt(current) !== overdue.attempt)
+        (current.status !== "on_hold" || !Equal.equals(Subscription.dueAttempt(current), overdue))
       const changed = yield* afterRenewalInFlight(store.transact(Effect.gen(function*() {
         const current = Option.getOrThrow(yield* store.subscriptions.find(id))
         const inFlight = current.status === "on_hold" ? yield* renewalInFlight(store, current) : undefined
@@ -72,8 +72,7 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/Payme
         const paymentId = yield* newId<PaymentId>(prefixes.payment)
         const fresh = yield* store.subscriptions.recordAttempt({
           subscription_id: next.subscription_id,
-          period: next.period + 1,
-          attempt: Subscription.attempt(next),
+          ...Subscription.dueAttempt(next),
           payment_id: paymentId
         })
         if (!fresh) return { subscription: next, retry: null, tried: false }

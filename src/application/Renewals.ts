@@ -63,8 +63,7 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
         yield* recordEvents(store, ends.flatMap(transitionEvents))
         const fresh = yield* store.subscriptions.recordAttempts(toCharge.map(({ paymentId, sub }) => ({
           subscription_id: sub.subscription_id,
-          period: sub.period + 1,
-          attempt: Subscription.attempt(sub),
+          ...Subscription.dueAttempt(sub),
           payment_id: paymentId
         })))
         const charges = toCharge.filter((_, i) => fresh[i]).map(({ paymentId, sub }) => ({

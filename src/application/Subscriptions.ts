@@ -101,7 +101,8 @@ export class RenewalInFlight extends Data.TaggedError("RenewalInFlight")<{ reado
 export const renewalInFlight = (store: StoreShape, sub: Subscription.Subscription) =>
   Effect.gen(function*() {
     const attempts = yield* store.subscriptions.attempts(sub.subscription_id)
-    const current = attempts.find((a) => a.period === sub.period + 1 && a.attempt === Subscription.attempt(sub))
+    const due = Subscription.dueAttempt(sub)
+    const current = attempts.find((a) => a.period === due.period && a.attempt === due.attempt)
     if (current === undefined) return undefined
     // Read without a lock (`get`, never `find`/`findAll`, which lock inside a transaction): the caller holds the
     // subscription's, and recording a charge takes the payment's then the subscription's, so locking the payment

@@ -9,7 +9,7 @@
  * `cancelled` is final. Periods are counted from the anchor (the first payment), so a retry never moves the
  * schedule and a period is identified by its index: the store keeps one charge per (subscription, period, attempt).
  */
-import { DateTime, Either, Schema } from "effect"
+import { Data, DateTime, Either, Schema } from "effect"
 import * as Calendar from "./Calendar.js"
 import { InvalidRequest, InvalidState } from "./Errors.js"
 import { AccountId, CheckoutSessionId, CustomerId, type PaymentId, ProductId, SubscriptionId } from "./Ids.js"
@@ -120,8 +120,12 @@ export const dueAt = (s: Subscription): DateTime.Utc | null =>
 export const dueAction = (s: Subscription): "charge" | "end" | null =>
   s.status === "cancelled" ? null : s.cancel_at_period_end ? "end" : "charge"
 
-/** Which attempt at the due period a charge now would be: 0 the renewal, 1…3 the retries. */
-export const attempt = (s: Subscription): number => s.failed_payment_attempts
+/**
+ * The charge due now, as billing records it (one per period and attempt, so a period is never charged twice): the
+ * period after the paid one, and the attempt at it (0 the renewal, 1…3 the retries).
+ */
+export const dueAttempt = (s: Subscription): { readonly period: number; readonly attempt: number } =>
+  Data.struct({ period: s.period + 1, attempt: s.failed_payment_attempts })
 
 const period = (s: Subscription, n: number) =>
   Calendar.periodStart(s.anchor, s.billing_interval, s.interval_count, n)

@@ -197,8 +197,7 @@ it("subscriptions.claimDue: both stores claim the same subscriptions, in the sam
               if (payment === undefined) continue
               yield* store.subscriptions.recordAttempt({
                 subscription_id: sub.subscription_id,
-                period: sub.period + 1,
-                attempt: Subscription.attempt(sub),
+                ...Subscription.dueAttempt(sub),
                 payment_id: payment.payment_id
               })
               yield* store.payments.insert(payment)

@@ -1001,8 +1001,7 @@ describe("StoreSql on PostgreSQL: subscriptions", () => {
           const payment = yield* renewalPayment(sub, { created_at: at(NOW) })
           const fresh = yield* store.subscriptions.recordAttempt({
             subscription_id: sub.subscription_id,
-            period: sub.period + 1,
-            attempt: Subscription.attempt(sub),
+            ...Subscription.dueAttempt(sub),
             payment_id: payment.payment_id
           })
           if (!fresh) return void ledger.refused++
@@ -1036,8 +1035,7 @@ describe("StoreSql on PostgreSQL: subscriptions", () => {
           const payment = yield* renewalPayment(sub, { created_at: at(NOW) })
           const fresh = yield* store.subscriptions.recordAttempt({
             subscription_id: sub.subscription_id,
-            period: sub.period + 1,
-            attempt: Subscription.attempt(sub),
+            ...Subscription.dueAttempt(sub),
             payment_id: payment.payment_id
           })
           if (!fresh) return void ledger.refused++
