@@ -264,10 +264,12 @@ describe("the npm package", () => {
     const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>
     tarball = { filename: info!.filename, files: info!.files.map((f) => f.path) }
 
-    // Only the build and the documents (the licence among them) ship: no sources, tests or examples.
+    // Only the build and the documents (the licence among them, and the docs/ pages the README links) ship: no
+    // sources, tests or examples.
     expect(tarball.files).toContain("LICENSE")
+    expect(tarball.files).toContain("docs/configuration.md")
     for (const file of tarball.files) {
-      expect(file).toMatch(/^(dist\/.*\.(js|d\.ts)|package\.json|README\.md|LICENSE)$/)
+      expect(file).toMatch(/^(dist\/.*\.(js|d\.ts)|docs\/[\w-]+\.(md|png)|package\.json|README\.md|LICENSE)$/)
     }
     for (const entry of ["src/index", "adapters/http/index", "adapters/sql/index", "adapters/memory/index", "adapters/runtime/index", "adapters/testing/index"]) {
       expect(tarball.files).toContain(`dist/${entry}.js`)
