@@ -1,4 +1,4 @@
-/** The hexagon's boundaries (ARCHITECTURE.md), checked in CI by `npm run boundaries`. */
+/** The hexagon's boundaries (docs/architecture.md), checked in CI by `npm run boundaries`. */
 module.exports = {
   forbidden: [
     {

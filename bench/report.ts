@@ -135,7 +135,7 @@ const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<
   return [line(header), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.map(line)].join("\n")
 }
 
-/** The table as Markdown (README's Performance section takes it as is). */
+/** The table as Markdown (docs/performance.md takes it as is). */
 export const markdown = (r: Results): string => {
   const load = table(
     [

@@ -23,12 +23,12 @@ export const secretSettings = ["DATABASE_URL", "FILS_LISTEN_DATABASE_URL", "FILS
 
 export interface Setting {
   readonly name: string
-  /** What applies when it is not set, as the README's table says it. */
+  /** What applies when it is not set, as docs/configuration.md's table says it. */
   readonly default: string
   readonly secret?: boolean
 }
 
-/** Every setting Fils reads, in the README's order. */
+/** Every setting Fils reads, in docs/configuration.md's order. */
 export const settings: ReadonlyArray<Setting> = [
   { name: "DATABASE_URL", default: "unset (the embedded PostgreSQL)", secret: true },
   { name: "FILS_DATA_DIR", default: "./.fils" },

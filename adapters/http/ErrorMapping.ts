@@ -1,5 +1,5 @@
 /**
- * Every failure, from every layer, becomes `{ code, message }` with its status (decisions.md §8): schema decode
+ * Every failure, from every layer, becomes `{ code, message }` with its status (docs/decisions.md §8): schema decode
  * failures, malformed JSON, oversized bodies, unknown routes and methods, an unreachable store, and defects (500,
  * with no internals in the message; the cause is logged).
  */

@@ -1,5 +1,5 @@
 /**
- * Errors on the wire: every one is exactly `{ code, message }` with the status of decisions.md §8. The domain's
+ * Errors on the wire: every one is exactly `{ code, message }` with the status of docs/decisions.md §8. The domain's
  * tagged errors are encoded through these schemas (no `_tag` in the body), and the typed client decodes them back.
  */
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"

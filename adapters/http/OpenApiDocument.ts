@@ -1,6 +1,6 @@
 /**
  * The finishing pass over the OpenAPI document that `OpenApi.fromApi` generates from the contract (Api.ts), for what
- * HttpApi annotations cannot express (decisions.md §8):
+ * HttpApi annotations cannot express (docs/decisions.md §8):
  *
  * - response headers: `RateLimit-*` on authenticated answers, `Retry-After` on 429, `WWW-Authenticate` on 401,
  *   `Idempotent-Replayed` on the replayable answers of the POSTs that take an `Idempotency-Key`;
@@ -333,7 +333,7 @@ const idempotencyKeyParameter = {
 }
 
 /**
- * Answers an idempotency record never stores (decisions.md §8: 401, 429 and 5xx), plus the ones raised before the
+ * Answers an idempotency record never stores (docs/decisions.md §8: 401, 429 and 5xx), plus the ones raised before the
  * handler runs or by the idempotency check itself: these never carry `Idempotent-Replayed`.
  */
 const notReplayed = new Set(["401", "409", "413", "422", "429"])

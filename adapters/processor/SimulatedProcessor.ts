@@ -1,5 +1,5 @@
 /**
- * The simulated processor with the test cards of decisions.md §4 and the README: a processor in test mode that
+ * The simulated processor with the test cards of docs/decisions.md §4 and docs/checkout.md: a processor in test mode that
  * keeps the port's whole contract (PaymentProcessor.ts), and can be made to show every fault a real one can: a
  * lost answer after the money moved, an outage before it did, a refused refund. What it did lives in its ledger
  * (memory, or its own tables in PostgreSQL), so lookups, refunds and reconciliation see the same processor from

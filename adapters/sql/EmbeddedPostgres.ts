@@ -1,5 +1,5 @@
 /**
- * The embedded PostgreSQL (decisions.md §9): the first `fils serve` needs nothing installed. The database lives in
+ * The embedded PostgreSQL (docs/decisions.md §9): the first `fils serve` needs nothing installed. The database lives in
  * `<FILS_DATA_DIR>/pg`, listens on 127.0.0.1 only, and is started and stopped with the process.
  *
  * Who stops it: every process using the postmaster registers itself (`<FILS_DATA_DIR>/pg-users/<pid>`), whoever

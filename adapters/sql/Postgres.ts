@@ -1,6 +1,6 @@
 /**
  * PostgreSQL connections for the SQL store: a pool from a URL, the migrations, and the choice the CLI makes between
- * `DATABASE_URL` and the embedded database in the data folder (decisions.md §9).
+ * `DATABASE_URL` and the embedded database in the data folder (docs/decisions.md §9).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Migrator from "@effect/sql/Migrator"

@@ -1,5 +1,5 @@
 /**
- * Where SQL errors stop (ARCHITECTURE.md): a database that cannot be reached becomes the domain's `StoreUnavailable`
+ * Where SQL errors stop (docs/architecture.md): a database that cannot be reached becomes the domain's `StoreUnavailable`
  * (transient: 503, callers may retry); anything else is a bug or a broken invariant, so it is a defect.
  */
 import type { SqlError } from "@effect/sql/SqlError"

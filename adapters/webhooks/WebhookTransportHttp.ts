@@ -20,7 +20,7 @@ export class InternalAddressError extends Error {
 
 /**
  * A `lookup` that resolves like the system but refuses internal addresses; with `allowLoopback` (test mode,
- * decisions.md §7) it lets this machine through and still refuses private, link-local and other internal ones.
+ * docs/decisions.md §7) it lets this machine through and still refuses private, link-local and other internal ones.
  */
 export const publicOnlyLookup = (
   resolve: typeof dnsLookup = dnsLookup,

@@ -1,5 +1,5 @@
 /**
- * Background work, scheduled (decisions.md §6): each pass renews what is due (`Renewals`), expires sessions past
+ * Background work, scheduled (docs/decisions.md §6): each pass renews what is due (`Renewals`), expires sessions past
  * their 24 hours (`Checkout`) and settles `processing` charges (`Payments`). `runOnce` does one pass
  * (`fils billing run`); `worker` runs passes forever inside `fils serve`. Any number of servers may run at once.
  */

@@ -1,5 +1,5 @@
 /**
- * Checkout: sessions a merchant creates and a customer pays on the hosted page (decisions.md §2, §3).
+ * Checkout: sessions a merchant creates and a customer pays on the hosted page (docs/decisions.md §2, §3).
  *
  * Paying runs in three steps so that no lock is held across the processor's network call: reserve (one
  * transaction: the session is locked, a `processing` payment recorded, so a second submission waits for it),

@@ -1,5 +1,5 @@
 /**
- * The webhook dispatcher (decisions.md §7): claims due deliveries, signs each attempt afresh (same `webhook-id`,
+ * The webhook dispatcher (docs/decisions.md §7): claims due deliveries, signs each attempt afresh (same `webhook-id`,
  * new timestamp and signature), POSTs it through the WebhookTransport port with a 10 s timeout, records the
  * attempt, and schedules the next on failure (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). At-least-once: what was
  * committed is delivered, across crashes and restarts; a lease keeps two servers from running one attempt.

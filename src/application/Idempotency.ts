@@ -1,5 +1,5 @@
 /**
- * Idempotent execution (decisions.md §8): the first request with a key runs and its response is kept for 24
+ * Idempotent execution (docs/decisions.md §8): the first request with a key runs and its response is kept for 24
  * hours; a retry with the same parameters gets that response again; other parameters are refused (422), and so is
  * a retry while the first still runs (409).
  *

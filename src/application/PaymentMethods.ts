@@ -3,7 +3,7 @@
  * processor without a charge; a refused card changes nothing. A subscription `on_hold` is retried on the new card at
  * once: the retry is the next of its scheduled retries brought forward (the same (subscription, period, attempt)
  * reservation as billing's, so it can never be charged twice), and its outcome is recorded as any retry's is
- * (decisions.md §6: on success `active` again, `subscription.active` then `subscription.renewed`; declined, it stays
+ * (docs/decisions.md §6: on success `active` again, `subscription.active` then `subscription.renewed`; declined, it stays
  * on hold and the retries after it keep their days).
  */
 import { DateTime, Effect, Equal, Option } from "effect"

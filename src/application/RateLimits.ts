@@ -1,5 +1,5 @@
 /**
- * Rate limits (decisions.md §8): requests per key per rolling minute, and failed authentications per client
+ * Rate limits (docs/decisions.md §8): requests per key per rolling minute, and failed authentications per client
  * address. Counters live in the Store, so every server on one database shares them.
  *
  * A key's requests are counted in batches: while one hit for a key is at the store, the requests that arrive for

@@ -1,5 +1,5 @@
 /**
- * Refunds through the processor (decisions.md §5): reserve → call → record. The reserving transaction
+ * Refunds through the processor (docs/decisions.md §5): reserve → call → record. The reserving transaction
  * holds the payment's row, so refunds running together can never return more than remains; the processor is called
  * after it commits, with the refund's id as its idempotency key; the outcome is recorded in a second transaction,
  * and only a confirmed refund moves the payment (`refunded_amount`, `refund.succeeded`). A refund whose answer was

@@ -1,5 +1,5 @@
 /**
- * Renewals (decisions.md §6): reserve → charge → record, for every subscription due. One transaction claims a batch
+ * Renewals (docs/decisions.md §6): reserve → charge → record, for every subscription due. One transaction claims a batch
  * of due subscriptions and reserves their charges; the charges run after it commits, and their outcomes go to
  * `Settlement`. Any number of servers may renew at once: what makes a double charge impossible is the store's
  * uniqueness rule on (subscription, period, attempt), taken in the reserving transaction, before the processor is

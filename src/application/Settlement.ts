@@ -34,7 +34,7 @@ export const lookedUpCharge = (found: Option.Option<Movement>): ChargeReport | u
       movement._tag === "Charge" ? { outcome: movement.outcome, chargeId: movement.chargeId, card: movement.card } : undefined
   })
 
-/** The fee schedule (decisions.md §5), configurable. */
+/** The fee schedule (docs/decisions.md §5), configurable. */
 export const FeeConfig = Config.all({
   bps: Config.integer("FILS_FEE_BPS").pipe(Config.withDefault(Payment.defaultFees.bps)),
   fixed: Config.integer("FILS_FEE_FIXED").pipe(Config.withDefault(Payment.defaultFees.fixed))

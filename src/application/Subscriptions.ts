@@ -1,5 +1,5 @@
 /**
- * Subscriptions (decisions.md §6): started by the first payment of a subscription checkout, renewed by `Billing`,
+ * Subscriptions (docs/decisions.md §6): started by the first payment of a subscription checkout, renewed by `Billing`,
  * cancelled by the merchant. Every change goes with its events in one transaction.
  */
 import { Data, DateTime, Effect, Option, Schedule, Schema } from "effect"
@@ -145,7 +145,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("fils/Subscri
     })
 
     /**
-     * `PATCH`: cancel now, or set/undo cancellation at the period end (decisions.md §6). A cancellation that meets a
+     * `PATCH`: cancel now, or set/undo cancellation at the period end (docs/decisions.md §6). A cancellation that meets a
      * renewal charge at the processor waits for its outcome, then cancels: cancelling first would let that charge,
      * if it succeeds, pay for a period that never starts. Only a processor stuck past the wait answers 409.
      */

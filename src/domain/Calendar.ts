@@ -1,5 +1,5 @@
 /**
- * Billing periods in calendar terms (decisions.md §6). The n-th period starts at anchor + n × interval, always
+ * Billing periods in calendar terms (docs/decisions.md §6). The n-th period starts at anchor + n × interval, always
  * computed from the anchor (never from the previous period), so nothing drifts: a subscription started on
  * 31 January renews on 28/29 February, then 31 March. Times of day are kept, in UTC.
  */
@@ -40,7 +40,7 @@ export const periodStart = (
   }
 }
 
-/** Days after the first failed renewal at which it is retried (decisions.md §6). */
+/** Days after the first failed renewal at which it is retried (docs/decisions.md §6). */
 export const retryDays: ReadonlyArray<number> = [1, 3, 5]
 
 export const addDays = (at: DateTime.Utc, days: number): DateTime.Utc =>

@@ -1,5 +1,5 @@
 /**
- * The hosted page's form (decisions.md §3): validated here, before any charge, into customer details and a card.
+ * The hosted page's form (docs/decisions.md §3): validated here, before any charge, into customer details and a card.
  * Each field gets its own readable error; the card number is checked by Luhn, the expiry must not have passed,
  * the CVC is 3 or 4 digits.
  */

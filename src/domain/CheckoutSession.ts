@@ -1,5 +1,5 @@
 /**
- * Checkout sessions (decisions.md §2): a priced cart the customer pays on the hosted page.
+ * Checkout sessions (docs/decisions.md §2): a priced cart the customer pays on the hosted page.
  *
  *   open → complete (a payment succeeded) | expired (24 h passed)
  *

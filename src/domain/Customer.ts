@@ -1,4 +1,4 @@
-/** Customers: the people who pay (decisions.md §1). */
+/** Customers: the people who pay (docs/decisions.md §1). */
 import { DateTime, Schema } from "effect"
 import { AccountId, CustomerId } from "./Ids.js"
 import { Metadata } from "./Metadata.js"

@@ -1,5 +1,5 @@
 /**
- * Webhook deliveries (decisions.md §7): one per (event, subscribed enabled endpoint), queued in the event's
+ * Webhook deliveries (docs/decisions.md §7): one per (event, subscribed enabled endpoint), queued in the event's
  * transaction, attempted until a 2xx or until eight attempts failed, on the Standard Webhooks schedule.
  */
 import { DateTime, Duration } from "effect"

@@ -1,5 +1,5 @@
 /**
- * Idempotency records (decisions.md §8): per account, mode and key, a fingerprint of the request and, once it has
+ * Idempotency records (docs/decisions.md §8): per account, mode and key, a fingerprint of the request and, once it has
  * finished, its response. A record whose request is still running holds a lease so that a crashed request does
  * not block its key for 24 hours. A successful request's response is written in the transaction of its work, so an
  * object exists if and only if its key's answer does (see `commitsWork`).

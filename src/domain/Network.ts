@@ -1,5 +1,5 @@
 /**
- * Which addresses a live webhook may reach (decisions.md §7): global unicast only, in IPv4 and IPv6, decided by an
+ * Which addresses a live webhook may reach (docs/decisions.md §7): global unicast only, in IPv4 and IPv6, decided by an
  * allow-list, so loopback, private, link-local and every other internal or special-purpose range are refused. Checked on the URL at creation and on every resolved
  * address at delivery time, so a DNS change cannot turn an endpoint internal.
  */
@@ -134,7 +134,7 @@ export const isLoopbackHost = (host: string): boolean => {
 }
 
 /**
- * Whether a webhook may not reach `host` (decisions.md §7): in live mode any internal host; in test mode the same
+ * Whether a webhook may not reach `host` (docs/decisions.md §7): in live mode any internal host; in test mode the same
  * less loopback, so a merchant can point test deliveries at a receiver on their own machine, but never at a
  * private network or a cloud metadata address.
  */

@@ -1,5 +1,5 @@
 /**
- * Payments (decisions.md §5): every charge, one-time or recurring. A pure state machine:
+ * Payments (docs/decisions.md §5): every charge, one-time or recurring. A pure state machine:
  *
  *   processing → succeeded | failed
  *   succeeded → partially_refunded | refunded
@@ -231,7 +231,7 @@ export const transition = (
   }
 }
 
-/** The invariants of decisions.md §5; empty when all hold. */
+/** The invariants of docs/decisions.md §5; empty when all hold. */
 export const violations = (p: Payment): ReadonlyArray<string> => {
   const out: Array<string> = []
   const paid = p.status === "succeeded" || p.status === "partially_refunded" || p.status === "refunded"

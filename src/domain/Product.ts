@@ -1,4 +1,4 @@
-/** Products: what a merchant sells, once or on a recurring schedule (decisions.md §1). */
+/** Products: what a merchant sells, once or on a recurring schedule (docs/decisions.md §1). */
 import { DateTime, Either, Schema } from "effect"
 import { CurrencyNotSupported, InvalidRequest } from "./Errors.js"
 import { AccountId, ProductId } from "./Ids.js"

@@ -1,5 +1,5 @@
 /**
- * Subscriptions (decisions.md §6): a pure state machine.
+ * Subscriptions (docs/decisions.md §6): a pure state machine.
  *
  *   active ──renewal fails──▶ on_hold ──a retry succeeds──▶ active
  *   on_hold ──the last retry (day 5) fails──▶ cancelled (payment_failed)
@@ -82,7 +82,7 @@ export const SubscriptionUpdate = Schema.Struct({
   status: Schema.optional(Schema.Literal("cancelled")),
   cancel_at_period_end: Schema.optional(Schema.Boolean)
 }).pipe(
-  // Exactly one of the two (decisions.md §6): the use case refuses the rest with its own message; the document says so.
+  // Exactly one of the two (docs/decisions.md §6): the use case refuses the rest with its own message; the document says so.
   Schema.filter(() => true, {
     jsonSchema: { allOf: [{ oneOf: [{ required: ["status"] }, { required: ["cancel_at_period_end"] }] }] }
   })
@@ -270,7 +270,7 @@ export const transition = (
   }
 }
 
-/** PATCH rules (decisions.md §6): exactly one of `status: "cancelled"` or `cancel_at_period_end`. */
+/** PATCH rules (docs/decisions.md §6): exactly one of `status: "cancelled"` or `cancel_at_period_end`. */
 export const commandOf = (update: SubscriptionUpdate): Either.Either<SubscriptionCommand, InvalidRequest> => {
   const hasStatus = update.status !== undefined
   const hasFlag = update.cancel_at_period_end !== undefined

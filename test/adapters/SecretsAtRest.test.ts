@@ -148,7 +148,7 @@ describe("webhook secrets at rest (FILS_SECRET_KEY)", () => {
     const idA = keyIdFor(keyA)
     const idB = keyIdFor(keyB)
 
-    // 1. No key: a secret is written as it is (the trade-off documented in README).
+    // 1. No key: a secret is written as it is (the trade-off documented in docs/webhooks.md).
     const plain = await serve({})
     const key = testKeyOf(plain.stdout())
     const p = await api(plain.baseUrl, key, "POST", "/webhooks", { url: receiver.url, event_types: ["payment.succeeded"] })

@@ -1,5 +1,5 @@
 /**
- * The Signer port's Standard Webhooks pair on node:crypto (decisions.md §7): `verifyWebhook` accepts what
+ * The Signer port's Standard Webhooks pair on node:crypto (docs/decisions.md §7): `verifyWebhook` accepts what
  * `signWebhook` signs (and what the reference `standardwebhooks` package signs), returns the parsed body, and refuses
  * with a typed `WebhookSignatureInvalid` a changed body, id or timestamp, another secret, missing headers, and a
  * timestamp more than five minutes from the Effect Clock (a TestClock moves the window).

@@ -1,5 +1,5 @@
 /**
- * The simulated processor and its test cards (decisions.md §4, README), with TestClock driving asynchronous
+ * The simulated processor and its test cards (docs/decisions.md §4, docs/checkout.md), with TestClock driving asynchronous
  * settlement: each card's outcome, idempotency by reference, lookups, refunds and the fault cards of issue 17.
  * The port's general contract runs against it in ProcessorContract.test.ts.
  */

@@ -366,7 +366,7 @@ const someoneWaitsForLock = (url: Redacted.Redacted, table: string) =>
   })
 
 describe("StoreSql on PostgreSQL: checkout sessions and payments", () => {
-  it.scopedLive("the schema refuses exactly the payments Payment.violations refuses (decisions.md §5)", () =>
+  it.scopedLive("the schema refuses exactly the payments Payment.violations refuses (docs/decisions.md §5)", () =>
     Effect.gen(function*() {
       const { scope, stores: [store] } = yield* servers(1)
       // Small amounts, so that the boundaries (0, equal to the total, one past it) come up often.

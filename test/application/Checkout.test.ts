@@ -1,4 +1,4 @@
-/** Checkout use cases over the memory store with TestClock (decisions.md §2, §3, §4, §5, §7). */
+/** Checkout use cases over the memory store with TestClock (docs/decisions.md §2, §3, §4, §5, §7). */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Either, Schema, TestClock } from "effect"
 import { Accounts } from "../../src/application/Accounts.js"
@@ -479,7 +479,7 @@ describe("Checkout.pay", () => {
       assert.strictEqual((yield* storedSession(fresh.session_id)).status, "expired")
     }).pipe(withEngine()))
 
-  // decisions.md §2: both end states are final. Regression: a session whose async charge was still processing at
+  // docs/decisions.md §2: both end states are final. Regression: a session whose async charge was still processing at
   // its expiry once read `expired` (asOf looked only at expires_at) and then `complete` when the charge settled.
   it.effect("a session never reads expired and later complete (async charge settling across the expiry)", () =>
     Effect.gen(function*() {

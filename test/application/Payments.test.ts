@@ -1,4 +1,4 @@
-/** Payments (refunds, lists) and the event record, over the memory store (decisions.md §5, §7). */
+/** Payments (refunds, lists) and the event record, over the memory store (docs/decisions.md §5, §7). */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Either, Option, Schema, TestClock } from "effect"
 import { Events } from "../../src/application/Events.js"

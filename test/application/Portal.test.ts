@@ -1,7 +1,7 @@
 /**
  * The customer portal's use cases (issue 19) over the memory store, with TestClock: portal sessions and their
  * one-time links, a subscription's card replaced (an `on_hold` one retried at once on the new card, with the events
- * of decisions.md §6), cancellation at the period end, and receipts. The simulated processor decides every charge.
+ * of docs/decisions.md §6), cancellation at the period end, and receipts. The simulated processor decides every charge.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Either, Layer, Option, TestClock } from "effect"

@@ -1,5 +1,5 @@
 /**
- * Subscription lifecycles over the memory store with TestClock (decisions.md §4, §6, §7): a subscription checkout
+ * Subscription lifecycles over the memory store with TestClock (docs/decisions.md §4, §6, §7): a subscription checkout
  * paid through `Checkout.pay`, then `Billing.runOnce()` after moving the clock. The processor is the simulated one,
  * wrapped so a test can decide the outcome of each saved-card charge (`chargeToken`) and count them.
  */

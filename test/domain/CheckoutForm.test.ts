@@ -1,4 +1,4 @@
-/** The hosted page's form (decisions.md §3): Luhn, expiry in the future, 3–4 digit CVC, e-mail, optional E.164 phone. */
+/** The hosted page's form (docs/decisions.md §3): Luhn, expiry in the future, 3–4 digit CVC, e-mail, optional E.164 phone. */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Either, FastCheck } from "effect"
 import * as CheckoutForm from "../../src/domain/CheckoutForm.js"
@@ -28,7 +28,7 @@ const accepted = (input: CheckoutForm.CheckoutFormInput) => {
 }
 const errorKeys = (input: CheckoutForm.CheckoutFormInput) => Object.keys(errorsOf(input)).sort()
 
-/** decisions.md §4's test cards, all Luhn-valid. */
+/** docs/decisions.md §4's test cards, all Luhn-valid. */
 const testCards = [
   "4242424242424242",
   "5555555555554444",

@@ -1,4 +1,4 @@
-/** Checkout sessions (decisions.md §2): kind, pricing, the status as of a time, and the open → complete | expired rule. */
+/** Checkout sessions (docs/decisions.md §2): kind, pricing, the status as of a time, and the open → complete | expired rule. */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Duration, Either, FastCheck, Schema } from "effect"
 import * as CheckoutSession from "../../src/domain/CheckoutSession.js"

@@ -1,5 +1,5 @@
 /**
- * Which addresses and host names a live webhook may not reach (decisions.md §7): loopback, private, link-local,
+ * Which addresses and host names a live webhook may not reach (docs/decisions.md §7): loopback, private, link-local,
  * CGNAT, multicast and other internal ranges, in IPv4 and IPv6, and names that always mean "this network".
  */
 import { assert, describe, it } from "@effect/vitest"

@@ -1,5 +1,5 @@
 /**
- * The payment state machine (decisions.md §5), driven by random command sequences: every reachable state keeps the
+ * The payment state machine (docs/decisions.md §5), driven by random command sequences: every reachable state keeps the
  * invariants, every accepted command is an edge of the table, every refused command changes nothing.
  */
 import { assert, describe, it } from "@effect/vitest"

@@ -21,7 +21,7 @@ const oneTime = created(base)
 const leftTag = <A, E extends { readonly _tag: string }>(e: Either.Either<A, E>): string | undefined =>
   Either.isLeft(e) ? e.left._tag : undefined
 
-/** decisions.md §1: one_time ⇒ both null; recurring ⇒ an interval and a count from 1 to the interval's maximum. */
+/** docs/decisions.md §1: one_time ⇒ both null; recurring ⇒ an interval and a count from 1 to the interval's maximum. */
 const consistencyViolation = (p: Product.Product): string | undefined => {
   if (p.billing === "one_time") {
     return p.billing_interval === null && p.interval_count === null ? undefined : "one_time with a schedule"
@@ -263,7 +263,7 @@ interface Schedule {
   readonly interval_count: number | null
 }
 
-/** decisions.md §1 as an independent model: the schedule a create/update should end with, or "invalid". */
+/** docs/decisions.md §1 as an independent model: the schedule a create/update should end with, or "invalid". */
 const expectedSchedule = (s: {
   billing: Product.Billing
   billing_interval: Product.BillingInterval | null | undefined

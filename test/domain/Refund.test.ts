@@ -1,5 +1,5 @@
 /**
- * Refund (decisions.md §5, issue 17) as a pure machine over random command sequences: reservations, confirmations
+ * Refund (docs/decisions.md §5) as a pure machine over random command sequences: reservations, confirmations
  * and refusals in any order never let confirmed plus pending refunds exceed the payment, a refund ends once, and
  * the payment keeps §5's invariants.
  */

@@ -1,5 +1,5 @@
 /**
- * Subscription lifecycles as an operator sees them (decisions.md §4, §6, §7): `fils serve` on the embedded
+ * Subscription lifecycles as an operator sees them (docs/decisions.md §4, §6, §7): `fils serve` on the embedded
  * PostgreSQL in a fresh data folder, subscriptions paid by posting the hosted checkout form, then
  * `fils billing run --at <ISO>` (the real process) at chosen instants, checked through the API.
  *
@@ -39,7 +39,7 @@ afterAll(async () => {
 const day = 86_400_000
 const iso = (millis: number) => new Date(millis).toISOString()
 
-/** `anchor` + `n` calendar months, the day clamped to the month's length, time of day kept (decisions.md §6). */
+/** `anchor` + `n` calendar months, the day clamped to the month's length, time of day kept (docs/decisions.md §6). */
 const addMonths = (anchorIso: string, n: number) => {
   const d = new Date(anchorIso)
   const total = d.getUTCFullYear() * 12 + d.getUTCMonth() + n

@@ -215,7 +215,7 @@ describe("hosted checkout in a real browser, against fils serve", () => {
     expect(consoleErrors.filter((m) => /Content Security Policy|Refused to/i.test(m))).toEqual([])
     expect(consoleErrors).toEqual([])
 
-    // Every field the page collects is labelled, and named as decisions.md §3 says.
+    // Every field the page collects is labelled, and named as docs/decisions.md §3 says.
     const names = await page.locator("form input:not([type=hidden])").evaluateAll((inputs) =>
       inputs.map((i) => (i as HTMLInputElement).name)
     )

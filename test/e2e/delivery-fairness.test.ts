@@ -1,5 +1,5 @@
 /**
- * Fair webhook dispatch across merchants (decisions.md §7; `Delivery.inFlightPerAccount`): ONE `fils serve` (its 128
+ * Fair webhook dispatch across merchants (docs/decisions.md §7; `Delivery.inFlightPerAccount`): ONE `fils serve` (its 128
  * delivery slots, no second server to hide behind) on a fresh database. Merchant A has five endpoints whose receiver
  * never answers and a backlog of thirty events for each; without a per-account cap, 5 × 30 (each under the
  * per-endpoint cap of 32) would take every slot for the 10 s receiver timeout. With it, A holds at most 64 and

@@ -1,5 +1,5 @@
 /**
- * Subscription lifecycles that billing-cli.test.ts does not cover (decisions.md §6, §7): `fils serve` on a fresh
+ * Subscription lifecycles that billing-cli.test.ts does not cover (docs/decisions.md §6, §7): `fils serve` on a fresh
  * database of the suite's PostgreSQL, subscriptions paid on the hosted page, changed with `PATCH /subscriptions/{id}`,
  * then `fils billing run --at <ISO>` (the real process) at their period date, checked through the API.
  *

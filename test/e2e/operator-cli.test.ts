@@ -1,5 +1,5 @@
 /**
- * Operator commands against a running `fils serve` (decisions.md §5, §6, §8, §9): one server on a fresh database of
+ * Operator commands against a running `fils serve` (docs/decisions.md §5, §6, §8, §9): one server on a fresh database of
  * the suite's PostgreSQL (`DATABASE_URL`), the operator commands run as real processes on the same database, and
  * what they did checked through the API (and, for the scheduler, the stored rows).
  *
@@ -145,7 +145,7 @@ describe("operator commands against fils serve on one database", () => {
         payment_id: paymentId,
         status: "refunded",
         refunded_amount: 5_000,
-        // Fees are not returned (decisions.md §5).
+        // Fees are not returned (docs/decisions.md §5).
         net_amount: -245,
         refund_amount: 3_000
       })

@@ -1,5 +1,5 @@
 /**
- * Webhook deliveries as a merchant's receiver and an operator meet them (decisions.md §7, §9): real `fils serve`
+ * Webhook deliveries as a merchant's receiver and an operator meet them (docs/decisions.md §7, §9): real `fils serve`
  * processes on the embedded PostgreSQL in a fresh data folder, real HTTP receivers on 127.0.0.1, payments made by
  * posting the hosted checkout form, and `fils deliveries list|retry` as real processes.
  *

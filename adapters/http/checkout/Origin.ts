@@ -1,5 +1,5 @@
 /**
- * Whether a form post comes from a page of this server, as far as the browser says (decisions.md §3): the check
+ * Whether a form post comes from a page of this server, as far as the browser says (docs/decisions.md §3): the check
  * every server-rendered form shares (checkout, dashboard, portal).
  */
 /**
@@ -28,7 +28,7 @@ const hostFor = (protocol: string, host: string | undefined): string | undefined
 }
 
 /**
- * Whether a form submission comes from a page of this server, as far as the browser says (decisions.md §3): the
+ * Whether a form submission comes from a page of this server, as far as the browser says (docs/decisions.md §3): the
  * form token alone cannot tell, since anyone may fetch the page from their own server and read it.
  *
  * - `Sec-Fetch-Site: cross-site` or `same-site` (another site, or another port or subdomain of this one) is refused.

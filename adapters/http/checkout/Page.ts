@@ -1,5 +1,5 @@
 /**
- * The hosted checkout page (decisions.md §3): plain HTML that works without JavaScript, with labelled fields named
+ * The hosted checkout page (docs/decisions.md §3): plain HTML that works without JavaScript, with labelled fields named
  * exactly `name`, `email`, `phone_number`, `card_number`, `exp_month`, `exp_year` and `cvc`.
  */
 import { formatAmount } from "../../../src/domain/Money.js"

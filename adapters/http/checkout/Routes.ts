@@ -1,5 +1,5 @@
 /**
- * The hosted checkout page's routes (decisions.md §3): `GET /checkout/{id}` shows the form, `POST` submits it.
+ * The hosted checkout page's routes (docs/decisions.md §3): `GET /checkout/{id}` shows the form, `POST` submits it.
  * Every outcome is an HTML page (never JSON): the payer is a person in a browser, without JavaScript if they like.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"

@@ -4,7 +4,7 @@ import { parseId } from "../../../src/domain/Ids.js"
 
 /**
  * Resolves a path id. One that does not match its pattern names nothing that could exist, so it is a 404 like an
- * unknown id (decisions.md §8), not a 400.
+ * unknown id (docs/decisions.md §8), not a 400.
  */
 export const pathId = <S extends Schema.Schema<any, string>>(schema: S, what: string) => {
   const parse = parseId(schema)

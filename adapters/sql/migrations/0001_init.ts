@@ -44,7 +44,7 @@ const statements = [
     metadata jsonb NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(metadata) = 'object'),
     created_at timestamptz(3) NOT NULL,
     updated_at timestamptz(3),
-    -- decisions.md §1: no schedule for one-time products; a recurring one has an interval and at most three years.
+    -- docs/decisions.md §1: no schedule for one-time products; a recurring one has an interval and at most three years.
     CONSTRAINT products_schedule CHECK (
       (billing = 'one_time' AND billing_interval IS NULL AND interval_count IS NULL) OR
       (billing = 'recurring' AND billing_interval IS NOT NULL AND interval_count >= 1 AND interval_count <=

@@ -1,5 +1,5 @@
 /**
- * Checkout sessions, payments and events (decisions.md §2, §5, §7).
+ * Checkout sessions, payments and events (docs/decisions.md §2, §5, §7).
  *
  * The payment invariants of §5 are CHECK constraints, equivalent to `violations` in src/domain/Payment.ts (the SQL
  * tests insert arbitrary payments and expect the database to refuse exactly those `violations` refuses), so a bug
@@ -106,7 +106,7 @@ const statements = [
     CONSTRAINT payments_card CHECK (
       num_nulls(card_brand, card_last4, card_exp_month, card_exp_year, card_token) IN (0, 5)
     ),
-    -- decisions.md §5, as Payment.violations states them. "Paid" = succeeded, partially_refunded or refunded.
+    -- docs/decisions.md §5, as Payment.violations states them. "Paid" = succeeded, partially_refunded or refunded.
     CONSTRAINT payments_refunded_range CHECK (refunded_amount BETWEEN 0 AND total_amount),
     CONSTRAINT payments_fee_range CHECK (fee_amount BETWEEN 0 AND total_amount),
     CONSTRAINT payments_net CHECK (net_amount = total_amount - fee_amount - refunded_amount),

@@ -1,5 +1,5 @@
 /**
- * Subscriptions and their renewal attempts (decisions.md §6).
+ * Subscriptions and their renewal attempts (docs/decisions.md §6).
  *
  * The CHECK constraints state what `Subscription.start` and `Subscription.transition` (src/domain/Subscription.ts)
  * guarantee of every state they make, so a bug in a use case cannot store a subscription the machine could never
@@ -11,7 +11,7 @@
  * claim earliest-due first.
  *
  * `subscription_attempts` is the rule that makes a double charge impossible with any number of servers
- * (ARCHITECTURE.md, "How data flows" 4): one row per (subscription, period, attempt), taken before the card is
+ * (docs/architecture.md, "How data flows" 4): one row per (subscription, period, attempt), taken before the card is
  * charged; a second claimant of the same attempt inserts nothing (`ON CONFLICT DO NOTHING`) and does not charge.
  *
  * References carry the scope, as in 0003: a subscription's customer, product and checkout session, and now a payment's

@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints and the delivery outbox (decisions.md §7, ARCHITECTURE.md "How data flows" 3).
+ * Webhook endpoints and the delivery outbox (docs/decisions.md §7, docs/architecture.md "How data flows" 3).
  *
  * `webhook_endpoints`: an endpoint subscribes to a non-empty set of the seven event types (a CHECK, equivalent to
  * the domain's `EventTypes`); a live endpoint's url is https (as `WebhookEndpoint.checkUrl` makes it). Deleting one

@@ -1,5 +1,5 @@
 /**
- * The webhook delivery outbox on PostgreSQL (migration 0005; ARCHITECTURE.md "How data flows" 3).
+ * The webhook delivery outbox on PostgreSQL (migration 0005; docs/architecture.md "How data flows" 3).
  *
  * - `enqueue` is one statement. It locks the endpoints it queues for (`FOR SHARE`) until the event's transaction
  *   ends, so deleting or disabling one of them at the same time (which cancels its pending deliveries) either waits

@@ -1,5 +1,5 @@
 /**
- * Payments on PostgreSQL. `find` (by id alone) locks the row inside `transact`. The schema refuses a payment that breaks decisions.md §5, and
+ * Payments on PostgreSQL. `find` (by id alone) locks the row inside `transact`. The schema refuses a payment that breaks docs/decisions.md §5, and
  * a second `processing` payment of one checkout session (migration 0003): both are defects here.
  */
 import { DateTime, Effect } from "effect"

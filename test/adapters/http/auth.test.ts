@@ -1,4 +1,4 @@
-/** Bearer authentication (decisions.md §8): 401 UNAUTHORIZED with `WWW-Authenticate: Bearer`. */
+/** Bearer authentication (docs/decisions.md §8): 401 UNAUTHORIZED with `WWW-Authenticate: Bearer`. */
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import { describe, expect, it } from "vitest"

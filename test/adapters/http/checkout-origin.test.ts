@@ -1,5 +1,5 @@
 /**
- * The hosted checkout's browser-level check against forged submissions (decisions.md §3), where Fils is mounted
+ * The hosted checkout's browser-level check against forged submissions (docs/decisions.md §3), where Fils is mounted
  * under a path in a host's server: `POST /checkout/{id}` is refused when the browser says it comes from another site
  * (`Sec-Fetch-Site`) or another origin (`Origin`), even with the session's valid form token, which anyone can read
  * by fetching the page from their own server. The origin the page was served from is `FILS_PUBLIC_URL`'s (its path,

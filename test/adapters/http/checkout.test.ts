@@ -1,6 +1,6 @@
 /**
  * Checkout over HTTP on both stores: `/api/v1/checkout_sessions`, `/payments`, `/events`, and the hosted page
- * `/checkout/{id}` driven with plain `fetch` (decisions.md §2, §3, §5, §7, §8).
+ * `/checkout/{id}` driven with plain `fetch` (docs/decisions.md §2, §3, §5, §7, §8).
  */
 import { randomUUID } from "node:crypto"
 import { DateTime, Effect, Option } from "effect"

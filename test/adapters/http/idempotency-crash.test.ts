@@ -1,5 +1,5 @@
 /**
- * An `Idempotency-Key` over PostgreSQL when the database goes away right after the work commits (decisions.md §8):
+ * An `Idempotency-Key` over PostgreSQL when the database goes away right after the work commits (docs/decisions.md §8):
  * the object and its key's answer commit in one transaction, so a retry replays the answer and never makes a
  * second object. The crash is real: the server's pool goes through a proxy that cuts every connection right after
  * the product's commit is acknowledged (`commitCutter`).

@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` on POST (decisions.md §8): scope (account, mode, key); a retry with the same request replays the
+ * `Idempotency-Key` on POST (docs/decisions.md §8): scope (account, mode, key); a retry with the same request replays the
  * first response with `Idempotent-Replayed: true`; other parameters are 422; a retry while the first runs is 409.
  */
 import { Effect, Layer } from "effect"

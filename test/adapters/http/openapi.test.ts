@@ -1,7 +1,7 @@
 /**
  * The served OpenAPI document (`GET /api/v1/openapi.json`) against an independent validator, against the contract it
  * is generated from, and against the running server: every route the server answers is documented with its
- * parameters, headers and error statuses (decisions.md §8), and every example is accepted by the contract's schemas,
+ * parameters, headers and error statuses (docs/decisions.md §8), and every example is accepted by the contract's schemas,
  * by the document's own JSON schemas and, for request bodies, by the server itself.
  */
 import SwaggerParser from "@apidevtools/swagger-parser"
@@ -25,7 +25,7 @@ import { memoryVariant, postgresVariant, type RawResponse, rawFor, type TestServ
 
 type Json = Record<string, any>
 
-/** decisions.md §8: every error code and its status (the oracle the document is checked against). */
+/** docs/decisions.md §8: every error code and its status (the oracle the document is checked against). */
 const section8: Readonly<Record<string, number>> = {
   INVALID_REQUEST: 400,
   CURRENCY_NOT_SUPPORTED: 400,
@@ -88,7 +88,7 @@ const decodes = (ast: SchemaAST.AST, value: unknown) =>
 
 const httpMethods = ["get", "post", "patch", "delete", "put"] as const
 
-/** The headers of decisions.md §8 (lower case, as `Headers` spells them). */
+/** The headers of docs/decisions.md §8 (lower case, as `Headers` spells them). */
 const protocolHeaders = [
   "ratelimit-limit",
   "ratelimit-remaining",

@@ -1,5 +1,5 @@
 /**
- * Rate limits (decisions.md §8): requests per key per rolling minute with `RateLimit-*` headers on every
+ * Rate limits (docs/decisions.md §8): requests per key per rolling minute with `RateLimit-*` headers on every
  * authenticated response, `429 RATE_LIMITED` with `Retry-After` past the limit, and failed authentications
  * throttled per client address.
  */

@@ -1,5 +1,5 @@
 /**
- * Two servers on one store (decisions.md §8, §9: any number of `fils serve` share one database): the rate limit,
+ * Two servers on one store (docs/decisions.md §8, §9: any number of `fils serve` share one database): the rate limit,
  * revocations, idempotency keys and cursors hold across them.
  */
 import { Effect, type Layer } from "effect"

@@ -1,5 +1,5 @@
 /**
- * Subscriptions over HTTP on both stores (interface.md "Subscription", "PATCH /subscriptions/{id}"; decisions.md
+ * Subscriptions over HTTP on both stores (interface.md "Subscription", "PATCH /subscriptions/{id}"; docs/decisions.md
  * §6, §7, §8): a subscription checkout paid on the hosted page with plain `fetch`, then `GET /subscriptions`,
  * `GET /subscriptions/{id}`, `PATCH /subscriptions/{id}` and the events they leave in `GET /events`.
  */

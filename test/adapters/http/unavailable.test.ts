@@ -1,5 +1,5 @@
 /**
- * An unreachable store (decisions.md §8): `503 SERVICE_UNAVAILABLE` as `{ code, message }`, answered quickly; `/ready`
+ * An unreachable store (docs/decisions.md §8): `503 SERVICE_UNAVAILABLE` as `{ code, message }`, answered quickly; `/ready`
  * says so while `/health` stays up; a 5xx is not kept for an `Idempotency-Key`, so the retry runs afresh.
  *
  * The outage is simulated by a switch in front of the real store (memory or PostgreSQL).
