@@ -243,7 +243,7 @@ const refundsCreate = Command.make(
         if (fils !== undefined && !/^\d{1,15}$/.test(fils)) {
           return yield* new InvalidRequest({ message: `--amount must be a whole number of fils, not '${fils}'` })
         }
-        const result = yield* (yield* Payments).refund(id, fils === undefined ? undefined : Number(fils))
+        const result = yield* (yield* Payments).refund(operator, id, fils === undefined ? undefined : Number(fils))
         // The payment as refund.succeeded carries it, and the refund: `pending` when the processor's answer was
         // lost and a lookup could not tell yet (the settle pass of a running server ends it).
         yield* printResult({

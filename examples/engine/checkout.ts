@@ -47,7 +47,7 @@ const program = Effect.gen(function*() {
     `second try: ${payment.status}; fee ${formatAmount(payment.fee_amount, "AED")}, net ${formatAmount(payment.net_amount, "AED")}; session ${paid.session.status}`
   )
 
-  const refund = yield* (yield* Payments).refund(payment.payment_id, 2000)
+  const refund = yield* (yield* Payments).refund(scope, payment.payment_id, 2000)
   yield* Console.log(`refunded ${formatAmount(refund.refundAmount, "AED")}: payment is ${refund.payment.status}`)
 
   const events = yield* (yield* Events).list(scope, {})

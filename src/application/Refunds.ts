@@ -11,6 +11,7 @@
  * of reserving another.
  */
 import { DateTime, Effect, Either, Option } from "effect"
+import { type Authority, sees } from "../domain/Account.js"
 import { scopeKey } from "../domain/Account.js"
 import { InvalidState, notFound, RefundRefused } from "../domain/Errors.js"
 import * as Idempotency from "../domain/Idempotency.js"
@@ -85,9 +86,10 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
      * Reserves the refund: a `pending` row, with the payment locked so that what remains is counted once. Under a
      * key already used, the refund reserved then instead.
      */
-    const reserve = (id: PaymentId, amount: number | undefined, key: string | undefined) =>
+    const reserve = (authority: Authority, id: PaymentId, amount: number | undefined, key: string | undefined) =>
       store.transact(Effect.gen(function*() {
-        const found = yield* store.payments.find(id)
+        // Another account's or mode's payment is not found, as if it did not exist.
+        const found = Option.filter(yield* store.payments.find(id), (p) => sees(authority, p))
         if (Option.isNone(found)) return yield* notFound("payment", id)
         const payment = found.value
         const refundId = yield* newId<RefundId>(prefixes.refund)
@@ -142,8 +144,13 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
      * and the reservation released; `pending` when the processor's answer was lost and a lookup could not tell yet.
      * With `idempotencyKey`, at most one refund is made under it: a retry carries on the one reserved first.
      */
-    const create = Effect.fn("Refunds.create")(function*(id: PaymentId, amount?: number, idempotencyKey?: string) {
-      const { chargeId, payment, refund } = yield* reserve(id, amount, idempotencyKey)
+    const create = Effect.fn("Refunds.create")(function*(
+      authority: Authority,
+      id: PaymentId,
+      amount?: number,
+      idempotencyKey?: string
+    ) {
+      const { chargeId, payment, refund } = yield* reserve(authority, id, amount, idempotencyKey)
       // A retry meeting a refund that already ended answers as it ended.
       const result = refund.status !== "pending"
         ? { payment, refund, refundAmount: refund.status === "succeeded" ? refund.amount : 0 } satisfies RefundResultView

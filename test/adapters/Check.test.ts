@@ -5,6 +5,7 @@
  * invariant and object, and is clean again once the row is put back. The command itself runs as a process on the
  * same database: exit 0 and `ok: true` when clean, exit 2 and the violation when broken.
  */
+import { operator } from "../../src/domain/Account.js"
 import { SqlClient } from "@effect/sql"
 import { ConfigProvider, DateTime, Effect, Exit, Layer, ManagedRuntime, Redacted, Scope } from "effect"
 import { once } from "node:events"
@@ -81,8 +82,8 @@ beforeAll(async () => {
     const partialPaid = yield* pay(partial.session_id, formWith(cards.visa))
     const payments = yield* Payments
     if (cartPaid._tag !== "Paid" || partialPaid._tag !== "Paid") return yield* Effect.die("payments did not go through")
-    yield* payments.refund(cartPaid.payment.payment_id as PaymentId)
-    yield* payments.refund(partialPaid.payment.payment_id as PaymentId, 1_000)
+    yield* payments.refund(operator, cartPaid.payment.payment_id as PaymentId)
+    yield* payments.refund(operator, partialPaid.payment.payment_id as PaymentId, 1_000)
     // A subscription, renewed once a day later.
     const plan = yield* products.create(shop, {
       name: "Coffee club", price: 3_000, currency: "AED", billing: "recurring", billing_interval: "day"

@@ -9,6 +9,7 @@
  * flight (`Reconciliation.compare`). Once the processor answers again and everything in flight has been looked up:
  * money moved by the processor = money recorded as succeeded − refunds, exactly.
  */
+import { operator } from "../../src/domain/Account.js"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, DateTime, Effect, FastCheck as fc, Layer, Ref, TestClock } from "effect"
 import { SignerNode } from "../../adapters/crypto/SignerNode.js"
@@ -148,11 +149,11 @@ describe("money path (property)", () => {
               if (target === undefined) break
               if (command._tag === "Refund") {
                 yield* Ref.set(faults.next, command.fault)
-                yield* Effect.exit(payments.refund(target.payment_id, command.amount))
+                yield* Effect.exit(payments.refund(operator, target.payment_id, command.amount))
               } else {
                 yield* Effect.all([
-                  Effect.exit(payments.refund(target.payment_id, command.amount)),
-                  Effect.exit(payments.refund(target.payment_id, command.amount))
+                  Effect.exit(payments.refund(operator, target.payment_id, command.amount)),
+                  Effect.exit(payments.refund(operator, target.payment_id, command.amount))
                 ], { concurrency: 2 })
               }
               break

@@ -4,7 +4,7 @@ import { DateTime, Effect, Either, Option, Schema, TestClock } from "effect"
 import { Events } from "../../src/application/Events.js"
 import { Payments } from "../../src/application/Payments.js"
 import { Settlement } from "../../src/application/Settlement.js"
-import type { Scope } from "../../src/domain/Account.js"
+import { operator, type Scope } from "../../src/domain/Account.js"
 import type { Event, EventType } from "../../src/domain/Event.js"
 import type { CheckoutSessionId, CustomerId, EventId, PaymentId } from "../../src/domain/Ids.js"
 import * as Payment from "../../src/domain/Payment.js"
@@ -43,7 +43,7 @@ describe("Payments.refund", () => {
       assert.strictEqual(paid.fee_amount, fee)
 
       yield* TestClock.adjust("1 second")
-      const first = yield* payments.refund(paid.payment_id, 2_500)
+      const first = yield* payments.refund(operator, paid.payment_id, 2_500)
       assert.strictEqual(first.refundAmount, 2_500)
       assert.strictEqual(first.payment.status, "partially_refunded")
       assert.strictEqual(first.payment.refunded_amount, 2_500)
@@ -52,7 +52,7 @@ describe("Payments.refund", () => {
       assert.deepStrictEqual(yield* payments.get(test, paid.payment_id), first.payment)
 
       yield* TestClock.adjust("1 second")
-      const rest = yield* payments.refund(paid.payment_id)
+      const rest = yield* payments.refund(operator, paid.payment_id)
       assert.strictEqual(rest.refundAmount, 7_500, "default: all that remains")
       assert.strictEqual(rest.payment.status, "refunded")
       assert.strictEqual(rest.payment.refunded_amount, 10_000)
@@ -76,7 +76,7 @@ describe("Payments.refund", () => {
       const payments = yield* Payments
       const { test } = yield* newAccount
       const paid = yield* paidWith(test, cards.visa, 34_900)
-      const r = yield* payments.refund(paid.payment_id)
+      const r = yield* payments.refund(operator, paid.payment_id)
       assert.strictEqual(r.refundAmount, 34_900)
       assert.strictEqual(r.payment.status, "refunded")
       const [event] = yield* eventsOf(test, "refund.succeeded")
@@ -89,12 +89,12 @@ describe("Payments.refund", () => {
       const payments = yield* Payments
       const { test } = yield* newAccount
       const paid = yield* paidWith(test, cards.visa, 10_000)
-      yield* payments.refund(paid.payment_id, 4_000)
+      yield* payments.refund(operator, paid.payment_id, 4_000)
       const partially = yield* payments.get(test, paid.payment_id)
       const eventsBefore = (yield* eventsOf(test)).length
 
       for (const amount of [6_001, 10_000, 0, -1, 1.5, Number.NaN]) {
-        const r = yield* Effect.either(payments.refund(paid.payment_id, amount))
+        const r = yield* Effect.either(payments.refund(operator, paid.payment_id, amount))
         assert.strictEqual(failureTag(r), "InvalidRequest", String(amount))
       }
       assert.deepStrictEqual(yield* payments.get(test, paid.payment_id), partially)
@@ -103,20 +103,20 @@ describe("Payments.refund", () => {
       const processing = yield* paidWith(test, cards.settleSucceeds)
       for (const p of [failed, processing]) {
         for (const amount of [undefined, 1]) {
-          const r = yield* Effect.either(payments.refund(p.payment_id, amount))
+          const r = yield* Effect.either(payments.refund(operator, p.payment_id, amount))
           assert.strictEqual(failureTag(r), "InvalidState", `${p.status} ${amount}`)
         }
         assert.deepStrictEqual(yield* payments.get(test, p.payment_id), p)
       }
 
-      yield* payments.refund(paid.payment_id)
+      yield* payments.refund(operator, paid.payment_id)
       const refunded = yield* payments.get(test, paid.payment_id)
       for (const amount of [undefined, 1]) {
-        const r = yield* Effect.either(payments.refund(paid.payment_id, amount))
+        const r = yield* Effect.either(payments.refund(operator, paid.payment_id, amount))
         assert.notStrictEqual(failureTag(r), "succeeded", `refunded ${amount}`)
       }
       assert.deepStrictEqual(yield* payments.get(test, paid.payment_id), refunded)
-      const unknown = yield* Effect.either(payments.refund(`pay_${"0".repeat(32)}` as PaymentId))
+      const unknown = yield* Effect.either(payments.refund(operator, `pay_${"0".repeat(32)}` as PaymentId))
       assert.strictEqual(failureTag(unknown), "NotFound")
 
       const refundEvents = yield* eventsOf(test, "refund.succeeded")
@@ -132,7 +132,7 @@ describe("Payments.refund", () => {
       const p = yield* paidWith(test, cards.settleSucceeds, 2_000)
       yield* TestClock.adjust("5 seconds")
       yield* payments.settleDue()
-      const r = yield* payments.refund(p.payment_id, 500)
+      const r = yield* payments.refund(operator, p.payment_id, 500)
       assert.strictEqual(r.payment.status, "partially_refunded")
     }).pipe(withEngine()))
 })
@@ -267,8 +267,8 @@ describe("Payments.get / list", () => {
         yield* TestClock.adjust("1 second")
         made.push(yield* paidWith(test, card, 1_000 + i, emails[i % 2]))
       }
-      yield* payments.refund(made[0]!.payment_id)
-      yield* payments.refund(made[2]!.payment_id, 10)
+      yield* payments.refund(operator, made[0]!.payment_id)
+      yield* payments.refund(operator, made[2]!.payment_id, 10)
       const newest = [...made].reverse()
       const ids = (ps: ReadonlyArray<Payment.Payment>) => ps.map((p) => p.payment_id)
 
@@ -349,7 +349,7 @@ describe("Events", () => {
         const p = yield* paidWith(test, i % 3 === 0 ? cards.declined : cards.visa)
         made.push({ type: p.status === "failed" ? "payment.failed" : "payment.succeeded", paymentId: p.payment_id })
         if (i === 4) {
-          yield* payments.refund(p.payment_id, 100)
+          yield* payments.refund(operator, p.payment_id, 100)
           made.push({ type: "refund.succeeded", paymentId: p.payment_id })
         }
       }
@@ -396,7 +396,7 @@ describe("Events", () => {
       const [succeeded] = yield* eventsOf(test, "payment.succeeded")
       assert.deepStrictEqual(succeeded!.data, encodePayment(yield* payments.get(test, p.payment_id)))
       // A later refund does not rewrite the earlier event.
-      yield* payments.refund(p.payment_id, 1)
+      yield* payments.refund(operator, p.payment_id, 1)
       const [again] = yield* eventsOf(test, "payment.succeeded")
       assert.deepStrictEqual(again, succeeded)
       assert.strictEqual(again!.data.status, "succeeded")

@@ -12,7 +12,7 @@ import { PaymentMethods } from "../../src/application/PaymentMethods.js"
 import { Payments } from "../../src/application/Payments.js"
 import { Portal, scopeOf } from "../../src/application/Portal.js"
 import { Subscriptions } from "../../src/application/Subscriptions.js"
-import type { Scope } from "../../src/domain/Account.js"
+import { operator, type Scope } from "../../src/domain/Account.js"
 import type { CustomerId, PaymentId, PortalSessionId, SubscriptionId } from "../../src/domain/Ids.js"
 import { Store } from "../../src/ports/Store.js"
 import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
@@ -335,7 +335,7 @@ describe("the portal's view of a customer", () => {
       const declined = yield* pay(session.session_id, formWith(cards.declined))
       const paid = yield* pay(session.session_id, formWith(cards.visa))
       if (paid._tag !== "Paid" || declined._tag !== "Paid") return assert.fail("the form was refused")
-      yield* Effect.flatMap(Payments, (p) => p.refund(paid.payment.payment_id, 1000))
+      yield* Effect.flatMap(Payments, (p) => p.refund(operator, paid.payment.payment_id, 1000))
       const portal = yield* Portal
       const receipt = yield* portal.receipt(test, paid.payment.payment_id, paid.payment.customer!.customer_id)
       assert.deepStrictEqual(receipt.lines, [

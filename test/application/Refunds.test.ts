@@ -11,7 +11,7 @@ import { WebhookTransportHttp } from "../../adapters/webhooks/WebhookTransportHt
 import { Engine } from "../../src/application/Engine.js"
 import { Events } from "../../src/application/Events.js"
 import { Payments } from "../../src/application/Payments.js"
-import type { Scope } from "../../src/domain/Account.js"
+import { operator, type Scope } from "../../src/domain/Account.js"
 import type { EventType } from "../../src/domain/Event.js"
 import type { PaymentId } from "../../src/domain/Ids.js"
 import { PaymentProcessor, ProcessorUnavailable } from "../../src/ports/PaymentProcessor.js"
@@ -57,11 +57,27 @@ const processorMoved = Effect.flatMap(PaymentProcessor, (p) => p.movements(DateT
 const refundsOf = (id: PaymentId) => Effect.flatMap(Store, (s) => s.refunds.ofPayment(id))
 
 describe("refunds through the processor", () => {
+  it.effect("a refund acts for a scope: another account's or mode's payment is not found and nothing moves", () =>
+    Effect.gen(function*() {
+      const mine = yield* newAccount
+      const other = yield* newAccount
+      const paid = yield* paidWith(mine.test, cards.visa)
+      const payments = yield* Payments
+      for (const stranger of [other.test, other.live, mine.live]) {
+        const refused = yield* Effect.flip(payments.refund(stranger, paid.payment_id, 1_000))
+        assert.strictEqual(refused._tag, "NotFound")
+      }
+      assert.lengthOf(yield* refundsOf(paid.payment_id), 0)
+      assert.lengthOf((yield* processorMoved).filter((m) => m._tag === "Refund"), 0)
+      const own = yield* payments.refund(mine.test, paid.payment_id, 1_000)
+      assert.strictEqual(own.refundAmount, 1_000)
+    }).pipe(withEngine))
+
   it.effect("a refund is made at the processor under the refund's id, then recorded: refund.succeeded once", () =>
     Effect.gen(function*() {
       const { test } = yield* newAccount
       const paid = yield* paidWith(test, cards.visa)
-      const result = yield* (yield* Payments).refund(paid.payment_id, 2_500)
+      const result = yield* (yield* Payments).refund(operator, paid.payment_id, 2_500)
       assert.deepStrictEqual([result.refund.status, result.refundAmount, result.payment.refunded_amount], ["succeeded", 2_500, 2_500])
       const moved = (yield* processorMoved).filter((m) => m._tag === "Refund")
       assert.deepStrictEqual(moved.map((m) => [m.reference, m.amount]), [[result.refund.refund_id, 2_500]])
@@ -75,7 +91,7 @@ describe("refunds through the processor", () => {
       const { test } = yield* newAccount
       const paid = yield* paidWith(test, cards.refundsRefused)
       for (const amount of [1_000, undefined]) {
-        const refused = yield* Effect.flip(payments.refund(paid.payment_id, amount))
+        const refused = yield* Effect.flip(payments.refund(operator, paid.payment_id, amount))
         assert.strictEqual(refused._tag, "RefundRefused")
         assert.strictEqual(refused.code, "REFUND_REFUSED")
         assert.match(refused.message, /refused/)
@@ -84,7 +100,7 @@ describe("refunds through the processor", () => {
       assert.deepStrictEqual((yield* refundsOf(paid.payment_id)).map((r) => r.status), ["refused", "refused"])
       assert.lengthOf(yield* eventsOf(test, "refund.succeeded"), 0)
       // Released: the whole amount may be asked for again (and is refused again, the card's rule).
-      const again = yield* Effect.flip(payments.refund(paid.payment_id, paid.total_amount))
+      const again = yield* Effect.flip(payments.refund(operator, paid.payment_id, paid.total_amount))
       assert.strictEqual(again._tag, "RefundRefused")
     }).pipe(withEngine))
 
@@ -93,9 +109,9 @@ describe("refunds through the processor", () => {
       const payments = yield* Payments
       const { test } = yield* newAccount
       const paid = yield* paidWith(test, cards.firstRefundAnswerLost)
-      const first = yield* payments.refund(paid.payment_id, 4_000)
+      const first = yield* payments.refund(operator, paid.payment_id, 4_000)
       assert.deepStrictEqual([first.refund.status, first.payment.refunded_amount], ["succeeded", 4_000])
-      const second = yield* payments.refund(paid.payment_id)
+      const second = yield* payments.refund(operator, paid.payment_id)
       assert.deepStrictEqual([second.refund.status, second.payment.status], ["succeeded", "refunded"])
       const moved = (yield* processorMoved).filter((m) => m._tag === "Refund")
       assert.deepStrictEqual(moved.map((m) => m.amount), [4_000, 6_000], "each refund moved money once")
@@ -111,13 +127,13 @@ describe("refunds through the processor", () => {
       const { test } = yield* newAccount
       const paid = yield* paidWith(test, cards.visa)
       yield* Ref.set(outage, true)
-      const pending = yield* payments.refund(paid.payment_id, 6_000)
+      const pending = yield* payments.refund(operator, paid.payment_id, 6_000)
       assert.deepStrictEqual([pending.refund.status, pending.refundAmount, pending.payment.refunded_amount], ["pending", 0, 0])
       // The pending refund counts against what remains.
       yield* Ref.set(outage, false)
-      const tooMuch = yield* Effect.either(payments.refund(paid.payment_id, 4_001))
+      const tooMuch = yield* Effect.either(payments.refund(operator, paid.payment_id, 4_001))
       assert.isTrue(Either.isLeft(tooMuch))
-      assert.strictEqual((yield* payments.refund(paid.payment_id)).refundAmount, 4_000, "all that remains: 4000")
+      assert.strictEqual((yield* payments.refund(operator, paid.payment_id)).refundAmount, 4_000, "all that remains: 4000")
       // Nothing was made at the processor under the pending refund's reference: looked up a minute on, it is released.
       yield* TestClock.adjust("61 seconds")
       assert.strictEqual(yield* payments.settleDue(), 1)
@@ -125,7 +141,7 @@ describe("refunds through the processor", () => {
       assert.deepStrictEqual(rows.map((r) => r.status), ["refused", "succeeded"])
       const after = yield* payments.get(test, paid.payment_id)
       assert.deepStrictEqual([after.status, after.refunded_amount], ["partially_refunded", 4_000])
-      assert.strictEqual((yield* payments.refund(paid.payment_id)).refundAmount, 6_000, "the released amount")
+      assert.strictEqual((yield* payments.refund(operator, paid.payment_id)).refundAmount, 6_000, "the released amount")
     }).pipe(withEngine))
 
   it.effect("refunds run together never return more than the payment took", () =>
@@ -135,7 +151,7 @@ describe("refunds through the processor", () => {
       const paid = yield* paidWith(test, cards.visa, 10_000)
       const results = yield* Effect.forEach(
         Array.from({ length: 6 }, () => 3_000),
-        (amount) => Effect.either(payments.refund(paid.payment_id, amount)),
+        (amount) => Effect.either(payments.refund(operator, paid.payment_id, amount)),
         { concurrency: "unbounded" }
       )
       assert.strictEqual(results.filter(Either.isRight).length, 3)

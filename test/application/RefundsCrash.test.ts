@@ -4,6 +4,7 @@
  * same refund on, so the processor is asked once under one reference and one refund exists. The crash is real: the
  * pool goes through a proxy that cuts every connection right after that commit (`commitCutter`).
  */
+import { operator } from "../../src/domain/Account.js"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, DateTime, Effect, Either, Layer, Redacted } from "effect"
 import { SignerNode } from "../../adapters/crypto/SignerNode.js"
@@ -46,16 +47,16 @@ describe("a refund with an idempotency key, across a crash after its reservation
         const key = "refund-form-token-1"
 
         const cut = cutter.arm("INSERT INTO refunds")
-        const first = yield* Effect.either(payments.refund(id, 2_500, key))
+        const first = yield* Effect.either(payments.refund(operator, id, 2_500, key))
         yield* Effect.promise(() => cut)
         cutter.heal()
         // The reservation committed; what came after it (the processor's answer recorded, the answer) was lost.
         assert.isTrue(Either.isLeft(first) && first.left._tag === "StoreUnavailable", String(first))
 
         // A connection the cut closed may still be handed out once: that attempt changes nothing.
-        let retry = yield* Effect.either(payments.refund(id, 2_500, key))
+        let retry = yield* Effect.either(payments.refund(operator, id, 2_500, key))
         for (let i = 0; i < 5 && Either.isLeft(retry) && retry.left._tag === "StoreUnavailable"; i++) {
-          retry = yield* Effect.either(payments.refund(id, 2_500, key))
+          retry = yield* Effect.either(payments.refund(operator, id, 2_500, key))
         }
         if (Either.isLeft(retry)) return assert.fail(`the retry failed: ${retry.left._tag}`)
         const refunds = yield* Effect.flatMap(Store, (s) => s.refunds.ofPayment(id))
@@ -66,9 +67,9 @@ describe("a refund with an idempotency key, across a crash after its reservation
         assert.deepStrictEqual(moved.map((m) => [m.reference, m.amount]), [[retry.right.refund.refund_id, 2_500]])
 
         // Once ended, the same key answers with the same refund; other parameters under it are refused.
-        const again = yield* payments.refund(id, 2_500, key)
+        const again = yield* payments.refund(operator, id, 2_500, key)
         assert.strictEqual(again.refund.refund_id, retry.right.refund.refund_id)
-        const other = yield* Effect.flip(payments.refund(id, 1_000, key))
+        const other = yield* Effect.flip(payments.refund(operator, id, 1_000, key))
         assert.strictEqual(other._tag, "IdempotencyKeyReused")
         assert.lengthOf(yield* Effect.flatMap(Store, (s) => s.refunds.ofPayment(id)), 1)
       }).pipe(Effect.provide(engine))

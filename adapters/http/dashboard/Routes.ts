@@ -335,7 +335,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         // The token is the refund's own idempotency key: the refund use case claims it in the transaction that
         // reserves the refund, so even a crash between the processor's answer and ours leaves one refund, and a
         // second post of the form (at once, or later) carries that same refund on and is answered with it.
-        const result = yield* Effect.either(payments.refund(id, amount, `dashboard.refund.${once}`))
+        const result = yield* Effect.either(payments.refund(scope, id, amount, `dashboard.refund.${once}`))
         if (result._tag === "Left") {
           const error = result.left
           if (error._tag === "IdempotencyKeyReused") {
