@@ -56,12 +56,14 @@ export const validate = (
   now: DateTime.Utc
 ): Either.Either<ValidCheckoutForm, FieldErrors> => {
   const errors: FieldErrors = {}
-  const name = (input.name ?? "").trim()
-  const email = (input.email ?? "").trim()
+  // The name and e-mail are kept as typed, as the API keeps them: nothing is trimmed away unseen.
+  const name = input.name ?? ""
+  const email = input.email ?? ""
   const phone = (input.phone_number ?? "").replace(/[\s-]/g, "")
 
-  if (name.length < 1 || name.length > 200) errors.name = "Enter the name on the card."
-  if (email.length > 254 || !emailShape.test(email)) errors.email = "Enter a valid e-mail address."
+  if (name.trim().length < 1 || name.length > 200) errors.name = "Enter the name on the card."
+  if (email !== email.trim()) errors.email = "Remove the spaces before or after the e-mail address."
+  else if (email.length > 254 || !emailShape.test(email)) errors.email = "Enter a valid e-mail address."
   if (phone !== "" && !/^\+[0-9]{8,15}$/.test(phone)) {
     errors.phone_number = "Enter the phone number with its country code, e.g. +971501234567."
   }
