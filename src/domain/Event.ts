@@ -1,5 +1,5 @@
 /**
- * Events (interface.md "Events", docs/decisions.md §7): the record of what happened, written in the same transaction as
+ * Events (docs/webhooks.md, docs/decisions.md §7): the record of what happened, written in the same transaction as
  * the change, with `data` the object right after it.
  */
 import { DateTime, Schema } from "effect"

@@ -1,7 +1,7 @@
 /** Currencies and amounts in minor units (fils for AED). */
 import { Schema } from "effect"
 
-/** The currencies Fils accepts. interface.md: an enumeration with the single value AED. */
+/** The currencies Fils accepts: an enumeration with the single value AED. */
 export const Currency = Schema.Literal("AED").annotations({
   identifier: "Currency",
   description: "ISO 4217 currency code. Only AED is accepted."

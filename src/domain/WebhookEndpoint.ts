@@ -1,4 +1,4 @@
-/** Webhook endpoints (interface.md "Webhook endpoint", docs/decisions.md §7). */
+/** Webhook endpoints (docs/webhooks.md "Endpoint URLs", docs/decisions.md §7). */
 import { DateTime, Either, Schema } from "effect"
 import { InvalidRequest } from "./Errors.js"
 import { EventType, eventTypes } from "./Event.js"

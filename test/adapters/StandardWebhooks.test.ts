@@ -1,5 +1,5 @@
 /**
- * Standard Webhooks signatures (interface.md "Events: Delivery", docs/decisions.md §7): the published known-answer vector,
+ * Standard Webhooks signatures (docs/webhooks.md "Deliveries", docs/decisions.md §7): the published known-answer vector,
  * sign/verify round trips, tampering, several signatures, the five-minute tolerance, and interoperability with the
  * reference `standardwebhooks` package in both directions.
  */

@@ -1,5 +1,5 @@
 /**
- * Webhook deliveries (interface.md "Events: Delivery", docs/decisions.md §7) over the memory store, on the TestClock, with a
+ * Webhook deliveries (docs/webhooks.md "Deliveries", docs/decisions.md §7) over the memory store, on the TestClock, with a
  * fake WebhookTransport that records every request and answers as the test says.
  */
 import { assert, describe, it } from "@effect/vitest"

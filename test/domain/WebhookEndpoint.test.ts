@@ -1,4 +1,4 @@
-/** Webhook endpoints (interface.md "Webhook endpoint", docs/decisions.md §7): URL rules, defaults, event types. */
+/** Webhook endpoints (docs/webhooks.md "Endpoint URLs", docs/decisions.md §7): URL rules, defaults, event types. */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Either, FastCheck, Schema } from "effect"
 import { type EventType, eventTypes } from "../../src/domain/Event.js"

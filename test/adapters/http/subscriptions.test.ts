@@ -1,6 +1,6 @@
 /**
- * Subscriptions over HTTP on both stores (interface.md "Subscription", "PATCH /subscriptions/{id}"; docs/decisions.md
- * §6, §7, §8): a subscription checkout paid on the hosted page with plain `fetch`, then `GET /subscriptions`,
+ * Subscriptions over HTTP on both stores (docs/subscriptions.md, docs/api.md "Endpoints"; docs/decisions.md §6, §7,
+ * §8): a subscription checkout paid on the hosted page with plain `fetch`, then `GET /subscriptions`,
  * `GET /subscriptions/{id}`, `PATCH /subscriptions/{id}` and the events they leave in `GET /events`.
  */
 import { Effect } from "effect"

@@ -1,6 +1,6 @@
 /**
- * `/api/v1/webhooks` over a real HTTP server, on both stores (interface.md "Webhook endpoint", "/webhooks"
- * endpoints; docs/decisions.md §7, §8): create (with its secret), read, list, update, delete, read the secret; the URL
+ * `/api/v1/webhooks` over a real HTTP server, on both stores (docs/api.md "Endpoints", docs/webhooks.md "Endpoint
+ * URLs"; docs/decisions.md §7, §8): create (with its secret), read, list, update, delete, read the secret; the URL
  * rules of each mode; strict bodies; 404 across mode and account; idempotent creation.
  */
 import { randomUUID } from "node:crypto"
