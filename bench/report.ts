@@ -1,4 +1,4 @@
-/** The benchmark's result shape, its table, and the issue's targets with pass/fail. */
+/** The benchmark's result shape, its table, and its targets with pass/fail. */
 
 export interface LoadFigures {
   readonly rps: number
@@ -77,7 +77,7 @@ export interface Target {
 const f0 = (n: number) => Math.round(n).toLocaleString("en-US")
 const f2 = (n: number) => n.toFixed(2)
 
-/** Each target of the issue, against this run. */
+/** Each target of the benchmark, against this run. */
 export const targets = (r: Results): Array<Target> => {
   const get = r.load["payment_get"]!
   const list = r.load["payment_list"]!

@@ -8,7 +8,7 @@
  *   BENCH_TSX=1        run Fils through tsx instead of the bundled bin `fils` ships (scripts/bundle-bin.mjs)
  *   DATABASE_URL       use this PostgreSQL (a fresh database is created on it and dropped after); default embedded
  *
- * Prints the table and the issue's targets with pass/fail, and writes bench/results/<timestamp>.json and
+ * Prints the table and the benchmark's targets with pass/fail, and writes bench/results/<timestamp>.json and
  * bench/results/latest.json.
  */
 import { randomUUID } from "node:crypto"

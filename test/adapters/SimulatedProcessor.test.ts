@@ -1,6 +1,6 @@
 /**
  * The simulated processor and its test cards (docs/decisions.md §4, docs/checkout.md), with TestClock driving asynchronous
- * settlement: each card's outcome, idempotency by reference, lookups, refunds and the fault cards of issue 17.
+ * settlement: each card's outcome, idempotency by reference, lookups, refunds and the fault cards.
  * The port's general contract runs against it in ProcessorContract.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -177,7 +177,7 @@ describe("SimulatedProcessor layer", () => {
     }).pipe(Effect.withConfigProvider(configOf({}))))
 })
 
-describe("SimulatedProcessor fault cards (issue 17)", () => {
+describe("SimulatedProcessor fault cards", () => {
   it.effect("1000: the charge is taken, then the answer is lost; a lookup finds it, and a retry charges nothing more", () =>
     Effect.gen(function*() {
       const processor = yield* fresh

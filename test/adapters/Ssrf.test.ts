@@ -1,8 +1,8 @@
 /**
- * SSRF (issue 7, Security): live webhook URLs that are or resolve to loopback, private or link-local addresses are
- * refused at creation (addresses and internal names on their face, and names by what they resolve to then, through
- * the transport's `checkHost`) and at delivery time, after a fresh DNS lookup, so a name that was public when the
- * endpoint was made and is rebound to an internal address later (DNS rebinding) never reaches it.
+ * SSRF (docs/webhooks.md "Endpoint URLs"): live webhook URLs that are or resolve to loopback, private or link-local
+ * addresses are refused at creation (addresses and internal names on their face, and names by what they resolve to
+ * then, through the transport's `checkHost`) and at delivery time, after a fresh DNS lookup, so a name that was public
+ * when the endpoint was made and is rebound to an internal address later (DNS rebinding) never reaches it.
  *
  * The DNS is real: a tiny server on 127.0.0.1 (node:dgram) answering A/AAAA queries from a table the test changes,
  * used by the transport through `resolverLookup` (node's `dns.Resolver` with `setServers`). The engine is the real

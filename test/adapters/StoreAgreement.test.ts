@@ -1,6 +1,6 @@
 /**
  * Rules that both stores must express, each in its own language (a filter in memory, a `WHERE` in SQL), proven to
- * agree side by side over random data (issue 17): which checkout sessions are due to expire (open, past their
+ * agree side by side over random data: which checkout sessions are due to expire (open, past their
  * expiry, and no charge still `processing`), which subscriptions are due (active at or past the next billing
  * date, on hold at or past the next retry, and their due attempt not already at the processor), and when a
  * delivery attempt's outcome still applies to its delivery (`Delivery.outcomeApplies`, over random claims,

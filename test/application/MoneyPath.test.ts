@@ -1,5 +1,5 @@
 /**
- * The money path as a property (issue 17): random interleavings of checkouts, refunds (some at once), settle
+ * The money path as a property: random interleavings of checkouts, refunds (some at once), settle
  * passes and clock jumps, with every processor call exposed to a fault — its answer lost before or after the
  * processor acted, or the process "crashing" (a defect) before or after it — and lookups failing for a while. The
  * processor is the simulated one on its memory ledger, wrapped by the fault model.

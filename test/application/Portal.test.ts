@@ -1,5 +1,5 @@
 /**
- * The customer portal's use cases (issue 19) over the memory store, with TestClock: portal sessions and their
+ * The customer portal's use cases over the memory store, with TestClock: portal sessions and their
  * one-time links, a subscription's card replaced (an `on_hold` one retried at once on the new card, with the events
  * of docs/decisions.md §6), cancellation at the period end, and receipts. The simulated processor decides every charge.
  */

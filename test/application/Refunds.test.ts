@@ -1,5 +1,5 @@
 /**
- * Refunds through the processor and lost answers resolved by lookup (issue 17), over the memory store and the
+ * Refunds through the processor and lost answers resolved by lookup, over the memory store and the
  * simulated processor: each fault card's outcome, a processor that cannot be reached, and concurrent refunds.
  */
 import { assert, describe, it } from "@effect/vitest"

@@ -1,5 +1,5 @@
 /**
- * Dashboard users and the home page's figures (issue 18), over the memory store: sign-in links (once, 24 hours),
+ * Dashboard users and the home page's figures, over the memory store: sign-in links (once, 24 hours),
  * passwords, one error for every failed sign-in, sessions' idle and absolute timeouts, signing out everywhere, the
  * role table, and the overview's sums and monthly recurring revenue.
  */

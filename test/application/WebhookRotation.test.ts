@@ -1,5 +1,5 @@
 /**
- * Rotating an endpoint's signing secret (issue 18): deliveries are signed with the new secret and, for 24 hours, with
+ * Rotating an endpoint's signing secret: deliveries are signed with the new secret and, for 24 hours, with
  * the old one beside it (`webhook-signature` with two signatures, as Standard Webhooks allows), so a receiver that
  * holds either verifies them; then with the new one only. The merchant is shown only the new secret.
  */

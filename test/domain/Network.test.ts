@@ -49,7 +49,7 @@ const internalAddresses: ReadonlyArray<readonly [string, string]> = [
   ["[::ffff:127.0.0.1]", "bracketed IPv4-mapped loopback"],
   ["[::ffff:10.0.0.1]", "bracketed IPv4-mapped private"],
   ["[fc00::1]", "bracketed unique local"],
-  // Issue 16: the gaps of the old deny-list.
+  // Forms an earlier deny-list let through; the allow-list refuses them.
   ["::7f00:1", "IPv4-compatible ::/96 (to 127.0.0.1)"],
   ["[::7f00:1]", "bracketed IPv4-compatible"],
   ["::ffff:0:7f00:1", "SIIT ::ffff:0:0:0/96 (to 127.0.0.1)"],

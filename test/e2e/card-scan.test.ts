@@ -1,5 +1,5 @@
 /**
- * Card numbers never reach the database or the logs (issue 7, Security). `fils serve` runs as a process on a fresh
+ * Card numbers never reach the database or the logs (docs/reliability.md). `fils serve` runs as a process on a fresh
  * database; every test card is posted through the hosted checkout form (successes, declines, processing ones that
  * settle either way, a processing error), plus numbers typed with spaces, a Luhn-invalid one and a 13- and a
  * 19-digit one; subscriptions are renewed and retried with `fils billing run --at`, payments refunded with

@@ -1,5 +1,5 @@
 /**
- * The CLI for people (issue 20): on a terminal (a pseudo-terminal made by util-linux's `script`), commands print a
+ * The CLI for people: on a terminal (a pseudo-terminal made by util-linux's `script`), commands print a
  * readable summary or table and errors as one line; piped, JSON as before; `--json` forces JSON on a terminal. Long
  * commands draw their progress on the terminal's stderr, and nothing of it when piped.
  */

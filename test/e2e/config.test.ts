@@ -1,5 +1,5 @@
 /**
- * Configuration from real files (issue 20): a `.env` file in the working directory (or `FILS_ENV_FILE`), `<NAME>_FILE`
+ * Configuration from real files: a `.env` file in the working directory (or `FILS_ENV_FILE`), `<NAME>_FILE`
  * for secrets as container platforms mount them, `PORT`/`HOST` as fallbacks, and `fils config` showing each
  * setting's value (secrets redacted) and source. A bad setting is one clear error naming it, before anything starts.
  */

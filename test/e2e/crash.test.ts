@@ -1,5 +1,5 @@
 /**
- * Crash consistency (issue 7, "Faults"): `fils serve` on one database under a steady load — checkouts paid through
+ * Crash consistency (docs/reliability.md): `fils serve` on one database under a steady load — checkouts paid through
  * the hosted form with cards that succeed, decline and settle later (succeed or fail), subscription renewals (made
  * due by moving the subscriptions' dates back, so the server's own billing worker charges them), refunds
  * (`fils refunds create`) and webhook deliveries to two receivers on 127.0.0.1 — is killed with SIGKILL at random
@@ -89,8 +89,8 @@ describe("kill -9 of fils serve under load", () => {
     // The load: runs whatever the server's state, against whichever server is current.
     const stats = { paid: 0, declined: 0, failedRequests: 0, refunds: 0, renewalNudges: 0 }
     let loading = true
-    // With the fault cards of issue 17: a charge whose answer is lost (found by lookup), and one whose first refund's
-    // answer is lost after the money went back.
+    // With the fault cards (docs/checkout.md "Test cards"): a charge whose answer is lost (found by lookup), and one
+    // whose first refund's answer is lost after the money went back.
     const mix = [
       cards.visa,
       cards.answerLost,

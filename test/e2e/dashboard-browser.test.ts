@@ -1,5 +1,5 @@
 /**
- * The merchant's day in a real browser (issue 18, headless Chromium): the owner signs in from the server's one-time
+ * The merchant's day in a real browser (headless Chromium): the owner signs in from the server's one-time
  * link, creates a test key and uses it against the API, adds a webhook endpoint (a receiver on 127.0.0.1), creates
  * a product and its checkout link and pays it on the hosted page, finds the payment and refunds part of it, sees
  * refund.succeeded and its delivery and resends it, cancels a subscription, reads the audit log, switches to live

@@ -1,5 +1,5 @@
 /**
- * The dashboard's walls (issue 18), on `fils serve`. Two accounts, each with objects in both modes (payments,
+ * The dashboard's walls, on `fils serve`. Two accounts, each with objects in both modes (payments,
  * subscriptions, webhook endpoints with deliveries, keys, users). For every dashboard route that names an object,
  * with every object of the other account, and with this account's objects from the other mode's URL: the answer is
  * 404 (or a refusal) and nothing changes. Strings planted in every merchant- and customer-controlled field stay

@@ -1,5 +1,5 @@
 /**
- * The merchant dashboard on `fils serve` (issue 18), over HTTP as a browser without JavaScript uses it: the owner's
+ * The merchant dashboard on `fils serve`, over HTTP as a browser without JavaScript uses it: the owner's
  * sign-in link from the server's banner, setting the password, the home page, finding a payment and refunding part
  * of it through the same use case as the CLI, the audit log; roles (a viewer cannot refund or read the audit log);
  * forged and cross-site forms refused; one message for every failed sign-in, then throttling; the cookie's flags;

@@ -1,5 +1,5 @@
 /**
- * The local webhook loop (issue 20) against `fils serve`: `fils listen` follows the server's events through the API
+ * The local webhook loop against `fils serve`: `fils listen` follows the server's events through the API
  * and forwards each new one to a receiver on 127.0.0.1 that verifies it with the `standardwebhooks` package and the
  * secret `listen` printed; `fils trigger` causes each event type the API and the hosted form can cause, and names
  * the command for the others. No webhook endpoint is registered; live keys are refused.

@@ -1,5 +1,5 @@
 /**
- * `/docs` in headless Chromium (issue 16): the reference renders the API's operations while nothing leaves the
+ * `/docs` in headless Chromium: the reference renders the API's operations while nothing leaves the
  * machine (every request the page makes goes to this server), and it is protected like every other page.
  */
 import type { Browser } from "playwright-core"

@@ -1,5 +1,5 @@
 /**
- * The embedded PostgreSQL never outlives the process that owns it for good (issue 20): `fils serve` on its own data
+ * The embedded PostgreSQL never outlives the process that owns it for good: `fils serve` on its own data
  * folder is killed with SIGKILL (its postgres keeps running, as nothing can run in a process killed so); the next
  * `fils serve` adopts that postgres, and on SIGTERM stops it with itself: no PostgreSQL process is left on the data
  * folder, and nothing written before the crash is lost. An operator command run beside a live server leaves the

@@ -240,7 +240,7 @@ export const sellThroughPrefix = async (origin: string, key: string) => {
 }
 
 /**
- * The dashboard under the mount (issue 18): the printed one-time link sets the owner's password, and the pages it
+ * The dashboard under the mount: the printed one-time link sets the owner's password, and the pages it
  * leads to answer under the prefix, their links prefixed too.
  */
 export const checkDashboard = async (origin: string, stdout: string) => {

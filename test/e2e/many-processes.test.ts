@@ -1,5 +1,5 @@
 /**
- * Three `fils serve` processes on one PostgreSQL (issue 7, "Many processes"), all running the billing and delivery
+ * Three `fils serve` processes on one PostgreSQL (docs/reliability.md), all running the billing and delivery
  * workers:
  *
  *   - the rate limit holds across them: requests of one key spread over the three, accepted ≤ the limit per minute;

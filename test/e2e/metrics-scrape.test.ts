@@ -1,5 +1,5 @@
 /**
- * `/metrics` of `fils serve` on PostgreSQL, read by a real Prometheus text-format parser (issue 20): the process and
+ * `/metrics` of `fils serve` on PostgreSQL, read by a real Prometheus text-format parser: the process and
  * runtime series operators expect (CPU seconds, resident memory, heap, event-loop lag, GC pauses, open handles) and
  * the database pool's connections, beside Fils' own series, each with its type.
  */

@@ -1,5 +1,5 @@
 /**
- * The money path on `fils serve` (issue 17): the fault cards paid through the hosted form over HTTP, refunds with
+ * The money path on `fils serve`: the fault cards paid through the hosted form over HTTP, refunds with
  * `fils refunds create`, renewals with `fils billing run --at`, and `fils reconcile` afterwards.
  *
  *   - 1000: the charge is taken and its answer lost: one succeeded payment, found by lookup, one charge;

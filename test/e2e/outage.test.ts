@@ -1,5 +1,5 @@
 /**
- * A PostgreSQL outage under load (issue 7, "Faults"): `fils serve` on a dedicated embedded PostgreSQL that the test
+ * A PostgreSQL outage under load (docs/reliability.md): `fils serve` on a dedicated embedded PostgreSQL that the test
  * starts (adapters/sql/EmbeddedPostgres.ts), stops (a real fast shutdown: connections cut, new ones refused) and
  * starts again on the same folder and port, while clients keep calling the API.
  *

@@ -1,5 +1,5 @@
 /**
- * The customer portal in a real browser (issue 19, headless Chromium, `fils serve` on PostgreSQL): a subscription
+ * The customer portal in a real browser (headless Chromium, `fils serve` on PostgreSQL): a subscription
  * paid with the 0341 card goes `on_hold` at its renewal (`fils billing run --at`); the merchant creates a portal
  * session; the customer follows it and presses its button, enters 4242 4242 4242 4242, and the subscription is active again with a succeeded
  * renewal payment and its events; the customer cancels at the period end and undoes it; opens a receipt and prints

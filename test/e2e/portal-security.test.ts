@@ -1,5 +1,5 @@
 /**
- * The customer portal's walls (issue 19), on `fils serve`. One customer's portal session, beside another customer
+ * The customer portal's walls, on `fils serve`. One customer's portal session, beside another customer
  * of the same account and mode, a customer of the other mode and one of another account, each with a subscription
  * and payments. Property over the portal's routes: any of their objects (or an id of the wrong kind, or noise)
  * named from this session is 404 and nothing changes. Every form refuses a post without the session's CSRF token or

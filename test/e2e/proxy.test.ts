@@ -1,5 +1,5 @@
 /**
- * `fils serve` behind a reverse proxy (issue 20): a real `node:http` proxy on 127.0.0.1 forwards every request and
+ * `fils serve` behind a reverse proxy: a real `node:http` proxy on 127.0.0.1 forwards every request and
  * appends the address it saw to `X-Forwarded-For`, as nginx's `proxy_add_x_forwarded_for` does. Clients come from
  * distinct loopback addresses (127.0.0.2, 127.0.0.3, …). With `FILS_TRUSTED_PROXIES` naming the proxy, each client
  * has its own failed-authentication budget and its own address in the request log; a header a client writes itself

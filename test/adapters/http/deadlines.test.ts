@@ -1,5 +1,5 @@
 /**
- * Request deadlines (issue 16): a client that sends its headers or its body too slowly is answered with a JSON
+ * Request deadlines: a client that sends its headers or its body too slowly is answered with a JSON
  * `408 REQUEST_TIMEOUT` within seconds, not held for Node's default five minutes.
  */
 import { connect } from "node:net"

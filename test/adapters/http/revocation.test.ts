@@ -1,5 +1,5 @@
 /**
- * Revocation reaches every server at once (issue 16): two servers share one store and cache key lookups for a minute;
+ * Revocation reaches every server at once: two servers share one store and cache key lookups for a minute;
  * a key revoked through one is refused by the other on its next requests, long before its cached lookup would run
  * out, because the store announces the revocation to every process.
  */

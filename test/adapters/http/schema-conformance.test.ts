@@ -1,5 +1,5 @@
 /**
- * The served OpenAPI document says exactly what the server enforces (issue 16), checked the way Schemathesis does it
+ * The served OpenAPI document says exactly what the server enforces, checked the way Schemathesis does it
  * but without Python: request bodies are generated from the document's own request schemas (as served by
  * `GET /api/v1/openapi.json`), some mutated to break one rule, and judged by ajv against those schemas. A body that
  * satisfies its schema must be accepted (200), one that violates it refused with 400, for the create and update

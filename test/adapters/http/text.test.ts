@@ -1,5 +1,5 @@
 /**
- * Text over HTTP (issue 16): lengths count characters (code points), text that would not survive storage unchanged
+ * Text over HTTP: lengths count characters (code points), text that would not survive storage unchanged
  * (lone surrogates, invalid UTF-8) is refused rather than altered, and every refusal speaks the merchant's language.
  */
 import { expect, it } from "vitest"
