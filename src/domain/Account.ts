@@ -39,7 +39,7 @@ export const Account = Schema.Struct({
 })
 export type Account = typeof Account.Type
 
-/** `GET /account`: the interface's Account. */
+/** `GET /account`: the account as the key's mode sees it (docs/api.md "Endpoints"). */
 export const AccountResource = Schema.Struct({
   object: Schema.Literal("account"),
   account_id: AccountId,

@@ -1,6 +1,6 @@
 /**
- * Domain errors. Each carries the stable `code` of the interface and a human `message`; the HTTP adapter decides
- * the status. The code is a constructor default, so `new NotFound({ message })` is enough.
+ * Domain errors. Each carries the stable `code` of the API (docs/api.md "Errors") and a human `message`; the HTTP
+ * adapter decides the status. The code is a constructor default, so `new NotFound({ message })` is enough.
  */
 import { Schema } from "effect"
 
