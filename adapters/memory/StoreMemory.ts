@@ -449,6 +449,13 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           checkUserEmail(user)
           users.set(user.user_id, user)
         }),
+      setPassword: (user) =>
+        write(() => {
+          const holder = userByEmail(user.email)
+          if (holder !== undefined && holder.user_id !== user.user_id) return false
+          users.set(user.user_id, user)
+          return true
+        }),
       deleteUser: (id) =>
         write(() => {
           users.delete(id)

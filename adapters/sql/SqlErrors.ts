@@ -57,6 +57,15 @@ export const isUnavailable = (error: unknown): boolean => {
   return false
 }
 
+/** The SQLSTATE of a unique index refusing a row, and which index (the statement may then answer for it). */
+export const uniqueViolation = (error: unknown): string | undefined => {
+  for (const cause of causes(error)) {
+    const { code, constraint } = cause as { code?: unknown; constraint?: unknown }
+    if (code === "23505" && typeof constraint === "string") return constraint
+  }
+  return undefined
+}
+
 /** The message a client may see: no host, port or driver text. */
 export const unavailable = () => new StoreUnavailable({ message: "The database cannot be reached; try again shortly" })
 

@@ -160,20 +160,21 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
         if (Option.isSome(holder) && holder.value.user_id !== invited.value.user_id) return yield* emailTaken
       }
       const hash = yield* signer.digest(token)
-      const link = yield* store.dashboard.takeLink(hash, yield* DateTime.now)
-      if (Option.isNone(link)) {
-        return yield* new Unauthorized({ message: "This sign-in link is not valid any more; ask an owner for a new one" })
-      }
-      const found = yield* store.dashboard.getUser(link.value.user_id)
-      if (Option.isNone(found)) return yield* new Unauthorized({ message: "This user no longer exists" })
-      const user: User.DashboardUser = {
-        ...found.value,
-        password_hash: yield* signer.hashPassword(password),
-        updated_at: yield* DateTime.now
-      }
-      yield* store.dashboard.updateUser(user)
-      // A new password ends every other session.
-      yield* store.dashboard.deleteSessionsOf(user.user_id)
+      const passwordHash = yield* signer.hashPassword(password)
+      // One transaction: a link whose e-mail another invitation took at the same instant stays unused.
+      const user = yield* store.transact(Effect.gen(function*() {
+        const link = yield* store.dashboard.takeLink(hash, yield* DateTime.now)
+        if (Option.isNone(link)) {
+          return yield* new Unauthorized({ message: "This sign-in link is not valid any more; ask an owner for a new one" })
+        }
+        const found = yield* store.dashboard.getUser(link.value.user_id)
+        if (Option.isNone(found)) return yield* new Unauthorized({ message: "This user no longer exists" })
+        const user: User.DashboardUser = { ...found.value, password_hash: passwordHash, updated_at: yield* DateTime.now }
+        if (!(yield* store.dashboard.setPassword(user))) return yield* emailTaken
+        // A new password ends every other session.
+        yield* store.dashboard.deleteSessionsOf(user.user_id)
+        return user
+      }))
       return { user, ...(yield* startSession(user)) }
     })
 

@@ -414,6 +414,11 @@ export interface DashboardRepo {
    */
   readonly insertUser: (user: DashboardUser) => Op<void>
   readonly updateUser: (user: DashboardUser) => Op<void>
+  /**
+   * Saves a user who sets a password (`user` with it), unless another user with a password has the e-mail: false
+   * then, and nothing changed. Two of them at once: one is saved.
+   */
+  readonly setPassword: (user: DashboardUser) => Op<boolean>
   readonly deleteUser: (id: UserId) => Op<void>
   readonly getUser: (id: UserId) => Op<Option.Option<DashboardUser>>
   /** The user with this e-mail who has set a password (compared case-insensitively): the one who signs in with it. */

@@ -1233,6 +1233,39 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
         same(yield* store.portalSessions.findByToken(session.token_hash), Option.some(opened))
       }))
 
+    it.effect("dashboard: setPassword saves one user with a password per e-mail, also when invitations of two accounts set theirs at once", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const email = `Invited.${yield* unique()}@Example.ae`
+        const invite = (accountId: AccountId, address: string) =>
+          Effect.map(newId<UserId>("usr"), (user_id): DashboardUser.DashboardUser => ({
+            user_id,
+            account_id: accountId,
+            email: address,
+            role: "viewer",
+            password_hash: null,
+            created_at: at(T0),
+            updated_at: at(T0)
+          }))
+        const invitations = yield* Effect.forEach([email, email.toLowerCase(), email.toUpperCase()], (address) =>
+          Effect.flatMap(makeAccount(), (account) => invite(account.account_id, address)))
+        yield* Effect.forEach(invitations, store.dashboard.insertUser)
+        const withPassword = (u: DashboardUser.DashboardUser, n: number) => ({ ...u, password_hash: `scrypt$1$1$1$A${n}$AA` })
+        const saved = yield* Effect.forEach(invitations, (u, n) => store.dashboard.setPassword(withPassword(u, n)), {
+          concurrency: "unbounded"
+        })
+        assert.strictEqual(saved.filter((ok) => ok).length, 1, "one of three at once")
+        const winner = invitations[saved.indexOf(true)]!
+        same(yield* store.dashboard.findUserByEmail(email), Option.some(withPassword(winner, saved.indexOf(true))))
+        for (const [n, u] of invitations.entries()) {
+          if (u === winner) continue
+          same(yield* store.dashboard.getUser(u.user_id), Option.some(u))
+          assert.isFalse(yield* store.dashboard.setPassword(withPassword(u, n)), "and refused later too")
+        }
+        // The holder may set a new one.
+        assert.isTrue(yield* store.dashboard.setPassword({ ...withPassword(winner, 9), updated_at: at(T0 + 1) }))
+      }))
+
     it.effect("dashboard: users by e-mail (any case; once per account; one with a password per e-mail), links taken once before they expire, sessions, audit newest first", () =>
       Effect.gen(function*() {
         const store = yield* Store

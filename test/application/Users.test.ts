@@ -56,6 +56,22 @@ describe("Users", () => {
       assert.strictEqual((yield* Effect.flip(users.create(second.account_id, "Noor@dune.ae", "viewer")))._tag, "InvalidState", "once per account")
     }).pipe(withEngine()))
 
+  it.effect("invitations of one e-mail in three accounts accepted at once: one signs in, the others are refused and their links stay unused", () =>
+    Effect.gen(function*() {
+      const users = yield* Users
+      const invites = yield* Effect.forEach([1, 2, 3], () =>
+        Effect.flatMap(newAccount, ({ account }) => users.create(account.account_id, "hala@dune.ae", "viewer")))
+      const results = yield* Effect.forEach(invites, (invite) => Effect.either(users.redeem(invite.token, password)), {
+        concurrency: "unbounded"
+      })
+      assert.strictEqual(results.filter((r) => r._tag === "Right").length, 1)
+      for (const [i, result] of results.entries()) {
+        if (result._tag === "Right") continue
+        assert.strictEqual(result.left._tag, "InvalidState")
+        assert.isTrue(Option.isSome(yield* users.linkUser(invites[i]!.token)), "the refused link as it was")
+      }
+    }).pipe(withEngine()))
+
   it.effect("a password of blanks only is refused, however long; spaces inside a password are kept", () =>
     Effect.gen(function*() {
       const users = yield* Users

@@ -5,7 +5,7 @@ import type { AuditEntry, DashboardSession, DashboardUser, Role, SignInLink, Use
 import type { DashboardRepo } from "../../../src/ports/Store.js"
 import type { Queries } from "../queries.js"
 import { fromTimestamp, toTimestamp } from "../rows.js"
-import { orUnavailable } from "../SqlErrors.js"
+import { orUnavailable, uniqueViolation } from "../SqlErrors.js"
 
 type Timestamp = Date | string
 
@@ -90,6 +90,19 @@ export const makeDashboardRepo = ({ first, sql }: Queries): DashboardRepo => ({
     const { created_at: _, user_id, ...changes } = userToRow(user)
     yield* sql`UPDATE dashboard_users SET ${sql.update(changes)} WHERE user_id = ${user_id}`
   }, orUnavailable),
+  // Another user's password on the e-mail, committed or at the same instant: the unique index refuses the second.
+  setPassword: (user) =>
+    Effect.gen(function*() {
+      const { created_at: _, user_id, ...changes } = userToRow(user)
+      const rows = yield* sql`UPDATE dashboard_users SET ${sql.update(changes)} WHERE user_id = ${user_id}
+        AND NOT EXISTS (SELECT 1 FROM dashboard_users AS other WHERE lower(other.email) = lower(${user.email})
+          AND other.password_hash IS NOT NULL AND other.user_id <> ${user_id})
+        RETURNING 1`
+      return rows.length > 0
+    }).pipe(
+      Effect.catchIf((error) => uniqueViolation(error) === "dashboard_users_email", () => Effect.succeed(false)),
+      orUnavailable
+    ),
   deleteUser: Effect.fnUntraced(function*(id) {
     yield* sql`DELETE FROM dashboard_users WHERE user_id = ${id}`
   }, orUnavailable),
