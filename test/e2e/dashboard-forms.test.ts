@@ -128,6 +128,22 @@ describe("edit forms keep what the API stored", () => {
     expect(after).toMatchObject({ name: "Filters", description: typed })
   }, 30_000)
 
+  it("the new-product form takes a description; a refused one shows every field as typed, nothing created", async () => {
+    const path = "/dashboard/test/products"
+    const fields = formFields((await request(path, { cookie: owner })).body, path)
+    const description = "Washed Ethiopian.\r\nRoasted on Mondays."
+    const typed = withField(withField(withField(withField(fields, "name", "Yirgacheffe"), "price", "65.5x"), "billing", "month"), "description", description)
+    const refused = await request(path, { cookie: owner, form: typed })
+    expect(refused.status).toBe(400)
+    expect(refused.body).toContain("Enter the price in AED")
+    expect(formFields(refused.body, path), "every field as typed").toEqual(typed)
+    const listed = async () => ((await ok(server.baseUrl, key, "GET", "/products?limit=100")).items as Array<any>).filter((p) => p.name === "Yirgacheffe")
+    expect(await listed()).toHaveLength(0)
+    const created = await request(path, { cookie: owner, form: withField(typed, "price", "65.50") })
+    expect(created.status, created.body.slice(0, 400)).toBe(303)
+    expect(await listed()).toMatchObject([{ price: 6_550, description, billing: "recurring", billing_interval: "month" }])
+  }, 30_000)
+
   it("a 1,526-character webhook URL survives saving the form with only the description changed", async () => {
     const prefix = "https://hooks.dunecoffee.ae/fils?pad="
     const url = prefix + "a".repeat(1_526 - prefix.length)

@@ -35,6 +35,14 @@ interface ProductForm {
 }
 const nameLimit = Pages.limitOf(ProductName)
 const descriptionLimit = Pages.limitOf(ProductDescription)
+/** The new-product form's billing choices. */
+const billings: ReadonlyArray<readonly [string, string]> = [
+  ["one_time", "One-time"],
+  ["month", "Monthly"],
+  ["year", "Yearly"],
+  ["week", "Weekly"],
+  ["day", "Daily"]
+]
 const productForm = (p: Product): ProductForm => ({ name: p.name, price: (p.price / 100).toFixed(2), description: p.description })
 
 export const businessRoutes = (kit: Kit) =>
@@ -45,7 +53,13 @@ export const businessRoutes = (kit: Kit) =>
     const payments = yield* Payments
     const events = yield* Events
 
-    const productsPage = (f: Pages.SignedFrame, scope: Scope, notice: { readonly error?: string } = {}, status = 200) =>
+    /** The products; after a refused new product, its fields as typed. */
+    const productsPage = (
+      f: Pages.SignedFrame,
+      scope: Scope,
+      notice: { readonly error?: string; readonly typed?: ProductForm & { readonly billing: string } } = {},
+      status = 200
+    ) =>
       Effect.gen(function*() {
         const list = yield* products.list(scope, { limit: 100 })
         const write = can(f.user.role, "write")
@@ -68,10 +82,12 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
           write
             ? html`<div class="card"><h2>New product</h2>${
               Pages.form(f, `${Pages.modePath(f)}/products`, html`
-<label for="name">Name (${nameLimit})</label><input id="name" name="name" required>
-<label for="price">Price in AED</label><input id="price" name="price" inputmode="decimal" required>
-<label for="billing">Billing</label><select id="billing" name="billing"><option value="one_time">One-time</option>
-<option value="month">Monthly</option><option value="year">Yearly</option><option value="week">Weekly</option><option value="day">Daily</option></select>
+<label for="name">Name (${nameLimit})</label><input id="name" name="name" value="${notice.typed?.name ?? ""}" required>
+<label for="price">Price in AED</label><input id="price" name="price" inputmode="decimal" value="${notice.typed?.price ?? ""}" required>
+<label for="billing">Billing</label><select id="billing" name="billing">${
+                billings.map(([value, text]) => html`<option value="${value}"${notice.typed?.billing === value ? " selected" : ""}>${text}</option>`)
+              }</select>
+<label for="description">Description (${descriptionLimit})</label>${Pages.textarea({ id: "description", name: "description", value: notice.typed?.description ?? "" })}
 <p><button type="submit">Create product</button></p>`)
             }</div>`
             : ""
@@ -83,20 +99,26 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
     yield* kit.post("/dashboard/:mode/products", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
         if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot create products.`), f.nonce)
-        const price = parseAed(kit.field(params, "price"))
-        if (price === undefined) return yield* productsPage(f, scope, { error: "Enter the price in AED, e.g. 65.00" }, 400)
-        const billing = kit.field(params, "billing")
-        const input = decodeProduct({
+        const typed = {
           name: kit.field(params, "name"),
+          price: kit.field(params, "price"),
+          billing: kit.field(params, "billing"),
+          description: kit.field(params, "description")
+        }
+        const refuse = (error: string) => productsPage(f, scope, { error, typed }, 400)
+        const price = parseAed(typed.price)
+        if (price === undefined) return yield* refuse("Enter the price in AED, e.g. 65.00")
+        const input = decodeProduct({
+          name: typed.name,
           price,
           currency: "AED",
-          ...(billing === "one_time" ? {} : { billing: "recurring", billing_interval: billing })
+          // An empty description is none (the API's default).
+          ...(typed.description === "" ? {} : { description: typed.description }),
+          ...(typed.billing === "one_time" ? {} : { billing: "recurring", billing_interval: typed.billing })
         })
-        if (Either.isLeft(input)) {
-          return yield* productsPage(f, scope, { error: describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) }) }, 400)
-        }
+        if (Either.isLeft(input)) return yield* refuse(describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) }))
         const created = yield* Effect.either(products.create(scope, input.right))
-        if (Either.isLeft(created)) return yield* productsPage(f, scope, { error: (created.left as { readonly message?: string }).message ?? "Not created" }, 400)
+        if (Either.isLeft(created)) return yield* refuse((created.left as { readonly message?: string }).message ?? "Not created")
         yield* kit.audit(signed, "product.create", created.right.product_id, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/products`, `Created ${created.right.name}.`)
       })))
