@@ -6,7 +6,7 @@ import { Config, ConfigProvider, Console, DateTime, Effect, Layer, Option } from
 import { Accounts } from "../../src/application/Accounts.js"
 import { operator } from "../../src/domain/Account.js"
 import { Billing } from "../../src/application/Billing.js"
-import { PublicUrl } from "../../src/application/Checkout.js"
+import { Settings } from "../../src/application/Settings.js"
 import { Deliveries } from "../../src/application/Deliveries.js"
 import { paymentData } from "../../src/application/Events.js"
 import { Payments } from "../../src/application/Payments.js"
@@ -49,7 +49,7 @@ const localUrl = (options: { readonly port: number; readonly host: string }) =>
   `http://${options.host === "0.0.0.0" ? "127.0.0.1" : options.host}:${options.port}`
 
 const announce = Effect.gen(function*() {
-    const publicUrl = yield* PublicUrl
+    const { publicUrl } = yield* Settings
     const created = yield* (yield* Accounts).ensureDefault()
     const lines = [
       "Fils is running.",
@@ -299,7 +299,7 @@ const printSignInLink = (
   token: string,
   expiresAt: DateTime.Utc
 ) =>
-  Effect.flatMap(PublicUrl, (publicUrl) =>
+  Effect.flatMap(Settings, ({ publicUrl }) =>
     printResult({
       user_id: user.user_id,
       account_id: user.account_id,

@@ -16,7 +16,7 @@ import { LogLevelConfig } from "../observability/Logging.js"
 import { SamplerConfig, TracingConfig } from "../observability/Tracing.js"
 import { embeddedConfig } from "../sql/EmbeddedPostgres.js"
 import { databaseUrlConfig, listenUrlConfig, statementTimeoutConfig } from "../sql/Postgres.js"
-import { FeeConfig } from "../../src/application/Settlement.js"
+import { FeeConfig } from "../runtime/Settings.js"
 
 /** Settings that hold secrets: never shown, and each may come from `<NAME>_FILE`. */
 export const secretSettings = ["DATABASE_URL", "FILS_LISTEN_DATABASE_URL", "FILS_SECRET_KEY", "FILS_SECRET_KEY_PREVIOUS", "OTEL_EXPORTER_OTLP_HEADERS"] as const

@@ -13,6 +13,7 @@ import { ConfigProvider, Context, Effect, Layer, Option, Ref } from "effect"
 import { SignerNode } from "../crypto/SignerNode.js"
 import { StoreMemory } from "../memory/StoreMemory.js"
 import { cards, SimulatedProcessor } from "../processor/SimulatedProcessor.js"
+import { SettingsFromConfig } from "../runtime/Settings.js"
 import { Accounts, type AccountSettings } from "../../src/application/Accounts.js"
 import { Checkout } from "../../src/application/Checkout.js"
 import { Engine } from "../../src/application/Engine.js"
@@ -61,7 +62,7 @@ export interface Options {
 /** Every use case of the engine, its ports (Store, Signer, PaymentProcessor, WebhookTransport) and the recorder. */
 export const layer = (options: Options = {}) =>
   Engine.pipe(
-    Layer.provideMerge(Layer.mergeAll(StoreMemory, SignerNode, SimulatedProcessor, WebhookRecorderLive)),
+    Layer.provideMerge(Layer.mergeAll(StoreMemory, SignerNode, SimulatedProcessor, WebhookRecorderLive, SettingsFromConfig)),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(options.config ?? {})))))
   )
 

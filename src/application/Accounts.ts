@@ -1,5 +1,5 @@
 /** Accounts and their API keys: create, update, issue and revoke keys, authenticate a key. */
-import { Clock, Config, DateTime, Duration, Effect, Fiber, Option, Scope, Stream } from "effect"
+import { Clock, DateTime, Duration, Effect, Fiber, Option, Scope, Stream } from "effect"
 import * as Account from "../domain/Account.js"
 import { InvalidRequest, NotFound, StoreUnavailable, Unauthorized } from "../domain/Errors.js"
 import type { AccountId, ApiKeyId } from "../domain/Ids.js"
@@ -8,6 +8,7 @@ import { PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { Signer } from "../ports/Signer.js"
 import { anyKey, Store } from "../ports/Store.js"
 import { newId } from "./Ids.js"
+import { Settings } from "./Settings.js"
 
 /** Who is calling: an account in one mode, through one key. */
 export interface Principal extends Account.Scope {
@@ -39,8 +40,7 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
     const store = yield* Store
     const signer = yield* Signer
     const processor = yield* PaymentProcessor
-    const cacheTtl = yield* Config.duration("FILS_KEY_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(5)))
-    const cacheTtlMillis = Duration.toMillis(cacheTtl)
+    const cacheTtlMillis = Duration.toMillis((yield* Settings).keyCacheTtl)
 
     // Key lookups are cached briefly. A revocation through any process sharing the store drops the key at once (the
     // store announces it); the TTL only bounds how long a revocation missed meanwhile can go unheard. Misses are

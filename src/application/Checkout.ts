@@ -5,7 +5,7 @@
  * transaction: the session is locked, a `processing` payment recorded, so a second submission waits for it),
  * charge, then record the outcome (`Settlement.recordOne`).
  */
-import { Config, DateTime, Effect, Either, Option } from "effect"
+import { DateTime, Effect, Either, Option } from "effect"
 import * as Account from "../domain/Account.js"
 import * as CheckoutForm from "../domain/CheckoutForm.js"
 import * as CheckoutSession from "../domain/CheckoutSession.js"
@@ -20,6 +20,7 @@ import { Store } from "../ports/Store.js"
 import { batched, batchedReads } from "./Batched.js"
 import { Customers } from "./Customers.js"
 import { newId } from "./Ids.js"
+import { Settings } from "./Settings.js"
 import { type ChargeReport, lookedUpCharge, Settlement } from "./Settlement.js"
 import * as UnitOfWork from "./UnitOfWork.js"
 
@@ -31,11 +32,6 @@ export type PayResult =
   | { readonly _tag: "Invalid"; readonly session: CheckoutSession.CheckoutSession; readonly errors: CheckoutForm.FieldErrors }
   | { readonly _tag: "Paid"; readonly session: CheckoutSession.CheckoutSession; readonly payment: Payment.Payment }
 
-export const PublicUrl = Config.string("FILS_PUBLIC_URL").pipe(
-  Config.withDefault("http://127.0.0.1:4242"),
-  Config.map((url) => url.replace(/\/+$/, ""))
-)
-
 /** At most this many new sessions per insert statement, and carts per read of their products. */
 const batch = 100
 
@@ -46,7 +42,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
     const settlement = yield* Settlement
     const customers = yield* Customers
     const signer = yield* Signer
-    const publicUrl = yield* PublicUrl
+    const { publicUrl } = yield* Settings
     // Sessions created together are inserted in one statement; each create still waits for its own row.
     const insertSession = yield* batched(store.sessions.insertAll, { max: batch })
     // And the products of carts priced together are read in one statement.

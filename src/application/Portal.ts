@@ -20,9 +20,9 @@ import type * as Subscription from "../domain/Subscription.js"
 import type { CardDetails } from "../ports/PaymentProcessor.js"
 import { Signer } from "../ports/Signer.js"
 import { Store } from "../ports/Store.js"
-import { PublicUrl } from "./Checkout.js"
 import { newId } from "./Ids.js"
 import { PaymentMethods } from "./PaymentMethods.js"
+import { Settings } from "./Settings.js"
 import { Subscriptions } from "./Subscriptions.js"
 import * as UnitOfWork from "./UnitOfWork.js"
 
@@ -64,7 +64,7 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
     const signer = yield* Signer
     const subscriptions = yield* Subscriptions
     const paymentMethods = yield* PaymentMethods
-    const publicUrl = yield* PublicUrl
+    const { publicUrl } = yield* Settings
 
     const customerOf = (scope: Scope, raw: string) =>
       Effect.gen(function*() {

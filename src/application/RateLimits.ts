@@ -7,12 +7,13 @@
  * far from its limit is counted mostly locally, from a share of its minute taken with a hit (`RateLease`) and given
  * back when not handed out; one near its limit, or used a request at a time, as exactly as one hit per request.
  */
-import { Clock, Config, Deferred, Effect, Exit } from "effect"
+import { Clock, Deferred, Effect, Exit } from "effect"
 import type { StoreUnavailable } from "../domain/Errors.js"
 import { RateLimited } from "../domain/Errors.js"
 import * as RateLease from "../domain/RateLease.js"
 import type { RateDecision } from "../domain/RateWindow.js"
 import { Store } from "../ports/Store.js"
+import { Settings } from "./Settings.js"
 
 type Waiter = Deferred.Deferred<RateDecision, StoreUnavailable>
 
@@ -21,14 +22,7 @@ const windowSeconds = 60
 export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", {
   effect: Effect.gen(function*() {
     const store = yield* Store
-    const perKey = yield* Config.integer("FILS_RATE_LIMIT_PER_MIN").pipe(
-      Config.withDefault(240),
-      Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 })
-    )
-    const authFailures = yield* Config.integer("FILS_AUTH_FAILURES_PER_MIN").pipe(
-      Config.withDefault(30),
-      Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 })
-    )
+    const { authFailuresPerMinute: authFailures, rateLimitPerMinute: perKey } = yield* Settings
 
     // Addresses whose failure budget ran out, until when. A process that saw the shared counter refuse an address
     // stops checking keys from it without another round trip; the others learn on that address's next failure.

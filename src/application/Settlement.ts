@@ -5,7 +5,7 @@
  * session's completion (`CheckoutSession.transition`), with every event they emit. The one place a payment's charge
  * changes state, whoever learned the outcome: the checkout, billing, or the settle pass.
  */
-import { Config, DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import * as CheckoutSession from "../domain/CheckoutSession.js"
 import { notFound } from "../domain/Errors.js"
 import type { PaymentId } from "../domain/Ids.js"
@@ -14,6 +14,7 @@ import * as Subscription from "../domain/Subscription.js"
 import type { Movement } from "../ports/PaymentProcessor.js"
 import { Store } from "../ports/Store.js"
 import { type EventDraft, paymentData, recordEvents } from "./Events.js"
+import { Settings } from "./Settings.js"
 import { startFromPayment, transitionEvents } from "./Subscriptions.js"
 
 /** A charge's result, as the processor reported it. */
@@ -34,17 +35,12 @@ export const lookedUpCharge = (found: Option.Option<Movement>): ChargeReport | u
       movement._tag === "Charge" ? { outcome: movement.outcome, chargeId: movement.chargeId, card: movement.card } : undefined
   })
 
-/** The fee schedule (docs/decisions.md §5), configurable. */
-export const FeeConfig = Config.all({
-  bps: Config.integer("FILS_FEE_BPS").pipe(Config.withDefault(Payment.defaultFees.bps)),
-  fixed: Config.integer("FILS_FEE_FIXED").pipe(Config.withDefault(Payment.defaultFees.fixed))
-})
 
 
 export class Settlement extends Effect.Service<Settlement>()("fils/Settlement", {
   effect: Effect.gen(function*() {
     const store = yield* Store
-    const fees: Payment.FeeSchedule = yield* FeeConfig
+    const { fees } = yield* Settings
 
     /**
      * Records charges' outcomes on `processing` payments, in one transaction with their events, their renewals'

@@ -71,3 +71,34 @@ describe("npm run boundaries", () => {
     })
   }
 })
+
+describe("the configuration boundary (scripts/config-boundary.mjs)", () => {
+  const check = () => {
+    const r = spawnSync(process.execPath, [join(root, "scripts", "config-boundary.mjs"), scratch], { encoding: "utf8" })
+    return { status: r.status, output: `${r.stdout}${r.stderr}` }
+  }
+
+  it("passes a tree whose core reads no configuration", () => {
+    const r = check()
+    expect(r.output).toContain("configuration read only at the edge")
+    expect(r.status).toBe(0)
+  })
+
+  const cases: ReadonlyArray<readonly [string, string, string]> = [
+    ["src/application/Env.ts", `export const port = process.env["PORT"]\n`, "reads process.env"],
+    ["src/application/Conf.ts", `import { Config } from "effect"\nexport const c = Config.string("FILS_X")\n`, "reads Effect's Config"],
+    ["adapters/http/Env.ts", `export const host = process.env.HOST\n`, "reads process.env"]
+  ]
+  for (const [path, text, breach] of cases) {
+    it(`refuses ${path}: ${breach}`, () => {
+      write(path, text)
+      try {
+        const r = check()
+        expect(r.status).toBe(1)
+        expect(r.output).toContain(`${path}: ${breach}`)
+      } finally {
+        rmSync(join(scratch, path))
+      }
+    })
+  }
+})

@@ -8,7 +8,8 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as UrlParams from "@effect/platform/UrlParams"
 import { Cause, Effect, Option } from "effect"
-import { Checkout, PublicUrl } from "../../../src/application/Checkout.js"
+import { Checkout } from "../../../src/application/Checkout.js"
+import { Settings } from "../../../src/application/Settings.js"
 import { type CheckoutSession, isReturnUrl } from "../../../src/domain/CheckoutSession.js"
 import { fields } from "../../../src/domain/CheckoutForm.js"
 import { CheckoutSessionId, parseId } from "../../../src/domain/Ids.js"
@@ -99,7 +100,7 @@ const publicOriginOf = (publicUrl: string) => {
 export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const checkout = yield* Checkout
-    const publicOrigin = publicOriginOf(yield* PublicUrl)
+    const publicOrigin = publicOriginOf((yield* Settings).publicUrl)
 
     const show = (id: CheckoutSessionId, nonce: string, alert?: string, status = 200) =>
       Effect.flatMap(checkout.page(id), ({ businessName, session }) =>

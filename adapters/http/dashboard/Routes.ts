@@ -15,7 +15,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as UrlParams from "@effect/platform/UrlParams"
 import { Cause, DateTime, Effect, Option, Schema } from "effect"
 import { Accounts } from "../../../src/application/Accounts.js"
-import { PublicUrl } from "../../../src/application/Checkout.js"
+import { Settings } from "../../../src/application/Settings.js"
 import { Customers } from "../../../src/application/Customers.js"
 import { Deliveries } from "../../../src/application/Deliveries.js"
 import { Events } from "../../../src/application/Events.js"
@@ -58,7 +58,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     const reports = yield* Reports
     const portal = yield* Portal
     const signer = yield* Signer
-    const publicUrl = new URL(yield* PublicUrl)
+    const publicUrl = new URL((yield* Settings).publicUrl)
     const publicOrigin = publicUrl.origin
     const secure = publicUrl.protocol === "https:"
     const base = `${publicUrl.pathname.replace(/\/+$/, "")}/dashboard`

@@ -5,7 +5,7 @@
  */
 import { Effect, Either } from "effect"
 import { Accounts } from "../../../src/application/Accounts.js"
-import { PublicUrl } from "../../../src/application/Checkout.js"
+import { Settings } from "../../../src/application/Settings.js"
 import { Users } from "../../../src/application/Users.js"
 import { can, type Role, roles } from "../../../src/domain/DashboardUser.js"
 import { parseId, UserId } from "../../../src/domain/Ids.js"
@@ -27,7 +27,7 @@ export const settingsRoutes = (kit: Kit) =>
   Effect.gen(function*() {
     const accounts = yield* Accounts
     const users = yield* Users
-    const publicUrl = yield* PublicUrl
+    const { publicUrl } = yield* Settings
 
     const settingsPage = (
       f: Pages.SignedFrame,

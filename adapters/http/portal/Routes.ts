@@ -16,7 +16,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as UrlParams from "@effect/platform/UrlParams"
 import { Cause, DateTime, Effect, Either, Option } from "effect"
-import { PublicUrl } from "../../../src/application/Checkout.js"
+import { Settings } from "../../../src/application/Settings.js"
 import { Portal, type PortalLinkGone, scopeOf } from "../../../src/application/Portal.js"
 import { cardFields as cardFieldNames, validateCard } from "../../../src/domain/CheckoutForm.js"
 import { parseId, PaymentId, SubscriptionId } from "../../../src/domain/Ids.js"
@@ -47,7 +47,7 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const portal = yield* Portal
     const signer = yield* Signer
-    const publicUrl = new URL(yield* PublicUrl)
+    const publicUrl = new URL((yield* Settings).publicUrl)
     const publicOrigin = publicUrl.origin
     const secure = publicUrl.protocol === "https:"
     const base = `${publicUrl.pathname.replace(/\/+$/, "")}/portal`
