@@ -77,5 +77,6 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
     )
 
     return { runOnce, worker } as const
-  })
+  }),
+  dependencies: [Checkout.Default, Payments.Default, Renewals.Default]
 }) {}

@@ -335,5 +335,6 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
     })
 
     return { create, get, list, page, pay, expireDue, livePaymentsEnabled } as const
-  })
+  }),
+  dependencies: [Customers.Default, Settlement.Default]
 }) {}

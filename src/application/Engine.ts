@@ -24,25 +24,29 @@ import { Users } from "./Users.js"
 import { Reports } from "./Reports.js"
 import { Webhooks } from "./Webhooks.js"
 
-/** The use cases that others build on. */
-const Core = Layer.mergeAll(
+/**
+ * Every use case. Each service names the services it builds on (`dependencies`), so the order here is none:
+ * a service several others need is built once (layers are shared by reference).
+ */
+export const Engine = Layer.mergeAll(
   Accounts.Default,
-  Products.Default,
+  Billing.Default,
+  Checkout.Default,
   Customers.Default,
-  IdempotencyService.Default,
-  RateLimits.Default,
-  Events.Default,
-  Payments.Default,
-  Subscriptions.Default,
-  Webhooks.Default,
   Deliveries.Default,
+  Events.Default,
+  IdempotencyService.Default,
+  PaymentMethods.Default,
+  Payments.Default,
+  Portal.Default,
+  Products.Default,
+  RateLimits.Default,
   Reconciliation.Default,
+  Refunds.Default,
+  Renewals.Default,
+  Reports.Default,
+  Settlement.Default,
+  Subscriptions.Default,
   Users.Default,
-  Reports.Default
-).pipe(Layer.provideMerge(Refunds.Default), Layer.provideMerge(Settlement.Default))
-
-export const Engine = Layer.merge(Billing.Default, Portal.Default).pipe(
-  Layer.provideMerge(PaymentMethods.Default),
-  Layer.provideMerge(Layer.merge(Checkout.Default, Renewals.Default)),
-  Layer.provideMerge(Core)
+  Webhooks.Default
 )

@@ -93,5 +93,6 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/Payme
     })
 
     return { replace } as const
-  })
+  }),
+  dependencies: [Renewals.Default, Subscriptions.Default]
 }) {}

@@ -134,5 +134,6 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
     })
 
     return { get, list, refund, settleDue, fees } as const
-  })
+  }),
+  dependencies: [Refunds.Default, Settlement.Default]
 }) {}

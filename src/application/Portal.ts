@@ -247,5 +247,6 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
     })
 
     return { create, get, peek, open, authenticate, signOut, overview, subscription, setCancelAtPeriodEnd, replaceCard, receipt } as const
-  })
+  }),
+  dependencies: [PaymentMethods.Default, Subscriptions.Default]
 }) {}

@@ -211,5 +211,6 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
     })
 
     return { create, record, resolvePending } as const
-  })
+  }),
+  dependencies: [Settlement.Default]
 }) {}

@@ -154,5 +154,6 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
     const chargeOne = charge((c) => Effect.asVoid(settlement.record([c])))
 
     return { renewDue, chargeOne } as const
-  })
+  }),
+  dependencies: [Settlement.Default]
 }) {}
