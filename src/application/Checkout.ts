@@ -20,6 +20,7 @@ import { Store } from "../ports/Store.js"
 import { batched, batchedReads } from "./Batched.js"
 import { Customers } from "./Customers.js"
 import { newId } from "./Ids.js"
+import { callProcessor } from "./ProcessorCall.js"
 import { Settings } from "./Settings.js"
 import { type ChargeReport, lookedUpCharge, Settlement } from "./Settlement.js"
 import * as UnitOfWork from "./UnitOfWork.js"
@@ -291,26 +292,18 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           currency: payment.currency,
           livemode: payment.livemode
         }
-        // The answer lost (the call failed as unavailable): the processor may have taken the money, so it is asked
-        // what it did under the payment's reference. Still unknown, the payment stays `processing` for the settle
-        // pass to look up; the card number is never needed again.
-        const recorded = yield* Effect.uninterruptible(processor.chargeCard(request, validated.right.card).pipe(
-          Effect.map((r): ChargeReport | undefined => ({ outcome: r.outcome, chargeId: r.chargeId, card: r.card })),
-          Effect.catchTag("ProcessorUnavailable", () =>
-            processor.lookup(payment.payment_id).pipe(
-              Effect.map(lookedUpCharge),
-              Effect.catchTag("ProcessorUnavailable", () => Effect.succeed(undefined))
-            )),
-          Effect.flatMap((answer) =>
-            answer === undefined
-              ? Effect.as(
-                Effect.logWarning("A checkout charge's outcome is unknown (the processor could not be reached): looking it up later", {
-                  payment_id: payment.payment_id
-                }),
-                payment
-              )
-              : settlement.recordOne(payment.payment_id, answer))
-        ))
+        // Still unknown, the payment stays `processing` for the settle pass; the card number is never needed again.
+        const charged = Effect.map(
+          processor.chargeCard(request, validated.right.card),
+          (r): ChargeReport => ({ outcome: r.outcome, chargeId: r.chargeId, card: r.card })
+        )
+        const recorded = yield* callProcessor(charged)({
+          lookup: Effect.map(processor.lookup(payment.payment_id), lookedUpCharge),
+          record: (answer) => settlement.recordOne(payment.payment_id, answer),
+          unknown: Effect.succeed(payment),
+          what: "A checkout charge",
+          ids: { payment_id: payment.payment_id }
+        })
 
         const after = yield* store.sessions.find(id)
         return {

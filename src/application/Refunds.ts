@@ -24,6 +24,7 @@ import { Signer } from "../ports/Signer.js"
 import { Store } from "../ports/Store.js"
 import { paymentData, recordEvent } from "./Events.js"
 import { newId } from "./Ids.js"
+import { callProcessor } from "./ProcessorCall.js"
 import { Settlement } from "./Settlement.js"
 
 /** What a refund came to: the payment as it is after, and the refund (`pending` when its outcome is unknown yet). */
@@ -166,26 +167,16 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
 
     /** Asks the processor for a pending refund (again, for a retry: the refund's id is its idempotency key). */
     const callAndRecord = (id: PaymentId, chargeId: string, refund: Refund.Refund) =>
-      // From the call to its record, uninterruptible: a shutdown waits rather than leave money moved unrecorded.
-      Effect.uninterruptible(Effect.gen(function*() {
-        const answer = yield* processor.refund(chargeId, refund.amount, refund.refund_id).pipe(
-          Effect.map(refundCommandOf),
-          Effect.catchTag("ProcessorUnavailable", () =>
-            processor.lookup(refund.refund_id).pipe(
-              Effect.map(lookedUpRefund),
-              Effect.catchTag("ProcessorUnavailable", () => Effect.succeed(undefined))
-            ))
-        )
-        if (answer === undefined) {
-          yield* Effect.logWarning("A refund's outcome is unknown (the processor could not be reached): looking it up later", {
-            refund_id: refund.refund_id,
-            payment_id: id
-          })
-          const payment = Option.getOrThrow(yield* store.payments.find(id))
-          return { payment, refund, refundAmount: 0 } satisfies RefundResultView
-        }
-        return yield* record(refund.refund_id, answer)
-      }))
+      callProcessor(Effect.map(processor.refund(chargeId, refund.amount, refund.refund_id), refundCommandOf))({
+        lookup: Effect.map(processor.lookup(refund.refund_id), lookedUpRefund),
+        record: (answer) => record(refund.refund_id, answer),
+        unknown: Effect.map(
+          store.payments.find(id),
+          (payment) => ({ payment: Option.getOrThrow(payment), refund, refundAmount: 0 }) satisfies RefundResultView
+        ),
+        what: "A refund",
+        ids: { refund_id: refund.refund_id, payment_id: id }
+      })
 
     /**
      * Looks up pending refunds older than `olderThanMillis` (a younger one may still be at the processor, answered

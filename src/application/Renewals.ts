@@ -15,6 +15,7 @@ import { Store } from "../ports/Store.js"
 import { batched } from "./Batched.js"
 import { recordEvents } from "./Events.js"
 import { newId } from "./Ids.js"
+import { callProcessor } from "./ProcessorCall.js"
 import { type ChargeReport, lookedUpCharge, Settlement } from "./Settlement.js"
 import { transitionEvents } from "./Subscriptions.js"
 
@@ -94,21 +95,17 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
           currency: payment.currency,
           livemode: payment.livemode
         }
-        // From the charge to its record, uninterruptible: a shutdown waits rather than leave money taken unrecorded.
-        return yield* Effect.uninterruptible(
-          processor.chargeToken(request, token).pipe(
-            Effect.map((r): ChargeReport | undefined => ({ outcome: r.outcome, chargeId: r.chargeId, card: null })),
-            Effect.catchTag("ProcessorUnavailable", () =>
-              Effect.map(processor.lookup(payment.payment_id), lookedUpCharge)),
-            Effect.flatMap((report) =>
-              report === undefined ? Effect.void : record({ id: payment.payment_id, report })),
-            Effect.catchTag("ProcessorUnavailable", (e) =>
-              Effect.logWarning(
-                "A renewal charge's outcome is unknown (the processor could not be reached): looking it up later",
-                { payment_id: payment.payment_id, reason: e.message }
-              ))
-          )
+        const charged = Effect.map(
+          processor.chargeToken(request, token),
+          (r): ChargeReport => ({ outcome: r.outcome, chargeId: r.chargeId, card: null })
         )
+        return yield* callProcessor(charged)({
+          lookup: Effect.map(processor.lookup(payment.payment_id), lookedUpCharge),
+          record: (report) => record({ id: payment.payment_id, report }),
+          unknown: Effect.void,
+          what: "A renewal charge",
+          ids: { payment_id: payment.payment_id }
+        })
       })
 
     const renewDue = Effect.fn("Renewals.renewDue")(function*(options: RenewalOptions) {

@@ -1,0 +1,43 @@
+/**
+ * The one way money is asked of the processor, for checkout charges, renewals and refunds: call it under the
+ * object's own reference (its idempotency key at the processor); should the answer be lost (the call fails as
+ * unavailable, and the money may have moved), ask what the processor did under that reference; still unknown,
+ * leave it `processing`/`pending` for the settle pass to look up (`Payments.settleDue`). It is never asked again
+ * under a new reference. From the call to its record the effect is uninterruptible: a shutdown waits rather than
+ * leave money moved unrecorded.
+ */
+import { Effect } from "effect"
+import type { ProcessorUnavailable } from "../ports/PaymentProcessor.js"
+
+export const callProcessor = <A, R>(
+  /** The call (a charge or a refund), its answer made what `record` takes. */
+  call: Effect.Effect<A, ProcessorUnavailable, R>
+) =>
+<B, E, E2, R2>(options: {
+  /** What the processor did under the reference, when the call's answer was lost; `undefined` if it cannot tell. */
+  readonly lookup: Effect.Effect<A | undefined, ProcessorUnavailable, R>
+  /** Records the answer. */
+  readonly record: (answer: A) => Effect.Effect<B, E, R2>
+  /** The answer while the outcome is unknown (left for the settle pass). */
+  readonly unknown: Effect.Effect<B, E2, R2>
+  /** What is asked, for the warning an unknown outcome logs ("A refund"), and the ids it names. */
+  readonly what: string
+  readonly ids: Readonly<Record<string, string>>
+}): Effect.Effect<B, E | E2, R | R2> =>
+  Effect.uninterruptible(
+    call.pipe(
+      Effect.catchTag("ProcessorUnavailable", () => options.lookup),
+      Effect.catchTag("ProcessorUnavailable", () => Effect.succeed(undefined)),
+      Effect.flatMap((answer): Effect.Effect<B, E | E2, R2> =>
+        answer === undefined
+          ? Effect.zipRight(
+            Effect.logWarning(
+              `${options.what}'s outcome is unknown (the processor could not be reached): looking it up later`,
+              options.ids
+            ),
+            options.unknown
+          )
+          : options.record(answer)
+      )
+    )
+  )
