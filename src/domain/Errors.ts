@@ -54,6 +54,39 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited"
   retryAfterSeconds: Schema.optionalWith(Schema.Int, { default: () => 1 })
 }) {}
 
+/**
+ * A refund of more than remains of its payment, counting the refunds still pending (`remaining` is what may still
+ * be refunded, in fils; `requested` undefined: "all that remains", and nothing does).
+ */
+export class RefundExceedsRemaining extends Schema.TaggedError<RefundExceedsRemaining>()("RefundExceedsRemaining", {
+  code: code("INVALID_REQUEST"),
+  payment_id: Schema.String,
+  requested: Schema.optional(Schema.Number),
+  remaining: Schema.Number,
+  /** Fils held by refunds still pending. */
+  pending: Schema.Number
+}) {
+  override get message(): string {
+    if (this.requested !== undefined) {
+      return `Refund amount must be a whole number of fils from 1 to ${this.remaining} (what remains of the payment)`
+    }
+    return this.pending > 0
+      ? `Payment ${this.payment_id} has nothing left to refund: ${this.pending} fils are in refunds still pending`
+      : `Payment ${this.payment_id} has nothing left to refund`
+  }
+}
+
+/** A refund of a payment that has not succeeded (`status`: where it stands). */
+export class PaymentNotRefundable extends Schema.TaggedError<PaymentNotRefundable>()("PaymentNotRefundable", {
+  code: code("INVALID_STATE"),
+  payment_id: Schema.String,
+  status: Schema.String
+}) {
+  override get message(): string {
+    return `Payment ${this.payment_id} is ${this.status}; only a succeeded payment can be refunded`
+  }
+}
+
 /** The processor refused a refund: nothing was returned, and the amount is free to refund again. */
 export class RefundRefused extends Schema.TaggedError<RefundRefused>()("RefundRefused", {
   code: code("REFUND_REFUSED"),

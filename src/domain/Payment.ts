@@ -9,7 +9,7 @@
  * refunded_amount = total_amount > 0; fee_amount = 0 until the payment succeeds; net = total − fee − refunded.
  */
 import { DateTime, Either, Schema } from "effect"
-import { InvalidRequest, InvalidState } from "./Errors.js"
+import { InvalidState, PaymentNotRefundable, RefundExceedsRemaining } from "./Errors.js"
 import { AccountId, CheckoutSessionId, CustomerId, PaymentId, SubscriptionId } from "./Ids.js"
 import { Metadata } from "./Metadata.js"
 import * as Pagination from "./Pagination.js"
@@ -195,7 +195,7 @@ export const transition = (
   command: PaymentCommand,
   now: DateTime.Utc,
   fees: FeeSchedule = defaultFees
-): Either.Either<PaymentTransition, InvalidState | InvalidRequest> => {
+): Either.Either<PaymentTransition, InvalidState | PaymentNotRefundable | RefundExceedsRemaining> => {
   switch (command._tag) {
     case "Settle":
       return payment.status === "processing"
@@ -203,18 +203,12 @@ export const transition = (
         : Either.left(new InvalidState({ message: `Payment ${payment.payment_id} is already ${payment.status}` }))
     case "Refund": {
       if (payment.status !== "succeeded" && payment.status !== "partially_refunded") {
-        return Either.left(
-          new InvalidState({
-            message: `Payment ${payment.payment_id} is ${payment.status}; only a succeeded payment can be refunded`
-          })
-        )
+        return Either.left(new PaymentNotRefundable({ payment_id: payment.payment_id, status: payment.status }))
       }
       const remaining = payment.total_amount - payment.refunded_amount
       if (!Number.isSafeInteger(command.amount) || command.amount <= 0 || command.amount > remaining) {
         return Either.left(
-          new InvalidRequest({
-            message: `Refund amount must be a whole number of fils from 1 to ${remaining} (what remains of the payment)`
-          })
+          new RefundExceedsRemaining({ payment_id: payment.payment_id, requested: command.amount, remaining, pending: 0 })
         )
       }
       const refunded = payment.refunded_amount + command.amount

@@ -9,7 +9,7 @@
  * only.
  */
 import { Either, Schema } from "effect"
-import { InvalidRequest, InvalidState } from "./Errors.js"
+import { InvalidState, PaymentNotRefundable, RefundExceedsRemaining } from "./Errors.js"
 import { AccountId, PaymentId, RefundId } from "./Ids.js"
 import { Amount } from "./Money.js"
 import * as Payment from "./Payment.js"
@@ -40,7 +40,8 @@ export const pendingAmount = (refunds: ReadonlyArray<Refund>): number =>
 /**
  * Reserves a refund of `amount` (default: all that remains) of `payment`, given its refunds still pending. The
  * payment's own rule (`Payment.transition`'s `Refund`) decides, applied as if the pending refunds had succeeded:
- * refused for a payment that is not succeeded or partially refunded, or for more than remains.
+ * refused for a payment that is not succeeded or partially refunded, or for more than remains (what the pending
+ * refunds hold named in the refusal).
  */
 export const reserve = (
   payment: Payment.Payment,
@@ -48,21 +49,19 @@ export const reserve = (
   amount: number | undefined,
   refundId: RefundId,
   now: Payment.Payment["created_at"]
-): Either.Either<Refund, InvalidState | InvalidRequest> => {
+): Either.Either<Refund, InvalidState | PaymentNotRefundable | RefundExceedsRemaining> => {
   const held = pendingAmount(pending)
   const asIfDone: Payment.Payment = { ...payment, refunded_amount: payment.refunded_amount + held }
   const remaining = asIfDone.total_amount - asIfDone.refunded_amount
   const requested = amount ?? remaining
   if (amount === undefined && remaining <= 0) {
-    return Either.left(
-      new InvalidRequest({
-        message: held > 0
-          ? `Payment ${payment.payment_id} has nothing left to refund: ${held} fils are in refunds still pending`
-          : `Payment ${payment.payment_id} has nothing left to refund`
-      })
-    )
+    return Either.left(new RefundExceedsRemaining({ payment_id: payment.payment_id, remaining: 0, pending: held }))
   }
-  return Either.map(Payment.transition(asIfDone, { _tag: "Refund", amount: requested }, now), () => ({
+  const decided = Either.mapLeft(
+    Payment.transition(asIfDone, { _tag: "Refund", amount: requested }, now),
+    (refused) => refused._tag === "RefundExceedsRemaining" ? new RefundExceedsRemaining({ ...refused, pending: held }) : refused
+  )
+  return Either.map(decided, () => ({
     refund_id: refundId,
     payment_id: payment.payment_id,
     account_id: payment.account_id,

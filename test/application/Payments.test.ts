@@ -95,7 +95,8 @@ describe("Payments.refund", () => {
 
       for (const amount of [6_001, 10_000, 0, -1, 1.5, Number.NaN]) {
         const r = yield* Effect.either(payments.refund(operator, paid.payment_id, amount))
-        assert.strictEqual(failureTag(r), "InvalidRequest", String(amount))
+        assert.strictEqual(failureTag(r), "RefundExceedsRemaining", String(amount))
+        if (Either.isLeft(r) && r.left._tag === "RefundExceedsRemaining") assert.strictEqual(r.left.remaining, 6_000)
       }
       assert.deepStrictEqual(yield* payments.get(test, paid.payment_id), partially)
 
@@ -104,7 +105,7 @@ describe("Payments.refund", () => {
       for (const p of [failed, processing]) {
         for (const amount of [undefined, 1]) {
           const r = yield* Effect.either(payments.refund(operator, p.payment_id, amount))
-          assert.strictEqual(failureTag(r), "InvalidState", `${p.status} ${amount}`)
+          assert.strictEqual(failureTag(r), "PaymentNotRefundable", `${p.status} ${amount}`)
         }
         assert.deepStrictEqual(yield* payments.get(test, p.payment_id), p)
       }

@@ -131,9 +131,15 @@ describe("refunds through the processor", () => {
       assert.deepStrictEqual([pending.refund.status, pending.refundAmount, pending.payment.refunded_amount], ["pending", 0, 0])
       // The pending refund counts against what remains.
       yield* Ref.set(outage, false)
-      const tooMuch = yield* Effect.either(payments.refund(operator, paid.payment_id, 4_001))
-      assert.isTrue(Either.isLeft(tooMuch))
+      const tooMuch = yield* Effect.flip(payments.refund(operator, paid.payment_id, 4_001))
+      assert.deepStrictEqual(
+        tooMuch._tag === "RefundExceedsRemaining" ? [tooMuch.requested, tooMuch.remaining, tooMuch.pending] : tooMuch._tag,
+        [4_001, 4_000, 6_000],
+        "the refusal says what remains and what the pending refund holds"
+      )
       assert.strictEqual((yield* payments.refund(operator, paid.payment_id)).refundAmount, 4_000, "all that remains: 4000")
+      const nothing = yield* Effect.flip(payments.refund(operator, paid.payment_id))
+      assert.include(nothing.message, "nothing left to refund: 6000 fils are in refunds still pending")
       // Nothing was made at the processor under the pending refund's reference: looked up a minute on, it is released.
       yield* TestClock.adjust("61 seconds")
       assert.strictEqual(yield* payments.settleDue(), 1)

@@ -168,11 +168,14 @@ const drive = (total: number, schedule: Payment.FeeSchedule, steps: ReadonlyArra
     if (!allowed(p, command)) {
       assert.isTrue(Either.isLeft(result), `${label} should be refused`)
       if (Either.isLeft(result)) {
-        const expectedTag = command._tag === "Refund" &&
-            (p.status === "succeeded" || p.status === "partially_refunded")
-          ? "InvalidRequest"
-          : "InvalidState"
+        const expectedTag = command._tag !== "Refund"
+          ? "InvalidState"
+          : p.status === "succeeded" || p.status === "partially_refunded"
+          ? "RefundExceedsRemaining"
+          : "PaymentNotRefundable"
         assert.strictEqual(result.left._tag, expectedTag, label)
+        // The API's codes stay those of the situation's kind.
+        assert.strictEqual(result.left.code, expectedTag === "RefundExceedsRemaining" ? "INVALID_REQUEST" : "INVALID_STATE")
       }
       assert.deepStrictEqual(p, snapshot, `${label}: a refused command changes nothing`)
       return
@@ -309,15 +312,22 @@ describe("Payment.transition (examples)", () => {
     assert.isNull(r.next.paid_at)
   })
 
-  it("refusals name the reason", () => {
+  it("refusals name the reason, with its data, under the API's codes", () => {
     const twice = Payment.transition(succeeded, { _tag: "Settle", outcome: { _tag: "Failed", code: "x" } }, t0)
     assert.strictEqual(Either.isLeft(twice) && twice.left._tag, "InvalidState")
-    const unpaid = Payment.transition(processing(100), { _tag: "Refund", amount: 1 }, t0)
-    assert.strictEqual(Either.isLeft(unpaid) && unpaid.left._tag, "InvalidState")
+    const unpaid = Either.flip(Payment.transition(processing(100), { _tag: "Refund", amount: 1 }, t0))
+    assert.isTrue(Either.isRight(unpaid) && unpaid.right._tag === "PaymentNotRefundable")
+    if (Either.isRight(unpaid) && unpaid.right._tag === "PaymentNotRefundable") {
+      assert.deepStrictEqual([unpaid.right.code, unpaid.right.status], ["INVALID_STATE", "processing"])
+      assert.include(unpaid.right.message, "is processing; only a succeeded payment can be refunded")
+    }
     for (const amount of [0, -1, 34901, 1.5, Number.NaN]) {
-      const r = Payment.transition(succeeded, { _tag: "Refund", amount }, t0)
-      assert.strictEqual(Either.isLeft(r) && r.left._tag, "InvalidRequest", String(amount))
-      assert.isTrue(Either.isLeft(r) && r.left.message.includes("34900"), "names what remains")
+      const r = Either.flip(Payment.transition(succeeded, { _tag: "Refund", amount }, t0))
+      assert.isTrue(Either.isRight(r) && r.right._tag === "RefundExceedsRemaining", String(amount))
+      if (Either.isRight(r) && r.right._tag === "RefundExceedsRemaining") {
+        assert.deepStrictEqual([r.right.code, r.right.remaining, r.right.requested], ["INVALID_REQUEST", 34900, amount])
+        assert.include(r.right.message, "34900", "names what remains")
+      }
     }
   })
 

@@ -347,12 +347,14 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
           if (error._tag === "StoreUnavailable" || error._tag === "IdempotencyKeyInUse") {
             return yield* refused("The refund could not be made now. Try again in a moment.", 503)
           }
-          const payment = yield* payments.get(scope, id)
-          const remaining = payment.total_amount - payment.refunded_amount
-          return yield* refused(
-            amount > remaining ? `You can refund up to ${Pages.money(remaining)}` : error.message,
-            409
-          )
+          if (error._tag === "RefundExceedsRemaining") {
+            const held = error.pending > 0 ? ` (${Pages.money(error.pending)} is in refunds still pending)` : ""
+            return yield* refused(
+              error.remaining > 0 ? `You can refund up to ${Pages.money(error.remaining)}${held}` : `Nothing is left to refund${held}`,
+              409
+            )
+          }
+          return yield* refused(error.message, 409)
         }
         yield* kit.audit(signed, "payment.refund", id, scope.livemode).pipe(
           Effect.catchAllCause((cause) => Effect.logError("Refund not written to the audit log", cause))
