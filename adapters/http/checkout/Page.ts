@@ -5,8 +5,8 @@
 import { formatAmount } from "../../../src/domain/Money.js"
 import type { CheckoutSession } from "../../../src/domain/CheckoutSession.js"
 import type { FieldErrors } from "../../../src/domain/CheckoutForm.js"
-import { htmlDocument } from "./Document.js"
-import { html, type Raw, raw } from "./Html.js"
+import { htmlDocument } from "../html/Document.js"
+import { html, type Raw, raw } from "../html/Html.js"
 
 export type { FieldErrors }
 

@@ -14,9 +14,9 @@ import { type CheckoutSession, isReturnUrl } from "../../../src/domain/CheckoutS
 import { fields } from "../../../src/domain/CheckoutForm.js"
 import { CheckoutSessionId, parseId } from "../../../src/domain/Ids.js"
 import { declineMessage, type Payment } from "../../../src/domain/Payment.js"
-import { htmlResponse, newNonce } from "./Document.js"
-import { formField, notUtf8Message, readForm } from "./Forms.js"
-import { sameOriginSubmission } from "./Origin.js"
+import { htmlResponse, newNonce } from "../html/Document.js"
+import { formField, notUtf8Message, readForm } from "../html/Forms.js"
+import { sameOriginSubmission } from "../html/Origin.js"
 import { messagePage, paymentPage } from "./Page.js"
 
 const sessionIdOf = parseId(CheckoutSessionId)

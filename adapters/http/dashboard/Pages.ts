@@ -10,10 +10,10 @@ import type { Event } from "../../../src/domain/Event.js"
 import { formatAmount } from "../../../src/domain/Money.js"
 import { lengthPhrase } from "../../../src/domain/Text.js"
 import { hasReceipt } from "../../../src/domain/Receipt.js"
-import { htmlDocument } from "../checkout/Document.js"
-import { type Flash, onceField, onceToken, textareaContent } from "../checkout/Forms.js"
+import { htmlDocument } from "../html/Document.js"
+import { type Flash, onceField, onceToken, textareaContent } from "../html/Forms.js"
 import type { Payment } from "../../../src/domain/Payment.js"
-import { html, type Raw, raw } from "../checkout/Html.js"
+import { html, type Raw, raw } from "../html/Html.js"
 
 const styles = `
   :root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }

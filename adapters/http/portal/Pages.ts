@@ -10,8 +10,8 @@ import type { Payment } from "../../../src/domain/Payment.js"
 import { hasReceipt } from "../../../src/domain/Receipt.js"
 import type { Subscription } from "../../../src/domain/Subscription.js"
 import { cardFields, formStyles, type FormValues } from "../checkout/Page.js"
-import { htmlDocument } from "../checkout/Document.js"
-import { html, type Raw, raw } from "../checkout/Html.js"
+import { htmlDocument } from "../html/Document.js"
+import { html, type Raw, raw } from "../html/Html.js"
 
 const styles = `
   :root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }

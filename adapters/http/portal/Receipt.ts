@@ -3,7 +3,7 @@
  * for the customer in the portal and for the merchant in the dashboard.
  */
 import type { ReceiptView } from "../../../src/application/Portal.js"
-import { html } from "../checkout/Html.js"
+import { html } from "../html/Html.js"
 import { cardText, day, type Frame, layout, money } from "./Pages.js"
 
 export const receiptPage = (

@@ -3,7 +3,7 @@
  * a value sent back unedited kept byte for byte; a flash shown only with the key that signed it.
  */
 import { describe, expect, it } from "vitest"
-import { asSubmitted, parseForm, readFlash, unchanged, withFlash } from "../../../adapters/http/checkout/Forms.js"
+import { asSubmitted, parseForm, readFlash, unchanged, withFlash } from "../../../adapters/http/html/Forms.js"
 
 describe("parseForm", () => {
   it("reads fields exactly: no trim, no cut, `+` as a space, a stray `%` as itself, a leading U+FEFF kept", () => {
