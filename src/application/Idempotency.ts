@@ -61,16 +61,17 @@ export class IdempotencyService extends Effect.Service<IdempotencyService>()("fi
         yield* UnitOfWork.writeAll(store, commits.flatMap((c, i) => held[i] ? c.created : []))
         return held
       }))
+    const commitOne = (c: KeyedCommit) => Effect.exit(Effect.map(commitTogether([c]), (held) => held[0]!))
     const commit = yield* batchedCalls(
       (commits: ReadonlyArray<KeyedCommit>) =>
         commits.length === 1
-          ? Effect.map(Effect.exit(commitTogether(commits)), (exit) => [Exit.map(exit, (held) => held[0]!)])
+          ? Effect.forEach(commits, commitOne)
           : commitTogether(commits).pipe(
             Effect.map((held) => held.map((h) => Exit.succeed(h))),
             Effect.catchAllCause((cause) =>
               Cause.isFailType(cause)
                 ? Effect.succeed(commits.map(() => Exit.failCause(cause)))
-                : Effect.forEach(commits, (c) => Effect.map(Effect.exit(commitTogether([c])), (exit) => Exit.map(exit, (held) => held[0]!)))
+                : Effect.forEach(commits, commitOne)
             )
           ),
       { max: batch }
