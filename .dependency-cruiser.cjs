@@ -32,6 +32,15 @@ module.exports = {
       to: { path: "^src/application/" }
     },
     {
+      name: "use-cases-name-their-repositories",
+      comment:
+        "a use case depends on the repositories and ports it names (src/ports/repositories/*, Transactions), never on " +
+        "the whole Store an adapter implements",
+      severity: "error",
+      from: { path: "^src/application/" },
+      to: { path: "^src/ports/Store\\.ts$" }
+    },
+    {
       name: "adapters-talk-through-ports",
       comment: "an adapter never imports another adapter; only cli and http compose others",
       severity: "error",

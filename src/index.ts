@@ -15,7 +15,7 @@ export { type RenewalOptions, Renewals } from "./application/Renewals.js"
 export { Checkout, type PayResult } from "./application/Checkout.js"
 export { type CustomerListParams, Customers } from "./application/Customers.js"
 export { Deliveries } from "./application/Deliveries.js"
-export { type EventListParams, Events } from "./application/Events.js"
+export { EventRecorder, type EventListParams, Events } from "./application/Events.js"
 export { IdempotencyService, type IdempotentResult } from "./application/Idempotency.js"
 export { type PaymentListParams, Payments } from "./application/Payments.js"
 export { type CardReplaced, PaymentMethods } from "./application/PaymentMethods.js"
@@ -91,30 +91,59 @@ export {
 export { Signer, type SignerShape, WebhookSignatureInvalid } from "./ports/Signer.js"
 export { plaintextBox, SecretBox, SecretBoxError, type SecretBoxShape } from "./ports/SecretBox.js"
 export {
+  AccountRepository,
+  type AccountRepositoryShape,
   type AccountsRepo,
   type ApiKeysRepo,
+  CheckoutSessionRepository,
+  type CheckoutSessionRepositoryShape,
   type ClaimedAttempt,
   type CustomerFilter,
+  CustomerRepository,
+  type CustomerRepositoryShape,
   type CustomersRepo,
   type DeliveriesRepo,
   // `Delivery` is the domain namespace above; the stored outbox row is this.
   type Delivery as DeliveryRecord,
   type DeliveryFilter,
   type EventFilter,
+  EventRepository,
+  type EventRepositoryShape,
   type EventsRepo,
   type IdempotencyRepo,
+  IdempotencyRepository,
+  type IdempotencyRepositoryShape,
+  layerStore,
   type PaymentFilter,
+  PaymentRepository,
+  type PaymentRepositoryShape,
   type PaymentsRepo,
+  PortalSessionRepository,
+  type PortalSessionRepositoryShape,
   type PortalSessionsRepo,
+  ProductRepository,
+  type ProductRepositoryShape,
   type ProductsRepo,
+  RateLimitRepository,
+  type RateLimitRepositoryShape,
   type RateLimitsRepo,
   type RefundsRepo,
   type RenewalAttempt,
+  type Repositories,
+  repositories,
   type SessionsRepo,
   Store,
   type StoreShape,
   type SubscriptionFilter,
+  SubscriptionRepository,
+  type SubscriptionRepositoryShape,
   type SubscriptionsRepo,
+  Transactions,
+  type TransactionsShape,
+  UserRepository,
+  type UserRepositoryShape,
+  WebhookRepository,
+  type WebhookRepositoryShape,
   type WebhooksRepo
 } from "./ports/Store.js"
 export { type HostCheck, type OutboundRequest, WebhookTransport, type WebhookTransportShape } from "./ports/WebhookTransport.js"

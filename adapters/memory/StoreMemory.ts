@@ -3,7 +3,7 @@
  * same contract as PostgreSQL (the shared contract suite runs against both): transactions are serialized by one
  * lock and undone on failure, so a failed use case leaves nothing behind.
  */
-import { DateTime, Effect, Exit, FiberRef, Layer, Option, PubSub, Stream } from "effect"
+import { DateTime, Effect, Exit, FiberRef, Option, PubSub, Stream } from "effect"
 
 interface AttemptRow {
   readonly attempt: number
@@ -28,7 +28,14 @@ import type { AuditEntry, DashboardSession, DashboardUser, SignInLink } from "..
 import type { PortalSession } from "../../src/domain/PortalSession.js"
 import * as Subscription from "../../src/domain/Subscription.js"
 import * as WebhookEndpoint from "../../src/domain/WebhookEndpoint.js"
-import { type AttemptRecord, type Delivery, type IdempotencyCompletion, type RenewalAttempt, Store, type StoreShape } from "../../src/ports/Store.js"
+import {
+  type AttemptRecord,
+  type Delivery,
+  type IdempotencyCompletion,
+  layerStore,
+  type RenewalAttempt,
+  type StoreShape
+} from "../../src/ports/Store.js"
 
 type Undo = () => void
 
@@ -264,7 +271,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
     if (existing !== undefined && existing.fingerprint === fingerprint) idempotency.set(id, { ...existing, response })
   }
 
-  return Store.of({
+  const store: StoreShape = {
     transact,
     inTransaction: Effect.map(FiberRef.get(current), (own) => own !== undefined),
     ping: Effect.void,
@@ -787,8 +794,9 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
       })
       return { deliveries: tally(deliveries.rows.values()), renewals: tally(renewals) }
     })
-  })
+  }
+  return store
 })
 
-/** A fresh, empty memory store. */
-export const StoreMemory = Layer.effect(Store, makeStoreMemory)
+/** A fresh, empty memory store, with each of its repositories under its own Tag. */
+export const StoreMemory = layerStore(makeStoreMemory)

@@ -17,7 +17,7 @@ import type { ApiKeyId } from "../../src/domain/Ids.js"
 import type { StoreUnavailable } from "../../src/domain/Errors.js"
 import type { Claim, IdempotencyRecord } from "../../src/domain/Idempotency.js"
 import { idempotencyResponseContext, SecretBox } from "../../src/ports/SecretBox.js"
-import { anyKey, Store, type StoreShape } from "../../src/ports/Store.js"
+import { anyKey, layerStore, type Repositories, Store, type StoreShape } from "../../src/ports/Store.js"
 import { listenService } from "./Listen.js"
 import { makeQueries } from "./queries.js"
 import { makeDeliveriesRepo, makeDeliveryWakeups } from "./repos/deliveries.js"
@@ -400,4 +400,5 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
 })
 
 /** The Store on the context's SqlClient (migrated: see `Postgres.ts`); its PgClient, when there is one, for LISTEN. */
-export const StoreSql: Layer.Layer<Store, never, SqlClient.SqlClient> = Layer.scoped(Store, makeStoreSql)
+/** The PostgreSQL store, with each of its repositories under its own Tag. */
+export const StoreSql: Layer.Layer<Store | Repositories, never, SqlClient.SqlClient> = layerStore(makeStoreSql)

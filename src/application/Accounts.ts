@@ -6,7 +6,8 @@ import type { AccountId, ApiKeyId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
 import { PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { Signer } from "../ports/Signer.js"
-import { anyKey, Store } from "../ports/Store.js"
+import { Transactions } from "../ports/Transactions.js"
+import { AccountRepository, anyKey } from "../ports/repositories/AccountRepository.js"
 import { newId } from "./Ids.js"
 import { Settings } from "./Settings.js"
 
@@ -37,7 +38,8 @@ const secretBytes = 24 // 32 base64url characters after the prefix
 
 export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
   scoped: Effect.gen(function*() {
-    const store = yield* Store
+    const accountRepo = yield* AccountRepository
+    const transactions = yield* Transactions
     const signer = yield* Signer
     const processor = yield* PaymentProcessor
     const cacheTtlMillis = Duration.toMillis((yield* Settings).keyCacheTtl)
@@ -61,7 +63,7 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
     const scope = yield* Effect.scope
     const listening = yield* Effect.once(
       Effect.flatMap(
-        Effect.forkDaemon(Stream.runForEach(store.apiKeys.revocations, (keyId) => Effect.sync(() => forget(keyId)))),
+        Effect.forkDaemon(Stream.runForEach(accountRepo.keys.revocations, (keyId) => Effect.sync(() => forget(keyId)))),
         (fiber) => Scope.addFinalizer(scope, Fiber.interruptFork(fiber))
       )
     )
@@ -78,7 +80,7 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
         created_at: yield* DateTime.now,
         revoked_at: null
       }
-      yield* store.apiKeys.insert(key)
+      yield* accountRepo.keys.insert(key)
       return {
         key_id: key.key_id,
         account_id: accountId,
@@ -105,8 +107,8 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
         live_payments_enabled: settings.live_payments_enabled ?? false,
         created_at: yield* DateTime.now
       }
-      return yield* store.transact(Effect.gen(function*() {
-        yield* store.accounts.insert(account)
+      return yield* transactions.transact(Effect.gen(function*() {
+        yield* accountRepo.insert(account)
         const test = yield* issueKey(account.account_id, "test")
         const live = yield* issueKey(account.account_id, "live")
         return { account, keys: { test, live } }
@@ -114,7 +116,7 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
     })
 
     const get = Effect.fn("Accounts.get")(function*(id: AccountId) {
-      return yield* store.accounts.get(id).pipe(
+      return yield* accountRepo.get(id).pipe(
         Effect.flatMap(Option.match({
           onNone: () => Effect.fail(new NotFound({ message: `No such account: '${id}'` })),
           onSome: Effect.succeed
@@ -124,7 +126,7 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
 
     const update = Effect.fn("Accounts.update")(function*(id: AccountId, settings: AccountSettings) {
       yield* validateSettings(settings)
-      return yield* store.transact(Effect.gen(function*() {
+      return yield* transactions.transact(Effect.gen(function*() {
         const account = yield* get(id)
         const next: Account.Account = {
           ...account,
@@ -132,7 +134,7 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
           support_email: settings.support_email !== undefined ? settings.support_email : account.support_email,
           live_payments_enabled: settings.live_payments_enabled ?? account.live_payments_enabled
         }
-        yield* store.accounts.update(next)
+        yield* accountRepo.update(next)
         return next
       }))
     })
@@ -143,7 +145,7 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
     })
 
     const revokeKey = Effect.fn("Accounts.revokeKey")(function*(keyId: ApiKeyId) {
-      const revoked = yield* store.apiKeys.revoke(keyId, yield* DateTime.now)
+      const revoked = yield* accountRepo.keys.revoke(keyId, yield* DateTime.now)
       if (Option.isNone(revoked)) return yield* new NotFound({ message: `No such key: '${keyId}'` })
       forget(keyId)
       return revoked.value
@@ -166,7 +168,7 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
         key = cached.key
       } else {
         const before = generation
-        const found = yield* store.apiKeys.findByHash(hash)
+        const found = yield* accountRepo.keys.findByHash(hash)
         if (Option.isNone(found)) return yield* unauthorized
         key = found.value
         if (cacheTtlMillis > 0 && generation === before) cache.set(hash, { key, until: now + cacheTtlMillis })
@@ -177,7 +179,7 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
       if ((touched.get(key.key_id) ?? 0) + usageEveryMillis <= now) {
         touched.set(key.key_id, now)
         if (touched.size > 10_000) touched.clear()
-        yield* Effect.forkDaemon(Effect.ignore(store.apiKeys.touch(key.key_id, DateTime.unsafeMake(now))))
+        yield* Effect.forkDaemon(Effect.ignore(accountRepo.keys.touch(key.key_id, DateTime.unsafeMake(now))))
       }
       return { accountId: key.account_id, livemode: key.livemode, keyId: key.key_id } satisfies Principal
     })
@@ -194,7 +196,7 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
      * `fils serve`); otherwise nothing.
      */
     const ensureDefault = Effect.fn("Accounts.ensureDefault")(function*() {
-      const count = yield* store.accounts.count
+      const count = yield* accountRepo.count
       if (count > 0) return Option.none()
       return Option.some(yield* create({ business_name: "Fils Demo Store" }))
     })
@@ -204,14 +206,14 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
      * when it was last used (to the minute; null if never).
      */
     const keys = Effect.fn("Accounts.keys")(function*(scope: Account.Scope) {
-      const listed = yield* store.apiKeys.list(scope)
-      const used = new Map((yield* store.apiKeys.lastUsed(listed.map((k) => k.key_id))).map((u) => [u.key_id, u.last_used_at]))
+      const listed = yield* accountRepo.keys.list(scope)
+      const used = new Map((yield* accountRepo.keys.lastUsed(listed.map((k) => k.key_id))).map((u) => [u.key_id, u.last_used_at]))
       return listed.map((k) => ({ ...k, last_used_at: used.get(k.key_id) ?? null }))
     })
 
     /** Every account of the store, oldest first: how an operator finds an id (the first start's banner shows it once). */
     const list = Effect.fn("Accounts.list")(function*() {
-      return yield* store.accounts.list
+      return yield* accountRepo.list
     })
 
     return { create, get, list, update, createKey, revokeKey, keys, authenticate, describe, ensureDefault } as const

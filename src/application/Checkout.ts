@@ -16,7 +16,12 @@ import * as Pagination from "../domain/Pagination.js"
 import * as Payment from "../domain/Payment.js"
 import { PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { Signer } from "../ports/Signer.js"
-import { Store } from "../ports/Store.js"
+import { Transactions } from "../ports/Transactions.js"
+import { AccountRepository } from "../ports/repositories/AccountRepository.js"
+import { CheckoutSessionRepository } from "../ports/repositories/CheckoutSessionRepository.js"
+import { CustomerRepository } from "../ports/repositories/CustomerRepository.js"
+import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
+import { ProductRepository } from "../ports/repositories/ProductRepository.js"
 import { batched, batchedReads } from "./Batched.js"
 import { Customers } from "./Customers.js"
 import { newId } from "./Ids.js"
@@ -38,19 +43,24 @@ const batch = 100
 
 export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
   scoped: Effect.gen(function*() {
-    const store = yield* Store
+    const accountRepo = yield* AccountRepository
+    const customerRepo = yield* CustomerRepository
+    const paymentRepo = yield* PaymentRepository
+    const productRepo = yield* ProductRepository
+    const sessionRepo = yield* CheckoutSessionRepository
+    const transactions = yield* Transactions
     const processor = yield* PaymentProcessor
     const settlement = yield* Settlement
     const customers = yield* Customers
     const signer = yield* Signer
     const { publicUrl } = yield* Settings
     // Sessions created together are inserted in one statement; each create still waits for its own row.
-    const insertSession = yield* batched(store.sessions.insertAll, { max: batch })
+    const insertSession = yield* batched(sessionRepo.insertAll, { max: batch })
     // And the products of carts priced together are read in one statement.
-    const readProducts = yield* batchedReads(store.products.findAll, (p) => p.product_id, { max: batch })
+    const readProducts = yield* batchedReads(productRepo.findAll, (p) => p.product_id, { max: batch })
 
     const account = (scope: Account.Scope) =>
-      Effect.flatMap(store.accounts.get(scope.accountId), Option.match({
+      Effect.flatMap(accountRepo.get(scope.accountId), Option.match({
         onNone: () => Effect.fail(notFound("account", scope.accountId)),
         onSome: Effect.succeed
       }))
@@ -63,13 +73,13 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
         if (input === undefined) return undefined
         if ("customer_id" in input) {
           const id = customerIdOf(input.customer_id)
-          const found = id === undefined ? Option.none() : yield* store.customers.get(scope, id)
+          const found = id === undefined ? Option.none() : yield* customerRepo.get(scope, id)
           if (Option.isNone(found)) {
             return yield* new InvalidRequest({ message: `customer.customer_id: no such customer '${input.customer_id}'` })
           }
           return found.value
         }
-        const existing = yield* store.customers.findByEmail(scope, input.email)
+        const existing = yield* customerRepo.findByEmail(scope, input.email)
         return Option.isSome(existing) ? existing.value : yield* customers.create(scope, input)
       })
 
@@ -86,7 +96,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
         // other sessions being created (batches run outside transactions). Inside a caller's transaction
         // everything joins it.
         const newCustomer = input.customer !== undefined && !("customer_id" in input.customer)
-        const inside = yield* store.inTransaction
+        const inside = yield* transactions.inTransaction
         const atomic = (newCustomer && !(yield* UnitOfWork.isStaging)) || inside
         const work = Effect.gen(function*() {
           // The cart's products in one statement, whatever the number of lines (shared with other carts).
@@ -94,7 +104,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
             const id = productIdOf(line.product_id)
             return id === undefined ? [] : [id as ProductId]
           })
-          const products = yield* (atomic ? store.products.getAll(scope, ids) : readProducts(scope, ids))
+          const products = yield* (atomic ? productRepo.getAll(scope, ids) : readProducts(scope, ids))
           const found = new Map(products.map((p) => [p.product_id as string, p]))
           const lines: Array<CheckoutSession.PricedLine> = []
           for (const [i, line] of input.product_cart.entries()) {
@@ -137,11 +147,11 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           }
           yield* UnitOfWork.create(
             UnitOfWork.Created.CheckoutSession({ session }),
-            atomic ? store.sessions.insert(session) : insertSession(session)
+            atomic ? sessionRepo.insert(session) : insertSession(session)
           )
           return session
         })
-        return yield* (atomic ? store.transact(work) : work)
+        return yield* (atomic ? transactions.transact(work) : work)
       }
     )
 
@@ -152,11 +162,11 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
         if (CheckoutSession.statusAt(session, now) !== "expired" || session.status !== "open") {
           return CheckoutSession.asOf(session, now)
         }
-        return CheckoutSession.asOf(session, now, yield* store.payments.hasProcessing(session.session_id))
+        return CheckoutSession.asOf(session, now, yield* paymentRepo.hasProcessing(session.session_id))
       })
 
     const get = Effect.fn("Checkout.get")(function*(scope: Account.Scope, id: CheckoutSessionId) {
-      const found = yield* store.sessions.get(scope, id)
+      const found = yield* sessionRepo.get(scope, id)
       if (Option.isNone(found)) return yield* notFound("checkout session", id)
       return yield* current(found.value)
     })
@@ -165,14 +175,14 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
     const list = Effect.fn("Checkout.list")(function*(scope: Account.Scope, params: { readonly limit?: number | undefined; readonly cursor?: string | undefined }) {
       const key = Pagination.listKey("checkout_sessions", {})
       const request = yield* Pagination.pageRequest(key, params)
-      const found = yield* store.sessions.list(scope, request)
+      const found = yield* sessionRepo.list(scope, request)
       const items = yield* Effect.forEach(found.items, current)
       return Pagination.toList(key, { items, hasMore: found.hasMore }, CheckoutSession.position)
     })
 
     /** The hosted page's view: the session as of now and the merchant's name. */
     const page = Effect.fn("Checkout.page")(function*(id: CheckoutSessionId) {
-      const found = yield* store.sessions.find(id)
+      const found = yield* sessionRepo.find(id)
       if (Option.isNone(found)) return yield* notFound("checkout session", id)
       const session = yield* current(found.value)
       const merchant = yield* account({ accountId: session.account_id, livemode: session.livemode })
@@ -189,18 +199,18 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
 
     /** Reserves the session for one charge: a `processing` payment, recorded with the customer. */
     const reserve = (id: CheckoutSessionId, formToken: string, form: CheckoutForm.ValidCheckoutForm) =>
-      store.transact(Effect.gen(function*() {
+      transactions.transact(Effect.gen(function*() {
         const now = yield* DateTime.now
-        const found = yield* store.sessions.find(id)
+        const found = yield* sessionRepo.find(id)
         if (Option.isNone(found)) return yield* notFound("checkout session", id)
         const session = yield* CheckoutSession.ensurePayable(found.value, now)
         if (!(yield* signer.sameSecret(formToken, session.form_token))) return yield* staleForm
-        if (yield* store.payments.hasProcessing(session.session_id)) {
+        if (yield* paymentRepo.hasProcessing(session.session_id)) {
           return yield* new InvalidState({ message: "A payment for this checkout is already being processed." })
         }
         const scope = { accountId: session.account_id, livemode: session.livemode }
         const customer = session.customer_id !== null
-          ? Option.getOrUndefined(yield* store.customers.get(scope, session.customer_id)) ??
+          ? Option.getOrUndefined(yield* customerRepo.get(scope, session.customer_id)) ??
             (yield* resolveCustomer(scope, form.customer))!
           : (yield* resolveCustomer(scope, form.customer))!
         const payment = Payment.open({
@@ -222,7 +232,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           metadata: session.metadata,
           card: null
         }, now)
-        yield* store.payments.insert(payment)
+        yield* paymentRepo.insert(payment)
         const updated: CheckoutSession.CheckoutSession = session.customer_id === null
           ? {
             ...session,
@@ -230,7 +240,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
             customer: { name: customer.name, email: customer.email, phone_number: customer.phone_number }
           }
           : session
-        if (updated !== session) yield* store.sessions.update(updated)
+        if (updated !== session) yield* sessionRepo.update(updated)
         return { session: updated, payment }
       }))
 
@@ -244,7 +254,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
     const settleInFlight = (session: CheckoutSession.CheckoutSession) =>
       Effect.gen(function*() {
         const scope = { accountId: session.account_id, livemode: session.livemode }
-        const inFlight = yield* store.payments.list(scope, { status: "processing", checkout_session_id: session.session_id }, {
+        const inFlight = yield* paymentRepo.list(scope, { status: "processing", checkout_session_id: session.session_id }, {
           limit: 10,
           after: undefined
         })
@@ -258,7 +268,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           if (answer === undefined || answer.outcome._tag === "Processing") continue
           const recorded = yield* settlement.recordOne(payment.payment_id, answer)
           if (recorded.status === "succeeded") {
-            const after = yield* store.sessions.find(session.session_id)
+            const after = yield* sessionRepo.find(session.session_id)
             return { _tag: "Paid", session: Option.getOrElse(after, () => session), payment: recorded } satisfies PayResult
           }
         }
@@ -281,7 +291,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
         // A charge still `processing` may be one whose answer was lost (a failover between the processor's answer
         // and our record): what the processor says of it is recorded now, so the customer's retry sees the paid
         // session (or, the charge refused, may pay again) instead of waiting for the settle pass.
-        if (yield* store.payments.hasProcessing(id)) {
+        if (yield* paymentRepo.hasProcessing(id)) {
           const settled = yield* settleInFlight(shown)
           if (settled !== undefined) return settled
         }
@@ -305,7 +315,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           ids: { payment_id: payment.payment_id }
         })
 
-        const after = yield* store.sessions.find(id)
+        const after = yield* sessionRepo.find(id)
         return {
           _tag: "Paid",
           session: Option.getOrElse(after, () => session),
@@ -316,12 +326,12 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
 
     /** Marks open sessions past their expiry as `expired` (they already read so); returns how many. */
     const expireDue = Effect.fn("Checkout.expireDue")(function*(limit = 500, livemode?: boolean) {
-      return yield* store.transact(Effect.gen(function*() {
+      return yield* transactions.transact(Effect.gen(function*() {
         const now = yield* DateTime.now
-        const due = yield* store.sessions.claimExpired(now, limit, livemode)
+        const due = yield* sessionRepo.claimExpired(now, limit, livemode)
         for (const session of due) {
           const expired = CheckoutSession.transition(session, { _tag: "Expire" }, now)
-          if (Either.isRight(expired)) yield* store.sessions.update(expired.right)
+          if (Either.isRight(expired)) yield* sessionRepo.update(expired.right)
         }
         return due.length
       }))

@@ -6,7 +6,8 @@ import { notFound } from "../domain/Errors.js"
 import type { CustomerId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
-import { Store } from "../ports/Store.js"
+import { Transactions } from "../ports/Transactions.js"
+import { CustomerRepository } from "../ports/repositories/CustomerRepository.js"
 import { newId } from "./Ids.js"
 import * as UnitOfWork from "./UnitOfWork.js"
 
@@ -19,7 +20,8 @@ export interface CustomerListParams {
 
 export class Customers extends Effect.Service<Customers>()("fils/Customers", {
   effect: Effect.gen(function*() {
-    const store = yield* Store
+    const customerRepo = yield* CustomerRepository
+    const transactions = yield* Transactions
 
     const create = Effect.fn("Customers.create")(function*(scope: Scope, input: Customer.CustomerCreate) {
       const customer = Customer.create(input, {
@@ -28,20 +30,20 @@ export class Customers extends Effect.Service<Customers>()("fils/Customers", {
         livemode: scope.livemode,
         now: yield* DateTime.now
       })
-      yield* UnitOfWork.create(UnitOfWork.Created.Customer({ customer }), store.customers.insert(customer))
+      yield* UnitOfWork.create(UnitOfWork.Created.Customer({ customer }), customerRepo.insert(customer))
       return customer
     })
 
     const get = Effect.fn("Customers.get")(function*(scope: Scope, id: CustomerId) {
-      const found = yield* store.customers.get(scope, id)
+      const found = yield* customerRepo.get(scope, id)
       return Option.isSome(found) ? found.value : yield* notFound("customer", id)
     })
 
     const update = Effect.fn("Customers.update")(
       function*(scope: Scope, id: CustomerId, patch: Customer.CustomerUpdate) {
-        return yield* store.transact(Effect.gen(function*() {
+        return yield* transactions.transact(Effect.gen(function*() {
           const next = Customer.update(yield* get(scope, id), patch)
-          yield* store.customers.update(next)
+          yield* customerRepo.update(next)
           return next
         }))
       }
@@ -51,7 +53,7 @@ export class Customers extends Effect.Service<Customers>()("fils/Customers", {
       const email = params.email === undefined ? undefined : Customer.emailKey(params.email)
       const key = Pagination.listKey("customers", { email })
       const page = yield* Pagination.pageRequest(key, params)
-      const result = yield* store.customers.list(scope, { email }, page)
+      const result = yield* customerRepo.list(scope, { email }, page)
       return Pagination.toList(key, result, Customer.position)
     })
 

@@ -11,7 +11,7 @@ import { InvalidState, notFound, type StoreUnavailable } from "../domain/Errors.
 import * as Event from "../domain/Event.js"
 import * as WebhookEndpoint from "../domain/WebhookEndpoint.js"
 import { Signer } from "../ports/Signer.js"
-import { type AttemptRecord, type ClaimedAttempt, type DeliveryFilter, Store } from "../ports/Store.js"
+import { type AttemptRecord, type ClaimedAttempt, type DeliveryFilter, WebhookRepository } from "../ports/repositories/WebhookRepository.js"
 import { WebhookTransport } from "../ports/WebhookTransport.js"
 import { batched } from "./Batched.js"
 
@@ -31,7 +31,7 @@ const pollMillis = 1_000
 
 export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", {
   effect: Effect.gen(function*() {
-    const store = yield* Store
+    const webhookRepo = yield* WebhookRepository
     const signer = yield* Signer
     const transport = yield* WebhookTransport
 
@@ -74,8 +74,8 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
 
     /** One round: claim what is due and send it. Returns how many attempts were made. */
     const dispatchOnce = Effect.fn("Deliveries.dispatchOnce")(function*() {
-      const claimed = yield* store.deliveries.claimDue(yield* DateTime.now, batch, leaseMillis)
-      yield* Effect.forEach(claimed, attempt(store.deliveries.recordAttempt), { concurrency, discard: true })
+      const claimed = yield* webhookRepo.deliveries.claimDue(yield* DateTime.now, batch, leaseMillis)
+      yield* Effect.forEach(claimed, attempt(webhookRepo.deliveries.recordAttempt), { concurrency, discard: true })
       return claimed.length
     })
 
@@ -91,7 +91,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
       const free = yield* Ref.make(concurrency)
       const slotFreed = yield* Queue.sliding<void>(1)
       // Records in batches: each attempt waits for its own record, one statement writes what gathered meanwhile.
-      const attemptBatched = attempt(yield* batched(store.deliveries.recordAttempts, { max: recordBatch }))
+      const attemptBatched = attempt(yield* batched(webhookRepo.deliveries.recordAttempts, { max: recordBatch }))
       const start = (claimed: ClaimedAttempt) =>
         attemptBatched(claimed).pipe(
           // Not recorded (the store went away): the lease runs out and the attempt is made again.
@@ -102,14 +102,14 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
       const step = Effect.gen(function*() {
         const slots = yield* Ref.get(free)
         if (slots === 0) return yield* Queue.take(slotFreed)
-        const claimed = yield* store.deliveries.claimDue(yield* DateTime.now, Math.min(batch, slots), leaseMillis)
+        const claimed = yield* webhookRepo.deliveries.claimDue(yield* DateTime.now, Math.min(batch, slots), leaseMillis)
         yield* Ref.update(free, (n) => n - claimed.length)
         for (const c of claimed) yield* start(c)
         if (claimed.length === 0) {
           // Nothing claimable now. With attempts in flight, the due work may only be held back by the per-endpoint or
           // per-account cap, which a finishing attempt lifts (it notifies nobody): wait for that too, not only for a
           // wake-up.
-          const wakeUp = store.deliveries.awaitWork(pollMillis)
+          const wakeUp = webhookRepo.deliveries.awaitWork(pollMillis)
           yield* slots < concurrency ? Effect.raceFirst(Queue.take(slotFreed), wakeUp) : wakeUp
         }
       })
@@ -127,14 +127,14 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
      */
     /** A delivery `authority` may see, by id (another account's or mode's is not found). */
     const get = Effect.fn("Deliveries.get")(function*(authority: Authority, id: string) {
-      return Option.filter(yield* store.deliveries.get(id), (d) => sees(authority, d))
+      return Option.filter(yield* webhookRepo.deliveries.get(id), (d) => sees(authority, d))
     })
 
     const retry = Effect.fn("Deliveries.retry")(function*(authority: Authority, id: string) {
       const delivery = yield* get(authority, id)
       if (Option.isNone(delivery)) return yield* notFound("delivery", id)
       const { account_id, livemode, webhook_id } = delivery.value
-      const endpoint = yield* store.webhooks.get({ accountId: account_id, livemode }, webhook_id)
+      const endpoint = yield* webhookRepo.get({ accountId: account_id, livemode }, webhook_id)
       if (Option.isNone(endpoint)) {
         return yield* new InvalidState({ message: `Delivery ${id} cannot be sent again: its endpoint was deleted` })
       }
@@ -143,13 +143,13 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
           message: `Delivery ${id} cannot be sent again: its endpoint ${webhook_id} is disabled (enable it first)`
         })
       }
-      return Option.getOrThrow(yield* store.deliveries.retry(id, yield* DateTime.now))
+      return Option.getOrThrow(yield* webhookRepo.deliveries.retry(id, yield* DateTime.now))
     })
 
     const list = Effect.fn("Deliveries.list")(function*(filter: DeliveryFilter, limit = 100) {
-      return yield* store.deliveries.list(filter, limit)
+      return yield* webhookRepo.deliveries.list(filter, limit)
     })
 
-    return { dispatchOnce, worker, get, retry, list, attempts: store.deliveries.attemptsOf } as const
+    return { dispatchOnce, worker, get, retry, list, attempts: webhookRepo.deliveries.attemptsOf } as const
   })
 }) {}

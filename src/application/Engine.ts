@@ -8,7 +8,7 @@ import { Billing } from "./Billing.js"
 import { Checkout } from "./Checkout.js"
 import { Customers } from "./Customers.js"
 import { Deliveries } from "./Deliveries.js"
-import { Events } from "./Events.js"
+import { EventRecorder, Events } from "./Events.js"
 import { PaymentMethods } from "./PaymentMethods.js"
 import { Payments } from "./Payments.js"
 import { Portal } from "./Portal.js"
@@ -34,6 +34,7 @@ export const Engine = Layer.mergeAll(
   Checkout.Default,
   Customers.Default,
   Deliveries.Default,
+  EventRecorder.Default,
   Events.Default,
   IdempotencyService.Default,
   PaymentMethods.Default,

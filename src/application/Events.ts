@@ -8,7 +8,8 @@ import { prefixes } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
 import { PaymentResource, RefundedPaymentResource, type Payment } from "../domain/Payment.js"
 import type { WebhookEndpoint } from "../domain/WebhookEndpoint.js"
-import { type Delivery, Store, type StoreShape } from "../ports/Store.js"
+import { EventRepository } from "../ports/repositories/EventRepository.js"
+import { type Delivery, WebhookRepository } from "../ports/repositories/WebhookRepository.js"
 import { newId } from "./Ids.js"
 
 export interface EventListParams {
@@ -38,71 +39,77 @@ export interface EventDraft {
 }
 
 /**
- * Records events and queues one delivery per enabled endpoint that subscribes to each, in three statements or so
- * however many there are (the endpoints are looked up once per account, mode and type). Call it inside the
- * `transact` of the change: the change, its events and their deliveries commit together or not at all, so nothing
- * committed is ever left undelivered. The events are written in the order given.
+ * Writes events with the change they describe. `record` writes events and queues one delivery per enabled endpoint
+ * that subscribes to each, in three statements or so however many there are (the endpoints are looked up once per
+ * account, mode and type). Call it inside the `transact` of the change: the change, its events and their deliveries
+ * commit together or not at all, so nothing committed is ever left undelivered. The events are written in the order
+ * given.
  */
-export const recordEvents = (store: StoreShape, drafts: ReadonlyArray<EventDraft>) =>
-  Effect.gen(function*() {
-    if (drafts.length === 0) return []
-    const now = yield* DateTime.now
-    const events: Array<Event.Event> = []
-    for (const { data, scope, type } of drafts) {
-      events.push(Event.make({
-        id: yield* newId<EventId>(prefixes.event),
-        accountId: scope.accountId,
-        livemode: scope.livemode,
-        type,
-        data,
-        now
-      }))
-    }
-    yield* store.events.insertAll(events)
-    const subscribers = new Map<string, ReadonlyArray<WebhookEndpoint>>()
-    const deliveries: Array<Delivery> = []
-    for (const event of events) {
-      const key = `${event.account_id}\u0000${event.livemode}\u0000${event.type}`
-      let endpoints = subscribers.get(key)
-      if (endpoints === undefined) {
-        endpoints = yield* store.webhooks.subscribed({ accountId: event.account_id, livemode: event.livemode }, event.type)
-        subscribers.set(key, endpoints)
-      }
-      for (const endpoint of endpoints) {
-        deliveries.push({
-          delivery_id: yield* newId<DeliveryId>(prefixes.delivery),
-          event_id: event.event_id,
-          webhook_id: endpoint.webhook_id,
-          account_id: event.account_id,
-          livemode: event.livemode,
-          status: "pending",
-          attempts: 0,
-          next_attempt_at: now,
-          last_status_code: null,
-          last_error: null,
-          created_at: now,
-          updated_at: now
-        })
-      }
-    }
-    if (deliveries.length > 0) yield* store.deliveries.enqueue(deliveries)
-    return events
-  })
+export class EventRecorder extends Effect.Service<EventRecorder>()("fils/EventRecorder", {
+  effect: Effect.gen(function*() {
+    const eventRepo = yield* EventRepository
+    const webhookRepo = yield* WebhookRepository
 
-/** `recordEvents` for one. */
-export const recordEvent = (
-  store: StoreShape,
-  scope: Scope,
-  type: Event.EventType,
-  data: Record<string, unknown>
-) => Effect.map(recordEvents(store, [{ scope, type, data }]), (events) => events[0]!)
+    const record = (drafts: ReadonlyArray<EventDraft>) =>
+    Effect.gen(function*() {
+      if (drafts.length === 0) return []
+      const now = yield* DateTime.now
+      const events: Array<Event.Event> = []
+      for (const { data, scope, type } of drafts) {
+        events.push(Event.make({
+          id: yield* newId<EventId>(prefixes.event),
+          accountId: scope.accountId,
+          livemode: scope.livemode,
+          type,
+          data,
+          now
+        }))
+      }
+      yield* eventRepo.insertAll(events)
+      const subscribers = new Map<string, ReadonlyArray<WebhookEndpoint>>()
+      const deliveries: Array<Delivery> = []
+      for (const event of events) {
+        const key = `${event.account_id}\u0000${event.livemode}\u0000${event.type}`
+        let endpoints = subscribers.get(key)
+        if (endpoints === undefined) {
+          endpoints = yield* webhookRepo.subscribed({ accountId: event.account_id, livemode: event.livemode }, event.type)
+          subscribers.set(key, endpoints)
+        }
+        for (const endpoint of endpoints) {
+          deliveries.push({
+            delivery_id: yield* newId<DeliveryId>(prefixes.delivery),
+            event_id: event.event_id,
+            webhook_id: endpoint.webhook_id,
+            account_id: event.account_id,
+            livemode: event.livemode,
+            status: "pending",
+            attempts: 0,
+            next_attempt_at: now,
+            last_status_code: null,
+            last_error: null,
+            created_at: now,
+            updated_at: now
+          })
+        }
+      }
+      if (deliveries.length > 0) yield* webhookRepo.deliveries.enqueue(deliveries)
+      return events
+    })
+
+    /** `record` for one. */
+    const recordOne = (scope: Scope, type: Event.EventType, data: Record<string, unknown>) =>
+      Effect.map(record([{ scope, type, data }]), (events) => events[0]!)
+
+    return { record, recordOne } as const
+  })
+}) {}
 
 export class Events extends Effect.Service<Events>()("fils/Events", {
   effect: Effect.gen(function*() {
-    const store = yield* Store
+    const eventRepo = yield* EventRepository
 
     const get = Effect.fn("Events.get")(function*(scope: Scope, id: EventId) {
-      const found = yield* store.events.get(scope, id)
+      const found = yield* eventRepo.get(scope, id)
       return Option.isSome(found) ? found.value : yield* notFound("event", id)
     })
 
@@ -110,7 +117,7 @@ export class Events extends Effect.Service<Events>()("fils/Events", {
       const filter = { type: params.type, payment_id: params.payment_id, subscription_id: params.subscription_id }
       const key = Pagination.listKey("events", filter)
       const page = yield* Pagination.pageRequest(key, params)
-      const result = yield* store.events.list(scope, filter, page)
+      const result = yield* eventRepo.list(scope, filter, page)
       return Pagination.toList(key, result, Event.position)
     })
 

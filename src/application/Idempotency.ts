@@ -16,7 +16,8 @@ import type { Scope } from "../domain/Account.js"
 import { scopeKey } from "../domain/Account.js"
 import * as Idempotency from "../domain/Idempotency.js"
 import { Signer } from "../ports/Signer.js"
-import { type IdempotencyAnswer, Store } from "../ports/Store.js"
+import { Transactions } from "../ports/Transactions.js"
+import { type IdempotencyAnswer, IdempotencyRepository } from "../ports/repositories/IdempotencyRepository.js"
 import { batched, batchedCalls } from "./Batched.js"
 import * as UnitOfWork from "./UnitOfWork.js"
 
@@ -39,7 +40,9 @@ export interface IdempotentResult {
 
 export class IdempotencyService extends Effect.Service<IdempotencyService>()("fils/Idempotency", {
   scoped: Effect.gen(function*() {
-    const store = yield* Store
+    const idempotencyRepo = yield* IdempotencyRepository
+    const transactions = yield* Transactions
+    const writers = yield* UnitOfWork.writers
     const signer = yield* Signer
     // Keys claimed together are claimed in one statement, and responses finishing together are stored in one:
     // each request still waits for its own. A batch's claims are judged at its latest request's time (a batch
@@ -47,18 +50,18 @@ export class IdempotencyService extends Effect.Service<IdempotencyService>()("fi
     const claim = yield* batchedCalls(
       (claims: ReadonlyArray<{ readonly record: Idempotency.IdempotencyRecord; readonly now: DateTime.Utc }>) => {
         const latest = claims.map((c) => c.now).reduce((a, b) => DateTime.max(a, b))
-        return store.idempotency.claimAll(claims.map((c) => c.record), latest)
+        return idempotencyRepo.claimAll(claims.map((c) => c.record), latest)
       },
       { max: batch }
     )
-    const complete = yield* batched(store.idempotency.completeAll, { max: batch })
+    const complete = yield* batched(idempotencyRepo.completeAll, { max: batch })
     // The answers of requests finishing together, and the objects their work created, in one transaction. Should it
     // fail for a reason other than the store's absence (an object the database refuses), each is tried on its own,
     // so one request's fault is not another's.
     const commitTogether = (commits: ReadonlyArray<KeyedCommit>) =>
-      store.transact(Effect.gen(function*() {
-        const held = yield* store.idempotency.answerAll(commits.map((c) => c.answer))
-        yield* UnitOfWork.writeAll(store, commits.flatMap((c, i) => held[i] ? c.created : []))
+      transactions.transact(Effect.gen(function*() {
+        const held = yield* idempotencyRepo.answerAll(commits.map((c) => c.answer))
+        yield* UnitOfWork.writeAll(writers, commits.flatMap((c, i) => held[i] ? c.created : []))
         return held
       }))
     const commitOne = (c: KeyedCommit) => Effect.exit(Effect.map(commitTogether([c]), (held) => held[0]!))
@@ -83,7 +86,7 @@ export class IdempotencyService extends Effect.Service<IdempotencyService>()("fi
      * `409 IDEMPOTENCY_KEY_IN_USE` for the rest of the lease.
      */
     const release = (scope: string, key: string, fingerprint: string) => {
-      const once = store.idempotency.release(scope, key, fingerprint)
+      const once = idempotencyRepo.release(scope, key, fingerprint)
       return once.pipe(Effect.catchAll(() =>
         Effect.forkDaemon(once.pipe(
           Effect.retry(Schedule.spaced("250 millis").pipe(Schedule.upTo(releaseRetries))),

@@ -13,9 +13,12 @@ import { type PaymentId, prefixes, type SubscriptionId } from "../domain/Ids.js"
 import * as Payment from "../domain/Payment.js"
 import * as Subscription from "../domain/Subscription.js"
 import { type CardDetails, PaymentProcessor } from "../ports/PaymentProcessor.js"
-import { Store } from "../ports/Store.js"
+import { Transactions } from "../ports/Transactions.js"
+import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
+import { SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
 import { newId } from "./Ids.js"
 import { Renewals } from "./Renewals.js"
+import { EventRecorder } from "./Events.js"
 import { afterRenewalInFlight, RenewalInFlight, renewalInFlight, saveTransition, Subscriptions } from "./Subscriptions.js"
 
 export interface CardReplaced {
@@ -30,7 +33,10 @@ export interface CardReplaced {
 
 export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/PaymentMethods", {
   effect: Effect.gen(function*() {
-    const store = yield* Store
+    const subscriptionRepo = yield* SubscriptionRepository
+    const transactions = yield* Transactions
+    const paymentRepo = yield* PaymentRepository
+    const repos = { subscriptions: subscriptionRepo, payments: paymentRepo, recorder: yield* EventRecorder }
     const processor = yield* PaymentProcessor
     const renewals = yield* Renewals
 
@@ -60,39 +66,39 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/Payme
       const triedMeanwhile = (current: Subscription.Subscription) =>
         overdue !== undefined &&
         (current.status !== "on_hold" || !Equal.equals(Subscription.dueAttempt(current), overdue))
-      const changed = yield* afterRenewalInFlight(store.transact(Effect.gen(function*() {
-        const current = Option.getOrThrow(yield* store.subscriptions.find(id))
-        const inFlight = current.status === "on_hold" ? yield* renewalInFlight(store, current) : undefined
+      const changed = yield* afterRenewalInFlight(transactions.transact(Effect.gen(function*() {
+        const current = Option.getOrThrow(yield* subscriptionRepo.find(id))
+        const inFlight = current.status === "on_hold" ? yield* renewalInFlight(repos, current) : undefined
         if (inFlight !== undefined) return yield* new RenewalInFlight({ payment_id: inFlight })
         const now = yield* DateTime.now
         const transition = yield* Subscription.transition(current, { _tag: "ReplaceCard", card: saved.card }, now)
-        yield* saveTransition(store, transition)
+        yield* saveTransition(repos, transition)
         const next = transition.next
         if (next.status !== "on_hold" || triedMeanwhile(current)) return { subscription: next, retry: null, tried: triedMeanwhile(current) }
         const paymentId = yield* newId<PaymentId>(prefixes.payment)
-        const fresh = yield* store.subscriptions.recordAttempt({
+        const fresh = yield* subscriptionRepo.recordAttempt({
           subscription_id: next.subscription_id,
           ...Subscription.dueAttempt(next),
           payment_id: paymentId
         })
         if (!fresh) return { subscription: next, retry: null, tried: false }
         const retry = Subscription.renewalPayment(next, paymentId, now)
-        yield* store.payments.insert(retry)
+        yield* paymentRepo.insert(retry)
         return { subscription: next, retry, tried: false }
       })))
       if (changed.retry === null) {
         const attempt = changed.tried && overdue !== undefined
-          ? (yield* store.subscriptions.attempts(id)).find((a) => a.period === overdue.period && a.attempt === overdue.attempt)
+          ? (yield* subscriptionRepo.attempts(id)).find((a) => a.period === overdue.period && a.attempt === overdue.attempt)
           : undefined
-        const tried = attempt === undefined ? Option.none() : yield* store.payments.get(scope, attempt.payment_id)
+        const tried = attempt === undefined ? Option.none() : yield* paymentRepo.get(scope, attempt.payment_id)
         return { subscription: changed.subscription, retry: Option.getOrNull(tried) } satisfies CardReplaced
       }
       yield* renewals.chargeOne(changed.retry, saved.card.token)
-      const retry = yield* store.payments.find(changed.retry.payment_id)
+      const retry = yield* paymentRepo.find(changed.retry.payment_id)
       return { subscription: yield* subscriptions.get(scope, id), retry: Option.getOrNull(retry) } satisfies CardReplaced
     })
 
     return { replace } as const
   }),
-  dependencies: [Renewals.Default, Subscriptions.Default]
+  dependencies: [EventRecorder.Default, Renewals.Default, Subscriptions.Default]
 }) {}

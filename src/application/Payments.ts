@@ -10,7 +10,7 @@ import type { CheckoutSessionId, CustomerId, PaymentId, SubscriptionId } from ".
 import * as Pagination from "../domain/Pagination.js"
 import * as Payment from "../domain/Payment.js"
 import { PaymentProcessor } from "../ports/PaymentProcessor.js"
-import { Store } from "../ports/Store.js"
+import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { batchedReads } from "./Batched.js"
 import { LookupBackoff } from "./Lookups.js"
 import { Refunds } from "./Refunds.js"
@@ -41,13 +41,13 @@ const lookupAfterMillis = 60_000
 
 export class Payments extends Effect.Service<Payments>()("fils/Payments", {
   scoped: Effect.gen(function*() {
-    const store = yield* Store
+    const paymentRepo = yield* PaymentRepository
     const processor = yield* PaymentProcessor
     const settlement = yield* Settlement
     const refunds = yield* Refunds
     const { fees } = settlement
     // Payments read together (merchants polling a status) share one statement.
-    const read = yield* batchedReads(store.payments.findAll, (p) => p.payment_id, { max: readBatch })
+    const read = yield* batchedReads(paymentRepo.findAll, (p) => p.payment_id, { max: readBatch })
     const backoff = new LookupBackoff()
 
     /** The payment as committed: read in a batch, outside any transaction the caller may be running. */
@@ -75,7 +75,7 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
         created_before: filter.created_before === undefined ? undefined : DateTime.formatIso(filter.created_before)
       })
       const page = yield* Pagination.pageRequest(key, params)
-      const result = yield* store.payments.list(scope, filter, page)
+      const result = yield* paymentRepo.list(scope, filter, page)
       return Pagination.toList(key, result, Payment.position)
     })
 
@@ -101,7 +101,7 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
       options: { readonly judgeAbandoned?: boolean } = {}
     ) {
       const judge = options.judgeAbandoned !== false
-      const pending = yield* store.payments.listProcessing(limit, livemode)
+      const pending = yield* paymentRepo.listProcessing(limit, livemode)
       const now = DateTime.toEpochMillis(yield* DateTime.now)
       const asking = pending.filter((p) =>
         (p.charge_id !== null || (judge && now - DateTime.toEpochMillis(p.created_at) >= lookupAfterMillis)) &&

@@ -19,7 +19,13 @@ import type { Refund } from "../domain/Refund.js"
 import type * as Subscription from "../domain/Subscription.js"
 import type { CardDetails } from "../ports/PaymentProcessor.js"
 import { Signer } from "../ports/Signer.js"
-import { Store } from "../ports/Store.js"
+import { AccountRepository } from "../ports/repositories/AccountRepository.js"
+import { CheckoutSessionRepository } from "../ports/repositories/CheckoutSessionRepository.js"
+import { CustomerRepository } from "../ports/repositories/CustomerRepository.js"
+import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
+import { PortalSessionRepository } from "../ports/repositories/PortalSessionRepository.js"
+import { RateLimitRepository } from "../ports/repositories/RateLimitRepository.js"
+import { SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
 import { newId } from "./Ids.js"
 import { PaymentMethods } from "./PaymentMethods.js"
 import { Settings } from "./Settings.js"
@@ -60,7 +66,13 @@ export const scopeOf = (session: PortalSession.PortalSession): Scope => ({
 
 export class Portal extends Effect.Service<Portal>()("fils/Portal", {
   effect: Effect.gen(function*() {
-    const store = yield* Store
+    const accountRepo = yield* AccountRepository
+    const customerRepo = yield* CustomerRepository
+    const paymentRepo = yield* PaymentRepository
+    const portalRepo = yield* PortalSessionRepository
+    const rateLimitRepo = yield* RateLimitRepository
+    const sessionRepo = yield* CheckoutSessionRepository
+    const subscriptionRepo = yield* SubscriptionRepository
     const signer = yield* Signer
     const subscriptions = yield* Subscriptions
     const paymentMethods = yield* PaymentMethods
@@ -69,7 +81,7 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
     const customerOf = (scope: Scope, raw: string) =>
       Effect.gen(function*() {
         const id = customerIdOf(raw)
-        const found = id === undefined ? Option.none() : yield* store.customers.get(scope, id)
+        const found = id === undefined ? Option.none() : yield* customerRepo.get(scope, id)
         return Option.isSome(found) ? found.value : yield* notFound("customer", raw)
       })
 
@@ -94,12 +106,12 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
         csrf_token: null,
         session_expires_at: null
       }
-      yield* UnitOfWork.create(UnitOfWork.Created.PortalSession({ session }), store.portalSessions.insert(session))
+      yield* UnitOfWork.create(UnitOfWork.Created.PortalSession({ session }), portalRepo.insert(session))
       return PortalSession.toResource(session)
     })
 
     const get = Effect.fn("Portal.get")(function*(scope: Scope, id: PortalSessionId) {
-      const found = yield* store.portalSessions.get(scope, id)
+      const found = yield* portalRepo.get(scope, id)
       return Option.isSome(found) ? PortalSession.toResource(found.value) : yield* notFound("customer portal session", id)
     })
 
@@ -107,7 +119,7 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
       Effect.gen(function*() {
         const found = token.length === 0 || token.length > 100
           ? Option.none()
-          : yield* store.portalSessions.findByToken(yield* signer.digest(token))
+          : yield* portalRepo.findByToken(yield* signer.digest(token))
         return Option.isSome(found) ? found.value : yield* new PortalLinkGone({ reason: "unknown" })
       })
 
@@ -146,31 +158,31 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
       const browser = { cookieHash: yield* signer.digest(cookie), csrfToken: yield* signer.randomToken(24) }
       const opened = PortalSession.open(found, yield* DateTime.now, browser)
       if (opened._tag === "Left") return yield* new PortalLinkGone({ reason: opened.left })
-      if (!(yield* store.portalSessions.markOpened(opened.right))) return yield* new PortalLinkGone({ reason: "used" })
+      if (!(yield* portalRepo.markOpened(opened.right))) return yield* new PortalLinkGone({ reason: "used" })
       return { cookie, session: opened.right }
     })
 
     /** The session a browser's cookie names, while it lasts. */
     const authenticate = Effect.fn("Portal.authenticate")(function*(cookie: string) {
       if (cookie.length === 0 || cookie.length > 100) return Option.none<PortalSession.PortalSession>()
-      const found = yield* store.portalSessions.findByCookie(yield* signer.digest(cookie))
+      const found = yield* portalRepo.findByCookie(yield* signer.digest(cookie))
       const now = yield* DateTime.now
       return Option.filter(found, (s) => PortalSession.browsing(s, now))
     })
 
     /** Signs out: the browser session ends now, on the server, whatever the browser keeps of its cookie. */
     const signOut = Effect.fn("Portal.signOut")(function*(session: PortalSession.PortalSession) {
-      yield* store.portalSessions.endBrowsing(session.customer_portal_session_id, yield* DateTime.now)
+      yield* portalRepo.endBrowsing(session.customer_portal_session_id, yield* DateTime.now)
     })
 
     const overview = Effect.fn("Portal.overview")(function*(session: PortalSession.PortalSession) {
       const scope = scopeOf(session)
-      const account = yield* store.accounts.get(session.account_id)
-      const customer = yield* store.customers.get(scope, session.customer_id)
+      const account = yield* accountRepo.get(session.account_id)
+      const customer = yield* customerRepo.get(scope, session.customer_id)
       if (Option.isNone(account) || Option.isNone(customer)) return yield* notFound("customer", session.customer_id)
       const filter = { customer_id: session.customer_id }
-      const subs = yield* store.subscriptions.list(scope, filter, { limit: 100, after: undefined })
-      const payments = yield* store.payments.list(scope, filter, { limit: 100, after: undefined })
+      const subs = yield* subscriptionRepo.list(scope, filter, { limit: 100, after: undefined })
+      const payments = yield* paymentRepo.list(scope, filter, { limit: 100, after: undefined })
       return {
         account: account.value,
         customer: customer.value,
@@ -182,7 +194,7 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
     /** The session customer's subscription `id`; any other is not found. */
     const subscriptionOf = (session: PortalSession.PortalSession, id: SubscriptionId) =>
       Effect.gen(function*() {
-        const found = yield* store.subscriptions.get(scopeOf(session), id)
+        const found = yield* subscriptionRepo.get(scopeOf(session), id)
         return Option.isSome(found) && found.value.customer.customer_id === session.customer_id
           ? found.value
           : yield* notFound("subscription", id)
@@ -191,7 +203,7 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
     /** One of the session customer's subscriptions, with its merchant (the card form); any other is not found. */
     const subscription = Effect.fn("Portal.subscription")(function*(session: PortalSession.PortalSession, id: SubscriptionId) {
       const found = yield* subscriptionOf(session, id)
-      const account = yield* store.accounts.get(session.account_id)
+      const account = yield* accountRepo.get(session.account_id)
       return Option.isSome(account) ? { account: account.value, subscription: found } : yield* notFound("subscription", id)
     })
 
@@ -211,7 +223,7 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
       function*(session: PortalSession.PortalSession, id: SubscriptionId, card: CardDetails) {
         yield* subscriptionOf(session, id)
         const now = DateTime.toEpochMillis(yield* DateTime.now)
-        const decision = yield* store.rateLimits.hit(`portal-card:${session.customer_portal_session_id}`, now, cardAttemptsPerMinute, 60)
+        const decision = yield* rateLimitRepo.hit(`portal-card:${session.customer_portal_session_id}`, now, cardAttemptsPerMinute, 60)
         if (!decision.allowed) {
           return yield* new RateLimited({
             message: `Too many cards tried; try again in ${decision.resetSeconds} seconds`,
@@ -227,22 +239,22 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
      * portal's). Any other payment, and one that never succeeded, is not found.
      */
     const receipt = Effect.fn("Portal.receipt")(function*(scope: Scope, id: PaymentId, customerId?: CustomerId) {
-      const found = yield* store.payments.get(scope, id)
+      const found = yield* paymentRepo.get(scope, id)
       const payment = Option.filter(found, (p) =>
         Receipt.hasReceipt(p) && (customerId === undefined || p.customer?.customer_id === customerId))
       if (Option.isNone(payment)) return yield* notFound("payment", id)
-      const account = yield* store.accounts.get(scope.accountId)
+      const account = yield* accountRepo.get(scope.accountId)
       if (Option.isNone(account)) return yield* notFound("payment", id)
       const p = payment.value
       const session: Option.Option<CheckoutSession.CheckoutSession> = p.checkout_session_id === null
         ? Option.none()
-        : yield* store.sessions.get(scope, p.checkout_session_id)
-      const subscription = p.subscription_id === null ? Option.none() : yield* store.subscriptions.get(scope, p.subscription_id)
+        : yield* sessionRepo.get(scope, p.checkout_session_id)
+      const subscription = p.subscription_id === null ? Option.none() : yield* subscriptionRepo.get(scope, p.subscription_id)
       return {
         account: account.value,
         payment: p,
         lines: Receipt.lines(p, { session: Option.getOrUndefined(session), subscription: Option.getOrUndefined(subscription) }),
-        refunds: yield* store.refunds.ofPayment(p.payment_id)
+        refunds: yield* paymentRepo.refunds.ofPayment(p.payment_id)
       } satisfies ReceiptView
     })
 

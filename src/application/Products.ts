@@ -6,7 +6,8 @@ import type { ProductId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
 import * as Product from "../domain/Product.js"
-import { Store } from "../ports/Store.js"
+import { Transactions } from "../ports/Transactions.js"
+import { ProductRepository } from "../ports/repositories/ProductRepository.js"
 import { batched } from "./Batched.js"
 import { newId } from "./Ids.js"
 import * as UnitOfWork from "./UnitOfWork.js"
@@ -19,15 +20,16 @@ export interface ProductListParams extends Product.ProductFilter {
 
 export class Products extends Effect.Service<Products>()("fils/Products", {
   scoped: Effect.gen(function*() {
-    const store = yield* Store
+    const productRepo = yield* ProductRepository
+    const transactions = yield* Transactions
     // Products created together are written together: one statement and one commit for a burst, not one each.
     // Each caller still waits for the write that carries its own. A caller in a transaction writes in it: a batch
     // runs outside it. Under an Idempotency-Key the product is written with the key's answer (`UnitOfWork`).
-    const batch = yield* batched(store.products.insertAll, { max: 100 })
+    const batch = yield* batched(productRepo.insertAll, { max: 100 })
     const insert = (product: Product.Product) =>
       UnitOfWork.create(
         UnitOfWork.Created.Product({ product }),
-        Effect.flatMap(store.inTransaction, (inside) => inside ? store.products.insert(product) : batch(product))
+        Effect.flatMap(transactions.inTransaction, (inside) => inside ? productRepo.insert(product) : batch(product))
       )
 
     const create = Effect.fn("Products.create")(function*(scope: Scope, input: Product.ProductCreate) {
@@ -42,15 +44,15 @@ export class Products extends Effect.Service<Products>()("fils/Products", {
     })
 
     const get = Effect.fn("Products.get")(function*(scope: Scope, id: ProductId) {
-      const found = yield* store.products.get(scope, id)
+      const found = yield* productRepo.get(scope, id)
       return Option.isSome(found) ? found.value : yield* notFound("product", id)
     })
 
     const update = Effect.fn("Products.update")(function*(scope: Scope, id: ProductId, patch: Product.ProductUpdate) {
-      return yield* store.transact(Effect.gen(function*() {
+      return yield* transactions.transact(Effect.gen(function*() {
         const current = yield* get(scope, id)
         const next = yield* Product.update(current, patch, yield* DateTime.now)
-        if (next !== current) yield* store.products.update(next)
+        if (next !== current) yield* productRepo.update(next)
         return next
       }))
     })
@@ -58,7 +60,7 @@ export class Products extends Effect.Service<Products>()("fils/Products", {
     const list = Effect.fn("Products.list")(function*(scope: Scope, params: ProductListParams) {
       const key = Pagination.listKey("products", { status: params.status, billing: params.billing })
       const page = yield* Pagination.pageRequest(key, params)
-      const result = yield* store.products.list(scope, { status: params.status, billing: params.billing }, page)
+      const result = yield* productRepo.list(scope, { status: params.status, billing: params.billing }, page)
       return Pagination.toList(key, result, Product.position)
     })
 

@@ -12,7 +12,7 @@ import type { StoreUnavailable } from "../domain/Errors.js"
 import { RateLimited } from "../domain/Errors.js"
 import * as RateLease from "../domain/RateLease.js"
 import type { RateDecision } from "../domain/RateWindow.js"
-import { Store } from "../ports/Store.js"
+import { RateLimitRepository } from "../ports/repositories/RateLimitRepository.js"
 import { Settings } from "./Settings.js"
 
 type Waiter = Deferred.Deferred<RateDecision, StoreUnavailable>
@@ -21,7 +21,7 @@ const windowSeconds = 60
 
 export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", {
   effect: Effect.gen(function*() {
-    const store = yield* Store
+    const rateLimitRepo = yield* RateLimitRepository
     const { authFailuresPerMinute: authFailures, rateLimitPerMinute: perKey } = yield* Settings
 
     // Addresses whose failure budget ran out, until when. A process that saw the shared counter refuse an address
@@ -46,7 +46,7 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
         if (current === undefined || current.decision !== lease.decision || RateLease.unused(current) <= 0) return
         leases.set(bucket, RateLease.spent(current))
         const now = yield* Clock.currentTimeMillis
-        yield* store.rateLimits.hit(bucket, now, perKey, windowSeconds, 0, {
+        yield* rateLimitRepo.hit(bucket, now, perKey, windowSeconds, 0, {
           share: 0,
           millis: RateLease.leaseMillis,
           giveBack: { countedAt: current.decision.countedAt, count: RateLease.unused(current) }
@@ -78,7 +78,7 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
           const ask = RateLease.toAsk(previous, now)
           // What the previous lease did not hand out goes back with this hit, so nothing else gives it back.
           if (previous !== undefined) leases.set(bucket, RateLease.spent(previous))
-          const exit = yield* Effect.exit(store.rateLimits.hit(bucket, now, perKey, windowSeconds, batch.length, ask))
+          const exit = yield* Effect.exit(rateLimitRepo.hit(bucket, now, perKey, windowSeconds, batch.length, ask))
           if (Exit.isSuccess(exit)) {
             if (leases.size > 10_000) leases.clear() // bounded memory: a lost share only refuses early
             const lease = RateLease.leaseOf(exit.value, batch.length, now)
@@ -134,7 +134,7 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
     /** Counts a failed authentication from `address`; returns the refusal to send when the budget is spent. */
     const recordAuthFailure = Effect.fn("RateLimits.recordAuthFailure")(function*(address: string) {
       const now = yield* Clock.currentTimeMillis
-      const decision = yield* store.rateLimits.hit(`auth:${address}`, now, authFailures, windowSeconds)
+      const decision = yield* rateLimitRepo.hit(`auth:${address}`, now, authFailures, windowSeconds)
       if (decision.allowed) return undefined
       if (blocked.size > 10_000) blocked.clear() // bounded memory under address-spraying
       blocked.set(address, now + decision.resetSeconds * 1000)

@@ -9,7 +9,7 @@ import type { Refund } from "../domain/Refund.js"
 import type { PaymentId } from "../domain/Ids.js"
 import type { Position } from "../domain/Pagination.js"
 import { type Movement, PaymentProcessor } from "../ports/PaymentProcessor.js"
-import { Store } from "../ports/Store.js"
+import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 
 export type MismatchKind =
   /** The processor took money under a reference with no succeeded payment (none, or one recorded failed). */
@@ -152,7 +152,7 @@ const page = 1_000
 
 export class Reconciliation extends Effect.Service<Reconciliation>()("fils/Reconciliation", {
   effect: Effect.gen(function*() {
-    const store = yield* Store
+    const paymentRepo = yield* PaymentRepository
     const processor = yield* PaymentProcessor
 
     const readAll = <A extends { readonly created_at: DateTime.Utc }>(
@@ -174,12 +174,12 @@ export class Reconciliation extends Effect.Service<Reconciliation>()("fils/Recon
     /** One reading of both sides: Fils' refunds, then its payments, then the processor (see `compare`). */
     const once = (since: DateTime.Utc) =>
       Effect.gen(function*() {
-        const refunds = yield* readAll((after) => store.refunds.since(since, after, page), (r) => r.refund_id)
-        const payments = yield* readAll((after) => store.payments.since(since, after, page), (p) => p.payment_id)
+        const refunds = yield* readAll((after) => paymentRepo.refunds.since(since, after, page), (r) => r.refund_id)
+        const payments = yield* readAll((after) => paymentRepo.since(since, after, page), (p) => p.payment_id)
         const movements = yield* processor.movements(since)
         const inWindow = new Set<string>(payments.map((p) => p.payment_id))
         const outside = [...new Set(movements.flatMap((m) => m._tag === "Charge" && !inWindow.has(m.reference) ? [m.reference] : []))]
-        const others = outside.length === 0 ? [] : yield* store.payments.findAll(outside as Array<PaymentId>)
+        const others = outside.length === 0 ? [] : yield* paymentRepo.findAll(outside as Array<PaymentId>)
         return compare({ movements, payments, others, refunds })
       })
 

@@ -21,8 +21,10 @@ import * as Payment from "../domain/Payment.js"
 import * as Refund from "../domain/Refund.js"
 import { type Movement, PaymentProcessor, type RefundResult } from "../ports/PaymentProcessor.js"
 import { Signer } from "../ports/Signer.js"
-import { Store } from "../ports/Store.js"
-import { paymentData, recordEvent } from "./Events.js"
+import { Transactions } from "../ports/Transactions.js"
+import { IdempotencyRepository } from "../ports/repositories/IdempotencyRepository.js"
+import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
+import { EventRecorder, paymentData } from "./Events.js"
 import { newId } from "./Ids.js"
 import { callProcessor } from "./ProcessorCall.js"
 import { Settlement } from "./Settlement.js"
@@ -53,7 +55,10 @@ export const lookedUpRefund = (found: Option.Option<Movement>): Refund.RefundCom
 
 export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
   effect: Effect.gen(function*() {
-    const store = yield* Store
+    const idempotencyRepo = yield* IdempotencyRepository
+    const paymentRepo = yield* PaymentRepository
+    const transactions = yield* Transactions
+    const recorder = yield* EventRecorder
     const processor = yield* PaymentProcessor
     const { fees } = yield* Settlement
     const signer = yield* Signer
@@ -68,7 +73,7 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
         if (invalid) return yield* invalid
         const fingerprint = yield* signer.digest(`refund ${payment.payment_id} ${amount ?? "remaining"}`)
         const now = yield* DateTime.now
-        const claimed = yield* store.idempotency.claim({
+        const claimed = yield* idempotencyRepo.claim({
           // A scope of their own: an API request's key can never meet a refund's.
           scope: `${scopeKey({ accountId: payment.account_id, livemode: payment.livemode })}:refunds`,
           key,
@@ -88,9 +93,9 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
      * key already used, the refund reserved then instead.
      */
     const reserve = (authority: Authority, id: PaymentId, amount: number | undefined, key: string | undefined) =>
-      store.transact(Effect.gen(function*() {
+      transactions.transact(Effect.gen(function*() {
         // Another account's or mode's payment is not found, as if it did not exist.
-        const found = Option.filter(yield* store.payments.find(id), (p) => sees(authority, p))
+        const found = Option.filter(yield* paymentRepo.find(id), (p) => sees(authority, p))
         if (Option.isNone(found)) return yield* notFound("payment", id)
         const payment = found.value
         const refundId = yield* newId<RefundId>(prefixes.refund)
@@ -98,16 +103,16 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
           const earlier = yield* claimKey(payment, amount, key, refundId)
           // Reserved under the key, it had a charge (checked below), and so has its payment still.
           if (earlier !== undefined && payment.charge_id !== null) {
-            const refund = Option.getOrThrow(yield* store.refunds.find(earlier))
+            const refund = Option.getOrThrow(yield* paymentRepo.refunds.find(earlier))
             return { payment, refund, chargeId: payment.charge_id }
           }
         }
-        const pending = (yield* store.refunds.ofPayment(id)).filter((r) => r.status === "pending")
+        const pending = (yield* paymentRepo.refunds.ofPayment(id)).filter((r) => r.status === "pending")
         const refund = yield* Refund.reserve(payment, pending, amount, refundId, yield* DateTime.now)
         if (payment.charge_id === null) {
           return yield* new InvalidState({ message: `Payment ${id} has no charge at the processor to refund` })
         }
-        yield* store.refunds.insert(refund)
+        yield* paymentRepo.refunds.insert(refund)
         return { payment, refund, chargeId: payment.charge_id }
       }))
 
@@ -117,23 +122,23 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
      * released. A refund already ended (another server recorded it) is returned as it is.
      */
     const record = Effect.fn("Refunds.record")(function*(id: RefundId, command: Refund.RefundCommand) {
-      return yield* store.transact(Effect.gen(function*() {
-        const unlocked = yield* store.refunds.find(id)
+      return yield* transactions.transact(Effect.gen(function*() {
+        const unlocked = yield* paymentRepo.refunds.find(id)
         if (Option.isNone(unlocked)) return yield* notFound("refund", id)
-        const payment = Option.getOrThrow(yield* store.payments.find(unlocked.value.payment_id))
-        const refund = Option.getOrThrow(yield* store.refunds.find(id))
+        const payment = Option.getOrThrow(yield* paymentRepo.find(unlocked.value.payment_id))
+        const refund = Option.getOrThrow(yield* paymentRepo.refunds.find(id))
         const now = yield* DateTime.now
         const settled = Refund.settle(refund, command, now)
         if (Either.isLeft(settled)) return { payment, refund, refundAmount: 0 } satisfies RefundResultView
-        yield* store.refunds.update(settled.right)
+        yield* paymentRepo.refunds.update(settled.right)
         if (settled.right.status !== "succeeded") {
           return { payment, refund: settled.right, refundAmount: 0 } satisfies RefundResultView
         }
         const transition = yield* Payment.transition(payment, { _tag: "Refund", amount: refund.amount }, now, fees)
-        yield* store.payments.update(transition.next)
+        yield* paymentRepo.update(transition.next)
         const scope = { accountId: payment.account_id, livemode: payment.livemode }
         for (const event of transition.events) {
-          yield* recordEvent(store, scope, event.type, paymentData(transition.next, event.refundAmount))
+          yield* recorder.recordOne(scope, event.type, paymentData(transition.next, event.refundAmount))
         }
         return { payment: transition.next, refund: settled.right, refundAmount: refund.amount } satisfies RefundResultView
       }))
@@ -171,7 +176,7 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
         lookup: Effect.map(processor.lookup(refund.refund_id), lookedUpRefund),
         record: (answer) => record(refund.refund_id, answer),
         unknown: Effect.map(
-          store.payments.find(id),
+          paymentRepo.find(id),
           (payment) => ({ payment: Option.getOrThrow(payment), refund, refundAmount: 0 }) satisfies RefundResultView
         ),
         what: "A refund",
@@ -188,7 +193,7 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
       ask: (refundId: RefundId) => boolean
     ) {
       const now = DateTime.toEpochMillis(yield* DateTime.now)
-      const pending = (yield* store.refunds.listPending(limit)).filter((r) =>
+      const pending = (yield* paymentRepo.refunds.listPending(limit)).filter((r) =>
         now - DateTime.toEpochMillis(r.created_at) >= olderThanMillis && ask(r.refund_id)
       )
       const ended = yield* Effect.forEach(pending, (refund) =>
@@ -203,5 +208,5 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
 
     return { create, record, resolvePending } as const
   }),
-  dependencies: [Settlement.Default]
+  dependencies: [EventRecorder.Default, Settlement.Default]
 }) {}

@@ -11,9 +11,11 @@ import { prefixes } from "../domain/Ids.js"
 import type * as Payment from "../domain/Payment.js"
 import * as Subscription from "../domain/Subscription.js"
 import { PaymentProcessor } from "../ports/PaymentProcessor.js"
-import { Store } from "../ports/Store.js"
+import { Transactions } from "../ports/Transactions.js"
+import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
+import { SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
 import { batched } from "./Batched.js"
-import { recordEvents } from "./Events.js"
+import { EventRecorder } from "./Events.js"
 import { newId } from "./Ids.js"
 import { callProcessor } from "./ProcessorCall.js"
 import { type ChargeReport, lookedUpCharge, Settlement } from "./Settlement.js"
@@ -36,7 +38,10 @@ const recordBatch = 100
 
 export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
   effect: Effect.gen(function*() {
-    const store = yield* Store
+    const paymentRepo = yield* PaymentRepository
+    const subscriptionRepo = yield* SubscriptionRepository
+    const transactions = yield* Transactions
+    const recorder = yield* EventRecorder
     const processor = yield* PaymentProcessor
     const settlement = yield* Settlement
 
@@ -48,9 +53,9 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
      * commit, so no lock is held at the processor.
      */
     const reserveBatch = (options: RenewalOptions) =>
-      store.transact(Effect.gen(function*() {
+      transactions.transact(Effect.gen(function*() {
         const now = yield* DateTime.now
-        const due = yield* store.subscriptions.claimDue(now, batch, options.livemode)
+        const due = yield* subscriptionRepo.claimDue(now, batch, options.livemode)
         const ends: Array<Subscription.SubscriptionTransition> = []
         const toCharge: Array<{ readonly sub: Subscription.Subscription; readonly paymentId: PaymentId }> = []
         for (const sub of due) {
@@ -60,9 +65,9 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
             toCharge.push({ sub, paymentId: yield* newId<PaymentId>(prefixes.payment) })
           }
         }
-        yield* store.subscriptions.updateAll(ends.map((t) => t.next))
-        yield* recordEvents(store, ends.flatMap(transitionEvents))
-        const fresh = yield* store.subscriptions.recordAttempts(toCharge.map(({ paymentId, sub }) => ({
+        yield* subscriptionRepo.updateAll(ends.map((t) => t.next))
+        yield* recorder.record(ends.flatMap(transitionEvents))
+        const fresh = yield* subscriptionRepo.recordAttempts(toCharge.map(({ paymentId, sub }) => ({
           subscription_id: sub.subscription_id,
           ...Subscription.dueAttempt(sub),
           payment_id: paymentId
@@ -71,7 +76,7 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
           payment: Subscription.renewalPayment(sub, paymentId, now),
           token: sub.card_token
         }))
-        yield* store.payments.insertAll(charges.map((c) => c.payment))
+        yield* paymentRepo.insertAll(charges.map((c) => c.payment))
         return { claimed: due.length, ended: ends.length, charges }
       }))
 
@@ -152,5 +157,5 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
 
     return { renewDue, chargeOne } as const
   }),
-  dependencies: [Settlement.Default]
+  dependencies: [EventRecorder.Default, Settlement.Default]
 }) {}

@@ -6,7 +6,8 @@
 import { DateTime, Effect } from "effect"
 import type { Scope } from "../domain/Account.js"
 import type { BillingInterval } from "../domain/Product.js"
-import { Store } from "../ports/Store.js"
+import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
+import { SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
 
 export const periods = [7, 30, 90] as const
 export type Period = (typeof periods)[number]
@@ -43,14 +44,15 @@ export interface Overview {
 
 export class Reports extends Effect.Service<Reports>()("fils/Reports", {
   effect: Effect.gen(function*() {
-    const store = yield* Store
+    const paymentRepo = yield* PaymentRepository
+    const subscriptionRepo = yield* SubscriptionRepository
 
     const overview = Effect.fn("Reports.overview")(function*(scope: Scope, days: Period) {
       const now = yield* DateTime.now
       const today = DateTime.startOf(now, "day")
       const since = DateTime.subtract(today, { days: days - 1 })
-      const summary = yield* store.payments.summary(scope, since)
-      const recurring = yield* store.subscriptions.recurring(scope)
+      const summary = yield* paymentRepo.summary(scope, since)
+      const recurring = yield* subscriptionRepo.recurring(scope)
       const byDay = new Map(summary.daily.map((d) => [d.day, d.gross]))
       const daily = Array.from({ length: days }, (_, i) => {
         const day = DateTime.formatIso(DateTime.add(since, { days: i })).slice(0, 10)

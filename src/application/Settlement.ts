@@ -12,8 +12,12 @@ import type { PaymentId } from "../domain/Ids.js"
 import * as Payment from "../domain/Payment.js"
 import * as Subscription from "../domain/Subscription.js"
 import type { Movement } from "../ports/PaymentProcessor.js"
-import { Store } from "../ports/Store.js"
-import { type EventDraft, paymentData, recordEvents } from "./Events.js"
+import { Transactions } from "../ports/Transactions.js"
+import { CheckoutSessionRepository } from "../ports/repositories/CheckoutSessionRepository.js"
+import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
+import { ProductRepository } from "../ports/repositories/ProductRepository.js"
+import { SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
+import { type EventDraft, EventRecorder, paymentData } from "./Events.js"
 import { Settings } from "./Settings.js"
 import { startFromPayment, transitionEvents } from "./Subscriptions.js"
 
@@ -39,7 +43,12 @@ export const lookedUpCharge = (found: Option.Option<Movement>): ChargeReport | u
 
 export class Settlement extends Effect.Service<Settlement>()("fils/Settlement", {
   effect: Effect.gen(function*() {
-    const store = yield* Store
+    const paymentRepo = yield* PaymentRepository
+    const sessionRepo = yield* CheckoutSessionRepository
+    const productRepo = yield* ProductRepository
+    const subscriptionRepo = yield* SubscriptionRepository
+    const transactions = yield* Transactions
+    const recorder = yield* EventRecorder
     const { fees } = yield* Settings
 
     /**
@@ -53,8 +62,8 @@ export class Settlement extends Effect.Service<Settlement>()("fils/Settlement", 
       reports: ReadonlyArray<{ readonly id: PaymentId; readonly report: ChargeReport }>
     ) {
       if (reports.length === 0) return []
-      return yield* store.transact(Effect.gen(function*() {
-        const latest = new Map((yield* store.payments.findAll(reports.map((r) => r.id))).map((p) => [p.payment_id, p]))
+      return yield* transactions.transact(Effect.gen(function*() {
+        const latest = new Map((yield* paymentRepo.findAll(reports.map((r) => r.id))).map((p) => [p.payment_id, p]))
         const now = yield* DateTime.now
         const results: Array<Payment.Payment> = []
         const changed: Array<{
@@ -86,7 +95,7 @@ export class Settlement extends Effect.Service<Settlement>()("fils/Settlement", 
           const transition = yield* Payment.transition(withCharge, { _tag: "Settle", outcome: report.outcome }, now, fees)
           // The first payment of a subscription checkout starts the subscription, in this same transaction.
           const started = transition.next.status === "succeeded" && current.billing_reason === "subscription_create"
-            ? yield* startFromPayment(store, transition.next)
+            ? yield* startFromPayment({ sessions: sessionRepo, products: productRepo }, transition.next)
             : undefined
           const next: Payment.Payment = started === undefined
             ? transition.next
@@ -95,7 +104,7 @@ export class Settlement extends Effect.Service<Settlement>()("fils/Settlement", 
           results.push(next)
           changed.push({ current, next, events: transition.events, started })
         }
-        yield* store.payments.updateAll(changed.map((c) => c.next))
+        yield* paymentRepo.updateAll(changed.map((c) => c.next))
 
         // A renewal's outcome moves its subscription on (unless it was cancelled meanwhile); a charge still
         // `processing` (settling later) is no outcome yet.
@@ -104,7 +113,7 @@ export class Settlement extends Effect.Service<Settlement>()("fils/Settlement", 
             ? c.next.subscription_id
             : null
         const subscriptions = new Map(
-          (yield* store.subscriptions.findAll(changed.flatMap((c) => renewing(c) ?? [])))
+          (yield* subscriptionRepo.findAll(changed.flatMap((c) => renewing(c) ?? [])))
             .map((s) => [s.subscription_id, s])
         )
         const renewed = new Set<Subscription.Subscription["subscription_id"]>()
@@ -114,7 +123,7 @@ export class Settlement extends Effect.Service<Settlement>()("fils/Settlement", 
           const scope = { accountId: current.account_id, livemode: current.livemode }
           for (const event of events) drafts.push({ scope, type: event.type, data: paymentData(next) })
           if (started !== undefined) {
-            yield* store.subscriptions.insert(started.next)
+            yield* subscriptionRepo.insert(started.next)
             drafts.push(...transitionEvents(started))
           }
           const renewal = renewing(c)
@@ -129,7 +138,7 @@ export class Settlement extends Effect.Service<Settlement>()("fils/Settlement", 
             drafts.push(...transitionEvents(transition))
           }
           if (next.status === "succeeded" && current.checkout_session_id !== null) {
-            const session = yield* store.sessions.find(current.checkout_session_id)
+            const session = yield* sessionRepo.find(current.checkout_session_id)
             const completed = Option.flatMap(session, (found) =>
               Option.getRight(CheckoutSession.transition(found, {
                 _tag: "Complete",
@@ -137,11 +146,11 @@ export class Settlement extends Effect.Service<Settlement>()("fils/Settlement", 
                 subscriptionId: started?.next.subscription_id ?? null
               }, now)))
             // A session already complete (or expired) stays as it is.
-            if (Option.isSome(completed)) yield* store.sessions.update(completed.value)
+            if (Option.isSome(completed)) yield* sessionRepo.update(completed.value)
           }
         }
-        yield* store.subscriptions.updateAll([...renewed].map((id) => subscriptions.get(id)!))
-        yield* recordEvents(store, drafts)
+        yield* subscriptionRepo.updateAll([...renewed].map((id) => subscriptions.get(id)!))
+        yield* recorder.record(drafts)
         return results
       }))
     })
@@ -153,5 +162,6 @@ export class Settlement extends Effect.Service<Settlement>()("fils/Settlement", 
     })
 
     return { record, recordOne, fees } as const
-  })
+  }),
+  dependencies: [EventRecorder.Default]
 }) {}

@@ -10,8 +10,12 @@ import { prefixes } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
 import type * as Payment from "../domain/Payment.js"
 import * as Subscription from "../domain/Subscription.js"
-import { Store, type StoreShape } from "../ports/Store.js"
-import { type EventDraft, recordEvents } from "./Events.js"
+import { Transactions } from "../ports/Transactions.js"
+import type { CheckoutSessionRepositoryShape } from "../ports/repositories/CheckoutSessionRepository.js"
+import { PaymentRepository, type PaymentRepositoryShape } from "../ports/repositories/PaymentRepository.js"
+import type { ProductRepositoryShape } from "../ports/repositories/ProductRepository.js"
+import { SubscriptionRepository, type SubscriptionRepositoryShape } from "../ports/repositories/SubscriptionRepository.js"
+import { type EventDraft, EventRecorder } from "./Events.js"
 import { newId } from "./Ids.js"
 
 export interface SubscriptionListParams {
@@ -37,27 +41,30 @@ export const transitionEvents = (transition: Subscription.SubscriptionTransition
 
 /** Records the subscription and its events. Call inside the `transact` of the change. */
 export const saveTransition = (
-  store: StoreShape,
+  repos: { readonly subscriptions: SubscriptionRepositoryShape; readonly recorder: EventRecorder },
   transition: Subscription.SubscriptionTransition,
   inserted = false
 ) =>
   Effect.zipRight(
-    inserted ? store.subscriptions.insert(transition.next) : store.subscriptions.update(transition.next),
-    recordEvents(store, transitionEvents(transition))
+    inserted ? repos.subscriptions.insert(transition.next) : repos.subscriptions.update(transition.next),
+    repos.recorder.record(transitionEvents(transition))
   )
 
 /**
  * The subscription a succeeded first payment starts (inside its transaction): the cart's one recurring line, the
  * product's schedule, the card just used. Returns the payment with its `subscription_id`.
  */
-export const startFromPayment = (store: StoreShape, payment: Payment.Payment) =>
+export const startFromPayment = (
+  repos: { readonly sessions: CheckoutSessionRepositoryShape; readonly products: ProductRepositoryShape },
+  payment: Payment.Payment
+) =>
   Effect.gen(function*() {
     if (payment.checkout_session_id === null || payment.card === null || payment.customer === null) return undefined
-    const session = yield* store.sessions.find(payment.checkout_session_id)
+    const session = yield* repos.sessions.find(payment.checkout_session_id)
     if (Option.isNone(session) || session.value.kind !== "subscription") return undefined
     const line = session.value.product_cart[0]!
     const scope = scopeOf(payment)
-    const product = yield* store.products.get(scope, line.product_id)
+    const product = yield* repos.products.get(scope, line.product_id)
     if (Option.isNone(product) || product.value.billing_interval === null) return undefined
     const started = Subscription.start({
       id: yield* newId<SubscriptionId>(prefixes.subscription),
@@ -98,16 +105,19 @@ export class RenewalInFlight extends Data.TaggedError("RenewalInFlight")<{ reado
  * succeeds, pay for a period that never starts: a cancellation waits for it. (An end at the period end waits too:
  * billing's claim leaves such a subscription out, `claimDue`.)
  */
-export const renewalInFlight = (store: StoreShape, sub: Subscription.Subscription) =>
+export const renewalInFlight = (
+  repos: { readonly subscriptions: SubscriptionRepositoryShape; readonly payments: PaymentRepositoryShape },
+  sub: Subscription.Subscription
+) =>
   Effect.gen(function*() {
-    const attempts = yield* store.subscriptions.attempts(sub.subscription_id)
+    const attempts = yield* repos.subscriptions.attempts(sub.subscription_id)
     const due = Subscription.dueAttempt(sub)
     const current = attempts.find((a) => a.period === due.period && a.attempt === due.attempt)
     if (current === undefined) return undefined
     // Read without a lock (`get`, never `find`/`findAll`, which lock inside a transaction): the caller holds the
     // subscription's, and recording a charge takes the payment's then the subscription's, so locking the payment
     // here deadlocks with it on PostgreSQL. That record cannot commit meanwhile.
-    const payment = yield* store.payments.get({ accountId: sub.account_id, livemode: sub.livemode }, current.payment_id)
+    const payment = yield* repos.payments.get({ accountId: sub.account_id, livemode: sub.livemode }, current.payment_id)
     return Option.isSome(payment) && payment.value.status === "processing" ? current.payment_id : undefined
   })
 
@@ -129,10 +139,12 @@ export const afterRenewalInFlight = <A, E, R>(change: Effect.Effect<A, E | Renew
 
 export class Subscriptions extends Effect.Service<Subscriptions>()("fils/Subscriptions", {
   effect: Effect.gen(function*() {
-    const store = yield* Store
+    const subscriptionRepo = yield* SubscriptionRepository
+    const transactions = yield* Transactions
+    const repos = { subscriptions: subscriptionRepo, payments: yield* PaymentRepository, recorder: yield* EventRecorder }
 
     const get = Effect.fn("Subscriptions.get")(function*(scope: Scope, id: SubscriptionId) {
-      const found = yield* store.subscriptions.get(scope, id)
+      const found = yield* subscriptionRepo.get(scope, id)
       return Option.isSome(found) ? found.value : yield* notFound("subscription", id)
     })
 
@@ -140,7 +152,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("fils/Subscri
       const filter = { status: params.status, customer_id: params.customer_id }
       const key = Pagination.listKey("subscriptions", filter)
       const page = yield* Pagination.pageRequest(key, params)
-      const result = yield* store.subscriptions.list(scope, filter, page)
+      const result = yield* subscriptionRepo.list(scope, filter, page)
       return Pagination.toList(key, result, Subscription.position)
     })
 
@@ -152,20 +164,21 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("fils/Subscri
     const update = Effect.fn("Subscriptions.update")(
       function*(scope: Scope, id: SubscriptionId, patch: Subscription.SubscriptionUpdate) {
         const command = yield* Subscription.commandOf(patch)
-        return yield* afterRenewalInFlight(store.transact(Effect.gen(function*() {
+        return yield* afterRenewalInFlight(transactions.transact(Effect.gen(function*() {
           yield* get(scope, id)
-          const current = Option.getOrThrow(yield* store.subscriptions.find(id))
+          const current = Option.getOrThrow(yield* subscriptionRepo.find(id))
           const inFlight = command._tag === "Cancel" && current.status !== "cancelled"
-            ? yield* renewalInFlight(store, current)
+            ? yield* renewalInFlight(repos, current)
             : undefined
           if (inFlight !== undefined) return yield* new RenewalInFlight({ payment_id: inFlight })
           const transition = yield* Subscription.transition(current, command, yield* DateTime.now)
-          if (transition.next !== current) yield* saveTransition(store, transition)
+          if (transition.next !== current) yield* saveTransition(repos, transition)
           return transition.next
         })))
       }
     )
 
     return { get, list, update } as const
-  })
+  }),
+  dependencies: [EventRecorder.Default]
 }) {}

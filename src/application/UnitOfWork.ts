@@ -14,7 +14,11 @@ import type { PortalSession } from "../domain/PortalSession.js"
 import type { Product } from "../domain/Product.js"
 import type { WebhookEndpoint } from "../domain/WebhookEndpoint.js"
 import type { StoreUnavailable } from "../domain/Errors.js"
-import type { StoreShape } from "../ports/Store.js"
+import { CheckoutSessionRepository, type CheckoutSessionRepositoryShape } from "../ports/repositories/CheckoutSessionRepository.js"
+import { CustomerRepository, type CustomerRepositoryShape } from "../ports/repositories/CustomerRepository.js"
+import { PortalSessionRepository, type PortalSessionRepositoryShape } from "../ports/repositories/PortalSessionRepository.js"
+import { ProductRepository, type ProductRepositoryShape } from "../ports/repositories/ProductRepository.js"
+import { WebhookRepository, type WebhookRepositoryShape } from "../ports/repositories/WebhookRepository.js"
 
 /** A new object, as a keyed request's work creates it. */
 export type Created = Data.TaggedEnum<{
@@ -45,7 +49,28 @@ export const isStaging: Effect.Effect<boolean> = Effect.map(Effect.serviceOption
  * Writes the objects of several units of work, grouped by kind (one statement per kind where the store has one);
  * inside the transaction of their answers.
  */
-export const writeAll = (store: StoreShape, created: ReadonlyArray<Created>): Effect.Effect<void, StoreUnavailable> => {
+export interface Writers {
+  readonly customers: CustomerRepositoryShape
+  readonly portalSessions: PortalSessionRepositoryShape
+  readonly products: ProductRepositoryShape
+  readonly sessions: CheckoutSessionRepositoryShape
+  readonly webhooks: WebhookRepositoryShape
+}
+
+/** The repositories `writeAll` writes to, from the context. */
+export const writers: Effect.Effect<
+  Writers,
+  never,
+  CustomerRepository | PortalSessionRepository | ProductRepository | CheckoutSessionRepository | WebhookRepository
+> = Effect.all({
+  customers: CustomerRepository,
+  portalSessions: PortalSessionRepository,
+  products: ProductRepository,
+  sessions: CheckoutSessionRepository,
+  webhooks: WebhookRepository
+})
+
+export const writeAll = (repos: Writers, created: ReadonlyArray<Created>): Effect.Effect<void, StoreUnavailable> => {
   const products: Array<Product> = []
   const sessions: Array<CheckoutSession> = []
   const one: Array<Effect.Effect<void, StoreUnavailable>> = []
@@ -54,14 +79,14 @@ export const writeAll = (store: StoreShape, created: ReadonlyArray<Created>): Ef
       Product: ({ product }) => void products.push(product),
       CheckoutSession: ({ session }) => void sessions.push(session),
       // A checkout's new customer is written before its session.
-      Customer: ({ customer }) => void one.push(store.customers.insert(customer)),
-      WebhookEndpoint: ({ endpoint }) => void one.push(store.webhooks.insert(endpoint)),
-      PortalSession: ({ session }) => void one.push(store.portalSessions.insert(session))
+      Customer: ({ customer }) => void one.push(repos.customers.insert(customer)),
+      WebhookEndpoint: ({ endpoint }) => void one.push(repos.webhooks.insert(endpoint)),
+      PortalSession: ({ session }) => void one.push(repos.portalSessions.insert(session))
     })
   }
   return Effect.all([
     Effect.all(one, { discard: true }),
-    products.length === 0 ? Effect.void : store.products.insertAll(products),
-    sessions.length === 0 ? Effect.void : store.sessions.insertAll(sessions)
+    products.length === 0 ? Effect.void : repos.products.insertAll(products),
+    sessions.length === 0 ? Effect.void : repos.sessions.insertAll(sessions)
   ], { discard: true })
 }

@@ -11,7 +11,10 @@ import { prefixes, type UserId } from "../domain/Ids.js"
 import * as User from "../domain/DashboardUser.js"
 import { InvalidRequest, InvalidState, NotFound, notFound, RateLimited, Unauthorized } from "../domain/Errors.js"
 import { Signer } from "../ports/Signer.js"
-import { Store } from "../ports/Store.js"
+import { Transactions } from "../ports/Transactions.js"
+import { AccountRepository } from "../ports/repositories/AccountRepository.js"
+import { RateLimitRepository } from "../ports/repositories/RateLimitRepository.js"
+import { UserRepository } from "../ports/repositories/UserRepository.js"
 import { newId } from "./Ids.js"
 
 /**
@@ -45,7 +48,10 @@ export interface Signed {
 
 export class Users extends Effect.Service<Users>()("fils/Users", {
   effect: Effect.gen(function*() {
-    const store = yield* Store
+    const accountRepo = yield* AccountRepository
+    const rateLimitRepo = yield* RateLimitRepository
+    const transactions = yield* Transactions
+    const userRepo = yield* UserRepository
     const signer = yield* Signer
 
     const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
@@ -64,8 +70,8 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       if (!emailPattern.test(address) || address.length > 254) {
         return yield* new InvalidRequest({ message: `'${email}' is not an e-mail address` })
       }
-      if (Option.isNone(yield* store.accounts.get(accountId))) return yield* notFound("account", accountId)
-      const team = yield* store.dashboard.listUsers(accountId)
+      if (Option.isNone(yield* accountRepo.get(accountId))) return yield* notFound("account", accountId)
+      const team = yield* userRepo.listUsers(accountId)
       if (team.some((u) => u.email.toLowerCase() === address.toLowerCase())) {
         return yield* new InvalidState({ message: `${address} is already on this account's team` })
       }
@@ -79,7 +85,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
         created_at: now,
         updated_at: now
       }
-      yield* store.dashboard.insertUser(user)
+      yield* userRepo.insertUser(user)
       const { token } = yield* issueLink(user)
       return { user, token }
     })
@@ -88,7 +94,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
     const issueLink = Effect.fn("Users.issueLink")(function*(user: User.DashboardUser) {
       const token = yield* signer.randomToken(32)
       const expires_at = DateTime.add(yield* DateTime.now, { millis: User.signInLinkMillis })
-      yield* store.dashboard.insertLink({
+      yield* userRepo.insertLink({
         token_hash: yield* signer.digest(token),
         user_id: user.user_id,
         expires_at,
@@ -107,8 +113,8 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       // Without an account: the one user this e-mail signs in as. An invitation not yet accepted (no password) may be
       // pending on several accounts, so it is found on the account named.
       const found = accountId === undefined
-        ? yield* store.dashboard.findUserByEmail(address)
-        : Option.fromNullable((yield* store.dashboard.listUsers(accountId)).find((u) => u.email.toLowerCase() === address.toLowerCase()))
+        ? yield* userRepo.findUserByEmail(address)
+        : Option.fromNullable((yield* userRepo.listUsers(accountId)).find((u) => u.email.toLowerCase() === address.toLowerCase()))
       if (Option.isNone(found)) {
         return yield* new NotFound({
           message: accountId === undefined
@@ -132,18 +138,18 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
           created_at: now,
           last_seen_at: now
         }
-        yield* store.dashboard.insertSession(session)
+        yield* userRepo.insertSession(session)
         return { token, session }
       })
 
     /** Whose a sign-in link is, if it is still good (without using it): the page that sets the password. */
     const linkUser = Effect.fn("Users.linkUser")(function*(token: string) {
       const hash = yield* signer.digest(token)
-      const link = yield* store.dashboard.findLink(hash)
+      const link = yield* userRepo.findLink(hash)
       const now = yield* DateTime.now
       const usable = Option.filter(link, (l) => l.used_at === null && DateTime.greaterThan(l.expires_at, now))
       if (Option.isNone(usable)) return Option.none<User.DashboardUser>()
-      return yield* store.dashboard.getUser(usable.value.user_id)
+      return yield* userRepo.getUser(usable.value.user_id)
     })
 
     /**
@@ -156,23 +162,23 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       if (problem !== undefined) return yield* new InvalidRequest({ message: problem })
       const invited = yield* linkUser(token)
       if (Option.isSome(invited)) {
-        const holder = yield* store.dashboard.findUserByEmail(invited.value.email)
+        const holder = yield* userRepo.findUserByEmail(invited.value.email)
         if (Option.isSome(holder) && holder.value.user_id !== invited.value.user_id) return yield* emailTaken
       }
       const hash = yield* signer.digest(token)
       const passwordHash = yield* signer.hashPassword(password)
       // One transaction: a link whose e-mail another invitation took at the same instant stays unused.
-      const user = yield* store.transact(Effect.gen(function*() {
-        const link = yield* store.dashboard.takeLink(hash, yield* DateTime.now)
+      const user = yield* transactions.transact(Effect.gen(function*() {
+        const link = yield* userRepo.takeLink(hash, yield* DateTime.now)
         if (Option.isNone(link)) {
           return yield* new Unauthorized({ message: "This sign-in link is not valid any more; ask an owner for a new one" })
         }
-        const found = yield* store.dashboard.getUser(link.value.user_id)
+        const found = yield* userRepo.getUser(link.value.user_id)
         if (Option.isNone(found)) return yield* new Unauthorized({ message: "This user no longer exists" })
         const user: User.DashboardUser = { ...found.value, password_hash: passwordHash, updated_at: yield* DateTime.now }
-        if (!(yield* store.dashboard.setPassword(user))) return yield* emailTaken
+        if (!(yield* userRepo.setPassword(user))) return yield* emailTaken
         // A new password ends every other session.
-        yield* store.dashboard.deleteSessionsOf(user.user_id)
+        yield* userRepo.deleteSessionsOf(user.user_id)
         return user
       }))
       return { user, ...(yield* startSession(user)) }
@@ -187,7 +193,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
         const now = DateTime.toEpochMillis(yield* DateTime.now)
         let delayed = false
         for (const rule of failureLimits) {
-          const decision = yield* store.rateLimits.hit(rule.bucket(email, address), now, rule.limit, rule.windowSeconds, 0)
+          const decision = yield* rateLimitRepo.hit(rule.bucket(email, address), now, rule.limit, rule.windowSeconds, 0)
           if (decision.remaining > 0) continue
           if (rule.over === "delay") {
             delayed = true
@@ -206,7 +212,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       Effect.gen(function*() {
         const now = DateTime.toEpochMillis(yield* DateTime.now)
         for (const rule of failureLimits) {
-          yield* store.rateLimits.hit(rule.bucket(email, address), now, rule.limit, rule.windowSeconds)
+          yield* rateLimitRepo.hit(rule.bucket(email, address), now, rule.limit, rule.windowSeconds)
         }
       })
 
@@ -217,7 +223,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
     const signIn = Effect.fn("Users.signIn")(function*(email: string, password: string, address: string) {
       const key = email.trim().toLowerCase().slice(0, 254)
       yield* throttle(key, address)
-      const found = yield* store.dashboard.findUserByEmail(email.trim())
+      const found = yield* userRepo.findUserByEmail(email.trim())
       const hash = Option.match(found, { onNone: () => null, onSome: (u) => u.password_hash })
       // The KDF runs whether or not the user exists, so timing tells nothing either.
       const matches = yield* signer.verifyPassword(password, hash ?? (yield* dummyHash))
@@ -229,35 +235,35 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       const user = signer.passwordHashOutdated(hash)
         ? { ...found.value, password_hash: yield* signer.hashPassword(password), updated_at: yield* DateTime.now }
         : found.value
-      if (user !== found.value) yield* store.dashboard.updateUser(user)
+      if (user !== found.value) yield* userRepo.updateUser(user)
       return { user, ...(yield* startSession(user)) }
     })
 
     /** The signed-in user of a session cookie, if the session is alive; touches it (the idle timeout restarts). */
     const authenticate = Effect.fn("Users.authenticate")(function*(token: string) {
       const hash = yield* signer.digest(token)
-      const session = yield* store.dashboard.findSession(hash)
+      const session = yield* userRepo.findSession(hash)
       if (Option.isNone(session)) return Option.none<Signed>()
       const now = yield* DateTime.now
       if (!User.sessionAlive(session.value, now)) {
-        yield* store.dashboard.deleteSession(hash)
+        yield* userRepo.deleteSession(hash)
         return Option.none<Signed>()
       }
-      const user = yield* store.dashboard.getUser(session.value.user_id)
+      const user = yield* userRepo.getUser(session.value.user_id)
       if (Option.isNone(user)) return Option.none<Signed>()
       // A write at most once a minute per session: the idle timeout is 12 hours.
       if (DateTime.toEpochMillis(now) - DateTime.toEpochMillis(session.value.last_seen_at) > 60_000) {
-        yield* store.dashboard.touchSession(hash, now)
+        yield* userRepo.touchSession(hash, now)
       }
       return Option.some<Signed>({ user: user.value, session: session.value })
     })
 
     const signOut = Effect.fn("Users.signOut")(function*(signed: Signed) {
-      yield* store.dashboard.deleteSession(signed.session.token_hash)
+      yield* userRepo.deleteSession(signed.session.token_hash)
     })
 
     const signOutEverywhere = Effect.fn("Users.signOutEverywhere")(function*(signed: Signed) {
-      yield* store.dashboard.deleteSessionsOf(signed.user.user_id)
+      yield* userRepo.deleteSessionsOf(signed.user.user_id)
     })
 
     /** Writes one change made through the dashboard to the account's audit log. */
@@ -265,7 +271,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       signed: Signed,
       entry: { readonly action: string; readonly objectId: string | null; readonly livemode: boolean | null; readonly address: string }
     ) {
-      yield* store.dashboard.insertAudit({
+      yield* userRepo.insertAudit({
         audit_id: yield* newId<AuditId>(prefixes.audit),
         account_id: signed.user.account_id,
         user_id: signed.user.user_id,
@@ -280,7 +286,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
 
     /** A user of the same account as `by`, or not found (another account's user is never reached). */
     const teammate = (by: Signed, id: UserId) =>
-      Effect.flatMap(store.dashboard.getUser(id), (found) =>
+      Effect.flatMap(userRepo.getUser(id), (found) =>
         Option.isSome(found) && found.value.account_id === by.user.account_id
           ? Effect.succeed(found.value)
           : Effect.fail(notFound("user", id)))
@@ -289,7 +295,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
     const keepsAnOwner = (user: User.DashboardUser, nextRole: User.Role | undefined) =>
       Effect.gen(function*() {
         if (user.role !== "owner" || nextRole === "owner") return
-        const owners = (yield* store.dashboard.listUsers(user.account_id)).filter((u) => u.role === "owner")
+        const owners = (yield* userRepo.listUsers(user.account_id)).filter((u) => u.role === "owner")
         if (owners.length <= 1) {
           return yield* new InvalidState({ message: "An account needs an owner: make someone else owner first" })
         }
@@ -300,7 +306,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       const user = yield* teammate(by, id)
       yield* keepsAnOwner(user, role)
       const next = { ...user, role, updated_at: yield* DateTime.now }
-      yield* store.dashboard.updateUser(next)
+      yield* userRepo.updateUser(next)
       return next
     })
 
@@ -308,13 +314,13 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
     const remove = Effect.fn("Users.remove")(function*(by: Signed, id: UserId) {
       const user = yield* teammate(by, id)
       yield* keepsAnOwner(user, undefined)
-      yield* store.dashboard.deleteSessionsOf(user.user_id)
-      yield* store.dashboard.deleteUser(user.user_id)
+      yield* userRepo.deleteSessionsOf(user.user_id)
+      yield* userRepo.deleteUser(user.user_id)
       return user
     })
 
-    const auditLog = (accountId: AccountId, limit = 100) => store.dashboard.listAudit(accountId, limit)
-    const team = (accountId: AccountId) => store.dashboard.listUsers(accountId)
+    const auditLog = (accountId: AccountId, limit = 100) => userRepo.listAudit(accountId, limit)
+    const team = (accountId: AccountId) => userRepo.listUsers(accountId)
 
     return {
       create,

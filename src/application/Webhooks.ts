@@ -8,7 +8,8 @@ import * as Network from "../domain/Network.js"
 import * as Pagination from "../domain/Pagination.js"
 import * as WebhookEndpoint from "../domain/WebhookEndpoint.js"
 import { Signer } from "../ports/Signer.js"
-import { Store } from "../ports/Store.js"
+import { Transactions } from "../ports/Transactions.js"
+import { WebhookRepository } from "../ports/repositories/WebhookRepository.js"
 import { WebhookTransport } from "../ports/WebhookTransport.js"
 import { newId } from "./Ids.js"
 import * as UnitOfWork from "./UnitOfWork.js"
@@ -23,7 +24,8 @@ export interface WebhookListParams {
 
 export class Webhooks extends Effect.Service<Webhooks>()("fils/Webhooks", {
   effect: Effect.gen(function*() {
-    const store = yield* Store
+    const transactions = yield* Transactions
+    const webhookRepo = yield* WebhookRepository
     const signer = yield* Signer
     const transport = yield* WebhookTransport
 
@@ -57,19 +59,19 @@ export class Webhooks extends Effect.Service<Webhooks>()("fils/Webhooks", {
         now: yield* DateTime.now
       })
       yield* checkHost(endpoint.url, endpoint.livemode)
-      yield* UnitOfWork.create(UnitOfWork.Created.WebhookEndpoint({ endpoint }), store.webhooks.insert(endpoint))
+      yield* UnitOfWork.create(UnitOfWork.Created.WebhookEndpoint({ endpoint }), webhookRepo.insert(endpoint))
       return endpoint
     })
 
     const get = Effect.fn("Webhooks.get")(function*(scope: Scope, id: WebhookId) {
-      const found = yield* store.webhooks.get(scope, id)
+      const found = yield* webhookRepo.get(scope, id)
       return Option.isSome(found) ? found.value : yield* notFound("webhook endpoint", id)
     })
 
     const list = Effect.fn("Webhooks.list")(function*(scope: Scope, params: WebhookListParams) {
       const key = Pagination.listKey("webhooks", {})
       const page = yield* Pagination.pageRequest(key, params)
-      const result = yield* store.webhooks.list(scope, page)
+      const result = yield* webhookRepo.list(scope, page)
       return Pagination.toList(key, result, WebhookEndpoint.position)
     })
 
@@ -83,11 +85,11 @@ export class Webhooks extends Effect.Service<Webhooks>()("fils/Webhooks", {
           yield* get(scope, id) // an unknown endpoint is 404 whatever its url
           yield* checkHost(yield* WebhookEndpoint.checkUrl(patch.url, scope.livemode), scope.livemode)
         }
-        return yield* store.transact(Effect.gen(function*() {
+        return yield* transactions.transact(Effect.gen(function*() {
           const current = yield* get(scope, id)
           const next = yield* WebhookEndpoint.update(current, patch)
-          yield* store.webhooks.update(next)
-          if (next.disabled && !current.disabled) yield* store.deliveries.cancelFor(id)
+          yield* webhookRepo.update(next)
+          if (next.disabled && !current.disabled) yield* webhookRepo.deliveries.cancelFor(id)
           return next
         }))
       }
@@ -95,7 +97,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("fils/Webhooks", {
 
     /** Deletion is permanent and stops the endpoint's pending deliveries. */
     const remove = Effect.fn("Webhooks.delete")(function*(scope: Scope, id: WebhookId) {
-      const deleted = yield* store.webhooks.delete(scope, id)
+      const deleted = yield* webhookRepo.delete(scope, id)
       if (!deleted) return yield* notFound("webhook endpoint", id)
       return { object: "webhook" as const, webhook_id: id, deleted: true as const }
     })
@@ -111,9 +113,9 @@ export class Webhooks extends Effect.Service<Webhooks>()("fils/Webhooks", {
     const rotateSecret = Effect.fn("Webhooks.rotateSecret")(function*(scope: Scope, id: WebhookId) {
       const fresh = yield* signer.webhookSecret
       const now = yield* DateTime.now
-      yield* store.transact(Effect.gen(function*() {
+      yield* transactions.transact(Effect.gen(function*() {
         const endpoint = yield* get(scope, id)
-        yield* store.webhooks.update(WebhookEndpoint.rotate(endpoint, fresh, now))
+        yield* webhookRepo.update(WebhookEndpoint.rotate(endpoint, fresh, now))
       }))
       return { secret: fresh }
     })

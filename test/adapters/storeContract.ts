@@ -33,15 +33,7 @@ import * as RateWindow from "../../src/domain/RateWindow.js"
 import type * as Refund from "../../src/domain/Refund.js"
 import type * as DashboardUser from "../../src/domain/DashboardUser.js"
 import * as Subscription from "../../src/domain/Subscription.js"
-import {
-  type CustomerFilter,
-  type EventFilter,
-  type PaymentFilter,
-  type RenewalAttempt,
-  Store,
-  type StoreShape,
-  type SubscriptionFilter
-} from "../../src/ports/Store.js"
+import { type CustomerFilter, type EventFilter, type PaymentFilter, type RenewalAttempt, Store, type StoreShape, type SubscriptionFilter, type Repositories } from "../../src/ports/Store.js"
 
 // Fixtures -----------------------------------------------------------------------------------------------------------
 
@@ -375,7 +367,7 @@ const failureOf = <A, E>(exit: Exit.Exit<A, E>): Option.Option<E> =>
 
 // The suite ------------------------------------------------------------------------------------------------------------
 
-export const storeContract = (name: string, storeLayer: Layer.Layer<Store>) =>
+export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repositories>) =>
   layer(storeLayer, { excludeTestServices: true, timeout: "60 seconds" })(`Store contract: ${name}`, (it) => {
     it.effect("ping answers", () => Effect.flatMap(Store, (store) => store.ping))
 

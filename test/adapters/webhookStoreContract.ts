@@ -13,13 +13,7 @@ import type { Event, EventType } from "../../src/domain/Event.js"
 import type { AccountId, DeliveryId, EventId, WebhookId } from "../../src/domain/Ids.js"
 import * as Pagination from "../../src/domain/Pagination.js"
 import * as WebhookEndpoint from "../../src/domain/WebhookEndpoint.js"
-import {
-  type ClaimedAttempt,
-  type DeliveriesRepo,
-  type Delivery,
-  Store,
-  type StoreShape
-} from "../../src/ports/Store.js"
+import { type ClaimedAttempt, type DeliveriesRepo, type Delivery, Store, type StoreShape, type Repositories } from "../../src/ports/Store.js"
 
 // Fixtures -----------------------------------------------------------------------------------------------------------
 
@@ -166,7 +160,7 @@ export const startWaiting = (deliveries: Pick<DeliveriesRepo, "awaitWork">, time
 
 // The suite ------------------------------------------------------------------------------------------------------------
 
-export const webhookStoreContract = (name: string, storeLayer: Layer.Layer<Store>) =>
+export const webhookStoreContract = (name: string, storeLayer: Layer.Layer<Store | Repositories>) =>
   layer(storeLayer, { excludeTestServices: true, timeout: "60 seconds" })(`Webhook store contract: ${name}`, (it) => {
     // Endpoints -----------------------------------------------------------------------------------------------------
 

@@ -56,6 +56,7 @@ describe("npm run boundaries", () => {
     ["src/application/Sql.ts", `import * as SqlClient from "@effect/sql/SqlClient"\nexport const s = SqlClient\n`, "engine-imports-only-effect"],
     ["src/application/Uses.ts", `import { app } from "../../adapters/http/App.js"\nexport const u = app\n`, "engine-imports-only-effect"],
     ["src/domain/Reaches.ts", `import { Store } from "../ports/Store.js"\nexport const r = Store\n`, "domain-is-pure"],
+    ["src/application/Whole.ts", `import { Store } from "../ports/Store.js"\nexport const w = Store\n`, "use-cases-name-their-repositories"],
     ["adapters/http/Barrel.ts", `import { HttpApp } from "@effect/platform"\nexport const b = HttpApp\n`, "no-effect-barrels"]
   ]
   for (const [path, text, rule] of cases) {

@@ -135,12 +135,12 @@ console.log(JSON.stringify({
 `,
   // The SQL store's layers compose without a database (layers are built only when provided) and ship migrations.
   "sql.ts": `
-import { Engine, Store, type StoreUnavailable } from "fils"
+import { Engine, type Repositories, type Store, type StoreUnavailable } from "fils"
 import { MigratedPg, migrations, startEmbeddedPostgres, StoreSql } from "fils/sql"
 import { NodeAdapters } from "fils/node"
 import { Layer, Redacted } from "effect"
 
-const StoreLive: Layer.Layer<Store, StoreUnavailable> = StoreSql.pipe(
+const StoreLive: Layer.Layer<Store | Repositories, StoreUnavailable> = StoreSql.pipe(
   Layer.provide(MigratedPg(Redacted.make("postgres://fils@127.0.0.1:1/fils")))
 )
 const EngineSql = Engine.pipe(Layer.provideMerge(Layer.mergeAll(StoreLive, NodeAdapters)))

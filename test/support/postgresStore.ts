@@ -7,7 +7,7 @@ import { Effect, Exit, Layer, Redacted, Scope } from "effect"
 import { afterAll } from "vitest"
 import { MigratedPg } from "../../adapters/sql/Postgres.js"
 import { StoreSql } from "../../adapters/sql/StoreSql.js"
-import type { Store } from "../../src/ports/Store.js"
+import { type Store, type Repositories } from "../../src/ports/Store.js"
 import { freshDatabaseUrl } from "./database.js"
 import { type CommitCutter, commitCutter } from "./tcp.js"
 
@@ -32,7 +32,7 @@ export const fileDatabaseUrl = (): Promise<Redacted.Redacted> => {
 }
 
 /** A Store layer on this file's database; each server built from it has its own pool. */
-export const postgresStore = async (): Promise<Layer.Layer<Store>> => {
+export const postgresStore = async (): Promise<Layer.Layer<Store | Repositories>> => {
   const url = await fileDatabaseUrl()
   return StoreSql.pipe(Layer.provide(MigratedPg(url, { maxConnections: 8 })), Layer.orDie)
 }
@@ -41,7 +41,7 @@ export const postgresStore = async (): Promise<Layer.Layer<Store>> => {
  * A Store layer on this file's database whose pool goes through a `commitCutter` (tcp.ts), to cut the database off
  * right after a chosen commit. The caller closes the cutter.
  */
-export const postgresStoreBehindCutter = async (): Promise<{ readonly store: Layer.Layer<Store>; readonly cutter: CommitCutter }> => {
+export const postgresStoreBehindCutter = async (): Promise<{ readonly store: Layer.Layer<Store | Repositories>; readonly cutter: CommitCutter }> => {
   const url = new URL(Redacted.value(await fileDatabaseUrl()))
   const cutter = await commitCutter(url.hostname, Number(url.port || 5432))
   url.port = String(cutter.port)

@@ -19,7 +19,7 @@ import type { Products } from "../../src/application/Products.js"
 import type { RateLimits } from "../../src/application/RateLimits.js"
 import type { AccountId } from "../../src/domain/Ids.js"
 import type { Signer } from "../../src/ports/Signer.js"
-import { Store } from "../../src/ports/Store.js"
+import { Store, layerStore, type Repositories } from "../../src/ports/Store.js"
 import { postgresStore } from "./postgresStore.js"
 import { NodeAdapters } from "../../adapters/runtime/NodeAdapters.js"
 
@@ -41,7 +41,7 @@ export interface TestAccount {
 /** The services a test may use directly, next to the HTTP interface (e.g. `Accounts.revokeKey`). */
 export type EngineServices = Accounts | Products | Customers | IdempotencyService | RateLimits | Signer | Store
 
-const EngineLayerOf = (store: Layer.Layer<Store>) =>
+const EngineLayerOf = (store: Layer.Layer<Store | Repositories>) =>
   Engine.pipe(Layer.provideMerge(Layer.mergeAll(store, NodeAdapters)))
 
 export interface TestServer {
@@ -95,7 +95,7 @@ let accountCounter = 0
 
 /** Starts a server on `store` with `config` (merged over `defaultConfig`, then the environment). */
 export const startServer = async (
-  store: Layer.Layer<Store>,
+  store: Layer.Layer<Store | Repositories>,
   config: Readonly<Record<string, string>> = {}
 ): Promise<TestServer> => {
   const provider = ConfigProvider.fromMap(new Map(Object.entries({ ...defaultConfig, ...config }))).pipe(
@@ -205,12 +205,12 @@ export interface StoreVariant {
    * database (each server with its own pool, like several `fils serve` processes); for memory, one instance made
    * by this call.
    */
-  readonly store: () => Promise<Layer.Layer<Store>>
+  readonly store: () => Promise<Layer.Layer<Store | Repositories>>
 }
 
 export const memoryVariant: StoreVariant = {
   name: "memory",
-  store: async () => Layer.succeed(Store, await Effect.runPromise(makeStoreMemory))
+  store: async () => layerStore(Effect.succeed(await Effect.runPromise(makeStoreMemory)))
 }
 export const postgresVariant: StoreVariant = { name: "postgres", store: postgresStore }
 

@@ -1,7 +1,7 @@
 /** Routing errors and the error shape: every error, from every layer, is exactly `{ code, message }` JSON. */
 import { Effect, Layer } from "effect"
 import { afterEach, expect, it } from "vitest"
-import { Store } from "../../../src/ports/Store.js"
+import { Store, layerStore, type Repositories } from "../../../src/ports/Store.js"
 import { rawFor } from "../../support/server.js"
 import { describeStores, expectError, useServer } from "../../support/httpSuite.js"
 
@@ -10,9 +10,8 @@ let defect: { readonly productId: string; readonly how: "die" | "throw" } | unde
 const secret = "kaboom: relation internal_ledger at /srv/fils/adapters/sql/repos/products.ts:42 password=hunter2"
 
 /** The real store, but one read (`products.get` of one product) is a defect instead of an answer. */
-const withDefectiveRead = (store: Layer.Layer<Store>): Layer.Layer<Store> =>
-  Layer.effect(
-    Store,
+const withDefectiveRead = (store: Layer.Layer<Store | Repositories>): Layer.Layer<Store | Repositories> =>
+  layerStore(
     Effect.map(Store, (s) => ({
       ...s,
       products: {

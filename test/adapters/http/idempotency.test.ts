@@ -5,7 +5,7 @@
 import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterEach, expect, it } from "vitest"
-import { Store } from "../../../src/ports/Store.js"
+import { Store, layerStore, type Repositories } from "../../../src/ports/Store.js"
 import { call, clientFor, type RawResponse, rawFor, type TestServer } from "../../support/server.js"
 import { describeStores, expectError, useServer } from "../../support/httpSuite.js"
 
@@ -225,9 +225,8 @@ const armGate = (name: string): Gate => {
   return gate
 }
 
-const withGate = (store: Layer.Layer<Store>): Layer.Layer<Store> =>
-  Layer.effect(
-    Store,
+const withGate = (store: Layer.Layer<Store | Repositories>): Layer.Layer<Store | Repositories> =>
+  layerStore(
     Effect.map(Store, (s) => ({
       ...s,
       idempotency: {

@@ -17,7 +17,7 @@ import { Billing } from "../../../src/application/Billing.js"
 import { Engine } from "../../../src/application/Engine.js"
 import type { DeliveryStatus } from "../../../src/domain/Delivery.js"
 import type { SubscriptionId } from "../../../src/domain/Ids.js"
-import { Store } from "../../../src/ports/Store.js"
+import { Store, type Repositories } from "../../../src/ports/Store.js"
 import { defaultConfig, storeVariants } from "../../support/server.js"
 
 // Prometheus text, parsed strictly ----------------------------------------------------------------------------------
@@ -147,7 +147,7 @@ const valueOf = (families: Map<string, Family>, name: string, labels: Record<str
 
 // A server with the production middleware ---------------------------------------------------------------------------
 
-const startServer = async (store: Layer.Layer<Store>) => {
+const startServer = async (store: Layer.Layer<Store | Repositories>) => {
   const provider = ConfigProvider.fromMap(new Map(Object.entries(defaultConfig))).pipe(
     ConfigProvider.orElse(() => ConfigProvider.fromEnv())
   )

@@ -6,12 +6,12 @@ import { Effect, type Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { beforeAll, expect, it } from "vitest"
 import { Accounts } from "../../../src/application/Accounts.js"
-import type { Store } from "../../../src/ports/Store.js"
+import { type Store, type Repositories } from "../../../src/ports/Store.js"
 import { rawFor, type TestAccount } from "../../support/server.js"
 import { describeStores, expectError, useServer } from "../../support/httpSuite.js"
 
 describeStores("two servers sharing one store", (variant) => {
-  let store: Layer.Layer<Store> | undefined
+  let store: Layer.Layer<Store | Repositories> | undefined
   const shared = async () => (store ??= await variant.store())
   const config = { FILS_RATE_LIMIT_PER_MIN: "20", FILS_KEY_CACHE_TTL: "0 millis" }
   const one = useServer({ ...variant, store: shared }, config)

@@ -8,7 +8,7 @@ import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterEach, expect, it } from "vitest"
 import { StoreUnavailable } from "../../../src/domain/Errors.js"
-import { Store, type StoreShape } from "../../../src/ports/Store.js"
+import { Store, type StoreShape, layerStore, type Repositories } from "../../../src/ports/Store.js"
 import { rawFor } from "../../support/server.js"
 import { describeStores, expectError, useServer } from "../../support/httpSuite.js"
 
@@ -31,9 +31,8 @@ const wrapRepo = <R extends object>(repo: R, repoName: string): R => {
   return out as R
 }
 
-const withOutageSwitch = (store: Layer.Layer<Store>): Layer.Layer<Store> =>
-  Layer.effect(
-    Store,
+const withOutageSwitch = (store: Layer.Layer<Store | Repositories>): Layer.Layer<Store | Repositories> =>
+  layerStore(
     Effect.map(Store, (s): StoreShape => ({
       transact: (effect) => Effect.suspend(() => (fails("transact") ? Effect.fail(down()) : s.transact(effect))),
       inTransaction: s.inTransaction,

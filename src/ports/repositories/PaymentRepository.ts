@@ -1,0 +1,90 @@
+/**
+ * Payments with their refunds.
+ *
+ * One repository of the Store port (`../Store.ts`), a Tag of its own, so that a use case depends on the aggregates it
+ * uses and nothing else.
+ */
+import type { DateTime, Option } from "effect"
+import { Context } from "effect"
+import type { Scope } from "../../domain/Account.js"
+import type { CheckoutSessionId, CustomerId, PaymentId, RefundId, SubscriptionId } from "../../domain/Ids.js"
+import type { Page, PageRequest, Position } from "../../domain/Pagination.js"
+import type { Payment, PaymentStatus } from "../../domain/Payment.js"
+import type { Refund } from "../../domain/Refund.js"
+import type { Op } from "./Op.js"
+
+export interface PaymentFilter {
+  readonly status?: PaymentStatus | undefined
+  readonly customer_id?: CustomerId | undefined
+  readonly checkout_session_id?: CheckoutSessionId | undefined
+  readonly subscription_id?: SubscriptionId | undefined
+  /** Created at or after this instant (the dashboard's date range). */
+  readonly created_from?: DateTime.Utc | undefined
+  /** Created before this instant. */
+  readonly created_before?: DateTime.Utc | undefined
+}
+
+export interface PaymentsRepo {
+  readonly insert: (payment: Payment) => Op<void>
+  /** Several at once (a batch of renewals), in one statement. */
+  readonly insertAll: (payments: ReadonlyArray<Payment>) => Op<void>
+  readonly get: (scope: Scope, id: PaymentId) => Op<Option.Option<Payment>>
+  /** By id alone (operator refunds). Inside `transact` the row is locked until the transaction ends. */
+  readonly find: (id: PaymentId) => Op<Option.Option<Payment>>
+  /**
+   * `find` for several (a batch of charge outcomes), in one statement: those that exist, by id. Inside `transact`
+   * they are locked in that order, so two batches that share payments cannot deadlock.
+   */
+  readonly findAll: (ids: ReadonlyArray<PaymentId>) => Op<ReadonlyArray<Payment>>
+  readonly update: (payment: Payment) => Op<void>
+  /** `update` for each of a batch, in one statement. */
+  readonly updateAll: (payments: ReadonlyArray<Payment>) => Op<void>
+  readonly list: (scope: Scope, filter: PaymentFilter, page: PageRequest) => Op<Page<Payment>>
+  /** Whether the session has a payment still `processing` (a second submission must wait for it). */
+  readonly hasProcessing: (sessionId: CheckoutSessionId) => Op<boolean>
+  /**
+   * Payments still `processing`, oldest first, at most `limit`, only of mode `livemode` when given. A read, not a
+   * claim: several servers may ask the processor about one payment at once, which is safe because each call
+   * carries the payment's reference as its idempotency key and recording an outcome twice changes nothing.
+   */
+  readonly listProcessing: (limit: number, livemode?: boolean) => Op<ReadonlyArray<Payment>>
+  /**
+   * Every payment of every account and mode created at or after `since`, oldest first by (created_at, id), after
+   * `after` when given, at most `limit`: what reconciliation reads, page by page.
+   */
+  readonly since: (since: DateTime.Utc, after: Position | undefined, limit: number) => Op<ReadonlyArray<Payment>>
+  /**
+   * The scope's payments created on or after `since`'s UTC date (whole days), summed (the dashboard's home), with
+   * each day's gross volume.
+   */
+  readonly summary: (scope: Scope, since: DateTime.Utc) => Op<PaymentSummary>
+}
+
+/** Payments summed over a time range. Days are UTC dates (`YYYY-MM-DD`), only those with a payment. */
+export interface PaymentSummary {
+  /** Total of succeeded (and since refunded) payments. */
+  readonly gross: number
+  readonly fees: number
+  readonly refunded: number
+  readonly succeeded: number
+  readonly failed: number
+  readonly daily: ReadonlyArray<{ readonly day: string; readonly gross: number }>
+}
+
+export interface RefundsRepo {
+  readonly insert: (refund: Refund) => Op<void>
+  readonly update: (refund: Refund) => Op<void>
+  /** By id. Inside `transact` the row is locked until the transaction ends, so a refund is ended once. */
+  readonly find: (id: RefundId) => Op<Option.Option<Refund>>
+  /** The refunds of a payment, oldest first. */
+  readonly ofPayment: (id: PaymentId) => Op<ReadonlyArray<Refund>>
+  /** Refunds still `pending`, oldest first, at most `limit` (a read: looking one up twice is harmless). */
+  readonly listPending: (limit: number) => Op<ReadonlyArray<Refund>>
+  /** As `PaymentsRepo.since`, for refunds. */
+  readonly since: (since: DateTime.Utc, after: Position | undefined, limit: number) => Op<ReadonlyArray<Refund>>
+}
+
+/** Payments with their refunds. */
+export type PaymentRepositoryShape = PaymentsRepo & { readonly refunds: RefundsRepo }
+
+export class PaymentRepository extends Context.Tag("fils/PaymentRepository")<PaymentRepository, PaymentRepositoryShape>() {}

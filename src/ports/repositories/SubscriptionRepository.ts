@@ -1,0 +1,68 @@
+/**
+ * Subscriptions with their renewal attempts.
+ *
+ * One repository of the Store port (`../Store.ts`), a Tag of its own, so that a use case depends on the aggregates it
+ * uses and nothing else.
+ */
+import type { DateTime, Option } from "effect"
+import { Context } from "effect"
+import type { Scope } from "../../domain/Account.js"
+import type { CustomerId, PaymentId, SubscriptionId } from "../../domain/Ids.js"
+import type { Page, PageRequest } from "../../domain/Pagination.js"
+import type { Subscription, SubscriptionStatus } from "../../domain/Subscription.js"
+import type { Op } from "./Op.js"
+
+export interface SubscriptionFilter {
+  readonly status?: SubscriptionStatus | undefined
+  readonly customer_id?: CustomerId | undefined
+}
+
+/** One charge of a subscription: the renewal of `period` (attempt 0) or one of its retries (1, 2, 3). */
+export interface RenewalAttempt {
+  readonly subscription_id: SubscriptionId
+  readonly period: number
+  readonly attempt: number
+  readonly payment_id: PaymentId
+}
+
+export interface SubscriptionsRepo {
+  readonly insert: (subscription: Subscription) => Op<void>
+  readonly get: (scope: Scope, id: SubscriptionId) => Op<Option.Option<Subscription>>
+  /** By id alone (billing). Inside `transact` the row is locked until the transaction ends (`FOR UPDATE`). */
+  readonly find: (id: SubscriptionId) => Op<Option.Option<Subscription>>
+  /** `find` for several, in one statement: those that exist, by id, locked in that order inside `transact`. */
+  readonly findAll: (ids: ReadonlyArray<SubscriptionId>) => Op<ReadonlyArray<Subscription>>
+  readonly update: (subscription: Subscription) => Op<void>
+  /** `update` for each of a batch, in one statement. */
+  readonly updateAll: (subscriptions: ReadonlyArray<Subscription>) => Op<void>
+  readonly list: (scope: Scope, filter: SubscriptionFilter, page: PageRequest) => Op<Page<Subscription>>
+  /**
+   * Subscriptions with work due at `now`: `active` ones whose `next_billing_date` is at or before it, `on_hold`
+   * ones whose `next_retry_at` is; earliest due first, at most `limit`, only of mode `livemode` when given. Not
+   * those whose due attempt (period + 1, `failed_payment_attempts`) is already recorded: that charge is at the
+   * processor on some server, and a claimer that took them would find nothing to do while other work waits. Inside
+   * `transact` they are locked and skipped by other claimers (`SKIP LOCKED`).
+   */
+  readonly claimDue: (now: DateTime.Utc, limit: number, livemode?: boolean) => Op<ReadonlyArray<Subscription>>
+  /**
+   * Records that `attempt` of `period` is being charged, once: false when it was recorded before (by this or any
+   * other server). The store guarantees this with a uniqueness rule, so a period's attempt is never charged twice.
+   */
+  readonly recordAttempt: (attempt: RenewalAttempt) => Op<boolean>
+  /** `recordAttempt` for each of a batch, in one statement: whether each was recorded here, in order. */
+  readonly recordAttempts: (attempts: ReadonlyArray<RenewalAttempt>) => Op<ReadonlyArray<boolean>>
+  /** The attempts recorded for a subscription, by period then attempt. */
+  readonly attempts: (id: SubscriptionId) => Op<ReadonlyArray<RenewalAttempt>>
+  /** The scope's active subscriptions' recurring amounts, summed by schedule (for monthly recurring revenue). */
+  readonly recurring: (scope: Scope) => Op<ReadonlyArray<{
+    readonly billing_interval: Subscription["billing_interval"]
+    readonly interval_count: number
+    readonly subscriptions: number
+    readonly amount: number
+  }>>
+}
+
+/** Subscriptions with their renewal attempts. */
+export type SubscriptionRepositoryShape = SubscriptionsRepo
+
+export class SubscriptionRepository extends Context.Tag("fils/SubscriptionRepository")<SubscriptionRepository, SubscriptionRepositoryShape>() {}
