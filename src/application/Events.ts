@@ -6,7 +6,13 @@ import * as Event from "../domain/Event.js"
 import type { DeliveryId, EventId, PaymentId, SubscriptionId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
-import { PaymentResource, RefundedPaymentResource, type Payment } from "../domain/Payment.js"
+import {
+  eventType as paymentEventType,
+  type Payment,
+  type PaymentEvent,
+  PaymentResource,
+  RefundedPaymentResource
+} from "../domain/Payment.js"
 import type { WebhookEndpoint } from "../domain/WebhookEndpoint.js"
 import { EventRepository } from "../ports/repositories/EventRepository.js"
 import { type Delivery, WebhookRepository } from "../ports/repositories/WebhookRepository.js"
@@ -20,7 +26,6 @@ export interface EventListParams {
   readonly limit?: number | undefined
   readonly cursor?: string | undefined
 }
-
 
 const encodePayment = Schema.encodeSync(PaymentResource)
 const encodeRefunded = Schema.encodeSync(RefundedPaymentResource)
@@ -37,6 +42,17 @@ export interface EventDraft {
   readonly type: Event.EventType
   readonly data: Record<string, unknown>
 }
+
+/**
+ * The records of a payment's events (`Payment.transition`'s), with `payment` as it is once the change is made (the
+ * transition's `next`, or what it became later in the same transaction).
+ */
+export const paymentDrafts = (events: ReadonlyArray<PaymentEvent>, payment: Payment): ReadonlyArray<EventDraft> =>
+  events.map((event) => ({
+    scope: { accountId: payment.account_id, livemode: payment.livemode },
+    type: paymentEventType(event),
+    data: paymentData(payment, event._tag === "RefundSucceeded" ? event.refund_amount : undefined)
+  }))
 
 /**
  * Writes events with the change they describe. `record` writes events and queues one delivery per enabled endpoint

@@ -24,7 +24,7 @@ import { Signer } from "../ports/Signer.js"
 import { Transactions } from "../ports/Transactions.js"
 import { IdempotencyRepository } from "../ports/repositories/IdempotencyRepository.js"
 import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
-import { EventRecorder, paymentData } from "./Events.js"
+import { EventRecorder, paymentDrafts } from "./Events.js"
 import { newId } from "./Ids.js"
 import { callProcessor } from "./ProcessorCall.js"
 import { Settlement } from "./Settlement.js"
@@ -136,10 +136,7 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
         }
         const transition = yield* Payment.transition(payment, { _tag: "Refund", amount: refund.amount }, now, fees)
         yield* paymentRepo.update(transition.next)
-        const scope = { accountId: payment.account_id, livemode: payment.livemode }
-        for (const event of transition.events) {
-          yield* recorder.recordOne(scope, event.type, paymentData(transition.next, event.refundAmount))
-        }
+        yield* recorder.record(paymentDrafts(transition.events, transition.next))
         return { payment: transition.next, refund: settled.right, refundAmount: refund.amount } satisfies RefundResultView
       }))
     })

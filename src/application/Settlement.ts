@@ -17,7 +17,7 @@ import { CheckoutSessionRepository } from "../ports/repositories/CheckoutSession
 import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { ProductRepository } from "../ports/repositories/ProductRepository.js"
 import { SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
-import { type EventDraft, EventRecorder, paymentData } from "./Events.js"
+import { type EventDraft, EventRecorder, paymentDrafts } from "./Events.js"
 import { Settings } from "./Settings.js"
 import { startFromPayment, transitionEvents } from "./Subscriptions.js"
 
@@ -87,19 +87,20 @@ export class Settlement extends Effect.Service<Settlement>()("fils/Settlement", 
             results.push(current)
             continue
           }
-          const withCharge: Payment.Payment = {
-            ...current,
-            charge_id: report.chargeId ?? current.charge_id,
-            card: report.card ?? current.card
-          }
-          const transition = yield* Payment.transition(withCharge, { _tag: "Settle", outcome: report.outcome }, now, fees)
+          const transition = yield* Payment.transition(current, {
+            _tag: "Settle",
+            outcome: report.outcome,
+            chargeId: report.chargeId,
+            card: report.card
+          }, now, fees)
           // The first payment of a subscription checkout starts the subscription, in this same transaction.
           const started = transition.next.status === "succeeded" && current.billing_reason === "subscription_create"
             ? yield* startFromPayment({ sessions: sessionRepo, products: productRepo }, transition.next)
             : undefined
-          const next: Payment.Payment = started === undefined
-            ? transition.next
-            : { ...transition.next, subscription_id: started.next.subscription_id }
+          const next = started === undefined ? transition.next : (yield* Payment.transition(transition.next, {
+            _tag: "AttachSubscription",
+            subscriptionId: started.next.subscription_id
+          }, now)).next
           latest.set(id, next)
           results.push(next)
           changed.push({ current, next, events: transition.events, started })
@@ -120,8 +121,7 @@ export class Settlement extends Effect.Service<Settlement>()("fils/Settlement", 
         const drafts: Array<EventDraft> = []
         for (const c of changed) {
           const { current, events, next, started } = c
-          const scope = { accountId: current.account_id, livemode: current.livemode }
-          for (const event of events) drafts.push({ scope, type: event.type, data: paymentData(next) })
+          drafts.push(...paymentDrafts(events, next))
           if (started !== undefined) {
             yield* subscriptionRepo.insert(started.next)
             drafts.push(...transitionEvents(started))

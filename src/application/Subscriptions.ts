@@ -37,7 +37,11 @@ const scopeOf = (row: { readonly account_id: Scope["accountId"]; readonly livemo
 
 /** The events of a subscription's transition, to record with it. */
 export const transitionEvents = (transition: Subscription.SubscriptionTransition): ReadonlyArray<EventDraft> =>
-  transition.events.map((type) => ({ scope: scopeOf(transition.next), type, data: subscriptionData(transition.next) }))
+  transition.events.map((event) => ({
+    scope: scopeOf(transition.next),
+    type: Subscription.eventType(event),
+    data: subscriptionData(transition.next)
+  }))
 
 /** Records the subscription and its events. Call inside the `transact` of the change. */
 export const saveTransition = (

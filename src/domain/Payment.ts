@@ -8,7 +8,7 @@
  * `failed` and `refunded` are final. Invariants: 0 ≤ refunded_amount ≤ total_amount; `refunded` iff
  * refunded_amount = total_amount > 0; fee_amount = 0 until the payment succeeds; net = total − fee − refunded.
  */
-import { DateTime, Either, Schema } from "effect"
+import { Data, DateTime, Either, Schema } from "effect"
 import { InvalidState, PaymentNotRefundable, RefundExceedsRemaining } from "./Errors.js"
 import { AccountId, CheckoutSessionId, CustomerId, PaymentId, SubscriptionId } from "./Ids.js"
 import { Metadata } from "./Metadata.js"
@@ -150,20 +150,59 @@ export type ChargeOutcome =
   | { readonly _tag: "Processing" }
 
 export type PaymentCommand =
-  | { readonly _tag: "Settle"; readonly outcome: ChargeOutcome }
+  /**
+   * The processor's answer to the charge, with the charge's id and the card it used when it names them (a
+   * `Processing` answer records them too: the payment is asked about later by its charge).
+   */
+  | {
+    readonly _tag: "Settle"
+    readonly outcome: ChargeOutcome
+    readonly chargeId?: string | null | undefined
+    readonly card?: CardOnFile | null | undefined
+  }
   | { readonly _tag: "Refund"; readonly amount: number }
+  /** The subscription a succeeded first payment of a subscription checkout started. */
+  | { readonly _tag: "AttachSubscription"; readonly subscriptionId: SubscriptionId }
+
+/** What happened to a payment, by its id: each is recorded as an event whose `data` is the payment after it. */
+export type PaymentEvent = Data.TaggedEnum<{
+  PaymentSucceeded: { readonly payment_id: PaymentId }
+  PaymentFailed: { readonly payment_id: PaymentId }
+  /** A refund succeeded, returning `refund_amount`. */
+  RefundSucceeded: { readonly payment_id: PaymentId; readonly refund_amount: number }
+}>
+export const PaymentEvent = Data.taggedEnum<PaymentEvent>()
 
 export type PaymentEventType = "payment.succeeded" | "payment.failed" | "refund.succeeded"
 
+/** The event's type on the wire (`GET /events`, webhooks). */
+export const eventType: (event: PaymentEvent) => PaymentEventType = PaymentEvent.$match({
+  PaymentSucceeded: () => "payment.succeeded" as const,
+  PaymentFailed: () => "payment.failed" as const,
+  RefundSucceeded: () => "refund.succeeded" as const
+})
+
 export interface PaymentTransition {
   readonly next: Payment
-  /** Events to record, in order, with the amount a refund returned. */
-  readonly events: ReadonlyArray<{ readonly type: PaymentEventType; readonly refundAmount?: number }>
+  /** Events to record, in order. */
+  readonly events: ReadonlyArray<PaymentEvent>
 }
 
 export const isFinal = (status: PaymentStatus) => status === "failed" || status === "refunded"
 
-const settle = (payment: Payment, outcome: ChargeOutcome, now: DateTime.Utc, fees: FeeSchedule): PaymentTransition => {
+const settle = (
+  processing: Payment,
+  command: Extract<PaymentCommand, { readonly _tag: "Settle" }>,
+  now: DateTime.Utc,
+  fees: FeeSchedule
+): PaymentTransition => {
+  const { outcome } = command
+  const payment: Payment = {
+    ...processing,
+    charge_id: command.chargeId ?? processing.charge_id,
+    card: command.card ?? processing.card
+  }
+  const id = { payment_id: payment.payment_id }
   switch (outcome._tag) {
     case "Processing":
       return { next: payment, events: [] }
@@ -178,13 +217,13 @@ const settle = (payment: Payment, outcome: ChargeOutcome, now: DateTime.Utc, fee
           paid_at: now,
           failure_code: null
         },
-        events: [{ type: "payment.succeeded" }]
+        events: [PaymentEvent.PaymentSucceeded(id)]
       }
     }
     case "Failed":
       return {
         next: { ...payment, status: "failed", fee_amount: 0, net_amount: payment.total_amount, failure_code: outcome.code },
-        events: [{ type: "payment.failed" }]
+        events: [PaymentEvent.PaymentFailed(id)]
       }
   }
 }
@@ -199,7 +238,7 @@ export const transition = (
   switch (command._tag) {
     case "Settle":
       return payment.status === "processing"
-        ? Either.right(settle(payment, command.outcome, now, fees))
+        ? Either.right(settle(payment, command, now, fees))
         : Either.left(new InvalidState({ message: `Payment ${payment.payment_id} is already ${payment.status}` }))
     case "Refund": {
       if (payment.status !== "succeeded" && payment.status !== "partially_refunded") {
@@ -219,9 +258,16 @@ export const transition = (
           refunded_amount: refunded,
           net_amount: payment.total_amount - payment.fee_amount - refunded
         },
-        events: [{ type: "refund.succeeded", refundAmount: command.amount }]
+        events: [PaymentEvent.RefundSucceeded({ payment_id: payment.payment_id, refund_amount: command.amount })]
       })
     }
+    case "AttachSubscription":
+      return payment.status === "succeeded" && payment.billing_reason === "subscription_create" &&
+          payment.subscription_id === null
+        ? Either.right({ next: { ...payment, subscription_id: command.subscriptionId }, events: [] })
+        : Either.left(
+          new InvalidState({ message: `Payment ${payment.payment_id} cannot start a subscription` })
+        )
   }
 }
 

@@ -95,6 +95,24 @@ export type SubscriptionEventType =
   | "subscription.on_hold"
   | "subscription.cancelled"
 
+/** What happened to a subscription, by its id: each is recorded as an event whose `data` is the subscription after. */
+export type SubscriptionEvent = Data.TaggedEnum<{
+  /** Started, or back from on hold. */
+  SubscriptionActivated: { readonly subscription_id: SubscriptionId }
+  SubscriptionRenewed: { readonly subscription_id: SubscriptionId }
+  SubscriptionOnHold: { readonly subscription_id: SubscriptionId }
+  SubscriptionCancelled: { readonly subscription_id: SubscriptionId }
+}>
+export const SubscriptionEvent = Data.taggedEnum<SubscriptionEvent>()
+
+/** The event's type on the wire (`GET /events`, webhooks). */
+export const eventType: (event: SubscriptionEvent) => SubscriptionEventType = SubscriptionEvent.$match({
+  SubscriptionActivated: () => "subscription.active" as const,
+  SubscriptionRenewed: () => "subscription.renewed" as const,
+  SubscriptionOnHold: () => "subscription.on_hold" as const,
+  SubscriptionCancelled: () => "subscription.cancelled" as const
+})
+
 export type SubscriptionCommand =
   /** The period ended with `cancel_at_period_end`: end it without charging. */
   | { readonly _tag: "EndAtPeriodEnd" }
@@ -109,7 +127,7 @@ export type SubscriptionCommand =
 
 export interface SubscriptionTransition {
   readonly next: Subscription
-  readonly events: ReadonlyArray<SubscriptionEventType>
+  readonly events: ReadonlyArray<SubscriptionEvent>
 }
 
 /** When the next charge (renewal or retry) or period-end cancellation is due; none once cancelled. */
@@ -187,7 +205,7 @@ export const start = (props: {
       metadata: props.metadata,
       created_at: props.paidAt
     },
-    events: ["subscription.active"]
+    events: [SubscriptionEvent.SubscriptionActivated({ subscription_id: props.id })]
   }
 }
 
@@ -204,13 +222,17 @@ export const transition = (
   command: SubscriptionCommand,
   now: DateTime.Utc
 ): Either.Either<SubscriptionTransition, InvalidState | InvalidRequest> => {
+  const id = { subscription_id: s.subscription_id }
   const refuse = (what: string) =>
     Either.left(new InvalidState({ message: `Subscription ${s.subscription_id} is ${s.status}; cannot ${what}` }))
   switch (command._tag) {
     case "Cancel":
       return s.status === "cancelled"
         ? Either.right({ next: s, events: [] }) // cancelling twice is a no-op, not an error
-        : Either.right({ next: cancelled(s, now, "requested"), events: ["subscription.cancelled"] })
+        : Either.right({
+          next: cancelled(s, now, "requested"),
+          events: [SubscriptionEvent.SubscriptionCancelled(id)]
+        })
     case "SetCancelAtPeriodEnd":
       return s.status === "cancelled"
         ? refuse("change cancel_at_period_end")
@@ -226,7 +248,7 @@ export const transition = (
       // retry that would have charged again.
       return Either.right({
         next: cancelled(s, s.status === "active" ? s.next_billing_date : (s.next_retry_at ?? now), "requested"),
-        events: ["subscription.cancelled"]
+        events: [SubscriptionEvent.SubscriptionCancelled(id)]
       })
     case "ChargeSucceeded": {
       if (s.status === "cancelled") return refuse("be charged")
@@ -243,7 +265,9 @@ export const transition = (
       }
       return Either.right({
         next,
-        events: s.status === "on_hold" ? ["subscription.active", "subscription.renewed"] : ["subscription.renewed"]
+        events: s.status === "on_hold"
+          ? [SubscriptionEvent.SubscriptionActivated(id), SubscriptionEvent.SubscriptionRenewed(id)]
+          : [SubscriptionEvent.SubscriptionRenewed(id)]
       })
     }
     case "ChargeFailed": {
@@ -253,7 +277,7 @@ export const transition = (
       if (attempts > Calendar.retryDays.length) {
         return Either.right({
           next: { ...cancelled(s, now, "payment_failed"), failed_payment_attempts: attempts },
-          events: ["subscription.cancelled"]
+          events: [SubscriptionEvent.SubscriptionCancelled(id)]
         })
       }
       return Either.right({
@@ -264,7 +288,7 @@ export const transition = (
           first_failure_at: firstFailure,
           next_retry_at: Calendar.addDays(firstFailure, Calendar.retryDays[attempts - 1]!)
         },
-        events: s.status === "on_hold" ? [] : ["subscription.on_hold"]
+        events: s.status === "on_hold" ? [] : [SubscriptionEvent.SubscriptionOnHold(id)]
       })
     }
   }

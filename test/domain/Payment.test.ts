@@ -139,6 +139,9 @@ const resolve = (p: Payment.Payment, step: Step): Payment.PaymentCommand => {
 /** Whether §5 allows `command` in `p`'s state. */
 const allowed = (p: Payment.Payment, command: Payment.PaymentCommand): boolean => {
   if (command._tag === "Settle") return p.status === "processing"
+  if (command._tag === "AttachSubscription") {
+    return p.status === "succeeded" && p.billing_reason === "subscription_create" && p.subscription_id === null
+  }
   const remaining = p.total_amount - p.refunded_amount
   return (p.status === "succeeded" || p.status === "partially_refunded") &&
     Number.isSafeInteger(command.amount) && command.amount >= 1 && command.amount <= remaining
@@ -198,20 +201,22 @@ const drive = (total: number, schedule: Payment.FeeSchedule, steps: ReadonlyArra
           assert.strictEqual(next.status, "succeeded")
           assert.strictEqual(next.fee_amount, expectedFee(total, schedule))
           assert.isTrue(DateTime.Equivalence(next.paid_at!, now), "paid_at is when it succeeded")
-          assert.deepStrictEqual(events.map((e) => e.type), ["payment.succeeded"])
+          assert.deepStrictEqual(events.map(Payment.eventType), ["payment.succeeded"])
           break
         case "Failed":
           assert.strictEqual(next.status, "failed")
           assert.strictEqual(next.failure_code, command.outcome.code)
-          assert.deepStrictEqual(events.map((e) => e.type), ["payment.failed"])
+          assert.deepStrictEqual(events.map(Payment.eventType), ["payment.failed"])
           break
       }
-    } else {
+    } else if (command._tag === "Refund") {
       assert.strictEqual(next.refunded_amount, p.refunded_amount + command.amount)
       assert.strictEqual(next.fee_amount, p.fee_amount, "a refund does not change the fee")
       assert.deepStrictEqual(next.paid_at, p.paid_at)
       assert.strictEqual(next.status, next.refunded_amount === total ? "refunded" : "partially_refunded")
-      assert.deepStrictEqual(events, [{ type: "refund.succeeded", refundAmount: command.amount }])
+      assert.deepStrictEqual(events, [
+        Payment.PaymentEvent.RefundSucceeded({ payment_id: p.payment_id, refund_amount: command.amount })
+      ])
     }
     assert.deepStrictEqual(p, snapshot, "the input payment is not modified")
     checkInvariants(next, schedule)
@@ -261,7 +266,7 @@ describe("Payment.transition (property)", () => {
         const amount = Math.max(1, Math.floor((total - returned) * f))
         const r = Either.getOrThrow(Payment.transition(p, { _tag: "Refund", amount }, t0))
         returned += amount
-        assert.strictEqual(r.events[0]?.refundAmount, amount)
+        assert.deepStrictEqual(r.events, [Payment.PaymentEvent.RefundSucceeded({ payment_id: p.payment_id, refund_amount: amount })])
         p = r.next
         assert.strictEqual(p.refunded_amount, returned)
       }
@@ -299,6 +304,40 @@ describe("Payment.transition (examples)", () => {
     assert.strictEqual(r.next.status, "refunded")
     assert.strictEqual(r.next.net_amount, -1112)
     assert.deepStrictEqual(Payment.violations(r.next), [])
+  })
+
+  it("settling records the charge and card the processor named, and events name the payment by id", () => {
+    const card = { last4: "4242", brand: "visa", exp_month: 12, exp_year: 2030, token: "tok_1" }
+    const r = Either.getOrThrow(Payment.transition(processing(34900), {
+      _tag: "Settle",
+      outcome: { _tag: "Succeeded" },
+      chargeId: "ch_1",
+      card
+    }, t0))
+    assert.deepStrictEqual([r.next.charge_id, r.next.card], ["ch_1", card])
+    assert.deepStrictEqual(r.events, [Payment.PaymentEvent.PaymentSucceeded({ payment_id: paymentId })])
+    // Still processing: the charge's id is kept, to ask about it later; nothing happened yet.
+    const pending = Either.getOrThrow(Payment.transition(processing(100), {
+      _tag: "Settle",
+      outcome: { _tag: "Processing" },
+      chargeId: "ch_2"
+    }, t0))
+    assert.deepStrictEqual([pending.next.status, pending.next.charge_id, pending.events], ["processing", "ch_2", []])
+  })
+
+  it("a subscription's first payment is attached to the subscription it started, once", () => {
+    const first = Either.getOrThrow(Payment.transition(
+      { ...processing(34900), billing_reason: "subscription_create" },
+      { _tag: "Settle", outcome: { _tag: "Succeeded" } },
+      t0
+    )).next
+    const subscriptionId = "sub_1" as Payment.Payment["subscription_id"] & string
+    const attached = Either.getOrThrow(Payment.transition(first, { _tag: "AttachSubscription", subscriptionId }, t0))
+    assert.deepStrictEqual([attached.next.subscription_id, attached.events], [subscriptionId, []])
+    const again = Payment.transition(attached.next, { _tag: "AttachSubscription", subscriptionId }, t0)
+    assert.isTrue(Either.isLeft(again))
+    const oneTime = Payment.transition(succeeded, { _tag: "AttachSubscription", subscriptionId }, t0)
+    assert.isTrue(Either.isLeft(oneTime), "a one-time payment starts no subscription")
   })
 
   it("a failure records its code, no fee, net = total", () => {
