@@ -121,30 +121,19 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           const now = yield* DateTime.now
           const id = yield* newId<CheckoutSessionId>(prefixes.checkoutSession)
           const token = yield* signer.randomToken(24)
-          const session: CheckoutSession.CheckoutSession = {
-            object: "checkout_session",
-            session_id: id,
-            account_id: scope.accountId,
+          const session = CheckoutSession.open({
+            id,
+            accountId: scope.accountId,
             livemode: scope.livemode,
+            checkoutUrl: `${publicUrl}/checkout/${id}`,
             kind: CheckoutSession.kindOf(lines),
-            status: "open",
-            checkout_url: `${publicUrl}/checkout/${id}`,
-            total_amount: priced.total,
-            currency: priced.currency,
-            product_cart: priced.lines,
-            customer: customer === undefined
-              ? null
-              : { name: customer.name, email: customer.email, phone_number: customer.phone_number },
-            customer_id: customer?.customer_id ?? null,
-            return_url: input.return_url ?? null,
-            payment_id: null,
-            subscription_id: null,
+            priced,
+            customer,
+            returnUrl: input.return_url ?? null,
             metadata: input.metadata ?? {},
-            created_at: now,
-            expires_at: DateTime.addDuration(now, CheckoutSession.lifetime),
-            completed_at: null,
-            form_token: token
-          }
+            formToken: token,
+            now
+          })
           yield* UnitOfWork.create(
             UnitOfWork.Created.CheckoutSession({ session }),
             atomic ? sessionRepo.insert(session) : insertSession(session)
@@ -233,12 +222,8 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           card: null
         }, now)
         yield* paymentRepo.insert(payment)
-        const updated: CheckoutSession.CheckoutSession = session.customer_id === null
-          ? {
-            ...session,
-            customer_id: customer.customer_id,
-            customer: { name: customer.name, email: customer.email, phone_number: customer.phone_number }
-          }
+        const updated = session.customer_id === null
+          ? yield* CheckoutSession.transition(session, { _tag: "AttachCustomer", customer }, now)
           : session
         if (updated !== session) yield* sessionRepo.update(updated)
         return { session: updated, payment }

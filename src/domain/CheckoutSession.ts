@@ -111,6 +111,56 @@ export interface PricedLine {
 export const kindOf = (lines: ReadonlyArray<PricedLine>): SessionKind =>
   lines.length === 1 && lines[0]!.product.billing === "recurring" ? "subscription" : "payment"
 
+/** The customer a session is tied to, as the session shows it. */
+export interface CustomerOnFile {
+  readonly customer_id: CustomerId
+  readonly name: string | null
+  readonly email: string
+  readonly phone_number: string | null
+}
+
+/** A new open session for a priced cart (`price`), due to expire `lifetime` after `now`. */
+export const open = (props: {
+  readonly id: CheckoutSessionId
+  readonly accountId: AccountId
+  readonly livemode: boolean
+  readonly checkoutUrl: string
+  readonly kind: SessionKind
+  readonly priced: { readonly lines: ReadonlyArray<CartLine>; readonly total: number; readonly currency: Currency }
+  readonly customer: CustomerOnFile | undefined
+  readonly returnUrl: string | null
+  readonly metadata: Metadata
+  readonly formToken: string
+  readonly now: DateTime.Utc
+}): CheckoutSession => ({
+  object: "checkout_session",
+  session_id: props.id,
+  account_id: props.accountId,
+  livemode: props.livemode,
+  kind: props.kind,
+  status: "open",
+  checkout_url: props.checkoutUrl,
+  total_amount: props.priced.total,
+  currency: props.priced.currency,
+  product_cart: props.priced.lines,
+  customer: props.customer === undefined ? null : sessionCustomer(props.customer),
+  customer_id: props.customer?.customer_id ?? null,
+  return_url: props.returnUrl,
+  payment_id: null,
+  subscription_id: null,
+  metadata: props.metadata,
+  created_at: props.now,
+  expires_at: DateTime.addDuration(props.now, lifetime),
+  completed_at: null,
+  form_token: props.formToken
+})
+
+const sessionCustomer = (c: CustomerOnFile): SessionCustomer => ({
+  name: c.name,
+  email: c.email,
+  phone_number: c.phone_number
+})
+
 /** Prices a cart: only active products, one currency, a total that stays a safe integer. */
 export const price = (lines: ReadonlyArray<PricedLine>): Either.Either<{
   readonly lines: ReadonlyArray<CartLine>
@@ -183,6 +233,8 @@ export type SessionCommand =
   }
   /** Its 24 hours passed with no charge in flight. */
   | { readonly _tag: "Expire" }
+  /** The customer who pays a session created without one (the form's). */
+  | { readonly _tag: "AttachCustomer"; readonly customer: CustomerOnFile }
 
 /**
  * The session's state machine: `open → complete | expired`, both final. A command that does not apply to the
@@ -210,6 +262,14 @@ export const transition = (
       return statusAt(session, now) === "expired"
         ? Either.right({ ...session, status: "expired" })
         : Either.left(new InvalidState({ message: `Checkout session ${session.session_id} is not due to expire` }))
+    case "AttachCustomer":
+      return session.customer_id === null
+        ? Either.right({
+          ...session,
+          customer_id: command.customer.customer_id,
+          customer: sessionCustomer(command.customer)
+        })
+        : Either.left(new InvalidState({ message: `Checkout session ${session.session_id} already has a customer` }))
   }
 }
 

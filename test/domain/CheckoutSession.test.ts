@@ -2,7 +2,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Duration, Either, FastCheck, Schema } from "effect"
 import * as CheckoutSession from "../../src/domain/CheckoutSession.js"
-import type { AccountId, CheckoutSessionId, PaymentId, ProductId, SubscriptionId } from "../../src/domain/Ids.js"
+import type { AccountId, CheckoutSessionId, CustomerId, PaymentId, ProductId, SubscriptionId } from "../../src/domain/Ids.js"
 import { uuidv7Hex } from "../../src/domain/Ids.js"
 import * as Product from "../../src/domain/Product.js"
 
@@ -22,28 +22,19 @@ const monthly = product({ name: "Club", price: 9900, billing: "recurring", billi
 const sessionOf = (lines: ReadonlyArray<CheckoutSession.PricedLine>): CheckoutSession.CheckoutSession => {
   const priced = Either.getOrThrow(CheckoutSession.price(lines))
   const id = hexId("cks") as CheckoutSessionId
-  return {
-    object: "checkout_session",
-    session_id: id,
-    account_id: accountId,
+  return CheckoutSession.open({
+    id,
+    accountId,
     livemode: false,
+    checkoutUrl: `http://127.0.0.1:4242/checkout/${id}`,
     kind: CheckoutSession.kindOf(lines),
-    status: "open",
-    checkout_url: `http://127.0.0.1:4242/checkout/${id}`,
-    total_amount: priced.total,
-    currency: priced.currency,
-    product_cart: priced.lines,
-    customer: null,
-    customer_id: null,
-    return_url: null,
-    payment_id: null,
-    subscription_id: null,
+    priced,
+    customer: undefined,
+    returnUrl: null,
     metadata: {},
-    created_at: t0,
-    expires_at: DateTime.addDuration(t0, CheckoutSession.lifetime),
-    completed_at: null,
-    form_token: "token"
-  }
+    formToken: "token",
+    now: t0
+  })
 }
 
 const at = (d: Duration.DurationInput) => DateTime.addDuration(t0, d)
@@ -307,5 +298,46 @@ describe("CheckoutSession.ensurePayable / complete / expire", () => {
     assert.notProperty(encoded, "account_id")
     assert.notProperty(encoded, "customer_id")
     assert.strictEqual(encoded.expires_at, "2026-11-22T10:00:00.000Z")
+  })
+})
+
+describe("CheckoutSession.open and AttachCustomer", () => {
+  const customer = {
+    customer_id: hexId("cus") as CustomerId,
+    name: "Mona",
+    email: "mona@example.com",
+    phone_number: null
+  }
+
+  it("opens for 24 hours with the cart priced, and shows the customer it was created for", () => {
+    const s = sessionOf([{ product: oneTime, quantity: 3 }])
+    assert.deepStrictEqual([s.status, s.total_amount, s.customer, s.customer_id], ["open", 15000, null, null])
+    assert.isTrue(DateTime.Equivalence(s.expires_at, expiry))
+    const priced = Either.getOrThrow(CheckoutSession.price([{ product: oneTime, quantity: 1 }]))
+    const withCustomer = CheckoutSession.open({
+      id: hexId("cks") as CheckoutSessionId,
+      accountId,
+      livemode: true,
+      checkoutUrl: "http://127.0.0.1:4242/checkout/x",
+      kind: "payment",
+      priced,
+      customer,
+      returnUrl: null,
+      metadata: {},
+      formToken: "token",
+      now: t0
+    })
+    assert.strictEqual(withCustomer.customer_id, customer.customer_id)
+    assert.deepStrictEqual(withCustomer.customer, { name: "Mona", email: "mona@example.com", phone_number: null })
+  })
+
+  it("attaches the paying customer once, and only while open", () => {
+    const s = sessionOf([{ product: oneTime, quantity: 1 }])
+    const attached = Either.getOrThrow(CheckoutSession.transition(s, { _tag: "AttachCustomer", customer }, t0))
+    assert.strictEqual(attached.customer_id, customer.customer_id)
+    assert.strictEqual(attached.customer?.email, "mona@example.com")
+    assert.strictEqual(leftTag(CheckoutSession.transition(attached, { _tag: "AttachCustomer", customer }, t0)), "InvalidState")
+    const done = Either.getOrThrow(complete(s, paid, t0))
+    assert.strictEqual(leftTag(CheckoutSession.transition(done, { _tag: "AttachCustomer", customer }, t0)), "InvalidState")
   })
 })
