@@ -30,16 +30,27 @@ export class InternalError extends Schema.TaggedError<InternalError>()("Internal
 
 type ErrorClass<Self> = Schema.Schema<Self, any, never> & (new(props: { readonly message: string }) => Self)
 
-/** The wire schema of one error class: `{ code: <literal>, message }` <-> the class instance. */
-const wire = <Self extends { readonly code: string; readonly message: string }>(
+/**
+ * The wire schema of one error class: `{ code: <literal>, message }` <-> the class instance. The domain's errors
+ * that say more about a situation (`more`: `SubscriptionNotChangeable` is an `INVALID_STATE`) are sent under the
+ * same code, with their own message; a client reads them back as the general class.
+ */
+const wire = <
+  Self extends { readonly code: string; readonly message: string },
+  const More extends ReadonlyArray<abstract new(...args: ReadonlyArray<any>) => { readonly code: Self["code"]; readonly message: string }> = []
+>(
   cls: ErrorClass<Self>,
   code: Self["code"],
   status: number,
-  description: string
+  description: string,
+  more?: More
 ) =>
   Schema.transform(
     Schema.Struct({ code: Schema.Literal(code), message: Schema.String }),
-    Schema.declare((u: unknown): u is Self => u instanceof cls, { identifier: `${code}Error` }),
+    Schema.declare((u: unknown): u is Self | InstanceType<More[number]> =>
+      u instanceof cls || (more ?? []).some((c) => u instanceof c), {
+      identifier: `${code}Error`
+    }),
     {
       strict: true,
       decode: ({ message }) => new cls({ message }),
@@ -51,7 +62,13 @@ const wire = <Self extends { readonly code: string; readonly message: string }>(
     description
   })
 
-export const InvalidRequest = wire(Errors.InvalidRequest, "INVALID_REQUEST", 400, "The request is malformed or invalid")
+export const InvalidRequest = wire(
+  Errors.InvalidRequest,
+  "INVALID_REQUEST",
+  400,
+  "The request is malformed or invalid",
+  [Errors.RefundExceedsRemaining]
+)
 export const CurrencyNotSupported = wire(
   Errors.CurrencyNotSupported,
   "CURRENCY_NOT_SUPPORTED",
@@ -72,7 +89,13 @@ export const PaymentsDisabled = wire(
 )
 export const NotFound = wire(Errors.NotFound, "NOT_FOUND", 404, "No such resource (in this account and mode)")
 export const MethodNotAllowedError = wire(MethodNotAllowed, "METHOD_NOT_ALLOWED", 405, "The path does not accept this method")
-export const InvalidState = wire(Errors.InvalidState, "INVALID_STATE", 409, "The resource's state does not allow this")
+export const InvalidState = wire(
+  Errors.InvalidState,
+  "INVALID_STATE",
+  409,
+  "The resource's state does not allow this",
+  [Errors.SubscriptionNotChangeable, Errors.RenewalInProgress, Errors.PaymentNotRefundable]
+)
 export const IdempotencyKeyInUse = wire(
   Errors.IdempotencyKeyInUse,
   "IDEMPOTENCY_KEY_IN_USE",

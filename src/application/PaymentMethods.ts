@@ -69,7 +69,7 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/Payme
       const changed = yield* afterRenewalInFlight(transactions.transact(Effect.gen(function*() {
         const current = Option.getOrThrow(yield* subscriptionRepo.find(id))
         const inFlight = current.status === "on_hold" ? yield* renewalInFlight(repos, current) : undefined
-        if (inFlight !== undefined) return yield* new RenewalInFlight({ payment_id: inFlight })
+        if (inFlight !== undefined) return yield* new RenewalInFlight({ subscription_id: current.subscription_id, payment_id: inFlight })
         const now = yield* DateTime.now
         const transition = yield* Subscription.transition(current, { _tag: "ReplaceCard", card: saved.card }, now)
         yield* saveTransition(repos, transition)

@@ -4,7 +4,7 @@
  */
 import { Data, DateTime, Effect, Option, Schedule, Schema } from "effect"
 import type { Scope } from "../domain/Account.js"
-import { InvalidState, notFound } from "../domain/Errors.js"
+import { notFound, RenewalInProgress } from "../domain/Errors.js"
 import type { CustomerId, PaymentId, SubscriptionId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
@@ -101,7 +101,10 @@ export const startFromPayment = (
  * A renewal charge of the subscription (`payment_id`) is at the processor: a cancellation (or a new card) waits for
  * its outcome.
  */
-export class RenewalInFlight extends Data.TaggedError("RenewalInFlight")<{ readonly payment_id: PaymentId }> {}
+export class RenewalInFlight extends Data.TaggedError("RenewalInFlight")<{
+  readonly subscription_id: SubscriptionId
+  readonly payment_id: PaymentId
+}> {}
 
 /**
  * The charge for the due period's current attempt, if it was reserved and is still `processing` (at the processor,
@@ -130,15 +133,13 @@ const waitForRenewal = Schedule.spaced("200 millis").pipe(Schedule.upTo("15 seco
 
 /**
  * Runs `change` (a transaction that fails with `RenewalInFlight` when it meets a renewal charge at the processor)
- * again until that charge has an outcome; a processor stuck past the wait is `InvalidState` (409).
+ * again until that charge has an outcome; a processor stuck past the wait is `RenewalInProgress` (409).
  */
 export const afterRenewalInFlight = <A, E, R>(change: Effect.Effect<A, E | RenewalInFlight, R>) =>
   change.pipe(
     Effect.retry({ schedule: waitForRenewal, while: (e) => e instanceof RenewalInFlight }),
-    Effect.catchIf((e): e is RenewalInFlight => e instanceof RenewalInFlight, () =>
-      new InvalidState({
-        message: "A renewal charge for this subscription is still in progress; try again in a few seconds"
-      }))
+    Effect.catchIf((e): e is RenewalInFlight => e instanceof RenewalInFlight, (e) =>
+      new RenewalInProgress({ subscription_id: e.subscription_id, payment_id: e.payment_id }))
   )
 
 export class Subscriptions extends Effect.Service<Subscriptions>()("fils/Subscriptions", {
@@ -174,7 +175,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("fils/Subscri
           const inFlight = command._tag === "Cancel" && current.status !== "cancelled"
             ? yield* renewalInFlight(repos, current)
             : undefined
-          if (inFlight !== undefined) return yield* new RenewalInFlight({ payment_id: inFlight })
+          if (inFlight !== undefined) return yield* new RenewalInFlight({ subscription_id: current.subscription_id, payment_id: inFlight })
           const transition = yield* Subscription.transition(current, command, yield* DateTime.now)
           if (transition.next !== current) yield* saveTransition(repos, transition)
           return transition.next

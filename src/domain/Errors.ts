@@ -87,6 +87,32 @@ export class PaymentNotRefundable extends Schema.TaggedError<PaymentNotRefundabl
   }
 }
 
+/** A change the subscription's status does not allow (`change`: what was asked, in words). */
+export class SubscriptionNotChangeable extends Schema.TaggedError<SubscriptionNotChangeable>()("SubscriptionNotChangeable", {
+  code: code("INVALID_STATE"),
+  subscription_id: Schema.String,
+  status: Schema.String,
+  change: Schema.String
+}) {
+  override get message(): string {
+    return `Subscription ${this.subscription_id} is ${this.status}; cannot ${this.change}`
+  }
+}
+
+/**
+ * A renewal charge of the subscription (`payment_id`) is still at the processor, past the wait a change gives it:
+ * nothing changed, and the change may be asked again.
+ */
+export class RenewalInProgress extends Schema.TaggedError<RenewalInProgress>()("RenewalInProgress", {
+  code: code("INVALID_STATE"),
+  subscription_id: Schema.String,
+  payment_id: Schema.String
+}) {
+  override get message(): string {
+    return "A renewal charge for this subscription is still in progress; try again in a few seconds"
+  }
+}
+
 /** The processor refused a refund: nothing was returned, and the amount is free to refund again. */
 export class RefundRefused extends Schema.TaggedError<RefundRefused>()("RefundRefused", {
   code: code("REFUND_REFUSED"),

@@ -11,7 +11,7 @@
  */
 import { Data, DateTime, Either, Schema } from "effect"
 import * as Calendar from "./Calendar.js"
-import { InvalidRequest, InvalidState } from "./Errors.js"
+import { InvalidRequest, SubscriptionNotChangeable } from "./Errors.js"
 import { AccountId, CheckoutSessionId, CustomerId, type PaymentId, ProductId, SubscriptionId } from "./Ids.js"
 import { Metadata } from "./Metadata.js"
 import * as Pagination from "./Pagination.js"
@@ -221,10 +221,10 @@ export const transition = (
   s: Subscription,
   command: SubscriptionCommand,
   now: DateTime.Utc
-): Either.Either<SubscriptionTransition, InvalidState | InvalidRequest> => {
+): Either.Either<SubscriptionTransition, SubscriptionNotChangeable | InvalidRequest> => {
   const id = { subscription_id: s.subscription_id }
   const refuse = (what: string) =>
-    Either.left(new InvalidState({ message: `Subscription ${s.subscription_id} is ${s.status}; cannot ${what}` }))
+    Either.left(new SubscriptionNotChangeable({ subscription_id: s.subscription_id, status: s.status, change: what }))
   switch (command._tag) {
     case "Cancel":
       return s.status === "cancelled"

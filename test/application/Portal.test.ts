@@ -322,7 +322,7 @@ describe("the portal's view of a customer", () => {
       assert.isFalse((yield* portal.setCancelAtPeriodEnd(session, id, false)).cancel_at_period_end)
       assert.deepStrictEqual(yield* eventsOf(test, id), ["payment.succeeded", "subscription.active"])
       yield* Effect.flatMap(Subscriptions, (s) => s.update(test, id, { status: "cancelled" }))
-      assert.strictEqual((yield* Effect.flip(portal.setCancelAtPeriodEnd(session, id, true)))._tag, "InvalidState")
+      assert.strictEqual((yield* Effect.flip(portal.setCancelAtPeriodEnd(session, id, true)))._tag, "SubscriptionNotChangeable")
     })))
 
   it.effect("a receipt: the cart's lines, refunds so far; a failed payment has none", () =>

@@ -706,7 +706,7 @@ describe("failed renewals", () => {
 })
 
 describe("cancellation", () => {
-  it.effect("cancel now: cancelled (requested) with subscription.cancelled; again is a no-op; flag changes are InvalidState", () =>
+  it.effect("cancel now: cancelled (requested) with subscription.cancelled; again is a no-op; flag changes are SubscriptionNotChangeable", () =>
     Effect.gen(function*() {
       yield* at(jan31)
       const subscriptions = yield* Subscriptions
@@ -731,7 +731,11 @@ describe("cancellation", () => {
 
       for (const value of [true, false]) {
         const r = yield* Effect.either(subscriptions.update(test, id, { cancel_at_period_end: value }))
-        assert.strictEqual(failureTag(r), "InvalidState")
+        assert.strictEqual(failureTag(r), "SubscriptionNotChangeable")
+        if (Either.isLeft(r) && r.left._tag === "SubscriptionNotChangeable") {
+          assert.deepStrictEqual([r.left.subscription_id, r.left.status, r.left.code], [id, "cancelled", "INVALID_STATE"])
+          assert.strictEqual(r.left.message, `Subscription ${id} is cancelled; cannot change cancel_at_period_end`)
+        }
       }
       assert.deepStrictEqual(yield* subscriptions.get(test, id), cancelled)
 
@@ -915,7 +919,11 @@ describe("cancellation", () => {
       const cancelling = yield* Effect.fork(Effect.either(subscriptions.update(test, id, { status: "cancelled" })))
       yield* TestClock.adjust("20 seconds")
       const refused = yield* Fiber.join(cancelling)
-      assert.strictEqual(failureTag(refused), "InvalidState")
+      assert.strictEqual(failureTag(refused), "RenewalInProgress")
+      if (Either.isLeft(refused) && refused.left._tag === "RenewalInProgress") {
+        assert.deepStrictEqual([refused.left.subscription_id, refused.left.code], [id, "INVALID_STATE"])
+        assert.isTrue(refused.left.payment_id.startsWith("pay_"), "names the charge at the processor")
+      }
       assert.strictEqual((yield* getSub(test, id)).status, "active", "nothing changed")
       yield* Deferred.succeed(release, undefined)
       yield* Fiber.join(pass)
@@ -988,7 +996,7 @@ describe("cancellation", () => {
       assert.deepStrictEqual(yield* getSub(test, id), ended)
       assert.strictEqual(
         failureTag(yield* Effect.either(subscriptions.update(test, id, { cancel_at_period_end: false }))),
-        "InvalidState"
+        "SubscriptionNotChangeable"
       )
     }).pipe(withControlledEngine))
 
@@ -1352,7 +1360,7 @@ describe("billing invariants (property)", () => {
               if (inFlight) yield* TestClock.adjust("16 seconds")
               const r = yield* Fiber.join(cancelling)
               if (Either.isLeft(r)) {
-                assert.isTrue(inFlight && r.left._tag === "InvalidState", `cancel: ${r.left._tag}`)
+                assert.isTrue(inFlight && r.left._tag === "RenewalInProgress", `cancel: ${r.left._tag}`)
                 break
               }
               assert.strictEqual(r.right.status, "cancelled")
@@ -1363,7 +1371,7 @@ describe("billing invariants (property)", () => {
               const id = ids[step.sub % ids.length]!
               const was = before.get(id)!.sub
               const r = yield* Effect.either(subscriptions.update(test, id, { cancel_at_period_end: step.value }))
-              assert.strictEqual(failureTag(r), was.status === "cancelled" ? "InvalidState" : "succeeded")
+              assert.strictEqual(failureTag(r), was.status === "cancelled" ? "SubscriptionNotChangeable" : "succeeded")
               break
             }
           }

@@ -198,6 +198,10 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
       return page(200, Pages.messagePage({ nonce, base }, "Signed out", notices.signed_out!.text), nonce)
     }))
 
+    /** A subscription change refused (409): nothing changed, and why. */
+    const nothingChanged = (frame: Parameters<typeof Pages.messagePage>[0], why: string) =>
+      page(409, Pages.messagePage(frame, "Nothing changed", why, { href: base, label: "← Back to your account" }), frame.nonce)
+
     // Subscriptions ----------------------------------------------------------------------------------------------
 
     yield* router.post("/portal/subscriptions/:id/cancel-at-period-end", withPost((session, frame, params) =>
@@ -212,8 +216,8 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
           Effect.map(() => redirect(`${base}?notice=${value === "true" ? "cancel_scheduled" : "cancel_undone"}`)),
           Effect.catchTags({
             NotFound: () => Effect.succeed(notFound(frame)),
-            InvalidState: (e) =>
-              Effect.succeed(page(409, Pages.messagePage(frame, "Nothing changed", e.message, { href: base, label: "← Back to your account" }), frame.nonce)),
+            SubscriptionNotChangeable: (e) => Effect.succeed(nothingChanged(frame, e.message)),
+            RenewalInProgress: (e) => Effect.succeed(nothingChanged(frame, e.message)),
             InvalidRequest: (e) =>
               Effect.succeed(page(400, Pages.messagePage(frame, "Nothing changed", e.message, { href: base, label: "← Back to your account" }), frame.nonce))
           })
@@ -281,6 +285,8 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
             ProcessorUnavailable: () =>
               cardForm(session, frame, { values, errors: {}, alert: "We could not reach the card processor, so nothing changed. Please try again in a moment." }, 503),
             InvalidState: (e) => cardForm(session, frame, { values, errors: {}, alert: e.message }, 409),
+            SubscriptionNotChangeable: (e) => cardForm(session, frame, { values, errors: {}, alert: e.message }, 409),
+            RenewalInProgress: (e) => cardForm(session, frame, { values, errors: {}, alert: e.message }, 409),
             RateLimited: (e) =>
               Effect.map(
                 cardForm(session, frame, { values, errors: {}, alert: `${e.message}.` }, 429),
