@@ -10,7 +10,7 @@ import * as Account from "../domain/Account.js"
 import * as CheckoutForm from "../domain/CheckoutForm.js"
 import * as CheckoutSession from "../domain/CheckoutSession.js"
 import { InvalidRequest, InvalidState, notFound, PaymentsDisabled } from "../domain/Errors.js"
-import type { CheckoutSessionId, PaymentId, ProductId } from "../domain/Ids.js"
+import type { CheckoutSessionId, PaymentId } from "../domain/Ids.js"
 import { CustomerId as CustomerIdSchema, parseId, prefixes, ProductId as ProductIdSchema } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
 import * as Payment from "../domain/Payment.js"
@@ -102,10 +102,10 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           // The cart's products in one statement, whatever the number of lines (shared with other carts).
           const ids = input.product_cart.flatMap((line) => {
             const id = productIdOf(line.product_id)
-            return id === undefined ? [] : [id as ProductId]
+            return id === undefined ? [] : [id]
           })
           const products = yield* (atomic ? productRepo.getAll(scope, ids) : readProducts(scope, ids))
-          const found = new Map(products.map((p) => [p.product_id as string, p]))
+          const found = new Map<string, CheckoutSession.PricedLine["product"]>(products.map((p) => [p.product_id, p]))
           const lines: Array<CheckoutSession.PricedLine> = []
           for (const [i, line] of input.product_cart.entries()) {
             const product = Option.fromNullable(found.get(line.product_id))

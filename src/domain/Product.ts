@@ -96,9 +96,11 @@ export const ProductUpdate = Schema.Struct({
 }).annotations({ identifier: "ProductUpdate" })
 export type ProductUpdate = typeof ProductUpdate.Type
 
+const isSupported = (currency: string): currency is Currency => supportedCurrencies.some((c) => c === currency)
+
 export const checkCurrency = (currency: string): Either.Either<Currency, CurrencyNotSupported> =>
-  (supportedCurrencies as ReadonlyArray<string>).includes(currency)
-    ? Either.right(currency as Currency)
+  isSupported(currency)
+    ? Either.right(currency)
     : Either.left(
       new CurrencyNotSupported({
         message: `Currency '${currency}' is not supported; enabled currencies: ${supportedCurrencies.join(", ")}`
