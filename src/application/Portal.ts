@@ -225,10 +225,7 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
         const now = DateTime.toEpochMillis(yield* DateTime.now)
         const decision = yield* rateLimitRepo.hit(`portal-card:${session.customer_portal_session_id}`, now, cardAttemptsPerMinute, 60)
         if (!decision.allowed) {
-          return yield* new RateLimited({
-            message: `Too many cards tried; try again in ${decision.resetSeconds} seconds`,
-            retryAfterSeconds: decision.resetSeconds
-          })
+          return yield* RateLimited.after("cards tried", decision.resetSeconds)
         }
         return yield* paymentMethods.replace(scopeOf(session), id, card)
       }

@@ -28,11 +28,7 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
     // stops checking keys from it without another round trip; the others learn on that address's next failure.
     const blocked = new Map<string, number>()
 
-    const limited = (decision: RateDecision, what: string) =>
-      new RateLimited({
-        message: `Too many ${what}; retry after ${decision.resetSeconds} seconds`,
-        retryAfterSeconds: decision.resetSeconds
-      })
+    const limited = (decision: RateDecision, what: string) => RateLimited.after(what, decision.resetSeconds)
 
     // Per bucket, the requests waiting for the next hit; a bucket is here while its drain runs.
     const queues = new Map<string, Array<Waiter>>()
@@ -124,11 +120,7 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
         blocked.delete(address)
         return
       }
-      const seconds = Math.max(1, Math.ceil((until - now) / 1000))
-      return yield* new RateLimited({
-        message: `Too many failed authentications; retry after ${seconds} seconds`,
-        retryAfterSeconds: seconds
-      })
+      return yield* RateLimited.after("failed authentications", (until - now) / 1000)
     })
 
     /** Counts a failed authentication from `address`; returns the refusal to send when the budget is spent. */

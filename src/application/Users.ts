@@ -199,11 +199,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
             delayed = true
             continue
           }
-          const retryAfterSeconds = Math.max(1, decision.resetSeconds)
-          return yield* new RateLimited({
-            message: `Too many sign-in attempts; try again in ${retryAfterSeconds} seconds`,
-            retryAfterSeconds
-          })
+          return yield* RateLimited.after("sign-in attempts", decision.resetSeconds)
         }
         if (delayed) yield* Effect.sleep(ceilingDelay)
       })

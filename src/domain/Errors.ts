@@ -52,7 +52,13 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited"
   message: Schema.String,
   /** Whole seconds until a request would be accepted again (sent as `Retry-After`, not in the body). */
   retryAfterSeconds: Schema.optionalWith(Schema.Int, { default: () => 1 })
-}) {}
+}) {
+  /** Too many of `what` (in the caller's words): refused for `seconds`, at least one, which the message gives. */
+  static after(what: string, seconds: number): RateLimited {
+    const retryAfterSeconds = Math.max(1, Math.ceil(seconds))
+    return new RateLimited({ message: `Too many ${what}; try again in ${retryAfterSeconds} seconds`, retryAfterSeconds })
+  }
+}
 
 /**
  * A refund of more than remains of its payment, counting the refunds still pending (`remaining` is what may still

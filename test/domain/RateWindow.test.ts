@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { FastCheck } from "effect"
+import { RateLimited } from "../../src/domain/Errors.js"
 import * as RateWindow from "../../src/domain/RateWindow.js"
 
 interface Step {
@@ -188,4 +189,14 @@ describe("RateWindow.hit", () => {
       )
     }
   }, { fastCheck: { numRuns: 200 } })
+})
+
+describe("RateLimited.after: the one refusal of every limit", () => {
+  it("says what was limited and when to try again, in whole seconds, at least one", () => {
+    const refused = RateLimited.after("cards tried", 41)
+    assert.deepStrictEqual([refused.code, refused.retryAfterSeconds], ["RATE_LIMITED", 41])
+    assert.strictEqual(refused.message, "Too many cards tried; try again in 41 seconds")
+    assert.strictEqual(RateLimited.after("requests", 0).retryAfterSeconds, 1, "never 'try again in 0 seconds'")
+    assert.strictEqual(RateLimited.after("requests", 2.2).retryAfterSeconds, 3, "rounded up: never too early")
+  })
 })
