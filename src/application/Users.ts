@@ -175,7 +175,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
         }
         const found = yield* userRepo.getUser(link.value.user_id)
         if (Option.isNone(found)) return yield* new Unauthorized({ message: "This user no longer exists" })
-        const user: User.DashboardUser = { ...found.value, password_hash: passwordHash, updated_at: yield* DateTime.now }
+        const user = User.withPassword(found.value, passwordHash, yield* DateTime.now)
         if (!(yield* userRepo.setPassword(user))) return yield* emailTaken
         // A new password ends every other session.
         yield* userRepo.deleteSessionsOf(user.user_id)
@@ -229,7 +229,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       }
       // A hash made with older parameters is made again with today's, now that the password is at hand.
       const user = signer.passwordHashOutdated(hash)
-        ? { ...found.value, password_hash: yield* signer.hashPassword(password), updated_at: yield* DateTime.now }
+        ? User.withPassword(found.value, yield* signer.hashPassword(password), yield* DateTime.now)
         : found.value
       if (user !== found.value) yield* userRepo.updateUser(user)
       return { user, ...(yield* startSession(user)) }
@@ -301,7 +301,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
     const changeRole = Effect.fn("Users.changeRole")(function*(by: Signed, id: UserId, role: User.Role) {
       const user = yield* teammate(by, id)
       yield* keepsAnOwner(user, role)
-      const next = { ...user, role, updated_at: yield* DateTime.now }
+      const next = User.withRole(user, role, yield* DateTime.now)
       yield* userRepo.updateUser(next)
       return next
     })

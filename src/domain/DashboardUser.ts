@@ -28,6 +28,20 @@ export const DashboardUser = Schema.Struct({
 })
 export type DashboardUser = typeof DashboardUser.Type
 
+/** The user with a new password (its KDF output): set from a sign-in link, or rehashed with today's parameters. */
+export const withPassword = (user: DashboardUser, passwordHash: string, now: DateTime.Utc): DashboardUser => ({
+  ...user,
+  password_hash: passwordHash,
+  updated_at: now
+})
+
+/** The user in a new role (whether the account may lose an owner is the caller's rule, `Users`). */
+export const withRole = (user: DashboardUser, role: Role, now: DateTime.Utc): DashboardUser => ({
+  ...user,
+  role,
+  updated_at: now
+})
+
 /** What a user may do in the dashboard. */
 export type Action =
   | "read"
