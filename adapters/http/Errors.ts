@@ -28,6 +28,25 @@ export class InternalError extends Schema.TaggedError<InternalError>()("Internal
   message: Schema.String
 }) {}
 
+/** Each wire code's status (docs/decisions.md §8), in one place: the schemas below and `statusOf` read it. */
+const statusByCode = {
+  INVALID_REQUEST: 400,
+  CURRENCY_NOT_SUPPORTED: 400,
+  UNAUTHORIZED: 401,
+  PAYMENTS_DISABLED: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  INVALID_STATE: 409,
+  IDEMPOTENCY_KEY_IN_USE: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503
+} as const
+type Code = keyof typeof statusByCode
+const isCode = (code: string): code is Code => Object.hasOwn(statusByCode, code)
+
 type ErrorClass<Self> = Schema.Schema<Self, any, never> & (new(props: { readonly message: string }) => Self)
 
 /**
@@ -36,12 +55,11 @@ type ErrorClass<Self> = Schema.Schema<Self, any, never> & (new(props: { readonly
  * same code, with their own message; a client reads them back as the general class.
  */
 const wire = <
-  Self extends { readonly code: string; readonly message: string },
+  Self extends { readonly code: Code; readonly message: string },
   const More extends ReadonlyArray<abstract new(...args: ReadonlyArray<any>) => { readonly code: Self["code"]; readonly message: string }> = []
 >(
   cls: ErrorClass<Self>,
   code: Self["code"],
-  status: number,
   description: string,
   more?: More
 ) =>
@@ -57,7 +75,7 @@ const wire = <
       encode: (error) => ({ code, message: error.message }) as const
     }
   ).annotations({
-    ...HttpApiSchema.annotations({ status, description }),
+    ...HttpApiSchema.annotations({ status: statusByCode[code], description }),
     identifier: code,
     description
   })
@@ -65,84 +83,59 @@ const wire = <
 export const InvalidRequest = wire(
   Errors.InvalidRequest,
   "INVALID_REQUEST",
-  400,
   "The request is malformed or invalid",
   [Errors.RefundExceedsRemaining]
 )
 export const CurrencyNotSupported = wire(
   Errors.CurrencyNotSupported,
   "CURRENCY_NOT_SUPPORTED",
-  400,
   "The currency is not enabled for the account"
 )
 export const Unauthorized = wire(
   Errors.Unauthorized,
   "UNAUTHORIZED",
-  401,
   "Missing, malformed, unknown or revoked API key"
 )
 export const PaymentsDisabled = wire(
   Errors.PaymentsDisabled,
   "PAYMENTS_DISABLED",
-  403,
   "Live payments are not enabled for the account"
 )
-export const NotFound = wire(Errors.NotFound, "NOT_FOUND", 404, "No such resource (in this account and mode)")
-export const MethodNotAllowedError = wire(MethodNotAllowed, "METHOD_NOT_ALLOWED", 405, "The path does not accept this method")
+export const NotFound = wire(Errors.NotFound, "NOT_FOUND", "No such resource (in this account and mode)")
+export const MethodNotAllowedError = wire(MethodNotAllowed, "METHOD_NOT_ALLOWED", "The path does not accept this method")
 export const InvalidState = wire(
   Errors.InvalidState,
   "INVALID_STATE",
-  409,
   "The resource's state does not allow this",
   [Errors.SubscriptionNotChangeable, Errors.RenewalInProgress, Errors.PaymentNotRefundable]
 )
 export const IdempotencyKeyInUse = wire(
   Errors.IdempotencyKeyInUse,
   "IDEMPOTENCY_KEY_IN_USE",
-  409,
   "A request with this Idempotency-Key is still running"
 )
-export const PayloadTooLargeError = wire(PayloadTooLarge, "PAYLOAD_TOO_LARGE", 413, "The body is larger than 1 MiB")
+export const PayloadTooLargeError = wire(PayloadTooLarge, "PAYLOAD_TOO_LARGE", "The body is larger than 1 MiB")
 export const IdempotencyKeyReused = wire(
   Errors.IdempotencyKeyReused,
   "IDEMPOTENCY_KEY_REUSED",
-  422,
   "The Idempotency-Key was used with different parameters"
 )
 export const RateLimited = wire(
   Errors.RateLimited,
   "RATE_LIMITED",
-  429,
   "Too many requests; see the Retry-After header"
 )
-export const Internal = wire(InternalError, "INTERNAL_ERROR", 500, "Unexpected error")
+export const Internal = wire(InternalError, "INTERNAL_ERROR", "Unexpected error")
 export const ServiceUnavailable = wire(
   Errors.StoreUnavailable,
   "SERVICE_UNAVAILABLE",
-  503,
   "The store cannot be reached; retry later"
 )
 
 /** The HTTP status of any error the engine or this layer raises. */
-export const statusOf = (error: { readonly code: string }): number => statusByCode[error.code] ?? 500
-
-const statusByCode: Record<string, number> = {
-  INVALID_REQUEST: 400,
-  CURRENCY_NOT_SUPPORTED: 400,
-  UNAUTHORIZED: 401,
-  PAYMENTS_DISABLED: 403,
-  NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  INVALID_STATE: 409,
-  IDEMPOTENCY_KEY_IN_USE: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  IDEMPOTENCY_KEY_REUSED: 422,
-  RATE_LIMITED: 429,
-  INTERNAL_ERROR: 500,
-  SERVICE_UNAVAILABLE: 503
-}
+export const statusOf = (error: { readonly code: string }): number => isCode(error.code) ? statusByCode[error.code] : 500
 
 /** Whether `u` is one of the errors above (a `{ code, message }` tagged error). */
 export const isApiError = (u: unknown): u is { readonly _tag: string; readonly code: string; readonly message: string } =>
   typeof u === "object" && u !== null && "_tag" in u && "code" in u && typeof u.code === "string" &&
-  u.code in statusByCode && "message" in u
+  isCode(u.code) && "message" in u
