@@ -1,6 +1,7 @@
 /**
- * The API's middleware: the request checks and error mapping of `ErrorMapping.ts` around the router, and in front
- * of them the two hottest reads, `GET /api/v1/payments/{id}` and `GET /api/v1/payments`, answered on their own.
+ * The API's middleware: the request checks of `RequestChecks.ts` and the error mapping of `ErrorMapping.ts` around the
+ * router, and in front of them the two hottest reads, `GET /api/v1/payments/{id}` and `GET /api/v1/payments`,
+ * answered on their own.
  *
  * A hot read skips what HttpApi's router does per request (find the route, copy the request's context, merge the
  * group's, decode through effectful schemas, run the security middleware's plumbing), about a quarter of such a
@@ -19,8 +20,9 @@ import { Payments } from "../../src/application/Payments.js"
 import { PaymentResource } from "../../src/domain/Payment.js"
 import { Authentication, basePath, PaymentList, PaymentListQuery } from "./Api.js"
 import { encoderOf, jsonSuccess } from "./Encoders.js"
-import { type ApiFailure, mapErrors, mapFailures } from "./ErrorMapping.js"
+import { type ApiFailure, mapFailures } from "./ErrorMapping.js"
 import { paymentReads } from "./handlers/Payments.js"
+import { mapErrors } from "./RequestChecks.js"
 
 const paymentPath = new RegExp(`^${basePath}/payments/([A-Za-z0-9_]{1,100})$`)
 const listPath = new RegExp(`^${basePath}/payments(?:\\?([A-Za-z0-9_=&.-]{0,2000}))?$`)

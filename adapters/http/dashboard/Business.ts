@@ -15,7 +15,7 @@ import { type Product, ProductCreate, ProductDescription, ProductName, ProductUp
 import { type Subscription, SubscriptionStatus } from "../../../src/domain/Subscription.js"
 import { unchanged } from "../html/Forms.js"
 import { html, raw } from "../html/Html.js"
-import { describeDecodeError } from "../ErrorMapping.js"
+import { describeDecodeError } from "../SchemaIssues.js"
 import * as Pages from "./Pages.js"
 import { parseAed } from "./Parse.js"
 import type { Kit, Scope } from "./Kit.js"

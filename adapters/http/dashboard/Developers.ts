@@ -15,7 +15,7 @@ import { EventType } from "../../../src/domain/Event.js"
 import { WebhookCreate, WebhookUpdate } from "../../../src/domain/WebhookEndpoint.js"
 import { unchanged } from "../html/Forms.js"
 import { html, raw } from "../html/Html.js"
-import { describeDecodeError } from "../ErrorMapping.js"
+import { describeDecodeError } from "../SchemaIssues.js"
 import * as Pages from "./Pages.js"
 import type { Kit } from "./Kit.js"
 

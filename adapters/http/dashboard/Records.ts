@@ -15,7 +15,7 @@ import { EventType } from "../../../src/domain/Event.js"
 import { CustomerId, EventId, parseId } from "../../../src/domain/Ids.js"
 import { unchanged } from "../html/Forms.js"
 import { html, raw } from "../html/Html.js"
-import { describeDecodeError } from "../ErrorMapping.js"
+import { describeDecodeError } from "../SchemaIssues.js"
 import * as Pages from "./Pages.js"
 import type { Kit, Scope } from "./Kit.js"
 

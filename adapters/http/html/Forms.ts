@@ -59,7 +59,7 @@ export const parseForm = (text: string): UrlParams.UrlParams | undefined => {
 
 /**
  * The request's form fields; `FormNotUtf8` when they are not UTF-8 text; none when the body cannot be read. (The
- * body's own bytes were read strictly before any route ran, `ErrorMapping.ts`: here the percent-escapes are.)
+ * body's own bytes were read strictly before any route ran, `BodyText.ts`: here the percent-escapes are.)
  */
 export const readForm: Effect.Effect<UrlParams.UrlParams, FormNotUtf8, HttpServerRequest.HttpServerRequest> = Effect.gen(
   function*() {

@@ -1,0 +1,64 @@
+/**
+ * What every request to the server is checked for before its route runs (a declared oversize body, a `;` in the
+ * path, NUL characters, a non-JSON body for the API, a body that is not UTF-8, nests too deeply or holds a lone
+ * surrogate), and the failure mapping (`ErrorMapping.ts`) around the router. Refusing these up front keeps them
+ * from failing deep in a decoder or the store, where they would surface as a 500.
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import { Effect, Option } from "effect"
+import * as Errors from "../../src/domain/Errors.js"
+import { closeConnection, drainInsteadOfDestroy, maxBodyBytes, payloadTooLarge } from "./BodyLimit.js"
+import { hasLoneSurrogate, maxNesting, nestingOf, strictText } from "./BodyText.js"
+import { type ApiFailure, mapFailures } from "./ErrorMapping.js"
+import { isApiPath, pathOf } from "./KnownRoutes.js"
+
+const hasBody = (method: string) => method === "POST" || method === "PATCH" || method === "PUT"
+
+/** The request checks above, around the API's router, and every failure mapped (`mapFailures`). */
+export const mapErrors = (app: HttpApp.Default): HttpApp.Default<ApiFailure> =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    // Refuse a declared oversize body before reading a byte of it.
+    const length = Number(request.headers["content-length"] ?? "0")
+    if (length > maxBodyBytes) {
+      yield* closeConnection
+      return yield* payloadTooLarge()
+    }
+    // The router would cut the path at a `;` and read the rest as the query (dropping the real one): no route of
+    // ours has a `;`, so such a path names nothing.
+    if (pathOf(request.url).includes(";")) {
+      return yield* new Errors.NotFound({ message: `No route for ${request.method} ${pathOf(request.url)}` })
+    }
+    // PostgreSQL cannot store a NUL character in text; refuse it up front rather than fail deep in the store.
+    if (/%00/.test(request.url)) {
+      return yield* new Errors.InvalidRequest({ message: "The request may not contain NUL characters" })
+    }
+    if (hasBody(request.method)) {
+      const type = request.headers["content-type"]
+      if (type !== undefined && isApiPath(request.url) && !/^application\/json\s*(;|$)/i.test(type)) {
+        return yield* new Errors.InvalidRequest({ message: "Content-Type must be application/json" })
+      }
+      if (request.headers["content-length"] === undefined) drainInsteadOfDestroy(request)
+    }
+    const nulInBody = hasBody(request.method)
+      ? Effect.flatMap(
+        // A body that cannot be read is the handler's to refuse (413, malformed); one that is not UTF-8 is ours.
+        Effect.catchAll(strictText(request), (e) => e instanceof Errors.InvalidRequest ? Effect.fail(e) : Effect.succeed("")),
+        (text) =>
+          text.includes("\u0000") || text.includes("\\u0000") ||
+            (/x-www-form-urlencoded/i.test(request.headers["content-type"] ?? "") && /%00/.test(text))
+            ? Effect.fail(new Errors.InvalidRequest({ message: "The request may not contain NUL characters" }))
+            : isApiPath(request.url) && nestingOf(text) > maxNesting
+            ? Effect.fail(new Errors.InvalidRequest({ message: `The request body is nested deeper than ${maxNesting} levels` }))
+            : isApiPath(request.url) && hasLoneSurrogate(text)
+            ? Effect.fail(new Errors.InvalidRequest({ message: "The request body holds a lone surrogate (\\ud800 to \\udfff unpaired): send valid Unicode text" }))
+            : Effect.void
+      )
+      : Effect.void
+    return yield* Effect.zipRight(nulInBody, app).pipe(
+      Effect.provideService(HttpServerRequest.MaxBodySize, Option.some(FileSystem.Size(maxBodyBytes))),
+      Effect.catchAllCause(mapFailures(request))
+    )
+  })
