@@ -118,7 +118,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
         })
         if (Either.isLeft(input)) return yield* refuse(describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) }))
         const created = yield* Effect.either(products.create(scope, input.right))
-        if (Either.isLeft(created)) return yield* refuse((created.left as { readonly message?: string }).message ?? "Not created")
+        if (Either.isLeft(created)) return yield* refuse(created.left.message)
         yield* kit.audit(signed, "product.create", created.right.product_id, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/products`, `Created ${created.right.name}.`)
       })))
@@ -170,8 +170,8 @@ ${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.erro
         if (Either.isLeft(patch)) return yield* refuse(describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(patch.left) }))
         const updated = yield* Effect.either(products.update(scope, id, patch.right))
         if (Either.isLeft(updated)) {
-          const error = updated.left as { readonly _tag?: string; readonly message?: string }
-          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* refuse(error.message ?? "Not saved")
+          const error = updated.left
+          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* refuse(error.message)
         }
         yield* kit.audit(signed, "product.update", id, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/products/${id}`, "Saved.")
@@ -185,8 +185,8 @@ ${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.erro
         if (id === undefined || (status !== "active" && status !== "archived")) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const updated = yield* Effect.either(products.update(scope, id, { status }))
         if (Either.isLeft(updated)) {
-          const error = updated.left as { readonly _tag?: string; readonly message?: string }
-          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* productsPage(f, scope, { error: error.message ?? "Not changed" }, 400)
+          const error = updated.left
+          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* productsPage(f, scope, { error: error.message }, 400)
         }
         yield* kit.audit(signed, status === "archived" ? "product.archive" : "product.activate", id, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/products`, status === "archived" ? "Archived." : "Active again.")
@@ -201,7 +201,7 @@ ${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.erro
           return kit.page(404, Pages.notFoundPage(f), f.nonce)
         }
         const session = yield* Effect.either(checkout.create(scope, { product_cart: [{ product_id: id, quantity: 1 }] }))
-        if (Either.isLeft(session)) return yield* productsPage(f, scope, { error: (session.left as { readonly message?: string }).message ?? "No link made" }, 400)
+        if (Either.isLeft(session)) return yield* productsPage(f, scope, { error: session.left.message }, 400)
         yield* kit.audit(signed, "checkout_session.create", session.right.session_id, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/checkout-sessions/${session.right.session_id}`, "Checkout link made: copy its URL below.")
       })))
@@ -288,9 +288,9 @@ ${write ? html`<p>${action("now", "Cancel now")} ${s.cancel_at_period_end ? acti
         if (id === undefined || patch === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const updated = yield* Effect.either(subscriptions.update(scope, id, patch))
         if (Either.isLeft(updated)) {
-          const error = updated.left as { readonly _tag?: string; readonly message?: string }
+          const error = updated.left
           if (error._tag === "NotFound") return kit.page(404, Pages.notFoundPage(f), f.nonce)
-          return yield* subscriptionPage(f, scope, { error: error.message ?? "Not changed" }, 409)
+          return yield* subscriptionPage(f, scope, { error: error.message }, 409)
         }
         yield* kit.audit(signed, `subscription.${when === "now" ? "cancel" : when === "undo" ? "keep" : "cancel_at_period_end"}`, id, scope.livemode)
         return kit.done(

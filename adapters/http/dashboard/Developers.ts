@@ -108,7 +108,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
         }
         const created = yield* Effect.either(webhooks.create(scope, input.right))
         if (Either.isLeft(created)) {
-          return yield* keysPage(f, scope, { error: (created.left as { readonly message?: string }).message ?? "Not added" }, 400)
+          return yield* keysPage(f, scope, { error: created.left.message }, 400)
         }
         yield* kit.audit(signed, "webhook.create", created.right.webhook_id, scope.livemode)
         return kit.redirect(`${Pages.modePath(f)}/developers/webhooks/${created.right.webhook_id}`)
@@ -191,9 +191,9 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
         }
         const updated = yield* Effect.either(webhooks.update(scope, id, patch.right))
         if (Either.isLeft(updated)) {
-          const error = updated.left as { readonly _tag?: string; readonly message?: string }
+          const error = updated.left
           if (error._tag === "NotFound") return kit.page(404, Pages.notFoundPage(f), f.nonce)
-          return yield* endpointPage(f, scope, undefined, undefined, error.message ?? "Not saved")
+          return yield* endpointPage(f, scope, undefined, undefined, error.message)
         }
         yield* kit.audit(signed, "webhook.update", id, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/developers/webhooks/${id}`, "Saved.")
@@ -254,7 +254,7 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
           return kit.page(404, Pages.notFoundPage(f), f.nonce)
         }
         const resent = yield* Effect.either(deliveries.retry(scope, deliveryId))
-        if (Either.isLeft(resent)) return kit.page(409, Pages.forbiddenPage(f, (resent.left as { readonly message?: string }).message ?? "Not resent"), f.nonce)
+        if (Either.isLeft(resent)) return kit.page(409, Pages.forbiddenPage(f, resent.left.message), f.nonce)
         yield* kit.audit(signed, "delivery.resend", deliveryId, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/developers/webhooks/${endpoint.pipe(Option.getOrThrow).webhook_id}`, "Queued to be sent again now.")
       })))

@@ -7,15 +7,27 @@ import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type * as UrlParams from "@effect/platform/UrlParams"
 import type { Effect } from "effect"
-import type { Signed } from "../../../src/application/Users.js"
+import type { Signed, Users } from "../../../src/application/Users.js"
 import type * as Pages from "./Pages.js"
 
-/** What a route's handler may need: the request and its path parameters. */
-export type Response = Effect.Effect<
+/**
+ * A route's answer, failing only with the errors `E` (none, by default: what a route is given has answered every
+ * failure). It may read the request and its path parameters.
+ */
+export type Response<E = never> = Effect.Effect<
   HttpServerResponse.HttpServerResponse,
-  unknown,
+  E,
   HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext
 >
+
+/**
+ * What a signed-in page's handler may fail with: the engine's tagged errors, each with its message. Those it does not
+ * catch, the signed-in guards answer with an "Unavailable" page (and log).
+ */
+export type Tagged = { readonly _tag: string; readonly message: string }
+
+/** The signed-in guards: a page's handler, with the errors it may fail with, as a route's answer. */
+export type Guard<Args extends ReadonlyArray<unknown>> = <E extends Tagged>(handler: (...args: Args) => Response<E>) => Response
 
 export type Scope = { readonly accountId: Signed["user"]["account_id"]; readonly livemode: boolean }
 
@@ -28,13 +40,16 @@ export interface Kit {
   readonly done: (frame: Pages.SignedFrame, location: string, text: string) => HttpServerResponse.HttpServerResponse
   readonly get: (path: HttpRouter.PathInput, handler: Response) => Effect.Effect<void>
   readonly post: (path: HttpRouter.PathInput, handler: Response) => Effect.Effect<void>
-  readonly withUser: (handler: (signed: Signed, frame: Pages.SignedFrame, scope: Scope) => Response) => Response
-  readonly withPost: (
-    handler: (signed: Signed, frame: Pages.SignedFrame, scope: Scope, params: UrlParams.UrlParams) => Response
-  ) => Response
+  readonly withUser: Guard<[signed: Signed, frame: Pages.SignedFrame, scope: Scope]>
+  readonly withPost: Guard<[signed: Signed, frame: Pages.SignedFrame, scope: Scope, params: UrlParams.UrlParams]>
   readonly field: (params: UrlParams.UrlParams, name: string) => string
   /** Writes a change to the audit log, with the request's address. */
-  readonly audit: (signed: Signed, action: string, objectId: string | null, livemode: boolean | null) => Effect.Effect<void, unknown, HttpServerRequest.HttpServerRequest>
+  readonly audit: (
+    signed: Signed,
+    action: string,
+    objectId: string | null,
+    livemode: boolean | null
+  ) => Effect.Effect<void, Effect.Effect.Error<ReturnType<Users["audit"]>>, HttpServerRequest.HttpServerRequest>
   /** A route's path parameter. */
   readonly param: (name: string) => Effect.Effect<string, never, HttpRouter.RouteContext>
   /** The request's query. */

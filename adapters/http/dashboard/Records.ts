@@ -55,7 +55,7 @@ export const recordRoutes = (kit: Kit) =>
         const items = Either.isRight(list) ? list.right.items : []
         return kit.page(refused === undefined ? 200 : 400, Pages.chrome(f, "Customers", html`
 ${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.error}</p>`}
-${Either.isLeft(list) ? html`<p class="alert" role="alert">${(list.left as { readonly message?: string }).message ?? "Search not valid"}</p>` : ""}
+${Either.isLeft(list) ? html`<p class="alert" role="alert">${list.left.message}</p>` : ""}
 <form method="get" action="${Pages.modePath(f)}/customers"><label for="search">Search by e-mail</label>
 <input id="search" name="email" type="email" value="${email}"> <button type="submit">Search</button></form>
 <div class="card"><table><thead><tr><th>Customer</th><th>E-mail</th><th>Phone</th><th>Created</th></tr></thead><tbody>${
@@ -91,7 +91,7 @@ ${Either.isLeft(list) ? html`<p class="alert" role="alert">${(list.left as { rea
           return yield* customersPage(f, scope, { error: describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) }), typed })
         }
         const created = yield* Effect.either(customers.create(scope, input.right))
-        if (Either.isLeft(created)) return yield* customersPage(f, scope, { error: (created.left as { readonly message?: string }).message ?? "Not created", typed })
+        if (Either.isLeft(created)) return yield* customersPage(f, scope, { error: created.left.message, typed })
         yield* kit.audit(signed, "customer.create", created.right.customer_id, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/customers/${created.right.customer_id}`, "Customer created.")
       })))
@@ -145,8 +145,8 @@ ${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.erro
         }
         const updated = yield* Effect.either(customers.update(scope, id, patch.right))
         if (Either.isLeft(updated)) {
-          const error = updated.left as { readonly _tag?: string; readonly message?: string }
-          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* customerPage(f, scope, { error: error.message ?? "Not saved", typed })
+          const error = updated.left
+          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* customerPage(f, scope, { error: error.message, typed })
         }
         yield* kit.audit(signed, "customer.update", id, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/customers/${id}`, "Saved.")

@@ -12,7 +12,6 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as UrlParams from "@effect/platform/UrlParams"
 import { Cause, DateTime, Effect, Option, Schema } from "effect"
 import { Accounts } from "../../../src/application/Accounts.js"
 import { Settings } from "../../../src/application/Settings.js"
@@ -96,7 +95,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     const field = formField
 
     /** Store outages and defects answer with a page, never JSON. */
-    const guarded = (nonce: string, effect: Response) =>
+    const guarded = <E>(nonce: string, effect: Response<E>): Response =>
       effect.pipe(Effect.catchAllCause((cause) =>
         Effect.zipRight(
           Effect.logError("Dashboard page failed", cause).pipe(Effect.when(() => !Cause.isInterruptedOnly(cause))),
@@ -108,10 +107,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
      * A page for a signed-in user in `mode` (`test`/`live` from the URL): signed out, to the sign-in page. The
      * scope is always the user's own account in that mode, so no URL reaches another account's objects.
      */
-    const withUser = (
-      handler: (signed: Signed, frame: Pages.SignedFrame, scope: { readonly accountId: Signed["user"]["account_id"]; readonly livemode: boolean }) =>
-        Response
-    ) =>
+    const withUser: Kit["withUser"] = (handler) =>
       Effect.gen(function*() {
         const nonce = newNonce()
         const mode = (yield* HttpRouter.params).mode ?? "test"
@@ -127,10 +123,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       })
 
     /** A signed-in form post: from this site, with the session's CSRF token; refused with 403 otherwise. */
-    const withPost = (
-      handler: (signed: Signed, frame: Pages.SignedFrame, scope: { readonly accountId: Signed["user"]["account_id"]; readonly livemode: boolean }, params: UrlParams.UrlParams) =>
-        Response
-    ) =>
+    const withPost: Kit["withPost"] = (handler) =>
       withUser((signed, f, scope) =>
         Effect.gen(function*() {
           const posted = yield* Effect.either(formFields)

@@ -87,7 +87,7 @@ ${
           business_name: unchanged(typed.business_name, account.business_name, "input"),
           support_email: typed.support_email === "" ? null : typed.support_email
         }))
-        if (Either.isLeft(updated)) return yield* settingsPage(f, { error: (updated.left as { readonly message?: string }).message ?? "Not saved", typed }, 400)
+        if (Either.isLeft(updated)) return yield* settingsPage(f, { error: updated.left.message, typed }, 400)
         yield* kit.audit(signed, "account.update", signed.user.account_id, null)
         return kit.done(f, `${kit.base}/settings`, "Saved.")
       })))
@@ -102,7 +102,7 @@ ${
         const role = kit.field(params, "role")
         if (!isRole(role)) return yield* settingsPage(f, { error: "Choose a role" }, 400)
         const invited = yield* Effect.either(users.create(signed.user.account_id, kit.field(params, "email"), role))
-        if (Either.isLeft(invited)) return yield* settingsPage(f, { error: (invited.left as { readonly message?: string }).message ?? "Not invited" }, 400)
+        if (Either.isLeft(invited)) return yield* settingsPage(f, { error: invited.left.message }, 400)
         yield* kit.audit(signed, "user.invite", invited.right.user.user_id, null)
         return yield* settingsPage(f, { invite: `${publicUrl}/dashboard/sign-in/${invited.right.token}` })
       })))
@@ -116,8 +116,8 @@ ${
         if (id === undefined || !isRole(role)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const changed = yield* Effect.either(users.changeRole(signed, id, role))
         if (Either.isLeft(changed)) {
-          const error = changed.left as { readonly _tag?: string; readonly message?: string }
-          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* settingsPage(f, { error: error.message ?? "Not changed" }, 409)
+          const error = changed.left
+          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* settingsPage(f, { error: error.message }, 409)
         }
         yield* kit.audit(signed, `user.role.${role}`, id, null)
         return kit.done(f, `${kit.base}/settings`, `${changed.right.email} is now ${role}.`)
@@ -131,8 +131,8 @@ ${
         if (id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const removed = yield* Effect.either(users.remove(signed, id))
         if (Either.isLeft(removed)) {
-          const error = removed.left as { readonly _tag?: string; readonly message?: string }
-          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* settingsPage(f, { error: error.message ?? "Not removed" }, 409)
+          const error = removed.left
+          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* settingsPage(f, { error: error.message }, 409)
         }
         yield* kit.audit(signed, "user.remove", id, null)
         if (removed.right.user_id === signed.user.user_id) return kit.redirect(`${kit.base}/login`)
