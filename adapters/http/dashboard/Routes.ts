@@ -28,10 +28,12 @@ import { PaymentStatus } from "../../../src/domain/Payment.js"
 import { Signer } from "../../../src/ports/Signer.js"
 import { htmlResponse, newNonce } from "../html/Document.js"
 import { formField, onceField, postedForm, readFlash, seeOther, withFlash } from "../html/Forms.js"
-import { businessRoutes } from "./Business.js"
+import { customerRoutes } from "./Customers.js"
 import { developerRoutes } from "./Developers.js"
-import { recordRoutes } from "./Records.js"
+import { eventRoutes } from "./Events.js"
+import { productRoutes } from "./Products.js"
 import { settingsRoutes } from "./Settings.js"
+import { subscriptionRoutes } from "./Subscriptions.js"
 import type { Kit, Response, Scope } from "./Kit.js"
 import * as Pages from "./Pages.js"
 import { parseAed, parseDay } from "./Parse.js"
@@ -375,9 +377,11 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       query: Effect.map(request, (r) => new URLSearchParams(r.url.split("?")[1] ?? ""))
     }
     yield* developerRoutes(kit)
-    yield* businessRoutes(kit)
+    yield* productRoutes(kit)
+    yield* subscriptionRoutes(kit)
     yield* settingsRoutes(kit)
-    yield* recordRoutes(kit)
+    yield* customerRoutes(kit)
+    yield* eventRoutes(kit)
 
     yield* router.get("/dashboard/audit", withUser((signed, f) =>
       can(signed.user.role, "audit")

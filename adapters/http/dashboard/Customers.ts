@@ -1,30 +1,24 @@
 /**
- * The dashboard's records: customers (list, search by e-mail, create; a customer with their payments and
- * subscriptions) and events (filter by type; an event's JSON and its deliveries). Reading needs `read`, creating a
- * customer `write`.
+ * The dashboard's customers pages: the list (search by e-mail, create) and a customer with their payments and
+ * subscriptions (edit). Reading needs `read`, creating or changing a customer `write`; each change goes to the
+ * audit log.
  */
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { Customers } from "../../../src/application/Customers.js"
-import { Deliveries } from "../../../src/application/Deliveries.js"
-import { Events } from "../../../src/application/Events.js"
 import { Payments } from "../../../src/application/Payments.js"
 import { Subscriptions } from "../../../src/application/Subscriptions.js"
 import { type Customer, CustomerCreate, CustomerName, CustomerUpdate } from "../../../src/domain/Customer.js"
 import { can } from "../../../src/domain/DashboardUser.js"
-import { EventType } from "../../../src/domain/Event.js"
-import { CustomerId, EventId, parseId } from "../../../src/domain/Ids.js"
+import { CustomerId, parseId } from "../../../src/domain/Ids.js"
 import { unchanged } from "../html/Forms.js"
-import { html, raw } from "../html/Html.js"
+import { html } from "../html/Html.js"
 import { describeDecodeError } from "../SchemaIssues.js"
 import * as Pages from "./Pages.js"
 import type { Kit, Scope } from "./Kit.js"
 
 const customerIdOf = parseId(CustomerId)
-const eventIdOf = parseId(EventId)
-const isEventType = Schema.is(EventType)
 const decodeCustomer = Schema.decodeUnknownEither(CustomerCreate, { onExcessProperty: "error", errors: "all" })
 const decodeCustomerUpdate = Schema.decodeUnknownEither(CustomerUpdate, { onExcessProperty: "error", errors: "all" })
-const eventTypes: ReadonlyArray<string> = EventType.literals
 const nameLimit = Pages.limitOf(CustomerName)
 
 /** A customer form's fields, as shown or as typed. An empty name or phone means none. */
@@ -40,13 +34,11 @@ const typedCustomer = (kit: Kit, params: Parameters<Kit["field"]>[0]): CustomerF
   phone_number: kit.field(params, "phone_number")
 })
 
-export const recordRoutes = (kit: Kit) =>
+export const customerRoutes = (kit: Kit) =>
   Effect.gen(function*() {
     const customers = yield* Customers
     const payments = yield* Payments
     const subscriptions = yield* Subscriptions
-    const events = yield* Events
-    const deliveries = yield* Deliveries
 
     const customersPage = (f: Pages.SignedFrame, scope: Scope, refused?: { readonly error: string; readonly typed: CustomerForm }) =>
       Effect.gen(function*() {
@@ -150,31 +142,5 @@ ${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.erro
         }
         yield* kit.audit(signed, "customer.update", id, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/customers/${id}`, "Saved.")
-      })))
-
-    yield* kit.get("/dashboard/:mode/events", kit.withUser((_, f, scope) =>
-      Effect.gen(function*() {
-        const type = (yield* kit.query).get("type") ?? ""
-        const list = yield* events.list(scope, { limit: 100, ...(isEventType(type) ? { type } : {}) })
-        return kit.page(200, Pages.chrome(f, "Events", html`
-<form method="get" action="${Pages.modePath(f)}/events"><label for="type">Type</label><select id="type" name="type"><option value="">Any</option>${
-          eventTypes.map((t) => html`<option value="${t}"${raw(t === type ? " selected" : "")}>${t}</option>`)
-        }</select> <button type="submit">Filter</button></form>
-<div class="card"><table><thead><tr><th>Event</th><th>Type</th><th>Created</th></tr></thead><tbody>${
-          list.items.map((e) => html`<tr><td><a href="${Pages.modePath(f)}/events/${e.event_id}"><code>${e.event_id}</code></a></td><td>${e.type}</td><td>${Pages.when(e.created_at)}</td></tr>`)
-        }</tbody></table>${list.items.length === 0 ? html`<p class="muted">No events.</p>` : ""}</div>`), f.nonce)
-      })))
-
-    yield* kit.get("/dashboard/:mode/events/:id", kit.withUser((_, f, scope) =>
-      Effect.gen(function*() {
-        const id = eventIdOf(yield* kit.param("id"))
-        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(events.get(scope, id)))
-        if (found === undefined || id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
-        const sent = yield* deliveries.list({ event_id: id }, 100)
-        return kit.page(200, Pages.chrome(f, `Event ${found.type}`, html`
-<div class="card"><pre>${JSON.stringify(found, null, 2)}</pre></div>
-<div class="card"><h2>Deliveries</h2><table><thead><tr><th>Endpoint</th><th>Status</th><th class="num">Attempts</th><th>Last answer</th></tr></thead><tbody>${
-          sent.map((d) => html`<tr><td><a href="${Pages.modePath(f)}/developers/webhooks/${d.webhook_id}"><code>${d.webhook_id}</code></a></td><td>${d.status}</td><td class="num">${d.attempts}</td><td>${d.last_status_code ?? d.last_error ?? ""}</td></tr>`)
-        }</tbody></table>${sent.length === 0 ? html`<p class="muted">No endpoint subscribed.</p>` : ""}</div>`), f.nonce)
       })))
   })

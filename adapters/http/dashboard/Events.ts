@@ -1,0 +1,48 @@
+/**
+ * The dashboard's events pages: the events of the mode (filter by type) and an event's JSON with its deliveries to
+ * each endpoint. Reading needs `read`.
+ */
+import { Effect, Either, Schema } from "effect"
+import { Deliveries } from "../../../src/application/Deliveries.js"
+import { Events } from "../../../src/application/Events.js"
+import { EventType } from "../../../src/domain/Event.js"
+import { EventId, parseId } from "../../../src/domain/Ids.js"
+import { html, raw } from "../html/Html.js"
+import * as Pages from "./Pages.js"
+import type { Kit } from "./Kit.js"
+
+const eventIdOf = parseId(EventId)
+const isEventType = Schema.is(EventType)
+const eventTypes: ReadonlyArray<string> = EventType.literals
+
+export const eventRoutes = (kit: Kit) =>
+  Effect.gen(function*() {
+    const events = yield* Events
+    const deliveries = yield* Deliveries
+
+    yield* kit.get("/dashboard/:mode/events", kit.withUser((_, f, scope) =>
+      Effect.gen(function*() {
+        const type = (yield* kit.query).get("type") ?? ""
+        const list = yield* events.list(scope, { limit: 100, ...(isEventType(type) ? { type } : {}) })
+        return kit.page(200, Pages.chrome(f, "Events", html`
+<form method="get" action="${Pages.modePath(f)}/events"><label for="type">Type</label><select id="type" name="type"><option value="">Any</option>${
+          eventTypes.map((t) => html`<option value="${t}"${raw(t === type ? " selected" : "")}>${t}</option>`)
+        }</select> <button type="submit">Filter</button></form>
+<div class="card"><table><thead><tr><th>Event</th><th>Type</th><th>Created</th></tr></thead><tbody>${
+          list.items.map((e) => html`<tr><td><a href="${Pages.modePath(f)}/events/${e.event_id}"><code>${e.event_id}</code></a></td><td>${e.type}</td><td>${Pages.when(e.created_at)}</td></tr>`)
+        }</tbody></table>${list.items.length === 0 ? html`<p class="muted">No events.</p>` : ""}</div>`), f.nonce)
+      })))
+
+    yield* kit.get("/dashboard/:mode/events/:id", kit.withUser((_, f, scope) =>
+      Effect.gen(function*() {
+        const id = eventIdOf(yield* kit.param("id"))
+        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(events.get(scope, id)))
+        if (found === undefined || id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const sent = yield* deliveries.list({ event_id: id }, 100)
+        return kit.page(200, Pages.chrome(f, `Event ${found.type}`, html`
+<div class="card"><pre>${JSON.stringify(found, null, 2)}</pre></div>
+<div class="card"><h2>Deliveries</h2><table><thead><tr><th>Endpoint</th><th>Status</th><th class="num">Attempts</th><th>Last answer</th></tr></thead><tbody>${
+          sent.map((d) => html`<tr><td><a href="${Pages.modePath(f)}/developers/webhooks/${d.webhook_id}"><code>${d.webhook_id}</code></a></td><td>${d.status}</td><td class="num">${d.attempts}</td><td>${d.last_status_code ?? d.last_error ?? ""}</td></tr>`)
+        }</tbody></table>${sent.length === 0 ? html`<p class="muted">No endpoint subscribed.</p>` : ""}</div>`), f.nonce)
+      })))
+  })
