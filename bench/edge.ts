@@ -12,7 +12,7 @@
  * - + the request id, log line and metrics (`serverMiddleware`);
  * - + the per-key rate limit (counted in the store);
  * - Fils as served (`ServerLive`, as `fils serve` runs it): the same middleware, the bearer security and its
- *   `RateLimit-*` headers, and the read through its hot route (`HotReads.ts`).
+ *   `RateLimit-*` headers, and the read through its hot route (`ApiMiddleware.ts`).
  *
  * BENCH_DURATION (seconds, default 8) per step.
  */

@@ -335,7 +335,7 @@ export class CustomerPortalSessionsGroup extends HttpApiGroup.make("customerPort
   .prefix(basePath)
 {}
 
-/** `GET /payments`' query; also read by the hot route (`HotReads.ts`). */
+/** `GET /payments`' query; also read by the hot route (`ApiMiddleware.ts`). */
 export const PaymentListQuery = Schema.Struct({
   ...listParams,
   status: Schema.optional(PaymentStatus).annotations({ description: "Only payments in this status" }),

@@ -6,7 +6,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Config, Effect, Layer } from "effect"
 import { FilsApi } from "./Api.js"
 import { AuthenticationLive } from "./Authentication.js"
-import { makeApiMiddleware } from "./HotReads.js"
+import { makeApiMiddleware } from "./ApiMiddleware.js"
 import { AccountLive } from "./handlers/Account.js"
 import { CheckoutSessionsLive } from "./handlers/CheckoutSessions.js"
 import { CustomerPortalSessionsLive } from "./handlers/CustomerPortalSessions.js"
@@ -28,7 +28,7 @@ export const ApiLive = HttpApiBuilder.api(FilsApi).pipe(
   Layer.provide(AuthenticationLive)
 )
 
-/** Around the API's router: the request checks and error mapping, and the hot reads in front (`HotReads.ts`). */
+/** Around the API's router: the request checks and error mapping, and the hot reads in front (`ApiMiddleware.ts`). */
 const ApiMiddleware = HttpApiBuilder.middleware(FilsApi, makeApiMiddleware).pipe(Layer.provide(AuthenticationLive))
 
 /** The merchant dashboard under `/dashboard`, unless `FILS_DASHBOARD=false` leaves it out. */

@@ -13,7 +13,7 @@ const sessionId = parseId(CheckoutSessionId)
 const asFilter = <A>(parse: (s: string) => A | undefined, raw: string | undefined) =>
   raw === undefined ? undefined : (parse(raw) ?? (raw as A))
 
-/** The two reads, as the group's endpoints and their hot routes (`HotReads.ts`) both answer them. */
+/** The two reads, as the group's endpoints and their hot routes (`ApiMiddleware.ts`) both answer them. */
 export const paymentReads = (payments: Payments) => ({
   list: (principal: Principal, query: typeof PaymentListQuery.Type) =>
     payments.list(principal, {

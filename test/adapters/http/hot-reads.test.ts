@@ -1,5 +1,5 @@
 /**
- * The hot reads (`HotReads.ts`): which requests take them, and that their answers are HttpApi's own, byte for byte.
+ * The hot reads (`ApiMiddleware.ts`): which requests take them, and that their answers are HttpApi's own, byte for byte.
  *
  * The dispatch is checked with a stand-in app behind the middleware (it answers 418: the full way); the answers are
  * compared over HTTP on both stores, each hot request against the same read forced the full way (an extra query
@@ -10,7 +10,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Context, Effect, Option } from "effect"
 import { beforeAll, describe, expect, it } from "vitest"
 import { Authentication } from "../../../adapters/http/Api.js"
-import { makeApiMiddleware, plainQuery } from "../../../adapters/http/HotReads.js"
+import { makeApiMiddleware, plainQuery } from "../../../adapters/http/ApiMiddleware.js"
 import { Payments } from "../../../src/application/Payments.js"
 import { notFound } from "../../../src/domain/Errors.js"
 import { describeStores, useServer } from "../../support/httpSuite.js"
