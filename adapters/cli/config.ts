@@ -18,49 +18,171 @@ import { embeddedConfig } from "../sql/EmbeddedPostgres.js"
 import { databaseUrlConfig, listenUrlConfig, statementTimeoutConfig } from "../sql/Postgres.js"
 import { FeeConfig } from "../runtime/Settings.js"
 
-/** Settings that hold secrets: never shown, and each may come from `<NAME>_FILE`. */
-export const secretSettings = ["DATABASE_URL", "FILS_LISTEN_DATABASE_URL", "FILS_SECRET_KEY", "FILS_SECRET_KEY_PREVIOUS", "OTEL_EXPORTER_OTLP_HEADERS"] as const
-
 export interface Setting {
   readonly name: string
-  /** What applies when it is not set, as docs/configuration.md's table says it. */
+  /**
+   * What applies when it is not set, in markdown as docs/configuration.md's table shows it; `fils config` prints it
+   * without the backticks (`default: PORT, else 4242`).
+   */
   readonly default: string
+  /** What it does, in markdown for docs/configuration.md's table (one line; links relative to docs/). */
+  readonly meaning: string
+  /** Never shown (`fils config` prints `[redacted]`), and may come from a file named by `<NAME>_FILE`. */
   readonly secret?: boolean
 }
 
-/** Every setting Fils reads, in docs/configuration.md's order. */
+/**
+ * Every setting Fils reads, in the order of docs/configuration.md's table, which `npm run docs:config` writes from
+ * this list (test/package/configuration-doc.test.ts fails when they differ).
+ */
 export const settings: ReadonlyArray<Setting> = [
-  { name: "DATABASE_URL", default: "unset (the embedded PostgreSQL)", secret: true },
-  { name: "FILS_DATA_DIR", default: "./.fils" },
-  { name: "FILS_DB_PORT", default: "a free port" },
-  { name: "FILS_LISTEN_DATABASE_URL", default: "DATABASE_URL", secret: true },
-  { name: "FILS_DB_STATEMENT_TIMEOUT_SECONDS", default: "8" },
-  { name: "FILS_PORT", default: "PORT, else 4242" },
-  { name: "FILS_HOST", default: "HOST, else 127.0.0.1" },
-  { name: "PORT", default: "unset" },
-  { name: "HOST", default: "unset" },
-  { name: "FILS_PUBLIC_URL", default: "http://<host>:<port>" },
-  { name: "FILS_HEADERS_TIMEOUT_SECONDS", default: "10" },
-  { name: "FILS_REQUEST_TIMEOUT_SECONDS", default: "30" },
-  { name: "FILS_RATE_LIMIT_PER_MIN", default: "240" },
-  { name: "FILS_AUTH_FAILURES_PER_MIN", default: "30" },
-  { name: "FILS_TRUSTED_PROXIES", default: "none" },
-  { name: "FILS_KEY_CACHE_TTL", default: "5 seconds" },
-  { name: "FILS_FEE_BPS", default: "290" },
-  { name: "FILS_FEE_FIXED", default: "100" },
-  { name: "FILS_SIMULATED_LIVE", default: "false" },
-  { name: "FILS_SIMULATED_DELAY", default: "unset" },
-  { name: "FILS_SECRET_KEY", default: "unset (secrets stored as given)", secret: true },
-  { name: "FILS_SECRET_KEY_PREVIOUS", default: "unset", secret: true },
-  { name: "FILS_DASHBOARD", default: "true" },
-  { name: "FILS_OWNER_EMAIL", default: "owner@fils.local" },
-  { name: "FILS_LOG_LEVEL", default: "info" },
-  { name: "OTEL_EXPORTER_OTLP_ENDPOINT", default: "unset (no tracing)" },
-  { name: "OTEL_EXPORTER_OTLP_HEADERS", default: "unset", secret: true },
-  { name: "OTEL_SERVICE_NAME", default: "fils" },
-  { name: "OTEL_TRACES_SAMPLER", default: "parentbased_always_on" },
-  { name: "OTEL_TRACES_SAMPLER_ARG", default: "1" }
+  {
+    name: "DATABASE_URL",
+    default: "unset (the embedded PostgreSQL)",
+    meaning: "PostgreSQL connection URL (`postgres://user:password@host:5432/fils`). Unset or empty: Fils runs its own embedded PostgreSQL in `FILS_DATA_DIR`.",
+    secret: true
+  },
+  { name: "FILS_DATA_DIR", default: "`./.fils`", meaning: "Data folder of the embedded PostgreSQL (`<dir>/pg`)." },
+  { name: "FILS_DB_PORT", default: "a free port", meaning: "Port of the embedded PostgreSQL on 127.0.0.1." },
+  {
+    name: "FILS_LISTEN_DATABASE_URL",
+    default: "`DATABASE_URL`",
+    meaning: "Where the LISTEN connections (webhook wake-ups, key revocations) connect. Set it to a direct route to the primary when `DATABASE_URL` goes through PgBouncer in transaction mode, which cannot hold a LISTEN.",
+    secret: true
+  },
+  {
+    name: "FILS_DB_STATEMENT_TIMEOUT_SECONDS",
+    default: "`8`",
+    meaning: "How long one statement may go unanswered before its connection is dropped and the request answered `503` (0: no limit, at most 3600), so that a silent network or a pooler waiting for a primary never hangs a request past 10 s."
+  },
+  { name: "FILS_PORT", default: "`PORT`, else `4242`", meaning: "HTTP port of `fils serve` (`--port` overrides)." },
+  {
+    name: "FILS_HOST",
+    default: "`HOST`, else `127.0.0.1`",
+    meaning: "Interface `fils serve` listens on (`--host` overrides); `0.0.0.0` for every interface."
+  },
+  {
+    name: "PORT",
+    default: "unset",
+    meaning: "The port a hosting platform gives the process: used when `FILS_PORT` is not set."
+  },
+  { name: "HOST", default: "unset", meaning: "The interface to listen on when `FILS_HOST` is not set." },
+  {
+    name: "FILS_PUBLIC_URL",
+    default: "`http://<host>:<port>`",
+    meaning: "Public base URL where customers reach Fils: printed URLs, `checkout_url` and portal links start with it."
+  },
+  {
+    name: "FILS_HEADERS_TIMEOUT_SECONDS",
+    default: "`10`",
+    meaning: "Time a client has to send a request's headers; then `408 REQUEST_TIMEOUT`. No longer than `FILS_REQUEST_TIMEOUT_SECONDS`."
+  },
+  {
+    name: "FILS_REQUEST_TIMEOUT_SECONDS",
+    default: "`30`",
+    meaning: "Time a client has to send a whole request, body included; then `408 REQUEST_TIMEOUT`."
+  },
+  { name: "FILS_RATE_LIMIT_PER_MIN", default: "`240`", meaning: "Requests per rolling minute per API key." },
+  {
+    name: "FILS_AUTH_FAILURES_PER_MIN",
+    default: "`30`",
+    meaning: "Failed authentications per rolling minute per client address."
+  },
+  {
+    name: "FILS_TRUSTED_PROXIES",
+    default: "none",
+    meaning: "The proxies in front of Fils whose `X-Forwarded-For` is believed: a hop count (`1`: the nearest peer), or addresses and CIDRs separated by commas (`10.0.0.0/8, 192.168.1.10`; `loopback`, `linklocal` and `uniquelocal` name those ranges). See [Behind a load balancer](operations.md#behind-a-load-balancer)."
+  },
+  {
+    name: "FILS_KEY_CACHE_TTL",
+    default: "`5 seconds`",
+    meaning: "How long a process caches an API-key lookup. Revocations reach every process at once through the database; the TTL is the fallback should one be missed."
+  },
+  {
+    name: "FILS_FEE_BPS",
+    default: "`290`",
+    meaning: "Fee in basis points (hundredths of a percent) of a succeeded payment's total."
+  },
+  { name: "FILS_FEE_FIXED", default: "`100`", meaning: "Fixed part of the fee, in fils (100 fils = 1 AED)." },
+  {
+    name: "FILS_SIMULATED_LIVE",
+    default: "`false`",
+    meaning: "Let the simulated processor take live-mode charges too (staging)."
+  },
+  {
+    name: "FILS_SIMULATED_DELAY",
+    default: "unset (no delay)",
+    meaning: "A duration (e.g. `4 seconds`) every simulated charge and refund waits before answering: to rehearse a slow processor."
+  },
+  {
+    name: "FILS_SECRET_KEY",
+    default: "unset (webhook secrets stored in plaintext)",
+    meaning: "32 random bytes (64 hex digits or base64, e.g. `openssl rand -base64 32`): webhook signing secrets are stored encrypted with it (AES-256-GCM). A malformed key stops the process at start. See [Secrets at rest](webhooks.md#secrets-at-rest).",
+    secret: true
+  },
+  {
+    name: "FILS_SECRET_KEY_PREVIOUS",
+    default: "unset",
+    meaning: "Older keys, comma-separated: they only decrypt, during a rotation.",
+    secret: true
+  },
+  {
+    name: "FILS_DASHBOARD",
+    default: "`true`",
+    meaning: "Serve the merchant dashboard under `/dashboard`; `false` leaves it out."
+  },
+  {
+    name: "FILS_OWNER_EMAIL",
+    default: "`owner@fils.local`",
+    meaning: "E-mail of the dashboard owner `serve` creates (with a sign-in link) for the default account on an empty store."
+  },
+  {
+    name: "FILS_LOG_LEVEL",
+    default: "`info`",
+    meaning: "Minimum level of `serve`'s JSON logs: `all`, `trace`, `debug`, `info`, `warn`, `error`, `fatal`, `none`."
+  },
+  {
+    name: "OTEL_EXPORTER_OTLP_ENDPOINT",
+    default: "unset (no tracing)",
+    meaning: "OTLP/HTTP collector base URL (traces go to `<url>/v1/traces`). Unset: no tracing SDK is loaded."
+  },
+  {
+    name: "OTEL_EXPORTER_OTLP_HEADERS",
+    default: "unset",
+    meaning: "Headers sent to the collector (`key=value` pairs, comma-separated, e.g. an API key).",
+    secret: true
+  },
+  { name: "OTEL_SERVICE_NAME", default: "`fils`", meaning: "`service.name` of the exported traces." },
+  {
+    name: "OTEL_TRACES_SAMPLER",
+    default: "`parentbased_always_on`",
+    meaning: "Which requests are traced: `always_on`, `always_off`, `traceidratio`, or `parentbased_` one of those (a caller's `traceparent` decides when it has one)."
+  },
+  {
+    name: "OTEL_TRACES_SAMPLER_ARG",
+    default: "`1`",
+    meaning: "The share of new traces kept by the `traceidratio` samplers, 0 to 1 (e.g. `0.1`)."
+  },
+  {
+    name: "FILS_API_URL",
+    default: "`http://127.0.0.1:4242`",
+    meaning: "The Fils server that `fils listen` and `fils trigger` talk to (`--api` overrides). See [A local webhook loop](webhooks.md#a-local-webhook-loop)."
+  },
+  {
+    name: "FILS_API_KEY",
+    default: "unset",
+    meaning: "The test-mode secret key (`sk_test_…`) `fils listen` and `fils trigger` use (`--key` overrides).",
+    secret: true
+  },
+  {
+    name: "FILS_ENV_FILE",
+    default: "`./.env` when there is one",
+    meaning: "The `.env` file to read, relative to the working directory. Only the environment sets it: a `.env` file that does is refused."
+  }
 ]
+
+/** Settings that hold secrets: never shown, and each may come from `<NAME>_FILE`. */
+export const secretSettings: ReadonlyArray<string> = settings.filter((s) => s.secret === true).map((s) => s.name)
 
 export type Source =
   | { readonly kind: "environment" }
@@ -96,7 +218,12 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, cwd = process.c
     } catch {
       throw new ConfigLoadError(`FILS_ENV_FILE names ${envFile}, which cannot be read`)
     }
-    for (const [name, value] of Object.entries(parseEnv(text))) {
+    const parsed = parseEnv(text)
+    // It names this very file: set inside it, it would be ignored, which would hide a mistake.
+    if (parsed.FILS_ENV_FILE !== undefined) {
+      throw new ConfigLoadError(`${envFile} sets FILS_ENV_FILE, which only the environment can set: remove it from the file`)
+    }
+    for (const [name, value] of Object.entries(parsed)) {
       if (value === undefined) continue
       values.set(name, value)
       sources.set(name, { kind: "env-file", path: envFile })
@@ -169,7 +296,7 @@ export const describeSettings = (loaded: LoadedConfig) =>
       name: s.name,
       value: value === undefined ? null : s.secret === true ? "[redacted]" : value,
       source: source === undefined
-        ? `default: ${s.default}`
+        ? `default: ${s.default.replaceAll("`", "")}`
         : source.kind === "environment"
         ? "environment"
         : source.kind === "file"

@@ -36,7 +36,7 @@ describe("configuration", () => {
     const secretUrl = db.url
     writeFileSync(join(dir, "database-url"), `${secretUrl}\n`)
     writeFileSync(join(dir, ".env"), "FILS_LOG_LEVEL=warn\nFILS_PORT=5999\nFILS_OWNER_EMAIL=\"owner@dune.example\" # the owner\n")
-    const shown = await fils(["config"], { DATABASE_URL_FILE: "database-url", FILS_PORT: "6001" })
+    const shown = await fils(["config"], { DATABASE_URL_FILE: "database-url", FILS_PORT: "6001", FILS_API_KEY: "sk_test_unseen" })
     expect(shown.code, shown.stderr).toBe(0)
     expect(JSON.parse(shown.stdout).env_file).toBe(join(dir, ".env"))
     expect(settingOf(shown.stdout, "DATABASE_URL")).toEqual({ name: "DATABASE_URL", value: "[redacted]", source: `file ${join(dir, "database-url")} (DATABASE_URL_FILE)` })
@@ -44,6 +44,10 @@ describe("configuration", () => {
     expect(settingOf(shown.stdout, "FILS_LOG_LEVEL")).toEqual({ name: "FILS_LOG_LEVEL", value: "warn", source: `.env file ${join(dir, ".env")}` })
     expect(settingOf(shown.stdout, "FILS_OWNER_EMAIL")?.value).toBe("owner@dune.example")
     expect(settingOf(shown.stdout, "FILS_FEE_BPS")).toEqual({ name: "FILS_FEE_BPS", value: null, source: "default: 290" })
+    expect(settingOf(shown.stdout, "FILS_HOST")).toEqual({ name: "FILS_HOST", value: null, source: "default: HOST, else 127.0.0.1" })
+    expect(settingOf(shown.stdout, "FILS_ENV_FILE")).toEqual({ name: "FILS_ENV_FILE", value: null, source: "default: ./.env when there is one" })
+    expect(settingOf(shown.stdout, "FILS_API_KEY")).toEqual({ name: "FILS_API_KEY", value: "[redacted]", source: "environment" })
+    expect(shown.stdout + shown.stderr).not.toContain("sk_test_unseen")
     expect(shown.stdout + shown.stderr).not.toContain(secretUrl)
     expect(shown.stdout + shown.stderr).not.toContain(new URL(secretUrl).password || "no-password")
   }, 60_000)
@@ -54,6 +58,10 @@ describe("configuration", () => {
     const migrated = await fils(["migrate"], { FILS_ENV_FILE: "other.env" })
     expect(migrated.code, migrated.stderr).toBe(0)
     expect(JSON.parse(migrated.stdout)).toEqual({ migrated: true })
+    const named = await fils(["config"], { FILS_ENV_FILE: "other.env" })
+    expect(named.code, named.stderr).toBe(0)
+    expect(JSON.parse(named.stdout).env_file).toBe(join(dir, "other.env"))
+    expect(settingOf(named.stdout, "FILS_ENV_FILE")).toEqual({ name: "FILS_ENV_FILE", value: "other.env", source: "environment" })
     const missing = await fils(["config"], { FILS_ENV_FILE: "nowhere.env" })
     expect(missing.code).toBe(1)
     expect(JSON.parse(missing.stderr.trim())).toEqual({ code: "INVALID_CONFIG", message: `FILS_ENV_FILE names ${join(dir, "nowhere.env")}, which cannot be read` })
@@ -63,6 +71,16 @@ describe("configuration", () => {
     const unreadable = await fils(["config"], { FILS_SECRET_KEY_FILE: "no-such-key" })
     expect(unreadable.code).toBe(1)
     expect(JSON.parse(unreadable.stderr.trim()).message).toContain("FILS_SECRET_KEY_FILE names")
+  }, 60_000)
+
+  it("FILS_ENV_FILE is read from the environment only: a .env file that sets it is refused, not ignored", async () => {
+    writeFileSync(join(dir, "nested.env"), "FILS_LOG_LEVEL=warn\nFILS_ENV_FILE=other.env\n")
+    const nested = await fils(["config"], { FILS_ENV_FILE: "nested.env" })
+    expect(nested.code, nested.stdout).toBe(1)
+    expect(JSON.parse(nested.stderr.trim())).toEqual({
+      code: "INVALID_CONFIG",
+      message: `${join(dir, "nested.env")} sets FILS_ENV_FILE, which only the environment can set: remove it from the file`
+    })
   }, 60_000)
 
   it("serve listens on PORT and HOST when --port, --host, FILS_PORT and FILS_HOST are not given; FILS_PORT and FILS_HOST win over them", async () => {
