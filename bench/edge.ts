@@ -83,7 +83,7 @@ const measureStep = async (step: Step) => {
     const route = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const { id } = yield* HttpRouter.params
-      const principal = yield* (yield* Accounts).authenticate((request.headers.authorization ?? "").slice(7))
+      const principal = yield* (yield* Accounts).authenticate(Redacted.make((request.headers.authorization ?? "").slice(7)))
       if (step === "limited") yield* (yield* RateLimits).consumeKey(principal.keyId)
       const payment = yield* (yield* Payments).get(principal, paymentId(id ?? "")!)
       return HttpServerResponse.unsafeJson(encode(payment))
@@ -114,11 +114,12 @@ const measureStep = async (step: Step) => {
       await import("./baseline.js")
     }
     const url = `http://127.0.0.1:${port}/api/v1/payments/${id}`
-    const check = await fetch(url, { headers: { authorization: `Bearer ${keys.test.secret}` } })
+    const key = Redacted.value(keys.test.secret)
+    const check = await fetch(url, { headers: { authorization: `Bearer ${key}` } })
     if (check.status !== 200) throw new Error(`${step}: ${check.status} ${await check.text()}`)
-    await drive(url, keys.test.secret, 3)
+    await drive(url, key, 3)
     const before = process.cpuUsage()
-    const result = await drive(url, keys.test.secret, seconds)
+    const result = await drive(url, key, seconds)
     const cpu = process.cpuUsage(before)
     if (result.non2xx > 0) throw new Error(`${step}: ${result.non2xx} answers were not 2xx`)
     return { step, rps: result.rps, cpuMicros: (cpu.user + cpu.system) / result.total }

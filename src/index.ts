@@ -9,7 +9,15 @@
 
 // Use cases -----------------------------------------------------------------------------------------------------------
 export { Engine } from "./application/Engine.js"
-export { type AccountSettings, Accounts, type AccountsError, type IssuedKey, type Principal } from "./application/Accounts.js"
+export {
+  type AccountSettings,
+  Accounts,
+  type AccountsError,
+  type IssuedKey,
+  type Principal,
+  revealKey,
+  type ShownKey
+} from "./application/Accounts.js"
 export { Billing, type BillingOptions, type BillingReport } from "./application/Billing.js"
 export { type RenewalOptions, Renewals } from "./application/Renewals.js"
 export { Checkout, type PayResult } from "./application/Checkout.js"

@@ -2,8 +2,8 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { Config, ConfigProvider, Console, DateTime, Effect, Layer, Option } from "effect"
-import { Accounts } from "../../src/application/Accounts.js"
+import { Config, ConfigProvider, Console, DateTime, Effect, Layer, Option, Redacted } from "effect"
+import { Accounts, revealKey } from "../../src/application/Accounts.js"
 import { operator } from "../../src/domain/Account.js"
 import { Billing } from "../../src/application/Billing.js"
 import { Settings } from "../../src/application/Settings.js"
@@ -65,18 +65,18 @@ const announce = Effect.gen(function*() {
       lines.push(
         "",
         `Created the default account ${account.account_id} on this empty store.`,
-        `  Test key     ${keys.test.secret}`,
+        `  Test key     ${Redacted.value(keys.test.secret)}`,
         "  (shown once: keep it; `fils keys create --account <id> --mode test` makes another)"
       )
       if (dashboard) {
         const email = yield* Config.string("FILS_OWNER_EMAIL").pipe(Config.withDefault("owner@fils.local"))
         const owner = yield* (yield* Users).create(account.account_id, email, "owner")
         lines.push(
-          `  Sign in      ${publicUrl}/dashboard/sign-in/${owner.token}`,
+          `  Sign in      ${publicUrl}/dashboard/sign-in/${Redacted.value(owner.token)}`,
           `  (the owner ${owner.user.email} sets a password there; the link works once, for 24 hours)`
         )
       }
-      lines.push("", `  curl -H "Authorization: Bearer ${keys.test.secret}" ${publicUrl}/api/v1/account`)
+      lines.push("", `  curl -H "Authorization: Bearer ${Redacted.value(keys.test.secret)}" ${publicUrl}/api/v1/account`)
     }
     yield* Console.log(lines.join("\n"))
 })
@@ -146,7 +146,7 @@ const accountsCreate = Command.make("create", { name, supportEmail }, ({ name, s
         business_name: name,
         support_email: Option.getOrNull(supportEmail)
       })
-      yield* printResult({ ...accountJson(account), keys })
+      yield* printResult({ ...accountJson(account), keys: { test: revealKey(keys.test), live: revealKey(keys.live) } })
     }).pipe(Effect.provide(EngineSql))
   )).pipe(Command.withDescription("Create an account with one test and one live key (printed once)"))
 
@@ -197,7 +197,7 @@ const keysCreate = Command.make(
     reportFailure(
       Effect.gen(function*() {
         const id = yield* accountIdOf(account)
-        yield* printResult(yield* (yield* Accounts).createKey(id, mode))
+        yield* printResult(revealKey(yield* (yield* Accounts).createKey(id, mode)))
       }).pipe(Effect.provide(EngineSql))
     )
 ).pipe(Command.withDescription("Issue a new API key (the secret is printed once)"))
@@ -296,7 +296,7 @@ const usersCreate = Command.make(
 /** A dashboard user and the one-time link that sets their password, as `users create` and `sign-in-link` print. */
 const printSignInLink = (
   user: { readonly user_id: string; readonly account_id: string; readonly email: string; readonly role: string },
-  token: string,
+  token: Redacted.Redacted<string>,
   expiresAt: DateTime.Utc
 ) =>
   Effect.flatMap(Settings, ({ publicUrl }) =>
@@ -305,7 +305,7 @@ const printSignInLink = (
       account_id: user.account_id,
       email: user.email,
       role: user.role,
-      sign_in_url: `${publicUrl}/dashboard/sign-in/${token}`,
+      sign_in_url: `${publicUrl}/dashboard/sign-in/${Redacted.value(token)}`,
       sign_in_url_expires_at: DateTime.formatIso(expiresAt)
     }))
 

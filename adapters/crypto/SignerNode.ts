@@ -1,5 +1,5 @@
 /** The Signer port over node:crypto. */
-import { Clock, Effect, Layer } from "effect"
+import { Clock, Effect, Layer, Redacted } from "effect"
 import { createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto"
 import { Signer, WebhookSignatureInvalid } from "../../src/ports/Signer.js"
 import { newSecret, sign, verify } from "./StandardWebhooks.js"
@@ -37,10 +37,10 @@ const derive = (password: string, salt: Buffer, params: KdfParams) =>
       resume(error === null ? Effect.succeed(key) : Effect.fail(error)))
   }))
 
-export const hashPassword = (password: string) =>
+export const hashPassword = (password: Redacted.Redacted<string>) =>
   Effect.gen(function*() {
     const salt = randomBytes(16)
-    const key = yield* Effect.orDie(derive(password, salt, kdf))
+    const key = yield* Effect.orDie(derive(Redacted.value(password), salt, kdf))
     return `scrypt$${kdf.N}$${kdf.r}$${kdf.p}$${salt.toString("base64url")}$${key.toString("base64url")}`
   })
 
@@ -52,10 +52,10 @@ const parsed = (hash: string) => {
   return { params: { N, r, p }, salt: Buffer.from(m[4]!, "base64url"), key: Buffer.from(m[5]!, "base64url") }
 }
 
-export const verifyPassword = (password: string, hash: string) => {
+export const verifyPassword = (password: Redacted.Redacted<string>, hash: string) => {
   const stored = parsed(hash)
   if (stored === undefined) return Effect.succeed(false)
-  return derive(password, stored.salt, stored.params).pipe(
+  return derive(Redacted.value(password), stored.salt, stored.params).pipe(
     Effect.map((key) => key.length === stored.key.length && timingSafeEqual(key, stored.key)),
     Effect.orElseSucceed(() => false)
   )
@@ -70,14 +70,14 @@ export const passwordHashOutdated = (hash: string): boolean => {
 export const SignerNode = Layer.succeed(
   Signer,
   Signer.of({
-    hashApiKey: (key) => Effect.sync(() => sha256Hex(key)),
+    hashApiKey: (key) => Effect.sync(() => sha256Hex(Redacted.value(key))),
     digest: (text) => Effect.sync(() => sha256Hex(text)),
     randomToken: (bytes) => Effect.sync(() => randomBytes(bytes).toString("base64url")),
-    webhookSecret: Effect.sync(newSecret),
+    webhookSecret: Effect.sync(() => Redacted.make(newSecret())),
     hashPassword,
     verifyPassword,
     passwordHashOutdated,
-    signWebhook: (props) => Effect.sync(() => sign(props)),
+    signWebhook: (props) => Effect.sync(() => sign({ ...props, secret: Redacted.value(props.secret) })),
     sameSecret: (presented, expected) => Effect.sync(() => sameSecret(presented, expected)),
     verifyWebhook: ({ body, headers, now, secret }) =>
       Effect.flatMap(
@@ -85,7 +85,7 @@ export const SignerNode = Layer.succeed(
         now === undefined ? Effect.map(Clock.currentTimeMillis, (millis) => Math.floor(millis / 1000)) : Effect.succeed(now),
         (seconds) =>
           Effect.try({
-            try: () => verify({ secret, headers, body, now: seconds }),
+            try: () => verify({ secret: Redacted.value(secret), headers, body, now: seconds }),
             catch: (error) => new WebhookSignatureInvalid({ message: error instanceof Error ? error.message : String(error) })
           })
       )

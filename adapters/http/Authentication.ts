@@ -41,7 +41,7 @@ export const AuthenticationLive = Layer.effect(
           const scheme = /^Bearer\s+\S/i.test(request.headers.authorization ?? "")
           // The per-address limit is there to stop guessing, so it refuses only keys that are not valid: a merchant
           // whose address others share (a NAT, a proxy) keeps working while someone there fails to authenticate.
-          const principal = yield* accounts.authenticate(scheme ? Redacted.value(token) : "").pipe(
+          const principal = yield* accounts.authenticate(scheme ? token : Redacted.make("")).pipe(
             Effect.catchTag("Unauthorized", (unauthorized) =>
               limits.checkAddress(address).pipe(
                 Effect.zipRight(limits.recordAuthFailure(address)),

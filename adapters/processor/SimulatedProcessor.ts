@@ -5,7 +5,7 @@
  * (memory, or its own tables in PostgreSQL), so lookups, refunds and reconciliation see the same processor from
  * every server. Time comes from Effect's Clock, so TestClock drives asynchronous settlement.
  */
-import { Clock, Config, DateTime, Duration, Effect, Layer, Option, Random } from "effect"
+import { Clock, Config, DateTime, Duration, Effect, Layer, Option, Random, Redacted } from "effect"
 import type { CardOnFile, ChargeOutcome } from "../../src/domain/Payment.js"
 import {
   type CardDetails,
@@ -175,7 +175,8 @@ export interface SimulatedOptions {
 /** A test card's behaviour, and the card as a processor keeps it: a token that says how later charges behave. */
 const onFile = (card: CardDetails) =>
   Effect.gen(function*() {
-    const digits = card.number.replace(/[\s-]/g, "")
+    // The one place the simulated processor reads the number: a real adapter reads it for its request alone.
+    const digits = Redacted.value(card.number).replace(/[\s-]/g, "")
     const behaviour = testCards[digits] ?? "succeed"
     const saved: CardOnFile = {
       brand: brandOf(digits),

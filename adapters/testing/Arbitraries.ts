@@ -13,7 +13,7 @@
  * Ids follow the UUIDv7 layout with the resource's `created_at`; under fast-check's bias two values may share an id,
  * so draw several with `FastCheck.uniqueArray(arb, { selector: (p) => p.product_id })`.
  */
-import { DateTime, Duration, Either, FastCheck as fc } from "effect"
+import { DateTime, Duration, Either, FastCheck as fc, Redacted } from "effect"
 import { paymentData } from "../../src/application/Events.js"
 import { subscriptionData } from "../../src/application/Subscriptions.js"
 import type { Scope } from "../../src/domain/Account.js"
@@ -478,7 +478,7 @@ export const webhookEndpoint = (given?: Scope): fc.Arbitrary<WebhookEndpoint.Web
         description: w.description,
         event_types: w.eventTypes,
         disabled: w.disabled,
-        secret: w.secret,
+        secret: Redacted.make(w.secret),
         created_at: w.created
       }))
     )

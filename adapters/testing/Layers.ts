@@ -19,6 +19,7 @@ import { Checkout } from "../../src/application/Checkout.js"
 import { Engine } from "../../src/application/Engine.js"
 import type { Scope } from "../../src/domain/Account.js"
 import type { AttemptOutcome } from "../../src/domain/Delivery.js"
+import * as CheckoutForm from "../../src/domain/CheckoutForm.js"
 import type { CheckoutSessionId } from "../../src/domain/Ids.js"
 import { notFound } from "../../src/domain/Errors.js"
 import { type OutboundRequest, WebhookTransport } from "../../src/ports/WebhookTransport.js"
@@ -90,12 +91,12 @@ export const pay = (sessionId: CheckoutSessionId, card: string = cards.visa) =>
     const store = yield* Store
     const session = yield* store.sessions.find(sessionId)
     if (Option.isNone(session)) return yield* notFound("checkout session", sessionId)
-    return yield* (yield* Checkout).pay(sessionId, session.value.form_token, {
+    return yield* (yield* Checkout).pay(sessionId, session.value.form_token, CheckoutForm.fromSubmitted({
       name: "Layla Haddad",
       email: session.value.customer?.email ?? "layla@example.ae",
       card_number: card,
       exp_month: "12",
       exp_year: "2090",
       cvc: "123"
-    })
+    }))
   })

@@ -12,11 +12,15 @@ import { Checkout } from "../../src/application/Checkout.js"
 import { Events } from "../../src/application/Events.js"
 import { Payments } from "../../src/application/Payments.js"
 import { Products } from "../../src/application/Products.js"
+import { fromSubmitted } from "../../src/domain/CheckoutForm.js"
 import { formatAmount } from "../../src/domain/Money.js"
 import { EngineLive } from "./engine.js"
 
-/** A test card that expires a few years from now, whenever this runs. */
-const card = (number: string) => ({
+/**
+ * The form a customer submits, with a test card that expires a few years from now, whenever this runs. The card
+ * number and CVC are `Redacted` from the moment the form is read (`fromSubmitted`) to the processor's adapter.
+ */
+const card = (number: string) => fromSubmitted({
   name: "Layla Haddad",
   email: "layla@example.ae",
   card_number: number,

@@ -8,7 +8,7 @@
  *
  *   node --import tsx examples/engine/portal.ts
  */
-import { Console, DateTime, Effect } from "effect"
+import { Console, DateTime, Effect, Redacted } from "effect"
 import { Accounts } from "../../src/application/Accounts.js"
 import { Billing, stoppedClock } from "../../src/application/Billing.js"
 import { Checkout } from "../../src/application/Checkout.js"
@@ -16,6 +16,7 @@ import { PaymentMethods } from "../../src/application/PaymentMethods.js"
 import { Portal } from "../../src/application/Portal.js"
 import { Products } from "../../src/application/Products.js"
 import { Subscriptions } from "../../src/application/Subscriptions.js"
+import { fromSubmitted } from "../../src/domain/CheckoutForm.js"
 import { formatAmount } from "../../src/domain/Money.js"
 import { EngineLive } from "./engine.js"
 
@@ -36,14 +37,14 @@ const program = Effect.gen(function*() {
   const checkout = yield* Checkout
   const subscribed = yield* Effect.gen(function*() {
     const session = yield* checkout.create(scope, { product_cart: [{ product_id: plan.product_id }] })
-    return yield* checkout.pay(session.session_id, session.form_token, {
+    return yield* checkout.pay(session.session_id, session.form_token, fromSubmitted({
       name: "Layla Haddad",
       email: "layla@example.ae",
       card_number: "4000000000000341",
       exp_month: "12",
       exp_year: "2030",
       cvc: "123"
-    })
+    }))
   }).pipe(at("2027-01-31T09:00:00Z"))
   if (subscribed._tag !== "Paid" || subscribed.session.subscription_id === null) return yield* Effect.die("not subscribed")
   const id = subscribed.session.subscription_id
@@ -57,8 +58,9 @@ const program = Effect.gen(function*() {
   const link = yield* portal.create(scope, { customer_id: held.customer.customer_id, return_url: "https://dunecoffee.example/account" })
   yield* Console.log(`portal link for ${held.customer.email}: ${link.url.replace(/[^/]+$/, "…")} (one use, until ${DateTime.formatIso(link.expires_at)})`)
 
-  // The customer enters a new card in the portal.
-  const replaced = yield* (yield* PaymentMethods).replace(scope, id, { number: "4242424242424242", expMonth: 12, expYear: 2030, cvc: "123" })
+  // The customer enters a new card in the portal (its number and CVC `Redacted`, as the portal's page reads them).
+  const card = { number: Redacted.make("4242424242424242"), expMonth: 12, expYear: 2030, cvc: Redacted.make("123") }
+  const replaced = yield* (yield* PaymentMethods).replace(scope, id, card)
     .pipe(at("2027-03-01T08:00:00Z"))
   const retry = replaced.retry!
   yield* Console.log(`new card: ${replaced.subscription.status}, card •••• ${replaced.subscription.payment_method.last4}, ` +

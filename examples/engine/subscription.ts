@@ -15,6 +15,7 @@ import { Checkout } from "../../src/application/Checkout.js"
 import { Events } from "../../src/application/Events.js"
 import { Products } from "../../src/application/Products.js"
 import { Subscriptions } from "../../src/application/Subscriptions.js"
+import { fromSubmitted } from "../../src/domain/CheckoutForm.js"
 import { EngineLive } from "./engine.js"
 
 /** Runs `effect` as if the time were `iso` (the clock `fils billing run --at` uses). */
@@ -37,14 +38,14 @@ const program = Effect.gen(function*() {
   const checkout = yield* Checkout
   const subscribed = yield* Effect.gen(function*() {
     const session = yield* checkout.create(scope, { product_cart: [{ product_id: plan.product_id }] })
-    return yield* checkout.pay(session.session_id, session.form_token, {
+    return yield* checkout.pay(session.session_id, session.form_token, fromSubmitted({
       name: "Layla Haddad",
       email: "layla@example.ae",
       card_number: "4242424242424242",
       exp_month: "12",
       exp_year: "2030",
       cvc: "123"
-    })
+    }))
   }).pipe(at("2027-01-31T09:00:00Z"))
   if (subscribed._tag !== "Paid" || subscribed.session.subscription_id === null) return yield* Effect.die("not subscribed")
   const id = subscribed.session.subscription_id

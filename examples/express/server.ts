@@ -12,7 +12,7 @@
  * for the dashboard (`FILS_OWNER_EMAIL`, default owner@fils.local).
  */
 import express from "express"
-import { Effect, Option } from "effect"
+import { Effect, Option, Redacted } from "effect"
 import { makeNodeHandler } from "../../adapters/http/WebHandler.js"
 import { Accounts } from "../../src/application/Accounts.js"
 import { Users } from "../../src/application/Users.js"
@@ -58,10 +58,10 @@ const server = app.listen(port, host, async (error?: Error) => {
     `  Dashboard    ${publicUrl}/dashboard`
   ]
   if (Option.isSome(created)) {
-    lines.push(`  Test key     ${created.value.keys.test.secret}`)
+    lines.push(`  Test key     ${Redacted.value(created.value.keys.test.secret)}`)
     const owner = await fils.run(Effect.flatMap(Users, (users) =>
       users.create(created.value.account.account_id, process.env["FILS_OWNER_EMAIL"] || "owner@fils.local", "owner")))
-    lines.push(`  Sign in      ${publicUrl}/dashboard/sign-in/${owner.token}`)
+    lines.push(`  Sign in      ${publicUrl}/dashboard/sign-in/${Redacted.value(owner.token)}`)
   } else lines.push("  (the store already has accounts: use a key you have, or `npm run fils -- keys create`)")
   console.log(lines.join("\n"))
 })

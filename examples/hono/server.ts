@@ -13,7 +13,7 @@
  * for the dashboard (`FILS_OWNER_EMAIL`, default owner@fils.local).
  */
 import { serve } from "@hono/node-server"
-import { Effect, Option } from "effect"
+import { Effect, Option, Redacted } from "effect"
 import { Hono } from "hono"
 import { makeWebHandler } from "../../adapters/http/WebHandler.js"
 import { Accounts } from "../../src/application/Accounts.js"
@@ -50,10 +50,10 @@ const server = serve({ fetch: app.fetch, port, hostname: host }, async () => {
     `  Dashboard    ${publicUrl}/dashboard`
   ]
   if (Option.isSome(created)) {
-    lines.push(`  Test key     ${created.value.keys.test.secret}`)
+    lines.push(`  Test key     ${Redacted.value(created.value.keys.test.secret)}`)
     const owner = await fils.run(Effect.flatMap(Users, (users) =>
       users.create(created.value.account.account_id, process.env["FILS_OWNER_EMAIL"] || "owner@fils.local", "owner")))
-    lines.push(`  Sign in      ${publicUrl}/dashboard/sign-in/${owner.token}`)
+    lines.push(`  Sign in      ${publicUrl}/dashboard/sign-in/${Redacted.value(owner.token)}`)
   } else lines.push("  (the store already has accounts: use a key you have, or `npm run fils -- keys create`)")
   console.log(lines.join("\n"))
 })

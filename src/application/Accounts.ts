@@ -1,5 +1,5 @@
 /** Accounts and their API keys: create, update, issue and revoke keys, authenticate a key. */
-import { Clock, DateTime, Duration, Effect, Fiber, Option, Scope, Stream } from "effect"
+import { Clock, DateTime, Duration, Effect, Fiber, Option, Redacted, Scope, Stream } from "effect"
 import * as Account from "../domain/Account.js"
 import { InvalidRequest, NotFound, StoreUnavailable, Unauthorized } from "../domain/Errors.js"
 import type { AccountId, ApiKeyId } from "../domain/Ids.js"
@@ -20,10 +20,18 @@ export interface IssuedKey {
   readonly key_id: ApiKeyId
   readonly account_id: AccountId
   readonly mode: Account.ApiKeyMode
-  /** The secret, shown once. */
-  readonly secret: string
+  /** The secret, `Redacted` until the one place that shows it (`revealKey`). */
+  readonly secret: Redacted.Redacted<string>
   readonly created_at: string
 }
+
+/** An issued key as shown once (the CLI's output, the dashboard's notice): the secret in clear. */
+export interface ShownKey extends Omit<IssuedKey, "secret"> {
+  readonly secret: string
+}
+
+/** The one way a new key's secret is shown, at the moment it is issued; never again (only its hash is kept). */
+export const revealKey = (issued: IssuedKey): ShownKey => ({ ...issued, secret: Redacted.value(issued.secret) })
 
 export interface AccountSettings {
   readonly business_name?: string | null | undefined
@@ -70,13 +78,13 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
 
     const issueKey = Effect.fn("Accounts.issueKey")(function*(accountId: AccountId, mode: Account.ApiKeyMode) {
       const livemode = mode === "live"
-      const secret = Account.keyPrefix(livemode) + (yield* signer.randomToken(secretBytes))
+      const secret = Redacted.make(Account.keyPrefix(livemode) + (yield* signer.randomToken(secretBytes)))
       const key: Account.ApiKey = {
         key_id: yield* newId<ApiKeyId>(prefixes.apiKey),
         account_id: accountId,
         livemode,
         hash: yield* signer.hashApiKey(secret),
-        last4: secret.slice(-4),
+        last4: Redacted.value(secret).slice(-4),
         created_at: yield* DateTime.now,
         revoked_at: null
       }
@@ -157,7 +165,7 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
      * The principal behind a bearer key; `Unauthorized` for a malformed, unknown or revoked key. Untraced: it runs
      * on every request, inside its server span, and is almost always a cache hit, cheaper than a span of its own.
      */
-    const authenticate = Effect.fnUntraced(function*(secret: string) {
+    const authenticate = Effect.fnUntraced(function*(secret: Redacted.Redacted<string>) {
       yield* listening
       if (!Account.isWellFormedKey(secret)) return yield* unauthorized
       const hash = yield* signer.hashApiKey(secret)

@@ -3,9 +3,10 @@
  * /customer_portal_sessions`) and sends them its link; opening it starts the customer's browser session, in which
  * they see their subscriptions and payments, set or undo cancellation at the period end, replace a subscription's
  * card (`PaymentMethods`), and read receipts. Every object is reached through the session's customer in its
- * account and mode: another customer's is not found, whatever its id.
+ * account and mode: another customer's is not found, whatever its id. The link's and the cookie's secrets are
+ * `Redacted` from the page that reads them; only their digests are looked up.
  */
-import { Data, DateTime, Effect, Option } from "effect"
+import { Data, DateTime, Effect, Option, Redacted } from "effect"
 import type { Scope } from "../domain/Account.js"
 import type * as Account from "../domain/Account.js"
 import type * as CheckoutSession from "../domain/CheckoutSession.js"
@@ -27,6 +28,7 @@ import { PortalSessionRepository } from "../ports/repositories/PortalSessionRepo
 import { RateLimitRepository } from "../ports/repositories/RateLimitRepository.js"
 import { SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
 import { newId } from "./Ids.js"
+import * as Secrets from "./Secrets.js"
 import { PaymentMethods } from "./PaymentMethods.js"
 import { Settings } from "./Settings.js"
 import { Subscriptions } from "./Subscriptions.js"
@@ -53,6 +55,12 @@ export interface ReceiptView {
 const customerIdOf = parseId(CustomerId)
 /** Secrets of the link and of the cookie: 32 random bytes each. */
 const secretBytes = 32
+/** Longer than any secret this portal makes: a longer one is not looked up. */
+const maxSecretLength = 100
+const plausible = (secret: Redacted.Redacted<string>) => {
+  const text = Redacted.value(secret)
+  return text.length > 0 && text.length <= maxSecretLength
+}
 /**
  * Cards a portal session may try per rolling minute: enough for a customer's typos, too few for testing stolen
  * cards against the processor through a leaked link.
@@ -77,6 +85,8 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
     const subscriptions = yield* Subscriptions
     const paymentMethods = yield* PaymentMethods
     const { publicUrl } = yield* Settings
+    const newSecret = Secrets.newSecret(signer, secretBytes)
+    const digestOf = (secret: Redacted.Redacted<string>) => Secrets.digestOf(signer, secret)
 
     const customerOf = (scope: Scope, raw: string) =>
       Effect.gen(function*() {
@@ -88,7 +98,7 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
     /** A new portal session for a customer of `scope`: its `url` opens the portal once, within the hour. */
     const create = Effect.fn("Portal.create")(function*(scope: Scope, input: PortalSession.PortalSessionCreate) {
       const customer = yield* customerOf(scope, input.customer_id)
-      const token = yield* signer.randomToken(secretBytes)
+      const token = yield* newSecret
       const now = yield* DateTime.now
       const session: PortalSession.PortalSession = {
         object: "customer_portal_session",
@@ -96,9 +106,9 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
         account_id: scope.accountId,
         livemode: scope.livemode,
         customer_id: customer.customer_id,
-        url: `${publicUrl}/portal/${token}`,
+        url: Redacted.make(`${publicUrl}/portal/${Redacted.value(token)}`),
         return_url: input.return_url ?? null,
-        token_hash: yield* signer.digest(token),
+        token_hash: yield* digestOf(token),
         created_at: now,
         expires_at: DateTime.add(now, { millis: PortalSession.linkMillis }),
         opened_at: null,
@@ -115,21 +125,17 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
       return Option.isSome(found) ? PortalSession.toResource(found.value) : yield* notFound("customer portal session", id)
     })
 
-    const linked = (token: string) =>
+    const linked = (token: Redacted.Redacted<string>) =>
       Effect.gen(function*() {
-        const found = token.length === 0 || token.length > 100
-          ? Option.none()
-          : yield* portalRepo.findByToken(yield* signer.digest(token))
+        const found = plausible(token) ? yield* portalRepo.findByToken(yield* digestOf(token)) : Option.none()
         return Option.isSome(found) ? found.value : yield* new PortalLinkGone({ reason: "unknown" })
       })
 
     /** Whether `currentCookie`, the browser's own cookie, names the live browser session that `session`'s link started. */
-    const openedHere = (session: PortalSession.PortalSession, currentCookie: string | undefined) =>
+    const openedHere = (session: PortalSession.PortalSession, currentCookie: Redacted.Redacted<string> | undefined) =>
       Effect.gen(function*() {
-        if (currentCookie === undefined || currentCookie.length === 0 || currentCookie.length > 100 || session.cookie_hash === null) {
-          return false
-        }
-        const same = yield* signer.sameSecret(yield* signer.digest(currentCookie), session.cookie_hash)
+        if (currentCookie === undefined || !plausible(currentCookie) || session.cookie_hash === null) return false
+        const same = yield* signer.sameSecret(yield* digestOf(currentCookie), session.cookie_hash)
         return same && PortalSession.browsing(session, yield* DateTime.now)
       })
 
@@ -138,7 +144,7 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
      * `browsing` for the browser that opened it, while its session lasts; `openable` while the link can still be
      * opened; `PortalLinkGone` otherwise.
      */
-    const peek = Effect.fn("Portal.peek")(function*(token: string, currentCookie?: string) {
+    const peek = Effect.fn("Portal.peek")(function*(token: Redacted.Redacted<string>, currentCookie?: Redacted.Redacted<string>) {
       const session = yield* linked(token)
       if (yield* openedHere(session, currentCookie)) return "browsing" as const
       const gone = PortalSession.linkGone(session, yield* DateTime.now)
@@ -150,12 +156,12 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
      * once, within its hour; two opening it at once, one wins. `currentCookie`, the browser's own cookie, lets the
      * browser that opened it follow it again.
      */
-    const open = Effect.fn("Portal.open")(function*(token: string, currentCookie?: string) {
+    const open = Effect.fn("Portal.open")(function*(token: Redacted.Redacted<string>, currentCookie?: Redacted.Redacted<string>) {
       const found = yield* linked(token)
       // The browser that opened it, following the link again while its session lasts, simply carries on.
       if (currentCookie !== undefined && (yield* openedHere(found, currentCookie))) return { cookie: currentCookie, session: found }
-      const cookie = yield* signer.randomToken(secretBytes)
-      const browser = { cookieHash: yield* signer.digest(cookie), csrfToken: yield* signer.randomToken(24) }
+      const cookie = yield* newSecret
+      const browser = { cookieHash: yield* digestOf(cookie), csrfToken: yield* signer.randomToken(24) }
       const opened = PortalSession.open(found, yield* DateTime.now, browser)
       if (opened._tag === "Left") return yield* new PortalLinkGone({ reason: opened.left })
       if (!(yield* portalRepo.markOpened(opened.right))) return yield* new PortalLinkGone({ reason: "used" })
@@ -163,9 +169,9 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
     })
 
     /** The session a browser's cookie names, while it lasts. */
-    const authenticate = Effect.fn("Portal.authenticate")(function*(cookie: string) {
-      if (cookie.length === 0 || cookie.length > 100) return Option.none<PortalSession.PortalSession>()
-      const found = yield* portalRepo.findByCookie(yield* signer.digest(cookie))
+    const authenticate = Effect.fn("Portal.authenticate")(function*(cookie: Redacted.Redacted<string>) {
+      if (!plausible(cookie)) return Option.none<PortalSession.PortalSession>()
+      const found = yield* portalRepo.findByCookie(yield* digestOf(cookie))
       const now = yield* DateTime.now
       return Option.filter(found, (s) => PortalSession.browsing(s, now))
     })

@@ -3,9 +3,10 @@
  * e-mail and password (failures throttled without letting a stranger lock a user out, one message for every
  * failure); browser sessions
  * (a random cookie secret, stored hashed; idle 12 h, absolute 7 days); signing out here or everywhere; and the
- * audit log of changes made through the dashboard.
+ * audit log of changes made through the dashboard. Link and cookie secrets and passwords are `Redacted` from the page
+ * that reads them to the hashing, and the new ones returned are `Redacted` until the page shows or sets them.
  */
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, Option, Redacted } from "effect"
 import type { AccountId, AuditId } from "../domain/Ids.js"
 import { prefixes, type UserId } from "../domain/Ids.js"
 import * as User from "../domain/DashboardUser.js"
@@ -16,6 +17,7 @@ import { AccountRepository } from "../ports/repositories/AccountRepository.js"
 import { RateLimitRepository } from "../ports/repositories/RateLimitRepository.js"
 import { UserRepository } from "../ports/repositories/UserRepository.js"
 import { newId } from "./Ids.js"
+import * as Secrets from "./Secrets.js"
 
 /**
  * Failed sign-ins allowed (OWASP ASVS 2.2.1: guessing is slowed, yet no stranger can lock a user out). A success
@@ -55,8 +57,11 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
     const signer = yield* Signer
 
     const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+    /** A new secret for a link or a cookie: 32 random bytes. */
+    const newSecret = Secrets.newSecret(signer, 32)
+    const digestOf = (secret: Redacted.Redacted<string>) => Secrets.digestOf(signer, secret)
     /** A hash, with today's parameters, of a password nobody knows: verified against when the e-mail is unknown. */
-    const dummyHash = yield* Effect.cached(Effect.flatMap(signer.randomToken(32), signer.hashPassword))
+    const dummyHash = yield* Effect.cached(Effect.flatMap(newSecret, signer.hashPassword))
 
     /**
      * Invites `email` to `accountId` with `role`: a new user without a password (a pending invitation), and a one-time
@@ -92,10 +97,10 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
 
     /** A new one-time sign-in link for `user` (an invitation again, or a password reset by an owner). */
     const issueLink = Effect.fn("Users.issueLink")(function*(user: User.DashboardUser) {
-      const token = yield* signer.randomToken(32)
+      const token = yield* newSecret
       const expires_at = DateTime.add(yield* DateTime.now, { millis: User.signInLinkMillis })
       yield* userRepo.insertLink({
-        token_hash: yield* signer.digest(token),
+        token_hash: yield* digestOf(token),
         user_id: user.user_id,
         expires_at,
         used_at: null
@@ -128,10 +133,10 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
     /** A new session for `user`: the cookie's secret (returned once) and the session as stored. */
     const startSession = (user: User.DashboardUser) =>
       Effect.gen(function*() {
-        const token = yield* signer.randomToken(32)
+        const token = yield* newSecret
         const now = yield* DateTime.now
         const session: User.DashboardSession = {
-          token_hash: yield* signer.digest(token),
+          token_hash: yield* digestOf(token),
           user_id: user.user_id,
           account_id: user.account_id,
           csrf_token: yield* signer.randomToken(24),
@@ -143,8 +148,8 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       })
 
     /** Whose a sign-in link is, if it is still good (without using it): the page that sets the password. */
-    const linkUser = Effect.fn("Users.linkUser")(function*(token: string) {
-      const hash = yield* signer.digest(token)
+    const linkUser = Effect.fn("Users.linkUser")(function*(token: Redacted.Redacted<string>) {
+      const hash = yield* digestOf(token)
       const link = yield* userRepo.findLink(hash)
       const now = yield* DateTime.now
       const usable = Option.filter(link, (l) => l.used_at === null && DateTime.greaterThan(l.expires_at, now))
@@ -157,7 +162,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
      * signs in as one user: an invitation whose e-mail already signs in elsewhere is refused, leaving the link as it
      * was. Only the link's holder sees that answer, never the inviting page.
      */
-    const redeem = Effect.fn("Users.redeem")(function*(token: string, password: string) {
+    const redeem = Effect.fn("Users.redeem")(function*(token: Redacted.Redacted<string>, password: Redacted.Redacted<string>) {
       const problem = User.passwordProblem(password)
       if (problem !== undefined) return yield* new InvalidRequest({ message: problem })
       const invited = yield* linkUser(token)
@@ -165,7 +170,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
         const holder = yield* userRepo.findUserByEmail(invited.value.email)
         if (Option.isSome(holder) && holder.value.user_id !== invited.value.user_id) return yield* emailTaken
       }
-      const hash = yield* signer.digest(token)
+      const hash = yield* digestOf(token)
       const passwordHash = yield* signer.hashPassword(password)
       // One transaction: a link whose e-mail another invitation took at the same instant stays unused.
       const user = yield* transactions.transact(Effect.gen(function*() {
@@ -216,7 +221,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
      * Signs in with e-mail and password from `address`. Every failure reads the same (unknown e-mail, no password
      * set yet, wrong password); failures are limited (`failureLimits`), successes never count.
      */
-    const signIn = Effect.fn("Users.signIn")(function*(email: string, password: string, address: string) {
+    const signIn = Effect.fn("Users.signIn")(function*(email: string, password: Redacted.Redacted<string>, address: string) {
       const key = email.trim().toLowerCase().slice(0, 254)
       yield* throttle(key, address)
       const found = yield* userRepo.findUserByEmail(email.trim())
@@ -236,8 +241,8 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
     })
 
     /** The signed-in user of a session cookie, if the session is alive; touches it (the idle timeout restarts). */
-    const authenticate = Effect.fn("Users.authenticate")(function*(token: string) {
-      const hash = yield* signer.digest(token)
+    const authenticate = Effect.fn("Users.authenticate")(function*(token: Redacted.Redacted<string>) {
+      const hash = yield* digestOf(token)
       const session = yield* userRepo.findSession(hash)
       if (Option.isNone(session)) return Option.none<Signed>()
       const now = yield* DateTime.now

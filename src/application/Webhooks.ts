@@ -1,4 +1,7 @@
-/** Webhook endpoints: create (with a secret shown on creation and on request), read, update, delete. */
+/**
+ * Webhook endpoints: create (with a secret shown on creation and on request), read, update, delete. Secrets come back
+ * `Redacted`; the response that shows one reveals it (`WebhookEndpoint.withSecret`).
+ */
 import { DateTime, Duration, Effect, Option } from "effect"
 import type { Scope } from "../domain/Account.js"
 import { InvalidRequest, notFound } from "../domain/Errors.js"

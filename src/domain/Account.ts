@@ -1,5 +1,5 @@
 /** The merchant account and its API keys. */
-import { Schema } from "effect"
+import { Redacted, Schema } from "effect"
 import { AccountId, ApiKeyId } from "./Ids.js"
 import { Currency, supportedCurrencies } from "./Money.js"
 
@@ -82,4 +82,4 @@ export const keyPrefix = (livemode: boolean) => (livemode ? "sk_live_" : "sk_tes
 
 /** A key is `sk_test_` or `sk_live_` followed by 24 to 128 URL-safe characters. */
 const keyShape = /^sk_(test|live)_[A-Za-z0-9_-]{24,128}$/
-export const isWellFormedKey = (key: string): boolean => keyShape.test(key)
+export const isWellFormedKey = (key: Redacted.Redacted<string>): boolean => keyShape.test(Redacted.value(key))

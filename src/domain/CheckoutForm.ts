@@ -1,15 +1,30 @@
 /**
  * The hosted page's form (docs/decisions.md §3): validated here, before any charge, into customer details and a card.
  * Each field gets its own readable error; the card number is checked by Luhn, the expiry must not have passed,
- * the CVC is 3 or 4 digits.
+ * the CVC is 3 or 4 digits. The card number and the CVC are `Redacted` from the moment a page reads the form
+ * (`fromSubmitted`) to the processor's adapter: printing the form, a card or an error never shows them.
  */
-import { DateTime, Either } from "effect"
+import { DateTime, Either, Redacted } from "effect"
 import { isCardNumber } from "./Card.js"
 
 export const fields = ["name", "email", "phone_number", "card_number", "exp_month", "exp_year", "cvc"] as const
 export type Field = (typeof fields)[number]
-export type CheckoutFormInput = Partial<Record<Field, string>>
+/** The fields a form holds secret: the card's number and security code. */
+export type SecretField = "card_number" | "cvc"
+/** The form as a page submitted it: each field's text. */
+export type SubmittedForm = Partial<Record<Field, string>>
+/** The form as the engine takes it: the card number and CVC `Redacted`, the other fields as typed. */
+export type CheckoutFormInput =
+  & Partial<Record<Exclude<Field, SecretField>, string>>
+  & Partial<Record<SecretField, Redacted.Redacted<string>>>
 export type FieldErrors = Partial<Record<Field, string>>
+
+/** The form a page read, its secrets `Redacted` from here on. */
+export const fromSubmitted = ({ card_number, cvc, ...rest }: SubmittedForm): CheckoutFormInput => ({
+  ...rest,
+  ...(card_number === undefined ? {} : { card_number: Redacted.make(card_number) }),
+  ...(cvc === undefined ? {} : { cvc: Redacted.make(cvc) })
+})
 
 export interface ValidCheckoutForm {
   readonly customer: { readonly name: string; readonly email: string; readonly phone_number: string | null }
@@ -22,19 +37,21 @@ const emailShape = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 export const cardFields = ["card_number", "exp_month", "exp_year", "cvc"] as const
 
 export interface ValidCard {
-  readonly number: string
+  readonly number: Redacted.Redacted<string>
   readonly expMonth: number
   readonly expYear: number
-  readonly cvc: string
+  readonly cvc: Redacted.Redacted<string>
 }
+
+const textOf = (secret: Redacted.Redacted<string> | undefined): string => secret === undefined ? "" : Redacted.value(secret)
 
 /** The card fields alone (the portal's card form): Luhn, an expiry not passed, a 3 or 4 digit CVC. */
 export const validateCard = (input: CheckoutFormInput, now: DateTime.Utc): Either.Either<ValidCard, FieldErrors> => {
   const errors: FieldErrors = {}
-  const number = (input.card_number ?? "").replace(/[\s-]/g, "")
+  const number = textOf(input.card_number).replace(/[\s-]/g, "")
   const monthText = (input.exp_month ?? "").trim()
   const yearText = (input.exp_year ?? "").trim()
-  const cvc = (input.cvc ?? "").trim()
+  const cvc = textOf(input.cvc).trim()
   if (!isCardNumber(number)) errors.card_number = "Enter a valid card number."
   const month = /^[0-9]{1,2}$/.test(monthText) ? Number(monthText) : NaN
   const year = /^[0-9]{2}$/.test(yearText) ? 2000 + Number(yearText) : /^[0-9]{4}$/.test(yearText) ? Number(yearText) : NaN
@@ -48,7 +65,7 @@ export const validateCard = (input: CheckoutFormInput, now: DateTime.Utc): Eithe
   if (!/^[0-9]{3,4}$/.test(cvc)) errors.cvc = "Enter the 3 or 4 digit security code."
   return Object.keys(errors).length > 0
     ? Either.left(errors)
-    : Either.right({ number, expMonth: month, expYear: year, cvc })
+    : Either.right({ number: Redacted.make(number), expMonth: month, expYear: year, cvc: Redacted.make(cvc) })
 }
 
 export const validate = (

@@ -7,7 +7,7 @@
  *   developer  test keys and test webhook endpoints; reads the rest (live endpoints too, never their secrets); no refunds
  *   viewer     reads only, and never sees a secret
  */
-import { DateTime, Schema } from "effect"
+import { DateTime, Redacted, Schema } from "effect"
 import { AccountId, type AuditId, UserId } from "./Ids.js"
 
 export const Role = Schema.Literal("owner", "admin", "developer", "viewer")
@@ -68,8 +68,12 @@ export const can = (role: Role, action: Action): boolean => allowed[role].has(ac
  */
 export const canManageMode = (role: Role, livemode: boolean): boolean => can(role, livemode ? "live_keys" : "keys")
 
-/** Passwords: at least 12 characters (code points), at most 200, not blanks only. Kept as typed (never trimmed). */
-export const passwordProblem = (password: string): string | undefined => {
+/**
+ * Passwords: at least 12 characters (code points), at most 200, not blanks only. Kept as typed (never trimmed), and
+ * `Redacted` from the sign-in form to the hashing: the answer names the rule, never the password.
+ */
+export const passwordProblem = (secret: Redacted.Redacted<string>): string | undefined => {
+  const password = Redacted.value(secret)
   const length = [...password].length
   if (length < 12) return "The password must be at least 12 characters"
   if (length > 200) return "The password must be at most 200 characters"

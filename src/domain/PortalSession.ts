@@ -3,9 +3,9 @@
  * capability. Following it only shows a page (a mail scanner that follows links uses nothing up); the button on that
  * page opens it (within an hour of creation) and starts the customer's browser session, which lasts an hour or until
  * the customer signs out; the link cannot be opened again. Only the hashes of the link's secret and of the browser cookie are kept to find
- * a session by; the link itself is kept sealed, for the merchant to read back.
+ * a session by; the link itself is kept sealed, for the merchant to read back, and is `Redacted` but in the resource.
  */
-import { DateTime, Either, Schema } from "effect"
+import { DateTime, Either, Redacted, Schema } from "effect"
 import { ReturnUrl } from "./CheckoutSession.js"
 import { AccountId, CustomerId, PortalSessionId } from "./Ids.js"
 
@@ -33,6 +33,8 @@ export type PortalSessionResource = typeof PortalSessionResource.Type
 /** The stored session: the resource, its owner, and the secrets' hashes once opened. */
 export const PortalSession = Schema.Struct({
   ...resourceFields,
+  /** The link, which holds its secret: `Redacted` until the resource shows it to the merchant (`toResource`). */
+  url: Schema.Redacted(Schema.String),
   account_id: AccountId,
   /** Digest of the link's secret. */
   token_hash: Schema.String,
@@ -56,7 +58,7 @@ export const toResource = (s: PortalSession): PortalSessionResource => ({
   object: s.object,
   customer_portal_session_id: s.customer_portal_session_id,
   customer_id: s.customer_id,
-  url: s.url,
+  url: Redacted.value(s.url),
   return_url: s.return_url,
   livemode: s.livemode,
   created_at: s.created_at,

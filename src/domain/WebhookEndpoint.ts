@@ -1,5 +1,8 @@
-/** Webhook endpoints (docs/webhooks.md "Endpoint URLs", docs/decisions.md §7). */
-import { DateTime, Either, Schema } from "effect"
+/**
+ * Webhook endpoints (docs/webhooks.md "Endpoint URLs", docs/decisions.md §7). The signing secret is `Redacted` from
+ * the moment it is made to the signing of a delivery and the responses that show it (`withSecret`).
+ */
+import { DateTime, Either, Redacted, Schema } from "effect"
 import { InvalidRequest } from "./Errors.js"
 import { EventType, eventTypes } from "./Event.js"
 import { AccountId, WebhookId } from "./Ids.js"
@@ -22,9 +25,16 @@ export const WebhookResource = Schema.Struct(resourceFields).annotations({ ident
 export const WebhookWithSecret = Schema.Struct({ ...resourceFields, secret: Schema.String }).annotations({
   identifier: "WebhookWithSecret"
 })
-/** The stored endpoint: the resource, its owner and its signing secret (`whsec_…`). */
-export const WebhookEndpoint = Schema.Struct({ ...resourceFields, account_id: AccountId, secret: Schema.String })
+export type WebhookWithSecret = typeof WebhookWithSecret.Type
+/** The stored endpoint: the resource, its owner and its signing secret (`whsec_…`, with those still signing beside it). */
+export const WebhookEndpoint = Schema.Struct({ ...resourceFields, account_id: AccountId, secret: Schema.Redacted(Schema.String) })
 export type WebhookEndpoint = typeof WebhookEndpoint.Type
+
+/** The endpoint with the secret it signs with now, in clear: the responses that show it (creation, and on request). */
+export const withSecret = (endpoint: WebhookEndpoint): WebhookWithSecret => ({
+  ...endpoint,
+  secret: Redacted.value(currentSecret(endpoint.secret))
+})
 
 const WebhookDescription = Text(0, 5000)
 /** An absolute http(s) URL as sent (checked by `checkUrl`, which also applies the mode's host rules). */
@@ -100,7 +110,7 @@ export const create = (
     readonly id: WebhookEndpoint["webhook_id"]
     readonly accountId: AccountId
     readonly livemode: boolean
-    readonly secret: string
+    readonly secret: Redacted.Redacted<string>
     readonly now: DateTime.Utc
   }
 ): Either.Either<WebhookEndpoint, InvalidRequest> =>
@@ -141,11 +151,15 @@ const dedupe = (types: ReadonlyArray<EventType>): ReadonlyArray<EventType> => ev
 export const rotationOverlapMillis = 24 * 60 * 60 * 1000
 
 /** The secret an endpoint signs with now (the one shown to the merchant). */
-export const currentSecret = (stored: string): string => stored.split("|")[0]!
+export const currentSecret = (stored: Redacted.Redacted<string>): Redacted.Redacted<string> =>
+  Redacted.make(Redacted.value(stored).split("|")[0]!)
 
 /** The retired secrets of a stored value still signing at `now`, newest first, each with its end (Unix seconds). */
-const retiredAt = (stored: string, now: DateTime.Utc): ReadonlyArray<{ readonly secret: string; readonly until: number }> => {
-  const [, ...rest] = stored.split("|")
+const retiredAt = (
+  stored: Redacted.Redacted<string>,
+  now: DateTime.Utc
+): ReadonlyArray<{ readonly secret: string; readonly until: number }> => {
+  const [, ...rest] = Redacted.value(stored).split("|")
   const retired: Array<{ readonly secret: string; readonly until: number }> = []
   for (let i = 0; i + 1 < rest.length; i += 2) {
     const until = Number(rest[i + 1])
@@ -155,19 +169,22 @@ const retiredAt = (stored: string, now: DateTime.Utc): ReadonlyArray<{ readonly 
 }
 
 /** Every secret that signs a delivery at `now`: the current one, and each it replaced until that one's end. */
-export const signingSecrets = (stored: string, now: DateTime.Utc): ReadonlyArray<string> => [
+export const signingSecrets = (stored: Redacted.Redacted<string>, now: DateTime.Utc): ReadonlyArray<Redacted.Redacted<string>> => [
   currentSecret(stored),
-  ...retiredAt(stored, now).map((r) => r.secret)
+  ...retiredAt(stored, now).map((r) => Redacted.make(r.secret))
 ]
 
 /**
  * The endpoint with `secret` as its new signing secret: the current one signs beside it for 24 hours, and those
  * retired before keep their own ends.
  */
-export const rotate = (endpoint: WebhookEndpoint, secret: string, now: DateTime.Utc): WebhookEndpoint => {
+export const rotate = (endpoint: WebhookEndpoint, secret: Redacted.Redacted<string>, now: DateTime.Utc): WebhookEndpoint => {
   const until = Math.floor((DateTime.toEpochMillis(now) + rotationOverlapMillis) / 1000)
-  const retired = [{ secret: currentSecret(endpoint.secret), until }, ...retiredAt(endpoint.secret, now)]
-  return { ...endpoint, secret: [secret, ...retired.flatMap((r) => [r.secret, String(r.until)])].join("|") }
+  const retired = [{ secret: Redacted.value(currentSecret(endpoint.secret)), until }, ...retiredAt(endpoint.secret, now)]
+  return {
+    ...endpoint,
+    secret: Redacted.make([Redacted.value(secret), ...retired.flatMap((r) => [r.secret, String(r.until)])].join("|"))
+  }
 }
 
 /** Whether this endpoint receives an event of `type` now. */

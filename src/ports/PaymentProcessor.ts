@@ -2,7 +2,8 @@
  * The PaymentProcessor port: the one boundary where money moves. Charge a card (a checkout) or a saved card's token
  * (renewals), save a card without charging it (the customer portal's card update), refund a charge, look up what was
  * done under a reference, and list what moved, for reconciliation. The card number passes through here and nowhere
- * else: what comes back is only the card's brand, last four digits, expiry and an opaque token.
+ * else, `Redacted` (with the CVC) until the adapter reads it for the processor's request: what comes back is only the
+ * card's brand, last four digits, expiry and an opaque token.
  *
  * The contract an adapter keeps (`fils/testing`'s `processorContract` checks it against any adapter):
  * 1. Every call that can move money carries Fils' reference (a payment id `pay_…` for a charge, a refund id `ref_…`
@@ -18,15 +19,16 @@
  *    what `fils reconcile` compares with Fils' records.
  * 5. A refund never returns more than the charge took, over all its refunds.
  */
-import type { DateTime, Effect, Option } from "effect"
+import type { DateTime, Effect, Option, Redacted } from "effect"
 import { Context } from "effect"
 import type { CardOnFile, ChargeOutcome } from "../domain/Payment.js"
 
+/** A card as the customer typed it. The number and CVC are secrets: `Redacted.value` reads them, in the adapter only. */
 export interface CardDetails {
-  readonly number: string
+  readonly number: Redacted.Redacted<string>
   readonly expMonth: number
   readonly expYear: number
-  readonly cvc: string
+  readonly cvc: Redacted.Redacted<string>
 }
 
 export interface ChargeRequest {

@@ -1,8 +1,10 @@
 /**
  * The Signer port: the cryptography the engine needs but must not implement itself (it imports only `effect`).
  * API-key hashing, secret generation and Standard Webhooks signatures: signing (deliveries) and verifying (receivers).
+ * What is only ever a secret (an API key, a password, a webhook signing secret) comes and goes `Redacted`: the adapter
+ * reads it to hash or sign it, and nowhere else is it plain text.
  */
-import type { Effect } from "effect"
+import type { Effect, Redacted } from "effect"
 import { Context, Data } from "effect"
 
 /** A delivery that did not verify (missing headers, stale timestamp, no matching signature, not JSON): untrusted. */
@@ -10,10 +12,10 @@ export class WebhookSignatureInvalid extends Data.TaggedError("WebhookSignatureI
 
 export interface SignerShape {
   /** SHA-256 of an API key, lowercase hex: the only form in which keys are stored. */
-  readonly hashApiKey: (key: string) => Effect.Effect<string>
+  readonly hashApiKey: (key: Redacted.Redacted<string>) => Effect.Effect<string>
   /** `bytes` cryptographically random bytes, base64url without padding. */
   readonly randomToken: (bytes: number) => Effect.Effect<string>
-  /** SHA-256 of any text, lowercase hex (request fingerprints). */
+  /** SHA-256 of any text, lowercase hex (request fingerprints; a link's or a cookie's secret, to find it by). */
   readonly digest: (text: string) => Effect.Effect<string>
   /**
    * Whether a presented secret (a form token, a key) equals the expected one, in time that depends on neither:
@@ -24,16 +26,16 @@ export interface SignerShape {
    * A password's hash for storage, by a memory-hard KDF with a random salt; the parameters are part of the text, so
    * they can be raised later without breaking stored hashes.
    */
-  readonly hashPassword: (password: string) => Effect.Effect<string>
+  readonly hashPassword: (password: Redacted.Redacted<string>) => Effect.Effect<string>
   /** Whether `password` is the one `hash` was made from (in constant time; false for a malformed hash). */
-  readonly verifyPassword: (password: string, hash: string) => Effect.Effect<boolean>
+  readonly verifyPassword: (password: Redacted.Redacted<string>, hash: string) => Effect.Effect<boolean>
   /** Whether a stored password hash was made with other parameters than today's (made again at the next sign-in). */
   readonly passwordHashOutdated: (hash: string) => boolean
   /** A new webhook endpoint secret: `whsec_` + base64 of 24 random bytes. */
-  readonly webhookSecret: Effect.Effect<string>
+  readonly webhookSecret: Effect.Effect<Redacted.Redacted<string>>
   /** The Standard Webhooks `webhook-signature` (`v1,<base64 HMAC-SHA256>`) of one delivery attempt. */
   readonly signWebhook: (props: {
-    readonly secret: string
+    readonly secret: Redacted.Redacted<string>
     readonly id: string
     readonly timestamp: number
     readonly body: string
@@ -44,7 +46,7 @@ export interface SignerShape {
    * `webhook-timestamp` is within five minutes of `now` (unix seconds; the Clock's time when omitted).
    */
   readonly verifyWebhook: (props: {
-    readonly secret: string
+    readonly secret: Redacted.Redacted<string>
     /** Header names in any case. */
     readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
     readonly body: string

@@ -4,7 +4,7 @@
  * rule broken; the last test shows the checks can fail, on a processor that charges twice under one reference.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, ManagedRuntime, Option } from "effect"
+import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import { makeSimulatedProcessor, makeSimulatedProcessorMemory } from "../../adapters/processor/SimulatedProcessor.js"
 import { SimulatedLedger } from "../../adapters/processor/SimulatedLedger.js"
 import { makeSimulatedLedgerSql, SimulatedLedgerSql } from "../../adapters/processor/SimulatedLedgerSql.js"
@@ -15,7 +15,7 @@ import { fileDatabaseUrl } from "../support/postgresStore.js"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { afterAll, beforeAll } from "vitest"
 
-const card = { number: "4242424242424242", expMonth: 12, expYear: 2090, cvc: "123" }
+const card = { number: Redacted.make("4242424242424242"), expMonth: 12, expYear: 2090, cvc: Redacted.make("123") }
 
 describe("ProcessorContract: simulated processor, memory ledger", () => {
   for (const check of ProcessorContract.checks) {

@@ -5,18 +5,20 @@
  * timestamp more than five minutes from the Effect Clock (a TestClock moves the window).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either, FastCheck, TestClock } from "effect"
+import { Effect, Either, FastCheck, Redacted, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
 import { SignerNode } from "../../adapters/crypto/SignerNode.js"
 import { Signer, WebhookSignatureInvalid } from "../../src/ports/Signer.js"
 
-const secretArb = FastCheck.uint8Array({ minLength: 24, maxLength: 24 }).map((b) => `whsec_${Buffer.from(b).toString("base64")}`)
+const secretArb = FastCheck.uint8Array({ minLength: 24, maxLength: 24 }).map((b) =>
+  Redacted.make(`whsec_${Buffer.from(b).toString("base64")}`)
+)
 const bodyArb = FastCheck.unicodeJsonValue().map((v) => JSON.stringify(v))
 const idArb = FastCheck.stringMatching(/^evt_[0-9a-f]{32}$/)
 const timestampArb = FastCheck.integer({ min: 1_000_000_000, max: 4_000_000_000 })
 
 /** Signs with the port and returns the headers a receiver gets. */
-const signed = (props: { secret: string; id: string; timestamp: number; body: string }) =>
+const signed = (props: { secret: Redacted.Redacted<string>; id: string; timestamp: number; body: string }) =>
   Effect.map(Effect.flatMap(Signer, (s) => s.signWebhook(props)), (signature) => ({
     "webhook-id": props.id,
     "webhook-timestamp": String(props.timestamp),
@@ -44,7 +46,7 @@ describe("Signer.verifyWebhook (SignerNode)", () => {
           Effect.either(signer.verifyWebhook({ secret, headers, body, now, ...props }))
         assert.strictEqual(refusal(yield* verify({ body: `${body} ` })), "No matching signature")
         assert.strictEqual(refusal(yield* verify({ headers: { ...headers, "webhook-id": `${id}0` } })), "No matching signature")
-        if (other !== secret) assert.strictEqual(refusal(yield* verify({ secret: other })), "No matching signature")
+        if (Redacted.value(other) !== Redacted.value(secret)) assert.strictEqual(refusal(yield* verify({ secret: other })), "No matching signature")
         assert.strictEqual(refusal(yield* verify({ now: timestamp + 301 })), "Timestamp outside the tolerance")
         assert.strictEqual(refusal(yield* verify({ now: timestamp - 301 })), "Timestamp outside the tolerance")
         assert.strictEqual(refusal(yield* verify({ headers: { "webhook-id": id } })), "Missing webhook headers")
@@ -58,7 +60,7 @@ describe("Signer.verifyWebhook (SignerNode)", () => {
       const secret = yield* signer.webhookSecret
       const body = JSON.stringify({ id: "evt_1", type: "payment.succeeded", data: { total_amount: 34900 } })
       const timestamp = new Date(1_800_000_000_000)
-      const signature = new Webhook(secret).sign("msg_1", timestamp, body)
+      const signature = new Webhook(Redacted.value(secret)).sign("msg_1", timestamp, body)
       const parsed = yield* signer.verifyWebhook({
         secret,
         headers: { "Webhook-Id": "msg_1", "WEBHOOK-TIMESTAMP": String(timestamp.getTime() / 1000), "webhook-signature": signature },

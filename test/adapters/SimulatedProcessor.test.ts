@@ -4,7 +4,7 @@
  * The port's general contract runs against it in ProcessorContract.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, DateTime, Effect, Option, TestClock } from "effect"
+import { ConfigProvider, DateTime, Effect, Option, Redacted, TestClock } from "effect"
 import { makeSimulatedProcessorMemory, SimulatedProcessor } from "../../adapters/processor/SimulatedProcessor.js"
 import type { ChargeOutcome } from "../../src/domain/Payment.js"
 import { type CardDetails, PaymentProcessor } from "../../src/ports/PaymentProcessor.js"
@@ -13,7 +13,7 @@ let references = 0
 /** A new reference per charge: the same one would answer with the charge already made under it. */
 const request = () => ({ reference: `pay_t${references++}`, amount: 34900, currency: "AED", livemode: false })
 const configOf = (entries: Record<string, string>) => ConfigProvider.fromMap(new Map(Object.entries(entries)))
-const card = (number: string): CardDetails => ({ number, expMonth: 12, expYear: 2030, cvc: "123" })
+const card = (number: string): CardDetails => ({ number: Redacted.make(number), expMonth: 12, expYear: 2030, cvc: Redacted.make("123") })
 /** A fresh processor (its own ledger) per test. */
 const fresh = makeSimulatedProcessorMemory({ live: false })
 
@@ -65,7 +65,7 @@ describe("SimulatedProcessor.chargeCard", () => {
         ["6011111111111117", "unknown"]
       ]
       for (const [number, brand] of brands) {
-        const r = yield* processor.chargeCard(request(), { number, expMonth: 7, expYear: 2031, cvc: "999" })
+        const r = yield* processor.chargeCard(request(), { number: Redacted.make(number), expMonth: 7, expYear: 2031, cvc: Redacted.make("999") })
         assert.isNotNull(r.card)
         assert.strictEqual(r.card!.brand, brand, number)
         assert.strictEqual(r.card!.last4, number.slice(-4))

@@ -4,7 +4,7 @@
  * store is shared by the whole suite. The fixtures are exported for adapter-specific suites.
  */
 import { assert, expect, layer } from "@effect/vitest"
-import { Cause, DateTime, Duration, Effect, Either, Exit, FastCheck, type Layer, Option } from "effect"
+import { Cause, DateTime, Duration, Effect, Either, Exit, FastCheck, type Layer, Option, Redacted } from "effect"
 import { newId } from "../../src/application/Ids.js"
 import type { Account, ApiKey, Scope } from "../../src/domain/Account.js"
 import { type CheckoutSession, position as CheckoutSessionPosition } from "../../src/domain/CheckoutSession.js"
@@ -41,7 +41,12 @@ export const T0 = Date.UTC(2026, 10, 21, 10, 0, 0, 0)
 export const at = (millis: number) => DateTime.unsafeMake(millis)
 
 /** Domain values as plain JSON (DateTime → ISO string), for deep equality. */
-export const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value))
+/** A value as JSON, its `Redacted` secrets in clear (so that a secret stored and read back is compared too). */
+export const plain = (value: unknown): unknown =>
+  JSON.parse(JSON.stringify(value, function(this: Record<string, unknown>, key: string, json: unknown) {
+    const original = this[key]
+    return Redacted.isRedacted(original) ? { redacted: Redacted.value(original) } : json
+  }))
 export const same = (actual: unknown, expected: unknown) => assert.deepStrictEqual(plain(actual), plain(expected))
 
 const unique = () => newId<string>("evt").pipe(Effect.map((id) => id.slice(4)))
@@ -1198,7 +1203,7 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
           account_id: account.account_id,
           livemode: false,
           customer_id: customer.customer_id,
-          url: `https://pay.example.ae/portal/secret-${yield* unique()}`,
+          url: Redacted.make(`https://pay.example.ae/portal/secret-${yield* unique()}`),
           return_url: null,
           token_hash: `t${yield* unique()}`,
           created_at: at(T0),

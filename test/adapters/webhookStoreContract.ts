@@ -5,7 +5,7 @@
  * events, and cancels whatever it left pending when it ends, so a later test's claims see only its own deliveries.
  */
 import { assert, layer } from "@effect/vitest"
-import { DateTime, Effect, Exit, FastCheck, Fiber, type Layer, Option } from "effect"
+import { DateTime, Effect, Exit, FastCheck, Fiber, type Layer, Option, Redacted } from "effect"
 import { newId } from "../../src/application/Ids.js"
 import type { Account, Scope } from "../../src/domain/Account.js"
 import { type AttemptOutcome, inFlightPerAccount, inFlightPerEndpoint } from "../../src/domain/Delivery.js"
@@ -22,7 +22,12 @@ export const at = (millis: number) => DateTime.unsafeMake(millis)
 export const millis = (t: DateTime.Utc) => DateTime.toEpochMillis(t)
 
 /** Domain values as plain JSON (DateTime → ISO string), for deep equality. */
-export const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value))
+/** A value as JSON, its `Redacted` secrets in clear (so that a secret stored and read back is compared too). */
+export const plain = (value: unknown): unknown =>
+  JSON.parse(JSON.stringify(value, function(this: Record<string, unknown>, key: string, json: unknown) {
+    const original = this[key]
+    return Redacted.isRedacted(original) ? { redacted: Redacted.value(original) } : json
+  }))
 export const same = (actual: unknown, expected: unknown, message?: string) =>
   assert.deepStrictEqual(plain(actual), plain(expected), message)
 
@@ -48,7 +53,7 @@ export const makeEndpoint = (scope: Scope, overrides: Partial<WebhookEndpoint.We
     description: "Order fulfilment",
     event_types: ["payment.succeeded", "payment.failed", "refund.succeeded"],
     disabled: false,
-    secret: `whsec_${Buffer.from(id).toString("base64").slice(0, 32)}`,
+    secret: Redacted.make(`whsec_${Buffer.from(id).toString("base64").slice(0, 32)}`),
     created_at: at(T0),
     ...overrides
   }))

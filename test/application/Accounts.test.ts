@@ -1,10 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Effect, Either, Option, Schema, TestClock } from "effect"
+import { DateTime, Effect, Either, Option, Redacted, Schema, TestClock } from "effect"
 import { createHash } from "node:crypto"
-import { Accounts } from "../../src/application/Accounts.js"
+import { Accounts, revealKey } from "../../src/application/Accounts.js"
 import type { ApiKeyId } from "../../src/domain/Ids.js"
 import { AccountId, ApiKeyId as ApiKeyIdSchema } from "../../src/domain/Ids.js"
 import { Store } from "../../src/ports/Store.js"
+import { assertHidden } from "../support/secrets.js"
 import { withEngine } from "./harness.js"
 
 const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex")
@@ -22,17 +23,32 @@ describe("Accounts.create", () => {
       assert.strictEqual(account.business_name, "Dates & Co")
       assert.strictEqual(account.support_email, "help@dates.ae")
       assert.isFalse(account.live_payments_enabled)
-      assert.match(keys.test.secret, /^sk_test_[A-Za-z0-9_-]{32}$/)
-      assert.match(keys.live.secret, /^sk_live_[A-Za-z0-9_-]{32}$/)
+      assert.match(Redacted.value(keys.test.secret), /^sk_test_[A-Za-z0-9_-]{32}$/)
+      assert.match(Redacted.value(keys.live.secret), /^sk_live_[A-Za-z0-9_-]{32}$/)
       assert.strictEqual(keys.test.mode, "test")
       assert.strictEqual(keys.live.mode, "live")
       assert.strictEqual(keys.test.account_id, account.account_id)
       assert.strictEqual(keys.live.account_id, account.account_id)
       assert.isTrue(Schema.is(ApiKeyIdSchema)(keys.test.key_id))
       assert.notStrictEqual(keys.test.key_id, keys.live.key_id)
-      assert.notStrictEqual(keys.test.secret.slice(8), keys.live.secret.slice(8))
+      assert.notStrictEqual(Redacted.value(keys.test.secret).slice(8), Redacted.value(keys.live.secret).slice(8))
       assert.strictEqual(keys.test.created_at, "1970-01-01T01:30:00.000Z")
       assert.isTrue(DateTime.Equivalence(account.created_at, DateTime.unsafeMake(90 * 60 * 1000)))
+    }).pipe(withEngine()))
+
+  it.effect("a new key's secret is Redacted until it is shown: printing the result shows no key; revealKey shows it once", () =>
+    Effect.gen(function*() {
+      const accounts = yield* Accounts
+      const created = yield* accounts.create({ business_name: "Dates & Co" })
+      const extra = yield* accounts.createKey(created.account.account_id, "test")
+      const secrets = [created.keys.test, created.keys.live, extra].map((k) => Redacted.value(k.secret))
+      assertHidden(created, secrets, "the created account")
+      assertHidden(extra, secrets, "the issued key")
+      // The one place the secret is shown: what the CLI and the dashboard render, once.
+      const shown = revealKey(extra)
+      assert.strictEqual(shown.secret, secrets[2])
+      assert.deepStrictEqual({ ...shown, secret: extra.secret }, extra)
+      assert.strictEqual((yield* accounts.authenticate(extra.secret)).keyId, extra.key_id)
     }).pipe(withEngine()))
 
   it.effect("stores keys only as SHA-256 hashes with their last four characters", () =>
@@ -41,13 +57,14 @@ describe("Accounts.create", () => {
       const store = yield* Store
       const { keys } = yield* accounts.create({})
       for (const issued of [keys.test, keys.live]) {
+        const secret = Redacted.value(issued.secret)
         const stored = Option.getOrThrow(yield* store.apiKeys.get(issued.key_id))
-        assert.strictEqual(stored.hash, sha256(issued.secret))
-        assert.strictEqual(stored.last4, issued.secret.slice(-4))
+        assert.strictEqual(stored.hash, sha256(secret))
+        assert.strictEqual(stored.last4, secret.slice(-4))
         assert.strictEqual(stored.livemode, issued.mode === "live")
         assert.isNull(stored.revoked_at)
-        assert.notInclude(JSON.stringify(stored), issued.secret)
-        assert.isTrue(Option.isSome(yield* store.apiKeys.findByHash(sha256(issued.secret))))
+        assert.notInclude(JSON.stringify(stored), secret)
+        assert.isTrue(Option.isSome(yield* store.apiKeys.findByHash(sha256(secret))))
       }
     }).pipe(withEngine()))
 
@@ -92,25 +109,26 @@ describe("Accounts.authenticate", () => {
     Effect.gen(function*() {
       const accounts = yield* Accounts
       const { keys } = yield* accounts.create({})
-      const swapped = keys.test.secret.replace("sk_test_", "sk_live_")
+      const secret = Redacted.value(keys.test.secret)
+      const swapped = secret.replace("sk_test_", "sk_live_")
       const candidates = [
         "",
         "sk_test_",
         "sk_test_short",
-        `Bearer ${keys.test.secret}`,
-        ` ${keys.test.secret}`,
-        `${keys.test.secret} `,
-        `${keys.test.secret}!`,
-        keys.test.secret.replace("sk_test_", "pk_test_"),
-        keys.test.secret.replace("sk_test_", "sk_prod_"),
-        keys.test.secret.toUpperCase(),
-        keys.test.secret.slice(0, -1),
+        `Bearer ${secret}`,
+        ` ${secret}`,
+        `${secret} `,
+        `${secret}!`,
+        secret.replace("sk_test_", "pk_test_"),
+        secret.replace("sk_test_", "sk_prod_"),
+        secret.toUpperCase(),
+        secret.slice(0, -1),
         swapped,
         `sk_test_${"A".repeat(32)}`,
         `sk_live_${"x".repeat(129)}`
       ]
       for (const candidate of candidates) {
-        const result = yield* Effect.either(accounts.authenticate(candidate))
+        const result = yield* Effect.either(accounts.authenticate(Redacted.make(candidate)))
         assert.strictEqual(failureTag(result), "Unauthorized", `'${candidate}'`)
         if (Either.isLeft(result)) assert.strictEqual(result.left.code, "UNAUTHORIZED")
       }
@@ -157,7 +175,7 @@ describe("Accounts.authenticate", () => {
       const accounts = yield* Accounts
       const { account } = yield* accounts.create({})
       const extra = yield* accounts.createKey(account.account_id, "live")
-      assert.match(extra.secret, /^sk_live_[A-Za-z0-9_-]{32}$/)
+      assert.match(Redacted.value(extra.secret), /^sk_live_[A-Za-z0-9_-]{32}$/)
       const principal = yield* accounts.authenticate(extra.secret)
       assert.deepStrictEqual(principal, { accountId: account.account_id, livemode: true, keyId: extra.key_id })
       const missing = yield* Effect.either(

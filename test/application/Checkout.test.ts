@@ -7,6 +7,7 @@ import { Customers } from "../../src/application/Customers.js"
 import { Events } from "../../src/application/Events.js"
 import { Payments } from "../../src/application/Payments.js"
 import type { Scope } from "../../src/domain/Account.js"
+import * as CheckoutForm from "../../src/domain/CheckoutForm.js"
 import type { CheckoutSessionId, CustomerId, ProductId } from "../../src/domain/Ids.js"
 import * as Payment from "../../src/domain/Payment.js"
 import { cards, formWith, makeProduct, makeSession, pay, storedSession } from "../support/checkout.js"
@@ -350,11 +351,11 @@ describe("Checkout.pay", () => {
       const { test } = yield* newAccount
       const session = yield* makeSession(test)
       for (const token of ["", "forged", `${session.form_token}x`]) {
-        const r = yield* Effect.either(checkout.pay(session.session_id, token, formWith(cards.visa)))
+        const r = yield* Effect.either(checkout.pay(session.session_id, token, CheckoutForm.fromSubmitted(formWith(cards.visa))))
         assert.strictEqual(failureTag(r), "InvalidRequest", token)
       }
       const otherSession = yield* makeSession(test)
-      const r = yield* Effect.either(checkout.pay(session.session_id, otherSession.form_token, formWith(cards.visa)))
+      const r = yield* Effect.either(checkout.pay(session.session_id, otherSession.form_token, CheckoutForm.fromSubmitted(formWith(cards.visa))))
       assert.strictEqual(failureTag(r), "InvalidRequest", "another session's token")
       assert.deepStrictEqual(yield* paymentsOf(test, session.session_id), [])
       assert.deepStrictEqual(yield* eventsOf(test), [])
@@ -387,7 +388,7 @@ describe("Checkout.pay", () => {
   it.effect("an unknown session is NotFound", () =>
     Effect.gen(function*() {
       const checkout = yield* Checkout
-      const r = yield* Effect.either(checkout.pay(`cks_${"0".repeat(32)}` as CheckoutSessionId, "t", formWith(cards.visa)))
+      const r = yield* Effect.either(checkout.pay(`cks_${"0".repeat(32)}` as CheckoutSessionId, "t", CheckoutForm.fromSubmitted(formWith(cards.visa))))
       assert.strictEqual(failureTag(r), "NotFound")
     }).pipe(withEngine()))
 

@@ -3,7 +3,7 @@
  * fake WebhookTransport that records every request and answers as the test says.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, DateTime, Duration, Effect, Either, FastCheck, Fiber, Layer, Option, TestClock } from "effect"
+import { ConfigProvider, DateTime, Duration, Effect, Either, FastCheck, Fiber, Layer, Option, Redacted, TestClock } from "effect"
 import { StoreMemory } from "../../adapters/memory/StoreMemory.js"
 import { SignerNode } from "../../adapters/crypto/SignerNode.js"
 import { verify } from "../../adapters/crypto/StandardWebhooks.js"
@@ -123,9 +123,9 @@ const nowMillis = Effect.map(DateTime.now, DateTime.toEpochMillis)
 const sorted = (xs: ReadonlyArray<string>) => [...xs].sort()
 
 /** Verifies a request as a receiver would, at the request's own timestamp; returns the parsed body. */
-const verified = (request: OutboundRequest, secret: string): any =>
+const verified = (request: OutboundRequest, secret: Redacted.Redacted<string>): any =>
   verify({
-    secret,
+    secret: Redacted.value(secret),
     headers: request.headers,
     body: request.body,
     now: Number(request.headers["webhook-timestamp"])
@@ -270,7 +270,7 @@ describe("what is sent", () => {
         assert.match(request!.headers["webhook-signature"]!, /^v1,[A-Za-z0-9+/]{43}=$/)
 
         // The endpoint's secret (as returned on creation and by GET …/secret) verifies it.
-        assert.strictEqual((yield* webhooks.secret(test, hook.webhook_id)).secret, hook.secret)
+        assert.strictEqual(Redacted.value((yield* webhooks.secret(test, hook.webhook_id)).secret), Redacted.value(hook.secret))
         assert.deepStrictEqual(verified(request!, hook.secret), body)
         // Another secret does not; neither does a changed body.
         const other = yield* endpoint(test)

@@ -4,7 +4,7 @@
  * of docs/decisions.md §6), cancellation at the period end, and receipts. The simulated processor decides every charge.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Effect, Either, Layer, Option, TestClock } from "effect"
+import { DateTime, Effect, Either, Layer, Option, Redacted, TestClock } from "effect"
 import { Billing } from "../../src/application/Billing.js"
 import { Customers } from "../../src/application/Customers.js"
 import { Events } from "../../src/application/Events.js"
@@ -16,6 +16,7 @@ import { operator, type Scope } from "../../src/domain/Account.js"
 import type { CustomerId, PaymentId, PortalSessionId, SubscriptionId } from "../../src/domain/Ids.js"
 import { Store } from "../../src/ports/Store.js"
 import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
+import { assertHidden } from "../support/secrets.js"
 import { engineLayer, newAccount } from "./harness.js"
 
 const publicUrl = "https://pay.example.ae"
@@ -25,7 +26,9 @@ const run = <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<typeof layer>
 
 const jan31 = "2026-01-31T10:00:00.000Z"
 const at = (iso: string) => TestClock.setTime(DateTime.toEpochMillis(DateTime.unsafeMake(iso)))
-const card = (number: string) => ({ number, expMonth: 12, expYear: 2090, cvc: "123" })
+const card = (number: string) => ({ number: Redacted.make(number), expMonth: 12, expYear: 2090, cvc: Redacted.make("123") })
+/** The link's secret, as the portal's page reads it from the link's path. */
+const linkOf = (url: string) => Redacted.make(url.split("/portal/")[1]!)
 
 /** A monthly subscription paid with `number`, for the customer with `email`. */
 const subscribe = (scope: Scope, number: string, email = "layla@example.ae") =>
@@ -67,7 +70,7 @@ const openedSession = (scope: Scope, customerId: CustomerId) =>
   Effect.gen(function*() {
     const portal = yield* Portal
     const created = yield* portal.create(scope, { customer_id: customerId })
-    const opened = yield* portal.open(created.url.split("/portal/")[1]!)
+    const opened = yield* portal.open(linkOf(created.url))
     return opened.session
   })
 
@@ -100,6 +103,23 @@ describe("Portal sessions", () => {
       assert.notInclude(Option.getOrThrow(stored).token_hash, created.url.split("/portal/")[1]!)
     })))
 
+  it.effect("the link's secret and the browser's cookie are Redacted: printing the stored session or an opening shows neither", () =>
+    run(Effect.gen(function*() {
+      const { test } = yield* newAccount
+      const customer = yield* Effect.flatMap(Customers, (c) => c.create(test, { email: "amal@example.ae" }))
+      const portal = yield* Portal
+      const created = yield* portal.create(test, { customer_id: customer.customer_id })
+      // The API's resource shows the link: it is how the merchant sends it.
+      const link = Redacted.value(linkOf(created.url))
+      const stored = Option.getOrThrow(yield* Effect.flatMap(Store, (s) => s.portalSessions.get(test, created.customer_portal_session_id)))
+      assertHidden(stored, [link], "the stored session")
+      const opened = yield* portal.open(linkOf(created.url))
+      const secrets = [link, Redacted.value(opened.cookie)]
+      assertHidden(opened, secrets, "the opening")
+      assertHidden(Option.getOrThrow(yield* portal.authenticate(opened.cookie)), secrets, "the browsing session")
+      assert.strictEqual((yield* portal.get(test, created.customer_portal_session_id)).url, created.url)
+    })))
+
   it.effect("another scope's customer, or a malformed id, is not found; another scope's session is not found", () =>
     run(Effect.gen(function*() {
       const a = yield* newAccount
@@ -125,14 +145,14 @@ describe("Portal sessions", () => {
       const customer = yield* Effect.flatMap(Customers, (c) => c.create(test, { email: "amal@example.ae" }))
       const portal = yield* Portal
       const created = yield* portal.create(test, { customer_id: customer.customer_id })
-      const token = created.url.split("/portal/")[1]!
+      const token = linkOf(created.url)
       const reason = (e: Effect.Effect<unknown, { readonly _tag: string; readonly reason?: string }>) =>
         Effect.map(Effect.flip(e), (error) => error.reason)
       for (let i = 0; i < 3; i++) assert.strictEqual(yield* portal.peek(token), "openable")
       const opened = yield* portal.open(token)
       assert.strictEqual(yield* portal.peek(token, opened.cookie), "browsing")
       assert.strictEqual(yield* reason(portal.peek(token)), "used")
-      assert.strictEqual(yield* reason(portal.peek("nope")), "unknown")
+      assert.strictEqual(yield* reason(portal.peek(Redacted.make("nope"))), "unknown")
 
       yield* portal.signOut(opened.session)
       assert.isTrue(Option.isNone(yield* portal.authenticate(opened.cookie)))
@@ -146,7 +166,7 @@ describe("Portal sessions", () => {
       const { test } = yield* newAccount
       const customer = yield* Effect.flatMap(Customers, (c) => c.create(test, { email: "amal@example.ae" }))
       const portal = yield* Portal
-      const token = (url: string) => url.split("/portal/")[1]!
+      const token = linkOf
       const reason = (e: Effect.Effect<unknown, { readonly _tag: string; readonly reason?: string }>) =>
         Effect.map(Effect.flip(e), (error) => error.reason)
 
@@ -154,10 +174,10 @@ describe("Portal sessions", () => {
       yield* TestClock.adjust("59 minutes")
       const opened = yield* portal.open(token(first.url))
       assert.strictEqual(yield* reason(portal.open(token(first.url))), "used")
-      assert.strictEqual(yield* reason(portal.open(token(first.url), "another-browser-cookie")), "used")
+      assert.strictEqual(yield* reason(portal.open(token(first.url), Redacted.make("another-browser-cookie"))), "used")
       assert.strictEqual((yield* portal.open(token(first.url), opened.cookie)).session.customer_portal_session_id, first.customer_portal_session_id)
       assert.isTrue(Option.isSome(yield* portal.authenticate(opened.cookie)))
-      assert.isTrue(Option.isNone(yield* portal.authenticate(`${opened.cookie}x`)))
+      assert.isTrue(Option.isNone(yield* portal.authenticate(Redacted.make(`${Redacted.value(opened.cookie)}x`))))
       yield* TestClock.adjust("59 minutes")
       assert.isTrue(Option.isSome(yield* portal.authenticate(opened.cookie)))
       yield* TestClock.adjust("1 minute")
@@ -167,8 +187,8 @@ describe("Portal sessions", () => {
       const late = yield* portal.create(test, { customer_id: customer.customer_id })
       yield* TestClock.adjust("60 minutes")
       assert.strictEqual(yield* reason(portal.open(token(late.url))), "expired")
-      assert.strictEqual(yield* reason(portal.open("not-a-link")), "unknown")
-      assert.strictEqual(yield* reason(portal.open("")), "unknown")
+      assert.strictEqual(yield* reason(portal.open(Redacted.make("not-a-link"))), "unknown")
+      assert.strictEqual(yield* reason(portal.open(Redacted.make(""))), "unknown")
     })))
 })
 

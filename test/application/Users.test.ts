@@ -4,16 +4,17 @@
  * role table, and the overview's sums and monthly recurring revenue.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Chunk, DateTime, Duration, Effect, Fiber, Option, TestClock } from "effect"
+import { Chunk, DateTime, Duration, Effect, Fiber, Option, Redacted, TestClock } from "effect"
 import { randomBytes, scryptSync } from "node:crypto"
 import { Reports } from "../../src/application/Reports.js"
 import { ceilingDelay, failureLimits, Users } from "../../src/application/Users.js"
 import * as User from "../../src/domain/DashboardUser.js"
 import { Store } from "../../src/ports/Store.js"
 import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
+import { assertHidden } from "../support/secrets.js"
 import { newAccount, withEngine } from "./harness.js"
 
-const password = "a long enough password"
+const password = Redacted.make("a long enough password")
 
 describe("Users", () => {
   it.effect("a sign-in link sets the password once, within 24 hours; the password is stored only as a KDF hash", () =>
@@ -22,18 +23,38 @@ describe("Users", () => {
       const { account } = yield* newAccount
       const { token, user } = yield* users.create(account.account_id, "amal@dune.ae", "admin")
       assert.isTrue(Option.isSome(yield* users.linkUser(token)))
-      const short = yield* Effect.flip(users.redeem(token, "too short"))
+      const short = yield* Effect.flip(users.redeem(token, Redacted.make("too short")))
       assert.strictEqual(short._tag, "InvalidRequest")
       const done = yield* users.redeem(token, password)
       // OWASP's password storage cheat sheet: scrypt N = 2^17, r = 8, p = 1.
       assert.match(done.user.password_hash ?? "", /^scrypt\$131072\$8\$1\$/)
-      assert.notInclude(done.user.password_hash ?? "", password)
+      assert.notInclude(done.user.password_hash ?? "", Redacted.value(password))
       assert.strictEqual((yield* Effect.flip(users.redeem(token, password)))._tag, "Unauthorized", "once")
       const { token: late } = yield* users.issueLink(user)
       yield* TestClock.adjust("24 hours")
       assert.isTrue(Option.isNone(yield* users.linkUser(late)), "24 hours at most")
       assert.strictEqual((yield* Effect.flip(users.create(account.account_id, "AMAL@dune.ae", "viewer")))._tag, "InvalidState")
       assert.strictEqual((yield* Effect.flip(users.create(account.account_id, "not an address", "viewer")))._tag, "InvalidRequest")
+    }).pipe(withEngine()))
+
+  it.effect("link tokens, session tokens and passwords are Redacted: printing an invitation, a sign-in or its failure shows none", () =>
+    Effect.gen(function*() {
+      const users = yield* Users
+      const { account } = yield* newAccount
+      const invited = yield* users.create(account.account_id, "noor@dune.ae", "owner")
+      const link = Redacted.value(invited.token)
+      assertHidden(invited, [link], "the invitation")
+      const done = yield* users.redeem(invited.token, password)
+      const signedIn = yield* users.signIn("noor@dune.ae", password, "10.0.0.1")
+      const secrets = [link, Redacted.value(password), Redacted.value(done.token), Redacted.value(signedIn.token)]
+      assertHidden(done, secrets, "the redeemed link")
+      assertHidden(signedIn, secrets, "the sign-in")
+      const wrong = Redacted.make("the wrong password, typed")
+      assertHidden(yield* Effect.flip(users.signIn("noor@dune.ae", wrong, "10.0.0.1")), ["the wrong password"], "the refusal")
+      const again = yield* users.signInLink("noor@dune.ae")
+      assertHidden(again, [...secrets, Redacted.value(again.token)], "a new link")
+      // Each still does its work: the cookie's secret names the session.
+      assert.strictEqual(Option.getOrThrow(yield* users.authenticate(signedIn.token)).user.email, "noor@dune.ae")
     }).pipe(withEngine()))
 
   it.effect("an e-mail of another account's user is invited as a fresh one (pending); it is refused only when its link is used", () =>
@@ -78,13 +99,13 @@ describe("Users", () => {
       const { account } = yield* newAccount
       const { token } = yield* users.create(account.account_id, "blank@dune.ae", "viewer")
       for (const blank of [" ".repeat(12), "\t".repeat(20), "\u3000".repeat(12), " \n ".repeat(10)]) {
-        const refused = yield* Effect.flip(users.redeem(token, blank))
+        const refused = yield* Effect.flip(users.redeem(token, Redacted.make(blank)))
         assert.strictEqual(refused._tag, "InvalidRequest", JSON.stringify(blank))
         assert.include(refused.message, "blank")
       }
       assert.isTrue(Option.isSome(yield* users.linkUser(token)), "a refused password leaves the link unused")
-      yield* users.redeem(token, "  spaced out words  ")
-      assert.strictEqual((yield* users.signIn("blank@dune.ae", "  spaced out words  ", "10.0.0.1")).user.email, "blank@dune.ae")
+      yield* users.redeem(token, Redacted.make("  spaced out words  "))
+      assert.strictEqual((yield* users.signIn("blank@dune.ae", Redacted.make("  spaced out words  "), "10.0.0.1")).user.email, "blank@dune.ae")
     }).pipe(withEngine()))
 
   it.effect("a hash made with older scrypt parameters still verifies, and is made again with today's at that sign-in", () =>
@@ -96,10 +117,10 @@ describe("Users", () => {
       yield* users.redeem(token, password)
       // As stored before: N = 2^15.
       const salt = randomBytes(16)
-      const key = scryptSync(password.normalize("NFC"), salt, 32, { N: 32_768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 })
+      const key = scryptSync(Redacted.value(password).normalize("NFC"), salt, 32, { N: 32_768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 })
       const old = `scrypt$32768$8$1$${salt.toString("base64url")}$${key.toString("base64url")}`
       yield* store.dashboard.updateUser({ ...Option.getOrThrow(yield* store.dashboard.getUser(user.user_id)), password_hash: old })
-      assert.strictEqual((yield* Effect.flip(users.signIn("old@dune.ae", "not the password", "10.0.0.1")))._tag, "Unauthorized")
+      assert.strictEqual((yield* Effect.flip(users.signIn("old@dune.ae", Redacted.make("not the password"), "10.0.0.1")))._tag, "Unauthorized")
       assert.strictEqual(Option.getOrThrow(yield* store.dashboard.getUser(user.user_id)).password_hash, old, "a failed sign-in changes nothing")
       yield* users.signIn("old@dune.ae", password, "10.0.0.1")
       const rehashed = Option.getOrThrow(yield* store.dashboard.getUser(user.user_id)).password_hash ?? ""
@@ -120,7 +141,7 @@ describe("Users", () => {
       // Ten wrong passwords a minute from one address (a stranger, or a typo-prone owner): the eleventh is refused
       // there without being tried.
       for (let i = 0; i < 10; i++) {
-        assert.strictEqual((yield* Effect.flip(users.signIn("omar@dune.ae", `wrong password ${i}`, "10.0.0.1")))._tag, "Unauthorized", `try ${i}`)
+        assert.strictEqual((yield* Effect.flip(users.signIn("omar@dune.ae", Redacted.make(`wrong password ${i}`), "10.0.0.1")))._tag, "Unauthorized", `try ${i}`)
       }
       const refused = yield* Effect.flip(users.signIn("omar@dune.ae", password, "10.0.0.1"))
       assert.strictEqual(refused._tag, "RateLimited")
@@ -159,18 +180,18 @@ describe("Users", () => {
       const other = yield* users.signIn("rana@dune.ae", password, "10.1.0.1")
       const again = yield* users.signInLink(" RANA@dune.ae ")
       assert.strictEqual(again.user.user_id, first.user.user_id)
-      assert.notStrictEqual(again.token, first.token)
+      assert.notStrictEqual(Redacted.value(again.token), Redacted.value(first.token))
       // Issuing a link changes nothing yet: the old password still signs in.
       yield* users.signIn("rana@dune.ae", password, "10.1.0.2")
-      const renewed = "a brand new password"
+      const renewed = Redacted.make("a brand new password")
       yield* users.redeem(again.token, renewed)
       assert.strictEqual((yield* Effect.flip(users.signIn("rana@dune.ae", password, "10.1.0.3")))._tag, "Unauthorized")
       yield* users.signIn("rana@dune.ae", renewed, "10.1.0.4")
       assert.isTrue(Option.isNone(yield* users.authenticate(other.token)), "the new password ends older sessions")
-      assert.strictEqual((yield* Effect.flip(users.redeem(again.token, "yet another password")))._tag, "Unauthorized", "once")
+      assert.strictEqual((yield* Effect.flip(users.redeem(again.token, Redacted.make("yet another password"))))._tag, "Unauthorized", "once")
       const late = yield* users.signInLink("rana@dune.ae")
       yield* TestClock.adjust("24 hours")
-      assert.strictEqual((yield* Effect.flip(users.redeem(late.token, "yet another password")))._tag, "Unauthorized", "24 hours")
+      assert.strictEqual((yield* Effect.flip(users.redeem(late.token, Redacted.make("yet another password"))))._tag, "Unauthorized", "24 hours")
       assert.strictEqual((yield* Effect.flip(users.signInLink("nobody@dune.ae")))._tag, "NotFound")
       // An invitation never accepted (the lost first link): found on its account only.
       const pending = yield* users.create(account.account_id, "lina@dune.ae", "owner")
@@ -189,7 +210,7 @@ describe("Users", () => {
       const pending = yield* users.create(account.account_id, "noor@dune.ae", "viewer")
       yield* users.redeem(token, password)
       const failures = [
-        yield* Effect.flip(users.signIn("omar@dune.ae", "wrong password here", "10.0.0.1")),
+        yield* Effect.flip(users.signIn("omar@dune.ae", Redacted.make("wrong password here"), "10.0.0.1")),
         yield* Effect.flip(users.signIn("nobody@dune.ae", password, "10.0.0.2")),
         yield* Effect.flip(users.signIn(pending.user.email, password, "10.0.0.3"))
       ]
@@ -225,7 +246,7 @@ describe("Users", () => {
       yield* users.signOutEverywhere(signed)
       assert.isTrue(Option.isNone(yield* users.authenticate(a.token)))
       assert.isTrue(Option.isNone(yield* users.authenticate(b.token)))
-      assert.isTrue(Option.isNone(yield* users.authenticate("garbage")))
+      assert.isTrue(Option.isNone(yield* users.authenticate(Redacted.make("garbage"))))
     }).pipe(withEngine()))
 
   it("the role table: owners do everything, admins all but the team, developers keys, viewers read", () => {

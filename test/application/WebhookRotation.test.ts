@@ -4,7 +4,7 @@
  * holds either verifies them; then with the new one only. The merchant is shown only the new secret.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Effect, TestClock } from "effect"
+import { DateTime, Effect, Redacted, TestClock } from "effect"
 import * as StandardWebhooks from "../../adapters/crypto/StandardWebhooks.js"
 import * as FilsTest from "../../adapters/testing/FilsTest.js"
 import { Checkout } from "../../src/application/Checkout.js"
@@ -13,27 +13,33 @@ import { Products } from "../../src/application/Products.js"
 import { Webhooks } from "../../src/application/Webhooks.js"
 import * as WebhookEndpoint from "../../src/domain/WebhookEndpoint.js"
 import { Store } from "../../src/ports/Store.js"
+import { assertHidden } from "../support/secrets.js"
+
+const secret = Redacted.make
+const values = (secrets: ReadonlyArray<Redacted.Redacted<string>>) => secrets.map(Redacted.value)
 
 describe("WebhookEndpoint.rotate", () => {
   it("signs with the new and the old secret for 24 hours, then with the new one; a second rotation keeps each retired secret for its own 24 hours", () => {
     const now = DateTime.unsafeMake(Date.UTC(2026, 10, 25, 12))
-    const endpoint = { secret: "whsec_old" } as WebhookEndpoint.WebhookEndpoint
-    const rotated = WebhookEndpoint.rotate(endpoint, "whsec_new", now)
-    assert.strictEqual(WebhookEndpoint.currentSecret(rotated.secret), "whsec_new")
-    assert.deepStrictEqual(WebhookEndpoint.signingSecrets(rotated.secret, now), ["whsec_new", "whsec_old"])
-    assert.deepStrictEqual(WebhookEndpoint.signingSecrets(rotated.secret, DateTime.add(now, { hours: 23, minutes: 59 })), ["whsec_new", "whsec_old"])
-    assert.deepStrictEqual(WebhookEndpoint.signingSecrets(rotated.secret, DateTime.add(now, { hours: 24 })), ["whsec_new"])
-    const again = WebhookEndpoint.rotate(rotated, "whsec_newer", DateTime.add(now, { hours: 1 }))
-    assert.strictEqual(WebhookEndpoint.currentSecret(again.secret), "whsec_newer")
-    assert.deepStrictEqual(WebhookEndpoint.signingSecrets(again.secret, DateTime.add(now, { hours: 2 })), ["whsec_newer", "whsec_new", "whsec_old"])
-    assert.deepStrictEqual(WebhookEndpoint.signingSecrets(again.secret, DateTime.add(now, { hours: 23, minutes: 59 })), ["whsec_newer", "whsec_new", "whsec_old"])
-    assert.deepStrictEqual(WebhookEndpoint.signingSecrets(again.secret, DateTime.add(now, { hours: 24 })), ["whsec_newer", "whsec_new"])
-    assert.deepStrictEqual(WebhookEndpoint.signingSecrets(again.secret, DateTime.add(now, { hours: 25 })), ["whsec_newer"])
+    const endpoint = { secret: secret("whsec_old") } as WebhookEndpoint.WebhookEndpoint
+    const rotated = WebhookEndpoint.rotate(endpoint, secret("whsec_new"), now)
+    assert.strictEqual(Redacted.value(WebhookEndpoint.currentSecret(rotated.secret)), "whsec_new")
+    assert.deepStrictEqual(values(WebhookEndpoint.signingSecrets(rotated.secret, now)), ["whsec_new", "whsec_old"])
+    assert.deepStrictEqual(values(WebhookEndpoint.signingSecrets(rotated.secret, DateTime.add(now, { hours: 23, minutes: 59 }))), ["whsec_new", "whsec_old"])
+    assert.deepStrictEqual(values(WebhookEndpoint.signingSecrets(rotated.secret, DateTime.add(now, { hours: 24 }))), ["whsec_new"])
+    const again = WebhookEndpoint.rotate(rotated, secret("whsec_newer"), DateTime.add(now, { hours: 1 }))
+    assert.strictEqual(Redacted.value(WebhookEndpoint.currentSecret(again.secret)), "whsec_newer")
+    assert.deepStrictEqual(values(WebhookEndpoint.signingSecrets(again.secret, DateTime.add(now, { hours: 2 }))), ["whsec_newer", "whsec_new", "whsec_old"])
+    assert.deepStrictEqual(values(WebhookEndpoint.signingSecrets(again.secret, DateTime.add(now, { hours: 23, minutes: 59 }))), ["whsec_newer", "whsec_new", "whsec_old"])
+    assert.deepStrictEqual(values(WebhookEndpoint.signingSecrets(again.secret, DateTime.add(now, { hours: 24 }))), ["whsec_newer", "whsec_new"])
+    assert.deepStrictEqual(values(WebhookEndpoint.signingSecrets(again.secret, DateTime.add(now, { hours: 25 }))), ["whsec_newer"])
     // A third rotation once the first retired secret ended: only those still signing are kept.
-    const third = WebhookEndpoint.rotate(again, "whsec_newest", DateTime.add(now, { hours: 24, minutes: 30 }))
-    assert.strictEqual(third.secret.split("|").length, 5)
-    assert.deepStrictEqual(WebhookEndpoint.signingSecrets(third.secret, DateTime.add(now, { hours: 24, minutes: 30 })), ["whsec_newest", "whsec_newer", "whsec_new"])
-    assert.deepStrictEqual(WebhookEndpoint.signingSecrets("whsec_plain", now), ["whsec_plain"])
+    const third = WebhookEndpoint.rotate(again, secret("whsec_newest"), DateTime.add(now, { hours: 24, minutes: 30 }))
+    assert.strictEqual(Redacted.value(third.secret).split("|").length, 5)
+    assert.deepStrictEqual(values(WebhookEndpoint.signingSecrets(third.secret, DateTime.add(now, { hours: 24, minutes: 30 }))), ["whsec_newest", "whsec_newer", "whsec_new"])
+    assert.deepStrictEqual(values(WebhookEndpoint.signingSecrets(secret("whsec_plain"), now)), ["whsec_plain"])
+    // However many secrets the endpoint holds, printing it shows none.
+    assertHidden(third, ["whsec_"], "the rotated endpoint")
   })
 })
 
@@ -46,12 +52,19 @@ describe("Webhooks.rotateSecret", () => {
       const deliveries = yield* Deliveries
       const recorder = yield* FilsTest.WebhookRecorder
       const created = yield* webhooks.create(shop.test, { url: "https://hooks.example.ae/fils" })
-      const old = created.secret
-      const { secret: fresh } = yield* webhooks.rotateSecret(shop.test, created.webhook_id)
+      const old = Redacted.value(created.secret)
+      const rotated = yield* webhooks.rotateSecret(shop.test, created.webhook_id)
+      const fresh = Redacted.value(rotated.secret)
       assert.notStrictEqual(fresh, old)
-      assert.strictEqual((yield* webhooks.secret(shop.test, created.webhook_id)).secret, fresh, "only the new secret is shown")
+      const shown = yield* webhooks.secret(shop.test, created.webhook_id)
+      assert.strictEqual(Redacted.value(shown.secret), fresh, "only the new secret is shown")
       const stored = yield* Effect.flatMap(Store, (s) => s.webhooks.get(shop.test, created.webhook_id))
-      assert.isTrue(stored._tag === "Some" && stored.value.secret.startsWith(`${fresh}|${old}|`))
+      assert.isTrue(stored._tag === "Some" && Redacted.value(stored.value.secret).startsWith(`${fresh}|${old}|`))
+      // The secrets are Redacted until the one response that shows them (`WebhookEndpoint.withSecret`).
+      for (const [value, what] of [[created, "the created endpoint"], [rotated, "the rotation"], [shown, "the secret read"], [stored, "the stored endpoint"]] as const) {
+        assertHidden(value, [old, fresh], what)
+      }
+      assert.strictEqual(WebhookEndpoint.withSecret(created).secret, old)
 
       // An event the endpoint hears (a payment), delivered now: two signatures, each secret verifies.
       const product = yield* (yield* Products).create(shop.test, { name: "Beans", price: 6_500, currency: "AED" })
@@ -88,9 +101,9 @@ describe("Webhooks.rotateSecret", () => {
       const deliveries = yield* Deliveries
       const recorder = yield* FilsTest.WebhookRecorder
       const created = yield* webhooks.create(shop.test, { url: "https://hooks.example.ae/fils" })
-      const { secret: second } = yield* webhooks.rotateSecret(shop.test, created.webhook_id)
+      const second = Redacted.value((yield* webhooks.rotateSecret(shop.test, created.webhook_id)).secret)
       yield* TestClock.adjust("6 hours")
-      const { secret: third } = yield* webhooks.rotateSecret(shop.test, created.webhook_id)
+      const third = Redacted.value((yield* webhooks.rotateSecret(shop.test, created.webhook_id)).secret)
       const product = yield* (yield* Products).create(shop.test, { name: "Beans", price: 6_500, currency: "AED" })
       const checkout = yield* Checkout
       const sell = Effect.gen(function*() {
@@ -107,7 +120,7 @@ describe("Webhooks.rotateSecret", () => {
           return false
         }
       }
-      const secrets = [created.secret, second, third]
+      const secrets = [Redacted.value(created.secret), second, third]
       // Six hours after the first rotation: the original secret still verifies, beside the two after it.
       const soon = yield* sell
       assert.deepStrictEqual(secrets.map((s) => verifies(soon, s, Math.floor(start / 1000) + 6 * 3600)), [true, true, true])

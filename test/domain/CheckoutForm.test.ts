@@ -1,13 +1,14 @@
 /** The hosted page's form (docs/decisions.md §3): Luhn, expiry in the future, 3–4 digit CVC, e-mail, optional E.164 phone. */
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Either, FastCheck } from "effect"
+import { DateTime, Either, FastCheck, Redacted } from "effect"
 import * as CheckoutForm from "../../src/domain/CheckoutForm.js"
 import { isCardNumber } from "../../src/domain/Card.js"
+import { assertHidden } from "../support/secrets.js"
 
 /** A fixed "now": 21 November 2026. */
 const now = DateTime.unsafeMake("2026-11-21T10:00:00.000Z")
 
-const valid: Required<CheckoutForm.CheckoutFormInput> = {
+const valid: Required<CheckoutForm.SubmittedForm> = {
   name: "Layla Haddad",
   email: "layla@example.ae",
   phone_number: "+971501234567",
@@ -17,16 +18,18 @@ const valid: Required<CheckoutForm.CheckoutFormInput> = {
   cvc: "123"
 }
 
-const errorsOf = (input: CheckoutForm.CheckoutFormInput): CheckoutForm.FieldErrors => {
-  const r = CheckoutForm.validate(input, now)
+/** The form as a page submits it: its fields as typed, read into the engine's input. */
+const validated = (input: CheckoutForm.SubmittedForm) => CheckoutForm.validate(CheckoutForm.fromSubmitted(input), now)
+const errorsOf = (input: CheckoutForm.SubmittedForm): CheckoutForm.FieldErrors => {
+  const r = validated(input)
   return Either.isLeft(r) ? r.left : {}
 }
-const accepted = (input: CheckoutForm.CheckoutFormInput) => {
-  const r = CheckoutForm.validate(input, now)
+const accepted = (input: CheckoutForm.SubmittedForm) => {
+  const r = validated(input)
   assert.isTrue(Either.isRight(r), `expected acceptance, got ${JSON.stringify(Either.isLeft(r) ? r.left : null)}`)
   return Either.getOrThrow(r)
 }
-const errorKeys = (input: CheckoutForm.CheckoutFormInput) => Object.keys(errorsOf(input)).sort()
+const errorKeys = (input: CheckoutForm.SubmittedForm) => Object.keys(errorsOf(input)).sort()
 
 /** docs/decisions.md §4's test cards, all Luhn-valid. */
 const testCards = [
@@ -76,7 +79,7 @@ describe("Card.isCardNumber", () => {
       const changed = card.slice(0, i) + String((Number(card[i]) + delta) % 10) + card.slice(i + 1)
       assert.notStrictEqual(changed, card)
       assert.isFalse(isCardNumber(changed), changed)
-      assert.isTrue(Either.isLeft(CheckoutForm.validate({ ...valid, card_number: changed }, now)))
+      assert.isTrue(Either.isLeft(validated({ ...valid, card_number: changed })))
       assert.deepStrictEqual(errorKeys({ ...valid, card_number: changed }), ["card_number"])
     },
     { fastCheck: { numRuns: 200 } }
@@ -105,10 +108,12 @@ describe("CheckoutForm.validate", () => {
       phone_number: "+971 50 123-4567",
       exp_month: "3"
     })
-    assert.deepStrictEqual(form, {
-      customer: { name: "  Layla Haddad ", email: "layla@example.ae", phone_number: "+971501234567" },
-      card: { number: "4242424242424242", expMonth: 3, expYear: 2030, cvc: "123" }
-    })
+    const { card, customer } = form
+    assert.deepStrictEqual(customer, { name: "  Layla Haddad ", email: "layla@example.ae", phone_number: "+971501234567" })
+    assert.deepStrictEqual(
+      { ...card, number: Redacted.value(card.number), cvc: Redacted.value(card.cvc) },
+      { number: "4242424242424242", expMonth: 3, expYear: 2030, cvc: "123" }
+    )
   })
 
   it("the phone number is optional (absent or empty is null)", () => {
@@ -138,8 +143,8 @@ describe("CheckoutForm.validate", () => {
   })
 
   it("the CVC is 3 or 4 digits", () => {
-    assert.strictEqual(accepted({ ...valid, cvc: "123" }).card.cvc, "123")
-    assert.strictEqual(accepted({ ...valid, cvc: "0000" }).card.cvc, "0000")
+    assert.strictEqual(Redacted.value(accepted({ ...valid, cvc: "123" }).card.cvc), "123")
+    assert.strictEqual(Redacted.value(accepted({ ...valid, cvc: "0000" }).card.cvc), "0000")
     for (const cvc of ["", "1", "12", "12345", "12a", "1 2 3", "-123"]) {
       assert.deepStrictEqual(errorKeys({ ...valid, cvc }), ["cvc"], cvc)
     }
@@ -179,7 +184,7 @@ describe("CheckoutForm.validate", () => {
     "for any expiry month/year, refused exactly when the month has ended",
     [FastCheck.integer({ min: 1, max: 12 }), FastCheck.integer({ min: 2000, max: 2100 })],
     ([month, year]) => {
-      const r = CheckoutForm.validate({ ...valid, exp_month: String(month), exp_year: String(year) }, now)
+      const r = validated({ ...valid, exp_month: String(month), exp_year: String(year) })
       const expired = year < 2026 || (year === 2026 && month < 11)
       assert.strictEqual(Either.isLeft(r), expired)
     },
@@ -205,10 +210,10 @@ describe("CheckoutForm.validate", () => {
     "each field's error is reported independently: the errors are exactly the fields made invalid",
     [FastCheck.subarray([...CheckoutForm.fields])],
     ([broken]) => {
-      const input: CheckoutForm.CheckoutFormInput = { ...valid }
+      const input: CheckoutForm.SubmittedForm = { ...valid }
       for (const f of broken) input[f] = badValue[f]
       assert.deepStrictEqual(errorKeys(input), [...broken].sort())
-      const r = CheckoutForm.validate(input, now)
+      const r = validated(input)
       assert.strictEqual(Either.isRight(r), broken.length === 0)
     },
     { fastCheck: { numRuns: 128 } }
@@ -216,5 +221,23 @@ describe("CheckoutForm.validate", () => {
 
   it("the field names are exactly those of the hosted form", () => {
     assert.deepStrictEqual([...CheckoutForm.fields], ["name", "email", "phone_number", "card_number", "exp_month", "exp_year", "cvc"])
+  })
+})
+
+describe("the card's secrets", () => {
+  it("the card number and CVC are Redacted from the submitted form on: printing the input or the valid card shows neither", () => {
+    const typed = { ...valid, card_number: "4242 4242 4242 4242", cvc: "839" }
+    const input = CheckoutForm.fromSubmitted(typed)
+    const form = accepted(typed)
+    const secrets = ["4242 4242", "4242424242424242", "839"]
+    assertHidden(input, secrets, "the submitted form")
+    assertHidden(form, secrets, "the validated form")
+    assertHidden(CheckoutForm.validateCard(input, now), secrets, "the validated card")
+    // Redacted hides them from printing only: the processor adapter reads them.
+    assert.strictEqual(Redacted.value(form.card.number), "4242424242424242")
+    assert.strictEqual(Redacted.value(form.card.cvc), "839")
+    // The other fields stay as typed, for the page to show again.
+    assert.strictEqual(input.name, valid.name)
+    assert.strictEqual(input.exp_month, valid.exp_month)
   })
 })

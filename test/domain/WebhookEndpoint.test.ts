@@ -1,16 +1,18 @@
 /** Webhook endpoints (docs/webhooks.md "Endpoint URLs", docs/decisions.md §7): URL rules, defaults, event types. */
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Either, FastCheck, Schema } from "effect"
+import { DateTime, Either, FastCheck, Redacted, Schema } from "effect"
 import { type EventType, eventTypes } from "../../src/domain/Event.js"
 import type { AccountId, WebhookId } from "../../src/domain/Ids.js"
 import * as WebhookEndpoint from "../../src/domain/WebhookEndpoint.js"
+import { assertHidden } from "../support/secrets.js"
 
 const now = DateTime.unsafeMake("2026-11-21T10:00:00.000Z")
+const signingSecret = Redacted.make("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
 const ctx = (livemode: boolean) => ({
   id: `wh_${"a".repeat(32)}` as WebhookId,
   accountId: `acct_${"b".repeat(32)}` as AccountId,
   livemode,
-  secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+  secret: signingSecret,
   now
 })
 
@@ -171,6 +173,24 @@ describe("create: defaults", () => {
     })
     assert.strictEqual(endpoint.event_types.length, 7)
     assert.isFalse(createOk({ url: "http://127.0.0.1/" }, false).livemode)
+  })
+
+  it("the signing secret is Redacted: printing the endpoint shows none; withSecret, the response that shows it, does", () => {
+    const endpoint = createOk({ url: "https://example.com/hooks" }, true)
+    assertHidden(endpoint, [Redacted.value(signingSecret)], "the endpoint")
+    const shown = WebhookEndpoint.withSecret(endpoint)
+    assert.strictEqual(shown.secret, Redacted.value(signingSecret))
+    assert.deepStrictEqual(Schema.encodeSync(WebhookEndpoint.WebhookWithSecret)(shown), {
+      object: "webhook",
+      webhook_id: endpoint.webhook_id,
+      url: "https://example.com/hooks",
+      description: "",
+      event_types: [...endpoint.event_types],
+      disabled: false,
+      livemode: true,
+      created_at: "2026-11-21T10:00:00.000Z",
+      secret: Redacted.value(signingSecret)
+    })
   })
 
   it("given values are kept", () => {

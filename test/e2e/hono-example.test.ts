@@ -99,7 +99,7 @@ describe("the handlers on their own (no framework taking the prefix off)", () =>
     const { port } = server.address() as { port: number }
     try {
       const { keys } = await fils.run(Effect.flatMap(Accounts, (a) => a.create({ business_name: "Plain Node" })))
-      const headers = { authorization: `Bearer ${keys.test.secret}`, "content-type": "application/json" }
+      const headers = { authorization: `Bearer ${Redacted.value(keys.test.secret)}`, "content-type": "application/json" }
       const product = await (await fetch(`http://127.0.0.1:${port}/fils/api/v1/products`, {
         method: "POST",
         headers,

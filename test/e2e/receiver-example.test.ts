@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { once } from "node:events"
-import { DateTime, Effect } from "effect"
+import { DateTime, Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newSecret, sign } from "../../adapters/crypto/StandardWebhooks.js"
 import { Deliveries } from "../../src/application/Deliveries.js"
@@ -225,7 +225,7 @@ describe("examples/receiver/server.ts with the endpoint's own secret", () => {
         const deliveries = yield* Deliveries
         const hook = yield* webhooks.create(test, { url: `http://127.0.0.1:${port}/`, event_types: ["payment.succeeded"] })
         const receiver = yield* Effect.acquireRelease(
-          Effect.promise(() => startReceiverOn(port, hook.secret)),
+          Effect.promise(() => startReceiverOn(port, Redacted.value(hook.secret))),
           (r) => Effect.promise(() => r.stop())
         )
         const session = yield* makeSession(test)

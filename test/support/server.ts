@@ -6,7 +6,7 @@
  * (memory, and PostgreSQL on a fresh migrated database per test file).
  */
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
-import { ConfigProvider, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
+import { ConfigProvider, Effect, Layer, Logger, LogLevel, ManagedRuntime, Redacted } from "effect"
 import { NodeServer } from "../../adapters/http/Server.js"
 import * as Client from "../../adapters/http/Client.js"
 import { HttpAppLive } from "../../adapters/http/App.js"
@@ -79,14 +79,14 @@ const toAccount = (
     name: `${label}/test`,
     accountId: created.account.account_id,
     livemode: false,
-    key: created.keys.test.secret,
+    key: Redacted.value(created.keys.test.secret),
     issued: created.keys.test
   },
   live: {
     name: `${label}/live`,
     accountId: created.account.account_id,
     livemode: true,
-    key: created.keys.live.secret,
+    key: Redacted.value(created.keys.live.secret),
     issued: created.keys.live
   }
 })

@@ -11,7 +11,7 @@ import { Cause, Effect, Option } from "effect"
 import { Checkout } from "../../../src/application/Checkout.js"
 import { Settings } from "../../../src/application/Settings.js"
 import { type CheckoutSession, isReturnUrl } from "../../../src/domain/CheckoutSession.js"
-import { fields } from "../../../src/domain/CheckoutForm.js"
+import { fields, fromSubmitted, type SubmittedForm } from "../../../src/domain/CheckoutForm.js"
 import { CheckoutSessionId, parseId } from "../../../src/domain/Ids.js"
 import { declineMessage, type Payment } from "../../../src/domain/Payment.js"
 import { htmlResponse, newNonce } from "../html/Document.js"
@@ -188,11 +188,13 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
         }
         const body = yield* Effect.either(readForm)
         if (body._tag === "Left") return yield* guarded(nonce, show(id.value, nonce, notUtf8Message, 400))
-        const form: Record<string, string> = {}
+        const submitted: SubmittedForm = {}
         for (const name of fields) {
           const value = Option.getOrUndefined(UrlParams.getFirst(body.right, name))
-          if (value !== undefined) form[name] = value
+          if (value !== undefined) submitted[name] = value
         }
+        // The card number and CVC are `Redacted` from here on (to the processor's adapter).
+        const form = fromSubmitted(submitted)
         const token = formField(body.right, "form_token")
         // A failure the page cannot explain (the store lost mid-payment) leaves the outcome unknown: the session is
         // read again, and only a completed one is shown as paid.

@@ -5,8 +5,8 @@
  * sees a secret.
  */
 import * as UrlParams from "@effect/platform/UrlParams"
-import { Effect, Either, Option, ParseResult, Schema } from "effect"
-import { Accounts } from "../../../src/application/Accounts.js"
+import { Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
+import { Accounts, revealKey } from "../../../src/application/Accounts.js"
 import { Deliveries } from "../../../src/application/Deliveries.js"
 import { Webhooks } from "../../../src/application/Webhooks.js"
 import { canManageMode } from "../../../src/domain/DashboardUser.js"
@@ -82,7 +82,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
         }
         const issued = yield* accounts.createKey(scope.accountId, scope.livemode ? "live" : "test")
         yield* kit.audit(signed, "api_key.create", issued.key_id, scope.livemode)
-        return yield* keysPage(f, scope, { secret: issued.secret })
+        return yield* keysPage(f, scope, { secret: revealKey(issued).secret })
       })))
 
     yield* kit.post("/dashboard/:mode/developers/keys/:key/revoke", kit.withPost((signed, f, scope) =>
@@ -118,7 +118,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
       f: Pages.SignedFrame,
       scope: { readonly accountId: Pages.SignedFrame["user"]["account_id"]; readonly livemode: boolean },
       notice?: string,
-      secret?: string,
+      secret?: Redacted.Redacted<string>,
       error?: string
     ) =>
       Effect.gen(function*() {
@@ -136,7 +136,7 @@ ${notice === undefined ? "" : html`<p class="done" role="status">${notice}</p>`}
 ${error === undefined ? "" : html`<p class="alert" role="alert">${error}</p>`}
 <div class="card"><table><tr><th>URL</th><td>${w.url}</td></tr><tr><th>Id</th><td><code>${w.webhook_id}</code></td></tr>
 <tr><th>Events</th><td>${w.event_types.join(", ")}</td></tr><tr><th>Status</th><td>${w.disabled ? "disabled" : "enabled"}</td></tr>
-${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="signing-secret">${secret}</code></td></tr>`}</table>${
+${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="signing-secret">${Redacted.value(secret)}</code></td></tr>`}</table>${
           manage
             ? Pages.form(f, `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}/edit`, html`
 <label for="w_url">URL</label><input id="w_url" name="url" size="50" required value="${w.url}">

@@ -12,7 +12,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Cause, DateTime, Effect, Option, Schema } from "effect"
+import { Cause, DateTime, Effect, Option, Redacted, Schema } from "effect"
 import { Accounts } from "../../../src/application/Accounts.js"
 import { Settings } from "../../../src/application/Settings.js"
 import { Customers } from "../../../src/application/Customers.js"
@@ -74,7 +74,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     /** The signed-in user, if the request's cookie names a live session. */
     const signedIn = Effect.flatMap(request, (r) => {
       const token = r.cookies[cookieName]
-      return token === undefined || token.length > 100 ? Effect.succeed(Option.none<Signed>()) : users.authenticate(token)
+      return token === undefined || token.length > 100 ? Effect.succeed(Option.none<Signed>()) : users.authenticate(Redacted.make(token))
     })
 
     /** The page's frame, with the flash a change redirected here with (signed with the session's CSRF token). */
@@ -159,8 +159,8 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         return page(403, Pages.loginPage(frame(nonce), { error: "This form was not sent from this site." }), nonce)
       }
       const email = field(params, "email")
-      return yield* guarded(nonce, users.signIn(email, field(params, "password"), yield* address).pipe(
-        Effect.map(({ token }) => redirect(`${base}/test`, cookie(token, 7 * 24 * 3600))),
+      return yield* guarded(nonce, users.signIn(email, Redacted.make(field(params, "password")), yield* address).pipe(
+        Effect.map(({ token }) => redirect(`${base}/test`, cookie(Redacted.value(token), 7 * 24 * 3600))),
         Effect.catchTags({
           Unauthorized: (e) => Effect.succeed(page(401, Pages.loginPage(frame(nonce), { error: e.message, email }), nonce)),
           RateLimited: (e) =>
@@ -173,7 +173,9 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       ))
     }))
 
-    const linkToken = Effect.map(HttpRouter.params, (p) => (p.token ?? "").slice(0, 100))
+    // The link's secret, read from its path: `Redacted` from here to the digest it is found by.
+    const linkToken = Effect.map(HttpRouter.params, (p) => Redacted.make((p.token ?? "").slice(0, 100)))
+    const linkAction = (token: Redacted.Redacted<string>) => `${base}/sign-in/${Redacted.value(token)}`
     const linkGone = (nonce: string) =>
       page(410, Pages.messagePage(frame(nonce), "Link not valid", "This sign-in link was used or has expired. Ask an owner of the account for a new one."), nonce)
 
@@ -183,7 +185,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       return yield* guarded(nonce, Effect.map(users.linkUser(token), (user) =>
         Option.isNone(user)
           ? linkGone(nonce)
-          : page(200, Pages.setPasswordPage(frame(nonce), { email: user.value.email, action: `${base}/sign-in/${token}` }), nonce)))
+          : page(200, Pages.setPasswordPage(frame(nonce), { email: user.value.email, action: linkAction(token) }), nonce)))
     }))
 
     yield* router.post("/dashboard/sign-in/:token", Effect.gen(function*() {
@@ -196,13 +198,13 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       return yield* guarded(nonce, Effect.gen(function*() {
         const user = yield* users.linkUser(token)
         if (Option.isNone(user)) return linkGone(nonce)
-        return yield* users.redeem(token, field(params, "password")).pipe(
-          Effect.map((done) => redirect(`${base}/test`, cookie(done.token, 7 * 24 * 3600))),
+        return yield* users.redeem(token, Redacted.make(field(params, "password"))).pipe(
+          Effect.map((done) => redirect(`${base}/test`, cookie(Redacted.value(done.token), 7 * 24 * 3600))),
           Effect.catchTags({
             InvalidRequest: (e) =>
-              Effect.succeed(page(400, Pages.setPasswordPage(frame(nonce), { email: user.value.email, action: `${base}/sign-in/${token}`, error: e.message }), nonce)),
+              Effect.succeed(page(400, Pages.setPasswordPage(frame(nonce), { email: user.value.email, action: linkAction(token), error: e.message }), nonce)),
             InvalidState: (e) =>
-              Effect.succeed(page(409, Pages.setPasswordPage(frame(nonce), { email: user.value.email, action: `${base}/sign-in/${token}`, error: e.message }), nonce)),
+              Effect.succeed(page(409, Pages.setPasswordPage(frame(nonce), { email: user.value.email, action: linkAction(token), error: e.message }), nonce)),
             Unauthorized: () => Effect.succeed(linkGone(nonce))
           })
         )

@@ -3,7 +3,7 @@
  * team for owners (invite with a link shown to copy, change a role, remove; an account always keeps an owner), and
  * signing out everywhere (anyone, for themselves).
  */
-import { Effect, Either } from "effect"
+import { Effect, Either, Redacted } from "effect"
 import { Accounts } from "../../../src/application/Accounts.js"
 import { Settings } from "../../../src/application/Settings.js"
 import { Users } from "../../../src/application/Users.js"
@@ -104,7 +104,7 @@ ${
         const invited = yield* Effect.either(users.create(signed.user.account_id, kit.field(params, "email"), role))
         if (Either.isLeft(invited)) return yield* settingsPage(f, { error: invited.left.message }, 400)
         yield* kit.audit(signed, "user.invite", invited.right.user.user_id, null)
-        return yield* settingsPage(f, { invite: `${publicUrl}/dashboard/sign-in/${invited.right.token}` })
+        return yield* settingsPage(f, { invite: `${publicUrl}/dashboard/sign-in/${Redacted.value(invited.right.token)}` })
       })))
 
     yield* kit.post("/dashboard/settings/team/:user/role", kit.withPost((signed, f, _, params) =>

@@ -1,8 +1,8 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { Effect } from "effect"
+import { Effect, Redacted } from "effect"
 import { Webhooks } from "../../../src/application/Webhooks.js"
 import { WebhookId } from "../../../src/domain/Ids.js"
-import { WebhookWithSecret } from "../../../src/domain/WebhookEndpoint.js"
+import { withSecret, WebhookWithSecret } from "../../../src/domain/WebhookEndpoint.js"
 import { CurrentPrincipal, FilsApi } from "../Api.js"
 import { idempotent } from "../Idempotent.js"
 import { pathId } from "./ids.js"
@@ -20,10 +20,12 @@ export const WebhooksLive = HttpApiBuilder.group(FilsApi, "webhooks", (handlers)
         idempotent(
           headers["idempotency-key"],
           WebhookWithSecret,
-          Effect.flatMap(CurrentPrincipal, (p) => webhooks.create(p, payload))
+          // The one response, with `secret`, that shows the new signing secret.
+          Effect.flatMap(CurrentPrincipal, (p) => Effect.map(webhooks.create(p, payload), withSecret))
         ))
       .handle("get", ({ path }) => scoped(path.id, webhooks.get))
       .handle("update", ({ path, payload }) => scoped(path.id, (p, id) => webhooks.update(p, id, payload)))
       .handle("delete", ({ path }) => scoped(path.id, webhooks.remove))
-      .handle("secret", ({ path }) => scoped(path.id, webhooks.secret))
+      .handle("secret", ({ path }) =>
+        scoped(path.id, (p, id) => Effect.map(webhooks.secret(p, id), ({ secret }) => ({ secret: Redacted.value(secret) }))))
   }))

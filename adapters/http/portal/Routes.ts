@@ -15,10 +15,10 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as UrlParams from "@effect/platform/UrlParams"
-import { Cause, DateTime, Effect, Either, Option } from "effect"
+import { Cause, DateTime, Effect, Either, Option, Redacted } from "effect"
 import { Settings } from "../../../src/application/Settings.js"
 import { Portal, type PortalLinkGone, scopeOf } from "../../../src/application/Portal.js"
-import { cardFields as cardFieldNames, validateCard } from "../../../src/domain/CheckoutForm.js"
+import { cardFields as cardFieldNames, fromSubmitted, type SubmittedForm, validateCard } from "../../../src/domain/CheckoutForm.js"
 import { parseId, PaymentId, SubscriptionId } from "../../../src/domain/Ids.js"
 import { declineMessage } from "../../../src/domain/Payment.js"
 import type { PortalSession } from "../../../src/domain/PortalSession.js"
@@ -65,7 +65,11 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
       })
 
     const request = HttpServerRequest.HttpServerRequest
-    const cookieOf = Effect.map(request, (r) => r.cookies[cookieName])
+    // The browser session's cookie and the link's secret are `Redacted` from here to the digests they are found by.
+    const cookieOf = Effect.map(request, (r) => {
+      const value = r.cookies[cookieName]
+      return value === undefined ? undefined : Redacted.make(value)
+    })
 
     /** Store outages and defects answer with a page, never JSON. */
     const guarded = (nonce: string, effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext>) =>
@@ -115,6 +119,7 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
       )
 
     const param = (name: string) => Effect.map(HttpRouter.params, (p) => (p[name] ?? "").slice(0, 200))
+    const linkToken = Effect.map(param("token"), Redacted.make)
 
     // The home page ----------------------------------------------------------------------------------------------
 
@@ -152,13 +157,13 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
     // cookie nor read the value).
     yield* router.get("/portal/:token", Effect.gen(function*() {
       const nonce = newNonce()
-      const token = yield* param("token")
+      const token = yield* linkToken
       return yield* guarded(nonce, portal.peek(token, yield* cookieOf).pipe(
         Effect.flatMap((found) =>
           found === "browsing"
             ? Effect.succeed(redirect(base))
             : Effect.map(signer.randomToken(24), (openToken) =>
-              page(200, Pages.openPage({ nonce, base }, `${base}/${token}`, openToken), nonce).pipe(
+              page(200, Pages.openPage({ nonce, base }, `${base}/${Redacted.value(token)}`, openToken), nonce).pipe(
                 HttpServerResponse.setHeader("set-cookie", openCookie(openToken))
               ))
         ),
@@ -168,7 +173,7 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
 
     yield* router.post("/portal/:token", Effect.gen(function*() {
       const nonce = newNonce()
-      const token = yield* param("token")
+      const token = yield* linkToken
       return yield* guarded(nonce, Effect.gen(function*() {
         const params = yield* postedForm(publicOrigin)
         const sent = params === undefined ? "" : field(params, "open_token")
@@ -181,7 +186,7 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
             Effect.map(DateTime.now, (now) => {
               // The cookie lasts as long as the session it names.
               const left = session.session_expires_at === null ? 0 : DateTime.distance(now, session.session_expires_at)
-              return redirect(base, cookie(value, Math.max(1, Math.floor(left / 1000))))
+              return redirect(base, cookie(Redacted.value(value), Math.max(1, Math.floor(left / 1000))))
             })
           ),
           Effect.catchTag("PortalLinkGone", linkGone(nonce))
@@ -257,11 +262,11 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
       Effect.gen(function*() {
         const id = subscriptionIdOf(yield* param("id"))
         if (id === undefined) return notFound(frame)
-        const input: Record<string, string> = {}
+        const input: SubmittedForm = {}
         for (const name of cardFieldNames) input[name] = field(params, name)
         // Month and year are shown again on an error; the number and CVC never are.
-        const values = { exp_month: input.exp_month, exp_year: input.exp_year }
-        const card = validateCard(input, yield* DateTime.now)
+        const values = { exp_month: field(params, "exp_month"), exp_year: field(params, "exp_year") }
+        const card = validateCard(fromSubmitted(input), yield* DateTime.now)
         if (Either.isLeft(card)) {
           return yield* cardForm(session, frame, { values, errors: card.left, alert: "Please correct the highlighted fields." }, 400)
         }

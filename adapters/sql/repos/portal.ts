@@ -2,7 +2,7 @@
  * Customer portal sessions on PostgreSQL (migration 0015). The link (`url`, which holds its secret) is sealed by the
  * SecretBox, bound to the session's id; the link's secret and the browser cookie are found by their hashes.
  */
-import { Effect, Either } from "effect"
+import { Effect, Either, Redacted } from "effect"
 import type { AccountId, CustomerId, PortalSessionId } from "../../../src/domain/Ids.js"
 import type { PortalSession } from "../../../src/domain/PortalSession.js"
 import type { SecretBoxShape } from "../../../src/ports/SecretBox.js"
@@ -43,7 +43,7 @@ export const makePortalSessionsRepo = ({ first, inScope, sql }: Queries, box: Se
           account_id: row.account_id as AccountId,
           livemode: row.livemode,
           customer_id: row.customer_id as CustomerId,
-          url,
+          url: Redacted.make(url),
           return_url: row.return_url,
           token_hash: row.token_hash,
           created_at: fromTimestamp(row.created_at),
@@ -58,7 +58,7 @@ export const makePortalSessionsRepo = ({ first, inScope, sql }: Queries, box: Se
 
   return {
     insert: Effect.fnUntraced(function*(s) {
-      const url = yield* box.seal(s.url, s.customer_portal_session_id)
+      const url = yield* box.seal(Redacted.value(s.url), s.customer_portal_session_id)
       yield* sql`INSERT INTO customer_portal_sessions ${
         sql.insert({
           customer_portal_session_id: s.customer_portal_session_id,

@@ -11,7 +11,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Either, Option } from "effect"
+import { Effect, Either, Option, Redacted } from "effect"
 import type { EventType } from "../../../src/domain/Event.js"
 import type { AccountId, WebhookId } from "../../../src/domain/Ids.js"
 import type { Page, PageRequest } from "../../../src/domain/Pagination.js"
@@ -50,7 +50,8 @@ export const webhookFromRow = (row: WebhookEndpointRow): WebhookEndpoint => ({
   description: row.description,
   event_types: row.event_types as ReadonlyArray<EventType>,
   disabled: row.disabled,
-  secret: row.secret,
+  // As stored (sealed, or plaintext without a key) until the box opens it; `Redacted` either way.
+  secret: Redacted.make(row.secret),
   created_at: fromTimestamp(row.created_at)
 })
 
@@ -74,10 +75,18 @@ const webhookToRow = (w: WebhookEndpoint, sealed: string) => ({
 
 /** The endpoint with its secret opened. A secret the box cannot open is a configuration fault: a defect. */
 export const openEndpoint = (box: SecretBoxShape) => (endpoint: WebhookEndpoint): Effect.Effect<WebhookEndpoint> =>
-  Either.match(box.open(endpoint.secret, endpoint.webhook_id), {
+  Either.match(openSecret(box, endpoint), {
     onLeft: (error) => Effect.dieMessage(`webhook endpoint ${endpoint.webhook_id}: ${error.message}`),
     onRight: (secret) => Effect.succeed({ ...endpoint, secret })
   })
+
+/** The endpoint's signing secret opened by the box, still `Redacted`. */
+const openSecret = (box: SecretBoxShape, endpoint: WebhookEndpoint) =>
+  Either.map(box.open(Redacted.value(endpoint.secret), endpoint.webhook_id), Redacted.make)
+
+/** The endpoint's signing secret sealed for its row. */
+const sealSecret = (box: SecretBoxShape, endpoint: WebhookEndpoint) =>
+  box.seal(Redacted.value(endpoint.secret), endpoint.webhook_id)
 
 /**
  * The deliveries repository with the secrets of the endpoints it claims for opened (signing needs them). A claim
@@ -91,7 +100,7 @@ export const withOpenedSecrets = (deliveries: DeliveriesRepo, box: SecretBoxShap
     Effect.flatMap(deliveries.claimDue(now, limit, leaseMillis), (claims) =>
       Effect.map(
         Effect.forEach(claims, (claimed) =>
-          Either.match(box.open(claimed.endpoint.secret, claimed.endpoint.webhook_id), {
+          Either.match(openSecret(box, claimed.endpoint), {
             onLeft: (error) =>
               Effect.as(
                 Effect.logError(`webhook endpoint ${claimed.endpoint.webhook_id}: ${error.message}; delivery skipped`),
@@ -251,7 +260,7 @@ export const makeWebhooksRepo = ({ first, inScope, sql }: Queries, box: SecretBo
 
   return {
     insert: Effect.fnUntraced(function*(endpoint) {
-      const sealed = yield* box.seal(endpoint.secret, endpoint.webhook_id)
+      const sealed = yield* sealSecret(box, endpoint)
       yield* sql`INSERT INTO webhook_endpoints ${sql.insert(webhookToRow(endpoint, sealed))}`
     }, orUnavailable),
 
@@ -263,7 +272,7 @@ export const makeWebhooksRepo = ({ first, inScope, sql }: Queries, box: SecretBo
 
     update: Effect.fnUntraced(function*(endpoint) {
       // The secret is written again, so a secret sealed under an older key (or none) moves to the current one.
-      const sealed = yield* box.seal(endpoint.secret, endpoint.webhook_id)
+      const sealed = yield* sealSecret(box, endpoint)
       yield* sql`UPDATE webhook_endpoints SET ${sql.update(webhookChanges(endpoint, sealed))}
         WHERE webhook_id = ${endpoint.webhook_id}
           AND ${inScope({ accountId: endpoint.account_id, livemode: endpoint.livemode })}`
@@ -295,7 +304,7 @@ export const makeWebhooksRepo = ({ first, inScope, sql }: Queries, box: SecretBo
       // opened must not fail them. It stays as stored; the delivery is queued and waits in claimDue for the key.
       return rows.map((row) => {
         const endpoint = webhookFromRow(row)
-        return Either.match(box.open(endpoint.secret, endpoint.webhook_id), {
+        return Either.match(openSecret(box, endpoint), {
           onLeft: () => endpoint,
           onRight: (secret) => ({ ...endpoint, secret })
         })

@@ -1,5 +1,5 @@
 /** Bearer authentication (docs/decisions.md §8): 401 UNAUTHORIZED with `WWW-Authenticate: Bearer`. */
-import { Effect } from "effect"
+import { Effect, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { Accounts } from "../../../src/application/Accounts.js"
@@ -83,7 +83,7 @@ describeStores("authentication", (variant) => {
     // a new key for the same mode works immediately and sees the same data
     const created = await rawFor(s, shop.live.key).post("/products", { name: "Live", price: 1, currency: "AED" })
     const fresh = await s.run(Effect.flatMap(Accounts, (a) => a.createKey(shop.accountId, "live")))
-    const listed = await rawFor(s, fresh.secret).get("/products")
+    const listed = await rawFor(s, Redacted.value(fresh.secret)).get("/products")
     expect(listed.status).toBe(200)
     expect(listed.json.items.map((p: any) => p.product_id)).toEqual([created.json.product_id])
   })

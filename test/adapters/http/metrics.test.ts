@@ -5,7 +5,7 @@
  */
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { ConfigProvider, DateTime, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
+import { ConfigProvider, DateTime, Effect, Layer, Logger, LogLevel, ManagedRuntime, Redacted } from "effect"
 import * as fc from "fast-check"
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -164,7 +164,7 @@ const startServer = async (store: Layer.Layer<Store | Repositories>) => {
   const address = await runtime.runPromise(HttpServer.addressWith((a) => Effect.succeed(a)))
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
   const created = await runtime.runPromise(Effect.flatMap(Accounts, (a) => a.create({ business_name: "Metered Souq" })))
-  return { runtime, origin: `http://127.0.0.1:${address.port}`, key: created.keys.test.secret }
+  return { runtime, origin: `http://127.0.0.1:${address.port}`, key: Redacted.value(created.keys.test.secret) }
 }
 
 for (const variant of storeVariants) {

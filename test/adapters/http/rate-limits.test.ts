@@ -3,7 +3,7 @@
  * authenticated response, `429 RATE_LIMITED` with `Retry-After` past the limit, and failed authentications
  * throttled per client address.
  */
-import { Effect } from "effect"
+import { Effect, Redacted } from "effect"
 import { request as httpRequest } from "node:http"
 import { describe, expect, it } from "vitest"
 import { Accounts } from "../../../src/application/Accounts.js"
@@ -96,7 +96,7 @@ describeStores("rate limits", (variant) => {
       expect(live.status).toBe(200)
       expect(expectRateHeaders(live, 5)).toBe(4)
       const second = await s.run(Effect.flatMap(Accounts, (a) => a.createKey(shop.accountId, "test")))
-      const other = await rawFor(s, second.secret).get("/account")
+      const other = await rawFor(s, Redacted.value(second.secret)).get("/account")
       expect(other.status).toBe(200)
       expect(expectRateHeaders(other, 5)).toBe(4)
     })
@@ -113,7 +113,7 @@ describeStores("rate limits", (variant) => {
         "RATE_LIMITED"
       )
       const second = await s.run(Effect.flatMap(Accounts, (a) => a.createKey(shop.accountId, "test")))
-      const listed = await rawFor(s, second.secret).get("/products")
+      const listed = await rawFor(s, Redacted.value(second.secret)).get("/products")
       expect(listed.json.items).toEqual([])
     })
 
