@@ -138,9 +138,8 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     }, orUnavailable),
     lastUsed: Effect.fnUntraced(function*(ids) {
       if (ids.length === 0) return []
-      const rows = yield* sql<{ readonly key_id: string; readonly last_used_at: Date }>`SELECT key_id, last_used_at
-        FROM api_key_usage WHERE key_id IN ${sql.in(ids)}`
-      return rows.map((r) => ({ key_id: r.key_id as ApiKeyId, last_used_at: Rows.fromTimestamp(r.last_used_at) }))
+      const rows = yield* sql`SELECT key_id, last_used_at FROM api_key_usage WHERE key_id IN ${sql.in(ids)}`
+      return rows.map(Rows.keyUsageFromRow)
     }, orUnavailable),
     // One statement: the first revocation time sticks, the key comes back as it is afterwards, and every process
     // listening hears of it when it commits.

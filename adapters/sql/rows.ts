@@ -1,386 +1,284 @@
 /**
- * Table rows and their mapping to the domain. Columns are named like the domain fields; node-postgres returns
- * `timestamptz` as a `Date`, `jsonb` parsed, and `int8` as a number with `int8AsNumber` (as text without it, which
- * `toSafeInt` also accepts, so the store works on any SqlClient).
+ * Table rows and the domain's Schemas: each table's row Schema decodes its columns (as node-postgres returns them,
+ * see columns.ts) into the domain value its Schema accepts, and encodes a domain value into the row's parameters.
+ * Columns are named like the domain fields; columns a CHECK groups (a payment's card, its customer) nest into one
+ * field. Decoders and encoders are derived once, here; a row the domain refuses is a defect (`UndecodableRow`).
  */
-import { DateTime } from "effect"
-import type { Account, ApiKey } from "../../src/domain/Account.js"
-import type { CartLine, CheckoutSession, SessionKind, SessionStatus } from "../../src/domain/CheckoutSession.js"
-import type { Customer } from "../../src/domain/Customer.js"
-import { subjects as eventSubjects } from "../../src/domain/Event.js"
-import type { Event, EventType } from "../../src/domain/Event.js"
+import { DateTime, Schema } from "effect"
+import { Account, ApiKey } from "../../src/domain/Account.js"
+import { CheckoutSession } from "../../src/domain/CheckoutSession.js"
+import { Customer } from "../../src/domain/Customer.js"
+import { Event, subjects as eventSubjects } from "../../src/domain/Event.js"
 import type { IdempotencyRecord } from "../../src/domain/Idempotency.js"
-import type {
-  AccountId,
-  ApiKeyId,
-  CheckoutSessionId,
-  CustomerId,
-  EventId,
-  PaymentId,
-  RefundId,
-  ProductId,
-  SubscriptionId
-} from "../../src/domain/Ids.js"
-import type { Metadata } from "../../src/domain/Metadata.js"
-import type { Currency } from "../../src/domain/Money.js"
-import type { BillingReason, Payment, PaymentStatus } from "../../src/domain/Payment.js"
-import type { Billing, BillingInterval, Product, ProductStatus } from "../../src/domain/Product.js"
+import { ApiKeyId, PaymentId, SubscriptionId } from "../../src/domain/Ids.js"
+import { Payment } from "../../src/domain/Payment.js"
+import { Product } from "../../src/domain/Product.js"
 import type { RateDecision } from "../../src/domain/RateWindow.js"
-import type { Refund, RefundStatus } from "../../src/domain/Refund.js"
-import type { CancellationReason, Subscription, SubscriptionStatus } from "../../src/domain/Subscription.js"
+import { Refund } from "../../src/domain/Refund.js"
+import { Subscription } from "../../src/domain/Subscription.js"
 import type { RenewalAttempt } from "../../src/ports/Store.js"
-
-type Timestamp = Date | string
-
-export const fromTimestamp = (value: Timestamp): DateTime.Utc =>
-  DateTime.unsafeFromDate(value instanceof Date ? value : new Date(value))
-
-const fromNullableTimestamp = (value: Timestamp | null): DateTime.Utc | null =>
-  value === null ? null : fromTimestamp(value)
+import { decoder, Int8, Jsonb, table, Timestamptz } from "./columns.js"
 
 /** For parameters: `timestamptz` columns take a Date. */
 export const toTimestamp = (value: DateTime.Utc): Date => DateTime.toDate(value)
 export const toNullableTimestamp = (value: DateTime.Utc | null): Date | null =>
   value === null ? null : DateTime.toDate(value)
 
-export const toSafeInt = (value: number | string | bigint): number => {
-  const n = Number(value)
-  if (!Number.isSafeInteger(n)) throw new Error(`integer column out of the safe range: ${String(value)}`)
-  return n
+/** A `timestamptz` column read outside a row Schema (node-postgres gives a Date; text without its parsers). */
+export const fromTimestamp = (value: Date | string): DateTime.Utc =>
+  DateTime.unsafeFromDate(value instanceof Date ? value : new Date(value))
+
+/**
+ * A group of columns a CHECK keeps all null or set together: null when all are, the group otherwise (a group only
+ * partly set then fails the domain's Schema on its nulls).
+ */
+const nullIfAllNull = <A extends Record<string, unknown>>(group: A): A | null => {
+  for (const key in group) if (group[key] !== null) return group
+  return null
 }
 
-export interface AccountRow {
-  readonly account_id: string
-  readonly business_name: string | null
-  readonly support_email: string | null
-  readonly live_payments_enabled: boolean
-  readonly created_at: Timestamp
-}
+const NullableString = Schema.NullOr(Schema.String)
+const NullableNumber = Schema.NullOr(Schema.Number)
+const NullableTimestamptz = Schema.NullOr(Timestamptz)
 
-export const accountFromRow = (row: AccountRow): Account => ({
-  account_id: row.account_id as AccountId,
-  business_name: row.business_name,
-  support_email: row.support_email,
-  live_payments_enabled: row.live_payments_enabled,
-  created_at: fromTimestamp(row.created_at)
-})
+// accounts --------------------------------------------------------------------------------------------------------
 
-export const accountToRow = (a: Account) => ({
-  account_id: a.account_id,
-  business_name: a.business_name,
-  support_email: a.support_email,
-  live_payments_enabled: a.live_payments_enabled,
-  created_at: toTimestamp(a.created_at)
-})
+export const Accounts = table(
+  { table: "accounts", key: "account_id", value: "Account" },
+  Schema.Struct({
+    account_id: Schema.String,
+    business_name: NullableString,
+    support_email: NullableString,
+    live_payments_enabled: Schema.Boolean,
+    created_at: Timestamptz
+  }),
+  Account,
+  { decode: (columns) => columns, encode: (account) => account }
+)
+export type AccountRow = typeof Accounts.schema.Encoded
+export const accountFromRow = Accounts.fromRow
+export const accountToRow = Accounts.toRow
 
-export interface ApiKeyRow {
-  readonly key_id: string
-  readonly account_id: string
-  readonly livemode: boolean
-  readonly hash: string
-  readonly last4: string
-  readonly created_at: Timestamp
-  readonly revoked_at: Timestamp | null
-}
+// api_keys --------------------------------------------------------------------------------------------------------
 
-export const apiKeyFromRow = (row: ApiKeyRow): ApiKey => ({
-  key_id: row.key_id as ApiKeyId,
-  account_id: row.account_id as AccountId,
-  livemode: row.livemode,
-  hash: row.hash,
-  last4: row.last4,
-  created_at: fromTimestamp(row.created_at),
-  revoked_at: fromNullableTimestamp(row.revoked_at)
-})
+export const ApiKeys = table(
+  { table: "api_keys", key: "key_id", value: "ApiKey" },
+  Schema.Struct({
+    key_id: Schema.String,
+    account_id: Schema.String,
+    livemode: Schema.Boolean,
+    hash: Schema.String,
+    last4: Schema.String,
+    created_at: Timestamptz,
+    revoked_at: NullableTimestamptz
+  }),
+  ApiKey,
+  { decode: (columns) => columns, encode: (key) => key }
+)
+export type ApiKeyRow = typeof ApiKeys.schema.Encoded
+export const apiKeyFromRow = ApiKeys.fromRow
+export const apiKeyToRow = ApiKeys.toRow
 
-export const apiKeyToRow = (k: ApiKey) => ({
-  key_id: k.key_id,
-  account_id: k.account_id,
-  livemode: k.livemode,
-  hash: k.hash,
-  last4: k.last4,
-  created_at: toTimestamp(k.created_at),
-  revoked_at: toNullableTimestamp(k.revoked_at)
-})
+/** `api_key_usage`: when each key was last used. */
+export const keyUsageFromRow = decoder(
+  Schema.Struct({ key_id: ApiKeyId, last_used_at: Timestamptz }),
+  "api_key_usage",
+  "key_id"
+)
 
-export interface ProductRow {
-  readonly product_id: string
-  readonly account_id: string
-  readonly livemode: boolean
-  readonly name: string
-  readonly description: string
-  readonly price: number | string
-  readonly currency: string
-  readonly billing: string
-  readonly billing_interval: string | null
-  readonly interval_count: number | null
-  readonly status: string
-  readonly metadata: Metadata
-  readonly created_at: Timestamp
-  readonly updated_at: Timestamp | null
-}
+// products --------------------------------------------------------------------------------------------------------
 
-export const productFromRow = (row: ProductRow): Product => ({
-  object: "product",
-  product_id: row.product_id as ProductId,
-  account_id: row.account_id as AccountId,
-  livemode: row.livemode,
-  name: row.name,
-  description: row.description,
-  price: toSafeInt(row.price),
-  currency: row.currency as Currency,
-  billing: row.billing as Billing,
-  billing_interval: row.billing_interval as BillingInterval | null,
-  interval_count: row.interval_count,
-  status: row.status as ProductStatus,
-  metadata: row.metadata,
-  created_at: fromTimestamp(row.created_at),
-  updated_at: fromNullableTimestamp(row.updated_at)
-})
+export const Products = table(
+  { table: "products", key: "product_id", value: "Product" },
+  Schema.Struct({
+    product_id: Schema.String,
+    account_id: Schema.String,
+    livemode: Schema.Boolean,
+    name: Schema.String,
+    description: Schema.String,
+    price: Int8,
+    currency: Schema.String,
+    billing: Schema.String,
+    billing_interval: NullableString,
+    interval_count: NullableNumber,
+    status: Schema.String,
+    metadata: Jsonb,
+    created_at: Timestamptz,
+    updated_at: NullableTimestamptz
+  }),
+  Product,
+  { decode: (columns) => ({ object: "product", ...columns }), encode: (product) => product }
+)
+export type ProductRow = typeof Products.schema.Encoded
+export const productFromRow = Products.fromRow
+export const productToRow = Products.toRow
 
 /** The columns an update may change (id, owner, mode and creation time never change). */
-export const productChanges = (p: Product) => ({
-  name: p.name,
-  description: p.description,
-  price: p.price,
-  currency: p.currency,
-  billing: p.billing,
-  billing_interval: p.billing_interval,
-  interval_count: p.interval_count,
-  status: p.status,
-  metadata: JSON.stringify(p.metadata),
-  updated_at: toNullableTimestamp(p.updated_at)
-})
-
-export const productToRow = (p: Product) => ({
-  product_id: p.product_id,
-  account_id: p.account_id,
-  livemode: p.livemode,
-  ...productChanges(p),
-  created_at: toTimestamp(p.created_at)
-})
-
-export interface CustomerRow {
-  readonly customer_id: string
-  readonly account_id: string
-  readonly livemode: boolean
-  readonly name: string | null
-  readonly email: string
-  readonly phone_number: string | null
-  readonly metadata: Metadata
-  readonly created_at: Timestamp
+export const productChanges = (p: Product) => {
+  const { product_id: _, account_id: __, livemode: ___, created_at: ____, ...changes } = productToRow(p)
+  return changes
 }
 
-export const customerFromRow = (row: CustomerRow): Customer => ({
-  object: "customer",
-  customer_id: row.customer_id as CustomerId,
-  account_id: row.account_id as AccountId,
-  livemode: row.livemode,
-  name: row.name,
-  email: row.email,
-  phone_number: row.phone_number,
-  metadata: row.metadata,
-  created_at: fromTimestamp(row.created_at)
-})
+// customers -------------------------------------------------------------------------------------------------------
 
-export const customerChanges = (c: Customer) => ({
-  name: c.name,
-  email: c.email,
-  phone_number: c.phone_number,
-  metadata: JSON.stringify(c.metadata)
-})
+export const Customers = table(
+  { table: "customers", key: "customer_id", value: "Customer" },
+  Schema.Struct({
+    customer_id: Schema.String,
+    account_id: Schema.String,
+    livemode: Schema.Boolean,
+    name: NullableString,
+    email: Schema.String,
+    phone_number: NullableString,
+    metadata: Jsonb,
+    created_at: Timestamptz
+  }),
+  Customer,
+  { decode: (columns) => ({ object: "customer", ...columns }), encode: (customer) => customer }
+)
+export type CustomerRow = typeof Customers.schema.Encoded
+export const customerFromRow = Customers.fromRow
+export const customerToRow = Customers.toRow
 
-export const customerToRow = (c: Customer) => ({
-  customer_id: c.customer_id,
-  account_id: c.account_id,
-  livemode: c.livemode,
-  ...customerChanges(c),
-  created_at: toTimestamp(c.created_at)
-})
-
-export interface CheckoutSessionRow {
-  readonly session_id: string
-  readonly account_id: string
-  readonly livemode: boolean
-  readonly kind: string
-  readonly status: string
-  readonly checkout_url: string
-  readonly total_amount: number | string
-  readonly currency: string
-  readonly product_cart: ReadonlyArray<CartLine>
-  readonly customer_id: string | null
-  readonly customer_name: string | null
-  readonly customer_email: string | null
-  readonly customer_phone_number: string | null
-  readonly return_url: string | null
-  readonly payment_id: string | null
-  readonly subscription_id: string | null
-  readonly metadata: Metadata
-  readonly form_token: string
-  readonly created_at: Timestamp
-  readonly expires_at: Timestamp
-  readonly completed_at: Timestamp | null
+export const customerChanges = (c: Customer) => {
+  const { name, email, phone_number, metadata } = customerToRow(c)
+  return { name, email, phone_number, metadata }
 }
 
-export const sessionFromRow = (row: CheckoutSessionRow): CheckoutSession => ({
-  object: "checkout_session",
-  session_id: row.session_id as CheckoutSessionId,
-  account_id: row.account_id as AccountId,
-  livemode: row.livemode,
-  kind: row.kind as SessionKind,
-  status: row.status as SessionStatus,
-  checkout_url: row.checkout_url,
-  total_amount: toSafeInt(row.total_amount),
-  currency: row.currency as Currency,
-  product_cart: row.product_cart,
-  customer: row.customer_email === null
-    ? null
-    : { name: row.customer_name, email: row.customer_email, phone_number: row.customer_phone_number },
-  customer_id: row.customer_id as CustomerId | null,
-  return_url: row.return_url,
-  payment_id: row.payment_id as PaymentId | null,
-  subscription_id: row.subscription_id as SubscriptionId | null,
-  metadata: row.metadata,
-  form_token: row.form_token,
-  created_at: fromTimestamp(row.created_at),
-  expires_at: fromTimestamp(row.expires_at),
-  completed_at: fromNullableTimestamp(row.completed_at)
-})
+// checkout_sessions -----------------------------------------------------------------------------------------------
+
+export const CheckoutSessions = table(
+  { table: "checkout_sessions", key: "session_id", value: "CheckoutSession" },
+  Schema.Struct({
+    session_id: Schema.String,
+    account_id: Schema.String,
+    livemode: Schema.Boolean,
+    kind: Schema.String,
+    status: Schema.String,
+    checkout_url: Schema.String,
+    total_amount: Int8,
+    currency: Schema.String,
+    product_cart: Jsonb,
+    customer_id: NullableString,
+    // The customer as given at checkout: all null, or an e-mail (migration 0003).
+    customer_name: NullableString,
+    customer_email: NullableString,
+    customer_phone_number: NullableString,
+    return_url: NullableString,
+    payment_id: NullableString,
+    subscription_id: NullableString,
+    metadata: Jsonb,
+    form_token: Schema.String,
+    created_at: Timestamptz,
+    expires_at: Timestamptz,
+    completed_at: NullableTimestamptz
+  }),
+  CheckoutSession,
+  {
+    decode: (columns) => ({
+      object: "checkout_session",
+      customer: nullIfAllNull({
+        name: columns.customer_name,
+        email: columns.customer_email,
+        phone_number: columns.customer_phone_number
+      }),
+      ...columns
+    }),
+    encode: (session) => ({
+      customer_name: session.customer?.name ?? null,
+      customer_email: session.customer?.email ?? null,
+      customer_phone_number: session.customer?.phone_number ?? null,
+      ...session
+    })
+  }
+)
+export type CheckoutSessionRow = typeof CheckoutSessions.schema.Encoded
+export const sessionFromRow = CheckoutSessions.fromRow
+export const sessionToRow = CheckoutSessions.toRow
 
 /** The columns an update may change (id, owner, mode and creation time never change). */
-export const sessionChanges = (s: CheckoutSession) => ({
-  kind: s.kind,
-  status: s.status,
-  checkout_url: s.checkout_url,
-  total_amount: s.total_amount,
-  currency: s.currency,
-  // jsonb parameters go as JSON text (a JS array would be sent as a PostgreSQL array).
-  product_cart: JSON.stringify(s.product_cart),
-  customer_id: s.customer_id,
-  customer_name: s.customer?.name ?? null,
-  customer_email: s.customer?.email ?? null,
-  customer_phone_number: s.customer?.phone_number ?? null,
-  return_url: s.return_url,
-  payment_id: s.payment_id,
-  subscription_id: s.subscription_id,
-  metadata: JSON.stringify(s.metadata),
-  form_token: s.form_token,
-  expires_at: toTimestamp(s.expires_at),
-  completed_at: toNullableTimestamp(s.completed_at)
-})
-
-export const sessionToRow = (s: CheckoutSession) => ({
-  session_id: s.session_id,
-  account_id: s.account_id,
-  livemode: s.livemode,
-  ...sessionChanges(s),
-  created_at: toTimestamp(s.created_at)
-})
-
-export interface PaymentRow {
-  readonly payment_id: string
-  readonly account_id: string
-  readonly livemode: boolean
-  readonly status: string
-  readonly total_amount: number | string
-  readonly refunded_amount: number | string
-  readonly fee_amount: number | string
-  readonly net_amount: number | string
-  readonly currency: string
-  readonly description: string
-  readonly customer_id: string | null
-  readonly customer_name: string | null
-  readonly customer_email: string | null
-  readonly customer_phone_number: string | null
-  readonly checkout_session_id: string | null
-  readonly subscription_id: string | null
-  readonly billing_reason: string
-  readonly metadata: Metadata
-  readonly card_brand: string | null
-  readonly card_last4: string | null
-  readonly card_exp_month: number | null
-  readonly card_exp_year: number | null
-  readonly card_token: string | null
-  readonly charge_id: string | null
-  readonly failure_code: string | null
-  readonly created_at: Timestamp
-  readonly paid_at: Timestamp | null
+export const sessionChanges = (s: CheckoutSession) => {
+  const { session_id: _, account_id: __, livemode: ___, created_at: ____, ...changes } = sessionToRow(s)
+  return changes
 }
 
-export const paymentFromRow = (row: PaymentRow): Payment => ({
-  object: "payment",
-  payment_id: row.payment_id as PaymentId,
-  account_id: row.account_id as AccountId,
-  livemode: row.livemode,
-  status: row.status as PaymentStatus,
-  total_amount: toSafeInt(row.total_amount),
-  refunded_amount: toSafeInt(row.refunded_amount),
-  fee_amount: toSafeInt(row.fee_amount),
-  net_amount: toSafeInt(row.net_amount),
-  currency: row.currency as Currency,
-  description: row.description,
-  customer: row.customer_id === null || row.customer_email === null
-    ? null
-    : {
-      customer_id: row.customer_id as CustomerId,
-      name: row.customer_name,
-      email: row.customer_email,
-      phone_number: row.customer_phone_number
-    },
-  checkout_session_id: row.checkout_session_id as CheckoutSessionId | null,
-  subscription_id: row.subscription_id as SubscriptionId | null,
-  billing_reason: row.billing_reason as BillingReason,
-  metadata: row.metadata,
-  // The schema keeps the five card columns all set or all null.
-  card: row.card_token === null
-    ? null
-    : {
-      brand: row.card_brand!,
-      last4: row.card_last4!,
-      exp_month: row.card_exp_month!,
-      exp_year: row.card_exp_year!,
-      token: row.card_token
-    },
-  charge_id: row.charge_id,
-  failure_code: row.failure_code,
-  created_at: fromTimestamp(row.created_at),
-  paid_at: fromNullableTimestamp(row.paid_at)
-})
+// payments --------------------------------------------------------------------------------------------------------
+
+export const Payments = table(
+  { table: "payments", key: "payment_id", value: "Payment" },
+  Schema.Struct({
+    payment_id: Schema.String,
+    account_id: Schema.String,
+    livemode: Schema.Boolean,
+    status: Schema.String,
+    total_amount: Int8,
+    refunded_amount: Int8,
+    fee_amount: Int8,
+    net_amount: Int8,
+    currency: Schema.String,
+    description: Schema.String,
+    // The customer as it was when the payment was made: all null, or an id and an e-mail (migration 0003).
+    customer_id: NullableString,
+    customer_name: NullableString,
+    customer_email: NullableString,
+    customer_phone_number: NullableString,
+    checkout_session_id: NullableString,
+    subscription_id: NullableString,
+    billing_reason: Schema.String,
+    metadata: Jsonb,
+    // The card: all five null or all five set (migration 0003).
+    card_brand: NullableString,
+    card_last4: NullableString,
+    card_exp_month: NullableNumber,
+    card_exp_year: NullableNumber,
+    card_token: NullableString,
+    charge_id: NullableString,
+    failure_code: NullableString,
+    created_at: Timestamptz,
+    paid_at: NullableTimestamptz
+  }),
+  Payment,
+  {
+    decode: (columns) => ({
+      object: "payment",
+      customer: nullIfAllNull({
+        customer_id: columns.customer_id,
+        name: columns.customer_name,
+        email: columns.customer_email,
+        phone_number: columns.customer_phone_number
+      }),
+      card: nullIfAllNull({
+        brand: columns.card_brand,
+        last4: columns.card_last4,
+        exp_month: columns.card_exp_month,
+        exp_year: columns.card_exp_year,
+        token: columns.card_token
+      }),
+      ...columns
+    }),
+    encode: (payment) => ({
+      customer_id: payment.customer?.customer_id ?? null,
+      customer_name: payment.customer?.name ?? null,
+      customer_email: payment.customer?.email ?? null,
+      customer_phone_number: payment.customer?.phone_number ?? null,
+      card_brand: payment.card?.brand ?? null,
+      card_last4: payment.card?.last4 ?? null,
+      card_exp_month: payment.card?.exp_month ?? null,
+      card_exp_year: payment.card?.exp_year ?? null,
+      card_token: payment.card?.token ?? null,
+      ...payment
+    })
+  }
+)
+export type PaymentRow = typeof Payments.schema.Encoded
+export const paymentFromRow = Payments.fromRow
+export const paymentToRow = Payments.toRow
 
 /** The columns an update may change (id, owner, mode and creation time never change). */
-export const paymentChanges = (p: Payment) => ({
-  status: p.status,
-  total_amount: p.total_amount,
-  refunded_amount: p.refunded_amount,
-  fee_amount: p.fee_amount,
-  net_amount: p.net_amount,
-  currency: p.currency,
-  description: p.description,
-  customer_id: p.customer?.customer_id ?? null,
-  customer_name: p.customer?.name ?? null,
-  customer_email: p.customer?.email ?? null,
-  customer_phone_number: p.customer?.phone_number ?? null,
-  checkout_session_id: p.checkout_session_id,
-  subscription_id: p.subscription_id,
-  billing_reason: p.billing_reason,
-  metadata: JSON.stringify(p.metadata),
-  card_brand: p.card?.brand ?? null,
-  card_last4: p.card?.last4 ?? null,
-  card_exp_month: p.card?.exp_month ?? null,
-  card_exp_year: p.card?.exp_year ?? null,
-  card_token: p.card?.token ?? null,
-  charge_id: p.charge_id,
-  failure_code: p.failure_code,
-  paid_at: toNullableTimestamp(p.paid_at)
-})
-
-export const paymentToRow = (p: Payment) => ({
-  payment_id: p.payment_id,
-  account_id: p.account_id,
-  livemode: p.livemode,
-  ...paymentChanges(p),
-  created_at: toTimestamp(p.created_at)
-})
+export const paymentChanges = (p: Payment) => {
+  const { payment_id: _, account_id: __, livemode: ___, created_at: ____, ...changes } = paymentToRow(p)
+  return changes
+}
 
 /** Every key of `A`, listed: the compiler refuses a list that misses one. */
 const everyKey = <A>() =>
@@ -399,116 +297,78 @@ export const paymentColumns = everyKey<ReturnType<typeof paymentChanges>>()([
 /** A payment's row as one JSON record (a batch update): `metadata` is the object itself, not its text. */
 export const paymentRecord = (p: Payment): Record<string, unknown> => ({ ...paymentToRow(p), metadata: p.metadata })
 
-export interface SubscriptionRow {
-  readonly subscription_id: string
-  readonly account_id: string
-  readonly livemode: boolean
-  readonly status: string
-  readonly product_id: string
-  readonly name: string
-  readonly quantity: number
-  readonly recurring_amount: number | string
-  readonly currency: string
-  readonly billing_interval: string
-  readonly interval_count: number
-  readonly customer_id: string
-  readonly customer_name: string | null
-  readonly customer_email: string
-  readonly card_brand: string
-  readonly card_last4: string
-  readonly card_exp_month: number
-  readonly card_exp_year: number
-  readonly card_token: string
-  readonly anchor: Timestamp
-  readonly period: number
-  readonly current_period_start: Timestamp
-  readonly next_billing_date: Timestamp
-  readonly cancel_at_period_end: boolean
-  readonly cancelled_at: Timestamp | null
-  readonly cancellation_reason: string | null
-  readonly failed_payment_attempts: number
-  readonly next_retry_at: Timestamp | null
-  readonly first_failure_at: Timestamp | null
-  readonly checkout_session_id: string | null
-  readonly metadata: Metadata
-  readonly created_at: Timestamp
-}
+// subscriptions ---------------------------------------------------------------------------------------------------
 
-export const subscriptionFromRow = (row: SubscriptionRow): Subscription => ({
-  object: "subscription",
-  subscription_id: row.subscription_id as SubscriptionId,
-  account_id: row.account_id as AccountId,
-  livemode: row.livemode,
-  status: row.status as SubscriptionStatus,
-  product_id: row.product_id as ProductId,
-  name: row.name,
-  quantity: row.quantity,
-  recurring_amount: toSafeInt(row.recurring_amount),
-  currency: row.currency as Currency,
-  billing_interval: row.billing_interval as BillingInterval,
-  interval_count: row.interval_count,
-  customer: { customer_id: row.customer_id as CustomerId, name: row.customer_name, email: row.customer_email },
-  payment_method: {
-    brand: row.card_brand,
-    last4: row.card_last4,
-    exp_month: row.card_exp_month,
-    exp_year: row.card_exp_year
-  },
-  card_token: row.card_token,
-  anchor: fromTimestamp(row.anchor),
-  period: row.period,
-  current_period_start: fromTimestamp(row.current_period_start),
-  next_billing_date: fromTimestamp(row.next_billing_date),
-  cancel_at_period_end: row.cancel_at_period_end,
-  cancelled_at: fromNullableTimestamp(row.cancelled_at),
-  cancellation_reason: row.cancellation_reason as CancellationReason | null,
-  failed_payment_attempts: row.failed_payment_attempts,
-  next_retry_at: fromNullableTimestamp(row.next_retry_at),
-  first_failure_at: fromNullableTimestamp(row.first_failure_at),
-  checkout_session_id: row.checkout_session_id as CheckoutSessionId | null,
-  metadata: row.metadata,
-  created_at: fromTimestamp(row.created_at)
-})
+export const Subscriptions = table(
+  { table: "subscriptions", key: "subscription_id", value: "Subscription" },
+  Schema.Struct({
+    subscription_id: Schema.String,
+    account_id: Schema.String,
+    livemode: Schema.Boolean,
+    status: Schema.String,
+    product_id: Schema.String,
+    name: Schema.String,
+    quantity: Schema.Number,
+    recurring_amount: Int8,
+    currency: Schema.String,
+    billing_interval: Schema.String,
+    interval_count: Schema.Number,
+    customer_id: Schema.String,
+    customer_name: NullableString,
+    customer_email: Schema.String,
+    card_brand: Schema.String,
+    card_last4: Schema.String,
+    card_exp_month: Schema.Number,
+    card_exp_year: Schema.Number,
+    card_token: Schema.String,
+    anchor: Timestamptz,
+    period: Schema.Number,
+    current_period_start: Timestamptz,
+    next_billing_date: Timestamptz,
+    cancel_at_period_end: Schema.Boolean,
+    cancelled_at: NullableTimestamptz,
+    cancellation_reason: NullableString,
+    failed_payment_attempts: Schema.Number,
+    next_retry_at: NullableTimestamptz,
+    first_failure_at: NullableTimestamptz,
+    checkout_session_id: NullableString,
+    metadata: Jsonb,
+    created_at: Timestamptz
+  }),
+  Subscription,
+  {
+    decode: (columns) => ({
+      object: "subscription",
+      customer: { customer_id: columns.customer_id, name: columns.customer_name, email: columns.customer_email },
+      payment_method: {
+        brand: columns.card_brand,
+        last4: columns.card_last4,
+        exp_month: columns.card_exp_month,
+        exp_year: columns.card_exp_year
+      },
+      ...columns
+    }),
+    encode: (subscription) => ({
+      customer_id: subscription.customer.customer_id,
+      customer_name: subscription.customer.name,
+      customer_email: subscription.customer.email,
+      card_brand: subscription.payment_method.brand,
+      card_last4: subscription.payment_method.last4,
+      card_exp_month: subscription.payment_method.exp_month,
+      card_exp_year: subscription.payment_method.exp_year,
+      ...subscription
+    })
+  }
+)
+export type SubscriptionRow = typeof Subscriptions.schema.Encoded
+export const subscriptionFromRow = Subscriptions.fromRow
+export const subscriptionToRow = Subscriptions.toRow
 
 /** The columns an update may change (id, owner, mode and creation time never change; `due_at` is computed). */
-export const subscriptionChanges = (s: Subscription) => ({
-  status: s.status,
-  product_id: s.product_id,
-  name: s.name,
-  quantity: s.quantity,
-  recurring_amount: s.recurring_amount,
-  currency: s.currency,
-  billing_interval: s.billing_interval,
-  interval_count: s.interval_count,
-  customer_id: s.customer.customer_id,
-  customer_name: s.customer.name,
-  customer_email: s.customer.email,
-  card_brand: s.payment_method.brand,
-  card_last4: s.payment_method.last4,
-  card_exp_month: s.payment_method.exp_month,
-  card_exp_year: s.payment_method.exp_year,
-  card_token: s.card_token,
-  anchor: toTimestamp(s.anchor),
-  period: s.period,
-  current_period_start: toTimestamp(s.current_period_start),
-  next_billing_date: toTimestamp(s.next_billing_date),
-  cancel_at_period_end: s.cancel_at_period_end,
-  cancelled_at: toNullableTimestamp(s.cancelled_at),
-  cancellation_reason: s.cancellation_reason,
-  failed_payment_attempts: s.failed_payment_attempts,
-  next_retry_at: toNullableTimestamp(s.next_retry_at),
-  first_failure_at: toNullableTimestamp(s.first_failure_at),
-  checkout_session_id: s.checkout_session_id,
-  metadata: JSON.stringify(s.metadata)
-})
-
-export const subscriptionToRow = (s: Subscription) => ({
-  subscription_id: s.subscription_id,
-  account_id: s.account_id,
-  livemode: s.livemode,
-  ...subscriptionChanges(s),
-  created_at: toTimestamp(s.created_at)
-})
+export const subscriptionChanges = (s: Subscription) => {
+  const { subscription_id: _, account_id: __, livemode: ___, created_at: ____, ...changes } = subscriptionToRow(s)
+  return changes
+}
 
 /** The columns an update of a subscription sets. */
 export const subscriptionColumns = everyKey<ReturnType<typeof subscriptionChanges>>()([
@@ -525,134 +385,132 @@ export const subscriptionRecord = (s: Subscription): Record<string, unknown> => 
   metadata: s.metadata
 })
 
-export interface RenewalAttemptRow {
-  readonly subscription_id: string
-  readonly period: number
-  readonly attempt: number
-  readonly payment_id: string
-}
-
-export const renewalAttemptFromRow = (row: RenewalAttemptRow): RenewalAttempt => ({
-  subscription_id: row.subscription_id as SubscriptionId,
-  period: row.period,
-  attempt: row.attempt,
-  payment_id: row.payment_id as PaymentId
+/** `renewal_attempts`: which payment charged a subscription's period, attempt by attempt. */
+const RenewalAttemptRow = Schema.Struct({
+  subscription_id: SubscriptionId,
+  period: Schema.Int,
+  attempt: Schema.Int,
+  payment_id: PaymentId
 })
+export type RenewalAttemptRow = typeof RenewalAttemptRow.Encoded
+export const renewalAttemptFromRow: (row: unknown) => RenewalAttempt = decoder(
+  RenewalAttemptRow,
+  "renewal_attempts",
+  "payment_id"
+)
 
-export interface EventRow {
-  readonly event_id: string
-  readonly account_id: string
-  readonly livemode: boolean
-  readonly type: string
-  readonly data: Record<string, unknown>
-  readonly created_at: Timestamp
-}
+// events ----------------------------------------------------------------------------------------------------------
 
-export const eventFromRow = (row: EventRow): Event => ({
-  object: "event",
-  event_id: row.event_id as EventId,
-  account_id: row.account_id as AccountId,
-  livemode: row.livemode,
-  type: row.type as EventType,
-  data: row.data,
-  created_at: fromTimestamp(row.created_at)
-})
+export const Events = table(
+  { table: "events", key: "event_id", value: "Event" },
+  Schema.Struct({
+    event_id: Schema.String,
+    account_id: Schema.String,
+    livemode: Schema.Boolean,
+    type: Schema.String,
+    data: Jsonb,
+    created_at: Timestamptz
+  }),
+  Event,
+  { decode: (columns) => ({ object: "event", ...columns }), encode: (event) => event }
+)
+export type EventRow = typeof Events.schema.Encoded
+export const eventFromRow = Events.fromRow
+const encodeEvent = Events.toRow
 
-/** Events are written once and never change. */
-export const eventToRow = (e: Event) => ({
-  event_id: e.event_id,
-  account_id: e.account_id,
-  livemode: e.livemode,
-  type: e.type,
-  data: JSON.stringify(e.data),
-  ...eventSubjects(e),
-  created_at: toTimestamp(e.created_at)
-})
+/** Events are written once and never change; the ids `data` names are columns of their own (to find them by). */
+export const eventToRow = (e: Event) => ({ ...encodeEvent(e), ...eventSubjects(e) })
 
-export interface IdempotencyRow {
-  readonly scope: string
-  readonly key: string
-  readonly fingerprint: string
-  readonly response_status: number | null
-  readonly response_body: string | null
-  readonly locked_until: Timestamp
-  readonly expires_at: Timestamp
-}
+// idempotency_keys ------------------------------------------------------------------------------------------------
 
-export const idempotencyFromRow = (row: IdempotencyRow): IdempotencyRecord => ({
-  scope: row.scope,
-  key: row.key,
-  fingerprint: row.fingerprint,
-  response: row.response_status === null || row.response_body === null
-    ? null
-    : { status: row.response_status, body: row.response_body },
-  lockedUntil: fromTimestamp(row.locked_until),
-  expiresAt: fromTimestamp(row.expires_at)
-})
-
-export interface RateRow {
-  readonly granted: number
-  readonly shared: number
-  readonly counted_at: number | string
-  readonly remaining: number
-  readonly reset_seconds: number
-  readonly seconds: ReadonlyArray<number | string>
-  readonly counts: ReadonlyArray<number>
-  readonly offsets: ReadonlyArray<number>
-  readonly shares: ReadonlyArray<number>
-}
-
-export const rateDecisionFromRow = (row: RateRow, limit: number, count: number): RateDecision => ({
-  allowed: row.granted === count,
-  granted: row.granted,
-  shared: row.shared,
-  countedAt: toSafeInt(row.counted_at),
-  limit,
-  remaining: row.remaining,
-  resetSeconds: row.reset_seconds,
-  state: {
-    seconds: row.seconds.map(toSafeInt),
-    counts: [...row.counts],
-    offsets: [...row.offsets],
-    shares: [...row.shares]
+const IdempotencyRow = Schema.Struct({
+  scope: Schema.String,
+  key: Schema.String,
+  fingerprint: Schema.String,
+  // The response: both null while the request runs, both set once it answered.
+  response_status: Schema.NullOr(Schema.Int),
+  response_body: NullableString,
+  locked_until: Timestamptz,
+  expires_at: Timestamptz
+}).pipe(Schema.transform(
+  Schema.Struct({
+    scope: Schema.String,
+    key: Schema.String,
+    fingerprint: Schema.String,
+    response: Schema.NullOr(Schema.Struct({ status: Schema.Int, body: Schema.String })),
+    lockedUntil: Schema.DateTimeUtcFromSelf,
+    expiresAt: Schema.DateTimeUtcFromSelf
+  }),
+  {
+    strict: false,
+    decode: (columns) => ({
+      response: nullIfAllNull({ status: columns.response_status, body: columns.response_body }),
+      lockedUntil: columns.locked_until,
+      expiresAt: columns.expires_at,
+      ...columns
+    }),
+    encode: (record) => ({
+      response_status: record.response?.status ?? null,
+      response_body: record.response?.body ?? null,
+      locked_until: record.lockedUntil,
+      expires_at: record.expiresAt,
+      ...record
+    })
   }
-})
+))
+export type IdempotencyRow = typeof IdempotencyRow.Encoded
+export const idempotencyFromRow: (row: unknown) => IdempotencyRecord = decoder(IdempotencyRow, "idempotency_keys", "key")
 
-export interface RefundRow {
-  readonly refund_id: string
-  readonly payment_id: string
-  readonly account_id: string
-  readonly livemode: boolean
-  readonly amount: string | number
-  readonly status: string
-  readonly failure_reason: string | null
-  readonly processor_refund_id: string | null
-  readonly created_at: Timestamp
-  readonly updated_at: Timestamp
+// rate_limits -----------------------------------------------------------------------------------------------------
+
+/** What `fils_rate_limit_hit` returns (migration 0016). */
+const RateRow = Schema.Struct({
+  granted: Schema.Int,
+  shared: Schema.Int,
+  counted_at: Int8.pipe(Schema.compose(Schema.Int)),
+  remaining: Schema.Int,
+  reset_seconds: Schema.Int,
+  seconds: Schema.Array(Int8.pipe(Schema.compose(Schema.Int))),
+  counts: Schema.Array(Schema.Int),
+  offsets: Schema.Array(Schema.Int),
+  shares: Schema.Array(Schema.Int)
+})
+export type RateRow = typeof RateRow.Encoded
+const decodeRateRow = decoder(RateRow, "fils_rate_limit_hit")
+
+export const rateDecisionFromRow = (rateRow: unknown, limit: number, count: number): RateDecision => {
+  const r = decodeRateRow(rateRow)
+  return {
+    allowed: r.granted === count,
+    granted: r.granted,
+    shared: r.shared,
+    countedAt: r.counted_at,
+    limit,
+    remaining: r.remaining,
+    resetSeconds: r.reset_seconds,
+    state: { seconds: r.seconds, counts: r.counts, offsets: r.offsets, shares: r.shares }
+  }
 }
 
-export const refundFromRow = (row: RefundRow): Refund => ({
-  refund_id: row.refund_id as RefundId,
-  payment_id: row.payment_id as PaymentId,
-  account_id: row.account_id as AccountId,
-  livemode: row.livemode,
-  amount: toSafeInt(row.amount),
-  status: row.status as RefundStatus,
-  failure_reason: row.failure_reason,
-  processor_refund_id: row.processor_refund_id,
-  created_at: fromTimestamp(row.created_at),
-  updated_at: fromTimestamp(row.updated_at)
-})
+// refunds ---------------------------------------------------------------------------------------------------------
 
-export const refundToRow = (r: Refund) => ({
-  refund_id: r.refund_id,
-  payment_id: r.payment_id,
-  account_id: r.account_id,
-  livemode: r.livemode,
-  amount: r.amount,
-  status: r.status,
-  failure_reason: r.failure_reason,
-  processor_refund_id: r.processor_refund_id,
-  created_at: toTimestamp(r.created_at),
-  updated_at: toTimestamp(r.updated_at)
-})
+export const Refunds = table(
+  { table: "refunds", key: "refund_id", value: "Refund" },
+  Schema.Struct({
+    refund_id: Schema.String,
+    payment_id: Schema.String,
+    account_id: Schema.String,
+    livemode: Schema.Boolean,
+    amount: Int8,
+    status: Schema.String,
+    failure_reason: NullableString,
+    processor_refund_id: NullableString,
+    created_at: Timestamptz,
+    updated_at: Timestamptz
+  }),
+  Refund,
+  { decode: (columns) => columns, encode: (refund) => refund }
+)
+export type RefundRow = typeof Refunds.schema.Encoded
+export const refundFromRow = Refunds.fromRow
+export const refundToRow = Refunds.toRow

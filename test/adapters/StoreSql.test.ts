@@ -461,6 +461,45 @@ describe("StoreSql on PostgreSQL: checkout sessions and payments", () => {
       yield* refused("23514", s.events.insert(yield* makeEvent(scope, { type: "payment.refunded" as never })))
     }))
 
+  it.scopedLive("a row the domain refuses reads as a defect naming the row and the field, never as a domain value", () =>
+    Effect.gen(function*() {
+      const { scope, stores: [store], url } = yield* servers(1)
+      const s = store!
+      const raw = Context.get(yield* Layer.build(PgLive(url, { maxConnections: 1 })), SqlClient.SqlClient)
+      const payment = succeededOf(yield* makePayment(scope))
+      const customer = yield* makeCustomer(scope)
+      const session = yield* makeSession(scope)
+      yield* s.customers.insert(customer)
+      yield* s.payments.insert(payment)
+      yield* s.sessions.insert(session)
+      // What the tables' CHECKs let through and the domain's Schemas refuse: written behind the store's back.
+      yield* Effect.orDie(Effect.all([
+        raw`UPDATE payments SET currency = 'USD' WHERE payment_id = ${payment.payment_id}`,
+        raw`UPDATE customers SET metadata = '{"tier": 1}' WHERE customer_id = ${customer.customer_id}`,
+        raw`UPDATE checkout_sessions SET product_cart = jsonb_set(product_cart, '{0,quantity}', '"2"')
+          WHERE session_id = ${session.session_id}`
+      ]))
+      const page = { limit: 10, after: undefined }
+      const refused = <A>(read: Effect.Effect<A, unknown>, row: string, field: string) =>
+        Effect.map(Effect.exit(read), (exit) => {
+          const defect = Exit.isFailure(exit) ? Cause.dieOption(exit.cause) : Option.none()
+          assert.isTrue(Option.isSome(defect), `a defect, not ${Exit.isSuccess(exit) ? JSON.stringify(exit.value) : Cause.pretty(exit.cause)}`)
+          const error = Option.getOrThrow(defect)
+          assert.instanceOf(error, Error)
+          assert.strictEqual(error.name, "UndecodableRow")
+          assert.include(error.message, `a row of ${row} does not decode`)
+          assert.include(error.message, field)
+        })
+      const paymentRow = `payments (payment_id ${payment.payment_id})`
+      yield* refused(s.payments.get(scope, payment.payment_id), paymentRow, `["currency"]`)
+      yield* refused(s.payments.list(scope, {}, page), paymentRow, `Expected Currency, actual "USD"`)
+      const customerRow = `customers (customer_id ${customer.customer_id})`
+      yield* refused(s.customers.get(scope, customer.customer_id), customerRow, `["tier"]`)
+      const sessionRow = `checkout_sessions (session_id ${session.session_id})`
+      yield* refused(s.sessions.get(scope, session.session_id), sessionRow, `["quantity"]`)
+      yield* refused(s.sessions.list(scope, page), sessionRow, `actual "2"`)
+    }))
+
   it.scopedLive("at most one processing payment per session: a second is refused by the partial unique index", () =>
     Effect.gen(function*() {
       const { scope, stores: [a, b] } = yield* servers(2)
