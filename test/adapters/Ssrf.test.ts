@@ -9,7 +9,7 @@
  * one (memory store, node signer, HTTP transport); the loopback "internal service" is a TCP server that counts
  * connections.
  */
-import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
+import { ConfigProvider, Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { createSocket, type Socket } from "node:dgram"
 import { once } from "node:events"
 import { createServer, type Server } from "node:net"
@@ -324,7 +324,7 @@ describe("SSRF: names are resolved when an endpoint is created or re-pointed", (
       const asked = dns.queries.length
       const res = await web.handler(new Request("http://fils.test/api/v1/webhooks", {
         method: "POST",
-        headers: { authorization: `Bearer ${keys.live.secret}`, "content-type": "application/json" },
+        headers: { authorization: `Bearer ${Redacted.value(keys.live.secret)}`, "content-type": "application/json" },
         body: JSON.stringify({ url: `https://${inside}/hook` })
       }))
       expect(res.status).toBe(400)
@@ -335,7 +335,7 @@ describe("SSRF: names are resolved when an endpoint is created or re-pointed", (
       // Resolved through the transport's resolver (this DNS server), as a delivery would be.
       expect(dns.queries.slice(asked)).toContain(`${inside} A`)
       const list = await web.handler(new Request("http://fils.test/api/v1/webhooks", {
-        headers: { authorization: `Bearer ${keys.live.secret}` }
+        headers: { authorization: `Bearer ${Redacted.value(keys.live.secret)}` }
       }))
       expect((await list.json()).items).toEqual([])
     } finally {
