@@ -86,6 +86,19 @@ export const keyUsageFromRow = decoder(
   "key_id"
 )
 
+/**
+ * The columns an update may change: all of the row but its key, owner, mode and creation time, which never change.
+ */
+const changesOf = <R extends { readonly account_id: unknown; readonly livemode: unknown; readonly created_at: unknown }, K extends keyof R>(
+  row: R,
+  key: K
+): Omit<R, K | "account_id" | "livemode" | "created_at"> => {
+  const { account_id: _, livemode: __, created_at: ___, ...rest } = row
+  const changes: Partial<R> = { ...rest } as Partial<R>
+  delete changes[key]
+  return changes as Omit<R, K | "account_id" | "livemode" | "created_at">
+}
+
 // products --------------------------------------------------------------------------------------------------------
 
 export const Products = table(
@@ -114,10 +127,7 @@ export const productFromRow = Products.fromRow
 export const productToRow = Products.toRow
 
 /** The columns an update may change (id, owner, mode and creation time never change). */
-export const productChanges = (p: Product) => {
-  const { product_id: _, account_id: __, livemode: ___, created_at: ____, ...changes } = productToRow(p)
-  return changes
-}
+export const productChanges = (p: Product) => changesOf(productToRow(p), "product_id")
 
 // customers -------------------------------------------------------------------------------------------------------
 
@@ -197,10 +207,7 @@ export const sessionFromRow = CheckoutSessions.fromRow
 export const sessionToRow = CheckoutSessions.toRow
 
 /** The columns an update may change (id, owner, mode and creation time never change). */
-export const sessionChanges = (s: CheckoutSession) => {
-  const { session_id: _, account_id: __, livemode: ___, created_at: ____, ...changes } = sessionToRow(s)
-  return changes
-}
+export const sessionChanges = (s: CheckoutSession) => changesOf(sessionToRow(s), "session_id")
 
 // payments --------------------------------------------------------------------------------------------------------
 
@@ -275,10 +282,7 @@ export const paymentFromRow = Payments.fromRow
 export const paymentToRow = Payments.toRow
 
 /** The columns an update may change (id, owner, mode and creation time never change). */
-export const paymentChanges = (p: Payment) => {
-  const { payment_id: _, account_id: __, livemode: ___, created_at: ____, ...changes } = paymentToRow(p)
-  return changes
-}
+export const paymentChanges = (p: Payment) => changesOf(paymentToRow(p), "payment_id")
 
 /** Every key of `A`, listed: the compiler refuses a list that misses one. */
 const everyKey = <A>() =>
@@ -365,10 +369,7 @@ export const subscriptionFromRow = Subscriptions.fromRow
 export const subscriptionToRow = Subscriptions.toRow
 
 /** The columns an update may change (id, owner, mode and creation time never change; `due_at` is computed). */
-export const subscriptionChanges = (s: Subscription) => {
-  const { subscription_id: _, account_id: __, livemode: ___, created_at: ____, ...changes } = subscriptionToRow(s)
-  return changes
-}
+export const subscriptionChanges = (s: Subscription) => changesOf(subscriptionToRow(s), "subscription_id")
 
 /** The columns an update of a subscription sets. */
 export const subscriptionColumns = everyKey<ReturnType<typeof subscriptionChanges>>()([
