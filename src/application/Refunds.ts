@@ -117,16 +117,17 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
       }))
 
     /**
-     * Ends a pending refund as the processor said, with the payment locked first (the order `reserve` takes them
-     * in): confirmed, the payment's refund is applied and `refund.succeeded` recorded; refused, the reservation is
-     * released. A refund already ended (another server recorded it) is returned as it is.
+     * Ends a pending refund as the processor said: confirmed, the payment's refund is applied and `refund.succeeded`
+     * recorded; refused, the reservation is released. A refund already ended (another server recorded it) is
+     * returned as it is. The payment is locked before the refund, the order `reserve` takes them in: a retry
+     * reserving under the same key while the first request records would otherwise deadlock with it.
      */
-    const record = Effect.fn("Refunds.record")(function*(id: RefundId, command: Refund.RefundCommand) {
+    const record = Effect.fn("Refunds.record")(function*(pending: Refund.Refund, command: Refund.RefundCommand) {
       return yield* transactions.transact(Effect.gen(function*() {
-        const unlocked = yield* paymentRepo.refunds.find(id)
-        if (Option.isNone(unlocked)) return yield* notFound("refund", id)
-        const payment = Option.getOrThrow(yield* paymentRepo.find(unlocked.value.payment_id))
-        const refund = Option.getOrThrow(yield* paymentRepo.refunds.find(id))
+        const payment = Option.getOrThrow(yield* paymentRepo.find(pending.payment_id))
+        const found = yield* paymentRepo.refunds.find(pending.refund_id)
+        if (Option.isNone(found)) return yield* notFound("refund", pending.refund_id)
+        const refund = found.value
         const now = yield* DateTime.now
         const settled = Refund.settle(refund, command, now)
         if (Either.isLeft(settled)) return { payment, refund, refundAmount: 0 } satisfies RefundResultView
@@ -171,7 +172,7 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
     const callAndRecord = (id: PaymentId, chargeId: string, refund: Refund.Refund) =>
       callProcessor(Effect.map(processor.refund(chargeId, refund.amount, refund.refund_id), refundCommandOf))({
         lookup: Effect.map(processor.lookup(refund.refund_id), lookedUpRefund),
-        record: (answer) => record(refund.refund_id, answer),
+        record: (answer) => record(refund, answer),
         unknown: Effect.map(
           paymentRepo.find(id),
           (payment) => ({ payment: Option.getOrThrow(payment), refund, refundAmount: 0 }) satisfies RefundResultView
@@ -196,7 +197,7 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
       const ended = yield* Effect.forEach(pending, (refund) =>
         processor.lookup(refund.refund_id).pipe(
           Effect.map(lookedUpRefund),
-          Effect.flatMap((command) => command === undefined ? Effect.succeed(false) : Effect.as(record(refund.refund_id, command), true)),
+          Effect.flatMap((command) => command === undefined ? Effect.succeed(false) : Effect.as(record(refund, command), true)),
           Effect.catchTag("ProcessorUnavailable", () => Effect.succeed(false)),
           Effect.map((done) => ({ id: refund.refund_id, done }))
         ), { concurrency: 10 })

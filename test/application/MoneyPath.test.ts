@@ -11,19 +11,17 @@
  */
 import { operator } from "../../src/domain/Account.js"
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, DateTime, Effect, FastCheck as fc, Layer, Ref, TestClock } from "effect"
+import { DateTime, Effect, FastCheck as fc, Layer, Ref, TestClock } from "effect"
 import { SignerNode } from "../../adapters/crypto/SignerNode.js"
 import { StoreMemory } from "../../adapters/memory/StoreMemory.js"
 import { makeSimulatedProcessorMemory } from "../../adapters/processor/SimulatedProcessor.js"
-import { WebhookTransportHttp } from "../../adapters/webhooks/WebhookTransportHttp.js"
-import { Engine } from "../../src/application/Engine.js"
 import { Payments } from "../../src/application/Payments.js"
 import { compare } from "../../src/application/Reconciliation.js"
 import * as Payment from "../../src/domain/Payment.js"
 import { PaymentProcessor, ProcessorUnavailable } from "../../src/ports/PaymentProcessor.js"
 import { Store } from "../../src/ports/Store.js"
 import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
-import { newAccount } from "./harness.js"
+import { engineOver, newAccount } from "./harness.js"
 
 /** What happens to the next call that can move money. */
 type Fault = "none" | "lostBefore" | "lostAfter" | "crashBefore" | "crashAfter"
@@ -62,10 +60,7 @@ const FaultyProcessor = Layer.effect(
   })
 )
 
-const engine = Engine.pipe(
-  Layer.provideMerge(Layer.mergeAll(StoreMemory, SignerNode, FaultyProcessor, WebhookTransportHttp)),
-  Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map())))
-)
+const engine = engineOver(Layer.mergeAll(StoreMemory, SignerNode, FaultyProcessor))
 
 type Command =
   | { readonly _tag: "Pay"; readonly card: string; readonly fault: Fault }

@@ -3,12 +3,10 @@
  * simulated processor: each fault card's outcome, a processor that cannot be reached, and concurrent refunds.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, DateTime, Effect, Either, Layer, Option, Ref, TestClock } from "effect"
+import { DateTime, Effect, Either, Layer, Option, Ref, TestClock } from "effect"
 import { SignerNode } from "../../adapters/crypto/SignerNode.js"
 import { StoreMemory } from "../../adapters/memory/StoreMemory.js"
 import { makeSimulatedProcessorMemory } from "../../adapters/processor/SimulatedProcessor.js"
-import { WebhookTransportHttp } from "../../adapters/webhooks/WebhookTransportHttp.js"
-import { Engine } from "../../src/application/Engine.js"
 import { Events } from "../../src/application/Events.js"
 import { Payments } from "../../src/application/Payments.js"
 import { operator, type Scope } from "../../src/domain/Account.js"
@@ -16,8 +14,8 @@ import type { EventType } from "../../src/domain/Event.js"
 import type { PaymentId } from "../../src/domain/Ids.js"
 import { PaymentProcessor, ProcessorUnavailable } from "../../src/ports/PaymentProcessor.js"
 import { Store } from "../../src/ports/Store.js"
-import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
-import { newAccount } from "./harness.js"
+import { cards, formWith, paidWith, pay } from "../support/checkout.js"
+import { engineOver, newAccount } from "./harness.js"
 
 /** The simulated processor, with a switch that makes every call and lookup fail as unreachable. */
 const outage = Ref.unsafeMake(false)
@@ -37,19 +35,8 @@ const SwitchedProcessor = Layer.effect(
 const withEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.provide(
     Effect.zipRight(Ref.set(outage, false), effect),
-    Engine.pipe(
-      Layer.provideMerge(Layer.mergeAll(StoreMemory, SignerNode, SwitchedProcessor, WebhookTransportHttp)),
-      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map())))
-    )
+    engineOver(Layer.mergeAll(StoreMemory, SignerNode, SwitchedProcessor))
   )
-
-const paidWith = (scope: Scope, card: string, price = 10_000) =>
-  Effect.gen(function*() {
-    const session = yield* makeSession(scope, { product_cart: [{ product_id: (yield* makeProduct(scope, { price })).product_id }] })
-    const result = yield* pay(session.session_id, formWith(card))
-    if (result._tag !== "Paid") throw new Error("expected a payment")
-    return result.payment
-  })
 
 const eventsOf = (scope: Scope, type: EventType) =>
   Effect.map(Effect.flatMap(Events, (e) => e.list(scope, { type, limit: 100 })), (l) => l.items)

@@ -6,20 +6,17 @@
  */
 import { operator } from "../../src/domain/Account.js"
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, DateTime, Effect, Either, Layer, Redacted } from "effect"
+import { DateTime, Effect, Either, Layer, Redacted } from "effect"
 import { SignerNode } from "../../adapters/crypto/SignerNode.js"
 import { makeSimulatedProcessorMemory } from "../../adapters/processor/SimulatedProcessor.js"
-import { MigratedPg } from "../../adapters/sql/Postgres.js"
-import { StoreSql } from "../../adapters/sql/StoreSql.js"
-import { WebhookTransportHttp } from "../../adapters/webhooks/WebhookTransportHttp.js"
-import { Engine } from "../../src/application/Engine.js"
 import { Payments } from "../../src/application/Payments.js"
 import { PaymentProcessor } from "../../src/ports/PaymentProcessor.js"
 import { Store } from "../../src/ports/Store.js"
-import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
+import { cards, paidWith } from "../support/checkout.js"
 import { freshDatabaseUrl } from "../support/database.js"
+import { storeAt } from "../support/postgresStore.js"
 import { commitCutter } from "../support/tcp.js"
-import { newAccount } from "./harness.js"
+import { engineOver, newAccount } from "./harness.js"
 
 describe("a refund with an idempotency key, across a crash after its reservation commits", () => {
   it.live("the retry carries the first refund on: one refund, one call to the processor's reference", () =>
@@ -30,19 +27,11 @@ describe("a refund with an idempotency key, across a crash after its reservation
         (c) => Effect.promise(c.close)
       )
       url.port = String(cutter.port)
-      const store = StoreSql.pipe(Layer.provide(MigratedPg(Redacted.make(url.toString()), { maxConnections: 4 })), Layer.orDie)
       const processor = Layer.effect(PaymentProcessor, makeSimulatedProcessorMemory({ live: false }))
-      const engine = Engine.pipe(
-        Layer.provideMerge(Layer.mergeAll(store, SignerNode, processor, WebhookTransportHttp)),
-        Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map())))
-      )
+      const engine = engineOver(Layer.mergeAll(storeAt(Redacted.make(url.toString()), 4), SignerNode, processor))
       yield* Effect.gen(function*() {
         const { test } = yield* newAccount
-        const product = yield* makeProduct(test, { price: 10_000 })
-        const session = yield* makeSession(test, { product_cart: [{ product_id: product.product_id }] })
-        const paid = yield* pay(session.session_id, formWith(cards.visa))
-        if (paid._tag !== "Paid") return assert.fail("expected a payment")
-        const id = paid.payment.payment_id
+        const id = (yield* paidWith(test, cards.visa)).payment_id
         const payments = yield* Payments
         const key = "refund-form-token-1"
 

@@ -8,11 +8,19 @@ import { Accounts } from "../../src/application/Accounts.js"
 import { Engine } from "../../src/application/Engine.js"
 import type { Scope } from "../../src/domain/Account.js"
 import { NodeAdapters } from "../../adapters/runtime/NodeAdapters.js"
+import { WebhookTransportHttp } from "../../adapters/webhooks/WebhookTransportHttp.js"
 
 export const engineLayer = (config: ReadonlyArray<readonly [string, string]> = []) =>
   Engine.pipe(
     Layer.provideMerge(Layer.mergeAll(StoreMemory, NodeAdapters)),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(config))))
+  )
+
+/** The engine over the ports given (a store, a signer, a processor), with the HTTP webhook transport and no configuration. */
+export const engineOver = <ROut, E>(ports: Layer.Layer<ROut, E>) =>
+  Engine.pipe(
+    Layer.provideMerge(Layer.merge(ports, WebhookTransportHttp)),
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map())))
   )
 
 /** Runs `effect` against a fresh engine. */

@@ -48,3 +48,12 @@ export const pay = (id: CheckoutSessionId, form: CheckoutForm.SubmittedForm) =>
     const session = yield* storedSession(id)
     return yield* checkout.pay(id, session.form_token, CheckoutForm.fromSubmitted(form))
   })
+
+/** A one-product checkout of `price` fils paid with `card`: the payment it made (a test fails when none was). */
+export const paidWith = (scope: Scope, card: string, price = 10_000) =>
+  Effect.gen(function*() {
+    const session = yield* makeSession(scope, { product_cart: [{ product_id: (yield* makeProduct(scope, { price })).product_id }] })
+    const result = yield* pay(session.session_id, formWith(card))
+    if (result._tag !== "Paid") return yield* Effect.dieMessage(`expected a payment, the checkout answered ${result._tag}`)
+    return result.payment
+  })

@@ -31,11 +31,12 @@ export const fileDatabaseUrl = (): Promise<Redacted.Redacted> => {
   return database
 }
 
+/** `StoreSql` on the database at `url` (migrated), with a pool of its own. */
+export const storeAt = (url: Redacted.Redacted, maxConnections: number): Layer.Layer<Store | Repositories> =>
+  StoreSql.pipe(Layer.provide(MigratedPg(url, { maxConnections })), Layer.orDie)
+
 /** A Store layer on this file's database; each server built from it has its own pool. */
-export const postgresStore = async (): Promise<Layer.Layer<Store | Repositories>> => {
-  const url = await fileDatabaseUrl()
-  return StoreSql.pipe(Layer.provide(MigratedPg(url, { maxConnections: 8 })), Layer.orDie)
-}
+export const postgresStore = async (): Promise<Layer.Layer<Store | Repositories>> => storeAt(await fileDatabaseUrl(), 8)
 
 /**
  * A Store layer on this file's database whose pool goes through a `commitCutter` (tcp.ts), to cut the database off
@@ -45,6 +46,5 @@ export const postgresStoreBehindCutter = async (): Promise<{ readonly store: Lay
   const url = new URL(Redacted.value(await fileDatabaseUrl()))
   const cutter = await commitCutter(url.hostname, Number(url.port || 5432))
   url.port = String(cutter.port)
-  const store = StoreSql.pipe(Layer.provide(MigratedPg(Redacted.make(url.toString()), { maxConnections: 4 })), Layer.orDie)
-  return { store, cutter }
+  return { store: storeAt(Redacted.make(url.toString()), 4), cutter }
 }
