@@ -4,7 +4,8 @@
  * functions walk the same AST and run the same checks (each refinement's filter, each declaration's and
  * transformation's own decode and encode), without the error bookkeeping: a value that fails gives `Fails`, and
  * the caller asks the Schema's own parser why. A node they do not know (a suspended Schema, a union keyed by literal
- * properties, parse options on a node) is left to Effect's parser, so the result is always the Schema's.
+ * properties, parse options on a node) is left to Effect's parser, so the result is always the Schema's. A guard
+ * (`guardOf`) checks a value already built against a type side in place, without the copy a decode makes.
  */
 import { Either, Option, ParseResult, Schema, SchemaAST as AST } from "effect"
 
@@ -57,17 +58,54 @@ const keyedByLiterals = (ast: AST.AST, isDecoding: boolean): boolean => {
   }
 }
 
+/** A TypeLiteral's one index signature (of string keys), `undefined` without one, `false` for any other (the parser's). */
+const stringIndex = (ast: AST.TypeLiteral): AST.IndexSignature | undefined | false => {
+  const [first, ...more] = ast.indexSignatures
+  return more.length > 0 || (first !== undefined && !AST.isStringKeyword(first.parameter)) ? false : first
+}
+
 const isType = (test: (input: unknown) => boolean): Compiled => (input) => (test(input) ? input : Fails)
 
 /**
- * The fields `names` of an object, each through its parser, into a new object: generated as one function with the
- * names written out, so that each read and the object built have a shape V8 knows (a loop over the names made every
- * access megamorphic, a third of a row's cost). The names come from the Schema, quoted by JSON.stringify.
+ * A JavaScript test that `x` is a value of `ast`, for the primitive ASTs a decode gives back unchanged (a keyword, a
+ * literal, a union of them); `undefined` for any other. Written into generated code, it costs a comparison where a
+ * parser's call cost twenty times as much.
  */
-const struct = (names: ReadonlyArray<string>, parsers: ReadonlyArray<Compiled>): Compiled => {
-  const reads = names.map((name, i) =>
-    `const v${i} = p[${i}](input[${JSON.stringify(name)}]); if (v${i} === Fails) return Fails;`
-  )
+const inlineCheck = (ast: AST.AST, x: string): string | undefined => {
+  if (Option.isSome(AST.getParseOptionsAnnotation(ast))) return undefined
+  switch (ast._tag) {
+    case "StringKeyword":
+      return `typeof ${x} === "string"`
+    case "NumberKeyword":
+      return `typeof ${x} === "number"`
+    case "BooleanKeyword":
+      return `typeof ${x} === "boolean"`
+    case "Literal":
+      return typeof ast.literal === "bigint" ? undefined : `${x} === ${JSON.stringify(ast.literal)}`
+    case "Union": {
+      const members = ast.types.map((member) => inlineCheck(member, x))
+      return members.every((m): m is string => m !== undefined) ? `(${members.join(" || ")})` : undefined
+    }
+    default:
+      return undefined
+  }
+}
+
+/**
+ * The fields `names` of an object, each through its parser (or its inline check, for a primitive), into a new
+ * object: generated as one function with the names written out, so that each read and the object built have a shape
+ * V8 knows (a loop over the names made every access megamorphic, a third of a row's cost). The names come from the
+ * Schema, quoted by JSON.stringify.
+ */
+const struct = (names: ReadonlyArray<string>, asts: ReadonlyArray<AST.AST>, isDecoding: boolean): Compiled => {
+  const parsers: Array<Compiled> = []
+  const reads = names.map((name, i) => {
+    const read = `const v${i} = input[${JSON.stringify(name)}];`
+    const check = inlineCheck(asts[i]!, `v${i}`)
+    if (check !== undefined) return `${read} if (!(${check})) return Fails;`
+    parsers.push(go(asts[i]!, isDecoding))
+    return `const v${i} = p[${parsers.length - 1}](input[${JSON.stringify(name)}]); if (v${i} === Fails) return Fails;`
+  })
   const fields = names.map((name, i) => `${JSON.stringify(name)}: v${i}`)
   return new Function(
     "p",
@@ -152,18 +190,16 @@ const go = (ast: AST.AST, isDecoding: boolean): Compiled => {
       }
     }
     case "TypeLiteral": {
-      const indexSignature = ast.indexSignatures[0]
-      if (
-        ast.indexSignatures.length > 1 ||
-        (indexSignature !== undefined && !AST.isStringKeyword(indexSignature.parameter)) ||
-        (ast.propertySignatures.length === 0 && indexSignature === undefined)
-      ) return byEffect(ast, isDecoding)
+      const indexSignature = stringIndex(ast)
+      if (indexSignature === false || (ast.propertySignatures.length === 0 && indexSignature === undefined)) {
+        return byEffect(ast, isDecoding)
+      }
       const names: Array<string> = []
       for (const ps of ast.propertySignatures) {
         if (typeof ps.name !== "string" || ps.name === "__proto__" || ps.isOptional) return byEffect(ast, isDecoding)
         names.push(ps.name)
       }
-      const fields = struct(names, ast.propertySignatures.map((ps) => go(ps.type, isDecoding)))
+      const fields = struct(names, ast.propertySignatures.map((ps) => ps.type), isDecoding)
       if (indexSignature === undefined) return fields
       const value = go(indexSignature.type, isDecoding)
       const expected = new Set(names)
@@ -198,6 +234,122 @@ const go = (ast: AST.AST, isDecoding: boolean): Compiled => {
   }
 }
 
+type Guard = (input: unknown) => boolean
+
+/**
+ * A guard of a type-side AST: true only when the Schema's parser would decode `input` into `input` itself (an object
+ * with exactly its keys, each value its own), so that a caller can keep the value it built instead of a copy. Any
+ * doubt is false, and the caller asks the parser: a guard never says more than the parser would.
+ */
+const guard = (ast: AST.AST): Guard => {
+  if (Option.isSome(AST.getParseOptionsAnnotation(ast))) return byParser(ast)
+  switch (ast._tag) {
+    case "StringKeyword":
+      return (u) => typeof u === "string"
+    case "NumberKeyword":
+      return (u) => typeof u === "number"
+    case "BooleanKeyword":
+      return (u) => typeof u === "boolean"
+    case "UnknownKeyword":
+    case "AnyKeyword":
+      return () => true
+    case "Literal": {
+      const literal = ast.literal
+      return (u) => u === literal
+    }
+    case "Declaration": {
+      const parse = ast.decodeUnknown(...ast.typeParameters)
+      return (u) => {
+        const result = parse(u, options, ast)
+        return Either.isEither(result) && Either.isRight(result) && result.right === u
+      }
+    }
+    case "Refinement": {
+      const from = guard(ast.from)
+      return (u) => from(u) && Option.isNone(ast.filter(u, options, ast))
+    }
+    case "Union": {
+      if (ast.types.some((member) => keyedByLiterals(member, true))) return byParser(ast)
+      // The parser takes the first member that decodes: a member that decodes the input into another value first
+      // decides the answer (false).
+      const members = ast.types.map((member) => ({ is: guard(member), decodes: go(member, true) }))
+      return (u) => {
+        for (const member of members) {
+          if (member.is(u)) return true
+          if (member.decodes(u) !== Fails) return false
+        }
+        return false
+      }
+    }
+    case "TypeLiteral": {
+      const indexSignature = stringIndex(ast)
+      if (
+        indexSignature === false ||
+        ast.propertySignatures.some((ps) => typeof ps.name !== "string" || ps.name === "__proto__" || ps.isOptional)
+      ) return byParser(ast)
+      return objectGuard(
+        ast.propertySignatures.map((ps) => ps.name as string),
+        ast.propertySignatures.map((ps) => ps.type),
+        indexSignature === undefined ? undefined : guard(indexSignature.type)
+      )
+    }
+    case "TupleType": {
+      const rest = ast.rest[0]
+      if (ast.elements.length > 0 || ast.rest.length !== 1 || rest === undefined) return byParser(ast)
+      const element = guard(rest.type)
+      return (u) => Array.isArray(u) && u.every((e) => element(e))
+    }
+    case "Suspend": {
+      let inner: Guard | undefined
+      return (u) => (inner ??= guard(ast.f()))(u)
+    }
+    default:
+      return byParser(ast)
+  }
+}
+
+/**
+ * The guard of an object with the fields `names` (each through its guard) and, with `value`, other keys whose values
+ * pass it: generated with the names written out, as `struct` is (no array of keys made per object; `Object.hasOwn`
+ * only where a read cannot tell, since it cost more than all the rest). Symbol keys are not looked at: the values it
+ * checks are built from rows and JSON.
+ */
+const objectGuard = (names: ReadonlyArray<string>, asts: ReadonlyArray<AST.AST>, value: Guard | undefined): Guard => {
+  const guards = asts.map((ast) => inlineCheck(ast, "") === undefined ? guard(ast) : undefined)
+  const checks = names.map((name, i) => {
+    const key = JSON.stringify(name)
+    // An own key: a read that gives a value (none of these names is inherited), or an own `undefined`.
+    const present = name in Object.prototype ? `hasOwn(u, ${key})` : `(u[${key}] !== undefined || hasOwn(u, ${key}))`
+    const check = inlineCheck(asts[i]!, `u[${key}]`) ?? `g[${i}](u[${key}])`
+    return `if (!${present} || !(${check})) return false;`
+  })
+  const others = value === undefined
+    ? ""
+    : `if (!known.has(k) && (k === "__proto__" || !value(u[k]))) return false;`
+  return new Function(
+    "g",
+    "value",
+    "known",
+    "hasOwn",
+    `return function(u) {
+      if (typeof u !== "object" || u === null || Object.getPrototypeOf(u) !== Object.prototype) return false;
+      ${checks.join("\n")}
+      let n = 0;
+      for (const k in u) { n++; ${others} }
+      return ${value === undefined ? `n === ${names.length}` : "true"};
+    }`
+  )(guards, value, new Set(names), Object.hasOwn)
+}
+
+/** The parser's answer for nodes the guard does not know: true only when it gives back the input itself. */
+const byParser = (ast: AST.AST): Guard => {
+  const parse = ParseResult.decodeUnknownEither(Schema.make(ast))
+  return (u) => {
+    const result = parse(u)
+    return Either.isRight(result) && result.right === u
+  }
+}
+
 /**
  * `schema`'s decoding and encoding, compiled once. The one assertion of the store's reads: the compiled functions
  * give what the Schema's parser gives (test/adapters/SqlRows.test.ts holds them to it on generated rows).
@@ -206,3 +358,10 @@ export const compile = <A, I>(schema: Schema.Schema<A, I>) => ({
   decode: go(schema.ast, true) as (input: unknown) => A | Fails,
   encode: go(schema.ast, false) as (value: A) => I | Fails
 })
+
+/**
+ * Whether `value` is an `A` exactly as `schema`'s type side would decode it (no key more, none transformed): the check
+ * of a value built already, without a copy. False means "ask the parser", not always "refused".
+ */
+export const guardOf = <A, I>(schema: Schema.Schema<A, I>): (value: unknown) => value is A =>
+  guard(AST.typeAST(schema.ast)) as (value: unknown) => value is A

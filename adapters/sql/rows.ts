@@ -53,7 +53,7 @@ export const Accounts = table(
     created_at: Timestamptz
   }),
   Account,
-  { decode: (columns) => columns, encode: (account) => account }
+  { decode: () => ({}), encode: (account) => account }
 )
 export type AccountRow = typeof Accounts.schema.Encoded
 export const accountFromRow = Accounts.fromRow
@@ -73,7 +73,7 @@ export const ApiKeys = table(
     revoked_at: NullableTimestamptz
   }),
   ApiKey,
-  { decode: (columns) => columns, encode: (key) => key }
+  { decode: () => ({}), encode: (key) => key }
 )
 export type ApiKeyRow = typeof ApiKeys.schema.Encoded
 export const apiKeyFromRow = ApiKeys.fromRow
@@ -120,7 +120,7 @@ export const Products = table(
     updated_at: NullableTimestamptz
   }),
   Product,
-  { decode: (columns) => ({ object: "product", ...columns }), encode: (product) => product }
+  { decode: () => ({ object: "product" }), encode: (product) => product }
 )
 export type ProductRow = typeof Products.schema.Encoded
 export const productFromRow = Products.fromRow
@@ -144,7 +144,7 @@ export const Customers = table(
     created_at: Timestamptz
   }),
   Customer,
-  { decode: (columns) => ({ object: "customer", ...columns }), encode: (customer) => customer }
+  { decode: () => ({ object: "customer" }), encode: (customer) => customer }
 )
 export type CustomerRow = typeof Customers.schema.Encoded
 export const customerFromRow = Customers.fromRow
@@ -191,8 +191,7 @@ export const CheckoutSessions = table(
         name: columns.customer_name,
         email: columns.customer_email,
         phone_number: columns.customer_phone_number
-      }),
-      ...columns
+      })
     }),
     encode: (session) => ({
       customer_name: session.customer?.name ?? null,
@@ -260,8 +259,7 @@ export const Payments = table(
         exp_month: columns.card_exp_month,
         exp_year: columns.card_exp_year,
         token: columns.card_token
-      }),
-      ...columns
+      })
     }),
     encode: (payment) => ({
       customer_id: payment.customer?.customer_id ?? null,
@@ -349,8 +347,7 @@ export const Subscriptions = table(
         last4: columns.card_last4,
         exp_month: columns.card_exp_month,
         exp_year: columns.card_exp_year
-      },
-      ...columns
+      }
     }),
     encode: (subscription) => ({
       customer_id: subscription.customer.customer_id,
@@ -413,7 +410,7 @@ export const Events = table(
     created_at: Timestamptz
   }),
   Event,
-  { decode: (columns) => ({ object: "event", ...columns }), encode: (event) => event }
+  { decode: () => ({ object: "event" }), encode: (event) => event }
 )
 export type EventRow = typeof Events.schema.Encoded
 export const eventFromRow = Events.fromRow
@@ -510,7 +507,7 @@ export const Refunds = table(
     updated_at: Timestamptz
   }),
   Refund,
-  { decode: (columns) => columns, encode: (refund) => refund }
+  { decode: () => ({}), encode: (refund) => refund }
 )
 export type RefundRow = typeof Refunds.schema.Encoded
 export const refundFromRow = Refunds.fromRow

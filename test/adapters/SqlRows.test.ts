@@ -8,7 +8,7 @@ import { Arbitrary, Either, FastCheck, ParseResult, Schema } from "effect"
 import { isDeepStrictEqual } from "node:util"
 import { describe, expect, it } from "vitest"
 import { UndecodableRow } from "../../adapters/sql/columns.js"
-import { compile, Fails } from "../../adapters/sql/compiled.js"
+import { compile, Fails, guardOf } from "../../adapters/sql/compiled.js"
 import * as Rows from "../../adapters/sql/rows.js"
 import { Account, ApiKey } from "../../src/domain/Account.js"
 import { CheckoutSession } from "../../src/domain/CheckoutSession.js"
@@ -107,6 +107,29 @@ describe("SQL rows and the domain's Schemas", () => {
     })
   }
 
+  for (const { domain, name } of tables) {
+    it(`${name}: the compiled guard passes every value the domain generates, and only values Effect's parser gives back unchanged`, () => {
+      const is = guardOf(domain)
+      const parse = ParseResult.decodeUnknownEither(Schema.typeSchema(domain))
+      const gives = (input: unknown) => {
+        const parsed = parse(input)
+        return Either.isRight(parsed) && sameValue(parsed.right, input)
+      }
+      const values = Arbitrary.make(Schema.typeSchema(domain)).filter((value) => !/"__proto__"/.test(JSON.stringify(value)))
+      // Every value the domain makes is checked in place: a read never falls back to the parser for a sound row.
+      FastCheck.assert(FastCheck.property(values, (value) => is(value) && gives(value)), { numRuns: 150, seed: 20261127 })
+      // Changed one key at a time (a wrong value, a key too many, one missing), it passes only where the parser agrees.
+      const changed = values.chain((value) =>
+        FastCheck.record({
+          key: FastCheck.constantFrom(...Object.keys(value), "extra"),
+          replacement: FastCheck.oneof(FastCheck.anything(), FastCheck.constantFrom(undefined, null, "", -1, 1.5, {}, []))
+        }).map(({ key, replacement }) => ({ ...value, [key]: replacement }))
+      )
+      FastCheck.assert(FastCheck.property(changed, (input) => !is(input) || gives(input)), { numRuns: 300, seed: 20261127 })
+      FastCheck.assert(FastCheck.property(FastCheck.anything(), (input) => !is(input) || gives(input)), { numRuns: 300, seed: 20261127 })
+    })
+  }
+
   it("a row the domain refuses names its table, its id and the field, and what was there", () => {
     const payment = FastCheck.sample(Arbitrary.make(Payment), { numRuns: 1, seed: 7 })[0]!
     const row = { ...readBack(Rows.paymentToRow(payment)), currency: "USD" }
@@ -166,6 +189,18 @@ describe("compiled Schemas answer as Effect's parser does", () => {
           const encoded = encode(parsed.right)
           return sameValue(fast, parsed.right) && Either.isRight(encoded) &&
             sameValue(fastEncode(parsed.right), encoded.right)
+        }),
+        { numRuns: 300, seed: 20261127 }
+      )
+      // The guard of its type side: never true where the parser would not give the input back unchanged.
+      const is = guardOf(schema)
+      const parseType = ParseResult.decodeUnknownEither(Schema.typeSchema(schema))
+      const types = FastCheck.oneof(Arbitrary.make(Schema.typeSchema(schema)), FastCheck.anything())
+      FastCheck.assert(
+        FastCheck.property(types, (input) => {
+          if (!is(input)) return true
+          const parsed = parseType(input)
+          return Either.isRight(parsed) && sameValue(parsed.right, input)
         }),
         { numRuns: 300, seed: 20261127 }
       )
