@@ -46,7 +46,13 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/Payme
      * Saves `card` for the subscription `id` and, when it is on hold, charges the due renewal on it now. A refused
      * card is `CardRefused`; an unreachable processor `ProcessorUnavailable`; either way nothing changed.
      */
-    const replace = Effect.fn("PaymentMethods.replace")(function*(scope: Scope, id: SubscriptionId, card: CardDetails) {
+    const replace = Effect.fn("PaymentMethods.replace")(function*(
+      scope: Scope,
+      id: SubscriptionId,
+      card: CardDetails,
+      /** The overdue charge the form was shown for (the portal's forms say); else the one due when the post arrives. */
+      shownOverdue?: Subscription.DueAttempt
+    ) {
       const before = yield* subscriptions.get(scope, id)
       if (before.status === "cancelled") {
         return yield* new InvalidState({ message: "This subscription is cancelled; its card cannot be changed" })
@@ -56,13 +62,11 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/Payme
         return yield* new CardRefused({ decline_code: saved.code, message: Payment.declineMessage(saved.code) })
       }
       // One transaction: the new card, and for a subscription on hold the retry's reservation and its `processing`
-      // payment. A retry already at the processor is waited for. The overdue charge this post was made against
-      // (`before`'s) may have been tried meanwhile (the same form posted twice at once, or a billing pass): that
-      // attempt then stands for this post too, which saves its card, charges nothing more, and reports that
-      // attempt's outcome (a double-click is charged, or declined, once).
-      const overdue = before.status === "on_hold"
-        ? Subscription.dueAttempt(before)
-        : undefined
+      // payment. A retry already at the processor is waited for. The overdue charge this post was made against (the
+      // one its form was shown for, else `before`'s) may have been tried meanwhile (the same form posted twice at
+      // once, or a billing pass): that attempt then stands for this post too, which saves its card, charges nothing
+      // more, and reports that attempt's outcome (a double-click is charged, or declined, once).
+      const overdue = shownOverdue ?? (before.status === "on_hold" ? Subscription.dueAttempt(before) : undefined)
       const triedMeanwhile = (current: Subscription.Subscription) =>
         overdue !== undefined &&
         (current.status !== "on_hold" || !Equal.equals(Subscription.dueAttempt(current), overdue))

@@ -226,14 +226,14 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
      * `cardAttemptsPerMinute` times a minute per portal session.
      */
     const replaceCard = Effect.fn("Portal.replaceCard")(
-      function*(session: PortalSession.PortalSession, id: SubscriptionId, card: CardDetails) {
+      function*(session: PortalSession.PortalSession, id: SubscriptionId, card: CardDetails, overdue?: Subscription.DueAttempt) {
         yield* subscriptionOf(session, id)
         const now = DateTime.toEpochMillis(yield* DateTime.now)
         const decision = yield* rateLimitRepo.hit(`portal-card:${session.customer_portal_session_id}`, now, cardAttemptsPerMinute, 60)
         if (!decision.allowed) {
           return yield* RateLimited.after("cards tried", decision.resetSeconds)
         }
-        return yield* paymentMethods.replace(scopeOf(session), id, card)
+        return yield* paymentMethods.replace(scopeOf(session), id, card, overdue)
       }
     )
 

@@ -142,8 +142,16 @@ export const dueAction = (s: Subscription): "charge" | "end" | null =>
  * The charge due now, as billing records it (one per period and attempt, so a period is never charged twice): the
  * period after the paid one, and the attempt at it (0 the renewal, 1…3 the retries).
  */
-export const dueAttempt = (s: Subscription): { readonly period: number; readonly attempt: number } =>
-  Data.struct({ period: s.period + 1, attempt: s.failed_payment_attempts })
+export const dueAttempt = (s: Subscription): DueAttempt => dueAttemptOf(s.period + 1, s.failed_payment_attempts)
+
+/** A charge of a subscription: the period it pays for, and its attempt (0 the renewal, then each retry). */
+export interface DueAttempt {
+  readonly period: number
+  readonly attempt: number
+}
+
+/** A `DueAttempt`, compared by value (`Equal.equals`). */
+export const dueAttemptOf = (period: number, attempt: number): DueAttempt => Data.struct({ period, attempt })
 
 const period = (s: Subscription, n: number) =>
   Calendar.periodStart(s.anchor, s.billing_interval, s.interval_count, n)

@@ -145,7 +145,10 @@ describe("a card posted several times at once", () => {
       expect(renewal.code, renewal.stderr).toBe(0)
       expect(await ok(server.baseUrl, key, "GET", `/subscriptions/${id}`)).toMatchObject({ status: "on_hold" })
       const { cookie, csrf } = await signIn(await portalLink(subscription.customer.customer_id))
-      const form = { card_number: "4242424242424242", exp_month: "12", exp_year: "2040", cvc: "123", csrf_token: csrf }
+      // Posted as the page's form is: with the overdue charge it offers to pay.
+      const page = await request(`/portal/subscriptions/${id}/card`, { cookie })
+      const overdue = /name="overdue" value="([^"]+)"/.exec(page.body)?.[1] ?? ""
+      const form = { card_number: "4242424242424242", exp_month: "12", exp_year: "2040", cvc: "123", csrf_token: csrf, overdue }
       const answers = await Promise.all(Array.from({ length: copies }, () => request(`/portal/subscriptions/${id}/card`, { cookie, form })))
       for (const answer of answers) {
         expect(answer.status, answer.body.slice(0, 400)).toBe(303)
@@ -158,4 +161,29 @@ describe("a card posted several times at once", () => {
     }
     expect(server.stdout() + server.stderr()).not.toContain("deadlock")
   }, 120_000)
+
+  it("a second post arriving after the first paid answers with that payment, and charges nothing more", async () => {
+    const subscription = await subscribe("late-double@example.ae", "4000000000000341")
+    const id = subscription.subscription_id
+    expect((await runFils(["billing", "run", "--at", subscription.next_billing_date], env)).code).toBe(0)
+    const { cookie, csrf } = await signIn(await portalLink(subscription.customer.customer_id))
+    // The form as the page showed it: it names the overdue charge it offers to pay.
+    const page = await request(`/portal/subscriptions/${id}/card`, { cookie })
+    const overdue = /name="overdue" value="([^"]+)"/.exec(page.body)?.[1]
+    expect(overdue, "the form names the overdue charge").toMatch(/^\d+-\d+$/)
+    const form = { card_number: "4242424242424242", exp_month: "12", exp_year: "2040", cvc: "123", csrf_token: csrf, overdue: overdue! }
+    const first = await request(`/portal/subscriptions/${id}/card`, { cookie, form })
+    const second = await request(`/portal/subscriptions/${id}/card`, { cookie, form })
+    for (const answer of [first, second]) {
+      expect(answer.status, answer.body.slice(0, 400)).toBe(303)
+      expect(answer.headers.get("location")).toBe("/portal?notice=card_paid")
+    }
+    const payments = ((await ok(server.baseUrl, key, "GET", `/payments?customer_id=${subscription.customer.customer_id}`)).items as Array<any>)
+      .filter((p) => p.billing_reason === "subscription_renewal")
+    expect(payments.map((p) => p.status).sort()).toEqual(["failed", "succeeded"])
+    // A form that names no charge the portal could have shown is refused, and changes nothing.
+    const forged = await request(`/portal/subscriptions/${id}/card`, { cookie, form: { ...form, overdue: "x" } })
+    expect(forged.status).toBe(400)
+    expect(forged.body).toContain("This form is out of date")
+  }, 60_000)
 })

@@ -8,7 +8,7 @@ import type { FieldErrors } from "../../../src/domain/CheckoutForm.js"
 import { formatAmount } from "../../../src/domain/Money.js"
 import type { Payment } from "../../../src/domain/Payment.js"
 import { hasReceipt } from "../../../src/domain/Receipt.js"
-import type { Subscription } from "../../../src/domain/Subscription.js"
+import * as Subscription from "../../../src/domain/Subscription.js"
 import { cardFields, formStyles, type FormValues } from "../checkout/Page.js"
 import { htmlDocument } from "../html/Document.js"
 import { html, type Raw, raw } from "../html/Html.js"
@@ -69,7 +69,7 @@ export const money = (amount: number, currency: string) => formatAmount(amount, 
 export const day = (at: DateTime.Utc) =>
   DateTime.format(at, { locale: "en-GB", timeZone: "UTC", day: "numeric", month: "short", year: "numeric" })
 
-const intervalText = (s: Subscription) => {
+const intervalText = (s: Subscription.Subscription) => {
   const unit = s.billing_interval
   return s.interval_count === 1 ? `every ${unit}` : `every ${s.interval_count} ${unit}s`
 }
@@ -101,7 +101,7 @@ ${
       : html`<p class="muted">Questions? Write to <a href="mailto:${props.supportEmail}">${props.supportEmail}</a></p>`
   }`
 
-const subscriptionCard = (frame: Frame, s: Subscription) => {
+const subscriptionCard = (frame: Frame, s: Subscription.Subscription) => {
   const base = `${frame.base}/subscriptions/${s.subscription_id}`
   const schedule = s.status === "cancelled"
     ? html`Cancelled on ${day(s.cancelled_at ?? s.next_billing_date)}.`
@@ -186,7 +186,7 @@ export const cardPage = (
   props: {
     readonly businessName: string
     readonly livemode: boolean
-    readonly subscription: Subscription
+    readonly subscription: Subscription.Subscription
     readonly values: FormValues
     readonly errors: FieldErrors
     readonly alert?: string | undefined
@@ -206,6 +206,7 @@ export const cardPage = (
 ${props.alert ? html`<div class="alert" role="alert">${props.alert}</div>` : ""}
 <form class="wide" method="post" action="${frame.base}/subscriptions/${s.subscription_id}/card" novalidate>
 ${csrfField(frame)}
+${s.status === "on_hold" ? html`<input type="hidden" name="overdue" value="${overdueToken(Subscription.dueAttempt(s))}">` : ""}
 ${cardFields(props.values, props.errors)}
 <button type="submit">${s.status === "on_hold" ? `Save card and pay ${money(s.recurring_amount, s.currency)}` : "Save card"}</button>
 </form>
@@ -235,3 +236,16 @@ ${back === undefined ? "" : html`<p><a href="${back.href}">${back.label}</a></p>
   )
 
 export { layout }
+
+/**
+ * The overdue charge a card form was shown for, as the form carries it (`period-attempt`): a post is judged against
+ * the charge its page offered, however late it arrives (a double-click's second post may come after the first paid).
+ */
+export const overdueToken = (due: Subscription.DueAttempt): string => `${due.period}-${due.attempt}`
+
+/** The charge an `overdue` field names; `undefined` when the form has none (not on hold); `null` when it is not one. */
+export const overdueOf = (field: string): Subscription.DueAttempt | undefined | null => {
+  if (field === "") return undefined
+  const match = /^(\d{1,9})-(\d{1,9})$/.exec(field)
+  return match === null ? null : Subscription.dueAttemptOf(Number(match[1]), Number(match[2]))
+}

@@ -270,7 +270,11 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
         if (Either.isLeft(card)) {
           return yield* cardForm(session, frame, { values, errors: card.left, alert: "Please correct the highlighted fields." }, 400)
         }
-        return yield* portal.replaceCard(session, id, card.right).pipe(
+        const overdue = Pages.overdueOf(field(params, "overdue"))
+        if (overdue === null) {
+          return yield* cardForm(session, frame, { values, errors: {}, alert: "This form is out of date, so nothing changed. Please enter your card again." }, 400)
+        }
+        return yield* portal.replaceCard(session, id, card.right, overdue).pipe(
           Effect.flatMap(({ retry }) =>
             retry === null
               ? Effect.succeed(redirect(`${base}?notice=card_saved`))
