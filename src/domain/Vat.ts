@@ -27,7 +27,7 @@ export interface LineAmounts {
 }
 
 /** `numerator / denominator` rounded to the nearest integer, halves up; both non-negative, in exact integers. */
-const roundHalfUp = (numerator: bigint, denominator: bigint): bigint => (2n * numerator + denominator) / (2n * denominator)
+export const roundHalfUp = (numerator: bigint, denominator: bigint): bigint => (2n * numerator + denominator) / (2n * denominator)
 
 /**
  * The amounts of `quantity` × `unitAmount` fils in `category`. With prices including VAT the line's total is its
