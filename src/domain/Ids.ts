@@ -45,6 +45,10 @@ export const AuditId = idSchema("aud", "AuditId", "Dashboard audit entry identif
 export type AuditId = typeof AuditId.Type
 export const PortalSessionId = idSchema("cps", "PortalSessionId", "Customer portal session identifier")
 export type PortalSessionId = typeof PortalSessionId.Type
+export const InvoiceId = idSchema("inv", "InvoiceId", "Tax invoice identifier")
+export type InvoiceId = typeof InvoiceId.Type
+export const CreditNoteId = idSchema("cn", "CreditNoteId", "Tax credit note identifier")
+export type CreditNoteId = typeof CreditNoteId.Type
 
 export const prefixes = {
   account: "acct",
@@ -60,7 +64,9 @@ export const prefixes = {
   refund: "ref",
   user: "usr",
   audit: "aud",
-  portalSession: "cps"
+  portalSession: "cps",
+  invoice: "inv",
+  creditNote: "cn"
 } as const
 export type Prefix = (typeof prefixes)[keyof typeof prefixes]
 

@@ -9,7 +9,9 @@
  * refunded in any number of steps credit exactly the invoice's VAT, never more, and no line ever goes negative.
  */
 import { Either, Schema } from "effect"
-import { Amount } from "./Money.js"
+import { AccountId, CreditNoteId, CustomerId, InvoiceId, PaymentId, RefundId, SubscriptionId } from "./Ids.js"
+import { Amount, Currency } from "./Money.js"
+import { Buyer, TaxProfile } from "./TaxProfile.js"
 import * as Vat from "./Vat.js"
 
 /** What a line sells: goods (`G`) or services (`S`), as PINT AE types an item. */
@@ -112,16 +114,17 @@ export const apportion = (amount: number, weights: ReadonlyArray<number>): Reado
 }
 
 /** A credit note's line: what one invoice line gives back (its gross, and the VAT and net in it). */
-export interface CreditLine {
-  readonly description: string
-  readonly category: Vat.Category
-  readonly rate_bps: number
-  readonly item_type: ItemType
-  readonly item_code: string | null
-  readonly net: number
-  readonly vat: number
-  readonly gross: number
-}
+export const CreditLine = Schema.Struct({
+  description: Schema.String,
+  category: Vat.Category,
+  rate_bps: Schema.Int.pipe(Schema.nonNegative()),
+  item_type: ItemType,
+  item_code: Schema.NullOr(Schema.String),
+  net: Amount,
+  vat: Amount,
+  gross: Amount
+}).annotations({ identifier: "CreditLine" })
+export type CreditLine = typeof CreditLine.Type
 
 /** The amounts of a credit note for `amount` fils returned on an invoice after the notes before it (Art. 60). */
 export interface Credit {
@@ -187,3 +190,76 @@ export const credit = (
     lines: creditLines
   })
 }
+
+/** Who a document is for: the customer as the payment named them, and the business details a buyer gave. */
+export const DocumentBuyer = Schema.Struct({
+  customer_id: Schema.NullOr(CustomerId),
+  name: Schema.NullOr(Schema.String),
+  email: Schema.NullOr(Schema.String),
+  business: Schema.NullOr(Buyer)
+}).annotations({ identifier: "DocumentBuyer" })
+export type DocumentBuyer = typeof DocumentBuyer.Type
+
+/** The card a payment was made with, as a document shows it (PINT AE payment means 55, a masked card). */
+export const DocumentCard = Schema.Struct({ brand: Schema.String, last4: Schema.String }).annotations({ identifier: "DocumentCard" })
+
+const documentFields = {
+  account_id: AccountId,
+  livemode: Schema.Boolean,
+  /** Gap-free per account and mode. */
+  number: Schema.String,
+  /** PINT AE's document UUID. */
+  uuid: Schema.UUID,
+  issued_at: Schema.DateTimeUtcFromSelf,
+  currency: Currency,
+  /** The merchant's profile as it was when the document was issued: a document never changes. */
+  supplier: TaxProfile,
+  buyer: DocumentBuyer,
+  prices_include_vat: Schema.Boolean,
+  payment_id: PaymentId,
+  subscription_id: Schema.NullOr(SubscriptionId)
+}
+
+/** A tax invoice (Art. 59), issued once for a payment that succeeded. */
+export const Invoice = Schema.Struct({
+  object: Schema.Literal("invoice"),
+  invoice_id: InvoiceId,
+  ...documentFields,
+  kind: Schema.Literal("full", "simplified"),
+  /** The date of supply, when not the date of issue (a renewal's period start). */
+  supplied_at: Schema.DateTimeUtcFromSelf,
+  /** A continuous supply (a subscription's period), as PINT AE flags it. */
+  continuous_supply: Schema.Boolean,
+  /** The period a continuous supply covers. */
+  period: Schema.NullOr(Schema.Struct({ start: Schema.DateTimeUtcFromSelf, end: Schema.DateTimeUtcFromSelf })),
+  lines: Schema.Array(DocumentLine),
+  totals: Totals,
+  card: Schema.NullOr(DocumentCard)
+}).annotations({ identifier: "Invoice" })
+export type Invoice = typeof Invoice.Type
+
+/**
+ * Why a credit note was issued, by PINT AE's reason code (the cases of Art. 61(1) of the Decree-Law, `DL8.61.1.A`–`E`,
+ * and `VD` for a volume discount).
+ */
+export const CreditReasonCode = Schema.Literal("DL8.61.1.A", "DL8.61.1.B", "DL8.61.1.C", "DL8.61.1.D", "DL8.61.1.E", "VD")
+export type CreditReasonCode = typeof CreditReasonCode.Type
+
+/** A tax credit note (Art. 60), issued once for a refund that succeeded, referencing its invoice. */
+export const CreditNote = Schema.Struct({
+  object: Schema.Literal("credit_note"),
+  credit_note_id: CreditNoteId,
+  ...documentFields,
+  invoice_id: InvoiceId,
+  invoice_number: Schema.String,
+  invoice_issued_at: Schema.DateTimeUtcFromSelf,
+  refund_id: RefundId,
+  reason: Schema.String,
+  reason_code: CreditReasonCode,
+  original_value: Amount,
+  value_before: Amount,
+  correct_value: Amount,
+  difference: Totals,
+  lines: Schema.Array(CreditLine)
+}).annotations({ identifier: "CreditNote" })
+export type CreditNote = typeof CreditNote.Type
