@@ -7,6 +7,8 @@
  * `fils/http` and `fils/node`.
  */
 
+import { ChargeOutcomes } from "./application/ChargeOutcomes.js"
+
 // Use cases -----------------------------------------------------------------------------------------------------------
 export { Engine } from "./application/Engine.js"
 export {
@@ -28,7 +30,11 @@ export { IdempotencyService, type IdempotentResult } from "./application/Idempot
 export { type PaymentListParams, Payments } from "./application/Payments.js"
 export { type CardReplaced, PaymentMethods } from "./application/PaymentMethods.js"
 export { Portal, PortalLinkGone, type PortalOverview, type ReceiptView } from "./application/Portal.js"
-export { type ChargeReport, lookedUpCharge, Settlement } from "./application/Settlement.js"
+export { ChargeOutcomes, type ChargeReport, lookedUpCharge } from "./application/ChargeOutcomes.js"
+/** @deprecated Renamed `ChargeOutcomes` (what the processor said about charges, recorded); this name goes in 1.0. */
+export const Settlement = ChargeOutcomes
+/** @deprecated Renamed `ChargeOutcomes`. */
+export type Settlement = ChargeOutcomes
 export { Refunds, type RefundResultView } from "./application/Refunds.js"
 export {
   compare as reconcile,

@@ -245,7 +245,7 @@ const refundsCreate = Command.make(
         }
         const result = yield* (yield* Payments).refund(operator, id, fils === undefined ? undefined : Number(fils))
         // The payment as refund.succeeded carries it, and the refund: `pending` when the processor's answer was
-        // lost and a lookup could not tell yet (the settle pass of a running server ends it).
+        // lost and a lookup could not tell yet (the lookup pass of a running server ends it).
         yield* printResult({
           ...paymentData(result.payment, result.refundAmount),
           refund: {

@@ -1,7 +1,7 @@
 /**
  * `fils check`: the invariants of a Fils database, stated as SQL over the whole of it (every account and mode), each
  * query returning the rows that break one. Most of these are also CHECK constraints or follow from transactions
- * (migrations 0003–0005, Settlement.record, Events.recordEvent); the checker says so independently, after a
+ * (migrations 0003–0005, ChargeOutcomes.record, Events.recordEvent); the checker says so independently, after a
  * crash, a restore from backup or a hand edit, without trusting the code that wrote the rows.
  *
  * The invariants:

@@ -41,7 +41,7 @@ export const stoppedClock = (millis: number): Clock.Clock => {
 /** How often a server looks for due work. Settlements of test cards take about 2 s. */
 export const interval = Duration.seconds(1)
 /** Processing payments looked at per pass. */
-const settleBatch = 100
+const resolveBatch = 100
 export class Billing extends Effect.Service<Billing>()("fils/Billing", {
   effect: Effect.gen(function*() {
     const checkout = yield* Checkout
@@ -51,7 +51,7 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
     const pass = Effect.fn("Billing.pass")(function*(options: BillingOptions) {
       const renewed = yield* renewals.renewDue(options)
       const expired = yield* checkout.expireDue(500, options.livemode)
-      const settled = yield* payments.settleDue(settleBatch, options.livemode, { judgeAbandoned: options.asOf === undefined })
+      const settled = yield* payments.resolvePending(resolveBatch, options.livemode, { judgeAbandoned: options.asOf === undefined })
       return {
         renewals_charged: renewed.charged,
         subscriptions_ended: renewed.ended,

@@ -3,7 +3,7 @@
  *
  * Paying runs in three steps so that no lock is held across the processor's network call: reserve (one
  * transaction: the session is locked, a `processing` payment recorded, so a second submission waits for it),
- * charge, then record the outcome (`Settlement.recordOne`).
+ * charge, then record the outcome (`ChargeOutcomes.recordOne`).
  */
 import { DateTime, Effect, Either, Option } from "effect"
 import * as Account from "../domain/Account.js"
@@ -27,7 +27,7 @@ import { Customers } from "./Customers.js"
 import { newId } from "./Ids.js"
 import { callProcessor } from "./ProcessorCall.js"
 import { Settings } from "./Settings.js"
-import { type ChargeReport, lookedUpCharge, Settlement } from "./Settlement.js"
+import { type ChargeReport, lookedUpCharge, ChargeOutcomes } from "./ChargeOutcomes.js"
 import * as UnitOfWork from "./UnitOfWork.js"
 
 const productIdOf = parseId(ProductIdSchema)
@@ -50,7 +50,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
     const sessionRepo = yield* CheckoutSessionRepository
     const transactions = yield* Transactions
     const processor = yield* PaymentProcessor
-    const settlement = yield* Settlement
+    const outcomes = yield* ChargeOutcomes
     const customers = yield* Customers
     const signer = yield* Signer
     const { publicUrl } = yield* Settings
@@ -236,7 +236,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
      * that a double click does not void the charge its first click is making. The session paid now, the paid
      * result; otherwise `undefined`.
      */
-    const settleInFlight = (session: CheckoutSession.CheckoutSession) =>
+    const resolveInFlight = (session: CheckoutSession.CheckoutSession) =>
       Effect.gen(function*() {
         const scope = { accountId: session.account_id, livemode: session.livemode }
         const inFlight = yield* paymentRepo.list(scope, { status: "processing", checkout_session_id: session.session_id }, {
@@ -251,7 +251,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
             Effect.catchTag("ProcessorUnavailable", () => Effect.succeed(undefined))
           )
           if (answer === undefined || answer.outcome._tag === "Processing") continue
-          const recorded = yield* settlement.recordOne(payment.payment_id, answer)
+          const recorded = yield* outcomes.recordOne(payment.payment_id, answer)
           if (recorded.status === "succeeded") {
             const after = yield* sessionRepo.find(session.session_id)
             return { _tag: "Paid", session: Option.getOrElse(after, () => session), payment: recorded } satisfies PayResult
@@ -275,9 +275,9 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
         if (Either.isLeft(validated)) return { _tag: "Invalid", session: shown, errors: validated.left } satisfies PayResult
         // A charge still `processing` may be one whose answer was lost (a failover between the processor's answer
         // and our record): what the processor says of it is recorded now, so the customer's retry sees the paid
-        // session (or, the charge refused, may pay again) instead of waiting for the settle pass.
+        // session (or, the charge refused, may pay again) instead of waiting for the lookup pass.
         if (yield* paymentRepo.hasProcessing(id)) {
-          const settled = yield* settleInFlight(shown)
+          const settled = yield* resolveInFlight(shown)
           if (settled !== undefined) return settled
         }
         const { session, payment } = yield* reserve(id, formToken, validated.right)
@@ -287,14 +287,14 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           currency: payment.currency,
           livemode: payment.livemode
         }
-        // Still unknown, the payment stays `processing` for the settle pass; the card number is never needed again.
+        // Still unknown, the payment stays `processing` for the lookup pass; the card number is never needed again.
         const charged = Effect.map(
           processor.chargeCard(request, validated.right.card),
           (r): ChargeReport => ({ outcome: r.outcome, chargeId: r.chargeId, card: r.card })
         )
         const recorded = yield* callProcessor(charged)({
           lookup: Effect.map(processor.lookup(payment.payment_id), lookedUpCharge),
-          record: (answer) => settlement.recordOne(payment.payment_id, answer),
+          record: (answer) => outcomes.recordOne(payment.payment_id, answer),
           unknown: Effect.succeed(payment),
           what: "A checkout charge",
           ids: { payment_id: payment.payment_id }
@@ -324,5 +324,5 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
 
     return { create, get, list, page, pay, expireDue, livePaymentsEnabled } as const
   }),
-  dependencies: [Customers.Default, Settlement.Default]
+  dependencies: [Customers.Default, ChargeOutcomes.Default]
 }) {}

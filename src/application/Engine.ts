@@ -12,7 +12,7 @@ import { EventRecorder, Events } from "./Events.js"
 import { PaymentMethods } from "./PaymentMethods.js"
 import { Payments } from "./Payments.js"
 import { Portal } from "./Portal.js"
-import { Settlement } from "./Settlement.js"
+import { ChargeOutcomes } from "./ChargeOutcomes.js"
 import { IdempotencyService } from "./Idempotency.js"
 import { Products } from "./Products.js"
 import { Reconciliation } from "./Reconciliation.js"
@@ -46,7 +46,7 @@ export const Engine = Layer.mergeAll(
   Refunds.Default,
   Renewals.Default,
   Reports.Default,
-  Settlement.Default,
+  ChargeOutcomes.Default,
   Subscriptions.Default,
   Users.Default,
   Webhooks.Default

@@ -1,8 +1,8 @@
 /**
  * Resolving unknown outcomes: a charge or refund whose answer was lost is looked up by its reference,
  * never made again under a new one: once at once by the call that lost it (the customer or operator is still
- * waiting; a lookup that fails too leaves it to the settle pass rather than holding the request), then by the
- * settle pass, with a growing wait between asks while the processor cannot be reached (`LookupBackoff`).
+ * waiting; a lookup that fails too leaves it to the lookup pass rather than holding the request), then by the
+ * lookup pass, with a growing wait between asks while the processor cannot be reached (`LookupBackoff`).
  */
 
 /** The first wait after an ask the processor did not answer, and the longest. */

@@ -1,6 +1,6 @@
 /**
  * Payments: read them, refund them (an operator's act: there is no public refund endpoint; see `Refunds`), and the
- * settle pass, which asks the processor about every charge and refund whose outcome is not known yet.
+ * lookup pass, which asks the processor about every charge and refund whose outcome is not known yet.
  */
 import { DateTime, Effect } from "effect"
 import type { Authority } from "../domain/Account.js"
@@ -14,7 +14,7 @@ import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { batchedReads } from "./Batched.js"
 import { LookupBackoff } from "./Lookups.js"
 import { Refunds } from "./Refunds.js"
-import { lookedUpCharge, Settlement } from "./Settlement.js"
+import { lookedUpCharge, ChargeOutcomes } from "./ChargeOutcomes.js"
 
 export interface PaymentListParams {
   readonly status?: Payment.PaymentStatus | undefined
@@ -33,7 +33,7 @@ export interface PaymentListParams {
 const readBatch = 100
 
 /**
- * How long a `processing` payment may lack a charge id, or a refund stay `pending`, before the settle pass looks
+ * How long a `processing` payment may lack a charge id, or a refund stay `pending`, before the lookup pass looks
  * it up: its own call answers sooner unless its process died or the processor's answer was lost. (A lookup that
  * finds nothing closes the reference, so looking up a call still on its way fails that call rather than racing it.)
  */
@@ -43,9 +43,9 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
   scoped: Effect.gen(function*() {
     const paymentRepo = yield* PaymentRepository
     const processor = yield* PaymentProcessor
-    const settlement = yield* Settlement
+    const outcomes = yield* ChargeOutcomes
     const refunds = yield* Refunds
-    const { fees } = settlement
+    const { fees } = outcomes
     // Payments read together (merchants polling a status) share one statement.
     const read = yield* batchedReads(paymentRepo.findAll, (p) => p.payment_id, { max: readBatch })
     const backoff = new LookupBackoff()
@@ -95,7 +95,7 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
      * is asked again later, waiting longer each time (`LookupBackoff`). `judgeAbandoned: false` (a pass run as of
      * another instant, `billing run --at`) asks only about charges settling later.
      */
-    const settleDue = Effect.fn("Payments.settleDue")(function*(
+    const resolvePending = Effect.fn("Payments.resolvePending")(function*(
       limit = 100,
       livemode?: boolean,
       options: { readonly judgeAbandoned?: boolean } = {}
@@ -120,7 +120,7 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
               return []
             }))
         ), { concurrency: 10 })
-      const recorded = yield* settlement.record(answers.flat())
+      const recorded = yield* outcomes.record(answers.flat())
       const refundsEnded = judge
         ? yield* refunds.resolvePending(limit, lookupAfterMillis, (id) => backoff.due(id, now)).pipe(
           Effect.map((results) => {
@@ -133,7 +133,7 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
       return recorded.length + refundsEnded
     })
 
-    return { get, list, refund, settleDue, fees } as const
+    return { get, list, refund, resolvePending, fees } as const
   }),
-  dependencies: [Refunds.Default, Settlement.Default]
+  dependencies: [Refunds.Default, ChargeOutcomes.Default]
 }) {}

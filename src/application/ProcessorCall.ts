@@ -2,7 +2,7 @@
  * The one way money is asked of the processor, for checkout charges, renewals and refunds: call it under the
  * object's own reference (its idempotency key at the processor); should the answer be lost (the call fails as
  * unavailable, and the money may have moved), ask what the processor did under that reference; still unknown,
- * leave it `processing`/`pending` for the settle pass to look up (`Payments.settleDue`). It is never asked again
+ * leave it `processing`/`pending` for the lookup pass to look up (`Payments.resolvePending`). It is never asked again
  * under a new reference. From the call to its record the effect is uninterruptible: a shutdown waits rather than
  * leave money moved unrecorded.
  */
@@ -18,7 +18,7 @@ export const callProcessor = <A, R>(
   readonly lookup: Effect.Effect<A | undefined, ProcessorUnavailable, R>
   /** Records the answer. */
   readonly record: (answer: A) => Effect.Effect<B, E, R2>
-  /** The answer while the outcome is unknown (left for the settle pass). */
+  /** The answer while the outcome is unknown (left for the lookup pass). */
   readonly unknown: Effect.Effect<B, E2, R2>
   /** What is asked, for the warning an unknown outcome logs ("A refund"), and the ids it names. */
   readonly what: string

@@ -27,7 +27,7 @@ import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { EventRecorder, paymentDrafts } from "./Events.js"
 import { newId } from "./Ids.js"
 import { callProcessor } from "./ProcessorCall.js"
-import { Settlement } from "./Settlement.js"
+import { ChargeOutcomes } from "./ChargeOutcomes.js"
 
 /** What a refund came to: the payment as it is after, and the refund (`pending` when its outcome is unknown yet). */
 export interface RefundResultView {
@@ -60,7 +60,7 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
     const transactions = yield* Transactions
     const recorder = yield* EventRecorder
     const processor = yield* PaymentProcessor
-    const { fees } = yield* Settlement
+    const { fees } = yield* ChargeOutcomes
     const signer = yield* Signer
 
     /**
@@ -129,16 +129,16 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
         if (Option.isNone(found)) return yield* notFound("refund", pending.refund_id)
         const refund = found.value
         const now = yield* DateTime.now
-        const settled = Refund.settle(refund, command, now)
-        if (Either.isLeft(settled)) return { payment, refund, refundAmount: 0 } satisfies RefundResultView
-        yield* paymentRepo.refunds.update(settled.right)
-        if (settled.right.status !== "succeeded") {
-          return { payment, refund: settled.right, refundAmount: 0 } satisfies RefundResultView
+        const concluded = Refund.conclude(refund, command, now)
+        if (Either.isLeft(concluded)) return { payment, refund, refundAmount: 0 } satisfies RefundResultView
+        yield* paymentRepo.refunds.update(concluded.right)
+        if (concluded.right.status !== "succeeded") {
+          return { payment, refund: concluded.right, refundAmount: 0 } satisfies RefundResultView
         }
         const transition = yield* Payment.transition(payment, { _tag: "Refund", amount: refund.amount }, now, fees)
         yield* paymentRepo.update(transition.next)
         yield* recorder.record(paymentDrafts(transition.events, transition.next))
-        return { payment: transition.next, refund: settled.right, refundAmount: refund.amount } satisfies RefundResultView
+        return { payment: transition.next, refund: concluded.right, refundAmount: refund.amount } satisfies RefundResultView
       }))
     })
 
@@ -206,5 +206,5 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
 
     return { create, record, resolvePending } as const
   }),
-  dependencies: [EventRecorder.Default, Settlement.Default]
+  dependencies: [EventRecorder.Default, ChargeOutcomes.Default]
 }) {}

@@ -1,7 +1,7 @@
 /**
  * Renewals (docs/decisions.md §6): reserve → charge → record, for every subscription due. One transaction claims a batch
  * of due subscriptions and reserves their charges; the charges run after it commits, and their outcomes go to
- * `Settlement`. Any number of servers may renew at once: what makes a double charge impossible is the store's
+ * `ChargeOutcomes`. Any number of servers may renew at once: what makes a double charge impossible is the store's
  * uniqueness rule on (subscription, period, attempt), taken in the reserving transaction, before the processor is
  * called.
  */
@@ -18,7 +18,7 @@ import { batched } from "./Batched.js"
 import { EventRecorder } from "./Events.js"
 import { newId } from "./Ids.js"
 import { callProcessor } from "./ProcessorCall.js"
-import { type ChargeReport, lookedUpCharge, Settlement } from "./Settlement.js"
+import { type ChargeReport, lookedUpCharge, ChargeOutcomes } from "./ChargeOutcomes.js"
 import { transitionEvents } from "./Subscriptions.js"
 
 /** Which renewals a pass takes on: only this mode's (`billing run --at` touches test data only). */
@@ -43,7 +43,7 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
     const transactions = yield* Transactions
     const recorder = yield* EventRecorder
     const processor = yield* PaymentProcessor
-    const settlement = yield* Settlement
+    const outcomes = yield* ChargeOutcomes
 
     /**
      * One transaction claims a batch of due subscriptions (`SKIP LOCKED`: other servers take other rows) and, while
@@ -82,7 +82,7 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
 
     type RecordCharge = (charge: { readonly id: PaymentId; readonly report: ChargeReport }) => Effect.Effect<
       void,
-      Effect.Effect.Error<ReturnType<typeof settlement.record>>
+      Effect.Effect.Error<ReturnType<typeof outcomes.record>>
     >
 
     /**
@@ -90,7 +90,7 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
      * processor's idempotency key, and records the outcome. A call that fails as unavailable leaves the charge's
      * fate unknown (the money may have moved before the answer was lost): the processor is asked what it did under
      * that reference, and what it says is recorded; still unknown, the payment stays `processing` and the settle
-     * pass looks it up (`Payments.settleDue`). It is never charged again under a new reference.
+     * pass looks it up (`Payments.resolvePending`). It is never charged again under a new reference.
      */
     const charge = (record: RecordCharge) =>
       Effect.fn("Renewals.charge")(function*(payment: Payment.Payment, token: string) {
@@ -116,7 +116,7 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
     const renewDue = Effect.fn("Renewals.renewDue")(function*(options: RenewalOptions) {
       return yield* Effect.scoped(Effect.gen(function*() {
         // Outcomes are recorded as they come, many per transaction (a renewal waits for its own).
-        const chargeOne = charge(yield* batched(settlement.record, { max: recordBatch }))
+        const chargeOne = charge(yield* batched(outcomes.record, { max: recordBatch }))
         let charged = 0
         let ended = 0
         let reserving = yield* Effect.fork(reserveBatch(options))
@@ -129,7 +129,7 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
           // The next batch is claimed while this one is charged, as another server's pass could claim it: the
           // claim's rules are the same (`SKIP LOCKED`, and one charge per subscription, period and attempt). If
           // this batch fails, a claimed next one is left as a crash would leave it: its payments stay
-          // `processing` until the settle pass looks them up.
+          // `processing` until the lookup pass looks them up.
           if (more) reserving = yield* Effect.fork(reserveBatch(options))
           // Several at once: each charge is independent (its own reservation and record), and the (subscription,
           // period, attempt) rule still makes a second charge impossible. One failing renewal does not interrupt
@@ -153,9 +153,9 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
      * Charges one renewal reserved outside a billing pass (a retry brought forward by a new card: `PaymentMethods`)
      * and records its outcome at once.
      */
-    const chargeOne = charge((c) => Effect.asVoid(settlement.record([c])))
+    const chargeOne = charge((c) => Effect.asVoid(outcomes.record([c])))
 
     return { renewDue, chargeOne } as const
   }),
-  dependencies: [EventRecorder.Default, Settlement.Default]
+  dependencies: [EventRecorder.Default, ChargeOutcomes.Default]
 }) {}

@@ -190,7 +190,7 @@ export interface PaymentTransition {
 
 export const isFinal = (status: PaymentStatus) => status === "failed" || status === "refunded"
 
-const settle = (
+const applyOutcome = (
   processing: Payment,
   command: Extract<PaymentCommand, { readonly _tag: "Settle" }>,
   now: DateTime.Utc,
@@ -238,7 +238,7 @@ export const transition = (
   switch (command._tag) {
     case "Settle":
       return payment.status === "processing"
-        ? Either.right(settle(payment, command, now, fees))
+        ? Either.right(applyOutcome(payment, command, now, fees))
         : Either.left(new InvalidState({ message: `Payment ${payment.payment_id} is already ${payment.status}` }))
     case "Refund": {
       if (payment.status !== "succeeded" && payment.status !== "partially_refunded") {

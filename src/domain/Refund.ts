@@ -81,7 +81,7 @@ export type RefundCommand =
   | { readonly _tag: "Refuse"; readonly reason: string }
 
 /** Ends a pending refund; a refund already ended is refused (another server recorded it first). */
-export const settle = (
+export const conclude = (
   refund: Refund,
   command: RefundCommand,
   now: Payment.Payment["created_at"]

@@ -2026,7 +2026,7 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
           subscription_id: subscription.subscription_id,
           completed_at: at(T0 + 60_000)
         }
-        // The order of Settlement.record: the payment (with the new id), then the subscription, then the session.
+        // The order of ChargeOutcomes.record: the payment (with the new id), then the subscription, then the session.
         yield* store.transact(Effect.gen(function*() {
           yield* store.payments.update(paid)
           yield* store.subscriptions.insert(subscription)

@@ -392,7 +392,7 @@ describe("Checkout.pay", () => {
       assert.strictEqual(failureTag(r), "NotFound")
     }).pipe(withEngine()))
 
-  it.effect("0259: processing, a second submission refused, settled as succeeded after 2 s by settleDue", () =>
+  it.effect("0259: processing, a second submission refused, settled as succeeded after 2 s by resolvePending", () =>
     Effect.gen(function*() {
       yield* atStart
       const checkout = yield* Checkout
@@ -412,11 +412,11 @@ describe("Checkout.pay", () => {
       assert.strictEqual((yield* paymentsOf(test, session.session_id)).length, 1)
 
       yield* TestClock.adjust("1 second")
-      assert.strictEqual(yield* payments.settleDue(), 0, "not settled before 2 s")
+      assert.strictEqual(yield* payments.resolvePending(), 0, "not settled before 2 s")
       assert.strictEqual((yield* payments.get(test, first.payment.payment_id)).status, "processing")
 
       yield* TestClock.adjust("2 seconds")
-      assert.strictEqual(yield* payments.settleDue(), 1)
+      assert.strictEqual(yield* payments.resolvePending(), 1)
       const settled = yield* payments.get(test, first.payment.payment_id)
       assert.strictEqual(settled.status, "succeeded")
       assert.strictEqual(DateTime.toEpochMillis(settled.paid_at!), start + 3000)
@@ -428,7 +428,7 @@ describe("Checkout.pay", () => {
       const events = yield* eventsOf(test, "payment.succeeded")
       assert.strictEqual(events.length, 1)
       assert.deepStrictEqual(events[0]!.data, encodePayment(settled))
-      assert.strictEqual(yield* payments.settleDue(), 0, "nothing left to settle")
+      assert.strictEqual(yield* payments.resolvePending(), 0, "nothing left to settle")
     }).pipe(withEngine()))
 
   it.effect("0267: processing, then settles as failed; the session stays open and can be paid again", () =>
@@ -440,7 +440,7 @@ describe("Checkout.pay", () => {
       const first = yield* pay(session.session_id, formWith(cards.settleFails))
       assert.strictEqual(first._tag === "Paid" && first.payment.status, "processing")
       yield* TestClock.adjust("3 seconds")
-      assert.strictEqual(yield* payments.settleDue(), 1)
+      assert.strictEqual(yield* payments.resolvePending(), 1)
       const [failed] = yield* paymentsOf(test, session.session_id)
       assert.strictEqual(failed!.status, "failed")
       assert.strictEqual(failed!.fee_amount, 0)
@@ -495,7 +495,7 @@ describe("Checkout.pay", () => {
       yield* TestClock.adjust("2 seconds")
       assert.strictEqual(yield* checkout.expireDue(), 0, "the job keeps it open while the charge is processing")
       const seen = [(yield* checkout.get(test, session.session_id)).status]
-      assert.strictEqual(yield* payments.settleDue(), 1)
+      assert.strictEqual(yield* payments.resolvePending(), 1)
       seen.push((yield* checkout.get(test, session.session_id)).status)
       // Either it stays open until it completes, or once expired it stays expired; never expired → complete.
       assert.notDeepEqual(seen, ["expired", "complete"])

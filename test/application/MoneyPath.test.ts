@@ -156,7 +156,7 @@ describe("money path (property)", () => {
             case "Settle": {
               yield* Ref.set(faults.lookupsDown, command.lookupsDown)
               yield* TestClock.adjust(`${command.seconds} seconds`)
-              yield* payments.settleDue()
+              yield* payments.resolvePending()
               break
             }
           }
@@ -168,7 +168,7 @@ describe("money path (property)", () => {
         yield* Ref.set(faults.lookupsDown, false)
         for (let round = 0; round < 8; round++) {
           yield* TestClock.adjust("6 minutes")
-          yield* payments.settleDue(10_000)
+          yield* payments.resolvePending(10_000)
         }
         const { movements, payments: recorded, refunds } = yield* checkInvariants("at rest")
         assert.deepStrictEqual(recorded.filter((p) => p.status === "processing").map((p) => p.payment_id), [], "nothing processing")

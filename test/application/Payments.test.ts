@@ -3,7 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Either, Option, Schema, TestClock } from "effect"
 import { Events } from "../../src/application/Events.js"
 import { Payments } from "../../src/application/Payments.js"
-import { Settlement } from "../../src/application/Settlement.js"
+import { ChargeOutcomes } from "../../src/application/ChargeOutcomes.js"
 import { operator, type Scope } from "../../src/domain/Account.js"
 import type { Event, EventType } from "../../src/domain/Event.js"
 import type { CheckoutSessionId, CustomerId, EventId, PaymentId } from "../../src/domain/Ids.js"
@@ -132,13 +132,13 @@ describe("Payments.refund", () => {
       const { test } = yield* newAccount
       const p = yield* paidWith(test, cards.settleSucceeds, 2_000)
       yield* TestClock.adjust("5 seconds")
-      yield* payments.settleDue()
+      yield* payments.resolvePending()
       const r = yield* payments.refund(operator, p.payment_id, 500)
       assert.strictEqual(r.payment.status, "partially_refunded")
     }).pipe(withEngine()))
 })
 
-describe("Payments.settleDue", () => {
+describe("Payments.resolvePending", () => {
   it.effect("a charge abandoned mid-way (no charge id) fails after a minute of real time, never on a simulated clock", () =>
     Effect.gen(function*() {
       const payments = yield* Payments
@@ -149,23 +149,23 @@ describe("Payments.settleDue", () => {
       yield* store.payments.insert(stuck)
       const statusOf = Effect.map(store.payments.get(test, stuck.payment_id), (p) => Option.getOrThrow(p).status)
 
-      assert.strictEqual(yield* payments.settleDue(), 0, "30 s is not abandoned yet")
+      assert.strictEqual(yield* payments.resolvePending(), 0, "30 s is not abandoned yet")
       yield* TestClock.adjust("1 minute")
       // A pass as of another instant (billing run --at) cannot tell how long the charge has really been running.
-      assert.strictEqual(yield* payments.settleDue(100, undefined, { judgeAbandoned: false }), 0)
+      assert.strictEqual(yield* payments.resolvePending(100, undefined, { judgeAbandoned: false }), 0)
       assert.strictEqual(yield* statusOf, "processing")
-      assert.strictEqual(yield* payments.settleDue(), 1)
+      assert.strictEqual(yield* payments.resolvePending(), 1)
       assert.strictEqual(yield* statusOf, "failed")
       const failed = yield* eventsOf(test, "payment.failed")
       assert.deepStrictEqual(failed.map((e) => (e.data as { payment_id: string }).payment_id), [stuck.payment_id])
     }).pipe(withEngine()))
 })
 
-describe("Settlement.record", () => {
+describe("ChargeOutcomes.record", () => {
   it.effect("a batch ends as recording each alone would: outcomes, events in order, settled ones and repeats left alone", () =>
     Effect.gen(function*() {
       const payments = yield* Payments
-      const settlement = yield* Settlement
+      const outcomes = yield* ChargeOutcomes
       const store = yield* Store
       const { test } = yield* newAccount
       const ok: Payment.ChargeOutcome = { _tag: "Succeeded" }
@@ -190,9 +190,9 @@ describe("Settlement.record", () => {
       const together = yield* makeSet
       const unknown = (yield* makePayment(test)).payment_id
 
-      const one = yield* Effect.forEach(reportsFor(alone), ({ id, report }) => settlement.recordOne(id, report))
-      assert.strictEqual(failureTag(yield* Effect.either(settlement.recordOne(unknown, reportsFor(alone)[0]!.report))), "NotFound")
-      const batch = yield* settlement.record([...reportsFor(together), { id: unknown, report: reportsFor(together)[0]!.report }])
+      const one = yield* Effect.forEach(reportsFor(alone), ({ id, report }) => outcomes.recordOne(id, report))
+      assert.strictEqual(failureTag(yield* Effect.either(outcomes.recordOne(unknown, reportsFor(alone)[0]!.report))), "NotFound")
+      const batch = yield* outcomes.record([...reportsFor(together), { id: unknown, report: reportsFor(together)[0]!.report }])
 
       const shape = (p: Payment.Payment) => ({ ...p, payment_id: "", created_at: null, paid_at: p.paid_at === null })
       assert.deepStrictEqual(batch.map(shape), one.map(shape), "the same payments, in the order given; the unknown left out")
@@ -207,14 +207,14 @@ describe("Settlement.record", () => {
         events.filter((e) => ids.includes(e.data.payment_id as PaymentId)).map((e) => [e.type, ids.indexOf(e.data.payment_id as PaymentId)])
       assert.deepStrictEqual(typesOf(together), typesOf(alone))
       assert.deepStrictEqual(typesOf(together), [["payment.succeeded", 2], ["payment.failed", 1], ["payment.succeeded", 0]])
-      assert.deepStrictEqual(yield* settlement.record([]), [])
+      assert.deepStrictEqual(yield* outcomes.record([]), [])
     }).pipe(withEngine()))
 })
 
-describe("Settlement.record: renewals", () => {
+describe("ChargeOutcomes.record: renewals", () => {
   it.effect("a renewal's outcome moves its subscription (renewed, or on hold); one still processing, or of a cancelled subscription, does not", () =>
     Effect.gen(function*() {
-      const settlement = yield* Settlement
+      const outcomes = yield* ChargeOutcomes
       const store = yield* Store
       const { test } = yield* newAccount
       const parents = yield* subscriptionParents(store, test)
@@ -225,7 +225,7 @@ describe("Settlement.record: renewals", () => {
       yield* store.payments.insertAll(renewals)
       yield* TestClock.setTime(dueMillis(subs[0]!))
 
-      const recorded = yield* settlement.record([
+      const recorded = yield* outcomes.record([
         { id: renewals[0]!.payment_id, report: { outcome: { _tag: "Succeeded" }, chargeId: "ch_0", card: null } },
         { id: renewals[1]!.payment_id, report: { outcome: { _tag: "Failed", code: "card_declined" }, chargeId: "ch_1", card: null } },
         { id: renewals[2]!.payment_id, report: { outcome: { _tag: "Processing" }, chargeId: "ch_2", card: null } },

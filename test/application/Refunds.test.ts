@@ -104,7 +104,7 @@ describe("refunds through the processor", () => {
       assert.deepStrictEqual(moved.map((m) => m.amount), [4_000, 6_000], "each refund moved money once")
       assert.lengthOf(yield* eventsOf(test, "refund.succeeded"), 2)
       yield* TestClock.adjust("2 minutes")
-      yield* payments.settleDue()
+      yield* payments.resolvePending()
       assert.lengthOf(yield* eventsOf(test, "refund.succeeded"), 2, "nothing recorded twice")
     }).pipe(withEngine))
 
@@ -129,7 +129,7 @@ describe("refunds through the processor", () => {
       assert.include(nothing.message, "nothing left to refund: 6000 fils are in refunds still pending")
       // Nothing was made at the processor under the pending refund's reference: looked up a minute on, it is released.
       yield* TestClock.adjust("61 seconds")
-      assert.strictEqual(yield* payments.settleDue(), 1)
+      assert.strictEqual(yield* payments.resolvePending(), 1)
       const rows = yield* refundsOf(paid.payment_id)
       assert.deepStrictEqual(rows.map((r) => r.status), ["refused", "succeeded"])
       const after = yield* payments.get(test, paid.payment_id)
@@ -178,7 +178,7 @@ describe("lost charge answers resolved by lookup", () => {
       assert.strictEqual(result._tag === "Paid" ? result.payment.status : "", "succeeded", "the customer pays again")
     }).pipe(withEngine))
 
-  it.effect("a checkout charge whose answer and lookup both fail stays processing; the settle pass records it when the processor answers", () =>
+  it.effect("a checkout charge whose answer and lookup both fail stays processing; the lookup pass records it when the processor answers", () =>
     Effect.gen(function*() {
       const payments = yield* Payments
       const { test } = yield* newAccount
@@ -186,10 +186,10 @@ describe("lost charge answers resolved by lookup", () => {
       const waiting = yield* paidWith(test, cards.answerLost)
       assert.strictEqual(waiting.status, "processing")
       yield* TestClock.adjust("61 seconds")
-      assert.strictEqual(yield* payments.settleDue(), 0, "still unreachable")
+      assert.strictEqual(yield* payments.resolvePending(), 0, "still unreachable")
       yield* Ref.set(outage, false)
       yield* TestClock.adjust("5 seconds")
-      assert.strictEqual(yield* payments.settleDue(), 1)
+      assert.strictEqual(yield* payments.resolvePending(), 1)
       const paid = yield* payments.get(test, waiting.payment_id)
       assert.deepStrictEqual([paid.status, paid.card?.last4], ["succeeded", "1000"])
       assert.lengthOf((yield* processorMoved).filter((m) => m._tag === "Charge"), 1)

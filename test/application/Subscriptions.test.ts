@@ -678,10 +678,10 @@ describe("failed renewals", () => {
       )
       assert.deepStrictEqual((yield* paymentsOf(test, id)).map((p) => p.status), ["succeeded", "processing"])
       yield* nothingDueAt(feb28)
-      // The settle pass looks it up once it is a minute old, then 5 s, 10 s, 20 s… after each unanswered ask.
+      // The lookup pass looks it up once it is a minute old, then 5 s, 10 s, 20 s… after each unanswered ask.
       const asked: Array<number> = []
       for (let second = 0; second <= 120; second++) {
-        yield* payments.settleDue()
+        yield* payments.resolvePending()
         asked.push((yield* lookupsAsked).length)
         yield* TestClock.adjust("1 second")
       }
@@ -690,7 +690,7 @@ describe("failed renewals", () => {
       assert.deepStrictEqual((yield* paymentsOf(test, id)).map((p) => p.status), ["succeeded", "processing"])
       yield* setLookupDown(false)
       yield* TestClock.adjust("1 minute")
-      assert.strictEqual(yield* payments.settleDue(), 1)
+      assert.strictEqual(yield* payments.resolvePending(), 1)
       assert.deepStrictEqual((yield* paymentsOf(test, id)).map((p) => [p.status, p.failure_code]), [
         ["succeeded", null],
         ["failed", "processing_error"]
@@ -837,10 +837,10 @@ describe("cancellation", () => {
         const payments = yield* Payments
         const { id, pass, release, test } = yield* abandonedRenewal(() => "succeed")
         yield* TestClock.adjust("30 seconds")
-        assert.strictEqual(yield* payments.settleDue(), 0, "30 s is not abandoned yet")
+        assert.strictEqual(yield* payments.resolvePending(), 0, "30 s is not abandoned yet")
         assert.deepStrictEqual(yield* lookupsAsked, [])
         yield* TestClock.adjust("31 seconds")
-        assert.strictEqual(yield* payments.settleDue(), 1)
+        assert.strictEqual(yield* payments.resolvePending(), 1)
         const [first] = yield* tokenCharges
         assert.deepStrictEqual(yield* lookupsAsked, [first!.reference], "looked up under its reference")
         const paid = [["succeeded", `ch_test_${first!.reference}`, null]]
@@ -864,7 +864,7 @@ describe("cancellation", () => {
         yield* subscriptions.update(test, id, { cancel_at_period_end: true })
         assert.strictEqual((yield* runBilling).subscriptions_ended, 0, "not ended while its renewal is processing")
         yield* TestClock.adjust("61 seconds")
-        assert.strictEqual(yield* payments.settleDue(), 1)
+        assert.strictEqual(yield* payments.resolvePending(), 1)
         assert.deepStrictEqual((yield* renewalsOf(test, id)).map(([status]) => status), ["succeeded"])
         const sub = yield* getSub(test, id)
         assert.deepStrictEqual([sub.status, sub.period, sub.cancel_at_period_end], ["active", 1, true])
@@ -875,7 +875,7 @@ describe("cancellation", () => {
         const payments = yield* Payments
         const { id, pass, release, test } = yield* abandonedRenewal(() => "late")
         yield* TestClock.adjust("61 seconds")
-        assert.strictEqual(yield* payments.settleDue(), 1)
+        assert.strictEqual(yield* payments.resolvePending(), 1)
         assert.deepStrictEqual(yield* renewalsOf(test, id), [["failed", null, "processing_error"]])
         const held = yield* getSub(test, id)
         assert.deepStrictEqual([held.status, held.failed_payment_attempts], ["on_hold", 1])
@@ -891,20 +891,20 @@ describe("cancellation", () => {
         const { id, pass, release, test } = yield* abandonedRenewal(() => "succeed")
         yield* setLookupDown(true)
         yield* TestClock.adjust("61 seconds")
-        assert.strictEqual(yield* payments.settleDue(), 0, "unanswered: nothing recorded")
+        assert.strictEqual(yield* payments.resolvePending(), 0, "unanswered: nothing recorded")
         assert.lengthOf(yield* lookupsAsked, 1)
-        assert.strictEqual(yield* payments.settleDue(), 0)
+        assert.strictEqual(yield* payments.resolvePending(), 0)
         assert.lengthOf(yield* lookupsAsked, 1, "not asked again at once")
         yield* TestClock.adjust("5 seconds")
-        yield* payments.settleDue()
+        yield* payments.resolvePending()
         assert.lengthOf(yield* lookupsAsked, 2, "asked again 5 s later")
         yield* TestClock.adjust("5 seconds")
-        yield* payments.settleDue()
+        yield* payments.resolvePending()
         assert.lengthOf(yield* lookupsAsked, 2, "then waits 10 s")
         assert.deepStrictEqual(yield* renewalsOf(test, id), [["processing", null, null]])
         yield* setLookupDown(false)
         yield* TestClock.adjust("5 seconds")
-        assert.strictEqual(yield* payments.settleDue(), 1)
+        assert.strictEqual(yield* payments.resolvePending(), 1)
         assert.deepStrictEqual((yield* renewalsOf(test, id)).map(([status]) => status), ["succeeded"])
         yield* Deferred.succeed(release, undefined)
         yield* Fiber.join(pass)

@@ -44,15 +44,15 @@ describe("Refund (property)", () => {
           }
         } else if (refunds.length > 0) {
           const target = refunds[command.pick % refunds.length]!
-          const settled = Refund.settle(
+          const concluded = Refund.conclude(
             target,
             command._tag === "Confirm" ? { _tag: "Confirm", processorRefundId: "re_x" } : { _tag: "Refuse", reason: "no" },
             now
           )
-          assert.strictEqual(Either.isRight(settled), target.status === "pending", "ends once")
-          if (Either.isRight(settled)) {
-            refunds = refunds.map((r) => (r.refund_id === target.refund_id ? settled.right : r))
-            if (settled.right.status === "succeeded") {
+          assert.strictEqual(Either.isRight(concluded), target.status === "pending", "ends once")
+          if (Either.isRight(concluded)) {
+            refunds = refunds.map((r) => (r.refund_id === target.refund_id ? concluded.right : r))
+            if (concluded.right.status === "succeeded") {
               payment = Either.getOrThrow(Payment.transition(payment, { _tag: "Refund", amount: target.amount }, now)).next
             }
           }

@@ -79,7 +79,7 @@ it("the customer sends the form again: the charge the processor took is recorded
   expect(lost.status).toBe(503)
 
   // Sent again (a double click right away is told a payment is being processed; a few seconds later the processor
-  // is asked), well before the settle pass would look the charge up (a minute).
+  // is asked), well before the lookup pass would look the charge up (a minute).
   const started = Date.now()
   let again = await post()
   let text = textOf(await again.text())

@@ -1,9 +1,9 @@
 /**
- * Settlement: what the processor said about charges, turned into state in one transaction. For each payment still
+ * ChargeOutcomes: what the processor said about charges, turned into state in one transaction. For each payment still
  * `processing`: its transition (`Payment.transition`), then its subscription's start (a subscription's first
  * payment: `Subscription.start`) or renewal (a renewal's outcome: `Subscription.transition`), then its checkout
  * session's completion (`CheckoutSession.transition`), with every event they emit. The one place a payment's charge
- * changes state, whoever learned the outcome: the checkout, billing, or the settle pass.
+ * changes state, whoever learned the outcome: the checkout, billing, or the lookup pass.
  */
 import { DateTime, Effect, Option } from "effect"
 import * as CheckoutSession from "../domain/CheckoutSession.js"
@@ -41,7 +41,7 @@ export const lookedUpCharge = (found: Option.Option<Movement>): ChargeReport | u
 
 
 
-export class Settlement extends Effect.Service<Settlement>()("fils/Settlement", {
+export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/ChargeOutcomes", {
   effect: Effect.gen(function*() {
     const paymentRepo = yield* PaymentRepository
     const sessionRepo = yield* CheckoutSessionRepository
@@ -58,7 +58,7 @@ export class Settlement extends Effect.Service<Settlement>()("fils/Settlement", 
      * alone (another server recorded it first), so recording twice is harmless. Returns the payments found, as
      * they are after, in the order given; an unknown id is left out.
      */
-    const record = Effect.fn("Settlement.record")(function*(
+    const record = Effect.fn("ChargeOutcomes.record")(function*(
       reports: ReadonlyArray<{ readonly id: PaymentId; readonly report: ChargeReport }>
     ) {
       if (reports.length === 0) return []
@@ -156,7 +156,7 @@ export class Settlement extends Effect.Service<Settlement>()("fils/Settlement", 
     })
 
     /** `record` for one: the payment as it is after. */
-    const recordOne = Effect.fn("Settlement.recordOne")(function*(id: PaymentId, report: ChargeReport) {
+    const recordOne = Effect.fn("ChargeOutcomes.recordOne")(function*(id: PaymentId, report: ChargeReport) {
       const [payment] = yield* record([{ id, report }])
       return payment ?? (yield* notFound("payment", id))
     })
