@@ -259,6 +259,16 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
         OR (k.response_status IS NULL AND k.fingerprint = EXCLUDED.fingerprint AND k.locked_until <= ${now})
       RETURNING k.scope, k.key`)
 
+  /**
+   * The records named by the `(scope, key)` rows of the statement's `v`, locked in the order `tryClaimAll` takes
+   * them in (byte order of their keys). A statement that writes several records locks them through this first: in
+   * the order of its values it could hold one record while waiting for another, which a claim of both holds while
+   * waiting for the first (a deadlock).
+   */
+  const lockInKeyOrder = sql`SELECT k.scope, k.key FROM idempotency_keys AS k
+    WHERE (k.scope, k.key) IN (SELECT v.scope, v.key FROM v)
+    ORDER BY k.scope COLLATE "C", k.key COLLATE "C" FOR UPDATE`
+
   /** The claims of `records` in order, as if made one after another (see `IdempotencyRepo.claimAll`). */
   const claimAll = (
     records: ReadonlyArray<IdempotencyRecord>,
@@ -320,10 +330,13 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
           status: c.response.status,
           body
         })))
-      yield* sql`UPDATE idempotency_keys AS k SET response_status = v.status, response_body = v.body
-        FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb)
-          AS v(scope text, key text, fingerprint text, status integer, body text)
-        WHERE k.scope = v.scope AND k.key = v.key AND k.fingerprint = v.fingerprint`
+      yield* sql`WITH v AS (
+          SELECT * FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb)
+            AS v(scope text, key text, fingerprint text, status integer, body text)
+        ), locked AS (${lockInKeyOrder})
+        UPDATE idempotency_keys AS k SET response_status = v.status, response_body = v.body
+        FROM locked AS l JOIN v ON v.scope = l.scope AND v.key = l.key
+        WHERE k.scope = l.scope AND k.key = l.key AND k.fingerprint = v.fingerprint`
     }, orUnavailable),
     // In the work's transaction: the row locks it takes make a claim of the same key wait for the commit, after
     // which the claim meets the answer. A lease taken over meanwhile has another `locked_until`: nothing matches.
@@ -339,11 +352,13 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
           body,
           locked_until: Rows.toTimestamp(lockedUntil)
         })))
-      const rows = yield* sql<{ readonly i: number }>`UPDATE idempotency_keys AS k
-        SET response_status = v.status, response_body = v.body
-        FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(i integer, scope text, key text,
-          fingerprint text, status integer, body text, locked_until timestamptz)
-        WHERE k.scope = v.scope AND k.key = v.key AND k.fingerprint = v.fingerprint AND k.response_status IS NULL
+      const rows = yield* sql<{ readonly i: number }>`WITH v AS (
+          SELECT * FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(i integer, scope text, key text,
+            fingerprint text, status integer, body text, locked_until timestamptz)
+        ), locked AS (${lockInKeyOrder})
+        UPDATE idempotency_keys AS k SET response_status = v.status, response_body = v.body
+        FROM locked AS l JOIN v ON v.scope = l.scope AND v.key = l.key
+        WHERE k.scope = l.scope AND k.key = l.key AND k.fingerprint = v.fingerprint AND k.response_status IS NULL
           AND k.locked_until = v.locked_until
         RETURNING v.i`
       const held = new Set(rows.map((row) => Number(row.i)))

@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
-import { Cause, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Redacted, Schedule } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Redacted } from "effect"
 import type { Scope } from "effect"
 import { MigratedPg, PgLive, type PgOptions } from "../../adapters/sql/Postgres.js"
 import { makeDeliveryWakeups } from "../../adapters/sql/repos/deliveries.js"
@@ -16,7 +16,7 @@ import type { Scope as AccountScope } from "../../src/domain/Account.js"
 import type { StoreUnavailable } from "../../src/domain/Errors.js"
 import type { WebhookEndpoint } from "../../src/domain/WebhookEndpoint.js"
 import { type Delivery, Store, type StoreShape } from "../../src/ports/Store.js"
-import { FreshDatabase, freshDatabaseUrl } from "../support/database.js"
+import { FreshDatabase, freshDatabaseUrl, waitsForLock } from "../support/database.js"
 import {
   at,
   getDelivery,
@@ -75,16 +75,6 @@ const refusal = (exit: Exit.Exit<unknown, unknown>): readonly [string | undefine
 
 const refuses = <A, E>(code: string, constraint: string, effect: Effect.Effect<A, E>) =>
   Effect.map(Effect.exit(effect), (exit) => assert.deepStrictEqual(refusal(exit), [code, constraint]))
-
-/** Waits until a statement like `pattern` waits for a lock (seen from another connection). */
-const waitsForLock = (monitor: SqlClient.SqlClient, pattern: string) =>
-  monitor<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
-    WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE ${pattern}`.pipe(
-    Effect.map((rows) => rows[0]!.n > 0),
-    Effect.repeat({ schedule: Schedule.spaced("10 millis"), until: (waiting) => waiting }),
-    Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => `nothing waited for a lock: ${pattern}` }),
-    Effect.orDie
-  )
 
 describe("StoreSql on PostgreSQL: webhooks", () => {
   it.scopedLive("migration 0005: the schema refuses what the domain never makes", () =>

@@ -1,0 +1,94 @@
+/**
+ * Statements that lock many rows at once take them in one order (docs/architecture.md "Lock order"), so two of them
+ * sharing rows never wait for each other in a cycle (a deadlock PostgreSQL breaks by failing one, 40P01). Within a
+ * statement nothing can be paused, so each test lines the two up behind a third transaction that holds the first
+ * row they share: the one that asked first gets it, and on the old orders it then waited for a row the second
+ * already held while the second waited for it.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { SqlClient } from "@effect/sql"
+import { SqlError } from "@effect/sql/SqlError"
+import { Cause, Context, Duration, Effect, Exit, Fiber, Layer, Option, Redacted } from "effect"
+import type { Scope } from "effect"
+import { MigratedPg, PgLive } from "../../adapters/sql/Postgres.js"
+import { StoreSql } from "../../adapters/sql/StoreSql.js"
+import * as Idempotency from "../../src/domain/Idempotency.js"
+import { Store, type StoreShape } from "../../src/ports/Store.js"
+import { freshDatabaseUrl, holdingLocks, waitsForLock } from "../support/database.js"
+import { at, T0 } from "./webhookStoreContract.js"
+
+/** A StoreSql on its own pool (a server). */
+const storeOn = (url: Redacted.Redacted): Effect.Effect<StoreShape, unknown, Scope.Scope> =>
+  Effect.map(Layer.build(StoreSql.pipe(Layer.provide(PgLive(url, { maxConnections: 4 })))), Context.get(Store))
+
+/** A migrated database with a store (a server's pool) and plain connections: one holds locks, one watches. */
+const database = Effect.gen(function*() {
+  const url = yield* freshDatabaseUrl
+  yield* Layer.build(MigratedPg(url))
+  const store = yield* storeOn(url)
+  const plain = () => Effect.map(Layer.build(PgLive(url, { maxConnections: 1 })), Context.get(SqlClient.SqlClient))
+  return { store, holder: yield* plain(), monitor: yield* plain() }
+})
+
+/** What an effect gave, if it ended well: not chosen as a deadlock's victim (the database's SQLSTATE otherwise). */
+const succeeded = <A>(exit: Exit.Exit<A, unknown>): A => {
+  if (Exit.isSuccess(exit)) return exit.value
+  const error = Option.getOrUndefined(Option.orElse(Cause.dieOption(exit.cause), () => Cause.failureOption(exit.cause)))
+  const database = error instanceof SqlError ? (error.cause as { code?: string; message?: string }) : undefined
+  return assert.fail(database === undefined ? Cause.pretty(exit.cause) : `${database.code}: ${database.message}`)
+}
+
+describe("lock order on PostgreSQL", () => {
+  const record = (key: string, now: number): Idempotency.IdempotencyRecord => ({
+    scope: "acct_lockorder:test",
+    key,
+    fingerprint: `POST /products ${key}`,
+    response: null,
+    lockedUntil: at(now + Duration.toMillis(Idempotency.lease)),
+    expiresAt: at(now + Duration.toMillis(Idempotency.retention))
+  })
+  const created = { status: 201, body: "{}" }
+  const refused = { status: 422, body: "{\"code\":\"INVALID_REQUEST\"}" }
+  const completion = (r: Idempotency.IdempotencyRecord, response: Idempotency.StoredResponse) =>
+    ({ scope: r.scope, key: r.key, fingerprint: r.fingerprint, response })
+
+  /**
+   * Two requests hold k1 and k0 (claimed in that order); their retries are claimed together (keys in byte order:
+   * k0, k1) while the requests' responses are stored together in the order they finished (k1, k0).
+   */
+  const answersMeetRetries = (
+    storeAll: (store: StoreShape, records: ReadonlyArray<Idempotency.IdempotencyRecord>) => Effect.Effect<unknown, unknown>
+  ) =>
+    Effect.gen(function*() {
+      const { holder, monitor, store: s } = yield* database
+      const [k1, k0] = [record("k1", T0), record("k0", T0)]
+      assert.deepStrictEqual(yield* s.idempotency.claimAll([k1], at(T0)), [{ _tag: "Claimed" }])
+      assert.deepStrictEqual(yield* s.idempotency.claimAll([k0], at(T0)), [{ _tag: "Claimed" }])
+
+      const release = yield* holdingLocks(holder, holder`SELECT 1 FROM idempotency_keys WHERE key = 'k0' FOR UPDATE`)
+      const retries = yield* Effect.fork(Effect.exit(s.idempotency.claimAll([k0, k1], at(T0 + 1_000))))
+      yield* waitsForLock(monitor, "%INSERT INTO idempotency_keys%")
+      const answers = yield* Effect.fork(Effect.exit(storeAll(s, [k1, k0])))
+      yield* waitsForLock(monitor, "%UPDATE idempotency_keys%")
+      yield* release
+
+      const claimed = yield* Fiber.join(retries)
+      const stored = yield* Fiber.join(answers)
+      // The retries met the requests' records (still running when they asked): 409, not a second run.
+      assert.deepStrictEqual(succeeded(claimed).map((c) => c._tag), ["Existing", "Existing"])
+      return succeeded(stored)
+    })
+
+  it.scopedLive("responses stored together while retries of the same keys are claimed together", () =>
+    Effect.gen(function*() {
+      const stored = yield* answersMeetRetries((s, records) =>
+        s.transact(s.idempotency.answerAll(records.map((r) => ({ completion: completion(r, created), lockedUntil: r.lockedUntil }))))
+      )
+      assert.deepStrictEqual(stored, [true, true])
+    }), 30_000)
+
+  it.scopedLive("refusals stored together while retries of the same keys are claimed together", () =>
+    Effect.gen(function*() {
+      yield* answersMeetRetries((s, records) => s.idempotency.completeAll(records.map((r) => completion(r, refused))))
+    }), 30_000)
+})
