@@ -15,7 +15,7 @@ import { StoreSql } from "../../adapters/sql/StoreSql.js"
 import * as Idempotency from "../../src/domain/Idempotency.js"
 import { Store, type StoreShape } from "../../src/ports/Store.js"
 import { freshDatabaseUrl, holdingLocks, waitsForLock } from "../support/database.js"
-import { at, T0 } from "./webhookStoreContract.js"
+import { at, getDelivery, makeDelivery, makeEndpoint, makeEvent, newAccount, ok, T0 } from "./webhookStoreContract.js"
 
 /** A StoreSql on its own pool (a server). */
 const storeOn = (url: Redacted.Redacted): Effect.Effect<StoreShape, unknown, Scope.Scope> =>
@@ -37,6 +37,14 @@ const succeeded = <A>(exit: Exit.Exit<A, unknown>): A => {
   const database = error instanceof SqlError ? (error.cause as { code?: string; message?: string }) : undefined
   return assert.fail(database === undefined ? Cause.pretty(exit.cause) : `${database.code}: ${database.message}`)
 }
+
+/** `database` with an account in it, and its test mode's scope. */
+const account = Effect.gen(function*() {
+  const db = yield* database
+  const a = yield* newAccount
+  yield* db.store.accounts.insert(a)
+  return { ...db, scope: { accountId: a.account_id, livemode: false } }
+})
 
 describe("lock order on PostgreSQL", () => {
   const record = (key: string, now: number): Idempotency.IdempotencyRecord => ({
@@ -90,5 +98,50 @@ describe("lock order on PostgreSQL", () => {
   it.scopedLive("refusals stored together while retries of the same keys are claimed together", () =>
     Effect.gen(function*() {
       yield* answersMeetRetries((s, records) => s.idempotency.completeAll(records.map((r) => completion(r, refused))))
+    }), 30_000)
+
+  it.scopedLive("an endpoint deleted while its deliveries' attempts are recorded", () =>
+    Effect.gen(function*() {
+      const { holder, monitor, scope, store } = yield* account
+      const endpoint = yield* makeEndpoint(scope)
+      yield* store.webhooks.insert(endpoint)
+      const [e1, e2] = [yield* makeEvent(scope), yield* makeEvent(scope)]
+      yield* store.events.insertAll([e1, e2])
+      // `a` sorts first by id; `b` was queued and claimed first (a claim writes the row anew), is newer and due first:
+      // however the delete's cancellation reads the endpoint's deliveries (the table in order, the endpoint's newest
+      // first, by due time), it meets b first.
+      const a = yield* makeDelivery(e1, endpoint, { created_at: at(T0), next_attempt_at: at(T0 + 1) })
+      const b = yield* makeDelivery(e2, endpoint, { created_at: at(T0 + 1), next_attempt_at: at(T0) })
+      assert.isTrue(a.delivery_id < b.delivery_id)
+      yield* store.deliveries.enqueue([b])
+      yield* store.deliveries.enqueue([a])
+      for (const d of [b, a]) {
+        const claimed = yield* store.deliveries.claimDue(at(T0 + 1_000), 1, 60_000)
+        assert.deepStrictEqual(claimed.map((c) => c.delivery.delivery_id), [d.delivery_id])
+      }
+
+      const release = yield* holdingLocks(
+        holder,
+        holder`SELECT 1 FROM webhook_deliveries WHERE delivery_id = ${a.delivery_id} FOR UPDATE`
+      )
+      // Both attempts succeeded; the dispatcher records them together.
+      const recording = yield* Effect.fork(Effect.exit(store.deliveries.recordAttempts([a, b].map((d) => ({
+        deliveryId: d.delivery_id,
+        attempt: 1,
+        startedAt: at(T0 + 1_000),
+        outcome: ok(),
+        nextAttemptAt: undefined
+      })))))
+      yield* waitsForLock(monitor, "%INSERT INTO webhook_attempts%")
+      const deleting = yield* Effect.fork(Effect.exit(store.webhooks.delete(scope, endpoint.webhook_id)))
+      yield* waitsForLock(monitor, "%SET status = 'cancelled'%")
+      yield* release
+
+      const recorded = yield* Fiber.join(recording)
+      const deleted = yield* Fiber.join(deleting)
+      succeeded(recorded)
+      assert.isTrue(succeeded(deleted))
+      // Recorded first, the attempts stand: nothing was pending any more for the delete to cancel.
+      for (const d of [a, b]) assert.strictEqual((yield* getDelivery(store, d.delivery_id)).status, "succeeded")
     }), 30_000)
 })

@@ -42,7 +42,7 @@ import type { Queries } from "../queries.js"
 import { type EventRow, eventFromRow, fromTimestamp, toNullableTimestamp, toTimestamp } from "../rows.js"
 import { listenService, type PgListen } from "../Listen.js"
 import { orUnavailable } from "../SqlErrors.js"
-import { type WebhookEndpointRow, webhookFromRow } from "./webhooks.js"
+import { cancelPendingOf, type WebhookEndpointRow, webhookFromRow } from "./webhooks.js"
 
 type Timestamp = Date | string
 
@@ -132,7 +132,7 @@ export const makeDeliveriesRepo = (
       })
       // The attempt is inserted once (whoever reports it first); the delivery changes only when that insert was
       // the first and the outcome still applies (`Delivery.outcomeApplies`: pending, at this attempt, leased).
-      // Rows are locked in id order.
+      // Rows are locked in id order, as every statement that locks several deliveries takes them (`cancelPendingOf`).
       yield* sql`
         WITH input AS (
           SELECT * FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS i (
@@ -252,15 +252,7 @@ export const makeDeliveriesRepo = (
     recordAttempts,
 
     cancelFor: Effect.fnUntraced(function*(webhookId) {
-      // Rows locked in id order, as `recordAttempts` locks them: the two never deadlock.
-      const rows = yield* sql`UPDATE webhook_deliveries
-        SET status = 'cancelled', next_attempt_at = NULL, lease_until = NULL
-        WHERE delivery_id IN (
-          SELECT delivery_id FROM webhook_deliveries WHERE webhook_id = ${webhookId} AND status = 'pending'
-          ORDER BY delivery_id FOR UPDATE
-        ) AND status = 'pending'
-        RETURNING delivery_id`
-      return rows.length
+      return yield* cancelPendingOf(sql, webhookId)
     }, orUnavailable),
 
     get: Effect.fnUntraced(function*(id) {

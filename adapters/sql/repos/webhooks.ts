@@ -230,6 +230,22 @@ export const rotateWebhookSecrets = Effect.gen(function*() {
 }).pipe(Effect.withSpan("StoreSql.webhooks.rotateSecrets"))
 
 /**
+ * Cancels the pending deliveries of an endpoint deleted or disabled; how many. Their rows are locked in id order, as
+ * `recordAttempts` locks them (deliveries.ts): in any other order (newest first, as the endpoint's index reads them)
+ * it could hold one while waiting for another that a recording holds while waiting for it (a deadlock).
+ */
+export const cancelPendingOf = (sql: SqlClient.SqlClient, webhookId: string): Effect.Effect<number, SqlError> =>
+  Effect.map(
+    sql`UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, lease_until = NULL
+      WHERE delivery_id IN (
+        SELECT delivery_id FROM webhook_deliveries WHERE webhook_id = ${webhookId} AND status = 'pending'
+        ORDER BY delivery_id FOR UPDATE
+      ) AND status = 'pending'
+      RETURNING delivery_id`,
+    (rows) => rows.length
+  )
+
+/**
  * Runs `effect` in the running transaction, or in a new one: the nested call joins rather than opening a savepoint,
  * as `StoreShape.transact` does.
  */
@@ -285,8 +301,7 @@ export const makeWebhooksRepo = ({ first, inScope, sql }: Queries, box: SecretBo
           const deleted = yield* sql`DELETE FROM webhook_endpoints WHERE webhook_id = ${id} AND ${inScope(scope)}
             RETURNING webhook_id`
           if (deleted.length === 0) return false
-          yield* sql`UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, lease_until = NULL
-            WHERE webhook_id = ${id} AND status = 'pending'`
+          yield* cancelPendingOf(sql, id)
           return true
         })
       )
