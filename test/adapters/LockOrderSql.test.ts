@@ -11,6 +11,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Cause, Context, Duration, Effect, Exit, Fiber, Layer, Option, Redacted } from "effect"
 import type { Scope } from "effect"
 import { MigratedPg, PgLive } from "../../adapters/sql/Postgres.js"
+import { rotateWebhookSecrets } from "../../adapters/sql/repos/webhooks.js"
 import { StoreSql } from "../../adapters/sql/StoreSql.js"
 import * as Idempotency from "../../src/domain/Idempotency.js"
 import { Store, type StoreShape } from "../../src/ports/Store.js"
@@ -21,13 +22,16 @@ import { at, getDelivery, makeDelivery, makeEndpoint, makeEvent, newAccount, ok,
 const storeOn = (url: Redacted.Redacted): Effect.Effect<StoreShape, unknown, Scope.Scope> =>
   Effect.map(Layer.build(StoreSql.pipe(Layer.provide(PgLive(url, { maxConnections: 4 })))), Context.get(Store))
 
-/** A migrated database with a store (a server's pool) and plain connections: one holds locks, one watches. */
+/**
+ * A migrated database with a store (a server's pool) and plain connections: one holds locks, one watches, one is
+ * another process (`fils secrets rotate`).
+ */
 const database = Effect.gen(function*() {
   const url = yield* freshDatabaseUrl
   yield* Layer.build(MigratedPg(url))
   const store = yield* storeOn(url)
   const plain = () => Effect.map(Layer.build(PgLive(url, { maxConnections: 1 })), Context.get(SqlClient.SqlClient))
-  return { store, holder: yield* plain(), monitor: yield* plain() }
+  return { store, holder: yield* plain(), monitor: yield* plain(), other: yield* plain() }
 })
 
 /** What an effect gave, if it ended well: not chosen as a deadlock's victim (the database's SQLSTATE otherwise). */
@@ -143,5 +147,37 @@ describe("lock order on PostgreSQL", () => {
       assert.isTrue(succeeded(deleted))
       // Recorded first, the attempts stand: nothing was pending any more for the delete to cancel.
       for (const d of [a, b]) assert.strictEqual((yield* getDelivery(store, d.delivery_id)).status, "succeeded")
+    }), 30_000)
+
+  it.scopedLive("an event's deliveries queued while the webhook secrets are rotated", () =>
+    Effect.gen(function*() {
+      const { holder, monitor, other, scope, store } = yield* account
+      // `a` sorts first by id, `b` was stored first: read in the table's order, b comes first.
+      const a = yield* makeEndpoint(scope)
+      const b = yield* makeEndpoint(scope)
+      assert.isTrue(a.webhook_id < b.webhook_id)
+      yield* store.webhooks.insert(b)
+      yield* store.webhooks.insert(a)
+      const event = yield* makeEvent(scope)
+      yield* store.events.insert(event)
+      const deliveries = [yield* makeDelivery(event, a), yield* makeDelivery(event, b)]
+
+      const release = yield* holdingLocks(
+        holder,
+        holder`SELECT 1 FROM webhook_endpoints WHERE webhook_id = ${a.webhook_id} FOR UPDATE`
+      )
+      // `fils secrets rotate`, beside a running server.
+      const rotating = yield* Effect.fork(Effect.exit(Effect.provideService(rotateWebhookSecrets, SqlClient.SqlClient, other)))
+      yield* waitsForLock(monitor, `%FROM "webhook_endpoints"%FOR UPDATE%`)
+      // The event's transaction queues a delivery to each endpoint (and holds them until it commits).
+      const queueing = yield* Effect.fork(Effect.exit(store.transact(store.deliveries.enqueue(deliveries))))
+      yield* waitsForLock(monitor, "%FOR SHARE%")
+      yield* release
+
+      const rotated = yield* Fiber.join(rotating)
+      const queued = yield* Fiber.join(queueing)
+      assert.strictEqual(succeeded(rotated).endpoints, 2)
+      succeeded(queued)
+      for (const d of deliveries) assert.strictEqual((yield* getDelivery(store, d.delivery_id)).status, "pending")
     }), 30_000)
 })

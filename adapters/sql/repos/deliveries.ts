@@ -172,9 +172,11 @@ export const makeDeliveriesRepo = (
             created_at timestamptz, updated_at timestamptz
           )
         ), open AS (
+          -- In id order, as 'fils secrets rotate' locks them (webhooks.ts): in any other this could hold one endpoint
+          -- while waiting for another that the rotation holds while waiting for the first (a deadlock).
           SELECT webhook_id, account_id, livemode FROM webhook_endpoints
           WHERE webhook_id IN (SELECT webhook_id FROM queued) AND NOT disabled
-          FOR SHARE
+          ORDER BY webhook_id FOR SHARE
         )
         INSERT INTO webhook_deliveries (delivery_id, event_id, webhook_id, account_id, livemode, status, attempts,
           next_attempt_at, last_status_code, last_error, created_at, updated_at)
