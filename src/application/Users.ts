@@ -41,6 +41,8 @@ const emailTaken = new InvalidState({
   message: "This e-mail address already signs in to the dashboard, and an address signs in to one account only: " +
     "ask the owner who invited you to invite another address"
 })
+const linkGone = new Unauthorized({ message: "This sign-in link is not valid any more; ask an owner for a new one" })
+const userGone = new Unauthorized({ message: "This user no longer exists" })
 
 /** Who is signed in, from a session cookie. */
 export interface Signed {
@@ -172,16 +174,18 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       }
       const hash = yield* digestOf(token)
       const passwordHash = yield* signer.hashPassword(password)
-      // One transaction: a link whose e-mail another invitation took at the same instant stays unused.
+      // One transaction: a link whose e-mail another invitation took at the same instant stays unused. The user's
+      // row is locked (its password set) before the link's is taken, the order removing a user takes them in (its
+      // links go with it): a teammate removed while accepting would otherwise deadlock with it.
       const user = yield* transactions.transact(Effect.gen(function*() {
-        const link = yield* userRepo.takeLink(hash, yield* DateTime.now)
-        if (Option.isNone(link)) {
-          return yield* new Unauthorized({ message: "This sign-in link is not valid any more; ask an owner for a new one" })
-        }
-        const found = yield* userRepo.getUser(link.value.user_id)
-        if (Option.isNone(found)) return yield* new Unauthorized({ message: "This user no longer exists" })
+        const found = yield* linkUser(token)
+        if (Option.isNone(found)) return yield* linkGone
         const user = User.withPassword(found.value, passwordHash, yield* DateTime.now)
-        if (!(yield* userRepo.setPassword(user))) return yield* emailTaken
+        if (!(yield* userRepo.setPassword(user))) {
+          return yield* Option.isSome(yield* userRepo.getUser(user.user_id)) ? emailTaken : userGone
+        }
+        // Used meanwhile (the same link posted twice): the password set above is rolled back.
+        if (Option.isNone(yield* userRepo.takeLink(hash, yield* DateTime.now))) return yield* linkGone
         // A new password ends every other session.
         yield* userRepo.deleteSessionsOf(user.user_id)
         return user
