@@ -49,7 +49,8 @@ export interface Queries {
   /**
    * Sets `columns` of each row of `table` (matched by `idColumn` within its account and mode) to the values of
    * `records`, in one statement. A record's values are those of the table's columns as JSON (`jsonb_populate_recordset`
-   * gives them the table's types).
+   * gives them the table's types). The join updates rows in no set order: call it on rows the transaction already
+   * locked (`findAll`, a claim), or two batches could take their rows in opposite orders (docs/architecture.md).
    */
   readonly updateAll: (
     table: "payments" | "subscriptions",

@@ -56,7 +56,8 @@ export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/Charg
      * effects on their subscriptions and, for a succeeded checkout charge, its session's completion: a handful of
      * statements however many there are (a batch of renewals). A payment that already left `processing` is left
      * alone (another server recorded it first), so recording twice is harmless. Returns the payments found, as
-     * they are after, in the order given; an unknown id is left out.
+     * they are after, in the order given; an unknown id is left out. The payments are locked first, then what
+     * they move (docs/architecture.md, "Lock order").
      */
     const record = Effect.fn("ChargeOutcomes.record")(function*(
       reports: ReadonlyArray<{ readonly id: PaymentId; readonly report: ChargeReport }>

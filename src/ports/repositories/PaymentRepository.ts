@@ -37,7 +37,7 @@ export interface PaymentsRepo {
    */
   readonly findAll: (ids: ReadonlyArray<PaymentId>) => Op<ReadonlyArray<Payment>>
   readonly update: (payment: Payment) => Op<void>
-  /** `update` for each of a batch, in one statement. */
+  /** `update` for each of a batch, in one statement; on rows the transaction already locked (`findAll`, a claim). */
   readonly updateAll: (payments: ReadonlyArray<Payment>) => Op<void>
   readonly list: (scope: Scope, filter: PaymentFilter, page: PageRequest) => Op<Page<Payment>>
   /** Whether the session has a payment still `processing` (a second submission must wait for it). */

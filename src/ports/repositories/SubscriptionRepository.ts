@@ -33,7 +33,7 @@ export interface SubscriptionsRepo {
   /** `find` for several, in one statement: those that exist, by id, locked in that order inside `transact`. */
   readonly findAll: (ids: ReadonlyArray<SubscriptionId>) => Op<ReadonlyArray<Subscription>>
   readonly update: (subscription: Subscription) => Op<void>
-  /** `update` for each of a batch, in one statement. */
+  /** `update` for each of a batch, in one statement; on rows the transaction already locked (`findAll`, a claim). */
   readonly updateAll: (subscriptions: ReadonlyArray<Subscription>) => Op<void>
   readonly list: (scope: Scope, filter: SubscriptionFilter, page: PageRequest) => Op<Page<Subscription>>
   /**
