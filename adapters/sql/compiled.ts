@@ -7,7 +7,7 @@
  * properties, parse options on a node) is left to Effect's parser, so the result is always the Schema's. A guard
  * (`guardOf`) checks a value already built against a type side in place, without the copy a decode makes.
  */
-import { Either, Option, ParseResult, Schema, SchemaAST as AST } from "effect"
+import { Either, Equal, Option, ParseResult, Schema, SchemaAST as AST } from "effect"
 
 /** What a compiled function returns for a value its Schema refuses. */
 export const Fails: unique symbol = Symbol.for("fils/sql/compiled/Fails")
@@ -238,8 +238,8 @@ type Guard = (input: unknown) => boolean
 
 /**
  * A guard of a type-side AST: true only when the Schema's parser would decode `input` into `input` itself (an object
- * with exactly its keys, each value its own), so that a caller can keep the value it built instead of a copy. Any
- * doubt is false, and the caller asks the parser: a guard never says more than the parser would.
+ * with exactly its keys, each value its own, or `Equal` to it), so that a caller can keep the value it built instead
+ * of a copy. Any doubt is false, and the caller asks the parser: a guard never says more than the parser would.
  */
 const guard = (ast: AST.AST): Guard => {
   if (Option.isSome(AST.getParseOptionsAnnotation(ast))) return byParser(ast)
@@ -258,10 +258,11 @@ const guard = (ast: AST.AST): Guard => {
       return (u) => u === literal
     }
     case "Declaration": {
+      // A `Redacted` decodes into a new `Redacted` of the same value: Equal to the input, so as good as it.
       const parse = ast.decodeUnknown(...ast.typeParameters)
       return (u) => {
         const result = parse(u, options, ast)
-        return Either.isEither(result) && Either.isRight(result) && result.right === u
+        return Either.isEither(result) && Either.isRight(result) && (result.right === u || Equal.equals(result.right, u))
       }
     }
     case "Refinement": {

@@ -8,14 +8,18 @@ import { DateTime, Schema } from "effect"
 import { Account, ApiKey } from "../../src/domain/Account.js"
 import { CheckoutSession } from "../../src/domain/CheckoutSession.js"
 import { Customer } from "../../src/domain/Customer.js"
+import { AuditEntry, DashboardSession, DashboardUser, SignInLink } from "../../src/domain/DashboardUser.js"
+import { Delivery } from "../../src/domain/Delivery.js"
 import { Event, subjects as eventSubjects } from "../../src/domain/Event.js"
 import type { IdempotencyRecord } from "../../src/domain/Idempotency.js"
 import { ApiKeyId, PaymentId, SubscriptionId } from "../../src/domain/Ids.js"
 import { Payment } from "../../src/domain/Payment.js"
+import { PortalSession } from "../../src/domain/PortalSession.js"
 import { Product } from "../../src/domain/Product.js"
 import type { RateDecision } from "../../src/domain/RateWindow.js"
 import { Refund } from "../../src/domain/Refund.js"
 import { Subscription } from "../../src/domain/Subscription.js"
+import { WebhookEndpoint } from "../../src/domain/WebhookEndpoint.js"
 import type { RenewalAttempt } from "../../src/ports/Store.js"
 import { decoder, Int8, Jsonb, table, Timestamptz } from "./columns.js"
 
@@ -40,6 +44,11 @@ const nullIfAllNull = <A extends Record<string, unknown>>(group: A): A | null =>
 const NullableString = Schema.NullOr(Schema.String)
 const NullableNumber = Schema.NullOr(Schema.Number)
 const NullableTimestamptz = Schema.NullOr(Timestamptz)
+/**
+ * A secret as the SecretBox stores it (sealed, or plaintext without a key), `Redacted` as soon as it is read: the
+ * repositories seal before they write and open after they read.
+ */
+const Sealed = Schema.Redacted(Schema.String)
 
 // accounts --------------------------------------------------------------------------------------------------------
 
@@ -512,3 +521,153 @@ export const Refunds = table(
 export type RefundRow = typeof Refunds.schema.Encoded
 export const refundFromRow = Refunds.fromRow
 export const refundToRow = Refunds.toRow
+
+// webhook_endpoints -----------------------------------------------------------------------------------------------
+
+export const WebhookEndpoints = table(
+  { table: "webhook_endpoints", key: "webhook_id", value: "WebhookEndpoint" },
+  Schema.Struct({
+    webhook_id: Schema.String,
+    account_id: Schema.String,
+    livemode: Schema.Boolean,
+    url: Schema.String,
+    description: Schema.String,
+    // text[]: node-postgres reads and writes a JS array (in a `to_jsonb` row, a JSON array).
+    event_types: Schema.Array(Schema.String),
+    disabled: Schema.Boolean,
+    secret: Sealed,
+    created_at: Timestamptz
+  }),
+  WebhookEndpoint,
+  { decode: () => ({ object: "webhook" }), encode: (endpoint) => endpoint }
+)
+export type WebhookEndpointRow = typeof WebhookEndpoints.schema.Encoded
+export const webhookFromRow = WebhookEndpoints.fromRow
+export const webhookToRow = WebhookEndpoints.toRow
+
+/** The columns an update may change (id, owner, mode and creation time never change). */
+export const webhookChanges = (w: WebhookEndpoint) => changesOf(webhookToRow(w), "webhook_id")
+
+// webhook_deliveries ----------------------------------------------------------------------------------------------
+
+export const Deliveries = table(
+  { table: "webhook_deliveries", key: "delivery_id", value: "Delivery" },
+  Schema.Struct({
+    delivery_id: Schema.String,
+    event_id: Schema.String,
+    webhook_id: Schema.String,
+    account_id: Schema.String,
+    livemode: Schema.Boolean,
+    status: Schema.String,
+    attempts: Schema.Number,
+    next_attempt_at: NullableTimestamptz,
+    last_status_code: NullableNumber,
+    last_error: NullableString,
+    created_at: Timestamptz,
+    updated_at: Timestamptz
+  }),
+  Delivery,
+  { decode: () => ({}), encode: (delivery) => delivery }
+)
+export type DeliveryRow = typeof Deliveries.schema.Encoded
+export const deliveryFromRow = Deliveries.fromRow
+export const deliveryToRow = Deliveries.toRow
+
+// customer_portal_sessions ----------------------------------------------------------------------------------------
+
+export const PortalSessions = table(
+  { table: "customer_portal_sessions", key: "customer_portal_session_id", value: "PortalSession" },
+  Schema.Struct({
+    customer_portal_session_id: Schema.String,
+    account_id: Schema.String,
+    livemode: Schema.Boolean,
+    customer_id: Schema.String,
+    url: Sealed,
+    return_url: NullableString,
+    token_hash: Schema.String,
+    created_at: Timestamptz,
+    expires_at: Timestamptz,
+    opened_at: NullableTimestamptz,
+    cookie_hash: NullableString,
+    csrf_token: NullableString,
+    session_expires_at: NullableTimestamptz
+  }),
+  PortalSession,
+  { decode: () => ({ object: "customer_portal_session" }), encode: (session) => session }
+)
+export type PortalSessionRow = typeof PortalSessions.schema.Encoded
+export const portalSessionFromRow = PortalSessions.fromRow
+export const portalSessionToRow = PortalSessions.toRow
+
+// dashboard_users, dashboard_sign_in_links, dashboard_sessions, dashboard_audit -------------------------------------
+
+export const DashboardUsers = table(
+  { table: "dashboard_users", key: "user_id", value: "DashboardUser" },
+  Schema.Struct({
+    user_id: Schema.String,
+    account_id: Schema.String,
+    email: Schema.String,
+    role: Schema.String,
+    password_hash: NullableString,
+    created_at: Timestamptz,
+    updated_at: Timestamptz
+  }),
+  DashboardUser,
+  { decode: () => ({}), encode: (user) => user }
+)
+export type DashboardUserRow = typeof DashboardUsers.schema.Encoded
+export const dashboardUserFromRow = DashboardUsers.fromRow
+export const dashboardUserToRow = DashboardUsers.toRow
+
+// A link or a session is named by its user, never by its token's hash (what finds it).
+export const SignInLinks = table(
+  { table: "dashboard_sign_in_links", key: "user_id", value: "SignInLink" },
+  Schema.Struct({
+    token_hash: Schema.String,
+    user_id: Schema.String,
+    expires_at: Timestamptz,
+    used_at: NullableTimestamptz
+  }),
+  SignInLink,
+  { decode: () => ({}), encode: (link) => link }
+)
+export type SignInLinkRow = typeof SignInLinks.schema.Encoded
+export const signInLinkFromRow = SignInLinks.fromRow
+export const signInLinkToRow = SignInLinks.toRow
+
+export const DashboardSessions = table(
+  { table: "dashboard_sessions", key: "user_id", value: "DashboardSession" },
+  Schema.Struct({
+    token_hash: Schema.String,
+    user_id: Schema.String,
+    account_id: Schema.String,
+    csrf_token: Schema.String,
+    created_at: Timestamptz,
+    last_seen_at: Timestamptz
+  }),
+  DashboardSession,
+  { decode: () => ({}), encode: (session) => session }
+)
+export type DashboardSessionRow = typeof DashboardSessions.schema.Encoded
+export const dashboardSessionFromRow = DashboardSessions.fromRow
+export const dashboardSessionToRow = DashboardSessions.toRow
+
+export const AuditEntries = table(
+  { table: "dashboard_audit", key: "audit_id", value: "AuditEntry" },
+  Schema.Struct({
+    audit_id: Schema.String,
+    account_id: Schema.String,
+    user_id: Schema.String,
+    email: Schema.String,
+    action: Schema.String,
+    object_id: NullableString,
+    livemode: Schema.NullOr(Schema.Boolean),
+    address: Schema.String,
+    at: Timestamptz
+  }),
+  AuditEntry,
+  { decode: () => ({}), encode: (entry) => entry }
+)
+export type AuditRow = typeof AuditEntries.schema.Encoded
+export const auditFromRow = AuditEntries.fromRow
+export const auditToRow = AuditEntries.toRow

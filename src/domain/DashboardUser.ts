@@ -8,7 +8,7 @@
  *   viewer     reads only, and never sees a secret
  */
 import { DateTime, Redacted, Schema } from "effect"
-import { AccountId, type AuditId, UserId } from "./Ids.js"
+import { AccountId, AuditId, UserId } from "./Ids.js"
 
 export const Role = Schema.Literal("owner", "admin", "developer", "viewer")
 export type Role = typeof Role.Type
@@ -88,15 +88,16 @@ export const absoluteTimeoutMillis = 7 * 24 * 60 * 60 * 1000
 export const signInLinkMillis = 24 * 60 * 60 * 1000
 
 /** A signed-in browser: the hash of its cookie's secret, whose it is, and when it was made and last used. */
-export interface DashboardSession {
-  readonly token_hash: string
-  readonly user_id: UserId
-  readonly account_id: AccountId
+export const DashboardSession = Schema.Struct({
+  token_hash: Schema.String,
+  user_id: UserId,
+  account_id: AccountId,
   /** Every form of the session carries it. */
-  readonly csrf_token: string
-  readonly created_at: DateTime.Utc
-  readonly last_seen_at: DateTime.Utc
-}
+  csrf_token: Schema.String,
+  created_at: Schema.DateTimeUtc,
+  last_seen_at: Schema.DateTimeUtc
+})
+export type DashboardSession = typeof DashboardSession.Type
 
 /** Whether a session is still good at `now`: neither idle too long nor too old. */
 export const sessionAlive = (session: DashboardSession, now: DateTime.Utc): boolean => {
@@ -106,23 +107,25 @@ export const sessionAlive = (session: DashboardSession, now: DateTime.Utc): bool
 }
 
 /** A one-time link where a new user sets a password and is signed in. */
-export interface SignInLink {
-  readonly token_hash: string
-  readonly user_id: UserId
-  readonly expires_at: DateTime.Utc
-  readonly used_at: DateTime.Utc | null
-}
+export const SignInLink = Schema.Struct({
+  token_hash: Schema.String,
+  user_id: UserId,
+  expires_at: Schema.DateTimeUtc,
+  used_at: Schema.NullOr(Schema.DateTimeUtc)
+})
+export type SignInLink = typeof SignInLink.Type
 
 /** One change made through the dashboard: who, what, which object, when, from where. */
-export interface AuditEntry {
-  readonly audit_id: AuditId
-  readonly account_id: AccountId
-  readonly user_id: UserId
-  readonly email: string
-  readonly action: string
-  readonly object_id: string | null
-  readonly livemode: boolean | null
-  readonly address: string
-  readonly at: DateTime.Utc
-}
+export const AuditEntry = Schema.Struct({
+  audit_id: AuditId,
+  account_id: AccountId,
+  user_id: UserId,
+  email: Schema.String,
+  action: Schema.String,
+  object_id: Schema.NullOr(Schema.String),
+  livemode: Schema.NullOr(Schema.Boolean),
+  address: Schema.String,
+  at: Schema.DateTimeUtc
+})
+export type AuditEntry = typeof AuditEntry.Type
 

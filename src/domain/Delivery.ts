@@ -2,7 +2,8 @@
  * Webhook deliveries (docs/decisions.md §7): one per (event, subscribed enabled endpoint), queued in the event's
  * transaction, attempted until a 2xx or until eight attempts failed, on the Standard Webhooks schedule.
  */
-import { DateTime, Duration } from "effect"
+import { DateTime, Duration, Schema } from "effect"
+import { AccountId, DeliveryId, EventId, WebhookId } from "./Ids.js"
 
 /** Waits after each failed attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (eight attempts, ≈27.6 h). */
 export const retrySchedule: ReadonlyArray<Duration.Duration> = [
@@ -42,7 +43,26 @@ export const inFlightPerEndpoint = 32
  */
 export const inFlightPerAccount = 64
 
-export type DeliveryStatus = "pending" | "succeeded" | "failed" | "cancelled"
+export const DeliveryStatus = Schema.Literal("pending", "succeeded", "failed", "cancelled")
+export type DeliveryStatus = typeof DeliveryStatus.Type
+
+/** One delivery of one event to one endpoint, with its attempts so far. */
+export const Delivery = Schema.Struct({
+  delivery_id: DeliveryId,
+  event_id: EventId,
+  webhook_id: WebhookId,
+  account_id: AccountId,
+  livemode: Schema.Boolean,
+  status: DeliveryStatus,
+  /** Attempts started so far (a claimed attempt counts even if its server died before sending). */
+  attempts: Schema.NonNegativeInt,
+  next_attempt_at: Schema.NullOr(Schema.DateTimeUtc),
+  last_status_code: Schema.NullOr(Schema.Int),
+  last_error: Schema.NullOr(Schema.String),
+  created_at: Schema.DateTimeUtc,
+  updated_at: Schema.DateTimeUtc
+})
+export type Delivery = typeof Delivery.Type
 
 export interface AttemptOutcome {
   readonly ok: boolean

@@ -28,7 +28,8 @@ import { StoreSql } from "../../adapters/sql/StoreSql.js"
 import { newId } from "../../src/application/Ids.js"
 import type { Account } from "../../src/domain/Account.js"
 import type { CheckoutSession } from "../../src/domain/CheckoutSession.js"
-import type { AccountId, CheckoutSessionId, PaymentId, ProductId, SubscriptionId } from "../../src/domain/Ids.js"
+import type { AuditEntry, DashboardUser } from "../../src/domain/DashboardUser.js"
+import type { AccountId, AuditId, CheckoutSessionId, PaymentId, ProductId, SubscriptionId, UserId } from "../../src/domain/Ids.js"
 import * as Payment from "../../src/domain/Payment.js"
 import * as Subscription from "../../src/domain/Subscription.js"
 import { type RenewalAttempt, Store, type StoreShape } from "../../src/ports/Store.js"
@@ -59,6 +60,7 @@ import {
   subscriptionParents,
   succeededOf
 } from "./storeContract.js"
+import { makeDelivery, makeEndpoint } from "./webhookStoreContract.js"
 
 storeContract("StoreSql (PostgreSQL)", StoreSql.pipe(Layer.provide(FreshDatabase())))
 
@@ -498,6 +500,59 @@ describe("StoreSql on PostgreSQL: checkout sessions and payments", () => {
       const sessionRow = `checkout_sessions (session_id ${session.session_id})`
       yield* refused(s.sessions.get(scope, session.session_id), sessionRow, `["quantity"]`)
       yield* refused(s.sessions.list(scope, page), sessionRow, `actual "2"`)
+    }))
+
+  it.scopedLive("dashboard audit entries, webhook endpoints and deliveries: a row the domain refuses is a defect too", () =>
+    Effect.gen(function*() {
+      const { account, scope, stores: [store], url } = yield* servers(1)
+      const s = store!
+      const raw = Context.get(yield* Layer.build(PgLive(url, { maxConnections: 1 })), SqlClient.SqlClient)
+      const user: DashboardUser = {
+        user_id: yield* newId<UserId>("usr"),
+        account_id: account.account_id,
+        email: "amal@souq.ae",
+        role: "owner",
+        password_hash: null,
+        created_at: at(T0),
+        updated_at: at(T0)
+      }
+      const entry: AuditEntry = {
+        audit_id: yield* newId<AuditId>("aud"),
+        account_id: account.account_id,
+        user_id: user.user_id,
+        email: user.email,
+        action: "product.create",
+        object_id: null,
+        livemode: false,
+        address: "127.0.0.1",
+        at: at(T0)
+      }
+      yield* s.dashboard.insertUser(user)
+      yield* s.dashboard.insertAudit(entry)
+      const endpoint = yield* makeEndpoint(scope)
+      const event = yield* makeEvent(scope)
+      const delivery = yield* makeDelivery(event, endpoint)
+      yield* s.webhooks.insert(endpoint)
+      yield* s.transact(Effect.zipRight(s.events.insert(event), s.deliveries.enqueue([delivery])))
+      // What the tables let through and the domain refuses (these columns have no CHECK): behind the store's back.
+      yield* Effect.orDie(Effect.all([
+        raw`UPDATE dashboard_audit SET user_id = 'system' WHERE audit_id = ${entry.audit_id}`,
+        raw`UPDATE webhook_endpoints SET webhook_id = 'wh_1' WHERE webhook_id = ${endpoint.webhook_id}`,
+        raw`UPDATE webhook_deliveries SET webhook_id = 'hook' WHERE delivery_id = ${delivery.delivery_id}`
+      ]))
+      const refused = <A>(read: Effect.Effect<A, unknown>, row: string, field: string) =>
+        Effect.map(Effect.exit(read), (exit) => {
+          const defect = Exit.isFailure(exit) ? Cause.dieOption(exit.cause) : Option.none()
+          assert.isTrue(Option.isSome(defect), `a defect, not ${Exit.isSuccess(exit) ? JSON.stringify(exit.value) : Cause.pretty(exit.cause)}`)
+          const error = Option.getOrThrow(defect)
+          assert.instanceOf(error, Error)
+          assert.strictEqual(error.name, "UndecodableRow")
+          assert.include(error.message, `a row of ${row} does not decode`)
+          assert.include(error.message, field)
+        })
+      yield* refused(s.dashboard.listAudit(account.account_id, 10), `dashboard_audit (audit_id ${entry.audit_id})`, `["user_id"]`)
+      yield* refused(s.webhooks.list(scope, { limit: 10, after: undefined }), "webhook_endpoints (webhook_id wh_1)", `["webhook_id"]`)
+      yield* refused(s.deliveries.get(delivery.delivery_id), `webhook_deliveries (delivery_id ${delivery.delivery_id})`, `actual "hook"`)
     }))
 
   it.scopedLive("at most one processing payment per session: a second is refused by the partial unique index", () =>

@@ -35,65 +35,28 @@ import {
   Stream
 } from "effect"
 import { randomUUID } from "node:crypto"
-import { afterAttempt, type DeliveryStatus, inFlightPerAccount, inFlightPerEndpoint } from "../../../src/domain/Delivery.js"
-import type { AccountId, EventId, WebhookId } from "../../../src/domain/Ids.js"
-import type { AttemptRecord, ClaimedAttempt, DeliveriesRepo, Delivery } from "../../../src/ports/Store.js"
+import { afterAttempt, inFlightPerAccount, inFlightPerEndpoint } from "../../../src/domain/Delivery.js"
+import type { AttemptRecord, ClaimedAttempt, DeliveriesRepo } from "../../../src/ports/Store.js"
 import type { Queries } from "../queries.js"
-import { type EventRow, eventFromRow, fromTimestamp, toNullableTimestamp, toTimestamp } from "../rows.js"
+import {
+  deliveryFromRow,
+  type DeliveryRow,
+  deliveryToRow,
+  type EventRow,
+  eventFromRow,
+  fromTimestamp,
+  toTimestamp,
+  type WebhookEndpointRow,
+  webhookFromRow
+} from "../rows.js"
 import { listenService, type PgListen } from "../Listen.js"
 import { orUnavailable } from "../SqlErrors.js"
-import { cancelPendingOf, type WebhookEndpointRow, webhookFromRow } from "./webhooks.js"
+import { cancelPendingOf } from "./webhooks.js"
 
 type Timestamp = Date | string
 
-export interface DeliveryRow {
-  readonly delivery_id: string
-  readonly event_id: string
-  readonly webhook_id: string
-  readonly account_id: string
-  readonly livemode: boolean
-  readonly status: string
-  readonly attempts: number
-  readonly next_attempt_at: Timestamp | null
-  readonly lease_until: Timestamp | null
-  readonly last_status_code: number | null
-  readonly last_error: string | null
-  readonly created_at: Timestamp
-  readonly updated_at: Timestamp
-}
-
-export const deliveryFromRow = (row: DeliveryRow): Delivery => ({
-  delivery_id: row.delivery_id,
-  event_id: row.event_id as EventId,
-  webhook_id: row.webhook_id as WebhookId,
-  account_id: row.account_id as AccountId,
-  livemode: row.livemode,
-  status: row.status as DeliveryStatus,
-  attempts: row.attempts,
-  next_attempt_at: row.next_attempt_at === null ? null : fromTimestamp(row.next_attempt_at),
-  last_status_code: row.last_status_code,
-  last_error: row.last_error,
-  created_at: fromTimestamp(row.created_at),
-  updated_at: fromTimestamp(row.updated_at)
-})
-
-const deliveryToRow = (d: Delivery) => ({
-  delivery_id: d.delivery_id,
-  event_id: d.event_id,
-  webhook_id: d.webhook_id,
-  account_id: d.account_id,
-  livemode: d.livemode,
-  status: d.status,
-  attempts: d.attempts,
-  next_attempt_at: toNullableTimestamp(d.next_attempt_at),
-  last_status_code: d.last_status_code,
-  last_error: d.last_error,
-  created_at: toTimestamp(d.created_at),
-  updated_at: toTimestamp(d.updated_at)
-})
-
+/** A claimed delivery's row: its columns, its event and its endpoint (`to_jsonb` of their rows). */
 interface ClaimedRow extends DeliveryRow {
-  /** The event and the endpoint as `to_jsonb` of their rows (timestamps as ISO text). */
   readonly event: EventRow
   readonly endpoint: WebhookEndpointRow
 }
@@ -242,12 +205,16 @@ export const makeDeliveriesRepo = (
         JOIN events e ON e.event_id = c.event_id
         JOIN webhook_endpoints w ON w.webhook_id = c.webhook_id
         ORDER BY c.next_attempt_at, c.delivery_id`
-      return rows.map(({ endpoint, event, ...delivery }): ClaimedAttempt => ({
-        delivery: deliveryFromRow(delivery),
-        attempt: delivery.attempts,
-        event: eventFromRow(event),
-        endpoint: webhookFromRow(endpoint)
-      }))
+      // The delivery's decoder reads only its own columns: it takes the row whole, the event and endpoint beside.
+      return rows.map((row): ClaimedAttempt => {
+        const delivery = deliveryFromRow(row)
+        return {
+          delivery,
+          attempt: delivery.attempts,
+          event: eventFromRow(row.event),
+          endpoint: webhookFromRow(row.endpoint)
+        }
+      })
     }, orUnavailable),
 
     recordAttempt: (record) => recordAttempts([record]),

@@ -12,8 +12,6 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Either, Option, Redacted } from "effect"
-import type { EventType } from "../../../src/domain/Event.js"
-import type { AccountId, WebhookId } from "../../../src/domain/Ids.js"
 import type { Page, PageRequest } from "../../../src/domain/Pagination.js"
 import type { WebhookEndpoint } from "../../../src/domain/WebhookEndpoint.js"
 import {
@@ -24,54 +22,8 @@ import {
 } from "../../../src/ports/SecretBox.js"
 import type { DeliveriesRepo, WebhooksRepo } from "../../../src/ports/Store.js"
 import type { Queries } from "../queries.js"
-import { fromTimestamp, toTimestamp } from "../rows.js"
+import { webhookChanges, type WebhookEndpointRow, webhookFromRow, webhookToRow } from "../rows.js"
 import { orUnavailable } from "../SqlErrors.js"
-
-type Timestamp = Date | string
-
-export interface WebhookEndpointRow {
-  readonly webhook_id: string
-  readonly account_id: string
-  readonly livemode: boolean
-  readonly url: string
-  readonly description: string
-  readonly event_types: ReadonlyArray<string>
-  readonly disabled: boolean
-  readonly secret: string
-  readonly created_at: Timestamp
-}
-
-export const webhookFromRow = (row: WebhookEndpointRow): WebhookEndpoint => ({
-  object: "webhook",
-  webhook_id: row.webhook_id as WebhookId,
-  account_id: row.account_id as AccountId,
-  livemode: row.livemode,
-  url: row.url,
-  description: row.description,
-  event_types: row.event_types as ReadonlyArray<EventType>,
-  disabled: row.disabled,
-  // As stored (sealed, or plaintext without a key) until the box opens it; `Redacted` either way.
-  secret: Redacted.make(row.secret),
-  created_at: fromTimestamp(row.created_at)
-})
-
-/** The columns an update may change (id, owner, mode and creation time never change; the secret is resealed). */
-const webhookChanges = (w: WebhookEndpoint, sealed: string) => ({
-  url: w.url,
-  description: w.description,
-  // A JS array is sent as a PostgreSQL array (text[]).
-  event_types: [...w.event_types],
-  disabled: w.disabled,
-  secret: sealed
-})
-
-const webhookToRow = (w: WebhookEndpoint, sealed: string) => ({
-  webhook_id: w.webhook_id,
-  account_id: w.account_id,
-  livemode: w.livemode,
-  ...webhookChanges(w, sealed),
-  created_at: toTimestamp(w.created_at)
-})
 
 /** The endpoint with its secret opened. A secret the box cannot open is a configuration fault: a defect. */
 export const openEndpoint = (box: SecretBoxShape) => (endpoint: WebhookEndpoint): Effect.Effect<WebhookEndpoint> =>
@@ -84,9 +36,12 @@ export const openEndpoint = (box: SecretBoxShape) => (endpoint: WebhookEndpoint)
 const openSecret = (box: SecretBoxShape, endpoint: WebhookEndpoint) =>
   Either.map(box.open(Redacted.value(endpoint.secret), endpoint.webhook_id), Redacted.make)
 
-/** The endpoint's signing secret sealed for its row. */
+/** The endpoint with its signing secret sealed, as its row holds it. */
 const sealSecret = (box: SecretBoxShape, endpoint: WebhookEndpoint) =>
-  box.seal(Redacted.value(endpoint.secret), endpoint.webhook_id)
+  Effect.map(
+    box.seal(Redacted.value(endpoint.secret), endpoint.webhook_id),
+    (sealed): WebhookEndpoint => ({ ...endpoint, secret: Redacted.make(sealed) })
+  )
 
 /**
  * The deliveries repository with the secrets of the endpoints it claims for opened (signing needs them). A claim
@@ -277,7 +232,7 @@ export const makeWebhooksRepo = ({ first, inScope, sql }: Queries, box: SecretBo
   return {
     insert: Effect.fnUntraced(function*(endpoint) {
       const sealed = yield* sealSecret(box, endpoint)
-      yield* sql`INSERT INTO webhook_endpoints ${sql.insert(webhookToRow(endpoint, sealed))}`
+      yield* sql`INSERT INTO webhook_endpoints ${sql.insert(webhookToRow(sealed))}`
     }, orUnavailable),
 
     get: Effect.fnUntraced(function*(scope, id) {
@@ -289,7 +244,7 @@ export const makeWebhooksRepo = ({ first, inScope, sql }: Queries, box: SecretBo
     update: Effect.fnUntraced(function*(endpoint) {
       // The secret is written again, so a secret sealed under an older key (or none) moves to the current one.
       const sealed = yield* sealSecret(box, endpoint)
-      yield* sql`UPDATE webhook_endpoints SET ${sql.update(webhookChanges(endpoint, sealed))}
+      yield* sql`UPDATE webhook_endpoints SET ${sql.update(webhookChanges(sealed))}
         WHERE webhook_id = ${endpoint.webhook_id}
           AND ${inScope({ accountId: endpoint.account_id, livemode: endpoint.livemode })}`
     }, orUnavailable),

@@ -7,9 +7,9 @@
 import type { DateTime, Effect, Option } from "effect"
 import { Context } from "effect"
 import type { Scope } from "../../domain/Account.js"
-import type { AttemptOutcome, DeliveryStatus } from "../../domain/Delivery.js"
+import type { AttemptOutcome, Delivery, DeliveryStatus } from "../../domain/Delivery.js"
 import type { Event, EventType } from "../../domain/Event.js"
-import type { AccountId, EventId, WebhookId } from "../../domain/Ids.js"
+import type { EventId, WebhookId } from "../../domain/Ids.js"
 import type { Page, PageRequest } from "../../domain/Pagination.js"
 import type { WebhookEndpoint } from "../../domain/WebhookEndpoint.js"
 import type { Op } from "./Op.js"
@@ -25,22 +25,7 @@ export interface WebhooksRepo {
   readonly subscribed: (scope: Scope, type: EventType) => Op<ReadonlyArray<WebhookEndpoint>>
 }
 
-/** One delivery of one event to one endpoint, with its attempts so far. */
-export interface Delivery {
-  readonly delivery_id: string
-  readonly event_id: EventId
-  readonly webhook_id: WebhookId
-  readonly account_id: AccountId
-  readonly livemode: boolean
-  readonly status: DeliveryStatus
-  /** Attempts started so far (a claimed attempt counts even if its server died before sending). */
-  readonly attempts: number
-  readonly next_attempt_at: DateTime.Utc | null
-  readonly last_status_code: number | null
-  readonly last_error: string | null
-  readonly created_at: DateTime.Utc
-  readonly updated_at: DateTime.Utc
-}
+export type { Delivery } from "../../domain/Delivery.js"
 
 /** A claimed attempt: what to send, and to whom. */
 export interface ClaimedAttempt {
