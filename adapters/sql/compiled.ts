@@ -7,7 +7,7 @@
  * properties, parse options on a node) is left to Effect's parser, so the result is always the Schema's. A guard
  * (`guardOf`) checks a value already built against a type side in place, without the copy a decode makes.
  */
-import { Either, Equal, Option, ParseResult, Schema, SchemaAST as AST } from "effect"
+import { Either, Option, ParseResult, Redacted, Schema, SchemaAST as AST } from "effect"
 
 /** What a compiled function returns for a value its Schema refuses. */
 export const Fails: unique symbol = Symbol.for("fils/sql/compiled/Fails")
@@ -65,6 +65,12 @@ const stringIndex = (ast: AST.TypeLiteral): AST.IndexSignature | undefined | fal
 }
 
 const isType = (test: (input: unknown) => boolean): Compiled => (input) => (test(input) ? input : Fails)
+
+/** Whether `ast` is `Schema.RedactedFromSelf(value)` (a secret's type side). */
+const isRedacted = (ast: AST.Declaration): boolean => {
+  const constructor = AST.getTypeConstructorAnnotation(ast)
+  return Option.isSome(constructor) && constructor.value._tag === "effect/Redacted" && ast.typeParameters.length === 1
+}
 
 /**
  * A JavaScript test that `x` is a value of `ast`, for the primitive ASTs a decode gives back unchanged (a keyword, a
@@ -138,6 +144,15 @@ const go = (ast: AST.AST, isDecoding: boolean): Compiled => {
       return isType((u) => u === literal)
     }
     case "Declaration": {
+      if (isRedacted(ast)) {
+        // As the parser does: the value through its Schema, wrapped anew (a secret column costs no parser frames).
+        const value = go(ast.typeParameters[0]!, isDecoding)
+        return (input) => {
+          if (!Redacted.isRedacted(input)) return Fails
+          const a = value(Redacted.value(input))
+          return a === Fails ? Fails : Redacted.make(a)
+        }
+      }
       const parse = isDecoding
         ? ast.decodeUnknown(...ast.typeParameters)
         : ast.encodeUnknown(...ast.typeParameters)
@@ -238,8 +253,9 @@ type Guard = (input: unknown) => boolean
 
 /**
  * A guard of a type-side AST: true only when the Schema's parser would decode `input` into `input` itself (an object
- * with exactly its keys, each value its own, or `Equal` to it), so that a caller can keep the value it built instead
- * of a copy. Any doubt is false, and the caller asks the parser: a guard never says more than the parser would.
+ * with exactly its keys, each value its own; a `Redacted` of the same value), so that a caller can keep the value it
+ * built instead of a copy. Any doubt is false, and the caller asks the parser: a guard never says more than the parser
+ * would.
  */
 const guard = (ast: AST.AST): Guard => {
   if (Option.isSome(AST.getParseOptionsAnnotation(ast))) return byParser(ast)
@@ -258,11 +274,15 @@ const guard = (ast: AST.AST): Guard => {
       return (u) => u === literal
     }
     case "Declaration": {
-      // A `Redacted` decodes into a new `Redacted` of the same value: Equal to the input, so as good as it.
+      // The parser wraps a `Redacted`'s value anew: one whose value passes is as good as that copy.
+      if (isRedacted(ast)) {
+        const value = guard(ast.typeParameters[0]!)
+        return (u) => Redacted.isRedacted(u) && value(Redacted.value(u))
+      }
       const parse = ast.decodeUnknown(...ast.typeParameters)
       return (u) => {
         const result = parse(u, options, ast)
-        return Either.isEither(result) && Either.isRight(result) && (result.right === u || Equal.equals(result.right, u))
+        return Either.isEither(result) && Either.isRight(result) && result.right === u
       }
     }
     case "Refinement": {

@@ -196,7 +196,8 @@ describe("compiled Schemas answer as Effect's parser does", () => {
     ["record beside fields", Schema.Struct({ id: Schema.Int }, Schema.Record({ key: Schema.String, value: Schema.Number }))],
     ["tuple", Schema.Tuple(Schema.String, Schema.Number)],
     ["suspended", Tree],
-    ["dates and numbers from text", Schema.Struct({ at: Schema.Date, n: Schema.NumberFromString, xs: Schema.Array(Schema.Trim) })]
+    ["dates and numbers from text", Schema.Struct({ at: Schema.Date, n: Schema.NumberFromString, xs: Schema.Array(Schema.Trim) })],
+    ["secrets", Schema.Struct({ secret: Schema.Redacted(Schema.String), pin: Schema.Redacted(Schema.NumberFromString) })]
   ]
   for (const [label, schema] of schemas) {
     it(label, () => {
