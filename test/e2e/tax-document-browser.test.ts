@@ -153,7 +153,7 @@ describe("printable tax documents in Chromium", () => {
         expect(arabic.length).toBeGreaterThan(10)
         expect(new Set(arabic)).toEqual(new Set(["rtl"]))
         const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }))
-        const wide = await page.evaluate(() => [...document.querySelectorAll("body *")].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 3).map((e) => `${e.tagName}.${e.className} ${e.textContent?.slice(0, 40)}`))
+        const wide = await page.evaluate(() => Array.from(document.querySelectorAll("body *")).filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 3).map((e) => `${e.tagName}.${e.className} ${e.textContent?.slice(0, 40)}`))
         expect(widths.scroll, `${name} scrolls sideways at ${width} px: ${wide.join(" | ")}`).toBeLessThanOrEqual(widths.inner)
         if (width === 390) {
           // Each line a card: the table's header is hidden from sight and each cell carries its label.
