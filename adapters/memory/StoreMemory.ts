@@ -377,6 +377,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
       list: (scope, request) =>
         read(() => page(sessions.rows.values(), (s) => inScope(s, scope), CheckoutSession.position, request)),
       find: (id) => read(() => Option.fromNullable(sessions.get(id))),
+      lock: (id) => read(() => Option.fromNullable(sessions.get(id))),
       update: (session) => write(() => sessions.set(session.session_id, session)),
       claimExpired: (now, limit, livemode) =>
         read(() =>
@@ -395,7 +396,9 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
       insertAll: (batch) => write(() => batch.forEach((payment) => payments.set(payment.payment_id, payment))),
       get: (scope, id) => read(() => scoped(payments.get(id), scope)),
       find: (id) => read(() => Option.fromNullable(payments.get(id))),
+      lock: (id) => read(() => Option.fromNullable(payments.get(id))),
       findAll: (ids) => read(() => byId(ids, (id) => payments.get(id))),
+      lockAll: (ids) => read(() => byId(ids, (id) => payments.get(id))),
       update: (payment) => write(() => payments.set(payment.payment_id, payment)),
       updateAll: (batch) => write(() => batch.forEach((payment) => payments.set(payment.payment_id, payment))),
       list: (scope, filter, request) =>
@@ -529,6 +532,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
       insert: (refund) => write(() => refunds.set(refund.refund_id, refund)),
       update: (refund) => write(() => refunds.set(refund.refund_id, refund)),
       find: (id) => read(() => Option.fromNullable(refunds.get(id))),
+      lock: (id) => read(() => Option.fromNullable(refunds.get(id))),
       ofPayment: (id) =>
         read(() => oldestFirst(refunds.rows.values(), (r) => r.payment_id === id, (r) => r.created_at, (r) => r.refund_id)),
       listPending: (limit) =>
@@ -563,7 +567,9 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
       insert: (subscription) => write(() => subscriptions.set(subscription.subscription_id, subscription)),
       get: (scope, id) => read(() => scoped(subscriptions.get(id), scope)),
       find: (id) => read(() => Option.fromNullable(subscriptions.get(id))),
+      lock: (id) => read(() => Option.fromNullable(subscriptions.get(id))),
       findAll: (ids) => read(() => byId(ids, (id) => subscriptions.get(id))),
+      lockAll: (ids) => read(() => byId(ids, (id) => subscriptions.get(id))),
       update: (subscription) => write(() => subscriptions.set(subscription.subscription_id, subscription)),
       updateAll: (batch) => write(() => batch.forEach((s) => subscriptions.set(s.subscription_id, s))),
       list: (scope, filter, request) =>

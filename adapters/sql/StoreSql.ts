@@ -171,7 +171,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
       return rows.map(Rows.productFromRow)
     }, orUnavailable),
     findAll: Effect.fnUntraced(function*(ids) {
-      return (yield* findAll<Rows.ProductRow>("products", "product_id", ids)).map(Rows.productFromRow)
+      return (yield* findAll<Rows.ProductRow>("products", "product_id", ids, false)).map(Rows.productFromRow)
     }, orUnavailable),
     update: Effect.fnUntraced(function*(product) {
       yield* sql`UPDATE products SET ${sql.update(Rows.productChanges(product))}

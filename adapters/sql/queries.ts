@@ -38,19 +38,20 @@ export interface Queries {
    */
   readonly forUpdateInTransaction: Effect.Effect<Statement.Fragment>
   /**
-   * Rows of `table` by their id (`idColumn`), ordered by id in byte order, locked in that order inside a transaction
-   * (`FOR UPDATE`): two batches that share rows take their locks in the same order, so they cannot deadlock.
+   * Rows of `table` by their id (`idColumn`), ordered by id in byte order; `locked`: locked in that order inside a
+   * transaction (`FOR UPDATE`), so two batches that share rows take their locks in the same order and cannot deadlock.
    */
   readonly findAll: <Row extends object>(
     table: "payments" | "subscriptions" | "products",
     idColumn: string,
-    ids: ReadonlyArray<string>
+    ids: ReadonlyArray<string>,
+    locked: boolean
   ) => Effect.Effect<ReadonlyArray<Row>, SqlError>
   /**
    * Sets `columns` of each row of `table` (matched by `idColumn` within its account and mode) to the values of
    * `records`, in one statement. A record's values are those of the table's columns as JSON (`jsonb_populate_recordset`
    * gives them the table's types). The join updates rows in no set order: call it on rows the transaction already
-   * locked (`findAll`, a claim), or two batches could take their rows in opposite orders (docs/architecture.md).
+   * locked (`lockAll`, a claim), or two batches could take their rows in opposite orders (docs/architecture.md).
    */
   readonly updateAll: (
     table: "payments" | "subscriptions",
@@ -99,10 +100,15 @@ export const makeQueries = (sql: SqlClient.SqlClient): Queries => {
     (running) => sql.literal(Option.isSome(running) ? "FOR UPDATE" : "")
   )
 
-  const findAll = <Row extends object>(table: "payments" | "subscriptions" | "products", idColumn: string, ids: ReadonlyArray<string>) =>
+  const findAll = <Row extends object>(
+    table: "payments" | "subscriptions" | "products",
+    idColumn: string,
+    ids: ReadonlyArray<string>,
+    locked: boolean
+  ) =>
     ids.length === 0
       ? Effect.succeed<ReadonlyArray<Row>>([])
-      : Effect.flatMap(forUpdateInTransaction, (lock) =>
+      : Effect.flatMap(locked ? forUpdateInTransaction : Effect.succeed(sql.literal("")), (lock) =>
         sql<Row>`SELECT * FROM ${sql(table)} WHERE ${sql(idColumn)} IN ${sql.in(ids)}
           ORDER BY ${sql(idColumn)} COLLATE "C" ${lock}`)
 

@@ -64,7 +64,7 @@ export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/Charg
     ) {
       if (reports.length === 0) return []
       return yield* transactions.transact(Effect.gen(function*() {
-        const latest = new Map((yield* paymentRepo.findAll(reports.map((r) => r.id))).map((p) => [p.payment_id, p]))
+        const latest = new Map((yield* paymentRepo.lockAll(reports.map((r) => r.id))).map((p) => [p.payment_id, p]))
         const now = yield* DateTime.now
         const results: Array<Payment.Payment> = []
         const changed: Array<{
@@ -115,7 +115,7 @@ export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/Charg
             ? c.next.subscription_id
             : null
         const subscriptions = new Map(
-          (yield* subscriptionRepo.findAll(changed.flatMap((c) => renewing(c) ?? [])))
+          (yield* subscriptionRepo.lockAll(changed.flatMap((c) => renewing(c) ?? [])))
             .map((s) => [s.subscription_id, s])
         )
         const renewed = new Set<Subscription.Subscription["subscription_id"]>()
@@ -139,7 +139,7 @@ export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/Charg
             drafts.push(...transitionEvents(transition))
           }
           if (next.status === "succeeded" && current.checkout_session_id !== null) {
-            const session = yield* sessionRepo.find(current.checkout_session_id)
+            const session = yield* sessionRepo.lock(current.checkout_session_id)
             const completed = Option.flatMap(session, (found) =>
               Option.getRight(CheckoutSession.transition(found, {
                 _tag: "Complete",

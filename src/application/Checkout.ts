@@ -190,7 +190,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
     const reserve = (id: CheckoutSessionId, formToken: string, form: CheckoutForm.ValidCheckoutForm) =>
       transactions.transact(Effect.gen(function*() {
         const now = yield* DateTime.now
-        const found = yield* sessionRepo.find(id)
+        const found = yield* sessionRepo.lock(id)
         if (Option.isNone(found)) return yield* notFound("checkout session", id)
         const session = yield* CheckoutSession.ensurePayable(found.value, now)
         if (!(yield* signer.sameSecret(formToken, session.form_token))) return yield* staleForm

@@ -71,7 +71,7 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/Payme
         overdue !== undefined &&
         (current.status !== "on_hold" || !Equal.equals(Subscription.dueAttempt(current), overdue))
       const changed = yield* afterRenewalInFlight(transactions.transact(Effect.gen(function*() {
-        const current = Option.getOrThrow(yield* subscriptionRepo.find(id))
+        const current = Option.getOrThrow(yield* subscriptionRepo.lock(id))
         const inFlight = current.status === "on_hold" ? yield* renewalInFlight(repos, current) : undefined
         if (inFlight !== undefined) return yield* new RenewalInFlight({ subscription_id: current.subscription_id, payment_id: inFlight })
         const now = yield* DateTime.now

@@ -95,7 +95,7 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
     const reserve = (authority: Authority, id: PaymentId, amount: number | undefined, key: string | undefined) =>
       transactions.transact(Effect.gen(function*() {
         // Another account's or mode's payment is not found, as if it did not exist.
-        const found = Option.filter(yield* paymentRepo.find(id), (p) => sees(authority, p))
+        const found = Option.filter(yield* paymentRepo.lock(id), (p) => sees(authority, p))
         if (Option.isNone(found)) return yield* notFound("payment", id)
         const payment = found.value
         const refundId = yield* newId<RefundId>(prefixes.refund)
@@ -103,7 +103,7 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
           const earlier = yield* claimKey(payment, amount, key, refundId)
           // Reserved under the key, it had a charge (checked below), and so has its payment still.
           if (earlier !== undefined && payment.charge_id !== null) {
-            const refund = Option.getOrThrow(yield* paymentRepo.refunds.find(earlier))
+            const refund = Option.getOrThrow(yield* paymentRepo.refunds.lock(earlier))
             return { payment, refund, chargeId: payment.charge_id }
           }
         }
@@ -124,8 +124,8 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
      */
     const record = Effect.fn("Refunds.record")(function*(pending: Refund.Refund, command: Refund.RefundCommand) {
       return yield* transactions.transact(Effect.gen(function*() {
-        const payment = Option.getOrThrow(yield* paymentRepo.find(pending.payment_id))
-        const found = yield* paymentRepo.refunds.find(pending.refund_id)
+        const payment = Option.getOrThrow(yield* paymentRepo.lock(pending.payment_id))
+        const found = yield* paymentRepo.refunds.lock(pending.refund_id)
         if (Option.isNone(found)) return yield* notFound("refund", pending.refund_id)
         const refund = found.value
         const now = yield* DateTime.now

@@ -64,7 +64,7 @@ export const startFromPayment = (
 ) =>
   Effect.gen(function*() {
     if (payment.checkout_session_id === null || payment.card === null || payment.customer === null) return undefined
-    const session = yield* repos.sessions.find(payment.checkout_session_id)
+    const session = yield* repos.sessions.lock(payment.checkout_session_id)
     if (Option.isNone(session) || session.value.kind !== "subscription") return undefined
     const line = session.value.product_cart[0]!
     const scope = scopeOf(payment)
@@ -171,7 +171,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("fils/Subscri
         const command = yield* Subscription.commandOf(patch)
         return yield* afterRenewalInFlight(transactions.transact(Effect.gen(function*() {
           yield* get(scope, id)
-          const current = Option.getOrThrow(yield* subscriptionRepo.find(id))
+          const current = Option.getOrThrow(yield* subscriptionRepo.lock(id))
           const inFlight = command._tag === "Cancel" && current.status !== "cancelled"
             ? yield* renewalInFlight(repos, current)
             : undefined

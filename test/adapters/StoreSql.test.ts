@@ -655,7 +655,7 @@ describe("StoreSql on PostgreSQL: checkout sessions and payments", () => {
       }
     }))
 
-  it.scopedLive("find inside a transaction locks the row: a second transaction's find waits until the first commits", () =>
+  it.scopedLive("lock inside a transaction locks the row: a second transaction's lock waits until the first commits; find never waits", () =>
     Effect.gen(function*() {
       const { scope, stores: [a, b], url } = yield* servers(2)
       const session = yield* makeSession(scope)
@@ -669,6 +669,7 @@ describe("StoreSql on PostgreSQL: checkout sessions and payments", () => {
       const cases = [
         {
           table: "checkout_sessions",
+          lock: (store: StoreShape) => store.sessions.lock(session.session_id) as Effect.Effect<Option.Option<unknown>, unknown>,
           find: (store: StoreShape) => store.sessions.find(session.session_id) as Effect.Effect<Option.Option<unknown>, unknown>,
           before: session,
           // The first transaction changes the row, so what the second reads shows when it read.
@@ -677,6 +678,7 @@ describe("StoreSql on PostgreSQL: checkout sessions and payments", () => {
         },
         {
           table: "payments",
+          lock: (store: StoreShape) => store.payments.lock(payment.payment_id) as Effect.Effect<Option.Option<unknown>, unknown>,
           find: (store: StoreShape) => store.payments.find(payment.payment_id) as Effect.Effect<Option.Option<unknown>, unknown>,
           before: payment,
           change: (store: StoreShape) => store.payments.update(failedOf(payment)),
@@ -684,6 +686,8 @@ describe("StoreSql on PostgreSQL: checkout sessions and payments", () => {
         },
         {
           table: "subscriptions",
+          lock: (store: StoreShape) =>
+            store.subscriptions.lock(subscription.subscription_id) as Effect.Effect<Option.Option<unknown>, unknown>,
           find: (store: StoreShape) =>
             store.subscriptions.find(subscription.subscription_id) as Effect.Effect<Option.Option<unknown>, unknown>,
           before: subscription,
@@ -691,24 +695,26 @@ describe("StoreSql on PostgreSQL: checkout sessions and payments", () => {
           after: renewed
         }
       ]
-      for (const { after, before, change, find, table } of cases) {
+      for (const { after, before, change, find, lock, table } of cases) {
         const locked = yield* Deferred.make<void>()
         const release = yield* Deferred.make<void>()
         const first = yield* Effect.fork(a!.transact(Effect.gen(function*() {
-          same(yield* find(a!), Option.some(before))
+          same(yield* lock(a!), Option.some(before))
           yield* Deferred.succeed(locked, undefined)
           yield* Deferred.await(release)
           yield* change(a!)
         })))
         yield* Deferred.await(locked)
 
-        // Outside a transaction, find takes no lock and does not wait (the hosted page never waits for a charge).
-        const unlocked = yield* find(b!).pipe(
-          Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => `${table}: find outside a transaction waited` })
-        )
-        same(unlocked, Option.some(before))
+        // find takes no lock and never waits, in a transaction or not (the hosted page never waits for a charge).
+        for (const read of [find(b!), b!.transact(find(b!)), lock(b!)]) {
+          const unlocked = yield* read.pipe(
+            Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => `${table}: a read that takes no lock waited` })
+          )
+          same(unlocked, Option.some(before))
+        }
 
-        const second = yield* Effect.fork(b!.transact(find(b!)))
+        const second = yield* Effect.fork(b!.transact(lock(b!)))
         // Whichever happens first: the second read returns, or the database shows it waiting for the row lock.
         const outcome = yield* Effect.raceFirst(
           Effect.as(Fiber.join(second), "read without waiting"),

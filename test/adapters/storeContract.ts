@@ -753,11 +753,13 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
         for (const session of [anonymous, known]) {
           same(yield* store.sessions.get(test, session.session_id), Option.some(session))
           same(yield* store.sessions.find(session.session_id), Option.some(session))
+          same(yield* store.transact(store.sessions.lock(session.session_id)), Option.some(session))
         }
         const read = Option.getOrThrow(yield* store.sessions.get(test, known.session_id))
         assert.strictEqual(read.total_amount, Number.MAX_SAFE_INTEGER)
         assert.strictEqual(read.product_cart[0]!.unit_amount, Number.MAX_SAFE_INTEGER)
         assert.isTrue(Option.isNone(yield* store.sessions.find(yield* newId<CheckoutSessionId>("cks"))))
+        assert.isTrue(Option.isNone(yield* store.transact(store.sessions.lock(yield* newId<CheckoutSessionId>("cks")))))
 
         // The page collects the customer; then a payment succeeds and completes the session.
         const collected: CheckoutSession = {
@@ -800,6 +802,8 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
             assert.deepStrictEqual(Payment.violations(payment), [], payment.status)
             same(yield* store.payments.get(live, payment.payment_id), Option.some(payment))
             same(yield* store.payments.find(payment.payment_id), Option.some(payment))
+            same(yield* store.transact(store.payments.lock(payment.payment_id)), Option.some(payment))
+            same(yield* store.transact(store.payments.lockAll([payment.payment_id])), [payment])
           })
 
         // processing → succeeded → partially_refunded → partially_refunded → refunded (net below zero: fees stay).
@@ -842,6 +846,7 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
         yield* store.payments.insert(free)
         yield* check(free)
         assert.isTrue(Option.isNone(yield* store.payments.find(yield* newId<PaymentId>("pay"))))
+        assert.isTrue(Option.isNone(yield* store.transact(store.payments.lock(yield* newId<PaymentId>("pay")))))
       }))
 
     it.effect("events: insert and get; data round-trips as JSON", () =>

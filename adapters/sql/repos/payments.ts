@@ -24,13 +24,22 @@ export const makePaymentsRepo = ({ findAll, first, forUpdateInTransaction, inSco
   }, orUnavailable),
 
   find: Effect.fnUntraced(function*(id) {
+    const rows = yield* sql<Rows.PaymentRow>`SELECT * FROM payments WHERE payment_id = ${id}`
+    return first(rows, Rows.paymentFromRow)
+  }, orUnavailable),
+
+  lock: Effect.fnUntraced(function*(id) {
     const lock = yield* forUpdateInTransaction
     const rows = yield* sql<Rows.PaymentRow>`SELECT * FROM payments WHERE payment_id = ${id} ${lock}`
     return first(rows, Rows.paymentFromRow)
   }, orUnavailable),
 
   findAll: Effect.fnUntraced(function*(ids) {
-    return (yield* findAll<Rows.PaymentRow>("payments", "payment_id", ids)).map(Rows.paymentFromRow)
+    return (yield* findAll<Rows.PaymentRow>("payments", "payment_id", ids, false)).map(Rows.paymentFromRow)
+  }, orUnavailable),
+
+  lockAll: Effect.fnUntraced(function*(ids) {
+    return (yield* findAll<Rows.PaymentRow>("payments", "payment_id", ids, true)).map(Rows.paymentFromRow)
   }, orUnavailable),
 
   updateAll: Effect.fnUntraced(function*(payments) {

@@ -19,6 +19,11 @@ export const makeRefundsRepo = ({ first, forUpdateInTransaction, since, sql }: Q
   }, orUnavailable),
 
   find: Effect.fnUntraced(function*(id) {
+    const rows = yield* sql<Rows.RefundRow>`SELECT * FROM refunds WHERE refund_id = ${id}`
+    return first(rows, Rows.refundFromRow)
+  }, orUnavailable),
+
+  lock: Effect.fnUntraced(function*(id) {
     const lock = yield* forUpdateInTransaction
     const rows = yield* sql<Rows.RefundRow>`SELECT * FROM refunds WHERE refund_id = ${id} ${lock}`
     return first(rows, Rows.refundFromRow)

@@ -30,6 +30,11 @@ export const makeSessionsRepo = ({ first, forUpdateInTransaction, inScope, page,
     }, orUnavailable),
 
     find: Effect.fnUntraced(function*(id) {
+      const rows = yield* sql<Rows.CheckoutSessionRow>`SELECT * FROM checkout_sessions WHERE session_id = ${id}`
+      return first(rows, Rows.sessionFromRow)
+    }, orUnavailable),
+
+    lock: Effect.fnUntraced(function*(id) {
       const lock = yield* forUpdateInTransaction
       const rows = yield* sql<Rows.CheckoutSessionRow>`SELECT * FROM checkout_sessions WHERE session_id = ${id} ${lock}`
       return first(rows, Rows.sessionFromRow)

@@ -26,13 +26,22 @@ export const makeSubscriptionsRepo = (
   }, orUnavailable),
 
   find: Effect.fnUntraced(function*(id) {
+    const rows = yield* sql<Rows.SubscriptionRow>`SELECT * FROM subscriptions WHERE subscription_id = ${id}`
+    return first(rows, Rows.subscriptionFromRow)
+  }, orUnavailable),
+
+  lock: Effect.fnUntraced(function*(id) {
     const lock = yield* forUpdateInTransaction
     const rows = yield* sql<Rows.SubscriptionRow>`SELECT * FROM subscriptions WHERE subscription_id = ${id} ${lock}`
     return first(rows, Rows.subscriptionFromRow)
   }, orUnavailable),
 
   findAll: Effect.fnUntraced(function*(ids) {
-    return (yield* findAll<Rows.SubscriptionRow>("subscriptions", "subscription_id", ids)).map(Rows.subscriptionFromRow)
+    return (yield* findAll<Rows.SubscriptionRow>("subscriptions", "subscription_id", ids, false)).map(Rows.subscriptionFromRow)
+  }, orUnavailable),
+
+  lockAll: Effect.fnUntraced(function*(ids) {
+    return (yield* findAll<Rows.SubscriptionRow>("subscriptions", "subscription_id", ids, true)).map(Rows.subscriptionFromRow)
   }, orUnavailable),
 
   updateAll: Effect.fnUntraced(function*(subscriptions) {

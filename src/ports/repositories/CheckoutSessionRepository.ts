@@ -17,11 +17,13 @@ export interface SessionsRepo {
   /** Many at once (one statement): all of them, or none on failure. */
   readonly insertAll: (sessions: ReadonlyArray<CheckoutSession>) => Op<void>
   readonly get: (scope: Scope, id: CheckoutSessionId) => Op<Option.Option<CheckoutSession>>
-  /**
-   * By id alone, for the hosted page (the session id is the customer's capability). Inside `transact` the row is
-   * locked until the transaction ends (`FOR UPDATE`), so two submissions of one session are serialized.
-   */
+  /** By id alone, for the hosted page (the session id is the customer's capability). Never locks. */
   readonly find: (id: CheckoutSessionId) => Op<Option.Option<CheckoutSession>>
+  /**
+   * `find`, locking the row until the transaction ends (inside `transact`; outside, a plain read), so that two
+   * submissions of one session take turns.
+   */
+  readonly lock: (id: CheckoutSessionId) => Op<Option.Option<CheckoutSession>>
   readonly update: (session: CheckoutSession) => Op<void>
   /** A scope's sessions, newest first (the dashboard's list). */
   readonly list: (scope: Scope, page: PageRequest) => Op<Page<CheckoutSession>>

@@ -29,15 +29,19 @@ export interface PaymentsRepo {
   /** Several at once (a batch of renewals), in one statement. */
   readonly insertAll: (payments: ReadonlyArray<Payment>) => Op<void>
   readonly get: (scope: Scope, id: PaymentId) => Op<Option.Option<Payment>>
-  /** By id alone (operator refunds). Inside `transact` the row is locked until the transaction ends. */
+  /** By id alone, whatever its scope (the caller proves it: an operator, a refund's own payment). Never locks. */
   readonly find: (id: PaymentId) => Op<Option.Option<Payment>>
   /**
-   * `find` for several (a batch of charge outcomes), in one statement: those that exist, by id. Inside `transact`
-   * they are locked in that order, so two batches that share payments cannot deadlock.
+   * `find`, locking the row until the transaction ends (inside `transact`; outside, a plain read): what a change
+   * reads first, so that changes to one payment take turns. docs/architecture.md "Lock order" says in what order.
    */
+  readonly lock: (id: PaymentId) => Op<Option.Option<Payment>>
+  /** `find` for several, in one statement: those that exist, by id. */
   readonly findAll: (ids: ReadonlyArray<PaymentId>) => Op<ReadonlyArray<Payment>>
+  /** `lock` for several (a batch of charge outcomes): locked in id order, so two batches sharing one never deadlock. */
+  readonly lockAll: (ids: ReadonlyArray<PaymentId>) => Op<ReadonlyArray<Payment>>
   readonly update: (payment: Payment) => Op<void>
-  /** `update` for each of a batch, in one statement; on rows the transaction already locked (`findAll`, a claim). */
+  /** `update` for each of a batch, in one statement; on rows the transaction already locked (`lockAll`, a claim). */
   readonly updateAll: (payments: ReadonlyArray<Payment>) => Op<void>
   readonly list: (scope: Scope, filter: PaymentFilter, page: PageRequest) => Op<Page<Payment>>
   /** Whether the session has a payment still `processing` (a second submission must wait for it). */
@@ -74,8 +78,10 @@ export interface PaymentSummary {
 export interface RefundsRepo {
   readonly insert: (refund: Refund) => Op<void>
   readonly update: (refund: Refund) => Op<void>
-  /** By id. Inside `transact` the row is locked until the transaction ends, so a refund is ended once. */
+  /** By id. Never locks. */
   readonly find: (id: RefundId) => Op<Option.Option<Refund>>
+  /** `find`, locking the row until the transaction ends (after its payment's), so that a refund is ended once. */
+  readonly lock: (id: RefundId) => Op<Option.Option<Refund>>
   /** The refunds of a payment, oldest first. */
   readonly ofPayment: (id: PaymentId) => Op<ReadonlyArray<Refund>>
   /** Refunds still `pending`, oldest first, at most `limit` (a read: looking one up twice is harmless). */

@@ -28,12 +28,16 @@ export interface RenewalAttempt {
 export interface SubscriptionsRepo {
   readonly insert: (subscription: Subscription) => Op<void>
   readonly get: (scope: Scope, id: SubscriptionId) => Op<Option.Option<Subscription>>
-  /** By id alone (billing). Inside `transact` the row is locked until the transaction ends (`FOR UPDATE`). */
+  /** By id alone (billing), whatever its scope. Never locks. */
   readonly find: (id: SubscriptionId) => Op<Option.Option<Subscription>>
-  /** `find` for several, in one statement: those that exist, by id, locked in that order inside `transact`. */
+  /** `find`, locking the row until the transaction ends (inside `transact`; outside, a plain read). */
+  readonly lock: (id: SubscriptionId) => Op<Option.Option<Subscription>>
+  /** `find` for several, in one statement: those that exist, by id. */
   readonly findAll: (ids: ReadonlyArray<SubscriptionId>) => Op<ReadonlyArray<Subscription>>
+  /** `lock` for several, in one statement, locked in id order. */
+  readonly lockAll: (ids: ReadonlyArray<SubscriptionId>) => Op<ReadonlyArray<Subscription>>
   readonly update: (subscription: Subscription) => Op<void>
-  /** `update` for each of a batch, in one statement; on rows the transaction already locked (`findAll`, a claim). */
+  /** `update` for each of a batch, in one statement; on rows the transaction already locked (`lockAll`, a claim). */
   readonly updateAll: (subscriptions: ReadonlyArray<Subscription>) => Op<void>
   readonly list: (scope: Scope, filter: SubscriptionFilter, page: PageRequest) => Op<Page<Subscription>>
   /**
