@@ -27,6 +27,8 @@ export interface LineInput {
   readonly item_type: ItemType
   /** A service accounting code (services) or an HS code (goods), when the product has one. */
   readonly item_code: string | null
+  /** Why an exempt (`E`) line is exempt: its e-invoice must say. */
+  readonly exemption_code?: Vat.ExemptionCode
 }
 
 /** A line of a document: its amounts in fils (`net + vat = gross`), rounded once, per line. */
@@ -38,6 +40,7 @@ export const DocumentLine = Schema.Struct({
   rate_bps: Schema.Int.pipe(Schema.nonNegative()),
   item_type: ItemType,
   item_code: Schema.NullOr(Schema.String),
+  exemption_code: Schema.optional(Vat.ExemptionCode),
   net: Amount,
   vat: Amount,
   gross: Amount
@@ -59,8 +62,13 @@ export const invoiceLines = (inputs: ReadonlyArray<LineInput>, pricesIncludeVat:
 export const totals = (lines: ReadonlyArray<{ readonly net: number; readonly vat: number; readonly gross: number }>): Totals =>
   Vat.sum(lines)
 
-/** The VAT of each category on a document: what PINT AE's tax subtotals and the printed summary show. */
-export const breakdown = (lines: ReadonlyArray<DocumentLine>): ReadonlyArray<{
+/**
+ * The VAT of each category on a document (an invoice's lines or a credit note's): what PINT AE's tax subtotals and the
+ * printed summary show.
+ */
+export const breakdown = (
+  lines: ReadonlyArray<{ readonly category: Vat.Category; readonly rate_bps: number; readonly net: number; readonly vat: number }>
+): ReadonlyArray<{
   readonly category: Vat.Category
   readonly rate_bps: number
   readonly net: number
@@ -120,6 +128,7 @@ export const CreditLine = Schema.Struct({
   rate_bps: Schema.Int.pipe(Schema.nonNegative()),
   item_type: ItemType,
   item_code: Schema.NullOr(Schema.String),
+  exemption_code: Schema.optional(Vat.ExemptionCode),
   net: Amount,
   vat: Amount,
   gross: Amount
@@ -177,6 +186,7 @@ export const credit = (
       rate_bps: line.rate_bps,
       item_type: line.item_type,
       item_code: line.item_code,
+      ...(line.exemption_code === undefined ? {} : { exemption_code: line.exemption_code }),
       net: gross - vat,
       vat,
       gross

@@ -24,6 +24,12 @@ export const Address = Schema.Struct({
 }).annotations({ identifier: "Address" })
 export type Address = typeof Address.Type
 
+/** A trade licence: its number and the authority that issued it (a legal registration PINT AE names). */
+export const TradeLicence = Schema.Struct({ number: Text.Text(1, 50), authority: Text.Text(1, 100) }).annotations({
+  identifier: "TradeLicence"
+})
+export type TradeLicence = typeof TradeLicence.Type
+
 /**
  * The merchant as the supplier of its documents. A VAT-registered merchant has a TRN; its prices include VAT unless
  * it says otherwise (then checkout adds VAT, per line).
@@ -33,7 +39,7 @@ export const TaxProfile = Schema.Struct({
   legal_name_ar: Schema.NullOr(Text.Text(1, 200)),
   trn: Schema.NullOr(Trn),
   address: Address,
-  trade_licence: Schema.NullOr(Schema.Struct({ number: Text.Text(1, 50), authority: Text.Text(1, 100) })),
+  trade_licence: Schema.NullOr(TradeLicence),
   vat_registered: Schema.Boolean,
   prices_include_vat: Schema.Boolean
 }).pipe(
@@ -57,6 +63,8 @@ export const Buyer = Schema.Struct({
   business_name: Text.Text(1, 200),
   trn: Schema.NullOr(Trn),
   address: Schema.NullOr(Address),
-  peppol_endpoint: Schema.NullOr(PeppolEndpoint)
+  peppol_endpoint: Schema.NullOr(PeppolEndpoint),
+  /** Its trade licence: an e-invoice of only exempt or out-of-scope supplies must name the buyer's registration. */
+  trade_licence: Schema.optional(TradeLicence)
 }).annotations({ identifier: "Buyer" })
 export type Buyer = typeof Buyer.Type

@@ -16,6 +16,18 @@ export const Category = Schema.Literal("S", "Z", "E", "O").annotations({
 })
 export type Category = typeof Category.Type
 
+/**
+ * Why a supply is exempt, by the code PINT AE uses: the exempt supplies of Art. 46 of the Decree-Law (`DL8.46.1`
+ * certain financial services, `DL8.46.2` residential property, `DL8.46.3` bare land, `DL8.46.4` local passenger
+ * transport). An exempt line's e-invoice must name one.
+ */
+export const ExemptionCode = Schema.Literal("DL8.46.1", "DL8.46.2", "DL8.46.3", "DL8.46.4").annotations({
+  identifier: "VatExemptionCode",
+  description:
+    "Why an exempt supply is exempt (Art. 46): DL8.46.1 financial services, DL8.46.2 residential property, DL8.46.3 bare land, DL8.46.4 local passenger transport."
+})
+export type ExemptionCode = typeof ExemptionCode.Type
+
 /** The rate of each category, in basis points (5 % = 500). */
 export const rateBps = (category: Category): number => (category === "S" ? 500 : 0)
 
