@@ -278,6 +278,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
     accounts: {
       insert: (account) => write(() => accounts.set(account.account_id, account)),
       get: (id) => read(() => Option.fromNullable(accounts.get(id))),
+      lock: (id) => read(() => Option.fromNullable(accounts.get(id))),
       update: (account) => write(() => accounts.set(account.account_id, account)),
       count: read(() => accounts.rows.size),
       list: read(() =>
@@ -329,11 +330,8 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
     products: {
       insert: (product) => write(() => products.set(product.product_id, product)),
       insertAll: (batch) => write(() => batch.forEach((product) => products.set(product.product_id, product))),
-      get: (scope, id) =>
-        read(() => {
-          const p = products.get(id)
-          return p !== undefined && inScope(p, scope) ? Option.some(p) : Option.none()
-        }),
+      get: (scope, id) => read(() => scoped(products.get(id), scope)),
+      lock: (scope, id) => read(() => scoped(products.get(id), scope)),
       getAll: (scope, ids) =>
         read(() => byId(ids, (id) => products.get(id)).filter((p) => inScope(p, scope))),
       findAll: (ids) => read(() => byId(ids, (id) => products.get(id))),
@@ -345,11 +343,8 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
     },
     customers: {
       insert: (customer) => write(() => customers.set(customer.customer_id, customer)),
-      get: (scope, id) =>
-        read(() => {
-          const c = customers.get(id)
-          return c !== undefined && inScope(c, scope) ? Option.some(c) : Option.none()
-        }),
+      get: (scope, id) => read(() => scoped(customers.get(id), scope)),
+      lock: (scope, id) => read(() => scoped(customers.get(id), scope)),
       update: (customer) => write(() => customers.set(customer.customer_id, customer)),
       list: (scope, filter, request) =>
         read(() =>
@@ -627,6 +622,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
     webhooks: {
       insert: (endpoint) => write(() => webhooks.set(endpoint.webhook_id, endpoint)),
       get: (scope, id) => read(() => scoped(webhooks.get(id), scope)),
+      lock: (scope, id) => read(() => scoped(webhooks.get(id), scope)),
       update: (endpoint) => write(() => webhooks.set(endpoint.webhook_id, endpoint)),
       delete: (scope, id) =>
         write(() => {

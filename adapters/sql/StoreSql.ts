@@ -73,7 +73,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
   })
 
   const queries = makeQueries(sql)
-  const { findAll, first, inScope, page } = queries
+  const { findAll, first, forUpdateInTransaction, inScope, page } = queries
 
   /** Nested calls join the running transaction (as in memory), instead of opening a savepoint. */
   const transact = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnavailable, R> =>
@@ -100,6 +100,10 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     }, orUnavailable),
     get: Effect.fnUntraced(function*(id) {
       return first(yield* sql<Rows.AccountRow>`SELECT * FROM accounts WHERE account_id = ${id}`, Rows.accountFromRow)
+    }, orUnavailable),
+    lock: Effect.fnUntraced(function*(id) {
+      const lock = yield* forUpdateInTransaction
+      return first(yield* sql<Rows.AccountRow>`SELECT * FROM accounts WHERE account_id = ${id} ${lock}`, Rows.accountFromRow)
     }, orUnavailable),
     update: Effect.fnUntraced(function*(account) {
       const { account_id, created_at: _, ...changes } = Rows.accountToRow(account)
@@ -164,6 +168,11 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
       const rows = yield* sql<Rows.ProductRow>`SELECT * FROM products WHERE product_id = ${id} AND ${inScope(scope)}`
       return first(rows, Rows.productFromRow)
     }, orUnavailable),
+    lock: Effect.fnUntraced(function*(scope, id) {
+      const lock = yield* forUpdateInTransaction
+      const rows = yield* sql<Rows.ProductRow>`SELECT * FROM products WHERE product_id = ${id} AND ${inScope(scope)} ${lock}`
+      return first(rows, Rows.productFromRow)
+    }, orUnavailable),
     getAll: Effect.fnUntraced(function*(scope, ids) {
       if (ids.length === 0) return []
       const rows = yield* sql<Rows.ProductRow>`SELECT * FROM products
@@ -191,6 +200,11 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     }, orUnavailable),
     get: Effect.fnUntraced(function*(scope, id) {
       const rows = yield* sql<Rows.CustomerRow>`SELECT * FROM customers WHERE customer_id = ${id} AND ${inScope(scope)}`
+      return first(rows, Rows.customerFromRow)
+    }, orUnavailable),
+    lock: Effect.fnUntraced(function*(scope, id) {
+      const lock = yield* forUpdateInTransaction
+      const rows = yield* sql<Rows.CustomerRow>`SELECT * FROM customers WHERE customer_id = ${id} AND ${inScope(scope)} ${lock}`
       return first(rows, Rows.customerFromRow)
     }, orUnavailable),
     update: Effect.fnUntraced(function*(customer) {

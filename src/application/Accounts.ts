@@ -135,7 +135,9 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
     const update = Effect.fn("Accounts.update")(function*(id: AccountId, settings: AccountSettings) {
       yield* validateSettings(settings)
       return yield* transactions.transact(Effect.gen(function*() {
-        const account = yield* get(id)
+        // Locked: two updates at once take turns, and the second applies its settings to what the first wrote.
+        const account = Option.getOrNull(yield* accountRepo.lock(id)) ??
+          (yield* new NotFound({ message: `No such account: '${id}'` }))
         const next: Account.Account = {
           ...account,
           business_name: settings.business_name !== undefined ? settings.business_name : account.business_name,

@@ -42,7 +42,9 @@ export class Customers extends Effect.Service<Customers>()("fils/Customers", {
     const update = Effect.fn("Customers.update")(
       function*(scope: Scope, id: CustomerId, patch: Customer.CustomerUpdate) {
         return yield* transactions.transact(Effect.gen(function*() {
-          const next = Customer.update(yield* get(scope, id), patch)
+          // Locked: two updates at once take turns, and the second applies its patch to what the first wrote.
+          const current = Option.getOrNull(yield* customerRepo.lock(scope, id)) ?? (yield* notFound("customer", id))
+          const next = Customer.update(current, patch)
           yield* customerRepo.update(next)
           return next
         }))

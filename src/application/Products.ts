@@ -50,7 +50,8 @@ export class Products extends Effect.Service<Products>()("fils/Products", {
 
     const update = Effect.fn("Products.update")(function*(scope: Scope, id: ProductId, patch: Product.ProductUpdate) {
       return yield* transactions.transact(Effect.gen(function*() {
-        const current = yield* get(scope, id)
+        // Locked: two updates at once take turns, and the second applies its patch to what the first wrote.
+        const current = Option.getOrNull(yield* productRepo.lock(scope, id)) ?? (yield* notFound("product", id))
         const next = yield* Product.update(current, patch, yield* DateTime.now)
         if (next !== current) yield* productRepo.update(next)
         return next

@@ -89,7 +89,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("fils/Webhooks", {
           yield* checkHost(yield* WebhookEndpoint.checkUrl(patch.url, scope.livemode), scope.livemode)
         }
         return yield* transactions.transact(Effect.gen(function*() {
-          const current = yield* get(scope, id)
+          // Locked: two updates at once take turns, and the second applies its patch to what the first wrote.
+          const current = Option.getOrNull(yield* webhookRepo.lock(scope, id)) ?? (yield* notFound("webhook endpoint", id))
           const next = yield* WebhookEndpoint.update(current, patch)
           yield* webhookRepo.update(next)
           if (next.disabled && !current.disabled) yield* webhookRepo.deliveries.cancelFor(id)

@@ -389,6 +389,7 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
         const updated: Account = { ...account, business_name: "Souq Books LLC", live_payments_enabled: true }
         yield* store.accounts.update(updated)
         same(yield* store.accounts.get(account.account_id), Option.some(updated))
+        same(yield* store.transact(store.accounts.lock(account.account_id)), Option.some(updated))
         assert.strictEqual(yield* store.accounts.count, before + 1)
 
         assert.isTrue(Option.isNone(yield* store.accounts.get(yield* newId<AccountId>("acct"))))
@@ -464,6 +465,7 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
         }
         yield* store.products.update(updated)
         same(yield* store.products.get(test, product.product_id), Option.some(updated))
+        same(yield* store.transact(store.products.lock(test, product.product_id)), Option.some(updated))
       }))
 
     it.effect("customers: insert, get, update", () =>
@@ -477,6 +479,7 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
         const updated: Customer = { ...customer, name: null, phone_number: null, email: "mona.h@example.ae", metadata: {} }
         yield* store.customers.update(updated)
         same(yield* store.customers.get(live, customer.customer_id), Option.some(updated))
+        same(yield* store.transact(store.customers.lock(live, customer.customer_id)), Option.some(updated))
       }))
 
     it.effect("scopes: another account or the other mode never sees an object", () =>
@@ -493,6 +496,9 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
         for (const other of [mine.live, theirs.test, theirs.live]) {
           assert.isTrue(Option.isNone(yield* store.products.get(other, product.product_id)))
           assert.isTrue(Option.isNone(yield* store.customers.get(other, customer.customer_id)))
+          // Locking reads keep to their scope as the plain ones do.
+          assert.isTrue(Option.isNone(yield* store.transact(store.products.lock(other, product.product_id))))
+          assert.isTrue(Option.isNone(yield* store.transact(store.customers.lock(other, customer.customer_id))))
           assert.deepStrictEqual((yield* store.products.list(other, {}, page)).items, [])
           assert.deepStrictEqual((yield* store.customers.list(other, {}, page)).items, [])
           assert.deepStrictEqual((yield* store.customers.list(other, { email: customer.email }, page)).items, [])

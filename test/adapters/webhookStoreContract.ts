@@ -181,6 +181,8 @@ export const webhookStoreContract = (name: string, storeLayer: Layer.Layer<Store
         same(yield* store.webhooks.get(scope, w.webhook_id), Option.some(w))
         assert.isTrue(Option.isNone(yield* store.webhooks.get(otherScope, w.webhook_id)))
         assert.isTrue(Option.isNone(yield* store.webhooks.get(live, w.webhook_id)))
+        same(yield* store.transact(store.webhooks.lock(scope, w.webhook_id)), Option.some(w))
+        assert.isTrue(Option.isNone(yield* store.transact(store.webhooks.lock(otherScope, w.webhook_id))))
         assert.isTrue(Option.isNone(yield* store.webhooks.get(scope, yield* newId<WebhookId>("wh"))))
 
         const updated: WebhookEndpoint.WebhookEndpoint = {

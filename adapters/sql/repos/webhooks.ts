@@ -210,7 +210,7 @@ export const inTransaction = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.
     (running): Effect.Effect<A, E | SqlError, R> => Option.isSome(running) ? effect : sql.withTransaction(effect)
   )
 
-export const makeWebhooksRepo = ({ first, inScope, sql }: Queries, box: SecretBoxShape): WebhooksRepo => {
+export const makeWebhooksRepo = ({ first, forUpdateInTransaction, inScope, sql }: Queries, box: SecretBoxShape): WebhooksRepo => {
   const open = openEndpoint(box)
 
   /** Newest first from `request.after` (the keyset of every list); one row more tells whether there is more. */
@@ -238,6 +238,13 @@ export const makeWebhooksRepo = ({ first, inScope, sql }: Queries, box: SecretBo
     get: Effect.fnUntraced(function*(scope, id) {
       const rows = yield* sql<WebhookEndpointRow>`SELECT * FROM webhook_endpoints
         WHERE webhook_id = ${id} AND ${inScope(scope)}`
+      return yield* Effect.transposeMapOption(first(rows, webhookFromRow), open)
+    }, orUnavailable),
+
+    lock: Effect.fnUntraced(function*(scope, id) {
+      const lock = yield* forUpdateInTransaction
+      const rows = yield* sql<WebhookEndpointRow>`SELECT * FROM webhook_endpoints
+        WHERE webhook_id = ${id} AND ${inScope(scope)} ${lock}`
       return yield* Effect.transposeMapOption(first(rows, webhookFromRow), open)
     }, orUnavailable),
 

@@ -13,6 +13,8 @@ import type { Op } from "./Op.js"
 export interface AccountsRepo {
   readonly insert: (account: Account) => Op<void>
   readonly get: (id: AccountId) => Op<Option.Option<Account>>
+  /** `get`, locking the row until the transaction ends (inside `transact`): an update reads with it. */
+  readonly lock: (id: AccountId) => Op<Option.Option<Account>>
   readonly update: (account: Account) => Op<void>
   readonly count: Op<number>
   /** Every account, oldest first (the operator's `fils accounts list`). */

@@ -20,6 +20,8 @@ export interface CustomerFilter {
 export interface CustomersRepo {
   readonly insert: (customer: Customer) => Op<void>
   readonly get: (scope: Scope, id: CustomerId) => Op<Option.Option<Customer>>
+  /** `get`, locking the row until the transaction ends (inside `transact`): an update reads with it. */
+  readonly lock: (scope: Scope, id: CustomerId) => Op<Option.Option<Customer>>
   readonly update: (customer: Customer) => Op<void>
   readonly list: (scope: Scope, filter: CustomerFilter, page: PageRequest) => Op<Page<Customer>>
   /** The newest customer with this e-mail (case-insensitive) in the scope. */

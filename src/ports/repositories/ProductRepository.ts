@@ -17,6 +17,8 @@ export interface ProductsRepo {
   /** Several at once, in one write (products created together: `Products.create` gathers them). */
   readonly insertAll: (products: ReadonlyArray<Product>) => Op<void>
   readonly get: (scope: Scope, id: ProductId) => Op<Option.Option<Product>>
+  /** `get`, locking the row until the transaction ends (inside `transact`): an update reads with it. */
+  readonly lock: (scope: Scope, id: ProductId) => Op<Option.Option<Product>>
   /** Several of the scope at once (a cart's), in one statement: those that exist, in no particular order. */
   readonly getAll: (scope: Scope, ids: ReadonlyArray<ProductId>) => Op<ReadonlyArray<Product>>
   /**

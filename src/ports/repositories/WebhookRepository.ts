@@ -17,6 +17,8 @@ import type { Op } from "./Op.js"
 export interface WebhooksRepo {
   readonly insert: (endpoint: WebhookEndpoint) => Op<void>
   readonly get: (scope: Scope, id: WebhookId) => Op<Option.Option<WebhookEndpoint>>
+  /** `get`, locking the row until the transaction ends (inside `transact`): an update reads with it. */
+  readonly lock: (scope: Scope, id: WebhookId) => Op<Option.Option<WebhookEndpoint>>
   readonly update: (endpoint: WebhookEndpoint) => Op<void>
   /** Deletes the endpoint for good; its pending deliveries are cancelled with it. */
   readonly delete: (scope: Scope, id: WebhookId) => Op<boolean>
