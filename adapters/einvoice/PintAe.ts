@@ -170,16 +170,23 @@ const taxTotal = (vat: number, lines: ReadonlyArray<Line>) =>
     )
   )
 
-/** The totals: no allowances, charges or prepayment, so the amount payable is the total with VAT. */
-const monetaryTotal = (totals: TaxDocument.Totals) =>
+/**
+ * The totals (no allowances or charges). `prepaid`: what was paid before the document (an invoice Fils issues once
+ * its card payment succeeded: all of it, so nothing is left to pay and the buyer's books do not show it open).
+ */
+const monetaryTotal = (totals: TaxDocument.Totals, prepaid: number) =>
   el(
     "cac:LegalMonetaryTotal",
     null,
     amount("cbc:LineExtensionAmount", totals.net),
     amount("cbc:TaxExclusiveAmount", totals.net),
     amount("cbc:TaxInclusiveAmount", totals.gross),
-    amount("cbc:PayableAmount", totals.gross)
+    prepaid > 0 && amount("cbc:PrepaidAmount", prepaid),
+    amount("cbc:PayableAmount", totals.gross - prepaid)
   )
+
+/** What an invoice leaves to pay: nothing once its card payment succeeded (the only way Fils issues one with a card). */
+export const prepaidOf = (invoice: TaxDocument.Invoice): number => (invoice.card === null ? 0 : invoice.totals.gross)
 
 /**
  * A line: its item (type, code, tax category), its net unit price (the gross price PINT AE also asks for is the same,
@@ -257,7 +264,7 @@ export const invoiceXml = (invoice: TaxDocument.Invoice): string => {
       "Invoice",
       { xmlns: invoiceNamespace, ...namespaces },
       header(invoice, invoice.continuous_supply),
-      invoice.totals.gross > 0 && el("cbc:DueDate", null, issued),
+      invoice.totals.gross - prepaidOf(invoice) > 0 && el("cbc:DueDate", null, issued),
       el("cbc:InvoiceTypeCode", null, typeCode("invoice", invoice.lines)),
       el("cbc:Note", null, "Tax Invoice"),
       supplied < issued && el("cbc:TaxPointDate", null, supplied),
@@ -287,7 +294,7 @@ export const invoiceXml = (invoice: TaxDocument.Invoice): string => {
           ]
       ),
       taxTotal(invoice.totals.vat, invoice.lines),
-      monetaryTotal(invoice.totals),
+      monetaryTotal(invoice.totals, prepaidOf(invoice)),
       invoice.lines.map((line, i) => documentLine("invoice", i + 1, line, line.quantity))
     )
   )
@@ -327,7 +334,7 @@ export const creditNoteXml = (note: TaxDocument.CreditNote): string =>
       supplierParty(note.supplier),
       customerParty(note.buyer),
       taxTotal(note.difference.vat, note.lines),
-      monetaryTotal(note.difference),
+      monetaryTotal(note.difference, 0),
       note.lines.map((line, i) => documentLine("credit_note", i + 1, line, 1))
     )
   )

@@ -76,12 +76,13 @@ const checkParties = (root: XmlElement, doc: TaxDocument.Invoice | TaxDocument.C
 }
 
 /** The amounts of the XML, to the fils: totals, VAT by category, and each line (net, VAT, with VAT, unit price). */
-const checkAmounts = (root: XmlElement, lineName: string, lines: ReadonlyArray<Line>, totals: TaxDocument.Totals) => {
+const checkAmounts = (root: XmlElement, lineName: string, lines: ReadonlyArray<Line>, totals: TaxDocument.Totals, prepaid: number) => {
   const money = one(root, "cac:LegalMonetaryTotal")
   assert.strictEqual(amountAt(money, "cbc:LineExtensionAmount"), totals.net)
   assert.strictEqual(amountAt(money, "cbc:TaxExclusiveAmount"), totals.net)
   assert.strictEqual(amountAt(money, "cbc:TaxInclusiveAmount"), totals.gross)
-  assert.strictEqual(amountAt(money, "cbc:PayableAmount"), totals.gross)
+  assert.strictEqual(maybe(money, "cbc:PrepaidAmount") === undefined ? 0 : amountAt(money, "cbc:PrepaidAmount"), prepaid)
+  assert.strictEqual(amountAt(money, "cbc:PayableAmount"), totals.gross - prepaid, "payable: the total less what was paid")
   const tax = one(root, "cac:TaxTotal")
   assert.strictEqual(amountAt(tax, "cbc:TaxAmount"), totals.vat)
   const subtotals = all(tax, "cac:TaxSubtotal").map((s) => ({
@@ -139,13 +140,13 @@ const checkInvoiceXml = (invoice: TaxDocument.Invoice) => {
   assert.strictEqual(textAt(root, "cbc:UUID"), invoice.uuid)
   assert.strictEqual(textAt(root, "cbc:InvoiceTypeCode"), outOfScope(invoice.lines) ? "480" : "380")
   assert.strictEqual(textAt(root, "cbc:DocumentCurrencyCode"), "AED")
-  assert.strictEqual(maybe(root, "cbc:DueDate") !== undefined, invoice.totals.gross > 0, "a due date when something is payable")
+  assert.strictEqual(maybe(root, "cbc:DueDate") !== undefined, invoice.totals.gross - PintAe.prepaidOf(invoice) > 0, "a due date when something is payable")
   assert.strictEqual(maybe(root, "cac:InvoicePeriod") !== undefined, invoice.period !== null)
   const means = one(root, "cac:PaymentMeans")
   assert.strictEqual(textAt(means, "cbc:PaymentMeansCode"), invoice.card === null ? "1" : "55")
   if (invoice.card !== null) assert.strictEqual(textAt(means, "cac:CardAccount", "cbc:PrimaryAccountNumberID"), `XXXXXXXXXXXX${invoice.card.last4}`)
   checkParties(root, invoice)
-  checkAmounts(root, "cac:InvoiceLine", invoice.lines, invoice.totals)
+  checkAmounts(root, "cac:InvoiceLine", invoice.lines, invoice.totals, invoice.card === null ? 0 : invoice.totals.gross)
 }
 
 const checkCreditNoteXml = (note: TaxDocument.CreditNote) => {
@@ -163,7 +164,7 @@ const checkCreditNoteXml = (note: TaxDocument.CreditNote) => {
   }
   assert.isUndefined(maybe(root, "cac:PaymentMeans"), "no payment means on a credit note")
   checkParties(root, note)
-  checkAmounts(root, "cac:CreditNoteLine", note.lines, note.difference)
+  checkAmounts(root, "cac:CreditNoteLine", note.lines, note.difference, 0)
 }
 
 describe("PINT AE e-invoices (property)", () => {
@@ -325,8 +326,15 @@ describe("PINT AE e-invoices (examples)", () => {
     const root = parse(PintAe.invoiceXml(invoice))
     assert.strictEqual(textAt(root, "cbc:IssueDate"), "2026-02-01")
     assert.strictEqual(textAt(root, "cbc:IssueTime"), "01:30:00+04:00")
-    assert.strictEqual(textAt(root, "cbc:DueDate"), "2026-02-01")
     assert.strictEqual(textAt(root, "cbc:TaxPointDate"), "2026-01-30")
+    // Paid by card when issued: all of it prepaid, nothing payable, so no due date; unpaid, due on the day of issue.
+    const paid = parse(PintAe.invoiceXml({ ...invoice, card: { brand: "visa", last4: "4242" } }))
+    assert.isUndefined(maybe(paid, "cbc:DueDate"))
+    assert.strictEqual(amountAt(one(paid, "cac:LegalMonetaryTotal"), "cbc:PrepaidAmount"), invoice.totals.gross)
+    assert.strictEqual(amountAt(one(paid, "cac:LegalMonetaryTotal"), "cbc:PayableAmount"), 0)
+    const unpaid = parse(PintAe.invoiceXml({ ...invoice, card: null }))
+    assert.strictEqual(textAt(unpaid, "cbc:DueDate"), "2026-02-01")
+    assert.strictEqual(amountAt(one(unpaid, "cac:LegalMonetaryTotal"), "cbc:PayableAmount"), invoice.totals.gross)
   })
 
   it("only exempt and out-of-scope lines: typed 480, naming the buyer's trade licence; without it the rules say so", () => {
