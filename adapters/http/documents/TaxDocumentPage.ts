@@ -245,8 +245,8 @@ a{color:#0a4fb5}
   table.lines,table.lines tbody{display:block}
   table.lines tr{display:block;border:1px solid #d8dee4;border-radius:6px;margin-bottom:.75rem;padding:.25rem .5rem}
   table.lines td{display:flex;justify-content:space-between;gap:1rem;border:0;padding:.2rem 0;text-align:end}
-  table.lines td::before{content:attr(data-label);color:#3c4257;text-align:start;flex:1 1 0;min-width:0}
-  table.summary .amount{white-space:normal}
+  table.lines td::before{content:attr(data-label);color:#3c4257;text-align:start;flex:1 1 0;min-width:0;white-space:normal}
+  table.summary th.amount{white-space:normal}
   table.lines td:first-child{display:block;text-align:start}
   table.lines td:first-child::before{content:none}
   .totals{max-width:none}
