@@ -122,17 +122,7 @@ export const apportion = (amount: number, weights: ReadonlyArray<number>): Reado
 }
 
 /** A credit note's line: what one invoice line gives back (its gross, and the VAT and net in it). */
-export const CreditLine = Schema.Struct({
-  description: Schema.String,
-  category: Vat.Category,
-  rate_bps: Schema.Int.pipe(Schema.nonNegative()),
-  item_type: ItemType,
-  item_code: Schema.NullOr(Schema.String),
-  exemption_code: Schema.optional(Vat.ExemptionCode),
-  net: Amount,
-  vat: Amount,
-  gross: Amount
-}).annotations({ identifier: "CreditLine" })
+export const CreditLine = DocumentLine.pipe(Schema.omit("quantity", "unit_amount")).annotations({ identifier: "CreditLine" })
 export type CreditLine = typeof CreditLine.Type
 
 /** The amounts of a credit note for `amount` fils returned on an invoice after the notes before it (Art. 60). */
