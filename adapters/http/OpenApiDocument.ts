@@ -48,6 +48,10 @@ const product: typeof ProductResource.Encoded = {
   billing_interval: "month",
   interval_count: 1,
   status: "active",
+  tax_category: "S",
+  tax_exemption_code: null,
+  item_type: "S",
+  item_code: null,
   metadata: { sku: "KARAK-M" },
   livemode: false,
   created_at: at,
@@ -60,6 +64,7 @@ const customer: typeof CustomerResource.Encoded = {
   name: "Layla Haddad",
   email: "layla@example.ae",
   phone_number: "+971501234567",
+  business: null,
   metadata: {},
   livemode: false,
   created_at: at
@@ -83,6 +88,7 @@ const checkoutSession: typeof CheckoutSessionResource.Encoded = {
   status: "open",
   checkout_url: `https://pay.example.ae/checkout/${id("cks")}`,
   total_amount: 34900,
+  tax: 1662,
   currency: "AED",
   product_cart: [{ product_id: id("pdt"), name: "Karak chai subscription", quantity: 1, unit_amount: 34900 }],
   customer: { name: "Layla Haddad", email: "layla@example.ae", phone_number: "+971501234567" },
@@ -101,6 +107,7 @@ const payment: typeof PaymentResource.Encoded = {
   payment_id: id("pay"),
   status: "succeeded",
   total_amount: 34900,
+  tax: 1662,
   refunded_amount: 0,
   fee_amount: 1112,
   net_amount: 33788,
@@ -171,7 +178,8 @@ const account: typeof AccountResource.Encoded = {
   support_email: "help@souq.example.ae",
   livemode: false,
   payments_enabled: true,
-  currencies: ["AED"]
+  currencies: ["AED"],
+  tax_profile: null
 }
 
 const page = <A>(item: A) => ({

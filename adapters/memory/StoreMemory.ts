@@ -27,6 +27,7 @@ import type * as Refund from "../../src/domain/Refund.js"
 import type { AuditEntry, DashboardSession, DashboardUser, SignInLink } from "../../src/domain/DashboardUser.js"
 import type { PortalSession } from "../../src/domain/PortalSession.js"
 import * as Subscription from "../../src/domain/Subscription.js"
+import type { CreditNote, Invoice } from "../../src/domain/TaxDocument.js"
 import * as WebhookEndpoint from "../../src/domain/WebhookEndpoint.js"
 import {
   type AttemptRecord,
@@ -36,6 +37,7 @@ import {
   type RenewalAttempt,
   type StoreShape
 } from "../../src/ports/Store.js"
+import { makeDocumentsMemory } from "./DocumentsMemory.js"
 
 type Undo = () => void
 
@@ -196,6 +198,8 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
     })
   }
 
+  const documents = new Table<Invoice | CreditNote>(record)
+  const documentNumbers = new Table<number>(record)
   const idempotency = new Table<Idempotency.IdempotencyRecord>(record)
   const rates = new Table<RateWindow.RateWindowState>(record)
 
@@ -538,6 +542,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
       since: (since, after, limit) =>
         read(() => oldestSince(refunds.rows.values(), since, after, (r) => r.refund_id).slice(0, limit))
     },
+    documents: makeDocumentsMemory({ documents, numbers: documentNumbers, read, write }),
     events: {
       insert: (event) => write(() => events.set(event.event_id, event)),
       insertAll: (batch) => write(() => batch.forEach((event) => events.set(event.event_id, event))),

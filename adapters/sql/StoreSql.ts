@@ -23,6 +23,7 @@ import { makeQueries } from "./queries.js"
 import { makeDeliveriesRepo, makeDeliveryWakeups } from "./repos/deliveries.js"
 import { makeEventsRepo } from "./repos/events.js"
 import { makePaymentsRepo } from "./repos/payments.js"
+import { makeDocumentsRepo } from "./repos/documents.js"
 import { makeRefundsRepo } from "./repos/refunds.js"
 import { makeDashboardRepo } from "./repos/dashboard.js"
 import { makePortalSessionsRepo } from "./repos/portal.js"
@@ -415,6 +416,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     sessions: makeSessionsRepo(queries),
     payments: makePaymentsRepo(queries),
     refunds: makeRefundsRepo(queries),
+    documents: makeDocumentsRepo(queries),
     dashboard: makeDashboardRepo(queries),
     portalSessions: makePortalSessionsRepo(queries, box),
     events: makeEventsRepo(queries),

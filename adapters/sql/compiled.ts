@@ -290,6 +290,12 @@ const guard = (ast: AST.AST): Guard => {
       return (u) => from(u) && Option.isNone(ast.filter(u, options, ast))
     }
     case "Union": {
+      // `NullOr(x)`: only null is null, whatever order the parser tries the members in.
+      const notNull = ast.types.filter((member) => !(AST.isLiteral(member) && member.literal === null))
+      if (ast.types.length === 2 && notNull.length === 1) {
+        const member = guard(notNull[0]!)
+        return (u) => u === null || member(u)
+      }
       if (ast.types.some((member) => keyedByLiterals(member, true))) return byParser(ast)
       // The parser takes the first member that decodes: a member that decodes the input into another value first
       // decides the answer (false).
@@ -306,12 +312,15 @@ const guard = (ast: AST.AST): Guard => {
       const indexSignature = stringIndex(ast)
       if (
         indexSignature === false ||
-        ast.propertySignatures.some((ps) => typeof ps.name !== "string" || ps.name === "__proto__" || ps.isOptional)
+        ast.propertySignatures.some((ps) => typeof ps.name !== "string" || ps.name === "__proto__") ||
+        // An optional key with no index signature only: then "a key more" can still be counted.
+        (indexSignature !== undefined && ast.propertySignatures.some((ps) => ps.isOptional))
       ) return byParser(ast)
       return objectGuard(
         ast.propertySignatures.map((ps) => ps.name as string),
         ast.propertySignatures.map((ps) => ps.type),
-        indexSignature === undefined ? undefined : guard(indexSignature.type)
+        indexSignature === undefined ? undefined : guard(indexSignature.type),
+        ast.propertySignatures.map((ps) => ps.isOptional)
       )
     }
     case "TupleType": {
@@ -335,10 +344,17 @@ const guard = (ast: AST.AST): Guard => {
  * only where a read cannot tell, since it cost more than all the rest). Symbol keys are not looked at: the values it
  * checks are built from rows and JSON.
  */
-const objectGuard = (names: ReadonlyArray<string>, asts: ReadonlyArray<AST.AST>, value: Guard | undefined): Guard => {
+const objectGuard = (
+  names: ReadonlyArray<string>,
+  asts: ReadonlyArray<AST.AST>,
+  value: Guard | undefined,
+  optional: ReadonlyArray<boolean> = names.map(() => false)
+): Guard => {
   const guards = asts.map((ast) => inlineCheck(ast, "") === undefined ? guard(ast) : undefined)
   const checks = names.map((name, i) => {
     const key = JSON.stringify(name)
+    // An optional key: absent, or present (counted) with a value that passes.
+    if (optional[i]) return `if (hasOwn(u, ${key})) { m++; if (!(${inlineCheck(asts[i]!, `u[${key}]`) ?? `g[${i}](u[${key}])`})) return false; }`
     // An own key: a read that gives a value (none of these names is inherited), or an own `undefined`.
     const present = name in Object.prototype ? `hasOwn(u, ${key})` : `(u[${key}] !== undefined || hasOwn(u, ${key}))`
     const check = inlineCheck(asts[i]!, `u[${key}]`) ?? `g[${i}](u[${key}])`
@@ -354,10 +370,11 @@ const objectGuard = (names: ReadonlyArray<string>, asts: ReadonlyArray<AST.AST>,
     "hasOwn",
     `return function(u) {
       if (typeof u !== "object" || u === null || Object.getPrototypeOf(u) !== Object.prototype) return false;
+      let m = ${optional.filter((o) => !o).length};
       ${checks.join("\n")}
       let n = 0;
       for (const k in u) { n++; ${others} }
-      return ${value === undefined ? `n === ${names.length}` : "true"};
+      return ${value === undefined ? "n === m" : "true"};
     }`
   )(guards, value, new Set(names), Object.hasOwn)
 }

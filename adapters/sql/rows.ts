@@ -19,6 +19,7 @@ import { Product } from "../../src/domain/Product.js"
 import type { RateDecision } from "../../src/domain/RateWindow.js"
 import { Refund } from "../../src/domain/Refund.js"
 import { Subscription } from "../../src/domain/Subscription.js"
+import { CreditNote, Invoice } from "../../src/domain/TaxDocument.js"
 import { WebhookEndpoint } from "../../src/domain/WebhookEndpoint.js"
 import type { RenewalAttempt } from "../../src/ports/Store.js"
 import { decoder, Int8, Jsonb, table, Timestamptz } from "./columns.js"
@@ -44,6 +45,9 @@ const nullIfAllNull = <A extends Record<string, unknown>>(group: A): A | null =>
 const NullableString = Schema.NullOr(Schema.String)
 const NullableNumber = Schema.NullOr(Schema.Number)
 const NullableTimestamptz = Schema.NullOr(Timestamptz)
+const NullableInt8 = Schema.NullOr(Int8)
+// Null first: a null is SQL NULL, not the JSON null Jsonb would write.
+const NullableJsonb = Schema.Union(Schema.Null, Jsonb)
 /**
  * A secret as the SecretBox stores it (sealed, or plaintext without a key), `Redacted` as soon as it is read: the
  * repositories seal before they write and open after they read.
@@ -59,6 +63,7 @@ export const Accounts = table(
     business_name: NullableString,
     support_email: NullableString,
     live_payments_enabled: Schema.Boolean,
+    tax_profile: NullableJsonb,
     created_at: Timestamptz
   }),
   Account,
@@ -124,6 +129,10 @@ export const Products = table(
     billing_interval: NullableString,
     interval_count: NullableNumber,
     status: Schema.String,
+    tax_category: Schema.String,
+    tax_exemption_code: NullableString,
+    item_type: Schema.String,
+    item_code: NullableString,
     metadata: Jsonb,
     created_at: Timestamptz,
     updated_at: NullableTimestamptz
@@ -149,6 +158,7 @@ export const Customers = table(
     name: NullableString,
     email: Schema.String,
     phone_number: NullableString,
+    business: NullableJsonb,
     metadata: Jsonb,
     created_at: Timestamptz
   }),
@@ -160,8 +170,8 @@ export const customerFromRow = Customers.fromRow
 export const customerToRow = Customers.toRow
 
 export const customerChanges = (c: Customer) => {
-  const { name, email, phone_number, metadata } = customerToRow(c)
-  return { name, email, phone_number, metadata }
+  const { name, email, phone_number, business, metadata } = customerToRow(c)
+  return { name, email, phone_number, business, metadata }
 }
 
 // checkout_sessions -----------------------------------------------------------------------------------------------
@@ -176,6 +186,8 @@ export const CheckoutSessions = table(
     status: Schema.String,
     checkout_url: Schema.String,
     total_amount: Int8,
+    tax: NullableInt8,
+    tax_lines: NullableJsonb,
     currency: Schema.String,
     product_cart: Jsonb,
     customer_id: NullableString,
@@ -230,6 +242,8 @@ export const Payments = table(
     refunded_amount: Int8,
     fee_amount: Int8,
     net_amount: Int8,
+    tax: NullableInt8,
+    tax_lines: NullableJsonb,
     currency: Schema.String,
     description: Schema.String,
     // The customer as it was when the payment was made: all null, or an id and an e-mail (migration 0003).
@@ -302,11 +316,15 @@ export const paymentColumns = everyKey<ReturnType<typeof paymentChanges>>()([
   "status", "total_amount", "refunded_amount", "fee_amount", "net_amount", "currency", "description", "customer_id",
   "customer_name", "customer_email", "customer_phone_number", "checkout_session_id", "subscription_id",
   "billing_reason", "metadata", "card_brand", "card_last4", "card_exp_month", "card_exp_year", "card_token",
-  "charge_id", "failure_code", "paid_at"
+  "charge_id", "failure_code", "paid_at", "tax", "tax_lines"
 ])
 
 /** A payment's row as one JSON record (a batch update): `metadata` is the object itself, not its text. */
-export const paymentRecord = (p: Payment): Record<string, unknown> => ({ ...paymentToRow(p), metadata: p.metadata })
+export const paymentRecord = (p: Payment): Record<string, unknown> => ({
+  ...paymentToRow(p),
+  metadata: p.metadata,
+  tax_lines: p.tax_lines
+})
 
 // subscriptions ---------------------------------------------------------------------------------------------------
 
@@ -344,6 +362,7 @@ export const Subscriptions = table(
     first_failure_at: NullableTimestamptz,
     checkout_session_id: NullableString,
     metadata: Jsonb,
+    tax_lines: NullableJsonb,
     created_at: Timestamptz
   }),
   Subscription,
@@ -383,13 +402,14 @@ export const subscriptionColumns = everyKey<ReturnType<typeof subscriptionChange
   "customer_id", "customer_name", "customer_email", "card_brand", "card_last4", "card_exp_month", "card_exp_year",
   "card_token", "anchor", "period", "current_period_start", "next_billing_date", "cancel_at_period_end",
   "cancelled_at", "cancellation_reason", "failed_payment_attempts", "next_retry_at", "first_failure_at",
-  "checkout_session_id", "metadata"
+  "checkout_session_id", "metadata", "tax_lines"
 ])
 
 /** A subscription's row as one JSON record (a batch update). */
 export const subscriptionRecord = (s: Subscription): Record<string, unknown> => ({
   ...subscriptionToRow(s),
-  metadata: s.metadata
+  metadata: s.metadata,
+  tax_lines: s.tax_lines
 })
 
 /** `renewal_attempts`: which payment charged a subscription's period, attempt by attempt. */
@@ -671,3 +691,51 @@ export const AuditEntries = table(
 export type AuditRow = typeof AuditEntries.schema.Encoded
 export const auditFromRow = AuditEntries.fromRow
 export const auditToRow = AuditEntries.toRow
+
+// tax_documents ---------------------------------------------------------------------------------------------------
+
+/**
+ * A tax document's row: the columns its lists filter on, and the document itself as JSON (its Schema's encoded
+ * form), decoded by the same Schema: read back, it is the document as issued.
+ */
+export interface DocumentRow {
+  readonly document_id: string
+  readonly document: unknown
+}
+
+const invoiceJson = Schema.encodeSync(Invoice)
+const creditNoteJson = Schema.encodeSync(CreditNote)
+const invoiceDecoder = decoder(Invoice, "tax_documents (invoice)")
+const creditNoteDecoder = decoder(CreditNote, "tax_documents (credit note)")
+const parsed = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value)
+
+export const invoiceFromRow = (row: DocumentRow): Invoice => invoiceDecoder(parsed(row.document))
+export const creditNoteFromRow = (row: DocumentRow): CreditNote => creditNoteDecoder(parsed(row.document))
+
+const documentColumns = (d: Invoice | CreditNote) => ({
+  account_id: d.account_id,
+  livemode: d.livemode,
+  number: d.number,
+  payment_id: d.payment_id,
+  subscription_id: d.subscription_id,
+  customer_id: d.buyer.customer_id,
+  issued_at: toTimestamp(d.issued_at)
+})
+
+export const invoiceToRow = (invoice: Invoice) => ({
+  document_id: invoice.invoice_id,
+  kind: "invoice",
+  ...documentColumns(invoice),
+  refund_id: null,
+  invoice_id: null,
+  document: JSON.stringify(invoiceJson(invoice))
+})
+
+export const creditNoteToRow = (note: CreditNote) => ({
+  document_id: note.credit_note_id,
+  kind: "credit_note",
+  ...documentColumns(note),
+  refund_id: note.refund_id,
+  invoice_id: note.invoice_id,
+  document: JSON.stringify(creditNoteJson(note))
+})

@@ -36,6 +36,7 @@ import type { Metadata as MetadataType } from "../../src/domain/Metadata.js"
 import * as Payment from "../../src/domain/Payment.js"
 import * as Product from "../../src/domain/Product.js"
 import * as Subscription from "../../src/domain/Subscription.js"
+import * as TaxDocument from "../../src/domain/TaxDocument.js"
 import type * as WebhookEndpoint from "../../src/domain/WebhookEndpoint.js"
 
 // Building blocks -----------------------------------------------------------------------------------------------------
@@ -111,6 +112,12 @@ export const httpsUrl: fc.Arbitrary<string> = fc
   .map(([sub, host, path]) => `https://${sub}.${host}${path === "" ? "/" : path}`)
 
 const hexToken = fc.stringMatching(/^[0-9a-f]{32}$/)
+
+/** A session's or payment's VAT fields for `lines` (none: a merchant that charges no VAT). */
+const taxedAs = (lines: TaxDocument.TaxLines | null) => ({
+  tax: lines === null ? null : TaxDocument.totals(lines.lines).vat,
+  tax_lines: lines
+})
 
 // Inputs the engine accepts -------------------------------------------------------------------------------------------
 
@@ -230,6 +237,7 @@ export const customer = (given?: Scope): fc.Arbitrary<Customer.Customer> =>
       name: input.name ?? null,
       email: input.email,
       phone_number: input.phone_number ?? null,
+      business: null,
       metadata: input.metadata ?? {},
       created_at: created
     }))
@@ -262,6 +270,7 @@ export const checkoutSession = (given?: Scope): fc.Arbitrary<CheckoutSession.Che
       returnUrl: fc.option(httpsUrl, { nil: null }),
       metadata,
       formToken: hexToken,
+      taxed: fc.boolean(),
       paidAfter: fc.integer({ min: 1, max: Duration.toMillis(CheckoutSession.lifetime) - 1 })
     })
     .chain((s) => {
@@ -295,7 +304,15 @@ export const checkoutSession = (given?: Scope): fc.Arbitrary<CheckoutSession.Che
             form_token: s.formToken,
             created_at: s.created,
             expires_at: DateTime.addDuration(s.created, CheckoutSession.lifetime),
-            completed_at: complete ? DateTime.add(s.created, { millis: s.paidAfter }) : null
+            completed_at: complete ? DateTime.add(s.created, { millis: s.paidAfter }) : null,
+            ...taxedAs(s.taxed ? TaxDocument.price(s.cart.map((line) => ({
+              description: line.name,
+              quantity: line.quantity,
+              unit_amount: line.unit_amount,
+              category: "S",
+              item_type: "S",
+              item_code: null
+            })), true) : null)
           }
         })
     })
@@ -348,7 +365,8 @@ export const payment = (given?: Scope): fc.Arbitrary<Payment.Payment> =>
       metadata,
       outcome: chargeOutcome,
       settleAfter: fc.integer({ min: 0, max: 10_000 }),
-      refunds: fc.array(fc.double({ min: 0.01, max: 1, noNaN: true }), { maxLength: 3 })
+      refunds: fc.array(fc.double({ min: 0.01, max: 1, noNaN: true }), { maxLength: 3 }),
+      taxed: fc.boolean()
     })
     .chain((p) =>
       idAt<PaymentId>(prefixes.payment, DateTime.toEpochMillis(p.created)).map((paymentId) => {
@@ -373,7 +391,8 @@ export const payment = (given?: Scope): fc.Arbitrary<Payment.Payment> =>
           paid_at: null,
           card: p.card,
           charge_id: p.chargeId,
-          failure_code: null
+          failure_code: null,
+          ...taxedAs(p.taxed ? TaxDocument.chargedLines({ description: p.description, total_amount: p.total }) : null)
         }
         if (p.outcome === undefined) return current
         const settledAt = DateTime.add(p.created, { millis: p.settleAfter })
@@ -441,7 +460,8 @@ export const subscription = (given?: Scope): fc.Arbitrary<Subscription.Subscript
           card: s.card,
           checkoutSessionId: s.sessionId,
           metadata: s.metadata,
-          paidAt: s.paidAt
+          paidAt: s.paidAt,
+          taxLines: null
         }).next
         let now = s.paidAt
         for (const command of s.commands) {

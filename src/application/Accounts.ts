@@ -1,4 +1,5 @@
 /** Accounts and their API keys: create, update, issue and revoke keys, authenticate a key. */
+import type { TaxProfile } from "../domain/TaxProfile.js"
 import { Clock, DateTime, Duration, Effect, Fiber, Option, Redacted, Scope, Stream } from "effect"
 import * as Account from "../domain/Account.js"
 import { InvalidRequest, NotFound, StoreUnavailable, Unauthorized } from "../domain/Errors.js"
@@ -37,6 +38,8 @@ export interface AccountSettings {
   readonly business_name?: string | null | undefined
   readonly support_email?: string | null | undefined
   readonly live_payments_enabled?: boolean | undefined
+  /** The merchant as the supplier of its tax documents (already decoded: `TaxProfile`); `null` removes it. */
+  readonly tax_profile?: TaxProfile | null | undefined
 }
 
 /** How often a key's "last used" is recorded, at most, per process. */
@@ -113,6 +116,7 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
         business_name: settings.business_name ?? null,
         support_email: settings.support_email ?? null,
         live_payments_enabled: settings.live_payments_enabled ?? false,
+        tax_profile: settings.tax_profile ?? null,
         created_at: yield* DateTime.now
       }
       return yield* transactions.transact(Effect.gen(function*() {
@@ -142,7 +146,8 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
           ...account,
           business_name: settings.business_name !== undefined ? settings.business_name : account.business_name,
           support_email: settings.support_email !== undefined ? settings.support_email : account.support_email,
-          live_payments_enabled: settings.live_payments_enabled ?? account.live_payments_enabled
+          live_payments_enabled: settings.live_payments_enabled ?? account.live_payments_enabled,
+          tax_profile: settings.tax_profile !== undefined ? settings.tax_profile : account.tax_profile
         }
         yield* accountRepo.update(next)
         return next

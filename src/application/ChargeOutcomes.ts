@@ -20,6 +20,7 @@ import { SubscriptionRepository } from "../ports/repositories/SubscriptionReposi
 import { type EventDraft, EventRecorder, paymentDrafts } from "./Events.js"
 import { Settings } from "./Settings.js"
 import { startFromPayment, transitionEvents } from "./Subscriptions.js"
+import { type Paid, TaxDocuments } from "./TaxDocuments.js"
 
 /** A charge's result, as the processor reported it. */
 export interface ChargeReport {
@@ -49,6 +50,7 @@ export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/Charg
     const subscriptionRepo = yield* SubscriptionRepository
     const transactions = yield* Transactions
     const recorder = yield* EventRecorder
+    const taxDocuments = yield* TaxDocuments
     const { fees } = yield* Settings
 
     /**
@@ -120,6 +122,7 @@ export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/Charg
         )
         const renewed = new Set<Subscription.Subscription["subscription_id"]>()
         const drafts: Array<EventDraft> = []
+        const paid: Array<Paid> = []
         for (const c of changed) {
           const { current, events, next, started } = c
           drafts.push(...paymentDrafts(events, next))
@@ -138,6 +141,16 @@ export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/Charg
             renewed.add(subscription.subscription_id)
             drafts.push(...transitionEvents(transition))
           }
+          if (next.status === "succeeded") {
+            // The period it pays for: the one it starts, or the one a renewal moved its subscription into.
+            const paidFor = started?.next ?? (renewal === null ? undefined : subscriptions.get(renewal))
+            paid.push({
+              payment: next,
+              period: paidFor === undefined
+                ? null
+                : { start: paidFor.current_period_start, end: paidFor.next_billing_date }
+            })
+          }
           if (next.status === "succeeded" && current.checkout_session_id !== null) {
             const session = yield* sessionRepo.lock(current.checkout_session_id)
             const completed = Option.flatMap(session, (found) =>
@@ -151,6 +164,8 @@ export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/Charg
           }
         }
         yield* subscriptionRepo.updateAll([...renewed].map((id) => subscriptions.get(id)!))
+        // Their invoices, numbered last: a series' counter is the last lock these transactions take.
+        drafts.push(...(yield* taxDocuments.issueInvoices(paid)))
         yield* recorder.record(drafts)
         return results
       }))
@@ -164,5 +179,5 @@ export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/Charg
 
     return { record, recordOne, fees } as const
   }),
-  dependencies: [EventRecorder.Default]
+  dependencies: [EventRecorder.Default, TaxDocuments.Default]
 }) {}

@@ -85,7 +85,8 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
 
     const create = Effect.fn("Checkout.create")(
       function*(scope: Account.Scope, input: CheckoutSession.CheckoutSessionCreate) {
-        if (scope.livemode && !livePaymentsEnabled(yield* account(scope))) {
+        const merchant = yield* account(scope)
+        if (scope.livemode && !livePaymentsEnabled(merchant)) {
           return yield* new PaymentsDisabled({
             message: "Live payments are not enabled for this account; use a test key, or ask the operator to enable them"
           })
@@ -116,7 +117,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
             }
             lines.push({ product: product.value, quantity: line.quantity ?? 1 })
           }
-          const priced = yield* CheckoutSession.price(lines)
+          const priced = yield* CheckoutSession.price(lines, Account.vatPricing(merchant))
           const customer = yield* resolveCustomer(scope, input.customer)
           const now = yield* DateTime.now
           const id = yield* newId<CheckoutSessionId>(prefixes.checkoutSession)
@@ -219,7 +220,8 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           subscriptionId: null,
           billingReason: session.kind === "subscription" ? "subscription_create" : "payment",
           metadata: session.metadata,
-          card: null
+          card: null,
+          taxLines: session.tax_lines
         }, now)
         yield* paymentRepo.insert(payment)
         const updated = session.customer_id === null

@@ -20,6 +20,7 @@ import { Refunds } from "./Refunds.js"
 import { Renewals } from "./Renewals.js"
 import { RateLimits } from "./RateLimits.js"
 import { Subscriptions } from "./Subscriptions.js"
+import { TaxDocuments } from "./TaxDocuments.js"
 import { Users } from "./Users.js"
 import { Reports } from "./Reports.js"
 import { Webhooks } from "./Webhooks.js"
@@ -48,6 +49,7 @@ export const Engine = Layer.mergeAll(
   Reports.Default,
   ChargeOutcomes.Default,
   Subscriptions.Default,
+  TaxDocuments.Default,
   Users.Default,
   Webhooks.Default
 )

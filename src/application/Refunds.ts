@@ -28,6 +28,7 @@ import { EventRecorder, paymentDrafts } from "./Events.js"
 import { newId } from "./Ids.js"
 import { callProcessor } from "./ProcessorCall.js"
 import { ChargeOutcomes } from "./ChargeOutcomes.js"
+import { TaxDocuments } from "./TaxDocuments.js"
 
 /** What a refund came to: the payment as it is after, and the refund (`pending` when its outcome is unknown yet). */
 export interface RefundResultView {
@@ -59,6 +60,7 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
     const paymentRepo = yield* PaymentRepository
     const transactions = yield* Transactions
     const recorder = yield* EventRecorder
+    const taxDocuments = yield* TaxDocuments
     const processor = yield* PaymentProcessor
     const { fees } = yield* ChargeOutcomes
     const signer = yield* Signer
@@ -137,7 +139,8 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
         }
         const transition = yield* Payment.transition(payment, { _tag: "Refund", amount: refund.amount }, now, fees)
         yield* paymentRepo.update(transition.next)
-        yield* recorder.record(paymentDrafts(transition.events, transition.next))
+        const note = yield* taxDocuments.issueCreditNote(concluded.right, transition.next)
+        yield* recorder.record([...paymentDrafts(transition.events, transition.next), ...note])
         return { payment: transition.next, refund: concluded.right, refundAmount: refund.amount } satisfies RefundResultView
       }))
     })
@@ -206,5 +209,5 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
 
     return { create, record, resolvePending } as const
   }),
-  dependencies: [EventRecorder.Default, ChargeOutcomes.Default]
+  dependencies: [EventRecorder.Default, ChargeOutcomes.Default, TaxDocuments.Default]
 }) {}

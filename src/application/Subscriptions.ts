@@ -83,6 +83,7 @@ export const startFromPayment = (
       quantity: line.quantity,
       // The price the customer agreed to at checkout: a later price change applies only to later checkouts.
       unitAmount: line.unit_amount,
+      taxLines: payment.tax_lines,
       currency: session.value.currency,
       customer: {
         customer_id: payment.customer.customer_id,

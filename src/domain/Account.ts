@@ -2,6 +2,7 @@
 import { Redacted, Schema } from "effect"
 import { AccountId, ApiKeyId } from "./Ids.js"
 import { Currency, supportedCurrencies } from "./Money.js"
+import { TaxProfile } from "./TaxProfile.js"
 
 /** What a request acts as: one account in one mode. Every stored object belongs to exactly one scope. */
 export interface Scope {
@@ -35,6 +36,8 @@ export const Account = Schema.Struct({
   support_email: Schema.NullOr(Schema.String),
   /** The operator turned live payments on (a live processor, or the simulated one for staging). */
   live_payments_enabled: Schema.Boolean,
+  /** The merchant as the supplier of its tax documents; none: no VAT, no documents (docs/tax-documents.md). */
+  tax_profile: Schema.NullOr(TaxProfile),
   created_at: Schema.DateTimeUtcFromSelf
 })
 export type Account = typeof Account.Type
@@ -47,9 +50,19 @@ export const AccountResource = Schema.Struct({
   support_email: Schema.NullOr(Schema.String),
   livemode: Schema.Boolean,
   payments_enabled: Schema.Boolean,
-  currencies: Schema.Array(Currency)
+  currencies: Schema.Array(Currency),
+  tax_profile: Schema.NullOr(TaxProfile)
 }).annotations({ identifier: "Account" })
 export type AccountResource = typeof AccountResource.Type
+
+/**
+ * How the merchant's prices meet VAT: none for a merchant that charges none (no profile, or not registered), else
+ * whether its prices include it (docs/tax-documents.md).
+ */
+export const vatPricing = (account: Account): { readonly pricesIncludeVat: boolean } | null =>
+  account.tax_profile === null || !account.tax_profile.vat_registered
+    ? null
+    : { pricesIncludeVat: account.tax_profile.prices_include_vat }
 
 /** Test mode always takes payments (the simulated processor); live mode only when `livePayments` says so. */
 export const toResource = (account: Account, livemode: boolean, livePayments: boolean): AccountResource => ({
@@ -59,7 +72,8 @@ export const toResource = (account: Account, livemode: boolean, livePayments: bo
   support_email: account.support_email,
   livemode,
   payments_enabled: livemode ? livePayments : true,
-  currencies: supportedCurrencies
+  currencies: supportedCurrencies,
+  tax_profile: account.tax_profile
 })
 
 export const ApiKeyMode = Schema.Literal("test", "live")

@@ -15,6 +15,7 @@ import { Text } from "./Text.js"
 import { httpUrlJsonSchema, parseHttpUrl } from "./Url.js"
 import { Amount, Currency } from "./Money.js"
 import type { Product } from "./Product.js"
+import * as TaxDocument from "./TaxDocument.js"
 
 export const lifetime = Duration.hours(24)
 export const maxLines = 50
@@ -47,6 +48,8 @@ const resourceFields = {
   status: SessionStatus,
   checkout_url: Schema.String,
   total_amount: Amount,
+  /** The VAT in `total_amount`, when the merchant charges VAT (docs/tax-documents.md); null otherwise. */
+  tax: Schema.NullOr(Amount),
   currency: Currency,
   product_cart: Schema.Array(CartLine),
   customer: Schema.NullOr(SessionCustomer),
@@ -66,7 +69,9 @@ export const CheckoutSession = Schema.Struct({
   account_id: AccountId,
   customer_id: Schema.NullOr(CustomerId),
   /** Random per session, embedded in the page's form: a submission from another site cannot know it. */
-  form_token: Schema.String
+  form_token: Schema.String,
+  /** The cart's lines with their VAT, as priced at creation: the payment (and its invoice) carries them. */
+  tax_lines: Schema.NullOr(TaxDocument.TaxLines)
 })
 export type CheckoutSession = typeof CheckoutSession.Type
 
@@ -126,7 +131,12 @@ export const open = (props: {
   readonly livemode: boolean
   readonly checkoutUrl: string
   readonly kind: SessionKind
-  readonly priced: { readonly lines: ReadonlyArray<CartLine>; readonly total: number; readonly currency: Currency }
+  readonly priced: {
+    readonly lines: ReadonlyArray<CartLine>
+    readonly total: number
+    readonly currency: Currency
+    readonly taxLines: TaxDocument.TaxLines | null
+  }
   readonly customer: CustomerOnFile | undefined
   readonly returnUrl: string | null
   readonly metadata: Metadata
@@ -140,7 +150,8 @@ export const open = (props: {
   kind: props.kind,
   status: "open",
   checkout_url: props.checkoutUrl,
-  total_amount: props.priced.total,
+  total_amount: props.priced.taxLines === null ? props.priced.total : TaxDocument.totals(props.priced.taxLines.lines).gross,
+  tax: props.priced.taxLines === null ? null : TaxDocument.totals(props.priced.taxLines.lines).vat,
   currency: props.priced.currency,
   product_cart: props.priced.lines,
   customer: props.customer === undefined ? null : sessionCustomer(props.customer),
@@ -152,7 +163,8 @@ export const open = (props: {
   created_at: props.now,
   expires_at: DateTime.addDuration(props.now, lifetime),
   completed_at: null,
-  form_token: props.formToken
+  form_token: props.formToken,
+  tax_lines: props.priced.taxLines
 })
 
 const sessionCustomer = (c: CustomerOnFile): SessionCustomer => ({
@@ -161,11 +173,18 @@ const sessionCustomer = (c: CustomerOnFile): SessionCustomer => ({
   phone_number: c.phone_number
 })
 
-/** Prices a cart: only active products, one currency, a total that stays a safe integer. */
-export const price = (lines: ReadonlyArray<PricedLine>): Either.Either<{
+/**
+ * Prices a cart: only active products, one currency, a total that stays a safe integer. A merchant that charges VAT
+ * (`vat`, from its tax profile) gets the lines with their VAT, rounded per line; the total is then their gross.
+ */
+export const price = (
+  lines: ReadonlyArray<PricedLine>,
+  vat: { readonly pricesIncludeVat: boolean } | null
+): Either.Either<{
   readonly lines: ReadonlyArray<CartLine>
   readonly total: number
   readonly currency: Currency
+  readonly taxLines: TaxDocument.TaxLines | null
 }, InvalidRequest> => {
   if (lines.length < 1 || lines.length > maxLines) {
     return Either.left(new InvalidRequest({ message: `product_cart must have 1 to ${maxLines} lines` }))
@@ -191,10 +210,20 @@ export const price = (lines: ReadonlyArray<PricedLine>): Either.Either<{
     total += product.price * quantity
     priced.push({ product_id: product.product_id, name: product.name, quantity, unit_amount: product.price })
   }
-  if (!Number.isSafeInteger(total)) {
+  const taxLines = vat === null ? null : TaxDocument.price(lines.map(({ product, quantity }) => ({
+    description: product.name,
+    quantity,
+    unit_amount: product.price,
+    category: product.tax_category,
+    item_type: product.item_type,
+    item_code: product.item_code,
+    ...(product.tax_exemption_code === null ? {} : { exemption_code: product.tax_exemption_code })
+  })), vat.pricesIncludeVat)
+  const charged = taxLines === null ? total : TaxDocument.totals(taxLines.lines).gross
+  if (!Number.isSafeInteger(total) || !Number.isSafeInteger(charged)) {
     return Either.left(new InvalidRequest({ message: "The cart total is too large" }))
   }
-  return Either.right({ lines: priced, total, currency })
+  return Either.right({ lines: priced, total, currency, taxLines })
 }
 
 /**

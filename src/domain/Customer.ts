@@ -3,6 +3,7 @@ import { DateTime, Schema } from "effect"
 import { AccountId, CustomerId } from "./Ids.js"
 import { Metadata } from "./Metadata.js"
 import * as Pagination from "./Pagination.js"
+import { Buyer } from "./TaxProfile.js"
 import * as Text from "./Text.js"
 
 /**
@@ -38,6 +39,8 @@ const resourceFields = {
   name: Schema.NullOr(Schema.String),
   email: Schema.String,
   phone_number: Schema.NullOr(Schema.String),
+  /** A business customer's details: a full tax invoice names them; a Peppol endpoint gets its e-invoices. */
+  business: Schema.NullOr(Buyer),
   metadata: Metadata,
   livemode: Schema.Boolean,
   created_at: Schema.DateTimeUtc
@@ -50,6 +53,7 @@ export const CustomerCreate = Schema.Struct({
   email: Email,
   name: Schema.optional(Schema.NullOr(CustomerName)),
   phone_number: Schema.optional(Schema.NullOr(PhoneNumber)),
+  business: Schema.optional(Schema.NullOr(Buyer)),
   metadata: Schema.optional(Metadata)
 }).annotations({ identifier: "CustomerCreate" })
 export type CustomerCreate = typeof CustomerCreate.Type
@@ -58,6 +62,8 @@ export const CustomerUpdate = Schema.Struct({
   email: Schema.optional(Email),
   name: Schema.optional(Schema.NullOr(CustomerName)),
   phone_number: Schema.optional(Schema.NullOr(PhoneNumber)),
+  /** Replaces the business details whole; `null` removes them. */
+  business: Schema.optional(Schema.NullOr(Buyer)),
   metadata: Schema.optional(Metadata)
 }).annotations({ identifier: "CustomerUpdate" })
 export type CustomerUpdate = typeof CustomerUpdate.Type
@@ -73,16 +79,18 @@ export const create = (
   name: input.name ?? null,
   email: input.email,
   phone_number: input.phone_number ?? null,
+  business: input.business ?? null,
   metadata: input.metadata ?? {},
   created_at: ctx.now
 })
 
-/** `null` clears `name` or `phone_number`; an absent field is left as it was. */
+/** `null` clears `name`, `phone_number` or `business`; an absent field is left as it was. */
 export const update = (customer: Customer, patch: CustomerUpdate): Customer => ({
   ...customer,
   email: patch.email ?? customer.email,
   name: patch.name !== undefined ? patch.name : customer.name,
   phone_number: patch.phone_number !== undefined ? patch.phone_number : customer.phone_number,
+  business: patch.business !== undefined ? patch.business : customer.business,
   metadata: patch.metadata ?? customer.metadata
 })
 

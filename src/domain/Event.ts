@@ -13,10 +13,21 @@ export const EventType = Schema.Literal(
   "subscription.active",
   "subscription.renewed",
   "subscription.on_hold",
-  "subscription.cancelled"
+  "subscription.cancelled",
+  "invoice.issued",
+  "credit_note.issued"
 ).annotations({ identifier: "EventType" })
 export type EventType = typeof EventType.Type
 export const eventTypes: ReadonlyArray<EventType> = EventType.literals
+
+/**
+ * Types an endpoint receives only when it names them: an endpoint made without a list of types, and every endpoint
+ * made before they existed, keeps receiving exactly the types it received (docs/webhooks.md).
+ */
+export const byNameOnly: ReadonlyArray<EventType> = ["invoice.issued", "credit_note.issued"]
+
+/** What an endpoint made without a list of types subscribes to. */
+export const defaultEventTypes: ReadonlyArray<EventType> = eventTypes.filter((t) => !byNameOnly.includes(t))
 
 const resourceFields = {
   object: Schema.Literal("event"),

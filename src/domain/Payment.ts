@@ -14,6 +14,7 @@ import { AccountId, CheckoutSessionId, CustomerId, PaymentId, SubscriptionId } f
 import { Metadata } from "./Metadata.js"
 import * as Pagination from "./Pagination.js"
 import { Amount, Currency } from "./Money.js"
+import * as TaxDocument from "./TaxDocument.js"
 
 export const PaymentStatus = Schema.Literal("processing", "succeeded", "failed", "refunded", "partially_refunded")
 export type PaymentStatus = typeof PaymentStatus.Type
@@ -55,6 +56,8 @@ const resourceFields = {
   refunded_amount: Amount,
   fee_amount: Amount,
   net_amount: Schema.Int,
+  /** The VAT in `total_amount`, when the merchant charges VAT (docs/tax-documents.md); null otherwise. */
+  tax: Schema.NullOr(Amount),
   currency: Currency,
   description: Schema.String,
   customer: Schema.NullOr(PaymentCustomer),
@@ -77,7 +80,9 @@ export const Payment = Schema.Struct({
   account_id: AccountId,
   card: Schema.NullOr(CardOnFile),
   charge_id: Schema.NullOr(Schema.String),
-  failure_code: Schema.NullOr(Schema.String)
+  failure_code: Schema.NullOr(Schema.String),
+  /** The lines as priced when the amount was fixed: its invoice shows them (their gross is `total_amount`). */
+  tax_lines: Schema.NullOr(TaxDocument.TaxLines)
 })
 export type Payment = typeof Payment.Type
 
@@ -96,6 +101,8 @@ export interface NewPayment {
   readonly metadata: Metadata
   /** The saved card a renewal charges; none for a checkout, whose card the processor reports. */
   readonly card: CardOnFile | null
+  /** The lines `amount` was priced from, with their VAT, when the merchant charges VAT. */
+  readonly taxLines: TaxDocument.TaxLines | null
 }
 
 /** A payment about to be charged: `processing`, nothing refunded, no fee until it succeeds. */
@@ -109,6 +116,7 @@ export const open = (payment: NewPayment, now: DateTime.Utc): Payment => ({
   refunded_amount: 0,
   fee_amount: 0,
   net_amount: payment.amount,
+  tax: payment.taxLines === null ? null : TaxDocument.totals(payment.taxLines.lines).vat,
   currency: payment.currency,
   description: payment.description,
   customer: payment.customer,
@@ -120,7 +128,8 @@ export const open = (payment: NewPayment, now: DateTime.Utc): Payment => ({
   paid_at: null,
   card: payment.card,
   charge_id: null,
-  failure_code: null
+  failure_code: null,
+  tax_lines: payment.taxLines
 })
 
 /** `refund.succeeded` carries the payment after the refund plus what that refund returned. */
@@ -286,6 +295,11 @@ export const violations = (p: Payment): ReadonlyArray<string> => {
   if (p.fee_amount < 0 || p.fee_amount > p.total_amount) out.push("fee out of range")
   if (p.net_amount !== p.total_amount - p.fee_amount - p.refunded_amount) out.push("net is not total - fee - refunded")
   if ((p.paid_at !== null) !== paid) out.push("paid_at set iff the payment succeeded")
+  if (p.tax_lines !== null) {
+    const priced = TaxDocument.totals(p.tax_lines.lines)
+    if (priced.gross !== p.total_amount) out.push("tax lines' gross is not total_amount")
+    if (priced.vat !== p.tax) out.push("tax is not the tax lines' VAT")
+  } else if (p.tax !== null) out.push("tax without tax lines")
   return out
 }
 

@@ -6,6 +6,8 @@ import { Metadata } from "./Metadata.js"
 import * as Pagination from "./Pagination.js"
 import { Text } from "./Text.js"
 import { Amount, Currency, supportedCurrencies } from "./Money.js"
+import { ItemType } from "./TaxDocument.js"
+import * as Vat from "./Vat.js"
 
 export const Billing = Schema.Literal("one_time", "recurring")
 export type Billing = typeof Billing.Type
@@ -20,6 +22,11 @@ export const maxIntervalCount: Record<BillingInterval, number> = { day: 365, wee
 export const IntervalCount = Schema.Int.pipe(Schema.between(1, 365))
 export const ProductName = Text(1, 200)
 export const ProductDescription = Text(0, 5000)
+/** A service accounting code (services) or an HS code (goods): digits and dots, as the classification writes it. */
+export const ItemCode = Schema.String.pipe(
+  Schema.pattern(/^[0-9][0-9.]{1,19}$/, { message: () => "item_code must be a classification code: 2 to 20 digits and dots" }),
+  Schema.annotations({ identifier: "ItemCode", description: "Service accounting code (SAC) or HS code: digits and dots." })
+)
 
 const resourceFields = {
   object: Schema.Literal("product"),
@@ -32,6 +39,12 @@ const resourceFields = {
   billing_interval: Schema.NullOr(BillingInterval),
   interval_count: Schema.NullOr(IntervalCount),
   status: ProductStatus,
+  /** Its VAT category (standard 5 % unless the merchant says otherwise): docs/tax-documents.md. */
+  tax_category: Vat.Category,
+  /** Why an exempt product is exempt; set exactly when `tax_category` is `E`. */
+  tax_exemption_code: Schema.NullOr(Vat.ExemptionCode),
+  item_type: ItemType,
+  item_code: Schema.NullOr(ItemCode),
   metadata: Metadata,
   livemode: Schema.Boolean,
   created_at: Schema.DateTimeUtc,
@@ -77,6 +90,10 @@ export const ProductCreate = Schema.Struct({
   billing_interval: Schema.optional(Schema.NullOr(BillingInterval)),
   interval_count: Schema.optional(Schema.NullOr(IntervalCount)),
   status: Schema.optional(ProductStatus),
+  tax_category: Schema.optional(Vat.Category),
+  tax_exemption_code: Schema.optional(Schema.NullOr(Vat.ExemptionCode)),
+  item_type: Schema.optional(ItemType),
+  item_code: Schema.optional(Schema.NullOr(ItemCode)),
   metadata: Schema.optional(Metadata)
 }).pipe(
   // `schedule` decides these rules; the document states them so that a client never sends what it refuses.
@@ -92,6 +109,10 @@ export const ProductUpdate = Schema.Struct({
   billing_interval: Schema.optional(Schema.NullOr(BillingInterval)),
   interval_count: Schema.optional(Schema.NullOr(IntervalCount)),
   status: Schema.optional(ProductStatus),
+  tax_category: Schema.optional(Vat.Category),
+  tax_exemption_code: Schema.optional(Schema.NullOr(Vat.ExemptionCode)),
+  item_type: Schema.optional(ItemType),
+  item_code: Schema.optional(Schema.NullOr(ItemCode)),
   metadata: Schema.optional(Metadata)
 }).annotations({ identifier: "ProductUpdate" })
 export type ProductUpdate = typeof ProductUpdate.Type
@@ -147,6 +168,21 @@ export const normalizeSchedule = (s: {
   return Either.right({ billing: "recurring", billing_interval: s.billing_interval, interval_count: count })
 }
 
+interface Taxation {
+  readonly tax_category: Vat.Category
+  readonly tax_exemption_code: Vat.ExemptionCode | null
+  readonly item_type: ItemType
+  readonly item_code: string | null
+}
+
+/** An exempt product says why (its e-invoice must); no other category has an exemption reason. */
+const checkTaxation = (t: Taxation): Either.Either<Taxation, InvalidRequest> =>
+  t.tax_category === "E" && t.tax_exemption_code === null
+    ? Either.left(new InvalidRequest({ message: "tax_exemption_code is required when tax_category is 'E' (exempt)" }))
+    : t.tax_category !== "E" && t.tax_exemption_code !== null
+    ? Either.left(new InvalidRequest({ message: "tax_exemption_code must be null unless tax_category is 'E' (exempt)" }))
+    : Either.right(t)
+
 export const create = (
   input: ProductCreate,
   ctx: { readonly id: ProductId; readonly accountId: AccountId; readonly livemode: boolean; readonly now: DateTime.Utc }
@@ -157,6 +193,12 @@ export const create = (
       billing: input.billing ?? "one_time",
       billing_interval: input.billing_interval,
       interval_count: input.interval_count
+    })
+    const taxation = yield* checkTaxation({
+      tax_category: input.tax_category ?? "S",
+      tax_exemption_code: input.tax_exemption_code ?? null,
+      item_type: input.item_type ?? "S",
+      item_code: input.item_code ?? null
     })
     return {
       object: "product",
@@ -169,6 +211,7 @@ export const create = (
       currency,
       ...schedule,
       status: input.status ?? "active",
+      ...taxation,
       metadata: input.metadata ?? {},
       created_at: ctx.now,
       updated_at: null
@@ -200,8 +243,19 @@ export const update = (
         ? null
         : product.interval_count
     })
+    const taxation = yield* checkTaxation({
+      tax_category: patch.tax_category ?? product.tax_category,
+      tax_exemption_code: patch.tax_exemption_code !== undefined
+        ? patch.tax_exemption_code
+        : (patch.tax_category ?? product.tax_category) === "E"
+        ? product.tax_exemption_code
+        : null,
+      item_type: patch.item_type ?? product.item_type,
+      item_code: patch.item_code !== undefined ? patch.item_code : product.item_code
+    })
     return {
       ...product,
+      ...taxation,
       name: patch.name ?? product.name,
       description: patch.description ?? product.description,
       price: patch.price ?? product.price,

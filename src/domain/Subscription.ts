@@ -18,6 +18,7 @@ import * as Pagination from "./Pagination.js"
 import { Amount, Currency } from "./Money.js"
 import * as Payment from "./Payment.js"
 import { BillingInterval } from "./Product.js"
+import * as TaxDocument from "./TaxDocument.js"
 
 export const SubscriptionStatus = Schema.Literal("active", "on_hold", "cancelled")
 export type SubscriptionStatus = typeof SubscriptionStatus.Type
@@ -74,7 +75,9 @@ export const Subscription = Schema.Struct({
   card_token: Schema.String,
   anchor: Schema.DateTimeUtc,
   period: Schema.Int,
-  first_failure_at: Schema.NullOr(Schema.DateTimeUtc)
+  first_failure_at: Schema.NullOr(Schema.DateTimeUtc),
+  /** A period's lines with their VAT, as priced at checkout: each renewal charges and invoices them. */
+  tax_lines: Schema.NullOr(TaxDocument.TaxLines)
 })
 export type Subscription = typeof Subscription.Type
 
@@ -169,6 +172,8 @@ export const start = (props: {
   }
   readonly quantity: number
   readonly unitAmount: number
+  /** The period's lines with their VAT (the first payment's); their gross is what each period charges. */
+  readonly taxLines: TaxDocument.TaxLines | null
   readonly currency: Currency
   readonly customer: typeof SubscriptionCustomer.Type
   readonly card: typeof PaymentMethod.Type & { readonly token: string }
@@ -187,7 +192,9 @@ export const start = (props: {
       product_id: props.product.product_id,
       name: props.product.name,
       quantity: props.quantity,
-      recurring_amount: props.unitAmount * props.quantity,
+      recurring_amount: props.taxLines === null
+        ? props.unitAmount * props.quantity
+        : TaxDocument.totals(props.taxLines.lines).gross,
       currency: props.currency,
       billing_interval: props.product.billing_interval,
       interval_count: props.product.interval_count,
@@ -211,7 +218,8 @@ export const start = (props: {
       first_failure_at: null,
       checkout_session_id: props.checkoutSessionId,
       metadata: props.metadata,
-      created_at: props.paidAt
+      created_at: props.paidAt,
+      tax_lines: props.taxLines
     },
     events: [SubscriptionEvent.SubscriptionActivated({ subscription_id: props.id })]
   }
@@ -333,5 +341,6 @@ export const renewalPayment = (subscription: Subscription, paymentId: PaymentId,
     subscriptionId: subscription.subscription_id,
     billingReason: "subscription_renewal",
     metadata: subscription.metadata,
-    card: { ...subscription.payment_method, token: subscription.card_token }
+    card: { ...subscription.payment_method, token: subscription.card_token },
+    taxLines: subscription.tax_lines
   }, now)

@@ -40,7 +40,7 @@ export const DocumentLine = Schema.Struct({
   rate_bps: Schema.Int.pipe(Schema.nonNegative()),
   item_type: ItemType,
   item_code: Schema.NullOr(Schema.String),
-  exemption_code: Schema.optional(Vat.ExemptionCode),
+  exemption_code: Schema.optionalWith(Vat.ExemptionCode, { exact: true }),
   net: Amount,
   vat: Amount,
   gross: Amount
@@ -58,6 +58,37 @@ export const invoiceLines = (inputs: ReadonlyArray<LineInput>, pricesIncludeVat:
     rate_bps: Vat.rateBps(input.category),
     ...Vat.line({ unitAmount: input.unit_amount, quantity: input.quantity, category: input.category, pricesIncludeVat })
   }))
+
+/**
+ * A sale's lines as priced when its amount was fixed (a checkout session, a subscription's period): kept with the
+ * session, the subscription and the payment, so that the invoice shows exactly what was charged, whatever changes
+ * in the catalog or the profile later.
+ */
+export const TaxLines = Schema.Struct({
+  prices_include_vat: Schema.Boolean,
+  lines: Schema.Array(DocumentLine).pipe(Schema.minItems(1))
+}).annotations({ identifier: "TaxLines" })
+export type TaxLines = typeof TaxLines.Type
+
+/** `invoiceLines` with the convention they were priced under. */
+export const price = (inputs: ReadonlyArray<LineInput>, pricesIncludeVat: boolean): TaxLines => ({
+  prices_include_vat: pricesIncludeVat,
+  lines: invoiceLines(inputs, pricesIncludeVat)
+})
+
+/**
+ * The lines of a charge priced before the merchant charged VAT (a subscription started then): its whole amount as
+ * one standard-rated service line, VAT inside it.
+ */
+export const chargedLines = (charge: { readonly description: string; readonly total_amount: number }): TaxLines =>
+  price([{
+    description: charge.description,
+    quantity: 1,
+    unit_amount: charge.total_amount,
+    category: "S",
+    item_type: "S",
+    item_code: null
+  }], true)
 
 export const totals = (lines: ReadonlyArray<{ readonly net: number; readonly vat: number; readonly gross: number }>): Totals =>
   Vat.sum(lines)
@@ -210,7 +241,7 @@ const documentFields = {
   number: Schema.String,
   /** PINT AE's document UUID. */
   uuid: Schema.UUID,
-  issued_at: Schema.DateTimeUtcFromSelf,
+  issued_at: Schema.DateTimeUtc,
   currency: Currency,
   /** The merchant's profile as it was when the document was issued: a document never changes. */
   supplier: TaxProfile,
@@ -227,11 +258,11 @@ export const Invoice = Schema.Struct({
   ...documentFields,
   kind: Schema.Literal("full", "simplified"),
   /** The date of supply, when not the date of issue (a renewal's period start). */
-  supplied_at: Schema.DateTimeUtcFromSelf,
+  supplied_at: Schema.DateTimeUtc,
   /** A continuous supply (a subscription's period), as PINT AE flags it. */
   continuous_supply: Schema.Boolean,
   /** The period a continuous supply covers. */
-  period: Schema.NullOr(Schema.Struct({ start: Schema.DateTimeUtcFromSelf, end: Schema.DateTimeUtcFromSelf })),
+  period: Schema.NullOr(Schema.Struct({ start: Schema.DateTimeUtc, end: Schema.DateTimeUtc })),
   lines: Schema.Array(DocumentLine),
   totals: Totals,
   card: Schema.NullOr(DocumentCard)
@@ -252,7 +283,7 @@ export const CreditNote = Schema.Struct({
   ...documentFields,
   invoice_id: InvoiceId,
   invoice_number: Schema.String,
-  invoice_issued_at: Schema.DateTimeUtcFromSelf,
+  invoice_issued_at: Schema.DateTimeUtc,
   refund_id: RefundId,
   reason: Schema.String,
   reason_code: CreditReasonCode,

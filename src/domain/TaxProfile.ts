@@ -65,6 +65,17 @@ export const Buyer = Schema.Struct({
   address: Schema.NullOr(Address),
   peppol_endpoint: Schema.NullOr(PeppolEndpoint),
   /** Its trade licence: an e-invoice of only exempt or out-of-scope supplies must name the buyer's registration. */
-  trade_licence: Schema.optional(TradeLicence)
-}).annotations({ identifier: "Buyer" })
+  trade_licence: Schema.optionalWith(TradeLicence, { exact: true })
+}).pipe(
+  // An e-invoice goes to a registered business's endpoint, which its TRN gives; it names the buyer's address.
+  Schema.filter((b) =>
+    b.peppol_endpoint === null ||
+    (b.trn === null
+      ? "A Peppol endpoint needs the business's TRN"
+      : b.address === null
+      ? "A Peppol endpoint needs the business's address"
+      : b.peppol_endpoint.id === b.trn.slice(0, 10) || "The Peppol endpoint's id is the TRN's first 10 digits")
+  ),
+  Schema.annotations({ identifier: "Buyer", description: "A business buyer: what a full tax invoice names and where its e-invoice goes." })
+)
 export type Buyer = typeof Buyer.Type

@@ -4,7 +4,7 @@
  */
 import { DateTime, Either, Redacted, Schema } from "effect"
 import { InvalidRequest } from "./Errors.js"
-import { EventType, eventTypes } from "./Event.js"
+import { defaultEventTypes, EventType } from "./Event.js"
 import { AccountId, WebhookId } from "./Ids.js"
 import * as Network from "./Network.js"
 import * as Pagination from "./Pagination.js"
@@ -121,7 +121,7 @@ export const create = (
     livemode: ctx.livemode,
     url,
     description: input.description ?? "",
-    event_types: dedupe(input.event_types ?? eventTypes),
+    event_types: dedupe(input.event_types ?? defaultEventTypes),
     disabled: input.disabled ?? false,
     secret: ctx.secret,
     created_at: ctx.now
@@ -139,7 +139,7 @@ export const update = (endpoint: WebhookEndpoint, patch: WebhookUpdate): Either.
     })
   )
 
-const dedupe = (types: ReadonlyArray<EventType>): ReadonlyArray<EventType> => eventTypes.filter((t) => types.includes(t))
+const dedupe = (types: ReadonlyArray<EventType>): ReadonlyArray<EventType> => EventType.literals.filter((t) => types.includes(t))
 
 /**
  * Secret rotation: the new secret signs from now on, and each one it replaced keeps signing beside it for

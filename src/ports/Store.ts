@@ -14,6 +14,7 @@ import { Context, Effect, Layer } from "effect"
 import { AccountRepository, type AccountsRepo, type ApiKeysRepo } from "./repositories/AccountRepository.js"
 import { CheckoutSessionRepository, type SessionsRepo } from "./repositories/CheckoutSessionRepository.js"
 import { CustomerRepository, type CustomersRepo } from "./repositories/CustomerRepository.js"
+import { DocumentRepository, type DocumentsRepo } from "./repositories/DocumentRepository.js"
 import { EventRepository, type EventsRepo } from "./repositories/EventRepository.js"
 import { IdempotencyRepository, type IdempotencyRepo } from "./repositories/IdempotencyRepository.js"
 import type { Op } from "./repositories/Op.js"
@@ -29,6 +30,7 @@ import { Transactions, type TransactionsShape } from "./Transactions.js"
 export * from "./repositories/AccountRepository.js"
 export * from "./repositories/CheckoutSessionRepository.js"
 export * from "./repositories/CustomerRepository.js"
+export * from "./repositories/DocumentRepository.js"
 export * from "./repositories/EventRepository.js"
 export * from "./repositories/IdempotencyRepository.js"
 export * from "./repositories/PaymentRepository.js"
@@ -59,6 +61,7 @@ export interface StoreShape extends TransactionsShape {
   readonly sessions: SessionsRepo
   readonly payments: PaymentsRepo
   readonly refunds: RefundsRepo
+  readonly documents: DocumentsRepo
   readonly dashboard: DashboardRepo
   readonly portalSessions: PortalSessionsRepo
   readonly events: EventsRepo
@@ -78,6 +81,7 @@ export type Repositories =
   | AccountRepository
   | CheckoutSessionRepository
   | CustomerRepository
+  | DocumentRepository
   | EventRepository
   | IdempotencyRepository
   | PaymentRepository
@@ -95,6 +99,7 @@ export const repositories = (store: StoreShape): Context.Context<Repositories> =
     Context.add(AccountRepository, { ...store.accounts, keys: store.apiKeys }),
     Context.add(CheckoutSessionRepository, store.sessions),
     Context.add(CustomerRepository, store.customers),
+    Context.add(DocumentRepository, store.documents),
     Context.add(EventRepository, store.events),
     Context.add(IdempotencyRepository, store.idempotency),
     Context.add(PaymentRepository, { ...store.payments, refunds: store.refunds }),

@@ -38,6 +38,7 @@ const newAccount = Effect.map(newId<AccountId>("acct"), (account_id): Account =>
   business_name: "Souq Books",
   support_email: null,
   live_payments_enabled: false,
+  tax_profile: null,
   created_at: DateTime.unsafeMake(Date.UTC(2026, 10, 21))
 }))
 

@@ -69,6 +69,7 @@ const newAccount = (createdAt: number) =>
     business_name: "Agreement",
     support_email: null,
     live_payments_enabled: true,
+    tax_profile: null,
     created_at: at(createdAt)
   }))
 /** How many rows were claimed and left, over a property's runs: both must occur for the comparison to mean anything. */

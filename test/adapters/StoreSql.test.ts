@@ -78,6 +78,7 @@ const newAccount = Effect.map(newId<AccountId>("acct"), (account_id): Account =>
   business_name: "Souq Books",
   support_email: null,
   live_payments_enabled: false,
+  tax_profile: null,
   created_at: DateTime.unsafeMake(T0)
 }))
 
@@ -151,7 +152,8 @@ describe("StoreSql on PostgreSQL", () => {
         "customer_portal",
         "rate_limit_shares",
         "dashboard_invitations",
-        "event_subjects"
+        "event_subjects",
+        "tax_documents"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns
@@ -279,6 +281,10 @@ describe("StoreSql on PostgreSQL", () => {
         billing_interval: null,
         interval_count: null,
         status: "active",
+        tax_category: "S",
+        tax_exemption_code: null,
+        item_type: "S",
+        item_code: null,
         metadata: {},
         created_at: DateTime.unsafeMake(T0),
         updated_at: null

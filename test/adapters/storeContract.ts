@@ -58,6 +58,7 @@ const makeAccount = Effect.fn("makeAccount")(function*(overrides: Partial<Accoun
     business_name: "Souq Books",
     support_email: "help@souq.ae",
     live_payments_enabled: false,
+    tax_profile: null,
     created_at: at(T0),
     ...overrides
   }
@@ -79,6 +80,10 @@ const makeProduct = (scope: Scope, overrides: Partial<Product> = {}) =>
     billing_interval: null,
     interval_count: null,
     status: "active",
+    tax_category: "S",
+    tax_exemption_code: null,
+    item_type: "S",
+    item_code: null,
     metadata: {},
     created_at: at(T0),
     updated_at: null,
@@ -94,6 +99,7 @@ export const makeCustomer = (scope: Scope, overrides: Partial<Customer> = {}) =>
     name: "Mona Haddad",
     email: "mona@example.ae",
     phone_number: "+971501234567",
+    business: null,
     metadata: {},
     created_at: at(T0),
     ...overrides
@@ -112,6 +118,8 @@ export const makeSession = (scope: Scope, overrides: Partial<CheckoutSession> = 
       status: "open",
       checkout_url: `https://pay.souq.ae/checkout/${id}`,
       total_amount: 74800,
+      tax: null,
+      tax_lines: null,
       currency: "AED",
       product_cart: [
         { product_id: yield* newId<ProductId>("pdt"), name: "Arabic calligraphy course", quantity: 2, unit_amount: 34900 },
@@ -155,6 +163,8 @@ export const makePayment = (scope: Scope, overrides: Partial<Payment.Payment> = 
     livemode: scope.livemode,
     status: "processing",
     total_amount: 74800,
+    tax: null,
+    tax_lines: null,
     refunded_amount: 0,
     fee_amount: 0,
     net_amount: 74800,
@@ -263,7 +273,8 @@ export const startSubscription = (
       card: subscriptionCard,
       checkoutSessionId: options.checkoutSessionId ?? null,
       metadata: options.metadata ?? {},
-      paidAt: at(options.paidAt ?? T0)
+      paidAt: at(options.paidAt ?? T0),
+      taxLines: null
     }).next)
 
 /** The subscription after a command of the domain's machine at `now`. */

@@ -40,6 +40,7 @@ export const newAccount = Effect.map(newId<AccountId>("acct"), (account_id): Acc
   business_name: "Souq Books",
   support_email: null,
   live_payments_enabled: false,
+  tax_profile: null,
   created_at: at(T0)
 }))
 

@@ -199,7 +199,8 @@ describe("Accounts.describe and update", () => {
         support_email: null,
         livemode: false,
         payments_enabled: true,
-        currencies: ["AED"]
+        currencies: ["AED"],
+        tax_profile: null
       })
       assert.isFalse(live.payments_enabled)
       assert.isTrue(live.livemode)

@@ -20,7 +20,7 @@ const oneTime = product({ name: "Beans", price: 5000 })
 const monthly = product({ name: "Club", price: 9900, billing: "recurring", billing_interval: "month" })
 
 const sessionOf = (lines: ReadonlyArray<CheckoutSession.PricedLine>): CheckoutSession.CheckoutSession => {
-  const priced = Either.getOrThrow(CheckoutSession.price(lines))
+  const priced = Either.getOrThrow(CheckoutSession.price(lines, null))
   const id = hexId("cks") as CheckoutSessionId
   return CheckoutSession.open({
     id,
@@ -64,37 +64,37 @@ describe("CheckoutSession.kindOf", () => {
 
 describe("CheckoutSession.price", () => {
   it("prices each line at the product's price and sums the total", () => {
-    const r = Either.getOrThrow(CheckoutSession.price([{ product: oneTime, quantity: 2 }, { product: monthly, quantity: 1 }]))
+    const r = Either.getOrThrow(CheckoutSession.price([{ product: oneTime, quantity: 2 }, { product: monthly, quantity: 1 }], null))
     assert.strictEqual(r.total, 2 * 5000 + 9900)
     assert.strictEqual(r.currency, "AED")
     assert.deepStrictEqual(r.lines, [
       { product_id: oneTime.product_id, name: "Beans", quantity: 2, unit_amount: 5000 },
       { product_id: monthly.product_id, name: "Club", quantity: 1, unit_amount: 9900 }
     ])
-    assert.strictEqual(Either.getOrThrow(CheckoutSession.price([{ product: product({ price: 0 }), quantity: 5 }])).total, 0)
+    assert.strictEqual(Either.getOrThrow(CheckoutSession.price([{ product: product({ price: 0 }), quantity: 5 }], null)).total, 0)
   })
 
   it("refuses draft and archived products, naming them", () => {
     for (const status of ["draft", "archived"] as const) {
       const p = product({ status })
-      const r = CheckoutSession.price([{ product: oneTime, quantity: 1 }, { product: p, quantity: 1 }])
+      const r = CheckoutSession.price([{ product: oneTime, quantity: 1 }, { product: p, quantity: 1 }], null)
       assert.strictEqual(leftTag(r), "InvalidRequest")
       assert.isTrue(Either.isLeft(r) && r.left.message.includes(p.product_id) && r.left.message.includes(status))
     }
   })
 
   it("needs 1 to 50 lines", () => {
-    assert.strictEqual(leftTag(CheckoutSession.price([])), "InvalidRequest")
+    assert.strictEqual(leftTag(CheckoutSession.price([], null)), "InvalidRequest")
     const lines = (n: number) => Array.from({ length: n }, () => ({ product: oneTime, quantity: 1 }))
-    assert.strictEqual(Either.getOrThrow(CheckoutSession.price(lines(50))).total, 50 * 5000)
-    assert.strictEqual(leftTag(CheckoutSession.price(lines(51))), "InvalidRequest")
+    assert.strictEqual(Either.getOrThrow(CheckoutSession.price(lines(50), null)).total, 50 * 5000)
+    assert.strictEqual(leftTag(CheckoutSession.price(lines(51), null)), "InvalidRequest")
     assert.strictEqual(CheckoutSession.maxLines, 50)
     assert.strictEqual(CheckoutSession.maxQuantity, 1000)
   })
 
   it("refuses a total that is not a safe integer", () => {
     const huge = product({ price: Number.MAX_SAFE_INTEGER - 1 })
-    assert.strictEqual(leftTag(CheckoutSession.price([{ product: huge, quantity: 2 }])), "InvalidRequest")
+    assert.strictEqual(leftTag(CheckoutSession.price([{ product: huge, quantity: 2 }], null)), "InvalidRequest")
   })
 
   const cartArb = FastCheck.array(
@@ -121,7 +121,7 @@ describe("CheckoutSession.price", () => {
           quantity: l.quantity
         }) satisfies CheckoutSession.PricedLine
       )
-      const r = CheckoutSession.price(lines)
+      const r = CheckoutSession.price(lines, null)
       const ok = cart.length >= 1 && cart.length <= 50 && cart.every((l) => l.status === "active")
       assert.strictEqual(Either.isRight(r), ok)
       if (Either.isRight(r)) {
@@ -313,7 +313,7 @@ describe("CheckoutSession.open and AttachCustomer", () => {
     const s = sessionOf([{ product: oneTime, quantity: 3 }])
     assert.deepStrictEqual([s.status, s.total_amount, s.customer, s.customer_id], ["open", 15000, null, null])
     assert.isTrue(DateTime.Equivalence(s.expires_at, expiry))
-    const priced = Either.getOrThrow(CheckoutSession.price([{ product: oneTime, quantity: 1 }]))
+    const priced = Either.getOrThrow(CheckoutSession.price([{ product: oneTime, quantity: 1 }], null))
     const withCustomer = CheckoutSession.open({
       id: hexId("cks") as CheckoutSessionId,
       accountId,

@@ -25,6 +25,7 @@ describe("Customer.create", () => {
       name: null,
       email: "a@b.co",
       phone_number: null,
+      business: null,
       metadata: {},
       created_at: now
     })

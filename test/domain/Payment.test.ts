@@ -25,7 +25,8 @@ const processing = (total: number): Payment.Payment => ({
     subscriptionId: null,
     billingReason: "payment",
     metadata: { order: "42" },
-    card: null
+    card: null,
+    taxLines: null
   }, t0),
   charge_id: "ch_sim_done_00000000"
 })

@@ -55,6 +55,10 @@ describe("Product.create", () => {
       billing_interval: null,
       interval_count: null,
       status: "active",
+      tax_category: "S",
+      tax_exemption_code: null,
+      item_type: "S",
+      item_code: null,
       metadata: {},
       created_at: t0,
       updated_at: null

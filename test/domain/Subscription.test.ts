@@ -19,7 +19,8 @@ const started = (paidAt: DateTime.Utc, interval: BillingInterval = "month", coun
     card: { brand: "visa", last4: "4242", exp_month: 12, exp_year: 2030, token: "tok_sim_ok_x" },
     checkoutSessionId: null,
     metadata: {},
-    paidAt
+    paidAt,
+    taxLines: null
   })
 
 const apply = (s: Subscription.Subscription, c: Subscription.SubscriptionCommand, now: DateTime.Utc) =>

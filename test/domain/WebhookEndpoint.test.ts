@@ -1,7 +1,7 @@
 /** Webhook endpoints (docs/webhooks.md "Endpoint URLs", docs/decisions.md §7): URL rules, defaults, event types. */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Either, FastCheck, Redacted, Schema } from "effect"
-import { type EventType, eventTypes } from "../../src/domain/Event.js"
+import { byNameOnly, type EventType, eventTypes } from "../../src/domain/Event.js"
 import type { AccountId, WebhookId } from "../../src/domain/Ids.js"
 import * as WebhookEndpoint from "../../src/domain/WebhookEndpoint.js"
 import { assertHidden } from "../support/secrets.js"
@@ -296,9 +296,14 @@ describe("subscribes", () => {
     }
   )
 
-  it("the default endpoint subscribes to all seven; disabling stops all", () => {
+  it("the default endpoint subscribes to the seven payment and subscription types, not to those named only; disabling stops all", () => {
     const endpoint = createOk({ url: "https://example.com/" }, true)
-    for (const type of eventTypes) assert.isTrue(WebhookEndpoint.subscribes(endpoint, type), type)
+    for (const type of eventTypes) {
+      assert.strictEqual(WebhookEndpoint.subscribes(endpoint, type), !byNameOnly.includes(type), type)
+    }
+    assert.strictEqual(eventTypes.filter((t) => WebhookEndpoint.subscribes(endpoint, t)).length, 7)
+    const named = createOk({ url: "https://example.com/", event_types: ["invoice.issued", "credit_note.issued"] }, true)
+    assert.deepStrictEqual(eventTypes.filter((t) => WebhookEndpoint.subscribes(named, t)), ["invoice.issued", "credit_note.issued"])
     const disabled = { ...endpoint, disabled: true }
     for (const type of eventTypes) assert.isFalse(WebhookEndpoint.subscribes(disabled, type), type)
     const only: ReadonlyArray<EventType> = ["refund.succeeded"]

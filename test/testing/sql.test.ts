@@ -29,6 +29,7 @@ const AccountLive = Layer.effectDiscard(Effect.gen(function*() {
     business_name: "Souq",
     support_email: null,
     live_payments_enabled: false,
+    tax_profile: null,
     created_at: yield* DateTime.now
   })
 }))

@@ -22,6 +22,7 @@ import customerPortal from "./0015_customer_portal.js"
 import rateLimitShares from "./0016_rate_limit_shares.js"
 import dashboardInvitations from "./0017_dashboard_invitations.js"
 import eventSubjects from "./0018_event_subjects.js"
+import taxDocuments from "./0019_tax_documents.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -41,5 +42,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0015_customer_portal": customerPortal,
   "0016_rate_limit_shares": rateLimitShares,
   "0017_dashboard_invitations": dashboardInvitations,
-  "0018_event_subjects": eventSubjects
+  "0018_event_subjects": eventSubjects,
+  "0019_tax_documents": taxDocuments
 }

@@ -44,6 +44,7 @@ const withOutageSwitch = (store: Layer.Layer<Store | Repositories>): Layer.Layer
       sessions: wrapRepo(s.sessions, "sessions"),
       payments: wrapRepo(s.payments, "payments"),
       refunds: wrapRepo(s.refunds, "refunds"),
+      documents: wrapRepo(s.documents, "documents"),
       dashboard: wrapRepo(s.dashboard, "dashboard"),
       portalSessions: wrapRepo(s.portalSessions, "portalSessions"),
       events: wrapRepo(s.events, "events"),
