@@ -9,6 +9,8 @@ import { DateTime, Effect, Either, Option } from "effect"
 import * as Account from "../domain/Account.js"
 import * as CheckoutForm from "../domain/CheckoutForm.js"
 import * as CheckoutSession from "../domain/CheckoutSession.js"
+import * as Customer from "../domain/Customer.js"
+import type { Trn } from "../domain/Vat.js"
 import { InvalidRequest, InvalidState, notFound, PaymentsDisabled } from "../domain/Errors.js"
 import type { CheckoutSessionId, PaymentId } from "../domain/Ids.js"
 import { CustomerId as CustomerIdSchema, parseId, prefixes, ProductId as ProductIdSchema } from "../domain/Ids.js"
@@ -199,10 +201,17 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           return yield* new InvalidState({ message: "A payment for this checkout is already being processed." })
         }
         const scope = { accountId: session.account_id, livemode: session.livemode }
-        const customer = session.customer_id !== null
+        const named = session.customer_id !== null
           ? Option.getOrUndefined(yield* customerRepo.get(scope, session.customer_id)) ??
             (yield* resolveCustomer(scope, form.customer))!
           : (yield* resolveCustomer(scope, form.customer))!
+        // A business named on the form goes on the customer, read locked (its invoice names it).
+        const customer = form.business === null ? named : yield* Effect.gen(function*() {
+          const locked = Option.getOrElse(yield* customerRepo.lock(scope, named.customer_id), () => named)
+          const next = Customer.withCheckoutBusiness(locked, { name: form.business!.name, trn: form.business!.trn as Trn | null })
+          if (next !== locked) yield* customerRepo.update(next)
+          return next
+        })
         const payment = Payment.open({
           paymentId: yield* newId<PaymentId>(prefixes.payment),
           accountId: session.account_id,

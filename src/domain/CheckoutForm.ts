@@ -7,7 +7,17 @@
 import { DateTime, Either, Redacted } from "effect"
 import { isCardNumber } from "./Card.js"
 
-export const fields = ["name", "email", "phone_number", "card_number", "exp_month", "exp_year", "cvc"] as const
+export const fields = [
+  "name",
+  "email",
+  "phone_number",
+  "card_number",
+  "exp_month",
+  "exp_year",
+  "cvc",
+  "business_name",
+  "business_trn"
+] as const
 export type Field = (typeof fields)[number]
 /** The fields a form holds secret: the card's number and security code. */
 export type SecretField = "card_number" | "cvc"
@@ -29,6 +39,8 @@ export const fromSubmitted = ({ card_number, cvc, ...rest }: SubmittedForm): Che
 export interface ValidCheckoutForm {
   readonly customer: { readonly name: string; readonly email: string; readonly phone_number: string | null }
   readonly card: ValidCard
+  /** A business buyer's name and TRN, for a tax invoice naming it (both optional; a TRN needs the name). */
+  readonly business: { readonly name: string; readonly trn: string | null } | null
 }
 
 const emailShape = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
@@ -84,10 +96,21 @@ export const validate = (
   if (phone !== "" && !/^\+[0-9]{8,15}$/.test(phone)) {
     errors.phone_number = "Enter the phone number with its country code, e.g. +971501234567."
   }
+  // As typed: a TRN with spaces is refused, not read as its digits.
+  const businessName = input.business_name ?? ""
+  const trn = input.business_trn ?? ""
+  if (trn !== "" && !/^[0-9]{15}$/.test(trn)) errors.business_trn = "Enter the business's TRN: 15 digits."
+  if (businessName.length > 200 || (businessName !== "" && businessName.trim() === "")) {
+    errors.business_name = "Enter the business name, up to 200 characters."
+  } else if (trn !== "" && errors.business_trn === undefined && businessName === "") errors.business_name = "Enter the name of the business the TRN belongs to."
   const card = validateCard(input, now)
   if (Either.isLeft(card)) Object.assign(errors, card.left)
 
   return Either.isLeft(card) || Object.keys(errors).length > 0
     ? Either.left(errors)
-    : Either.right({ customer: { name, email, phone_number: phone === "" ? null : phone }, card: card.right })
+    : Either.right({
+      customer: { name, email, phone_number: phone === "" ? null : phone },
+      card: card.right,
+      business: businessName === "" ? null : { name: businessName, trn: trn === "" ? null : trn }
+    })
 }

@@ -4,6 +4,7 @@ import { AccountId, CustomerId } from "./Ids.js"
 import { Metadata } from "./Metadata.js"
 import * as Pagination from "./Pagination.js"
 import { Buyer } from "./TaxProfile.js"
+import type { Trn } from "./Vat.js"
 import * as Text from "./Text.js"
 
 /**
@@ -93,6 +94,25 @@ export const update = (customer: Customer, patch: CustomerUpdate): Customer => (
   business: patch.business !== undefined ? patch.business : customer.business,
   metadata: patch.metadata ?? customer.metadata
 })
+
+/**
+ * The business a buyer named at checkout (its name and TRN), on the customer: the details Fils holds for the same TRN
+ * (address, Peppol endpoint) are kept; another TRN starts without them. Unchanged when it names what is there.
+ */
+export const withCheckoutBusiness = (
+  customer: Customer,
+  business: { readonly name: string; readonly trn: Trn | null }
+): Customer => {
+  const current = customer.business
+  if (current !== null && current.business_name === business.name && current.trn === business.trn) return customer
+  const sameTrn = current !== null && current.trn !== null && current.trn === business.trn
+  return {
+    ...customer,
+    business: sameTrn
+      ? { ...current, business_name: business.name }
+      : { business_name: business.name, trn: business.trn, address: null, peppol_endpoint: null }
+  }
+}
 
 /** E-mail filters and lookups ignore case. */
 export const emailKey = (email: string): string => email.toLowerCase()

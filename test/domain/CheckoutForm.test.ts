@@ -15,7 +15,9 @@ const valid: Required<CheckoutForm.SubmittedForm> = {
   card_number: "4242 4242 4242 4242",
   exp_month: "12",
   exp_year: "2030",
-  cvc: "123"
+  cvc: "123",
+  business_name: "",
+  business_trn: ""
 }
 
 /** The form as a page submits it: its fields as typed, read into the engine's input. */
@@ -203,7 +205,9 @@ describe("CheckoutForm.validate", () => {
     card_number: "4242424242424241",
     exp_month: "13",
     exp_year: "20x0",
-    cvc: "1"
+    cvc: "1",
+    business_name: " ",
+    business_trn: "10012345670000"
   }
 
   it.prop(
@@ -220,7 +224,28 @@ describe("CheckoutForm.validate", () => {
   )
 
   it("the field names are exactly those of the hosted form", () => {
-    assert.deepStrictEqual([...CheckoutForm.fields], ["name", "email", "phone_number", "card_number", "exp_month", "exp_year", "cvc"])
+    assert.deepStrictEqual([...CheckoutForm.fields], [
+      "name",
+      "email",
+      "phone_number",
+      "card_number",
+      "exp_month",
+      "exp_year",
+      "cvc",
+      "business_name",
+      "business_trn"
+    ])
+  })
+
+  it("a business buyer: a name alone, or a name with a 15-digit TRN as typed; a TRN without the name, or mistyped, is refused", () => {
+    assert.isNull(accepted(valid).business)
+    assert.deepStrictEqual(accepted({ ...valid, business_name: "Gulf Trading FZE" }).business, { name: "Gulf Trading FZE", trn: null })
+    assert.deepStrictEqual(
+      accepted({ ...valid, business_name: "Gulf Trading FZE", business_trn: "100765432100003" }).business,
+      { name: "Gulf Trading FZE", trn: "100765432100003" }
+    )
+    assert.deepStrictEqual(errorKeys({ ...valid, business_trn: "100765432100003" }), ["business_name"])
+    assert.deepStrictEqual(errorKeys({ ...valid, business_name: "Gulf", business_trn: "100 765 432 100 003" }), ["business_trn"])
   })
 })
 

@@ -16,6 +16,8 @@ export interface FormValues {
   readonly phone_number?: string | undefined
   readonly exp_month?: string | undefined
   readonly exp_year?: string | undefined
+  readonly business_name?: string | undefined
+  readonly business_trn?: string | undefined
 }
 
 
@@ -44,6 +46,8 @@ const styles = `
   button { margin-top: 1.25rem; width: 100%; font: inherit; font-weight: 600; padding: .7rem; border: 0;
            border-radius: 8px; background: #1d4ed8; color: #fff; cursor: pointer; }
   small { color: #555; }
+  details { margin-top: 1rem; } summary { cursor: pointer; font-size: .9rem; }
+  tr.subtotal td { border-top: 1px solid #ddd; padding-top: .6rem; }
 `
 
 /**
@@ -67,11 +71,35 @@ const cart = (session: CheckoutSession) =>
       }</td></tr>`
     )
   }
+  ${vatRows(session)}
   <tr class="total"><td>${session.kind === "subscription" ? "Total due today" : "Total"}</td><td class="amount" data-testid="total">${
     formatAmount(session.total_amount, session.currency)
   }</td></tr>
   </tbody>
 </table>`
+
+/**
+ * The VAT of a merchant that charges it: added below the lines when its prices exclude VAT (they are net), stated as
+ * included when they include it.
+ */
+const vatRows = (session: CheckoutSession) => {
+  if (session.tax === null || session.tax_lines === null) return ""
+  const tax = formatAmount(session.tax, session.currency)
+  return session.tax_lines.prices_include_vat
+    ? html`<tr class="vat"><td><small>Includes VAT</small></td><td class="amount"><small data-testid="vat">${tax}</small></td></tr>`
+    : html`<tr class="subtotal"><td>Subtotal</td><td class="amount">${
+      formatAmount(session.total_amount - session.tax, session.currency)
+    }</td></tr>
+  <tr class="vat"><td>VAT</td><td class="amount" data-testid="vat">${tax}</td></tr>`
+}
+
+/** A business buying from a VAT-registered merchant may name itself for a full tax invoice. */
+const businessFields = (session: CheckoutSession, values: FormValues, errors: FieldErrors) =>
+  session.tax === null ? "" : html`<details${values.business_name || values.business_trn || errors.business_name || errors.business_trn ? raw(" open") : ""}>
+<summary>Buying for a business? Get a full tax invoice</summary>
+${field("business_name", "Business name (optional)", raw(`autocomplete="organization"`), values.business_name, errors)}
+${field("business_trn", "TRN (optional, 15 digits)", raw(`inputmode="numeric"`), values.business_trn, errors)}
+</details>`
 
 const field = (
   name: keyof FieldErrors,
@@ -130,6 +158,7 @@ ${field("name", "Name on card", raw(`autocomplete="cc-name" required`), values.n
 ${field("email", "E-mail", raw(`type="email" autocomplete="email" required`), values.email, errors)}
 ${field("phone_number", "Phone (optional, e.g. +971501234567)", raw(`type="tel" autocomplete="tel"`), values.phone_number, errors)}
 ${cardFields(values, errors)}
+${businessFields(session, values, errors)}
 <button type="submit">Pay ${formatAmount(session.total_amount, session.currency)}</button>
 </form>
 <p><small>Payments are processed securely. Your card number is never stored.</small></p>`

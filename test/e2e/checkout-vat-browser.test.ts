@@ -1,0 +1,140 @@
+/**
+ * The hosted checkout of a VAT-registered merchant in headless Chromium: prices excluding VAT show a subtotal, the
+ * VAT and the total charged (what the session's `total_amount` says); a business buyer may name itself and its TRN,
+ * a mistyped TRN is refused next to its field and nothing is charged, and the paid invoice names the business.
+ * A merchant without a profile sees its page as before (no VAT row, no business fields). Screenshots at 390 and
+ * 1280 px land in test-output/.
+ */
+import { Effect, Schema } from "effect"
+import { join } from "node:path"
+import type { Browser, Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { TaxProfile } from "../../src/domain/TaxProfile.js"
+import { Store } from "../../src/ports/Store.js"
+import { ensureOutputDir, launchChromium } from "../support/browser.js"
+import { cards } from "../support/checkout.js"
+import { memoryVariant, rawFor, startServer, type TestAccount, type TestServer } from "../support/server.js"
+
+const output = ensureOutputDir()
+const profile = Schema.decodeUnknownSync(TaxProfile)({
+  legal_name: "Dune Coffee Roasters LLC",
+  legal_name_ar: "ديون لتحميص القهوة ذ.م.م",
+  trn: "100123456700003",
+  address: { line1: "Warehouse 4, Al Quoz", line2: null, city: "Dubai", emirate: "DXB", country: "AE" },
+  trade_licence: null,
+  vat_registered: true,
+  prices_include_vat: false
+})
+
+let server: TestServer
+let browser: Browser
+let vat: TestAccount
+let plain: TestAccount
+
+beforeAll(async () => {
+  server = await startServer(await memoryVariant.store())
+  vat = await server.createAccount({ business_name: "Dune Coffee", tax_profile: profile })
+  plain = server.accountA
+  browser = await launchChromium()
+}, 60_000)
+
+afterAll(async () => {
+  await browser?.close().catch(() => undefined)
+  await server?.close()
+})
+
+/** A session over one product of `price` fils (as the merchant lists it) × `quantity`. */
+const sessionOf = async (account: TestAccount, price: number, quantity: number) => {
+  const api = rawFor(server, account.test.key)
+  const product = await api.post("/products", { name: "Ethiopia Guji, 1 kg", price, currency: "AED" })
+  expect(product.status).toBe(200)
+  const session = await api.post("/checkout_sessions", { product_cart: [{ product_id: product.json.product_id, quantity }] })
+  expect(session.status).toBe(200)
+  return session.json
+}
+
+const open = async (sessionId: string, width: number): Promise<Page> => {
+  const page = await browser.newPage({ viewport: { width, height: 900 } })
+  await page.goto(`${server.origin}/checkout/${sessionId}`)
+  return page
+}
+
+const fill = async (page: Page, business: { readonly name: string; readonly trn: string }) => {
+  await page.fill("#name", "Omar Al Suwaidi")
+  await page.fill("#email", "omar@gulf-trading.ae")
+  await page.fill("#card_number", cards.visa)
+  await page.fill("#exp_month", "12")
+  await page.fill("#exp_year", String(new Date().getUTCFullYear() + 3))
+  await page.fill("#cvc", "123")
+  await page.click("summary")
+  await page.fill("#business_name", business.name)
+  await page.fill("#business_trn", business.trn)
+}
+
+describe("checkout with VAT", () => {
+  it("prices excluding VAT: subtotal, VAT and the total charged; the page fits a phone", async () => {
+    // 18,900 × 2 = AED 378.00 net; VAT AED 18.90; total AED 396.90.
+    const session = await sessionOf(vat, 18_900, 2)
+    expect(session.total_amount).toBe(39_690)
+    expect(session.tax).toBe(1_890)
+    for (const width of [390, 1280]) {
+      const page = await open(session.session_id, width)
+      expect(await page.textContent("[data-testid=vat]")).toContain("18.90")
+      expect(await page.textContent("[data-testid=total]")).toContain("396.90")
+      expect(await page.textContent("button[type=submit]")).toContain("396.90")
+      expect(await page.isVisible("#business_name")).toBe(false) // folded until asked for
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+      expect(overflow).toBeLessThanOrEqual(0)
+      await page.screenshot({ path: join(output, `checkout-vat-${width}.png`), fullPage: true })
+      await page.close()
+    }
+  })
+
+  it("a business buyer: a mistyped TRN is refused next to its field and nothing is charged; then the invoice names it", async () => {
+    const session = await sessionOf(vat, 50_000, 1)
+    const page = await open(session.session_id, 390)
+    await fill(page, { name: "Gulf Trading FZE", trn: "100 765 432 100 003" })
+    await page.click("button[type=submit]")
+    await page.waitForSelector("#business_trn-error")
+    expect(await page.textContent("#business_trn-error")).toContain("15 digits")
+    expect(await page.getAttribute("#business_trn", "aria-invalid")).toBe("true")
+    // The page keeps what was typed, as typed.
+    expect(await page.inputValue("#business_trn")).toBe("100 765 432 100 003")
+    await page.screenshot({ path: join(output, "checkout-vat-business-error-390.png"), fullPage: true })
+    const before = await rawFor(server, vat.test.key).get(`/payments?checkout_session_id=${session.session_id}`)
+    expect(before.json.items).toHaveLength(0)
+
+    await page.fill("#card_number", cards.visa)
+    await page.fill("#cvc", "123")
+    await page.fill("#business_trn", "100765432100003")
+    await page.click("button[type=submit]")
+    await page.waitForSelector("[role=status]")
+    await page.close()
+
+    const paid = await rawFor(server, vat.test.key).get(`/payments?checkout_session_id=${session.session_id}`)
+    expect(paid.json.items[0].status).toBe("succeeded")
+    expect(paid.json.items[0].tax).toBe(2_500)
+    const invoices = await server.run(Effect.flatMap(Store, (s) =>
+      s.documents.listInvoices(
+        { accountId: vat.accountId, livemode: false },
+        { payment_id: paid.json.items[0].payment_id },
+        { limit: 10, after: undefined }
+      )))
+    expect(invoices.items).toHaveLength(1)
+    expect(invoices.items[0]!.kind).toBe("full")
+    expect(invoices.items[0]!.buyer.business).toMatchObject({ business_name: "Gulf Trading FZE", trn: "100765432100003" })
+    const customer = await rawFor(server, vat.test.key).get(`/customers/${paid.json.items[0].customer.customer_id}`)
+    expect(customer.json.business).toMatchObject({ business_name: "Gulf Trading FZE", trn: "100765432100003" })
+  })
+
+  it("a merchant without a tax profile: no VAT row and no business fields, the total as listed", async () => {
+    const session = await sessionOf(plain, 18_900, 2)
+    expect(session.total_amount).toBe(37_800)
+    expect(session.tax).toBeNull()
+    const page = await open(session.session_id, 390)
+    expect(await page.locator("[data-testid=vat]").count()).toBe(0)
+    expect(await page.locator("#business_name").count()).toBe(0)
+    expect(await page.textContent("[data-testid=total]")).toContain("378.00")
+    await page.close()
+  })
+})
