@@ -13,7 +13,7 @@ import { Payments } from "../../src/application/Payments.js"
 import { Reconciliation } from "../../src/application/Reconciliation.js"
 import { Users } from "../../src/application/Users.js"
 import { roles, signInLinkMillis } from "../../src/domain/DashboardUser.js"
-import { AccountId, ApiKeyId, parseId, PaymentId } from "../../src/domain/Ids.js"
+import { ApiKeyId, parseId, PaymentId } from "../../src/domain/Ids.js"
 import { InvalidRequest } from "../../src/domain/Errors.js"
 import { ServerLive } from "../http/Server.js"
 import { checkedSettings, describeSettings, LoadedSettings } from "./config.js"
@@ -23,13 +23,8 @@ import { EngineSql, MigrationsOnly } from "./runtime.js"
 import { checkCommand } from "./check.js"
 import { printResult, reportFailure, withProgress } from "./output.js"
 import { secretsCommand } from "./secrets.js"
-
-const accountIdOf = (raw: string) => {
-  const id = parseId(AccountId)(raw)
-  return id === undefined
-    ? Effect.fail(new InvalidRequest({ message: `'${raw}' is not an account id (acct_…)` }))
-    : Effect.succeed(id)
-}
+import { taxProfileCommand } from "./taxProfile.js"
+import { accountIdOf } from "./ids.js"
 
 // serve ------------------------------------------------------------------------------------------------------------
 
@@ -184,7 +179,7 @@ const accountsList = Command.make("list", {}, () =>
   )).pipe(Command.withDescription("List every account of the store, oldest first (ids, names, live payments)"))
 
 const accounts = Command.make("accounts").pipe(
-  Command.withSubcommands([accountsCreate, accountsList, accountsUpdate]),
+  Command.withSubcommands([accountsCreate, accountsList, accountsUpdate, taxProfileCommand]),
   Command.withDescription("Manage merchant accounts")
 )
 

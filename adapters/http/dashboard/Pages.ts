@@ -51,6 +51,10 @@ const styles = `
   pre { white-space: pre-wrap; word-break: break-all; font-size: .85rem; }
   textarea { font: inherit; padding: .45rem; border: 1px solid #bbb; border-radius: 6px; width: 100%; box-sizing: border-box; }
   td.text { white-space: pre-wrap; overflow-wrap: anywhere; }
+  .field-error { color: #b42318; font-size: .85rem; margin: .2rem 0 0; }
+  [aria-invalid="true"] { border-color: #b42318; }
+  label.check { display: flex; gap: .4rem; align-items: center; }
+  fieldset { border: 1px solid #e3e6ea; border-radius: 8px; margin: .8rem 0; min-width: 0; }
 `
 
 export interface Frame {

@@ -1,5 +1,6 @@
 /**
- * The dashboard's settings: the business name and support e-mail (`settings`: owners and admins), the
+ * The dashboard's settings: the business name and support e-mail, and the tax profile that makes the account the
+ * supplier of its tax documents (`settings`: owners and admins), the
  * team for owners (invite with a link shown to copy, change a role, remove; an account always keeps an owner), and
  * signing out everywhere (anyone, for themselves).
  */
@@ -13,6 +14,8 @@ import { unchanged } from "../html/Forms.js"
 import { html, raw } from "../html/Html.js"
 import * as Pages from "./Pages.js"
 import type { Kit } from "./Kit.js"
+import type { FieldErrors } from "./Fields.js"
+import { decodeProfileForm, type ProfileForm, profileControls, profileForm, profileSummary, typedProfile } from "./TaxForms.js"
 
 const userIdOf = parseId(UserId)
 
@@ -31,7 +34,13 @@ export const settingsRoutes = (kit: Kit) =>
 
     const settingsPage = (
       f: Pages.SignedFrame,
-      notice: { readonly error?: string; readonly invite?: string; readonly typed?: BusinessForm } = {},
+      notice: {
+        readonly error?: string
+        readonly invite?: string
+        readonly typed?: BusinessForm
+        /** A refused tax profile: as typed, and why, by field. */
+        readonly profile?: { readonly typed: ProfileForm; readonly errors: FieldErrors }
+      } = {},
       status = 200
     ) =>
       Effect.gen(function*() {
@@ -49,6 +58,21 @@ ${notice.invite === undefined ? "" : html`<p class="done" role="status">Send thi
 <label for="support_email">Support e-mail</label><input id="support_email" name="support_email" type="email" value="${shown.support_email}">
 <p><button type="submit">Save</button></p>`)
             : html`<p>${account.business_name ?? ""} · ${account.support_email ?? ""}</p>`
+        }</div>
+<div class="card" id="tax-profile"><h2>Tax profile</h2>
+${account.tax_profile === null ? html`<p class="muted">None: no VAT is charged and no tax documents are issued.</p>` : profileSummary(account.tax_profile)}
+${
+          settings
+            ? html`${notice.profile === undefined ? "" : html`<p class="alert" role="alert">The tax profile was not saved: correct the fields marked below.</p>`}${
+              Pages.form(f, `${kit.base}/settings/tax-profile`, html`
+${profileControls(notice.profile?.typed ?? profileForm(account.tax_profile), notice.profile?.errors ?? {})}
+<p><button type="submit">Save tax profile</button></p>`)
+            }${
+              account.tax_profile === null
+                ? ""
+                : Pages.form(f, `${kit.base}/settings/tax-profile/remove`, html`<p><button class="link" type="submit">Remove the tax profile</button></p>`)
+            }`
+            : ""
         }</div>
 ${
           can(f.user.role, "team")
@@ -90,6 +114,35 @@ ${
         if (Either.isLeft(updated)) return yield* settingsPage(f, { error: updated.left.message, typed }, 400)
         yield* kit.audit(signed, "account.update", signed.user.account_id, null)
         return kit.done(f, `${kit.base}/settings`, "Saved.")
+      })))
+
+    const settingsOnly = (signed: Parameters<Parameters<Kit["withPost"]>[0]>[0], f: Pages.SignedFrame) =>
+      can(signed.user.role, "settings")
+        ? undefined
+        : kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change the settings.`), f.nonce)
+
+    // The tax profile: decoded with the domain's own Schema, refused field by field with nothing saved.
+    yield* kit.post("/dashboard/settings/tax-profile", kit.withPost((signed, f, _, params) =>
+      Effect.gen(function*() {
+        const refused = settingsOnly(signed, f)
+        if (refused !== undefined) return refused
+        const typed = typedProfile((name) => kit.field(params, name))
+        const account = yield* accounts.get(signed.user.account_id)
+        const profile = decodeProfileForm(typed, account.tax_profile)
+        if (Either.isLeft(profile)) return yield* settingsPage(f, { profile: { typed, errors: profile.left } }, 400)
+        const updated = yield* Effect.either(accounts.update(signed.user.account_id, { tax_profile: profile.right }))
+        if (Either.isLeft(updated)) return yield* settingsPage(f, { error: updated.left.message }, 400)
+        yield* kit.audit(signed, "account.tax_profile.update", signed.user.account_id, null)
+        return kit.done(f, `${kit.base}/settings`, "Tax profile saved.")
+      })))
+
+    yield* kit.post("/dashboard/settings/tax-profile/remove", kit.withPost((signed, f) =>
+      Effect.gen(function*() {
+        const refused = settingsOnly(signed, f)
+        if (refused !== undefined) return refused
+        yield* accounts.update(signed.user.account_id, { tax_profile: null })
+        yield* kit.audit(signed, "account.tax_profile.remove", signed.user.account_id, null)
+        return kit.done(f, `${kit.base}/settings`, "Tax profile removed: no VAT is charged and no tax documents are issued from now on.")
       })))
 
     const ownersOnly = (signed: Parameters<Parameters<Kit["withPost"]>[0]>[0], f: Pages.SignedFrame) =>

@@ -49,14 +49,16 @@ export const labels = {
   print: { en: "Print this page or save it as a PDF (Ctrl+P or ⌘P).", ar: "اطبع هذه الصفحة أو احفظها بصيغة PDF." }
 } as const satisfies Record<string, { readonly en: string; readonly ar: string }>
 
-const categories: Record<Vat.Category, { readonly en: string; readonly ar: string }> = {
+/** The VAT categories' names, in both languages (the dashboard's forms offer them too). */
+export const categories: Record<Vat.Category, { readonly en: string; readonly ar: string }> = {
   S: { en: "Standard rated", ar: "خاضع للنسبة الأساسية" },
   Z: { en: "Zero rated", ar: "خاضع للنسبة الصفرية" },
   E: { en: "Exempt", ar: "معفى" },
   O: { en: "Out of scope", ar: "خارج نطاق الضريبة" }
 }
 
-const emirates: Record<TaxProfile.Emirate, { readonly en: string; readonly ar: string }> = {
+/** The emirates' names, in both languages (the dashboard's forms offer them too). */
+export const emirates: Record<TaxProfile.Emirate, { readonly en: string; readonly ar: string }> = {
   AUH: { en: "Abu Dhabi", ar: "أبوظبي" },
   DXB: { en: "Dubai", ar: "دبي" },
   SHJ: { en: "Sharjah", ar: "الشارقة" },
