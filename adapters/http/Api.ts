@@ -6,6 +6,7 @@ import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Context, Schema } from "effect"
@@ -20,6 +21,7 @@ import { PortalSessionCreate, PortalSessionResource } from "../../src/domain/Por
 import { Billing, ProductCreate, ProductResource, ProductStatus, ProductUpdate } from "../../src/domain/Product.js"
 import { storablePattern } from "../../src/domain/Text.js"
 import { SubscriptionResource, SubscriptionStatus, SubscriptionUpdate } from "../../src/domain/Subscription.js"
+import { CreditNote, Invoice } from "../../src/domain/TaxDocument.js"
 import { WebhookCreate, WebhookResource, WebhookUpdate, WebhookWithSecret } from "../../src/domain/WebhookEndpoint.js"
 import type { Principal } from "../../src/application/Accounts.js"
 import * as E from "./Errors.js"
@@ -104,6 +106,8 @@ export const PaymentList = ListResource(PaymentResource, "PaymentList")
 export const EventList = ListResource(EventResource, "EventList")
 export const SubscriptionList = ListResource(SubscriptionResource, "SubscriptionList")
 export const WebhookList = ListResource(WebhookResource, "WebhookList")
+export const InvoiceList = ListResource(Invoice, "InvoiceList")
+export const CreditNoteList = ListResource(CreditNote, "CreditNoteList")
 export const WebhookDeleted = Schema.Struct({
   object: Schema.Literal("webhook"),
   webhook_id: Schema.String,
@@ -438,8 +442,9 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       .addError(E.IdempotencyKeyReused)
       .annotateContext(OpenApi.annotations({
         summary: "Create a webhook endpoint (the response carries its signing secret)",
-        description: "`url` is required (live endpoints need `https` and a public host); `event_types` defaults to all " +
-          "seven. Deliveries are Standard Webhooks POSTs (`webhook-id`, `webhook-timestamp`, " +
+        description: "`url` is required (live endpoints need `https` and a public host); `event_types` defaults to the " +
+          "seven payment, refund and subscription types (`invoice.issued` and `credit_note.issued` go only to an " +
+          "endpoint that names them). Deliveries are Standard Webhooks POSTs (`webhook-id`, `webhook-timestamp`, " +
           "`webhook-signature`) of `{ id, type, livemode, created_at, data }`; any 2xx within 10 seconds is " +
           "success, and failures are retried for about 27.6 hours. Send an `Idempotency-Key` to retry " +
           "safely."
@@ -512,7 +517,8 @@ export class EventsGroup extends HttpApiGroup.make("events")
       .annotateContext(OpenApi.annotations({
         summary: "Read an event",
         description: "`data` is the object right after the change: a payment (`payment.*`; `refund.succeeded` adds " +
-          "`refund_amount`) or a subscription (`subscription.*`)."
+          "`refund_amount`), a subscription (`subscription.*`), or the tax invoice or credit note issued " +
+          "(`invoice.issued`, `credit_note.issued`)."
       }))
   )
   .annotateContext(OpenApi.annotations({
@@ -522,6 +528,95 @@ export class EventsGroup extends HttpApiGroup.make("events")
   .middleware(Authentication)
   .prefix(basePath)
 {}
+
+/** `GET /invoices` and `GET /credit_notes`' query: the filters every document list takes. */
+export const DocumentListQuery = Schema.Struct({
+  ...listParams,
+  customer_id: Schema.optional(idFilter("cus")),
+  payment_id: Schema.optional(idFilter("pay")),
+  subscription_id: Schema.optional(idFilter("sub"))
+})
+
+/** A document in another form than JSON: the body is text of `contentType` (UTF-8). */
+const documentText = (contentType: string, description: string) =>
+  Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", contentType })).annotations({ description })
+export const PintAeXml = documentText("application/xml", "The PINT AE (Peppol UBL 2.1) document, UTF-8")
+export const DocumentHtml = documentText("text/html", "The printable page, English and Arabic, UTF-8")
+
+/**
+ * The reads of one kind of tax document: list, JSON, PINT AE XML and the printable page. The two kinds (invoices,
+ * credit notes) have the same four endpoints, so they are made by one function.
+ */
+const documentGroup = <const Name extends string, const Path extends string, Doc extends Schema.Schema.Any, List extends Schema.Schema.Any>(
+  name: Name,
+  path: Path,
+  prefix: string,
+  doc: Doc,
+  list: List,
+  words: { readonly one: string; readonly many: string; readonly title: string; readonly issued: string }
+) =>
+  HttpApiGroup.make(name)
+    .add(
+      HttpApiEndpoint.get("list", `/${path}`)
+        .setUrlParams(DocumentListQuery)
+        .addSuccess(list)
+        .annotateContext(OpenApi.annotations({
+          summary: `List ${words.many}, newest first`,
+          description: `Filter by \`customer_id\`, \`payment_id\` and \`subscription_id\`. Page with \`limit\` and ` +
+            `\`cursor\`. ${words.issued}`
+        }))
+    )
+    .add(
+      HttpApiEndpoint.get("get", `/${path}/:id`)
+        .setPath(pathId(prefix))
+        .addSuccess(doc)
+        .annotateContext(OpenApi.annotations({
+          summary: `Read ${words.one}`,
+          description: `As issued: a document never changes. One of another account or mode is \`404 NOT_FOUND\`.`
+        }))
+    )
+    .add(
+      HttpApiEndpoint.get("xml", `/${path}/:id/xml`)
+        .setPath(pathId(prefix))
+        .addSuccess(PintAeXml)
+        .annotateContext(OpenApi.annotations({
+          summary: `Read ${words.one} as a PINT AE e-invoice (XML)`,
+          description: "The UAE's Peppol e-invoice of the document (PINT AE 1.0.4, UBL 2.1), " +
+            "`application/xml; charset=utf-8`, as it would be sent to the merchant's Accredited Service Provider."
+        }))
+    )
+    .add(
+      HttpApiEndpoint.get("html", `/${path}/:id/html`)
+        .setPath(pathId(prefix))
+        .addSuccess(DocumentHtml)
+        .annotateContext(OpenApi.annotations({
+          summary: `Read ${words.one} as a printable page (HTML)`,
+          description: "One page in English and Arabic, `text/html; charset=utf-8`, sized for A4 when printed (or " +
+            "saved as a PDF). It loads nothing and runs no script; it may not be framed."
+        }))
+    )
+    .annotateContext(OpenApi.annotations({
+      title: words.title,
+      description: `${words.issued} Read as JSON, as a PINT AE e-invoice or as a printable page.`
+    }))
+    .middleware(Authentication)
+    .prefix(basePath)
+
+export class InvoicesGroup extends documentGroup("invoices", "invoices", "inv", Invoice, InvoiceList, {
+  one: "a tax invoice",
+  many: "tax invoices",
+  title: "Tax invoices",
+  issued: "A merchant that charges VAT (its account's `tax_profile`) gets one tax invoice per payment that " +
+    "succeeds, numbered `INV-000001`, `INV-000002`… per account and mode without gaps."
+}) {}
+
+export class CreditNotesGroup extends documentGroup("creditNotes", "credit_notes", "cn", CreditNote, CreditNoteList, {
+  one: "a tax credit note",
+  many: "tax credit notes",
+  title: "Tax credit notes",
+  issued: "A refund of a payment that has a tax invoice gets one tax credit note, which names the invoice it " +
+    "corrects, numbered `CN-000001`, `CN-000002`… per account and mode without gaps."
+}) {}
 
 export class FilsApi extends HttpApi.make("fils")
   .add(AccountGroup)
@@ -533,6 +628,8 @@ export class FilsApi extends HttpApi.make("fils")
   .add(CustomerPortalSessionsGroup)
   .add(WebhooksGroup)
   .add(EventsGroup)
+  .add(InvoicesGroup)
+  .add(CreditNotesGroup)
   .addError(E.InvalidRequest)
   .addError(E.Unauthorized)
   .addError(E.NotFound)
@@ -548,8 +645,8 @@ export class FilsApi extends HttpApi.make("fils")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(
     OpenApi.Description,
-    "Payments for merchants who sell in AED: products, customers, checkout sessions, payments, subscriptions and " +
-      "signed webhooks. Every error is `{ code, message }`."
+    "Payments for merchants who sell in AED: products, customers, checkout sessions, payments, subscriptions, " +
+      "signed webhooks, and the UAE tax invoices and credit notes they issue. Every error is `{ code, message }`."
   )
 {}
 

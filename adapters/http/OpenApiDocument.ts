@@ -18,11 +18,12 @@
 import type { AccountResource } from "../../src/domain/Account.js"
 import type { CheckoutSessionCreate, CheckoutSessionResource } from "../../src/domain/CheckoutSession.js"
 import type { CustomerCreate, CustomerResource, CustomerUpdate } from "../../src/domain/Customer.js"
-import type { EventResource } from "../../src/domain/Event.js"
+import { byNameOnly, type EventResource } from "../../src/domain/Event.js"
 import type { PaymentResource } from "../../src/domain/Payment.js"
 import type { PortalSessionCreate, PortalSessionResource } from "../../src/domain/PortalSession.js"
 import type { ProductCreate, ProductResource, ProductUpdate } from "../../src/domain/Product.js"
 import type { SubscriptionResource, SubscriptionUpdate } from "../../src/domain/Subscription.js"
+import type { CreditNote, Invoice } from "../../src/domain/TaxDocument.js"
 import type {
   WebhookCreate,
   WebhookResource,
@@ -182,6 +183,89 @@ const account: typeof AccountResource.Encoded = {
   tax_profile: null
 }
 
+/** A VAT-registered merchant's profile: the supplier its documents name. */
+const taxProfile = {
+  legal_name: "Souq Karak Trading LLC",
+  legal_name_ar: "سوق كرك للتجارة ذ.م.م",
+  trn: "100123456700003",
+  address: { line1: "Shop 4, Al Fahidi Street", line2: null, city: "Dubai", emirate: "DXB", country: "AE" },
+  trade_licence: { number: "DED-123456", authority: "Dubai Economy and Tourism" },
+  vat_registered: true,
+  prices_include_vat: true
+} as const
+
+/** The tax invoice of the example payment (a subscription's first period, 5% VAT inside its price). */
+const invoice: typeof Invoice.Encoded = {
+  object: "invoice",
+  invoice_id: id("inv"),
+  account_id: id("acct"),
+  livemode: false,
+  number: "INV-000042",
+  uuid: "0190f0c2-a1b2-7c3d-8e4f-5a6b7c8d9e00",
+  issued_at: "2026-11-21T10:00:02.000Z",
+  currency: "AED",
+  supplier: taxProfile,
+  buyer: { customer_id: id("cus"), name: "Layla Haddad", email: "layla@example.ae", business: null },
+  prices_include_vat: true,
+  payment_id: id("pay"),
+  subscription_id: id("sub"),
+  kind: "simplified",
+  supplied_at: "2026-11-21T10:00:02.000Z",
+  continuous_supply: true,
+  period: { start: "2026-11-21T10:00:02.000Z", end: "2026-12-21T10:00:02.000Z" },
+  lines: [{
+    description: "Karak chai subscription",
+    quantity: 1,
+    unit_amount: 34900,
+    category: "S",
+    rate_bps: 500,
+    item_type: "S",
+    item_code: null,
+    net: 33238,
+    vat: 1662,
+    gross: 34900
+  }],
+  totals: { net: 33238, vat: 1662, gross: 34900 },
+  card: { brand: "visa", last4: "4242" }
+}
+
+/** The credit note of a refund of 100.00 AED of that payment. */
+const creditNote: typeof CreditNote.Encoded = {
+  object: "credit_note",
+  credit_note_id: id("cn"),
+  account_id: id("acct"),
+  livemode: false,
+  number: "CN-000007",
+  uuid: "0190f0c2-a1b2-7c3d-8e4f-5a6b7c8d9e00",
+  issued_at: "2026-11-25T08:30:00.000Z",
+  currency: "AED",
+  supplier: taxProfile,
+  buyer: invoice.buyer,
+  prices_include_vat: true,
+  payment_id: id("pay"),
+  subscription_id: id("sub"),
+  invoice_id: invoice.invoice_id,
+  invoice_number: invoice.number,
+  invoice_issued_at: invoice.issued_at,
+  refund_id: id("ref"),
+  reason: "Consideration reduced: part of the payment was refunded",
+  reason_code: "DL8.61.1.C",
+  original_value: 34900,
+  value_before: 34900,
+  correct_value: 24900,
+  difference: { net: 9524, vat: 476, gross: 10000 },
+  lines: [{
+    description: "Karak chai subscription",
+    category: "S",
+    rate_bps: 500,
+    item_type: "S",
+    item_code: null,
+    net: 9524,
+    vat: 476,
+    gross: 10000
+  }]
+}
+
 const page = <A>(item: A) => ({
   items: [item],
   has_more: true,
@@ -209,6 +293,10 @@ const eventData = (type: string): unknown => {
         cancelled_at: "2026-11-25T08:30:00.000Z",
         cancellation_reason: "requested"
       }
+    case "invoice.issued":
+      return invoice
+    case "credit_note.issued":
+      return creditNote
     default:
       return type.startsWith("subscription.") ? subscription : payment
   }
@@ -240,7 +328,11 @@ export const responseExamples: Readonly<Record<string, unknown>> = {
   WebhookDeleted: { object: "webhook", webhook_id: id("wh"), deleted: true },
   WebhookSecret: { secret },
   Event: event,
-  EventList: page(event)
+  EventList: page(event),
+  Invoice: invoice,
+  InvoiceList: page(invoice),
+  CreditNote: creditNote,
+  CreditNoteList: page(creditNote)
 }
 
 /** Request body examples by operationId. */
@@ -352,7 +444,9 @@ const notReplayed = new Set(["401", "409", "413", "422", "429"])
 const deliveryData: Readonly<Record<string, string>> = {
   payment: "Payment",
   refund: "RefundedPayment",
-  subscription: "Subscription"
+  subscription: "Subscription",
+  invoice: "Invoice",
+  credit_note: "CreditNote"
 }
 
 const deliveryHeaders = [
@@ -387,8 +481,11 @@ const webhooksOf = (spec: Json): Json => {
       post: {
         operationId: `webhook.${type}`,
         summary: `Delivery of a \`${type}\` event`,
-        description: "A Standard Webhooks POST to every enabled endpoint subscribed to this type. Verify the signature " +
-          "over the raw body before trusting it. Any 2xx within 10 seconds acknowledges it; otherwise it is retried " +
+        description: "A Standard Webhooks POST to every enabled endpoint subscribed to this type" +
+          ((byNameOnly as ReadonlyArray<string>).includes(type)
+            ? " (only an endpoint whose `event_types` names it: one made without `event_types` does not receive it)"
+            : "") +
+          ". Verify the signature over the raw body before trusting it. Any 2xx within 10 seconds acknowledges it; otherwise it is retried " +
           "5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h later (at least once: drop duplicates by `webhook-id`).",
         tags: ["Webhook deliveries"],
         parameters: deliveryHeaders.map(([name, description, schema, example]) => ({

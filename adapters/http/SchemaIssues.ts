@@ -40,6 +40,16 @@ export const inMerchantWords = (message: string): string => {
   return "is not valid"
 }
 
+/**
+ * A message the domain wrote as a sentence of its own (`A TRN is 15 digits`, `item_code must be …`), not one of
+ * Schema's built-in ones (`Expected …`, `Unable to decode …`) nor a phrase that follows the field (`must …`).
+ */
+const ownSentence = (message: string): boolean => !/^(Expected|Unable to decode) |^(must|is|has) /.test(message)
+
+/** The domain's sentence after the field it is about, unless it names the field itself. */
+const ownWords = (path: string, message: string): string =>
+  message.startsWith(`${path} `) ? message : `${path}: ${message}`
+
 /** One readable sentence per schema issue: `name must be …`, `unknown field 'x'`, `price is required`. */
 export const describeDecodeError = (error: Pick<HttpApiError.HttpApiDecodeError, "issues">): string => {
   // A union (e.g. an optional field) reports one issue per member, and a nested failure also fails its parent:
@@ -66,7 +76,7 @@ export const describeDecodeError = (error: Pick<HttpApiError.HttpApiDecodeError,
         if (literals.length > 1 && literals.every((l) => l !== undefined)) {
           return `${path} must be one of ${quoted([...new Set(literals)].join(" | "))}`
         }
-        return `${path} ${inMerchantWords(issue.message)}`
+        return ownSentence(issue.message) ? ownWords(path, issue.message) : `${path} ${inMerchantWords(issue.message)}`
       }
     }
   })

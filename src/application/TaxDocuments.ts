@@ -16,8 +16,15 @@ import * as TaxDocument from "../domain/TaxDocument.js"
 import { AccountRepository } from "../ports/repositories/AccountRepository.js"
 import { CustomerRepository } from "../ports/repositories/CustomerRepository.js"
 import { type DocumentFilter, DocumentRepository } from "../ports/repositories/DocumentRepository.js"
+import type { Op } from "../ports/repositories/Op.js"
 import type { EventDraft } from "./Events.js"
 import { newId } from "./Ids.js"
+
+/** A list request of the API: the filters, a page size and the previous page's cursor. */
+export interface DocumentListParams extends DocumentFilter {
+  readonly limit?: number | undefined
+  readonly cursor?: string | undefined
+}
 
 /** A payment that just succeeded, with the period it pays for when it is a subscription's. */
 export interface Paid {
@@ -187,6 +194,29 @@ export class TaxDocuments extends Effect.Service<TaxDocuments>()("fils/TaxDocume
     const listCreditNotes = (scope: Account.Scope, filter: DocumentFilter, page: Pagination.PageRequest) =>
       documents.listCreditNotes(scope, filter, page)
 
-    return { issueInvoices, issueCreditNote, getInvoice, getCreditNote, listInvoices, listCreditNotes } as const
+    /** A list as the API pages it: filters, `limit` and `cursor` (a cursor belongs to its list and filters). */
+    const paged = <A extends TaxDocument.Invoice | TaxDocument.CreditNote>(
+      name: "invoices" | "credit_notes",
+      read: (scope: Account.Scope, filter: DocumentFilter, page: Pagination.PageRequest) => Op<Pagination.Page<A>>
+    ) =>
+      Effect.fn(`TaxDocuments.${name}`)(function*(scope: Account.Scope, params: DocumentListParams) {
+        const filter = { customer_id: params.customer_id, payment_id: params.payment_id, subscription_id: params.subscription_id }
+        const key = Pagination.listKey(name, filter)
+        const page = yield* Pagination.pageRequest(key, params)
+        return Pagination.toList(key, yield* read(scope, filter, page), TaxDocument.position)
+      })
+    const invoices = paged("invoices", listInvoices)
+    const creditNotes = paged("credit_notes", listCreditNotes)
+
+    return {
+      issueInvoices,
+      issueCreditNote,
+      getInvoice,
+      getCreditNote,
+      listInvoices,
+      listCreditNotes,
+      invoices,
+      creditNotes
+    } as const
   })
 }) {}

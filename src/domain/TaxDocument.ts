@@ -11,6 +11,7 @@
 import { Either, Schema } from "effect"
 import { AccountId, CreditNoteId, CustomerId, InvoiceId, PaymentId, RefundId, SubscriptionId } from "./Ids.js"
 import { Amount, Currency } from "./Money.js"
+import * as Pagination from "./Pagination.js"
 import { Buyer, TaxProfile } from "./TaxProfile.js"
 import * as Vat from "./Vat.js"
 
@@ -294,3 +295,9 @@ export const CreditNote = Schema.Struct({
   lines: Schema.Array(CreditLine)
 }).annotations({ identifier: "CreditNote" })
 export type CreditNote = typeof CreditNote.Type
+
+/** A document's place in its list: newest issued first, as every list orders by creation. */
+export const position = Pagination.byCreation<Invoice | CreditNote>(
+  (d) => d.issued_at,
+  (d) => (d.object === "invoice" ? d.invoice_id : d.credit_note_id)
+)

@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { expect, it } from "vitest"
 import { Accounts } from "../../../src/application/Accounts.js"
 import { call, clientFor, rawFor } from "../../support/server.js"
+import { vatProfile, vatProfileJson } from "../../support/taxProfile.js"
 import { describeStores, useServer } from "../../support/httpSuite.js"
 
 describeStores("GET /account", (variant) => {
@@ -18,7 +19,8 @@ describeStores("GET /account", (variant) => {
       support_email: "help@a.example",
       livemode: false,
       payments_enabled: true,
-      currencies: ["AED"]
+      currencies: ["AED"],
+      tax_profile: null
     })
   })
 
@@ -34,7 +36,8 @@ describeStores("GET /account", (variant) => {
       support_email: null,
       livemode: true,
       payments_enabled: false,
-      currencies: ["AED"]
+      currencies: ["AED"],
+      tax_profile: null
     })
     await s.run(Effect.flatMap(Accounts, (a) => a.update(s.accountB.accountId, { live_payments_enabled: true })))
     const enabled = await rawFor(s, s.accountB.live.key).get("/account")
@@ -44,6 +47,18 @@ describeStores("GET /account", (variant) => {
     // the other account is untouched
     const other = await rawFor(s, s.accountA.live.key).get("/account")
     expect(other.json).toMatchObject({ business_name: "Souq A", livemode: true, payments_enabled: false })
+  })
+
+  it("shows the tax profile the operator set, to both modes' keys, and only on that account", async () => {
+    const s = server()
+    const shop = await s.createAccount({ business_name: "Karak House" })
+    await s.run(Effect.flatMap(Accounts, (a) => a.update(shop.accountId, { tax_profile: vatProfile })))
+    for (const key of [shop.test.key, shop.live.key]) {
+      const res = await rawFor(s, key).get("/account")
+      expect(res.status, res.text).toBe(200)
+      expect(res.json.tax_profile).toStrictEqual(vatProfileJson)
+    }
+    expect((await rawFor(s, s.accountA.test.key).get("/account")).json.tax_profile).toBeNull()
   })
 
   it("refuses a request without a key", async () => {

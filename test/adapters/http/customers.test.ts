@@ -2,6 +2,7 @@
 import { expect, it } from "vitest"
 import { call, clientFor, rawFor, type TestAccount } from "../../support/server.js"
 import { describeStores, expectError, useServer } from "../../support/httpSuite.js"
+import { businessJson } from "../../support/taxProfile.js"
 
 const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
@@ -39,6 +40,7 @@ describeStores("customers over HTTP", (variant) => {
     })
     expect(res.status, res.text).toBe(200)
     expect(Object.keys(res.json).sort()).toEqual([
+      "business",
       "created_at",
       "customer_id",
       "email",
@@ -53,6 +55,7 @@ describeStores("customers over HTTP", (variant) => {
       email: "omar@example.ae",
       name: "Omar",
       phone_number: "+971501234567",
+      business: null,
       metadata: { crm: "42" },
       livemode: false
     })
@@ -217,5 +220,41 @@ describeStores("customers over HTTP", (variant) => {
     expect(other.json.items).toEqual([])
     const live = await rawFor(server(), shop.live.key).get(`/customers?email=${encodeURIComponent("sara.ali@example.ae")}`)
     expect(live.json.items).toEqual([])
+  })
+
+  it("takes a business customer's details, returns them, and replaces or removes them whole", async () => {
+    const raw = rawA()
+    const created = await raw.post("/customers", { email: "accounts@falcon.example.ae", business: businessJson })
+    expect(created.status, created.text).toBe(200)
+    expect(created.json.business).toStrictEqual(businessJson)
+    const id = created.json.customer_id as string
+    expect((await raw.get(`/customers/${id}`)).json.business).toStrictEqual(businessJson)
+    // Without a TRN (and so without a Peppol endpoint): a simplified invoice's buyer.
+    const unregistered = { business_name: "Corner Café", trn: null, address: null, peppol_endpoint: null }
+    const replaced = await raw.patch(`/customers/${id}`, { business: unregistered })
+    expect(replaced.status, replaced.text).toBe(200)
+    expect(replaced.json.business).toStrictEqual(unregistered)
+    const removed = await raw.patch(`/customers/${id}`, { business: null })
+    expect(removed.json.business).toBeNull()
+    expect((await raw.get(`/customers/${id}`)).json.business).toBeNull()
+  })
+
+  it("refuses business details that break a rule, in the merchant's words, and changes nothing", async () => {
+    const raw = rawA()
+    const email = "refused@falcon.example.ae"
+    const badTrn = await raw.post("/customers", { email, business: { ...businessJson, trn: "12345", peppol_endpoint: null } })
+    expect(expectError(badTrn, 400, "INVALID_REQUEST")).toMatch(/TRN is 15 digits/)
+    const otherEndpoint = await raw.post("/customers", {
+      email,
+      business: { ...businessJson, peppol_endpoint: { scheme: "0235", id: "1999999999" } }
+    })
+    expect(expectError(otherEndpoint, 400, "INVALID_REQUEST")).toMatch(/TRN's first 10 digits/)
+    expect((await raw.get(`/customers?email=${encodeURIComponent(email)}`)).json.items).toEqual([])
+
+    const kept = await raw.post("/customers", { email: "kept@falcon.example.ae", business: businessJson })
+    const id = kept.json.customer_id as string
+    const patched = await raw.patch(`/customers/${id}`, { business: { ...businessJson, trn: "1002345678000031" } })
+    expect(expectError(patched, 400, "INVALID_REQUEST")).toMatch(/TRN is 15 digits/)
+    expect((await raw.get(`/customers/${id}`)).json).toStrictEqual(kept.json)
   })
 })

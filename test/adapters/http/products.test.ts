@@ -85,6 +85,8 @@ describeStores("products over HTTP", (variant) => {
       "currency",
       "description",
       "interval_count",
+      "item_code",
+      "item_type",
       "livemode",
       "metadata",
       "name",
@@ -92,8 +94,12 @@ describeStores("products over HTTP", (variant) => {
       "price",
       "product_id",
       "status",
+      "tax_category",
+      "tax_exemption_code",
       "updated_at"
     ])
+    // VAT at the standard rate, a service without a code, unless the merchant says otherwise
+    expect(res.json).toMatchObject({ tax_category: "S", tax_exemption_code: null, item_type: "S", item_code: null })
     expect(res.json.created_at).toMatch(isoMillis)
     expect(res.json.updated_at).toBeNull()
     expect(res.json.description).toBe("50 ml")
@@ -381,5 +387,31 @@ describeStores("products over HTTP", (variant) => {
     expectError(await raw.patch(`/products/${id}`, "{oops"), 400, "INVALID_REQUEST")
     const after = await raw.get(`/products/${id}`)
     expect(after.json).toStrictEqual(one.json)
+  })
+
+  it("takes the VAT fields; an exempt product needs its exemption reason, and a refused one is not created", async () => {
+    const raw = rawA()
+    const name = "Exempt without a reason"
+    const refused = await raw.post("/products", { ...valid, name, tax_category: "E" })
+    expect(expectError(refused, 400, "INVALID_REQUEST")).toBe("tax_exemption_code is required when tax_category is 'E' (exempt)")
+    const reasonNotExempt = await raw.post("/products", { ...valid, name, tax_exemption_code: "DL8.46.1" })
+    expect(expectError(reasonNotExempt, 400, "INVALID_REQUEST")).toMatch(/tax_exemption_code must be null unless tax_category is 'E'/)
+    const all = await raw.get("/products?limit=100")
+    expect(all.json.items.map((p: { name: string }) => p.name)).not.toContain(name)
+
+    const exempt = await raw.post("/products", {
+      ...valid,
+      name: "Financial advice",
+      tax_category: "E",
+      tax_exemption_code: "DL8.46.1",
+      item_type: "S",
+      item_code: "997159"
+    })
+    expect(exempt.status, exempt.text).toBe(200)
+    expect(exempt.json).toMatchObject({ tax_category: "E", tax_exemption_code: "DL8.46.1", item_type: "S", item_code: "997159" })
+    // Standard-rated again: the exemption reason goes with the exemption.
+    const standard = await raw.patch(`/products/${exempt.json.product_id}`, { tax_category: "S" })
+    expect(standard.status, standard.text).toBe(200)
+    expect(standard.json).toMatchObject({ tax_category: "S", tax_exemption_code: null })
   })
 })
