@@ -18,18 +18,21 @@
 import type { AccountResource } from "../../src/domain/Account.js"
 import type { CheckoutSessionCreate, CheckoutSessionResource } from "../../src/domain/CheckoutSession.js"
 import type { CustomerCreate, CustomerResource, CustomerUpdate } from "../../src/domain/Customer.js"
+import { Schema } from "effect"
 import { byNameOnly, type EventResource } from "../../src/domain/Event.js"
 import type { PaymentResource } from "../../src/domain/Payment.js"
 import type { PortalSessionCreate, PortalSessionResource } from "../../src/domain/PortalSession.js"
 import type { ProductCreate, ProductResource, ProductUpdate } from "../../src/domain/Product.js"
 import type { SubscriptionResource, SubscriptionUpdate } from "../../src/domain/Subscription.js"
-import type { CreditNote, Invoice } from "../../src/domain/TaxDocument.js"
+import { CreditNote, Invoice } from "../../src/domain/TaxDocument.js"
 import type {
   WebhookCreate,
   WebhookResource,
   WebhookUpdate,
   WebhookWithSecret
 } from "../../src/domain/WebhookEndpoint.js"
+import { creditNoteXml, invoiceXml } from "../einvoice/PintAe.js"
+import { creditNotePage, invoicePage } from "./documents/TaxDocumentPage.js"
 
 type Json = Record<string, any>
 
@@ -333,6 +336,17 @@ export const responseExamples: Readonly<Record<string, unknown>> = {
   InvoiceList: page(invoice),
   CreditNote: creditNote,
   CreditNoteList: page(creditNote)
+}
+
+/**
+ * Examples of the answers that are not JSON, by operationId: the example documents as the server writes them (made
+ * when the document is completed, once).
+ */
+export const textExamples: Readonly<Record<string, () => string>> = {
+  "invoices.xml": () => invoiceXml(Schema.decodeSync(Invoice)(invoice)),
+  "invoices.html": () => invoicePage(Schema.decodeSync(Invoice)(invoice), { nonce: "bm9uY2U" }),
+  "creditNotes.xml": () => creditNoteXml(Schema.decodeSync(CreditNote)(creditNote)),
+  "creditNotes.html": () => creditNotePage(Schema.decodeSync(CreditNote)(creditNote), { nonce: "bm9uY2U" })
 }
 
 /** Request body examples by operationId. */
@@ -653,6 +667,10 @@ const completeOperation = (spec: Json, path: string, op: Json) => {
 
   for (const [status, response] of Object.entries<Json>(responses)) {
     const media = response.content?.["application/json"]
+    const text = textExamples[op.operationId]
+    if (status === "200" && media === undefined && text !== undefined) {
+      for (const other of Object.values<Json>(response.content ?? {})) other.examples = { [op.operationId]: { value: text() } }
+    }
     const headers: Array<string> = []
     if (authenticated && status !== "401") headers.push("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset")
     if (status === "429") headers.push("Retry-After")

@@ -16,9 +16,14 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { FilsApi } from "../../../adapters/http/Api.js"
 import { namesObjectInBody } from "../../../adapters/http/OpenApiDocument.js"
 import { Deliveries } from "../../../src/application/Deliveries.js"
-import { eventTypes } from "../../../src/domain/Event.js"
+import { byNameOnly, eventTypes } from "../../../src/domain/Event.js"
 import { PaymentResource, RefundedPaymentResource } from "../../../src/domain/Payment.js"
 import { SubscriptionResource } from "../../../src/domain/Subscription.js"
+import { CreditNote, Invoice } from "../../../src/domain/TaxDocument.js"
+import type { PaymentId } from "../../../src/domain/Ids.js"
+import { Accounts } from "../../../src/application/Accounts.js"
+import { Payments } from "../../../src/application/Payments.js"
+import { vatProfile } from "../../support/taxProfile.js"
 import { cards } from "../../support/checkout.js"
 import { useServer } from "../../support/httpSuite.js"
 import { memoryVariant, postgresVariant, type RawResponse, rawFor, type TestServer } from "../../support/server.js"
@@ -158,9 +163,12 @@ describe("the OpenAPI document", () => {
   const conforms = (op: Json, res: RawResponse) => {
     const response = op.responses[String(res.status)]
     expect(response, `${op.operationId} documents status ${res.status} (${res.text.slice(0, 200)})`).toBeDefined()
-    const media = response.content?.["application/json"]
-    expect(media, `${op.operationId} ${res.status} has a JSON body`).toBeDefined()
-    expect(validate(media.schema, res.json), `${op.operationId} ${res.status}: ${res.text.slice(0, 300)}`).toBeUndefined()
+    // The body in the documented media type (JSON, or a document's XML or page), as the schema says.
+    const served = (res.headers.get("content-type") ?? "").split(";")[0]!
+    const media = response.content?.[served]
+    expect(media, `${op.operationId} ${res.status} has a ${served} body`).toBeDefined()
+    const body = served === "application/json" ? res.json : res.text
+    expect(validate(media.schema, body), `${op.operationId} ${res.status}: ${res.text.slice(0, 300)}`).toBeUndefined()
     // every protocol header the server sent is documented on this response
     const documented = Object.keys(response.headers ?? {}).map((name) => name.toLowerCase())
     for (const name of protocolHeaders) {
@@ -330,7 +338,10 @@ describe("the OpenAPI document", () => {
         }
       }
       for (const [status, response] of Object.entries<Json>(op.responses)) {
-        const media = response.content["application/json"]
+        // One media type per answer: JSON, or for a document's XML and page their own.
+        const medias = Object.values<Json>(response.content)
+        expect(medias, `${endpoint.operationId} ${status}`).toHaveLength(1)
+        const media = medias[0]!
         const examples = Object.values<Json>(media.examples ?? {})
         expect(examples.length, `${endpoint.operationId} ${status} example`).toBeGreaterThan(0)
         const ast = status === "200" ? endpoint.success : endpoint.errors.get(Number(status))
@@ -403,6 +414,13 @@ describe("the OpenAPI document", () => {
     expect(createdSession.status, createdSession.text).toBe(200)
     conforms(session.op, createdSession)
     const subscriptionId = await payThroughPage(s, createdSession.json.session_id)
+    // Account A charges VAT from here on: its next payment has a tax invoice, and a refund of it a credit note.
+    await s.run(Effect.flatMap(Accounts, (a) => a.update(s.accountA.accountId, { tax_profile: vatProfile })))
+    const taxed = await raw.post(session.path, { ...session.example, product_cart: cart })
+    await payThroughPage(s, taxed.json.session_id)
+    const taxedPayment = (await raw.get(`/checkout_sessions/${taxed.json.session_id}`)).json.payment_id as PaymentId
+    await s.run(Effect.flatMap(Payments, (p) =>
+      p.refund({ accountId: s.accountA.accountId, livemode: false }, taxedPayment, 100)) as unknown as Effect.Effect<unknown>)
     // A refusal by the handler is stored too: its replay carries Idempotent-Replayed, as documented for 400.
     const unknownProduct = { product_cart: [{ product_id: `pdt_${"f".repeat(32)}` }] }
     const refusals = []
@@ -453,6 +471,12 @@ describe("the OpenAPI document", () => {
     const payments = await raw.get("/payments")
     expect(payments.json.items.length).toBeGreaterThan(0)
     ids["payments.get"] = payments.json.items[0].payment_id
+    const invoices = await raw.get("/invoices")
+    expect(invoices.json.items.length).toBeGreaterThan(0)
+    for (const form of ["get", "xml", "html"]) ids[`invoices.${form}`] = invoices.json.items[0].invoice_id
+    const notes = await raw.get("/credit_notes")
+    expect(notes.json.items.length).toBeGreaterThan(0)
+    for (const form of ["get", "xml", "html"]) ids[`creditNotes.${form}`] = notes.json.items[0].credit_note_id
     const events = await raw.get("/events")
     expect(events.json.items.length).toBeGreaterThan(0)
     ids["events.get"] = events.json.items[0].event_id
@@ -489,12 +513,16 @@ describe("the OpenAPI document", () => {
     const dataSchemas: Record<string, SchemaAST.AST> = {
       payment: PaymentResource.ast,
       refund: RefundedPaymentResource.ast,
-      subscription: SubscriptionResource.ast
+      subscription: SubscriptionResource.ast,
+      invoice: Invoice.ast,
+      credit_note: CreditNote.ast
     }
     for (const type of eventTypes) {
       const op = doc.webhooks[type].post
       expect(op.summary).toContain(type)
       expect(op.description).toMatch(/2xx/)
+      // Invoices and credit notes go only to endpoints that ask for them.
+      expect(op.description.includes("only an endpoint whose `event_types` names it"), type).toBe(byNameOnly.includes(type))
       expect(parametersOf(doc, op).map((p) => [p.name, p.in, p.required])).toEqual([
         ["webhook-id", "header", true],
         ["webhook-timestamp", "header", true],
