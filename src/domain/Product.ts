@@ -81,6 +81,13 @@ const scheduleJsonSchema = {
   ]
 }
 
+/** `checkTaxation`'s rule as JSON Schema: an exempt (`E`) product names its exemption reason, and only an exempt one. */
+const taxationJsonSchema = {
+  if: { required: ["tax_category"], properties: { tax_category: { const: "E" } } },
+  then: { required: ["tax_exemption_code"], properties: { tax_exemption_code: { type: "string" } } },
+  else: { properties: { tax_exemption_code: { type: "null" } } }
+}
+
 export const ProductCreate = Schema.Struct({
   name: ProductName,
   price: Amount,
@@ -96,8 +103,9 @@ export const ProductCreate = Schema.Struct({
   item_code: Schema.optional(Schema.NullOr(ItemCode)),
   metadata: Schema.optional(Metadata)
 }).pipe(
-  // `schedule` decides these rules; the document states them so that a client never sends what it refuses.
-  Schema.filter(() => true, { jsonSchema: scheduleJsonSchema })
+  // `schedule` and `checkTaxation` decide these rules; the document states them so that a client never sends what
+  // it refuses.
+  Schema.filter(() => true, { jsonSchema: { allOf: [...scheduleJsonSchema.allOf, taxationJsonSchema] } })
 ).annotations({ identifier: "ProductCreate" })
 export type ProductCreate = typeof ProductCreate.Type
 

@@ -74,8 +74,15 @@ export const Buyer = Schema.Struct({
       ? "A Peppol endpoint needs the business's TRN"
       : b.address === null
       ? "A Peppol endpoint needs the business's address"
-      : b.peppol_endpoint.id === b.trn.slice(0, 10) || "The Peppol endpoint's id is the TRN's first 10 digits")
-  ),
+      : b.peppol_endpoint.id === b.trn.slice(0, 10) || "The Peppol endpoint's id is the TRN's first 10 digits"), {
+    // The same rule for the OpenAPI document, but for the id's match with the TRN, which JSON Schema cannot compare.
+    jsonSchema: {
+      if: { properties: { peppol_endpoint: { type: "object" } } },
+      then: { properties: { trn: { type: "string" }, address: { type: "object" } } },
+      description: "A business buyer: what a full tax invoice names and where its e-invoice goes. A `peppol_endpoint` " +
+        "needs the business's `trn` and `address`, and its `id` is the TRN's first 10 digits."
+    }
+  }),
   Schema.annotations({ identifier: "Buyer", description: "A business buyer: what a full tax invoice names and where its e-invoice goes." })
 )
 export type Buyer = typeof Buyer.Type
