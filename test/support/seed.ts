@@ -1,11 +1,17 @@
 /**
  * Objects of every kind for one principal, made the way a merchant and a customer make them: products, a customer,
  * webhook endpoints, sessions and a customer portal session through the API, sessions paid on the hosted page (so payments, a subscription and
- * events exist). Used by the fuzzer and the isolation property.
+ * events exist), and, the account charging VAT, a refund of part of a payment (so tax invoices and a credit note
+ * exist). Used by the fuzzer and the isolation property.
  */
+import { Effect } from "effect"
 import { expect } from "vitest"
+import { Accounts } from "../../src/application/Accounts.js"
+import { Payments } from "../../src/application/Payments.js"
+import type { PaymentId } from "../../src/domain/Ids.js"
 import { cards, formWith } from "./checkout.js"
 import { type Principal, rawFor, type TestServer } from "./server.js"
+import { vatProfile } from "./taxProfile.js"
 
 /** Pays a session on its hosted page, as a browser without JavaScript would: answers the page's status. */
 export const payOnPage = async (server: TestServer, sessionId: string, card: string): Promise<number> => {
@@ -31,7 +37,9 @@ export const kinds = {
   subscriptions: { prefix: "sub", idField: "subscription_id" },
   webhooks: { prefix: "wh", idField: "webhook_id" },
   events: { prefix: "evt", idField: "event_id" },
-  customer_portal_sessions: { prefix: "cps", idField: "customer_portal_session_id" }
+  customer_portal_sessions: { prefix: "cps", idField: "customer_portal_session_id" },
+  invoices: { prefix: "inv", idField: "invoice_id" },
+  credit_notes: { prefix: "cn", idField: "credit_note_id" }
 } as const
 export type Kind = keyof typeof kinds
 
@@ -46,6 +54,8 @@ export const seedObjects = async (server: TestServer, who: Principal, tag = "see
     expect(r.status, `${who.name}: ${r.text}`).toBe(200)
     return r.json
   }
+  // The merchant charges VAT: its payments get tax invoices, its refunds credit notes.
+  await server.run(Effect.flatMap(Accounts, (a) => a.update(who.accountId, { tax_profile: vatProfile })))
   const oneTime = await ok(raw.post("/products", {
     name: `${tag} beans`,
     price: 4_500,
@@ -78,6 +88,13 @@ export const seedObjects = async (server: TestServer, who: Principal, tag = "see
   expect(await payOnPage(server, subscribed.session_id, cards.visa), `${who.name} subscribes`).toBe(200)
   expect(await payOnPage(server, open.session_id, cards.declined), `${who.name} is declined`).toBe(402)
   const portal = await ok(raw.post("/customer_portal_sessions", { customer_id: customer.customer_id, return_url: "https://shop.example/account" }))
+  const refunded = (await ok(raw.get(`/checkout_sessions/${paid.session_id}`))).payment_id as PaymentId
+  await server.run(Effect.flatMap(Payments, (p) =>
+    p.refund({ accountId: who.accountId, livemode: who.livemode }, refunded, 1_000)) as unknown as Effect.Effect<unknown>)
+  const invoices = (await ok(raw.get("/invoices?limit=100"))).items.map((i: any) => i.invoice_id)
+  const creditNotes = (await ok(raw.get("/credit_notes?limit=100"))).items.map((n: any) => n.credit_note_id)
+  expect(invoices.length, `${who.name} has tax invoices`).toBe(2)
+  expect(creditNotes.length, `${who.name} has a credit note`).toBe(1)
   const subscriptions = (await ok(raw.get("/subscriptions?limit=100"))).items.map((s: any) => s.subscription_id)
   const payments = (await ok(raw.get("/payments?limit=100"))).items.map((p: any) => p.payment_id)
   const events = (await ok(raw.get("/events?limit=100"))).items.map((e: any) => e.event_id)
@@ -92,6 +109,8 @@ export const seedObjects = async (server: TestServer, who: Principal, tag = "see
     subscriptions,
     webhooks: [webhook.webhook_id],
     events,
-    customer_portal_sessions: [portal.customer_portal_session_id]
+    customer_portal_sessions: [portal.customer_portal_session_id],
+    invoices,
+    credit_notes: creditNotes
   }
 }

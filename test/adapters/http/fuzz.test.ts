@@ -948,7 +948,9 @@ const filterFields: Record<string, string> = {
   billing: "billing",
   type: "type",
   customer_id: "customer_id",
-  checkout_session_id: "checkout_session_id"
+  checkout_session_id: "checkout_session_id",
+  payment_id: "payment_id",
+  subscription_id: "subscription_id"
 }
 
 /** Who a request can be authenticated as (two Authorization headers: either). */
@@ -983,6 +985,14 @@ const checkAnswer = (w: World, c: Case, summary: string, answer: RawAnswer, quer
   if (c.method !== "GET") return
   // A 2xx read: only the caller's objects, in the caller's mode, matching every filter given once.
   const callers = callersOf(c)
+  const type = header(answer, "content-type") ?? ""
+  if (!/^application\/json/.test(type)) {
+    // A tax document's e-invoice or page: of one of the caller's own documents, in its own media type.
+    expect(type, shown).toMatch(/^(application\/xml|text\/html); charset=utf-8$/)
+    const id = /\/((?:inv|cn)_[0-9a-f]{32})\/(?:xml|html)$/.exec(c.endpoint.path.replace(":id", renderId(w, c).toString("latin1")))?.[1]
+    expect(id !== undefined && callers.includes(w.owner.get(id)!), `${shown}\nwhose document`).toBe(true)
+    return
+  }
   const json = JSON.parse(answer.body.toString("utf8"))
   const items: Array<any> = Array.isArray(json.items) ? json.items : [json]
   for (const item of items) {
@@ -1001,8 +1011,10 @@ const checkAnswer = (w: World, c: Case, summary: string, answer: RawAnswer, quer
       const values = query?.getAll(param) ?? []
       if (values.length !== 1 || !c.endpoint.urlParamNames.includes(param)) continue
       for (const item of items) {
-        // Payments and subscriptions carry their customer as an embedded object.
-        const actual = field === "customer_id" ? (item.customer_id ?? item.customer?.customer_id) : item[field]
+        // Payments and subscriptions carry their customer as an embedded object, tax documents as their buyer.
+        const actual = field === "customer_id"
+          ? (item.customer_id ?? item.customer?.customer_id ?? item.buyer?.customer_id)
+          : item[field]
         expect(actual, `${shown}\nfilter ${param}`).toBe(values[0])
       }
     }
