@@ -36,6 +36,7 @@ const sessionFields = [
   "session_id",
   "status",
   "subscription_id",
+  "tax",
   "total_amount"
 ]
 const paymentFields = [
@@ -55,6 +56,7 @@ const paymentFields = [
   "refunded_amount",
   "status",
   "subscription_id",
+  "tax",
   "total_amount"
 ]
 const formFields = ["name", "email", "phone_number", "card_number", "exp_month", "exp_year", "cvc"]
