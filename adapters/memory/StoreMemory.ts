@@ -282,6 +282,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
     accounts: {
       insert: (account) => write(() => accounts.set(account.account_id, account)),
       get: (id) => read(() => Option.fromNullable(accounts.get(id))),
+      findAll: (ids) => read(() => byId(ids, (id) => accounts.get(id))),
       lock: (id) => read(() => Option.fromNullable(accounts.get(id))),
       update: (account) => write(() => accounts.set(account.account_id, account)),
       count: read(() => accounts.rows.size),

@@ -102,6 +102,10 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     get: Effect.fnUntraced(function*(id) {
       return first(yield* sql<Rows.AccountRow>`SELECT * FROM accounts WHERE account_id = ${id}`, Rows.accountFromRow)
     }, orUnavailable),
+    findAll: Effect.fnUntraced(function*(ids) {
+      if (ids.length === 0) return []
+      return (yield* sql<Rows.AccountRow>`SELECT * FROM accounts WHERE account_id IN ${sql.in(ids)}`).map(Rows.accountFromRow)
+    }, orUnavailable),
     lock: Effect.fnUntraced(function*(id) {
       const lock = yield* forUpdateInTransaction
       return first(yield* sql<Rows.AccountRow>`SELECT * FROM accounts WHERE account_id = ${id} ${lock}`, Rows.accountFromRow)

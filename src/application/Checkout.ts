@@ -24,7 +24,7 @@ import { CheckoutSessionRepository } from "../ports/repositories/CheckoutSession
 import { CustomerRepository } from "../ports/repositories/CustomerRepository.js"
 import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { ProductRepository } from "../ports/repositories/ProductRepository.js"
-import { batched, batchedReads } from "./Batched.js"
+import { batched, batchedCalls, batchedReads } from "./Batched.js"
 import { Customers } from "./Customers.js"
 import { newId } from "./Ids.js"
 import { callProcessor } from "./ProcessorCall.js"
@@ -60,6 +60,12 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
     const insertSession = yield* batched(sessionRepo.insertAll, { max: batch })
     // And the products of carts priced together are read in one statement.
     const readProducts = yield* batchedReads(productRepo.findAll, (p) => p.product_id, { max: batch })
+    // And their merchants (whose tax profile prices the cart), likewise.
+    const readAccount = yield* batchedCalls(
+      (ids: ReadonlyArray<Account.Account["account_id"]>) =>
+        Effect.map(accountRepo.findAll(ids), (found) => ids.map((id) => found.find((a) => a.account_id === id))),
+      { max: batch }
+    )
 
     const account = (scope: Account.Scope) =>
       Effect.flatMap(accountRepo.get(scope.accountId), Option.match({
@@ -87,8 +93,8 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
 
     const create = Effect.fn("Checkout.create")(
       function*(scope: Account.Scope, input: CheckoutSession.CheckoutSessionCreate) {
-        const merchant = yield* account(scope)
-        if (scope.livemode && !livePaymentsEnabled(merchant)) {
+        const live = scope.livemode ? yield* account(scope) : undefined
+        if (live !== undefined && !livePaymentsEnabled(live)) {
           return yield* new PaymentsDisabled({
             message: "Live payments are not enabled for this account; use a test key, or ask the operator to enable them"
           })
@@ -107,7 +113,15 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
             const id = productIdOf(line.product_id)
             return id === undefined ? [] : [id]
           })
-          const products = yield* (atomic ? productRepo.getAll(scope, ids) : readProducts(scope, ids))
+          const [merchant, products] = yield* Effect.all([
+            live !== undefined
+              ? Effect.succeed(live)
+              : atomic
+              ? account(scope)
+              : Effect.flatMap(readAccount(scope.accountId), (found) =>
+                found === undefined ? Effect.fail(notFound("account", scope.accountId)) : Effect.succeed(found)),
+            atomic ? productRepo.getAll(scope, ids) : readProducts(scope, ids)
+          ], { concurrency: atomic ? 1 : 2 })
           const found = new Map<string, CheckoutSession.PricedLine["product"]>(products.map((p) => [p.product_id, p]))
           const lines: Array<CheckoutSession.PricedLine> = []
           for (const [i, line] of input.product_cart.entries()) {

@@ -33,6 +33,7 @@ import * as RateWindow from "../../src/domain/RateWindow.js"
 import type * as Refund from "../../src/domain/Refund.js"
 import type * as DashboardUser from "../../src/domain/DashboardUser.js"
 import * as Subscription from "../../src/domain/Subscription.js"
+import type { Trn } from "../../src/domain/Vat.js"
 import { type CustomerFilter, type EventFilter, type PaymentFilter, type RenewalAttempt, Store, type StoreShape, type SubscriptionFilter, type Repositories } from "../../src/ports/Store.js"
 
 // Fixtures -----------------------------------------------------------------------------------------------------------
@@ -405,9 +406,32 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
 
         assert.isTrue(Option.isNone(yield* store.accounts.get(yield* newId<AccountId>("acct"))))
 
+        // findAll: those that exist, each once; a tax profile comes back as stored, removed as null.
+        const taxed: Account = {
+          ...updated,
+          tax_profile: {
+            legal_name: "Souq Books Trading LLC",
+            legal_name_ar: null,
+            trn: "100123456700003" as Trn,
+            address: { line1: "Al Fahidi St", line2: null, city: "Dubai", emirate: "DXB", country: "AE" },
+            trade_licence: { number: "CN-1234567", authority: "Dubai Economy and Tourism" },
+            vat_registered: true,
+            prices_include_vat: false
+          }
+        }
+        yield* store.accounts.update(taxed)
+        const other = yield* makeAccount()
+        same(
+          yield* store.accounts.findAll([account.account_id, yield* newId<AccountId>("acct"), account.account_id, other.account_id]),
+          [taxed, other].sort((a, b) => (a.account_id < b.account_id ? -1 : 1))
+        )
+        assert.deepStrictEqual(yield* store.accounts.findAll([]), [])
+        yield* store.accounts.update(updated)
+        same(yield* store.accounts.get(account.account_id), Option.some(updated))
+
         // list: every account, oldest first, as stored.
         const listed = yield* store.accounts.list
-        assert.strictEqual(listed.length, before + 1)
+        assert.strictEqual(listed.length, before + 2)
         same(listed.find((a) => a.account_id === account.account_id), updated)
         const times = listed.map((a) => DateTime.toEpochMillis(a.created_at))
         assert.deepStrictEqual(times, [...times].sort((a, b) => a - b))

@@ -13,6 +13,8 @@ import type { Op } from "./Op.js"
 export interface AccountsRepo {
   readonly insert: (account: Account) => Op<void>
   readonly get: (id: AccountId) => Op<Option.Option<Account>>
+  /** `get` for several, in one statement: those that exist (a batch of checkouts reading their merchants). */
+  readonly findAll: (ids: ReadonlyArray<AccountId>) => Op<ReadonlyArray<Account>>
   /** `get`, locking the row until the transaction ends (inside `transact`): an update reads with it. */
   readonly lock: (id: AccountId) => Op<Option.Option<Account>>
   readonly update: (account: Account) => Op<void>
