@@ -2,7 +2,7 @@
  * The customer portal: a merchant creates a portal session for a customer (`POST
  * /customer_portal_sessions`) and sends them its link; opening it starts the customer's browser session, in which
  * they see their subscriptions and payments, set or undo cancellation at the period end, replace a subscription's
- * card (`PaymentMethods`), and read receipts. Every object is reached through the session's customer in its
+ * card (`PaymentMethods`), and read receipts and tax documents. Every object is reached through the session's customer in its
  * account and mode: another customer's is not found, whatever its id. The link's and the cookie's secrets are
  * `Redacted` from the page that reads them; only their digests are looked up.
  */
@@ -12,10 +12,20 @@ import type * as Account from "../domain/Account.js"
 import type * as CheckoutSession from "../domain/CheckoutSession.js"
 import type { Customer } from "../domain/Customer.js"
 import { notFound, RateLimited } from "../domain/Errors.js"
-import { CustomerId, parseId, type PaymentId, type PortalSessionId, prefixes, type SubscriptionId } from "../domain/Ids.js"
+import {
+  type CreditNoteId,
+  CustomerId,
+  type InvoiceId,
+  parseId,
+  type PaymentId,
+  type PortalSessionId,
+  prefixes,
+  type SubscriptionId
+} from "../domain/Ids.js"
 import type * as Payment from "../domain/Payment.js"
 import * as PortalSession from "../domain/PortalSession.js"
 import * as Receipt from "../domain/Receipt.js"
+import type * as TaxDocument from "../domain/TaxDocument.js"
 import type { Refund } from "../domain/Refund.js"
 import type * as Subscription from "../domain/Subscription.js"
 import type { CardDetails } from "../ports/PaymentProcessor.js"
@@ -23,6 +33,7 @@ import { Signer } from "../ports/Signer.js"
 import { AccountRepository } from "../ports/repositories/AccountRepository.js"
 import { CheckoutSessionRepository } from "../ports/repositories/CheckoutSessionRepository.js"
 import { CustomerRepository } from "../ports/repositories/CustomerRepository.js"
+import { DocumentRepository } from "../ports/repositories/DocumentRepository.js"
 import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { PortalSessionRepository } from "../ports/repositories/PortalSessionRepository.js"
 import { RateLimitRepository } from "../ports/repositories/RateLimitRepository.js"
@@ -43,6 +54,12 @@ export interface PortalOverview {
   readonly customer: Customer
   readonly subscriptions: ReadonlyArray<Subscription.Subscription>
   readonly payments: ReadonlyArray<Payment.Payment>
+}
+
+/** The session customer's tax documents, as the portal lists them beside the receipts. */
+export interface PortalDocuments {
+  readonly invoices: ReadonlyArray<TaxDocument.Invoice>
+  readonly creditNotes: ReadonlyArray<TaxDocument.CreditNote>
 }
 
 export interface ReceiptView {
@@ -81,6 +98,7 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
     const rateLimitRepo = yield* RateLimitRepository
     const sessionRepo = yield* CheckoutSessionRepository
     const subscriptionRepo = yield* SubscriptionRepository
+    const documentRepo = yield* DocumentRepository
     const signer = yield* Signer
     const subscriptions = yield* Subscriptions
     const paymentMethods = yield* PaymentMethods
@@ -261,7 +279,44 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
       } satisfies ReceiptView
     })
 
-    return { create, get, peek, open, authenticate, signOut, overview, subscription, setCancelAtPeriodEnd, replaceCard, receipt } as const
+    /** The session customer's tax invoices and credit notes, newest first (the newest 100 of each: a customer has few). */
+    const documents = Effect.fn("Portal.documents")(function*(session: PortalSession.PortalSession) {
+      const mine = { customer_id: session.customer_id }
+      const first = { limit: 100, after: undefined }
+      return {
+        invoices: (yield* documentRepo.listInvoices(scopeOf(session), mine, first)).items,
+        creditNotes: (yield* documentRepo.listCreditNotes(scopeOf(session), mine, first)).items
+      } satisfies PortalDocuments
+    })
+
+    /** A tax invoice of the session customer; anyone else's is not found. */
+    const invoice = Effect.fn("Portal.invoice")(function*(session: PortalSession.PortalSession, id: InvoiceId) {
+      const found = Option.filter(yield* documentRepo.getInvoice(scopeOf(session), id), (d) => d.buyer.customer_id === session.customer_id)
+      return Option.isSome(found) ? found.value : yield* notFound("invoice", id)
+    })
+
+    /** A tax credit note of the session customer; anyone else's is not found. */
+    const creditNote = Effect.fn("Portal.creditNote")(function*(session: PortalSession.PortalSession, id: CreditNoteId) {
+      const found = Option.filter(yield* documentRepo.getCreditNote(scopeOf(session), id), (d) => d.buyer.customer_id === session.customer_id)
+      return Option.isSome(found) ? found.value : yield* notFound("credit_note", id)
+    })
+
+    return {
+      create,
+      get,
+      peek,
+      open,
+      authenticate,
+      signOut,
+      overview,
+      subscription,
+      setCancelAtPeriodEnd,
+      replaceCard,
+      receipt,
+      documents,
+      invoice,
+      creditNote
+    } as const
   }),
   dependencies: [PaymentMethods.Default, Subscriptions.Default]
 }) {}

@@ -176,7 +176,7 @@ export const normalizeSchedule = (s: {
   return Either.right({ billing: "recurring", billing_interval: s.billing_interval, interval_count: count })
 }
 
-interface Taxation {
+export interface Taxation {
   readonly tax_category: Vat.Category
   readonly tax_exemption_code: Vat.ExemptionCode | null
   readonly item_type: ItemType
@@ -184,7 +184,7 @@ interface Taxation {
 }
 
 /** An exempt product says why (its e-invoice must); no other category has an exemption reason. */
-const checkTaxation = (t: Taxation): Either.Either<Taxation, InvalidRequest> =>
+export const checkTaxation = (t: Taxation): Either.Either<Taxation, InvalidRequest> =>
   t.tax_category === "E" && t.tax_exemption_code === null
     ? Either.left(new InvalidRequest({ message: "tax_exemption_code is required when tax_category is 'E' (exempt)" }))
     : t.tax_category !== "E" && t.tax_exemption_code !== null

@@ -3,36 +3,53 @@
  * subscriptions (edit). Reading needs `read`, creating or changing a customer `write`; each change goes to the
  * audit log.
  */
-import { Effect, Either, ParseResult, Schema } from "effect"
+import * as UrlParams from "@effect/platform/UrlParams"
+import { Effect, Either, Option, ParseResult, Schema } from "effect"
 import { Customers } from "../../../src/application/Customers.js"
 import { Payments } from "../../../src/application/Payments.js"
 import { Subscriptions } from "../../../src/application/Subscriptions.js"
 import { type Customer, CustomerCreate, CustomerName, CustomerUpdate } from "../../../src/domain/Customer.js"
 import { can } from "../../../src/domain/DashboardUser.js"
 import { CustomerId, parseId } from "../../../src/domain/Ids.js"
+import { Buyer } from "../../../src/domain/TaxProfile.js"
 import { unchanged } from "../html/Forms.js"
 import { html } from "../html/Html.js"
 import { describeDecodeError } from "../SchemaIssues.js"
 import * as Pages from "./Pages.js"
 import type { Kit, Scope } from "./Kit.js"
+import type { FieldErrors } from "./Fields.js"
+import { type BuyerForm, buyerControls, buyerForm, buyerRows, decodeBuyerForm, sendsBusiness, typedBuyer } from "./TaxForms.js"
 
 const customerIdOf = parseId(CustomerId)
 const decodeCustomer = Schema.decodeUnknownEither(CustomerCreate, { onExcessProperty: "error", errors: "all" })
 const decodeCustomerUpdate = Schema.decodeUnknownEither(CustomerUpdate, { onExcessProperty: "error", errors: "all" })
 const nameLimit = Pages.limitOf(CustomerName)
 
-/** A customer form's fields, as shown or as typed. An empty name or phone means none. */
-interface CustomerForm {
+/** A customer form's fields, as shown or as typed. An empty name or phone means none; so do empty business fields. */
+interface CustomerForm extends BuyerForm {
   readonly name: string
   readonly email: string
   readonly phone_number: string
 }
-const customerForm = (c: Customer): CustomerForm => ({ name: c.name ?? "", email: c.email, phone_number: c.phone_number ?? "" })
+const customerForm = (c: Customer): CustomerForm => ({
+  name: c.name ?? "",
+  email: c.email,
+  phone_number: c.phone_number ?? "",
+  ...buyerForm(c.business)
+})
 const typedCustomer = (kit: Kit, params: Parameters<Kit["field"]>[0]): CustomerForm => ({
   name: kit.field(params, "name"),
   email: kit.field(params, "email"),
-  phone_number: kit.field(params, "phone_number")
+  phone_number: kit.field(params, "phone_number"),
+  ...typedBuyer((name) => kit.field(params, name))
 })
+/** What a refused form shows: why, the form as typed, and the business fields' refusals next to them. */
+interface Refused {
+  readonly error: string
+  readonly typed: CustomerForm
+  readonly errors?: FieldErrors
+}
+const businessRefused = "The customer was not saved: correct the business details marked below."
 
 export const customerRoutes = (kit: Kit) =>
   Effect.gen(function*() {
@@ -40,7 +57,7 @@ export const customerRoutes = (kit: Kit) =>
     const payments = yield* Payments
     const subscriptions = yield* Subscriptions
 
-    const customersPage = (f: Pages.SignedFrame, scope: Scope, refused?: { readonly error: string; readonly typed: CustomerForm }) =>
+    const customersPage = (f: Pages.SignedFrame, scope: Scope, refused?: Refused) =>
       Effect.gen(function*() {
         const email = ((yield* kit.query).get("email") ?? "").trim().slice(0, 254)
         const list = yield* Effect.either(customers.list(scope, { limit: 100, ...(email === "" ? {} : { email }) }))
@@ -61,6 +78,7 @@ ${Either.isLeft(list) ? html`<p class="alert" role="alert">${list.left.message}<
 <label for="c_name">Name (optional, ${nameLimit})</label><input id="c_name" name="name" value="${refused?.typed.name ?? ""}">
 <label for="c_email">E-mail</label><input id="c_email" name="email" type="email" required value="${refused?.typed.email ?? ""}">
 <label for="c_phone">Phone (E.164, optional)</label><input id="c_phone" name="phone_number" value="${refused?.typed.phone_number ?? ""}">
+${buyerControls(refused?.typed ?? buyerForm(null), refused?.errors ?? {})}
 <p><button type="submit">Create customer</button></p>`)
             }</div>`
             : ""
@@ -74,10 +92,13 @@ ${Either.isLeft(list) ? html`<p class="alert" role="alert">${list.left.message}<
         if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot create customers.`), f.nonce)
         // Taken exactly as typed (the API's schema refuses what it would not store); empty means none.
         const typed = typedCustomer(kit, params)
+        const business = decodeBuyerForm(typed, null)
+        if (Either.isLeft(business)) return yield* customersPage(f, scope, { error: businessRefused, typed, errors: business.left })
         const input = decodeCustomer({
           email: typed.email,
           ...(typed.name === "" ? {} : { name: typed.name }),
-          ...(typed.phone_number === "" ? {} : { phone_number: typed.phone_number })
+          ...(typed.phone_number === "" ? {} : { phone_number: typed.phone_number }),
+          ...(business.right === null ? {} : { business: Schema.encodeSync(Buyer)(business.right) })
         })
         if (Either.isLeft(input)) {
           return yield* customersPage(f, scope, { error: describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) }), typed })
@@ -89,7 +110,7 @@ ${Either.isLeft(list) ? html`<p class="alert" role="alert">${list.left.message}<
       })))
 
     /** A customer's page; after a refused edit, with the refusal and the form as typed. */
-    const customerPage = (f: Pages.SignedFrame, scope: Scope, refused?: { readonly error: string; readonly typed: CustomerForm }) =>
+    const customerPage = (f: Pages.SignedFrame, scope: Scope, refused?: Refused) =>
       Effect.gen(function*() {
         const id = customerIdOf(yield* kit.param("id"))
         const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(customers.get(scope, id)))
@@ -100,15 +121,18 @@ ${Either.isLeft(list) ? html`<p class="alert" role="alert">${list.left.message}<
         return kit.page(refused === undefined ? 200 : 400, Pages.chrome(f, found.name ?? found.email, html`
 ${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.error}</p>`}
 <div class="card"><table><tr><th>Id</th><td><code>${found.customer_id}</code></td></tr><tr><th>E-mail</th><td>${found.email}</td></tr>
-<tr><th>Phone</th><td>${found.phone_number ?? ""}</td></tr><tr><th>Created</th><td>${Pages.when(found.created_at)}</td></tr></table>${
+<tr><th>Phone</th><td>${found.phone_number ?? ""}</td></tr><tr><th>Created</th><td>${Pages.when(found.created_at)}</td></tr>
+${found.business === null ? "" : buyerRows(found.business)}</table>${
           can(f.user.role, "write")
             ? Pages.form(f, `${Pages.modePath(f)}/customers/${found.customer_id}`, html`
 <label for="e_name">Name (optional, ${nameLimit})</label><input id="e_name" name="name" value="${shown.name}">
 <label for="e_email">E-mail</label><input id="e_email" name="email" type="email" required value="${shown.email}">
 <label for="e_phone">Phone (E.164, optional)</label><input id="e_phone" name="phone_number" value="${shown.phone_number}">
+${buyerControls(shown, refused?.errors ?? {})}
 <p><button type="submit">Save customer</button></p>`)
             : ""
         }</div>
+<p><a href="${Pages.modePath(f)}/invoices?customer_id=${found.customer_id}">Their tax invoices</a> · <a href="${Pages.modePath(f)}/credit-notes?customer_id=${found.customer_id}">Their credit notes</a></p>
 <div class="card"><h2>Payments</h2><table><tbody>${
           paid.items.map((p) => html`<tr><td><a href="${Pages.modePath(f)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td><td>${p.status}</td><td class="num">${Pages.money(p.total_amount)}</td></tr>`)
         }</tbody></table></div>
@@ -127,10 +151,16 @@ ${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.erro
         const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(customers.get(scope, id)))
         if (found === undefined || id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const typed = typedCustomer(kit, params)
+        const business = decodeBuyerForm(typed, found.business)
+        if (Either.isLeft(business)) return yield* customerPage(f, scope, { error: businessRefused, typed, errors: business.left })
         const patch = decodeCustomerUpdate({
           email: typed.email,
           name: typed.name === "" ? null : unchanged(typed.name, found.name, "input"),
-          phone_number: typed.phone_number === "" ? null : typed.phone_number
+          phone_number: typed.phone_number === "" ? null : typed.phone_number,
+          // A post without the business fields (another client's form) leaves the business as it is.
+          ...(sendsBusiness((name) => Option.isSome(UrlParams.getFirst(params, name)))
+            ? { business: business.right === null ? null : Schema.encodeSync(Buyer)(business.right) }
+            : {})
         })
         if (Either.isLeft(patch)) {
           return yield* customerPage(f, scope, { error: describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(patch.left) }), typed })

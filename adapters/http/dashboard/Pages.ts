@@ -116,7 +116,7 @@ export const chrome = (frame: SignedFrame, title: string, body: Raw) =>
 <a href="${frame.base}/${frame.livemode ? "test" : "live"}">Switch to ${frame.livemode ? "test" : "live"} data</a>
 <span class="muted who">${frame.user.email} (${frame.user.role})</span>
 ${form(frame, `${frame.base}/logout`, html`<button class="link" type="submit">Sign out</button>`)}</header>
-<nav><a href="${modePath(frame)}">Home</a><a href="${modePath(frame)}/payments">Payments</a><a href="${modePath(frame)}/subscriptions">Subscriptions</a><a href="${modePath(frame)}/customers">Customers</a><a href="${modePath(frame)}/products">Products</a><a href="${modePath(frame)}/checkout-sessions">Checkout</a><a href="${modePath(frame)}/developers">Developers</a><a href="${modePath(frame)}/events">Events</a><a href="${frame.base}/audit">Audit log</a><a href="${frame.base}/settings">Settings</a></nav>
+<nav><a href="${modePath(frame)}">Home</a><a href="${modePath(frame)}/payments">Payments</a><a href="${modePath(frame)}/subscriptions">Subscriptions</a><a href="${modePath(frame)}/customers">Customers</a><a href="${modePath(frame)}/invoices">Invoices</a><a href="${modePath(frame)}/credit-notes">Credit notes</a><a href="${modePath(frame)}/products">Products</a><a href="${modePath(frame)}/checkout-sessions">Checkout</a><a href="${modePath(frame)}/developers">Developers</a><a href="${modePath(frame)}/events">Events</a><a href="${frame.base}/audit">Audit log</a><a href="${frame.base}/settings">Settings</a></nav>
 <main><h1>${title}</h1>${notice(frame.flash)}${body}</main>`
   )
 
@@ -234,6 +234,11 @@ export const paymentPage = (
     readonly payment: Payment
     readonly events: ReadonlyArray<Event>
     readonly canRefund: boolean
+    /** Its tax invoice and its refunds' credit notes (none when the merchant charged no VAT). */
+    readonly documents?: {
+      readonly invoices: ReadonlyArray<{ readonly invoice_id: string; readonly number: string }>
+      readonly creditNotes: ReadonlyArray<{ readonly credit_note_id: string; readonly number: string }>
+    } | undefined
     /** Each event's deliveries, by event id. */
     readonly deliveries?: Readonly<Record<string, ReadonlyArray<{ readonly status: string }>>> | undefined
     readonly error?: string | undefined
@@ -260,6 +265,20 @@ export const paymentPage = (
 <tr><th>Description</th><td>${p.description}</td></tr>
 <tr><th>Created</th><td>${when(p.created_at)}</td></tr>
 ${hasReceipt(p) ? html`<tr><th>Receipt</th><td><a href="${modePath(frame)}/payments/${p.payment_id}/receipt">Printable receipt</a></td></tr>` : ""}
+${
+      props.documents === undefined || props.documents.invoices.length === 0
+        ? ""
+        : html`<tr><th>Tax invoice</th><td>${
+          props.documents.invoices.map((d) => html`<a href="${modePath(frame)}/invoices/${d.invoice_id}">${d.number}</a>`)
+        }</td></tr>`
+    }
+${
+      props.documents === undefined || props.documents.creditNotes.length === 0
+        ? ""
+        : html`<tr><th>Credit notes</th><td>${
+          props.documents.creditNotes.map((d, i) => html`${i > 0 ? ", " : ""}<a href="${modePath(frame)}/credit-notes/${d.credit_note_id}">${d.number}</a>`)
+        }</td></tr>`
+    }
 </table></div>
 ${
       refundable

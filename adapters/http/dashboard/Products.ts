@@ -3,18 +3,30 @@
  * `checkout_url` to copy), and the checkout sessions (list, a session). Changes need `write` (owners and admins);
  * each goes to the audit log.
  */
-import { Effect, Either, ParseResult, Schema } from "effect"
+import * as UrlParams from "@effect/platform/UrlParams"
+import { Effect, Either, Option, ParseResult, Schema } from "effect"
 import { Checkout } from "../../../src/application/Checkout.js"
 import { Products } from "../../../src/application/Products.js"
 import { can } from "../../../src/domain/DashboardUser.js"
 import { CheckoutSessionId, parseId, ProductId } from "../../../src/domain/Ids.js"
-import { type Product, ProductCreate, ProductDescription, ProductName, ProductUpdate } from "../../../src/domain/Product.js"
+import {
+  checkTaxation,
+  type Product,
+  type Taxation,
+  ProductCreate,
+  ProductDescription,
+  ProductName,
+  ProductUpdate
+} from "../../../src/domain/Product.js"
+import { exemptionReasons } from "../../einvoice/PintAe.js"
+import { categories } from "../documents/TaxDocumentPage.js"
 import { unchanged } from "../html/Forms.js"
 import { html } from "../html/Html.js"
 import { describeDecodeError } from "../SchemaIssues.js"
 import * as Pages from "./Pages.js"
 import { parseAed } from "./Parse.js"
 import type { Kit, Scope } from "./Kit.js"
+import { type FieldErrors, fieldErrorsOf, selectField, textField } from "./Fields.js"
 
 const productIdOf = parseId(ProductId)
 const sessionIdOf = parseId(CheckoutSessionId)
@@ -22,11 +34,82 @@ const decodeProduct = Schema.decodeUnknownEither(ProductCreate, { onExcessProper
 const decodeProductUpdate = Schema.decodeUnknownEither(ProductUpdate, { onExcessProperty: "error", errors: "all" })
 
 /** The product edit form's fields, as shown or as typed. */
-interface ProductForm {
+interface ProductForm extends TaxationForm {
   readonly name: string
   readonly price: string
   readonly description: string
 }
+
+/** How a product meets VAT (docs/tax-documents.md), as its forms show it: an empty code or reason is none. */
+interface TaxationForm {
+  readonly tax_category: string
+  readonly tax_exemption_code: string
+  readonly item_type: string
+  readonly item_code: string
+}
+const taxationFields = ["tax_category", "tax_exemption_code", "item_type", "item_code"] as const
+const taxationForm = (p: Product): TaxationForm => ({
+  tax_category: p.tax_category,
+  tax_exemption_code: p.tax_exemption_code ?? "",
+  item_type: p.item_type,
+  item_code: p.item_code ?? ""
+})
+const typedTaxation = (kit: Kit, params: Parameters<Kit["field"]>[0]): TaxationForm => ({
+  tax_category: kit.field(params, "tax_category"),
+  tax_exemption_code: kit.field(params, "tax_exemption_code"),
+  item_type: kit.field(params, "item_type"),
+  item_code: kit.field(params, "item_code")
+})
+/**
+ * The form's taxation as the API's fields: an empty code or reason is none; a field the post does not carry at all
+ * is left out, as the API leaves it (unchanged on an edit, the default on a new product).
+ */
+const taxationInput = (t: TaxationForm, params: UrlParams.UrlParams) => {
+  const sent = (name: (typeof taxationFields)[number]) => Option.isSome(UrlParams.getFirst(params, name))
+  return {
+    ...(sent("tax_category") ? { tax_category: t.tax_category } : {}),
+    ...(sent("tax_exemption_code") ? { tax_exemption_code: t.tax_exemption_code === "" ? null : t.tax_exemption_code } : {}),
+    ...(sent("item_type") ? { item_type: t.item_type } : {}),
+    ...(sent("item_code") ? { item_code: t.item_code === "" ? null : t.item_code } : {})
+  }
+}
+/** A decode's issues about the taxation fields, each next to its field. */
+const taxationErrors = (error: ParseResult.ParseError): FieldErrors =>
+  fieldErrorsOf(ParseResult.ArrayFormatter.formatErrorSync(error), (path) =>
+    (taxationFields as ReadonlyArray<string>).includes(path[0] ?? "") ? path[0] : undefined)
+/** The exemption reason against the category (the rule is the domain's: a reason exactly when exempt). */
+const exemptionError = (decoded: { readonly [K in keyof Taxation]?: Taxation[K] | undefined }): FieldErrors => {
+  const taxation: Taxation = {
+    tax_category: decoded.tax_category ?? "S",
+    tax_exemption_code: decoded.tax_exemption_code ?? null,
+    item_type: decoded.item_type ?? "S",
+    item_code: decoded.item_code ?? null
+  }
+  return Either.isRight(checkTaxation(taxation))
+    ? {}
+    : {
+      tax_exemption_code: taxation.tax_exemption_code === null
+        ? "An exempt product needs the reason it is exempt"
+        : "Only an exempt product has an exemption reason: choose None, or the category Exempt"
+    }
+}
+const categoryOptions: ReadonlyArray<readonly [string, string]> = Object.entries(categories).map(([code, name]) =>
+  [code, `${code}: ${name.en}${code === "S" ? " (5 %)" : ""}`]
+)
+const exemptionOptions: ReadonlyArray<readonly [string, string]> = [
+  ["", "None (not exempt)"],
+  ...Object.entries(exemptionReasons).map(([code, text]) => [code, `${code}: ${text}`] as const)
+]
+const itemTypeOptions: ReadonlyArray<readonly [string, string]> = [["S", "Services"], ["G", "Goods"]]
+
+/** The taxation fields of a product form. */
+const taxationControls = (shown: TaxationForm, errors: FieldErrors) =>
+  html`<fieldset><legend>VAT</legend>
+${selectField({ name: "tax_category", label: "Tax category", value: shown.tax_category, options: categoryOptions, errors })}
+${selectField({ name: "tax_exemption_code", label: "Exemption reason (exempt products only)", value: shown.tax_exemption_code, options: exemptionOptions, errors })}
+${selectField({ name: "item_type", label: "Item type", value: shown.item_type, options: itemTypeOptions, errors })}
+${textField({ name: "item_code", label: "Item code (optional: a service accounting code or an HS code)", value: shown.item_code, errors, attributes: `inputmode="decimal" autocomplete="off"` })}
+</fieldset>`
 const nameLimit = Pages.limitOf(ProductName)
 const descriptionLimit = Pages.limitOf(ProductDescription)
 /** The new-product form's billing choices. */
@@ -37,7 +120,13 @@ const billings: ReadonlyArray<readonly [string, string]> = [
   ["week", "Weekly"],
   ["day", "Daily"]
 ]
-const productForm = (p: Product): ProductForm => ({ name: p.name, price: (p.price / 100).toFixed(2), description: p.description })
+const productForm = (p: Product): ProductForm => ({
+  name: p.name,
+  price: (p.price / 100).toFixed(2),
+  description: p.description,
+  ...taxationForm(p)
+})
+const newTaxation: TaxationForm = { tax_category: "S", tax_exemption_code: "", item_type: "S", item_code: "" }
 
 export const productRoutes = (kit: Kit) =>
   Effect.gen(function*() {
@@ -48,7 +137,7 @@ export const productRoutes = (kit: Kit) =>
     const productsPage = (
       f: Pages.SignedFrame,
       scope: Scope,
-      notice: { readonly error?: string; readonly typed?: ProductForm & { readonly billing: string } } = {},
+      notice: { readonly error?: string; readonly typed?: ProductForm & { readonly billing: string }; readonly errors?: FieldErrors } = {},
       status = 200
     ) =>
       Effect.gen(function*() {
@@ -79,6 +168,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
                 billings.map(([value, text]) => html`<option value="${value}"${notice.typed?.billing === value ? " selected" : ""}>${text}</option>`)
               }</select>
 <label for="description">Description (${descriptionLimit})</label>${Pages.textarea({ id: "description", name: "description", value: notice.typed?.description ?? "" })}
+${taxationControls(notice.typed ?? newTaxation, notice.errors ?? {})}
 <p><button type="submit">Create product</button></p>`)
             }</div>`
             : ""
@@ -94,20 +184,27 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
           name: kit.field(params, "name"),
           price: kit.field(params, "price"),
           billing: kit.field(params, "billing"),
-          description: kit.field(params, "description")
+          description: kit.field(params, "description"),
+          ...typedTaxation(kit, params)
         }
-        const refuse = (error: string) => productsPage(f, scope, { error, typed }, 400)
+        const refuse = (error: string, errors?: FieldErrors) => productsPage(f, scope, { error, typed, ...(errors === undefined ? {} : { errors }) }, 400)
         const price = parseAed(typed.price)
         if (price === undefined) return yield* refuse("Enter the price in AED, e.g. 65.00")
+        const taxation = taxationInput(typed, params)
         const input = decodeProduct({
           name: typed.name,
           price,
           currency: "AED",
           // An empty description is none (the API's default).
           ...(typed.description === "" ? {} : { description: typed.description }),
-          ...(typed.billing === "one_time" ? {} : { billing: "recurring", billing_interval: typed.billing })
+          ...(typed.billing === "one_time" ? {} : { billing: "recurring", billing_interval: typed.billing }),
+          ...taxation
         })
-        if (Either.isLeft(input)) return yield* refuse(describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) }))
+        if (Either.isLeft(input)) {
+          return yield* refuse(describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) }), taxationErrors(input.left))
+        }
+        const exemption = exemptionError(input.right)
+        if (Object.keys(exemption).length > 0) return yield* refuse("The product was not created: correct the fields marked below.", exemption)
         const created = yield* Effect.either(products.create(scope, input.right))
         if (Either.isLeft(created)) return yield* refuse(created.left.message)
         yield* kit.audit(signed, "product.create", created.right.product_id, scope.livemode)
@@ -115,7 +212,11 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
       })))
 
     /** A product's page; after a refused edit, with the refusal and the form as typed. */
-    const productPage = (f: Pages.SignedFrame, scope: Scope, refused?: { readonly error: string; readonly typed: ProductForm }) =>
+    const productPage = (
+      f: Pages.SignedFrame,
+      scope: Scope,
+      refused?: { readonly error: string; readonly typed: ProductForm; readonly errors?: FieldErrors }
+    ) =>
       Effect.gen(function*() {
         const id = productIdOf(yield* kit.param("id"))
         const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(products.get(scope, id)))
@@ -124,12 +225,15 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
         return kit.page(refused === undefined ? 200 : 400, Pages.chrome(f, found.name, html`
 ${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.error}</p>`}
 <div class="card"><table><tr><th>Id</th><td><code>${found.product_id}</code></td></tr><tr><th>Price</th><td>${Pages.money(found.price)}</td></tr>
-<tr><th>Status</th><td>${found.status}</td></tr><tr><th>Description</th><td class="text">${found.description}</td></tr></table>${
+<tr><th>Status</th><td>${found.status}</td></tr><tr><th>Description</th><td class="text">${found.description}</td></tr>
+<tr><th>VAT</th><td>${found.tax_category}: ${categories[found.tax_category].en}${found.tax_exemption_code === null ? "" : ` (${found.tax_exemption_code}: ${exemptionReasons[found.tax_exemption_code]})`}</td></tr>
+<tr><th>Item</th><td>${found.item_type === "G" ? "Goods" : "Services"}${found.item_code === null ? "" : html`, code <code>${found.item_code}</code>`}</td></tr></table>${
           can(f.user.role, "write")
             ? Pages.form(f, `${Pages.modePath(f)}/products/${found.product_id}`, html`
 <label for="p_name">Name (${nameLimit})</label><input id="p_name" name="name" required value="${shown.name}">
 <label for="p_price">Price in AED</label><input id="p_price" name="price" inputmode="decimal" required value="${shown.price}">
 <label for="p_description">Description (${descriptionLimit})</label>${Pages.textarea({ id: "p_description", name: "description", value: shown.description })}
+${taxationControls(shown, refused?.errors ?? {})}
 <p><button type="submit">Save product</button></p>`)
             : ""
         }</div>`), f.nonce)
@@ -149,16 +253,30 @@ ${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.erro
         if (id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const found = Either.getOrUndefined(yield* Effect.either(products.get(scope, id)))
         if (found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
-        const typed: ProductForm = { name: kit.field(params, "name"), price: kit.field(params, "price"), description: kit.field(params, "description") }
-        const refuse = (error: string) => productPage(f, scope, { error, typed })
+        const typed: ProductForm = {
+          name: kit.field(params, "name"),
+          price: kit.field(params, "price"),
+          description: kit.field(params, "description"),
+          ...typedTaxation(kit, params)
+        }
+        const refuse = (error: string, errors?: FieldErrors) => productPage(f, scope, { error, typed, ...(errors === undefined ? {} : { errors }) })
         const price = parseAed(typed.price)
         if (price === undefined) return yield* refuse("Enter the price in AED, e.g. 65.00")
+        const taxation = taxationInput(typed, params)
         const patch = decodeProductUpdate({
           name: unchanged(typed.name, found.name, "input"),
           price,
-          description: unchanged(typed.description, found.description, "textarea")
+          description: unchanged(typed.description, found.description, "textarea"),
+          ...taxation
         })
-        if (Either.isLeft(patch)) return yield* refuse(describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(patch.left) }))
+        if (Either.isLeft(patch)) {
+          return yield* refuse(describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(patch.left) }), taxationErrors(patch.left))
+        }
+        // Checked here when the form sent both (it always does), so the refusal sits at the field; else the use case checks.
+        const exemption = patch.right.tax_category !== undefined && patch.right.tax_exemption_code !== undefined
+          ? exemptionError(patch.right)
+          : {}
+        if (Object.keys(exemption).length > 0) return yield* refuse("The product was not saved: correct the fields marked below.", exemption)
         const updated = yield* Effect.either(products.update(scope, id, patch.right))
         if (Either.isLeft(updated)) {
           const error = updated.left

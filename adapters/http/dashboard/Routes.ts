@@ -15,6 +15,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, DateTime, Effect, Option, Redacted, Schema } from "effect"
 import { Accounts } from "../../../src/application/Accounts.js"
 import { Settings } from "../../../src/application/Settings.js"
+import { TaxDocuments } from "../../../src/application/TaxDocuments.js"
 import { Customers } from "../../../src/application/Customers.js"
 import { Deliveries } from "../../../src/application/Deliveries.js"
 import { Events } from "../../../src/application/Events.js"
@@ -29,6 +30,7 @@ import { Signer } from "../../../src/ports/Signer.js"
 import { htmlResponse, newNonce } from "../html/Document.js"
 import { formField, onceField, postedForm, readFlash, seeOther, withFlash } from "../html/Forms.js"
 import { customerRoutes } from "./Customers.js"
+import { documentRoutes } from "./Documents.js"
 import { developerRoutes } from "./Developers.js"
 import { eventRoutes } from "./Events.js"
 import { productRoutes } from "./Products.js"
@@ -58,6 +60,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     const deliveries = yield* Deliveries
     const reports = yield* Reports
     const portal = yield* Portal
+    const taxDocuments = yield* TaxDocuments
     const signer = yield* Signer
     const publicUrl = new URL((yield* Settings).publicUrl)
     const publicOrigin = publicUrl.origin
@@ -275,10 +278,15 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
               const mine = (yield* events.list(scope, { payment_id: payment.payment_id, limit: 100 })).items
               // The timeline shows each event's deliveries (their status; the event's page has the details).
               const sent = yield* Effect.forEach(mine, (e) => Effect.map(deliveries.list({ event_id: e.event_id }, 20), (ds) => [e.event_id, ds] as const))
+              // Its tax invoice (at most one) and the credit notes of its refunds.
+              const byPayment = { payment_id: payment.payment_id }
+              const invoices = yield* taxDocuments.listInvoices(scope, byPayment, { limit: 1, after: undefined })
+              const creditNotes = yield* taxDocuments.listCreditNotes(scope, byPayment, { limit: 100, after: undefined })
               return page(status, Pages.paymentPage(f, {
                 payment,
                 events: mine,
                 deliveries: Object.fromEntries(sent),
+                documents: { invoices: invoices.items, creditNotes: creditNotes.items },
                 canRefund: can(signed.user.role, "refund"),
                 error: refused?.error,
                 amount: refused?.amount
@@ -384,6 +392,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     yield* settingsRoutes(kit)
     yield* customerRoutes(kit)
     yield* eventRoutes(kit)
+    yield* documentRoutes(kit)
 
     yield* router.get("/dashboard/audit", withUser((signed, f) =>
       can(signed.user.role, "audit")

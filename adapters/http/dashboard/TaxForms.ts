@@ -201,6 +201,13 @@ const buyerFieldOf = (path: ReadonlyArray<string>): string | undefined => {
  */
 export const decodeBuyerForm = (typed: BuyerForm, stored: Buyer | null): Either.Either<Buyer | null, FieldErrors> => {
   if (buyerFields.every((name) => typed[name] === "")) return Either.right(null)
+  return decodeBusiness(typed, stored)
+}
+
+/** Whether a post carries any of the business fields (a post without them leaves the business as it is). */
+export const sendsBusiness = (sent: (name: string) => boolean): boolean => buyerFields.some(sent)
+
+const decodeBusiness = (typed: BuyerForm, stored: Buyer | null): Either.Either<Buyer, FieldErrors> => {
   const shown = buyerForm(stored)
   const kept = (name: keyof BuyerForm) => unchanged(typed[name], stored === null ? null : shown[name], "input")
   const addressGiven = typed.business_line1 !== "" || typed.business_line2 !== "" || typed.business_city !== "" ||

@@ -3,7 +3,7 @@
  * customer-supplied string goes through the escaping template (`html`).
  */
 import { DateTime } from "effect"
-import type { PortalOverview } from "../../../src/application/Portal.js"
+import type { PortalDocuments, PortalOverview } from "../../../src/application/Portal.js"
 import type { FieldErrors } from "../../../src/domain/CheckoutForm.js"
 import { formatAmount } from "../../../src/domain/Money.js"
 import type { Payment } from "../../../src/domain/Payment.js"
@@ -151,6 +151,33 @@ const paymentRows = (frame: Frame, payments: ReadonlyArray<Payment>) =>
     )
   }</tbody></table></div>`
 
+/** The customer's tax invoices and credit notes, newest first, each to its printable page. */
+const documentRows = (frame: Frame, documents: PortalDocuments) => {
+  const rows = [
+    ...documents.invoices.map((d) => ({
+      at: d.issued_at,
+      href: `${frame.base}/invoices/${d.invoice_id}`,
+      kind: "Tax invoice",
+      number: d.number,
+      amount: money(d.totals.gross, d.currency)
+    })),
+    ...documents.creditNotes.map((d) => ({
+      at: d.issued_at,
+      href: `${frame.base}/credit-notes/${d.credit_note_id}`,
+      kind: `Credit note (invoice ${d.invoice_number})`,
+      number: d.number,
+      amount: `−${money(d.difference.gross, d.currency)}`
+    }))
+  ].sort((a, b) => DateTime.toEpochMillis(b.at) - DateTime.toEpochMillis(a.at))
+  return html`<div class="scroll"><table aria-label="Tax documents">
+<thead><tr><th>Date</th><th>Document</th><th class="amount">Amount</th></tr></thead>
+<tbody>${
+    rows.map((r) =>
+      html`<tr><td>${day(r.at)}</td><td><a href="${r.href}">${r.number}</a><br><small>${r.kind}</small></td><td class="amount">${r.amount}</td></tr>`
+    )
+  }</tbody></table></div>`
+}
+
 const footer = (frame: Frame, returnUrl: string | null, businessName: string) =>
   html`<footer class="no-print">${
     returnUrl === null ? html`<span></span>` : html`<a href="${returnUrl}">← Return to ${businessName}</a>`
@@ -160,6 +187,8 @@ export const homePage = (
   frame: Frame,
   props: {
     readonly overview: PortalOverview
+    /** Their tax invoices and credit notes (none when the merchant charges no VAT). */
+    readonly documents?: PortalDocuments | undefined
     readonly returnUrl: string | null
     readonly livemode: boolean
     readonly notice?: { readonly tone: "done" | "alert"; readonly text: string } | undefined
@@ -177,6 +206,11 @@ ${props.notice === undefined ? "" : html`<div class="${props.notice.tone}" role=
 ${subscriptions.length === 0 ? html`<p class="muted">You have no subscriptions.</p>` : subscriptions.map((s) => subscriptionCard(frame, s))}
 <h2>Payments</h2>
 ${payments.length === 0 ? html`<p class="muted">You have no payments yet.</p>` : paymentRows(frame, payments)}
+${
+      props.documents === undefined || props.documents.invoices.length + props.documents.creditNotes.length === 0
+        ? ""
+        : html`<h2>Tax invoices and credit notes</h2>${documentRows(frame, props.documents)}`
+    }
 ${footer(frame, props.returnUrl, businessName)}`
   )
 }

@@ -2,8 +2,8 @@
  * The customer portal's routes, under `<public path>/portal`. `GET /portal/{link secret}` shows a page
  * whose button (`POST` to the same path) opens a portal session's one-time link and starts the browser session (a
  * cookie, an hour, or until signing out ends it on the server); the other pages need that cookie:
- * the home page (subscriptions and payments), cancelling at the period end and undoing it, replacing a card, and
- * receipts. Every object is reached through the session's customer (`Portal`): another customer's is not found.
+ * the home page (subscriptions, payments and tax documents), cancelling at the period end and undoing it, replacing a
+ * card, receipts, and tax invoices and credit notes. Every object is reached through the session's customer (`Portal`): another customer's is not found.
  *
  * As on the dashboard: every form carries the session's CSRF token and is refused from another site; every page
  * sends a CSP with a nonce and `frame-ancestors 'none'`; the cookie is HttpOnly, SameSite=Lax, and `__Host-`/Secure
@@ -19,7 +19,7 @@ import { Cause, DateTime, Effect, Either, Option, Redacted } from "effect"
 import { Settings } from "../../../src/application/Settings.js"
 import { Portal, type PortalLinkGone, scopeOf } from "../../../src/application/Portal.js"
 import { cardFields as cardFieldNames, fromSubmitted, type SubmittedForm, validateCard } from "../../../src/domain/CheckoutForm.js"
-import { parseId, PaymentId, SubscriptionId } from "../../../src/domain/Ids.js"
+import { CreditNoteId, InvoiceId, parseId, PaymentId, SubscriptionId } from "../../../src/domain/Ids.js"
 import { declineMessage } from "../../../src/domain/Payment.js"
 import type { PortalSession } from "../../../src/domain/PortalSession.js"
 import { Signer } from "../../../src/ports/Signer.js"
@@ -27,11 +27,15 @@ import { htmlResponse, newNonce } from "../html/Document.js"
 import { formField, postedForm } from "../html/Forms.js"
 import * as Pages from "./Pages.js"
 import { receiptPage } from "./Receipt.js"
+import { creditNotePage, invoicePage } from "../documents/TaxDocumentPage.js"
+import { html } from "../html/Html.js"
 
 const page = (status: number, body: string, nonce: string) => htmlResponse(status, body, nonce)
 
 const subscriptionIdOf = parseId(SubscriptionId)
 const paymentIdOf = parseId(PaymentId)
+const invoiceIdOf = parseId(InvoiceId)
+const creditNoteIdOf = parseId(CreditNoteId)
 
 /** What a change tells the customer on the page it returns to (a fixed text per key: nothing reflected). */
 const notices: Record<string, { readonly tone: "done" | "alert"; readonly text: string }> = {
@@ -127,8 +131,10 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
       Effect.gen(function*() {
         const key = new URLSearchParams((yield* request).url.split("?")[1] ?? "").get("notice") ?? ""
         const overview = yield* portal.overview(session)
+        const documents = yield* portal.documents(session)
         return page(200, Pages.homePage(frame, {
           overview,
+          documents,
           returnUrl: session.return_url,
           livemode: session.livemode,
           notice: notices[key]
@@ -313,6 +319,30 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
         if (id === undefined) return notFound(frame)
         return yield* portal.receipt(scopeOf(session), id, session.customer_id).pipe(
           Effect.map((view) => page(200, receiptPage(frame, view, { href: base, label: "← Back to your account" }), frame.nonce)),
+          Effect.catchTag("NotFound", () => Effect.succeed(notFound(frame)))
+        )
+      })))
+
+    // Tax documents: the printable page of the session customer's own, as the merchant's dashboard shows it.
+
+    const backHome = html`<a href="${base}">← Back to your account</a>`
+
+    yield* router.get("/portal/invoices/:id", withSession((session, frame) =>
+      Effect.gen(function*() {
+        const id = invoiceIdOf(yield* param("id"))
+        if (id === undefined) return notFound(frame)
+        return yield* portal.invoice(session, id).pipe(
+          Effect.map((d) => page(200, invoicePage(d, { nonce: frame.nonce, back: backHome }), frame.nonce)),
+          Effect.catchTag("NotFound", () => Effect.succeed(notFound(frame)))
+        )
+      })))
+
+    yield* router.get("/portal/credit-notes/:id", withSession((session, frame) =>
+      Effect.gen(function*() {
+        const id = creditNoteIdOf(yield* param("id"))
+        if (id === undefined) return notFound(frame)
+        return yield* portal.creditNote(session, id).pipe(
+          Effect.map((d) => page(200, creditNotePage(d, { nonce: frame.nonce, back: backHome }), frame.nonce)),
           Effect.catchTag("NotFound", () => Effect.succeed(notFound(frame)))
         )
       })))
