@@ -24,7 +24,7 @@ export const ProductName = Text(1, 200)
 export const ProductDescription = Text(0, 5000)
 /** A service accounting code (services) or an HS code (goods): digits and dots, as the classification writes it. */
 export const ItemCode = Schema.String.pipe(
-  Schema.pattern(/^[0-9][0-9.]{1,19}$/, { message: () => "item_code must be a classification code: 2 to 20 digits and dots" }),
+  Schema.pattern(/^[0-9][0-9.]{1,19}$/, { message: () => "An item code (SAC or HS) is 2 to 20 digits and dots" }),
   Schema.annotations({ identifier: "ItemCode", description: "Service accounting code (SAC) or HS code: digits and dots." })
 )
 

@@ -10,7 +10,7 @@ import { Customers } from "../../../src/application/Customers.js"
 import { TaxDocuments } from "../../../src/application/TaxDocuments.js"
 import { CreditNoteId, CustomerId, InvoiceId, parseId, PaymentId } from "../../../src/domain/Ids.js"
 import * as Pagination from "../../../src/domain/Pagination.js"
-import type * as TaxDocument from "../../../src/domain/TaxDocument.js"
+import * as TaxDocument from "../../../src/domain/TaxDocument.js"
 import type { DocumentFilter } from "../../../src/ports/repositories/DocumentRepository.js"
 import { creditNoteXml, invoiceXml } from "../../einvoice/PintAe.js"
 import { creditNotePage, invoicePage } from "../documents/TaxDocumentPage.js"
@@ -24,8 +24,6 @@ const paymentIdOf = parseId(PaymentId)
 const customerIdOf = parseId(CustomerId)
 
 /** A document's place in a newest-first list: when it was issued, then its id. */
-const invoicePosition = Pagination.byCreation<TaxDocument.Invoice>((d) => d.issued_at, (d) => d.invoice_id)
-const creditNotePosition = Pagination.byCreation<TaxDocument.CreditNote>((d) => d.issued_at, (d) => d.credit_note_id)
 
 /** Who a document is for, as a list shows it: the business, else the person. */
 export const buyerText = (buyer: TaxDocument.DocumentBuyer): string =>
@@ -103,7 +101,7 @@ export const documentRoutes = (kit: Kit) =>
     yield* kit.get("/dashboard/:mode/invoices", kit.withUser((_, f, scope) =>
       Effect.gen(function*() {
         const list = yield* listing(scope)
-        const found = yield* page("dashboard.invoices", list, (filter, request) => documents.listInvoices(scope, filter, request), invoicePosition)
+        const found = yield* page("dashboard.invoices", list, (filter, request) => documents.listInvoices(scope, filter, request), TaxDocument.position)
         if (Either.isLeft(found)) return kit.page(400, Pages.chrome(f, "Invoices", html`<p class="alert" role="alert">${found.left.message}</p>`), f.nonce)
         const path = `${Pages.modePath(f)}/invoices`
         return kit.page(200, Pages.chrome(f, "Invoices", listChrome(path, list, found.right.next, html`<table aria-label="Invoices">
@@ -119,7 +117,7 @@ export const documentRoutes = (kit: Kit) =>
     yield* kit.get("/dashboard/:mode/credit-notes", kit.withUser((_, f, scope) =>
       Effect.gen(function*() {
         const list = yield* listing(scope)
-        const found = yield* page("dashboard.credit_notes", list, (filter, request) => documents.listCreditNotes(scope, filter, request), creditNotePosition)
+        const found = yield* page("dashboard.credit_notes", list, (filter, request) => documents.listCreditNotes(scope, filter, request), TaxDocument.position)
         if (Either.isLeft(found)) return kit.page(400, Pages.chrome(f, "Credit notes", html`<p class="alert" role="alert">${found.left.message}</p>`), f.nonce)
         const path = `${Pages.modePath(f)}/credit-notes`
         return kit.page(200, Pages.chrome(f, "Credit notes", listChrome(path, list, found.right.next, html`<table aria-label="Credit notes">
