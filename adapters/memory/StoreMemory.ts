@@ -29,6 +29,7 @@ import type { PortalSession } from "../../src/domain/PortalSession.js"
 import * as Subscription from "../../src/domain/Subscription.js"
 import type { CreditNote, Invoice } from "../../src/domain/TaxDocument.js"
 import * as WebhookEndpoint from "../../src/domain/WebhookEndpoint.js"
+import { makeEInvoicesMemory, type TransmissionRow } from "./EInvoicesMemory.js"
 import {
   type AttemptRecord,
   type Delivery,
@@ -200,6 +201,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
 
   const documents = new Table<Invoice | CreditNote>(record)
   const documentNumbers = new Table<number>(record)
+  const einvoices = new Table<TransmissionRow>(record)
   const idempotency = new Table<Idempotency.IdempotencyRecord>(record)
   const rates = new Table<RateWindow.RateWindowState>(record)
 
@@ -752,6 +754,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           Effect.sleep(timeoutMillis)
         )
     },
+    einvoices: makeEInvoicesMemory(einvoices, write, read),
     idempotency: {
       claim: (record, now) => rowWrite(() => claim(record, now)),
       claimAll: (records, now) => rowWrite(() => records.map((record) => claim(record, now))),

@@ -21,6 +21,7 @@ import { anyKey, layerStore, type Repositories, Store, type StoreShape } from ".
 import { listenService } from "./Listen.js"
 import { makeQueries } from "./queries.js"
 import { makeDeliveriesRepo, makeDeliveryWakeups } from "./repos/deliveries.js"
+import { makeEInvoicesRepo } from "./repos/einvoices.js"
 import { makeEventsRepo } from "./repos/events.js"
 import { makePaymentsRepo } from "./repos/payments.js"
 import { makeDocumentsRepo } from "./repos/documents.js"
@@ -427,6 +428,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     subscriptions: makeSubscriptionsRepo(queries),
     webhooks: makeWebhooksRepo(queries, box),
     deliveries: withOpenedSecrets(makeDeliveriesRepo(queries, wakeups.awaitWork), box),
+    einvoices: makeEInvoicesRepo(queries),
     idempotency,
     rateLimits,
     stats: makeStats(queries)

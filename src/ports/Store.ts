@@ -15,6 +15,7 @@ import { AccountRepository, type AccountsRepo, type ApiKeysRepo } from "./reposi
 import { CheckoutSessionRepository, type SessionsRepo } from "./repositories/CheckoutSessionRepository.js"
 import { CustomerRepository, type CustomersRepo } from "./repositories/CustomerRepository.js"
 import { DocumentRepository, type DocumentsRepo } from "./repositories/DocumentRepository.js"
+import { EInvoiceRepository, type EInvoicesRepo } from "./repositories/EInvoiceRepository.js"
 import { EventRepository, type EventsRepo } from "./repositories/EventRepository.js"
 import { IdempotencyRepository, type IdempotencyRepo } from "./repositories/IdempotencyRepository.js"
 import type { Op } from "./repositories/Op.js"
@@ -31,6 +32,7 @@ export * from "./repositories/AccountRepository.js"
 export * from "./repositories/CheckoutSessionRepository.js"
 export * from "./repositories/CustomerRepository.js"
 export * from "./repositories/DocumentRepository.js"
+export * from "./repositories/EInvoiceRepository.js"
 export * from "./repositories/EventRepository.js"
 export * from "./repositories/IdempotencyRepository.js"
 export * from "./repositories/PaymentRepository.js"
@@ -68,6 +70,7 @@ export interface StoreShape extends TransactionsShape {
   readonly subscriptions: SubscriptionsRepo
   readonly webhooks: WebhooksRepo
   readonly deliveries: DeliveriesRepo
+  readonly einvoices: EInvoicesRepo
   readonly idempotency: IdempotencyRepo
   readonly rateLimits: RateLimitsRepo
   /** Delivery and renewal counts (a few grouped counts; for metrics scrapes, not for hot paths). */
@@ -82,6 +85,7 @@ export type Repositories =
   | CheckoutSessionRepository
   | CustomerRepository
   | DocumentRepository
+  | EInvoiceRepository
   | EventRepository
   | IdempotencyRepository
   | PaymentRepository
@@ -100,6 +104,7 @@ export const repositories = (store: StoreShape): Context.Context<Repositories> =
     Context.add(CheckoutSessionRepository, store.sessions),
     Context.add(CustomerRepository, store.customers),
     Context.add(DocumentRepository, store.documents),
+    Context.add(EInvoiceRepository, store.einvoices),
     Context.add(EventRepository, store.events),
     Context.add(IdempotencyRepository, store.idempotency),
     Context.add(PaymentRepository, { ...store.payments, refunds: store.refunds }),

@@ -23,6 +23,7 @@ import rateLimitShares from "./0016_rate_limit_shares.js"
 import dashboardInvitations from "./0017_dashboard_invitations.js"
 import eventSubjects from "./0018_event_subjects.js"
 import taxDocuments from "./0019_tax_documents.js"
+import einvoiceTransmissions from "./0020_einvoice_transmissions.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -43,5 +44,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0016_rate_limit_shares": rateLimitShares,
   "0017_dashboard_invitations": dashboardInvitations,
   "0018_event_subjects": eventSubjects,
-  "0019_tax_documents": taxDocuments
+  "0019_tax_documents": taxDocuments,
+  "0020_einvoice_transmissions": einvoiceTransmissions
 }

@@ -52,6 +52,7 @@ const withOutageSwitch = (store: Layer.Layer<Store | Repositories>): Layer.Layer
       webhooks: wrapRepo(s.webhooks, "webhooks"),
       // awaitWork never fails (it only waits), so it passes through unwrapped.
       deliveries: { ...wrapRepo(s.deliveries, "deliveries"), awaitWork: s.deliveries.awaitWork },
+      einvoices: wrapRepo(s.einvoices, "einvoices"),
       idempotency: wrapRepo(s.idempotency, "idempotency"),
       rateLimits: wrapRepo(s.rateLimits, "rateLimits"),
       stats: Effect.suspend(() => (fails("stats") ? Effect.fail(down()) : s.stats))
