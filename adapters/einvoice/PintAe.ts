@@ -7,8 +7,10 @@
  * Amounts are in fils in the documents and in AED with two decimals here; only a unit price may need more (a net
  * unit price derived from a price including VAT), so that quantity × price gives back the line's net to the fils.
  */
-import { DateTime } from "effect"
+import { DateTime, Layer } from "effect"
+import { asSent, type Parties } from "../../src/domain/EInvoiceTransmission.js"
 import * as TaxDocument from "../../src/domain/TaxDocument.js"
+import { EInvoiceWriter } from "../../src/ports/EInvoiceProvider.js"
 import { type Address, type Buyer, endpointOf, type PeppolEndpoint, type TaxProfile, type TradeLicence } from "../../src/domain/TaxProfile.js"
 import * as Vat from "../../src/domain/Vat.js"
 import { type Child, document, el, type Element } from "./Xml.js"
@@ -254,9 +256,10 @@ const lastDay = (start: DateTime.Utc, end: DateTime.Utc): string =>
 /**
  * A tax invoice as a PINT AE `Invoice`. Fils issues an invoice once its payment succeeded (by card: payment means 55,
  * the card masked), so the amount is due on the day of issue. The date of supply is the VAT point date when it is
- * before the date of issue; a continuous supply names its period.
+ * before the date of issue; a continuous supply names its period. `parties`: a resend's, instead of the invoice's own.
  */
-export const invoiceXml = (invoice: TaxDocument.Invoice): string => {
+export const invoiceXml = (doc: TaxDocument.Invoice, parties: Parties | null = null): string => {
+  const invoice = asSent(doc, parties)
   const issued = uaeDate(invoice.issued_at)
   const supplied = uaeDate(invoice.supplied_at)
   return document(
@@ -303,10 +306,11 @@ export const invoiceXml = (invoice: TaxDocument.Invoice): string => {
 /**
  * A tax credit note as a PINT AE `CreditNote`: its reason (code and words), the invoice it corrects (a volume
  * discount names none: PINT AE forbids it there), and one line per line of the invoice, in the invoice's order, each
- * what it takes off that line (quantity 1 at that net).
+ * what it takes off that line (quantity 1 at that net). `parties`: a resend's, instead of the note's own.
  */
-export const creditNoteXml = (note: TaxDocument.CreditNote): string =>
-  document(
+export const creditNoteXml = (doc: TaxDocument.CreditNote, parties: Parties | null = null): string => {
+  const note = asSent(doc, parties)
+  return document(
     el(
       "CreditNote",
       { xmlns: creditNoteNamespace, ...namespaces },
@@ -338,3 +342,14 @@ export const creditNoteXml = (note: TaxDocument.CreditNote): string =>
       note.lines.map((line, i) => documentLine("credit_note", i + 1, line, 1))
     )
   )
+}
+
+/**
+ * The e-invoice of either kind of document. `parties`: a resend's supplier and buyer, written instead of the
+ * document's own (docs/einvoicing.md); without them, the document as issued.
+ */
+export const xml = (doc: TaxDocument.Invoice | TaxDocument.CreditNote, parties: Parties | null = null): string =>
+  doc.object === "invoice" ? invoiceXml(doc, parties) : creditNoteXml(doc, parties)
+
+/** The EInvoiceWriter port as PINT AE. */
+export const PintAeWriter = Layer.succeed(EInvoiceWriter, EInvoiceWriter.of({ xml }))
