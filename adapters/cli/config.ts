@@ -17,6 +17,7 @@ import { SamplerConfig, TracingConfig } from "../observability/Tracing.js"
 import { embeddedConfig } from "../sql/EmbeddedPostgres.js"
 import { databaseUrlConfig, listenUrlConfig, statementTimeoutConfig } from "../sql/Postgres.js"
 import { FeeConfig } from "../runtime/Settings.js"
+import { EInvoiceConfig } from "../einvoice/ProviderConfig.js"
 
 export interface Setting {
   readonly name: string
@@ -113,6 +114,28 @@ export const settings: ReadonlyArray<Setting> = [
     name: "FILS_SIMULATED_DELAY",
     default: "unset (no delay)",
     meaning: "A duration (e.g. `4 seconds`) every simulated charge and refund waits before answering: to rehearse a slow processor."
+  },
+  {
+    name: "FILS_EINVOICE_URL",
+    default: "unset (live e-invoices wait)",
+    meaning: "Base URL of the merchant's Accredited Service Provider for live-mode e-invoices, over Fils' HTTP protocol. Unset: live business-to-business e-invoices stay pending until it is set. See [E-invoicing](einvoicing.md#sending-e-invoices)."
+  },
+  {
+    name: "FILS_EINVOICE_TOKEN",
+    default: "unset",
+    meaning: "The bearer token for `FILS_EINVOICE_URL` (required with it).",
+    secret: true
+  },
+  {
+    name: "FILS_EINVOICE_TEST_URL",
+    default: "unset (the simulated provider)",
+    meaning: "An ASP's sandbox for test-mode e-invoices. Unset: the simulated provider answers them (its test TRNs in [E-invoicing](einvoicing.md#the-simulated-provider))."
+  },
+  {
+    name: "FILS_EINVOICE_TEST_TOKEN",
+    default: "unset",
+    meaning: "The bearer token for `FILS_EINVOICE_TEST_URL` (required with it).",
+    secret: true
   },
   {
     name: "FILS_SECRET_KEY",
@@ -280,6 +303,7 @@ export const checkSettings = Effect.all([
   FeeConfig,
   booleanSetting("FILS_SIMULATED_LIVE"),
   durationSetting("FILS_SIMULATED_DELAY"),
+  EInvoiceConfig,
   secretBoxConfig,
   booleanSetting("FILS_DASHBOARD"),
   LogLevelConfig,
