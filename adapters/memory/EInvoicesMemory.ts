@@ -62,10 +62,10 @@ export const makeEInvoicesMemory = (
     write(() => {
       const t = table.get(documentId)
       if (t === undefined) return Option.none()
-      if (T.resendRefusal(t) !== undefined) return Option.some(publicOf(t))
+      if (T.resendRefusal(t) !== undefined) return Option.some({ transmission: publicOf(t), resent: false })
       const next = { ...T.resend(t, parties, now), lease_until: 0 }
       table.set(documentId, next)
-      return Option.some(publicOf(next))
+      return Option.some({ transmission: publicOf(next), resent: true })
     }),
   list: (filter, limit) =>
     read(() =>

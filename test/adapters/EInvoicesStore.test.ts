@@ -113,8 +113,12 @@ const contract = (name: string, runtime: () => Runtime) =>
         assert.deepStrictEqual(plain(waiting.next_attempt_at), plain(T.nextAttemptAt(1, when(100))))
 
         // A resend: only a rejected one, with the parties stored.
-        assert.deepStrictEqual(plain(Option.getOrThrow(yield* store.einvoices.resend(b.document_id, fixed, when(200)))), plain(waiting))
-        const resent = Option.getOrThrow(yield* store.einvoices.resend(a.document_id, fixed, when(200)))
+        assert.deepStrictEqual(
+          plain(Option.getOrThrow(yield* store.einvoices.resend(b.document_id, fixed, when(200)))),
+          plain({ transmission: waiting, resent: false })
+        )
+        const { resent: done, transmission: resent } = Option.getOrThrow(yield* store.einvoices.resend(a.document_id, fixed, when(200)))
+        assert.isTrue(done)
         assert.strictEqual(resent.status, "pending")
         assert.deepStrictEqual(resent.errors, [])
         assert.deepStrictEqual(plain(Option.getOrThrow(yield* store.einvoices.get(a.document_id)).parties), plain(fixed))

@@ -145,10 +145,10 @@ export const makeEInvoicesRepo = ({ sql }: Queries): EInvoicesRepo => {
         const row = yield* locked(sql, documentId)
         if (row === undefined) return Option.none()
         const t = fromRow(row)
-        if (T.resendRefusal(t) !== undefined) return Option.some(t)
+        if (T.resendRefusal(t) !== undefined) return Option.some({ transmission: t, resent: false })
         const next = T.resend(t, parties, now)
         yield* write(next)
-        return Option.some(next)
+        return Option.some({ transmission: next, resent: true })
       }))
     }, orUnavailable),
 

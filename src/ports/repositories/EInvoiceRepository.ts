@@ -47,9 +47,14 @@ export interface EInvoicesRepo {
   readonly get: (documentId: string) => Op<Option.Option<Transmission>>
   /**
    * Makes a rejected transmission pending again with `parties` (`EInvoiceTransmission.resend`), atomically: the
-   * transmission as it is afterwards (unchanged when it was not rejected), none when there is none.
+   * transmission as it is afterwards and whether this call sent it again (not when it was not rejected), none when
+   * there is none.
    */
-  readonly resend: (documentId: string, parties: Parties, now: DateTime.Utc) => Op<Option.Option<Transmission>>
+  readonly resend: (
+    documentId: string,
+    parties: Parties,
+    now: DateTime.Utc
+  ) => Op<Option.Option<{ readonly transmission: Transmission; readonly resent: boolean }>>
   /** Newest first, at most `limit`. */
   readonly list: (filter: TransmissionFilter, limit: number) => Op<ReadonlyArray<Transmission>>
 }
