@@ -49,7 +49,7 @@ export const supplier: fc.Arbitrary<TaxProfile> = fc
   })
   .map((p) => p as TaxProfile)
 
-/** A business buyer: with a TRN (its endpoint given or derived from it), or without one and with its endpoint. */
+/** A business buyer: with a TRN (its endpoint given, or derived from it when its e-invoice is written), or without one. */
 export const business = (options: { readonly licence?: boolean } = {}): fc.Arbitrary<Buyer> =>
   fc
     .record({
@@ -57,14 +57,14 @@ export const business = (options: { readonly licence?: boolean } = {}): fc.Arbit
       trn: fc.option(trn, { nil: null }),
       address,
       endpointGiven: fc.boolean(),
-      tin: fc.stringMatching(/^1[0-9]{9}$/),
       trade_licence: options.licence === undefined ? fc.option(licence, { nil: undefined }) : options.licence ? licence : fc.constant(undefined)
     })
-    .map(({ business_name, trn, address, endpointGiven, tin, trade_licence }) => ({
+    .map(({ business_name, trn, address, endpointGiven, trade_licence }) => ({
       business_name,
       trn,
       address,
-      peppol_endpoint: trn === null ? { scheme: "0235" as const, id: tin } : endpointGiven ? endpointOf(trn as never) : null,
+      // A Peppol endpoint is the TRN's (TaxProfile.Buyer): none without one.
+      peppol_endpoint: trn !== null && endpointGiven ? endpointOf(trn as never) : null,
       ...(trade_licence === undefined ? {} : { trade_licence })
     } as Buyer))
 
@@ -117,7 +117,7 @@ export const invoice = (options: { readonly licence?: boolean } = {}): fc.Arbitr
     .map((r) => {
       const lines = TaxDocument.invoiceLines(r.lines, r.prices_include_vat)
       const supplied = DateTime.unsafeMake(DateTime.toEpochMillis(r.issued_at) - r.suppliedDaysBefore * day)
-      return Schema.decodeUnknownSync(TaxDocument.Invoice)({
+      return Schema.validateSync(TaxDocument.Invoice)({
         object: "invoice",
         invoice_id: r.invoice_id,
         account_id: r.account_id,
@@ -180,7 +180,7 @@ export const creditNote = (options: { readonly licence?: boolean } = {}): fc.Arb
         left = credited.right.correct_value
       }
       const note = notes[notes.length - 1]!
-      return Schema.decodeUnknownSync(TaxDocument.CreditNote)({
+      return Schema.validateSync(TaxDocument.CreditNote)({
         object: "credit_note",
         credit_note_id: r.credit_note_id,
         account_id: inv.account_id,
