@@ -1,4 +1,4 @@
-/** The operator commands: serve, migrate, accounts, keys, users, billing, refunds. */
+/** The operator commands: serve, migrate, accounts, keys, users, billing, refunds, deliveries, einvoices. */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -8,6 +8,7 @@ import { operator } from "../../src/domain/Account.js"
 import { Billing } from "../../src/application/Billing.js"
 import { Settings } from "../../src/application/Settings.js"
 import { Deliveries } from "../../src/application/Deliveries.js"
+import { EInvoices, type Listed } from "../../src/application/EInvoices.js"
 import { paymentData } from "../../src/application/Events.js"
 import { Payments } from "../../src/application/Payments.js"
 import { Reconciliation } from "../../src/application/Reconciliation.js"
@@ -80,6 +81,7 @@ const announce = Effect.gen(function*() {
 const Workers = Layer.scopedDiscard(Effect.gen(function*() {
   yield* Effect.forkScoped((yield* Billing).worker)
   yield* Effect.forkScoped((yield* Deliveries).worker)
+  yield* Effect.forkScoped((yield* EInvoices).worker)
 }))
 
 const serve = Command.make("serve", { port, host }, (options) =>
@@ -476,6 +478,64 @@ const deliveries = Command.make("deliveries").pipe(
   Command.withDescription("Inspect and redeliver webhook deliveries")
 )
 
+// einvoices -------------------------------------------------------------------------------------------------------
+
+const einvoiceJson = (t: Listed) => ({
+  document_id: t.document_id,
+  kind: t.kind,
+  number: t.number,
+  account_id: t.account_id,
+  livemode: t.livemode,
+  status: t.status,
+  attempts: t.attempts,
+  next_attempt_at: t.next_attempt_at === null ? null : DateTime.formatIso(t.next_attempt_at),
+  reference: t.reference,
+  errors: t.errors,
+  last_error: t.last_error,
+  waiting: t.waiting,
+  created_at: DateTime.formatIso(t.created_at),
+  updated_at: DateTime.formatIso(t.updated_at)
+})
+
+const einvoicesList = Command.make(
+  "list",
+  {
+    status: Options.choice("status", ["pending", "accepted", "rejected"]).pipe(Options.optional),
+    account: Options.text("account").pipe(Options.optional, Options.withDescription("Account id (acct_…)")),
+    mode: Options.choice("mode", ["test", "live"]).pipe(Options.optional),
+    limit: Options.integer("limit").pipe(Options.withDefault(100))
+  },
+  ({ account, limit, mode, status }) =>
+    reportFailure(
+      Effect.gen(function*() {
+        const accountId = Option.isSome(account) ? yield* accountIdOf(account.value) : undefined
+        const found = yield* (yield* EInvoices).list(operator, {
+          account_id: accountId,
+          livemode: Option.getOrUndefined(Option.map(mode, (m) => m === "live")),
+          status: Option.getOrUndefined(status)
+        }, Math.max(1, Math.min(limit, 1000)))
+        yield* printResult(found.map(einvoiceJson))
+      }).pipe(Effect.provide(EngineSql))
+    )
+).pipe(Command.withDescription(
+  "List e-invoice transmissions to the ASP, newest first (filters: --status, --account, --mode)"
+))
+
+const einvoicesResend = Command.make("resend", { document: Args.text({ name: "DOCUMENT_ID" }) }, ({ document }) =>
+  reportFailure(
+    Effect.gen(function*() {
+      yield* printResult(einvoiceJson(yield* (yield* EInvoices).resend(operator, document)))
+    }).pipe(Effect.provide(EngineSql))
+  )).pipe(Command.withDescription(
+    "Send a rejected e-invoice again, with the account's current tax profile and the customer's current business " +
+      "details (the document itself never changes); a running server sends it at once"
+  ))
+
+const einvoices = Command.make("einvoices").pipe(
+  Command.withSubcommands([einvoicesList, einvoicesResend]),
+  Command.withDescription("Inspect e-invoice transmissions and send rejected ones again")
+)
+
 export const fils = Command.make("fils").pipe(
   Command.withSubcommands([
     serve,
@@ -487,6 +547,7 @@ export const fils = Command.make("fils").pipe(
     refunds,
     billing,
     deliveries,
+    einvoices,
     checkCommand,
     reconcileCommand,
     secretsCommand,

@@ -17,12 +17,13 @@ import { ConfigProvider, Effect, Exit, flow, Layer, Runtime, Scope } from "effec
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Billing } from "../../src/application/Billing.js"
 import { Deliveries } from "../../src/application/Deliveries.js"
+import { EInvoices } from "../../src/application/EInvoices.js"
 import { HttpAppLive } from "./App.js"
 import { clientAddress, TrustedProxies } from "./ClientAddress.js"
 import { securityHeaders } from "./Server.js"
 
 /** What the handler needs from the host: the engine's services and the Store (`Engine` + a Store + `NodeAdapters`). */
-export type FilsServices = Layer.Layer.Context<typeof HttpAppLive> | Billing | Deliveries
+export type FilsServices = Layer.Layer.Context<typeof HttpAppLive> | Billing | Deliveries | EInvoices
 
 export interface HandlerOptions<E> {
   /** The engine and its ports: `Engine` over a Store (`StoreSql` or `StoreMemory`) and `NodeAdapters`. */
@@ -33,7 +34,7 @@ export interface HandlerOptions<E> {
    */
   readonly publicUrl?: string | undefined
   /**
-   * Run the background work in this process too (renewals, retries, session expiry, webhook deliveries), as
+   * Run the background work in this process too (renewals, retries, session expiry, webhook deliveries, e-invoices), as
    * `fils serve` does; stopped by `dispose`. Off by default; at least one process on the store (this one, or a
    * `fils serve` on the same database) must run it.
    */
@@ -89,6 +90,7 @@ const build = async <E>(options: HandlerOptions<E>) => {
     ? Layer.scopedDiscard(Effect.gen(function*() {
       yield* Effect.forkScoped((yield* Billing).worker)
       yield* Effect.forkScoped((yield* Deliveries).worker)
+      yield* Effect.forkScoped((yield* EInvoices).worker)
     }))
     : Layer.empty
   // The same composition as `HttpApiBuilder.toWebHandler`, plus the node platform services, in one build.

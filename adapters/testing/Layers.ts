@@ -11,6 +11,7 @@
  */
 import { ConfigProvider, Context, Effect, Layer, Option, Ref } from "effect"
 import { SignerNode } from "../crypto/SignerNode.js"
+import { EInvoiceAdapters } from "../einvoice/ProviderConfig.js"
 import { StoreMemory } from "../memory/StoreMemory.js"
 import { cards, SimulatedProcessor } from "../processor/SimulatedProcessor.js"
 import { SettingsFromConfig } from "../runtime/Settings.js"
@@ -60,10 +61,15 @@ export interface Options {
   readonly config?: Readonly<Record<string, string>> | undefined
 }
 
-/** Every use case of the engine, its ports (Store, Signer, PaymentProcessor, WebhookTransport) and the recorder. */
+/**
+ * Every use case of the engine, its ports (Store, Signer, PaymentProcessor, WebhookTransport, the e-invoice provider
+ * and writer: the simulated ASP in test mode) and the recorder.
+ */
 export const layer = (options: Options = {}) =>
   Engine.pipe(
-    Layer.provideMerge(Layer.mergeAll(StoreMemory, SignerNode, SimulatedProcessor, WebhookRecorderLive, SettingsFromConfig)),
+    Layer.provideMerge(
+      Layer.mergeAll(StoreMemory, SignerNode, SimulatedProcessor, WebhookRecorderLive, EInvoiceAdapters, SettingsFromConfig)
+    ),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(options.config ?? {})))))
   )
 

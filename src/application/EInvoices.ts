@@ -15,6 +15,8 @@ import { InvalidState, notFound, type StoreUnavailable } from "../domain/Errors.
 import type { CreditNoteId, InvoiceId } from "../domain/Ids.js"
 import type { CreditNote, Invoice } from "../domain/TaxDocument.js"
 import { EInvoiceProvider, EInvoiceWriter, ProviderUnavailable } from "../ports/EInvoiceProvider.js"
+import { AccountRepository } from "../ports/repositories/AccountRepository.js"
+import { CustomerRepository } from "../ports/repositories/CustomerRepository.js"
 import { DocumentRepository } from "../ports/repositories/DocumentRepository.js"
 import { EInvoiceRepository, type TransmissionFilter } from "../ports/repositories/EInvoiceRepository.js"
 
@@ -48,6 +50,8 @@ export class EInvoices extends Effect.Service<EInvoices>()("fils/EInvoices", {
     const documents = yield* DocumentRepository
     const provider = yield* EInvoiceProvider
     const writer = yield* EInvoiceWriter
+    const accounts = yield* AccountRepository
+    const customers = yield* CustomerRepository
     const livemodes = [false, true].filter(provider.serves)
 
     const documentOf = (t: T.Transmission): Effect.Effect<Option.Option<Invoice | CreditNote>, StoreUnavailable> =>
@@ -145,7 +149,27 @@ export class EInvoices extends Effect.Service<EInvoices>()("fils/EInvoices", {
       const t = yield* get(authority, documentId)
       const refusal = T.resendRefusal(t)
       if (refusal !== undefined) return yield* new InvalidState({ message: refusal })
-      return yield* new InvalidState({ message: "not yet" })
+      const doc = yield* documentOf(t)
+      if (Option.isNone(doc)) return yield* notFound("document", documentId)
+      const account = yield* accounts.get(t.account_id)
+      const customerId = doc.value.buyer.customer_id
+      const customer = customerId === null
+        ? Option.none()
+        : yield* customers.get({ accountId: t.account_id, livemode: t.livemode }, customerId)
+      // The current details, where there are any; else the document's own.
+      const parties: T.Parties = {
+        supplier: Option.getOrNull(Option.flatMapNullable(account, (a) => a.tax_profile)),
+        buyer: Option.getOrNull(Option.flatMapNullable(customer, (c) => c.business))
+      }
+      const resent = yield* repo.resend(documentId, parties, yield* DateTime.now)
+      if (Option.isNone(resent)) return yield* notFound("e-invoice", documentId)
+      // Sent again by someone else meanwhile: refused, as if that had come first.
+      if (!resent.value.resent) {
+        return yield* new InvalidState({
+          message: T.resendRefusal(resent.value.transmission) ?? `E-invoice ${t.number} was just sent again`
+        })
+      }
+      return listed(resent.value.transmission)
     })
 
     return { processOnce, worker, list, get, resend } as const

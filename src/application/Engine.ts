@@ -1,6 +1,6 @@
 /**
  * The engine: every use case, built from the ports. An embedding team provides `Store`, `Signer`,
- * `PaymentProcessor` and `WebhookTransport` and uses the services.
+ * `PaymentProcessor`, `WebhookTransport`, `EInvoiceProvider` and `EInvoiceWriter` and uses the services.
  */
 import { Layer } from "effect"
 import { Accounts } from "./Accounts.js"
@@ -8,6 +8,7 @@ import { Billing } from "./Billing.js"
 import { Checkout } from "./Checkout.js"
 import { Customers } from "./Customers.js"
 import { Deliveries } from "./Deliveries.js"
+import { EInvoices } from "./EInvoices.js"
 import { EventRecorder, Events } from "./Events.js"
 import { PaymentMethods } from "./PaymentMethods.js"
 import { Payments } from "./Payments.js"
@@ -35,6 +36,7 @@ export const Engine = Layer.mergeAll(
   Checkout.Default,
   Customers.Default,
   Deliveries.Default,
+  EInvoices.Default,
   EventRecorder.Default,
   Events.Default,
   IdempotencyService.Default,

@@ -9,6 +9,7 @@
  * one (memory store, node signer, HTTP transport); the loopback "internal service" is a TCP server that counts
  * connections.
  */
+import { EInvoiceAdapters } from "../../adapters/einvoice/ProviderConfig.js"
 import { ConfigProvider, Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { createSocket, type Socket } from "node:dgram"
 import { once } from "node:events"
@@ -142,7 +143,13 @@ beforeAll(async () => {
 const engineOnThisDns = () =>
   Engine.pipe(
     Layer.provideMerge(
-      Layer.mergeAll(StoreMemory, SignerNode, SimulatedProcessor, makeWebhookTransportHttp({ resolve: resolverLookup([dns.server]) }))
+      Layer.mergeAll(
+        StoreMemory,
+        SignerNode,
+        SimulatedProcessor,
+        makeWebhookTransportHttp({ resolve: resolverLookup([dns.server]) }),
+        EInvoiceAdapters
+      )
     ),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map())))
   )

@@ -2,6 +2,7 @@
  * Webhook deliveries (docs/webhooks.md "Deliveries", docs/decisions.md §7) over the memory store, on the TestClock, with a
  * fake WebhookTransport that records every request and answers as the test says.
  */
+import { EInvoiceAdapters } from "../../adapters/einvoice/ProviderConfig.js"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, DateTime, Duration, Effect, Either, FastCheck, Fiber, Layer, Option, Redacted, TestClock } from "effect"
 import { StoreMemory } from "../../adapters/memory/StoreMemory.js"
@@ -82,7 +83,7 @@ const withFake = <A, E, R>(
 ) => {
   const fake = makeFake()
   const layer = Engine.pipe(
-    Layer.provideMerge(Layer.mergeAll(StoreMemory, SignerNode, SimulatedProcessor, fake.layer)),
+    Layer.provideMerge(Layer.mergeAll(StoreMemory, SignerNode, SimulatedProcessor, fake.layer, EInvoiceAdapters)),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(config))))
   )
   return Effect.provide(f(fake), layer)

@@ -2,6 +2,7 @@
  * The engine's settings come from `Settings`, provided at the edge: the server's configuration through
  * `SettingsFromConfig`, an embedding team's choices through `Settings.layer`, and the defaults without either.
  */
+import { EInvoiceAdapters } from "../../adapters/einvoice/ProviderConfig.js"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { SignerNode } from "../../adapters/crypto/SignerNode.js"
@@ -14,7 +15,7 @@ import * as Settings from "../../src/application/Settings.js"
 import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
 import { newAccount } from "./harness.js"
 
-const ports = Layer.mergeAll(StoreMemory, SignerNode, SimulatedProcessor, WebhookTransportHttp)
+const ports = Layer.mergeAll(StoreMemory, SignerNode, SimulatedProcessor, WebhookTransportHttp, EInvoiceAdapters)
 const engineWith = (settings: Layer.Layer<never> | Layer.Layer<Settings.Settings, unknown>) =>
   Engine.pipe(Layer.provideMerge(Layer.merge(ports, settings)))
 

@@ -3,6 +3,7 @@
  * paid through `Checkout.pay`, then `Billing.runOnce()` after moving the clock. The processor is the simulated one,
  * wrapped so a test can decide the outcome of each saved-card charge (`chargeToken`) and count them.
  */
+import { EInvoiceAdapters } from "../../adapters/einvoice/ProviderConfig.js"
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, ConfigProvider, Context, DateTime, Deferred, Effect, Either, FastCheck, Fiber, Layer, Option, Ref, TestClock } from "effect"
 import { SignerNode } from "../../adapters/crypto/SignerNode.js"
@@ -139,7 +140,7 @@ const ControlledProcessor = Layer.effect(
 )
 
 const controlledEngine = Engine.pipe(
-  Layer.provideMerge(Layer.mergeAll(StoreMemory, SignerNode, ControlledProcessor, WebhookTransportHttp)),
+  Layer.provideMerge(Layer.mergeAll(StoreMemory, SignerNode, ControlledProcessor, WebhookTransportHttp, EInvoiceAdapters)),
   Layer.provideMerge(ControlLive),
   Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map())))
 )

@@ -3,6 +3,7 @@
  * Each `provide` builds a fresh store, so every test (and every property run) starts empty.
  */
 import { ConfigProvider, Effect, Layer } from "effect"
+import { EInvoiceAdapters } from "../../adapters/einvoice/ProviderConfig.js"
 import { StoreMemory } from "../../adapters/memory/StoreMemory.js"
 import { Accounts } from "../../src/application/Accounts.js"
 import { Engine } from "../../src/application/Engine.js"
@@ -16,10 +17,13 @@ export const engineLayer = (config: ReadonlyArray<readonly [string, string]> = [
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(config))))
   )
 
-/** The engine over the ports given (a store, a signer, a processor), with the HTTP webhook transport and no configuration. */
+/**
+ * The engine over the ports given (a store, a signer, a processor), with the HTTP webhook transport, the simulated
+ * e-invoice provider and no configuration.
+ */
 export const engineOver = <ROut, E>(ports: Layer.Layer<ROut, E>) =>
   Engine.pipe(
-    Layer.provideMerge(Layer.merge(ports, WebhookTransportHttp)),
+    Layer.provideMerge(Layer.mergeAll(ports, WebhookTransportHttp, EInvoiceAdapters)),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map())))
   )
 

@@ -27,6 +27,8 @@ export interface EInvoiceServer {
   readonly faults: Faults
   /** The idempotency key of every submit received, in order (faulted ones included). */
   readonly submits: Array<string>
+  /** The e-invoice of each of them. */
+  readonly bodies: Array<string>
   readonly close: () => Promise<void>
 }
 
@@ -56,6 +58,7 @@ export const startEInvoiceServer = async (
   const simulation = await Effect.runPromise(makeSimulation(options))
   const faults: Faults = { serverErrors: 0, drops: 0, delayMillis: 0 }
   const submits: Array<string> = []
+  const bodies: Array<string> = []
   const server = createServer((req, res) => {
     void (async () => {
       const text = await body(req)
@@ -69,6 +72,7 @@ export const startEInvoiceServer = async (
       const key = req.headers["idempotency-key"]
       if (typeof key !== "string" || key === "") return json(res, 400, { error: "Idempotency-Key is required" })
       submits.push(key)
+      bodies.push(text)
       if (faults.serverErrors > 0) {
         faults.serverErrors--
         return json(res, 500, { error: "internal error" })
@@ -93,6 +97,7 @@ export const startEInvoiceServer = async (
     simulation,
     faults,
     submits,
+    bodies,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections()
