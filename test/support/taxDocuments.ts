@@ -49,12 +49,13 @@ export const supplier: fc.Arbitrary<TaxProfile> = fc
   })
   .map((p) => p as TaxProfile)
 
-/** A business buyer: with a TRN (its endpoint given, or derived from it when its e-invoice is written), or without one. */
+/** A business buyer with a TRN: its endpoint given, or derived from the TRN when its e-invoice is written. */
 export const business = (options: { readonly licence?: boolean } = {}): fc.Arbitrary<Buyer> =>
   fc
     .record({
       business_name: words(80),
-      trn: fc.option(trn, { nil: null }),
+      // A Peppol endpoint, given or derived, is the TRN's (TaxProfile.Buyer): an e-invoice goes only to a business with one.
+      trn,
       address,
       endpointGiven: fc.boolean(),
       trade_licence: options.licence === undefined ? fc.option(licence, { nil: undefined }) : options.licence ? licence : fc.constant(undefined)
@@ -63,8 +64,7 @@ export const business = (options: { readonly licence?: boolean } = {}): fc.Arbit
       business_name,
       trn,
       address,
-      // A Peppol endpoint is the TRN's (TaxProfile.Buyer): none without one.
-      peppol_endpoint: trn !== null && endpointGiven ? endpointOf(trn as never) : null,
+      peppol_endpoint: endpointGiven ? endpointOf(trn as never) : null,
       ...(trade_licence === undefined ? {} : { trade_licence })
     } as Buyer))
 
