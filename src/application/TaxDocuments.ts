@@ -16,6 +16,8 @@ import * as TaxDocument from "../domain/TaxDocument.js"
 import { AccountRepository } from "../ports/repositories/AccountRepository.js"
 import { CustomerRepository } from "../ports/repositories/CustomerRepository.js"
 import { type DocumentFilter, DocumentRepository } from "../ports/repositories/DocumentRepository.js"
+import { EInvoiceRepository } from "../ports/repositories/EInvoiceRepository.js"
+import { enqueue } from "./EInvoices.js"
 import type { Op } from "../ports/repositories/Op.js"
 import type { EventDraft } from "./Events.js"
 import { newId } from "./Ids.js"
@@ -52,6 +54,10 @@ export class TaxDocuments extends Effect.Service<TaxDocuments>()("fils/TaxDocume
     const accountRepo = yield* AccountRepository
     const customerRepo = yield* CustomerRepository
     const documents = yield* DocumentRepository
+    const einvoices = yield* EInvoiceRepository
+    /** A business buyer's e-invoice, queued with its document (docs/einvoicing.md). */
+    const queueEInvoice = (document: TaxDocument.Invoice | TaxDocument.CreditNote) =>
+      Effect.provideService(enqueue(document), EInvoiceRepository, einvoices)
 
     /** The merchant's profile when it charges VAT: the supplier of its documents. */
     const supplierOf = (accountId: Account.Account["account_id"]) =>
@@ -118,6 +124,7 @@ export class TaxDocuments extends Effect.Service<TaxDocuments>()("fils/TaxDocume
           card: payment.card === null ? null : { brand: payment.card.brand, last4: payment.card.last4 }
         }
         yield* documents.insertInvoice(invoice)
+        yield* queueEInvoice(invoice)
         drafts.push({ scope, type: "invoice.issued", data: { ...encodeInvoice(invoice) } })
       }
       return drafts
@@ -171,6 +178,7 @@ export class TaxDocuments extends Effect.Service<TaxDocuments>()("fils/TaxDocume
           lines: credit.right.lines
         }
         yield* documents.insertCreditNote(note)
+        yield* queueEInvoice(note)
         return [{ scope, type: "credit_note.issued", data: { ...encodeCreditNote(note) } }] satisfies Array<EventDraft>
       }
     )

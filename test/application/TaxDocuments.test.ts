@@ -8,6 +8,7 @@ import { DateTime, Effect, Either, FastCheck as fc, Schema, TestClock } from "ef
 import { Accounts } from "../../src/application/Accounts.js"
 import { Billing } from "../../src/application/Billing.js"
 import { Customers } from "../../src/application/Customers.js"
+import { EInvoices } from "../../src/application/EInvoices.js"
 import { Events } from "../../src/application/Events.js"
 import { Payments } from "../../src/application/Payments.js"
 import { TaxDocuments } from "../../src/application/TaxDocuments.js"
@@ -17,6 +18,7 @@ import type { PaymentId } from "../../src/domain/Ids.js"
 import * as TaxDocument from "../../src/domain/TaxDocument.js"
 import { TaxProfile } from "../../src/domain/TaxProfile.js"
 import type * as Vat from "../../src/domain/Vat.js"
+import { testTrns } from "../../adapters/einvoice/SimulatedProvider.js"
 import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
 import { newAccount, withEngine } from "./harness.js"
 
@@ -55,6 +57,8 @@ const checkout = (
         name: `Item ${i + 1}`,
         price: line.price,
         tax_category: category,
+        // A service's accounting code: an e-invoice names it (PINT AE ibr-185-ae).
+        item_code: "998599",
         ...(category === "E" ? { tax_exemption_code: "DL8.46.1" as const } : {})
       })
       lines.push({ product_id: product.product_id, quantity: line.quantity ?? 1 })
@@ -155,6 +159,46 @@ describe("tax documents", () => {
       assert.strictEqual(invoice!.kind, "full")
       assert.strictEqual(invoice!.buyer.business?.business_name, "Gulf Trading FZE")
       assert.strictEqual(invoice!.buyer.business?.trn, "100765432100003")
+    })))
+
+  it.effect("a business with a Peppol endpoint: its invoice and credit note go to the simulated ASP and are accepted; a TRN it rejects stays rejected", () =>
+    withEngine()(Effect.gen(function*() {
+      const scope = yield* merchant(true)
+      const customers = yield* Customers
+      const business = (trn: string, email: string) =>
+        customers.create(scope, {
+          email,
+          business: {
+            business_name: "Gulf Trading FZE",
+            trn: trn as never,
+            address: { line1: "Warehouse 4", line2: null, city: "Sharjah", emirate: "SHJ", country: "AE" },
+            peppol_endpoint: { scheme: "0235", id: trn.slice(0, 10) }
+          }
+        })
+      yield* business("100765432100003", "ap@gulf-trading.ae")
+      yield* business(testTrns.rejected, "ap@refused.ae")
+      const consumer = yield* checkout(scope, [{ price: 1_050 }], "someone@example.ae")
+      const accepted = yield* checkout(scope, [{ price: 10_500 }], "ap@gulf-trading.ae")
+      const rejected = yield* checkout(scope, [{ price: 2_100 }], "ap@refused.ae")
+      yield* refund(scope, accepted.payment.payment_id, 5_250)
+      const einvoices = yield* EInvoices
+      const queued = yield* einvoices.list(scope, {})
+      // Only the businesses' documents go to the ASP: two invoices and one credit note, queued with them.
+      assert.strictEqual(queued.length, 3)
+      assert.isTrue(queued.every((t) => t.status === "pending"))
+      while ((yield* einvoices.processOnce()) > 0) { /* until nothing is due */ }
+      const [invoiceOf] = yield* invoicesOf(scope, accepted.payment.payment_id)
+      const [refusedInvoice] = yield* invoicesOf(scope, rejected.payment.payment_id)
+      const [note] = yield* creditNotesOf(scope, accepted.payment.payment_id)
+      const status = new Map((yield* einvoices.list(scope, {})).map((t) => [t.document_id, t]))
+      assert.deepStrictEqual(status.get(invoiceOf!.invoice_id)?.errors, [])
+      assert.strictEqual(status.get(invoiceOf!.invoice_id)?.status, "accepted")
+      assert.strictEqual(status.get(note!.credit_note_id)?.status, "accepted")
+      assert.isNotNull(status.get(invoiceOf!.invoice_id)?.reference)
+      assert.strictEqual(status.get(refusedInvoice!.invoice_id)?.status, "rejected")
+      assert.isTrue((status.get(refusedInvoice!.invoice_id)?.errors ?? []).some((e) => e.code === "sim-rejected-trn"))
+      const [consumerInvoice] = yield* invoicesOf(scope, consumer.payment.payment_id)
+      assert.isFalse(status.has(consumerInvoice!.invoice_id))
     })))
 
   it.effect("refunds issue credit notes on the invoice, each from what the last left; the whole VAT comes back once", () =>
