@@ -61,6 +61,8 @@ export const makeProviderHttp = (options: ProviderHttpOptions): Effect.Effect<EI
           )
         ),
         Effect.scoped,
+        // Cut off at the timeout even when the caller runs uninterruptibly (a worker waiting out its attempt).
+        Effect.interruptible,
         Effect.timeoutFail({ duration: timeout, onTimeout: () => unavailable(`No answer within ${Duration.format(timeout)}`) }),
         Effect.catchTags({
           RequestError: (e) => Effect.fail(unavailable(`The provider cannot be reached: ${e.message}`)),

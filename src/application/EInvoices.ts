@@ -59,20 +59,24 @@ export class EInvoices extends Effect.Service<EInvoices>()("fils/EInvoices", {
         ? documents.findInvoice(t.document_id as InvoiceId)
         : documents.findCreditNote(t.document_id as CreditNoteId)
 
-    /** Writes, submits and records one claimed attempt. Uninterruptible: shutdown waits for its answer. */
+    /**
+     * Writes, submits and records one claimed attempt. Only the submit can be interrupted (its timeout must cut off a
+     * provider that never answers): a shutdown then leaves the attempt unrecorded, and once its lease runs out it is
+     * made again under the same idempotency key, which the provider answers with its first answer.
+     */
     const attempt = (t: T.Transmission) =>
-      Effect.uninterruptible(Effect.gen(function*() {
+      Effect.uninterruptibleMask((restore) => Effect.gen(function*() {
         const found = yield* documentOf(t)
         const outcome: T.Outcome = Option.isNone(found)
           ? new T.Unanswered({ message: `Document ${t.document_id} was not found` })
-          : yield* provider.submit({
+          : yield* restore(provider.submit({
             document_id: t.document_id,
             uuid: found.value.uuid,
             kind: t.kind,
             livemode: t.livemode,
             xml: writer.xml(found.value, t.parties),
             document: T.asSent(found.value, t.parties)
-          }).pipe(
+          })).pipe(
             Effect.timeoutFail({
               duration: submitTimeout,
               onTimeout: () => new ProviderUnavailable({ message: `No answer within ${Duration.format(submitTimeout)}` })

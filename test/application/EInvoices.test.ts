@@ -7,7 +7,7 @@
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Exit, Layer, Option, Redacted, TestClock } from "effect"
+import { Duration, Effect, Exit, Fiber, Layer, Option, Redacted, TestClock } from "effect"
 import { StoreMemory } from "../../adapters/memory/StoreMemory.js"
 import { PintAeWriter } from "../../adapters/einvoice/PintAe.js"
 import { ProviderHttp } from "../../adapters/einvoice/ProviderHttp.js"
@@ -93,6 +93,24 @@ describe("EInvoices over HTTP to the simulated ASP", () => {
         assert.strictEqual(server.simulation.transmissionsOf(documentIdOf(invoice!)), 1)
       }).pipe(Effect.provide(engine(server)))
     ))
+
+  it.effect("an ASP that does not answer: unanswered after the adapter's 10 s, tried again later", () =>
+    withServer((server) =>
+      Effect.gen(function*() {
+        const einvoices = yield* EInvoices
+        const [invoice] = sendableInvoices(1)
+        yield* issue(invoice!)
+        server.faults.delayMillis = 60_000
+        const round = yield* Effect.fork(einvoices.processOnce())
+        // The request is on the wire; the ASP sits on it.
+        while (server.submits.length === 0) yield* Effect.promise(() => new Promise((r) => setTimeout(r, 20)))
+        yield* TestClock.adjust(Duration.seconds(10))
+        assert.strictEqual(yield* Fiber.join(round), 1)
+        const waiting = yield* transmission(invoice!)
+        assert.strictEqual(waiting.status, "pending")
+        assert.include(waiting.last_error, "No answer within")
+      }).pipe(Effect.provide(engine(server)))
+    ), 20_000)
 
   it.effect("rejected with the provider's errors; after the customer's TRN is fixed, sent again and accepted", () =>
     withServer((server) =>

@@ -16,7 +16,7 @@ export interface Faults {
   serverErrors: number
   /** The next this many submits lose their connection without an answer, after the simulation answered. */
   drops: number
-  /** Every answer waits this long first. */
+  /** Every answer waits this long first (a submit is in `submits` meanwhile). */
   delayMillis: number
 }
 
@@ -62,10 +62,11 @@ export const startEInvoiceServer = async (
   const server = createServer((req, res) => {
     void (async () => {
       const text = await body(req)
-      if (faults.delayMillis > 0) await new Promise((r) => setTimeout(r, faults.delayMillis))
+      const delay = () => (faults.delayMillis > 0 ? new Promise((r) => setTimeout(r, faults.delayMillis)) : Promise.resolve())
       if (req.headers.authorization !== `Bearer ${token}`) return json(res, 401, { error: "unauthorized" })
       const url = new URL(req.url ?? "/", "http://asp")
       if (req.method === "GET" && url.pathname.startsWith("/documents/")) {
+        await delay()
         return json(res, 200, simulation.status(decodeURIComponent(url.pathname.slice("/documents/".length))))
       }
       if (req.method !== "POST" || url.pathname !== "/documents") return json(res, 404, { error: "not found" })
@@ -73,6 +74,7 @@ export const startEInvoiceServer = async (
       if (typeof key !== "string" || key === "") return json(res, 400, { error: "Idempotency-Key is required" })
       submits.push(key)
       bodies.push(text)
+      await delay()
       if (faults.serverErrors > 0) {
         faults.serverErrors--
         return json(res, 500, { error: "internal error" })
