@@ -206,6 +206,32 @@ describe("tax documents' pages", () => {
     expect(text).toContain("<cbc:ID>INV-000001</cbc:ID>")
     expect(text).toContain(buyerTrn)
 
+    // The business buyer's e-invoice goes to the (simulated) provider, sent by the worker beside the server. The
+    // profile has no trade licence, which PINT AE needs: rejected, and the invoice's page says why. Once the owner
+    // adds the licence in Settings, "Resend" sends it again with the profile as it is now, and it is accepted.
+    const statusOnPage = async () => {
+      await page.goto(invoiceUrl)
+      return page.getByTestId("einvoice-status").innerText()
+    }
+    await expect.poll(statusOnPage, { timeout: 30_000, interval: 500 }).toMatch(/^E-invoice rejected by the provider: The supplier has no trade licence/)
+    await shoot(page, "dashboard-invoice-einvoice-rejected")
+    await page.goto(`${server.baseUrl}/dashboard/settings`)
+    const profile = page.locator("#tax-profile")
+    await profile.getByLabel("Trade licence number (optional)").fill("CN-1234567")
+    await profile.getByLabel("Licensing authority (optional)").fill("Dubai Economy and Tourism")
+    await profile.getByRole("button", { name: "Save tax profile" }).click()
+    expect(await page.getByRole("status").innerText()).toContain("Tax profile saved.")
+    await page.goto(invoiceUrl)
+    await page.getByRole("button", { name: "Resend after fixing the profile" }).click()
+    expect(await page.getByRole("status").innerText()).toContain("will be sent again")
+    await expect.poll(statusOnPage, { timeout: 30_000, interval: 500 }).toMatch(/^E-invoice accepted by the provider \(reference .+\)$/)
+    await page.goto(`${server.baseUrl}/dashboard/test/einvoices`)
+    const sent = page.getByRole("table", { name: "E-invoices" }).locator("tbody tr")
+    expect(await sent.count()).toBe(1)
+    expect(await sent.innerText()).toMatch(/INV-000001\s+accepted\s+2/)
+    await shoot(page, "dashboard-einvoices")
+    await page.goto(invoiceUrl)
+
     // The payment links to its invoice; refunded in part, to its credit note too.
     await page.getByRole("link", { name: "Payment" }).click()
     await page.waitForURL(new RegExp(`/payments/${paymentId}$`))

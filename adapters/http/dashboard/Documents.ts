@@ -7,6 +7,9 @@
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either } from "effect"
 import { Customers } from "../../../src/application/Customers.js"
+import { EInvoices, type Listed } from "../../../src/application/EInvoices.js"
+import { can } from "../../../src/domain/DashboardUser.js"
+import { TransmissionStatus } from "../../../src/domain/EInvoiceTransmission.js"
 import { TaxDocuments } from "../../../src/application/TaxDocuments.js"
 import { CreditNoteId, CustomerId, InvoiceId, parseId, PaymentId } from "../../../src/domain/Ids.js"
 import * as Pagination from "../../../src/domain/Pagination.js"
@@ -22,8 +25,6 @@ const invoiceIdOf = parseId(InvoiceId)
 const creditNoteIdOf = parseId(CreditNoteId)
 const paymentIdOf = parseId(PaymentId)
 const customerIdOf = parseId(CustomerId)
-
-/** A document's place in a newest-first list: when it was issued, then its id. */
 
 /** Who a document is for, as a list shows it: the business, else the person. */
 export const buyerText = (buyer: TaxDocument.DocumentBuyer): string =>
@@ -51,6 +52,7 @@ export const documentRoutes = (kit: Kit) =>
   Effect.gen(function*() {
     const documents = yield* TaxDocuments
     const customers = yield* Customers
+    const einvoices = yield* EInvoices
 
     /** The filters a list's query asks for; `undefined` when its search names no customer (an empty list). */
     const listing = (scope: Scope) =>
@@ -104,14 +106,14 @@ export const documentRoutes = (kit: Kit) =>
         const found = yield* page("dashboard.invoices", list, (filter, request) => documents.listInvoices(scope, filter, request), TaxDocument.position)
         if (Either.isLeft(found)) return kit.page(400, Pages.chrome(f, "Invoices", html`<p class="alert" role="alert">${found.left.message}</p>`), f.nonce)
         const path = `${Pages.modePath(f)}/invoices`
-        return kit.page(200, Pages.chrome(f, "Invoices", listChrome(path, list, found.right.next, html`<table aria-label="Invoices">
+        return kit.page(200, Pages.chrome(f, "Invoices", html`<p><a href="${Pages.modePath(f)}/einvoices">E-invoices sent to the provider →</a></p>${listChrome(path, list, found.right.next, html`<table aria-label="Invoices">
 <thead><tr><th>Number</th><th>Date</th><th>Customer</th><th class="num">Total</th><th class="num">VAT</th><th>Kind</th></tr></thead><tbody>${
           found.right.items.map((d) =>
             html`<tr><td><a href="${path}/${d.invoice_id}">${d.number}</a></td><td>${Pages.when(d.issued_at)}</td><td>${buyerText(d.buyer)}</td><td class="num">${
               Pages.money(d.totals.gross)
             }</td><td class="num">${Pages.money(d.totals.vat)}</td><td>${d.kind}</td></tr>`
           )
-        }</tbody></table>`, found.right.items.length === 0)), f.nonce)
+        }</tbody></table>`, found.right.items.length === 0)}`), f.nonce)
       })))
 
     yield* kit.get("/dashboard/:mode/credit-notes", kit.withUser((_, f, scope) =>
@@ -132,11 +134,34 @@ export const documentRoutes = (kit: Kit) =>
         }</tbody></table>`, found.right.items.length === 0)), f.nonce)
       })))
 
-    /** The links under a document's page: back to its payment and list, and its XML. */
-    const back = (f: Pages.SignedFrame, list: string, paymentId: string, xml: string): Raw =>
+    /** Where a business buyer's e-invoice stands, in words: what the provider said, or why it waits. */
+    const transmissionText = (t: Listed): string =>
+      t.status === "accepted"
+        ? `accepted by the provider (reference ${t.reference ?? "none"})`
+        : t.status === "rejected"
+        ? `rejected by the provider: ${t.errors.map((e) => `${e.message} (${e.code})`).join("; ")}`
+        : `waiting to be sent${t.attempts > 0 ? ` (attempt ${t.attempts}${t.last_error ? `: ${t.last_error}` : ""})` : ""}${
+          t.waiting ? `: ${t.waiting}` : ""
+        }`
+
+    /** A document's e-invoice line: its status, and for a rejected one the resend an owner or admin may ask for. */
+    const transmissionLine = (f: Pages.SignedFrame, t: Listed | undefined): Raw =>
+      t === undefined
+        ? html``
+        : html` · <span data-testid="einvoice-status">E-invoice ${transmissionText(t)}</span>${
+          t.status === "rejected" && can(f.user.role, "settings")
+            ? Pages.form(f, `${Pages.modePath(f)}/einvoices/${t.document_id}/resend`, html`<button class="link" type="submit">Resend after fixing the profile</button>`)
+            : ""
+        }`
+
+    /** The links under a document's page: back to its payment and list, its XML, and its e-invoice. */
+    const back = (f: Pages.SignedFrame, list: string, paymentId: string, xml: string, t: Listed | undefined): Raw =>
       html`<span><a href="${Pages.modePath(f)}/${list}">← ${list === "invoices" ? "Invoices" : "Credit notes"}</a> · <a href="${
         Pages.modePath(f)
-      }/payments/${paymentId}">Payment</a> · <a href="${xml}" download>Download PINT AE XML</a></span>`
+      }/payments/${paymentId}">Payment</a> · <a href="${xml}" download>Download PINT AE XML</a>${transmissionLine(f, t)}</span>`
+
+    const transmissionOf = (scope: Scope, documentId: string) =>
+      Effect.map(Effect.either(einvoices.get(scope, documentId)), Either.getOrUndefined)
 
     const invoice = (scope: Scope) =>
       Effect.gen(function*() {
@@ -150,19 +175,60 @@ export const documentRoutes = (kit: Kit) =>
       })
 
     yield* kit.get("/dashboard/:mode/invoices/:id", kit.withUser((_, f, scope) =>
-      Effect.map(invoice(scope), (d) =>
-        d === undefined
-          ? kit.page(404, Pages.notFoundPage(f), f.nonce)
-          : kit.page(200, invoicePage(d, { nonce: f.nonce, back: back(f, "invoices", d.payment_id, `${Pages.modePath(f)}/invoices/${d.invoice_id}/xml`) }), f.nonce))))
+      Effect.gen(function*() {
+        const d = yield* invoice(scope)
+        if (d === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const t = yield* transmissionOf(scope, d.invoice_id)
+        return kit.page(200, invoicePage(d, { nonce: f.nonce, back: back(f, "invoices", d.payment_id, `${Pages.modePath(f)}/invoices/${d.invoice_id}/xml`, t) }), f.nonce)
+      })))
 
     yield* kit.get("/dashboard/:mode/invoices/:id/xml", kit.withUser((_, f, scope) =>
       Effect.map(invoice(scope), (d) => d === undefined ? kit.page(404, Pages.notFoundPage(f), f.nonce) : xmlResponse(d.number, invoiceXml(d)))))
 
     yield* kit.get("/dashboard/:mode/credit-notes/:id", kit.withUser((_, f, scope) =>
-      Effect.map(creditNote(scope), (d) =>
-        d === undefined
-          ? kit.page(404, Pages.notFoundPage(f), f.nonce)
-          : kit.page(200, creditNotePage(d, { nonce: f.nonce, back: back(f, "credit-notes", d.payment_id, `${Pages.modePath(f)}/credit-notes/${d.credit_note_id}/xml`) }), f.nonce))))
+      Effect.gen(function*() {
+        const d = yield* creditNote(scope)
+        if (d === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const t = yield* transmissionOf(scope, d.credit_note_id)
+        return kit.page(200, creditNotePage(d, { nonce: f.nonce, back: back(f, "credit-notes", d.payment_id, `${Pages.modePath(f)}/credit-notes/${d.credit_note_id}/xml`, t) }), f.nonce)
+      })))
+
+    // E-invoices: every business document's transmission to the provider, and a resend of a rejected one.
+    yield* kit.get("/dashboard/:mode/einvoices", kit.withUser((_, f, scope) =>
+      Effect.gen(function*() {
+        const wanted = (yield* kit.query).get("status") ?? ""
+        const status = TransmissionStatus.literals.find((s) => s === wanted)
+        const listed = yield* einvoices.list(scope, { status }, 100)
+        const path = `${Pages.modePath(f)}/einvoices`
+        const documentPath = (t: Listed) =>
+          `${Pages.modePath(f)}/${t.kind === "invoice" ? "invoices" : "credit-notes"}/${t.document_id}`
+        return kit.page(200, Pages.chrome(f, "E-invoices", html`<p class="muted">Tax documents of business buyers with a Peppol endpoint, as handed to the e-invoicing provider (newest first).</p>
+<p>${[["", "All"], ...TransmissionStatus.literals.map((s) => [s, s[0]!.toUpperCase() + s.slice(1)])].map(([value, label], i) =>
+          html`${i > 0 ? " · " : ""}${value === wanted ? html`<strong>${label}</strong>` : html`<a href="${path}${value === "" ? "" : `?status=${value}`}">${label}</a>`}`
+        )}</p>
+<div class="card"><table aria-label="E-invoices">
+<thead><tr><th>Document</th><th>Status</th><th class="num">Attempts</th><th>Provider</th></tr></thead><tbody>${
+          listed.map((t) =>
+            html`<tr><td><a href="${documentPath(t)}">${t.number}</a></td><td>${t.status}</td><td class="num">${t.attempts}</td><td>${transmissionText(t)}</td></tr>`
+          )
+        }</tbody></table>${listed.length === 0 ? html`<p class="muted">No e-invoices.</p>` : ""}</div>`), f.nonce)
+      })))
+
+    yield* kit.post("/dashboard/:mode/einvoices/:id/resend", kit.withPost((signed, f, scope) =>
+      Effect.gen(function*() {
+        if (!can(signed.user.role, "settings")) {
+          return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot resend e-invoices.`), f.nonce)
+        }
+        const id = yield* kit.param("id")
+        const t = yield* transmissionOf(scope, id)
+        if (t === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        // Back to the list of e-invoices, which shows the notice (a document's page is the printable document).
+        const listPath = `${Pages.modePath(f)}/einvoices`
+        const resent = yield* Effect.either(einvoices.resend(scope, t.document_id))
+        if (Either.isLeft(resent)) return kit.done(f, listPath, `Not resent: ${resent.left.message}`)
+        yield* kit.audit(signed, "einvoice.resend", t.document_id, scope.livemode)
+        return kit.done(f, listPath, `E-invoice ${t.number} will be sent again with the current tax profile and customer details.`)
+      })))
 
     yield* kit.get("/dashboard/:mode/credit-notes/:id/xml", kit.withUser((_, f, scope) =>
       Effect.map(creditNote(scope), (d) => d === undefined ? kit.page(404, Pages.notFoundPage(f), f.nonce) : xmlResponse(d.number, creditNoteXml(d)))))
