@@ -153,7 +153,8 @@ describe("StoreSql on PostgreSQL", () => {
         "rate_limit_shares",
         "dashboard_invitations",
         "event_subjects",
-        "tax_documents"
+        "tax_documents",
+        "einvoice_transmissions"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns

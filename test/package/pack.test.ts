@@ -189,6 +189,7 @@ const found = await Effect.runPromise(Effect.gen(function*() {
     business_name: "Souq",
     support_email: null,
     live_payments_enabled: false,
+    tax_profile: null,
     created_at: yield* DateTime.now
   })
   return Option.isSome(yield* store.accounts.get(account_id))

@@ -156,7 +156,7 @@ describe("input arbitraries are accepted by the engine", () => {
       for (const scope of [shop.test, shop.live]) {
         const created = yield* webhooks.create(scope, input)
         assert.strictEqual(created.url, input.url)
-        assert.deepStrictEqual([...created.event_types].sort(), [...(input.event_types ?? Event.eventTypes)].sort())
+        assert.deepStrictEqual([...created.event_types].sort(), [...(input.event_types ?? Event.defaultEventTypes)].sort())
         assert.strictEqual(created.disabled, input.disabled ?? false)
       }
     }).pipe(Effect.provide(FilsTest.layer())), { fastCheck: { numRuns: 30 } })
