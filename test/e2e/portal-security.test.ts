@@ -24,6 +24,8 @@ interface Customer {
   readonly customerId: string
   readonly subscription: string
   readonly payments: ReadonlyArray<string>
+  /** Their tax invoices (the shops are VAT-registered): one per payment. */
+  readonly invoices: ReadonlyArray<string>
 }
 
 /** A customer (named `planted`) who subscribed to a product named `planted` and bought another. */
@@ -38,7 +40,9 @@ const makeCustomer = async (key: string, email: string): Promise<Customer> => {
   const customerId = ((await ok(server.baseUrl, key, "GET", `/customers?email=${encodeURIComponent(email)}`)).items as Array<any>)[0].customer_id
   const subscription = ((await ok(server.baseUrl, key, "GET", `/subscriptions?customer_id=${customerId}`)).items as Array<any>)[0].subscription_id
   const payments = ((await ok(server.baseUrl, key, "GET", `/payments?customer_id=${customerId}`)).items as Array<any>).map((p) => p.payment_id)
-  return { customerId, subscription, payments }
+  const invoices = ((await ok(server.baseUrl, key, "GET", `/invoices?customer_id=${customerId}`)).items as Array<any>).map((i) => i.invoice_id)
+  expect(invoices).toHaveLength(payments.length)
+  return { customerId, subscription, payments, invoices }
 }
 
 const request = async (path: string, options: { readonly cookie?: string; readonly form?: Record<string, string>; readonly origin?: string } = {}) => {
@@ -71,6 +75,10 @@ beforeAll(async () => {
   for (const name of [planted, "Other shop"]) {
     const made = JSON.parse((await runFils(["accounts", "create", "--name", name, "--support-email", "help@shop.example.ae"], env)).stdout)
     await runFils(["accounts", "update", "--account", made.account_id, "--live-payments", "enabled"], env)
+    // VAT-registered: every payment issues a tax invoice, which the portal shows its customer (and no one else).
+    const taxed = await runFils(["accounts", "tax-profile", "set", "--legal-name", "Shop LLC", "--trn", "100123456700003",
+      "--line1", "Al Fahidi St", "--city", "Dubai", "--emirate", "DXB", made.account_id], env)
+    expect(taxed.code, taxed.stderr).toBe(0)
     shops.push(made.keys)
   }
   const [a, b] = shops
@@ -103,13 +111,16 @@ const routes: Record<string, Route> = {
   "card update": (id) => ({ path: `/portal/subscriptions/${id}/card`, form: { ...card, csrf_token: csrf } }),
   "cancel at period end": (id) => ({ path: `/portal/subscriptions/${id}/cancel-at-period-end`, form: { cancel_at_period_end: "true", csrf_token: csrf } }),
   "undo cancel": (id) => ({ path: `/portal/subscriptions/${id}/cancel-at-period-end`, form: { cancel_at_period_end: "false", csrf_token: csrf } }),
-  "receipt": (id) => ({ path: `/portal/receipts/${id}` })
+  "receipt": (id) => ({ path: `/portal/receipts/${id}` }),
+  "invoice": (id) => ({ path: `/portal/invoices/${id}` }),
+  "credit note": (id) => ({ path: `/portal/credit-notes/${id}` })
 }
 
 describe("the customer portal's walls", () => {
   it("the session's own objects answer (the walls are not just closed doors)", async () => {
     expect((await request(routes["card form"]!(mine.subscription).path, { cookie })).status).toBe(200)
     for (const payment of mine.payments) expect((await request(routes.receipt!(payment).path, { cookie })).status).toBe(200)
+    for (const invoice of mine.invoices) expect((await request(routes.invoice!(invoice).path, { cookie })).status).toBe(200)
     const home = await request("/portal", { cookie })
     for (const id of [mine.subscription, ...mine.payments]) expect(home.body).toContain(id)
     for (const other of [neighbour, otherMode, otherAccount]) {
@@ -118,16 +129,22 @@ describe("the customer portal's walls", () => {
   })
 
   it("property: any other customer's object, an id of the wrong kind, or noise, on any portal route, is 404 and changes nothing", async () => {
-    const foreign = [neighbour, otherMode, otherAccount].flatMap((c) => [c.subscription, ...c.payments])
-    // Ids of the wrong kind for the route: my payments where a subscription goes and the reverse.
-    const wrongKind = [mine.subscription, ...mine.payments]
+    const foreign = [neighbour, otherMode, otherAccount].flatMap((c) => [c.subscription, ...c.payments, ...c.invoices])
+    // Ids of the wrong kind for the route: my payments where a subscription goes and the reverse; my invoices elsewhere.
+    const wrongKind = [mine.subscription, ...mine.payments, ...mine.invoices]
     const before = await snapshot()
     await fc.assert(fc.asyncProperty(
       fc.constantFrom(...Object.keys(routes)),
       fc.oneof(fc.constantFrom(...foreign), fc.constantFrom(...wrongKind), fc.stringMatching(/^[a-z]{2,4}_[0-9a-f]{0,40}$/)),
       async (name, id) => {
         const route = routes[name]!(id)
-        const own = (name === "receipt" && mine.payments.includes(id)) || (name !== "receipt" && id === mine.subscription)
+        const own = name === "receipt"
+          ? mine.payments.includes(id)
+          : name === "invoice"
+          ? mine.invoices.includes(id)
+          : name === "credit note"
+          ? false
+          : id === mine.subscription
         fc.pre(!own)
         const res = await request(route.path, { cookie, ...(route.form === undefined ? {} : { form: route.form }) })
         expect(res.status, `${name} ${id}: ${res.body.slice(0, 200)}`).toBe(404)
