@@ -3,7 +3,7 @@
  * whose e-invoice the ASP rejected is listed with the provider's errors; once the customer's TRN is fixed, `resend`
  * makes it pending again with the customer's current details; anything but a rejected one is refused.
  */
-import { Effect, ManagedRuntime, Option, Redacted } from "effect"
+import { DateTime, Effect, ManagedRuntime, Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { testTrns } from "../../adapters/einvoice/SimulatedProvider.js"
 import { enqueue } from "../../src/application/EInvoices.js"
@@ -72,7 +72,8 @@ beforeAll(async () => {
     } as Customer
     yield* s.customers.insert(customer)
     yield* s.transact(Effect.zipRight(s.documents.insertInvoice(invoice), enqueue(invoice)))
-    const [claimed] = yield* s.einvoices.claimDue(invoice.issued_at, 1, 60_000, [false])
+    // Claimed now: `enqueue` made it due at the clock's now, whatever instant the drawn invoice was issued at.
+    const [claimed] = yield* s.einvoices.claimDue(yield* DateTime.now, 1, 60_000, [false])
     yield* s.einvoices.record({
       documentId: claimed!.document_id,
       attempt: claimed!.attempts,
