@@ -5,31 +5,22 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Exit, Layer, Schema } from "effect"
+import { Context, Effect, Exit, Layer } from "effect"
 import { SignerNode } from "../../adapters/crypto/SignerNode.js"
 import { makeSimulatedProcessorMemory } from "../../adapters/processor/SimulatedProcessor.js"
 import { PgLive } from "../../adapters/sql/Postgres.js"
 import { Accounts } from "../../src/application/Accounts.js"
 import { Payments } from "../../src/application/Payments.js"
 import { TaxDocuments } from "../../src/application/TaxDocuments.js"
-import { TaxProfile } from "../../src/domain/TaxProfile.js"
 import { PaymentProcessor } from "../../src/ports/PaymentProcessor.js"
 import { DocumentRepository } from "../../src/ports/repositories/DocumentRepository.js"
 import { Transactions } from "../../src/ports/Transactions.js"
 import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
 import { freshDatabaseUrl } from "../support/database.js"
 import { storeAt } from "../support/postgresStore.js"
+import { vatProfile } from "../support/taxProfile.js"
 import { engineOver, newAccount } from "./harness.js"
 
-const profile = Schema.decodeUnknownSync(TaxProfile)({
-  legal_name: "Souq Karak Trading LLC",
-  legal_name_ar: null,
-  trn: "100123456700003",
-  address: { line1: "Al Fahidi St", line2: null, city: "Dubai", emirate: "DXB", country: "AE" },
-  trade_licence: null,
-  vat_registered: true,
-  prices_include_vat: true
-})
 
 describe("tax document numbers over PostgreSQL", () => {
   it.scopedLive("concurrent payments and refunds: numbers 1..n in each series, no gap, no repeat; a rollback gives its number back", () =>
@@ -39,7 +30,7 @@ describe("tax document numbers over PostgreSQL", () => {
       const engine = engineOver(Layer.mergeAll(storeAt(url, 8), SignerNode, processor))
       yield* Effect.gen(function*() {
         const { account, test } = yield* newAccount
-        yield* Effect.flatMap(Accounts, (a) => a.update(account.account_id, { tax_profile: profile }))
+        yield* Effect.flatMap(Accounts, (a) => a.update(account.account_id, { tax_profile: vatProfile }))
         const product = yield* makeProduct(test, { price: 10_500 })
         const n = 12
         const sessions = yield* Effect.forEach(
