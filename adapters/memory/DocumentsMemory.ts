@@ -6,7 +6,7 @@ import type { Effect } from "effect"
 import { Option } from "effect"
 import { inScope, scopeKey } from "../../src/domain/Account.js"
 import * as Pagination from "../../src/domain/Pagination.js"
-import { type CreditNote, type Invoice, position } from "../../src/domain/TaxDocument.js"
+import { type CreditNote, idOf, type Invoice, position } from "../../src/domain/TaxDocument.js"
 import type { DocumentFilter, DocumentsRepo } from "../../src/ports/repositories/DocumentRepository.js"
 
 /** The Table of StoreMemory: rows by id, writes recorded in the running transaction's undo log. */
@@ -18,7 +18,6 @@ interface Rows<A> {
 
 type Document = Invoice | CreditNote
 
-const idOf = (d: Document): string => (d.object === "invoice" ? d.invoice_id : d.credit_note_id)
 
 const matches = (d: Document, filter: DocumentFilter) =>
   (filter.customer_id === undefined || d.buyer.customer_id === filter.customer_id) &&

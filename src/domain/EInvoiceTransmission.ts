@@ -11,7 +11,7 @@
 import { DateTime, Schema } from "effect"
 import { retrySchedule } from "./Delivery.js"
 import { AccountId, CreditNoteId, InvoiceId } from "./Ids.js"
-import type { CreditNote, Invoice } from "./TaxDocument.js"
+import { type CreditNote, idOf, type Invoice } from "./TaxDocument.js"
 import { Buyer, TaxProfile } from "./TaxProfile.js"
 
 export const TransmissionStatus = Schema.Literal("pending", "accepted", "rejected")
@@ -77,8 +77,7 @@ type Document = Invoice | CreditNote
 /** Whether a document goes to the ASP: its buyer is a business with a Peppol endpoint (business to business). */
 export const needsEInvoice = (doc: Document): boolean => doc.buyer.business?.peppol_endpoint != null
 
-export const documentIdOf = (doc: Document): Transmission["document_id"] =>
-  doc.object === "invoice" ? doc.invoice_id : doc.credit_note_id
+export const documentIdOf: (doc: Document) => Transmission["document_id"] = idOf
 
 /** The transmission a document issued at `now` queues: pending, due at once. */
 export const make = (doc: Document, now: DateTime.Utc): Transmission => ({

@@ -296,8 +296,8 @@ export const CreditNote = Schema.Struct({
 }).annotations({ identifier: "CreditNote" })
 export type CreditNote = typeof CreditNote.Type
 
+/** A document's id, whichever kind it is. */
+export const idOf = (d: Invoice | CreditNote): InvoiceId | CreditNoteId => (d.object === "invoice" ? d.invoice_id : d.credit_note_id)
+
 /** A document's place in its list: newest issued first, as every list orders by creation. */
-export const position = Pagination.byCreation<Invoice | CreditNote>(
-  (d) => d.issued_at,
-  (d) => (d.object === "invoice" ? d.invoice_id : d.credit_note_id)
-)
+export const position = Pagination.byCreation<Invoice | CreditNote>((d) => d.issued_at, idOf)
