@@ -18,7 +18,17 @@ import * as TaxDocument from "./TaxDocument.js"
 
 export const PaymentStatus = Schema.Literal("processing", "succeeded", "failed", "refunded", "partially_refunded")
 export type PaymentStatus = typeof PaymentStatus.Type
-export const BillingReason = Schema.Literal("payment", "subscription_create", "subscription_renewal")
+/**
+ * Why a payment was made: a checkout (`payment`, or `subscription_create` for a subscription's first), a renewal or
+ * its retries, a plan change's immediate charge, or a charge of a subscription's saved card on demand.
+ */
+export const BillingReason = Schema.Literal(
+  "payment",
+  "subscription_create",
+  "subscription_renewal",
+  "subscription_update",
+  "subscription_charge"
+)
 export type BillingReason = typeof BillingReason.Type
 
 export const PaymentCustomer = Schema.Struct({

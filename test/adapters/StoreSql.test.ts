@@ -154,7 +154,8 @@ describe("StoreSql on PostgreSQL", () => {
         "dashboard_invitations",
         "event_subjects",
         "tax_documents",
-        "einvoice_transmissions"
+        "einvoice_transmissions",
+        "billing_reasons"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns

@@ -24,6 +24,7 @@ import dashboardInvitations from "./0017_dashboard_invitations.js"
 import eventSubjects from "./0018_event_subjects.js"
 import taxDocuments from "./0019_tax_documents.js"
 import einvoiceTransmissions from "./0020_einvoice_transmissions.js"
+import billingReasons from "./0021_billing_reasons.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -45,5 +46,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0017_dashboard_invitations": dashboardInvitations,
   "0018_event_subjects": eventSubjects,
   "0019_tax_documents": taxDocuments,
-  "0020_einvoice_transmissions": einvoiceTransmissions
+  "0020_einvoice_transmissions": einvoiceTransmissions,
+  "0021_billing_reasons": billingReasons
 }
