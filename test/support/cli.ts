@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { once } from "node:events"
 import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
+import { inject } from "vitest"
 
 export const root = fileURLToPath(new URL("../..", import.meta.url))
 
@@ -17,9 +18,11 @@ export const commandEnv = (env: Record<string, string | undefined>, bare = false
   return merged
 }
 
-/** Node's arguments for `fils <args>` from the sources, through tsx, from any working directory. */
-export const filsArgs = (...args: ReadonlyArray<string>): Array<string> =>
-  ["--import", `${root}node_modules/tsx/dist/esm/index.mjs`, `${root}adapters/cli/main.ts`, ...args]
+/**
+ * Node's arguments for `fils <args>`, from any working directory: the command bundled from the sources for this run
+ * (`globalSetup.ts`), as it ships.
+ */
+export const filsArgs = (...args: ReadonlyArray<string>): Array<string> => [inject("filsBin"), ...args]
 
 export interface CliResult {
   readonly code: number | null
@@ -79,8 +82,8 @@ export interface Served {
 }
 
 /**
- * `fils serve` on a free port; resolves once `/ready` answers 200. From the sources through tsx, or from `bin`, a
- * built `fils` (the packed bin).
+ * `fils serve` on a free port; resolves once `/ready` answers 200. From the sources (bundled for the run), or from
+ * `bin`, a built `fils` (the packed bin).
  */
 export const serveFils = async (
   env: Record<string, string | undefined>,
