@@ -21,6 +21,12 @@ import { PortalSessionCreate, PortalSessionResource } from "../../src/domain/Por
 import { Billing, ProductCreate, ProductResource, ProductStatus, ProductUpdate } from "../../src/domain/Product.js"
 import { storablePattern } from "../../src/domain/Text.js"
 import { SubscriptionResource, SubscriptionStatus, SubscriptionUpdate } from "../../src/domain/Subscription.js"
+import {
+  PlanChangePreview,
+  PlanChangePreviewRequest,
+  PlanChangeRequest,
+  PlanChangeResult
+} from "../../src/domain/PlanChange.js"
 import { CreditNote, Invoice } from "../../src/domain/TaxDocument.js"
 import { WebhookCreate, WebhookResource, WebhookUpdate, WebhookWithSecret } from "../../src/domain/WebhookEndpoint.js"
 import type { Principal } from "../../src/application/Accounts.js"
@@ -376,6 +382,18 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
   .prefix(basePath)
 {}
 
+/** What every plan change endpoint says of the modes. */
+const planChangeDescription = "`product_id`: an active recurring product in AED (month to year and back allowed); " +
+  "`quantity` 1 to 1000. `proration_billing_mode`: `prorated_immediately` charges the new plan's first period now, " +
+  "less the unused time of the old plan; `full_immediately` charges the new plan in full now; " +
+  "`difference_immediately` charges the new plan's price less the old plan's now; these three start a new period " +
+  "on the change date (the next billing date moves to one interval after it), and what the old plan gives beyond " +
+  "the charge is kept as `credit_balance`, spent by the next renewals. `do_not_bill` charges nothing and keeps the " +
+  "billing date. Left out, the mode comes from the new product's `plan_change_policy` (`upgrade` when its price " +
+  "per day is higher, else `downgrade`). `effective_at: \"next_billing_date\"` schedules the change instead " +
+  "(`scheduled_change`; one at a time): the renewal at that date applies it and charges the new plan in full. " +
+  "`discount_codes` are not available on plan changes yet (`400`)."
+
 export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   .add(
     HttpApiEndpoint.get("list", "/subscriptions")
@@ -415,9 +433,55 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
           "`400 INVALID_REQUEST`."
       }))
   )
+  .add(
+    HttpApiEndpoint.post("changePlan", "/subscriptions/:id/change-plan")
+      .setPath(pathId("sub"))
+      .setHeaders(IdempotencyHeaders)
+      .setPayload(strict(PlanChangeRequest))
+      .addSuccess(PlanChangeResult)
+      .addError(E.InvalidState)
+      .addError(E.CardDeclinedError)
+      .addError(E.IdempotencyKeyInUse)
+      .addError(E.IdempotencyKeyReused)
+      .annotateContext(OpenApi.annotations({
+        summary: "Change a subscription's plan (product and quantity), now or at the next billing date",
+        description: planChangeDescription +
+          " The answer is the subscription after the change and the payment of the charge made now (`null` when " +
+          "nothing is charged now). With `on_payment_failure: \"prevent_change\"` a declined charge is `402 " +
+          "CARD_DECLINED` and nothing changes but the failed payment; with `apply_change` (the default) the " +
+          "subscription is on the new plan and `on_hold`, retried as a failed renewal is. Pass a preview's " +
+          "`quote_id` to charge exactly what it showed: a quote older than 30 minutes, or made before the " +
+          "subscription or the product changed, is `409 INVALID_STATE`. Send an `Idempotency-Key` to retry safely: " +
+          "a retry never charges twice."
+      }))
+  )
+  .add(
+    HttpApiEndpoint.post("previewChangePlan", "/subscriptions/:id/change-plan/preview")
+      .setPath(pathId("sub"))
+      .setPayload(strict(PlanChangePreviewRequest))
+      .addSuccess(PlanChangePreview)
+      .addError(E.InvalidState)
+      .annotateContext(OpenApi.annotations({
+        summary: "Preview a plan change: what it would charge now, and the subscription after it",
+        description: planChangeDescription +
+          " Changes nothing. `immediate_charge.line_items` are the new plan's first period (`new_plan`) and the " +
+          "old plan's part credited (`unused_time`), each rounded to the fils with its VAT; `summary` is what the " +
+          "card is charged now (`total_amount`, with its `tax`), the credit it spends and the `credit_balance` left. " +
+          "`quote_id` makes the change charge exactly this, within 30 minutes."
+      }))
+  )
+  .add(
+    HttpApiEndpoint.del("cancelScheduledChange", "/subscriptions/:id/change-plan/scheduled")
+      .setPath(pathId("sub"))
+      .addSuccess(SubscriptionResource)
+      .annotateContext(OpenApi.annotations({
+        summary: "Cancel a subscription's scheduled plan change",
+        description: "The subscription without its `scheduled_change`; `404 NOT_FOUND` when it has none."
+      }))
+  )
   .annotateContext(OpenApi.annotations({
     title: "Subscriptions",
-    description: "Renewing charges started by a checkout of one recurring product."
+    description: "Renewing charges started by a checkout of one recurring product; their plan can change."
   }))
   .middleware(Authentication)
   .prefix(basePath)

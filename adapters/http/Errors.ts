@@ -28,11 +28,20 @@ export class InternalError extends Schema.TaggedError<InternalError>()("Internal
   message: Schema.String
 }) {}
 
+/** A card the issuer declined, on the wire; the domain's errors that say which charge are sent under its code. */
+export class CardDeclined extends Schema.TaggedError<CardDeclined>()("CardDeclined", {
+  code: Schema.propertySignature(Schema.Literal("CARD_DECLINED")).pipe(
+    Schema.withConstructorDefault(() => "CARD_DECLINED" as const)
+  ),
+  message: Schema.String
+}) {}
+
 /** Each wire code's status (docs/decisions.md §8), in one place: the schemas below and `statusOf` read it. */
 const statusByCode = {
   INVALID_REQUEST: 400,
   CURRENCY_NOT_SUPPORTED: 400,
   UNAUTHORIZED: 401,
+  CARD_DECLINED: 402,
   PAYMENTS_DISABLED: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
@@ -100,6 +109,12 @@ export const PaymentsDisabled = wire(
   Errors.PaymentsDisabled,
   "PAYMENTS_DISABLED",
   "Live payments are not enabled for the account"
+)
+export const CardDeclinedError = wire(
+  CardDeclined,
+  "CARD_DECLINED",
+  "The card was declined, so what the charge was for was not done",
+  [Errors.ChargeDeclined, Errors.CardRefused]
 )
 export const NotFound = wire(Errors.NotFound, "NOT_FOUND", "No such resource (in this account and mode)")
 export const MethodNotAllowedError = wire(MethodNotAllowed, "METHOD_NOT_ALLOWED", "The path does not accept this method")

@@ -24,6 +24,7 @@ import type { PaymentResource } from "../../src/domain/Payment.js"
 import type { PortalSessionCreate, PortalSessionResource } from "../../src/domain/PortalSession.js"
 import type { ProductCreate, ProductResource, ProductUpdate } from "../../src/domain/Product.js"
 import type { SubscriptionResource, SubscriptionUpdate } from "../../src/domain/Subscription.js"
+import type { PlanChangePreview, PlanChangePreviewRequest, PlanChangeRequest } from "../../src/domain/PlanChange.js"
 import { CreditNote, Invoice } from "../../src/domain/TaxDocument.js"
 import type {
   WebhookCreate,
@@ -56,6 +57,11 @@ const product: typeof ProductResource.Encoded = {
   tax_exemption_code: null,
   item_type: "S",
   item_code: null,
+  plan_change_policy: {
+    upgrade: { proration_billing_mode: "prorated_immediately", effective_at: "immediately" },
+    downgrade: { proration_billing_mode: "full_immediately", effective_at: "next_billing_date" }
+  },
+  offered_in_portal: true,
   metadata: { sku: "KARAK-M" },
   livemode: false,
   created_at: at,
@@ -150,8 +156,67 @@ const subscription: typeof SubscriptionResource.Encoded = {
   checkout_session_id: id("cks"),
   metadata: { order: "1042" },
   livemode: false,
-  created_at: "2026-11-21T10:00:02.000Z"
+  created_at: "2026-11-21T10:00:02.000Z",
+  scheduled_change: null,
+  credit_balance: 0
 }
+
+/**
+ * A change of that subscription, half-way through its period, to a family box of 599.00 (prorated): the new plan's
+ * month less half of the old one's, 5 % VAT inside the prices.
+ */
+const changedAt = "2026-12-06T10:00:02.000Z"
+const planChangePayment: typeof PaymentResource.Encoded = {
+  ...payment,
+  payment_id: id("pay", 1),
+  total_amount: 42450,
+  tax: 2021,
+  fee_amount: 1331,
+  net_amount: 41119,
+  description: "Karak chai family box (plan change from Karak chai subscription)",
+  checkout_session_id: null,
+  billing_reason: "subscription_update",
+  created_at: changedAt,
+  paid_at: "2026-12-06T10:00:03.000Z"
+}
+const changedSubscription: typeof SubscriptionResource.Encoded = {
+  ...subscription,
+  product_id: id("pdt", 1),
+  name: "Karak chai family box",
+  recurring_amount: 59900,
+  current_period_start: changedAt,
+  next_billing_date: "2027-01-06T10:00:02.000Z"
+}
+const planChangePreview = {
+  immediate_charge: {
+    effective_at: changedAt,
+    line_items: [
+      {
+        type: "new_plan",
+        product_id: id("pdt", 1),
+        name: "Karak chai family box",
+        quantity: 1,
+        unit_price: 59900,
+        proration_factor: 1,
+        amount: 59900,
+        tax: 2852
+      },
+      {
+        type: "unused_time",
+        product_id: id("pdt"),
+        name: "Karak chai subscription",
+        quantity: 1,
+        unit_price: 34900,
+        proration_factor: 0.5,
+        amount: 17450,
+        tax: 831
+      }
+    ],
+    summary: { total_amount: 42450, tax: 2021, credit_applied: 17450, credit_remaining: 0 }
+  },
+  new_plan: changedSubscription,
+  quote_id: "qt_1796551202000_5b0e2d9c8a7f41e3b6c2d1f0a9e8b7c6"
+} satisfies typeof PlanChangePreview.Encoded
 
 const webhook: typeof WebhookResource.Encoded = {
   object: "webhook",
@@ -296,6 +361,8 @@ const eventData = (type: string): unknown => {
         cancelled_at: "2026-11-25T08:30:00.000Z",
         cancellation_reason: "requested"
       }
+    case "subscription.plan_changed":
+      return changedSubscription
     case "invoice.issued":
       return invoice
     case "credit_note.issued":
@@ -325,6 +392,8 @@ export const responseExamples: Readonly<Record<string, unknown>> = {
   PaymentList: page(payment),
   Subscription: subscription,
   SubscriptionList: page(subscription),
+  SubscriptionChangePlanResult: { subscription: changedSubscription, payment: planChangePayment },
+  SubscriptionChangePlanPreviewResult: planChangePreview,
   Webhook: webhook,
   WebhookWithSecret: webhookWithSecret,
   WebhookList: page(webhook),
@@ -377,6 +446,18 @@ export const requestExamples: Readonly<Record<string, unknown>> = {
     metadata: { order: "1042" }
   } satisfies typeof CheckoutSessionCreate.Encoded,
   "subscriptions.update": { cancel_at_period_end: true } satisfies typeof SubscriptionUpdate.Encoded,
+  "subscriptions.changePlan": {
+    product_id: id("pdt", 1),
+    quantity: 1,
+    proration_billing_mode: "prorated_immediately",
+    on_payment_failure: "prevent_change",
+    quote_id: planChangePreview.quote_id
+  } satisfies typeof PlanChangeRequest.Encoded,
+  "subscriptions.previewChangePlan": {
+    product_id: id("pdt", 1),
+    quantity: 1,
+    proration_billing_mode: "prorated_immediately"
+  } satisfies typeof PlanChangePreviewRequest.Encoded,
   "customerPortalSessions.create": {
     customer_id: id("cus"),
     return_url: "https://shop.example.ae/account"
@@ -395,6 +476,7 @@ export const errorMessages: Readonly<Record<string, string>> = {
   CURRENCY_NOT_SUPPORTED: "Currency 'USD' is not supported; use one of: AED",
   UNAUTHORIZED: "A valid API key is required: send 'Authorization: Bearer sk_test_…'",
   PAYMENTS_DISABLED: "Live payments are not enabled for this account",
+  CARD_DECLINED: `The card was declined (insufficient_funds), so the plan was not changed; the failed charge is payment ${id("pay", 1)}`,
   NOT_FOUND: `No such product: '${id("pdt")}'`,
   METHOD_NOT_ALLOWED: "DELETE is not allowed on /api/v1/products; use GET, POST",
   INVALID_STATE: "A cancelled subscription cannot change cancel_at_period_end",

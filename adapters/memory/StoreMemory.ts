@@ -609,6 +609,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
             (s) => {
               const due = Subscription.dueAt(s)
               return due !== null && DateTime.lessThanOrEqualTo(due, now) && ofMode(livemode)(s) &&
+                s.pending_change === null &&
                 attempts.get(attemptId({
                   subscription_id: s.subscription_id,
                   ...Subscription.dueAttempt(s)

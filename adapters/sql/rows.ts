@@ -18,7 +18,7 @@ import { PortalSession } from "../../src/domain/PortalSession.js"
 import { Product } from "../../src/domain/Product.js"
 import type { RateDecision } from "../../src/domain/RateWindow.js"
 import { Refund } from "../../src/domain/Refund.js"
-import { Subscription } from "../../src/domain/Subscription.js"
+import { PendingChange, StoredScheduledChange, Subscription } from "../../src/domain/Subscription.js"
 import { CreditNote, Invoice } from "../../src/domain/TaxDocument.js"
 import { WebhookEndpoint } from "../../src/domain/WebhookEndpoint.js"
 import type { RenewalAttempt } from "../../src/ports/Store.js"
@@ -133,6 +133,8 @@ export const Products = table(
     tax_exemption_code: NullableString,
     item_type: Schema.String,
     item_code: NullableString,
+    plan_change_policy: NullableJsonb,
+    offered_in_portal: Schema.Boolean,
     metadata: Jsonb,
     created_at: Timestamptz,
     updated_at: NullableTimestamptz
@@ -263,6 +265,7 @@ export const Payments = table(
     card_token: NullableString,
     charge_id: NullableString,
     failure_code: NullableString,
+    credit_applied: Int8,
     created_at: Timestamptz,
     paid_at: NullableTimestamptz
   }),
@@ -316,7 +319,7 @@ export const paymentColumns = everyKey<ReturnType<typeof paymentChanges>>()([
   "status", "total_amount", "refunded_amount", "fee_amount", "net_amount", "currency", "description", "customer_id",
   "customer_name", "customer_email", "customer_phone_number", "checkout_session_id", "subscription_id",
   "billing_reason", "metadata", "card_brand", "card_last4", "card_exp_month", "card_exp_year", "card_token",
-  "charge_id", "failure_code", "paid_at", "tax", "tax_lines"
+  "charge_id", "failure_code", "paid_at", "tax", "tax_lines", "credit_applied"
 ])
 
 /** A payment's row as one JSON record (a batch update): `metadata` is the object itself, not its text. */
@@ -363,6 +366,10 @@ export const Subscriptions = table(
     checkout_session_id: NullableString,
     metadata: Jsonb,
     tax_lines: NullableJsonb,
+    credit_balance: Int8,
+    anchor_period: Schema.Number,
+    scheduled_change: NullableJsonb,
+    pending_change: NullableJsonb,
     created_at: Timestamptz
   }),
   Subscription,
@@ -402,14 +409,17 @@ export const subscriptionColumns = everyKey<ReturnType<typeof subscriptionChange
   "customer_id", "customer_name", "customer_email", "card_brand", "card_last4", "card_exp_month", "card_exp_year",
   "card_token", "anchor", "period", "current_period_start", "next_billing_date", "cancel_at_period_end",
   "cancelled_at", "cancellation_reason", "failed_payment_attempts", "next_retry_at", "first_failure_at",
-  "checkout_session_id", "metadata", "tax_lines"
+  "checkout_session_id", "metadata", "tax_lines", "credit_balance", "anchor_period", "scheduled_change",
+  "pending_change"
 ])
 
 /** A subscription's row as one JSON record (a batch update). */
 export const subscriptionRecord = (s: Subscription): Record<string, unknown> => ({
   ...subscriptionToRow(s),
   metadata: s.metadata,
-  tax_lines: s.tax_lines
+  tax_lines: s.tax_lines,
+  scheduled_change: s.scheduled_change === null ? null : Schema.encodeSync(StoredScheduledChange)(s.scheduled_change),
+  pending_change: s.pending_change === null ? null : Schema.encodeSync(PendingChange)(s.pending_change)
 })
 
 /** `renewal_attempts`: which payment charged a subscription's period, attempt by attempt. */

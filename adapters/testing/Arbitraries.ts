@@ -3,11 +3,12 @@
  * its own property tests against the engine.
  *
  * Two kinds:
- * - inputs the engine accepts (`productCreate`, `customerCreate`, `webhookCreate`, `checkoutSessionCreate`): pass
- *   them to the use cases (`Products.create(scope, input)`);
+ * - inputs the engine accepts (`productCreate`, `customerCreate`, `webhookCreate`, `checkoutSessionCreate`,
+ *   `planChangeRequest`): pass them to the use cases (`Products.create(scope, input)`);
  * - stored resources (`product`, `customer`, `checkoutSession`, `payment`, `subscription`, `webhookEndpoint`,
  *   `event`): values the domain schemas accept and that satisfy the domain's invariants (a payment's amounts add up,
- *   a subscription's periods follow its anchor), built where possible by running the domain's own state machines.
+ *   a subscription's periods follow its anchor, through plan changes too), built where possible by running the
+ *   domain's own state machines.
  *   Give them a `scope` to place them in an account and mode; otherwise both are random.
  *
  * Ids follow the UUIDv7 layout with the resource's `created_at`; under fast-check's bias two values may share an id,
@@ -34,6 +35,8 @@ import {
 } from "../../src/domain/Ids.js"
 import type { Metadata as MetadataType } from "../../src/domain/Metadata.js"
 import * as Payment from "../../src/domain/Payment.js"
+import * as PlanChange from "../../src/domain/PlanChange.js"
+import * as PlanPolicy from "../../src/domain/PlanPolicy.js"
 import * as Product from "../../src/domain/Product.js"
 import * as Subscription from "../../src/domain/Subscription.js"
 import * as TaxDocument from "../../src/domain/TaxDocument.js"
@@ -121,9 +124,25 @@ const taxedAs = (lines: TaxDocument.TaxLines | null) => ({
 
 // Inputs the engine accepts -------------------------------------------------------------------------------------------
 
-/** A valid `POST /products` body: one-time or recurring with a schedule of at most three years. */
+const planChangeRule: fc.Arbitrary<PlanPolicy.PlanChangeRule> = fc.record({
+  proration_billing_mode: fc.constantFrom(...PlanPolicy.ProrationBillingMode.literals),
+  effective_at: fc.constantFrom(...PlanPolicy.EffectiveAt.literals)
+})
+
+/** A recurring product's plan change policy. */
+export const planChangePolicy: fc.Arbitrary<PlanPolicy.PlanChangePolicy> = fc.record({
+  upgrade: planChangeRule,
+  downgrade: planChangeRule
+})
+
+/**
+ * A valid `POST /products` body: one-time or recurring with a schedule of at most three years (a recurring one
+ * perhaps with a plan change policy and offered in the portal).
+ */
 export const productCreate: fc.Arbitrary<Product.ProductCreate> = fc
   .record({
+    policy: fc.option(planChangePolicy, { nil: undefined }),
+    offered: fc.option(fc.boolean(), { nil: undefined }),
     name: text(1, 200),
     price: amount,
     description: fc.option(text(0, 500), { nil: undefined }),
@@ -139,7 +158,7 @@ export const productCreate: fc.Arbitrary<Product.ProductCreate> = fc
       { nil: undefined }
     )
   })
-  .map(({ description, metadata, schedule, status, ...required }) => ({
+  .map(({ description, metadata, offered, policy, schedule, status, ...required }) => ({
     ...required,
     currency: "AED",
     ...(description !== undefined ? { description } : {}),
@@ -149,10 +168,30 @@ export const productCreate: fc.Arbitrary<Product.ProductCreate> = fc
       ? {
         billing: "recurring" as const,
         billing_interval: schedule.interval,
-        ...(schedule.count !== undefined ? { interval_count: schedule.count } : {})
+        ...(schedule.count !== undefined ? { interval_count: schedule.count } : {}),
+        ...(policy !== undefined ? { plan_change_policy: policy } : {}),
+        ...(offered !== undefined ? { offered_in_portal: offered } : {})
       }
       : {})
   }))
+
+/**
+ * A valid `POST /subscriptions/{id}/change-plan` body (without a quote) to one of `productIds` (existing, active,
+ * recurring products of the subscription's scope): the modes given or left to the product's policy.
+ */
+export const planChangeRequest = (productIds: ReadonlyArray<ProductId>): fc.Arbitrary<PlanChange.PlanChangePreviewRequest> =>
+  fc
+    .record({
+      product_id: fc.constantFrom(...productIds),
+      quantity: fc.integer({ min: 1, max: 10 }),
+      proration_billing_mode: fc.option(fc.constantFrom(...PlanPolicy.ProrationBillingMode.literals), { nil: undefined }),
+      effective_at: fc.option(fc.constantFrom(...PlanPolicy.EffectiveAt.literals), { nil: undefined }),
+      on_payment_failure: fc.option(fc.constantFrom(...PlanPolicy.OnPaymentFailure.literals), { nil: undefined }),
+      metadata: fc.option(metadata, { nil: undefined })
+    })
+    .map((body) =>
+      Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) as PlanChange.PlanChangePreviewRequest
+    )
 
 /** A valid `POST /customers` body. */
 export const customerCreate: fc.Arbitrary<Customer.CustomerCreate> = fc
@@ -392,6 +431,7 @@ export const payment = (given?: Scope): fc.Arbitrary<Payment.Payment> =>
           card: p.card,
           charge_id: p.chargeId,
           failure_code: null,
+          credit_applied: 0,
           ...taxedAs(p.taxed ? TaxDocument.chargedLines({ description: p.description, total_amount: p.total }) : null)
         }
         if (p.outcome === undefined) return current
@@ -407,13 +447,81 @@ export const payment = (given?: Scope): fc.Arbitrary<Payment.Payment> =>
       })
     )
 
-const subscriptionCommand: fc.Arbitrary<Subscription.SubscriptionCommand> = fc.oneof(
+/**
+ * A plan change as the history of a stored subscription makes one, half-way through its period: to a recurring
+ * product of its own, in a mode; an immediate charge's outcome (paid, declined, or still at the processor: then the
+ * history stops there, as the subscription waits for it).
+ */
+interface PlanChangeStep {
+  readonly _tag: "ChangePlan"
+  readonly price: number
+  readonly interval: Product.BillingInterval
+  readonly count: number
+  readonly quantity: number
+  readonly mode: PlanPolicy.ProrationBillingMode
+  readonly effectiveAt: PlanPolicy.EffectiveAt
+  readonly onPaymentFailure: PlanPolicy.OnPaymentFailure
+  readonly outcome: "succeeded" | "failed" | "pending"
+}
+
+const planChangeStep: fc.Arbitrary<PlanChangeStep> = fc.record({
+  _tag: fc.constant("ChangePlan" as const),
+  price: fc.integer({ min: 0, max: 10_000_000 }),
+  interval: fc.constantFrom(...Product.BillingInterval.literals),
+  count: fc.integer({ min: 1, max: 3 }),
+  quantity: fc.integer({ min: 1, max: 10 }),
+  mode: fc.constantFrom(...PlanPolicy.ProrationBillingMode.literals),
+  effectiveAt: fc.constantFrom(...PlanPolicy.EffectiveAt.literals),
+  onPaymentFailure: fc.constantFrom(...PlanPolicy.OnPaymentFailure.literals),
+  outcome: fc.constantFrom("succeeded" as const, "failed" as const, "pending" as const)
+})
+
+const subscriptionCommand: fc.Arbitrary<Subscription.SubscriptionCommand | PlanChangeStep> = fc.oneof(
   { weight: 4, arbitrary: fc.constant({ _tag: "ChargeSucceeded" as const }) },
   { weight: 3, arbitrary: fc.constant({ _tag: "ChargeFailed" as const }) },
   { weight: 1, arbitrary: fc.constant({ _tag: "Cancel" as const }) },
   { weight: 1, arbitrary: fc.boolean().map((value) => ({ _tag: "SetCancelAtPeriodEnd" as const, value })) },
-  { weight: 1, arbitrary: fc.constant({ _tag: "EndAtPeriodEnd" as const }) }
+  { weight: 1, arbitrary: fc.constant({ _tag: "EndAtPeriodEnd" as const }) },
+  { weight: 2, arbitrary: planChangeStep }
 )
+
+/**
+ * `step` applied to `current` by the plan change's own functions, half-way through its period; the subscription as
+ * it was when the change is refused (not active, a change already scheduled, …).
+ */
+const changePlan = (current: Subscription.Subscription, step: PlanChangeStep, index: number): Subscription.Subscription => {
+  const start = DateTime.toEpochMillis(current.current_period_start)
+  const at = DateTime.unsafeMake(start + Math.floor((DateTime.toEpochMillis(current.next_billing_date) - start) / 2))
+  const product = Either.getOrThrow(Product.create({
+    name: `Plan ${index}`,
+    price: step.price,
+    currency: "AED",
+    billing: "recurring",
+    billing_interval: step.interval,
+    interval_count: step.count
+  }, {
+    // One product per step of the history: never the plan's own.
+    id: `pdt_${String(index).padStart(32, "0")}` as ProductId,
+    accountId: current.account_id,
+    livemode: current.livemode,
+    now: at
+  }))
+  const priced = PlanChange.price({
+    subscription: current,
+    product,
+    quantity: step.quantity,
+    request: { proration_billing_mode: step.mode, effective_at: step.effectiveAt, on_payment_failure: step.onPaymentFailure },
+    at,
+    vat: null
+  })
+  if (Either.isLeft(priced)) return current
+  if (priced.right.effectiveAt === "next_billing_date") return PlanChange.schedule(current, priced.right).next
+  if (priced.right.charge === null) return PlanChange.changeWithoutCharge(current, priced.right).next
+  const paymentId = `pay_${String(index).padStart(32, "0")}` as PaymentId
+  const waiting = PlanChange.awaitCharge(current, priced.right, paymentId)
+  if (step.outcome === "pending") return waiting
+  return PlanChange.settle(waiting, paymentId, step.outcome === "succeeded", at)?.next ?? waiting
+}
 
 /**
  * A subscription as the store keeps it, made by the subscription state machine: started by a first payment, then
@@ -464,10 +572,19 @@ export const subscription = (given?: Scope): fc.Arbitrary<Subscription.Subscript
           taxLines: null
         }).next
         let now = s.paidAt
-        for (const command of s.commands) {
+        for (const [index, command] of s.commands.entries()) {
+          // A subscription waiting for a plan change's charge stays as it is until that charge has an outcome.
+          if (current.pending_change !== null) break
+          if (command._tag === "ChangePlan") {
+            current = changePlan(current, command, index)
+            continue
+          }
           const due = Subscription.dueAt(current)
           if (due !== null && (command._tag !== "Cancel" && command._tag !== "SetCancelAtPeriodEnd")) now = due
-          const result = Subscription.transition(current, command, now)
+          // A renewal applies the change scheduled for its date first, as billing does.
+          const renewing = command._tag === "ChargeSucceeded" || command._tag === "ChargeFailed"
+          const scheduled = renewing ? PlanChange.applyScheduled(current, now) : undefined
+          const result = Subscription.transition(scheduled?.next ?? current, command, now)
           if (Either.isRight(result)) current = result.right.next
         }
         return current

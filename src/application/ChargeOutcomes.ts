@@ -1,8 +1,8 @@
 /**
  * ChargeOutcomes: what the processor said about charges, turned into state in one transaction. For each payment still
  * `processing`: its transition (`Payment.transition`), then its subscription's start (a subscription's first
- * payment: `Subscription.start`) or renewal (a renewal's outcome: `Subscription.transition`), then its checkout
- * session's completion (`CheckoutSession.transition`), with every event they emit. The one place a payment's charge
+ * payment: `Subscription.start`), renewal (a renewal's outcome: `Subscription.transition`) or plan change (a plan
+ * change's charge: `PlanChange.settle`), then its checkout session's completion (`CheckoutSession.transition`), with every event they emit. The one place a payment's charge
  * changes state, whoever learned the outcome: the checkout, billing, or the lookup pass.
  */
 import { DateTime, Effect, Option } from "effect"
@@ -10,6 +10,7 @@ import * as CheckoutSession from "../domain/CheckoutSession.js"
 import { notFound } from "../domain/Errors.js"
 import type { PaymentId } from "../domain/Ids.js"
 import * as Payment from "../domain/Payment.js"
+import * as PlanChange from "../domain/PlanChange.js"
 import * as Subscription from "../domain/Subscription.js"
 import type { Movement } from "../ports/PaymentProcessor.js"
 import { Transactions } from "../ports/Transactions.js"
@@ -41,6 +42,9 @@ export const lookedUpCharge = (found: Option.Option<Movement>): ChargeReport | u
   })
 
 
+
+/** The outcome of a charge its subscription's credit pays in full (`Payment.paidByCredit`): nothing asked of the card. */
+export const paidByCredit: ChargeReport = { outcome: { _tag: "Succeeded" }, chargeId: null, card: null }
 
 export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/ChargeOutcomes", {
   effect: Effect.gen(function*() {
@@ -110,14 +114,14 @@ export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/Charg
         }
         yield* paymentRepo.updateAll(changed.map((c) => c.next))
 
-        // A renewal's outcome moves its subscription on (unless it was cancelled meanwhile); a charge still
-        // `processing` (settling later) is no outcome yet.
-        const renewing = (c: (typeof changed)[number]) =>
-          c.current.billing_reason === "subscription_renewal" && c.next.status !== "processing"
-            ? c.next.subscription_id
-            : null
+        // A renewal's outcome moves its subscription on (unless it was cancelled meanwhile), and a plan change's
+        // charge makes (or drops) its change; a charge still `processing` (settling later) is no outcome yet.
+        const moves = (c: (typeof changed)[number], reason: Payment.BillingReason) =>
+          c.current.billing_reason === reason && c.next.status !== "processing" ? c.next.subscription_id : null
+        const renewing = (c: (typeof changed)[number]) => moves(c, "subscription_renewal")
+        const changing = (c: (typeof changed)[number]) => moves(c, "subscription_update")
         const subscriptions = new Map(
-          (yield* subscriptionRepo.lockAll(changed.flatMap((c) => renewing(c) ?? [])))
+          (yield* subscriptionRepo.lockAll(changed.flatMap((c) => renewing(c) ?? changing(c) ?? [])))
             .map((s) => [s.subscription_id, s])
         )
         const renewed = new Set<Subscription.Subscription["subscription_id"]>()
@@ -134,16 +138,28 @@ export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/Charg
           const subscription = renewal === null ? undefined : subscriptions.get(renewal)
           if (subscription !== undefined && subscription.status !== "cancelled") {
             const command: Subscription.SubscriptionCommand = next.status === "succeeded"
-              ? { _tag: "ChargeSucceeded" }
+              ? { _tag: "ChargeSucceeded", creditApplied: next.credit_applied }
               : { _tag: "ChargeFailed" }
             const transition = yield* Subscription.transition(subscription, command, now)
             subscriptions.set(subscription.subscription_id, transition.next)
             renewed.add(subscription.subscription_id)
             drafts.push(...transitionEvents(transition))
           }
+          const change = changing(c)
+          const changedSub = change === null ? undefined : subscriptions.get(change)
+          const settled = changedSub === undefined
+            ? undefined
+            : PlanChange.settle(changedSub, next.payment_id, next.status === "succeeded", now)
+          if (settled !== undefined) {
+            subscriptions.set(settled.next.subscription_id, settled.next)
+            renewed.add(settled.next.subscription_id)
+            drafts.push(...transitionEvents(settled))
+          }
           if (next.status === "succeeded") {
-            // The period it pays for: the one it starts, or the one a renewal moved its subscription into.
-            const paidFor = started?.next ?? (renewal === null ? undefined : subscriptions.get(renewal))
+            // The period it pays for: the one it starts, or the one a renewal or a plan change moved its
+            // subscription into.
+            const paidFor = started?.next ??
+              (renewal === null ? (settled === undefined ? undefined : settled.next) : subscriptions.get(renewal))
             paid.push({
               payment: next,
               period: paidFor === undefined

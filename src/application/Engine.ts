@@ -12,6 +12,7 @@ import { EInvoices } from "./EInvoices.js"
 import { EventRecorder, Events } from "./Events.js"
 import { PaymentMethods } from "./PaymentMethods.js"
 import { Payments } from "./Payments.js"
+import { PlanChanges } from "./PlanChanges.js"
 import { Portal } from "./Portal.js"
 import { ChargeOutcomes } from "./ChargeOutcomes.js"
 import { IdempotencyService } from "./Idempotency.js"
@@ -42,6 +43,7 @@ export const Engine = Layer.mergeAll(
   IdempotencyService.Default,
   PaymentMethods.Default,
   Payments.Default,
+  PlanChanges.Default,
   Portal.Default,
   Products.Default,
   RateLimits.Default,

@@ -14,7 +14,7 @@ import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { batchedReads } from "./Batched.js"
 import { LookupBackoff } from "./Lookups.js"
 import { Refunds } from "./Refunds.js"
-import { lookedUpCharge, ChargeOutcomes } from "./ChargeOutcomes.js"
+import { lookedUpCharge, ChargeOutcomes, paidByCredit } from "./ChargeOutcomes.js"
 
 export interface PaymentListParams {
   readonly status?: Payment.PaymentStatus | undefined
@@ -108,6 +108,8 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
         backoff.due(p.payment_id, now)
       )
       const answers = yield* Effect.forEach(asking, (payment) =>
+        // Paid in full by credit: the card was never to be charged, so there is nothing to look up.
+        Payment.paidByCredit(payment) ? Effect.succeed([{ id: payment.payment_id, report: paidByCredit }]) :
         processor.lookup(payment.payment_id).pipe(
           Effect.map((found) => {
             backoff.answered(payment.payment_id)

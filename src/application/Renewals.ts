@@ -8,7 +8,8 @@
 import { DateTime, Effect, Fiber } from "effect"
 import type { PaymentId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
-import type * as Payment from "../domain/Payment.js"
+import * as Payment from "../domain/Payment.js"
+import * as PlanChange from "../domain/PlanChange.js"
 import * as Subscription from "../domain/Subscription.js"
 import { PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { Transactions } from "../ports/Transactions.js"
@@ -18,7 +19,7 @@ import { batched } from "./Batched.js"
 import { EventRecorder } from "./Events.js"
 import { newId } from "./Ids.js"
 import { callProcessor } from "./ProcessorCall.js"
-import { type ChargeReport, lookedUpCharge, ChargeOutcomes } from "./ChargeOutcomes.js"
+import { type ChargeReport, lookedUpCharge, ChargeOutcomes, paidByCredit } from "./ChargeOutcomes.js"
 import { transitionEvents } from "./Subscriptions.js"
 
 /** Which renewals a pass takes on: only this mode's (`billing run --at` touches test data only). */
@@ -49,20 +50,26 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
      * One transaction claims a batch of due subscriptions (`SKIP LOCKED`: other servers take other rows) and, while
      * they are locked, ends those set to cancel at the period end and reserves a charge for the others: their
      * (subscription, period, attempt) rows and `processing` payments, one statement each for the whole batch. An
-     * attempt already recorded (another server has it at the processor) is left alone. The charges run after the
-     * commit, so no lock is held at the processor.
+     * attempt already recorded (another server has it at the processor) is left alone. A plan change scheduled for
+     * this billing date is applied first, so the renewal charges the new plan. The charges run after the commit, so
+     * no lock is held at the processor.
      */
     const reserveBatch = (options: RenewalOptions) =>
       transactions.transact(Effect.gen(function*() {
         const now = yield* DateTime.now
         const due = yield* subscriptionRepo.claimDue(now, batch, options.livemode)
         const ends: Array<Subscription.SubscriptionTransition> = []
-        const toCharge: Array<{ readonly sub: Subscription.Subscription; readonly paymentId: PaymentId }> = []
+        const toCharge: Array<{
+          readonly sub: Subscription.Subscription
+          readonly paymentId: PaymentId
+          readonly changed: Subscription.SubscriptionTransition | undefined
+        }> = []
         for (const sub of due) {
           if (Subscription.dueAction(sub) === "end") {
             ends.push(yield* Subscription.transition(sub, { _tag: "EndAtPeriodEnd" }, now))
           } else {
-            toCharge.push({ sub, paymentId: yield* newId<PaymentId>(prefixes.payment) })
+            const changed = PlanChange.applyScheduled(sub, now)
+            toCharge.push({ sub: changed?.next ?? sub, paymentId: yield* newId<PaymentId>(prefixes.payment), changed })
           }
         }
         yield* subscriptionRepo.updateAll(ends.map((t) => t.next))
@@ -72,6 +79,9 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
           ...Subscription.dueAttempt(sub),
           payment_id: paymentId
         })))
+        const changes = toCharge.flatMap((c, i) => (fresh[i] && c.changed !== undefined ? [c.changed] : []))
+        yield* subscriptionRepo.updateAll(changes.map((t) => t.next))
+        yield* recorder.record(changes.flatMap(transitionEvents))
         const charges = toCharge.filter((_, i) => fresh[i]).map(({ paymentId, sub }) => ({
           payment: Subscription.renewalPayment(sub, paymentId, now),
           token: sub.card_token
@@ -86,14 +96,17 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
     >
 
     /**
-     * Charges one reserved renewal (no transaction held) on its saved card, with the payment's id as the
-     * processor's idempotency key, and records the outcome. A call that fails as unavailable leaves the charge's
-     * fate unknown (the money may have moved before the answer was lost): the processor is asked what it did under
-     * that reference, and what it says is recorded; still unknown, the payment stays `processing` and the settle
-     * pass looks it up (`Payments.resolvePending`). It is never charged again under a new reference.
+     * Charges one reserved renewal (or another charge of a subscription's saved card: a plan change's), no
+     * transaction held, on its saved card, with the payment's id as the processor's idempotency key, and records the
+     * outcome. A call that fails as unavailable leaves the charge's fate unknown (the money may have moved before the
+     * answer was lost): the processor is asked what it did under that reference, and what it says is recorded; still
+     * unknown, the payment stays `processing` and the settle pass looks it up (`Payments.resolvePending`). It is
+     * never charged again under a new reference. A charge its subscription's credit pays in full asks nothing of the
+     * card: it succeeds without the processor.
      */
     const charge = (record: RecordCharge) =>
       Effect.fn("Renewals.charge")(function*(payment: Payment.Payment, token: string) {
+        if (Payment.paidByCredit(payment)) return yield* record({ id: payment.payment_id, report: paidByCredit })
         const request = {
           reference: payment.payment_id,
           amount: payment.total_amount,
@@ -108,7 +121,7 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
           lookup: Effect.map(processor.lookup(payment.payment_id), lookedUpCharge),
           record: (report) => record({ id: payment.payment_id, report }),
           unknown: Effect.void,
-          what: "A renewal charge",
+          what: payment.billing_reason === "subscription_update" ? "A plan change's charge" : "A renewal charge",
           ids: { payment_id: payment.payment_id }
         })
       })

@@ -108,8 +108,8 @@ export class RenewalInFlight extends Data.TaggedError("RenewalInFlight")<{
 }> {}
 
 /**
- * The charge for the due period's current attempt, if it was reserved and is still `processing` (at the processor,
- * or abandoned there and not yet asked again); `undefined` otherwise. Ending the subscription meanwhile would let that charge, if it
+ * The charge for the due period's current attempt (or a plan change's charge), if it was reserved and is still
+ * `processing` (at the processor, or abandoned there and not yet asked again); `undefined` otherwise. Ending the subscription meanwhile would let that charge, if it
  * succeeds, pay for a period that never starts: a cancellation waits for it. (An end at the period end waits too:
  * billing's claim leaves such a subscription out, `claimDue`.)
  */
@@ -118,6 +118,8 @@ export const renewalInFlight = (
   sub: Subscription.Subscription
 ) =>
   Effect.gen(function*() {
+    // A plan change's charge is such a charge too: paid, it starts a period (PlanChange.settle).
+    if (sub.pending_change !== null) return sub.pending_change.payment_id
     const attempts = yield* repos.subscriptions.attempts(sub.subscription_id)
     const due = Subscription.dueAttempt(sub)
     const current = attempts.find((a) => a.period === due.period && a.attempt === due.attempt)

@@ -14,7 +14,7 @@ import { Metadata } from "./Metadata.js"
 import { Text } from "./Text.js"
 import { httpUrlJsonSchema, parseHttpUrl } from "./Url.js"
 import { Amount, Currency } from "./Money.js"
-import type { Product } from "./Product.js"
+import { lineInput, type Product } from "./Product.js"
 import * as TaxDocument from "./TaxDocument.js"
 
 export const lifetime = Duration.hours(24)
@@ -210,15 +210,9 @@ export const price = (
     total += product.price * quantity
     priced.push({ product_id: product.product_id, name: product.name, quantity, unit_amount: product.price })
   }
-  const taxLines = vat === null ? null : TaxDocument.price(lines.map(({ product, quantity }) => ({
-    description: product.name,
-    quantity,
-    unit_amount: product.price,
-    category: product.tax_category,
-    item_type: product.item_type,
-    item_code: product.item_code,
-    ...(product.tax_exemption_code === null ? {} : { exemption_code: product.tax_exemption_code })
-  })), vat.pricesIncludeVat)
+  const taxLines = vat === null
+    ? null
+    : TaxDocument.price(lines.map(({ product, quantity }) => lineInput(product, quantity)), vat.pricesIncludeVat)
   const charged = taxLines === null ? total : TaxDocument.totals(taxLines.lines).gross
   if (!Number.isSafeInteger(total) || !Number.isSafeInteger(charged)) {
     return Either.left(new InvalidRequest({ message: "The cart total is too large" }))

@@ -132,6 +132,17 @@ export class CardRefused extends Schema.TaggedError<CardRefused>()("CardRefused"
   message: Schema.String
 }) {}
 
+/**
+ * A charge the card's issuer declined, so what it was to pay for was not done (a plan change with `prevent_change`):
+ * the failed payment (`payment_id`) is on record, nothing else changed.
+ */
+export class ChargeDeclined extends Schema.TaggedError<ChargeDeclined>()("ChargeDeclined", {
+  code: code("CARD_DECLINED"),
+  payment_id: Schema.String,
+  decline_code: Schema.String,
+  message: Schema.String
+}) {}
+
 /** The store cannot be reached. Transient: callers may retry. */
 export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("StoreUnavailable", {
   code: code("SERVICE_UNAVAILABLE"),

@@ -15,7 +15,8 @@ export const EventType = Schema.Literal(
   "subscription.on_hold",
   "subscription.cancelled",
   "invoice.issued",
-  "credit_note.issued"
+  "credit_note.issued",
+  "subscription.plan_changed"
 ).annotations({ identifier: "EventType" })
 export type EventType = typeof EventType.Type
 export const eventTypes: ReadonlyArray<EventType> = EventType.literals
@@ -24,7 +25,7 @@ export const eventTypes: ReadonlyArray<EventType> = EventType.literals
  * Types an endpoint receives only when it names them: an endpoint made without a list of types, and every endpoint
  * made before they existed, keeps receiving exactly the types it received (docs/webhooks.md).
  */
-export const byNameOnly: ReadonlyArray<EventType> = ["invoice.issued", "credit_note.issued"]
+export const byNameOnly: ReadonlyArray<EventType> = ["invoice.issued", "credit_note.issued", "subscription.plan_changed"]
 
 /** What an endpoint made without a list of types subscribes to. */
 export const defaultEventTypes: ReadonlyArray<EventType> = eventTypes.filter((t) => !byNameOnly.includes(t))

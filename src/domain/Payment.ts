@@ -92,7 +92,9 @@ export const Payment = Schema.Struct({
   charge_id: Schema.NullOr(Schema.String),
   failure_code: Schema.NullOr(Schema.String),
   /** The lines as priced when the amount was fixed: its invoice shows them (their gross is `total_amount`). */
-  tax_lines: Schema.NullOr(TaxDocument.TaxLines)
+  tax_lines: Schema.NullOr(TaxDocument.TaxLines),
+  /** Fils of its subscription's credit this charge spends besides the card (`Credit.ts`); 0 for most. */
+  credit_applied: Amount
 })
 export type Payment = typeof Payment.Type
 
@@ -113,6 +115,8 @@ export interface NewPayment {
   readonly card: CardOnFile | null
   /** The lines `amount` was priced from, with their VAT, when the merchant charges VAT. */
   readonly taxLines: TaxDocument.TaxLines | null
+  /** The subscription's credit spent beside `amount` (none unless said). */
+  readonly creditApplied?: number
 }
 
 /** A payment about to be charged: `processing`, nothing refunded, no fee until it succeeds. */
@@ -139,7 +143,8 @@ export const open = (payment: NewPayment, now: DateTime.Utc): Payment => ({
   card: payment.card,
   charge_id: null,
   failure_code: null,
-  tax_lines: payment.taxLines
+  tax_lines: payment.taxLines,
+  credit_applied: payment.creditApplied ?? 0
 })
 
 /** `refund.succeeded` carries the payment after the refund plus what that refund returned. */
@@ -163,6 +168,13 @@ export const fee = (total: number, schedule: FeeSchedule): number =>
   )
 
 /** What the processor said about a charge. */
+/**
+ * Whether the payment is paid in full by its subscription's credit: nothing to ask of the card, so it succeeds
+ * without the processor (a renewal or plan change whose credit covers it).
+ */
+export const paidByCredit = (p: Pick<Payment, "total_amount" | "credit_applied">): boolean =>
+  p.total_amount === 0 && p.credit_applied > 0
+
 export type ChargeOutcome =
   | { readonly _tag: "Succeeded" }
   | { readonly _tag: "Failed"; readonly code: string }

@@ -6,7 +6,8 @@ import { Metadata } from "./Metadata.js"
 import * as Pagination from "./Pagination.js"
 import { Text } from "./Text.js"
 import { Amount, Currency, supportedCurrencies } from "./Money.js"
-import { ItemType } from "./TaxDocument.js"
+import { PlanChangePolicy } from "./PlanPolicy.js"
+import { ItemType, type LineInput } from "./TaxDocument.js"
 import * as Vat from "./Vat.js"
 
 export const Billing = Schema.Literal("one_time", "recurring")
@@ -45,6 +46,10 @@ const resourceFields = {
   tax_exemption_code: Schema.NullOr(Vat.ExemptionCode),
   item_type: ItemType,
   item_code: Schema.NullOr(ItemCode),
+  /** A recurring product's default modes for plan changes to it (docs/subscriptions.md); null: the request says. */
+  plan_change_policy: Schema.NullOr(PlanChangePolicy),
+  /** Whether the customer portal offers it when a customer changes plan (recurring products only). */
+  offered_in_portal: Schema.Boolean,
   metadata: Metadata,
   livemode: Schema.Boolean,
   created_at: Schema.DateTimeUtc,
@@ -64,15 +69,22 @@ export const CurrencyInput = Schema.String.annotations({
 })
 
 /**
- * The billing schedule's rules as JSON Schema: a `one_time` product (the default) has no interval; a `recurring`
- * one needs `billing_interval`, and `interval_count` (default 1) is at most `maxIntervalCount` of its unit.
+ * The billing schedule's rules as JSON Schema: a `one_time` product (the default) has no interval and no plan change
+ * settings; a `recurring` one needs `billing_interval`, and `interval_count` (default 1) is at most `maxIntervalCount` of its unit.
  */
 const scheduleJsonSchema = {
   allOf: [
     {
       if: { required: ["billing"], properties: { billing: { const: "recurring" } } },
       then: { required: ["billing_interval"], properties: { billing_interval: { type: "string" } } },
-      else: { properties: { billing_interval: { type: "null" }, interval_count: { type: "null" } } }
+      else: {
+        properties: {
+          billing_interval: { type: "null" },
+          interval_count: { type: "null" },
+          plan_change_policy: { type: "null" },
+          offered_in_portal: { const: false }
+        }
+      }
     },
     ...Object.entries(maxIntervalCount).map(([unit, max]) => ({
       if: { required: ["billing_interval"], properties: { billing_interval: { const: unit } } },
@@ -101,6 +113,8 @@ export const ProductCreate = Schema.Struct({
   tax_exemption_code: Schema.optional(Schema.NullOr(Vat.ExemptionCode)),
   item_type: Schema.optional(ItemType),
   item_code: Schema.optional(Schema.NullOr(ItemCode)),
+  plan_change_policy: Schema.optional(Schema.NullOr(PlanChangePolicy)),
+  offered_in_portal: Schema.optional(Schema.Boolean),
   metadata: Schema.optional(Metadata)
 }).pipe(
   // `schedule` and `checkTaxation` decide these rules; the document states them so that a client never sends what
@@ -121,6 +135,8 @@ export const ProductUpdate = Schema.Struct({
   tax_exemption_code: Schema.optional(Schema.NullOr(Vat.ExemptionCode)),
   item_type: Schema.optional(ItemType),
   item_code: Schema.optional(Schema.NullOr(ItemCode)),
+  plan_change_policy: Schema.optional(Schema.NullOr(PlanChangePolicy)),
+  offered_in_portal: Schema.optional(Schema.Boolean),
   metadata: Schema.optional(Metadata)
 }).annotations({ identifier: "ProductUpdate" })
 export type ProductUpdate = typeof ProductUpdate.Type
@@ -191,6 +207,22 @@ export const checkTaxation = (t: Taxation): Either.Either<Taxation, InvalidReque
     ? Either.left(new InvalidRequest({ message: "tax_exemption_code must be null unless tax_category is 'E' (exempt)" }))
     : Either.right(t)
 
+export interface PlanChangeSettings {
+  readonly plan_change_policy: PlanChangePolicy | null
+  readonly offered_in_portal: boolean
+}
+
+/** Plan changes are a subscription's: only a recurring product carries a policy or is offered in the portal. */
+export const checkPlanChangeSettings = (
+  billing: Billing,
+  settings: PlanChangeSettings
+): Either.Either<PlanChangeSettings, InvalidRequest> =>
+  billing === "one_time" && settings.plan_change_policy !== null
+    ? Either.left(new InvalidRequest({ message: "plan_change_policy must be null when billing is 'one_time'" }))
+    : billing === "one_time" && settings.offered_in_portal
+    ? Either.left(new InvalidRequest({ message: "offered_in_portal must be false when billing is 'one_time'" }))
+    : Either.right(settings)
+
 export const create = (
   input: ProductCreate,
   ctx: { readonly id: ProductId; readonly accountId: AccountId; readonly livemode: boolean; readonly now: DateTime.Utc }
@@ -208,6 +240,10 @@ export const create = (
       item_type: input.item_type ?? "S",
       item_code: input.item_code ?? null
     })
+    const planChanges = yield* checkPlanChangeSettings(schedule.billing, {
+      plan_change_policy: input.plan_change_policy ?? null,
+      offered_in_portal: input.offered_in_portal ?? false
+    })
     return {
       object: "product",
       product_id: ctx.id,
@@ -220,6 +256,7 @@ export const create = (
       ...schedule,
       status: input.status ?? "active",
       ...taxation,
+      ...planChanges,
       metadata: input.metadata ?? {},
       created_at: ctx.now,
       updated_at: null
@@ -261,9 +298,19 @@ export const update = (
       item_type: patch.item_type ?? product.item_type,
       item_code: patch.item_code !== undefined ? patch.item_code : product.item_code
     })
+    // Like the schedule, a switch to one-time billing drops the plan change settings unless the patch names them.
+    const planChanges = yield* checkPlanChangeSettings(schedule.billing, {
+      plan_change_policy: patch.plan_change_policy !== undefined
+        ? patch.plan_change_policy
+        : billingChanged
+        ? null
+        : product.plan_change_policy,
+      offered_in_portal: patch.offered_in_portal ?? (billingChanged ? false : product.offered_in_portal)
+    })
     return {
       ...product,
       ...taxation,
+      ...planChanges,
       name: patch.name ?? product.name,
       description: patch.description ?? product.description,
       price: patch.price ?? product.price,
@@ -273,6 +320,17 @@ export const update = (
       updated_at: now
     } satisfies Product
   })
+
+/** A sale of `quantity` of `product` as a line to price with its VAT (`TaxDocument.price`). */
+export const lineInput = (product: Product, quantity: number): LineInput => ({
+  description: product.name,
+  quantity,
+  unit_amount: product.price,
+  category: product.tax_category,
+  item_type: product.item_type,
+  item_code: product.item_code,
+  ...(product.tax_exemption_code === null ? {} : { exemption_code: product.tax_exemption_code })
+})
 
 export interface ProductFilter {
   readonly status?: ProductStatus | undefined

@@ -11,8 +11,9 @@
  */
 import { Data, DateTime, Either, Schema } from "effect"
 import * as Calendar from "./Calendar.js"
+import * as Credit from "./Credit.js"
 import { InvalidRequest, SubscriptionNotChangeable } from "./Errors.js"
-import { AccountId, CheckoutSessionId, CustomerId, type PaymentId, ProductId, SubscriptionId } from "./Ids.js"
+import { AccountId, CheckoutSessionId, CustomerId, PaymentId, ProductId, SubscriptionId } from "./Ids.js"
 import { Metadata } from "./Metadata.js"
 import * as Pagination from "./Pagination.js"
 import { Amount, Currency } from "./Money.js"
@@ -30,6 +31,51 @@ export const SubscriptionCustomer = Schema.Struct({
   name: Schema.NullOr(Schema.String),
   email: Schema.String
 }).annotations({ identifier: "SubscriptionCustomer" })
+
+/**
+ * A plan a subscription is on or changes to: the product and quantity, its schedule, and what a period costs
+ * (`recurring_amount`, the gross of `tax_lines` when the merchant charges VAT), as priced when the plan was chosen.
+ */
+export const Plan = Schema.Struct({
+  product_id: ProductId,
+  name: Schema.String,
+  quantity: Schema.Int,
+  billing_interval: BillingInterval,
+  interval_count: Schema.Int,
+  recurring_amount: Amount,
+  tax_lines: Schema.NullOr(TaxDocument.TaxLines)
+}).annotations({ identifier: "SubscriptionPlan" })
+export type Plan = typeof Plan.Type
+
+/** A plan change waiting for the next billing date, as the API shows it. */
+export const ScheduledChange = Schema.Struct({
+  product_id: ProductId,
+  quantity: Schema.Int,
+  effective_at: Schema.DateTimeUtc,
+  created_at: Schema.DateTimeUtc
+}).annotations({ identifier: "ScheduledPlanChange" })
+
+/** A scheduled change as stored: the plan it applies, priced when it was made. */
+export const StoredScheduledChange = Schema.Struct({
+  ...ScheduledChange.fields,
+  plan: Plan
+})
+export type StoredScheduledChange = typeof StoredScheduledChange.Type
+
+/**
+ * An immediate plan change whose charge (`payment_id`) has no outcome yet: applied when it succeeds (or, with
+ * `apply_change`, when it fails), dropped when it fails with `prevent_change`. `at` is the change date the price was
+ * made for; `unused_credit` the credit the old plan's unused time gives; `credit_applied` what the charge spends.
+ */
+export const PendingChange = Schema.Struct({
+  payment_id: PaymentId,
+  plan: Plan,
+  at: Schema.DateTimeUtc,
+  on_payment_failure: Schema.Literal("prevent_change", "apply_change"),
+  unused_credit: Amount,
+  credit_applied: Amount
+})
+export type PendingChange = typeof PendingChange.Type
 
 export const PaymentMethod = Schema.Struct({
   brand: Schema.String,
@@ -61,7 +107,11 @@ const resourceFields = {
   checkout_session_id: Schema.NullOr(CheckoutSessionId),
   metadata: Metadata,
   livemode: Schema.Boolean,
-  created_at: Schema.DateTimeUtc
+  created_at: Schema.DateTimeUtc,
+  /** A plan change waiting for the next billing date (docs/subscriptions.md, "Changing the plan"). */
+  scheduled_change: Schema.NullOr(ScheduledChange),
+  /** Fils of credit its next charges use before the card (a plan changed down): `Credit.ts`. */
+  credit_balance: Amount
 }
 
 export const SubscriptionResource = Schema.Struct(resourceFields).annotations({ identifier: "Subscription" })
@@ -75,9 +125,13 @@ export const Subscription = Schema.Struct({
   card_token: Schema.String,
   anchor: Schema.DateTimeUtc,
   period: Schema.Int,
+  /** The index of the period that starts at `anchor`: a plan change starts its periods from a new anchor. */
+  anchor_period: Schema.Int,
   first_failure_at: Schema.NullOr(Schema.DateTimeUtc),
-  /** A period's lines with their VAT, as priced at checkout: each renewal charges and invoices them. */
-  tax_lines: Schema.NullOr(TaxDocument.TaxLines)
+  /** A period's lines with their VAT, as priced at checkout (or a plan change): each renewal charges and invoices them. */
+  tax_lines: Schema.NullOr(TaxDocument.TaxLines),
+  scheduled_change: Schema.NullOr(StoredScheduledChange),
+  pending_change: Schema.NullOr(PendingChange)
 })
 export type Subscription = typeof Subscription.Type
 
@@ -97,6 +151,7 @@ export type SubscriptionEventType =
   | "subscription.renewed"
   | "subscription.on_hold"
   | "subscription.cancelled"
+  | "subscription.plan_changed"
 
 /** What happened to a subscription, by its id: each is recorded as an event whose `data` is the subscription after. */
 export type SubscriptionEvent = Data.TaggedEnum<{
@@ -105,6 +160,8 @@ export type SubscriptionEvent = Data.TaggedEnum<{
   SubscriptionRenewed: { readonly subscription_id: SubscriptionId }
   SubscriptionOnHold: { readonly subscription_id: SubscriptionId }
   SubscriptionCancelled: { readonly subscription_id: SubscriptionId }
+  /** Its product, quantity or price changed (a plan change, now or at the billing date it was scheduled for). */
+  SubscriptionPlanChanged: { readonly subscription_id: SubscriptionId }
 }>
 export const SubscriptionEvent = Data.taggedEnum<SubscriptionEvent>()
 
@@ -113,14 +170,15 @@ export const eventType: (event: SubscriptionEvent) => SubscriptionEventType = Su
   SubscriptionActivated: () => "subscription.active" as const,
   SubscriptionRenewed: () => "subscription.renewed" as const,
   SubscriptionOnHold: () => "subscription.on_hold" as const,
-  SubscriptionCancelled: () => "subscription.cancelled" as const
+  SubscriptionCancelled: () => "subscription.cancelled" as const,
+  SubscriptionPlanChanged: () => "subscription.plan_changed" as const
 })
 
 export type SubscriptionCommand =
   /** The period ended with `cancel_at_period_end`: end it without charging. */
   | { readonly _tag: "EndAtPeriodEnd" }
-  /** The renewal (or a retry) of the period after the current one was paid. */
-  | { readonly _tag: "ChargeSucceeded" }
+  /** The renewal (or a retry) of the period after the current one was paid, `creditApplied` fils of it by credit. */
+  | { readonly _tag: "ChargeSucceeded"; readonly creditApplied?: number }
   /** The renewal (or a retry) was declined. */
   | { readonly _tag: "ChargeFailed" }
   | { readonly _tag: "Cancel" }
@@ -156,8 +214,10 @@ export interface DueAttempt {
 /** A `DueAttempt`, compared by value (`Equal.equals`). */
 export const dueAttemptOf = (period: number, attempt: number): DueAttempt => Data.struct({ period, attempt })
 
-const period = (s: Subscription, n: number) =>
-  Calendar.periodStart(s.anchor, s.billing_interval, s.interval_count, n)
+/** When period `n` starts: counted from the anchor, whose period is `anchor_period`. */
+export const periodStartOf = (s: Subscription, n: number) =>
+  Calendar.periodStart(s.anchor, s.billing_interval, s.interval_count, n - s.anchor_period)
+const period = periodStartOf
 
 /** The subscription a first payment starts: period 0 from `paidAt`. */
 export const start = (props: {
@@ -202,6 +262,7 @@ export const start = (props: {
       payment_method: method,
       card_token: token,
       anchor: props.paidAt,
+      anchor_period: 0,
       period: 0,
       current_period_start: props.paidAt,
       next_billing_date: Calendar.periodStart(
@@ -219,7 +280,10 @@ export const start = (props: {
       checkout_session_id: props.checkoutSessionId,
       metadata: props.metadata,
       created_at: props.paidAt,
-      tax_lines: props.taxLines
+      tax_lines: props.taxLines,
+      scheduled_change: null,
+      pending_change: null,
+      credit_balance: 0
     },
     events: [SubscriptionEvent.SubscriptionActivated({ subscription_id: props.id })]
   }
@@ -230,7 +294,9 @@ const cancelled = (s: Subscription, at: DateTime.Utc, reason: CancellationReason
   status: "cancelled",
   cancelled_at: at,
   cancellation_reason: reason,
-  next_retry_at: null
+  next_retry_at: null,
+  // What was to change at a billing date that will not come.
+  scheduled_change: null
 })
 
 export const transition = (
@@ -277,7 +343,8 @@ export const transition = (
         next_billing_date: period(s, n + 1),
         failed_payment_attempts: 0,
         next_retry_at: null,
-        first_failure_at: null
+        first_failure_at: null,
+        credit_balance: s.credit_balance - (command.creditApplied ?? 0)
       }
       return Either.right({
         next,
@@ -327,13 +394,26 @@ export const commandOf = (update: SubscriptionUpdate): Either.Either<Subscriptio
 /** Where a subscription stands in a newest-first list. */
 export const position = Pagination.byCreation<Subscription>((s) => s.created_at, (s) => s.subscription_id)
 
+/**
+ * What a renewal (or a retry) of `subscription` charges: a period of its plan, less its credit (`Credit.lessCredit`),
+ * VAT per line, never negative. The one rule for a renewal's amount.
+ */
+export const renewalCharge = (subscription: Subscription): Credit.Charge =>
+  Credit.lessCredit({
+    amount: subscription.recurring_amount,
+    taxLines: subscription.tax_lines,
+    credit: subscription.credit_balance,
+    note: Credit.balanceNote(subscription.currency)
+  })
+
 /** The `processing` payment that carries a renewal charge of `subscription` (or a retry of one), on its saved card. */
-export const renewalPayment = (subscription: Subscription, paymentId: PaymentId, now: DateTime.Utc): Payment.Payment =>
-  Payment.open({
+export const renewalPayment = (subscription: Subscription, paymentId: PaymentId, now: DateTime.Utc): Payment.Payment => {
+  const charge = renewalCharge(subscription)
+  return Payment.open({
     paymentId,
     accountId: subscription.account_id,
     livemode: subscription.livemode,
-    amount: subscription.recurring_amount,
+    amount: charge.amount,
     currency: subscription.currency,
     description: subscription.quantity > 1 ? `${subscription.name} × ${subscription.quantity}` : subscription.name,
     customer: { ...subscription.customer, phone_number: null },
@@ -342,5 +422,7 @@ export const renewalPayment = (subscription: Subscription, paymentId: PaymentId,
     billingReason: "subscription_renewal",
     metadata: subscription.metadata,
     card: { ...subscription.payment_method, token: subscription.card_token },
-    taxLines: subscription.tax_lines
+    taxLines: charge.taxLines,
+    creditApplied: charge.creditApplied
   }, now)
+}

@@ -287,6 +287,8 @@ describe("StoreSql on PostgreSQL", () => {
         tax_exemption_code: null,
         item_type: "S",
         item_code: null,
+        plan_change_policy: null,
+        offered_in_portal: false,
         metadata: {},
         created_at: DateTime.unsafeMake(T0),
         updated_at: null

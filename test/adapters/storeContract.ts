@@ -85,6 +85,8 @@ const makeProduct = (scope: Scope, overrides: Partial<Product> = {}) =>
     tax_exemption_code: null,
     item_type: "S",
     item_code: null,
+    plan_change_policy: null,
+    offered_in_portal: false,
     metadata: {},
     created_at: at(T0),
     updated_at: null,
@@ -181,6 +183,7 @@ export const makePayment = (scope: Scope, overrides: Partial<Payment.Payment> = 
     card: null,
     charge_id: null,
     failure_code: null,
+    credit_applied: 0,
     ...overrides
   }))
 

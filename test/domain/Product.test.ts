@@ -59,6 +59,8 @@ describe("Product.create", () => {
       tax_exemption_code: null,
       item_type: "S",
       item_code: null,
+      plan_change_policy: null,
+      offered_in_portal: false,
       metadata: {},
       created_at: t0,
       updated_at: null
@@ -203,6 +205,36 @@ describe("Product.update", () => {
     assert.strictEqual(leftTag(Product.update(recurringMonthly, { interval_count: 37 }, t1)), "InvalidRequest")
     const same = Either.getOrThrow(Product.update(recurringMonthly, { billing: "recurring" }, t1))
     assert.strictEqual(same.interval_count, 6)
+  })
+})
+
+describe("Product plan change settings", () => {
+  const policy = {
+    upgrade: { proration_billing_mode: "prorated_immediately", effective_at: "immediately" },
+    downgrade: { proration_billing_mode: "do_not_bill", effective_at: "next_billing_date" }
+  } as const
+
+  it("a recurring product keeps its policy and portal flag; a one-time one refuses them", () => {
+    const p = created({ ...base, billing: "recurring", billing_interval: "month", plan_change_policy: policy, offered_in_portal: true })
+    assert.deepStrictEqual([p.plan_change_policy, p.offered_in_portal], [policy, true])
+    assert.deepStrictEqual(
+      Either.flip(Product.create({ ...base, plan_change_policy: policy }, ctx)).pipe(Either.getOrThrow).message,
+      "plan_change_policy must be null when billing is 'one_time'"
+    )
+    assert.deepStrictEqual(
+      Either.flip(Product.create({ ...base, offered_in_portal: true }, ctx)).pipe(Either.getOrThrow).message,
+      "offered_in_portal must be false when billing is 'one_time'"
+    )
+    assert.strictEqual(leftTag(Product.update(oneTime, { offered_in_portal: true }, t1)), "InvalidRequest")
+  })
+
+  it("switching to one_time drops them, as it drops the schedule; naming them then is refused", () => {
+    const p = created({ ...base, billing: "recurring", billing_interval: "month", plan_change_policy: policy, offered_in_portal: true })
+    const switched = Either.getOrThrow(Product.update(p, { billing: "one_time" }, t1))
+    assert.deepStrictEqual([switched.plan_change_policy, switched.offered_in_portal], [null, false])
+    assert.strictEqual(leftTag(Product.update(p, { billing: "one_time", plan_change_policy: policy }, t1)), "InvalidRequest")
+    const cleared = Either.getOrThrow(Product.update(p, { plan_change_policy: null }, t1))
+    assert.deepStrictEqual([cleared.plan_change_policy, cleared.offered_in_portal], [null, true])
   })
 })
 

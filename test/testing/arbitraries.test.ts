@@ -62,9 +62,14 @@ describe("stored-resource arbitraries satisfy the domain invariants", () => {
   it.prop("subscription: the current period is the anchor's n-th, the next billing date the one after", [
     Arbitraries.subscription()
   ], ([s]) => {
-    const at = (n: number) => DateTime.toEpochMillis(Calendar.periodStart(s.anchor, s.billing_interval, s.interval_count, n))
-    assert.strictEqual(DateTime.toEpochMillis(s.current_period_start), at(s.period))
+    // Counted from the anchor, whose period is `anchor_period` (a plan change sets a new one); a period before it is
+    // the old plan's, left by a change whose new plan starts at the next billing date.
+    const at = (n: number) =>
+      DateTime.toEpochMillis(Calendar.periodStart(s.anchor, s.billing_interval, s.interval_count, n - s.anchor_period))
+    if (s.period >= s.anchor_period) assert.strictEqual(DateTime.toEpochMillis(s.current_period_start), at(s.period))
+    else assert.isTrue(DateTime.lessThan(s.current_period_start, s.anchor))
     assert.strictEqual(DateTime.toEpochMillis(s.next_billing_date), at(s.period + 1))
+    assert.isAtLeast(s.credit_balance, 0)
     assert.strictEqual(s.recurring_amount % s.quantity, 0)
     assert.strictEqual(s.status === "on_hold", s.next_retry_at !== null)
     assert.strictEqual(s.status === "cancelled", s.cancellation_reason !== null)

@@ -1,8 +1,11 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
+import { PlanChanges } from "../../../src/application/PlanChanges.js"
 import { Subscriptions } from "../../../src/application/Subscriptions.js"
 import { CustomerId, parseId, SubscriptionId } from "../../../src/domain/Ids.js"
+import { PlanChangeResult } from "../../../src/domain/PlanChange.js"
 import { CurrentPrincipal, FilsApi } from "../Api.js"
+import { idempotent } from "../Idempotent.js"
 import { pathId } from "./ids.js"
 
 const withId = pathId(SubscriptionId, "subscription")
@@ -11,6 +14,7 @@ const customerId = parseId(CustomerId)
 export const SubscriptionsLive = HttpApiBuilder.group(FilsApi, "subscriptions", (handlers) =>
   Effect.gen(function*() {
     const subscriptions = yield* Subscriptions
+    const planChanges = yield* PlanChanges
     return handlers
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(CurrentPrincipal, (p) =>
@@ -26,4 +30,19 @@ export const SubscriptionsLive = HttpApiBuilder.group(FilsApi, "subscriptions", 
       .handle("update", ({ path, payload }) =>
         Effect.flatMap(withId(path.id), (id) =>
           Effect.flatMap(CurrentPrincipal, (p) => subscriptions.update(p, id, payload))))
+      // The key is also the change's own (`PlanChanges.change`): its charge is reserved under it, so a retry after a
+      // crash between the charge and this answer carries that charge on instead of making another.
+      .handle("changePlan", ({ headers, path, payload }) =>
+        idempotent(
+          headers["idempotency-key"],
+          PlanChangeResult,
+          Effect.flatMap(withId(path.id), (id) =>
+            Effect.flatMap(CurrentPrincipal, (p) => planChanges.change(p, id, payload, headers["idempotency-key"])))
+        ))
+      .handle("previewChangePlan", ({ path, payload }) =>
+        Effect.flatMap(withId(path.id), (id) =>
+          Effect.flatMap(CurrentPrincipal, (p) => planChanges.preview(p, id, payload))))
+      .handle("cancelScheduledChange", ({ path }) =>
+        Effect.flatMap(withId(path.id), (id) =>
+          Effect.flatMap(CurrentPrincipal, (p) => planChanges.cancelScheduled(p, id))))
   }))

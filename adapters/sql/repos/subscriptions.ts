@@ -72,7 +72,9 @@ export const makeSubscriptionsRepo = (
       sql`due_at <= ${Rows.toTimestamp(now)}`,
       // Its due attempt reserved: at the processor on some server (one lookup of the attempts' primary key).
       sql`NOT EXISTS (SELECT 1 FROM subscription_attempts AS a WHERE a.subscription_id = s.subscription_id
-        AND a.period = s.period + 1 AND a.attempt = s.failed_payment_attempts)`
+        AND a.period = s.period + 1 AND a.attempt = s.failed_payment_attempts)`,
+      // A plan change's charge at the processor decides first (PlanChange.settle).
+      sql`s.pending_change IS NULL`
     ]
     if (livemode !== undefined) conditions.push(sql`livemode = ${livemode}`)
     const rows = yield* sql<Rows.SubscriptionRow>`SELECT s.* FROM subscriptions AS s WHERE ${sql.and(conditions)}

@@ -44,7 +44,8 @@ export interface SubscriptionsRepo {
    * Subscriptions with work due at `now`: `active` ones whose `next_billing_date` is at or before it, `on_hold`
    * ones whose `next_retry_at` is; earliest due first, at most `limit`, only of mode `livemode` when given. Not
    * those whose due attempt (period + 1, `failed_payment_attempts`) is already recorded: that charge is at the
-   * processor on some server, and a claimer that took them would find nothing to do while other work waits. Inside
+   * processor on some server, and a claimer that took them would find nothing to do while other work waits; nor
+   * those whose plan change waits for its charge (`pending_change`), which decides first. Inside
    * `transact` they are locked and skipped by other claimers (`SKIP LOCKED`).
    */
   readonly claimDue: (now: DateTime.Utc, limit: number, livemode?: boolean) => Op<ReadonlyArray<Subscription>>
