@@ -211,7 +211,8 @@ const elsewhere: Partial<Record<string, string>> = {
   "subscription.on_hold": "a declined renewal causes it: subscribe with the card 4000 0000 0000 0341 (`fils trigger subscription.active --card 4000000000000341`), then `fils billing run --at <its next_billing_date>`",
   "refund.succeeded": "refunds are an operator's act: `fils refunds create PAYMENT_ID` (or the dashboard's Refund button)",
   "invoice.issued": "a VAT-registered account issues it with every payment: set the account's tax profile (`fils account tax-profile set`), then `fils trigger payment.succeeded`",
-  "credit_note.issued": "a refund of an invoiced payment issues it: `fils refunds create PAYMENT_ID` on a VAT-registered account"
+  "credit_note.issued": "a refund of an invoiced payment issues it: `fils refunds create PAYMENT_ID` on a VAT-registered account",
+  "subscription.plan_changed": "a plan change causes it: `fils trigger subscription.active`, then `POST /subscriptions/{id}/change-plan` with another product or quantity"
 }
 
 /** A card as the dashboard and the portal show one (`•••• 4242`): never the whole number, in any message. */

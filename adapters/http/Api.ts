@@ -458,9 +458,12 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   .add(
     HttpApiEndpoint.post("previewChangePlan", "/subscriptions/:id/change-plan/preview")
       .setPath(pathId("sub"))
+      .setHeaders(IdempotencyHeaders)
       .setPayload(strict(PlanChangePreviewRequest))
       .addSuccess(PlanChangePreview)
       .addError(E.InvalidState)
+      .addError(E.IdempotencyKeyInUse)
+      .addError(E.IdempotencyKeyReused)
       .annotateContext(OpenApi.annotations({
         summary: "Preview a plan change: what it would charge now, and the subscription after it",
         description: planChangeDescription +

@@ -48,6 +48,9 @@ const NullableTimestamptz = Schema.NullOr(Timestamptz)
 const NullableInt8 = Schema.NullOr(Int8)
 // Null first: a null is SQL NULL, not the JSON null Jsonb would write.
 const NullableJsonb = Schema.Union(Schema.Null, Jsonb)
+/** `jsonb` holding `schema`'s encoded form (instants as ISO text), read back as its domain value; or SQL NULL. */
+const NullableJsonbOf = <A, I>(schema: Schema.Schema<A, I>) =>
+  Schema.Union(Schema.Null, Schema.compose(Jsonb, schema, { strict: false }))
 /**
  * A secret as the SecretBox stores it (sealed, or plaintext without a key), `Redacted` as soon as it is read: the
  * repositories seal before they write and open after they read.
@@ -368,8 +371,8 @@ export const Subscriptions = table(
     tax_lines: NullableJsonb,
     credit_balance: Int8,
     anchor_period: Schema.Number,
-    scheduled_change: NullableJsonb,
-    pending_change: NullableJsonb,
+    scheduled_change: NullableJsonbOf(StoredScheduledChange),
+    pending_change: NullableJsonbOf(PendingChange),
     created_at: Timestamptz
   }),
   Subscription,

@@ -529,13 +529,13 @@ export const canonicalJson = (value: unknown): string => {
 }
 
 /**
- * What a quote vouches for, as text: the subscription, the request's pricing fields and the preview it gave. A
- * change at the quote's instant that would show anything else (the subscription renewed, its credit or the product's
+ * What a quote vouches for, as text: the subscription, the request's pricing fields and the preview it gave (what to
+ * do should the card decline is not part of the price: a change may choose it). A change at the quote's instant that would show anything else (the subscription renewed, its credit or the product's
  * price changed) makes other text, so its digest differs and the quote is refused as stale.
  */
 export const quoteText = (
   subscriptionId: string,
-  request: Omit<PlanChangePreviewRequest, "metadata" | "discount_codes">,
+  request: Pick<PlanChangePreviewRequest, "product_id" | "quantity" | "proration_billing_mode" | "effective_at">,
   preview: unknown
 ): string =>
   canonicalJson({
@@ -544,7 +544,6 @@ export const quoteText = (
     quantity: request.quantity,
     proration_billing_mode: request.proration_billing_mode ?? null,
     effective_at: request.effective_at ?? null,
-    on_payment_failure: request.on_payment_failure ?? null,
     preview
   })
 

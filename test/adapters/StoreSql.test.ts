@@ -31,6 +31,7 @@ import type { CheckoutSession } from "../../src/domain/CheckoutSession.js"
 import type { AuditEntry, DashboardUser } from "../../src/domain/DashboardUser.js"
 import type { AccountId, AuditId, CheckoutSessionId, PaymentId, ProductId, SubscriptionId, UserId } from "../../src/domain/Ids.js"
 import * as Payment from "../../src/domain/Payment.js"
+import * as PlanChange from "../../src/domain/PlanChange.js"
 import * as Subscription from "../../src/domain/Subscription.js"
 import { type RenewalAttempt, Store, type StoreShape } from "../../src/ports/Store.js"
 import { FreshDatabase, freshDatabaseUrl } from "../support/database.js"
@@ -155,7 +156,8 @@ describe("StoreSql on PostgreSQL", () => {
         "event_subjects",
         "tax_documents",
         "einvoice_transmissions",
-        "billing_reasons"
+        "billing_reasons",
+        "plan_changes"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns
@@ -873,6 +875,18 @@ describe("StoreSql on PostgreSQL: subscriptions", () => {
           "cancelled/requested/1/false"
         ]
       )
+      // The states plan changes make (PlanChange), to a yearly plan half-way through the month: waiting for the
+      // charge, declined with apply_change (on hold, its new plan's first period due), and do_not_bill (the new
+      // schedule counting from the next billing date).
+      const { product: yearly } = yield* subscriptionParents(s, scope, { interval: "year", count: 1 })
+      const halfway = at(T0 + 15 * day)
+      const pricedAs = (mode: "full_immediately" | "do_not_bill") =>
+        Either.getOrThrow(PlanChange.price({ subscription: active, product: yearly, quantity: 1, request: { proration_billing_mode: mode }, at: halfway, vat: null }))
+      const changeCharge = yield* newId<PaymentId>("pay")
+      const waiting = PlanChange.awaitCharge(active, pricedAs("full_immediately"), changeCharge)
+      const changedUnpaid = PlanChange.settle(waiting, changeCharge, false, halfway)!.next
+      const changedLater = PlanChange.changeWithoutCharge(active, pricedAs("do_not_bill")).next
+      assert.deepStrictEqual([kindOf(changedUnpaid), changedUnpaid.anchor_period, changedLater.anchor_period], ["on_hold/-/1/false", 1, 1])
       const method = active.payment_method
       const cases: ReadonlyArray<readonly [Subscription.Subscription, Partial<Record<keyof Subscription.Subscription, unknown>>, string]> = [
         [active, { status: "paused" }, "subscriptions_status_check"],
@@ -912,7 +926,14 @@ describe("StoreSql on PostgreSQL: subscriptions", () => {
         [active, { payment_method: { ...method, exp_month: 13 } }, "subscriptions_card_exp_month_check"],
         [active, { payment_method: { ...method, exp_year: 31 } }, "subscriptions_card_exp_year_check"],
         [active, { payment_method: { ...method, brand: "" } }, "subscriptions_card_brand_check"],
-        [active, { card_token: "" }, "subscriptions_card_token_check"]
+        [active, { card_token: "" }, "subscriptions_card_token_check"],
+        // Plan changes (0024): credit is never negative; periods count from the anchor a change set; only an active
+        // subscription waits for a change's charge.
+        [active, { credit_balance: -1 }, "subscriptions_credit_balance_check"],
+        [active, { anchor_period: 2 }, "subscriptions_period"],
+        [changedUnpaid, { anchor_period: changedUnpaid.period }, "subscriptions_period"],
+        [changedUnpaid, { pending_change: waiting.pending_change }, "subscriptions_pending_change"],
+        [changedLater, { current_period_start: at(millis(changedLater.anchor) + day) }, "subscriptions_period"]
       ]
       for (const [control, broken, constraint] of cases) {
         const refused = sqlStateOf(yield* Effect.exit(s.subscriptions.insert({
@@ -929,6 +950,21 @@ describe("StoreSql on PostgreSQL: subscriptions", () => {
       const update = sqlStateOf(yield* Effect.exit(s.subscriptions.update({ ...onHold, next_retry_at: null })))
       assert.deepStrictEqual([update.code, update.constraint], ["23514", "subscriptions_retry"])
       same(yield* s.subscriptions.get(scope, onHold.subscription_id), Option.some(onHold))
+      // A waiting change and a scheduled one read back as written.
+      const scheduled = PlanChange.schedule(active, Either.getOrThrow(PlanChange.price({
+        subscription: active, product: yearly, quantity: 2, request: { proration_billing_mode: "full_immediately", effective_at: "next_billing_date" }, at: halfway, vat: null
+      }))).next
+      const stored: Array<Subscription.Subscription> = []
+      for (const state of [waiting, scheduled, { ...changedLater, credit_balance: 1234 }]) {
+        const copy = { ...state, subscription_id: yield* newId<SubscriptionId>("sub") }
+        yield* s.subscriptions.insert(copy)
+        same(yield* s.subscriptions.get(scope, copy.subscription_id), Option.some(copy))
+        stored.push(copy)
+      }
+      // A batch update (billing's) writes them too.
+      const batch = [{ ...stored[1]!, scheduled_change: null, credit_balance: 77 }, { ...stored[2]!, scheduled_change: scheduled.scheduled_change }]
+      yield* s.subscriptions.updateAll(batch)
+      for (const b of batch) same(yield* s.subscriptions.get(scope, b.subscription_id), Option.some(b))
     }))
 
   it.scopedLive("references stay within one account and mode; attempts name a payment of their subscription", () =>

@@ -17,7 +17,7 @@ import type { Scope } from "../../src/domain/Account.js"
 import * as Event from "../../src/domain/Event.js"
 import type { SubscriptionId } from "../../src/domain/Ids.js"
 import type * as PlanChange from "../../src/domain/PlanChange.js"
-import type * as PlanPolicy from "../../src/domain/PlanPolicy.js"
+import * as PlanPolicy from "../../src/domain/PlanPolicy.js"
 import type * as Product from "../../src/domain/Product.js"
 import * as Subscription from "../../src/domain/Subscription.js"
 import { PaymentProcessor } from "../../src/ports/PaymentProcessor.js"
@@ -388,7 +388,7 @@ const stepArb = fc.oneof(
       _tag: fc.constant("change" as const),
       plan: fc.integer({ min: 0, max: plans.length - 1 }),
       quantity: fc.integer({ min: 1, max: 3 }),
-      mode: fc.constantFrom("prorated_immediately", "full_immediately", "difference_immediately", "do_not_bill"),
+      mode: fc.constantFrom(...PlanPolicy.ProrationBillingMode.literals),
       scheduled: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
       /** Where the change is made in what is left of the period, in thousandths. */
       into: fc.integer({ min: 1, max: 998 })

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { PlanChanges } from "../../../src/application/PlanChanges.js"
 import { Subscriptions } from "../../../src/application/Subscriptions.js"
 import { CustomerId, parseId, SubscriptionId } from "../../../src/domain/Ids.js"
-import { PlanChangeResult } from "../../../src/domain/PlanChange.js"
+import { PlanChangePreview, PlanChangeResult } from "../../../src/domain/PlanChange.js"
 import { CurrentPrincipal, FilsApi } from "../Api.js"
 import { idempotent } from "../Idempotent.js"
 import { pathId } from "./ids.js"
@@ -39,9 +39,12 @@ export const SubscriptionsLive = HttpApiBuilder.group(FilsApi, "subscriptions", 
           Effect.flatMap(withId(path.id), (id) =>
             Effect.flatMap(CurrentPrincipal, (p) => planChanges.change(p, id, payload, headers["idempotency-key"])))
         ))
-      .handle("previewChangePlan", ({ path, payload }) =>
-        Effect.flatMap(withId(path.id), (id) =>
-          Effect.flatMap(CurrentPrincipal, (p) => planChanges.preview(p, id, payload))))
+      .handle("previewChangePlan", ({ headers, path, payload }) =>
+        idempotent(
+          headers["idempotency-key"],
+          PlanChangePreview,
+          Effect.flatMap(withId(path.id), (id) => Effect.flatMap(CurrentPrincipal, (p) => planChanges.preview(p, id, payload)))
+        ))
       .handle("cancelScheduledChange", ({ path }) =>
         Effect.flatMap(withId(path.id), (id) =>
           Effect.flatMap(CurrentPrincipal, (p) => planChanges.cancelScheduled(p, id))))

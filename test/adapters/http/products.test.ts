@@ -91,6 +91,8 @@ describeStores("products over HTTP", (variant) => {
       "metadata",
       "name",
       "object",
+      "offered_in_portal",
+      "plan_change_policy",
       "price",
       "product_id",
       "status",
@@ -413,5 +415,26 @@ describeStores("products over HTTP", (variant) => {
     const standard = await raw.patch(`/products/${exempt.json.product_id}`, { tax_category: "S" })
     expect(standard.status, standard.text).toBe(200)
     expect(standard.json).toMatchObject({ tax_category: "S", tax_exemption_code: null })
+  })
+
+  it("takes a recurring product's plan change policy and portal flag; a one-time product refuses them", async () => {
+    const raw = rawA()
+    const policy = {
+      upgrade: { proration_billing_mode: "prorated_immediately", effective_at: "immediately" },
+      downgrade: { proration_billing_mode: "full_immediately", effective_at: "next_billing_date" }
+    }
+    const plan = await raw.post("/products", { ...valid, billing: "recurring", billing_interval: "month", plan_change_policy: policy, offered_in_portal: true })
+    expect(plan.status, plan.text).toBe(200)
+    expect(plan.json).toMatchObject({ plan_change_policy: policy, offered_in_portal: true })
+    expect((await raw.get(`/products/${plan.json.product_id}`)).json).toMatchObject({ plan_change_policy: policy, offered_in_portal: true })
+    const bad = await raw.post("/products", { ...valid, billing: "recurring", billing_interval: "month", plan_change_policy: { upgrade: policy.upgrade } })
+    expect(expectError(bad, 400, "INVALID_REQUEST")).toContain("downgrade")
+    const oneTime = await raw.post("/products", valid)
+    expect(oneTime.json).toMatchObject({ plan_change_policy: null, offered_in_portal: false })
+    expect(expectError(await raw.patch(`/products/${oneTime.json.product_id}`, { offered_in_portal: true }), 400, "INVALID_REQUEST"))
+      .toBe("offered_in_portal must be false when billing is 'one_time'")
+    // Made one-time, a plan drops them, as it drops its schedule.
+    const switched = await raw.patch(`/products/${plan.json.product_id}`, { billing: "one_time" })
+    expect(switched.json).toMatchObject({ billing_interval: null, plan_change_policy: null, offered_in_portal: false })
   })
 })

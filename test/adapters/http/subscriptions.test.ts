@@ -1,13 +1,14 @@
 /**
  * Subscriptions over HTTP on both stores (docs/subscriptions.md, docs/api.md "Endpoints"; docs/decisions.md §6, §7,
  * §8): a subscription checkout paid on the hosted page with plain `fetch`, then `GET /subscriptions`,
- * `GET /subscriptions/{id}`, `PATCH /subscriptions/{id}` and the events they leave in `GET /events`.
+ * `GET /subscriptions/{id}`, `PATCH /subscriptions/{id}`, the plan change endpoints, and the events they leave in
+ * `GET /events`.
  */
 import { Effect } from "effect"
 import { expect, it } from "vitest"
 import { Billing, type BillingReport } from "../../../src/application/Billing.js"
 import { describeStores, expectError, useServer } from "../../support/httpSuite.js"
-import { type EngineServices, rawFor, type TestAccount } from "../../support/server.js"
+import { call, clientFor, type EngineServices, rawFor, type TestAccount } from "../../support/server.js"
 
 const cards = { visa: "4242 4242 4242 4242", declineLater: "4000000000000341", declined: "4000000000000002" }
 
@@ -18,6 +19,7 @@ const subscriptionFields = [
   "cancelled_at",
   "checkout_session_id",
   "created_at",
+  "credit_balance",
   "currency",
   "current_period_start",
   "customer",
@@ -33,6 +35,7 @@ const subscriptionFields = [
   "product_id",
   "quantity",
   "recurring_amount",
+  "scheduled_change",
   "status",
   "subscription_id"
 ]
@@ -404,5 +407,59 @@ describeStores("subscriptions over HTTP", (variant) => {
     await billingAt(held.json.next_retry_at)
     expect((await raw.get(path)).json).toStrictEqual(cancelled.json)
     expect((await raw.get(`/payments?customer_id=${subscription.customer.customer_id}`)).json.items).toHaveLength(2)
+  })
+
+  it("plan changes: preview and change with its quote through the typed client; 402 when declined, replayed under its key; a scheduled one cancelled", async () => {
+    const shop = await server().createAccount()
+    const key = shop.test.key
+    const raw = rawFor(server(), key)
+    const { subscription } = await subscribeViaPage(shop, { card: cards.declineLater })
+    const id = subscription.subscription_id as string
+    const path = `/subscriptions/${id}/change-plan`
+    const team = await createProduct(key, { name: "Coffee club, team", price: 29900 })
+    const body = { product_id: team.product_id, quantity: 1, proration_billing_mode: "full_immediately" } as const
+
+    const client = await clientFor(server(), key)
+    const shown = await call(client.subscriptions.previewChangePlan({ path: { id }, payload: body, headers: {} }))
+    expect(shown.immediate_charge.summary).toStrictEqual({ total_amount: 29900, tax: null, credit_applied: 0, credit_remaining: 0 })
+    expect(shown.immediate_charge.line_items.map((l) => [l.type, l.amount])).toStrictEqual([["new_plan", 29900]])
+    expect(shown.new_plan.product_id).toBe(team.product_id)
+    expect(shown.quote_id).toMatch(/^qt_[0-9]{13}_[0-9a-f]{32}$/)
+
+    // The card now declines: with prevent_change, 402 and the plan as it was, the same answer for a retry.
+    const headers = { "idempotency-key": `change-${id}` }
+    const declined = await raw.post(path, { ...body, on_payment_failure: "prevent_change", quote_id: shown.quote_id }, { headers })
+    expect(expectError(declined, 402, "CARD_DECLINED")).toMatch(/^The card was declined \(card_declined\), so the plan was not changed/)
+    const again = await raw.post(path, { ...body, on_payment_failure: "prevent_change", quote_id: shown.quote_id }, { headers })
+    expect([again.status, again.headers.get("idempotent-replayed"), again.json]).toStrictEqual([402, "true", declined.json])
+    expect((await raw.get(`/subscriptions/${id}`)).json).toStrictEqual(subscription)
+    const payments = await raw.get(`/payments?customer_id=${subscription.customer.customer_id}&limit=100`)
+    expect(payments.json.items.map((p: any) => [p.billing_reason, p.status, p.total_amount])).toEqual([
+      ["subscription_update", "failed", 29900],
+      ["subscription_create", "succeeded", 9900]
+    ])
+
+    // Scheduled for the next billing date instead: shown on the subscription, one at a time, cancelled once.
+    const scheduled = await raw.post(path, { ...body, effective_at: "next_billing_date" })
+    expect(scheduled.status, scheduled.text).toBe(200)
+    expect(scheduled.json.payment).toBeNull()
+    expect(scheduled.json.subscription.scheduled_change).toMatchObject({
+      product_id: team.product_id,
+      quantity: 1,
+      effective_at: subscription.next_billing_date
+    })
+    expectError(await raw.post(path, { ...body, quantity: 2, effective_at: "next_billing_date" }), 409, "INVALID_STATE")
+    const cancelled = await raw.send("DELETE", `${path}/scheduled`)
+    expect(cancelled.status, cancelled.text).toBe(200)
+    expect(cancelled.json).toStrictEqual(subscription)
+    expect(expectError(await raw.send("DELETE", `${path}/scheduled`), 404, "NOT_FOUND")).toBe(`Subscription ${id} has no scheduled plan change`)
+    expectError(await raw.send("DELETE", `/subscriptions/sub_${hex32}/change-plan/scheduled`), 404, "NOT_FOUND")
+
+    // Refused in the merchant's words: discount codes, an unknown field, a product that is not there.
+    expect(expectError(await raw.post(path, { ...body, discount_codes: ["WINTER"] }), 400, "INVALID_REQUEST"))
+      .toBe("discount codes on plan changes are not available yet")
+    expect(expectError(await raw.post(path, { ...body, proration: "now" }), 400, "INVALID_REQUEST")).toContain("proration")
+    expect(expectError(await raw.post(`${path}/preview`, { ...body, product_id: `pdt_${hex32}` }), 400, "INVALID_REQUEST"))
+      .toBe(`product_id: no product 'pdt_${hex32}' in this account and mode`)
   })
 })
