@@ -4,7 +4,7 @@
  * mismatch. The comparison is a pure function (`compare`); the use case only reads both sides.
  */
 import { DateTime, Effect } from "effect"
-import type { Payment } from "../domain/Payment.js"
+import { type Payment, paidByCredit } from "../domain/Payment.js"
 import type { Refund } from "../domain/Refund.js"
 import type { PaymentId } from "../domain/Ids.js"
 import type { Position } from "../domain/Pagination.js"
@@ -118,7 +118,8 @@ export const compare = (input: {
   }
   for (const payment of input.payments) {
     references.add(payment.payment_id)
-    if (!paid(payment)) continue
+    // Paid by its subscription's credit: the card was never charged, so the processor has nothing under it.
+    if (!paid(payment) || paidByCredit(payment)) continue
     if (!charged.has(payment.payment_id)) {
       if (!chargedAtAll.has(payment.payment_id)) {
         mismatches.push({

@@ -10,6 +10,7 @@ import { Billing } from "../../src/application/Billing.js"
 import { Events } from "../../src/application/Events.js"
 import { Payments } from "../../src/application/Payments.js"
 import { PlanChanges } from "../../src/application/PlanChanges.js"
+import { Reconciliation } from "../../src/application/Reconciliation.js"
 import { Products } from "../../src/application/Products.js"
 import { Subscriptions } from "../../src/application/Subscriptions.js"
 import { TaxDocuments } from "../../src/application/TaxDocuments.js"
@@ -166,6 +167,9 @@ describe("changing the plan now", () => {
         ["subscription_renewal", "succeeded", 10000]
       ])
       assert.strictEqual(yield* charges, before + 1, "only the renewal credit could not pay reached the card")
+      // The payments credit paid have no charge at the processor, and reconciliation knows why.
+      const report = yield* Effect.flatMap(Reconciliation, (r) => r.run())
+      assert.deepStrictEqual([report.ok, report.mismatches], [true, []])
     }).pipe(withEngine()))
 
   it.effect("the product's policy gives the mode; without a policy or a mode the change is refused and nothing changes", () =>
