@@ -8,6 +8,7 @@ import { DateTime, Effect, Either, Equal, FastCheck as fc, Option, Schema } from
 import { Arbitraries, FilsTest } from "../../adapters/testing/index.js"
 import { Checkout } from "../../src/application/Checkout.js"
 import { Customers } from "../../src/application/Customers.js"
+import { PlanChanges } from "../../src/application/PlanChanges.js"
 import { Products } from "../../src/application/Products.js"
 import { Webhooks } from "../../src/application/Webhooks.js"
 import * as Calendar from "../../src/domain/Calendar.js"
@@ -182,5 +183,35 @@ describe("input arbitraries are accepted by the engine", () => {
         assert.strictEqual(session.status, "open")
       }).pipe(Effect.provide(FilsTest.layer())),
     { fastCheck: { numRuns: 30 } }
+  )
+
+  it.effect.prop(
+    "a plan change input previews, and the change with its quote makes what the preview showed (or both refuse)",
+    [fc.array(Arbitraries.productCreate.map((p) => ({ ...p, status: "active" as const, billing: "recurring" as const, billing_interval: p.billing_interval ?? "month" })), { minLength: 1, maxLength: 3 }), fc.nat()],
+    ([inputs, seed]) =>
+      Effect.gen(function*() {
+        const shop = yield* FilsTest.account()
+        const products = yield* Products
+        const plan = yield* products.create(shop.test, { name: "Beans", price: 34900, currency: "AED", billing: "recurring", billing_interval: "month" })
+        const made = yield* Effect.forEach(inputs, (p) => products.create(shop.test, p))
+        const session = yield* (yield* Checkout).create(shop.test, { product_cart: [{ product_id: plan.product_id }] })
+        const paid = yield* FilsTest.pay(session.session_id)
+        if (paid._tag !== "Paid" || paid.payment.subscription_id === null) return assert.fail("not subscribed")
+        const id = paid.payment.subscription_id
+        const [input] = fc.sample(Arbitraries.planChangeRequest(made.map((p) => p.product_id)), { numRuns: 1, seed })
+        const planChanges = yield* PlanChanges
+        const shown = yield* Effect.either(planChanges.preview(shop.test, id, input!))
+        const changed = yield* Effect.either(planChanges.change(shop.test, id, {
+          ...input!,
+          ...(Either.isRight(shown) ? { quote_id: shown.right.quote_id } : {})
+        }))
+        assert.strictEqual(Either.isRight(changed), Either.isRight(shown))
+        if (Either.isRight(shown) && Either.isRight(changed)) {
+          const encode = Schema.encodeSync(Subscription.SubscriptionResource)
+          assert.deepStrictEqual(encode(changed.right.subscription), encode(shown.right.new_plan))
+          assert.strictEqual(changed.right.payment?.total_amount ?? 0, shown.right.immediate_charge.summary.total_amount)
+        }
+      }).pipe(Effect.provide(FilsTest.layer())),
+    { fastCheck: { numRuns: 15 } }
   )
 })
