@@ -4,7 +4,10 @@
  * and a property over random sequences of previews, changes, cancellations and renewals that adds up the money.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Effect, Either, FastCheck as fc, Schema, TestClock } from "effect"
+import { DateTime, Effect, Either, FastCheck as fc, Layer, Ref, Schema, TestClock } from "effect"
+import { SignerNode } from "../../adapters/crypto/SignerNode.js"
+import { StoreMemory } from "../../adapters/memory/StoreMemory.js"
+import { makeSimulatedProcessorMemory } from "../../adapters/processor/SimulatedProcessor.js"
 import { Accounts } from "../../src/application/Accounts.js"
 import { Billing } from "../../src/application/Billing.js"
 import { Events } from "../../src/application/Events.js"
@@ -21,10 +24,10 @@ import type * as PlanChange from "../../src/domain/PlanChange.js"
 import * as PlanPolicy from "../../src/domain/PlanPolicy.js"
 import type * as Product from "../../src/domain/Product.js"
 import * as Subscription from "../../src/domain/Subscription.js"
-import { PaymentProcessor } from "../../src/ports/PaymentProcessor.js"
+import { PaymentProcessor, ProcessorUnavailable } from "../../src/ports/PaymentProcessor.js"
 import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
 import { vatProfile } from "../support/taxProfile.js"
-import { newAccount, withEngine } from "./harness.js"
+import { engineOver, newAccount, withEngine } from "./harness.js"
 
 const april = "2026-04-01T00:00:00.000Z"
 const mid = "2026-04-16T00:00:00.000Z" // half of April's 30 days
@@ -351,6 +354,67 @@ describe("quotes, retries and lost answers", () => {
       assert.strictEqual(both.filter(Either.isRight).length, 1)
       assert.strictEqual((yield* paymentsOf(test, sub.subscription_id)).length, 2)
     }).pipe(withEngine()))
+})
+
+/** The simulated processor, with a switch that makes saved-card charges and lookups fail as unreachable (nothing taken). */
+const outage = Ref.unsafeMake(false)
+const SwitchedProcessor = Layer.effect(
+  PaymentProcessor,
+  Effect.gen(function*() {
+    const simulated = yield* makeSimulatedProcessorMemory({ live: false })
+    const down = <A>(effect: Effect.Effect<A, ProcessorUnavailable>) =>
+      Effect.flatMap(Ref.get(outage), (off) => (off ? Effect.fail(new ProcessorUnavailable("down")) : effect))
+    return PaymentProcessor.of({
+      ...simulated,
+      chargeToken: (request, token) => down(simulated.chargeToken(request, token)),
+      lookup: (reference) => down(simulated.lookup(reference))
+    })
+  })
+)
+const withSwitchedEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.provide(Effect.zipRight(Ref.set(outage, false), effect), engineOver(Layer.mergeAll(StoreMemory, SignerNode, SwitchedProcessor)))
+
+describe("the processor out of reach", () => {
+  it.effect("the change waits for its charge; a retry under its key once the processor is back charges once and makes it", () =>
+    Effect.gen(function*() {
+      const { basic, pro, sub, test } = yield* shop()
+      yield* at(mid)
+      yield* Ref.set(outage, true)
+      const body = { product_id: pro.product_id, quantity: 1, proration_billing_mode: "full_immediately" } as const
+      const waiting = yield* change(test, sub.subscription_id, body, "upgrade-2")
+      assert.strictEqual(waiting.payment?.status, "processing")
+      assert.deepStrictEqual(planState(waiting.subscription), planState(sub), "not changed before the charge's outcome")
+      // Meanwhile: no other change, and no renewal once due (the charge decides first).
+      assert.strictEqual(refusal(yield* Effect.either(change(test, sub.subscription_id, { ...body, product_id: basic.product_id, quantity: 2 })))[0], "InvalidState")
+      yield* Ref.set(outage, false)
+      const retried = yield* change(test, sub.subscription_id, body, "upgrade-2")
+      assert.deepStrictEqual([retried.payment?.payment_id, retried.payment?.status], [waiting.payment?.payment_id, "succeeded"])
+      assert.deepStrictEqual([retried.subscription.product_id, iso(retried.subscription.current_period_start), retried.subscription.pending_change], [pro.product_id, mid, null])
+      assert.strictEqual(yield* charges, 2, "the checkout's and the change's, once")
+      // The lookup pass later finds nothing more to do.
+      yield* TestClock.adjust("2 minutes")
+      yield* Effect.flatMap(Payments, (p) => p.resolvePending())
+      assert.strictEqual((yield* paymentsOf(test, sub.subscription_id)).filter((p) => p.billing_reason === "subscription_update").length, 1)
+    }).pipe(withSwitchedEngine))
+
+  it.effect("without a retry, the lookup pass records the charge's outcome and the change is made then", () =>
+    Effect.gen(function*() {
+      const { pro, sub, test } = yield* shop()
+      yield* at(mid)
+      yield* Ref.set(outage, true)
+      const waiting = yield* change(test, sub.subscription_id, { product_id: pro.product_id, quantity: 1, proration_billing_mode: "full_immediately" })
+      assert.strictEqual(waiting.payment?.status, "processing")
+      // The billing date passes while the change waits: no renewal of the old plan, the charge decides first.
+      yield* renewAt(may)
+      assert.strictEqual((yield* paymentsOf(test, sub.subscription_id)).length, 2, "no renewal while the change waits")
+      yield* Ref.set(outage, false)
+      yield* TestClock.adjust("61 seconds")
+      yield* Effect.flatMap(Payments, (p) => p.resolvePending())
+      // Nothing was taken under its reference: the payment fails, and (apply_change) the change is made unpaid, on hold.
+      const after = yield* getSub(test, sub.subscription_id)
+      assert.deepStrictEqual([after.status, after.product_id, after.pending_change], ["on_hold", pro.product_id, null])
+      assert.strictEqual((yield* paymentsOf(test, sub.subscription_id))[1]!.status, "failed")
+    }).pipe(withSwitchedEngine))
 })
 
 describe("with VAT", () => {
