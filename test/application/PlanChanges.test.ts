@@ -579,6 +579,6 @@ describe("sequences of changes and renewals (property)", () => {
         assert.strictEqual(charged, fullPrices - unusedCredits + final.credit_balance)
         assert.strictEqual(final.credit_balance, credit)
       }).pipe(withEngine()),
-    { fastCheck: { numRuns: 25 }, timeout: 60_000 }
+    { fastCheck: { numRuns: 20 }, timeout: 60_000 }
   )
 })
