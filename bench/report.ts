@@ -49,6 +49,15 @@ export interface Results {
     /** The renewals /s of each run (the better one's figures above). */
     readonly runs?: ReadonlyArray<number>
   }
+  /**
+   * The plan change's preview and the change (Fils only: the bare baseline has none), each the better of two runs;
+   * their yardstick is the baseline's checkout sessions/s (`load.checkout_create`).
+   */
+  readonly planChanges?: Record<string, {
+    readonly name: string
+    readonly fils: LoadFigures
+    readonly runs: ReadonlyArray<number>
+  }>
   readonly coldStart: { readonly ms: number; readonly runs: ReadonlyArray<number>; readonly on: string }
   readonly scaling: Array<{
     payments: number
@@ -103,6 +112,14 @@ export const targets = (r: Results): Array<Target> => {
     { name: "cold start ≤ 2 s", value: `${f0(r.coldStart.ms)} ms`, pass: r.coldStart.ms <= 2000 },
     { name: "RSS ≤ 250 MB under load", value: `${f0(r.peakRssMb)} MB`, pass: r.peakRssMb <= 250 }
   ]
+  for (const change of Object.values(r.planChanges ?? {})) {
+    const ratio = change.fils.rps / checkout.baseline.rps
+    out.push({
+      name: `${change.name} ≥ 0.5 × baseline checkout, no failures`,
+      value: `${f2(ratio)} ×, ${change.fils.failed} failed`,
+      pass: ratio >= 0.5 && change.fils.failed === 0
+    })
+  }
   const largest = r.scaling.at(-1)!
   out.push({
     name: `dashboard payments list ≤ 100 ms at ${f0(largest.payments)} payments`,
@@ -160,6 +177,17 @@ export const markdown = (r: Results): string => {
         `${f2(s.fils.cpuMsPerRequest)} / ${f2(s.baseline.cpuMsPerRequest)}`,
         f0(s.fils.peakRssMb),
         s.runs === undefined ? "" : `${s.runs.baseline.map(f0).join(", ")}; ${s.runs.fils.map(f0).join(", ")} req/s`
+      ]),
+      ...Object.values(r.planChanges ?? {}).map((c) => [
+        c.name,
+        f0(c.fils.rps),
+        `(checkout ${f0(r.load["checkout_create"]!.baseline.rps)})`,
+        f2(c.fils.rps / r.load["checkout_create"]!.baseline.rps),
+        `${c.fils.p50} / ${c.fils.p99}`,
+        "",
+        f2(c.fils.cpuMsPerRequest),
+        f0(c.fils.peakRssMb),
+        `${c.runs.map(f0).join(", ")} req/s`
       ]),
       [
         `GET /payments/{id} at ${f0(r.fixedRate.rate)} req/s`,

@@ -36,6 +36,8 @@ const storedPayments = 100_000
 const deliveryEvents = quick ? 1_000 : 10_000
 const endpoints = 3
 const dueSubscriptions = quick ? 2_000 : 20_000
+/** Subscriptions in mid-period that the plan-change step changes, each in turn (many more than connections). */
+const changingSubscriptions = 4_000
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`)
 
@@ -359,6 +361,59 @@ const run = async (): Promise<Results> => {
     runs: renewalRuns.map((r) => r.perSecond)
   }
 
+  // Plan changes: the preview and the change itself, on subscriptions halfway through their month --------------------
+  // The bare baseline has no plan changes; their yardstick is a checkout's: at least half the baseline's sessions/s.
+
+  log(`plan changes: ${changingSubscriptions} subscriptions in mid-period`)
+  const planPlus = await api("POST", "/products", {
+    name: "Bench plan plus",
+    price: 9000,
+    currency: "AED",
+    billing: "recurring",
+    billing_interval: "month"
+  })
+  const changing = await Seed.seedDueSubscriptions(sql, account, plan.product_id, changingSubscriptions, 15 * 24 * 60)
+  const changeBody = (productId: string) =>
+    JSON.stringify({ product_id: productId, quantity: 1, proration_billing_mode: "prorated_immediately" })
+  let previewed = 0
+  let changed = 0
+  const planScenarios: Record<string, Scenario> = {
+    plan_preview: {
+      name: "POST /subscriptions/{id}/change-plan/preview",
+      request: () => ({
+        method: "POST",
+        body: changeBody(planPlus.product_id),
+        setupRequest: (req: any) => ({
+          ...req,
+          path: `/api/v1/subscriptions/${changing[previewed++ % changing.length]}/change-plan/preview`
+        })
+      })
+    },
+    plan_change: {
+      // Each subscription in turn, up to the plus plan (a prorated charge) and on its next turn back (a credit).
+      name: "POST /subscriptions/{id}/change-plan",
+      request: () => ({
+        method: "POST",
+        setupRequest: (req: any) => {
+          const i = changed++
+          const turn = Math.floor(i / changing.length)
+          return {
+            ...req,
+            path: `/api/v1/subscriptions/${changing[i % changing.length]}/change-plan`,
+            body: changeBody(turn % 2 === 0 ? planPlus.product_id : plan.product_id),
+            headers: { ...req.headers, "idempotency-key": randomUUID() }
+          }
+        }
+      })
+    }
+  }
+  const planChanges: Results["planChanges"] = {}
+  for (const [id, scenario] of Object.entries(planScenarios)) {
+    log(scenario.name)
+    const runs = [await measure(fils, scenario), await measure(fils, scenario)]
+    planChanges[id] = { name: scenario.name, fils: runs.reduce(faster), runs: runs.map((r) => r.rps) }
+  }
+
   // Scaling: GET by id and the first list page as stored payments grow ----------------------------------------------
 
   const sizes = scale ? [200_000, 1_000_000] : [200_000]
@@ -421,6 +476,7 @@ const run = async (): Promise<Results> => {
     fixedRate: { rate: 1000, ...fixedRate },
     deliveries,
     renewals,
+    planChanges,
     coldStart: { ms: coldStartMs, runs: coldStarts, on: configured !== undefined ? "DATABASE_URL" : "existing data folder" },
     scaling,
     peakRssMb: loadPeak.mb,

@@ -49,7 +49,7 @@ export const samplePaymentIds = async (sql: Sql, account: string, n: number): Pr
 
 /**
  * `count` active monthly test-mode subscriptions whose next charge is due in `dueInMinutes` (in the future, so the
- * running server's billing worker leaves them to `billing run --at`).
+ * running server's billing worker leaves them to `billing run --at`); returns their ids.
  */
 export const seedDueSubscriptions = async (
   sql: Sql,
@@ -65,7 +65,7 @@ export const seedDueSubscriptions = async (
      VALUES ($1, $2, false, 'renewals@bench.example', '{}', now() - interval '40 days')`,
     [customer, account]
   )
-  await sql.query(
+  const inserted = await sql.query(
     `INSERT INTO subscriptions (subscription_id, account_id, livemode, status, product_id, name, quantity,
        recurring_amount, currency, billing_interval, interval_count, customer_id, customer_email, card_brand,
        card_last4, card_exp_month, card_exp_year, card_token, anchor, period, current_period_start,
@@ -74,10 +74,12 @@ export const seedDueSubscriptions = async (
        'renewals@bench.example', 'visa', '4242', 12, 2030, 'tok_sim_ok_' || md5($4 || i::text),
        a.anchor, 0, a.anchor, a.anchor + interval '1 month', false, 0, '{}', a.anchor
      FROM generate_series(1, $5::int) AS i,
-       LATERAL (SELECT date_trunc('milliseconds', now() + make_interval(mins => $6) - interval '1 month') AS anchor) a`,
+       LATERAL (SELECT date_trunc('milliseconds', now() + make_interval(mins => $6) - interval '1 month') AS anchor) a
+     RETURNING subscription_id`,
     [account, productId, customer, t, count, dueInMinutes]
   )
   await sql.query("ANALYZE subscriptions")
+  return inserted.rows.map((r) => r.subscription_id as string)
 }
 
 /**
