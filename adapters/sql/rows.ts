@@ -195,6 +195,7 @@ export const CheckoutSessions = table(
     tax_lines: NullableJsonb,
     currency: Schema.String,
     product_cart: Jsonb,
+    discounts: Jsonb,
     customer_id: NullableString,
     // The customer as given at checkout: all null, or an e-mail (migration 0003).
     customer_name: NullableString,
@@ -259,6 +260,7 @@ export const Payments = table(
     checkout_session_id: NullableString,
     subscription_id: NullableString,
     billing_reason: Schema.String,
+    discounts: Jsonb,
     metadata: Jsonb,
     // The card: all five null or all five set (migration 0003).
     card_brand: NullableString,
@@ -322,14 +324,15 @@ export const paymentColumns = everyKey<ReturnType<typeof paymentChanges>>()([
   "status", "total_amount", "refunded_amount", "fee_amount", "net_amount", "currency", "description", "customer_id",
   "customer_name", "customer_email", "customer_phone_number", "checkout_session_id", "subscription_id",
   "billing_reason", "metadata", "card_brand", "card_last4", "card_exp_month", "card_exp_year", "card_token",
-  "charge_id", "failure_code", "paid_at", "tax", "tax_lines", "credit_applied"
+  "charge_id", "failure_code", "paid_at", "tax", "tax_lines", "credit_applied", "discounts"
 ])
 
 /** A payment's row as one JSON record (a batch update): `metadata` is the object itself, not its text. */
 export const paymentRecord = (p: Payment): Record<string, unknown> => ({
   ...paymentToRow(p),
   metadata: p.metadata,
-  tax_lines: p.tax_lines
+  tax_lines: p.tax_lines,
+  discounts: p.discounts
 })
 
 // subscriptions ---------------------------------------------------------------------------------------------------
@@ -367,6 +370,7 @@ export const Subscriptions = table(
     next_retry_at: NullableTimestamptz,
     first_failure_at: NullableTimestamptz,
     checkout_session_id: NullableString,
+    discounts: Jsonb,
     metadata: Jsonb,
     tax_lines: NullableJsonb,
     credit_balance: Int8,
@@ -413,7 +417,7 @@ export const subscriptionColumns = everyKey<ReturnType<typeof subscriptionChange
   "card_token", "anchor", "period", "current_period_start", "next_billing_date", "cancel_at_period_end",
   "cancelled_at", "cancellation_reason", "failed_payment_attempts", "next_retry_at", "first_failure_at",
   "checkout_session_id", "metadata", "tax_lines", "credit_balance", "anchor_period", "scheduled_change",
-  "pending_change"
+  "pending_change", "discounts"
 ])
 
 /** A subscription's row as one JSON record (a batch update). */
@@ -422,7 +426,8 @@ export const subscriptionRecord = (s: Subscription): Record<string, unknown> => 
   metadata: s.metadata,
   tax_lines: s.tax_lines,
   scheduled_change: s.scheduled_change === null ? null : Schema.encodeSync(StoredScheduledChange)(s.scheduled_change),
-  pending_change: s.pending_change === null ? null : Schema.encodeSync(PendingChange)(s.pending_change)
+  pending_change: s.pending_change === null ? null : Schema.encodeSync(PendingChange)(s.pending_change),
+  discounts: s.discounts
 })
 
 /** `renewal_attempts`: which payment charged a subscription's period, attempt by attempt. */

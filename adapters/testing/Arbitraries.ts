@@ -20,11 +20,13 @@ import { subscriptionData } from "../../src/application/Subscriptions.js"
 import type { Scope } from "../../src/domain/Account.js"
 import * as CheckoutSession from "../../src/domain/CheckoutSession.js"
 import type * as Customer from "../../src/domain/Customer.js"
+import * as Discount from "../../src/domain/Discount.js"
 import * as Event from "../../src/domain/Event.js"
 import {
   type AccountId,
   type CheckoutSessionId,
   type CustomerId,
+  type DiscountId,
   type EventId,
   type PaymentId,
   prefixes,
@@ -121,6 +123,19 @@ const taxedAs = (lines: TaxDocument.TaxLines | null) => ({
   tax: lines === null ? null : TaxDocument.totals(lines.lines).vat,
   tax_lines: lines
 })
+
+/** A discount code as a charge applied it (what a payment or a subscription keeps of it). */
+const appliedDiscount: fc.Arbitrary<Discount.AppliedDiscount> = fc
+  .record({
+    discount_id: id<DiscountId>(prefixes.discount),
+    code: fc.stringMatching(/^[A-Za-z0-9_-]{3,16}$/),
+    type: fc.constantFrom(...Discount.DiscountType.literals),
+    bps: fc.integer({ min: 1, max: Discount.maxBps }),
+    fils: fc.integer({ min: 1, max: 1_000_000 }),
+    subscription_cycles: fc.option(fc.integer({ min: 1, max: 24 }), { nil: null }),
+    amount_off: fc.integer({ min: 0, max: 1_000_000 })
+  })
+  .map(({ bps, fils, ...d }) => ({ ...d, amount: d.type === "percentage" ? bps : fils }))
 
 // Inputs the engine accepts -------------------------------------------------------------------------------------------
 
@@ -334,6 +349,7 @@ export const checkoutSession = (given?: Scope): fc.Arbitrary<CheckoutSession.Che
             total_amount: s.cart.reduce((sum, line) => sum + line.quantity * line.unit_amount, 0),
             currency: "AED",
             product_cart: s.cart,
+            discounts: [],
             customer: s.customer,
             customer_id: s.customerId,
             return_url: s.returnUrl,
@@ -405,7 +421,8 @@ export const payment = (given?: Scope): fc.Arbitrary<Payment.Payment> =>
       outcome: chargeOutcome,
       settleAfter: fc.integer({ min: 0, max: 10_000 }),
       refunds: fc.array(fc.double({ min: 0.01, max: 1, noNaN: true }), { maxLength: 3 }),
-      taxed: fc.boolean()
+      taxed: fc.boolean(),
+      discounts: fc.array(appliedDiscount, { maxLength: 1 })
     })
     .chain((p) =>
       idAt<PaymentId>(prefixes.payment, DateTime.toEpochMillis(p.created)).map((paymentId) => {
@@ -425,6 +442,7 @@ export const payment = (given?: Scope): fc.Arbitrary<Payment.Payment> =>
           checkout_session_id: p.sessionId,
           subscription_id: p.reason === "payment" ? null : p.subscriptionId,
           billing_reason: p.reason,
+          discounts: p.discounts,
           metadata: p.metadata,
           created_at: p.created,
           paid_at: null,
@@ -547,6 +565,7 @@ export const subscription = (given?: Scope): fc.Arbitrary<Subscription.Subscript
       card: cardOnFile,
       sessionId: fc.option(id<CheckoutSessionId>(prefixes.checkoutSession), { nil: null }),
       metadata,
+      discounts: fc.array(appliedDiscount, { maxLength: 1 }),
       commands: fc.array(subscriptionCommand, { maxLength: 8 })
     })
     .chain((s) =>
@@ -569,7 +588,8 @@ export const subscription = (given?: Scope): fc.Arbitrary<Subscription.Subscript
           checkoutSessionId: s.sessionId,
           metadata: s.metadata,
           paidAt: s.paidAt,
-          taxLines: null
+          taxLines: null,
+          discounts: s.discounts
         }).next
         let now = s.paidAt
         for (const [index, command] of s.commands.entries()) {

@@ -6,6 +6,7 @@
  * Both end states are final, and a session past `expires_at` reads as expired before any job has run.
  */
 import { DateTime, Duration, Either, ParseResult, Schema } from "effect"
+import * as Discount from "./Discount.js"
 import { InvalidRequest, InvalidState } from "./Errors.js"
 import { CustomerName, Email, PhoneNumber } from "./Customer.js"
 import { AccountId, CheckoutSessionId, CustomerId, PaymentId, ProductId, SubscriptionId } from "./Ids.js"
@@ -52,6 +53,8 @@ const resourceFields = {
   tax: Schema.NullOr(Amount),
   currency: Currency,
   product_cart: Schema.Array(CartLine),
+  /** The discount code applied (at most one): what it took off `total_amount`'s prices (docs/discounts.md). */
+  discounts: Schema.Array(Discount.AppliedDiscount),
   customer: Schema.NullOr(SessionCustomer),
   return_url: Schema.NullOr(Schema.String),
   payment_id: Schema.NullOr(PaymentId),
@@ -131,12 +134,7 @@ export const open = (props: {
   readonly livemode: boolean
   readonly checkoutUrl: string
   readonly kind: SessionKind
-  readonly priced: {
-    readonly lines: ReadonlyArray<CartLine>
-    readonly total: number
-    readonly currency: Currency
-    readonly taxLines: TaxDocument.TaxLines | null
-  }
+  readonly priced: Priced
   readonly customer: CustomerOnFile | undefined
   readonly returnUrl: string | null
   readonly metadata: Metadata
@@ -150,10 +148,11 @@ export const open = (props: {
   kind: props.kind,
   status: "open",
   checkout_url: props.checkoutUrl,
-  total_amount: props.priced.taxLines === null ? props.priced.total : TaxDocument.totals(props.priced.taxLines.lines).gross,
+  total_amount: props.priced.total,
   tax: props.priced.taxLines === null ? null : TaxDocument.totals(props.priced.taxLines.lines).vat,
   currency: props.priced.currency,
   product_cart: props.priced.lines,
+  discounts: props.priced.discounts,
   customer: props.customer === undefined ? null : sessionCustomer(props.customer),
   customer_id: props.customer?.customer_id ?? null,
   return_url: props.returnUrl,
@@ -173,19 +172,51 @@ const sessionCustomer = (c: CustomerOnFile): SessionCustomer => ({
   phone_number: c.phone_number
 })
 
-/**
- * Prices a cart: only active products, one currency, a total that stays a safe integer. A merchant that charges VAT
- * (`vat`, from its tax profile) gets the lines with their VAT, rounded per line; the total is then their gross.
- */
-export const price = (
-  lines: ReadonlyArray<PricedLine>,
-  vat: { readonly pricesIncludeVat: boolean } | null
-): Either.Either<{
+/** A priced cart: its lines as listed, what it charges (with its VAT lines, for a merchant that charges VAT). */
+export interface Priced {
   readonly lines: ReadonlyArray<CartLine>
+  /** What it charges: the lines less the discount, with VAT when the prices exclude it. */
   readonly total: number
   readonly currency: Currency
   readonly taxLines: TaxDocument.TaxLines | null
-}, InvalidRequest> => {
+  readonly discounts: ReadonlyArray<Discount.AppliedDiscount>
+}
+
+/**
+ * What a cart charges with `discount` (or none): each line's share of it (`Discount.lineDiscounts`) comes off that
+ * line, and its VAT is worked out on what is left (`TaxDocument.price`), so the lines add up to the charge to the
+ * fils. `inputs` are the cart's lines as VAT prices them (none: the merchant charges no VAT).
+ */
+const discounted = (
+  cart: ReadonlyArray<CartLine>,
+  vat: { readonly inputs: ReadonlyArray<TaxDocument.LineInput>; readonly pricesIncludeVat: boolean } | null,
+  discount: Discount.Discount | null
+) => {
+  const listed = cart.map((l) => l.unit_amount * l.quantity)
+  const off = discount === null
+    ? listed.map(() => 0)
+    : Discount.lineDiscounts(discount, cart.map((l, i) => ({ amount: listed[i]!, eligible: Discount.appliesTo(discount, l.product_id) })))
+  const amountOff = off.reduce((a, b) => a + b, 0)
+  const taxLines = vat === null
+    ? null
+    : TaxDocument.price(vat.inputs.map((input, i) => (off[i] === 0 ? input : { ...input, discount: off[i]! })), vat.pricesIncludeVat)
+  return {
+    total: taxLines === null ? listed.reduce((a, b) => a + b, 0) - amountOff : TaxDocument.totals(taxLines.lines).gross,
+    taxLines,
+    discounts: discount === null ? [] : [Discount.applied(discount, amountOff)]
+  }
+}
+
+/**
+ * Prices a cart: only active products, one currency, a total that stays a safe integer. A merchant that charges VAT
+ * (`vat`, from its tax profile) gets the lines with their VAT, rounded per line; the total is then their gross. A
+ * `discount` (already found redeemable for this cart) comes off the lines it applies to.
+ */
+export const price = (
+  lines: ReadonlyArray<PricedLine>,
+  vat: { readonly pricesIncludeVat: boolean } | null,
+  discount: Discount.Discount | null = null
+): Either.Either<Priced, InvalidRequest> => {
   if (lines.length < 1 || lines.length > maxLines) {
     return Either.left(new InvalidRequest({ message: `product_cart must have 1 to ${maxLines} lines` }))
   }
@@ -210,15 +241,35 @@ export const price = (
     total += product.price * quantity
     priced.push({ product_id: product.product_id, name: product.name, quantity, unit_amount: product.price })
   }
-  const taxLines = vat === null
-    ? null
-    : TaxDocument.price(lines.map(({ product, quantity }) => lineInput(product, quantity)), vat.pricesIncludeVat)
-  const charged = taxLines === null ? total : TaxDocument.totals(taxLines.lines).gross
-  if (!Number.isSafeInteger(total) || !Number.isSafeInteger(charged)) {
-    return Either.left(new InvalidRequest({ message: "The cart total is too large" }))
-  }
-  return Either.right({ lines: priced, total, currency, taxLines })
+  const inputs = lines.map(({ product, quantity }) => lineInput(product, quantity))
+  const tooLarge = Either.left(new InvalidRequest({ message: "The cart total is too large" }))
+  if (!Number.isSafeInteger(total)) return tooLarge
+  const charged = discounted(priced, vat === null ? null : { inputs, pricesIncludeVat: vat.pricesIncludeVat }, discount)
+  if (!Number.isSafeInteger(charged.total)) return tooLarge
+  return Either.right({ lines: priced, total: charged.total, currency, taxLines: charged.taxLines, discounts: charged.discounts })
 }
+
+/**
+ * The open session priced again with `discount` instead of the one it has (none: without a discount), from the prices
+ * it was created with: the code a customer types on the hosted page (already found redeemable for its cart).
+ */
+export const withDiscount = (session: CheckoutSession, discount: Discount.Discount | null): CheckoutSession => {
+  const vat = session.tax_lines === null
+    ? null
+    : { inputs: session.tax_lines.lines.map(TaxDocument.inputOf), pricesIncludeVat: session.tax_lines.prices_include_vat }
+  const charged = discounted(session.product_cart, vat, discount)
+  return {
+    ...session,
+    total_amount: charged.total,
+    tax: charged.taxLines === null ? null : TaxDocument.totals(charged.taxLines.lines).vat,
+    tax_lines: charged.taxLines,
+    discounts: charged.discounts
+  }
+}
+
+/** The product ids of a cart, to ask whether a discount fits it. */
+export const productIdsOf = (session: { readonly product_cart: ReadonlyArray<CartLine> }): ReadonlyArray<ProductId> =>
+  session.product_cart.map((l) => l.product_id)
 
 /**
  * The status as of `now`: an open session past its expiry reads as expired, unless a charge is still `processing`
@@ -307,6 +358,8 @@ export const CheckoutSessionCreate = Schema.Struct({
     }).annotations({ parseOptions: { onExcessProperty: "error" } })
   )),
   return_url: Schema.optional(ReturnUrl),
+  /** A discount code to apply (docs/discounts.md): any case; one that cannot be redeemed for this cart is refused. */
+  discount_code: Schema.optional(Schema.NullOr(Text(1, 100))),
   metadata: Schema.optional(Metadata)
 }).annotations({ identifier: "CheckoutSessionCreate" })
 export type CheckoutSessionCreate = typeof CheckoutSessionCreate.Type

@@ -143,6 +143,19 @@ export class ChargeDeclined extends Schema.TaggedError<ChargeDeclined>()("Charge
   message: Schema.String
 }) {}
 
+/**
+ * A discount code another discount of the account already has in this mode (codes are compared whatever their case):
+ * nothing changed.
+ */
+export class DiscountCodeTaken extends Schema.TaggedError<DiscountCodeTaken>()("DiscountCodeTaken", {
+  code: code("ALREADY_EXISTS"),
+  discount_code: Schema.String
+}) {
+  override get message(): string {
+    return `A discount with the code ${this.discount_code} already exists in this mode (codes are compared ignoring case); choose another code`
+  }
+}
+
 /** The store cannot be reached. Transient: callers may retry. */
 export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("StoreUnavailable", {
   code: code("SERVICE_UNAVAILABLE"),

@@ -49,6 +49,8 @@ export const InvoiceId = idSchema("inv", "InvoiceId", "Tax invoice identifier")
 export type InvoiceId = typeof InvoiceId.Type
 export const CreditNoteId = idSchema("cn", "CreditNoteId", "Tax credit note identifier")
 export type CreditNoteId = typeof CreditNoteId.Type
+export const DiscountId = idSchema("dsc", "DiscountId", "Discount identifier")
+export type DiscountId = typeof DiscountId.Type
 
 export const prefixes = {
   account: "acct",
@@ -66,7 +68,8 @@ export const prefixes = {
   audit: "aud",
   portalSession: "cps",
   invoice: "inv",
-  creditNote: "cn"
+  creditNote: "cn",
+  discount: "dsc"
 } as const
 export type Prefix = (typeof prefixes)[keyof typeof prefixes]
 

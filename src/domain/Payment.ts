@@ -9,6 +9,7 @@
  * refunded_amount = total_amount > 0; fee_amount = 0 until the payment succeeds; net = total − fee − refunded.
  */
 import { Data, DateTime, Either, Schema } from "effect"
+import { AppliedDiscount } from "./Discount.js"
 import { InvalidState, PaymentNotRefundable, RefundExceedsRemaining } from "./Errors.js"
 import { AccountId, CheckoutSessionId, CustomerId, PaymentId, SubscriptionId } from "./Ids.js"
 import { Metadata } from "./Metadata.js"
@@ -74,6 +75,8 @@ const resourceFields = {
   checkout_session_id: Schema.NullOr(CheckoutSessionId),
   subscription_id: Schema.NullOr(SubscriptionId),
   billing_reason: BillingReason,
+  /** The discount codes that came off `total_amount` (a checkout's code, a subscription's on its renewals). */
+  discounts: Schema.Array(AppliedDiscount),
   metadata: Metadata,
   livemode: Schema.Boolean,
   created_at: Schema.DateTimeUtc,
@@ -117,6 +120,8 @@ export interface NewPayment {
   readonly taxLines: TaxDocument.TaxLines | null
   /** The subscription's credit spent beside `amount` (none unless said). */
   readonly creditApplied?: number
+  /** The discounts that came off `amount` (none when absent). */
+  readonly discounts?: ReadonlyArray<AppliedDiscount> | undefined
 }
 
 /** A payment about to be charged: `processing`, nothing refunded, no fee until it succeeds. */
@@ -137,6 +142,7 @@ export const open = (payment: NewPayment, now: DateTime.Utc): Payment => ({
   checkout_session_id: payment.checkoutSessionId,
   subscription_id: payment.subscriptionId,
   billing_reason: payment.billingReason,
+  discounts: payment.discounts ?? [],
   metadata: payment.metadata,
   created_at: now,
   paid_at: null,
@@ -146,6 +152,13 @@ export const open = (payment: NewPayment, now: DateTime.Utc): Payment => ({
   tax_lines: payment.taxLines,
   credit_applied: payment.creditApplied ?? 0
 })
+
+/**
+ * The discounts whose codes a payment redeems: a checkout's (a use held while its charge is out, counted if it
+ * succeeds). A renewal's discount was redeemed once, by its subscription's first payment.
+ */
+export const redeemedDiscounts = (p: Payment): ReadonlyArray<AppliedDiscount["discount_id"]> =>
+  p.checkout_session_id === null ? [] : p.discounts.map((d) => d.discount_id)
 
 /** `refund.succeeded` carries the payment after the refund plus what that refund returned. */
 export const RefundedPaymentResource = Schema.Struct({ ...resourceFields, refund_amount: Amount }).annotations({

@@ -12,6 +12,7 @@
 import { Data, DateTime, Either, Schema } from "effect"
 import * as Calendar from "./Calendar.js"
 import * as Credit from "./Credit.js"
+import * as Discount from "./Discount.js"
 import { InvalidRequest, SubscriptionNotChangeable } from "./Errors.js"
 import { AccountId, CheckoutSessionId, CustomerId, PaymentId, ProductId, SubscriptionId } from "./Ids.js"
 import { Metadata } from "./Metadata.js"
@@ -105,6 +106,8 @@ const resourceFields = {
   failed_payment_attempts: Schema.Int,
   next_retry_at: Schema.NullOr(Schema.DateTimeUtc),
   checkout_session_id: Schema.NullOr(CheckoutSessionId),
+  /** Discount codes it was started with, and the renewals each still takes off (docs/discounts.md). */
+  discounts: Schema.Array(Discount.SubscriptionDiscount),
   metadata: Metadata,
   livemode: Schema.Boolean,
   created_at: Schema.DateTimeUtc,
@@ -128,7 +131,10 @@ export const Subscription = Schema.Struct({
   /** The index of the period that starts at `anchor`: a plan change starts its periods from a new anchor. */
   anchor_period: Schema.Int,
   first_failure_at: Schema.NullOr(Schema.DateTimeUtc),
-  /** A period's lines with their VAT, as priced at checkout (or a plan change): each renewal charges and invoices them. */
+  /**
+   * A period's lines with their VAT, as priced at checkout (or a plan change) before any discount: each renewal charges
+   * and invoices them, less the discounts still in effect and the credit (`renewalCharge`).
+   */
   tax_lines: Schema.NullOr(TaxDocument.TaxLines),
   scheduled_change: Schema.NullOr(StoredScheduledChange),
   pending_change: Schema.NullOr(PendingChange)
@@ -232,8 +238,10 @@ export const start = (props: {
   }
   readonly quantity: number
   readonly unitAmount: number
-  /** The period's lines with their VAT (the first payment's); their gross is what each period charges. */
+  /** The period's lines with their VAT (the first payment's); their gross before discounts is a period's price. */
   readonly taxLines: TaxDocument.TaxLines | null
+  /** The discount codes the first payment applied: each takes off later renewals while it has cycles left. */
+  readonly discounts?: ReadonlyArray<Discount.AppliedDiscount> | undefined
   readonly currency: Currency
   readonly customer: typeof SubscriptionCustomer.Type
   readonly card: typeof PaymentMethod.Type & { readonly token: string }
@@ -242,6 +250,7 @@ export const start = (props: {
   readonly paidAt: DateTime.Utc
 }): SubscriptionTransition => {
   const { token, ...method } = props.card
+  const periodLines = props.taxLines === null ? null : TaxDocument.undiscounted(props.taxLines)
   return {
     next: {
       object: "subscription",
@@ -252,9 +261,9 @@ export const start = (props: {
       product_id: props.product.product_id,
       name: props.product.name,
       quantity: props.quantity,
-      recurring_amount: props.taxLines === null
+      recurring_amount: periodLines === null
         ? props.unitAmount * props.quantity
-        : TaxDocument.totals(props.taxLines.lines).gross,
+        : TaxDocument.totals(periodLines.lines).gross,
       currency: props.currency,
       billing_interval: props.product.billing_interval,
       interval_count: props.product.interval_count,
@@ -278,9 +287,10 @@ export const start = (props: {
       next_retry_at: null,
       first_failure_at: null,
       checkout_session_id: props.checkoutSessionId,
+      discounts: (props.discounts ?? []).map(Discount.forSubscription),
       metadata: props.metadata,
       created_at: props.paidAt,
-      tax_lines: props.taxLines,
+      tax_lines: periodLines,
       scheduled_change: null,
       pending_change: null,
       credit_balance: 0
@@ -344,7 +354,9 @@ export const transition = (
         failed_payment_attempts: 0,
         next_retry_at: null,
         first_failure_at: null,
-        credit_balance: s.credit_balance - (command.creditApplied ?? 0)
+        credit_balance: s.credit_balance - (command.creditApplied ?? 0),
+        // The renewal just paid took its discounts off (`renewalCharge`): one cycle of each is used, once per period.
+        discounts: Discount.afterRenewal(s.discounts)
       }
       return Either.right({
         next,
@@ -394,17 +406,45 @@ export const commandOf = (update: SubscriptionUpdate): Either.Either<Subscriptio
 /** Where a subscription stands in a newest-first list. */
 export const position = Pagination.byCreation<Subscription>((s) => s.created_at, (s) => s.subscription_id)
 
+/** What a renewal charges: the card's amount, its lines with their VAT, the credit it uses and the discounts it took. */
+export interface RenewalCharge extends Credit.Charge {
+  readonly discounts: ReadonlyArray<Discount.AppliedDiscount>
+}
+
 /**
- * What a renewal (or a retry) of `subscription` charges: a period of its plan, less its credit (`Credit.lessCredit`),
- * VAT per line, never negative. The one rule for a renewal's amount.
+ * What a renewal (or a retry of one) of `s` charges: a period of its plan, less each discount code still in effect
+ * (`Discount.inEffect`, applied in order to what the ones before left, VAT per line on what is left), then less its
+ * credit (`Credit.lessCredit`). Never negative; its lines add up to its amount to the fils. The one rule for a
+ * renewal's amount: `renewalPayment` charges it, and a paid renewal uses a cycle of those discounts and the credit
+ * it applied (`transition`).
  */
-export const renewalCharge = (subscription: Subscription): Credit.Charge =>
-  Credit.lessCredit({
-    amount: subscription.recurring_amount,
-    taxLines: subscription.tax_lines,
-    credit: subscription.credit_balance,
-    note: Credit.balanceNote(subscription.currency)
-  })
+export const renewalCharge = (s: Subscription): RenewalCharge => {
+  const inputs = s.tax_lines === null ? null : s.tax_lines.lines.map(TaxDocument.inputOf)
+  const listed = inputs === null ? [s.recurring_amount] : inputs.map((i) => i.unit_amount * i.quantity)
+  const off = listed.map(() => 0)
+  const discounts: Array<Discount.AppliedDiscount> = []
+  for (const d of s.discounts) {
+    if (!Discount.inEffect(d)) continue
+    const shares = Discount.lineDiscounts(d, listed.map((amount, i) => ({ amount: amount - off[i]!, eligible: true })))
+    shares.forEach((share, i) => (off[i] = off[i]! + share))
+    discounts.push({
+      discount_id: d.discount_id,
+      code: d.code,
+      type: d.type,
+      amount: d.amount,
+      subscription_cycles: d.subscription_cycles,
+      amount_off: shares.reduce((a, b) => a + b, 0)
+    })
+  }
+  const taxLines = inputs === null || discounts.length === 0
+    ? s.tax_lines
+    : TaxDocument.price(inputs.map((input, i) => (off[i] === 0 ? input : { ...input, discount: off[i]! })), s.tax_lines!.prices_include_vat)
+  const discounted = taxLines === null ? listed[0]! - off[0]! : TaxDocument.totals(taxLines.lines).gross
+  return {
+    ...Credit.lessCredit({ amount: discounted, taxLines, credit: s.credit_balance, note: Credit.balanceNote(s.currency) }),
+    discounts
+  }
+}
 
 /** The `processing` payment that carries a renewal charge of `subscription` (or a retry of one), on its saved card. */
 export const renewalPayment = (subscription: Subscription, paymentId: PaymentId, now: DateTime.Utc): Payment.Payment => {
@@ -423,6 +463,7 @@ export const renewalPayment = (subscription: Subscription, paymentId: PaymentId,
     metadata: subscription.metadata,
     card: { ...subscription.payment_method, token: subscription.card_token },
     taxLines: charge.taxLines,
-    creditApplied: charge.creditApplied
+    creditApplied: charge.creditApplied,
+    discounts: charge.discounts
   }, now)
 }

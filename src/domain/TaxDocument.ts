@@ -30,10 +30,14 @@ export interface LineInput {
   readonly item_code: string | null
   /** Why an exempt (`E`) line is exempt: its e-invoice must say. */
   readonly exemption_code?: Vat.ExemptionCode
+  /**
+   * What a discount code takes off the line (`Discount.lineDiscounts`), in the same terms as its price: at most
+   * `quantity` × `unit_amount`. None when absent.
+   */
+  readonly discount?: number
 }
 
-/** A line of a document: its amounts in fils (`net + vat = gross`), rounded once, per line. */
-export const DocumentLine = Schema.Struct({
+const lineFields = {
   description: Schema.String,
   quantity: Schema.Int.pipe(Schema.positive()),
   unit_amount: Amount,
@@ -45,6 +49,18 @@ export const DocumentLine = Schema.Struct({
   net: Amount,
   vat: Amount,
   gross: Amount
+}
+
+/**
+ * A line of a document: its amounts in fils (`net + vat = gross`), rounded once, per line, on the line's price less
+ * its `discount` (Art. 59(1)(j): a tax invoice shows any discount). Lines priced before discounts existed read 0.
+ */
+export const DocumentLine = Schema.Struct({
+  ...lineFields,
+  discount: Schema.optionalWith(Amount, { default: () => 0 }).annotations({
+    description: "What a discount code took off the line's price (quantity × unit_amount, with or without VAT as " +
+      "the document's prices_include_vat says); 0 when none"
+  })
 }).annotations({ identifier: "DocumentLine" })
 export type DocumentLine = typeof DocumentLine.Type
 
@@ -56,9 +72,27 @@ export type Totals = typeof Totals.Type
 export const invoiceLines = (inputs: ReadonlyArray<LineInput>, pricesIncludeVat: boolean): ReadonlyArray<DocumentLine> =>
   inputs.map((input) => ({
     ...input,
+    discount: input.discount ?? 0,
     rate_bps: Vat.rateBps(input.category),
-    ...Vat.line({ unitAmount: input.unit_amount, quantity: input.quantity, category: input.category, pricesIncludeVat })
+    ...Vat.line({
+      unitAmount: input.unit_amount,
+      quantity: input.quantity,
+      category: input.category,
+      pricesIncludeVat,
+      discount: input.discount
+    })
   }))
+
+/** A priced line as the sale gave it again (its price, category and item; no discount): to price it anew. */
+export const inputOf = (line: DocumentLine): LineInput => ({
+  description: line.description,
+  quantity: line.quantity,
+  unit_amount: line.unit_amount,
+  category: line.category,
+  item_type: line.item_type,
+  item_code: line.item_code,
+  ...(line.exemption_code === undefined ? {} : { exemption_code: line.exemption_code })
+})
 
 /**
  * A sale's lines as priced when its amount was fixed (a checkout session, a subscription's period): kept with the
@@ -76,6 +110,10 @@ export const price = (inputs: ReadonlyArray<LineInput>, pricesIncludeVat: boolea
   prices_include_vat: pricesIncludeVat,
   lines: invoiceLines(inputs, pricesIncludeVat)
 })
+
+/** The same lines priced without their discounts: what they list, as a period's price (a subscription's). */
+export const undiscounted = (priced: TaxLines): TaxLines =>
+  priced.lines.some((l) => l.discount > 0) ? price(priced.lines.map(inputOf), priced.prices_include_vat) : priced
 
 /**
  * The lines of a charge priced before the merchant charged VAT (a subscription started then): its whole amount as
@@ -154,7 +192,9 @@ export const apportion = (amount: number, weights: ReadonlyArray<number>): Reado
 }
 
 /** A credit note's line: what one invoice line gives back (its gross, and the VAT and net in it). */
-export const CreditLine = DocumentLine.pipe(Schema.omit("quantity", "unit_amount")).annotations({ identifier: "CreditLine" })
+export const CreditLine = Schema.Struct((({ quantity: _, unit_amount: __, ...rest }) => rest)(lineFields)).annotations({
+  identifier: "CreditLine"
+})
 export type CreditLine = typeof CreditLine.Type
 
 /** The amounts of a credit note for `amount` fils returned on an invoice after the notes before it (Art. 60). */

@@ -42,17 +42,20 @@ export interface LineAmounts {
 export const roundHalfUp = (numerator: bigint, denominator: bigint): bigint => (2n * numerator + denominator) / (2n * denominator)
 
 /**
- * The amounts of `quantity` × `unitAmount` fils in `category`. With prices including VAT the line's total is its
+ * The amounts of `quantity` × `unitAmount` fils in `category`, less `discount` fils (a discount code's share of the
+ * line, in the same terms as the price: at most the line's total). With prices including VAT the line's total is its
  * gross and the VAT is the part of it the rate makes up (gross × r / (1 + r)); excluding VAT the total is its net and
- * the VAT is added (net × r). Either way the VAT is rounded once per line, to the nearest fils.
+ * the VAT is added (net × r). Either way the VAT is on what is left after the discount, rounded once per line, to the
+ * nearest fils.
  */
 export const line = (props: {
   readonly unitAmount: number
   readonly quantity: number
   readonly category: Category
   readonly pricesIncludeVat: boolean
+  readonly discount?: number | undefined
 }): LineAmounts => {
-  const total = BigInt(props.unitAmount) * BigInt(props.quantity)
+  const total = BigInt(props.unitAmount) * BigInt(props.quantity) - BigInt(props.discount ?? 0)
   const bps = BigInt(rateBps(props.category))
   if (props.pricesIncludeVat) {
     const vat = roundHalfUp(total * bps, 10_000n + bps)

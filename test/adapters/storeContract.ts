@@ -128,6 +128,7 @@ export const makeSession = (scope: Scope, overrides: Partial<CheckoutSession> = 
         { product_id: yield* newId<ProductId>("pdt"), name: "Arabic calligraphy course", quantity: 2, unit_amount: 34900 },
         { product_id: yield* newId<ProductId>("pdt"), name: "Qalam set", quantity: 1, unit_amount: 5000 }
       ],
+      discounts: [],
       customer: null,
       customer_id: null,
       return_url: "https://souq.ae/thanks",
@@ -177,6 +178,7 @@ export const makePayment = (scope: Scope, overrides: Partial<Payment.Payment> = 
     checkout_session_id: null,
     subscription_id: null,
     billing_reason: "payment",
+    discounts: [],
     metadata: {},
     created_at: at(T0),
     paid_at: null,
