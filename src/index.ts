@@ -25,6 +25,7 @@ export { type RenewalOptions, Renewals } from "./application/Renewals.js"
 export { Checkout, type PayResult } from "./application/Checkout.js"
 export { type CustomerListParams, Customers } from "./application/Customers.js"
 export { Deliveries } from "./application/Deliveries.js"
+export { type DiscountDeleted, type DiscountListParams, Discounts } from "./application/Discounts.js"
 export { EventRecorder, type EventListParams, Events } from "./application/Events.js"
 export { IdempotencyService, type IdempotentResult } from "./application/Idempotency.js"
 export { type PaymentListParams, Payments } from "./application/Payments.js"
@@ -59,6 +60,7 @@ export * as CheckoutSession from "./domain/CheckoutSession.js"
 export * as Customer from "./domain/Customer.js"
 export * as DashboardUser from "./domain/DashboardUser.js"
 export * as Delivery from "./domain/Delivery.js"
+export * as Discount from "./domain/Discount.js"
 export * as Event from "./domain/Event.js"
 export * as Idempotency from "./domain/Idempotency.js"
 export * as Ids from "./domain/Ids.js"
@@ -84,6 +86,7 @@ export {
   CheckoutSessionId,
   CustomerId,
   DeliveryId,
+  DiscountId,
   EventId,
   PaymentId,
   PortalSessionId,
@@ -121,6 +124,9 @@ export {
   type CustomerRepositoryShape,
   type CustomersRepo,
   type DeliveriesRepo,
+  DiscountRepository,
+  type DiscountRepositoryShape,
+  type DiscountsRepo,
   // `Delivery` is the domain namespace above; the stored outbox row is this.
   type Delivery as DeliveryRecord,
   type DeliveryFilter,

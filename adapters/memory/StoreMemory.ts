@@ -28,6 +28,7 @@ import type { AuditEntry, DashboardSession, DashboardUser, SignInLink } from "..
 import type { PortalSession } from "../../src/domain/PortalSession.js"
 import * as Subscription from "../../src/domain/Subscription.js"
 import type { CreditNote, Invoice } from "../../src/domain/TaxDocument.js"
+import type { Discount } from "../../src/domain/Discount.js"
 import * as WebhookEndpoint from "../../src/domain/WebhookEndpoint.js"
 import { makeEInvoicesMemory, type TransmissionRow } from "./EInvoicesMemory.js"
 import {
@@ -38,6 +39,7 @@ import {
   type RenewalAttempt,
   type StoreShape
 } from "../../src/ports/Store.js"
+import { makeDiscountsMemory } from "./DiscountsMemory.js"
 import { makeDocumentsMemory } from "./DocumentsMemory.js"
 
 type Undo = () => void
@@ -202,6 +204,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
   const documents = new Table<Invoice | CreditNote>(record)
   const documentNumbers = new Table<number>(record)
   const einvoices = new Table<TransmissionRow>(record)
+  const discounts = new Table<Discount>(record)
   const idempotency = new Table<Idempotency.IdempotencyRecord>(record)
   const rates = new Table<RateWindow.RateWindowState>(record)
 
@@ -756,6 +759,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
         )
     },
     einvoices: makeEInvoicesMemory(einvoices, write, read),
+    discounts: makeDiscountsMemory(discounts, write, read),
     idempotency: {
       claim: (record, now) => rowWrite(() => claim(record, now)),
       claimAll: (records, now) => rowWrite(() => records.map((record) => claim(record, now))),

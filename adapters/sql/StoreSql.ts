@@ -21,6 +21,7 @@ import { anyKey, layerStore, type Repositories, Store, type StoreShape } from ".
 import { listenService } from "./Listen.js"
 import { makeQueries } from "./queries.js"
 import { makeDeliveriesRepo, makeDeliveryWakeups } from "./repos/deliveries.js"
+import { makeDiscountsRepo } from "./repos/discounts.js"
 import { makeEInvoicesRepo } from "./repos/einvoices.js"
 import { makeEventsRepo } from "./repos/events.js"
 import { makePaymentsRepo } from "./repos/payments.js"
@@ -418,6 +419,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     apiKeys,
     products,
     customers,
+    discounts: makeDiscountsRepo(queries),
     sessions: makeSessionsRepo(queries),
     payments: makePaymentsRepo(queries),
     refunds: makeRefundsRepo(queries),

@@ -16,7 +16,8 @@ const listTables = {
   payments: "payment_id",
   events: "event_id",
   subscriptions: "subscription_id",
-  checkout_sessions: "session_id"
+  checkout_sessions: "session_id",
+  discounts: "discount_id"
 } as const
 export type ListTable = keyof typeof listTables
 

@@ -10,6 +10,7 @@ import { CheckoutSession } from "../../src/domain/CheckoutSession.js"
 import { Customer } from "../../src/domain/Customer.js"
 import { AuditEntry, DashboardSession, DashboardUser, SignInLink } from "../../src/domain/DashboardUser.js"
 import { Delivery } from "../../src/domain/Delivery.js"
+import { Discount } from "../../src/domain/Discount.js"
 import { Event, subjects as eventSubjects } from "../../src/domain/Event.js"
 import type { IdempotencyRecord } from "../../src/domain/Idempotency.js"
 import { ApiKeyId, PaymentId, SubscriptionId } from "../../src/domain/Ids.js"
@@ -559,6 +560,39 @@ export const Refunds = table(
 export type RefundRow = typeof Refunds.schema.Encoded
 export const refundFromRow = Refunds.fromRow
 export const refundToRow = Refunds.toRow
+
+// discounts -------------------------------------------------------------------------------------------------------
+
+export const Discounts = table(
+  { table: "discounts", key: "discount_id", value: "Discount" },
+  Schema.Struct({
+    discount_id: Schema.String,
+    account_id: Schema.String,
+    livemode: Schema.Boolean,
+    code: Schema.String,
+    name: NullableString,
+    type: Schema.String,
+    amount: Int8,
+    subscription_cycles: NullableNumber,
+    usage_limit: NullableInt8,
+    times_used: Int8,
+    held: Schema.Number,
+    expires_at: NullableTimestamptz,
+    // text[]: node-postgres reads and writes a JS array.
+    restricted_to: Schema.Array(Schema.String),
+    preserve_on_plan_change: Schema.Boolean,
+    metadata: Jsonb,
+    created_at: Timestamptz
+  }),
+  Discount,
+  { decode: () => ({ object: "discount" }), encode: (discount) => discount }
+)
+export type DiscountRow = typeof Discounts.schema.Encoded
+export const discountFromRow = Discounts.fromRow
+export const discountToRow = Discounts.toRow
+
+/** The columns an update may change (id, owner, mode and creation time never change). */
+export const discountChanges = (d: Discount) => changesOf(discountToRow(d), "discount_id")
 
 // webhook_endpoints -----------------------------------------------------------------------------------------------
 

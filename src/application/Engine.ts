@@ -7,6 +7,7 @@ import { Accounts } from "./Accounts.js"
 import { Billing } from "./Billing.js"
 import { Checkout } from "./Checkout.js"
 import { Customers } from "./Customers.js"
+import { Discounts } from "./Discounts.js"
 import { Deliveries } from "./Deliveries.js"
 import { EInvoices } from "./EInvoices.js"
 import { EventRecorder, Events } from "./Events.js"
@@ -37,6 +38,7 @@ export const Engine = Layer.mergeAll(
   Checkout.Default,
   Customers.Default,
   Deliveries.Default,
+  Discounts.Default,
   EInvoices.Default,
   EventRecorder.Default,
   Events.Default,

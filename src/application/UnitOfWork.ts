@@ -10,12 +10,14 @@
 import { Context, Data, Effect, Option } from "effect"
 import type { CheckoutSession } from "../domain/CheckoutSession.js"
 import type { Customer } from "../domain/Customer.js"
+import type { Discount } from "../domain/Discount.js"
 import type { PortalSession } from "../domain/PortalSession.js"
 import type { Product } from "../domain/Product.js"
 import type { WebhookEndpoint } from "../domain/WebhookEndpoint.js"
 import type { StoreUnavailable } from "../domain/Errors.js"
 import { CheckoutSessionRepository, type CheckoutSessionRepositoryShape } from "../ports/repositories/CheckoutSessionRepository.js"
 import { CustomerRepository, type CustomerRepositoryShape } from "../ports/repositories/CustomerRepository.js"
+import { DiscountRepository, type DiscountRepositoryShape } from "../ports/repositories/DiscountRepository.js"
 import { PortalSessionRepository, type PortalSessionRepositoryShape } from "../ports/repositories/PortalSessionRepository.js"
 import { ProductRepository, type ProductRepositoryShape } from "../ports/repositories/ProductRepository.js"
 import { WebhookRepository, type WebhookRepositoryShape } from "../ports/repositories/WebhookRepository.js"
@@ -27,6 +29,7 @@ export type Created = Data.TaggedEnum<{
   CheckoutSession: { readonly session: CheckoutSession }
   WebhookEndpoint: { readonly endpoint: WebhookEndpoint }
   PortalSession: { readonly session: PortalSession }
+  Discount: { readonly discount: Discount }
 }>
 export const Created = Data.taggedEnum<Created>()
 
@@ -51,6 +54,7 @@ export const isStaging: Effect.Effect<boolean> = Effect.map(Effect.serviceOption
  */
 export interface Writers {
   readonly customers: CustomerRepositoryShape
+  readonly discounts: DiscountRepositoryShape
   readonly portalSessions: PortalSessionRepositoryShape
   readonly products: ProductRepositoryShape
   readonly sessions: CheckoutSessionRepositoryShape
@@ -61,9 +65,15 @@ export interface Writers {
 export const writers: Effect.Effect<
   Writers,
   never,
-  CustomerRepository | PortalSessionRepository | ProductRepository | CheckoutSessionRepository | WebhookRepository
+  | CustomerRepository
+  | DiscountRepository
+  | PortalSessionRepository
+  | ProductRepository
+  | CheckoutSessionRepository
+  | WebhookRepository
 > = Effect.all({
   customers: CustomerRepository,
+  discounts: DiscountRepository,
   portalSessions: PortalSessionRepository,
   products: ProductRepository,
   sessions: CheckoutSessionRepository,
@@ -81,7 +91,12 @@ export const writeAll = (repos: Writers, created: ReadonlyArray<Created>): Effec
       // A checkout's new customer is written before its session.
       Customer: ({ customer }) => void one.push(repos.customers.insert(customer)),
       WebhookEndpoint: ({ endpoint }) => void one.push(repos.webhooks.insert(endpoint)),
-      PortalSession: ({ session }) => void one.push(repos.portalSessions.insert(session))
+      PortalSession: ({ session }) => void one.push(repos.portalSessions.insert(session)),
+      // Its code was free when the work ran; one taken since fails the commit (the request answers 500, its key
+      // is released, and a retry is refused with the taken code).
+      Discount: ({ discount }) =>
+        void one.push(Effect.flatMap(repos.discounts.insert(discount), (written) =>
+          written ? Effect.void : Effect.dieMessage(`discount code ${discount.code} was taken while the request ran`)))
     })
   }
   return Effect.all([

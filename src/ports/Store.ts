@@ -14,6 +14,7 @@ import { Context, Effect, Layer } from "effect"
 import { AccountRepository, type AccountsRepo, type ApiKeysRepo } from "./repositories/AccountRepository.js"
 import { CheckoutSessionRepository, type SessionsRepo } from "./repositories/CheckoutSessionRepository.js"
 import { CustomerRepository, type CustomersRepo } from "./repositories/CustomerRepository.js"
+import { DiscountRepository, type DiscountsRepo } from "./repositories/DiscountRepository.js"
 import { DocumentRepository, type DocumentsRepo } from "./repositories/DocumentRepository.js"
 import { EInvoiceRepository, type EInvoicesRepo } from "./repositories/EInvoiceRepository.js"
 import { EventRepository, type EventsRepo } from "./repositories/EventRepository.js"
@@ -31,6 +32,7 @@ import { Transactions, type TransactionsShape } from "./Transactions.js"
 export * from "./repositories/AccountRepository.js"
 export * from "./repositories/CheckoutSessionRepository.js"
 export * from "./repositories/CustomerRepository.js"
+export * from "./repositories/DiscountRepository.js"
 export * from "./repositories/DocumentRepository.js"
 export * from "./repositories/EInvoiceRepository.js"
 export * from "./repositories/EventRepository.js"
@@ -60,6 +62,7 @@ export interface StoreShape extends TransactionsShape {
   readonly apiKeys: ApiKeysRepo
   readonly products: ProductsRepo
   readonly customers: CustomersRepo
+  readonly discounts: DiscountsRepo
   readonly sessions: SessionsRepo
   readonly payments: PaymentsRepo
   readonly refunds: RefundsRepo
@@ -84,6 +87,7 @@ export type Repositories =
   | AccountRepository
   | CheckoutSessionRepository
   | CustomerRepository
+  | DiscountRepository
   | DocumentRepository
   | EInvoiceRepository
   | EventRepository
@@ -103,6 +107,7 @@ export const repositories = (store: StoreShape): Context.Context<Repositories> =
     Context.add(AccountRepository, { ...store.accounts, keys: store.apiKeys }),
     Context.add(CheckoutSessionRepository, store.sessions),
     Context.add(CustomerRepository, store.customers),
+    Context.add(DiscountRepository, store.discounts),
     Context.add(DocumentRepository, store.documents),
     Context.add(EInvoiceRepository, store.einvoices),
     Context.add(EventRepository, store.events),

@@ -157,6 +157,7 @@ describe("StoreSql on PostgreSQL", () => {
         "tax_documents",
         "einvoice_transmissions",
         "billing_reasons",
+        "discounts",
         "plan_changes"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`

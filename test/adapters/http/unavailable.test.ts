@@ -41,6 +41,7 @@ const withOutageSwitch = (store: Layer.Layer<Store | Repositories>): Layer.Layer
       apiKeys: wrapRepo(s.apiKeys, "apiKeys"),
       products: wrapRepo(s.products, "products"),
       customers: wrapRepo(s.customers, "customers"),
+      discounts: wrapRepo(s.discounts, "discounts"),
       sessions: wrapRepo(s.sessions, "sessions"),
       payments: wrapRepo(s.payments, "payments"),
       refunds: wrapRepo(s.refunds, "refunds"),
