@@ -4,6 +4,7 @@
  */
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Schema } from "effect"
+import { DiscountNotRedeemable } from "../../src/domain/Discount.js"
 import * as Errors from "../../src/domain/Errors.js"
 
 /** Errors only the HTTP layer raises. */
@@ -46,6 +47,7 @@ const statusByCode = {
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   INVALID_STATE: 409,
+  ALREADY_EXISTS: 409,
   IDEMPOTENCY_KEY_IN_USE: 409,
   PAYLOAD_TOO_LARGE: 413,
   IDEMPOTENCY_KEY_REUSED: 422,
@@ -93,7 +95,7 @@ export const InvalidRequest = wire(
   Errors.InvalidRequest,
   "INVALID_REQUEST",
   "The request is malformed or invalid",
-  [Errors.RefundExceedsRemaining]
+  [Errors.RefundExceedsRemaining, DiscountNotRedeemable]
 )
 export const CurrencyNotSupported = wire(
   Errors.CurrencyNotSupported,
@@ -123,6 +125,12 @@ export const InvalidState = wire(
   "INVALID_STATE",
   "The resource's state does not allow this",
   [Errors.SubscriptionNotChangeable, Errors.RenewalInProgress, Errors.PaymentNotRefundable]
+)
+export const AlreadyExists = wire(
+  Errors.AlreadyExists,
+  "ALREADY_EXISTS",
+  "Another object of the account and mode has this unique value (a discount's code)",
+  [Errors.DiscountCodeTaken]
 )
 export const IdempotencyKeyInUse = wire(
   Errors.IdempotencyKeyInUse,

@@ -7,6 +7,7 @@
  */
 import { DateTime, Effect, Option } from "effect"
 import * as CheckoutSession from "../domain/CheckoutSession.js"
+import * as Discount from "../domain/Discount.js"
 import { notFound } from "../domain/Errors.js"
 import type { PaymentId } from "../domain/Ids.js"
 import * as Payment from "../domain/Payment.js"
@@ -15,6 +16,7 @@ import * as Subscription from "../domain/Subscription.js"
 import type { Movement } from "../ports/PaymentProcessor.js"
 import { Transactions } from "../ports/Transactions.js"
 import { CheckoutSessionRepository } from "../ports/repositories/CheckoutSessionRepository.js"
+import { DiscountRepository } from "../ports/repositories/DiscountRepository.js"
 import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { ProductRepository } from "../ports/repositories/ProductRepository.js"
 import { SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
@@ -50,6 +52,7 @@ export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/Charg
   effect: Effect.gen(function*() {
     const paymentRepo = yield* PaymentRepository
     const sessionRepo = yield* CheckoutSessionRepository
+    const discountRepo = yield* DiscountRepository
     const productRepo = yield* ProductRepository
     const subscriptionRepo = yield* SubscriptionRepository
     const transactions = yield* Transactions
@@ -180,6 +183,20 @@ export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/Charg
           }
         }
         yield* subscriptionRepo.updateAll([...renewed].map((id) => subscriptions.get(id)!))
+        // The discount codes a checkout's charge held a use of: counted if it succeeded, given back if it failed.
+        // Locked after the payments and sessions that redeem them (docs/architecture.md, "Lock order").
+        const settled = changed.filter((c) => c.next.status !== "processing")
+        const held = settled.flatMap((c) => Payment.redeemedDiscounts(c.current))
+        if (held.length > 0) {
+          const discounts = new Map((yield* discountRepo.lockAll(held)).map((d) => [d.discount_id, d]))
+          for (const c of settled) {
+            for (const id of Payment.redeemedDiscounts(c.current)) {
+              const d = discounts.get(id)
+              if (d !== undefined) discounts.set(id, Discount.release(d, c.next.status === "succeeded"))
+            }
+          }
+          yield* Effect.forEach(discounts.values(), (d) => discountRepo.update(d), { discard: true })
+        }
         // Their invoices, numbered last: a series' counter is the last lock these transactions take.
         drafts.push(...(yield* taxDocuments.issueInvoices(paid)))
         yield* recorder.record(drafts)

@@ -10,6 +10,7 @@ import * as Account from "../domain/Account.js"
 import * as CheckoutForm from "../domain/CheckoutForm.js"
 import * as CheckoutSession from "../domain/CheckoutSession.js"
 import * as Customer from "../domain/Customer.js"
+import * as Discount from "../domain/Discount.js"
 import type { Trn } from "../domain/Vat.js"
 import { InvalidRequest, InvalidState, notFound, PaymentsDisabled } from "../domain/Errors.js"
 import type { CheckoutSessionId, PaymentId } from "../domain/Ids.js"
@@ -22,10 +23,12 @@ import { Transactions } from "../ports/Transactions.js"
 import { AccountRepository } from "../ports/repositories/AccountRepository.js"
 import { CheckoutSessionRepository } from "../ports/repositories/CheckoutSessionRepository.js"
 import { CustomerRepository } from "../ports/repositories/CustomerRepository.js"
+import { DiscountRepository } from "../ports/repositories/DiscountRepository.js"
 import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { ProductRepository } from "../ports/repositories/ProductRepository.js"
 import { batched, batchedCalls, batchedReads } from "./Batched.js"
 import { Customers } from "./Customers.js"
+import { redeemableCode } from "./Discounts.js"
 import { newId } from "./Ids.js"
 import { callProcessor } from "./ProcessorCall.js"
 import { Settings } from "./Settings.js"
@@ -47,6 +50,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
   scoped: Effect.gen(function*() {
     const accountRepo = yield* AccountRepository
     const customerRepo = yield* CustomerRepository
+    const discountRepo = yield* DiscountRepository
     const paymentRepo = yield* PaymentRepository
     const productRepo = yield* ProductRepository
     const sessionRepo = yield* CheckoutSessionRepository
@@ -133,7 +137,15 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
             }
             lines.push({ product: product.value, quantity: line.quantity ?? 1 })
           }
-          const priced = yield* CheckoutSession.price(lines, Account.vatPricing(merchant))
+          const vat = Account.vatPricing(merchant)
+          // The cart is judged first; then a discount code, against its products, prices it again.
+          const listed = yield* CheckoutSession.price(lines, vat)
+          const code = input.discount_code ?? null
+          const priced = code === null ? listed : yield* CheckoutSession.price(
+            lines,
+            vat,
+            yield* redeemableCode(discountRepo, scope, code, lines.map((l) => l.product.product_id))
+          )
           const customer = yield* resolveCustomer(scope, input.customer)
           const now = yield* DateTime.now
           const id = yield* newId<CheckoutSessionId>(prefixes.checkoutSession)
@@ -215,6 +227,16 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           return yield* new InvalidState({ message: "A payment for this checkout is already being processed." })
         }
         const scope = { accountId: session.account_id, livemode: session.livemode }
+        // The session's discount codes must still be redeemable (not expired, deleted or used up): each holds a use
+        // for this charge, counted if it succeeds (`ChargeOutcomes`), so concurrent checkouts never pass a limit.
+        for (const applied of session.discounts) {
+          const found = yield* discountRepo.lock(scope, applied.discount_id)
+          if (Option.isNone(found)) {
+            return yield* new Discount.DiscountNotRedeemable({ discount_code: applied.code, reason: "unknown" })
+          }
+          const redeemable = yield* Discount.redeemable(found.value, applied.code, now, CheckoutSession.productIdsOf(session))
+          yield* discountRepo.update(Discount.hold(redeemable))
+        }
         const named = session.customer_id !== null
           ? Option.getOrUndefined(yield* customerRepo.get(scope, session.customer_id)) ??
             (yield* resolveCustomer(scope, form.customer))!
@@ -244,7 +266,8 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           billingReason: session.kind === "subscription" ? "subscription_create" : "payment",
           metadata: session.metadata,
           card: null,
-          taxLines: session.tax_lines
+          taxLines: session.tax_lines,
+          discounts: session.discounts
         }, now)
         yield* paymentRepo.insert(payment)
         const updated = session.customer_id === null
@@ -334,6 +357,31 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
       }
     )
 
+    /**
+     * The customer types a discount code on the hosted page (an empty one takes the session's code off): the session
+     * is priced again with it, from the prices it was created with. A code that cannot be redeemed for its cart is
+     * refused with the reason, and the session stays as it was; so does one with a charge in progress.
+     */
+    const applyCode = Effect.fn("Checkout.applyCode")(function*(id: CheckoutSessionId, formToken: string, typed: string) {
+      return yield* transactions.transact(Effect.gen(function*() {
+        const now = yield* DateTime.now
+        const found = yield* sessionRepo.lock(id)
+        if (Option.isNone(found)) return yield* notFound("checkout session", id)
+        const session = yield* CheckoutSession.ensurePayable(found.value, now)
+        if (!(yield* signer.sameSecret(formToken, session.form_token))) return yield* staleForm
+        if (yield* paymentRepo.hasProcessing(session.session_id)) {
+          return yield* new InvalidState({ message: "A payment for this checkout is already being processed." })
+        }
+        const scope = { accountId: session.account_id, livemode: session.livemode }
+        const discount = typed.trim() === ""
+          ? null
+          : yield* redeemableCode(discountRepo, scope, typed, CheckoutSession.productIdsOf(session))
+        const next = CheckoutSession.withDiscount(session, discount)
+        yield* sessionRepo.update(next)
+        return next
+      }))
+    })
+
     /** Marks open sessions past their expiry as `expired` (they already read so); returns how many. */
     const expireDue = Effect.fn("Checkout.expireDue")(function*(limit = 500, livemode?: boolean) {
       return yield* transactions.transact(Effect.gen(function*() {
@@ -347,7 +395,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
       }))
     })
 
-    return { create, get, list, page, pay, expireDue, livePaymentsEnabled } as const
+    return { create, get, list, page, pay, applyCode, expireDue, livePaymentsEnabled } as const
   }),
   dependencies: [Customers.Default, ChargeOutcomes.Default]
 }) {}

@@ -84,6 +84,7 @@ export const startFromPayment = (
       // The price the customer agreed to at checkout: a later price change applies only to later checkouts.
       unitAmount: line.unit_amount,
       taxLines: payment.tax_lines,
+      discounts: payment.discounts,
       currency: session.value.currency,
       customer: {
         customer_id: payment.customer.customer_id,

@@ -132,6 +132,12 @@ export class CardRefused extends Schema.TaggedError<CardRefused>()("CardRefused"
   message: Schema.String
 }) {}
 
+/** A value that must be unique in the account and mode (a discount's code) is another object's already. */
+export class AlreadyExists extends Schema.TaggedError<AlreadyExists>()("AlreadyExists", {
+  code: code("ALREADY_EXISTS"),
+  message: Schema.String
+}) {}
+
 /**
  * A charge the card's issuer declined, so what it was to pay for was not done (a plan change with `prevent_change`):
  * the failed payment (`payment_id`) is on record, nothing else changed.
