@@ -191,8 +191,9 @@ const monetaryTotal = (totals: TaxDocument.Totals, prepaid: number) =>
 export const prepaidOf = (invoice: TaxDocument.Invoice): number => (invoice.card === null ? 0 : invoice.totals.gross)
 
 /**
- * A line: its item (type, code, tax category), its net unit price (the gross price PINT AE also asks for is the same,
- * no discount), and its VAT and amount with VAT in AED (`ItemPriceExtension`; no VAT amount on an exempt line).
+ * A line: its item (type, code, tax category), its net unit price (after any discount code, which the line's net
+ * already has off: the gross price PINT AE also asks for is that same price, with no price discount of its own), and
+ * its VAT and amount with VAT in AED (`ItemPriceExtension`; no VAT amount on an exempt line).
  */
 const documentLine = (kind: "invoice" | "credit_note", id: number, line: Line, quantity: number) => {
   const price = unitPrice(line.net, quantity)

@@ -160,18 +160,26 @@ const line = (out: Out, n: number, l: Line): void => {
   }
 }
 
-/** An invoice line is the sale's line rounded once (Vat.line), and its unit price gives back its net (ibr-147-ae). */
+/**
+ * An invoice line is the sale's line less its discount, rounded once (Vat.line), and its unit price gives back its net
+ * (ibr-147-ae).
+ */
 const invoiceLine = (out: Out, n: number, l: TaxDocument.DocumentLine, pricesIncludeVat: boolean): void => {
   const at = `Line ${n}`
   if (!Number.isSafeInteger(l.quantity) || l.quantity <= 0 || !isAmount(l.unit_amount)) {
     out.push({ rule: "fils-line-quantity", message: `${at} needs a positive whole quantity and a unit price of 0 or more` })
     return
   }
-  const expected = Vat.line({ unitAmount: l.unit_amount, quantity: l.quantity, category: l.category, pricesIncludeVat })
+  if (!isAmount(l.discount) || l.discount > l.quantity * l.unit_amount) {
+    out.push({ rule: "fils-line-discount", message: `${at}: its discount must be 0 up to its price, ${aed(l.quantity * l.unit_amount)}` })
+    return
+  }
+  const expected = Vat.line({ unitAmount: l.unit_amount, quantity: l.quantity, category: l.category, pricesIncludeVat, discount: l.discount })
   if (expected.net !== l.net || expected.vat !== l.vat || expected.gross !== l.gross) {
+    const less = l.discount > 0 ? ` less its discount of ${aed(l.discount)}` : ""
     out.push({
       rule: "fils-line-rounding",
-      message: `${at}: ${l.quantity} × ${aed(l.unit_amount)} ${pricesIncludeVat ? "including" : "excluding"} VAT makes net ` +
+      message: `${at}: ${l.quantity} × ${aed(l.unit_amount)}${less} ${pricesIncludeVat ? "including" : "excluding"} VAT makes net ` +
         `${aed(expected.net)}, VAT ${aed(expected.vat)} (rounded once, to the nearest fils), not ${aed(l.net)} and ${aed(l.vat)}`
     })
   }

@@ -13,6 +13,7 @@ import { Context, Schema } from "effect"
 import { AccountResource } from "../../src/domain/Account.js"
 import { CheckoutSessionCreate, CheckoutSessionResource } from "../../src/domain/CheckoutSession.js"
 import { CustomerCreate, CustomerResource, CustomerUpdate, Email } from "../../src/domain/Customer.js"
+import { DiscountCreate, DiscountResource, DiscountUpdate } from "../../src/domain/Discount.js"
 import { EventResource, EventType } from "../../src/domain/Event.js"
 import { maxKeyLength } from "../../src/domain/Idempotency.js"
 import { cursorPattern, ListResource, maxCursorLength } from "../../src/domain/Pagination.js"
@@ -120,6 +121,12 @@ export const WebhookDeleted = Schema.Struct({
   deleted: Schema.Literal(true)
 }).annotations({ identifier: "WebhookDeleted" })
 export const WebhookSecret = Schema.Struct({ secret: Schema.String }).annotations({ identifier: "WebhookSecret" })
+export const DiscountList = ListResource(DiscountResource, "DiscountList")
+export const DiscountDeleted = Schema.Struct({
+  object: Schema.Literal("discount"),
+  discount_id: Schema.String,
+  deleted: Schema.Literal(true)
+}).annotations({ identifier: "DiscountDeleted" })
 
 /**
  * A filter by id: any string; one of the wrong shape simply matches nothing. The document says so rather than give
@@ -284,7 +291,10 @@ export class CheckoutSessionsGroup extends HttpApiGroup.make("checkoutSessions")
           "with that e-mail or creates one. The session expires 24 hours after creation. The hosted page at " +
           "`checkout_url` takes the card; a declined card answers that page with `402` and leaves the " +
           "session open. The outcome arrives as `payment.succeeded` / `payment.failed` events and, with a " +
-          "`return_url`, as a redirect to it with `session_id`, `status` and `payment_id` appended. A live " +
+          "`return_url`, as a redirect to it with `session_id`, `status` and `payment_id` appended. " +
+          "`discount_code` (any case) takes a discount code off the lines it applies to (`discounts` shows it); " +
+          "one that is unknown, expired, used up or fits nothing in the cart is `400 INVALID_REQUEST` saying " +
+          "which. The customer may also type a code on the page. A live " +
           "key on an account without live payments is `403 PAYMENTS_DISABLED`. Send an `Idempotency-Key` to " +
           "retry safely."
       }))
@@ -485,6 +495,79 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   .annotateContext(OpenApi.annotations({
     title: "Subscriptions",
     description: "Renewing charges started by a checkout of one recurring product; their plan can change."
+  }))
+  .middleware(Authentication)
+  .prefix(basePath)
+{}
+
+export class DiscountsGroup extends HttpApiGroup.make("discounts")
+  .add(
+    HttpApiEndpoint.get("list", "/discounts")
+      .setUrlParams(Schema.Struct(listParams))
+      .addSuccess(DiscountList)
+      .annotateContext(OpenApi.annotations({
+        summary: "List discounts, newest first",
+        description: "Page with `limit` and `cursor`."
+      }))
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/discounts")
+      .setHeaders(IdempotencyHeaders)
+      .setPayload(strict(DiscountCreate))
+      .addSuccess(DiscountResource)
+      .addError(E.AlreadyExists)
+      .addError(E.IdempotencyKeyInUse)
+      .addError(E.IdempotencyKeyReused)
+      .annotateContext(OpenApi.annotations({
+        summary: "Create a discount code",
+        description: "`type` `percentage` takes `amount` basis points (1 to 10000; 1000 is 10 %) off each line it " +
+          "applies to, `flat` takes `amount` fils off them together; never more than they cost, and VAT is on " +
+          "what is left. `code` (3 to 16 letters, digits, `-`, `_`) is kept as written and matched in any case; " +
+          "without one a 16-character code is made up. A code another discount of this mode has, in any case, " +
+          "is `409 ALREADY_EXISTS`. `restricted_to` names the products it applies to (empty: all; an unknown " +
+          "one is `400`), `usage_limit` how many payments may redeem it, `subscription_cycles` how many billing " +
+          "cycles of a subscription it takes off (the first payment included; null: all), `expires_at` when it " +
+          "ends (in the future). Send an `Idempotency-Key` to retry safely."
+      }))
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/discounts/:id")
+      .setPath(pathId("dsc"))
+      .addSuccess(DiscountResource)
+      .annotateContext(OpenApi.annotations({
+        summary: "Read a discount",
+        description: "`times_used` counts the payments that redeemed it. A discount of another account or mode is " +
+          "`404 NOT_FOUND`."
+      }))
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/discounts/:id")
+      .setPath(pathId("dsc"))
+      .setPayload(strict(DiscountUpdate))
+      .addSuccess(DiscountResource)
+      .addError(E.AlreadyExists)
+      .annotateContext(OpenApi.annotations({
+        summary: "Update a discount (checkouts already priced keep what they were given)",
+        description: "Any of the creation fields. A new `type` comes with its `amount`; `usage_limit` may not go " +
+          "below the uses made and being paid for; `restricted_to` and `metadata` replace the whole value; " +
+          "`null` clears `usage_limit`, `subscription_cycles`, `expires_at` and `name`. An `expires_at` now or " +
+          "past ends the discount at once. A code taken is `409 ALREADY_EXISTS`."
+      }))
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/discounts/:id")
+      .setPath(pathId("dsc"))
+      .addSuccess(DiscountDeleted)
+      .annotateContext(OpenApi.annotations({
+        summary: "Delete a discount for good",
+        description: "Its code can no longer be redeemed (an open checkout that carries it is refused at payment) " +
+          "and is free for another discount. Subscriptions started with it keep it for their remaining cycles."
+      }))
+  )
+  .annotateContext(OpenApi.annotations({
+    title: "Discounts",
+    description: "Discount codes that checkout sessions and the hosted page take, and subscriptions keep for a " +
+      "number of cycles."
   }))
   .middleware(Authentication)
   .prefix(basePath)
@@ -693,6 +776,7 @@ export class FilsApi extends HttpApi.make("fils")
   .add(PaymentsGroup)
   .add(SubscriptionsGroup)
   .add(CustomerPortalSessionsGroup)
+  .add(DiscountsGroup)
   .add(WebhooksGroup)
   .add(EventsGroup)
   .add(InvoicesGroup)
@@ -712,8 +796,8 @@ export class FilsApi extends HttpApi.make("fils")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(
     OpenApi.Description,
-    "Payments for merchants who sell in AED: products, customers, checkout sessions, payments, subscriptions, " +
-      "signed webhooks, and the UAE tax invoices and credit notes they issue. Every error is `{ code, message }`."
+    "Payments for merchants who sell in AED: products, customers, discount codes, checkout sessions, payments, " +
+      "subscriptions, signed webhooks, and the UAE tax invoices and credit notes they issue. Every error is `{ code, message }`."
   )
 {}
 

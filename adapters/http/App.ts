@@ -11,6 +11,7 @@ import { AccountLive } from "./handlers/Account.js"
 import { CheckoutSessionsLive } from "./handlers/CheckoutSessions.js"
 import { CustomerPortalSessionsLive } from "./handlers/CustomerPortalSessions.js"
 import { CustomersLive } from "./handlers/Customers.js"
+import { DiscountsLive } from "./handlers/Discounts.js"
 import { CreditNotesLive, InvoicesLive } from "./handlers/Documents.js"
 import { EventsLive } from "./handlers/Events.js"
 import { PaymentsLive } from "./handlers/Payments.js"
@@ -25,7 +26,7 @@ import { MetricsRoutes } from "./Metrics.js"
 
 export const ApiLive = HttpApiBuilder.api(FilsApi).pipe(
   Layer.provide([AccountLive, ProductsLive, CustomersLive, CheckoutSessionsLive, PaymentsLive, SubscriptionsLive,
-    CustomerPortalSessionsLive, WebhooksLive, EventsLive, InvoicesLive, CreditNotesLive]),
+    CustomerPortalSessionsLive, DiscountsLive, WebhooksLive, EventsLive, InvoicesLive, CreditNotesLive]),
   Layer.provide(AuthenticationLive)
 )
 

@@ -15,7 +15,8 @@ export const extraRoutes: Array<{ readonly method: string; readonly path: string
   { method: "GET", path: "/docs" },
   { method: "GET", path: "/api/v1/openapi.json" },
   { method: "GET", path: "/checkout/:id" },
-  { method: "POST", path: "/checkout/:id" }
+  { method: "POST", path: "/checkout/:id" },
+  { method: "POST", path: "/checkout/:id/discount" }
 ]
 
 const toPattern = (path: string) =>

@@ -18,6 +18,7 @@
 import type { AccountResource } from "../../src/domain/Account.js"
 import type { CheckoutSessionCreate, CheckoutSessionResource } from "../../src/domain/CheckoutSession.js"
 import type { CustomerCreate, CustomerResource, CustomerUpdate } from "../../src/domain/Customer.js"
+import type { DiscountCreate, DiscountResource, DiscountUpdate } from "../../src/domain/Discount.js"
 import { Schema } from "effect"
 import { byNameOnly, type EventResource } from "../../src/domain/Event.js"
 import type { PaymentResource } from "../../src/domain/Payment.js"
@@ -91,17 +92,46 @@ const portalSession: typeof PortalSessionResource.Encoded = {
   expires_at: "2026-11-21T11:00:00.000Z"
 }
 
+/** A welcome code: 10 % off the first three months of the example subscription. */
+const discount: typeof DiscountResource.Encoded = {
+  object: "discount",
+  discount_id: id("dsc"),
+  code: "Welcome10",
+  name: "Welcome offer",
+  type: "percentage",
+  amount: 1000,
+  subscription_cycles: 3,
+  usage_limit: 500,
+  times_used: 42,
+  expires_at: "2030-12-31T20:00:00.000Z",
+  restricted_to: [id("pdt")],
+  preserve_on_plan_change: false,
+  metadata: { campaign: "launch" },
+  livemode: false,
+  created_at: "2026-11-01T08:00:00.000Z"
+}
+
+/** The example session's code, as it applied: 10 % of 349.00. */
+const applied = {
+  discount_id: id("dsc"),
+  code: "Welcome10",
+  type: "percentage",
+  amount: 1000,
+  subscription_cycles: 3,
+  amount_off: 3490
+} as const
+
 const checkoutSession: typeof CheckoutSessionResource.Encoded = {
   object: "checkout_session",
   session_id: id("cks"),
   kind: "subscription",
   status: "open",
   checkout_url: `https://pay.example.ae/checkout/${id("cks")}`,
-  total_amount: 34900,
-  tax: 1662,
+  total_amount: 31410,
+  tax: 1496,
   currency: "AED",
   product_cart: [{ product_id: id("pdt"), name: "Karak chai subscription", quantity: 1, unit_amount: 34900 }],
-  discounts: [],
+  discounts: [applied],
   customer: { name: "Layla Haddad", email: "layla@example.ae", phone_number: "+971501234567" },
   return_url: "https://shop.example.ae/thanks",
   payment_id: null,
@@ -117,18 +147,18 @@ const payment: typeof PaymentResource.Encoded = {
   object: "payment",
   payment_id: id("pay"),
   status: "succeeded",
-  total_amount: 34900,
-  tax: 1662,
+  total_amount: 31410,
+  tax: 1496,
   refunded_amount: 0,
-  fee_amount: 1112,
-  net_amount: 33788,
+  fee_amount: 1011,
+  net_amount: 30399,
   currency: "AED",
   description: "Karak chai subscription",
   customer: { customer_id: id("cus"), name: "Layla Haddad", email: "layla@example.ae", phone_number: "+971501234567" },
   checkout_session_id: id("cks"),
   subscription_id: id("sub"),
   billing_reason: "subscription_create",
-  discounts: [],
+  discounts: [applied],
   metadata: { order: "1042" },
   livemode: false,
   created_at: at,
@@ -156,7 +186,14 @@ const subscription: typeof SubscriptionResource.Encoded = {
   failed_payment_attempts: 0,
   next_retry_at: null,
   checkout_session_id: id("cks"),
-  discounts: [],
+  discounts: [{
+    discount_id: id("dsc"),
+    code: "Welcome10",
+    type: "percentage",
+    amount: 1000,
+    subscription_cycles: 3,
+    cycles_remaining: 2
+  }],
   metadata: { order: "1042" },
   livemode: false,
   created_at: "2026-11-21T10:00:02.000Z",
@@ -292,11 +329,12 @@ const invoice: typeof Invoice.Encoded = {
     rate_bps: 500,
     item_type: "S",
     item_code: null,
-    net: 33238,
-    vat: 1662,
-    gross: 34900
+    discount: 3490,
+    net: 29914,
+    vat: 1496,
+    gross: 31410
   }],
-  totals: { net: 33238, vat: 1662, gross: 34900 },
+  totals: { net: 29914, vat: 1496, gross: 31410 },
   card: { brand: "visa", last4: "4242" }
 }
 
@@ -321,9 +359,9 @@ const creditNote: typeof CreditNote.Encoded = {
   refund_id: id("ref"),
   reason: "Consideration reduced: part of the payment was refunded",
   reason_code: "DL8.61.1.C",
-  original_value: 34900,
-  value_before: 34900,
-  correct_value: 24900,
+  original_value: 31410,
+  value_before: 31410,
+  correct_value: 21410,
   difference: { net: 9524, vat: 476, gross: 10000 },
   lines: [{
     description: "Karak chai subscription",
@@ -347,9 +385,9 @@ const page = <A>(item: A) => ({
 const eventData = (type: string): unknown => {
   switch (type) {
     case "payment.failed":
-      return { ...payment, status: "failed", fee_amount: 0, net_amount: 34900, subscription_id: null, paid_at: null }
+      return { ...payment, status: "failed", fee_amount: 0, net_amount: 31410, subscription_id: null, paid_at: null }
     case "refund.succeeded":
-      return { ...payment, status: "refunded", refunded_amount: 34900, net_amount: -1112, refund_amount: 34900 }
+      return { ...payment, status: "refunded", refunded_amount: 31410, net_amount: -1011, refund_amount: 31410 }
     case "subscription.on_hold":
       return {
         ...subscription,
@@ -391,6 +429,9 @@ export const responseExamples: Readonly<Record<string, unknown>> = {
   CustomerList: page(customer),
   CheckoutSession: checkoutSession,
   CustomerPortalSession: portalSession,
+  Discount: discount,
+  DiscountList: page(discount),
+  DiscountDeleted: { object: "discount", discount_id: id("dsc"), deleted: true },
   Payment: payment,
   PaymentList: page(payment),
   Subscription: subscription,
@@ -446,8 +487,21 @@ export const requestExamples: Readonly<Record<string, unknown>> = {
     product_cart: [{ product_id: id("pdt"), quantity: 1 }],
     customer: { email: "layla@example.ae", name: "Layla Haddad" },
     return_url: "https://shop.example.ae/thanks",
+    discount_code: "WELCOME10",
     metadata: { order: "1042" }
   } satisfies typeof CheckoutSessionCreate.Encoded,
+  "discounts.create": {
+    code: "Welcome10",
+    name: "Welcome offer",
+    type: "percentage",
+    amount: 1000,
+    subscription_cycles: 3,
+    usage_limit: 500,
+    expires_at: "2030-12-31T20:00:00.000Z",
+    restricted_to: [id("pdt")],
+    metadata: { campaign: "launch" }
+  } satisfies typeof DiscountCreate.Encoded,
+  "discounts.update": { usage_limit: 1000, expires_at: null } satisfies typeof DiscountUpdate.Encoded,
   "subscriptions.update": { cancel_at_period_end: true } satisfies typeof SubscriptionUpdate.Encoded,
   "subscriptions.changePlan": {
     product_id: id("pdt", 1),
@@ -483,6 +537,7 @@ export const errorMessages: Readonly<Record<string, string>> = {
   NOT_FOUND: `No such product: '${id("pdt")}'`,
   METHOD_NOT_ALLOWED: "DELETE is not allowed on /api/v1/products; use GET, POST",
   INVALID_STATE: "A cancelled subscription cannot change cancel_at_period_end",
+  ALREADY_EXISTS: "A discount with the code WELCOME10 already exists in this mode (codes are compared ignoring case); choose another code",
   IDEMPOTENCY_KEY_IN_USE: "A request with this Idempotency-Key is still running; retry later",
   PAYLOAD_TOO_LARGE: "The request body is larger than 1048576 bytes",
   IDEMPOTENCY_KEY_REUSED: "This Idempotency-Key was used with different parameters",

@@ -17,9 +17,12 @@ export interface ReceiptLine {
 export const hasReceipt = (payment: Payment): boolean =>
   payment.status === "succeeded" || payment.status === "partially_refunded" || payment.status === "refunded"
 
+/** What the payment's discount codes took off its lines' prices (the receipt shows each under the lines). */
+export const discountOff = (payment: Payment): number => payment.discounts.reduce((sum, d) => sum + d.amount_off, 0)
+
 /**
  * The lines: the checkout's cart for a checkout payment, the subscription's product for a renewal, else one line
- * of the payment's description. Their amounts add up to the payment's total.
+ * of the payment's description. Their amounts, less the payment's discounts (`discountOff`), add up to its total.
  */
 export const lines = (
   payment: Payment,
@@ -31,9 +34,10 @@ export const lines = (
     unit_amount: l.unit_amount,
     amount: l.unit_amount * l.quantity
   }))
-  if (cart !== undefined && cart.reduce((sum, l) => sum + l.amount, 0) === payment.total_amount) return cart
+  const charged = payment.total_amount + discountOff(payment)
+  if (cart !== undefined && cart.reduce((sum, l) => sum + l.amount, 0) === charged) return cart
   const sub = from.subscription
-  if (sub !== undefined && sub.recurring_amount === payment.total_amount && sub.recurring_amount % sub.quantity === 0) {
+  if (sub !== undefined && sub.recurring_amount === charged && sub.recurring_amount % sub.quantity === 0) {
     return [{
       name: sub.name,
       quantity: sub.quantity,
@@ -41,5 +45,5 @@ export const lines = (
       amount: sub.recurring_amount
     }]
   }
-  return [{ name: payment.description, quantity: 1, unit_amount: payment.total_amount, amount: payment.total_amount }]
+  return [{ name: payment.description, quantity: 1, unit_amount: charged, amount: charged }]
 }

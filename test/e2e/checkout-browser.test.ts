@@ -171,6 +171,8 @@ describe("hosted checkout in a real browser, against fils serve", () => {
       // the favicon it asks for on its own is not ours to serve.
       const failedLoad = /^Failed to load resource: the server responded with a status of (\d+)/.exec(message.text())
       if (failedLoad?.[1] === "402" && url === session.checkout_url) return
+      // And so is the 400 of a discount code refused.
+      if (failedLoad?.[1] === "400" && URL.canParse(url) && new URL(url).pathname.endsWith("/discount")) return
       if (failedLoad !== null && URL.canParse(url) && new URL(url).pathname === "/favicon.ico") return
       consoleErrors.push(`${message.text()} (${url})`)
     })
@@ -215,11 +217,13 @@ describe("hosted checkout in a real browser, against fils serve", () => {
     expect(consoleErrors.filter((m) => /Content Security Policy|Refused to/i.test(m))).toEqual([])
     expect(consoleErrors).toEqual([])
 
-    // Every field the page collects is labelled, and named as docs/decisions.md §3 says.
+    // Every field the page collects is labelled, and named as docs/decisions.md §3 says; the discount code has a
+    // form of its own.
     const names = await page.locator("form input:not([type=hidden])").evaluateAll((inputs) =>
       inputs.map((i) => (i as HTMLInputElement).name)
     )
-    expect(names).toEqual(["name", "email", "phone_number", "card_number", "exp_month", "exp_year", "cvc"])
+    expect(names).toEqual(["discount_code", "name", "email", "phone_number", "card_number", "exp_month", "exp_year", "cvc"])
+    expect(await page.getByLabel("Discount code", { exact: true }).inputValue()).toBe("")
 
     await page.screenshot({ path: shots.checkout, fullPage: true })
     expect(isPng(shots.checkout)).toBe(true)
@@ -401,6 +405,101 @@ describe("hosted checkout in a real browser, against fils serve", () => {
       payment_id: plainPaymentId
     })
   }, 25_000)
+
+  it("a discount code typed on the page: refused next to the field as typed, applied to the totals in any case, removed, and paid for", async () => {
+    const discount = await ok("POST", "/discounts", { code: "Welcome10", type: "percentage", amount: 1000, usage_limit: 5 })
+    const third = await ok("POST", "/checkout_sessions", {
+      product_cart: [{ product_id: products.plain, quantity: 2 }],
+      return_url: `${shop!.origin}/orders/return?order=ord_44`
+    })
+    const summary = () =>
+      page.getByRole("table", { name: "Order summary" }).locator("tr").evaluateAll((trs) =>
+        trs.map((tr) => Array.from(tr.querySelectorAll("td"), (td) => td.textContent?.trim() ?? ""))
+      )
+    const apply = async (code: string, status: number) => {
+      const posted = page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith("/discount"))
+      await page.getByLabel("Discount code", { exact: true }).fill(code)
+      await page.getByLabel("Discount code", { exact: true }).press("Enter")
+      expect((await posted).status()).toBe(status)
+      await page.waitForLoadState("load")
+    }
+    await page.setViewportSize({ width: 390, height: 900 })
+    expect((await page.goto(third.checkout_url))?.status()).toBe(200)
+
+    // A code that does not exist: the reason next to the field, which keeps what was typed; the totals unchanged.
+    await apply("welcome 10", 400)
+    expect(await page.getByLabel("Discount code", { exact: true }).inputValue()).toBe("welcome 10")
+    expect(await page.locator("#discount_code-error").innerText()).toBe("This code is not valid. Check it and try again.")
+    expect(await page.getByLabel("Discount code", { exact: true }).getAttribute("aria-invalid")).toBe("true")
+    expect(await summary()).toEqual([[`${plainName} × 2`, "AED 198.00"], ["Total", "AED 198.00"]])
+
+    // In any case: applied, the lines priced again and the button with them.
+    await apply("welcome10", 200)
+    expect(await summary()).toEqual([
+      [`${plainName} × 2`, "AED 198.00"],
+      ["Discount Welcome10", "−AED 19.80"],
+      ["Total", "AED 178.20"]
+    ])
+    expect(await page.getByLabel("Discount code", { exact: true }).inputValue()).toBe("welcome10")
+    expect(await page.locator("#discount_code-error").count()).toBe(0)
+    await page.screenshot({ path: join(output, "checkout-browser-4-discount-390.png"), fullPage: true })
+    await page.setViewportSize({ width: 1280, height: 900 })
+    await page.screenshot({ path: join(output, "checkout-browser-4-discount-1280.png"), fullPage: true })
+    expect(await ok("GET", `/checkout_sessions/${third.session_id}`)).toMatchObject({
+      total_amount: 17_820,
+      discounts: [{ discount_id: discount.discount_id, code: "Welcome10", amount_off: 1_980 }]
+    })
+
+    // Removed, then applied again: the page says so each time.
+    const removed = page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith("/discount"))
+    await page.getByRole("button", { name: "Remove" }).click()
+    expect((await removed).status()).toBe(200)
+    await page.waitForLoadState("load")
+    expect(await page.getByTestId("total").innerText()).toBe("AED 198.00")
+    expect(await page.getByRole("button", { name: "Remove" }).count()).toBe(0)
+    await apply("WELCOME10", 200)
+    expect(await page.getByTestId("total").innerText()).toBe("AED 178.20")
+
+    const landed = page.waitForURL((url) => url.origin === shop!.origin, { timeout: 15_000 })
+    await page.getByLabel("Name on card", { exact: true }).fill("Layla Haddad")
+    await page.getByLabel("E-mail", { exact: true }).fill("layla@example.ae")
+    await page.getByLabel("Card number", { exact: true }).fill(cards.visa)
+    await page.getByLabel("Expiry month (MM)", { exact: true }).fill("12")
+    await page.getByLabel("Expiry year (YYYY)", { exact: true }).fill(expYear)
+    await page.getByLabel("CVC", { exact: true }).fill("123")
+    await page.getByRole("button", { name: "Pay AED 178.20" }).click()
+    await landed
+    const paymentId = new URL(page.url()).searchParams.get("payment_id")!
+    expect(await ok("GET", `/payments/${paymentId}`)).toMatchObject({
+      status: "succeeded",
+      total_amount: 17_820,
+      discounts: [{ code: "Welcome10", amount_off: 1_980 }]
+    })
+    expect(await ok("GET", `/discounts/${discount.discount_id}`)).toMatchObject({ times_used: 1 })
+
+    // Without JavaScript: the code's form is a plain post that answers with the page priced again.
+    const fourth = await ok("POST", "/checkout_sessions", { product_cart: [{ product_id: products.plain }] })
+    const html = await (await fetch(fourth.checkout_url, { signal: AbortSignal.timeout(10_000) })).text()
+    const token = /name="form_token" value="([^"]+)"/.exec(html)![1]!
+    const action = /<form class="code" method="post" action="([^"]+)"/.exec(html)?.[1]
+    expect(action).toBe(`${new URL(fourth.checkout_url).pathname}/discount`)
+    const postCode = (code: string) =>
+      fetch(new URL(action!, fourth.checkout_url), {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ form_token: token, discount_code: code }).toString(),
+        signal: AbortSignal.timeout(10_000)
+      })
+    const refused = await postCode("NOPE")
+    expect(refused.status).toBe(400)
+    const refusedHtml = await refused.text()
+    expect(refusedHtml).toContain("This code is not valid. Check it and try again.")
+    expect(refusedHtml).toContain('value="NOPE"')
+    const accepted = await postCode("welcome10")
+    expect(accepted.status).toBe(200)
+    expect(await accepted.text()).toContain("Pay AED 89.10")
+    expect(consoleErrors).toEqual([])
+  }, 40_000)
 
   it("the database holds no card number", async () => {
     const db = await startEmbeddedPostgres(dataDir)

@@ -39,7 +39,8 @@ export const kinds = {
   events: { prefix: "evt", idField: "event_id" },
   customer_portal_sessions: { prefix: "cps", idField: "customer_portal_session_id" },
   invoices: { prefix: "inv", idField: "invoice_id" },
-  credit_notes: { prefix: "cn", idField: "credit_note_id" }
+  credit_notes: { prefix: "cn", idField: "credit_note_id" },
+  discounts: { prefix: "dsc", idField: "discount_id" }
 } as const
 export type Kind = keyof typeof kinds
 
@@ -81,7 +82,18 @@ export const seedObjects = async (server: TestServer, who: Principal, tag = "see
     return_url: "https://shop.example/thanks",
     metadata: { tag }
   }))
-  const subscribed = await ok(raw.post("/checkout_sessions", { product_cart: [{ product_id: monthly.product_id }] }))
+  // A discount code for the club, which the subscription is started with.
+  const discount = await ok(raw.post("/discounts", {
+    code: `${tag.replace(/[^A-Za-z0-9]/g, "").slice(0, 12)}10`,
+    type: "percentage",
+    amount: 1000,
+    subscription_cycles: 2,
+    restricted_to: [monthly.product_id]
+  }))
+  const subscribed = await ok(raw.post("/checkout_sessions", {
+    product_cart: [{ product_id: monthly.product_id }],
+    discount_code: discount.code
+  }))
   const open = await ok(raw.post("/checkout_sessions", { product_cart: [{ product_id: oneTime.product_id }] }))
   // 303 back to the return URL, or 200 with the success page when the session has none.
   expect(await payOnPage(server, paid.session_id, cards.visa), `${who.name} pays`).toBe(303)
@@ -111,6 +123,7 @@ export const seedObjects = async (server: TestServer, who: Principal, tag = "see
     events,
     customer_portal_sessions: [portal.customer_portal_session_id],
     invoices,
-    credit_notes: creditNotes
+    credit_notes: creditNotes,
+    discounts: [discount.discount_id]
   }
 }

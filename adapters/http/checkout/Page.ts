@@ -48,6 +48,10 @@ const styles = `
   small { color: #555; }
   details { margin-top: 1rem; } summary { cursor: pointer; font-size: .9rem; }
   tr.subtotal td { border-top: 1px solid #ddd; padding-top: .6rem; }
+  tr.discount td { color: #067647; }
+  form.code { margin: 0 0 .25rem; padding-bottom: 1rem; border-bottom: 1px solid #eee; }
+  .inline { display: flex; flex-wrap: wrap; gap: .5rem; } .inline input { flex: 1 1 8rem; width: auto; min-width: 0; }
+  button.secondary { width: auto; margin: 0; padding: .5rem .9rem; background: #fff; color: #1d4ed8; border: 1px solid #1d4ed8; }
 `
 
 /**
@@ -71,12 +75,23 @@ const cart = (session: CheckoutSession) =>
       }</td></tr>`
     )
   }
+  ${discountRows(session)}
   ${vatRows(session)}
   <tr class="total"><td>${session.kind === "subscription" ? "Total due today" : "Total"}</td><td class="amount" data-testid="total">${
     formatAmount(session.total_amount, session.currency)
   }</td></tr>
   </tbody>
 </table>`
+
+/** Each discount code the session carries, with what it takes off the prices above (and for how long, on a subscription). */
+const discountRows = (session: CheckoutSession) =>
+  session.discounts.map((d) =>
+    html`<tr class="discount"><td>Discount ${d.code}${
+      session.kind === "subscription"
+        ? html` <small>(${d.subscription_cycles === null ? "every payment" : d.subscription_cycles === 1 ? "this payment" : `the first ${d.subscription_cycles} payments`})</small>`
+        : ""
+    }</td><td class="amount" data-testid="discount">−${formatAmount(d.amount_off, session.currency)}</td></tr>`
+  )
 
 /**
  * The VAT of a merchant that charges it: added below the lines when its prices exclude VAT (they are net), stated as
@@ -133,6 +148,27 @@ const formAction = (session: CheckoutSession) => {
   }
 }
 
+/** The discount code field as shown: what the customer typed (never altered), and why it was refused. */
+export interface CodeField {
+  readonly value: string
+  readonly error?: string | undefined
+}
+
+/**
+ * The discount code's own form: posting it prices the page again, or says why not next to the field (it works without
+ * JavaScript). With a code applied, Remove takes it off.
+ */
+const discountForm = (session: CheckoutSession, formToken: string, code: CodeField) =>
+  html`<form class="code" method="post" action="${formAction(session)}/discount" novalidate>
+<input type="hidden" name="form_token" value="${formToken}">
+<label for="discount_code">Discount code</label>
+<div class="inline"><input id="discount_code" name="discount_code" autocomplete="off" autocapitalize="off" spellcheck="false" value="${code.value}"${
+    code.error ? html` aria-invalid="true" aria-describedby="discount_code-error"` : ""
+  }><button type="submit" class="secondary">Apply</button>${
+    session.discounts.length > 0 ? html`<button type="submit" class="secondary" name="remove" value="1">Remove</button>` : ""
+  }</div>${code.error ? html`<p class="error" id="discount_code-error">${code.error}</p>` : ""}
+</form>`
+
 const heading = (businessName: string, session: CheckoutSession) =>
   html`<h1>${businessName}</h1>${session.livemode ? "" : html`<span class="mode">Test mode</span>`}`
 
@@ -144,6 +180,8 @@ export const paymentPage = (props: {
   readonly values: FormValues
   readonly errors: FieldErrors
   readonly alert?: string | undefined
+  /** The discount code field as typed (else the session's code), and its refusal. */
+  readonly code?: CodeField | undefined
 }) => {
   const { session, values, errors } = props
   return layout(
@@ -151,6 +189,7 @@ export const paymentPage = (props: {
     props.nonce,
     html`${heading(props.businessName, session)}
 ${cart(session)}
+${discountForm(session, props.formToken, props.code ?? { value: session.discounts[0]?.code ?? "" })}
 ${props.alert ? html`<div class="alert" role="alert">${props.alert}</div>` : ""}
 <form method="post" action="${formAction(session)}" novalidate>
 <input type="hidden" name="form_token" value="${props.formToken}">

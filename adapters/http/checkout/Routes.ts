@@ -1,5 +1,6 @@
 /**
- * The hosted checkout page's routes (docs/decisions.md §3): `GET /checkout/{id}` shows the form, `POST` submits it.
+ * The hosted checkout page's routes (docs/decisions.md §3): `GET /checkout/{id}` shows the form, `POST` submits it,
+ * `POST /checkout/{id}/discount` applies (or removes) a discount code (docs/discounts.md).
  * Every outcome is an HTML page (never JSON): the payer is a person in a browser, without JavaScript if they like.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
@@ -12,12 +13,13 @@ import { Checkout } from "../../../src/application/Checkout.js"
 import { Settings } from "../../../src/application/Settings.js"
 import { type CheckoutSession, isReturnUrl } from "../../../src/domain/CheckoutSession.js"
 import { fields, fromSubmitted, type SubmittedForm } from "../../../src/domain/CheckoutForm.js"
+import { customerMessage } from "../../../src/domain/Discount.js"
 import { CheckoutSessionId, parseId } from "../../../src/domain/Ids.js"
 import { declineMessage, type Payment } from "../../../src/domain/Payment.js"
 import { htmlResponse, newNonce } from "../html/Document.js"
 import { formField, notUtf8Message, readForm } from "../html/Forms.js"
 import { sameOriginSubmission } from "../html/Origin.js"
-import { messagePage, paymentPage } from "./Page.js"
+import { type CodeField, messagePage, paymentPage } from "./Page.js"
 
 const sessionIdOf = parseId(CheckoutSessionId)
 const routeSessionId = Effect.map(HttpRouter.params, (p) => Option.fromNullable(p.id === undefined ? undefined : sessionIdOf(p.id)))
@@ -102,7 +104,7 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
     const checkout = yield* Checkout
     const publicOrigin = publicOriginOf((yield* Settings).publicUrl)
 
-    const show = (id: CheckoutSessionId, nonce: string, alert?: string, status = 200) =>
+    const show = (id: CheckoutSessionId, nonce: string, alert?: string, status = 200, code?: CodeField) =>
       Effect.flatMap(checkout.page(id), ({ businessName, session }) =>
         session.status !== "open"
           ? Effect.succeed(closedPage(session, businessName, nonce))
@@ -119,7 +121,8 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
                 phone_number: session.customer?.phone_number ?? undefined
               },
               errors: {},
-              alert
+              alert,
+              code
             }),
             nonce,
             session.return_url
@@ -250,7 +253,13 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
                   session.status !== "open"
                     ? Effect.succeed(closedPage(session, businessName, nonce))
                     : show(id.value, nonce, e.message, 409)),
-              InvalidRequest: (e) => show(id.value, nonce, e.message, 403)
+              InvalidRequest: (e) => show(id.value, nonce, e.message, 403),
+              // The session's code expired, was used up or deleted since it was applied: nothing was charged.
+              DiscountNotRedeemable: (e) =>
+                show(id.value, nonce, "Nothing was charged: remove the discount code to pay without it.", 409, {
+                  value: e.discount_code,
+                  error: customerMessage(e.reason)
+                })
             }),
             Effect.catchAllCause((cause) => {
               const error = Option.getOrUndefined(Cause.failureOption(cause)) as { readonly _tag?: string } | undefined
@@ -259,6 +268,45 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
                 error?._tag === "StoreUnavailable" ? Effect.void : Effect.logError("Checkout payment failed", cause),
                 unknownOutcome
               )
+            })
+          )
+        )
+      })
+    )
+
+    /**
+     * The discount code's form: the page again, priced with the code (or without one, for Remove or an empty field),
+     * or with the refusal next to the field and the session unchanged. The field shows what was typed.
+     */
+    yield* router.post(
+      "/checkout/:id/discount",
+      Effect.gen(function*() {
+        const nonce = newNonce()
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const id = yield* routeSessionId
+        if (Option.isNone(id)) return notFoundPage(nonce)
+        if (!sameOriginSubmission(request.headers, publicOrigin, request.originalUrl)) {
+          yield* Effect.logWarning("Checkout discount code refused: submitted from another site").pipe(
+            Effect.annotateLogs({ session_id: id.value })
+          )
+          return yield* refuseCrossSite(id.value, nonce)
+        }
+        const body = yield* Effect.either(readForm)
+        if (body._tag === "Left") return yield* guarded(nonce, show(id.value, nonce, notUtf8Message, 400))
+        const typed = formField(body.right, "remove") !== "" ? "" : formField(body.right, "discount_code")
+        return yield* guarded(
+          nonce,
+          checkout.applyCode(id.value, formField(body.right, "form_token"), typed).pipe(
+            Effect.flatMap(() => show(id.value, nonce, undefined, 200, { value: typed })),
+            Effect.catchTags({
+              DiscountNotRedeemable: (e) =>
+                show(id.value, nonce, undefined, 400, { value: typed, error: customerMessage(e.reason) }),
+              InvalidState: (e) =>
+                Effect.flatMap(checkout.page(id.value), ({ businessName, session }) =>
+                  session.status !== "open"
+                    ? Effect.succeed(closedPage(session, businessName, nonce))
+                    : show(id.value, nonce, e.message, 409, { value: typed })),
+              InvalidRequest: (e) => show(id.value, nonce, e.message, 403, { value: typed })
             })
           )
         )

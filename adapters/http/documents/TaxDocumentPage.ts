@@ -28,6 +28,7 @@ export const labels = {
   description: { en: "Description", ar: "الوصف" },
   quantity: { en: "Qty", ar: "الكمية" },
   unitPrice: { en: "Unit price", ar: "سعر الوحدة" },
+  discount: { en: "Discount", ar: "الخصم" },
   rate: { en: "VAT rate", ar: "نسبة الضريبة" },
   net: { en: "Amount excl. VAT", ar: "المبلغ غير شامل الضريبة" },
   vat: { en: "VAT", ar: "الضريبة" },
@@ -113,6 +114,7 @@ const linesTable = (
     readonly description: string
     readonly quantity?: number
     readonly unit_amount?: number
+    readonly discount?: number
     readonly category: Vat.Category
     readonly rate_bps: number
     readonly net: number
@@ -120,18 +122,25 @@ const linesTable = (
     readonly gross: number
   }>,
   withPrices: boolean
-): Raw =>
-  html`<table class="lines" aria-label="Lines">
-<thead><tr><th>${both(labels.description)}</th>${withPrices ? html`<th class="amount">${both(labels.quantity)}</th><th class="amount">${both(labels.unitPrice)}</th>` : ""}<th class="amount">${both(labels.rate)}</th><th class="amount">${both(labels.net)}</th><th class="amount">${both(labels.vat)}</th><th class="amount">${both(labels.gross)}</th></tr></thead>
+): Raw => {
+  // Any discount a line had (Art. 59(1)(j)): a column of its own, off the line's price before VAT is worked out.
+  const withDiscount = withPrices && lines.some((l) => (l.discount ?? 0) > 0)
+  return html`<table class="lines" aria-label="Lines">
+<thead><tr><th>${both(labels.description)}</th>${withPrices ? html`<th class="amount">${both(labels.quantity)}</th><th class="amount">${both(labels.unitPrice)}</th>` : ""}${
+    withDiscount ? html`<th class="amount">${both(labels.discount)}</th>` : ""
+  }<th class="amount">${both(labels.rate)}</th><th class="amount">${both(labels.net)}</th><th class="amount">${both(labels.vat)}</th><th class="amount">${both(labels.gross)}</th></tr></thead>
 <tbody>${
     lines.map((l) =>
       html`<tr><td data-label="${cardLabel(labels.description)}">${l.description}<br><small>${both(categories[l.category])}</small></td>${
         withPrices
           ? html`<td class="amount" data-label="${cardLabel(labels.quantity)}">${l.quantity}</td><td class="amount" data-label="${cardLabel(labels.unitPrice)}">${aed(l.unit_amount ?? 0)}</td>`
           : ""
+      }${
+        withDiscount ? html`<td class="amount" data-label="${cardLabel(labels.discount)}" data-testid="line-discount">${(l.discount ?? 0) > 0 ? `−${aed(l.discount ?? 0)}` : aed(0)}</td>` : ""
       }<td class="amount" data-label="${cardLabel(labels.rate)}">${percent(l.rate_bps)}</td><td class="amount" data-label="${cardLabel(labels.net)}">${aed(l.net)}</td><td class="amount" data-label="${cardLabel(labels.vat)}">${aed(l.vat)}</td><td class="amount" data-label="${cardLabel(labels.gross)}">${aed(l.gross)}</td></tr>`
     )
   }</tbody></table>`
+}
 
 const totalsBlock = (rows: ReadonlyArray<readonly [{ readonly en: string; readonly ar: string }, number, string?]>): Raw =>
   html`<dl class="totals">${rows.map(([label, fils, id]) => html`<dt>${both(label)}</dt><dd${id === undefined ? "" : html` data-testid="${id}"`}>${aed(fils)}</dd>`)}</dl>`

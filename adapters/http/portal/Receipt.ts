@@ -38,6 +38,11 @@ ${
         }</td><td class="amount">${money(l.amount, p.currency)}</td></tr>`
       )
     }
+${
+      p.discounts.map((d) =>
+        html`<tr class="discount"><td colspan="3">Discount ${d.code}</td><td class="amount" data-testid="receipt-discount">−${money(d.amount_off, p.currency)}</td></tr>`
+      )
+    }
 <tr class="total"><td colspan="3">Amount paid</td><td class="amount" data-testid="amount-paid">${money(p.total_amount, p.currency)}</td></tr>
 ${
       succeeded.map((r) =>

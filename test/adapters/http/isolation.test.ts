@@ -65,14 +65,16 @@ const patchBodies: Record<string, ReadonlyArray<unknown>> = {
   products: [{ name: "Hijacked", price: 1 }, { status: "archived" }, { metadata: { owner: "attacker" } }],
   customers: [{ name: "Hijacked", email: "attacker@example.ae" }, { phone_number: null }, { metadata: { x: "y" } }],
   subscriptions: [{ status: "cancelled" }, { cancel_at_period_end: true }],
-  webhooks: [{ url: "https://8.8.4.4/stolen", disabled: true }, { event_types: ["payment.succeeded"] }]
+  webhooks: [{ url: "https://8.8.4.4/stolen", disabled: true }, { event_types: ["payment.succeeded"] }],
+  discounts: [{ amount: 10000 }, { expires_at: "2030-01-01T00:00:00.000Z" }, { usage_limit: 1 }]
 }
 
 /** The create bodies used with a shared Idempotency-Key by every caller. */
 const sharedBodies: Record<string, unknown> = {
   "products.create": { name: "Shared key product", price: 100, currency: "AED" },
   "customers.create": { email: "shared@example.ae" },
-  "webhooks.create": { url: "https://1.1.1.1/shared", description: "shared key" }
+  "webhooks.create": { url: "https://1.1.1.1/shared", description: "shared key" },
+  "discounts.create": { type: "flat", amount: 100, name: "shared key" }
 }
 const sharedKey = (name: string) => `shared-across-callers-${name}`
 

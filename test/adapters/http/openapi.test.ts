@@ -40,6 +40,7 @@ const section8: Readonly<Record<string, number>> = {
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   INVALID_STATE: 409,
+  ALREADY_EXISTS: 409,
   IDEMPOTENCY_KEY_IN_USE: 409,
   PAYLOAD_TOO_LARGE: 413,
   IDEMPOTENCY_KEY_REUSED: 422,
@@ -408,6 +409,19 @@ describe("the OpenAPI document", () => {
     expect(updatedCustomer.status, updatedCustomer.text).toBe(200)
     conforms(customerUpdate.op, updatedCustomer)
 
+    // The example discount is restricted to an example product: point it at the one just created.
+    const discount = byId("discounts.create")
+    const createdDiscount = await raw.post(discount.path, { ...discount.example, restricted_to: [productId] })
+    expect(createdDiscount.status, createdDiscount.text).toBe(200)
+    conforms(discount.op, createdDiscount)
+    const takenCode = await raw.post(discount.path, { ...discount.example, restricted_to: [] })
+    expect(takenCode.status).toBe(409)
+    conforms(discount.op, takenCode)
+    const discountUpdate = byId("discounts.update")
+    const updatedDiscount = await raw.patch(discountUpdate.path.replace("{id}", createdDiscount.json.discount_id), discountUpdate.example)
+    expect(updatedDiscount.status, updatedDiscount.text).toBe(200)
+    conforms(discountUpdate.op, updatedDiscount)
+
     // The example's cart names an example product: point it at the one just created.
     const session = byId("checkoutSessions.create")
     const cart = session.example.product_cart.map((line: Json) => ({ ...line, product_id: productId }))
@@ -467,7 +481,8 @@ describe("the OpenAPI document", () => {
       "subscriptions.get": subscriptionId,
       "webhooks.get": createdWebhook.json.webhook_id,
       "customerPortalSessions.get": createdPortal.json.customer_portal_session_id,
-      "webhooks.secret": createdWebhook.json.webhook_id
+      "webhooks.secret": createdWebhook.json.webhook_id,
+      "discounts.get": createdDiscount.json.discount_id
     }
     const payments = await raw.get("/payments")
     expect(payments.json.items.length).toBeGreaterThan(0)
@@ -496,6 +511,9 @@ describe("the OpenAPI document", () => {
     const deleted = await raw.send("DELETE", `/webhooks/${createdWebhook.json.webhook_id}`)
     conforms(operation(contract.find((e) => e.operationId === "webhooks.delete")!), deleted)
     expect(deleted.status).toBe(200)
+    const deletedDiscount = await raw.send("DELETE", `/discounts/${createdDiscount.json.discount_id}`)
+    conforms(operation(contract.find((e) => e.operationId === "discounts.delete")!), deletedDiscount)
+    expect(deletedDiscount.status).toBe(200)
 
     // Errors answer as documented too: a bad body, a bad query, an oversized body.
     const invalid = await raw.post(product.path, { name: "x", price: -1, currency: "AED" })

@@ -277,7 +277,7 @@ it("every generated list query is accepted iff the served document's parameters 
       params: (item.get.parameters ?? []).filter((p: Json) => p.in === "query").map((p: Json) => ({ name: p.name as string, schema: flat(deref(doc, p.schema)) }))
     }))
     .filter((l) => l.params.length > 0)
-  expect(lists.map((l) => l.path).sort()).toEqual(["/credit_notes", "/customers", "/events", "/invoices", "/payments", "/products", "/subscriptions", "/webhooks"])
+  expect(lists.map((l) => l.path).sort()).toEqual(["/credit_notes", "/customers", "/discounts", "/events", "/invoices", "/payments", "/products", "/subscriptions", "/webhooks"])
   for (const list of lists) expect(list.params.map((p: Json) => p.name), list.path).toEqual(expect.arrayContaining(["limit", "cursor"]))
   expect(doc.paths["/api/v1/products"].get.description).toContain("Query parameters not listed here are ignored")
 
