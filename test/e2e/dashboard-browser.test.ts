@@ -164,6 +164,82 @@ describe("the dashboard in a browser", () => {
     }
   }, 90_000)
 
+  it("discounts: a code created (a refused form kept as typed), disabled and enabled again, shown on the subscription it started; nothing scrolls sideways at 390 px", async () => {
+    const errorsBefore = consoleErrors.length
+    await page.goto(`${server.baseUrl}/dashboard/login`)
+    await page.getByLabel("E-mail").fill("layla@dunecoffee.ae")
+    await page.getByLabel("Password").fill("dune coffee roasters 2026")
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.waitForURL(/\/dashboard\/test$/)
+    await page.getByRole("link", { name: "Discounts" }).click()
+    await page.waitForURL(/\/dashboard\/test\/discounts$/)
+    expect(await page.getByText("No discounts yet.").count()).toBe(1)
+
+    // A percentage with three decimals is refused, and every field comes back as typed.
+    await page.getByLabel(/^Code/).fill("Welcome-15")
+    await page.getByLabel(/^Name/).fill("Welcome offer")
+    await page.getByLabel(/^Percentage/).fill("15.125")
+    await page.getByLabel(/^Subscription cycles/).fill("2")
+    await page.getByLabel("Coffee club").check()
+    await page.getByRole("button", { name: "Create discount" }).click()
+    await page.waitForLoadState("load")
+    expect(await page.getByRole("alert").innerText()).toBe("Enter the percentage off, 0.01 to 100 (e.g. 10 or 12.5)")
+    expect(await page.getByLabel(/^Code/).inputValue()).toBe("Welcome-15")
+    expect(await page.getByLabel(/^Percentage/).inputValue()).toBe("15.125")
+    expect(await page.getByLabel(/^Subscription cycles/).inputValue()).toBe("2")
+    expect(await page.getByLabel("Coffee club").isChecked()).toBe(true)
+    await page.getByLabel(/^Percentage/).fill("15")
+    await page.getByRole("button", { name: "Create discount" }).click()
+    expect(await page.getByRole("status").innerText()).toBe("Created the discount Welcome-15.")
+    const row = page.locator("tr", { hasText: "Welcome-15" })
+    expect(await row.locator("td").nth(1).innerText()).toBe("15 %\nCoffee club\n2 billing cycles")
+
+    // Disabled: a checkout cannot take it; enabled again: it can.
+    await row.getByRole("button", { name: "Disable" }).click()
+    expect(await page.getByRole("status").innerText()).toBe("Disabled Welcome-15: it can no longer be redeemed.")
+    const club = ((await ok(server.baseUrl, key, "GET", "/products?billing=recurring")).items as Array<any>)[0]
+    const refused = await fetch(`${server.baseUrl}/api/v1/checkout_sessions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ product_cart: [{ product_id: club.product_id }], discount_code: "welcome-15" })
+    })
+    expect(refused.status).toBe(400)
+    await page.locator("tr", { hasText: "Welcome-15" }).getByRole("button", { name: "Enable" }).click()
+    expect(await page.getByRole("status").innerText()).toBe("Welcome-15 can be redeemed again.")
+
+    // A subscription started with it shows the discount and the renewals it still takes off.
+    const session = await ok(server.baseUrl, key, "POST", "/checkout_sessions", {
+      product_cart: [{ product_id: club.product_id }],
+      discount_code: "WELCOME-15"
+    })
+    expect(session.total_amount).toBe(3_825)
+    await page.goto(session.checkout_url)
+    await payHere("AED 38.25")
+    const subscription = ((await ok(server.baseUrl, key, "GET", "/subscriptions?status=active")).items as Array<any>)[0]
+    expect(subscription.discounts).toMatchObject([{ code: "Welcome-15", subscription_cycles: 2, cycles_remaining: 1 }])
+    await page.goto(`${server.baseUrl}/dashboard/test/subscriptions/${subscription.subscription_id}`)
+    expect(await page.getByTestId("subscription-discount").innerText()).toBe("15 % off the next renewal")
+    await page.goto(`${server.baseUrl}/dashboard/test/discounts`)
+    expect(await page.locator("tr", { hasText: "Welcome-15" }).getByTestId("used").innerText()).toBe("1 used")
+
+    for (const [path, name] of [["/dashboard/test/discounts", "discounts"], [`/dashboard/test/subscriptions/${subscription.subscription_id}`, "subscription"]] as const) {
+      await page.goto(`${server.baseUrl}${path}`)
+      for (const width of [390, 1280]) {
+        await page.setViewportSize({ width, height: 900 })
+        const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }))
+        expect(widths.scroll, `${path} at ${width} px`).toBeLessThanOrEqual(widths.inner)
+        await page.screenshot({ path: join(output, `dashboard-${name}-${width}.png`), fullPage: true })
+      }
+    }
+    await page.setViewportSize({ width: 1000, height: 900 })
+    await page.getByRole("link", { name: "Audit log" }).click()
+    for (const action of ["discount.create", "discount.disable", "discount.enable"]) {
+      expect(await page.locator("td", { hasText: action }).count(), action).toBeGreaterThanOrEqual(1)
+    }
+    // The refused form answers 400 (as every refused form does): Chromium reports that load, and nothing else.
+    expect(consoleErrors.slice(errorsBefore)).toEqual(["Failed to load resource: the server responded with a status of 400 (Bad Request)"])
+  }, 60_000)
+
   it("a long e-mail in the header wraps: nothing scrolls sideways on a 390 px phone", async () => {
     const email = "layla.haddad.head.of.operations@dunecoffeeroasters-dubai.ae"
     expect(email.length).toBeGreaterThan(38)

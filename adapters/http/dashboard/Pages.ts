@@ -55,6 +55,7 @@ const styles = `
   [aria-invalid="true"] { border-color: #b42318; }
   label.check { display: flex; gap: .4rem; align-items: center; }
   fieldset { border: 1px solid #e3e6ea; border-radius: 8px; margin: .8rem 0; min-width: 0; }
+  form.inline { display: inline; margin-right: .6rem; }
 `
 
 export interface Frame {
@@ -116,7 +117,7 @@ export const chrome = (frame: SignedFrame, title: string, body: Raw) =>
 <a href="${frame.base}/${frame.livemode ? "test" : "live"}">Switch to ${frame.livemode ? "test" : "live"} data</a>
 <span class="muted who">${frame.user.email} (${frame.user.role})</span>
 ${form(frame, `${frame.base}/logout`, html`<button class="link" type="submit">Sign out</button>`)}</header>
-<nav><a href="${modePath(frame)}">Home</a><a href="${modePath(frame)}/payments">Payments</a><a href="${modePath(frame)}/subscriptions">Subscriptions</a><a href="${modePath(frame)}/customers">Customers</a><a href="${modePath(frame)}/invoices">Invoices</a><a href="${modePath(frame)}/credit-notes">Credit notes</a><a href="${modePath(frame)}/products">Products</a><a href="${modePath(frame)}/checkout-sessions">Checkout</a><a href="${modePath(frame)}/developers">Developers</a><a href="${modePath(frame)}/events">Events</a><a href="${frame.base}/audit">Audit log</a><a href="${frame.base}/settings">Settings</a></nav>
+<nav><a href="${modePath(frame)}">Home</a><a href="${modePath(frame)}/payments">Payments</a><a href="${modePath(frame)}/subscriptions">Subscriptions</a><a href="${modePath(frame)}/customers">Customers</a><a href="${modePath(frame)}/invoices">Invoices</a><a href="${modePath(frame)}/credit-notes">Credit notes</a><a href="${modePath(frame)}/products">Products</a><a href="${modePath(frame)}/discounts">Discounts</a><a href="${modePath(frame)}/checkout-sessions">Checkout</a><a href="${modePath(frame)}/developers">Developers</a><a href="${modePath(frame)}/events">Events</a><a href="${frame.base}/audit">Audit log</a><a href="${frame.base}/settings">Settings</a></nav>
 <main><h1>${title}</h1>${notice(frame.flash)}${body}</main>`
   )
 
@@ -263,6 +264,7 @@ export const paymentPage = (
 <tr><th>Customer</th><td>${p.customer === null ? "" : html`${p.customer.name ?? ""} &lt;${p.customer.email}&gt;`}</td></tr>
 <tr><th>Card</th><td>${p.card === null ? "" : `${p.card.brand} •••• ${p.card.last4}`}</td></tr>
 <tr><th>Description</th><td>${p.description}</td></tr>
+${p.discounts.map((d) => html`<tr><th>Discount</th><td>${d.code}: −${money(d.amount_off)}</td></tr>`)}
 <tr><th>Created</th><td>${when(p.created_at)}</td></tr>
 ${hasReceipt(p) ? html`<tr><th>Receipt</th><td><a href="${modePath(frame)}/payments/${p.payment_id}/receipt">Printable receipt</a></td></tr>` : ""}
 ${

@@ -32,6 +32,7 @@ import { formField, onceField, postedForm, readFlash, seeOther, withFlash } from
 import { customerRoutes } from "./Customers.js"
 import { documentRoutes } from "./Documents.js"
 import { developerRoutes } from "./Developers.js"
+import { discountRoutes } from "./Discounts.js"
 import { eventRoutes } from "./Events.js"
 import { productRoutes } from "./Products.js"
 import { settingsRoutes } from "./Settings.js"
@@ -388,6 +389,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     }
     yield* developerRoutes(kit)
     yield* productRoutes(kit)
+    yield* discountRoutes(kit)
     yield* subscriptionRoutes(kit)
     yield* settingsRoutes(kit)
     yield* customerRoutes(kit)

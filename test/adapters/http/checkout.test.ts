@@ -25,6 +25,7 @@ const sessionFields = [
   "created_at",
   "currency",
   "customer",
+  "discounts",
   "expires_at",
   "kind",
   "livemode",
@@ -46,6 +47,7 @@ const paymentFields = [
   "currency",
   "customer",
   "description",
+  "discounts",
   "fee_amount",
   "livemode",
   "metadata",
@@ -365,7 +367,8 @@ describeStores("checkout over HTTP", (variant) => {
     expect(text).toContain("Test mode")
     expect(page.html).toMatch(/<form[^>]*method="post"/i)
     const names = [...page.html.matchAll(/<input[^>]*\sname="([^"]+)"/g)].map((m) => m[1])
-    expect(names.filter((n) => n !== "form_token")).toEqual(formFields)
+    // The discount code has a form of its own, before the payment's (docs/discounts.md).
+    expect(names.filter((n) => n !== "form_token")).toEqual(["discount_code", ...formFields])
     for (const field of formFields) {
       const input = new RegExp(`<input[^>]*\\sid="${field}"[^>]*\\sname="${field}"|<input[^>]*\\sname="${field}"[^>]*\\sid="${field}"`)
       expect(page.html, field).toMatch(input)

@@ -23,6 +23,7 @@ const subscriptionFields = [
   "currency",
   "current_period_start",
   "customer",
+  "discounts",
   "failed_payment_attempts",
   "interval_count",
   "livemode",

@@ -1,0 +1,213 @@
+/**
+ * The dashboard's discounts page (docs/discounts.md): the codes, a new one, and for each a way to disable it (its
+ * expiry set to now; enabled again by clearing it) or delete it. Changes need `write` (owners and admins); each goes
+ * to the audit log. A refused form comes back as typed, with the reason.
+ */
+import * as UrlParams from "@effect/platform/UrlParams"
+import { DateTime, Effect, Either, ParseResult, Schema } from "effect"
+import { Discounts } from "../../../src/application/Discounts.js"
+import { Products } from "../../../src/application/Products.js"
+import { can } from "../../../src/domain/DashboardUser.js"
+import { type Discount, DiscountCreate, DiscountName, isExpired, isUsedUp, maxBps, type SubscriptionDiscount } from "../../../src/domain/Discount.js"
+import { DiscountId, parseId } from "../../../src/domain/Ids.js"
+import type { Product } from "../../../src/domain/Product.js"
+import { html, raw } from "../html/Html.js"
+import { describeDecodeError } from "../SchemaIssues.js"
+import type { Kit, Scope } from "./Kit.js"
+import * as Pages from "./Pages.js"
+import { parseAed, parseDay } from "./Parse.js"
+
+const discountIdOf = parseId(DiscountId)
+const decodeDiscount = Schema.decodeUnknownEither(DiscountCreate, { onExcessProperty: "error", errors: "all" })
+const nameLimit = Pages.limitOf(DiscountName)
+
+/** What a discount takes off, as a merchant reads it: `10 %`, `12.5 %`, `AED 25.00`. */
+export const termsText = (d: { readonly type: Discount["type"]; readonly amount: number }): string =>
+  d.type === "percentage" ? `${(d.amount / 100).toLocaleString("en", { maximumFractionDigits: 2 })} %` : Pages.money(d.amount)
+
+/** A subscription's discount, as its page shows it: what it takes off and for how long. */
+export const subscriptionDiscountText = (d: SubscriptionDiscount): string =>
+  `${termsText(d)} off ${
+    d.cycles_remaining === null
+      ? "every renewal"
+      : d.cycles_remaining === 0
+      ? "no more renewals (its cycles are used)"
+      : `the next ${d.cycles_remaining === 1 ? "renewal" : `${d.cycles_remaining} renewals`}`
+  }`
+
+/** A percentage as typed (`10`, `12.5`, `0.75`) in basis points; `undefined` unless 0.01 to 100 with two decimals at most. */
+const parsePercent = (text: string): number | undefined => {
+  const m = /^(\d{1,3})(?:\.(\d{1,2}))?$/.exec(text.trim())
+  if (m === null) return undefined
+  const bps = Number(m[1]) * 100 + Number((m[2] ?? "").padEnd(2, "0"))
+  return bps >= 1 && bps <= maxBps ? bps : undefined
+}
+
+/** A count as typed: empty is none (`null`); otherwise a whole number from 1, else `undefined`. */
+const parseCount = (text: string): number | null | undefined => {
+  const t = text.trim()
+  if (t === "") return null
+  return /^[1-9][0-9]{0,8}$/.test(t) ? Number(t) : undefined
+}
+
+/** The new-discount form's fields, as typed. */
+interface DiscountForm {
+  readonly code: string
+  readonly name: string
+  readonly type: string
+  readonly amount: string
+  readonly usage_limit: string
+  readonly subscription_cycles: string
+  readonly expires_on: string
+  readonly restricted_to: ReadonlyArray<string>
+}
+const emptyForm: DiscountForm = {
+  code: "",
+  name: "",
+  type: "percentage",
+  amount: "",
+  usage_limit: "",
+  subscription_cycles: "",
+  expires_on: "",
+  restricted_to: []
+}
+
+export const discountRoutes = (kit: Kit) =>
+  Effect.gen(function*() {
+    const discounts = yield* Discounts
+    const products = yield* Products
+
+    const statusOf = (d: Discount, now: DateTime.Utc) =>
+      isExpired(d, now) ? "disabled or expired" : isUsedUp(d) ? "used up" : "active"
+
+    /** The discounts; after a refused new discount, its fields as typed and the reason. */
+    const discountsPage = (
+      f: Pages.SignedFrame,
+      scope: Scope,
+      notice: { readonly error?: string; readonly typed?: DiscountForm } = {},
+      status = 200
+    ) =>
+      Effect.gen(function*() {
+        const cursor = (yield* kit.query).get("cursor") ?? undefined
+        const list = yield* Effect.either(discounts.list(scope, { limit: 50, cursor }))
+        if (Either.isLeft(list)) return kit.page(400, Pages.notFoundPage(f), f.nonce)
+        const catalog = (yield* products.list(scope, { status: "active", limit: 100 })).items
+        const names = new Map<string, Product>(catalog.map((p) => [p.product_id, p]))
+        const now = yield* DateTime.now
+        const write = can(f.user.role, "write")
+        const typed = notice.typed ?? emptyForm
+        const action = (d: Discount, path: string, text: string) =>
+          html`<form class="inline" method="post" action="${Pages.modePath(f)}/discounts/${d.discount_id}/${path}"><input type="hidden" name="csrf_token" value="${f.csrf}"><button class="link" type="submit">${text}</button></form>`
+        return kit.page(status, Pages.chrome(f, "Discounts", html`
+${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
+<div class="card"><table><thead><tr><th>Code</th><th>Takes off</th><th>Use</th></tr></thead><tbody>${
+          // Three columns, each of a few short lines: the table fits a 390 px phone without scrolling sideways.
+          list.right.items.map((d) =>
+            html`<tr><td><strong>${d.code}</strong>${d.name === null ? "" : html`<br><small>${d.name}</small>`}<br><small><code>${d.discount_id}</code></small></td>
+<td>${termsText(d)}<br><small>${d.restricted_to.length === 0 ? "All products" : d.restricted_to.map((id, i) => html`${i > 0 ? ", " : ""}${names.get(id)?.name ?? id}`)}</small>${
+              d.subscription_cycles === null ? "" : html`<br><small>${d.subscription_cycles === 1 ? "1 billing cycle" : `${d.subscription_cycles} billing cycles`}</small>`
+            }</td>
+<td><span data-testid="used">${d.times_used}${d.usage_limit === null ? "" : ` of ${d.usage_limit}`} used</span><br><small>${d.expires_at === null ? "Never ends" : `Ends ${Pages.when(d.expires_at)}`}</small><br><small>${statusOf(d, now)}</small>${
+              write
+                ? html`<br>${isExpired(d, now) ? action(d, "enable", "Enable") : action(d, "disable", "Disable")} ${action(d, "delete", "Delete")}`
+                : ""
+            }</td></tr>`
+          )
+        }</tbody></table>${list.right.items.length === 0 ? html`<p class="muted">No discounts yet.</p>` : ""}${
+          list.right.next_cursor === null ? "" : html`<p><a href="${Pages.modePath(f)}/discounts?cursor=${list.right.next_cursor}">Older discounts →</a></p>`
+        }</div>${
+          write
+            ? html`<div class="card"><h2>New discount</h2>${
+              Pages.form(f, `${Pages.modePath(f)}/discounts`, html`
+<label for="d_code">Code (3 to 16 letters, digits, - or _; customers may type it in any case; empty: one is made up)</label><input id="d_code" name="code" value="${typed.code}" autocomplete="off">
+<label for="d_name">Name (optional, ${nameLimit})</label><input id="d_name" name="name" value="${typed.name}">
+<label for="d_type">Type</label><select id="d_type" name="type">${
+                [["percentage", "Percentage off"], ["flat", "Amount off, in AED"]].map(([value, text]) =>
+                  html`<option value="${value}"${raw(typed.type === value ? " selected" : "")}>${text}</option>`
+                )
+              }</select>
+<label for="d_amount">Percentage (e.g. 10 or 12.5) or amount in AED (e.g. 25.00)</label><input id="d_amount" name="amount" inputmode="decimal" value="${typed.amount}" required>
+<label for="d_limit">Usage limit (optional: how many payments may use it)</label><input id="d_limit" name="usage_limit" inputmode="numeric" value="${typed.usage_limit}">
+<label for="d_cycles">Subscription cycles (optional: how many payments of a subscription it takes off, the first included; empty: all)</label><input id="d_cycles" name="subscription_cycles" inputmode="numeric" value="${typed.subscription_cycles}">
+<label for="d_expires">Last day (optional, YYYY-MM-DD: the code works until the end of that day, UTC)</label><input id="d_expires" name="expires_on" value="${typed.expires_on}" placeholder="2026-12-31">
+<fieldset><legend>Applies to (none ticked: every product)</legend>${
+                catalog.length === 0
+                  ? html`<p class="muted">No active products.</p>`
+                  : catalog.map((p) =>
+                    html`<label class="check"><input type="checkbox" name="restricted_to" value="${p.product_id}"${raw(typed.restricted_to.includes(p.product_id) ? " checked" : "")}> ${p.name}</label>`
+                  )
+              }</fieldset>
+<p><button type="submit">Create discount</button></p>`)
+            }</div>`
+            : ""
+        }`), f.nonce)
+      })
+
+    yield* kit.get("/dashboard/:mode/discounts", kit.withUser((_, f, scope) => discountsPage(f, scope)))
+
+    yield* kit.post("/dashboard/:mode/discounts", kit.withPost((signed, f, scope, params) =>
+      Effect.gen(function*() {
+        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot create discounts.`), f.nonce)
+        const typed: DiscountForm = {
+          code: kit.field(params, "code"),
+          name: kit.field(params, "name"),
+          type: kit.field(params, "type"),
+          amount: kit.field(params, "amount"),
+          usage_limit: kit.field(params, "usage_limit"),
+          subscription_cycles: kit.field(params, "subscription_cycles"),
+          expires_on: kit.field(params, "expires_on"),
+          restricted_to: UrlParams.getAll(params, "restricted_to")
+        }
+        const refuse = (error: string) => discountsPage(f, scope, { error, typed }, 400)
+        const amount = typed.type === "flat" ? parseAed(typed.amount) : parsePercent(typed.amount)
+        if (amount === undefined || amount <= 0) {
+          return yield* refuse(typed.type === "flat" ? "Enter the amount off in AED, e.g. 25.00" : "Enter the percentage off, 0.01 to 100 (e.g. 10 or 12.5)")
+        }
+        const usageLimit = parseCount(typed.usage_limit)
+        if (usageLimit === undefined) return yield* refuse("Enter the usage limit as a whole number, or leave it empty for no limit")
+        const cycles = parseCount(typed.subscription_cycles)
+        if (cycles === undefined) return yield* refuse("Enter the subscription cycles as a whole number, or leave it empty for every cycle")
+        const lastDay = typed.expires_on.trim() === "" ? null : parseDay(typed.expires_on)
+        if (lastDay === undefined) return yield* refuse("Enter the last day as YYYY-MM-DD, e.g. 2026-12-31, or leave it empty")
+        const input = decodeDiscount({
+          ...(typed.code === "" ? {} : { code: typed.code }),
+          ...(typed.name === "" ? {} : { name: typed.name }),
+          type: typed.type,
+          amount,
+          usage_limit: usageLimit,
+          subscription_cycles: cycles,
+          // The end of the last day: the code works all of it.
+          expires_at: lastDay === null ? null : DateTime.formatIso(DateTime.add(lastDay, { days: 1 })),
+          restricted_to: typed.restricted_to
+        })
+        if (Either.isLeft(input)) return yield* refuse(describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) }))
+        const created = yield* Effect.either(discounts.create(scope, input.right))
+        if (Either.isLeft(created)) return yield* refuse(created.left.message)
+        yield* kit.audit(signed, "discount.create", created.right.discount_id, scope.livemode)
+        return kit.done(f, `${Pages.modePath(f)}/discounts`, `Created the discount ${created.right.code}.`)
+      })))
+
+    /** Disable (its expiry set to now), enable again (no expiry) or delete one of the scope's discounts. */
+    const change = (what: "disable" | "enable" | "delete") =>
+      kit.withPost((signed, f, scope) =>
+        Effect.gen(function*() {
+          if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change discounts.`), f.nonce)
+          const id = discountIdOf(yield* kit.param("id"))
+          if (id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+          const done = what === "delete"
+            ? yield* Effect.either(Effect.map(discounts.delete(scope, id), () => "Deleted."))
+            : yield* Effect.either(Effect.map(
+              discounts.update(scope, id, { expires_at: what === "disable" ? yield* DateTime.now : null }),
+              (d) => (what === "disable" ? `Disabled ${d.code}: it can no longer be redeemed.` : `${d.code} can be redeemed again.`)
+            ))
+          if (Either.isLeft(done)) {
+            return done.left._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* discountsPage(f, scope, { error: done.left.message }, 409)
+          }
+          yield* kit.audit(signed, `discount.${what}`, id, scope.livemode)
+          return kit.done(f, `${Pages.modePath(f)}/discounts`, done.right)
+        })
+      )
+    yield* kit.post("/dashboard/:mode/discounts/:id/disable", change("disable"))
+    yield* kit.post("/dashboard/:mode/discounts/:id/enable", change("enable"))
+    yield* kit.post("/dashboard/:mode/discounts/:id/delete", change("delete"))
+  })
