@@ -200,13 +200,20 @@ const queries = (leaseGraceMs: number, subscribeGraceMs: number): ReadonlyArray<
     UNION ALL
     SELECT s.session_id, format('session total %s, its lines add up to %s', s.total_amount, lines.sum)
     FROM checkout_sessions s,
-      LATERAL (SELECT coalesce(sum((l->>'quantity')::numeric * (l->>'unit_amount')::numeric), 0) AS sum
-        FROM jsonb_array_elements(s.product_cart) l) lines
+      -- Its lines: with their VAT, their gross; otherwise their prices less what its discount codes took off.
+      LATERAL (SELECT CASE WHEN s.tax_lines IS NOT NULL
+          THEN (SELECT coalesce(sum((l->>'gross')::numeric), 0) FROM jsonb_array_elements(s.tax_lines->'lines') l)
+          ELSE (SELECT coalesce(sum((l->>'quantity')::numeric * (l->>'unit_amount')::numeric), 0)
+              FROM jsonb_array_elements(s.product_cart) l)
+            - (SELECT coalesce(sum((d->>'amount_off')::numeric), 0) FROM jsonb_array_elements(s.discounts) d)
+        END AS sum) lines
     WHERE s.total_amount < 0 OR lines.sum <> s.total_amount
     UNION ALL
+    -- The payment that completed a session charged its total (an earlier declined one may have been priced with a
+    -- discount code the customer took off since).
     SELECT p.payment_id, format('payment charged %s for session %s, whose total is %s', p.total_amount, s.session_id,
       s.total_amount)
-    FROM payments p JOIN checkout_sessions s ON s.session_id = p.checkout_session_id
+    FROM payments p JOIN checkout_sessions s ON s.session_id = p.checkout_session_id AND s.payment_id = p.payment_id
     WHERE p.total_amount <> s.total_amount`]
 ]
 

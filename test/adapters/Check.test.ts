@@ -17,13 +17,15 @@ import { StoreSql } from "../../adapters/sql/StoreSql.js"
 import { NodeAdapters } from "../../adapters/runtime/NodeAdapters.js"
 import { Accounts } from "../../src/application/Accounts.js"
 import { Billing } from "../../src/application/Billing.js"
+import { Checkout } from "../../src/application/Checkout.js"
 import { Deliveries } from "../../src/application/Deliveries.js"
+import { Discounts } from "../../src/application/Discounts.js"
 import { Engine } from "../../src/application/Engine.js"
 import { Payments } from "../../src/application/Payments.js"
 import { Products } from "../../src/application/Products.js"
 import { Webhooks } from "../../src/application/Webhooks.js"
 import type { PaymentId } from "../../src/domain/Ids.js"
-import { cards, formWith, makeSession, pay } from "../support/checkout.js"
+import { cards, formWith, makeSession, pay, storedSession } from "../support/checkout.js"
 import { runFils } from "../support/cli.js"
 import { freshDatabaseUrl } from "../support/database.js"
 
@@ -88,6 +90,15 @@ beforeAll(async () => {
     const plan = yield* products.create(shop, {
       name: "Coffee club", price: 3_000, currency: "AED", billing: "recurring", billing_interval: "day"
     })
+    // Discount codes: one paid with its code; one declined with it, then paid without (the session priced again).
+    const discounts = yield* Discounts
+    yield* discounts.create(shop, { code: "Dates20", type: "percentage", amount: 2000, restricted_to: [a.product_id] })
+    const discounted = yield* makeSession(shop, { product_cart: [{ product_id: a.product_id, quantity: 2 }, { product_id: b.product_id }], discount_code: "dates20" })
+    yield* pay(discounted.session_id, formWith(cards.visa))
+    const changed = yield* makeSession(shop, { product_cart: [{ product_id: a.product_id }], discount_code: "DATES20" })
+    yield* pay(changed.session_id, formWith(cards.declined))
+    yield* (yield* Checkout).applyCode(changed.session_id, (yield* storedSession(changed.session_id)).form_token, "")
+    yield* pay(changed.session_id, formWith(cards.visa))
     const sub = yield* makeSession(shop, { product_cart: [{ product_id: plan.product_id, quantity: 1 }] })
     yield* pay(sub.session_id, formWith(cards.visa))
     const now = DateTime.toEpochMillis(yield* DateTime.now)
@@ -129,7 +140,7 @@ describe("fils check", () => {
       (SELECT count(*)::int FROM webhook_deliveries) AS deliveries,
       (SELECT count(*)::int FROM events) AS events`)
     // The flows made what the checks look at: all four payment states, a renewal, delivered events.
-    expect(counts).toMatchObject({ failed: 1, refunded: 1, partial: 1, renewals: 1 })
+    expect(counts).toMatchObject({ failed: 2, refunded: 1, partial: 1, renewals: 1 })
     expect(counts.succeeded).toBeGreaterThanOrEqual(3)
     expect(counts.deliveries).toBe(counts.events)
     expect(counts.ahead).toBeGreaterThanOrEqual(1)
