@@ -6,9 +6,11 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Either, Redacted, TestClock } from "effect"
+import { homePage } from "../../adapters/http/portal/Pages.js"
 import { Accounts } from "../../src/application/Accounts.js"
 import { Billing } from "../../src/application/Billing.js"
 import { Checkout } from "../../src/application/Checkout.js"
+import { Customers } from "../../src/application/Customers.js"
 import { Discounts } from "../../src/application/Discounts.js"
 import { PaymentMethods } from "../../src/application/PaymentMethods.js"
 import { Payments } from "../../src/application/Payments.js"
@@ -214,7 +216,7 @@ describe("a subscription started with a discount", () => {
   it.effect("shows it with its cycles; each paid renewal takes it off and uses one cycle; a declined renewal and its retry on a new card use one cycle between them", () =>
     withEngine()(Effect.gen(function*() {
       yield* TestClock.setTime(start)
-      const { test } = yield* newAccount
+      const { account, test } = yield* newAccount
       const product = yield* makeProduct(test, { name: "Coffee club", price: 10000, billing: "recurring", billing_interval: "month" })
       const d = yield* createDiscount(test, { code: "First3", type: "percentage", amount: 2500, subscription_cycles: 3 })
       const session = yield* makeSession(test, { product_cart: [{ product_id: product.product_id }], discount_code: "first3" })
@@ -234,6 +236,14 @@ describe("a subscription started with a discount", () => {
         cycles_remaining: 2
       }])
       assert.strictEqual((yield* getDiscount(test, d.discount_id)).times_used, 1, "redeemed once, by the first payment")
+      // The customer portal says what the next renewal charges: the discount is still in effect.
+      const portalPage = (s: typeof sub) =>
+        Effect.gen(function*() {
+          const customer = yield* Effect.flatMap(Customers, (c) => c.get(test, s.customer.customer_id))
+          const merchant = yield* Effect.flatMap(Accounts, (a) => a.get(account.account_id))
+          return homePage({ nonce: "n", base: "/portal" }, { overview: { account: merchant, customer, subscriptions: [s], payments: [] }, returnUrl: null, livemode: false })
+        })
+      assert.include(yield* portalPage(sub), "Next payment of AED 75.00")
 
       const cycles = Effect.map(subscriptions.get(test, id), (s) => s.discounts.map((x) => x.cycles_remaining))
       const renewals = Effect.map(
@@ -262,5 +272,6 @@ describe("a subscription started with a discount", () => {
         [["failed", 7500, [2500]], ["succeeded", 7500, [2500]], ["succeeded", 7500, [2500]], ["succeeded", 10000, []]]
       )
       assert.strictEqual((yield* getDiscount(test, d.discount_id)).times_used, 1, "renewals redeem nothing more")
+      assert.include(yield* portalPage(yield* subscriptions.get(test, id)), "Next payment of AED 100.00", "its cycles are used")
     })))
 })

@@ -111,7 +111,7 @@ const subscriptionCard = (frame: Frame, s: Subscription.Subscription) => {
     } Update your card to pay it now.`
     : s.cancel_at_period_end
     ? html`Ends on ${day(s.next_billing_date)}; you will not be charged again.`
-    : html`Next payment of ${money(s.recurring_amount, s.currency)} on ${day(s.next_billing_date)}.`
+    : html`Next payment of ${money(Subscription.renewalCharge(s).amount, s.currency)} on ${day(s.next_billing_date)}.`
   const cancelForm = (value: boolean, label: string, secondary: boolean) =>
     html`<form method="post" action="${base}/cancel-at-period-end">${csrfField(frame)}
 <input type="hidden" name="cancel_at_period_end" value="${String(value)}">
@@ -234,7 +234,7 @@ export const cardPage = (
 <h2>Update the card for ${s.name}</h2>
 <p class="muted">Now: ${cardText(s.payment_method)}.${
       s.status === "on_hold"
-        ? html` The overdue payment of ${money(s.recurring_amount, s.currency)} will be charged to the new card at once.`
+        ? html` The overdue payment of ${money(Subscription.renewalCharge(s).amount, s.currency)} will be charged to the new card at once.`
         : " The new card is used from the next payment on."
     }</p>
 ${props.alert ? html`<div class="alert" role="alert">${props.alert}</div>` : ""}
@@ -242,7 +242,7 @@ ${props.alert ? html`<div class="alert" role="alert">${props.alert}</div>` : ""}
 ${csrfField(frame)}
 ${s.status === "on_hold" ? html`<input type="hidden" name="overdue" value="${overdueToken(Subscription.dueAttempt(s))}">` : ""}
 ${cardFields(props.values, props.errors)}
-<button type="submit">${s.status === "on_hold" ? `Save card and pay ${money(s.recurring_amount, s.currency)}` : "Save card"}</button>
+<button type="submit">${s.status === "on_hold" ? `Save card and pay ${money(Subscription.renewalCharge(s).amount, s.currency)}` : "Save card"}</button>
 </form>
 <p><small>Your card number is never stored.</small></p>
 <footer class="no-print"><a href="${frame.base}">← Back to your account</a></footer>`
