@@ -6,6 +6,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Either, Redacted, TestClock } from "effect"
+import { checkInvoice } from "../../adapters/einvoice/PintAeRules.js"
+import { invoicePage } from "../../adapters/http/documents/TaxDocumentPage.js"
 import { homePage } from "../../adapters/http/portal/Pages.js"
 import { Accounts } from "../../src/application/Accounts.js"
 import { Billing } from "../../src/application/Billing.js"
@@ -207,6 +209,16 @@ describe("Checkout with a discount code", () => {
         [{ quantity: 1, unit_amount: 10500, discount: 1050, net: 9000, vat: 450, gross: 9450 }]
       )
       assert.deepStrictEqual(invoice.totals, { net: 9000, vat: 450, gross: 9450 })
+      // Its printable page has a discount column; its PINT AE e-invoice passes the rules (the line less its discount).
+      const printed = invoicePage(invoice, { nonce: "n" })
+      assert.include(printed, "Discount")
+      assert.include(printed, `data-testid="line-discount">−AED 10.50`)
+      assert.deepStrictEqual(checkInvoice(invoice).filter((f) => f.rule.startsWith("fils-line")), [])
+      assert.deepStrictEqual(
+        checkInvoice({ ...invoice, lines: invoice.lines.map((l) => ({ ...l, discount: 1000 })) }).map((f) => f.rule).filter((r) => r.startsWith("fils-line")),
+        ["fils-line-rounding"],
+        "a line whose amounts do not follow from its discount is caught"
+      )
     })))
 })
 

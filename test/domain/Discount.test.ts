@@ -7,6 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Either, FastCheck as fc } from "effect"
 import * as CheckoutSession from "../../src/domain/CheckoutSession.js"
 import * as Discount from "../../src/domain/Discount.js"
+import * as Receipt from "../../src/domain/Receipt.js"
 import type { AccountId, CustomerId, DiscountId, ProductId, SubscriptionId } from "../../src/domain/Ids.js"
 import type * as Product from "../../src/domain/Product.js"
 import * as Subscription from "../../src/domain/Subscription.js"
@@ -166,6 +167,29 @@ describe("what a discount takes off priced lines (property)", () => {
       assert.deepStrictEqual(removed.discounts, [])
       assert.strictEqual(CheckoutSession.withDiscount(removed, d).total_amount, priced.total, "the same code prices the same again")
     }), { numRuns: 200 })
+  })
+
+  it("a receipt lists the cart at its prices; less the discount, they add up to what was paid", () => {
+    const products = [product(1, 5000, "S"), product(2, 3000, "S")]
+    const cart = products.map((p) => ({ product: p, quantity: 2 }))
+    const priced = Either.getOrThrow(CheckoutSession.price(cart, null, discount({ type: "flat", amount: 1234 })))
+    const session = CheckoutSession.open({
+      id: `cks_${hex(1)}` as never,
+      accountId: `acct_${hex(1)}` as AccountId,
+      livemode: false,
+      checkoutUrl: "http://127.0.0.1/checkout",
+      kind: "payment",
+      priced,
+      customer: undefined,
+      returnUrl: null,
+      metadata: {},
+      formToken: "t",
+      now
+    })
+    const payment = { ...Subscription.renewalPayment(subscriptionWith(null, false, { type: "flat", amount: 1 }), `pay_${hex(1)}` as never, now), total_amount: priced.total, discounts: priced.discounts }
+    const lines = Receipt.lines(payment, { session })
+    assert.deepStrictEqual(lines.map((l) => [l.name, l.amount]), [["Product 1", 10000], ["Product 2", 6000]])
+    assert.strictEqual(lines.reduce((a, l) => a + l.amount, 0) - Receipt.discountOff(payment), payment.total_amount)
   })
 
   it("VAT of a discounted line: 10 % off AED 105.00 including 5 % VAT leaves 94.50, 4.50 of it VAT", () => {
