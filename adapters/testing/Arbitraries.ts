@@ -3,12 +3,12 @@
  * its own property tests against the engine.
  *
  * Two kinds:
- * - inputs the engine accepts (`productCreate`, `customerCreate`, `webhookCreate`, `checkoutSessionCreate`,
- *   `planChangeRequest`): pass them to the use cases (`Products.create(scope, input)`);
- * - stored resources (`product`, `customer`, `checkoutSession`, `payment`, `subscription`, `webhookEndpoint`,
- *   `event`): values the domain schemas accept and that satisfy the domain's invariants (a payment's amounts add up,
- *   a subscription's periods follow its anchor, through plan changes too), built where possible by running the
- *   domain's own state machines.
+ * - inputs the engine accepts (`productCreate`, `customerCreate`, `webhookCreate`, `discountCreate`,
+ *   `checkoutSessionCreate`, `planChangeRequest`): pass them to the use cases (`Products.create(scope, input)`);
+ * - stored resources (`product`, `customer`, `checkoutSession`, `payment`, `subscription`, `discount`,
+ *   `webhookEndpoint`, `event`): values the domain schemas accept and that satisfy the domain's invariants (a
+ *   payment's amounts add up, a subscription's periods follow its anchor, through plan changes too, a discount's uses
+ *   stay within its limit), built where possible by running the domain's own state machines.
  *   Give them a `scope` to place them in an account and mode; otherwise both are random.
  *
  * Ids follow the UUIDv7 layout with the resource's `created_at`; under fast-check's bias two values may share an id,
@@ -236,6 +236,28 @@ export const webhookCreate: fc.Arbitrary<WebhookEndpoint.WebhookCreate> = fc
     ...(description !== undefined ? { description } : {}),
     ...(event_types !== undefined ? { event_types } : {}),
     ...(disabled !== undefined ? { disabled } : {})
+  }))
+
+/** A valid `POST /discounts` body (restricted to none of the products: give `restricted_to` your own). */
+export const discountCreate: fc.Arbitrary<Discount.DiscountCreate> = fc
+  .record({
+    code: fc.option(fc.stringMatching(/^[A-Za-z0-9_-]{3,16}$/), { nil: undefined }),
+    type: fc.constantFrom(...Discount.DiscountType.literals),
+    bps: fc.integer({ min: 1, max: Discount.maxBps }),
+    fils: fc.integer({ min: 1, max: 10_000_000 }),
+    subscription_cycles: fc.option(fc.option(fc.integer({ min: 1, max: 36 }), { nil: null }), { nil: undefined }),
+    usage_limit: fc.option(fc.option(fc.integer({ min: 1, max: 1_000_000 }), { nil: null }), { nil: undefined }),
+    name: fc.option(text(1, 100), { nil: undefined }),
+    metadata: fc.option(metadata, { nil: undefined })
+  })
+  .map(({ bps, code, fils, metadata, name, subscription_cycles, type, usage_limit }) => ({
+    type,
+    amount: type === "percentage" ? bps : fils,
+    ...(code !== undefined ? { code } : {}),
+    ...(subscription_cycles !== undefined ? { subscription_cycles } : {}),
+    ...(usage_limit !== undefined ? { usage_limit } : {}),
+    ...(name !== undefined ? { name } : {}),
+    ...(metadata !== undefined ? { metadata } : {})
   }))
 
 /**
@@ -609,6 +631,33 @@ export const subscription = (given?: Scope): fc.Arbitrary<Subscription.Subscript
         }
         return current
       })
+    )
+
+/**
+ * A discount as the store keeps it: made by `Discount.create`, some of its uses counted and some held by charges in
+ * flight, within its usage limit; an expiry after its creation, or none.
+ */
+export const discount = (given?: Scope): fc.Arbitrary<Discount.Discount> =>
+  fc
+    .record({
+      scope: scopeOr(given),
+      input: discountCreate,
+      created: instant,
+      expiresAfter: fc.option(fc.integer({ min: 1, max: 400 * 86_400_000 }), { nil: null }),
+      used: fc.nat(1_000),
+      held: fc.nat(5)
+    })
+    .chain(({ created, expiresAfter, held, input, scope, used }) =>
+      fc.tuple(idAt<DiscountId>(prefixes.discount, DateTime.toEpochMillis(created)), fc.stringMatching(/^[A-Z2-9]{16}$/))
+        .map(([discountId, madeUp]): Discount.Discount => {
+          const made = Either.getOrThrow(Discount.create(
+            { ...input, expires_at: expiresAfter === null ? null : DateTime.add(created, { millis: expiresAfter }) },
+            { id: discountId, accountId: scope.accountId, livemode: scope.livemode, code: input.code ?? madeUp, now: created }
+          ))
+          const limit = made.usage_limit ?? Number.MAX_SAFE_INTEGER
+          const times = Math.min(used, limit)
+          return { ...made, times_used: times, held: Math.min(held, limit - times) }
+        })
     )
 
 /** A webhook endpoint as the store keeps it (a test-mode or live one; its URL suits both). */

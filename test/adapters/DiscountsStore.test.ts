@@ -3,9 +3,10 @@
  * per account and mode whatever its case (many inserts of one code at once: one wins), lists are newest first, and
  * the uses counted and held never pass the usage limit (a row that would is refused as the defect it is).
  */
-import { Cause, DateTime, Effect, Exit, ManagedRuntime, Option } from "effect"
+import { Cause, DateTime, Effect, Exit, FastCheck as fc, ManagedRuntime, Option } from "effect"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { StoreMemory } from "../../adapters/memory/StoreMemory.js"
+import { Arbitraries } from "../../adapters/testing/index.js"
 import { newId } from "../../src/application/Ids.js"
 import type { Account, Scope } from "../../src/domain/Account.js"
 import type { Discount } from "../../src/domain/Discount.js"
@@ -88,6 +89,24 @@ const contract = (name: string, runtime: () => Runtime) =>
         const open = yield* makeDiscount(scope, "free-ship", { name: null, subscription_cycles: null, usage_limit: null, expires_at: null, restricted_to: [], metadata: {} })
         assert.isTrue(yield* store.discounts.insert(open))
         assert.deepStrictEqual(plain(Option.getOrThrow(yield* store.discounts.get(scope, open.discount_id))), plain(open))
+      })))
+
+    it("any discount the domain makes reads back as it was written (random ones)", () =>
+      run(Effect.gen(function*() {
+        const store = yield* Store
+        const scope = yield* newScope
+        // Distinct ids and codes (fast-check's bias repeats values).
+        const seen = new Set<string>()
+        const samples = fc.sample(Arbitraries.discount(scope), 30).filter((d) => {
+          const fresh = !seen.has(d.discount_id) && !seen.has(d.code.toUpperCase())
+          seen.add(d.discount_id).add(d.code.toUpperCase())
+          return fresh
+        })
+        assert.isAbove(samples.length, 10)
+        for (const d of samples) {
+          assert.isTrue(yield* store.discounts.insert(d))
+          assert.deepStrictEqual(plain(Option.getOrThrow(yield* store.discounts.get(scope, d.discount_id))), plain(d))
+        }
       })))
 
     it("a code is unique per account and mode whatever its case: a second is refused and nothing is written", () =>

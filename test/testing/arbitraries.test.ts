@@ -14,6 +14,7 @@ import { Webhooks } from "../../src/application/Webhooks.js"
 import * as Calendar from "../../src/domain/Calendar.js"
 import * as CheckoutSession from "../../src/domain/CheckoutSession.js"
 import * as Customer from "../../src/domain/Customer.js"
+import * as Discount from "../../src/domain/Discount.js"
 import * as Event from "../../src/domain/Event.js"
 import { idMillis } from "../../src/domain/Ids.js"
 import * as Payment from "../../src/domain/Payment.js"
@@ -44,6 +45,7 @@ describe("stored-resource arbitraries satisfy the domain schemas", () => {
     ["checkout session", Arbitraries.checkoutSession(), CheckoutSession.CheckoutSession],
     ["payment", Arbitraries.payment(), Payment.Payment],
     ["subscription", Arbitraries.subscription(), Subscription.Subscription],
+    ["discount", Arbitraries.discount(), Discount.Discount],
     ["webhook endpoint", Arbitraries.webhookEndpoint(), WebhookEndpoint.WebhookEndpoint],
     ["event", Arbitraries.event(), Event.Event]
   ] as const
