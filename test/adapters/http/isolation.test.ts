@@ -95,6 +95,12 @@ const expectOwn = (w: World, caller: number, value: unknown, context: string) =>
   }
 }
 
+/** Well-formed bodies for actions on an object (given one of the caller's own products): still 404 on another's. */
+const postBodies: Record<string, (product: string) => object> = {
+  "subscriptions.changePlan": (product) => ({ product_id: product, quantity: 1, proration_billing_mode: "prorated_immediately" }),
+  "subscriptions.previewChangePlan": (product) => ({ product_id: product, quantity: 1, proration_billing_mode: "prorated_immediately" })
+}
+
 const attacks: Record<string, Attack> = {}
 for (const e of endpoints) {
   const id = (w: World, victim: number, pick: number) => pickOf(w.seeded[victim]![kindOf(e)], pick)
@@ -102,7 +108,9 @@ for (const e of endpoints) {
     // Reads, changes, deletes and secrets of someone else's object: 404, whatever the body.
     attacks[e.name] = async (w, caller, victim, pick) => {
       const target = id(w, victim, pick)
-      const bodies = e.method === "PATCH" ? patchBodies[e.collection] ?? [{}] : [undefined]
+      const bodies = e.method === "PATCH"
+        ? patchBodies[e.collection] ?? [{}]
+        : [postBodies[e.name]?.(pickOf(w.seeded[caller]!.products, pick))]
       const res = await send(w, caller, e.method, e.path.replace(":id", target), pickOf(bodies, pick))
       expectError(res, 404, "NOT_FOUND")
     }
