@@ -37,6 +37,13 @@ export interface PlanChangePreview {
   readonly immediate_charge: typeof PlanChange.ImmediateCharge.Type
   readonly new_plan: Subscription.Subscription
   readonly quote_id: string
+  /** How the change is made: its direction and the modes used (the request's, else the product's policy). Pages show them; the API does not. */
+  readonly terms: {
+    readonly direction: PlanChange.Direction
+    readonly proration_billing_mode: PlanChange.ProrationBillingMode
+    readonly effective_at: PlanChange.EffectiveAt
+    readonly on_payment_failure: PlanChange.OnPaymentFailure
+  }
 }
 
 /** A change made: the subscription after it, and the payment of its immediate charge (null when none). */
@@ -99,7 +106,13 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
         const new_plan = PlanChange.wouldBe(s, priced)
         const shown = { immediate_charge: encodeCharge(immediate_charge), new_plan: encodeSubscription(new_plan) }
         const digest = yield* signer.digest(PlanChange.quoteText(s.subscription_id, body, shown))
-        return { immediate_charge, new_plan, quote_id: PlanChange.quoteId(priced.at, digest) } satisfies PlanChangePreview
+        const terms = {
+          direction: priced.direction,
+          proration_billing_mode: priced.mode,
+          effective_at: priced.effectiveAt,
+          on_payment_failure: priced.onPaymentFailure
+        }
+        return { immediate_charge, new_plan, quote_id: PlanChange.quoteId(priced.at, digest), terms } satisfies PlanChangePreview
       })
 
     const preview = Effect.fn("PlanChanges.preview")(function*(

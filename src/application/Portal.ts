@@ -2,7 +2,8 @@
  * The customer portal: a merchant creates a portal session for a customer (`POST
  * /customer_portal_sessions`) and sends them its link; opening it starts the customer's browser session, in which
  * they see their subscriptions and payments, set or undo cancellation at the period end, replace a subscription's
- * card (`PaymentMethods`), and read receipts and tax documents. Every object is reached through the session's customer in its
+ * card (`PaymentMethods`), change plan to one the merchant offers there (`PlanChanges`, on the portal's terms:
+ * `PlanChange.portalRequest`), and read receipts and tax documents. Every object is reached through the session's customer in its
  * account and mode: another customer's is not found, whatever its id. The link's and the cookie's secrets are
  * `Redacted` from the page that reads them; only their digests are looked up.
  */
@@ -20,9 +21,12 @@ import {
   type PaymentId,
   type PortalSessionId,
   prefixes,
+  ProductId,
   type SubscriptionId
 } from "../domain/Ids.js"
 import type * as Payment from "../domain/Payment.js"
+import * as PlanChange from "../domain/PlanChange.js"
+import type * as Product from "../domain/Product.js"
 import * as PortalSession from "../domain/PortalSession.js"
 import * as Receipt from "../domain/Receipt.js"
 import type * as TaxDocument from "../domain/TaxDocument.js"
@@ -36,11 +40,13 @@ import { CustomerRepository } from "../ports/repositories/CustomerRepository.js"
 import { DocumentRepository } from "../ports/repositories/DocumentRepository.js"
 import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { PortalSessionRepository } from "../ports/repositories/PortalSessionRepository.js"
+import { ProductRepository } from "../ports/repositories/ProductRepository.js"
 import { RateLimitRepository } from "../ports/repositories/RateLimitRepository.js"
 import { SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
 import { newId } from "./Ids.js"
 import * as Secrets from "./Secrets.js"
 import { PaymentMethods } from "./PaymentMethods.js"
+import { PlanChanges } from "./PlanChanges.js"
 import { Settings } from "./Settings.js"
 import { Subscriptions } from "./Subscriptions.js"
 import * as UnitOfWork from "./UnitOfWork.js"
@@ -70,6 +76,16 @@ export interface ReceiptView {
 }
 
 const customerIdOf = parseId(CustomerId)
+const productIdOf = parseId(ProductId)
+
+/** What the portal's plan page shows: the subscription, the plans offered for it, and why it cannot change now, if it cannot. */
+export interface PortalPlans {
+  readonly account: Account.Account
+  readonly subscription: Subscription.Subscription
+  /** The merchant's plans offered in the portal (`PlanChange.offeredInPortal`), newest first (the newest 100). */
+  readonly offered: ReadonlyArray<Product.Product>
+  readonly refusal: string | undefined
+}
 /** Secrets of the link and of the cookie: 32 random bytes each. */
 const secretBytes = 32
 /** Longer than any secret this portal makes: a longer one is not looked up. */
@@ -99,9 +115,11 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
     const sessionRepo = yield* CheckoutSessionRepository
     const subscriptionRepo = yield* SubscriptionRepository
     const documentRepo = yield* DocumentRepository
+    const productRepo = yield* ProductRepository
     const signer = yield* Signer
     const subscriptions = yield* Subscriptions
     const paymentMethods = yield* PaymentMethods
+    const planChanges = yield* PlanChanges
     const { publicUrl } = yield* Settings
     const newSecret = Secrets.newSecret(signer, secretBytes)
     const digestOf = (secret: Redacted.Redacted<string>) => Secrets.digestOf(signer, secret)
@@ -255,6 +273,58 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
       }
     )
 
+    /** The session customer's subscription `id` and the plans the portal offers it; any other subscription is not found. */
+    const plans = Effect.fn("Portal.plans")(function*(session: PortalSession.PortalSession, id: SubscriptionId) {
+      const { account, subscription: s } = yield* subscription(session, id)
+      const listed = yield* productRepo.list(scopeOf(session), { status: "active", billing: "recurring" }, { limit: 100, after: undefined })
+      return {
+        account,
+        subscription: s,
+        offered: listed.items.filter((p) => PlanChange.offeredInPortal(p, s)),
+        refusal: PlanChange.changeRefusal(s)?.message
+      } satisfies PortalPlans
+    })
+
+    /** The plan `productId` names, if the portal offers it for `s`: any other product, of any scope, is not found. */
+    const offeredPlan = (session: PortalSession.PortalSession, s: Subscription.Subscription, productId: string) =>
+      Effect.gen(function*() {
+        const id = productIdOf(productId)
+        const found = id === undefined ? Option.none() : yield* productRepo.get(scopeOf(session), id)
+        return Option.isSome(found) && PlanChange.offeredInPortal(found.value, s) ? found.value : yield* notFound("plan", productId)
+      })
+
+    /** The preview of a change of the session customer's subscription `id` to an offered plan (`PlanChange.portalRequest`). */
+    const previewPlanChange = Effect.fn("Portal.previewPlanChange")(
+      function*(session: PortalSession.PortalSession, id: SubscriptionId, choice: PlanChange.PortalPlanChoice) {
+        const s = yield* subscriptionOf(session, id)
+        const product = yield* offeredPlan(session, s, choice.product_id)
+        return yield* planChanges.preview(scopeOf(session), id, PlanChange.portalRequest(product, choice.quantity))
+      }
+    )
+
+    /**
+     * The change a preview showed, at its quote: `PlanChanges.change` with the same request and `key` (the form's
+     * one-time token), so a confirmation posted twice changes and charges once. A declined charge changes nothing
+     * (`ChargeDeclined`).
+     */
+    const changePlan = Effect.fn("Portal.changePlan")(
+      function*(
+        session: PortalSession.PortalSession,
+        id: SubscriptionId,
+        choice: PlanChange.PortalPlanChoice & { readonly quote_id: string },
+        key: string
+      ) {
+        const s = yield* subscriptionOf(session, id)
+        const product = yield* offeredPlan(session, s, choice.product_id)
+        return yield* planChanges.change(
+          scopeOf(session),
+          id,
+          { ...PlanChange.portalRequest(product, choice.quantity), quote_id: choice.quote_id },
+          `portal.${session.customer_portal_session_id}.${key}`
+        )
+      }
+    )
+
     /**
      * The receipt of a succeeded payment of `scope` (the merchant's view), or only of `customerId`'s payments (the
      * portal's). Any other payment, and one that never succeeded, is not found.
@@ -312,11 +382,14 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
       subscription,
       setCancelAtPeriodEnd,
       replaceCard,
+      plans,
+      previewPlanChange,
+      changePlan,
       receipt,
       documents,
       invoice,
       creditNote
     } as const
   }),
-  dependencies: [PaymentMethods.Default, Subscriptions.Default]
+  dependencies: [PaymentMethods.Default, PlanChanges.Default, Subscriptions.Default]
 }) {}

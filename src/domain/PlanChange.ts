@@ -191,6 +191,35 @@ const sameSchedule = (s: Subscription.Subscription, plan: Subscription.Plan) =>
   s.billing_interval === plan.billing_interval && s.interval_count === plan.interval_count
 
 /**
+ * Why `s` cannot change plan now, whatever it changes to: it is not `active`, a change waits for its charge, or one
+ * is scheduled (one change at a time). Undefined when it can. `price` refuses with it first; pages ask it to decide
+ * whether to offer a change at all.
+ */
+export const changeRefusal = (s: Subscription.Subscription): InvalidState | undefined => {
+  const id = s.subscription_id
+  if (s.status !== "active") {
+    return new InvalidState({
+      message: s.status === "cancelled"
+        ? `Subscription ${id} is cancelled; its plan cannot change`
+        : `Subscription ${id} is on_hold; its plan can change once its overdue renewal is paid`
+    })
+  }
+  if (s.pending_change !== null) {
+    return new InvalidState({
+      message: `A plan change of subscription ${id} is waiting for its payment (${s.pending_change.payment_id}); ` +
+        "try again once that payment has an outcome"
+    })
+  }
+  if (s.scheduled_change !== null) {
+    return new InvalidState({
+      message: `Subscription ${id} already has a plan change scheduled for ${DateTime.formatIso(s.scheduled_change.effective_at)}; ` +
+        "cancel it first (DELETE /subscriptions/{id}/change-plan/scheduled)"
+    })
+  }
+  return undefined
+}
+
+/**
  * Prices moving `subscription` to `quantity` of `product` at `at`: refused when the subscription or the product does
  * not allow it, with the merchant's words and nothing changed. `request` names the modes; a mode it leaves out is the
  * new product's `plan_change_policy` for the change's direction, then the default (`immediately`, `apply_change`).
@@ -210,19 +239,8 @@ export const price = (props: {
   Either.gen(function*() {
     const { at, product, quantity, request, subscription: s } = props
     const id = s.subscription_id
-    if (s.status !== "active") {
-      return yield* Either.left(new InvalidState({
-        message: s.status === "cancelled"
-          ? `Subscription ${id} is cancelled; its plan cannot change`
-          : `Subscription ${id} is on_hold; its plan can change once its overdue renewal is paid`
-      }))
-    }
-    if (s.pending_change !== null) {
-      return yield* Either.left(new InvalidState({
-        message: `A plan change of subscription ${id} is waiting for its payment (${s.pending_change.payment_id}); ` +
-          "try again once that payment has an outcome"
-      }))
-    }
+    const refused = changeRefusal(s)
+    if (refused !== undefined) return yield* Either.left(refused)
     if (product.status !== "active") {
       return yield* Either.left(new InvalidRequest({
         message: `Product ${product.product_id} is ${product.status}; a subscription can change only to an active product`
@@ -247,12 +265,6 @@ export const price = (props: {
     }
     const effectiveAt = request.effective_at ?? policy?.effective_at ?? "immediately"
     const onPaymentFailure = request.on_payment_failure ?? "apply_change"
-    if (s.scheduled_change !== null) {
-      return yield* Either.left(new InvalidState({
-        message: `Subscription ${id} already has a plan change scheduled for ${DateTime.formatIso(s.scheduled_change.effective_at)}; ` +
-          "cancel it first (DELETE /subscriptions/{id}/change-plan/scheduled)"
-      }))
-    }
     const base = { at, mode, effectiveAt, onPaymentFailure, direction: way, plan }
     if (effectiveAt === "next_billing_date") {
       if (s.cancel_at_period_end) {
@@ -573,3 +585,38 @@ export const staleQuote = () =>
     message: "The subscription or the product changed since this quote was made (or the request differs from the " +
       "preview's); preview the change again"
   })
+
+// The customer portal -------------------------------------------------------------------------------------------------
+
+/**
+ * Whether the customer portal offers `product` as a plan for `s` (docs/portal.md, "Changing the plan"): the merchant
+ * offers it there (`offered_in_portal`), and it is an active recurring product in the subscription's currency.
+ */
+export const offeredInPortal = (product: Product.Product, s: Subscription.Subscription): boolean =>
+  product.offered_in_portal && product.status === "active" && product.billing === "recurring" &&
+  product.currency === s.currency
+
+/**
+ * How the portal changes plan where the product has no `plan_change_policy`: the new plan now, less the unused time
+ * of the old one, both ways (a downgrade keeps the difference as credit). The customer never chooses the billing mode.
+ */
+export const portalDefaultRule: PlanPolicy.PlanChangeRule = { proration_billing_mode: "prorated_immediately", effective_at: "immediately" }
+
+/** What the portal picks: an offered plan and its quantity. */
+export const PortalPlanChoice = Schema.Struct({
+  product_id: requestFields.product_id,
+  quantity: requestFields.quantity
+})
+export type PortalPlanChoice = typeof PortalPlanChoice.Type
+
+/**
+ * The change a customer asks for in the portal: to `quantity` of `product`, as the product's policy says (else
+ * `portalDefaultRule`); a declined charge changes nothing (`prevent_change`): a customer is never moved onto a plan
+ * they did not pay for.
+ */
+export const portalRequest = (product: Product.Product, quantity: number): PlanChangePreviewRequest => ({
+  product_id: product.product_id,
+  quantity,
+  ...(product.plan_change_policy === null ? portalDefaultRule : {}),
+  on_payment_failure: "prevent_change"
+})

@@ -368,3 +368,74 @@ describe("the portal's view of a customer", () => {
       assert.strictEqual((yield* Effect.flip(portal.receipt(test, "pay_x" as PaymentId)))._tag, "NotFound")
     })))
 })
+
+describe("changing plan in the portal", () => {
+  const monthly = (scope: Scope, name: string, price: number, extra: Record<string, unknown> = {}) =>
+    makeProduct(scope, { name, price, billing: "recurring", billing_interval: "month", ...extra })
+
+  it.effect("only the plans offered there; the product's policy, else prorated now; a declined charge changes nothing; another customer's subscription and a plan not offered are not found", () =>
+    run(Effect.gen(function*() {
+      yield* at("2026-04-01T00:00:00.000Z")
+      const { live, test } = yield* newAccount
+      const mine = yield* subscribe(test, cards.visa, "amal@example.ae")
+      const theirs = yield* subscribe(test, cards.declineLater, "omar@example.ae")
+      const pro = yield* monthly(test, "Pro", 30000, { offered_in_portal: true })
+      const yearly = yield* makeProduct(test, {
+        name: "Yearly",
+        price: 99000,
+        billing: "recurring",
+        billing_interval: "year",
+        offered_in_portal: true,
+        plan_change_policy: {
+          upgrade: { proration_billing_mode: "full_immediately", effective_at: "immediately" },
+          downgrade: { proration_billing_mode: "do_not_bill", effective_at: "next_billing_date" }
+        }
+      })
+      const hidden = yield* monthly(test, "Hidden", 20000)
+      const archived = yield* monthly(test, "Old", 20000, { offered_in_portal: true, status: "archived" })
+      const otherMode = yield* monthly(live, "Live Pro", 30000, { offered_in_portal: true })
+      const portal = yield* Portal
+      const session = yield* openedSession(test, mine.customerId)
+      const id = mine.subscription.subscription_id
+
+      const plans = yield* portal.plans(session, id)
+      assert.deepStrictEqual(plans.offered.map((p) => p.name), ["Yearly", "Pro"])
+      assert.isUndefined(plans.refusal)
+      const tagOf = <A, E extends { readonly _tag: string }>(e: Effect.Effect<A, E>) =>
+        Effect.map(Effect.either(e), (r) => (Either.isLeft(r) ? r.left._tag : "answered"))
+      const other = theirs.subscription.subscription_id
+      assert.deepStrictEqual([
+        yield* tagOf(portal.plans(session, other)),
+        yield* tagOf(portal.previewPlanChange(session, other, { product_id: pro.product_id, quantity: 1 })),
+        yield* tagOf(portal.changePlan(session, other, { product_id: pro.product_id, quantity: 1, quote_id: "qt_0000000000000_00000000000000000000000000000000" }, "once-token-000000")),
+        ...yield* Effect.forEach([hidden, archived, otherMode], (p) => tagOf(portal.previewPlanChange(session, id, { product_id: p.product_id, quantity: 1 })))
+      ], ["NotFound", "NotFound", "NotFound", "NotFound", "NotFound", "NotFound"])
+
+      // Half of April left: Pro without a policy is prorated now (30000 less half of 9900), declined → nothing changes.
+      yield* at("2026-04-16T00:00:00.000Z")
+      const preview = yield* portal.previewPlanChange(session, id, { product_id: pro.product_id, quantity: 1 })
+      assert.deepStrictEqual(preview.terms, { direction: "upgrade", proration_billing_mode: "prorated_immediately", effective_at: "immediately", on_payment_failure: "prevent_change" })
+      assert.strictEqual(preview.immediate_charge.summary.total_amount, 30000 - 4950)
+      const changed = yield* portal.changePlan(session, id, { product_id: pro.product_id, quantity: 1, quote_id: preview.quote_id }, "once-token-000001")
+      assert.deepStrictEqual([changed.payment?.status, changed.payment?.total_amount, changed.subscription.product_id], ["succeeded", 25050, pro.product_id])
+      // The same confirmation again (a double click) is the same change: one charge.
+      const again = yield* portal.changePlan(session, id, { product_id: pro.product_id, quantity: 1, quote_id: preview.quote_id }, "once-token-000001")
+      assert.strictEqual(again.payment?.payment_id, changed.payment?.payment_id)
+
+      // Yearly costs less a day than Pro: its policy's downgrade, scheduled for the next billing date.
+      const scheduled = yield* portal.previewPlanChange(session, id, { product_id: yearly.product_id, quantity: 1 })
+      assert.deepStrictEqual([scheduled.terms.direction, scheduled.terms.effective_at, scheduled.immediate_charge.summary.total_amount], ["downgrade", "next_billing_date", 0])
+      yield* portal.changePlan(session, id, { product_id: yearly.product_id, quantity: 1, quote_id: scheduled.quote_id }, "once-token-000002")
+      const after = yield* portal.plans(session, id)
+      assert.strictEqual(after.subscription.scheduled_change?.product_id, yearly.product_id)
+      assert.include(after.refusal, "already has a plan change scheduled")
+
+      // The other customer's renewals decline (0341): their change to Pro is refused, and they keep their plan.
+      const theirSession = yield* openedSession(test, theirs.customerId)
+      const theirPreview = yield* portal.previewPlanChange(theirSession, other, { product_id: pro.product_id, quantity: 2 })
+      const declined = yield* Effect.flip(portal.changePlan(theirSession, other, { product_id: pro.product_id, quantity: 2, quote_id: theirPreview.quote_id }, "once-token-000003"))
+      assert.strictEqual(declined._tag, "ChargeDeclined")
+      const kept = yield* Effect.flatMap(Subscriptions, (s) => s.get(test, other))
+      assert.deepStrictEqual([kept.status, kept.product_id, kept.quantity, kept.pending_change], ["active", theirs.subscription.product_id, 1, null])
+    })))
+})
