@@ -325,3 +325,126 @@ describe("form bodies that are not UTF-8 are refused", () => {
     expect((await ok(server.baseUrl, key, "GET", `/checkout_sessions/${session.session_id}`)).status).toBe("open")
   }, 30_000)
 })
+
+describe("plan changes", () => {
+  const monthly = (name: string, price: number) =>
+    ok(server.baseUrl, key, "POST", "/products", { name, price, currency: "AED", billing: "recurring", billing_interval: "month" })
+  /** A subscription to `product` paid with `card`: its id. */
+  const subscribe = async (product: any, card = "4242424242424242") => {
+    const paid = await payThroughForm(server.baseUrl, key, product.product_id, card)
+    expect(paid.status).toBe(200)
+    return (await ok(server.baseUrl, key, "GET", `/checkout_sessions/${paid.sessionId}`)).subscription_id as string
+  }
+  const aed = (text: string) => Math.round(Number(text.replace(/,/g, "")) * 100)
+  const chargedNow = (html: string) => aed(/id="charged-now">AED ([0-9,.]+)</.exec(html)?.[1] ?? "NaN")
+  const paymentsOf = async (id: string) =>
+    ((await ok(server.baseUrl, key, "GET", "/payments?limit=100")).items as Array<any>).filter((p) => p.subscription_id === id)
+
+  it("the product form sets a recurring product's policy and portal offer; a half-chosen policy, or either on a one-time product, is refused at its field, as typed, nothing saved", async () => {
+    const path = "/dashboard/test/products"
+    const fields = formFields((await request(path, { cookie: owner })).body, path)
+    const named = (name: string, billing: string) => withField(withField(withField(fields, "name", name), "price", "300.00"), "billing", billing)
+    const half = [["upgrade_mode", "prorated_immediately"], ["upgrade_when", "immediately"], ["downgrade_mode", "do_not_bill"]]
+      .reduce((f, [name, value]) => withField(f, name!, value!), named("Pro plan", "month"))
+    const typed: Array<[string, string]> = [...half, ["offered_in_portal", "on"]]
+    const listed = async (name: string) => ((await ok(server.baseUrl, key, "GET", "/products?limit=100")).items as Array<any>).filter((p) => p.name === name)
+    const refused = await request(path, { cookie: owner, form: typed })
+    expect(refused.status).toBe(400)
+    expect(refused.body).toMatch(/<p class="field-error" id="downgrade_when-error">This is required<\/p>/)
+    const sorted = (f: Array<[string, string]>) => [...f].sort(([a], [b]) => a.localeCompare(b))
+    expect(sorted(formFields(refused.body, path)), "every field as typed").toEqual(sorted(typed))
+    expect(await listed("Pro plan")).toHaveLength(0)
+
+    const created = await request(path, { cookie: owner, form: withField(typed, "downgrade_when", "next_billing_date") })
+    expect(created.status, created.body.slice(0, 400)).toBe(303)
+    const [pro] = await listed("Pro plan")
+    expect(pro).toMatchObject({
+      offered_in_portal: true,
+      plan_change_policy: {
+        upgrade: { proration_billing_mode: "prorated_immediately", effective_at: "immediately" },
+        downgrade: { proration_billing_mode: "do_not_bill", effective_at: "next_billing_date" }
+      }
+    })
+
+    const oneTime = await request(path, { cookie: owner, form: [...named("Beans once", "one_time"), ["offered_in_portal", "on"]] })
+    expect(oneTime.status).toBe(400)
+    expect(oneTime.body).toMatch(/id="offered_in_portal-error">Only a recurring product is offered in the portal/)
+    expect(await listed("Beans once")).toHaveLength(0)
+
+    // Its page shows both; its edit form, saved with the box unticked and no policy, clears both.
+    const productPath = `/dashboard/test/products/${pro.product_id}`
+    const page = await request(productPath, { cookie: owner })
+    expect(page.body).toContain("upgrades prorated_immediately, immediately; downgrades do_not_bill, next_billing_date")
+    const edit = formFields(page.body, productPath)
+    expect(valueOf(edit, "offered_in_portal")).toBe("on")
+    const cleared = ["upgrade_mode", "upgrade_when", "downgrade_mode", "downgrade_when"]
+      .reduce((f, name) => withField(f, name, ""), edit.filter(([name]) => name !== "offered_in_portal"))
+    expect((await request(productPath, { cookie: owner, form: cleared })).status).toBe(303)
+    expect(await ok(server.baseUrl, key, "GET", `/products/${pro.product_id}`)).toMatchObject({ plan_change_policy: null, offered_in_portal: false, price: 30_000 })
+  }, 30_000)
+
+  it("a preview's quote: confirmed, the change charges what it showed; confirmed once the price changed, it is previewed again and charges nothing; a declined card is said in words", async () => {
+    const basic = await monthly("Basic", 10_000)
+    const pro = await monthly("Pro", 30_000)
+    const id = await subscribe(basic)
+    const subscriptionPath = `/dashboard/test/subscriptions/${id}`
+    const shown = await request(subscriptionPath, { cookie: owner })
+    expect(shown.body).toContain(`href="${subscriptionPath}/change-plan"`)
+    expect(shown.body).toMatch(/<th>Credit balance<\/th><td>AED 0.00/)
+
+    const form = formFields((await request(`${subscriptionPath}/change-plan`, { cookie: owner })).body, `${subscriptionPath}/change-plan/preview`)
+    expect(valueOf(form, "quantity")).toBe("1")
+    // Pro has no policy: the billing mode must be chosen.
+    const noMode = await request(`${subscriptionPath}/change-plan/preview`, { cookie: owner, form: withField(form, "product_id", pro.product_id) })
+    expect(noMode.status).toBe(400)
+    expect(noMode.body).toMatch(/id="proration_billing_mode-error">proration_billing_mode is required/)
+
+    const choices = withField(withField(form, "product_id", pro.product_id), "proration_billing_mode", "prorated_immediately")
+    const preview = await request(`${subscriptionPath}/change-plan/preview`, { cookie: owner, form: choices })
+    expect(preview.status, preview.body.slice(0, 400)).toBe(200)
+    const charged = chargedNow(preview.body)
+    expect(charged).toBeGreaterThan(19_000)
+    expect(charged).toBeLessThanOrEqual(20_000)
+    const confirm = formFields(preview.body, `${subscriptionPath}/change-plan`)
+    expect(valueOf(confirm, "quote_id")).toMatch(/^qt_/)
+    const made = await request(`${subscriptionPath}/change-plan`, { cookie: owner, form: confirm })
+    expect(made.status, made.body.slice(0, 400)).toBe(303)
+    expect((await request(made.headers.get("location")!, { cookie: owner })).body).toContain(`Changed to Pro × 1; charged AED ${(charged / 100).toFixed(2)}.`)
+    // Posted again (a double click): the same change, no second charge.
+    expect((await request(`${subscriptionPath}/change-plan`, { cookie: owner, form: confirm })).status).toBe(303)
+    const update = (await paymentsOf(id)).filter((p) => p.billing_reason === "subscription_update")
+    expect(update.map((p) => [p.status, p.total_amount])).toEqual([["succeeded", charged]])
+    expect(await ok(server.baseUrl, key, "GET", `/subscriptions/${id}`)).toMatchObject({ product_id: pro.product_id, recurring_amount: 30_000 })
+
+    // Back to Basic × 2 in full; the merchant raises Basic's price before it is confirmed.
+    const back = withField(withField(withField(choices, "product_id", basic.product_id), "quantity", "2"), "proration_billing_mode", "full_immediately")
+    const second = await request(`${subscriptionPath}/change-plan/preview`, { cookie: owner, form: back })
+    expect(chargedNow(second.body)).toBe(20_000)
+    await ok(server.baseUrl, key, "PATCH", `/products/${basic.product_id}`, { price: 15_000 })
+    const stale = await request(`${subscriptionPath}/change-plan`, { cookie: owner, form: formFields(second.body, `${subscriptionPath}/change-plan`) })
+    expect(stale.status).toBe(409)
+    expect(stale.body).toContain("changed since this quote was made")
+    expect(chargedNow(stale.body), "the preview again, at the new price").toBe(30_000)
+    expect((await paymentsOf(id)).filter((p) => p.billing_reason === "subscription_update")).toHaveLength(1)
+    expect((await ok(server.baseUrl, key, "GET", `/subscriptions/${id}`)).product_id).toBe(pro.product_id)
+
+    // A card that declines after its first charge (0341): keep the plan, then change anyway.
+    const declining = await subscribe(basic, "4000000000000341")
+    const declinePath = `/dashboard/test/subscriptions/${declining}`
+    const declineForm = formFields((await request(`${declinePath}/change-plan`, { cookie: owner })).body, `${declinePath}/change-plan/preview`)
+    const keep = withField(withField(withField(declineForm, "product_id", pro.product_id), "proration_billing_mode", "full_immediately"), "on_payment_failure", "prevent_change")
+    const keepPreview = await request(`${declinePath}/change-plan/preview`, { cookie: owner, form: keep })
+    const declined = await request(`${declinePath}/change-plan`, { cookie: owner, form: formFields(keepPreview.body, `${declinePath}/change-plan`) })
+    expect(declined.status).toBe(402)
+    expect(declined.body).toContain("The card was declined (card_declined), so the plan was not changed")
+    expect(await ok(server.baseUrl, key, "GET", `/subscriptions/${declining}`)).toMatchObject({ status: "active", product_id: basic.product_id })
+    const anyway = withField(keep, "on_payment_failure", "apply_change")
+    const anywayPreview = await request(`${declinePath}/change-plan/preview`, { cookie: owner, form: anyway })
+    const applied = await request(`${declinePath}/change-plan`, { cookie: owner, form: formFields(anywayPreview.body, `${declinePath}/change-plan`) })
+    expect(applied.status).toBe(303)
+    expect((await request(applied.headers.get("location")!, { cookie: owner })).body)
+      .toContain("The card was declined (card_declined): the plan changed to Pro × 1 and the subscription is on hold")
+    expect(await ok(server.baseUrl, key, "GET", `/subscriptions/${declining}`)).toMatchObject({ status: "on_hold", product_id: pro.product_id })
+    expect((await paymentsOf(declining)).filter((p) => p.billing_reason === "subscription_update").map((p) => p.status)).toEqual(["failed", "failed"])
+  }, 60_000)
+})

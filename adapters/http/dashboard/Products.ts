@@ -27,6 +27,7 @@ import * as Pages from "./Pages.js"
 import { parseAed } from "./Parse.js"
 import type { Kit, Scope } from "./Kit.js"
 import { type FieldErrors, fieldErrorsOf, selectField, textField } from "./Fields.js"
+import * as PlanPolicyForm from "./PlanPolicyForm.js"
 
 const productIdOf = parseId(ProductId)
 const sessionIdOf = parseId(CheckoutSessionId)
@@ -34,7 +35,7 @@ const decodeProduct = Schema.decodeUnknownEither(ProductCreate, { onExcessProper
 const decodeProductUpdate = Schema.decodeUnknownEither(ProductUpdate, { onExcessProperty: "error", errors: "all" })
 
 /** The product edit form's fields, as shown or as typed. */
-interface ProductForm extends TaxationForm {
+interface ProductForm extends TaxationForm, PlanPolicyForm.PlanChangeForm {
   readonly name: string
   readonly price: string
   readonly description: string
@@ -124,7 +125,8 @@ const productForm = (p: Product): ProductForm => ({
   name: p.name,
   price: (p.price / 100).toFixed(2),
   description: p.description,
-  ...taxationForm(p)
+  ...taxationForm(p),
+  ...PlanPolicyForm.planChangeForm(p)
 })
 const newTaxation: TaxationForm = { tax_category: "S", tax_exemption_code: "", item_type: "S", item_code: "" }
 
@@ -169,6 +171,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
               }</select>
 <label for="description">Description (${descriptionLimit})</label>${Pages.textarea({ id: "description", name: "description", value: notice.typed?.description ?? "" })}
 ${taxationControls(notice.typed ?? newTaxation, notice.errors ?? {})}
+${PlanPolicyForm.planChangeControls(notice.typed ?? PlanPolicyForm.newPlanChange, notice.errors ?? {})}
 <p><button type="submit">Create product</button></p>`)
             }</div>`
             : ""
@@ -185,7 +188,8 @@ ${taxationControls(notice.typed ?? newTaxation, notice.errors ?? {})}
           price: kit.field(params, "price"),
           billing: kit.field(params, "billing"),
           description: kit.field(params, "description"),
-          ...typedTaxation(kit, params)
+          ...typedTaxation(kit, params),
+          ...PlanPolicyForm.typedPlanChange((name) => kit.field(params, name))
         }
         const refuse = (error: string, errors?: FieldErrors) => productsPage(f, scope, { error, typed, ...(errors === undefined ? {} : { errors }) }, 400)
         const price = parseAed(typed.price)
@@ -198,12 +202,16 @@ ${taxationControls(notice.typed ?? newTaxation, notice.errors ?? {})}
           // An empty description is none (the API's default).
           ...(typed.description === "" ? {} : { description: typed.description }),
           ...(typed.billing === "one_time" ? {} : { billing: "recurring", billing_interval: typed.billing }),
-          ...taxation
+          ...taxation,
+          ...PlanPolicyForm.planChangeInput(typed, params)
         })
         if (Either.isLeft(input)) {
-          return yield* refuse(describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) }), taxationErrors(input.left))
+          return yield* refuse(describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) }), {
+            ...taxationErrors(input.left),
+            ...PlanPolicyForm.planChangeErrors(input.left)
+          })
         }
-        const exemption = exemptionError(input.right)
+        const exemption = { ...exemptionError(input.right), ...PlanPolicyForm.billingErrors(input.right.billing ?? "one_time", input.right) }
         if (Object.keys(exemption).length > 0) return yield* refuse("The product was not created: correct the fields marked below.", exemption)
         const created = yield* Effect.either(products.create(scope, input.right))
         if (Either.isLeft(created)) return yield* refuse(created.left.message)
@@ -227,13 +235,15 @@ ${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.erro
 <div class="card"><table><tr><th>Id</th><td><code>${found.product_id}</code></td></tr><tr><th>Price</th><td>${Pages.money(found.price)}</td></tr>
 <tr><th>Status</th><td>${found.status}</td></tr><tr><th>Description</th><td class="text">${found.description}</td></tr>
 <tr><th>VAT</th><td>${found.tax_category}: ${categories[found.tax_category].en}${found.tax_exemption_code === null ? "" : ` (${found.tax_exemption_code}: ${exemptionReasons[found.tax_exemption_code]})`}</td></tr>
-<tr><th>Item</th><td>${found.item_type === "G" ? "Goods" : "Services"}${found.item_code === null ? "" : html`, code <code>${found.item_code}</code>`}</td></tr></table>${
+<tr><th>Item</th><td>${found.item_type === "G" ? "Goods" : "Services"}${found.item_code === null ? "" : html`, code <code>${found.item_code}</code>`}</td></tr>
+${found.billing === "recurring" ? html`<tr><th>Plan changes</th><td>${PlanPolicyForm.policyText(found.plan_change_policy)}</td></tr><tr><th>Customer portal</th><td>${found.offered_in_portal ? "offered as a plan to change to" : "not offered"}</td></tr>` : ""}</table>${
           can(f.user.role, "write")
             ? Pages.form(f, `${Pages.modePath(f)}/products/${found.product_id}`, html`
 <label for="p_name">Name (${nameLimit})</label><input id="p_name" name="name" required value="${shown.name}">
 <label for="p_price">Price in AED</label><input id="p_price" name="price" inputmode="decimal" required value="${shown.price}">
 <label for="p_description">Description (${descriptionLimit})</label>${Pages.textarea({ id: "p_description", name: "description", value: shown.description })}
 ${taxationControls(shown, refused?.errors ?? {})}
+${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(shown, refused?.errors ?? {}) : ""}
 <p><button type="submit">Save product</button></p>`)
             : ""
         }</div>`), f.nonce)
@@ -257,7 +267,8 @@ ${taxationControls(shown, refused?.errors ?? {})}
           name: kit.field(params, "name"),
           price: kit.field(params, "price"),
           description: kit.field(params, "description"),
-          ...typedTaxation(kit, params)
+          ...typedTaxation(kit, params),
+          ...PlanPolicyForm.typedPlanChange((name) => kit.field(params, name))
         }
         const refuse = (error: string, errors?: FieldErrors) => productPage(f, scope, { error, typed, ...(errors === undefined ? {} : { errors }) })
         const price = parseAed(typed.price)
@@ -267,10 +278,14 @@ ${taxationControls(shown, refused?.errors ?? {})}
           name: unchanged(typed.name, found.name, "input"),
           price,
           description: unchanged(typed.description, found.description, "textarea"),
-          ...taxation
+          ...taxation,
+          ...PlanPolicyForm.planChangeInput(typed, params)
         })
         if (Either.isLeft(patch)) {
-          return yield* refuse(describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(patch.left) }), taxationErrors(patch.left))
+          return yield* refuse(describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(patch.left) }), {
+            ...taxationErrors(patch.left),
+            ...PlanPolicyForm.planChangeErrors(patch.left)
+          })
         }
         // Checked here when the form sent both (it always does), so the refusal sits at the field; else the use case checks.
         const exemption = patch.right.tax_category !== undefined && patch.right.tax_exemption_code !== undefined

@@ -34,6 +34,7 @@ import { documentRoutes } from "./Documents.js"
 import { developerRoutes } from "./Developers.js"
 import { discountRoutes } from "./Discounts.js"
 import { eventRoutes } from "./Events.js"
+import { planChangeRoutes } from "./PlanChanges.js"
 import { productRoutes } from "./Products.js"
 import { settingsRoutes } from "./Settings.js"
 import { subscriptionRoutes } from "./Subscriptions.js"
@@ -391,6 +392,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     yield* productRoutes(kit)
     yield* discountRoutes(kit)
     yield* subscriptionRoutes(kit)
+    yield* planChangeRoutes(kit)
     yield* settingsRoutes(kit)
     yield* customerRoutes(kit)
     yield* eventRoutes(kit)

@@ -13,6 +13,7 @@ import { type Subscription, SubscriptionStatus } from "../../../src/domain/Subsc
 import { html, raw } from "../html/Html.js"
 import { subscriptionDiscountText } from "./Discounts.js"
 import * as Pages from "./Pages.js"
+import { changePlanLink, planRows } from "./PlanChanges.js"
 import type { Kit, Scope } from "./Kit.js"
 
 const subscriptionIdOf = parseId(SubscriptionId)
@@ -57,8 +58,9 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
 <div class="card"><table><tr><th>Id</th><td><code>${s.subscription_id}</code></td></tr><tr><th>Status</th><td>${label(s)}</td></tr>
 <tr><th>Customer</th><td>${s.customer?.email ?? ""}</td></tr><tr><th>Amount</th><td>${Pages.money(s.recurring_amount)} every ${s.interval_count === 1 ? "" : `${s.interval_count} `}${s.billing_interval}</td></tr>
 <tr><th>Current period</th><td>${Pages.when(s.current_period_start)} to ${Pages.when(s.next_billing_date)}</td></tr>
-${s.discounts.map((d) => html`<tr><th>Discount</th><td><strong>${d.code}</strong>: <span data-testid="subscription-discount">${subscriptionDiscountText(d)}</span></td></tr>`)}</table>
-${write ? html`<p>${action("now", "Cancel now")} ${s.cancel_at_period_end ? action("undo", "Keep renewing") : action("period_end", "Cancel at the period end")}</p>` : ""}</div>
+${s.discounts.map((d) => html`<tr><th>Discount</th><td><strong>${d.code}</strong>: <span data-testid="subscription-discount">${subscriptionDiscountText(d)}</span></td></tr>`)}
+${planRows(f, s)}</table>
+${write ? html`<p>${action("now", "Cancel now")} ${s.cancel_at_period_end ? action("undo", "Keep renewing") : action("period_end", "Cancel at the period end")}</p>` : ""}${changePlanLink(f, s)}</div>
 <div class="card"><h2>Payments</h2><table><tbody>${
           paid.map((p) => html`<tr><td><a href="${Pages.modePath(f)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td><td>${p.status}</td><td class="num">${Pages.money(p.total_amount)}</td><td>${Pages.when(p.created_at)}</td></tr>`)
         }</tbody></table></div>
