@@ -60,6 +60,8 @@ export interface PortalOverview {
   readonly customer: Customer
   readonly subscriptions: ReadonlyArray<Subscription.Subscription>
   readonly payments: ReadonlyArray<Payment.Payment>
+  /** The merchant's active recurring products offered in the portal (the newest 100), for "Change plan". */
+  readonly plans: ReadonlyArray<Product.Product>
 }
 
 /** The session customer's tax documents, as the portal lists them beside the receipts. */
@@ -217,6 +219,13 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
       yield* portalRepo.endBrowsing(session.customer_portal_session_id, yield* DateTime.now)
     })
 
+    /** The scope's active recurring products offered in the portal, newest first (the newest 100). */
+    const offeredPlans = (scope: Scope) =>
+      Effect.map(
+        productRepo.list(scope, { status: "active", billing: "recurring" }, { limit: 100, after: undefined }),
+        (listed) => listed.items.filter((p) => p.offered_in_portal)
+      )
+
     const overview = Effect.fn("Portal.overview")(function*(session: PortalSession.PortalSession) {
       const scope = scopeOf(session)
       const account = yield* accountRepo.get(session.account_id)
@@ -229,7 +238,8 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
         account: account.value,
         customer: customer.value,
         subscriptions: subs.items,
-        payments: payments.items
+        payments: payments.items,
+        plans: yield* offeredPlans(scope)
       } satisfies PortalOverview
     })
 
@@ -276,11 +286,10 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
     /** The session customer's subscription `id` and the plans the portal offers it; any other subscription is not found. */
     const plans = Effect.fn("Portal.plans")(function*(session: PortalSession.PortalSession, id: SubscriptionId) {
       const { account, subscription: s } = yield* subscription(session, id)
-      const listed = yield* productRepo.list(scopeOf(session), { status: "active", billing: "recurring" }, { limit: 100, after: undefined })
       return {
         account,
         subscription: s,
-        offered: listed.items.filter((p) => PlanChange.offeredInPortal(p, s)),
+        offered: (yield* offeredPlans(scopeOf(session))).filter((p) => PlanChange.offeredInPortal(p, s)),
         refusal: PlanChange.changeRefusal(s)?.message
       } satisfies PortalPlans
     })

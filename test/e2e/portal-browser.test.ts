@@ -185,6 +185,92 @@ describe("the customer portal in a browser", () => {
     expect(consoleErrors.filter((e) => !e.startsWith("Failed to load resource"))).toEqual([])
   }, 90_000)
 
+  it("changing plan: the plans offered there, a preview of today's charge confirmed and charged as shown, then a change scheduled; on a phone and a desktop", async () => {
+    const subscription = await subscribe("rania@example.ae", "4242424242424242")
+    const id = subscription.subscription_id
+    const plus = await ok(server.baseUrl, key, "POST", "/products", {
+      name: "Coffee club plus",
+      description: "Two bags a month",
+      price: 19900,
+      currency: "AED",
+      billing: "recurring",
+      billing_interval: "month",
+      offered_in_portal: true
+    })
+    const yearly = await ok(server.baseUrl, key, "POST", "/products", {
+      name: "Coffee club yearly",
+      price: 99000,
+      currency: "AED",
+      billing: "recurring",
+      billing_interval: "year",
+      offered_in_portal: true,
+      plan_change_policy: {
+        upgrade: { proration_billing_mode: "full_immediately", effective_at: "immediately" },
+        downgrade: { proration_billing_mode: "do_not_bill", effective_at: "next_billing_date" }
+      }
+    })
+    await ok(server.baseUrl, key, "POST", "/products", { name: "Staff plan", price: 100, currency: "AED", billing: "recurring", billing_interval: "month" })
+    const portal = await ok(server.baseUrl, key, "POST", "/customer_portal_sessions", { customer_id: subscription.customer.customer_id })
+    const { context, page } = await newPage(390)
+    const fits = async (what: string) => {
+      const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }))
+      expect(widths.scroll, what).toBeLessThanOrEqual(widths.inner)
+    }
+    const shoot = async (name: string) => {
+      await fits(`${name} at ${page.viewportSize()!.width} px`)
+      await page.screenshot({ path: join(output, `${name}-${page.viewportSize()!.width}.png`), fullPage: true })
+    }
+    try {
+      await page.goto(portal.url)
+      await page.getByRole("button", { name: "Open my account" }).click()
+      await page.waitForURL(`${server.baseUrl}/portal`)
+      const card = page.locator(`[data-subscription="${id}"]`)
+      await card.getByRole("link", { name: "Change plan" }).click()
+      expect(await page.getByRole("radio").count(), "the two plans offered, not the staff plan").toBe(2)
+      expect(await page.locator("fieldset.plans").innerText()).not.toContain("Staff plan")
+      await shoot("portal-plans")
+      await page.getByRole("radio", { name: /Coffee club plus/ }).check()
+      await page.getByRole("button", { name: "Review the change" }).click()
+      const today = await page.getByTestId("charged-today").innerText()
+      const charged = Math.round(Number(today.replace(/^AED /, "").replace(/,/g, "")) * 100)
+      // The new plan's first month less the unused part of the old one (almost all of it, just started).
+      expect(charged).toBeGreaterThanOrEqual(10_000)
+      expect(charged).toBeLessThan(10_100)
+      expect(await page.locator("main").innerText()).toContain("If your card is declined, your plan does not change.")
+      await shoot("portal-plan-preview")
+      await page.setViewportSize({ width: 1280, height: 900 })
+      await shoot("portal-plan-preview")
+      await page.setViewportSize({ width: 390, height: 900 })
+      await page.getByRole("button", { name: `Confirm and pay ${today}` }).click()
+      await page.waitForURL(/\/portal\?notice=plan_changed$/)
+      expect(await page.getByRole("status").innerText()).toContain("Your plan is changed")
+      expect(await card.locator("h3").innerText()).toContain("Coffee club plus")
+      const update = ((await ok(server.baseUrl, key, "GET", `/payments?customer_id=${subscription.customer.customer_id}`)).items as Array<any>)
+        .filter((p) => p.billing_reason === "subscription_update")
+      expect(update.map((p) => [p.status, p.total_amount])).toEqual([["succeeded", charged]])
+      expect(await ok(server.baseUrl, key, "GET", `/subscriptions/${id}`)).toMatchObject({ product_id: plus.product_id, recurring_amount: 19900 })
+
+      // The yearly plan costs less a day: its policy schedules the downgrade for the next payment, charging nothing now.
+      await card.getByRole("link", { name: "Change plan" }).click()
+      await page.getByRole("radio", { name: /Coffee club yearly/ }).check()
+      await page.getByRole("button", { name: "Review the change" }).click()
+      expect(await page.getByTestId("charged-today").innerText()).toBe("Nothing: AED 0.00.")
+      await page.getByRole("button", { name: "Confirm the change" }).click()
+      await page.waitForURL(/notice=plan_scheduled$/)
+      expect(await card.innerText()).toContain("Changes to Coffee club yearly on")
+      expect(await card.getByRole("link", { name: "Change plan" }).count(), "one change at a time").toBe(0)
+      expect((await ok(server.baseUrl, key, "GET", `/subscriptions/${id}`)).scheduled_change).toMatchObject({ product_id: yearly.product_id, quantity: 1 })
+      await shoot("portal-plan-scheduled")
+      await page.setViewportSize({ width: 1280, height: 900 })
+      await shoot("portal-plan-scheduled")
+      await page.goto(`${server.baseUrl}/portal/subscriptions/${id}/plan`)
+      await shoot("portal-plans-refused")
+    } finally {
+      await context.close()
+    }
+    expect(consoleErrors.filter((e) => !e.startsWith("Failed to load resource"))).toEqual([])
+  }, 60_000)
+
   it("an expired link shows a clear 410 page; an unknown one 404", async () => {
     const subscription = await subscribe("noor@example.ae", "4242424242424242")
     const portal = await ok(server.baseUrl, key, "POST", "/customer_portal_sessions", { customer_id: subscription.customer.customer_id })

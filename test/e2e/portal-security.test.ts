@@ -2,8 +2,8 @@
  * The customer portal's walls, on `fils serve`. One customer's portal session, beside another customer
  * of the same account and mode, a customer of the other mode and one of another account, each with a subscription
  * and payments. Property over the portal's routes: any of their objects (or an id of the wrong kind, or noise)
- * named from this session is 404 and nothing changes. Every form refuses a post without the session's CSRF token or
- * from another site. Strings planted in product, merchant and customer fields stay inert text in a real browser.
+ * named from this session is 404 and nothing changes; so is a plan the merchant does not offer in the portal, for the
+ * session's own subscription. Every form refuses a post without the session's CSRF token or from another site. Strings planted in product, merchant and customer fields stay inert text in a real browser.
  * The link's secret and the cookie never reach the server's logs.
  */
 import type { Browser } from "playwright-core"
@@ -66,6 +66,11 @@ let link = ""
 let cookie = ""
 let csrf = ""
 let browser: Browser
+/** Plans offered in the portal: this shop's (test mode), the other mode's and the other shop's. */
+let offered = ""
+let offeredElsewhere: Array<string> = []
+/** The test key of the session customer's shop. */
+let shopKey = ""
 
 beforeAll(async () => {
   db = await testDatabase()
@@ -82,10 +87,15 @@ beforeAll(async () => {
     shops.push(made.keys)
   }
   const [a, b] = shops
+  shopKey = a.test.secret
   mine = await makeCustomer(a.test.secret, "mine@example.ae")
   neighbour = await makeCustomer(a.test.secret, "neighbour@example.ae")
   otherMode = await makeCustomer(a.live.secret, "mine@example.ae")
   otherAccount = await makeCustomer(b.test.secret, "mine@example.ae")
+  const plan = (key: string) =>
+    ok(server.baseUrl, key, "POST", "/products", { name: planted, price: 900, currency: "AED", billing: "recurring", billing_interval: "month", offered_in_portal: true })
+  offered = (await plan(a.test.secret)).product_id
+  offeredElsewhere = [(await plan(a.live.secret)).product_id, (await plan(b.test.secret)).product_id]
   link = (await ok(server.baseUrl, a.test.secret, "POST", "/customer_portal_sessions", { customer_id: mine.customerId })).url
   cookie = await openPortalLink(link)
   csrf = /name="csrf_token" value="([^"]+)"/.exec((await request("/portal", { cookie })).body)![1]!
@@ -100,7 +110,7 @@ afterAll(async () => {
 /** What the walls protect: every subscription's state and card, every payment, every portal session. */
 const snapshot = () =>
   db.sql(`SELECT
-    (SELECT json_agg(s ORDER BY subscription_id) FROM (SELECT subscription_id, status, cancel_at_period_end, card_token, card_last4, failed_payment_attempts FROM subscriptions) s) AS subscriptions,
+    (SELECT json_agg(s ORDER BY subscription_id) FROM (SELECT subscription_id, status, cancel_at_period_end, card_token, card_last4, failed_payment_attempts, product_id, quantity, scheduled_change, pending_change, credit_balance FROM subscriptions) s) AS subscriptions,
     (SELECT json_agg(p ORDER BY payment_id) FROM (SELECT payment_id, status FROM payments) p) AS payments,
     (SELECT count(*) FROM subscription_attempts) AS attempts`)
 
@@ -111,6 +121,9 @@ const routes: Record<string, Route> = {
   "card update": (id) => ({ path: `/portal/subscriptions/${id}/card`, form: { ...card, csrf_token: csrf } }),
   "cancel at period end": (id) => ({ path: `/portal/subscriptions/${id}/cancel-at-period-end`, form: { cancel_at_period_end: "true", csrf_token: csrf } }),
   "undo cancel": (id) => ({ path: `/portal/subscriptions/${id}/cancel-at-period-end`, form: { cancel_at_period_end: "false", csrf_token: csrf } }),
+  "plans": (id) => ({ path: `/portal/subscriptions/${id}/plan` }),
+  "plan preview": (id) => ({ path: `/portal/subscriptions/${id}/plan/preview`, form: { product_id: offered, quantity: "1", csrf_token: csrf } }),
+  "plan change": (id) => ({ path: `/portal/subscriptions/${id}/plan`, form: { product_id: offered, quantity: "1", quote_id: "qt_0000000000000_00000000000000000000000000000000", once: "a-one-time-token-0001", csrf_token: csrf } }),
   "receipt": (id) => ({ path: `/portal/receipts/${id}` }),
   "invoice": (id) => ({ path: `/portal/invoices/${id}` }),
   "credit note": (id) => ({ path: `/portal/credit-notes/${id}` })
@@ -119,6 +132,7 @@ const routes: Record<string, Route> = {
 describe("the customer portal's walls", () => {
   it("the session's own objects answer (the walls are not just closed doors)", async () => {
     expect((await request(routes["card form"]!(mine.subscription).path, { cookie })).status).toBe(200)
+    expect((await request(routes.plans!(mine.subscription).path, { cookie })).body).toContain(offered)
     for (const payment of mine.payments) expect((await request(routes.receipt!(payment).path, { cookie })).status).toBe(200)
     for (const invoice of mine.invoices) expect((await request(routes.invoice!(invoice).path, { cookie })).status).toBe(200)
     const home = await request("/portal", { cookie })
@@ -154,9 +168,34 @@ describe("the customer portal's walls", () => {
     expect(await snapshot()).toEqual(before)
   }, 120_000)
 
+  it("a plan not offered in the portal (this shop's, or offered in the other mode or shop), or noise, is 404 on the preview and the change of the session's own subscription; nothing changes", async () => {
+    const before = await snapshot()
+    const notOffered = ((await ok(server.baseUrl, shopKey, "GET", "/products?billing=recurring&limit=100")).items as Array<any>)
+      .filter((p) => !p.offered_in_portal).map((p) => p.product_id)
+    expect(notOffered.length).toBeGreaterThan(0)
+    for (const product of [...notOffered, ...offeredElsewhere, "pdt_00000000000000000000000000000000", "nonsense"]) {
+      for (const name of ["plan preview", "plan change"]) {
+        const route = routes[name]!(mine.subscription)
+        const res = await request(route.path, { cookie, form: { ...route.form!, product_id: product } })
+        expect(res.status, `${name} ${product}: ${res.body.slice(0, 200)}`).toBe(404)
+      }
+    }
+    expect(await snapshot()).toEqual(before)
+    // The plan offered does answer, with a preview (the walls are not just closed doors).
+    const shown = await request(routes["plan preview"]!(mine.subscription).path, { cookie, form: routes["plan preview"]!(mine.subscription).form! })
+    expect(shown.status, shown.body.slice(0, 300)).toBe(200)
+    expect(shown.body).toMatch(/name="quote_id" value="qt_/)
+  })
+
   it("every form refuses a post without the session's token, with another session's, or from another site: 403, nothing changed", async () => {
     const before = await snapshot()
-    const forms = [routes["card update"]!(mine.subscription), routes["cancel at period end"]!(mine.subscription), { path: "/portal/sign-out", form: { csrf_token: csrf } }]
+    const forms = [
+      routes["card update"]!(mine.subscription),
+      routes["cancel at period end"]!(mine.subscription),
+      routes["plan preview"]!(mine.subscription),
+      routes["plan change"]!(mine.subscription),
+      { path: "/portal/sign-out", form: { csrf_token: csrf } }
+    ]
     for (const route of forms) {
       const { csrf_token: _, ...withoutToken } = route.form!
       expect((await request(route.path, { cookie, form: withoutToken })).status).toBe(403)
@@ -179,7 +218,7 @@ describe("the customer portal's walls", () => {
         dialogs++
         await d.dismiss()
       })
-      for (const path of ["/portal", routes["card form"]!(mine.subscription).path, routes.receipt!(mine.payments[0]!).path]) {
+      for (const path of ["/portal", routes["card form"]!(mine.subscription).path, routes.plans!(mine.subscription).path, routes.receipt!(mine.payments[0]!).path]) {
         const res = await page.goto(`${server.baseUrl}${path}`)
         expect(res?.status(), path).toBe(200)
         expect(await page.evaluate(() => (window as unknown as { __x?: number }).__x), path).toBeUndefined()

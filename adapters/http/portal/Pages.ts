@@ -8,6 +8,8 @@ import type { FieldErrors } from "../../../src/domain/CheckoutForm.js"
 import { formatAmount } from "../../../src/domain/Money.js"
 import type { Payment } from "../../../src/domain/Payment.js"
 import { hasReceipt } from "../../../src/domain/Receipt.js"
+import * as PlanChange from "../../../src/domain/PlanChange.js"
+import type { Product } from "../../../src/domain/Product.js"
 import * as Subscription from "../../../src/domain/Subscription.js"
 import { cardFields, formStyles, type FormValues } from "../checkout/Page.js"
 import { htmlDocument } from "../html/Document.js"
@@ -45,6 +47,11 @@ const styles = `
   .receipt dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: 1rem 0; }
   .receipt dt { color: #555; } .receipt dd { margin: 0; overflow-wrap: anywhere; }
   tr.total td { font-weight: 600; border-top: 2px solid #ddd; border-bottom: 0; }
+  fieldset.plans { border: 0; padding: 0; margin: .5rem 0; min-width: 0; }
+  .plans label { display: flex; gap: .6rem; align-items: flex-start; border: 1px solid #e4e1da; border-radius: 10px;
+                 padding: .7rem .8rem; margin: .5rem 0; font-size: 1rem; overflow-wrap: anywhere; }
+  .plans input { width: auto; margin: .2rem 0 0; }
+  h3 { font-size: .95rem; margin: 1.25rem 0 .25rem; }
   @media print {
     body { background: #fff; }
     main { box-shadow: none; margin: 0; max-width: none; padding: 0; }
@@ -91,9 +98,9 @@ export const cardText = (card: { readonly brand: string; readonly last4: string;
     String(card.exp_month).padStart(2, "0")
   }/${card.exp_year}`
 
-const csrfField = (frame: Frame) => html`<input type="hidden" name="csrf_token" value="${frame.csrf ?? ""}">`
+export const csrfField = (frame: Frame) => html`<input type="hidden" name="csrf_token" value="${frame.csrf ?? ""}">`
 
-const heading = (props: { readonly businessName: string; readonly livemode: boolean; readonly supportEmail: string | null }) =>
+export const heading = (props: { readonly businessName: string; readonly livemode: boolean; readonly supportEmail: string | null }) =>
   html`<header><h1>${props.businessName}</h1>${props.livemode ? "" : html`<span class="mode">Test mode</span>`}</header>
 ${
     props.supportEmail === null
@@ -101,7 +108,7 @@ ${
       : html`<p class="muted">Questions? Write to <a href="mailto:${props.supportEmail}">${props.supportEmail}</a></p>`
   }`
 
-const subscriptionCard = (frame: Frame, s: Subscription.Subscription) => {
+const subscriptionCard = (frame: Frame, s: Subscription.Subscription, plans: ReadonlyArray<Product> = []) => {
   const base = `${frame.base}/subscriptions/${s.subscription_id}`
   const schedule = s.status === "cancelled"
     ? html`Cancelled on ${day(s.cancelled_at ?? s.next_billing_date)}.`
@@ -124,17 +131,33 @@ const subscriptionCard = (frame: Frame, s: Subscription.Subscription) => {
   }</h3>
 <p>${money(s.recurring_amount, s.currency)} ${intervalText(s)}</p>
 <p class="muted">${schedule}</p>
+${planNotes(s)}
 <p class="muted">Card: ${cardText(s.payment_method)}</p>
 ${
     s.status === "cancelled"
       ? ""
       : html`<div class="actions">
 <a href="${base}/card">${s.status === "on_hold" ? "Update card and pay" : "Update card"}</a>
+${
+      PlanChange.changeRefusal(s) === undefined && plans.some((p) => PlanChange.offeredInPortal(p, s))
+        ? html`<a href="${base}/plan">Change plan</a>`
+        : ""
+    }
 ${s.cancel_at_period_end ? cancelForm(false, "Keep subscription", false) : cancelForm(true, "Cancel at period end", true)}
 </div>`
   }
 </section>`
 }
+
+/** A scheduled plan change and the credit its next payments use, when there are. */
+const planNotes = (s: Subscription.Subscription) =>
+  html`${
+    s.scheduled_change === null
+      ? ""
+      : html`<p class="muted">Changes to ${s.scheduled_change.plan.name}${
+        s.scheduled_change.quantity > 1 ? html` × ${s.scheduled_change.quantity}` : ""
+      } on ${day(s.scheduled_change.effective_at)}.</p>`
+  }${s.credit_balance > 0 && s.status !== "cancelled" ? html`<p class="muted">Credit: ${money(s.credit_balance, s.currency)}, used for your next payments.</p>` : ""}`
 
 const paymentRows = (frame: Frame, payments: ReadonlyArray<Payment>) =>
   html`<div class="scroll"><table aria-label="Payments">
@@ -203,7 +226,7 @@ export const homePage = (
 <p>Signed in as <strong>${customer.name ?? customer.email}</strong>${customer.name === null ? "" : html` <span class="muted">(${customer.email})</span>`}</p>
 ${props.notice === undefined ? "" : html`<div class="${props.notice.tone}" role="status">${props.notice.text}</div>`}
 <h2>Subscriptions</h2>
-${subscriptions.length === 0 ? html`<p class="muted">You have no subscriptions.</p>` : subscriptions.map((s) => subscriptionCard(frame, s))}
+${subscriptions.length === 0 ? html`<p class="muted">You have no subscriptions.</p>` : subscriptions.map((s) => subscriptionCard(frame, s, props.overview.plans))}
 <h2>Payments</h2>
 ${payments.length === 0 ? html`<p class="muted">You have no payments yet.</p>` : paymentRows(frame, payments)}
 ${

@@ -3,7 +3,8 @@
  * whose button (`POST` to the same path) opens a portal session's one-time link and starts the browser session (a
  * cookie, an hour, or until signing out ends it on the server); the other pages need that cookie:
  * the home page (subscriptions, payments and tax documents), cancelling at the period end and undoing it, replacing a
- * card, receipts, and tax invoices and credit notes. Every object is reached through the session's customer (`Portal`): another customer's is not found.
+ * card, changing plan (the plans offered, a preview, its confirmation at the preview's quote), receipts, and tax
+ * invoices and credit notes. Every object is reached through the session's customer (`Portal`): another customer's is not found.
  *
  * As on the dashboard: every form carries the session's CSRF token and is refused from another site; every page
  * sends a CSP with a nonce and `frame-ancestors 'none'`; the cookie is HttpOnly, SameSite=Lax, and `__Host-`/Secure
@@ -15,17 +16,19 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as UrlParams from "@effect/platform/UrlParams"
-import { Cause, DateTime, Effect, Either, Option, Redacted } from "effect"
+import { Cause, DateTime, Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
 import { Settings } from "../../../src/application/Settings.js"
 import { Portal, type PortalLinkGone, scopeOf } from "../../../src/application/Portal.js"
 import { cardFields as cardFieldNames, fromSubmitted, type SubmittedForm, validateCard } from "../../../src/domain/CheckoutForm.js"
 import { CreditNoteId, InvoiceId, parseId, PaymentId, SubscriptionId } from "../../../src/domain/Ids.js"
 import { declineMessage } from "../../../src/domain/Payment.js"
+import * as PlanChange from "../../../src/domain/PlanChange.js"
 import type { PortalSession } from "../../../src/domain/PortalSession.js"
 import { Signer } from "../../../src/ports/Signer.js"
 import { htmlResponse, newNonce } from "../html/Document.js"
-import { formField, postedForm } from "../html/Forms.js"
+import { formField, onceField, postedForm } from "../html/Forms.js"
 import * as Pages from "./Pages.js"
+import * as PlanPages from "./PlanPages.js"
 import { receiptPage } from "./Receipt.js"
 import { creditNotePage, invoicePage } from "../documents/TaxDocumentPage.js"
 import { html } from "../html/Html.js"
@@ -36,6 +39,7 @@ const subscriptionIdOf = parseId(SubscriptionId)
 const paymentIdOf = parseId(PaymentId)
 const invoiceIdOf = parseId(InvoiceId)
 const creditNoteIdOf = parseId(CreditNoteId)
+const decodeChoice = Schema.decodeUnknownEither(PlanChange.PortalPlanChoice, { errors: "all" })
 
 /** What a change tells the customer on the page it returns to (a fixed text per key: nothing reflected). */
 const notices: Record<string, { readonly tone: "done" | "alert"; readonly text: string }> = {
@@ -44,6 +48,9 @@ const notices: Record<string, { readonly tone: "done" | "alert"; readonly text: 
   card_saved: { tone: "done", text: "Your new card is saved. It will be used for your next payment." },
   card_paid: { tone: "done", text: "Your new card is saved and the overdue payment went through. Your subscription is active again." },
   card_processing: { tone: "done", text: "Your new card is saved. The overdue payment is being processed; this page will show it once it completes." },
+  plan_changed: { tone: "done", text: "Your plan is changed. Your payment, if any, is listed below." },
+  plan_scheduled: { tone: "done", text: "Your plan will change at your next payment. Until then, nothing changes." },
+  plan_processing: { tone: "done", text: "Your payment is being processed; your plan changes once it completes." },
   signed_out: { tone: "done", text: "You are signed out." }
 }
 
@@ -309,6 +316,126 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
               )
           })
         )
+      })))
+
+    // Changing plan: the plans offered, a preview, its confirmation at the preview's quote ------------------------
+
+    /** The plans page of the session customer's subscription `id`; 404 for any other. */
+    const plansPage = (
+      session: PortalSession,
+      frame: Pages.Frame,
+      form: { readonly values: { readonly product_id: string; readonly quantity: string }; readonly errors: Record<string, string>; readonly alert?: string | undefined },
+      status: number
+    ) =>
+      Effect.gen(function*() {
+        const id = subscriptionIdOf(yield* param("id"))
+        if (id === undefined) return notFound(frame)
+        const found = yield* Effect.either(portal.plans(session, id))
+        if (found._tag === "Left") return notFound(frame)
+        const { account, offered, refusal, subscription } = found.right
+        return page(status, PlanPages.plansPage(frame, {
+          businessName: account.business_name ?? "Your merchant",
+          livemode: session.livemode,
+          subscription,
+          offered,
+          canChange: refusal === undefined,
+          values: form.values.quantity === "" ? { ...form.values, quantity: String(subscription.quantity) } : form.values,
+          errors: form.errors,
+          alert: form.alert
+        }), frame.nonce)
+      })
+
+    /** The choice a plan form posted, as typed, and as the use case takes it (or each field's refusal). */
+    const choiceOf = (params: UrlParams.UrlParams) => {
+      const values = { product_id: field(params, "product_id"), quantity: field(params, "quantity") }
+      const decoded = decodeChoice({
+        product_id: values.product_id,
+        quantity: /^[0-9]{1,9}$/.test(values.quantity) ? Number(values.quantity) : values.quantity
+      })
+      const errors: Record<string, string> = {}
+      if (values.product_id === "") errors.product_id = "Choose a plan."
+      if (Either.isLeft(decoded)) {
+        for (const issue of ParseResult.ArrayFormatter.formatErrorSync(decoded.left)) {
+          if (issue.path[0] === "quantity") errors.quantity = "Enter a whole number from 1 to 1000."
+        }
+      }
+      return { values, choice: Either.isRight(decoded) && Object.keys(errors).length === 0 ? decoded.right : undefined, errors }
+    }
+
+    /** The preview of `choice`: its page, or the plans page again with why not (404 for a plan not offered). */
+    const previewOrPlans = (
+      session: PortalSession,
+      frame: Pages.Frame,
+      values: { readonly product_id: string; readonly quantity: string },
+      choice: PlanChange.PortalPlanChoice,
+      alert?: { readonly text: string; readonly status: number }
+    ) =>
+      Effect.gen(function*() {
+        const id = subscriptionIdOf(yield* param("id"))
+        if (id === undefined) return notFound(frame)
+        const found = yield* Effect.either(portal.plans(session, id))
+        if (found._tag === "Left") return notFound(frame)
+        const preview = yield* Effect.either(portal.previewPlanChange(session, id, choice))
+        if (preview._tag === "Left") {
+          const error = preview.left
+          if (error._tag === "NotFound") return notFound(frame)
+          return yield* plansPage(session, frame, { values, errors: {}, alert: `This change cannot be made: ${error.message}` }, error._tag === "InvalidState" ? 409 : 400)
+        }
+        return page(alert?.status ?? 200, PlanPages.previewPage(frame, {
+          businessName: found.right.account.business_name ?? "Your merchant",
+          livemode: session.livemode,
+          subscription: found.right.subscription,
+          preview: preview.right,
+          choice: values,
+          alert: alert?.text
+        }), frame.nonce)
+      })
+
+    yield* router.get("/portal/subscriptions/:id/plan", withSession((session, frame) =>
+      plansPage(session, frame, { values: { product_id: "", quantity: "" }, errors: {} }, 200)))
+
+    yield* router.post("/portal/subscriptions/:id/plan/preview", withPost((session, frame, params) =>
+      Effect.gen(function*() {
+        const { choice, errors, values } = choiceOf(params)
+        if (choice === undefined) return yield* plansPage(session, frame, { values, errors, alert: "Please correct the highlighted fields." }, 400)
+        return yield* previewOrPlans(session, frame, values, choice)
+      })))
+
+    /**
+     * The confirmation: the change at the preview's quote, under the form's one-time token (posted twice, one change
+     * and one charge). Anything changed since the preview, or a declined card, shows the preview again, made now.
+     */
+    yield* router.post("/portal/subscriptions/:id/plan", withPost((session, frame, params) =>
+      Effect.gen(function*() {
+        const id = subscriptionIdOf(yield* param("id"))
+        if (id === undefined) return notFound(frame)
+        const { choice, errors, values } = choiceOf(params)
+        if (choice === undefined) return yield* plansPage(session, frame, { values, errors, alert: "Please correct the highlighted fields." }, 400)
+        const again = (text: string, status: number) => previewOrPlans(session, frame, values, choice, { text, status })
+        const once = field(params, onceField)
+        if (once.length < 16 || once.length > 64) return yield* again("This page was out of date, so nothing changed. Please check the figures below and confirm again.", 400)
+        const made = yield* Effect.either(portal.changePlan(session, id, { ...choice, quote_id: field(params, "quote_id") }, once))
+        if (made._tag === "Left") {
+          const error = made.left
+          switch (error._tag) {
+            case "NotFound":
+              return notFound(frame)
+            case "ChargeDeclined":
+              return yield* again(`${declineMessage(error.decline_code)} Your plan was not changed.`, 402)
+            case "StoreUnavailable":
+            case "IdempotencyKeyInUse":
+              return yield* again("We could not make the change just now, so nothing changed. Please try again in a moment.", 503)
+            default:
+              return yield* again("Something changed since you saw this page, so nothing was charged. Please check the figures below and confirm again.", 409)
+          }
+        }
+        const { payment, subscription } = made.right
+        const notice = subscription.scheduled_change !== null && payment === null
+          ? "plan_scheduled"
+          : payment?.status === "processing"
+          ? "plan_processing"
+          : "plan_changed"
+        return redirect(`${base}?notice=${notice}`)
       })))
 
     // Receipts ---------------------------------------------------------------------------------------------------
