@@ -10,7 +10,7 @@ import { join } from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { ensureOutputDir, launchChromium } from "../support/browser.js"
 import { runFils, type Served, serveFils } from "../support/cli.js"
-import { ok, startReceiver, type TestDatabase, testDatabase, waitFor } from "../support/load.js"
+import { ok, postCheckoutForm, startReceiver, type TestDatabase, testDatabase, waitFor } from "../support/load.js"
 
 const output = ensureOutputDir()
 let db: TestDatabase
@@ -238,6 +238,86 @@ describe("the dashboard in a browser", () => {
     }
     // The refused form answers 400 (as every refused form does): Chromium reports that load, and nothing else.
     expect(consoleErrors.slice(errorsBefore)).toEqual(["Failed to load resource: the server responded with a status of 400 (Bad Request)"])
+  }, 60_000)
+
+  it("a plan change: the product's policy set in its form, a change previewed and confirmed charges what the preview showed, a scheduled change cancelled; every page fits 390 px", async () => {
+    const accountId = /default account (acct_[0-9a-f]{32})/.exec(server.stdout())![1]!
+    const made = await runFils(["users", "create", "--account", accountId, "--email", "omar@dunecoffee.ae", "--role", "admin"], env)
+    expect(made.code, made.stderr).toBe(0)
+    const basic = await ok(server.baseUrl, key, "POST", "/products", { name: "Basic beans", price: 10_000, currency: "AED", billing: "recurring", billing_interval: "month" })
+    const session = await ok(server.baseUrl, key, "POST", "/checkout_sessions", { product_cart: [{ product_id: basic.product_id }] })
+    expect((await postCheckoutForm(server.baseUrl, session.session_id, { card_number: "4242424242424242" })).status).toBe(200)
+    const id = (await ok(server.baseUrl, key, "GET", `/checkout_sessions/${session.session_id}`)).subscription_id as string
+    const tab = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage()
+    /** The page at 390 px (nothing scrolls sideways) and at 1280 px, each in a screenshot. */
+    const shoot = async (name: string) => {
+      for (const width of [390, 1280]) {
+        await tab.setViewportSize({ width, height: 900 })
+        const widths = await tab.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }))
+        expect(widths.scroll, `${name} at ${width} px`).toBeLessThanOrEqual(widths.inner)
+        await tab.screenshot({ path: join(output, `${name}-${width}.png`), fullPage: true })
+      }
+    }
+    try {
+      await tab.goto(JSON.parse(made.stdout).sign_in_url.replace(/^http:\/\/[^/]+/, server.baseUrl))
+      await tab.getByLabel("New password").fill("operations password 2026")
+      await tab.getByRole("button", { name: "Set password and sign in" }).click()
+      await tab.waitForURL(/\/dashboard\/test$/)
+
+      // Pro, with its policy: upgrades prorated now, downgrades at the next billing date; offered in the portal.
+      await tab.goto(`${server.baseUrl}/dashboard/test/products`)
+      await tab.getByLabel("Name", { exact: false }).first().fill("Pro beans")
+      await tab.getByLabel("Price in AED").fill("300.00")
+      await tab.getByLabel("Billing").selectOption("month")
+      await tab.getByLabel("An upgrade to it charges").selectOption("prorated_immediately")
+      await tab.getByLabel("An upgrade takes effect").selectOption("immediately")
+      await tab.getByLabel("A downgrade to it charges").selectOption("full_immediately")
+      await tab.getByLabel("A downgrade takes effect").selectOption("next_billing_date")
+      await tab.getByLabel("Offered in the customer portal").check()
+      await shoot("dashboard-product-new")
+      await tab.getByRole("button", { name: "Create product" }).click()
+      await tab.getByRole("link", { name: "Pro beans" }).click()
+      expect(await tab.locator("main").innerText()).toContain("upgrades prorated_immediately, immediately; downgrades full_immediately, next_billing_date")
+      await shoot("dashboard-product-policy")
+
+      // The change, previewed with the product's policy, then confirmed.
+      await tab.goto(`${server.baseUrl}/dashboard/test/subscriptions/${id}`)
+      await tab.getByRole("link", { name: "Change plan" }).click()
+      await tab.getByLabel("New product").selectOption({ label: "Pro beans: AED 300.00 every month" })
+      await shoot("dashboard-change-plan")
+      await tab.getByRole("button", { name: "Preview the change" }).click()
+      const charged = await tab.locator("#charged-now").innerText()
+      expect(await tab.locator("main").innerText()).toContain("prorated_immediately: the new plan now, less the old plan's unused time")
+      await shoot("dashboard-change-preview")
+      await tab.getByRole("button", { name: `Confirm: charge ${charged} now` }).click()
+      expect(await tab.getByRole("status").innerText()).toBe(`Changed to Pro beans × 1; charged ${charged}.`)
+      const update = ((await ok(server.baseUrl, key, "GET", `/payments?limit=100`)).items as Array<any>)
+        .filter((p) => p.subscription_id === id && p.billing_reason === "subscription_update")
+      expect(update.map((p) => [p.status, `AED ${(p.total_amount / 100).toFixed(2)}`])).toEqual([["succeeded", charged]])
+
+      // Back to Basic at the next billing date (Basic has no policy: the mode is chosen), then cancelled.
+      await tab.getByRole("link", { name: "Change plan" }).click()
+      await tab.getByLabel("New product").selectOption({ label: "Basic beans: AED 100.00 every month" })
+      await tab.getByLabel("Billing mode").selectOption("full_immediately")
+      await tab.getByLabel("Takes effect").selectOption("next_billing_date")
+      await tab.getByRole("button", { name: "Preview the change" }).click()
+      await tab.getByRole("button", { name: "Confirm: schedule the change" }).click()
+      expect(await tab.getByRole("status").innerText()).toMatch(/^The change to Basic beans × 1 is scheduled for /)
+      expect(await tab.locator("tr", { hasText: "Scheduled change" }).innerText()).toContain("Basic beans × 1: AED 100.00 every month")
+      await shoot("dashboard-subscription-scheduled")
+      await tab.getByRole("link", { name: "Cancel scheduled change" }).click()
+      expect(await tab.locator("main").innerText()).toContain("will not be made")
+      await shoot("dashboard-cancel-scheduled")
+      await tab.getByRole("button", { name: "Cancel the scheduled change" }).click()
+      expect(await tab.getByRole("status").innerText()).toMatch(/^The scheduled change was cancelled/)
+      expect(await ok(server.baseUrl, key, "GET", `/subscriptions/${id}`)).toMatchObject({ product_id: expect.any(String), scheduled_change: null, recurring_amount: 30_000 })
+      await tab.goto(`${server.baseUrl}/dashboard/audit`)
+      for (const action of ["subscription.change_plan", "subscription.cancel_scheduled_change"]) {
+        expect(await tab.locator("td", { hasText: action }).count(), action).toBeGreaterThanOrEqual(1)
+      }
+    } finally {
+      await tab.context().close()
+    }
   }, 60_000)
 
   it("a long e-mail in the header wraps: nothing scrolls sideways on a 390 px phone", async () => {

@@ -116,7 +116,7 @@ afterAll(async () => {
 const snapshot = () =>
   db.sql(`SELECT
     (SELECT json_agg(p ORDER BY payment_id) FROM (SELECT payment_id, status, refunded_amount FROM payments) p) AS payments,
-    (SELECT json_agg(s ORDER BY subscription_id) FROM (SELECT subscription_id, status, cancel_at_period_end FROM subscriptions) s) AS subscriptions,
+    (SELECT json_agg(s ORDER BY subscription_id) FROM (SELECT subscription_id, status, cancel_at_period_end, product_id, quantity, scheduled_change, credit_balance FROM subscriptions) s) AS subscriptions,
     (SELECT json_agg(k ORDER BY key_id) FROM (SELECT key_id, revoked_at FROM api_keys) k) AS keys,
     (SELECT json_agg(d ORDER BY delivery_id) FROM (SELECT delivery_id, status, next_attempt_at FROM webhook_deliveries) d) AS deliveries,
     (SELECT json_agg(w ORDER BY webhook_id) FROM (SELECT webhook_id, disabled FROM webhook_endpoints) w) AS endpoints,
@@ -138,7 +138,9 @@ describe("dashboard walls", () => {
           `/dashboard/${mode}/developers/webhooks/${foreign.webhook}`,
           `/dashboard/${mode}/customers/${foreign.customer}`,
           `/dashboard/${mode}/events/${foreign.event}`,
-          `/dashboard/${mode}/checkout-sessions/${foreign.session}`
+          `/dashboard/${mode}/checkout-sessions/${foreign.session}`,
+          `/dashboard/${mode}/subscriptions/${foreign.subscription}/change-plan`,
+          `/dashboard/${mode}/subscriptions/${foreign.subscription}/change-plan/scheduled/cancel`
         ]
         for (const path of gets) {
           const answer = await request(path, { cookie: a.cookie })
@@ -148,6 +150,9 @@ describe("dashboard walls", () => {
         const posts: ReadonlyArray<readonly [string, Record<string, string>]> = [
           [`/dashboard/${mode}/payments/${foreign.payment}/refund`, { amount: "1.00" }],
           [`/dashboard/${mode}/subscriptions/${foreign.subscription}/cancel`, { when: "now" }],
+          [`/dashboard/${mode}/subscriptions/${foreign.subscription}/change-plan/preview`, { product_id: foreign.product, quantity: "2", on_payment_failure: "apply_change" }],
+          [`/dashboard/${mode}/subscriptions/${foreign.subscription}/change-plan`, { product_id: foreign.product, quantity: "2", on_payment_failure: "apply_change", quote_id: "qt_0000000000000_00000000000000000000000000000000", once: "a-one-time-token-0001" }],
+          [`/dashboard/${mode}/subscriptions/${foreign.subscription}/change-plan/scheduled/cancel`, {}],
           [`/dashboard/${mode}/developers/webhooks/${foreign.webhook}/deliveries/${foreign.delivery}/resend`, {}],
           [`/dashboard/${mode}/developers/keys/${foreign.key}/revoke`, {}],
           [`/dashboard/${mode}/developers/webhooks/${foreign.webhook}/manage`, { action: "disable" }],
@@ -168,7 +173,7 @@ describe("dashboard walls", () => {
       expect((await request(path, { cookie: a.cookie, form: { csrf_token: a.csrf, role: "viewer" } })).status, path).toBe(404)
     }
     expect(await snapshot()).toBe(before)
-    expect(checked.length).toBe(56)
+    expect(checked.length).toBe(76)
     // The same routes with A's own objects in their own mode do answer (so the 404s above are the walls).
     expect((await request(`/dashboard/test/payments/${a.objects.test.payment}`, { cookie: a.cookie })).status).toBe(200)
     expect((await request(`/dashboard/live/subscriptions/${a.objects.live.subscription}`, { cookie: a.cookie })).status).toBe(200)
@@ -221,6 +226,9 @@ describe("dashboard roles and forged forms", () => {
   const routes = (mode: "test" | "live"): ReadonlyArray<{ readonly path: string; readonly action: Action; readonly form: Record<string, string> }> => [
     { path: `/dashboard/${mode}/payments/${a.objects[mode].payment}/refund`, action: "refund", form: { amount: "abc" } },
     { path: `/dashboard/${mode}/subscriptions/${a.objects[mode].subscription}/cancel`, action: "write", form: { when: "nonsense" } },
+    { path: `/dashboard/${mode}/subscriptions/${a.objects[mode].subscription}/change-plan/preview`, action: "write", form: { product_id: "bad", quantity: "x", on_payment_failure: "apply_change" } },
+    { path: `/dashboard/${mode}/subscriptions/${a.objects[mode].subscription}/change-plan`, action: "write", form: { product_id: "bad", quantity: "x", on_payment_failure: "apply_change", once: "short" } },
+    { path: `/dashboard/${mode}/subscriptions/${a.objects[mode].subscription}/change-plan/scheduled/cancel`, action: "write", form: {} },
     { path: `/dashboard/${mode}/products`, action: "write", form: { name: "x", price: "abc", billing: "one_time" } },
     { path: `/dashboard/${mode}/products/${a.objects[mode].product}`, action: "write", form: { name: "x", price: "abc", description: "" } },
     { path: `/dashboard/${mode}/products/${a.objects[mode].product}/status`, action: "write", form: { status: "weird" } },

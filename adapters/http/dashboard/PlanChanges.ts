@@ -67,6 +67,11 @@ const refusalField = (message: string): FieldErrors => {
   return field === undefined ? {} : { [field]: message }
 }
 
+/** What a declined charge does, in short (the form's options) and in full (the preview). */
+const failureOptions: ReadonlyArray<readonly [OnPaymentFailure, string]> = [
+  ["apply_change", "apply_change: change; the subscription goes on hold"],
+  ["prevent_change", "prevent_change: keep the current plan"]
+]
 const failureWords: Record<OnPaymentFailure, string> = {
   apply_change: "change anyway: the subscription goes on hold and its first period is retried as a failed renewal is",
   prevent_change: "keep the current plan: nothing changes but the failed payment"
@@ -157,17 +162,9 @@ ${
               Pages.form(f, `${subscriptionPath(f, s)}/change-plan/preview`, html`
 ${selectField({ name: "product_id", label: "New product", value: shown.product_id, options, errors })}
 ${textField({ name: "quantity", label: "Quantity (1 to 1000)", value: shown.quantity, errors, attributes: `inputmode="numeric" autocomplete="off"` })}
-${selectField({ name: "proration_billing_mode", label: "Charge", value: shown.proration_billing_mode, options: modeOptions("As the new product's plan change policy says"), errors })}
-${selectField({ name: "effective_at", label: "Takes effect", value: shown.effective_at, options: whenOptions("As the new product's plan change policy says (else now)"), errors })}
-${
-                selectField({
-                  name: "on_payment_failure",
-                  label: "If the card is declined",
-                  value: shown.on_payment_failure,
-                  options: Object.entries(failureWords).map(([value, words]) => [value, `${value}: ${words}`] as const),
-                  errors
-                })
-              }
+${selectField({ name: "proration_billing_mode", label: "Billing mode", value: shown.proration_billing_mode, options: modeOptions("The new product's policy"), errors })}
+${selectField({ name: "effective_at", label: "Takes effect", value: shown.effective_at, options: whenOptions("The new product's policy (else now)"), errors })}
+${selectField({ name: "on_payment_failure", label: "If the card is declined", value: shown.on_payment_failure, options: failureOptions, errors })}
 <p><button type="submit">Preview the change</button> <a href="${subscriptionPath(f, s)}">Back to the subscription</a></p>`)
             }<p class="muted">The preview shows what is charged now; nothing changes until you confirm it.</p></div>`
         }`), f.nonce)
@@ -188,13 +185,7 @@ ${
       const scheduled = terms.effective_at === "next_billing_date"
       const unused = charge.line_items.find((l) => l.type === "unused_time")
       const edit = `${subscriptionPath(f, s)}/change-plan?${new URLSearchParams({ ...typed }).toString()}`
-      const lineRows = charge.line_items.map((l) =>
-        l.type === "new_plan"
-          ? html`<tr><td>${l.name} × ${l.quantity}, its first period</td><td class="num">${Pages.money(l.amount)}</td>${vat ? html`<td class="num">${Pages.money(l.tax ?? 0)}</td>` : ""}</tr>`
-          : html`<tr><td>Credit for ${l.name} × ${l.quantity}: ${
-            terms.proration_billing_mode === "difference_immediately" ? "its price" : `its unused time (${(l.proration_factor * 100).toFixed(2)} % of the period)`
-          }</td><td class="num">−${Pages.money(l.amount)}</td>${vat ? html`<td class="num">−${Pages.money(l.tax ?? 0)}</td>` : ""}</tr>`
-      )
+      const newLine = charge.line_items.find((l) => l.type === "new_plan")
       const button = summary.total_amount > 0
         ? `Confirm: charge ${Pages.money(summary.total_amount)} now`
         : scheduled
@@ -206,7 +197,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
 <tr><th>From</th><td>${planText(s)}</td></tr>
 <tr><th>To</th><td>${planText(scheduled ? next.scheduled_change?.plan ?? next : next)}</td></tr>
 <tr><th>Kind</th><td>${terms.direction === "upgrade" ? "an upgrade (it costs more per day)" : "a downgrade (it costs no more per day)"}</td></tr>
-<tr><th>Charge</th><td>${terms.proration_billing_mode}: ${modeWords[terms.proration_billing_mode]}</td></tr>
+<tr><th>Billing mode</th><td>${terms.proration_billing_mode}: ${modeWords[terms.proration_billing_mode]}</td></tr>
 <tr><th>Takes effect</th><td>${whenWords[terms.effective_at]}: ${Pages.when(charge.effective_at)}</td></tr>
 <tr><th>If the card is declined</th><td>${terms.on_payment_failure}: ${failureWords[terms.on_payment_failure]}</td></tr></table></div>
 <div class="card"><h2>Charged now</h2>${
@@ -214,14 +205,25 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
           ? html`<p>Nothing now. The renewal on ${Pages.when(s.next_billing_date)} changes the plan and charges the new one.</p>`
           : charge.line_items.length === 0
           ? html`<p>Nothing now. The plan changes at once; the billing date stays, and the next renewal charges the new plan.</p>`
-          : html`<table><thead><tr><th>Line</th><th class="num">Amount</th>${vat ? html`<th class="num">VAT</th>` : ""}</tr></thead><tbody>${lineRows}
-<tr><td>Credit applied (the credit for the old plan and the balance)</td><td class="num">−${Pages.money(summary.credit_applied)}</td>${vat ? html`<td></td>` : ""}</tr>
+          : html`<table><thead><tr><th>Line</th><th class="num">Amount</th>${vat ? html`<th class="num">VAT</th>` : ""}</tr></thead><tbody>${
+            newLine === undefined
+              ? ""
+              : html`<tr><td>${newLine.name} × ${newLine.quantity}, its first period</td><td class="num">${Pages.money(newLine.amount)}</td>${
+                vat ? html`<td class="num">${Pages.money(newLine.tax ?? 0)}</td>` : ""
+              }</tr>`
+          }
+<tr><td>Less credit</td><td class="num">−${Pages.money(summary.credit_applied)}</td>${vat ? html`<td></td>` : ""}</tr>
 <tr><th>Charged to the card now</th><th class="num" id="charged-now">${Pages.money(summary.total_amount)}</th>${vat ? html`<th class="num">${Pages.money(summary.tax ?? 0)}</th>` : ""}</tr>
 </tbody></table>`
       }
-<table><tr><th>Credit balance now</th><td class="num">${Pages.money(s.credit_balance)}</td></tr>${
-        unused === undefined ? "" : html`<tr><th>Credit for the old plan</th><td class="num">${Pages.money(unused.amount)}</td></tr>`
-      }<tr><th>Credit left after the change</th><td class="num" id="credit-remaining">${Pages.money(summary.credit_remaining)}</td></tr></table></div>
+<h2>Credit</h2><table><tbody><tr><td>Balance now</td><td class="num">${Pages.money(s.credit_balance)}</td></tr>${
+        unused === undefined
+          ? ""
+          : html`<tr><td>For ${unused.name} × ${unused.quantity}: ${
+            terms.proration_billing_mode === "difference_immediately" ? "its price" : `its unused time (${(unused.proration_factor * 100).toFixed(2)} % of the period)`
+          }</td><td class="num">+${Pages.money(unused.amount)}</td></tr>`
+      }<tr><td>Used for this charge</td><td class="num">−${Pages.money(summary.credit_applied)}</td></tr>
+<tr><th>Left on the subscription</th><th class="num" id="credit-remaining">${Pages.money(summary.credit_remaining)}</th></tr></tbody></table></div>
 <div class="card"><h2>The subscription after the change</h2><table>
 <tr><th>Plan</th><td>${planText(next)}</td></tr>
 <tr><th>Current period</th><td>${Pages.when(next.current_period_start)} to ${Pages.when(next.next_billing_date)}</td></tr>
