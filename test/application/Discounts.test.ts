@@ -253,7 +253,7 @@ describe("a subscription started with a discount", () => {
         Effect.gen(function*() {
           const customer = yield* Effect.flatMap(Customers, (c) => c.get(test, s.customer.customer_id))
           const merchant = yield* Effect.flatMap(Accounts, (a) => a.get(account.account_id))
-          return homePage({ nonce: "n", base: "/portal" }, { overview: { account: merchant, customer, subscriptions: [s], payments: [] }, returnUrl: null, livemode: false })
+          return homePage({ nonce: "n", base: "/portal" }, { overview: { account: merchant, customer, subscriptions: [s], payments: [], plans: [] }, returnUrl: null, livemode: false })
         })
       assert.include(yield* portalPage(sub), "Next payment of AED 75.00")
 
