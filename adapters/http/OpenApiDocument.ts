@@ -230,6 +230,7 @@ const changedSubscription: typeof SubscriptionResource.Encoded = {
 const planChangePreview = {
   immediate_charge: {
     effective_at: changedAt,
+    discounts: [],
     line_items: [
       {
         type: "new_plan",

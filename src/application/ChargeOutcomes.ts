@@ -127,6 +127,11 @@ export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/Charg
           (yield* subscriptionRepo.lockAll(changed.flatMap((c) => renewing(c) ?? changing(c) ?? [])))
             .map((s) => [s.subscription_id, s])
         )
+        // The codes a plan change's charge held a use of, known from its change while still pending.
+        const changeCodes = new Map(changed.map((c) => {
+          const sub = subscriptions.get(changing(c) ?? ("" as Subscription.Subscription["subscription_id"]))
+          return [c.current.payment_id, sub === undefined ? [] : PlanChange.redeemedBy(sub, c.current.payment_id)] as const
+        }))
         const renewed = new Set<Subscription.Subscription["subscription_id"]>()
         const drafts: Array<EventDraft> = []
         const paid: Array<Paid> = []
@@ -186,11 +191,12 @@ export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/Charg
         // The discount codes a checkout's charge held a use of: counted if it succeeded, given back if it failed.
         // Locked after the payments and sessions that redeem them (docs/architecture.md, "Lock order").
         const settled = changed.filter((c) => c.next.status !== "processing")
-        const held = settled.flatMap((c) => Payment.redeemedDiscounts(c.current))
+        const redeemed = (c: (typeof changed)[number]) => [...Payment.redeemedDiscounts(c.current), ...changeCodes.get(c.current.payment_id) ?? []]
+        const held = settled.flatMap(redeemed)
         if (held.length > 0) {
           const discounts = new Map((yield* discountRepo.lockAll(held)).map((d) => [d.discount_id, d]))
           for (const c of settled) {
-            for (const id of Payment.redeemedDiscounts(c.current)) {
+            for (const id of redeemed(c)) {
               const d = discounts.get(id)
               if (d !== undefined) discounts.set(id, Discount.release(d, c.next.status === "succeeded"))
             }

@@ -14,19 +14,22 @@
 import { DateTime, Effect, Option, Schema } from "effect"
 import type { Scope } from "../domain/Account.js"
 import * as Account from "../domain/Account.js"
+import * as Discount from "../domain/Discount.js"
 import { ChargeDeclined, InvalidRequest, notFound } from "../domain/Errors.js"
 import * as Idempotency from "../domain/Idempotency.js"
-import { type PaymentId, prefixes, ProductId, parseId, type SubscriptionId } from "../domain/Ids.js"
+import { type PaymentId, prefixes, type ProductId as ProductIdType, ProductId, parseId, type SubscriptionId } from "../domain/Ids.js"
 import * as Payment from "../domain/Payment.js"
 import * as PlanChange from "../domain/PlanChange.js"
 import * as Subscription from "../domain/Subscription.js"
 import { Signer } from "../ports/Signer.js"
 import { Transactions } from "../ports/Transactions.js"
 import { AccountRepository } from "../ports/repositories/AccountRepository.js"
+import { DiscountRepository } from "../ports/repositories/DiscountRepository.js"
 import { IdempotencyRepository } from "../ports/repositories/IdempotencyRepository.js"
 import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { ProductRepository } from "../ports/repositories/ProductRepository.js"
 import { SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
+import { redeemableCode } from "./Discounts.js"
 import { EventRecorder } from "./Events.js"
 import { newId } from "./Ids.js"
 import { Renewals } from "./Renewals.js"
@@ -56,11 +59,16 @@ const encodeCharge = Schema.encodeSync(PlanChange.ImmediateCharge)
 const encodeSubscription = Schema.encodeSync(Subscription.SubscriptionResource)
 const parseProductId = parseId(ProductId)
 
-/** Discounts on plan changes come with discount codes; until then the field is refused rather than ignored. */
-const noDiscountCodes = (body: { readonly discount_codes?: ReadonlyArray<string> | undefined }) =>
-  body.discount_codes === undefined
+/** The codes a change names, each once (compared as codes are) and at most `PlanChange.maxDiscountCodes`. */
+const checkCodes = (codes: ReadonlyArray<string>) => {
+  if (codes.length > PlanChange.maxDiscountCodes) {
+    return Effect.fail(new InvalidRequest({ message: `discount_codes: at most ${PlanChange.maxDiscountCodes} codes a change` }))
+  }
+  const twice = codes.findIndex((c, i) => codes.findIndex((o) => Discount.codeKey(o) === Discount.codeKey(c)) !== i)
+  return twice === -1
     ? Effect.void
-    : Effect.fail(new InvalidRequest({ message: "discount codes on plan changes are not available yet" }))
+    : Effect.fail(new InvalidRequest({ message: `discount_codes.${twice}: ${[...codes[twice]!].slice(0, 40).join("")} is named twice` }))
+}
 
 export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges", {
   effect: Effect.gen(function*() {
@@ -68,6 +76,7 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
     const productRepo = yield* ProductRepository
     const paymentRepo = yield* PaymentRepository
     const accountRepo = yield* AccountRepository
+    const discountRepo = yield* DiscountRepository
     const idempotencyRepo = yield* IdempotencyRepository
     const transactions = yield* Transactions
     const signer = yield* Signer
@@ -80,23 +89,61 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
         onSome: Effect.succeed
       }))
 
-    /** Prices the change at `at`: the product the body names (in the scope, else 400) and the merchant's VAT. */
-    const priceAt = (scope: Scope, s: Subscription.Subscription, body: PlanChange.PlanChangePreviewRequest, at: DateTime.Utc) =>
+    /**
+     * The discounts a change to `productId` keeps and redeems: the subscription's own kept when their discount (as it
+     * is now) says `preserve_on_plan_change` and applies to the product; each code redeemable for it, as checkout
+     * judges one (`redeemableCode`), locked when `locked` (the reserving transaction, which holds its use). None to
+     * look up when the subscription has no discounts and the change names no codes.
+     */
+    const discountsFor = (scope: Scope, s: Subscription.Subscription, codes: ReadonlyArray<string>, productId: ProductIdType, locked: boolean) =>
       Effect.gen(function*() {
+        if (codes.length === 0 && s.discounts.length === 0) return { change: undefined, redeemed: [] }
+        const redeemed: Array<Discount.Discount> = []
+        for (const code of codes) {
+          const found = yield* redeemableCode(discountRepo, scope, code, [productId])
+          if (!locked) {
+            redeemed.push(found)
+            continue
+          }
+          const current = yield* discountRepo.lock(scope, found.discount_id)
+          if (Option.isNone(current)) return yield* new Discount.DiscountNotRedeemable({ discount_code: code, reason: "unknown" })
+          redeemed.push(yield* Discount.redeemable(current.value, code, yield* DateTime.now, [productId]))
+        }
+        const own = yield* Effect.forEach(s.discounts, (d) => discountRepo.get(scope, d.discount_id))
+        const change: PlanChange.PlanDiscounts = {
+          keep_discounts: s.discounts
+            .filter((_, i) => Discount.keptOnPlanChange(Option.getOrUndefined(own[i]!), productId))
+            .map((d) => d.discount_id),
+          new_discounts: redeemed.map(Discount.forPlanChange)
+        }
+        return { change, redeemed }
+      })
+
+    /**
+     * Prices the change at `at`: the product the body names (in the scope, else 400), the merchant's VAT and the
+     * discounts (`discountsFor`).
+     */
+    const priceAt = (scope: Scope, s: Subscription.Subscription, body: PlanChange.PlanChangePreviewRequest, at: DateTime.Utc, locked = false) =>
+      Effect.gen(function*() {
+        const codes = body.discount_codes ?? []
+        yield* checkCodes(codes)
         const productId = parseProductId(body.product_id)
         const product = productId === undefined ? Option.none() : yield* productRepo.get(scope, productId)
         if (Option.isNone(product)) {
           return yield* new InvalidRequest({ message: `product_id: no product '${body.product_id}' in this account and mode` })
         }
         const account = yield* accountRepo.get(scope.accountId)
-        return yield* PlanChange.price({
+        const discounts = yield* discountsFor(scope, s, codes, product.value.product_id, locked)
+        const priced = yield* PlanChange.price({
           subscription: s,
           product: product.value,
           quantity: body.quantity,
           request: body,
           at,
-          vat: Option.match(account, { onNone: () => null, onSome: Account.vatPricing })
+          vat: Option.match(account, { onNone: () => null, onSome: Account.vatPricing }),
+          discounts: discounts.change
         })
+        return { ...priced, redeemed: discounts.redeemed }
       })
 
     /** The preview of a priced change, with its quote: the digest of what it shows, at the instant it priced at. */
@@ -120,7 +167,6 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
       id: SubscriptionId,
       body: PlanChange.PlanChangePreviewRequest
     ) {
-      yield* noDiscountCodes(body)
       const s = yield* scoped(scope, id)
       return yield* previewOf(s, body, yield* priceAt(scope, s, body, yield* DateTime.now))
     })
@@ -166,10 +212,14 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
         }
         const now = yield* DateTime.now
         const quote = body.quote_id === undefined ? undefined : yield* PlanChange.readQuote(body.quote_id, now)
-        const priced = yield* priceAt(scope, s, body, quote?.at ?? now)
+        const priced = yield* priceAt(scope, s, body, quote?.at ?? now, true)
         if (quote !== undefined && (yield* previewOf(s, body, priced)).quote_id !== body.quote_id) {
           return yield* PlanChange.staleQuote()
         }
+        // Each code redeemed: a use held for the charge (counted or given back by `ChargeOutcomes`), or counted now
+        // when the change charges nothing now.
+        const redeem = priced.charge === null ? Discount.redeem : Discount.hold
+        yield* Effect.forEach(priced.redeemed, (d) => discountRepo.update(redeem(d)), { discard: true })
         if (priced.effectiveAt === "next_billing_date") {
           const scheduled = PlanChange.schedule(s, priced)
           yield* saveTransition(repos, scheduled)
@@ -198,7 +248,6 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
       body: PlanChange.PlanChangeRequest,
       idempotencyKey?: string
     ) {
-      yield* noDiscountCodes(body)
       const reserved = yield* reserve(scope, id, body, idempotencyKey)
       if (reserved._tag === "Made") return { subscription: reserved.subscription, payment: null } satisfies PlanChangeResult
       const reservedPayment = reserved._tag === "Charge"
@@ -229,6 +278,11 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
         const s = Option.getOrThrow(yield* subscriptionRepo.lock(id))
         const next = yield* PlanChange.cancelScheduled(s)
         yield* subscriptionRepo.update(next)
+        // The codes it redeemed were counted when it was scheduled: their uses are given back.
+        for (const d of s.scheduled_change?.new_discounts ?? []) {
+          const found = yield* discountRepo.lock(scope, d.discount_id)
+          if (Option.isSome(found)) yield* discountRepo.update(Discount.giveBack(found.value))
+        }
         return next
       }))
     })

@@ -39,7 +39,7 @@ export const listAmountFor = (target: number, category: Vat.Category, pricesIncl
 /**
  * `amount` (or `lines`, whose gross it is) less up to `credit` fils: each line takes its share of the credit
  * (in proportion to its gross) and is priced again as one unit at the list price that leaves at least its gross less
- * that share (`listAmountFor`), its VAT rounded once. A line the credit does not reach is kept as it was. `note`
+ * that share (`listAmountFor`), its VAT rounded once; a line's discount stays on it, as it was. A line the credit does not reach is kept as it was. `note`
  * names the credit in a reduced line's description. Never negative: the credit used is at most the price.
  */
 export const lessCredit = (props: {
@@ -64,11 +64,14 @@ export const lessCredit = (props: {
         props.note(line.gross - Vat.line({ unitAmount, quantity: 1, category: line.category, pricesIncludeVat: prices_include_vat }).gross)
       }`,
       quantity: 1,
-      unit_amount: unitAmount,
+      // A discount stays on its line (a tax invoice shows it): the unit is what is left after the credit, before the
+      // discount, so the line's amount less its discount is the credit-reduced price, as without a discount.
+      unit_amount: unitAmount + line.discount,
       category: line.category,
       item_type: line.item_type,
       item_code: line.item_code,
-      ...(line.exemption_code === undefined ? {} : { exemption_code: line.exemption_code })
+      ...(line.exemption_code === undefined ? {} : { exemption_code: line.exemption_code }),
+      ...(line.discount === 0 ? {} : { discount: line.discount })
     }], prices_include_vat)
     return priced!
   })

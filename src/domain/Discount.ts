@@ -381,6 +381,32 @@ export const forSubscription = (a: AppliedDiscount): SubscriptionDiscount => ({
   cycles_remaining: a.subscription_cycles === null ? null : Math.max(0, a.subscription_cycles - 1)
 })
 
+/**
+ * A code redeemed by a plan change, on the subscription with all its cycles: the change's first period (its charge,
+ * or the next renewal when nothing is charged now) uses the first, as any paid period does (`afterRenewal`).
+ */
+export const forPlanChange = (d: Discount): SubscriptionDiscount => ({
+  discount_id: d.discount_id,
+  code: d.code,
+  type: d.type,
+  amount: d.amount,
+  subscription_cycles: d.subscription_cycles,
+  cycles_remaining: d.subscription_cycles
+})
+
+/**
+ * Whether a subscription's discount `d` (the discount as it is now; none when deleted) stays on through a change to
+ * `productId`: its merchant set `preserve_on_plan_change` and it applies to that product.
+ */
+export const keptOnPlanChange = (d: Discount | undefined, productId: string): boolean =>
+  d !== undefined && d.preserve_on_plan_change && appliesTo(d, productId)
+
+/** A use counted without a charge to wait for (a plan change that charges nothing now): `hold` and `release` at once. */
+export const redeem = (d: Discount): Discount => release(hold(d), true)
+
+/** A use counted for a change that will not happen after all (a scheduled change cancelled) given back. */
+export const giveBack = (d: Discount): Discount => ({ ...d, times_used: Math.max(0, d.times_used - 1) })
+
 /** Whether a subscription's discount still takes something off its next renewal. */
 export const inEffect = (d: SubscriptionDiscount): boolean => d.cycles_remaining === null || d.cycles_remaining > 0
 

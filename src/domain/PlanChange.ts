@@ -16,8 +16,9 @@
 import { DateTime, Either, Schema } from "effect"
 import * as Calendar from "./Calendar.js"
 import * as Credit from "./Credit.js"
+import * as Discount from "./Discount.js"
 import { InvalidRequest, InvalidState, NotFound } from "./Errors.js"
-import type { PaymentId } from "./Ids.js"
+import type { DiscountId, PaymentId } from "./Ids.js"
 import { Metadata } from "./Metadata.js"
 import { Amount, formatAmount } from "./Money.js"
 import * as Payment from "./Payment.js"
@@ -30,6 +31,9 @@ import * as Vat from "./Vat.js"
 
 export { EffectiveAt, OnPaymentFailure, ProrationBillingMode }
 
+/** How many discount codes one change may redeem. */
+export const maxDiscountCodes = 5
+
 /** How many units a plan may have: as many as a cart line. */
 export const maxQuantity = 1000
 
@@ -40,6 +44,7 @@ const requestFields = {
   proration_billing_mode: Schema.optional(ProrationBillingMode),
   effective_at: Schema.optional(EffectiveAt),
   on_payment_failure: Schema.optional(OnPaymentFailure),
+  /** Codes to redeem on the new plan (docs/discounts.md, "Plan changes"): as many as `maxDiscountCodes`. */
   discount_codes: Schema.optional(Schema.Array(Schema.String)),
   /** The charge's metadata; the subscription's when left out. */
   metadata: Schema.optional(Metadata)
@@ -81,6 +86,8 @@ export const ImmediateCharge = Schema.Struct({
   /** When the change takes effect: the change date, or the next billing date of a scheduled change. */
   effective_at: Schema.DateTimeUtc,
   line_items: Schema.Array(LineItem),
+  /** What the subscription's discounts (those kept and the codes redeemed) take off the new plan's line, now. */
+  discounts: Schema.Array(Discount.AppliedDiscount),
   summary: Schema.Struct({
     /** Fils charged to the card now. */
     total_amount: Amount,
@@ -169,7 +176,9 @@ export interface Priced {
   /** Credit the old plan gives (its unused time, or its price): fils with VAT. */
   readonly unusedCredit: number
   /** The charge now; null when nothing is charged now (`do_not_bill`, or scheduled). */
-  readonly charge: (Credit.Charge & { readonly description: string }) | null
+  readonly charge: (Credit.Charge & { readonly description: string; readonly discounts: ReadonlyArray<Discount.AppliedDiscount> }) | null
+  /** What the change does to the subscription's discounts (`discountsAfter`). */
+  readonly discounts: PlanDiscounts
   /** `credit_balance` once the change is made. */
   readonly creditRemaining: number
 }
@@ -235,6 +244,8 @@ export const price = (props: {
   }
   readonly at: DateTime.Utc
   readonly vat: { readonly pricesIncludeVat: boolean } | null
+  /** The subscription's discounts it keeps and the codes it redeems (found redeemable for the product); none: unchanged. */
+  readonly discounts?: PlanDiscounts | undefined
 }): Either.Either<Priced, InvalidRequest | InvalidState> =>
   Either.gen(function*() {
     const { at, product, quantity, request, subscription: s } = props
@@ -265,7 +276,8 @@ export const price = (props: {
     }
     const effectiveAt = request.effective_at ?? policy?.effective_at ?? "immediately"
     const onPaymentFailure = request.on_payment_failure ?? "apply_change"
-    const base = { at, mode, effectiveAt, onPaymentFailure, direction: way, plan }
+    const discounts = props.discounts ?? {}
+    const base = { at, mode, effectiveAt, onPaymentFailure, direction: way, plan, discounts }
     if (effectiveAt === "next_billing_date") {
       if (s.cancel_at_period_end) {
         return yield* Either.left(new InvalidState({
@@ -298,9 +310,12 @@ export const price = (props: {
     const pool = s.credit_balance + unusedCredit
     const oldLine = s.tax_lines?.lines[0]
     const currency = s.currency
+    // The new plan's first period is a period of the subscription: its discounts come off as a renewal's would, then
+    // the credit.
+    const discounted = Subscription.lessDiscounts(plan, discountsAfter(s, discounts))
     const charge = Credit.lessCredit({
-      amount: plan.recurring_amount,
-      taxLines: plan.tax_lines,
+      amount: discounted.amount,
+      taxLines: discounted.taxLines,
       credit: pool,
       note: (applied) => {
         const fromOld = Math.min(unusedCredit, applied)
@@ -338,6 +353,7 @@ export const price = (props: {
       unusedCredit,
       charge: {
         ...charge,
+        discounts: discounted.discounts,
         description: `${describe(plan)} (plan change from ${describe(planOf(s))})`
       },
       creditRemaining: pool - charge.creditApplied
@@ -374,6 +390,36 @@ const restarted = (s: Subscription.Subscription, plan: Subscription.Plan, at: Da
   pending_change: null
 })
 
+/** What a change does to a subscription's discounts: those it keeps, by id (absent: all), and the codes it redeems. */
+export interface PlanDiscounts {
+  readonly keep_discounts?: ReadonlyArray<DiscountId> | undefined
+  readonly new_discounts?: ReadonlyArray<Discount.SubscriptionDiscount> | undefined
+}
+
+/**
+ * The subscription's discounts once the plan changes: those kept (`Discount.keptOnPlanChange`, as they are then, with
+ * the cycles they have left), then the codes redeemed (one redeemed again replaces its old entry).
+ */
+export const discountsAfter = (s: Subscription.Subscription, change: PlanDiscounts): ReadonlyArray<Discount.SubscriptionDiscount> => {
+  const added = change.new_discounts ?? []
+  const kept = change.keep_discounts === undefined
+    ? s.discounts
+    : s.discounts.filter((d) => change.keep_discounts!.includes(d.discount_id))
+  return [...kept.filter((d) => !added.some((a) => a.discount_id === d.discount_id)), ...added]
+}
+
+const discountFields = (d: PlanDiscounts): PlanDiscounts => ({
+  ...(d.keep_discounts === undefined ? {} : { keep_discounts: d.keep_discounts }),
+  ...(d.new_discounts === undefined ? {} : { new_discounts: d.new_discounts })
+})
+
+/**
+ * The discounts whose uses an immediate change's charge (`paymentId`) held: counted when it succeeds, given back when
+ * it fails (`ChargeOutcomes`).
+ */
+export const redeemedBy = (s: Subscription.Subscription, paymentId: PaymentId): ReadonlyArray<DiscountId> =>
+  s.pending_change?.payment_id === paymentId ? (s.pending_change.new_discounts ?? []).map((d) => d.discount_id) : []
+
 /** A change scheduled for the next billing date: nothing changes until the renewal then applies it. */
 export const schedule = (s: Subscription.Subscription, priced: Priced): Subscription.SubscriptionTransition => ({
   next: {
@@ -383,7 +429,8 @@ export const schedule = (s: Subscription.Subscription, priced: Priced): Subscrip
       quantity: priced.plan.quantity,
       effective_at: s.next_billing_date,
       created_at: priced.at,
-      plan: priced.plan
+      plan: priced.plan,
+      ...discountFields(priced.discounts)
     }
   },
   events: []
@@ -395,8 +442,14 @@ export const schedule = (s: Subscription.Subscription, priced: Priced): Subscrip
  */
 export const changeWithoutCharge = (s: Subscription.Subscription, priced: Priced): Subscription.SubscriptionTransition => ({
   next: sameSchedule(s, priced.plan)
-    ? { ...s, ...planFields(priced.plan) }
-    : { ...s, ...planFields(priced.plan), anchor: s.next_billing_date, anchor_period: s.period + 1 },
+    ? { ...s, ...planFields(priced.plan), discounts: discountsAfter(s, priced.discounts) }
+    : {
+      ...s,
+      ...planFields(priced.plan),
+      anchor: s.next_billing_date,
+      anchor_period: s.period + 1,
+      discounts: discountsAfter(s, priced.discounts)
+    },
   events: [changed(s)]
 })
 
@@ -409,14 +462,17 @@ export const awaitCharge = (s: Subscription.Subscription, priced: Priced, paymen
     at: priced.at,
     on_payment_failure: priced.onPaymentFailure,
     unused_credit: priced.unusedCredit,
-    credit_applied: priced.charge?.creditApplied ?? 0
+    credit_applied: priced.charge?.creditApplied ?? 0,
+    ...discountFields(priced.discounts)
   }
 })
 
 /** The subscription once an immediate change is made (its charge paid): what a preview shows as `new_plan`. */
 const made = (s: Subscription.Subscription, pending: Subscription.PendingChange): Subscription.Subscription => ({
   ...restarted(s, pending.plan, pending.at),
-  credit_balance: s.credit_balance + pending.unused_credit - pending.credit_applied
+  credit_balance: s.credit_balance + pending.unused_credit - pending.credit_applied,
+  // The charge paid the new plan's first period less these discounts: one cycle of each is used.
+  discounts: Discount.afterRenewal(discountsAfter(s, pending))
 })
 
 /**
@@ -444,7 +500,10 @@ export const settle = (
     next_billing_date: pending.at,
     scheduled_change: null,
     pending_change: null,
-    credit_balance: s.credit_balance + pending.unused_credit
+    credit_balance: s.credit_balance + pending.unused_credit,
+    // The plan changed, so the discounts it does not keep go; the codes it redeemed were not paid for (their uses
+    // are given back).
+    discounts: discountsAfter(s, { keep_discounts: pending.keep_discounts })
   }
   const held = Either.getOrThrow(Subscription.transition(unpaid, { _tag: "ChargeFailed" }, now))
   return { next: held.next, events: [changed(s), ...held.events] }
@@ -463,7 +522,8 @@ export const applyScheduled = (s: Subscription.Subscription, now: DateTime.Utc):
       ...planFields(scheduled.plan),
       anchor: s.next_billing_date,
       anchor_period: s.period + 1,
-      scheduled_change: null
+      scheduled_change: null,
+      discounts: discountsAfter(s, scheduled)
     },
     events: [changed(s)]
   }
@@ -487,6 +547,7 @@ export const wouldBe = (s: Subscription.Subscription, priced: Priced): Subscript
 export const immediateCharge = (s: Subscription.Subscription, priced: Priced): typeof ImmediateCharge.Type => ({
   effective_at: priced.effectiveAt === "next_billing_date" ? s.next_billing_date : priced.at,
   line_items: priced.lineItems,
+  discounts: priced.charge?.discounts ?? [],
   summary: {
     total_amount: priced.charge?.amount ?? 0,
     tax: priced.charge?.taxLines != null
@@ -521,7 +582,8 @@ export const changePayment = (
     metadata: metadata ?? s.metadata,
     card: { ...s.payment_method, token: s.card_token },
     taxLines: priced.charge.taxLines,
-    creditApplied: priced.charge.creditApplied
+    creditApplied: priced.charge.creditApplied,
+    discounts: priced.charge.discounts
   }, now)
 
 // Quotes -------------------------------------------------------------------------------------------------------------

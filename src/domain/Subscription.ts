@@ -14,7 +14,7 @@ import * as Calendar from "./Calendar.js"
 import * as Credit from "./Credit.js"
 import * as Discount from "./Discount.js"
 import { InvalidRequest, SubscriptionNotChangeable } from "./Errors.js"
-import { AccountId, CheckoutSessionId, CustomerId, PaymentId, ProductId, SubscriptionId } from "./Ids.js"
+import { AccountId, CheckoutSessionId, CustomerId, DiscountId, PaymentId, ProductId, SubscriptionId } from "./Ids.js"
 import { Metadata } from "./Metadata.js"
 import * as Pagination from "./Pagination.js"
 import { Amount, Currency } from "./Money.js"
@@ -48,6 +48,16 @@ export const Plan = Schema.Struct({
 }).annotations({ identifier: "SubscriptionPlan" })
 export type Plan = typeof Plan.Type
 
+/**
+ * What a plan change does to a subscription's discounts (`PlanChange.discountsAfter`): the ones it keeps
+ * (`preserve_on_plan_change`, by id; absent: all, as before discounts could change with the plan) and the codes it
+ * redeemed, with their cycles.
+ */
+const planDiscountFields = {
+  keep_discounts: Schema.optional(Schema.Array(DiscountId)),
+  new_discounts: Schema.optional(Schema.Array(Discount.SubscriptionDiscount))
+}
+
 /** A plan change waiting for the next billing date, as the API shows it. */
 export const ScheduledChange = Schema.Struct({
   product_id: ProductId,
@@ -59,7 +69,8 @@ export const ScheduledChange = Schema.Struct({
 /** A scheduled change as stored: the plan it applies, priced when it was made. */
 export const StoredScheduledChange = Schema.Struct({
   ...ScheduledChange.fields,
-  plan: Plan
+  plan: Plan,
+  ...planDiscountFields
 })
 export type StoredScheduledChange = typeof StoredScheduledChange.Type
 
@@ -74,7 +85,8 @@ export const PendingChange = Schema.Struct({
   at: Schema.DateTimeUtc,
   on_payment_failure: Schema.Literal("prevent_change", "apply_change"),
   unused_credit: Amount,
-  credit_applied: Amount
+  credit_applied: Amount,
+  ...planDiscountFields
 })
 export type PendingChange = typeof PendingChange.Type
 
@@ -411,23 +423,32 @@ export interface RenewalCharge extends Credit.Charge {
   readonly discounts: ReadonlyArray<Discount.AppliedDiscount>
 }
 
+/** A period's price less discounts: the card's amount before credit, its lines with their VAT, the discounts taken. */
+export interface Discounted {
+  readonly amount: number
+  readonly taxLines: TaxDocument.TaxLines | null
+  readonly discounts: ReadonlyArray<Discount.AppliedDiscount>
+}
+
 /**
- * What a renewal (or a retry of one) of `s` charges: a period of its plan, less each discount code still in effect
- * (`Discount.inEffect`, applied in order to what the ones before left, VAT per line on what is left), then less its
- * credit (`Credit.lessCredit`). Never negative; its lines add up to its amount to the fils. The one rule for a
- * renewal's amount: `renewalPayment` charges it, and a paid renewal uses a cycle of those discounts and the credit
- * it applied (`transition`).
+ * A period of `plan` (its lines, or its amount without VAT) less each discount of `discounts` still in effect
+ * (`Discount.inEffect`), applied in order to what the ones before left, VAT per line on what is left. The one rule
+ * for what a subscription's discounts take off a period: a renewal's (`renewalCharge`) and a plan change's first
+ * period (`PlanChange.price`).
  */
-export const renewalCharge = (s: Subscription): RenewalCharge => {
-  const inputs = s.tax_lines === null ? null : s.tax_lines.lines.map(TaxDocument.inputOf)
-  const listed = inputs === null ? [s.recurring_amount] : inputs.map((i) => i.unit_amount * i.quantity)
+export const lessDiscounts = (
+  plan: { readonly recurring_amount: number; readonly tax_lines: TaxDocument.TaxLines | null },
+  discounts: ReadonlyArray<Discount.SubscriptionDiscount>
+): Discounted => {
+  const inputs = plan.tax_lines === null ? null : plan.tax_lines.lines.map(TaxDocument.inputOf)
+  const listed = inputs === null ? [plan.recurring_amount] : inputs.map((i) => i.unit_amount * i.quantity)
   const off = listed.map(() => 0)
-  const discounts: Array<Discount.AppliedDiscount> = []
-  for (const d of s.discounts) {
+  const applied: Array<Discount.AppliedDiscount> = []
+  for (const d of discounts) {
     if (!Discount.inEffect(d)) continue
     const shares = Discount.lineDiscounts(d, listed.map((amount, i) => ({ amount: amount - off[i]!, eligible: true })))
     shares.forEach((share, i) => (off[i] = off[i]! + share))
-    discounts.push({
+    applied.push({
       discount_id: d.discount_id,
       code: d.code,
       type: d.type,
@@ -436,13 +457,24 @@ export const renewalCharge = (s: Subscription): RenewalCharge => {
       amount_off: shares.reduce((a, b) => a + b, 0)
     })
   }
-  const taxLines = inputs === null || discounts.length === 0
-    ? s.tax_lines
-    : TaxDocument.price(inputs.map((input, i) => (off[i] === 0 ? input : { ...input, discount: off[i]! })), s.tax_lines!.prices_include_vat)
-  const discounted = taxLines === null ? listed[0]! - off[0]! : TaxDocument.totals(taxLines.lines).gross
+  const taxLines = inputs === null || applied.length === 0
+    ? plan.tax_lines
+    : TaxDocument.price(inputs.map((input, i) => (off[i] === 0 ? input : { ...input, discount: off[i]! })), plan.tax_lines!.prices_include_vat)
+  const amount = taxLines === null ? listed[0]! - off[0]! : TaxDocument.totals(taxLines.lines).gross
+  return { amount, taxLines, discounts: applied }
+}
+
+/**
+ * What a renewal (or a retry of one) of `s` charges: a period of its plan less its discounts (`lessDiscounts`), then
+ * less its credit (`Credit.lessCredit`), the discount staying on each line. Never negative; its lines add up to its
+ * amount to the fils. The one rule for a renewal's amount: `renewalPayment` charges it, and a paid renewal uses a
+ * cycle of those discounts and the credit it applied (`transition`).
+ */
+export const renewalCharge = (s: Subscription): RenewalCharge => {
+  const discounted = lessDiscounts(s, s.discounts)
   return {
-    ...Credit.lessCredit({ amount: discounted, taxLines, credit: s.credit_balance, note: Credit.balanceNote(s.currency) }),
-    discounts
+    ...Credit.lessCredit({ amount: discounted.amount, taxLines: discounted.taxLines, credit: s.credit_balance, note: Credit.balanceNote(s.currency) }),
+    discounts: discounted.discounts
   }
 }
 
