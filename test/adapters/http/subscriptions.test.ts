@@ -456,9 +456,9 @@ describeStores("subscriptions over HTTP", (variant) => {
     expect(expectError(await raw.send("DELETE", `${path}/scheduled`), 404, "NOT_FOUND")).toBe(`Subscription ${id} has no scheduled plan change`)
     expectError(await raw.send("DELETE", `/subscriptions/sub_${hex32}/change-plan/scheduled`), 404, "NOT_FOUND")
 
-    // Refused in the merchant's words: discount codes, an unknown field, a product that is not there.
+    // Refused in the merchant's words: an unknown discount code, an unknown field, a product that is not there.
     expect(expectError(await raw.post(path, { ...body, discount_codes: ["WINTER"] }), 400, "INVALID_REQUEST"))
-      .toBe("discount codes on plan changes are not available yet")
+      .toBe("discount_code: no discount has the code 'WINTER'")
     expect(expectError(await raw.post(path, { ...body, proration: "now" }), 400, "INVALID_REQUEST")).toContain("proration")
     expect(expectError(await raw.post(`${path}/preview`, { ...body, product_id: `pdt_${hex32}` }), 400, "INVALID_REQUEST"))
       .toBe(`product_id: no product 'pdt_${hex32}' in this account and mode`)
