@@ -208,20 +208,20 @@ const codeArb = fc.record({
   amount: fc.integer({ min: 1, max: 10000 }),
   cycles: fc.option(fc.integer({ min: 1, max: 3 }), { nil: null }),
   preserve: fc.boolean(),
-  restricted: fc.subarray([0, 1, 2]),
-  limit: fc.option(fc.integer({ min: 1, max: 3 }), { nil: null })
+  restricted: fc.oneof({ arbitrary: fc.constant([]), weight: 2 }, { arbitrary: fc.subarray([0, 1, 2]), weight: 1 }),
+  limit: fc.option(fc.integer({ min: 1, max: 3 }), { nil: null, freq: 2 })
 })
 const stepArb = fc.oneof(
-  fc.record({
+  { arbitrary: fc.record({
     _tag: fc.constant("change" as const),
     plan: fc.integer({ min: 0, max: 2 }),
     mode: fc.constantFrom("prorated_immediately" as const, "full_immediately" as const, "difference_immediately" as const, "do_not_bill" as const),
     scheduled: fc.boolean(),
-    codes: fc.subarray([0, 1, 2, 3], { maxLength: 2 }),
+    codes: fc.subarray([0, 1, 2, 3], { minLength: 1, maxLength: 2 }),
     into: fc.integer({ min: 1, max: 999 })
-  }),
-  fc.constant({ _tag: "renew" as const }),
-  fc.constant({ _tag: "cancelScheduled" as const })
+  }), weight: 3 },
+  { arbitrary: fc.constant({ _tag: "renew" as const }), weight: 2 },
+  { arbitrary: fc.constant({ _tag: "cancelScheduled" as const }), weight: 1 }
 )
 
 describe("random discounts × plan changes (property)", () => {
