@@ -552,7 +552,9 @@ const changePlan = (current: Subscription.Subscription, step: PlanChangeStep, in
     quantity: step.quantity,
     request: { proration_billing_mode: step.mode, effective_at: step.effectiveAt, on_payment_failure: step.onPaymentFailure },
     at,
-    vat: null
+    vat: null,
+    // Each period of the history paid its list price.
+    periodCharge: current.recurring_amount
   })
   if (Either.isLeft(priced)) return current
   if (priced.right.effectiveAt === "next_billing_date") return PlanChange.schedule(current, priced.right).next

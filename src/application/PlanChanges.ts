@@ -18,6 +18,7 @@ import * as Discount from "../domain/Discount.js"
 import { ChargeDeclined, InvalidRequest, notFound } from "../domain/Errors.js"
 import * as Idempotency from "../domain/Idempotency.js"
 import { type PaymentId, prefixes, type ProductId as ProductIdType, ProductId, parseId, type SubscriptionId } from "../domain/Ids.js"
+import type * as Pagination from "../domain/Pagination.js"
 import * as Payment from "../domain/Payment.js"
 import * as PlanChange from "../domain/PlanChange.js"
 import * as Subscription from "../domain/Subscription.js"
@@ -120,6 +121,25 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
       })
 
     /**
+     * What `s`'s current period was charged (`PlanChange.periodPaidBy`): the newest of its payments that paid a
+     * period, a page at a time (on-demand charges may come between). 0 when none did: nothing paid, nothing credited.
+     */
+    const periodCharge = (scope: Scope, s: Subscription.Subscription) =>
+      Effect.gen(function*() {
+        let after: Pagination.Position | undefined = undefined
+        for (;;) {
+          const page: Pagination.Page<Payment.Payment> = yield* paymentRepo.list(scope, { subscription_id: s.subscription_id }, { limit: 10, after })
+          for (const p of page.items) {
+            const paid = PlanChange.periodPaidBy(p)
+            if (paid !== undefined) return paid
+          }
+          const last = page.items.at(-1)
+          if (!page.hasMore || last === undefined) return 0
+          after = Payment.position(last)
+        }
+      })
+
+    /**
      * Prices the change at `at`: the product the body names (in the scope, else 400), the merchant's VAT and the
      * discounts (`discountsFor`).
      */
@@ -141,7 +161,8 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
           request: body,
           at,
           vat: Option.match(account, { onNone: () => null, onSome: Account.vatPricing }),
-          discounts: discounts.change
+          discounts: discounts.change,
+          periodCharge: yield* periodCharge(scope, s)
         })
         return { ...priced, redeemed: discounts.redeemed }
       })

@@ -5,7 +5,8 @@
  *
  * The three immediate modes start a new period on the change date and charge the new plan's first period, less a
  * credit for the old plan: its unused time (`prorated_immediately`), its whole price (`difference_immediately`) or
- * nothing (`full_immediately`). That credit joins the subscription's `credit_balance`; the charge spends what it can
+ * nothing (`full_immediately`). The old plan's price is what its current period was charged (`periodCharge`), not its
+ * list price: a discount or a free trial gave the customer that time for less, so its unused part is worth less. That credit joins the subscription's `credit_balance`; the charge spends what it can
  * of both (`Credit.lessCredit`) and what is left stays on the balance for the next renewals. So no amount is ever
  * negative: a downgrade charges nothing and leaves credit.
  *
@@ -183,6 +184,19 @@ export interface Priced {
   readonly creditRemaining: number
 }
 
+/**
+ * What `payment` paid toward a period of its subscription, before credit: its amount less what was refunded of it,
+ * plus the credit it spent (the customer's money too). Undefined when it paid no period: not paid, or not a
+ * subscription's checkout, renewal or plan change (an on-demand charge). The newest that paid one paid the current
+ * period: a plan can change only while that period is paid (`changeRefusal`), and each later charge starts a period.
+ */
+export const periodPaidBy = (payment: Payment.Payment): number | undefined =>
+  (payment.status === "succeeded" || payment.status === "partially_refunded" || payment.status === "refunded") &&
+    (payment.billing_reason === "subscription_create" || payment.billing_reason === "subscription_renewal" ||
+      payment.billing_reason === "subscription_update")
+    ? payment.total_amount - payment.refunded_amount + payment.credit_applied
+    : undefined
+
 /** The part of [start, end) left at `at`, in whole seconds, and the period's length in seconds. */
 export const remaining = (start: DateTime.Utc, end: DateTime.Utc, at: DateTime.Utc) => {
   const length = Math.floor((DateTime.toEpochMillis(end) - DateTime.toEpochMillis(start)) / 1000)
@@ -246,6 +260,11 @@ export const price = (props: {
   readonly vat: { readonly pricesIncludeVat: boolean } | null
   /** The subscription's discounts it keeps and the codes it redeems (found redeemable for the product); none: unchanged. */
   readonly discounts?: PlanDiscounts | undefined
+  /**
+   * Fils with VAT the current period was charged, before credit (credit is the customer's money) and after its
+   * discounts (and 0 for a free trial): the old plan's price its credit is a share of (`periodCharge`).
+   */
+  readonly periodCharge: number
 }): Either.Either<Priced, InvalidRequest | InvalidState> =>
   Either.gen(function*() {
     const { at, product, quantity, request, subscription: s } = props
@@ -302,10 +321,12 @@ export const price = (props: {
       return { ...base, lineItems: [], unusedCredit: 0, charge: null, creditRemaining: s.credit_balance }
     }
     const { left, length } = remaining(start, end, at)
+    // Never more than the period's list price, should a charge have asked more (credit returns money, never adds it).
+    const paid = Math.max(0, Math.min(props.periodCharge, s.recurring_amount))
     const unusedCredit = mode === "prorated_immediately"
-      ? prorate(s.recurring_amount, left, length)
+      ? prorate(paid, left, length)
       : mode === "difference_immediately"
-      ? s.recurring_amount
+      ? paid
       : 0
     const pool = s.credit_balance + unusedCredit
     const oldLine = s.tax_lines?.lines[0]

@@ -882,7 +882,7 @@ describe("StoreSql on PostgreSQL: subscriptions", () => {
       const { product: yearly } = yield* subscriptionParents(s, scope, { interval: "year", count: 1 })
       const halfway = at(T0 + 15 * day)
       const pricedAs = (mode: "full_immediately" | "do_not_bill") =>
-        Either.getOrThrow(PlanChange.price({ subscription: active, product: yearly, quantity: 1, request: { proration_billing_mode: mode }, at: halfway, vat: null }))
+        Either.getOrThrow(PlanChange.price({ subscription: active, product: yearly, quantity: 1, request: { proration_billing_mode: mode }, at: halfway, vat: null, periodCharge: active.recurring_amount }))
       const changeCharge = yield* newId<PaymentId>("pay")
       const waiting = PlanChange.awaitCharge(active, pricedAs("full_immediately"), changeCharge)
       const changedUnpaid = PlanChange.settle(waiting, changeCharge, false, halfway)!.next
@@ -953,7 +953,8 @@ describe("StoreSql on PostgreSQL: subscriptions", () => {
       same(yield* s.subscriptions.get(scope, onHold.subscription_id), Option.some(onHold))
       // A waiting change and a scheduled one read back as written.
       const scheduled = PlanChange.schedule(active, Either.getOrThrow(PlanChange.price({
-        subscription: active, product: yearly, quantity: 2, request: { proration_billing_mode: "full_immediately", effective_at: "next_billing_date" }, at: halfway, vat: null
+        subscription: active, product: yearly, quantity: 2, request: { proration_billing_mode: "full_immediately", effective_at: "next_billing_date" }, at: halfway, vat: null,
+        periodCharge: active.recurring_amount
       }))).next
       const stored: Array<Subscription.Subscription> = []
       for (const state of [waiting, scheduled, { ...changedLater, credit_balance: 1234 }]) {

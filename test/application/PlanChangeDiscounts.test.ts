@@ -187,19 +187,43 @@ describe("a renewal with a discount and credit", () => {
       yield* createDiscount(test, { code: "KEEP", type: "percentage", amount: 1000, preserve_on_plan_change: true })
       const sub = yield* subscribe(test, pro, "KEEP")
       yield* at(mid)
-      // Pro's price as credit, Basic's month (less 10 %) paid from it: 75.00 left over.
+      // Pro's month as paid (less 10 %) as credit, Basic's month (less 10 %) paid from it: 45.00 left over.
       const down = yield* change(test, sub.subscription_id, { product_id: basic.product_id, quantity: 1, proration_billing_mode: "difference_immediately" })
-      assert.deepStrictEqual([down.payment?.total_amount, down.subscription.credit_balance], [0, 7500])
+      assert.deepStrictEqual([down.payment?.total_amount, down.subscription.credit_balance], [0, 4500])
       yield* renewAt(down.subscription.next_billing_date)
       const renewal = (yield* paymentsOf(test, sub.subscription_id)).at(-1)!
-      assert.strictEqual(renewal.total_amount, 15000)
+      assert.strictEqual(renewal.total_amount, 18000)
       assert.deepStrictEqual(renewal.discounts.map((x) => [x.code, x.amount_off]), [["KEEP", 2500]])
       const line = renewal.tax_lines!.lines[0]!
       assert.strictEqual(line.discount, 2500)
-      assert.include(line.description, "less AED 75.00 credit")
-      assert.strictEqual(line.gross, 15000)
+      assert.include(line.description, "less AED 45.00 credit")
+      assert.strictEqual(line.gross, 18000)
       assert.strictEqual(renewal.tax_lines!.lines.reduce((sum, l) => sum + l.gross, 0), renewal.total_amount)
       assert.strictEqual((yield* getSub(test, sub.subscription_id)).credit_balance, 0)
+    }).pipe(withEngine()))
+})
+
+describe("the old plan's credit on a plan change", () => {
+  it.effect("is what its period was charged, discount off: a 50 %-off month credits half its price", () =>
+    Effect.gen(function*() {
+      yield* at(april)
+      const { test } = yield* newAccount
+      const basic = yield* monthly(test, "Basic", 10000)
+      const pro = yield* monthly(test, "Pro", 30000)
+      yield* createDiscount(test, { code: "HALF", type: "percentage", amount: 5000, subscription_cycles: 1 })
+      const sub = yield* subscribe(test, basic, "half")
+      assert.deepStrictEqual((yield* paymentsOf(test, sub.subscription_id)).map((p) => p.total_amount), [5000])
+      yield* at(mid)
+      const unused = (mode: PlanChange.ProrationBillingMode) =>
+        Effect.map(
+          preview(test, sub.subscription_id, { product_id: pro.product_id, quantity: 1, proration_billing_mode: mode }),
+          (p) => [p.immediate_charge.line_items.find((l) => l.type === "unused_time")?.amount, p.immediate_charge.summary.total_amount]
+        )
+      // Half of the 50.00 paid is unused (not half of the 100.00 list price); difference_immediately credits the 50.00.
+      assert.deepStrictEqual(yield* unused("prorated_immediately"), [2500, 27500])
+      assert.deepStrictEqual(yield* unused("difference_immediately"), [5000, 25000])
+      const made = yield* change(test, sub.subscription_id, { product_id: pro.product_id, quantity: 1, proration_billing_mode: "prorated_immediately" })
+      assert.deepStrictEqual([made.payment?.total_amount, made.payment?.credit_applied], [27500, 2500])
     }).pipe(withEngine()))
 })
 
@@ -274,6 +298,12 @@ describe("random discounts × plan changes (property)", () => {
             ...(step.scheduled ? { effective_at: "next_billing_date" as const } : {})
           }
           const shown = yield* Effect.either(planChanges.preview(test, id, body))
+          if (Either.isRight(shown)) {
+            // The old plan's credit is never more than its period was charged (before credit, after discounts).
+            const periodPayment = (yield* paymentsOf(test, id)).filter((p) => p.status === "succeeded" && p.billing_reason !== "subscription_charge").at(-1)!
+            const unused = shown.right.immediate_charge.line_items.find((l) => l.type === "unused_time")?.amount ?? 0
+            assert.isAtMost(unused, periodPayment.total_amount + periodPayment.credit_applied)
+          }
           const made = yield* Effect.either(planChanges.change(test, id, { ...body, ...(Either.isRight(shown) ? { quote_id: shown.right.quote_id } : {}) }))
           assert.strictEqual(Either.isRight(made), Either.isRight(shown), `preview ${refusal(shown)}, change ${refusal(made)}`)
           if (Either.isLeft(shown) && body.discount_codes.length > 0) {

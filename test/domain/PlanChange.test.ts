@@ -87,7 +87,9 @@ const scenario = fc.record({
   credit: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 3_000_000 })),
   /** Where in the period the change is made, in millionths of it (never its first or last instant). */
   at: fc.integer({ min: 1, max: 999_999 }),
-  mode: fc.constantFrom(...immediateModes)
+  mode: fc.constantFrom(...immediateModes),
+  /** What the current period was charged, in millionths of its list price (a discount, a free trial; above: clamped). */
+  paid: fc.oneof(fc.constant(1_000_000), fc.integer({ min: 0, max: 1_200_000 }))
 })
 
 const instantIn = (s: Subscription.Subscription, millionths: number) => {
@@ -96,8 +98,15 @@ const instantIn = (s: Subscription.Subscription, millionths: number) => {
   return DateTime.unsafeMake(Math.min(end - 1, Math.max(start + 1, start + Math.floor(((end - start) * millionths) / 1e6))))
 }
 
-const priceOf = (s: Subscription.Subscription, product: Product.Product, quantity: number, at: DateTime.Utc, vat: Vat, request: Parameters<typeof PlanChange.price>[0]["request"]) =>
-  PlanChange.price({ subscription: s, product, quantity, request, at, vat })
+const priceOf = (
+  s: Subscription.Subscription,
+  product: Product.Product,
+  quantity: number,
+  at: DateTime.Utc,
+  vat: Vat,
+  request: Parameters<typeof PlanChange.price>[0]["request"],
+  periodCharge = s.recurring_amount
+) => PlanChange.price({ subscription: s, product, quantity, request, at, vat, periodCharge })
 
 /** Each line is the sale's line rounded once with the document's convention, as the e-invoice rules check. */
 const assertPricedLines = (lines: TaxDocument.TaxLines) => {
@@ -113,7 +122,8 @@ describe("PlanChange.price: the immediate modes", () => {
     const s = subscribed(c.old, c.vat, c.paidAt, c.renewals, c.credit)
     const product = productOf(c.next, 7)
     const at = instantIn(s, c.at)
-    const priced = Either.getOrThrow(priceOf(s, product, c.next.quantity, at, c.vat, { proration_billing_mode: c.mode }))
+    const periodCharge = Math.floor((s.recurring_amount * c.paid) / 1e6)
+    const priced = Either.getOrThrow(priceOf(s, product, c.next.quantity, at, c.vat, { proration_billing_mode: c.mode }, periodCharge))
     const charge = priced.charge!
 
     // The new plan's first period, priced as a checkout of it would be.
@@ -122,17 +132,23 @@ describe("PlanChange.price: the immediate modes", () => {
       : TaxDocument.totals(TaxDocument.price([Product.lineInput(product, c.next.quantity)], c.vat.pricesIncludeVat).lines).gross
     assert.strictEqual(priced.plan.recurring_amount, newGross)
 
-    // The old plan's credit: its unused whole seconds over the period's (prorated), its price, or nothing.
+    // The old plan's credit: its unused whole seconds over the period's (prorated), what the period was charged, or
+    // nothing; never more than the period was charged, nor than its list price.
+    const base = Math.min(periodCharge, s.recurring_amount)
+    assert.isAtMost(priced.unusedCredit, base)
     const left = Math.floor((DateTime.toEpochMillis(s.next_billing_date) - DateTime.toEpochMillis(at)) / 1000)
     const length = Math.floor((DateTime.toEpochMillis(s.next_billing_date) - DateTime.toEpochMillis(s.current_period_start)) / 1000)
     if (c.mode === "prorated_immediately") {
       // Within half a fils of the exact value (rounded to the nearest fils).
-      const exact = BigInt(s.recurring_amount) * BigInt(left)
+      const exact = BigInt(base) * BigInt(left)
       const twice = 2n * BigInt(priced.unusedCredit) * BigInt(length)
       assert.isTrue(twice - 2n * exact <= BigInt(length) && 2n * exact - twice < BigInt(length), "unused time rounded to the nearest fils")
     } else {
-      assert.strictEqual(priced.unusedCredit, c.mode === "difference_immediately" ? s.recurring_amount : 0)
+      assert.strictEqual(priced.unusedCredit, c.mode === "difference_immediately" ? base : 0)
     }
+    const unusedLine = priced.lineItems.find((l) => l.type === "unused_time")
+    assert.strictEqual(unusedLine?.amount ?? 0, priced.unusedCredit)
+    if (unusedLine !== undefined && unusedLine.tax !== null) assert.isAtMost(unusedLine.tax, unusedLine.amount)
 
     // What the credit (balance and the old plan's) pays of the new period, and the card the rest.
     const pool = c.credit + priced.unusedCredit
