@@ -15,7 +15,7 @@ import { Metadata } from "./Metadata.js"
 import { Text } from "./Text.js"
 import { httpUrlJsonSchema, parseHttpUrl } from "./Url.js"
 import { Amount, Currency } from "./Money.js"
-import { lineInput, type Product } from "./Product.js"
+import { lineInput, type Product, TrialPeriodDays } from "./Product.js"
 import * as TaxDocument from "./TaxDocument.js"
 
 export const lifetime = Duration.hours(24)
@@ -59,6 +59,11 @@ const resourceFields = {
   return_url: Schema.NullOr(Schema.String),
   payment_id: Schema.NullOr(PaymentId),
   subscription_id: Schema.NullOr(SubscriptionId),
+  /**
+   * The trial the subscription starts with, in days (the product's, or `subscription_data.trial_period_days`); null
+   * without one. With a trial, `total_amount` is what the trial charges today (0 when it is free).
+   */
+  trial_period_days: Schema.NullOr(Schema.Int),
   metadata: Metadata,
   livemode: Schema.Boolean,
   created_at: Schema.DateTimeUtc,
@@ -74,7 +79,12 @@ export const CheckoutSession = Schema.Struct({
   /** Random per session, embedded in the page's form: a submission from another site cannot know it. */
   form_token: Schema.String,
   /** The cart's lines with their VAT, as priced at creation: the payment (and its invoice) carries them. */
-  tax_lines: Schema.NullOr(TaxDocument.TaxLines)
+  tax_lines: Schema.NullOr(TaxDocument.TaxLines),
+  /**
+   * With a trial, the lines of a period after it with their VAT (what the subscription then renews at), when the
+   * merchant charges VAT; null otherwise (`tax_lines` are then a period's).
+   */
+  period_tax_lines: Schema.NullOr(TaxDocument.TaxLines)
 })
 export type CheckoutSession = typeof CheckoutSession.Type
 
@@ -158,12 +168,14 @@ export const open = (props: {
   return_url: props.returnUrl,
   payment_id: null,
   subscription_id: null,
+  trial_period_days: props.priced.trial?.days ?? null,
   metadata: props.metadata,
   created_at: props.now,
   expires_at: DateTime.addDuration(props.now, lifetime),
   completed_at: null,
   form_token: props.formToken,
-  tax_lines: props.priced.taxLines
+  tax_lines: props.priced.taxLines,
+  period_tax_lines: props.priced.periodTaxLines
 })
 
 const sessionCustomer = (c: CustomerOnFile): SessionCustomer => ({
@@ -172,14 +184,50 @@ const sessionCustomer = (c: CustomerOnFile): SessionCustomer => ({
   phone_number: c.phone_number
 })
 
-/** A priced cart: its lines as listed, what it charges (with its VAT lines, for a merchant that charges VAT). */
+/** A subscription cart's trial: its days, and what it charges per unit today (0: a free trial). */
+export interface Trial {
+  readonly days: number
+  readonly unitAmount: number
+}
+
+/**
+ * The trial a subscription starts with: the product's, or the session's `subscription_data.trial_period_days`
+ * (0 gives none; a paid product keeps its `trial_amount` for the days given). Only a cart that starts a subscription
+ * takes the override.
+ */
+export const trialOf = (
+  kind: SessionKind,
+  lines: ReadonlyArray<PricedLine>,
+  override: number | null | undefined
+): Either.Either<Trial | null, InvalidRequest> => {
+  if (kind !== "subscription") {
+    return override == null ? Either.right(null) : Either.left(
+      new InvalidRequest({
+        message: "subscription_data.trial_period_days applies only to a cart of exactly one recurring product " +
+          "(the cart that starts a subscription)"
+      })
+    )
+  }
+  const product = lines[0]!.product
+  const days = override ?? product.trial_period_days
+  // A paid trial cut to 0 days is no trial: the first period is charged in full.
+  return Either.right(days === 0 ? null : { days, unitAmount: product.trial_amount ?? 0 })
+}
+
+/**
+ * A priced cart: its lines as listed, what the checkout charges today (with its VAT lines, for a merchant that charges
+ * VAT), and the trial it starts.
+ */
 export interface Priced {
   readonly lines: ReadonlyArray<CartLine>
-  /** What it charges: the lines less the discount, with VAT when the prices exclude it. */
+  /** What the checkout charges: the lines less the discount, or the trial's price; with VAT when prices exclude it. */
   readonly total: number
   readonly currency: Currency
   readonly taxLines: TaxDocument.TaxLines | null
   readonly discounts: ReadonlyArray<Discount.AppliedDiscount>
+  readonly trial: Trial | null
+  /** With a trial and VAT: a period's lines after the trial. */
+  readonly periodTaxLines: TaxDocument.TaxLines | null
 }
 
 /**
@@ -210,12 +258,15 @@ const discounted = (
 /**
  * Prices a cart: only active products, one currency, a total that stays a safe integer. A merchant that charges VAT
  * (`vat`, from its tax profile) gets the lines with their VAT, rounded per line; the total is then their gross. A
- * `discount` (already found redeemable for this cart) comes off the lines it applies to.
+ * `discount` (already found redeemable for this cart) comes off the lines it applies to. With a trial, the checkout
+ * charges the trial's price instead (nothing, for a free one), and a period's lines are kept for the subscription's
+ * renewals; a discount code does not go with a trial (not available yet).
  */
 export const price = (
   lines: ReadonlyArray<PricedLine>,
   vat: { readonly pricesIncludeVat: boolean } | null,
-  discount: Discount.Discount | null = null
+  discount: Discount.Discount | null = null,
+  trial: Trial | null = null
 ): Either.Either<Priced, InvalidRequest> => {
   if (lines.length < 1 || lines.length > maxLines) {
     return Either.left(new InvalidRequest({ message: `product_cart must have 1 to ${maxLines} lines` }))
@@ -244,10 +295,45 @@ export const price = (
   const inputs = lines.map(({ product, quantity }) => lineInput(product, quantity))
   const tooLarge = Either.left(new InvalidRequest({ message: "The cart total is too large" }))
   if (!Number.isSafeInteger(total)) return tooLarge
+  if (trial !== null) {
+    if (discount !== null) {
+      return Either.left(new InvalidRequest({
+        message: "discount_code cannot be used with a trial: a trial's checkout charges the trial's price (discounts on trials are not available yet)"
+      }))
+    }
+    const periodLines = vat === null ? null : TaxDocument.price(inputs, vat.pricesIncludeVat)
+    const trialLines = vat === null
+      ? null
+      : TaxDocument.price(inputs.map((input) => ({ ...input, unit_amount: trial.unitAmount })), vat.pricesIncludeVat)
+    const today = trialLines === null ? trial.unitAmount * lines[0]!.quantity : TaxDocument.totals(trialLines.lines).gross
+    const period = periodLines === null ? total : TaxDocument.totals(periodLines.lines).gross
+    if (!Number.isSafeInteger(today) || !Number.isSafeInteger(period)) return tooLarge
+    return Either.right({ lines: priced, total: today, currency, taxLines: trialLines, discounts: [], trial, periodTaxLines: periodLines })
+  }
   const charged = discounted(priced, vat === null ? null : { inputs, pricesIncludeVat: vat.pricesIncludeVat }, discount)
   if (!Number.isSafeInteger(charged.total)) return tooLarge
-  return Either.right({ lines: priced, total: charged.total, currency, taxLines: charged.taxLines, discounts: charged.discounts })
+  return Either.right({
+    lines: priced,
+    total: charged.total,
+    currency,
+    taxLines: charged.taxLines,
+    discounts: charged.discounts,
+    trial: null,
+    periodTaxLines: null
+  })
 }
+
+/** A session whose checkout charges nothing: a free trial, where the card is only saved. */
+export const isFreeTrial = (session: CheckoutSession): boolean =>
+  session.trial_period_days !== null && session.total_amount === 0
+
+/** What each period after the trial charges (with VAT), for a subscription session; its total otherwise. */
+export const periodAmount = (session: CheckoutSession): number =>
+  session.trial_period_days === null
+    ? session.total_amount
+    : session.period_tax_lines !== null
+    ? TaxDocument.totals(session.period_tax_lines.lines).gross
+    : session.product_cart.reduce((sum, line) => sum + line.unit_amount * line.quantity, 0)
 
 /**
  * The open session priced again with `discount` instead of the one it has (none: without a discount), from the prices
@@ -298,11 +384,12 @@ export const ensurePayable = (session: CheckoutSession, now: DateTime.Utc): Eith
 export type SessionCommand =
   /**
    * A payment of the session succeeded: money was taken, so it completes even past its expiry (a charge that was
-   * still `processing` then kept it from expiring; see `statusAt`).
+   * still `processing` then kept it from expiring; see `statusAt`). A free trial completes with no payment, when its
+   * subscription starts.
    */
   | {
     readonly _tag: "Complete"
-    readonly paymentId: PaymentId
+    readonly paymentId: PaymentId | null
     readonly subscriptionId: SubscriptionId | null
   }
   /** Its 24 hours passed with no charge in flight. */
@@ -360,7 +447,14 @@ export const CheckoutSessionCreate = Schema.Struct({
   return_url: Schema.optional(ReturnUrl),
   /** A discount code to apply (docs/discounts.md): any case; one that cannot be redeemed for this cart is refused. */
   discount_code: Schema.optional(Schema.NullOr(Text(1, 100))),
-  metadata: Schema.optional(Metadata)
+  metadata: Schema.optional(Metadata),
+  /** For a cart that starts a subscription (Dodo's `subscription_data`). */
+  subscription_data: Schema.optional(Schema.Struct({
+    trial_period_days: Schema.optional(Schema.NullOr(TrialPeriodDays)).annotations({
+      description: "Overrides the product's trial: 0 (none) to 365 days; null keeps the product's. Only for a cart " +
+        "of exactly one recurring product."
+    })
+  }).annotations({ identifier: "SubscriptionData", parseOptions: { onExcessProperty: "error" } }))
 }).annotations({ identifier: "CheckoutSessionCreate" })
 export type CheckoutSessionCreate = typeof CheckoutSessionCreate.Type
 

@@ -21,6 +21,20 @@ export type ProductStatus = typeof ProductStatus.Type
 export const maxIntervalCount: Record<BillingInterval, number> = { day: 365, week: 156, month: 36, year: 3 }
 
 export const IntervalCount = Schema.Int.pipe(Schema.between(1, 365))
+/** The longest trial a recurring product (or a checkout session) may give, in days. */
+export const maxTrialDays = 365
+/** A trial's length in days; 0 is none. */
+export const TrialPeriodDays = Schema.Int.pipe(Schema.between(0, maxTrialDays)).annotations({
+  identifier: "TrialPeriodDays",
+  message: () => `must be a whole number of days from 0 to ${maxTrialDays}`,
+  description: `Days of trial before the first full charge, 0 (none) to ${maxTrialDays}.`
+})
+/** What a paid trial charges per unit at checkout, in fils; a free trial has none (null). */
+export const TrialAmount = Amount.pipe(Schema.greaterThanOrEqualTo(1)).annotations({
+  identifier: "TrialAmount",
+  message: () => "must be a whole number of fils, at least 1 (null makes the trial free)",
+  description: "What a paid trial charges per unit at checkout, in fils (priced like `price`); null for a free trial."
+})
 export const ProductName = Text(1, 200)
 export const ProductDescription = Text(0, 5000)
 /** A service accounting code (services) or an HS code (goods): digits and dots, as the classification writes it. */
@@ -39,6 +53,9 @@ const resourceFields = {
   billing: Billing,
   billing_interval: Schema.NullOr(BillingInterval),
   interval_count: Schema.NullOr(IntervalCount),
+  /** A recurring product's trial (docs/subscriptions.md#trials): its days, and what a paid one charges per unit. */
+  trial_period_days: TrialPeriodDays,
+  trial_amount: Schema.NullOr(TrialAmount),
   status: ProductStatus,
   /** Its VAT category (standard 5 % unless the merchant says otherwise): docs/tax-documents.md. */
   tax_category: Vat.Category,
@@ -82,9 +99,16 @@ const scheduleJsonSchema = {
           billing_interval: { type: "null" },
           interval_count: { type: "null" },
           plan_change_policy: { type: "null" },
-          offered_in_portal: { const: false }
+          offered_in_portal: { const: false },
+          trial_period_days: { const: 0 },
+          trial_amount: { type: "null" }
         }
       }
+    },
+    // `checkTrial`: a paid trial is a trial.
+    {
+      if: { required: ["trial_amount"], properties: { trial_amount: { type: "integer" } } },
+      then: { required: ["trial_period_days"], properties: { trial_period_days: { minimum: 1 } } }
     },
     ...Object.entries(maxIntervalCount).map(([unit, max]) => ({
       if: { required: ["billing_interval"], properties: { billing_interval: { const: unit } } },
@@ -108,6 +132,8 @@ export const ProductCreate = Schema.Struct({
   billing: Schema.optional(Billing),
   billing_interval: Schema.optional(Schema.NullOr(BillingInterval)),
   interval_count: Schema.optional(Schema.NullOr(IntervalCount)),
+  trial_period_days: Schema.optional(TrialPeriodDays),
+  trial_amount: Schema.optional(Schema.NullOr(TrialAmount)),
   status: Schema.optional(ProductStatus),
   tax_category: Schema.optional(Vat.Category),
   tax_exemption_code: Schema.optional(Schema.NullOr(Vat.ExemptionCode)),
@@ -130,6 +156,8 @@ export const ProductUpdate = Schema.Struct({
   billing: Schema.optional(Billing),
   billing_interval: Schema.optional(Schema.NullOr(BillingInterval)),
   interval_count: Schema.optional(Schema.NullOr(IntervalCount)),
+  trial_period_days: Schema.optional(TrialPeriodDays),
+  trial_amount: Schema.optional(Schema.NullOr(TrialAmount)),
   status: Schema.optional(ProductStatus),
   tax_category: Schema.optional(Vat.Category),
   tax_exemption_code: Schema.optional(Schema.NullOr(Vat.ExemptionCode)),
@@ -192,6 +220,21 @@ export const normalizeSchedule = (s: {
   return Either.right({ billing: "recurring", billing_interval: s.billing_interval, interval_count: count })
 }
 
+export interface Trial {
+  readonly trial_period_days: number
+  readonly trial_amount: number | null
+}
+
+/** Only a recurring product has a trial, and only a trial (of a day or more) is paid (`trial_amount`). */
+export const checkTrial = (billing: Billing, t: Trial): Either.Either<Trial, InvalidRequest> =>
+  billing === "one_time" && (t.trial_period_days > 0 || t.trial_amount !== null)
+    ? Either.left(new InvalidRequest({ message: "trial_period_days and trial_amount apply only to recurring products (billing 'recurring')" }))
+    : t.trial_amount !== null && t.trial_period_days === 0
+    ? Either.left(new InvalidRequest({
+      message: "trial_amount needs a trial: set trial_period_days (1 to 365), or trial_amount to null"
+    }))
+    : Either.right(t)
+
 export interface Taxation {
   readonly tax_category: Vat.Category
   readonly tax_exemption_code: Vat.ExemptionCode | null
@@ -234,6 +277,10 @@ export const create = (
       billing_interval: input.billing_interval,
       interval_count: input.interval_count
     })
+    const trial = yield* checkTrial(schedule.billing, {
+      trial_period_days: input.trial_period_days ?? 0,
+      trial_amount: input.trial_amount ?? null
+    })
     const taxation = yield* checkTaxation({
       tax_category: input.tax_category ?? "S",
       tax_exemption_code: input.tax_exemption_code ?? null,
@@ -254,6 +301,7 @@ export const create = (
       price: input.price,
       currency,
       ...schedule,
+      ...trial,
       status: input.status ?? "active",
       ...taxation,
       ...planChanges,
@@ -264,8 +312,9 @@ export const create = (
   })
 
 /**
- * Applies a partial update. Switching `billing` without naming the schedule fields resets them to the new kind's
- * defaults; the merged product must satisfy the same rule as at creation. An empty update changes nothing.
+ * Applies a partial update. Switching `billing` without naming the schedule fields (the trial's included) resets them
+ * to the new kind's defaults; the merged product must satisfy the same rules as at creation. An empty update changes
+ * nothing.
  */
 export const update = (
   product: Product,
@@ -287,6 +336,10 @@ export const update = (
         : billingChanged
         ? null
         : product.interval_count
+    })
+    const trial = yield* checkTrial(schedule.billing, {
+      trial_period_days: patch.trial_period_days ?? (billingChanged ? 0 : product.trial_period_days),
+      trial_amount: patch.trial_amount !== undefined ? patch.trial_amount : billingChanged ? null : product.trial_amount
     })
     const taxation = yield* checkTaxation({
       tax_category: patch.tax_category ?? product.tax_category,
@@ -317,6 +370,7 @@ export const update = (
       status: patch.status ?? product.status,
       metadata: patch.metadata ?? product.metadata,
       ...schedule,
+      ...trial,
       updated_at: now
     } satisfies Product
   })
@@ -340,6 +394,10 @@ export interface ProductFilter {
 export const matches = (product: Product, filter: ProductFilter): boolean =>
   (filter.status === undefined || product.status === filter.status) &&
   (filter.billing === undefined || product.billing === filter.billing)
+
+/** A schedule in words, as pages show it: `every month`, `every 3 months`. */
+export const everyInterval = (interval: BillingInterval, count: number): string =>
+  count === 1 ? `every ${interval}` : `every ${count} ${interval}s`
 
 /** Where a product stands in a newest-first list. */
 export const position = Pagination.byCreation<Product>((p) => p.created_at, (p) => p.product_id)

@@ -8,6 +8,8 @@
  *
  * `cancelled` is final. Periods are counted from the anchor (the first payment), so a retry never moves the
  * schedule and a period is identified by its index: the store keeps one charge per (subscription, period, attempt).
+ * A subscription with a trial is `active` during it: the trial is period 0, and the periods after it count from its
+ * end (`periodStartOf`), so the first renewal is at the trial's end.
  */
 import { Data, DateTime, Either, Schema } from "effect"
 import * as Calendar from "./Calendar.js"
@@ -18,8 +20,9 @@ import { AccountId, CheckoutSessionId, CustomerId, DiscountId, PaymentId, Produc
 import { Metadata } from "./Metadata.js"
 import * as Pagination from "./Pagination.js"
 import { Amount, Currency } from "./Money.js"
+import { Text } from "./Text.js"
 import * as Payment from "./Payment.js"
-import { BillingInterval } from "./Product.js"
+import { BillingInterval, type Taxation } from "./Product.js"
 import * as TaxDocument from "./TaxDocument.js"
 
 export const SubscriptionStatus = Schema.Literal("active", "on_hold", "cancelled")
@@ -113,6 +116,9 @@ const resourceFields = {
   current_period_start: Schema.DateTimeUtc,
   next_billing_date: Schema.DateTimeUtc,
   cancel_at_period_end: Schema.Boolean,
+  /** The trial it started with, in days (0: none), and when that trial ends (null without one). */
+  trial_period_days: Schema.Int,
+  trial_ends_at: Schema.NullOr(Schema.DateTimeUtc),
   cancelled_at: Schema.NullOr(Schema.DateTimeUtc),
   cancellation_reason: Schema.NullOr(CancellationReason),
   failed_payment_attempts: Schema.Int,
@@ -232,12 +238,23 @@ export interface DueAttempt {
 /** A `DueAttempt`, compared by value (`Equal.equals`). */
 export const dueAttemptOf = (period: number, attempt: number): DueAttempt => Data.struct({ period, attempt })
 
-/** When period `n` starts: counted from the anchor, whose period is `anchor_period`. */
-export const periodStartOf = (s: Subscription, n: number) =>
+/**
+ * When period `n` starts (docs/decisions.md §6): counted from the anchor, whose period is `anchor_period`, in calendar
+ * terms. A trial is period 0 and anchors its subscription at its end as period 1, so the first renewal is at the
+ * trial's end and every later one an interval after the one before; a plan change anchors anew.
+ */
+export const periodStartOf = (s: Pick<Subscription, "anchor" | "anchor_period" | "billing_interval" | "interval_count">, n: number) =>
   Calendar.periodStart(s.anchor, s.billing_interval, s.interval_count, n - s.anchor_period)
 const period = periodStartOf
 
-/** The subscription a first payment starts: period 0 from `paidAt`. */
+/** When a trial of `days` started at `start` ends (whole days of 24 hours); null for none. */
+export const trialEnd = (start: DateTime.Utc, days: number): DateTime.Utc | null =>
+  days > 0 ? Calendar.addDays(start, days) : null
+
+/**
+ * The subscription a checkout starts: period 0 from `paidAt` (the first payment, or the saved card of a free trial).
+ * With a trial (`trialDays` > 0), period 0 is the trial and the first renewal is at its end.
+ */
 export const start = (props: {
   readonly id: SubscriptionId
   readonly accountId: AccountId
@@ -260,9 +277,20 @@ export const start = (props: {
   readonly checkoutSessionId: CheckoutSessionId | null
   readonly metadata: Metadata
   readonly paidAt: DateTime.Utc
+  /** Days of trial; 0 (or absent) for none. */
+  readonly trialDays?: number | undefined
 }): SubscriptionTransition => {
   const { token, ...method } = props.card
   const periodLines = props.taxLines === null ? null : TaxDocument.undiscounted(props.taxLines)
+  const trialDays = props.trialDays ?? 0
+  const trialEndsAt = trialEnd(props.paidAt, trialDays)
+  // Periods count from the first payment, or after a trial from its end, as period 1.
+  const schedule = {
+    anchor: trialEndsAt ?? props.paidAt,
+    anchor_period: trialEndsAt === null ? 0 : 1,
+    billing_interval: props.product.billing_interval,
+    interval_count: props.product.interval_count
+  }
   return {
     next: {
       object: "subscription",
@@ -282,16 +310,13 @@ export const start = (props: {
       customer: props.customer,
       payment_method: method,
       card_token: token,
-      anchor: props.paidAt,
-      anchor_period: 0,
+      anchor: schedule.anchor,
+      anchor_period: schedule.anchor_period,
       period: 0,
       current_period_start: props.paidAt,
-      next_billing_date: Calendar.periodStart(
-        props.paidAt,
-        props.product.billing_interval,
-        props.product.interval_count,
-        1
-      ),
+      next_billing_date: periodStartOf(schedule, 1),
+      trial_period_days: trialDays,
+      trial_ends_at: trialEndsAt,
       cancel_at_period_end: false,
       cancelled_at: null,
       cancellation_reason: null,
@@ -499,3 +524,82 @@ export const renewalPayment = (subscription: Subscription, paymentId: PaymentId,
     discounts: charge.discounts
   }, now)
 }
+
+/** `POST /subscriptions/{id}/charge`: a charge of the saved card now, beside the schedule (Dodo's `subscriptions.charge`). */
+export const SubscriptionCharge = Schema.Struct({
+  product_price: Amount.pipe(Schema.greaterThanOrEqualTo(1)).annotations({
+    description: "What to charge, in fils, priced like a product's `price` (VAT included or added as the merchant's " +
+      "tax profile says).",
+    message: () => "must be a whole number of fils, at least 1"
+  }),
+  product_description: Schema.optional(Schema.NullOr(Text(1, 1000))).annotations({
+    description: "The payment's description; by default the subscription's name."
+  }),
+  metadata: Schema.optional(Schema.NullOr(Metadata)).annotations({
+    description: "The payment's metadata; by default the subscription's."
+  })
+}).annotations({ identifier: "SubscriptionCharge" })
+export type SubscriptionCharge = typeof SubscriptionCharge.Type
+
+export const SubscriptionChargeResult = Schema.Struct({ payment_id: PaymentId }).annotations({
+  identifier: "SubscriptionChargeResult"
+})
+
+/** Only a subscription that is not cancelled can be charged on demand; its period and status stay as they are. */
+export const ensureChargeable = (s: Subscription): Either.Either<Subscription, SubscriptionNotChangeable> =>
+  s.status === "cancelled"
+    ? Either.left(new SubscriptionNotChangeable({ subscription_id: s.subscription_id, status: s.status, change: "be charged" }))
+    : Either.right(s)
+
+/**
+ * An on-demand charge's line with its VAT when the merchant charges VAT (`vat`), priced as a checkout prices one: the
+ * product's category, `product_price` as the merchant lists prices (VAT included or added). Refused when the total
+ * with VAT would not be a safe integer.
+ */
+export const chargeTaxLines = (
+  subscription: Subscription,
+  charge: SubscriptionCharge,
+  taxation: Taxation,
+  vat: { readonly pricesIncludeVat: boolean } | null
+): Either.Either<TaxDocument.TaxLines | null, InvalidRequest> => {
+  if (vat === null) return Either.right(null)
+  const lines = TaxDocument.price([{
+    description: charge.product_description ?? subscription.name,
+    quantity: 1,
+    unit_amount: charge.product_price,
+    category: taxation.tax_category,
+    item_type: taxation.item_type,
+    item_code: taxation.item_code,
+    ...(taxation.tax_exemption_code === null ? {} : { exemption_code: taxation.tax_exemption_code })
+  }], vat.pricesIncludeVat)
+  return Number.isSafeInteger(TaxDocument.totals(lines.lines).gross)
+    ? Either.right(lines)
+    : Either.left(new InvalidRequest({ message: "product_price is too large once VAT is added" }))
+}
+
+/**
+ * The `processing` payment of an on-demand charge of `subscription`'s saved card (`subscription_charge`):
+ * `charge.product_price` as listed, or the gross of `taxLines` when the merchant charges VAT.
+ */
+export const chargePayment = (
+  subscription: Subscription,
+  charge: SubscriptionCharge,
+  taxLines: TaxDocument.TaxLines | null,
+  paymentId: PaymentId,
+  now: DateTime.Utc
+): Payment.Payment =>
+  Payment.open({
+    paymentId,
+    accountId: subscription.account_id,
+    livemode: subscription.livemode,
+    amount: taxLines === null ? charge.product_price : TaxDocument.totals(taxLines.lines).gross,
+    currency: subscription.currency,
+    description: charge.product_description ?? subscription.name,
+    customer: { ...subscription.customer, phone_number: null },
+    checkoutSessionId: null,
+    subscriptionId: subscription.subscription_id,
+    billingReason: "subscription_charge",
+    metadata: charge.metadata ?? subscription.metadata,
+    card: { ...subscription.payment_method, token: subscription.card_token },
+    taxLines
+  }, now)

@@ -54,6 +54,8 @@ describe("Product.create", () => {
       billing: "one_time",
       billing_interval: null,
       interval_count: null,
+      trial_period_days: 0,
+      trial_amount: null,
       status: "active",
       tax_category: "S",
       tax_exemption_code: null,
