@@ -132,6 +132,8 @@ export const Products = table(
     billing: Schema.String,
     billing_interval: NullableString,
     interval_count: NullableNumber,
+    trial_period_days: Schema.Number,
+    trial_amount: NullableInt8,
     status: Schema.String,
     tax_category: Schema.String,
     tax_exemption_code: NullableString,
@@ -205,6 +207,8 @@ export const CheckoutSessions = table(
     return_url: NullableString,
     payment_id: NullableString,
     subscription_id: NullableString,
+    trial_period_days: NullableNumber,
+    period_tax_lines: NullableJsonb,
     metadata: Jsonb,
     form_token: Schema.String,
     created_at: Timestamptz,
@@ -365,6 +369,8 @@ export const Subscriptions = table(
     current_period_start: Timestamptz,
     next_billing_date: Timestamptz,
     cancel_at_period_end: Schema.Boolean,
+    trial_period_days: Schema.Number,
+    trial_ends_at: NullableTimestamptz,
     cancelled_at: NullableTimestamptz,
     cancellation_reason: NullableString,
     failed_payment_attempts: Schema.Number,
@@ -418,7 +424,7 @@ export const subscriptionColumns = everyKey<ReturnType<typeof subscriptionChange
   "card_token", "anchor", "period", "current_period_start", "next_billing_date", "cancel_at_period_end",
   "cancelled_at", "cancellation_reason", "failed_payment_attempts", "next_retry_at", "first_failure_at",
   "checkout_session_id", "metadata", "tax_lines", "credit_balance", "anchor_period", "scheduled_change",
-  "pending_change", "discounts"
+  "pending_change", "discounts", "trial_period_days", "trial_ends_at"
 ])
 
 /** A subscription's row as one JSON record (a batch update). */

@@ -158,6 +158,7 @@ describe("StoreSql on PostgreSQL", () => {
         "einvoice_transmissions",
         "billing_reasons",
         "discounts",
+        "trials",
         "plan_changes"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
@@ -285,6 +286,8 @@ describe("StoreSql on PostgreSQL", () => {
         billing: "one_time",
         billing_interval: null,
         interval_count: null,
+        trial_period_days: 0,
+        trial_amount: null,
         status: "active",
         tax_category: "S",
         tax_exemption_code: null,

@@ -26,6 +26,7 @@ import taxDocuments from "./0019_tax_documents.js"
 import einvoiceTransmissions from "./0020_einvoice_transmissions.js"
 import billingReasons from "./0021_billing_reasons.js"
 import discounts from "./0022_discounts.js"
+import trials from "./0023_trials.js"
 import planChanges from "./0024_plan_changes.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -51,5 +52,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0020_einvoice_transmissions": einvoiceTransmissions,
   "0021_billing_reasons": billingReasons,
   "0022_discounts": discounts,
+  "0023_trials": trials,
   "0024_plan_changes": planChanges
 }
