@@ -3,7 +3,8 @@
  *
  * Paying runs in three steps so that no lock is held across the processor's network call: reserve (one
  * transaction: the session is locked, a `processing` payment recorded, so a second submission waits for it),
- * charge, then record the outcome (`ChargeOutcomes.recordOne`).
+ * charge, then record the outcome (`ChargeOutcomes.recordOne`). A free trial charges nothing: the card is saved
+ * (verified by its issuer), then one transaction starts the subscription and completes the session.
  */
 import { DateTime, Effect, Either, Option } from "effect"
 import * as Account from "../domain/Account.js"
@@ -17,6 +18,8 @@ import type { CheckoutSessionId, PaymentId } from "../domain/Ids.js"
 import { CustomerId as CustomerIdSchema, parseId, prefixes, ProductId as ProductIdSchema } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
 import * as Payment from "../domain/Payment.js"
+import type { BillingInterval } from "../domain/Product.js"
+import type * as Subscription from "../domain/Subscription.js"
 import { PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { Signer } from "../ports/Signer.js"
 import { Transactions } from "../ports/Transactions.js"
@@ -26,13 +29,16 @@ import { CustomerRepository } from "../ports/repositories/CustomerRepository.js"
 import { DiscountRepository } from "../ports/repositories/DiscountRepository.js"
 import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { ProductRepository } from "../ports/repositories/ProductRepository.js"
+import { SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
 import { batched, batchedCalls, batchedReads } from "./Batched.js"
 import { Customers } from "./Customers.js"
 import { redeemableCode } from "./Discounts.js"
+import { EventRecorder } from "./Events.js"
 import { newId } from "./Ids.js"
 import { callProcessor } from "./ProcessorCall.js"
 import { Settings } from "./Settings.js"
 import { type ChargeReport, lookedUpCharge, ChargeOutcomes } from "./ChargeOutcomes.js"
+import { startFromSession, transitionEvents } from "./Subscriptions.js"
 import * as UnitOfWork from "./UnitOfWork.js"
 
 const productIdOf = parseId(ProductIdSchema)
@@ -42,6 +48,20 @@ const customerIdOf = parseId(CustomerIdSchema)
 export type PayResult =
   | { readonly _tag: "Invalid"; readonly session: CheckoutSession.CheckoutSession; readonly errors: CheckoutForm.FieldErrors }
   | { readonly _tag: "Paid"; readonly session: CheckoutSession.CheckoutSession; readonly payment: Payment.Payment }
+  /** A free trial started: its card saved, nothing charged. */
+  | {
+    readonly _tag: "Started"
+    readonly session: CheckoutSession.CheckoutSession
+    readonly subscription: Subscription.Subscription
+  }
+  /** A free trial's card refused by its issuer (`code`, the processor's reason): nothing changed. */
+  | { readonly _tag: "Refused"; readonly session: CheckoutSession.CheckoutSession; readonly code: string }
+
+/** A subscription session's schedule, as the page states it. */
+export interface Plan {
+  readonly billing_interval: BillingInterval
+  readonly interval_count: number
+}
 
 /** At most this many new sessions per insert statement, and carts per read of their products. */
 const batch = 100
@@ -54,6 +74,8 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
     const paymentRepo = yield* PaymentRepository
     const productRepo = yield* ProductRepository
     const sessionRepo = yield* CheckoutSessionRepository
+    const subscriptionRepo = yield* SubscriptionRepository
+    const recorder = yield* EventRecorder
     const transactions = yield* Transactions
     const processor = yield* PaymentProcessor
     const outcomes = yield* ChargeOutcomes
@@ -138,13 +160,16 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
             lines.push({ product: product.value, quantity: line.quantity ?? 1 })
           }
           const vat = Account.vatPricing(merchant)
+          const kind = CheckoutSession.kindOf(lines)
+          const trial = yield* CheckoutSession.trialOf(kind, lines, input.subscription_data?.trial_period_days)
           // The cart is judged first; then a discount code, against its products, prices it again.
-          const listed = yield* CheckoutSession.price(lines, vat)
+          const listed = yield* CheckoutSession.price(lines, vat, null, trial)
           const code = input.discount_code ?? null
           const priced = code === null ? listed : yield* CheckoutSession.price(
             lines,
             vat,
-            yield* redeemableCode(discountRepo, scope, code, lines.map((l) => l.product.product_id))
+            yield* redeemableCode(discountRepo, scope, code, lines.map((l) => l.product.product_id)),
+            trial
           )
           const customer = yield* resolveCustomer(scope, input.customer)
           const now = yield* DateTime.now
@@ -155,7 +180,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
             accountId: scope.accountId,
             livemode: scope.livemode,
             checkoutUrl: `${publicUrl}/checkout/${id}`,
-            kind: CheckoutSession.kindOf(lines),
+            kind,
             priced,
             customer,
             returnUrl: input.return_url ?? null,
@@ -198,13 +223,24 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
       return Pagination.toList(key, { items, hasMore: found.hasMore }, CheckoutSession.position)
     })
 
-    /** The hosted page's view: the session as of now and the merchant's name. */
+    /**
+     * The hosted page's view: the session as of now, the merchant's name and, for a subscription, its product's
+     * schedule (what the subscription will renew on).
+     */
     const page = Effect.fn("Checkout.page")(function*(id: CheckoutSessionId) {
       const found = yield* sessionRepo.find(id)
       if (Option.isNone(found)) return yield* notFound("checkout session", id)
       const session = yield* current(found.value)
-      const merchant = yield* account({ accountId: session.account_id, livemode: session.livemode })
-      return { session, businessName: merchant.business_name ?? "Fils merchant" }
+      const scope = { accountId: session.account_id, livemode: session.livemode }
+      const merchant = yield* account(scope)
+      const product = session.kind === "subscription"
+        ? yield* productRepo.get(scope, session.product_cart[0]!.product_id)
+        : Option.none()
+      const plan = Option.getOrNull(Option.flatMap(product, (p): Option.Option<Plan> =>
+        p.billing_interval === null
+          ? Option.none()
+          : Option.some({ billing_interval: p.billing_interval, interval_count: p.interval_count ?? 1 })))
+      return { session, businessName: merchant.business_name ?? "Fils merchant", plan }
     })
 
     /** How old a reservation must be before a submission of the form again may close its reference. */
@@ -212,17 +248,46 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
 
     const staleForm = new InvalidRequest({ message: "This form is out of date; reload the page and try again." })
 
-    const describe = (lines: ReadonlyArray<CheckoutSession.CartLine>) =>
-      lines.map((l) => (l.quantity > 1 ? `${l.name} × ${l.quantity}` : l.name)).join(", ").slice(0, 1000)
+    const describe = (session: CheckoutSession.CheckoutSession) =>
+      (session.product_cart.map((l) => (l.quantity > 1 ? `${l.name} × ${l.quantity}` : l.name)).join(", ") +
+        (session.trial_period_days === null ? "" : ` (${session.trial_period_days}-day trial)`)).slice(0, 1000)
+
+    /** The session locked for a submission: still payable, and the form the page gave for it. */
+    const lockPayable = (id: CheckoutSessionId, formToken: string, now: DateTime.Utc) =>
+      Effect.gen(function*() {
+        const found = yield* sessionRepo.lock(id)
+        if (Option.isNone(found)) return yield* notFound("checkout session", id)
+        const session = yield* CheckoutSession.ensurePayable(found.value, now)
+        if (!(yield* signer.sameSecret(formToken, session.form_token))) return yield* staleForm
+        return session
+      })
+
+    /**
+     * The customer a submission pays as (inside its transaction): the session's, else the form's (found by e-mail or
+     * created); a business named on the form goes on the customer, read locked (its invoice names it).
+     */
+    const customerOf = (session: CheckoutSession.CheckoutSession, form: CheckoutForm.ValidCheckoutForm) =>
+      Effect.gen(function*() {
+        const scope = { accountId: session.account_id, livemode: session.livemode }
+        const named = session.customer_id !== null
+          ? Option.getOrUndefined(yield* customerRepo.get(scope, session.customer_id)) ??
+            (yield* resolveCustomer(scope, form.customer))!
+          : (yield* resolveCustomer(scope, form.customer))!
+        // A business named on the form goes on the customer, read locked (its invoice names it).
+        const customer = form.business === null ? named : yield* Effect.gen(function*() {
+          const locked = Option.getOrElse(yield* customerRepo.lock(scope, named.customer_id), () => named)
+          const next = Customer.withCheckoutBusiness(locked, { name: form.business!.name, trn: form.business!.trn as Trn | null })
+          if (next !== locked) yield* customerRepo.update(next)
+          return next
+        })
+        return customer
+      })
 
     /** Reserves the session for one charge: a `processing` payment, recorded with the customer. */
     const reserve = (id: CheckoutSessionId, formToken: string, form: CheckoutForm.ValidCheckoutForm) =>
       transactions.transact(Effect.gen(function*() {
         const now = yield* DateTime.now
-        const found = yield* sessionRepo.lock(id)
-        if (Option.isNone(found)) return yield* notFound("checkout session", id)
-        const session = yield* CheckoutSession.ensurePayable(found.value, now)
-        if (!(yield* signer.sameSecret(formToken, session.form_token))) return yield* staleForm
+        const session = yield* lockPayable(id, formToken, now)
         if (yield* paymentRepo.hasProcessing(session.session_id)) {
           return yield* new InvalidState({ message: "A payment for this checkout is already being processed." })
         }
@@ -237,24 +302,14 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           const redeemable = yield* Discount.redeemable(found.value, applied.code, now, CheckoutSession.productIdsOf(session))
           yield* discountRepo.update(Discount.hold(redeemable))
         }
-        const named = session.customer_id !== null
-          ? Option.getOrUndefined(yield* customerRepo.get(scope, session.customer_id)) ??
-            (yield* resolveCustomer(scope, form.customer))!
-          : (yield* resolveCustomer(scope, form.customer))!
-        // A business named on the form goes on the customer, read locked (its invoice names it).
-        const customer = form.business === null ? named : yield* Effect.gen(function*() {
-          const locked = Option.getOrElse(yield* customerRepo.lock(scope, named.customer_id), () => named)
-          const next = Customer.withCheckoutBusiness(locked, { name: form.business!.name, trn: form.business!.trn as Trn | null })
-          if (next !== locked) yield* customerRepo.update(next)
-          return next
-        })
+        const customer = yield* customerOf(session, form)
         const payment = Payment.open({
           paymentId: yield* newId<PaymentId>(prefixes.payment),
           accountId: session.account_id,
           livemode: session.livemode,
           amount: session.total_amount,
           currency: session.currency,
-          description: describe(session.product_cart),
+          description: describe(session),
           customer: {
             customer_id: customer.customer_id,
             name: customer.name,
@@ -276,6 +331,48 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
         if (updated !== session) yield* sessionRepo.update(updated)
         return { session: updated, payment }
       }))
+
+    /**
+     * A free trial: the card is saved through the processor (its issuer verifies it; nothing is charged), then one
+     * transaction starts the subscription in its trial and completes the session, with `subscription.active`. A
+     * card the issuer refuses, or a processor that cannot be reached (the save is simply asked again), changes
+     * nothing.
+     */
+    const startTrial = (shown: CheckoutSession.CheckoutSession, formToken: string, form: CheckoutForm.ValidCheckoutForm) =>
+      Effect.gen(function*() {
+        const saved = yield* processor.saveCard(form.card, { livemode: shown.livemode }).pipe(
+          Effect.catchTag("ProcessorUnavailable", () => Effect.succeed({ _tag: "Refused", code: "processing_error" } as const))
+        )
+        if (saved._tag === "Refused") return { _tag: "Refused", session: shown, code: saved.code } satisfies PayResult
+        return yield* transactions.transact(Effect.gen(function*() {
+          const now = yield* DateTime.now
+          const session = yield* lockPayable(shown.session_id, formToken, now)
+          const customer = yield* customerOf(session, form)
+          const attached = session.customer_id === null
+            ? yield* CheckoutSession.transition(session, { _tag: "AttachCustomer", customer }, now)
+            : session
+          const started = yield* startFromSession({ products: productRepo }, attached, {
+            customer: { customer_id: customer.customer_id, name: customer.name, email: customer.email },
+            card: saved.card,
+            at: now,
+            firstLines: null,
+            // A trial takes no discount code (`CheckoutSession.price`).
+            discounts: []
+          })
+          if (started === undefined) {
+            return yield* new InvalidState({ message: "This subscription's product is no longer available." })
+          }
+          const completed = yield* CheckoutSession.transition(attached, {
+            _tag: "Complete",
+            paymentId: null,
+            subscriptionId: started.next.subscription_id
+          }, now)
+          yield* subscriptionRepo.insert(started.next)
+          yield* sessionRepo.update(completed)
+          yield* recorder.record(transitionEvents(started))
+          return { _tag: "Started", session: completed, subscription: started.next } satisfies PayResult
+        }))
+      })
 
     /**
      * Asks the processor about the session's payments still `processing` and records each definite answer (a charge
@@ -321,6 +418,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
         if (!(yield* signer.sameSecret(formToken, shown.form_token))) return yield* staleForm
         const validated = CheckoutForm.validate(input, now)
         if (Either.isLeft(validated)) return { _tag: "Invalid", session: shown, errors: validated.left } satisfies PayResult
+        if (CheckoutSession.isFreeTrial(shown)) return yield* startTrial(shown, formToken, validated.right)
         // A charge still `processing` may be one whose answer was lost (a failover between the processor's answer
         // and our record): what the processor says of it is recorded now, so the customer's retry sees the paid
         // session (or, the charge refused, may pay again) instead of waiting for the lookup pass.
@@ -375,7 +473,10 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
         const scope = { accountId: session.account_id, livemode: session.livemode }
         const discount = typed.trim() === ""
           ? null
-          : yield* redeemableCode(discountRepo, scope, typed, CheckoutSession.productIdsOf(session))
+          : yield* Effect.zipRight(
+            CheckoutSession.discountable(session),
+            redeemableCode(discountRepo, scope, typed, CheckoutSession.productIdsOf(session))
+          )
         const next = CheckoutSession.withDiscount(session, discount)
         yield* sessionRepo.update(next)
         return next
@@ -397,5 +498,5 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
 
     return { create, get, list, page, pay, applyCode, expireDue, livePaymentsEnabled } as const
   }),
-  dependencies: [Customers.Default, ChargeOutcomes.Default]
+  dependencies: [Customers.Default, ChargeOutcomes.Default, EventRecorder.Default]
 }) {}

@@ -11,6 +11,9 @@ import * as Pagination from "../domain/Pagination.js"
 import type * as Payment from "../domain/Payment.js"
 import * as Subscription from "../domain/Subscription.js"
 import { Transactions } from "../ports/Transactions.js"
+import type * as CheckoutSession from "../domain/CheckoutSession.js"
+import type * as Discount from "../domain/Discount.js"
+import type * as TaxDocument from "../domain/TaxDocument.js"
 import type { CheckoutSessionRepositoryShape } from "../ports/repositories/CheckoutSessionRepository.js"
 import { PaymentRepository, type PaymentRepositoryShape } from "../ports/repositories/PaymentRepository.js"
 import type { ProductRepositoryShape } from "../ports/repositories/ProductRepository.js"
@@ -55,25 +58,32 @@ export const saveTransition = (
   )
 
 /**
- * The subscription a succeeded first payment starts (inside its transaction): the cart's one recurring line, the
- * product's schedule, the card just used. Returns the payment with its `subscription_id`.
+ * The subscription a subscription checkout starts (inside its transaction): the cart's one recurring line, the
+ * product's schedule, the session's trial, the card the customer gave, from `at` (the first payment's `paid_at`, or
+ * when a free trial's card was saved). It renews at a period's lines: the first payment's (`firstLines`), or with a
+ * trial the session's lines for a period after it. `undefined` when the session starts none.
  */
-export const startFromPayment = (
-  repos: { readonly sessions: CheckoutSessionRepositoryShape; readonly products: ProductRepositoryShape },
-  payment: Payment.Payment
+export const startFromSession = (
+  repos: { readonly products: ProductRepositoryShape },
+  session: CheckoutSession.CheckoutSession,
+  props: {
+    readonly customer: Subscription.Subscription["customer"]
+    readonly card: Payment.CardOnFile
+    readonly at: DateTime.Utc
+    readonly firstLines: TaxDocument.TaxLines | null
+    /** The discount codes the first payment applied (none for a free trial, which has no payment). */
+    readonly discounts: ReadonlyArray<Discount.AppliedDiscount>
+  }
 ) =>
   Effect.gen(function*() {
-    if (payment.checkout_session_id === null || payment.card === null || payment.customer === null) return undefined
-    const session = yield* repos.sessions.lock(payment.checkout_session_id)
-    if (Option.isNone(session) || session.value.kind !== "subscription") return undefined
-    const line = session.value.product_cart[0]!
-    const scope = scopeOf(payment)
-    const product = yield* repos.products.get(scope, line.product_id)
+    if (session.kind !== "subscription") return undefined
+    const line = session.product_cart[0]!
+    const product = yield* repos.products.get(scopeOf(session), line.product_id)
     if (Option.isNone(product) || product.value.billing_interval === null) return undefined
-    const started = Subscription.start({
+    return Subscription.start({
       id: yield* newId<SubscriptionId>(prefixes.subscription),
-      accountId: payment.account_id,
-      livemode: payment.livemode,
+      accountId: session.account_id,
+      livemode: session.livemode,
       product: {
         product_id: line.product_id,
         name: line.name,
@@ -83,20 +93,37 @@ export const startFromPayment = (
       quantity: line.quantity,
       // The price the customer agreed to at checkout: a later price change applies only to later checkouts.
       unitAmount: line.unit_amount,
-      taxLines: payment.tax_lines,
-      discounts: payment.discounts,
-      currency: session.value.currency,
-      customer: {
-        customer_id: payment.customer.customer_id,
-        name: payment.customer.name,
-        email: payment.customer.email
-      },
-      card: payment.card,
-      checkoutSessionId: payment.checkout_session_id,
-      metadata: session.value.metadata,
-      paidAt: payment.paid_at ?? (yield* DateTime.now)
+      taxLines: session.trial_period_days === null ? props.firstLines : session.period_tax_lines,
+      discounts: props.discounts,
+      currency: session.currency,
+      customer: props.customer,
+      card: props.card,
+      checkoutSessionId: session.session_id,
+      metadata: session.metadata,
+      paidAt: props.at,
+      trialDays: session.trial_period_days ?? 0
     })
-    return started
+  })
+
+/**
+ * The subscription a succeeded first payment starts (inside its transaction), with the card just used. Returns the
+ * subscription's transition, or `undefined` when the payment starts none.
+ */
+export const startFromPayment = (
+  repos: { readonly sessions: CheckoutSessionRepositoryShape; readonly products: ProductRepositoryShape },
+  payment: Payment.Payment
+) =>
+  Effect.gen(function*() {
+    if (payment.checkout_session_id === null || payment.card === null || payment.customer === null) return undefined
+    const session = yield* repos.sessions.lock(payment.checkout_session_id)
+    if (Option.isNone(session)) return undefined
+    return yield* startFromSession(repos, session.value, {
+      customer: { customer_id: payment.customer.customer_id, name: payment.customer.name, email: payment.customer.email },
+      card: payment.card,
+      at: payment.paid_at ?? (yield* DateTime.now),
+      firstLines: payment.tax_lines,
+      discounts: payment.discounts
+    })
   })
 
 /**

@@ -296,11 +296,7 @@ export const price = (
   const tooLarge = Either.left(new InvalidRequest({ message: "The cart total is too large" }))
   if (!Number.isSafeInteger(total)) return tooLarge
   if (trial !== null) {
-    if (discount !== null) {
-      return Either.left(new InvalidRequest({
-        message: "discount_code cannot be used with a trial: a trial's checkout charges the trial's price (discounts on trials are not available yet)"
-      }))
-    }
+    if (discount !== null) return Either.left(noDiscountWithTrial())
     const periodLines = vat === null ? null : TaxDocument.price(inputs, vat.pricesIncludeVat)
     const trialLines = vat === null
       ? null
@@ -322,6 +318,15 @@ export const price = (
     periodTaxLines: null
   })
 }
+
+const noDiscountWithTrial = () =>
+  new InvalidRequest({
+    message: "discount_code cannot be used with a trial: a trial's checkout charges the trial's price (discounts on trials are not available yet)"
+  })
+
+/** A session a discount code may be typed for: any but one with a trial (see `price`). */
+export const discountable = (session: CheckoutSession): Either.Either<CheckoutSession, InvalidRequest> =>
+  session.trial_period_days === null ? Either.right(session) : Either.left(noDiscountWithTrial())
 
 /** A session whose checkout charges nothing: a free trial, where the card is only saved. */
 export const isFreeTrial = (session: CheckoutSession): boolean =>

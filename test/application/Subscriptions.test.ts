@@ -184,7 +184,7 @@ const subscribe = (scope: Scope, options: {
     })
     assert.strictEqual(session.kind, "subscription")
     const result = yield* pay(session.session_id, formWith(options.card ?? cards.visa, { email: options.email ?? "layla@example.ae" }))
-    if (result._tag !== "Paid") return assert.fail(`the form was refused: ${JSON.stringify(result.errors)}`)
+    if (result._tag !== "Paid") return assert.fail(`the form was refused: ${JSON.stringify(result)}`)
     assert.strictEqual(result.payment.status, "succeeded")
     const id = result.payment.subscription_id
     if (id === null) return assert.fail("the first payment started no subscription")

@@ -58,7 +58,7 @@ const checkout = (
     }
     const session = yield* makeSession(scope, { product_cart: lines })
     const result = yield* pay(session.session_id, formWith(cards.visa, { email }))
-    if (result._tag !== "Paid") return assert.fail(`the form was refused: ${JSON.stringify(result.errors)}`)
+    if (result._tag !== "Paid") return assert.fail(`the form was refused: ${JSON.stringify(result)}`)
     assert.strictEqual(result.payment.status, "succeeded")
     return { session, payment: result.payment }
   })

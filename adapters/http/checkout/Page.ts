@@ -2,13 +2,21 @@
  * The hosted checkout page (docs/decisions.md §3): plain HTML that works without JavaScript, with labelled fields named
  * exactly `name`, `email`, `phone_number`, `card_number`, `exp_month`, `exp_year` and `cvc`.
  */
+import { DateTime } from "effect"
+import type { Plan } from "../../../src/application/Checkout.js"
 import { formatAmount } from "../../../src/domain/Money.js"
-import type { CheckoutSession } from "../../../src/domain/CheckoutSession.js"
+import { type CheckoutSession, periodAmount } from "../../../src/domain/CheckoutSession.js"
 import type { FieldErrors } from "../../../src/domain/CheckoutForm.js"
+import { everyInterval } from "../../../src/domain/Product.js"
+import { trialEnd } from "../../../src/domain/Subscription.js"
 import { htmlDocument } from "../html/Document.js"
 import { html, type Raw, raw } from "../html/Html.js"
 
 export type { FieldErrors }
+
+/** A date as the pages print it: `19 Jun 2026` (UTC). */
+export const day = (at: DateTime.Utc) =>
+  DateTime.format(at, { locale: "en-GB", timeZone: "UTC", day: "numeric", month: "short", year: "numeric" })
 
 export interface FormValues {
   readonly name?: string | undefined
@@ -46,6 +54,7 @@ const styles = `
   button { margin-top: 1.25rem; width: 100%; font: inherit; font-weight: 600; padding: .7rem; border: 0;
            border-radius: 8px; background: #1d4ed8; color: #fff; cursor: pointer; }
   small { color: #555; }
+  .trial { background: #eff6ff; border-radius: 6px; padding: .6rem .75rem; margin: 0 0 1rem; font-size: .9rem; }
   details { margin-top: 1rem; } summary { cursor: pointer; font-size: .9rem; }
   tr.subtotal td { border-top: 1px solid #ddd; padding-top: .6rem; }
   tr.discount td { color: #067647; }
@@ -65,18 +74,30 @@ const layout = (title: string, nonce: string, body: Raw) =>
 ${body}
 </main>` })
 
+/**
+ * The cart: each line at its price, or with a trial the trial's line (what it charges today, priced as the merchant
+ * lists prices); then the VAT of what is charged today, and the total due today.
+ */
 const cart = (session: CheckoutSession) =>
   html`<table aria-label="Order summary">
   <tbody>
   ${
-    session.product_cart.map((line) =>
-      html`<tr><td>${line.name}${line.quantity > 1 ? html` × ${line.quantity}` : ""}</td><td class="amount">${
-        formatAmount(line.unit_amount * line.quantity, session.currency)
-      }</td></tr>`
-    )
+    session.trial_period_days === null
+      ? session.product_cart.map((line) =>
+        html`<tr><td>${line.name}${line.quantity > 1 ? html` × ${line.quantity}` : ""}</td><td class="amount">${
+          formatAmount(line.unit_amount * line.quantity, session.currency)
+        }</td></tr>`
+      )
+      : session.product_cart.map((line) =>
+        html`<tr><td>${line.name}${line.quantity > 1 ? html` × ${line.quantity}` : ""}<br><small>${
+          session.trial_period_days
+        }-day ${session.total_amount === 0 ? "free " : ""}trial</small></td><td class="amount">${
+          formatAmount(trialLineAmount(session), session.currency)
+        }</td></tr>`
+      )
   }
   ${discountRows(session)}
-  ${vatRows(session)}
+  ${session.trial_period_days !== null && session.total_amount === 0 ? "" : vatRows(session)}
   <tr class="total"><td>${session.kind === "subscription" ? "Total due today" : "Total"}</td><td class="amount" data-testid="total">${
     formatAmount(session.total_amount, session.currency)
   }</td></tr>
@@ -107,6 +128,34 @@ const vatRows = (session: CheckoutSession) => {
     }</td></tr>
   <tr class="vat"><td>VAT</td><td class="amount" data-testid="vat">${tax}</td></tr>`
 }
+
+/** A trial's line as the merchant lists prices: what it charges today, VAT included or not as the lines are. */
+const trialLineAmount = (session: CheckoutSession) =>
+  session.tax_lines === null
+    ? session.total_amount
+    : session.tax_lines.lines.reduce((sum, l) => sum + (session.tax_lines!.prices_include_vat ? l.gross : l.net), 0)
+
+/**
+ * What a trial leads to: the price of each period after it and when it is first charged, were the customer to start
+ * now (the subscription counts from the moment the checkout completes).
+ */
+const trialNote = (session: CheckoutSession, plan: Plan | null, now: DateTime.Utc) => {
+  if (session.trial_period_days === null) return ""
+  const first = trialEnd(now, session.trial_period_days)!
+  const vat = session.period_tax_lines === null ? "" : " (VAT included)"
+  const schedule = plan === null ? "" : ` ${everyInterval(plan.billing_interval, plan.interval_count)}`
+  return html`<p class="trial" data-testid="trial">${
+    session.total_amount === 0 ? "Nothing is charged today." : `${formatAmount(session.total_amount, session.currency)} is charged today.`
+  } Then ${formatAmount(periodAmount(session), session.currency)}${vat}${schedule}, first charged on <strong data-testid="first-charge">${
+    day(first)
+  }</strong> (when the ${session.trial_period_days}-day trial ends). Cancel before then and nothing more is charged.</p>`
+}
+
+/** The submit button: a free trial saves the card; everything else pays. */
+const submitLabel = (session: CheckoutSession) =>
+  session.trial_period_days !== null && session.total_amount === 0
+    ? "Start free trial"
+    : `Pay ${formatAmount(session.total_amount, session.currency)}`
 
 /** A business buying from a VAT-registered merchant may name itself for a full tax invoice. */
 const businessFields = (session: CheckoutSession, values: FormValues, errors: FieldErrors) =>
@@ -174,6 +223,9 @@ const heading = (businessName: string, session: CheckoutSession) =>
 
 export const paymentPage = (props: {
   readonly session: CheckoutSession
+  /** A subscription's schedule (its product's), when it has one. */
+  readonly plan: Plan | null
+  readonly now: DateTime.Utc
   readonly businessName: string
   readonly nonce: string
   readonly formToken: string
@@ -189,7 +241,8 @@ export const paymentPage = (props: {
     props.nonce,
     html`${heading(props.businessName, session)}
 ${cart(session)}
-${discountForm(session, props.formToken, props.code ?? { value: session.discounts[0]?.code ?? "" })}
+${trialNote(session, props.plan, props.now)}
+${session.trial_period_days === null ? discountForm(session, props.formToken, props.code ?? { value: session.discounts[0]?.code ?? "" }) : ""}
 ${props.alert ? html`<div class="alert" role="alert">${props.alert}</div>` : ""}
 <form method="post" action="${formAction(session)}" novalidate>
 <input type="hidden" name="form_token" value="${props.formToken}">
@@ -198,7 +251,7 @@ ${field("email", "E-mail", raw(`type="email" autocomplete="email" required`), va
 ${field("phone_number", "Phone (optional, e.g. +971501234567)", raw(`type="tel" autocomplete="tel"`), values.phone_number, errors)}
 ${cardFields(values, errors)}
 ${businessFields(session, values, errors)}
-<button type="submit">Pay ${formatAmount(session.total_amount, session.currency)}</button>
+<button type="submit">${submitLabel(session)}</button>
 </form>
 <p><small>Payments are processed securely. Your card number is never stored.</small></p>`
   )

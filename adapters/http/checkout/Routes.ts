@@ -8,18 +8,20 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as UrlParams from "@effect/platform/UrlParams"
-import { Cause, Effect, Option } from "effect"
+import { Cause, DateTime, Effect, Option } from "effect"
 import { Checkout } from "../../../src/application/Checkout.js"
 import { Settings } from "../../../src/application/Settings.js"
 import { type CheckoutSession, isReturnUrl } from "../../../src/domain/CheckoutSession.js"
 import { fields, fromSubmitted, type SubmittedForm } from "../../../src/domain/CheckoutForm.js"
 import { customerMessage } from "../../../src/domain/Discount.js"
 import { CheckoutSessionId, parseId } from "../../../src/domain/Ids.js"
+import { formatAmount } from "../../../src/domain/Money.js"
 import { declineMessage, type Payment } from "../../../src/domain/Payment.js"
+import type { Subscription } from "../../../src/domain/Subscription.js"
 import { htmlResponse, newNonce } from "../html/Document.js"
 import { formField, notUtf8Message, readForm } from "../html/Forms.js"
 import { sameOriginSubmission } from "../html/Origin.js"
-import { type CodeField, messagePage, paymentPage } from "./Page.js"
+import { type CodeField, day, messagePage, paymentPage } from "./Page.js"
 
 const sessionIdOf = parseId(CheckoutSessionId)
 const routeSessionId = Effect.map(HttpRouter.params, (p) => Option.fromNullable(p.id === undefined ? undefined : sessionIdOf(p.id)))
@@ -30,14 +32,28 @@ const originOf = (url: string | null) => (url !== null && isReturnUrl(url) ? ` $
 const page = (status: number, body: string, nonce: string, returnUrl: string | null = null) =>
   htmlResponse(status, body, nonce, { formActions: originOf(returnUrl), referrerPolicy: "no-referrer" })
 
-/** `return_url` with `session_id`, `status` and `payment_id` appended (keeping its own query). */
-export const returnTo = (returnUrl: string, session: CheckoutSession, payment: Payment) => {
+/**
+ * `return_url` with `session_id`, `status` and `payment_id` appended (keeping its own query); a free trial, which
+ * has no payment, appends `status=succeeded` and its `subscription_id` instead.
+ */
+export const returnTo = (returnUrl: string, session: CheckoutSession, paid: Payment | Subscription) => {
   const url = new URL(returnUrl)
   url.searchParams.set("session_id", session.session_id)
-  url.searchParams.set("status", payment.status)
-  url.searchParams.set("payment_id", payment.payment_id)
+  if (paid.object === "payment") {
+    url.searchParams.set("status", paid.status)
+    url.searchParams.set("payment_id", paid.payment_id)
+  } else {
+    url.searchParams.set("status", "succeeded")
+    url.searchParams.set("subscription_id", paid.subscription_id)
+  }
   return url.toString()
 }
+
+/** What a started trial says: nothing charged today, and when the card is first charged, for how much. */
+const trialStarted = (subscription: Subscription) =>
+  `Your ${subscription.trial_period_days}-day trial has started. Your card will first be charged ` +
+  `${formatAmount(subscription.recurring_amount, subscription.currency)} on ${day(subscription.next_billing_date)}; ` +
+  "cancel before then and nothing more is charged."
 
 const notFoundPage = (nonce: string) =>
   page(404, messagePage({
@@ -51,7 +67,8 @@ const notFoundPage = (nonce: string) =>
 const closedPage = (session: CheckoutSession, businessName: string, nonce: string) =>
   session.status === "complete"
     ? page(200, messagePage({
-      title: "Payment received",
+      // A free trial completes with no payment.
+      title: session.payment_id === null ? "Trial started" : "Payment received",
       businessName,
       nonce,
       session,
@@ -105,13 +122,15 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
     const publicOrigin = publicOriginOf((yield* Settings).publicUrl)
 
     const show = (id: CheckoutSessionId, nonce: string, alert?: string, status = 200, code?: CodeField) =>
-      Effect.flatMap(checkout.page(id), ({ businessName, session }) =>
+      Effect.flatMap(Effect.zip(checkout.page(id), DateTime.now), ([{ businessName, plan, session }, now]) =>
         session.status !== "open"
           ? Effect.succeed(closedPage(session, businessName, nonce))
           : Effect.succeed(page(
             status,
             paymentPage({
               session,
+              plan,
+              now,
               businessName,
               nonce,
               formToken: session.form_token,
@@ -213,9 +232,11 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
             Effect.flatMap((result) =>
               Effect.gen(function*() {
                 if (result._tag === "Invalid") {
-                  const { businessName } = yield* checkout.page(id.value)
+                  const { businessName, plan } = yield* checkout.page(id.value)
                   return page(400, paymentPage({
                     session: result.session,
+                    plan,
+                    now: yield* DateTime.now,
                     businessName,
                     nonce,
                     formToken: result.session.form_token,
@@ -223,6 +244,25 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
                     errors: result.errors,
                     alert: "Please correct the highlighted fields."
                   }), nonce, result.session.return_url)
+                }
+                if (result._tag === "Refused") return yield* show(id.value, nonce, declineMessage(result.code), 402)
+                if (result._tag === "Started") {
+                  const { session, subscription } = result
+                  if (session.return_url !== null) {
+                    return HttpServerResponse.empty({
+                      status: 303,
+                      headers: { location: returnTo(session.return_url, session, subscription), "cache-control": "no-store" }
+                    })
+                  }
+                  const { businessName } = yield* checkout.page(id.value)
+                  return page(200, messagePage({
+                    title: "Trial started",
+                    businessName,
+                    nonce,
+                    session,
+                    message: trialStarted(subscription),
+                    tone: "done"
+                  }), nonce)
                 }
                 const { payment, session } = result
                 if (payment.status === "failed") {

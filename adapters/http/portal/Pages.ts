@@ -9,9 +9,9 @@ import { formatAmount } from "../../../src/domain/Money.js"
 import type { Payment } from "../../../src/domain/Payment.js"
 import { hasReceipt } from "../../../src/domain/Receipt.js"
 import * as PlanChange from "../../../src/domain/PlanChange.js"
-import type { Product } from "../../../src/domain/Product.js"
+import { everyInterval, type Product } from "../../../src/domain/Product.js"
 import * as Subscription from "../../../src/domain/Subscription.js"
-import { cardFields, formStyles, type FormValues } from "../checkout/Page.js"
+import { cardFields, day, formStyles, type FormValues } from "../checkout/Page.js"
 import { htmlDocument } from "../html/Document.js"
 import { html, type Raw, raw } from "../html/Html.js"
 
@@ -73,13 +73,9 @@ ${body}
 </main>` })
 
 export const money = (amount: number, currency: string) => formatAmount(amount, currency)
-export const day = (at: DateTime.Utc) =>
-  DateTime.format(at, { locale: "en-GB", timeZone: "UTC", day: "numeric", month: "short", year: "numeric" })
+export { day }
 
-const intervalText = (s: Subscription.Subscription) => {
-  const unit = s.billing_interval
-  return s.interval_count === 1 ? `every ${unit}` : `every ${s.interval_count} ${unit}s`
-}
+const intervalText = (s: Subscription.Subscription) => everyInterval(s.billing_interval, s.interval_count)
 
 const statusText: Record<string, string> = {
   active: "Active",

@@ -38,7 +38,8 @@ const sessionFields = [
   "status",
   "subscription_id",
   "tax",
-  "total_amount"
+  "total_amount",
+  "trial_period_days"
 ]
 const paymentFields = [
   "billing_reason",
@@ -200,6 +201,7 @@ describeStores("checkout over HTTP", (variant) => {
       return_url: "https://shop.example/thanks",
       payment_id: null,
       subscription_id: null,
+      trial_period_days: null,
       metadata: { order: "42" },
       livemode: false,
       completed_at: null
