@@ -21,7 +21,13 @@ import { PaymentResource, PaymentStatus, RefundedPaymentResource } from "../../s
 import { PortalSessionCreate, PortalSessionResource } from "../../src/domain/PortalSession.js"
 import { Billing, ProductCreate, ProductResource, ProductStatus, ProductUpdate } from "../../src/domain/Product.js"
 import { storablePattern } from "../../src/domain/Text.js"
-import { SubscriptionResource, SubscriptionStatus, SubscriptionUpdate } from "../../src/domain/Subscription.js"
+import {
+  SubscriptionCharge,
+  SubscriptionChargeResult,
+  SubscriptionResource,
+  SubscriptionStatus,
+  SubscriptionUpdate
+} from "../../src/domain/Subscription.js"
 import {
   PlanChangePreview,
   PlanChangePreviewRequest,
@@ -484,6 +490,26 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
       }))
   )
   .add(
+    HttpApiEndpoint.post("charge", "/subscriptions/:id/charge")
+      .setPath(pathId("sub"))
+      .setHeaders(IdempotencyHeaders)
+      .setPayload(strict(SubscriptionCharge))
+      .addSuccess(SubscriptionChargeResult)
+      .addError(E.InvalidState)
+      .addError(E.IdempotencyKeyInUse)
+      .addError(E.IdempotencyKeyReused)
+      .annotateContext(OpenApi.annotations({
+        summary: "Charge the subscription's saved card now (an on-demand charge)",
+        description: "Charges `product_price` fils (priced as the merchant lists prices: with VAT added when its " +
+          "prices exclude it) to the card the subscription renews on, now, as a payment with `billing_reason: " +
+          "subscription_charge`; the subscription's period and status do not change. The answer names the payment; " +
+          "its outcome is the payment's status (`failed` when the card is declined) and arrives as " +
+          "`payment.succeeded` / `payment.failed`. A cancelled subscription is `409 INVALID_STATE`. Send an " +
+          "`Idempotency-Key` to retry safely: a retry, even after a lost answer or a crash, gets the same " +
+          "`payment_id` and charges nothing more."
+      }))
+  )
+  .add(
     HttpApiEndpoint.del("cancelScheduledChange", "/subscriptions/:id/change-plan/scheduled")
       .setPath(pathId("sub"))
       .addSuccess(SubscriptionResource)
@@ -494,7 +520,8 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   )
   .annotateContext(OpenApi.annotations({
     title: "Subscriptions",
-    description: "Renewing charges started by a checkout of one recurring product; their plan can change."
+    description: "Renewing charges started by a checkout of one recurring product (after its trial, if it has " +
+      "one); their plan can change, and their saved card be charged on demand."
   }))
   .middleware(Authentication)
   .prefix(basePath)

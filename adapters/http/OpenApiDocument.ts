@@ -24,7 +24,7 @@ import { byNameOnly, type EventResource } from "../../src/domain/Event.js"
 import type { PaymentResource } from "../../src/domain/Payment.js"
 import type { PortalSessionCreate, PortalSessionResource } from "../../src/domain/PortalSession.js"
 import type { ProductCreate, ProductResource, ProductUpdate } from "../../src/domain/Product.js"
-import type { SubscriptionResource, SubscriptionUpdate } from "../../src/domain/Subscription.js"
+import type { SubscriptionCharge, SubscriptionResource, SubscriptionUpdate } from "../../src/domain/Subscription.js"
 import type { PlanChangePreview, PlanChangePreviewRequest, PlanChangeRequest } from "../../src/domain/PlanChange.js"
 import { CreditNote, Invoice } from "../../src/domain/TaxDocument.js"
 import type {
@@ -53,6 +53,8 @@ const product: typeof ProductResource.Encoded = {
   billing: "recurring",
   billing_interval: "month",
   interval_count: 1,
+  trial_period_days: 0,
+  trial_amount: null,
   status: "active",
   tax_category: "S",
   tax_exemption_code: null,
@@ -136,6 +138,7 @@ const checkoutSession: typeof CheckoutSessionResource.Encoded = {
   return_url: "https://shop.example.ae/thanks",
   payment_id: null,
   subscription_id: null,
+  trial_period_days: null,
   metadata: { order: "1042" },
   livemode: false,
   created_at: at,
@@ -181,6 +184,8 @@ const subscription: typeof SubscriptionResource.Encoded = {
   current_period_start: "2026-11-21T10:00:02.000Z",
   next_billing_date: "2026-12-21T10:00:02.000Z",
   cancel_at_period_end: false,
+  trial_period_days: 0,
+  trial_ends_at: null,
   cancelled_at: null,
   cancellation_reason: null,
   failed_payment_attempts: 0,
@@ -439,6 +444,7 @@ export const responseExamples: Readonly<Record<string, unknown>> = {
   SubscriptionList: page(subscription),
   SubscriptionChangePlanResult: { subscription: changedSubscription, payment: planChangePayment },
   SubscriptionChangePlanPreviewResult: planChangePreview,
+  SubscriptionChargeResult: { payment_id: id("pay", 1) },
   Webhook: webhook,
   WebhookWithSecret: webhookWithSecret,
   WebhookList: page(webhook),
@@ -516,6 +522,11 @@ export const requestExamples: Readonly<Record<string, unknown>> = {
     quantity: 1,
     proration_billing_mode: "prorated_immediately"
   } satisfies typeof PlanChangePreviewRequest.Encoded,
+  "subscriptions.charge": {
+    product_price: 4500,
+    product_description: "Extra tin of saffron karak",
+    metadata: { order: "1043" }
+  } satisfies typeof SubscriptionCharge.Encoded,
   "customerPortalSessions.create": {
     customer_id: id("cus"),
     return_url: "https://shop.example.ae/account"

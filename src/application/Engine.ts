@@ -22,6 +22,7 @@ import { Reconciliation } from "./Reconciliation.js"
 import { Refunds } from "./Refunds.js"
 import { Renewals } from "./Renewals.js"
 import { RateLimits } from "./RateLimits.js"
+import { SubscriptionCharges } from "./SubscriptionCharges.js"
 import { Subscriptions } from "./Subscriptions.js"
 import { TaxDocuments } from "./TaxDocuments.js"
 import { Users } from "./Users.js"
@@ -54,6 +55,7 @@ export const Engine = Layer.mergeAll(
   Renewals.Default,
   Reports.Default,
   ChargeOutcomes.Default,
+  SubscriptionCharges.Default,
   Subscriptions.Default,
   TaxDocuments.Default,
   Users.Default,

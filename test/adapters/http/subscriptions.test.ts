@@ -38,7 +38,9 @@ const subscriptionFields = [
   "recurring_amount",
   "scheduled_change",
   "status",
-  "subscription_id"
+  "subscription_id",
+  "trial_ends_at",
+  "trial_period_days"
 ]
 
 const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -174,6 +176,7 @@ describeStores("subscriptions over HTTP", (variant) => {
       livemode: false
     })
     expect(subscription.customer.customer_id).toMatch(/^cus_[0-9a-f]{32}$/)
+    expect([subscription.trial_period_days, subscription.trial_ends_at]).toEqual([0, null])
     for (const field of ["current_period_start", "next_billing_date", "created_at"]) {
       expect(subscription[field]).toMatch(isoMillis)
     }
@@ -462,5 +465,108 @@ describeStores("subscriptions over HTTP", (variant) => {
     expect(expectError(await raw.post(path, { ...body, proration: "now" }), 400, "INVALID_REQUEST")).toContain("proration")
     expect(expectError(await raw.post(`${path}/preview`, { ...body, product_id: `pdt_${hex32}` }), 400, "INVALID_REQUEST"))
       .toBe(`product_id: no product 'pdt_${hex32}' in this account and mode`)
+  })
+
+  it("a free trial on the hosted page: 303 with the subscription, nothing charged; a session's override is checked", async () => {
+    const shop = await server().createAccount()
+    const raw = rawFor(server(), shop.test.key)
+    const product = await createProduct(shop.test.key, { trial_period_days: 14 })
+    const oneTime = await raw.post("/products", { name: "Mug", price: 2500, currency: "AED" })
+    // The override's bounds, and a cart that starts no subscription, are refused with the merchant's words.
+    for (const days of [366, -1, 1.5]) {
+      const refused = expectError(await raw.post("/checkout_sessions", {
+        product_cart: [{ product_id: product.product_id }],
+        subscription_data: { trial_period_days: days }
+      }), 400, "INVALID_REQUEST")
+      expect(refused).toContain("trial_period_days")
+    }
+    expect(expectError(await raw.post("/checkout_sessions", {
+      product_cart: [{ product_id: oneTime.json.product_id }],
+      subscription_data: { trial_period_days: 7 }
+    }), 400, "INVALID_REQUEST")).toContain("exactly one recurring product")
+    expect(expectError(await raw.post("/checkout_sessions", {
+      product_cart: [{ product_id: product.product_id }],
+      subscription_data: { trial_days: 7 }
+    }), 400, "INVALID_REQUEST")).toContain("trial_days")
+
+    const created = await raw.post("/checkout_sessions", {
+      product_cart: [{ product_id: product.product_id }],
+      subscription_data: { trial_period_days: 10 },
+      return_url: "https://shop.example/done"
+    })
+    expect(created.status, created.text).toBe(200)
+    expect(created.json).toMatchObject({ kind: "subscription", trial_period_days: 10, total_amount: 0, payment_id: null })
+    const id = created.json.session_id as string
+    const html = await (await fetch(pageUrl(id))).text()
+    expect(html).toContain("Start free trial")
+    const token = /name="form_token" value="([^"]*)"/.exec(html)![1]!
+    const posted = await fetch(pageUrl(id), {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ ...form(cards.visa, "layla@example.ae"), form_token: token }).toString()
+    })
+    expect(posted.status, await posted.text()).toBe(303)
+    const location = new URL(posted.headers.get("location")!)
+    const subscriptionId = location.searchParams.get("subscription_id")
+    expect([location.searchParams.get("status"), location.searchParams.get("payment_id")]).toEqual(["succeeded", null])
+    const session = (await raw.get(`/checkout_sessions/${id}`)).json
+    expect(session).toMatchObject({ status: "complete", payment_id: null, subscription_id: subscriptionId, trial_period_days: 10 })
+    const subscription = (await raw.get(`/subscriptions/${subscriptionId}`)).json
+    expect(Object.keys(subscription).sort()).toEqual(subscriptionFields)
+    const trialEnd = new Date(Date.parse(subscription.created_at) + 10 * 86_400_000).toISOString()
+    expect(subscription).toMatchObject({
+      status: "active",
+      trial_period_days: 10,
+      trial_ends_at: trialEnd,
+      next_billing_date: trialEnd,
+      current_period_start: subscription.created_at
+    })
+    expect((await raw.get(`/payments?checkout_session_id=${id}`)).json.items).toEqual([])
+    expect((await eventsFor(shop.test.key, subscriptionId!)).map((e) => e.type)).toEqual(["subscription.active"])
+    // The trial's end renews it in full, and the period after counts from there.
+    await billingAt(trialEnd)
+    expect((await raw.get(`/subscriptions/${subscriptionId}`)).json).toMatchObject({
+      current_period_start: trialEnd,
+      next_billing_date: addMonthIso(trialEnd)
+    })
+  })
+
+  it("POST /subscriptions/{id}/charge: the saved card charged once per Idempotency-Key; 409 once cancelled; bad input 400", async () => {
+    const shop = await server().createAccount()
+    const raw = rawFor(server(), shop.test.key)
+    const { subscription } = await subscribeViaPage(shop)
+    const path = `/subscriptions/${subscription.subscription_id}/charge`
+    const body = { product_price: 4500, product_description: "Extra tin", metadata: { order: "1043" } }
+    const headers = { "idempotency-key": "charge-1043" }
+    const made = await raw.post(path, body, { headers })
+    expect(made.status, made.text).toBe(200)
+    expect(Object.keys(made.json)).toEqual(["payment_id"])
+    const replayed = await raw.post(path, body, { headers })
+    expect([replayed.status, replayed.json, replayed.headers.get("idempotent-replayed")]).toEqual([200, made.json, "true"])
+    expectError(await raw.post(path, { ...body, product_price: 4600 }, { headers }), 422, "IDEMPOTENCY_KEY_REUSED")
+    const payment = (await raw.get(`/payments/${made.json.payment_id}`)).json
+    expect(payment).toMatchObject({
+      status: "succeeded",
+      billing_reason: "subscription_charge",
+      total_amount: 4500,
+      description: "Extra tin",
+      subscription_id: subscription.subscription_id,
+      checkout_session_id: null,
+      metadata: { order: "1043" }
+    })
+    const charges = (await raw.get(`/payments?customer_id=${subscription.customer.customer_id}&limit=100`)).json.items
+      .filter((p: any) => p.billing_reason === "subscription_charge")
+    expect(charges).toHaveLength(1)
+    expect((await raw.get(`/subscriptions/${subscription.subscription_id}`)).json).toStrictEqual(subscription)
+    expect((await eventsFor(shop.test.key, subscription.subscription_id)).map((e) => e.type).slice(-1)).toEqual(["payment.succeeded"])
+
+    for (const bad of [{ product_price: 0 }, { product_price: -5 }, { product_price: 12.5 }, {}, { product_price: 100, amount: 1 }]) {
+      expectError(await raw.post(path, bad), 400, "INVALID_REQUEST")
+    }
+    expectError(await rawFor(server(), server().accountB.test.key).post(path, body), 404, "NOT_FOUND")
+    expectError(await raw.post(`/subscriptions/sub_${hex32}/charge`, body), 404, "NOT_FOUND")
+    expect((await raw.patch(`/subscriptions/${subscription.subscription_id}`, { status: "cancelled" })).status).toBe(200)
+    expect(expectError(await raw.post(path, body), 409, "INVALID_STATE")).toContain("cancelled")
   })
 })

@@ -1,0 +1,144 @@
+/**
+ * On-demand charges of a subscription's saved card (`POST /subscriptions/{id}/charge`, `subscription_charge`), beside
+ * its schedule: reserve → charge → record, the way renewals are (`callProcessor`, `ChargeOutcomes.record`), so a lost
+ * answer is looked up and a crash leaves a `processing` payment for the lookup pass, never a second charge under a new
+ * reference. The subscription's period and status do not change.
+ *
+ * With an Idempotency-Key, the key is claimed in the reserving transaction with the payment's id as its answer (as a
+ * refund's is, `Refunds`): a retry, even after a crash between that commit and the processor's answer, gets the same
+ * payment and charges nothing more. The key is the API's own (same scope and fingerprint as every POST's), so one
+ * key reused on another request is refused as anywhere else.
+ */
+import { DateTime, Effect, Option, Schema } from "effect"
+import * as Account from "../domain/Account.js"
+import { notFound } from "../domain/Errors.js"
+import * as Idempotency from "../domain/Idempotency.js"
+import { type PaymentId, prefixes, type SubscriptionId } from "../domain/Ids.js"
+import type * as Payment from "../domain/Payment.js"
+import * as Subscription from "../domain/Subscription.js"
+import { PaymentProcessor } from "../ports/PaymentProcessor.js"
+import { Signer } from "../ports/Signer.js"
+import { Transactions } from "../ports/Transactions.js"
+import { AccountRepository } from "../ports/repositories/AccountRepository.js"
+import { IdempotencyRepository } from "../ports/repositories/IdempotencyRepository.js"
+import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
+import { ProductRepository } from "../ports/repositories/ProductRepository.js"
+import { SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
+import { type ChargeReport, ChargeOutcomes, lookedUpCharge } from "./ChargeOutcomes.js"
+import { newId } from "./Ids.js"
+import { callProcessor } from "./ProcessorCall.js"
+
+/** A request's Idempotency-Key and the canonical text of what makes the request (method, path, body). */
+export interface ChargeKey {
+  readonly key: string
+  readonly request: string
+}
+
+/** The charge's payment as it stands after, and whether it was made by an earlier request under the same key. */
+export interface ChargeMade {
+  readonly payment: Payment.Payment
+  readonly replayed: boolean
+}
+
+const answerOf = Schema.parseJson(Subscription.SubscriptionChargeResult)
+const encodeAnswer = Schema.encodeSync(answerOf)
+const decodeAnswer = Schema.decodeUnknownOption(answerOf)
+
+export class SubscriptionCharges extends Effect.Service<SubscriptionCharges>()("fils/SubscriptionCharges", {
+  effect: Effect.gen(function*() {
+    const accountRepo = yield* AccountRepository
+    const idempotencyRepo = yield* IdempotencyRepository
+    const paymentRepo = yield* PaymentRepository
+    const productRepo = yield* ProductRepository
+    const subscriptionRepo = yield* SubscriptionRepository
+    const transactions = yield* Transactions
+    const processor = yield* PaymentProcessor
+    const outcomes = yield* ChargeOutcomes
+    const signer = yield* Signer
+
+    /**
+     * Claims the key with `paymentId` as its answer (in the reserving transaction): the payment an earlier request
+     * reserved under it instead, if any; other parameters under the key are refused, as for every POST.
+     */
+    const claimKey = (scope: Account.Scope, idempotency: ChargeKey, paymentId: PaymentId) =>
+      Effect.gen(function*() {
+        const invalid = Idempotency.validateKey(idempotency.key)
+        if (invalid) return yield* invalid
+        const fingerprint = yield* signer.digest(idempotency.request)
+        const now = yield* DateTime.now
+        const claimed = yield* idempotencyRepo.claim({
+          scope: Account.scopeKey(scope),
+          key: idempotency.key,
+          fingerprint,
+          response: { status: 200, body: encodeAnswer({ payment_id: paymentId }) },
+          lockedUntil: now,
+          expiresAt: DateTime.addDuration(now, Idempotency.retention)
+        }, now)
+        if (claimed._tag === "Claimed") return undefined
+        const outcome = Idempotency.decide(claimed.record, fingerprint)
+        if (outcome._tag === "Refuse") return yield* outcome.error
+        // Only a charge answers this fingerprint (method, path and body), and only with its payment.
+        return Option.getOrThrow(decodeAnswer(outcome.response.body)).payment_id
+      })
+
+    /**
+     * Reserves the charge: a `processing` payment on the subscription's saved card, the subscription locked so that
+     * a cancellation cannot slip in between the check and the reservation. Under a key already used, that request's
+     * payment instead.
+     */
+    const reserve = (scope: Account.Scope, id: SubscriptionId, input: Subscription.SubscriptionCharge, key: ChargeKey | undefined) =>
+      transactions.transact(Effect.gen(function*() {
+        const paymentId = yield* newId<PaymentId>(prefixes.payment)
+        const earlier = key === undefined ? undefined : yield* claimKey(scope, key, paymentId)
+        if (earlier !== undefined) return { _tag: "Replayed", paymentId: earlier } as const
+        const found = Option.filter(yield* subscriptionRepo.lock(id), (s) => Account.inScope(s, scope))
+        if (Option.isNone(found)) return yield* notFound("subscription", id)
+        const subscription = yield* Subscription.ensureChargeable(found.value)
+        const merchant = yield* accountRepo.get(scope.accountId)
+        const vat = Option.match(merchant, { onNone: () => null, onSome: Account.vatPricing })
+        const product = vat === null ? Option.none() : yield* productRepo.get(scope, subscription.product_id)
+        const taxation = Option.getOrElse(product, () => ({
+          // The product is always there (a subscription refers to it); a standard-rated service otherwise.
+          tax_category: "S", tax_exemption_code: null, item_type: "S", item_code: null
+        } as const))
+        const taxLines = yield* Subscription.chargeTaxLines(subscription, input, taxation, vat)
+        const payment = Subscription.chargePayment(subscription, input, taxLines, paymentId, yield* DateTime.now)
+        yield* paymentRepo.insert(payment)
+        return { _tag: "Reserved", payment, token: subscription.card_token } as const
+      }))
+
+    /**
+     * Charges `input.product_price` to the subscription's saved card now. Refused (nothing changed) for a
+     * subscription that is cancelled or not in the scope. Its outcome is the payment's: `succeeded`, `failed` (a
+     * decline, with `payment.failed`) or still `processing` while the processor's answer is unknown.
+     */
+    const charge = Effect.fn("SubscriptionCharges.charge")(function*(
+      scope: Account.Scope,
+      id: SubscriptionId,
+      input: Subscription.SubscriptionCharge,
+      key?: ChargeKey
+    ) {
+      const reserved = yield* reserve(scope, id, input, key)
+      if (reserved._tag === "Replayed") {
+        const payment = yield* paymentRepo.get(scope, reserved.paymentId)
+        return { payment: Option.getOrThrow(payment), replayed: true } satisfies ChargeMade
+      }
+      const { payment, token } = reserved
+      const request = { reference: payment.payment_id, amount: payment.total_amount, currency: payment.currency, livemode: payment.livemode }
+      const recorded = yield* callProcessor(Effect.map(
+        processor.chargeToken(request, token),
+        (r): ChargeReport => ({ outcome: r.outcome, chargeId: r.chargeId, card: null })
+      ))({
+        lookup: Effect.map(processor.lookup(payment.payment_id), lookedUpCharge),
+        record: (report) => outcomes.recordOne(payment.payment_id, report),
+        unknown: Effect.succeed(payment),
+        what: "An on-demand charge",
+        ids: { payment_id: payment.payment_id, subscription_id: id }
+      })
+      return { payment: recorded, replayed: false } satisfies ChargeMade
+    })
+
+    return { charge } as const
+  }),
+  dependencies: [ChargeOutcomes.Default]
+}) {}
