@@ -150,9 +150,20 @@ export const planChangePolicy: fc.Arbitrary<PlanPolicy.PlanChangePolicy> = fc.re
   downgrade: planChangeRule
 })
 
+/** A recurring product's trial: none (absent), a free one, or a paid one (which needs a day or more). */
+const trial = fc.option(
+  fc.integer({ min: 0, max: Product.maxTrialDays }).chain((days) =>
+    fc.record({
+      days: fc.constant(days),
+      amount: days === 0 ? fc.constant(undefined) : fc.option(fc.option(fc.integer({ min: 1, max: 1_000_000 }), { nil: null }), { nil: undefined })
+    })
+  ),
+  { nil: undefined }
+)
+
 /**
  * A valid `POST /products` body: one-time or recurring with a schedule of at most three years (a recurring one
- * perhaps with a plan change policy and offered in the portal).
+ * perhaps with a trial, free or paid, a plan change policy, and offered in the portal).
  */
 export const productCreate: fc.Arbitrary<Product.ProductCreate> = fc
   .record({
@@ -167,7 +178,8 @@ export const productCreate: fc.Arbitrary<Product.ProductCreate> = fc
       fc.constantFrom(...Product.BillingInterval.literals).chain((interval) =>
         fc.record({
           interval: fc.constant(interval),
-          count: fc.option(fc.integer({ min: 1, max: Product.maxIntervalCount[interval] }), { nil: undefined })
+          count: fc.option(fc.integer({ min: 1, max: Product.maxIntervalCount[interval] }), { nil: undefined }),
+          trial
         })
       ),
       { nil: undefined }
@@ -185,7 +197,9 @@ export const productCreate: fc.Arbitrary<Product.ProductCreate> = fc
         billing_interval: schedule.interval,
         ...(schedule.count !== undefined ? { interval_count: schedule.count } : {}),
         ...(policy !== undefined ? { plan_change_policy: policy } : {}),
-        ...(offered !== undefined ? { offered_in_portal: offered } : {})
+        ...(offered !== undefined ? { offered_in_portal: offered } : {}),
+        ...(schedule.trial !== undefined ? { trial_period_days: schedule.trial.days } : {}),
+        ...(schedule.trial?.amount !== undefined ? { trial_amount: schedule.trial.amount } : {})
       }
       : {})
   }))
@@ -327,8 +341,9 @@ const cartLine = fc.record({
 })
 
 /**
- * A checkout session as the store keeps it: its total is its cart's; `complete` ones carry their payment (and
- * subscription, for a one-line subscription cart), `expires_at` is 24 hours after creation.
+ * A checkout session as the store keeps it: its total is its cart's, or for a subscription with a trial what the
+ * trial charges (nothing, for a free one); `complete` ones carry their payment (none for a free trial) and
+ * subscription, for a one-line subscription cart; `expires_at` is 24 hours after creation.
  */
 export const checkoutSession = (given?: Scope): fc.Arbitrary<CheckoutSession.CheckoutSession> =>
   fc
@@ -347,6 +362,10 @@ export const checkoutSession = (given?: Scope): fc.Arbitrary<CheckoutSession.Che
       metadata,
       formToken: hexToken,
       taxed: fc.boolean(),
+      trial: fc.option(
+        fc.record({ days: fc.integer({ min: 1, max: Product.maxTrialDays }), unitAmount: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 100_000 })) }),
+        { nil: null }
+      ),
       paidAfter: fc.integer({ min: 1, max: Duration.toMillis(CheckoutSession.lifetime) - 1 })
     })
     .chain((s) => {
@@ -360,6 +379,18 @@ export const checkoutSession = (given?: Scope): fc.Arbitrary<CheckoutSession.Che
         .map(({ paymentId, sessionId, subscriptionId }): CheckoutSession.CheckoutSession => {
           const kind = s.subscription && s.cart.length === 1 ? "subscription" : "payment"
           const complete = s.status === "complete"
+          const trial = kind === "subscription" ? s.trial : null
+          const linesAt = (unitAmount: (line: (typeof s.cart)[number]) => number) =>
+            s.taxed
+              ? TaxDocument.price(s.cart.map((line) => ({
+                description: line.name,
+                quantity: line.quantity,
+                unit_amount: unitAmount(line),
+                category: "S" as const,
+                item_type: "S" as const,
+                item_code: null
+              })), true)
+              : null
           return {
             object: "checkout_session",
             session_id: sessionId,
@@ -368,28 +399,23 @@ export const checkoutSession = (given?: Scope): fc.Arbitrary<CheckoutSession.Che
             kind,
             status: s.status,
             checkout_url: `http://127.0.0.1:4242/checkout/${sessionId}`,
-            total_amount: s.cart.reduce((sum, line) => sum + line.quantity * line.unit_amount, 0),
+            total_amount: s.cart.reduce((sum, line) => sum + line.quantity * (trial?.unitAmount ?? line.unit_amount), 0),
             currency: "AED",
             product_cart: s.cart,
             discounts: [],
             customer: s.customer,
             customer_id: s.customerId,
             return_url: s.returnUrl,
-            payment_id: complete ? paymentId : null,
+            payment_id: complete && trial?.unitAmount !== 0 ? paymentId : null,
             subscription_id: complete && kind === "subscription" ? subscriptionId : null,
+            trial_period_days: trial?.days ?? null,
+            period_tax_lines: trial === null ? null : linesAt((line) => line.unit_amount),
             metadata: s.metadata,
             form_token: s.formToken,
             created_at: s.created,
             expires_at: DateTime.addDuration(s.created, CheckoutSession.lifetime),
             completed_at: complete ? DateTime.add(s.created, { millis: s.paidAfter }) : null,
-            ...taxedAs(s.taxed ? TaxDocument.price(s.cart.map((line) => ({
-              description: line.name,
-              quantity: line.quantity,
-              unit_amount: line.unit_amount,
-              category: "S",
-              item_type: "S",
-              item_code: null
-            })), true) : null)
+            ...taxedAs(linesAt((line) => trial?.unitAmount ?? line.unit_amount))
           }
         })
     })
@@ -566,9 +592,9 @@ const changePlan = (current: Subscription.Subscription, step: PlanChangeStep, in
 }
 
 /**
- * A subscription as the store keeps it, made by the subscription state machine: started by a first payment, then
- * up to eight renewals, declines, retries and cancellations, each applied when it would be due (commands the state
- * refuses are skipped).
+ * A subscription as the store keeps it, made by the subscription state machine: started by a first payment (a
+ * quarter with a trial), then up to eight renewals, declines, retries and cancellations, each applied when it would
+ * be due (commands the state refuses are skipped).
  */
 export const subscription = (given?: Scope): fc.Arbitrary<Subscription.Subscription> =>
   fc
@@ -590,6 +616,7 @@ export const subscription = (given?: Scope): fc.Arbitrary<Subscription.Subscript
       sessionId: fc.option(id<CheckoutSessionId>(prefixes.checkoutSession), { nil: null }),
       metadata,
       discounts: fc.array(appliedDiscount, { maxLength: 1 }),
+      trialDays: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, fc.integer({ min: 1, max: Product.maxTrialDays })),
       commands: fc.array(subscriptionCommand, { maxLength: 8 })
     })
     .chain((s) =>
@@ -612,6 +639,7 @@ export const subscription = (given?: Scope): fc.Arbitrary<Subscription.Subscript
           checkoutSessionId: s.sessionId,
           metadata: s.metadata,
           paidAt: s.paidAt,
+          trialDays: s.trialDays,
           taxLines: null,
           discounts: s.discounts
         }).next

@@ -56,6 +56,8 @@ const product = (n: number, price: number, category: Vat.Category, recurring = f
   billing: recurring ? "recurring" : "one_time",
   billing_interval: recurring ? "month" : null,
   interval_count: recurring ? 1 : null,
+  trial_period_days: 0,
+  trial_amount: null,
   status: "active",
   tax_category: category,
   tax_exemption_code: category === "E" ? "DL8.46.1" : null,

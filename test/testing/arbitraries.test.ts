@@ -78,9 +78,16 @@ describe("stored-resource arbitraries satisfy the domain invariants", () => {
     assert.strictEqual(s.status === "cancelled", s.cancellation_reason !== null)
   }, { fastCheck: runs })
 
-  it.prop("checkout session: total is the cart's; completion matches the status", [Arbitraries.checkoutSession()], ([s]) => {
-    assert.strictEqual(s.total_amount, s.product_cart.reduce((sum, l) => sum + l.quantity * l.unit_amount, 0))
-    assert.strictEqual(s.status === "complete", s.payment_id !== null && s.completed_at !== null)
+  it.prop("checkout session: total is the cart's (or its trial's); completion matches the status", [Arbitraries.checkoutSession()], ([s]) => {
+    if (s.trial_period_days === null) {
+      assert.strictEqual(s.total_amount, s.product_cart.reduce((sum, l) => sum + l.quantity * l.unit_amount, 0))
+    } else {
+      assert.strictEqual(s.kind, "subscription")
+      assert.strictEqual(s.total_amount % s.product_cart[0]!.quantity, 0)
+    }
+    // A free trial completes with its subscription and no payment.
+    const paid = s.payment_id !== null || (s.trial_period_days !== null && s.total_amount === 0 && s.subscription_id !== null)
+    assert.strictEqual(s.status === "complete", paid && s.completed_at !== null)
     if (s.subscription_id !== null) assert.strictEqual(s.kind, "subscription")
     assert.isTrue(DateTime.greaterThan(s.expires_at, s.created_at))
   }, { fastCheck: runs })
@@ -180,7 +187,12 @@ describe("input arbitraries are accepted by the engine", () => {
         const [input] = fc.sample(Arbitraries.checkoutSessionCreate(made.map((p) => p.product_id)), { numRuns: 1, seed })
         const session = yield* (yield* Checkout).create(shop.test, input!)
         const price = new Map(made.map((p) => [p.product_id as string, p.price]))
-        const expected = input!.product_cart.reduce((sum, l) => sum + (l.quantity ?? 1) * price.get(l.product_id)!, 0)
+        const trial = made.find((p) => p.product_id === input!.product_cart[0]!.product_id)!
+        // A subscription cart with a trial charges the trial's price today (nothing for a free one).
+        const expected = session.trial_period_days === null
+          ? input!.product_cart.reduce((sum, l) => sum + (l.quantity ?? 1) * price.get(l.product_id)!, 0)
+          : (input!.product_cart[0]!.quantity ?? 1) * (trial.trial_amount ?? 0)
+        assert.strictEqual(session.trial_period_days === null ? 0 : session.trial_period_days, trial.trial_period_days * (session.kind === "subscription" ? 1 : 0))
         assert.strictEqual(session.total_amount, expected)
         assert.strictEqual(session.status, "open")
       }).pipe(Effect.provide(FilsTest.layer())),

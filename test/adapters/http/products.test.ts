@@ -64,6 +64,8 @@ describeStores("products over HTTP", (variant) => {
       billing: "one_time",
       billing_interval: null,
       interval_count: null,
+      trial_period_days: 0,
+      trial_amount: null,
       status: "active",
       metadata: {},
       livemode: false,
@@ -98,8 +100,12 @@ describeStores("products over HTTP", (variant) => {
       "status",
       "tax_category",
       "tax_exemption_code",
+      "trial_amount",
+      "trial_period_days",
       "updated_at"
     ])
+    // No trial unless the merchant gives one
+    expect(res.json).toMatchObject({ trial_period_days: 0, trial_amount: null })
     // VAT at the standard rate, a service without a code, unless the merchant says otherwise
     expect(res.json).toMatchObject({ tax_category: "S", tax_exemption_code: null, item_type: "S", item_code: null })
     expect(res.json.created_at).toMatch(isoMillis)
@@ -359,10 +365,26 @@ describeStores("products over HTTP", (variant) => {
     expectError(await raw.patch(`/products/${id}`, { interval_count: 4 }), 400, "INVALID_REQUEST")
     const count = await raw.patch(`/products/${id}`, { interval_count: 3 })
     expect(count.json).toMatchObject({ billing_interval: "year", interval_count: 3 })
-    // back to one-time: the schedule is cleared
+    // a trial: its days, then a paid one; a paid trial needs its days, and a one-time product has none
+    expectError(await raw.patch(`/products/${id}`, { trial_amount: 500 }), 400, "INVALID_REQUEST")
+    expectError(await raw.patch(`/products/${id}`, { trial_period_days: 366 }), 400, "INVALID_REQUEST")
+    const trial = await raw.patch(`/products/${id}`, { trial_period_days: 14, trial_amount: 500 })
+    expect(trial.json).toMatchObject({ trial_period_days: 14, trial_amount: 500 })
+    expect(expectError(await raw.patch(`/products/${id}`, { trial_period_days: 0 }), 400, "INVALID_REQUEST"))
+      .toContain("trial_amount needs a trial")
+    expect((await raw.get(`/products/${id}`)).json).toStrictEqual(trial.json)
+    // back to one-time: the schedule, trial included, is cleared
     const back = await raw.patch(`/products/${id}`, { billing: "one_time" })
     expect(back.status, back.text).toBe(200)
-    expect(back.json).toMatchObject({ billing: "one_time", billing_interval: null, interval_count: null })
+    expect(back.json).toMatchObject({
+      billing: "one_time",
+      billing_interval: null,
+      interval_count: null,
+      trial_period_days: 0,
+      trial_amount: null
+    })
+    expect(expectError(await raw.patch(`/products/${id}`, { trial_period_days: 7 }), 400, "INVALID_REQUEST"))
+      .toContain("recurring")
   })
 
   it("refuses invalid updates with 400 INVALID_REQUEST and leaves the product as it was", async () => {

@@ -7,7 +7,7 @@
  *
  * Two things the document cannot say stay out of the generated bodies, and are tested where they are enforced:
  * whether text is well-formed Unicode (JSON Schema has no keyword for a lone surrogate: `text.test.ts`), and the
- * billing, VAT and plan change fields of a product update, whose rules depend on the stored product (`products.test.ts`). A webhook's
+ * billing, trial, VAT and plan change fields of a product update, whose rules depend on the stored product (`products.test.ts`). A webhook's
  * host rule by mode (which addresses are internal) is stated in words beside the URL pattern; the judge applies it
  * from the domain (`Network.isRefusedHost`), as the description says; so is a business's Peppol endpoint, whose id
  * must be its TRN's first 10 digits.
@@ -173,6 +173,8 @@ const operations: ReadonlyArray<Operation> = [
       "billing",
       "billing_interval",
       "interval_count",
+      "trial_period_days",
+      "trial_amount",
       "tax_category",
       "tax_exemption_code",
       "plan_change_policy",
