@@ -2,8 +2,9 @@
  * The hosted checkout of a VAT-registered merchant in headless Chromium: prices excluding VAT show a subtotal, the
  * VAT and the total charged (what the session's `total_amount` says); a business buyer may name itself and its TRN,
  * a mistyped TRN is refused next to its field and nothing is charged, and the paid invoice names the business.
- * A merchant without a profile sees its page as before (no VAT row, no business fields). Screenshots at 390 and
- * 1280 px land in test-output/.
+ * A merchant without a profile sees its page as before (no VAT row, no business fields). A trial product's page says
+ * what is charged today (nothing, for a free trial) and when the first full charge is, and starting the trial charges
+ * nothing. Screenshots at 390 and 1280 px land in test-output/.
  */
 import { Effect, Schema } from "effect"
 import { join } from "node:path"
@@ -125,6 +126,81 @@ describe("checkout with VAT", () => {
     expect(invoices.items[0]!.buyer.business).toMatchObject({ business_name: "Gulf Trading FZE", trn: "100765432100003" })
     const customer = await rawFor(server, vat.test.key).get(`/customers/${paid.json.items[0].customer.customer_id}`)
     expect(customer.json.business).toMatchObject({ business_name: "Gulf Trading FZE", trn: "100765432100003" })
+  })
+
+  it("a free trial: the page says nothing is charged today and when the first charge is; starting it charges nothing", async () => {
+    const api = rawFor(server, vat.test.key)
+    const product = await api.post("/products", {
+      name: "Roaster's choice, monthly",
+      price: 18_900,
+      currency: "AED",
+      billing: "recurring",
+      billing_interval: "month",
+      trial_period_days: 14
+    })
+    expect(product.status, product.text).toBe(200)
+    const session = (await api.post("/checkout_sessions", { product_cart: [{ product_id: product.json.product_id }] })).json
+    expect([session.trial_period_days, session.total_amount, session.tax]).toEqual([14, 0, 0])
+    // The first charge is 14 days after the customer starts (today, as the page is shown).
+    const firstCharge = () =>
+      new Date(Date.now() + 14 * 86_400_000).toLocaleDateString("en-GB", { timeZone: "UTC", day: "numeric", month: "short", year: "numeric" })
+    for (const width of [390, 1280]) {
+      const before = firstCharge()
+      const page = await open(session.session_id, width)
+      const note = await page.textContent("[data-testid=trial]")
+      expect(note).toContain("Nothing is charged today.")
+      // AED 189.00 net + 5% VAT = AED 198.45 each month after the trial.
+      expect(note).toContain("Then AED 198.45 (VAT included) every month")
+      expect([before, firstCharge()]).toContain(await page.textContent("[data-testid=first-charge]"))
+      expect(await page.textContent("[data-testid=total]")).toContain("AED 0.00")
+      expect(await page.locator("[data-testid=vat]").count()).toBe(0) // nothing taxed today
+      expect(await page.textContent("button[type=submit]")).toBe("Start free trial")
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+      expect(overflow).toBeLessThanOrEqual(0)
+      await page.screenshot({ path: join(output, `checkout-trial-${width}.png`), fullPage: true })
+      if (width === 1280) {
+        await page.fill("#name", "Omar Al Suwaidi")
+        await page.fill("#email", "omar@example.ae")
+        await page.fill("#card_number", cards.visa)
+        await page.fill("#exp_month", "12")
+        await page.fill("#exp_year", String(new Date().getUTCFullYear() + 3))
+        await page.fill("#cvc", "123")
+        await page.click("button[type=submit]")
+        await page.waitForSelector("[role=status]")
+        const started = await page.textContent("[role=status]")
+        expect(started).toContain("Trial started")
+        expect(started).toContain("first be charged AED 198.45 on")
+        await page.screenshot({ path: join(output, "checkout-trial-started-1280.png"), fullPage: true })
+      }
+      await page.close()
+    }
+    const done = (await api.get(`/checkout_sessions/${session.session_id}`)).json
+    expect([done.status, done.payment_id]).toEqual(["complete", null])
+    expect((await api.get(`/payments?checkout_session_id=${session.session_id}`)).json.items).toEqual([])
+    const subscription = (await api.get(`/subscriptions/${done.subscription_id}`)).json
+    expect([subscription.trial_period_days, subscription.recurring_amount, subscription.next_billing_date])
+      .toEqual([14, 19_845, subscription.trial_ends_at])
+
+    // A paid trial: its price today, with the VAT added to it, then the full price.
+    const paid = await api.post("/products", {
+      name: "Roaster's choice, weekly",
+      price: 5_000,
+      currency: "AED",
+      billing: "recurring",
+      billing_interval: "week",
+      interval_count: 2,
+      trial_period_days: 7,
+      trial_amount: 1_000
+    })
+    const paidSession = (await api.post("/checkout_sessions", { product_cart: [{ product_id: paid.json.product_id }] })).json
+    const page = await open(paidSession.session_id, 390)
+    expect(await page.textContent("[data-testid=trial]")).toContain(
+      "AED 10.50 is charged today. Then AED 52.50 (VAT included) every 2 weeks, first charged on"
+    )
+    expect(await page.textContent("[data-testid=vat]")).toContain("0.50")
+    expect(await page.textContent("button[type=submit]")).toBe("Pay AED 10.50")
+    await page.screenshot({ path: join(output, "checkout-paid-trial-390.png"), fullPage: true })
+    await page.close()
   })
 
   it("a merchant without a tax profile: no VAT row and no business fields, the total as listed", async () => {
