@@ -6,8 +6,9 @@
  *
  * With an Idempotency-Key, the key is claimed in the reserving transaction with the payment's id as its answer (as a
  * refund's is, `Refunds`): a retry, even after a crash between that commit and the processor's answer, gets the same
- * payment and charges nothing more. The key is the API's own (same scope and fingerprint as every POST's), so one
- * key reused on another request is refused as anywhere else.
+ * payment and never a second one; a payment still `processing` is carried on, asked of the processor again under its
+ * own reference and card, which moves no money twice. The key is the API's own (same scope and fingerprint as every
+ * POST's), so one key reused on another request is refused as anywhere else.
  */
 import { DateTime, Effect, Option, Schema } from "effect"
 import * as Account from "../domain/Account.js"
@@ -119,24 +120,39 @@ export class SubscriptionCharges extends Effect.Service<SubscriptionCharges>()("
       key?: ChargeKey
     ) {
       const reserved = yield* reserve(scope, id, input, key)
-      if (reserved._tag === "Replayed") {
-        const payment = yield* paymentRepo.get(scope, reserved.paymentId)
-        return { payment: Option.getOrThrow(payment), replayed: true } satisfies ChargeMade
+      if (reserved._tag === "Reserved") {
+        return { payment: yield* chargeAndRecord(reserved.payment, reserved.token), replayed: false } satisfies ChargeMade
       }
-      const { payment, token } = reserved
-      const request = { reference: payment.payment_id, amount: payment.total_amount, currency: payment.currency, livemode: payment.livemode }
-      const recorded = yield* callProcessor(Effect.map(
-        processor.chargeToken(request, token),
+      const payment = Option.getOrThrow(yield* paymentRepo.get(scope, reserved.paymentId))
+      // Its outcome still unknown (its request died, or is still at the processor): asked again under its reference.
+      const card = payment.card
+      return {
+        payment: payment.status === "processing" && card !== null ? yield* chargeAndRecord(payment, card.token) : payment,
+        replayed: true
+      } satisfies ChargeMade
+    })
+
+    /**
+     * Charges a reserved payment on `token` (no transaction held), under the payment's id as the processor's
+     * idempotency key, and records the outcome; a lost answer is looked up, and still unknown the payment stays
+     * `processing` for the lookup pass.
+     */
+    const chargeAndRecord = (payment: Payment.Payment, token: string) =>
+      callProcessor(Effect.map(
+        processor.chargeToken({
+          reference: payment.payment_id,
+          amount: payment.total_amount,
+          currency: payment.currency,
+          livemode: payment.livemode
+        }, token),
         (r): ChargeReport => ({ outcome: r.outcome, chargeId: r.chargeId, card: null })
       ))({
         lookup: Effect.map(processor.lookup(payment.payment_id), lookedUpCharge),
         record: (report) => outcomes.recordOne(payment.payment_id, report),
         unknown: Effect.succeed(payment),
         what: "An on-demand charge",
-        ids: { payment_id: payment.payment_id, subscription_id: id }
+        ids: { payment_id: payment.payment_id, subscription_id: payment.subscription_id ?? "" }
       })
-      return { payment: recorded, replayed: false } satisfies ChargeMade
-    })
 
     return { charge } as const
   }),

@@ -405,35 +405,51 @@ describe("on-demand charges", () => {
       assert.strictEqual((yield* paymentsOf(test)).filter((p) => p.billing_reason === "subscription_charge").length, 1)
     }).pipe(withEngine))
 
-  it.effect("the process dies after the charge: a retry with the key gets the same payment, the lookup pass settles it", () =>
+  it.effect("the process dies after the charge: the lookup pass settles it, or a retry with the key carries it on; one charge", () =>
     Effect.gen(function*() {
       yield* at(t0)
       const { test } = yield* newAccount
       const sub = yield* subscribed(test)
-      const body = { product_price: 1500, metadata: { order: "1043" } }
       const charges = yield* SubscriptionCharges
-      yield* Ref.set(yield* Crash, true)
-      const died = yield* Effect.exit(charges.charge(test, sub.subscription_id, body, keyed("k-crash", body)))
-      assert.isTrue(Exit.isFailure(died), "the first request died after the processor took the money")
-      const [pending] = (yield* paymentsOf(test)).filter((p) => p.billing_reason === "subscription_charge")
+      const crash = yield* Crash
+      const ofCharges = Effect.map(paymentsOf(test), (ps) => ps.filter((p) => p.billing_reason === "subscription_charge"))
+
+      // Left alone: a minute later the lookup pass asks the processor and records what it did.
+      const left = { product_price: 1500, metadata: { order: "1043" } }
+      yield* Ref.set(crash, true)
+      const died = yield* Effect.exit(charges.charge(test, sub.subscription_id, left, keyed("k-left", left)))
+      assert.isTrue(Exit.isFailure(died), "the request died after the processor took the money")
+      const [pending] = yield* ofCharges
       assert.strictEqual(pending?.status, "processing")
-      // The client retries with its key: the same payment, nothing charged again.
-      const retry = yield* charges.charge(test, sub.subscription_id, body, keyed("k-crash", body))
-      assert.deepStrictEqual([retry.replayed, retry.payment.payment_id], [true, pending!.payment_id])
-      // The key with another body is refused, as for any POST.
-      const other = { product_price: 9999 }
-      const reused = yield* Effect.either(charges.charge(test, sub.subscription_id, other, keyed("k-crash", other)))
-      assert.isTrue(Either.isLeft(reused) && reused.left._tag === "IdempotencyKeyReused")
-      // A minute later the lookup pass asks the processor and records what it did.
       yield* at(after(t0, 0, 61_000))
       yield* Effect.flatMap(Payments, (p) => p.resolvePending())
-      const settled = (yield* paymentsOf(test)).filter((p) => p.billing_reason === "subscription_charge")
-      assert.deepStrictEqual(settled.map((p) => [p.payment_id, p.status, p.metadata]), [
+      assert.deepStrictEqual((yield* ofCharges).map((p) => [p.payment_id, p.status, p.metadata]), [
         [pending!.payment_id, "succeeded", { order: "1043" }]
       ])
-      assert.strictEqual((yield* processorCharges).filter((m) => m.reference === pending!.payment_id).length, 1)
-      assert.strictEqual((yield* processorCharges).length, 2, "the checkout's charge and this one")
-      assert.deepStrictEqual((yield* typesOf(test)).slice(-1), ["payment.succeeded"])
-      assert.isTrue(Option.isSome(Option.fromNullable(settled[0]!.paid_at)))
+      // A retry with its key later answers that payment, and charges nothing.
+      const late = yield* charges.charge(test, sub.subscription_id, left, keyed("k-left", left))
+      assert.deepStrictEqual([late.replayed, late.payment.payment_id, late.payment.status], [true, pending!.payment_id, "succeeded"])
+
+      // Retried at once: the same payment, carried on under its reference (the processor answers what it did).
+      const retried = { product_price: 700 }
+      yield* Ref.set(crash, true)
+      assert.isTrue(Exit.isFailure(yield* Effect.exit(charges.charge(test, sub.subscription_id, retried, keyed("k-retry", retried)))))
+      const retry = yield* charges.charge(test, sub.subscription_id, retried, keyed("k-retry", retried))
+      assert.deepStrictEqual([retry.replayed, retry.payment.status, retry.payment.total_amount], [true, "succeeded", 700])
+      // The key with another body is refused, as for any POST.
+      const other = { product_price: 9999 }
+      const reused = yield* Effect.either(charges.charge(test, sub.subscription_id, other, keyed("k-retry", other)))
+      assert.isTrue(Either.isLeft(reused) && reused.left._tag === "IdempotencyKeyReused")
+
+      const made = yield* ofCharges
+      assert.deepStrictEqual(made.map((p) => p.status), ["succeeded", "succeeded"])
+      for (const p of made) assert.strictEqual((yield* processorCharges).filter((m) => m.reference === p.payment_id).length, 1)
+      assert.strictEqual((yield* processorCharges).length, 3, "the checkout's charge and these two")
+      assert.deepStrictEqual(
+        (yield* typesOf(test)).filter((t) => t === "payment.succeeded").length,
+        3,
+        "each payment succeeded once"
+      )
+      assert.isTrue(Option.isSome(Option.fromNullable(made[0]!.paid_at)))
     }).pipe(withEngine))
 })

@@ -285,6 +285,52 @@ describe("a refund is made once, and every change answers with a redirect", () =
   }, 60_000)
 })
 
+describe("trials and charges of a subscription's card", () => {
+  it("the product forms take a trial: days and a paid trial's price; a refused one keeps what was typed", async () => {
+    const path = "/dashboard/test/products"
+    const fields = formFields((await request(path, { cookie: owner })).body, path)
+    const typed = withField(withField(withField(withField(withField(fields, "name", "Karak club"), "price", "45.00"), "billing", "month"), "trial_period_days", "two weeks"), "trial_amount", "5.00")
+    const refused = await request(path, { cookie: owner, form: typed })
+    expect(refused.status).toBe(400)
+    expect(refused.body).toContain("trial_period_days must be")
+    expect(formFields(refused.body, path), "every field as typed").toEqual(typed)
+    const created = await request(path, { cookie: owner, form: withField(typed, "trial_period_days", "14") })
+    expect(created.status, created.body.slice(0, 400)).toBe(303)
+    const [product] = ((await ok(server.baseUrl, key, "GET", "/products?limit=100")).items as Array<any>).filter((p) => p.name === "Karak club")
+    expect(product).toMatchObject({ billing_interval: "month", trial_period_days: 14, trial_amount: 500 })
+    // The edit form: emptied, the trial's price makes it free.
+    const edit = `/dashboard/test/products/${product.product_id}`
+    const page = await request(edit, { cookie: owner })
+    expect(page.body).toContain("14 days, AED 5.00 per unit")
+    const saved = await request(edit, { cookie: owner, form: withField(formFields(page.body, edit), "trial_amount", "") })
+    expect(saved.status, saved.body.slice(0, 400)).toBe(303)
+    expect(await ok(server.baseUrl, key, "GET", `/products/${product.product_id}`)).toMatchObject({ trial_period_days: 14, trial_amount: null })
+  }, 30_000)
+
+  it("charge now asks for a confirmation; its confirmation posted twice charges the saved card once", async () => {
+    const product = await ok(server.baseUrl, key, "POST", "/products", { name: "Tea club", price: 7_000, currency: "AED", billing: "recurring", billing_interval: "month" })
+    expect((await payThroughForm(server.baseUrl, key, product.product_id, "4242424242424242")).status).toBe(200)
+    const subscription = (await ok(server.baseUrl, key, "GET", "/subscriptions?limit=1")).items[0]
+    const path = `/dashboard/test/subscriptions/${subscription.subscription_id}`
+    const charges = async () => ((await ok(server.baseUrl, key, "GET", `/payments?customer_id=${subscription.customer.customer_id}&limit=100`)).items as Array<any>)
+      .filter((p) => p.billing_reason === "subscription_charge")
+    const form = withField(withField(formFields((await request(path, { cookie: owner })).body, `${path}/charge`), "amount", "12.50"), "description", "Extra tin")
+    const review = await request(`${path}/charge`, { cookie: owner, form })
+    expect(review.status).toBe(200)
+    expect(review.body).toContain("Charge <strong>AED 12.50</strong> (Extra tin)")
+    expect(await charges(), "nothing is charged before the confirmation").toEqual([])
+    const confirm = formFields(review.body, `${path}/charge`)
+    expect(valueOf(confirm, "once")?.length ?? 0).toBeGreaterThanOrEqual(16)
+    const both = await Promise.all([1, 2].map(() => request(`${path}/charge`, { cookie: owner, form: confirm })))
+    expect(both.map((r) => r.status)).toEqual([303, 303])
+    expect(both[1]!.headers.get("location")).toBe(both[0]!.headers.get("location"))
+    expect((await charges()).map((p) => [p.total_amount, p.status, p.description])).toEqual([[1_250, "succeeded", "Extra tin"]])
+    expect((await request(both[0]!.headers.get("location")!, { cookie: owner })).body).toContain("Charged AED 12.50.")
+    const bad = await request(`${path}/charge`, { cookie: owner, form: withField(form, "amount", "0") })
+    expect([bad.status, bad.body.includes("Enter the amount to charge in AED")]).toEqual([400, true])
+  }, 30_000)
+})
+
 describe("form bodies that are not UTF-8 are refused", () => {
   const invalid = ["%FF", "%ED%A0%80", "%C0%AF"]
 

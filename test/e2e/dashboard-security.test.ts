@@ -153,6 +153,7 @@ describe("dashboard walls", () => {
           [`/dashboard/${mode}/subscriptions/${foreign.subscription}/change-plan/preview`, { product_id: foreign.product, quantity: "2", on_payment_failure: "apply_change" }],
           [`/dashboard/${mode}/subscriptions/${foreign.subscription}/change-plan`, { product_id: foreign.product, quantity: "2", on_payment_failure: "apply_change", quote_id: "qt_0000000000000_00000000000000000000000000000000", once: "a-one-time-token-0001" }],
           [`/dashboard/${mode}/subscriptions/${foreign.subscription}/change-plan/scheduled/cancel`, {}],
+          [`/dashboard/${mode}/subscriptions/${foreign.subscription}/charge`, { amount: "1.00", confirm: "yes", once: "a".repeat(32) }],
           [`/dashboard/${mode}/developers/webhooks/${foreign.webhook}/deliveries/${foreign.delivery}/resend`, {}],
           [`/dashboard/${mode}/developers/keys/${foreign.key}/revoke`, {}],
           [`/dashboard/${mode}/developers/webhooks/${foreign.webhook}/manage`, { action: "disable" }],
@@ -173,7 +174,7 @@ describe("dashboard walls", () => {
       expect((await request(path, { cookie: a.cookie, form: { csrf_token: a.csrf, role: "viewer" } })).status, path).toBe(404)
     }
     expect(await snapshot()).toBe(before)
-    expect(checked.length).toBe(76)
+    expect(checked.length).toBe(80)
     // The same routes with A's own objects in their own mode do answer (so the 404s above are the walls).
     expect((await request(`/dashboard/test/payments/${a.objects.test.payment}`, { cookie: a.cookie })).status).toBe(200)
     expect((await request(`/dashboard/live/subscriptions/${a.objects.live.subscription}`, { cookie: a.cookie })).status).toBe(200)
@@ -229,6 +230,7 @@ describe("dashboard roles and forged forms", () => {
     { path: `/dashboard/${mode}/subscriptions/${a.objects[mode].subscription}/change-plan/preview`, action: "write", form: { product_id: "bad", quantity: "x", on_payment_failure: "apply_change" } },
     { path: `/dashboard/${mode}/subscriptions/${a.objects[mode].subscription}/change-plan`, action: "write", form: { product_id: "bad", quantity: "x", on_payment_failure: "apply_change", once: "short" } },
     { path: `/dashboard/${mode}/subscriptions/${a.objects[mode].subscription}/change-plan/scheduled/cancel`, action: "write", form: {} },
+    { path: `/dashboard/${mode}/subscriptions/${a.objects[mode].subscription}/charge`, action: "write", form: { amount: "abc" } },
     { path: `/dashboard/${mode}/products`, action: "write", form: { name: "x", price: "abc", billing: "one_time" } },
     { path: `/dashboard/${mode}/products/${a.objects[mode].product}`, action: "write", form: { name: "x", price: "abc", description: "" } },
     { path: `/dashboard/${mode}/products/${a.objects[mode].product}/status`, action: "write", form: { status: "weird" } },

@@ -11,6 +11,8 @@ import { can } from "../../../src/domain/DashboardUser.js"
 import { CheckoutSessionId, parseId, ProductId } from "../../../src/domain/Ids.js"
 import {
   checkTaxation,
+  everyInterval,
+  maxTrialDays,
   type Product,
   type Taxation,
   ProductCreate,
@@ -35,11 +37,49 @@ const decodeProduct = Schema.decodeUnknownEither(ProductCreate, { onExcessProper
 const decodeProductUpdate = Schema.decodeUnknownEither(ProductUpdate, { onExcessProperty: "error", errors: "all" })
 
 /** The product edit form's fields, as shown or as typed. */
-interface ProductForm extends TaxationForm, PlanPolicyForm.PlanChangeForm {
+interface ProductForm extends TaxationForm, TrialForm, PlanPolicyForm.PlanChangeForm {
   readonly name: string
   readonly price: string
   readonly description: string
 }
+
+/** A recurring product's trial as its forms show it: days, and a paid trial's price in AED (empty: free). */
+interface TrialForm {
+  readonly trial_period_days: string
+  readonly trial_amount: string
+}
+const trialForm = (p: Product): TrialForm => ({
+  trial_period_days: String(p.trial_period_days),
+  trial_amount: p.trial_amount === null ? "" : (p.trial_amount / 100).toFixed(2)
+})
+const typedTrial = (kit: Kit, params: Parameters<Kit["field"]>[0]): TrialForm => ({
+  trial_period_days: kit.field(params, "trial_period_days"),
+  trial_amount: kit.field(params, "trial_amount")
+})
+/**
+ * The form's trial as the API's fields, or why it cannot be: days as typed (digits; anything else is left for the
+ * API's schema to refuse in its words), an empty price a free trial. A field the post does not carry is left out.
+ */
+const trialInput = (t: TrialForm, params: UrlParams.UrlParams): Either.Either<Record<string, unknown>, string> => {
+  const sent = (name: keyof TrialForm) => Option.isSome(UrlParams.getFirst(params, name))
+  const amount = t.trial_amount === "" ? null : parseAed(t.trial_amount)
+  if (amount === undefined) return Either.left("Enter the trial's price in AED, e.g. 10.00, or leave it empty for a free trial")
+  return Either.right({
+    ...(sent("trial_period_days") ? { trial_period_days: /^[0-9]{1,3}$/.test(t.trial_period_days) ? Number(t.trial_period_days) : t.trial_period_days } : {}),
+    ...(sent("trial_amount") ? { trial_amount: amount } : {})
+  })
+}
+/** The trial fields of a product form. */
+const trialControls = (shown: TrialForm) =>
+  html`<fieldset><legend>Trial (recurring products)</legend>
+<label for="trial_period_days">Trial days (0 to ${maxTrialDays}; 0 for none)</label><input id="trial_period_days" name="trial_period_days" inputmode="numeric" value="${shown.trial_period_days}">
+<label for="trial_amount">Trial price in AED per unit (empty for a free trial)</label><input id="trial_amount" name="trial_amount" inputmode="decimal" value="${shown.trial_amount}">
+</fieldset>`
+/** A product's trial in words. */
+const trialText = (p: Product) =>
+  p.trial_period_days === 0
+    ? "none"
+    : `${p.trial_period_days} days, ${p.trial_amount === null ? "free" : `${Pages.money(p.trial_amount)} per unit`}`
 
 /** How a product meets VAT (docs/tax-documents.md), as its forms show it: an empty code or reason is none. */
 interface TaxationForm {
@@ -126,9 +166,11 @@ const productForm = (p: Product): ProductForm => ({
   price: (p.price / 100).toFixed(2),
   description: p.description,
   ...taxationForm(p),
+  ...trialForm(p),
   ...PlanPolicyForm.planChangeForm(p)
 })
 const newTaxation: TaxationForm = { tax_category: "S", tax_exemption_code: "", item_type: "S", item_code: "" }
+const newTrial: TrialForm = { trial_period_days: "0", trial_amount: "" }
 
 export const productRoutes = (kit: Kit) =>
   Effect.gen(function*() {
@@ -150,7 +192,11 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
 <div class="card"><table><thead><tr><th>Product</th><th class="num">Price</th><th>Billing</th><th>Status</th><th></th></tr></thead><tbody>${
           list.items.map((p) =>
             html`<tr><td><a href="${Pages.modePath(f)}/products/${p.product_id}">${p.name}</a> <small><code>${p.product_id}</code></small></td><td class="num">${Pages.money(p.price)}</td>
-<td>${p.billing === "recurring" ? `every ${p.interval_count === 1 ? "" : `${p.interval_count} `}${p.billing_interval}` : "one-time"}</td><td>${p.status}</td><td>${
+<td>${
+              p.billing === "recurring" && p.billing_interval !== null
+                ? `${everyInterval(p.billing_interval, p.interval_count ?? 1)}${p.trial_period_days === 0 ? "" : `, ${p.trial_period_days}-day trial`}`
+                : "one-time"
+            }</td><td>${p.status}</td><td>${
               write && p.status === "active"
                 ? Pages.form(f, `${Pages.modePath(f)}/products/${p.product_id}/checkout`, html`<button class="link" type="submit">Make a checkout link</button>`)
                 : ""
@@ -170,6 +216,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
                 billings.map(([value, text]) => html`<option value="${value}"${notice.typed?.billing === value ? " selected" : ""}>${text}</option>`)
               }</select>
 <label for="description">Description (${descriptionLimit})</label>${Pages.textarea({ id: "description", name: "description", value: notice.typed?.description ?? "" })}
+${trialControls(notice.typed ?? newTrial)}
 ${taxationControls(notice.typed ?? newTaxation, notice.errors ?? {})}
 ${PlanPolicyForm.planChangeControls(notice.typed ?? PlanPolicyForm.newPlanChange, notice.errors ?? {})}
 <p><button type="submit">Create product</button></p>`)
@@ -189,11 +236,14 @@ ${PlanPolicyForm.planChangeControls(notice.typed ?? PlanPolicyForm.newPlanChange
           billing: kit.field(params, "billing"),
           description: kit.field(params, "description"),
           ...typedTaxation(kit, params),
+          ...typedTrial(kit, params),
           ...PlanPolicyForm.typedPlanChange((name) => kit.field(params, name))
         }
         const refuse = (error: string, errors?: FieldErrors) => productsPage(f, scope, { error, typed, ...(errors === undefined ? {} : { errors }) }, 400)
         const price = parseAed(typed.price)
         if (price === undefined) return yield* refuse("Enter the price in AED, e.g. 65.00")
+        const trial = trialInput(typed, params)
+        if (Either.isLeft(trial)) return yield* refuse(trial.left)
         const taxation = taxationInput(typed, params)
         const input = decodeProduct({
           name: typed.name,
@@ -202,6 +252,7 @@ ${PlanPolicyForm.planChangeControls(notice.typed ?? PlanPolicyForm.newPlanChange
           // An empty description is none (the API's default).
           ...(typed.description === "" ? {} : { description: typed.description }),
           ...(typed.billing === "one_time" ? {} : { billing: "recurring", billing_interval: typed.billing }),
+          ...trial.right,
           ...taxation,
           ...PlanPolicyForm.planChangeInput(typed, params)
         })
@@ -236,12 +287,13 @@ ${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.erro
 <tr><th>Status</th><td>${found.status}</td></tr><tr><th>Description</th><td class="text">${found.description}</td></tr>
 <tr><th>VAT</th><td>${found.tax_category}: ${categories[found.tax_category].en}${found.tax_exemption_code === null ? "" : ` (${found.tax_exemption_code}: ${exemptionReasons[found.tax_exemption_code]})`}</td></tr>
 <tr><th>Item</th><td>${found.item_type === "G" ? "Goods" : "Services"}${found.item_code === null ? "" : html`, code <code>${found.item_code}</code>`}</td></tr>
-${found.billing === "recurring" ? html`<tr><th>Plan changes</th><td>${PlanPolicyForm.policyText(found.plan_change_policy)}</td></tr><tr><th>Customer portal</th><td>${found.offered_in_portal ? "offered as a plan to change to" : "not offered"}</td></tr>` : ""}</table>${
+${found.billing === "recurring" ? html`<tr><th>Trial</th><td>${trialText(found)}</td></tr><tr><th>Plan changes</th><td>${PlanPolicyForm.policyText(found.plan_change_policy)}</td></tr><tr><th>Customer portal</th><td>${found.offered_in_portal ? "offered as a plan to change to" : "not offered"}</td></tr>` : ""}</table>${
           can(f.user.role, "write")
             ? Pages.form(f, `${Pages.modePath(f)}/products/${found.product_id}`, html`
 <label for="p_name">Name (${nameLimit})</label><input id="p_name" name="name" required value="${shown.name}">
 <label for="p_price">Price in AED</label><input id="p_price" name="price" inputmode="decimal" required value="${shown.price}">
 <label for="p_description">Description (${descriptionLimit})</label>${Pages.textarea({ id: "p_description", name: "description", value: shown.description })}
+${found.billing === "recurring" ? trialControls(shown) : ""}
 ${taxationControls(shown, refused?.errors ?? {})}
 ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(shown, refused?.errors ?? {}) : ""}
 <p><button type="submit">Save product</button></p>`)
@@ -268,16 +320,20 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(shown, refus
           price: kit.field(params, "price"),
           description: kit.field(params, "description"),
           ...typedTaxation(kit, params),
+          ...typedTrial(kit, params),
           ...PlanPolicyForm.typedPlanChange((name) => kit.field(params, name))
         }
         const refuse = (error: string, errors?: FieldErrors) => productPage(f, scope, { error, typed, ...(errors === undefined ? {} : { errors }) })
         const price = parseAed(typed.price)
         if (price === undefined) return yield* refuse("Enter the price in AED, e.g. 65.00")
+        const trial = trialInput(typed, params)
+        if (Either.isLeft(trial)) return yield* refuse(trial.left)
         const taxation = taxationInput(typed, params)
         const patch = decodeProductUpdate({
           name: unchanged(typed.name, found.name, "input"),
           price,
           description: unchanged(typed.description, found.description, "textarea"),
+          ...trial.right,
           ...taxation,
           ...PlanPolicyForm.planChangeInput(typed, params)
         })

@@ -1,27 +1,46 @@
 /**
- * The dashboard's subscriptions pages: the list (by status), a subscription with its payments and timeline, and its
- * cancellation (now, at the period end, or undone). Cancelling needs `write` (owners and admins) and goes to the
- * audit log.
+ * The dashboard's subscriptions pages: the list (by status), a subscription with its trial, payments and timeline,
+ * its cancellation (now, at the period end, or undone), and a charge of its saved card now (an amount and a
+ * description, then a confirmation). Changes need `write` (owners and admins) and go to the audit log.
  */
-import { Effect, Either, Schema } from "effect"
+import { DateTime, Effect, Either, ParseResult, Schema } from "effect"
 import { Events } from "../../../src/application/Events.js"
 import { Payments } from "../../../src/application/Payments.js"
+import { SubscriptionCharges } from "../../../src/application/SubscriptionCharges.js"
 import { Subscriptions } from "../../../src/application/Subscriptions.js"
 import { can } from "../../../src/domain/DashboardUser.js"
 import { parseId, SubscriptionId } from "../../../src/domain/Ids.js"
-import { type Subscription, SubscriptionStatus } from "../../../src/domain/Subscription.js"
+import { everyInterval } from "../../../src/domain/Product.js"
+import { type Subscription, SubscriptionCharge, SubscriptionStatus } from "../../../src/domain/Subscription.js"
+import { onceField } from "../html/Forms.js"
 import { html, raw } from "../html/Html.js"
+import { describeDecodeError } from "../SchemaIssues.js"
 import { subscriptionDiscountText } from "./Discounts.js"
 import * as Pages from "./Pages.js"
+import { parseAed } from "./Parse.js"
 import { changePlanLink, planRows } from "./PlanChanges.js"
 import type { Kit, Scope } from "./Kit.js"
 
 const subscriptionIdOf = parseId(SubscriptionId)
 const isSubscriptionStatus = Schema.is(SubscriptionStatus)
+const decodeCharge = Schema.decodeUnknownEither(SubscriptionCharge, { onExcessProperty: "error", errors: "all" })
+
+/** A subscription's trial in words: its days and when it ends (or ended); none without one. */
+const trialText = (s: Subscription, now: DateTime.Utc) =>
+  s.trial_ends_at === null
+    ? ""
+    : `${s.trial_period_days} days, ${DateTime.lessThanOrEqualTo(s.trial_ends_at, now) ? "ended" : "ends"} ${Pages.when(s.trial_ends_at)}`
+
+/** The "charge now" form as typed: an amount in AED and a description. */
+interface ChargeForm {
+  readonly amount: string
+  readonly description: string
+}
 
 export const subscriptionRoutes = (kit: Kit) =>
   Effect.gen(function*() {
     const subscriptions = yield* Subscriptions
+    const charges = yield* SubscriptionCharges
     const payments = yield* Payments
     const events = yield* Events
 
@@ -42,7 +61,12 @@ export const subscriptionRoutes = (kit: Kit) =>
         }</tbody></table>${list.items.length === 0 ? html`<p class="muted">No subscriptions.</p>` : ""}</div>`), f.nonce)))
     ))
 
-    const subscriptionPage = (f: Pages.SignedFrame, scope: Scope, notice: { readonly error?: string } = {}, status = 200) =>
+    const subscriptionPage = (
+      f: Pages.SignedFrame,
+      scope: Scope,
+      notice: { readonly error?: string; readonly charge?: ChargeForm } = {},
+      status = 200
+    ) =>
       Effect.gen(function*() {
         const id = subscriptionIdOf(yield* kit.param("id"))
         const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(subscriptions.get(scope, id)))
@@ -51,16 +75,28 @@ export const subscriptionRoutes = (kit: Kit) =>
         const paid = (yield* payments.list(scope, { subscription_id: s.subscription_id, limit: 100 })).items
         const timeline = (yield* events.list(scope, { subscription_id: s.subscription_id, limit: 100 })).items
         const write = can(f.user.role, "write") && s.status !== "cancelled"
+        const now = yield* DateTime.now
         const action = (value: string, text: string) =>
           Pages.form(f, `${Pages.modePath(f)}/subscriptions/${s.subscription_id}/cancel`, html`<input type="hidden" name="when" value="${value}"><button type="submit">${text}</button>`)
         return kit.page(status, Pages.chrome(f, "Subscription", html`
 ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
 <div class="card"><table><tr><th>Id</th><td><code>${s.subscription_id}</code></td></tr><tr><th>Status</th><td>${label(s)}</td></tr>
-<tr><th>Customer</th><td>${s.customer?.email ?? ""}</td></tr><tr><th>Amount</th><td>${Pages.money(s.recurring_amount)} every ${s.interval_count === 1 ? "" : `${s.interval_count} `}${s.billing_interval}</td></tr>
-<tr><th>Current period</th><td>${Pages.when(s.current_period_start)} to ${Pages.when(s.next_billing_date)}</td></tr>
+<tr><th>Customer</th><td>${s.customer?.email ?? ""}</td></tr><tr><th>Amount</th><td>${Pages.money(s.recurring_amount)} ${everyInterval(s.billing_interval, s.interval_count)}</td></tr>
+${s.trial_ends_at === null ? "" : html`<tr><th>Trial</th><td>${trialText(s, now)}</td></tr>`}
+<tr><th>${s.period === 0 && s.trial_ends_at !== null ? "Trial period" : "Current period"}</th><td>${Pages.when(s.current_period_start)} to ${Pages.when(s.next_billing_date)}</td></tr>
 ${s.discounts.map((d) => html`<tr><th>Discount</th><td><strong>${d.code}</strong>: <span data-testid="subscription-discount">${subscriptionDiscountText(d)}</span></td></tr>`)}
 ${planRows(f, s)}</table>
 ${write ? html`<p>${action("now", "Cancel now")} ${s.cancel_at_period_end ? action("undo", "Keep renewing") : action("period_end", "Cancel at the period end")}</p>` : ""}${changePlanLink(f, s)}</div>
+${
+          write
+            ? html`<div class="card"><h2>Charge now</h2><p class="muted">Charges the card this subscription renews on (${s.payment_method.brand} •••• ${s.payment_method.last4}) once, now, beside its schedule. You confirm on the next page.</p>${
+              Pages.form(f, `${Pages.modePath(f)}/subscriptions/${s.subscription_id}/charge`, html`
+<label for="charge_amount">Amount in AED (priced as your products are: VAT is added if your prices exclude it)</label><input id="charge_amount" name="amount" inputmode="decimal" value="${notice.charge?.amount ?? ""}" required>
+<label for="charge_description">Description (optional; by default the subscription's name)</label><input id="charge_description" name="description" value="${notice.charge?.description ?? ""}">
+<p><button type="submit">Review the charge</button></p>`)
+            }</div>`
+            : ""
+        }
 <div class="card"><h2>Payments</h2><table><tbody>${
           paid.map((p) => html`<tr><td><a href="${Pages.modePath(f)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td><td>${p.status}</td><td class="num">${Pages.money(p.total_amount)}</td><td>${Pages.when(p.created_at)}</td></tr>`)
         }</tbody></table></div>
@@ -89,6 +125,67 @@ ${write ? html`<p>${action("now", "Cancel now")} ${s.cancel_at_period_end ? acti
           f,
           `${Pages.modePath(f)}/subscriptions/${id}`,
           when === "now" ? "Cancelled." : when === "undo" ? "It keeps renewing." : "It ends at the end of the current period."
+        )
+      })))
+
+    /**
+     * "Charge now": the form's amount and description are checked (by the API's own schema), then shown for a
+     * confirmation, whose form carries a one-time token; only the confirmed post charges, with that token as its
+     * idempotency key, so the same confirmation posted twice charges once and is answered as the first was.
+     */
+    yield* kit.post("/dashboard/:mode/subscriptions/:id/charge", kit.withPost((signed, f, scope, params) =>
+      Effect.gen(function*() {
+        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot charge subscriptions.`), f.nonce)
+        const id = subscriptionIdOf(yield* kit.param("id"))
+        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(subscriptions.get(scope, id)))
+        if (id === undefined || found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const typed: ChargeForm = { amount: kit.field(params, "amount"), description: kit.field(params, "description") }
+        const refused = (error: string, status: number) => subscriptionPage(f, scope, { error, charge: typed }, status)
+        const price = parseAed(typed.amount)
+        if (price === undefined || price <= 0) return yield* refused("Enter the amount to charge in AED, e.g. 45.00", 400)
+        const input = decodeCharge({
+          product_price: price,
+          ...(typed.description === "" ? {} : { product_description: typed.description })
+        })
+        if (Either.isLeft(input)) {
+          return yield* refused(describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) }), 400)
+        }
+        if (found.status === "cancelled") return yield* refused("This subscription is cancelled: its card cannot be charged.", 409)
+        const path = `${Pages.modePath(f)}/subscriptions/${id}`
+        const once = kit.field(params, onceField)
+        if (kit.field(params, "confirm") !== "yes") {
+          return kit.page(200, Pages.chrome(f, "Confirm the charge", html`<div class="card">
+<p>Charge <strong>${Pages.money(price)}</strong> (${input.right.product_description ?? found.name}) to ${found.customer.email}'s ${found.payment_method.brand} •••• ${found.payment_method.last4} now?</p>
+<p class="muted">VAT is added if your prices exclude it. The subscription's period and status do not change.</p>${
+            Pages.moneyForm(f, `${path}/charge`, html`<input type="hidden" name="amount" value="${typed.amount}"><input type="hidden" name="description" value="${typed.description}"><input type="hidden" name="confirm" value="yes">
+<p><button type="submit">Charge ${Pages.money(price)} now</button> <a href="${path}">Cancel</a></p>`)
+          }</div>`), f.nonce)
+        }
+        if (once.length < 16 || once.length > 64) {
+          return yield* refused("This form is out of date, so nothing was charged. Check the amount and send it again.", 400)
+        }
+        const made = yield* Effect.either(charges.charge(scope, id, input.right, {
+          key: `dashboard.charge.${once}`,
+          request: `dashboard charge ${id}\n${JSON.stringify(input.right)}`
+        }))
+        if (Either.isLeft(made)) {
+          const error = made.left
+          if (error._tag === "NotFound") return kit.page(404, Pages.notFoundPage(f), f.nonce)
+          if (error._tag === "StoreUnavailable" || error._tag === "IdempotencyKeyInUse") {
+            return yield* refused("The charge could not be made now. Try again in a moment.", 503)
+          }
+          return yield* refused(error.message, 409)
+        }
+        yield* kit.audit(signed, "subscription.charge", id, scope.livemode)
+        const { payment } = made.right
+        return kit.done(
+          f,
+          path,
+          payment.status === "succeeded"
+            ? `Charged ${Pages.money(payment.total_amount)}.`
+            : payment.status === "failed"
+            ? `The card was declined (${payment.failure_code ?? "card_declined"}): nothing was charged.`
+            : `The charge of ${Pages.money(payment.total_amount)} is processing: the processor has not answered yet.`
         )
       })))
   })
