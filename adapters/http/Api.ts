@@ -194,7 +194,8 @@ export class ProductsGroup extends HttpApiGroup.make("products")
       .annotateContext(OpenApi.annotations({
         summary: "Create a product",
         description: "`billing` defaults to `one_time`. A `recurring` product needs `billing_interval`; " +
-          "`interval_count` defaults to 1 (at most 3 years, 36 months, 156 weeks or 365 days). `status` " +
+          "`interval_count` defaults to 1 (at most 3 years, 36 months, 156 weeks or 365 days), and may give a " +
+          "trial: `trial_period_days` (0 to 365) and, for a paid one, `trial_amount` (fils per unit). `status` " +
           "defaults to `active`: only active products can enter a cart. A currency other than `AED` is `400 " +
           "CURRENCY_NOT_SUPPORTED`. Send an `Idempotency-Key` to retry safely."
       }))
@@ -300,7 +301,10 @@ export class CheckoutSessionsGroup extends HttpApiGroup.make("checkoutSessions")
           "`return_url`, as a redirect to it with `session_id`, `status` and `payment_id` appended. " +
           "`discount_code` (any case) takes a discount code off the lines it applies to (`discounts` shows it); " +
           "one that is unknown, expired, used up or fits nothing in the cart is `400 INVALID_REQUEST` saying " +
-          "which. The customer may also type a code on the page. A live " +
+          "which. The customer may also type a code on the page. A subscription starts with its product's " +
+          "trial, or `subscription_data.trial_period_days`; `total_amount` is then what is charged today (0 for " +
+          "a free trial, which saves the card, completes with no payment and redirects with `subscription_id` " +
+          "instead of `payment_id`; a trial takes no discount code). A live " +
           "key on an account without live payments is `403 PAYMENTS_DISABLED`. Send an `Idempotency-Key` to " +
           "retry safely."
       }))
@@ -313,7 +317,7 @@ export class CheckoutSessionsGroup extends HttpApiGroup.make("checkoutSessions")
         summary: "Read a checkout session",
         description: "`status` is `open`, `complete` (a payment succeeded) or `expired` (24 hours passed; a session " +
           "past `expires_at` reads as expired at once). `payment_id` and `subscription_id` are set once " +
-          "paid."
+          "paid; a free trial completes with `subscription_id` and no payment."
       }))
   )
   .annotateContext(OpenApi.annotations({
