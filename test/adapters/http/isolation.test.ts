@@ -98,7 +98,8 @@ const expectOwn = (w: World, caller: number, value: unknown, context: string) =>
 /** Well-formed bodies for actions on an object (given one of the caller's own products): still 404 on another's. */
 const postBodies: Record<string, (product: string) => object> = {
   "subscriptions.changePlan": (product) => ({ product_id: product, quantity: 1, proration_billing_mode: "prorated_immediately" }),
-  "subscriptions.previewChangePlan": (product) => ({ product_id: product, quantity: 1, proration_billing_mode: "prorated_immediately" })
+  "subscriptions.previewChangePlan": (product) => ({ product_id: product, quantity: 1, proration_billing_mode: "prorated_immediately" }),
+  "subscriptions.charge": () => ({ product_price: 2500, product_description: "Stolen" })
 }
 
 const attacks: Record<string, Attack> = {}
