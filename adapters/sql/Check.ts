@@ -8,7 +8,7 @@
  * - `payment_events`: a succeeded (or refunded) payment has exactly one `payment.succeeded` event, a failed one
  *   exactly one `payment.failed`, a processing one neither; its `refund.succeeded` events add up to `refunded_amount`.
  * - `session_complete`: a session with a succeeded payment is `complete` and names that payment; a session is paid
- *   at most once; a complete session names a paid payment.
+ *   at most once; a complete session names a paid payment, or is a free trial that names its subscription.
  * - `period_charged_twice`: at most one paid charge per (subscription, period); every renewal payment was reserved
  *   (has its `subscription_attempts` row).
  * - `delivery_missing`: every event has one delivery per endpoint that subscribed to it when it happened (an enabled
@@ -23,7 +23,8 @@
  *   refunds; a refund is ended with what its status needs (a refused one's reason, a succeeded one's processor id).
  * - `day_totals`: the daily payment totals the dashboard reads (migration 0013) equal the payments summed again.
  * - `amounts`: 0 ≤ refunded ≤ amount, fees within the amount, net = amount − fee − refunded; a session's total is the
- *   sum of its lines; a checkout payment charges its session's total.
+ *   sum of its lines (their gross, priced with VAT; a trial's total is what it charges today, so its cart's lines,
+ *   at the full price, do not say it); a checkout payment charges its session's total.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Duration, Effect } from "effect"
@@ -107,7 +108,10 @@ const queries = (leaseGraceMs: number, subscribeGraceMs: number): ReadonlyArray<
     SELECT s.session_id, format('complete session names payment %s, which is %s', s.payment_id, coalesce(p.status, 'missing'))
     FROM checkout_sessions s LEFT JOIN payments p ON p.payment_id = s.payment_id
     WHERE s.status = 'complete' AND (p.payment_id IS NULL OR p.status NOT IN ${paid}
-      OR p.checkout_session_id IS DISTINCT FROM s.session_id)`],
+      OR p.checkout_session_id IS DISTINCT FROM s.session_id)
+      -- A free trial charges nothing: it completes with its subscription and no payment.
+      AND NOT (s.payment_id IS NULL AND s.trial_period_days IS NOT NULL AND s.total_amount = 0
+        AND EXISTS (SELECT 1 FROM subscriptions u WHERE u.subscription_id = s.subscription_id))`],
 
   ["period_charged_twice", `
     SELECT a.subscription_id || ':' || a.period AS object_id,
@@ -200,10 +204,13 @@ const queries = (leaseGraceMs: number, subscribeGraceMs: number): ReadonlyArray<
     UNION ALL
     SELECT s.session_id, format('session total %s, its lines add up to %s', s.total_amount, lines.sum)
     FROM checkout_sessions s,
-      -- Its lines: with their VAT, their gross; otherwise their prices less what its discount codes took off.
-      LATERAL (SELECT CASE WHEN s.tax_lines IS NOT NULL
+      -- Its lines: with their VAT, their gross; otherwise their prices less what its discount codes took off. A
+      -- trial's total is what the trial charges, which its lines (a period's, at the full price) do not say.
+      LATERAL (SELECT CASE
+        WHEN s.tax_lines IS NOT NULL
           THEN (SELECT coalesce(sum((l->>'gross')::numeric), 0) FROM jsonb_array_elements(s.tax_lines->'lines') l)
-          ELSE (SELECT coalesce(sum((l->>'quantity')::numeric * (l->>'unit_amount')::numeric), 0)
+        WHEN s.trial_period_days IS NULL
+          THEN (SELECT coalesce(sum((l->>'quantity')::numeric * (l->>'unit_amount')::numeric), 0)
               FROM jsonb_array_elements(s.product_cart) l)
             - (SELECT coalesce(sum((d->>'amount_off')::numeric), 0) FROM jsonb_array_elements(s.discounts) d)
         END AS sum) lines

@@ -101,6 +101,15 @@ beforeAll(async () => {
     yield* pay(changed.session_id, formWith(cards.visa))
     const sub = yield* makeSession(shop, { product_cart: [{ product_id: plan.product_id, quantity: 1 }] })
     yield* pay(sub.session_id, formWith(cards.visa))
+    // A free trial (its session complete with no payment) and a paid one (its total the trial's price, not its lines').
+    for (const trial_amount of [null, 400]) {
+      const trialPlan = yield* products.create(shop, {
+        name: "Trial club", price: 3_000, currency: "AED", billing: "recurring", billing_interval: "month", trial_period_days: 7, trial_amount
+      })
+      const trial = yield* makeSession(shop, { product_cart: [{ product_id: trialPlan.product_id, quantity: 2 }] })
+      const started = yield* pay(trial.session_id, formWith(cards.visa))
+      if (started._tag !== (trial_amount === null ? "Started" : "Paid")) return yield* Effect.die(`the trial answered ${started._tag}`)
+    }
     const now = DateTime.toEpochMillis(yield* DateTime.now)
     const report = yield* (yield* Billing).runOnce({ livemode: false, asOf: now + 86_400_000 + 60_000 })
     if (report.renewals_charged !== 1) return yield* Effect.die(`expected one renewal, got ${JSON.stringify(report)}`)
