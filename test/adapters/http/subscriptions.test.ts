@@ -557,9 +557,14 @@ describeStores("subscriptions over HTTP", (variant) => {
     })
     const charges = (await raw.get(`/payments?customer_id=${subscription.customer.customer_id}&limit=100`)).json.items
       .filter((p: any) => p.billing_reason === "subscription_charge")
-    expect(charges).toHaveLength(1)
+    expect(charges.map((p: any) => p.payment_id)).toEqual([made.json.payment_id])
     expect((await raw.get(`/subscriptions/${subscription.subscription_id}`)).json).toStrictEqual(subscription)
     expect((await eventsFor(shop.test.key, subscription.subscription_id)).map((e) => e.type).slice(-1)).toEqual(["payment.succeeded"])
+
+    // The typed client: the same endpoint, its answer decoded; its refusal typed.
+    const client = await clientFor(server(), shop.test.key)
+    const typed = await call(client.subscriptions.charge({ path: { id: subscription.subscription_id }, payload: { product_price: 100 }, headers: {} }))
+    expect((await raw.get(`/payments/${typed.payment_id}`)).json).toMatchObject({ total_amount: 100, billing_reason: "subscription_charge" })
 
     for (const bad of [{ product_price: 0 }, { product_price: -5 }, { product_price: 12.5 }, {}, { product_price: 100, amount: 1 }]) {
       expectError(await raw.post(path, bad), 400, "INVALID_REQUEST")
@@ -568,5 +573,9 @@ describeStores("subscriptions over HTTP", (variant) => {
     expectError(await raw.post(`/subscriptions/sub_${hex32}/charge`, body), 404, "NOT_FOUND")
     expect((await raw.patch(`/subscriptions/${subscription.subscription_id}`, { status: "cancelled" })).status).toBe(200)
     expect(expectError(await raw.post(path, body), 409, "INVALID_STATE")).toContain("cancelled")
+    const refused = await Effect.runPromise(Effect.flip(
+      client.subscriptions.charge({ path: { id: subscription.subscription_id }, payload: { product_price: 100 }, headers: {} })
+    ))
+    expect(refused._tag).toBe("InvalidState")
   })
 })
