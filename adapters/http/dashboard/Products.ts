@@ -73,7 +73,7 @@ const trialInput = (t: TrialForm, params: UrlParams.UrlParams): Either.Either<Re
 const trialControls = (shown: TrialForm) =>
   html`<fieldset><legend>Trial (recurring products)</legend>
 <label for="trial_period_days">Trial days (0 to ${maxTrialDays}; 0 for none)</label><input id="trial_period_days" name="trial_period_days" inputmode="numeric" value="${shown.trial_period_days}">
-<label for="trial_amount">Trial price in AED per unit (empty for a free trial)</label><input id="trial_amount" name="trial_amount" inputmode="decimal" value="${shown.trial_amount}">
+<label for="trial_amount">A paid trial's charge per unit, AED (empty for a free trial)</label><input id="trial_amount" name="trial_amount" inputmode="decimal" value="${shown.trial_amount}">
 </fieldset>`
 /** A product's trial in words. */
 const trialText = (p: Product) =>
