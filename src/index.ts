@@ -47,7 +47,7 @@ export {
 } from "./application/Reconciliation.js"
 export { type ProductListParams, Products } from "./application/Products.js"
 export { RateLimits } from "./application/RateLimits.js"
-export { type ChargeKey, type ChargeMade, SubscriptionCharges } from "./application/SubscriptionCharges.js"
+export { type ChargeMade, SubscriptionCharges } from "./application/SubscriptionCharges.js"
 export { type SubscriptionListParams, Subscriptions } from "./application/Subscriptions.js"
 export { type Signed, Users } from "./application/Users.js"
 export { type Overview, type Period, Reports } from "./application/Reports.js"

@@ -25,25 +25,7 @@ const canonical = (value: unknown): string => {
   return JSON.stringify(value) ?? "null"
 }
 
-/**
- * What makes a request, as its key's fingerprint reads it: the method, the URL and the body (key order in its JSON
- * does not matter).
- */
-export const requestText = Effect.gen(function*() {
-  const request = yield* HttpServerRequest.HttpServerRequest
-  // The body was already read and decoded by the endpoint; `text` is cached, so this costs no I/O.
-  const text = yield* Effect.orElseSucceed(request.text, () => "")
-  let body: unknown
-  try {
-    body = text === "" ? null : JSON.parse(text)
-  } catch {
-    body = text
-  }
-  return `${request.method} ${request.url}\n${canonical(body)}`
-})
-
-/** An answer as a keyed request gives it: JSON, marked when it is the replay of an earlier request's. */
-export const respond = (stored: StoredResponse, replayed: boolean) =>
+const respond = (stored: StoredResponse, replayed: boolean) =>
   HttpServerResponse.text(stored.body, {
     status: stored.status,
     contentType: "application/json",
@@ -64,7 +46,15 @@ export const idempotent = <A, I, E extends { readonly code: string; readonly mes
   return key === undefined ? Effect.map(work, (a) => jsonSuccess(encode(a))) : Effect.gen(function*() {
     const service = yield* IdempotencyService
     const principal = yield* CurrentPrincipal
-    const request = yield* requestText
+    const request = yield* HttpServerRequest.HttpServerRequest
+    // The body was already read and decoded by the endpoint; `text` is cached, so this costs no I/O.
+    const text = yield* Effect.orElseSucceed(request.text, () => "")
+    let body: unknown
+    try {
+      body = text === "" ? null : JSON.parse(text)
+    } catch {
+      body = text
+    }
     const execute = work.pipe(
       Effect.match({
         onSuccess: (a): StoredResponse => ({ status: 200, body: JSON.stringify(encode(a)) }),
@@ -74,7 +64,7 @@ export const idempotent = <A, I, E extends { readonly code: string; readonly mes
         })
       })
     )
-    const result = yield* service.run(principal, key, request, execute)
+    const result = yield* service.run(principal, key, `${request.method} ${request.url}\n${canonical(body)}`, execute)
     return respond(result.response, result.replayed)
   })
 }

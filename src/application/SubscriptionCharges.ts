@@ -4,18 +4,18 @@
  * answer is looked up and a crash leaves a `processing` payment for the lookup pass, never a second charge under a new
  * reference. The subscription's period and status do not change.
  *
- * With an Idempotency-Key, the key is claimed in the reserving transaction with the payment's id as its answer (as a
- * refund's is, `Refunds`): a retry, even after a crash between that commit and the processor's answer, gets the same
- * payment and never a second one; a payment still `processing` is carried on, asked of the processor again under its
- * own reference and card, which moves no money twice. The key is the API's own (same scope and fingerprint as every
- * POST's), so one key reused on another request is refused as anywhere else.
+ * With an Idempotency-Key the key is also claimed in the reserving transaction, in a scope of its own, with the
+ * payment's id as its answer (as a plan change's and a refund's are): a retry after a crash anywhere, even between
+ * the processor's answer and its record, meets that payment and carries it on (a payment still `processing` is asked
+ * of the processor again under its own reference and card, which moves no money twice), never reserving another.
  */
-import { DateTime, Effect, Option, Schema } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import * as Account from "../domain/Account.js"
 import { notFound } from "../domain/Errors.js"
 import * as Idempotency from "../domain/Idempotency.js"
 import { type PaymentId, prefixes, type SubscriptionId } from "../domain/Ids.js"
 import type * as Payment from "../domain/Payment.js"
+import { canonicalJson } from "../domain/PlanChange.js"
 import * as Subscription from "../domain/Subscription.js"
 import { PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { Signer } from "../ports/Signer.js"
@@ -29,21 +29,11 @@ import { type ChargeReport, ChargeOutcomes, lookedUpCharge } from "./ChargeOutco
 import { newId } from "./Ids.js"
 import { callProcessor } from "./ProcessorCall.js"
 
-/** A request's Idempotency-Key and the canonical text of what makes the request (method, path, body). */
-export interface ChargeKey {
-  readonly key: string
-  readonly request: string
-}
-
 /** The charge's payment as it stands after, and whether it was made by an earlier request under the same key. */
 export interface ChargeMade {
   readonly payment: Payment.Payment
   readonly replayed: boolean
 }
-
-const answerOf = Schema.parseJson(Subscription.SubscriptionChargeResult)
-const encodeAnswer = Schema.encodeSync(answerOf)
-const decodeAnswer = Schema.decodeUnknownOption(answerOf)
 
 export class SubscriptionCharges extends Effect.Service<SubscriptionCharges>()("fils/SubscriptionCharges", {
   effect: Effect.gen(function*() {
@@ -58,28 +48,28 @@ export class SubscriptionCharges extends Effect.Service<SubscriptionCharges>()("
     const signer = yield* Signer
 
     /**
-     * Claims the key with `paymentId` as its answer (in the reserving transaction): the payment an earlier request
-     * reserved under it instead, if any; other parameters under the key are refused, as for every POST.
+     * Claims `key` for this charge (in the reserving transaction), answered at once with the id its payment will have:
+     * the id answered earlier under it, if any (other parameters under one key are refused).
      */
-    const claimKey = (scope: Account.Scope, idempotency: ChargeKey, paymentId: PaymentId) =>
+    const claimKey = (scope: Account.Scope, id: SubscriptionId, input: Subscription.SubscriptionCharge, key: string, paymentId: PaymentId) =>
       Effect.gen(function*() {
-        const invalid = Idempotency.validateKey(idempotency.key)
+        const invalid = Idempotency.validateKey(key)
         if (invalid) return yield* invalid
-        const fingerprint = yield* signer.digest(idempotency.request)
+        const fingerprint = yield* signer.digest(`charge ${id} ${canonicalJson(input)}`)
         const now = yield* DateTime.now
         const claimed = yield* idempotencyRepo.claim({
-          scope: Account.scopeKey(scope),
-          key: idempotency.key,
+          // A scope of their own: the API's record of the request's response is another.
+          scope: `${Account.scopeKey(scope)}:subscription_charges`,
+          key,
           fingerprint,
-          response: { status: 200, body: encodeAnswer({ payment_id: paymentId }) },
+          response: { status: 200, body: paymentId },
           lockedUntil: now,
           expiresAt: DateTime.addDuration(now, Idempotency.retention)
         }, now)
         if (claimed._tag === "Claimed") return undefined
         const outcome = Idempotency.decide(claimed.record, fingerprint)
         if (outcome._tag === "Refuse") return yield* outcome.error
-        // Only a charge answers this fingerprint (method, path and body), and only with its payment.
-        return Option.getOrThrow(decodeAnswer(outcome.response.body)).payment_id
+        return outcome.response.body as PaymentId
       })
 
     /**
@@ -87,10 +77,10 @@ export class SubscriptionCharges extends Effect.Service<SubscriptionCharges>()("
      * a cancellation cannot slip in between the check and the reservation. Under a key already used, that request's
      * payment instead.
      */
-    const reserve = (scope: Account.Scope, id: SubscriptionId, input: Subscription.SubscriptionCharge, key: ChargeKey | undefined) =>
+    const reserve = (scope: Account.Scope, id: SubscriptionId, input: Subscription.SubscriptionCharge, key: string | undefined) =>
       transactions.transact(Effect.gen(function*() {
         const paymentId = yield* newId<PaymentId>(prefixes.payment)
-        const earlier = key === undefined ? undefined : yield* claimKey(scope, key, paymentId)
+        const earlier = key === undefined ? undefined : yield* claimKey(scope, id, input, key, paymentId)
         if (earlier !== undefined) return { _tag: "Replayed", paymentId: earlier } as const
         const found = Option.filter(yield* subscriptionRepo.lock(id), (s) => Account.inScope(s, scope))
         if (Option.isNone(found)) return yield* notFound("subscription", id)
@@ -117,9 +107,9 @@ export class SubscriptionCharges extends Effect.Service<SubscriptionCharges>()("
       scope: Account.Scope,
       id: SubscriptionId,
       input: Subscription.SubscriptionCharge,
-      key?: ChargeKey
+      idempotencyKey?: string
     ) {
-      const reserved = yield* reserve(scope, id, input, key)
+      const reserved = yield* reserve(scope, id, input, idempotencyKey)
       if (reserved._tag === "Reserved") {
         return { payment: yield* chargeAndRecord(reserved.payment, reserved.token), replayed: false } satisfies ChargeMade
       }

@@ -398,10 +398,14 @@ const planFields = (plan: Subscription.Plan) => ({
 
 const changed = (s: Subscription.Subscription) => Subscription.SubscriptionEvent.SubscriptionPlanChanged({ subscription_id: s.subscription_id })
 
+/** A change that starts the new plan's period at `at` during a trial ends the trial there. */
+const endTrial = (s: Subscription.Subscription, at: DateTime.Utc) => (Subscription.inTrial(s) ? { trial_ends_at: at } : {})
+
 /** On `plan` from `at`, a new period started there (the period after the current one), paid. */
 const restarted = (s: Subscription.Subscription, plan: Subscription.Plan, at: DateTime.Utc): Subscription.Subscription => ({
   ...s,
   ...planFields(plan),
+  ...endTrial(s, at),
   anchor: at,
   anchor_period: s.period + 1,
   period: s.period + 1,
@@ -516,6 +520,7 @@ export const settle = (
   const unpaid: Subscription.Subscription = {
     ...s,
     ...planFields(pending.plan),
+    ...endTrial(s, pending.at),
     anchor: pending.at,
     anchor_period: s.period + 1,
     next_billing_date: pending.at,

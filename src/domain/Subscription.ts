@@ -116,7 +116,10 @@ const resourceFields = {
   current_period_start: Schema.DateTimeUtc,
   next_billing_date: Schema.DateTimeUtc,
   cancel_at_period_end: Schema.Boolean,
-  /** The trial it started with, in days (0: none), and when that trial ends (null without one). */
+  /**
+   * The trial it started with, in days (0: none), and when that trial ends (null without one; a plan change made
+   * during it ends it on the change date).
+   */
   trial_period_days: Schema.Int,
   trial_ends_at: Schema.NullOr(Schema.DateTimeUtc),
   cancelled_at: Schema.NullOr(Schema.DateTimeUtc),
@@ -246,6 +249,9 @@ export const dueAttemptOf = (period: number, attempt: number): DueAttempt => Dat
 export const periodStartOf = (s: Pick<Subscription, "anchor" | "anchor_period" | "billing_interval" | "interval_count">, n: number) =>
   Calendar.periodStart(s.anchor, s.billing_interval, s.interval_count, n - s.anchor_period)
 const period = periodStartOf
+
+/** Whether the current period is a trial: period 0 of a subscription started with one. */
+export const inTrial = (s: Pick<Subscription, "trial_ends_at" | "period">): boolean => s.trial_ends_at !== null && s.period === 0
 
 /** When a trial of `days` started at `start` ends (whole days of 24 hours); null for none. */
 export const trialEnd = (start: DateTime.Utc, days: number): DateTime.Utc | null =>

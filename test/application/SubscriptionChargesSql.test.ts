@@ -47,7 +47,7 @@ describe("on-demand charges on PostgreSQL, two servers", () => {
       }).pipe(Effect.provide(a))
 
       const body = { product_price: 2500, product_description: "Extra tin" }
-      const key = { key: "charge-extra-tin", request: `POST /api/v1/subscriptions/${subscriptionId}/charge\n${JSON.stringify(body)}` }
+      const key = "charge-extra-tin"
       const charge = (server: typeof a) =>
         Effect.flatMap(SubscriptionCharges, (c) => c.charge(scope, subscriptionId, body, key)).pipe(Effect.provide(server))
       const made = yield* Effect.all([a, b, a, b, a, b].map(charge), { concurrency: "unbounded" })

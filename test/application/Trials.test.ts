@@ -342,8 +342,6 @@ const subscribed = (scope: Scope, card: string = cards.visa) =>
     return yield* getSub(scope, result.payment.subscription_id)
   })
 
-const keyed = (key: string, body: unknown) => ({ key, request: `POST /charge\n${JSON.stringify(body)}` })
-
 describe("on-demand charges", () => {
   it.effect("charge the saved card now (subscription_charge); the period and status stay; refused once cancelled", () =>
     Effect.gen(function*() {
@@ -395,9 +393,9 @@ describe("on-demand charges", () => {
       const sub = yield* subscribed(test, cards.answerLost)
       const before = (yield* processorCharges).length
       const body = { product_price: 1500 }
-      const made = yield* Effect.flatMap(SubscriptionCharges, (c) => c.charge(test, sub.subscription_id, body, keyed("k-lost", body)))
+      const made = yield* Effect.flatMap(SubscriptionCharges, (c) => c.charge(test, sub.subscription_id, body, "k-lost"))
       assert.deepStrictEqual([made.payment.status, made.payment.total_amount], ["succeeded", 1500])
-      const again = yield* Effect.flatMap(SubscriptionCharges, (c) => c.charge(test, sub.subscription_id, body, keyed("k-lost", body)))
+      const again = yield* Effect.flatMap(SubscriptionCharges, (c) => c.charge(test, sub.subscription_id, body, "k-lost"))
       assert.deepStrictEqual([again.replayed, again.payment.payment_id], [true, made.payment.payment_id])
       const charged = (yield* processorCharges).filter((m) => m.reference === made.payment.payment_id)
       assert.strictEqual(charged.length, 1)
@@ -417,7 +415,7 @@ describe("on-demand charges", () => {
       // Left alone: a minute later the lookup pass asks the processor and records what it did.
       const left = { product_price: 1500, metadata: { order: "1043" } }
       yield* Ref.set(crash, true)
-      const died = yield* Effect.exit(charges.charge(test, sub.subscription_id, left, keyed("k-left", left)))
+      const died = yield* Effect.exit(charges.charge(test, sub.subscription_id, left, "k-left"))
       assert.isTrue(Exit.isFailure(died), "the request died after the processor took the money")
       const [pending] = yield* ofCharges
       assert.strictEqual(pending?.status, "processing")
@@ -427,18 +425,18 @@ describe("on-demand charges", () => {
         [pending!.payment_id, "succeeded", { order: "1043" }]
       ])
       // A retry with its key later answers that payment, and charges nothing.
-      const late = yield* charges.charge(test, sub.subscription_id, left, keyed("k-left", left))
+      const late = yield* charges.charge(test, sub.subscription_id, left, "k-left")
       assert.deepStrictEqual([late.replayed, late.payment.payment_id, late.payment.status], [true, pending!.payment_id, "succeeded"])
 
       // Retried at once: the same payment, carried on under its reference (the processor answers what it did).
       const retried = { product_price: 700 }
       yield* Ref.set(crash, true)
-      assert.isTrue(Exit.isFailure(yield* Effect.exit(charges.charge(test, sub.subscription_id, retried, keyed("k-retry", retried)))))
-      const retry = yield* charges.charge(test, sub.subscription_id, retried, keyed("k-retry", retried))
+      assert.isTrue(Exit.isFailure(yield* Effect.exit(charges.charge(test, sub.subscription_id, retried, "k-retry"))))
+      const retry = yield* charges.charge(test, sub.subscription_id, retried, "k-retry")
       assert.deepStrictEqual([retry.replayed, retry.payment.status, retry.payment.total_amount], [true, "succeeded", 700])
       // The key with another body is refused, as for any POST.
       const other = { product_price: 9999 }
-      const reused = yield* Effect.either(charges.charge(test, sub.subscription_id, other, keyed("k-retry", other)))
+      const reused = yield* Effect.either(charges.charge(test, sub.subscription_id, other, "k-retry"))
       assert.isTrue(Either.isLeft(reused) && reused.left._tag === "IdempotencyKeyReused")
 
       const made = yield* ofCharges

@@ -8,7 +8,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Either, FastCheck } from "effect"
 import * as Calendar from "../../src/domain/Calendar.js"
-import type { AccountId, CustomerId, ProductId, SubscriptionId } from "../../src/domain/Ids.js"
+import type { AccountId, CustomerId, PaymentId, ProductId, SubscriptionId } from "../../src/domain/Ids.js"
+import * as PlanChange from "../../src/domain/PlanChange.js"
+import * as Product from "../../src/domain/Product.js"
 import { type BillingInterval, maxIntervalCount, maxTrialDays } from "../../src/domain/Product.js"
 import * as Subscription from "../../src/domain/Subscription.js"
 
@@ -154,4 +156,32 @@ describe("trials (random lives)", () => {
       assert.strictEqual(ms(Subscription.periodStartOf(s, n)), ms(Calendar.periodStart(start, interval, count, n)))
     }
   }, { fastCheck: { numRuns: 50 } })
+})
+
+describe("a plan change during a trial", () => {
+  it("made now, it ends the trial on the change date, paid or not; scheduled, the trial runs to its end", () => {
+    const start = DateTime.unsafeMake("2027-03-01T09:00:00.000Z")
+    const s = startedWithTrial(start, 14, "month", 1).next
+    const at = plus(start, 7 * day)
+    const product = Either.getOrThrow(Product.create(
+      { name: "Pro beans", price: 30_000, currency: "AED", billing: "recurring", billing_interval: "year" },
+      { id: `pdt_${"1".repeat(32)}` as ProductId, accountId: s.account_id, livemode: false, now: start }
+    ))
+    const priceWith = (request: Parameters<typeof PlanChange.price>[0]["request"]) =>
+      // A free trial: its period was charged nothing.
+      Either.getOrThrow(PlanChange.price({ subscription: s, product, quantity: 1, request, at, vat: null, periodCharge: 0 }))
+    const paymentId = `pay_${"2".repeat(32)}` as PaymentId
+    const waiting = PlanChange.awaitCharge(s, priceWith({ proration_billing_mode: "full_immediately" }), paymentId)
+    for (const succeeded of [true, false]) {
+      const after = PlanChange.settle(waiting, paymentId, succeeded, at)!.next
+      assert.strictEqual(ms(after.trial_ends_at!), ms(at), `paid: ${succeeded}`)
+      assert.isFalse(Subscription.inTrial(after) && succeeded)
+      // The store's rule: every period after the trial starts at or after its end.
+      if (after.period > 0) assert.isAtLeast(ms(after.current_period_start), ms(after.trial_ends_at!))
+    }
+    const scheduled = PlanChange.schedule(s, priceWith({ proration_billing_mode: "full_immediately", effective_at: "next_billing_date" })).next
+    assert.strictEqual(ms(scheduled.trial_ends_at!), start.epochMillis + 14 * day)
+    const kept = PlanChange.changeWithoutCharge(s, priceWith({ proration_billing_mode: "do_not_bill" })).next
+    assert.deepStrictEqual([ms(kept.trial_ends_at!), ms(kept.next_billing_date)], [start.epochMillis + 14 * day, start.epochMillis + 14 * day])
+  })
 })

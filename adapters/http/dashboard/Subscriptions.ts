@@ -164,10 +164,7 @@ ${
         if (once.length < 16 || once.length > 64) {
           return yield* refused("This form is out of date, so nothing was charged. Check the amount and send it again.", 400)
         }
-        const made = yield* Effect.either(charges.charge(scope, id, input.right, {
-          key: `dashboard.charge.${once}`,
-          request: `dashboard charge ${id}\n${JSON.stringify(input.right)}`
-        }))
+        const made = yield* Effect.either(charges.charge(scope, id, input.right, `dashboard.charge.${once}`))
         if (Either.isLeft(made)) {
           const error = made.left
           if (error._tag === "NotFound") return kit.page(404, Pages.notFoundPage(f), f.nonce)

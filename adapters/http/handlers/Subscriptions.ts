@@ -7,13 +7,11 @@ import { CustomerId, parseId, SubscriptionId } from "../../../src/domain/Ids.js"
 import { PlanChangePreview, PlanChangeResult } from "../../../src/domain/PlanChange.js"
 import { SubscriptionChargeResult } from "../../../src/domain/Subscription.js"
 import { CurrentPrincipal, FilsApi } from "../Api.js"
-import { encoderOf } from "../Encoders.js"
-import { idempotent, requestText, respond } from "../Idempotent.js"
+import { idempotent } from "../Idempotent.js"
 import { pathId } from "./ids.js"
 
 const withId = pathId(SubscriptionId, "subscription")
 const customerId = parseId(CustomerId)
-const encodeCharge = encoderOf(SubscriptionChargeResult)
 
 export const SubscriptionsLive = HttpApiBuilder.group(FilsApi, "subscriptions", (handlers) =>
   Effect.gen(function*() {
@@ -53,20 +51,16 @@ export const SubscriptionsLive = HttpApiBuilder.group(FilsApi, "subscriptions", 
       .handle("cancelScheduledChange", ({ path }) =>
         Effect.flatMap(withId(path.id), (id) =>
           Effect.flatMap(CurrentPrincipal, (p) => planChanges.cancelScheduled(p, id))))
-      // The key is claimed with the charge's reservation (`SubscriptionCharges`), not around the handler: the charge
-      // calls the processor between its own commits, and a retry after a crash there must meet the same payment.
+      // The key is also the charge's own (`SubscriptionCharges.charge`): its payment is reserved under it, so a retry
+      // after a crash between the charge and this answer carries that payment on instead of making another.
       .handle("charge", ({ headers, path, payload }) =>
-        Effect.flatMap(withId(path.id), (id) =>
-          Effect.gen(function*() {
-            const principal = yield* CurrentPrincipal
-            const key = headers["idempotency-key"]
-            const made = yield* charges.charge(
-              principal,
-              id,
-              payload,
-              key === undefined ? undefined : { key, request: yield* requestText }
-            )
-            const body = JSON.stringify(encodeCharge({ payment_id: made.payment.payment_id }))
-            return respond({ status: 200, body }, made.replayed)
-          })))
+        idempotent(
+          headers["idempotency-key"],
+          SubscriptionChargeResult,
+          Effect.flatMap(withId(path.id), (id) =>
+            Effect.flatMap(CurrentPrincipal, (p) =>
+              Effect.map(charges.charge(p, id, payload, headers["idempotency-key"]), (made) => ({
+                payment_id: made.payment.payment_id
+              }))))
+        ))
   }))
