@@ -17,6 +17,7 @@ import { WebhookTransportHttp } from "../../adapters/webhooks/WebhookTransportHt
 import { Accounts } from "../../src/application/Accounts.js"
 import { Billing } from "../../src/application/Billing.js"
 import { Checkout } from "../../src/application/Checkout.js"
+import { Discounts } from "../../src/application/Discounts.js"
 import { Engine } from "../../src/application/Engine.js"
 import { Events } from "../../src/application/Events.js"
 import { Payments } from "../../src/application/Payments.js"
@@ -27,7 +28,7 @@ import type { Scope } from "../../src/domain/Account.js"
 import type { SubscriptionId } from "../../src/domain/Ids.js"
 import type * as Product from "../../src/domain/Product.js"
 import { PaymentProcessor } from "../../src/ports/PaymentProcessor.js"
-import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
+import { cards, formWith, makeProduct, makeSession, pay, storedSession } from "../support/checkout.js"
 import { vatProfile } from "../support/taxProfile.js"
 import { newAccount } from "./harness.js"
 
@@ -282,6 +283,34 @@ describe("free trial", () => {
       }))
       assert.isTrue(Either.isLeft(refused) && refused.left._tag === "InvalidRequest")
       assert.match(Either.isLeft(refused) ? refused.left.message : "", /exactly one recurring product/)
+    }).pipe(withEngine))
+})
+
+describe("trials and discount codes", () => {
+  it.effect("a discount code does not go with a trial: refused at creation and typed on the page, nothing changed", () =>
+    Effect.gen(function*() {
+      yield* at(t0)
+      const { test } = yield* newAccount
+      yield* Effect.flatMap(Discounts, (d) => d.create(test, { code: "WELCOME", type: "percentage", amount: 1000 }))
+      const product = yield* makeProduct(test, {
+        name: "Coffee club", price: 9900, billing: "recurring", billing_interval: "month", trial_period_days: 14
+      })
+      const refused = yield* Effect.either(makeSession(test, { product_cart: [{ product_id: product.product_id }], discount_code: "welcome" }))
+      assert.isTrue(Either.isLeft(refused) && refused.left._tag === "InvalidRequest")
+      assert.match(Either.isLeft(refused) ? refused.left.message : "", /cannot be used with a trial/)
+      const session = yield* makeSession(test, { product_cart: [{ product_id: product.product_id }] })
+      const stored = yield* storedSession(session.session_id)
+      const typed = yield* Effect.either(Effect.flatMap(Checkout, (c) => c.applyCode(session.session_id, stored.form_token, "WELCOME")))
+      assert.isTrue(Either.isLeft(typed) && typed.left._tag === "InvalidRequest")
+      const after = yield* storedSession(session.session_id)
+      assert.deepStrictEqual([after.total_amount, after.discounts], [0, []])
+      // Without a trial the same code applies (the refusal is the trial's, not the code's).
+      const none = yield* makeSession(test, {
+        product_cart: [{ product_id: product.product_id }],
+        subscription_data: { trial_period_days: 0 },
+        discount_code: "welcome"
+      })
+      assert.strictEqual(none.total_amount, 8910)
     }).pipe(withEngine))
 })
 
