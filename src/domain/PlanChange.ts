@@ -433,7 +433,11 @@ export const discountsAfter = (s: Subscription.Subscription, change: PlanDiscoun
   return [...kept.filter((d) => !added.some((a) => a.discount_id === d.discount_id)), ...added]
 }
 
-const discountFields = (d: PlanDiscounts): PlanDiscounts => ({
+/** The fields as stored: a key only when it has a value (the stored change's fields are exact). */
+const discountFields = (d: PlanDiscounts): {
+  readonly keep_discounts?: ReadonlyArray<DiscountId>
+  readonly new_discounts?: ReadonlyArray<Discount.SubscriptionDiscount>
+} => ({
   ...(d.keep_discounts === undefined ? {} : { keep_discounts: d.keep_discounts }),
   ...(d.new_discounts === undefined ? {} : { new_discounts: d.new_discounts })
 })

@@ -57,8 +57,9 @@ export type Plan = typeof Plan.Type
  * redeemed, with their cycles.
  */
 const planDiscountFields = {
-  keep_discounts: Schema.optional(Schema.Array(DiscountId)),
-  new_discounts: Schema.optional(Schema.Array(Discount.SubscriptionDiscount))
+  // Exact: a key present is a list; stored as JSON, an `undefined` value would not come back as written.
+  keep_discounts: Schema.optionalWith(Schema.Array(DiscountId), { exact: true }),
+  new_discounts: Schema.optionalWith(Schema.Array(Discount.SubscriptionDiscount), { exact: true })
 }
 
 /** A plan change waiting for the next billing date, as the API shows it. */
