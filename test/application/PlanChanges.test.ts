@@ -483,6 +483,9 @@ describe("sequences of changes and renewals (property)", () => {
         const planChanges = yield* PlanChanges
         // The test's own ledger: the credit the subscription should hold, and what each paid period's plan costs.
         let credit = 0
+        // What the current period was charged before credit: the old plan's credit is a share of it, never of a price
+        // the period was not paid at (a `do_not_bill` change), and never more than the plan's price.
+        let periodBase = (yield* paymentsOf(test, id))[0]!.total_amount
         let periodsPaid = 0
         let fullPrices = 0
         let unusedCredits = 0
@@ -502,6 +505,7 @@ describe("sequences of changes and renewals (property)", () => {
             const spent = after.recurring_amount - renewal.total_amount
             assert.isTrue(spent >= 0 && spent <= credit, `credit spent ${spent} of ${credit}`)
             credit -= spent
+            periodBase = after.recurring_amount
             periodsPaid++
             fullPrices += after.recurring_amount
             assert.strictEqual(after.credit_balance, credit)
@@ -547,15 +551,17 @@ describe("sequences of changes and renewals (property)", () => {
           const atChange = DateTime.toEpochMillis(yield* DateTime.now)
           const secondsLeft = Math.floor((end - atChange) / 1000)
           const length = Math.floor((end - DateTime.toEpochMillis(s.current_period_start)) / 1000)
+          const base = Math.min(periodBase, s.recurring_amount)
           const unused = step.mode === "prorated_immediately"
-            ? Number((2n * BigInt(s.recurring_amount) * BigInt(secondsLeft) + BigInt(length)) / (2n * BigInt(length)))
+            ? Number((2n * BigInt(base) * BigInt(secondsLeft) + BigInt(length)) / (2n * BigInt(length)))
             : step.mode === "difference_immediately"
-            ? s.recurring_amount
+            ? base
             : 0
           const full = made.right.subscription.recurring_amount
           const spent = full - payment.total_amount
           assert.isTrue(spent >= 0 && spent <= credit + unused, "credit spent is credit there was")
           credit = credit + unused - spent
+          periodBase = full
           unusedCredits += unused
           periodsPaid++
           fullPrices += full
