@@ -38,7 +38,7 @@ const concurrency = 100
 const recordBatch = 100
 
 export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const paymentRepo = yield* PaymentRepository
     const subscriptionRepo = yield* SubscriptionRepository
     const transactions = yield* Transactions
@@ -163,10 +163,15 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
     })
 
     /**
-     * Charges one renewal reserved outside a billing pass (a retry brought forward by a new card: `PaymentMethods`)
-     * and records its outcome at once.
+     * Charges one charge reserved outside a billing pass (a plan change's, or a retry brought forward by a new card:
+     * `PaymentMethods`) and records its outcome at once, in one transaction with the outcomes of other charges
+     * finishing meanwhile (concurrent plan changes share it); inside a caller's transaction, in that one (a batch runs
+     * on a connection of its own and would not see the caller's payment).
      */
-    const chargeOne = charge((c) => Effect.asVoid(outcomes.record([c])))
+    const recordTogether = yield* batched(outcomes.record, { max: recordBatch })
+    const chargeOne = charge((c) =>
+      Effect.flatMap(transactions.inTransaction, (inside) => inside ? Effect.asVoid(outcomes.record([c])) : recordTogether(c))
+    )
 
     return { renewDue, chargeOne } as const
   }),
