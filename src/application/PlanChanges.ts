@@ -10,31 +10,47 @@
  * learns it (this request, or the lookup pass after a crash or a lost answer). With an `Idempotency-Key` the key is
  * claimed in the reserving transaction with the payment's id as its answer, so a retry after any crash carries on
  * that payment instead of reserving another: never two charges for one request.
+ *
+ * Changes asked at the same time share their transactions, as renewals do: one transaction reserves them all, their
+ * charges' outcomes are recorded together (`Renewals.chargeOne`), and they are read back together. A burst costs a
+ * few statements, not some twenty round trips each, which would hold every pooled connection and queue the requests
+ * behind each other.
  */
-import { DateTime, Effect, Option, Schema } from "effect"
+import { Cause, DateTime, Effect, Either, Exit, Option, Schema } from "effect"
 import type { Scope } from "../domain/Account.js"
 import * as Account from "../domain/Account.js"
 import * as Discount from "../domain/Discount.js"
-import { ChargeDeclined, InvalidRequest, notFound } from "../domain/Errors.js"
+import {
+  ChargeDeclined,
+  type IdempotencyKeyInUse,
+  type IdempotencyKeyReused,
+  InvalidRequest,
+  type InvalidState,
+  type NotFound,
+  notFound,
+  type StoreUnavailable
+} from "../domain/Errors.js"
 import * as Idempotency from "../domain/Idempotency.js"
 import { type PaymentId, prefixes, type ProductId as ProductIdType, ProductId, parseId, type SubscriptionId } from "../domain/Ids.js"
 import type * as Pagination from "../domain/Pagination.js"
 import * as Payment from "../domain/Payment.js"
 import * as PlanChange from "../domain/PlanChange.js"
+import type * as Product from "../domain/Product.js"
 import * as Subscription from "../domain/Subscription.js"
 import { Signer } from "../ports/Signer.js"
 import { Transactions } from "../ports/Transactions.js"
 import { AccountRepository } from "../ports/repositories/AccountRepository.js"
 import { DiscountRepository } from "../ports/repositories/DiscountRepository.js"
-import { IdempotencyRepository } from "../ports/repositories/IdempotencyRepository.js"
+import { type IdempotencyCompletion, IdempotencyRepository } from "../ports/repositories/IdempotencyRepository.js"
 import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { ProductRepository } from "../ports/repositories/ProductRepository.js"
 import { SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
+import { batchedCalls, batchedReads } from "./Batched.js"
 import { redeemableCode } from "./Discounts.js"
-import { EventRecorder } from "./Events.js"
+import { type EventDraft, EventRecorder } from "./Events.js"
 import { newId } from "./Ids.js"
 import { Renewals } from "./Renewals.js"
-import { saveTransition } from "./Subscriptions.js"
+import { transitionEvents } from "./Subscriptions.js"
 
 /** A preview: what the change would charge now, the subscription as it would be, and the quote to change at. */
 export interface PlanChangePreview {
@@ -56,9 +72,65 @@ export interface PlanChangeResult {
   readonly payment: Payment.Payment | null
 }
 
+/** A change to reserve: the request, its key (with the request's fingerprint), the id its charge's payment gets. */
+interface Ask {
+  readonly scope: Scope
+  readonly id: SubscriptionId
+  readonly body: PlanChange.PlanChangeRequest
+  readonly key: { readonly key: string; readonly fingerprint: string } | undefined
+  readonly paymentId: PaymentId
+}
+
+/** A reserved change: made at once, waiting for its charge, or the payment reserved under its key before. */
+type Reserved =
+  | { readonly _tag: "Made"; readonly subscription: Subscription.Subscription }
+  | { readonly _tag: "Charge"; readonly payment: Payment.Payment }
+  | { readonly _tag: "Earlier"; readonly paymentId: PaymentId }
+
+/** Why a change is refused (nothing written). */
+type Refusal =
+  | NotFound
+  | InvalidRequest
+  | InvalidState
+  | IdempotencyKeyReused
+  | IdempotencyKeyInUse
+  | Discount.DiscountNotRedeemable
+
+/** A refusal is the change's own; the store out of reach fails the whole transaction, as any fault of the database does. */
+const isRefusal = (error: Refusal | StoreUnavailable): error is Refusal => error._tag !== "StoreUnavailable"
+
+/** At most this many changes per reserving transaction, and per read of their subscriptions or payments. */
+const batch = 100
+
 const encodeCharge = Schema.encodeSync(PlanChange.ImmediateCharge)
 const encodeSubscription = Schema.encodeSync(Subscription.SubscriptionResource)
 const parseProductId = parseId(ProductId)
+
+const distinct = <A>(values: ReadonlyArray<A>): ReadonlyArray<A> => [...new Set(values)]
+
+/** The keys of plan changes have a scope of their own: the API's record of the request's response is another. */
+const keyScope = (scope: Scope) => `${Account.scopeKey(scope)}:plan_changes`
+
+/**
+ * The asks (by index) in rounds where no key comes twice: a key asked again waits for a round after, so that it
+ * meets what the first ask under it left.
+ */
+const rounds = (asks: ReadonlyArray<Ask>): ReadonlyArray<ReadonlyArray<number>> => {
+  const all: Array<Array<number>> = []
+  const taken: Array<Set<string>> = []
+  asks.forEach((ask, i) => {
+    const key = ask.key === undefined ? undefined : `${keyScope(ask.scope)}\u0000${ask.key.key}`
+    const round = key === undefined ? 0 : taken.findIndex((keys) => !keys.has(key))
+    const at = round === -1 ? all.length : round
+    if (at === all.length) {
+      all.push([])
+      taken.push(new Set())
+    }
+    all[at]!.push(i)
+    if (key !== undefined) taken[at]!.add(key)
+  })
+  return all
+}
 
 /** The codes a change names, each once (compared as codes are) and at most `PlanChange.maxDiscountCodes`. */
 const checkCodes = (codes: ReadonlyArray<string>) => {
@@ -72,7 +144,7 @@ const checkCodes = (codes: ReadonlyArray<string>) => {
 }
 
 export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const subscriptionRepo = yield* SubscriptionRepository
     const productRepo = yield* ProductRepository
     const paymentRepo = yield* PaymentRepository
@@ -82,7 +154,7 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
     const transactions = yield* Transactions
     const signer = yield* Signer
     const renewals = yield* Renewals
-    const repos = { subscriptions: subscriptionRepo, recorder: yield* EventRecorder }
+    const recorder = yield* EventRecorder
 
     const scoped = (scope: Scope, id: SubscriptionId) =>
       Effect.flatMap(subscriptionRepo.get(scope, id), Option.match({
@@ -140,19 +212,24 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
       })
 
     /**
-     * Prices the change at `at`: the product the body names (in the scope, else 400), the merchant's VAT and the
-     * discounts (`discountsFor`).
+     * Prices the change at `at`: `product`, the one the body names (in the scope, else 400), the merchant's VAT and
+     * the discounts (`discountsFor`).
      */
-    const priceAt = (scope: Scope, s: Subscription.Subscription, body: PlanChange.PlanChangePreviewRequest, at: DateTime.Utc, locked = false) =>
+    const priceWith = (
+      scope: Scope,
+      s: Subscription.Subscription,
+      body: PlanChange.PlanChangePreviewRequest,
+      found: { readonly product: Option.Option<Product.Product>; readonly account: Option.Option<Account.Account> },
+      at: DateTime.Utc,
+      locked = false
+    ) =>
       Effect.gen(function*() {
         const codes = body.discount_codes ?? []
         yield* checkCodes(codes)
-        const productId = parseProductId(body.product_id)
-        const product = productId === undefined ? Option.none() : yield* productRepo.get(scope, productId)
+        const product = found.product
         if (Option.isNone(product)) {
           return yield* new InvalidRequest({ message: `product_id: no product '${body.product_id}' in this account and mode` })
         }
-        const account = yield* accountRepo.get(scope.accountId)
         const discounts = yield* discountsFor(scope, s, codes, product.value.product_id, locked)
         const priced = yield* PlanChange.price({
           subscription: s,
@@ -160,11 +237,19 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
           quantity: body.quantity,
           request: body,
           at,
-          vat: Option.match(account, { onNone: () => null, onSome: Account.vatPricing }),
+          vat: Option.match(found.account, { onNone: () => null, onSome: Account.vatPricing }),
           discounts: discounts.change,
           periodCharge: yield* periodCharge(scope, s)
         })
         return { ...priced, redeemed: discounts.redeemed }
+      })
+
+    /** The key of a change and the fingerprint of its request (other parameters under one key are refused). */
+    const keyOf = (id: SubscriptionId, body: PlanChange.PlanChangeRequest, key: string) =>
+      Effect.gen(function*() {
+        const invalid = Idempotency.validateKey(key)
+        if (invalid) return yield* invalid
+        return { key, fingerprint: yield* signer.digest(`change-plan ${id} ${PlanChange.canonicalJson(body)}`) }
       })
 
     /** The preview of a priced change, with its quote: the digest of what it shows, at the instant it priced at. */
@@ -183,79 +268,203 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
         return { immediate_charge, new_plan, quote_id: PlanChange.quoteId(priced.at, digest), terms } satisfies PlanChangePreview
       })
 
+    // What a preview prices from, and what a change answers with, read with what concurrent requests read: one
+    // statement for many. Inside a caller's transaction, each on its own (a batch reads on a connection of its own).
+    const readSubscriptions = yield* batchedReads(subscriptionRepo.findAll, (s) => s.subscription_id, { max: batch })
+    const readPayments = yield* batchedReads(paymentRepo.findAll, (p) => p.payment_id, { max: batch })
+    const readProducts = yield* batchedReads(productRepo.findAll, (p) => p.product_id, { max: batch })
+    const readAccounts = yield* batchedCalls(
+      (ids: ReadonlyArray<Account.Account["account_id"]>) =>
+        Effect.map(accountRepo.findAll(ids), (found) => ids.map((id) => Option.fromNullable(found.find((a) => a.account_id === id)))),
+      { max: batch }
+    )
+    const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
+    const reads = Effect.map(transactions.inTransaction, (inside) => ({
+      subscription: (scope: Scope, id: SubscriptionId) =>
+        inside ? scoped(scope, id) : Effect.flatMap(readSubscriptions(scope, [id]), (found) =>
+          found.length === 0 ? Effect.fail(notFound("subscription", id)) : Effect.succeed(found[0]!)),
+      payment: (scope: Scope, id: PaymentId) => inside ? paymentRepo.get(scope, id) : Effect.map(readPayments(scope, [id]), first),
+      /** The product a body names, in the scope. */
+      product: (scope: Scope, name: string) => {
+        const id = parseProductId(name)
+        return id === undefined
+          ? Effect.succeed(Option.none<Product.Product>())
+          : inside
+          ? productRepo.get(scope, id)
+          : Effect.map(readProducts(scope, [id]), first)
+      },
+      account: (scope: Scope) => inside ? accountRepo.get(scope.accountId) : readAccounts(scope.accountId)
+    }))
+
     const preview = Effect.fn("PlanChanges.preview")(function*(
       scope: Scope,
       id: SubscriptionId,
       body: PlanChange.PlanChangePreviewRequest
     ) {
-      const s = yield* scoped(scope, id)
-      return yield* previewOf(s, body, yield* priceAt(scope, s, body, yield* DateTime.now))
+      const read = yield* reads
+      const { account, product, s } = yield* Effect.all({
+        s: read.subscription(scope, id),
+        product: read.product(scope, body.product_id),
+        account: read.account(scope)
+      }, { concurrency: "unbounded" })
+      return yield* previewOf(s, body, yield* priceWith(scope, s, body, { product, account }, yield* DateTime.now))
     })
 
     /**
-     * Claims `key` for this change, in the reserving transaction, answered at once with the id the charge's payment
-     * will have: the id answered earlier under it, if any (other parameters under one key are refused).
+     * One transaction reserves the changes asked together, each as it would be alone, in the order asked: the
+     * subscriptions locked (in id order), the keys claimed, each change checked and priced (at the quote's instant
+     * when one is given, which must still give the quote) against its subscription as the changes before it in the
+     * batch left it, then made at once (scheduled, or without a charge) or reserved with its `processing` payment.
+     * A key is answered with the id the charge's payment has (a change without a charge never gets that payment);
+     * under a key already answered, the change is that payment's. A refused change writes nothing: the key it
+     * claimed is given back in the same transaction. Each ask gets its own outcome; the transaction fails only
+     * as a whole (the store out of reach).
      */
-    const claimKey = (scope: Scope, id: SubscriptionId, body: PlanChange.PlanChangeRequest, key: string, paymentId: PaymentId) =>
-      Effect.gen(function*() {
-        const invalid = Idempotency.validateKey(key)
-        if (invalid) return yield* invalid
-        const fingerprint = yield* signer.digest(`change-plan ${id} ${PlanChange.canonicalJson(body)}`)
+    const reserveAll = (asks: ReadonlyArray<Ask>) =>
+      transactions.transact(Effect.gen(function*() {
         const now = yield* DateTime.now
-        const claimed = yield* idempotencyRepo.claim({
-          // A scope of their own: the API's record of the request's response is another.
-          scope: `${Account.scopeKey(scope)}:plan_changes`,
-          key,
-          fingerprint,
-          response: { status: 200, body: paymentId },
-          lockedUntil: now,
+        const subscriptions = new Map(
+          (yield* subscriptionRepo.lockAll(distinct(asks.map((a) => a.id)))).map((s) => [s.subscription_id, s])
+        )
+        const found = (ask: Ask) => {
+          const s = subscriptions.get(ask.id)
+          return s !== undefined && Account.inScope(s, ask.scope) ? s : undefined
+        }
+        // Claimed as running; answered or given back below, before the commit, so no other transaction sees that.
+        const keyed = asks.flatMap((ask, i) => (ask.key !== undefined && found(ask) !== undefined ? [i] : []))
+        const claims = yield* idempotencyRepo.claimAll(keyed.map((i) => ({
+          scope: keyScope(asks[i]!.scope),
+          key: asks[i]!.key!.key,
+          fingerprint: asks[i]!.key!.fingerprint,
+          response: null,
+          lockedUntil: DateTime.addDuration(now, Idempotency.lease),
           expiresAt: DateTime.addDuration(now, Idempotency.retention)
-        }, now)
-        if (claimed._tag === "Claimed") return undefined
-        const outcome = Idempotency.decide(claimed.record, fingerprint)
-        if (outcome._tag === "Refuse") return yield* outcome.error
-        return outcome.response.body as PaymentId
-      })
+        })), now)
+        const claimOf = new Map(keyed.map((i, j) => [i, claims[j]!]))
+        const products = new Map((yield* productRepo.findAll(distinct(asks.flatMap((a) => {
+          const id = parseProductId(a.body.product_id)
+          return id === undefined ? [] : [id]
+        })))).map((p) => [p.product_id, p]))
+        const accounts = new Map(
+          (yield* accountRepo.findAll(distinct(asks.map((a) => a.scope.accountId)))).map((a) => [a.account_id, a])
+        )
+
+        const decide = (ask: Ask, i: number) =>
+          Effect.gen(function*() {
+            const s = found(ask)
+            if (s === undefined) return yield* notFound("subscription", ask.id)
+            const claim = claimOf.get(i)
+            if (claim?._tag === "Existing") {
+              const outcome = Idempotency.decide(claim.record, ask.key!.fingerprint)
+              if (outcome._tag === "Refuse") return yield* outcome.error
+              return { _tag: "Earlier", paymentId: outcome.response.body as PaymentId } as const
+            }
+            const { body, paymentId, scope } = ask
+            const quote = body.quote_id === undefined ? undefined : yield* PlanChange.readQuote(body.quote_id, now)
+            const productId = parseProductId(body.product_id)
+            const product = productId === undefined ? undefined : products.get(productId)
+            const priced = yield* priceWith(scope, s, body, {
+              product: product !== undefined && Account.inScope(product, scope) ? Option.some(product) : Option.none(),
+              account: Option.fromNullable(accounts.get(scope.accountId))
+            }, quote?.at ?? now, true)
+            if (quote !== undefined && (yield* previewOf(s, body, priced)).quote_id !== body.quote_id) {
+              return yield* PlanChange.staleQuote()
+            }
+            // Each code redeemed: a use held for the charge (counted or given back by `ChargeOutcomes`), or counted now
+            // when the change charges nothing now. Written at once, in this transaction: a change after this one in the
+            // batch that names the same code meets the use this one took.
+            const redeem = priced.charge === null ? Discount.redeem : Discount.hold
+            yield* Effect.forEach(priced.redeemed, (d) => discountRepo.update(redeem(d)), { discard: true })
+            if (priced.effectiveAt === "next_billing_date") {
+              return { _tag: "Made", transition: PlanChange.schedule(s, priced) } as const
+            }
+            if (priced.charge === null) {
+              return { _tag: "Made", transition: PlanChange.changeWithoutCharge(s, priced) } as const
+            }
+            const payment = PlanChange.changePayment(s, { ...priced, charge: priced.charge }, paymentId, body.metadata, now)
+            return { _tag: "Charge", payment, next: PlanChange.awaitCharge(s, priced, paymentId) } as const
+          })
+
+        const outcomes: Array<Exit.Exit<Reserved, Refusal>> = []
+        const changed = new Set<SubscriptionId>()
+        const payments: Array<Payment.Payment> = []
+        const drafts: Array<EventDraft> = []
+        const answered: Array<IdempotencyCompletion> = []
+        const givenBack: Array<Ask> = []
+        for (const [i, ask] of asks.entries()) {
+          const decided = yield* decide(ask, i).pipe(
+            Effect.map(Either.right),
+            Effect.catchIf(isRefusal, (e) => Effect.succeed(Either.left(e)))
+          )
+          const claimed = claimOf.get(i)?._tag === "Claimed"
+          if (Either.isLeft(decided)) {
+            if (claimed) givenBack.push(ask)
+            outcomes.push(Exit.fail(decided.left))
+            continue
+          }
+          const d = decided.right
+          if (claimed) {
+            answered.push({
+              scope: keyScope(ask.scope),
+              key: ask.key!.key,
+              fingerprint: ask.key!.fingerprint,
+              response: { status: 200, body: ask.paymentId }
+            })
+          }
+          if (d._tag === "Earlier") {
+            outcomes.push(Exit.succeed(d))
+          } else if (d._tag === "Made") {
+            subscriptions.set(ask.id, d.transition.next)
+            changed.add(ask.id)
+            drafts.push(...transitionEvents(d.transition))
+            outcomes.push(Exit.succeed({ _tag: "Made", subscription: d.transition.next }))
+          } else {
+            subscriptions.set(ask.id, d.next)
+            changed.add(ask.id)
+            payments.push(d.payment)
+            outcomes.push(Exit.succeed({ _tag: "Charge", payment: d.payment }))
+          }
+        }
+        yield* subscriptionRepo.updateAll([...changed].map((id) => subscriptions.get(id)!))
+        yield* paymentRepo.insertAll(payments)
+        yield* idempotencyRepo.completeAll(answered)
+        for (const ask of givenBack) yield* idempotencyRepo.release(keyScope(ask.scope), ask.key!.key, ask.key!.fingerprint)
+        yield* recorder.record(drafts)
+        return outcomes
+      }))
 
     /**
-     * One transaction: the subscription locked, the change checked and priced (at the quote's instant when one is
-     * given, which must still give the quote), then made at once (scheduled, or without a charge) or reserved with
-     * its `processing` payment. Under a key already used, the payment reserved then.
+     * `reserveAll` for asks gathered from concurrent requests. A key asked twice in one gathering waits for a
+     * transaction after the first's, where it meets the first's answer (or a key the first gave back). Should the
+     * database refuse a batch (a fault in one ask), each of its asks is reserved again on its own, so that one
+     * ask's fault is not another's.
      */
-    const reserve = (scope: Scope, id: SubscriptionId, body: PlanChange.PlanChangeRequest, key: string | undefined) =>
-      transactions.transact(Effect.gen(function*() {
-        yield* scoped(scope, id)
-        const s = Option.getOrThrow(yield* subscriptionRepo.lock(id))
-        const paymentId = yield* newId<PaymentId>(prefixes.payment)
-        if (key !== undefined) {
-          const earlier = yield* claimKey(scope, id, body, key, paymentId)
-          if (earlier !== undefined) return { _tag: "Earlier", paymentId: earlier } as const
+    const reserveGathered = (asks: ReadonlyArray<Ask>) =>
+      Effect.gen(function*() {
+        const outcomes = new Array<Exit.Exit<Reserved, Refusal | StoreUnavailable>>(asks.length)
+        for (const round of rounds(asks)) {
+          const alone = (i: number) =>
+            Effect.map(Effect.exit(reserveAll([asks[i]!])), (exit) => (outcomes[i] = Exit.flatten(Exit.map(exit, (o) => o[0]!))))
+          yield* round.length === 1 ? alone(round[0]!) : reserveAll(round.map((i) => asks[i]!)).pipe(
+            Effect.map((exits) => round.forEach((i, j) => (outcomes[i] = exits[j]!))),
+            Effect.catchAllCause((cause) =>
+              Cause.isFailType(cause)
+                ? Effect.sync(() => round.forEach((i) => (outcomes[i] = Exit.failCause(cause))))
+                : Effect.forEach(round, alone, { discard: true })
+            )
+          )
         }
-        const now = yield* DateTime.now
-        const quote = body.quote_id === undefined ? undefined : yield* PlanChange.readQuote(body.quote_id, now)
-        const priced = yield* priceAt(scope, s, body, quote?.at ?? now, true)
-        if (quote !== undefined && (yield* previewOf(s, body, priced)).quote_id !== body.quote_id) {
-          return yield* PlanChange.staleQuote()
-        }
-        // Each code redeemed: a use held for the charge (counted or given back by `ChargeOutcomes`), or counted now
-        // when the change charges nothing now.
-        const redeem = priced.charge === null ? Discount.redeem : Discount.hold
-        yield* Effect.forEach(priced.redeemed, (d) => discountRepo.update(redeem(d)), { discard: true })
-        if (priced.effectiveAt === "next_billing_date") {
-          const scheduled = PlanChange.schedule(s, priced)
-          yield* saveTransition(repos, scheduled)
-          return { _tag: "Made", subscription: scheduled.next } as const
-        }
-        if (priced.charge === null) {
-          const changed = PlanChange.changeWithoutCharge(s, priced)
-          yield* saveTransition(repos, changed)
-          return { _tag: "Made", subscription: changed.next } as const
-        }
-        const payment = PlanChange.changePayment(s, { ...priced, charge: priced.charge }, paymentId, body.metadata, now)
-        yield* subscriptionRepo.update(PlanChange.awaitCharge(s, priced, paymentId))
-        yield* paymentRepo.insert(payment)
-        return { _tag: "Charge", payment } as const
-      }))
+        return outcomes
+      })
+    // Changes asked at once are reserved in one transaction (a handful of statements however many), one
+    // transaction at a time: each request waits for its own outcome.
+    const reserveTogether = yield* batchedCalls(reserveGathered, { max: batch })
+    /** Reserves one change: with those asked meanwhile, or alone inside a caller's transaction (a batch has its own). */
+    const reserve = (ask: Ask) =>
+      Effect.flatMap(
+        transactions.inTransaction,
+        (inside) => inside ? Effect.map(reserveAll([ask]), (o) => o[0]!) : reserveTogether(ask)
+      ).pipe(Effect.flatten)
 
     /**
      * `POST /subscriptions/{id}/change-plan`. A change made now with a charge answers once the charge has an outcome
@@ -269,18 +478,29 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
       body: PlanChange.PlanChangeRequest,
       idempotencyKey?: string
     ) {
-      const reserved = yield* reserve(scope, id, body, idempotencyKey)
+      const reserved = yield* reserve({
+        scope,
+        id,
+        body,
+        key: idempotencyKey === undefined ? undefined : yield* keyOf(id, body, idempotencyKey),
+        paymentId: yield* newId<PaymentId>(prefixes.payment)
+      })
       if (reserved._tag === "Made") return { subscription: reserved.subscription, payment: null } satisfies PlanChangeResult
+      const read = yield* reads
       const reservedPayment = reserved._tag === "Charge"
         ? Option.some(reserved.payment)
-        : yield* paymentRepo.get(scope, reserved.paymentId)
+        : yield* read.payment(scope, reserved.paymentId)
       // Under a key whose first request made its change without a charge: that change stands.
-      if (Option.isNone(reservedPayment)) return { subscription: yield* scoped(scope, id), payment: null } satisfies PlanChangeResult
+      if (Option.isNone(reservedPayment)) return { subscription: yield* read.subscription(scope, id), payment: null } satisfies PlanChangeResult
       const pending = reservedPayment.value
       // A retry meeting a charge still `processing` asks again under the same reference: the processor answers it
       // once, however many ask.
       if (pending.status === "processing" && pending.card !== null) yield* renewals.chargeOne(pending, pending.card.token)
-      const payment = Option.getOrThrow(yield* paymentRepo.get(scope, pending.payment_id))
+      const after = yield* Effect.all({
+        subscription: read.subscription(scope, id),
+        payment: Effect.map(read.payment(scope, pending.payment_id), Option.getOrThrow)
+      }, { concurrency: "unbounded" })
+      const payment = after.payment
       if (payment.status === "failed" && (body.on_payment_failure ?? "apply_change") === "prevent_change") {
         const code = payment.failure_code ?? "card_declined"
         return yield* new ChargeDeclined({
@@ -289,7 +509,7 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
           message: `The card was declined (${code}), so the plan was not changed; the failed charge is payment ${payment.payment_id}`
         })
       }
-      return { subscription: yield* scoped(scope, id), payment } satisfies PlanChangeResult
+      return { subscription: after.subscription, payment } satisfies PlanChangeResult
     })
 
     /** `DELETE /subscriptions/{id}/change-plan/scheduled`: the subscription without its scheduled change. */

@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Either, FastCheck as fc, Layer, Ref, Schema, TestClock } from "effect"
 import { SignerNode } from "../../adapters/crypto/SignerNode.js"
 import { StoreMemory } from "../../adapters/memory/StoreMemory.js"
-import { makeSimulatedProcessorMemory } from "../../adapters/processor/SimulatedProcessor.js"
+import { makeSimulatedProcessorMemory, SimulatedProcessor } from "../../adapters/processor/SimulatedProcessor.js"
 import { Accounts } from "../../src/application/Accounts.js"
 import { Billing } from "../../src/application/Billing.js"
 import { Events } from "../../src/application/Events.js"
@@ -25,6 +25,7 @@ import * as PlanPolicy from "../../src/domain/PlanPolicy.js"
 import type * as Product from "../../src/domain/Product.js"
 import * as Subscription from "../../src/domain/Subscription.js"
 import { PaymentProcessor, ProcessorUnavailable } from "../../src/ports/PaymentProcessor.js"
+import { Transactions } from "../../src/ports/Transactions.js"
 import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
 import { vatProfile } from "../support/taxProfile.js"
 import { engineOver, newAccount, withEngine } from "./harness.js"
@@ -411,6 +412,68 @@ describe("the processor out of reach", () => {
       assert.deepStrictEqual([after.status, after.product_id, after.pending_change], ["on_hold", pro.product_id, null])
       assert.strictEqual((yield* paymentsOf(test, sub.subscription_id))[1]!.status, "failed")
     }).pipe(withSwitchedEngine))
+})
+
+/** The engine over the memory store, counting the transactions begun (a nested `transact` joins, and is not counted). */
+const begun = Ref.unsafeMake(0)
+const CountedTransactions = Layer.effect(
+  Transactions,
+  Effect.map(Transactions, (t) =>
+    Transactions.of({
+      ...t,
+      transact: (effect) =>
+        Effect.flatMap(t.inTransaction, (inside) =>
+          inside ? t.transact(effect) : Effect.zipRight(Ref.update(begun, (n) => n + 1), t.transact(effect)))
+    }))
+)
+const withCountedEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.provide(
+    effect,
+    engineOver(Layer.mergeAll(CountedTransactions.pipe(Layer.provideMerge(StoreMemory)), SignerNode, SimulatedProcessor))
+  )
+
+describe("changes asked at once", () => {
+  it.effect("share their transactions, each made as if alone: one charge each, one change of a subscription, a refused key free", () =>
+    Effect.gen(function*() {
+      yield* at(april)
+      const { test } = yield* newAccount
+      const basic = yield* monthly(test, "Basic", 10000)
+      const pro = yield* monthly(test, "Pro", 30000)
+      const subs = yield* Effect.forEach(Array.from({ length: 8 }), () => subscribe(test, basic))
+      yield* at(mid)
+      const up = { product_id: pro.product_id, quantity: 1, proration_billing_mode: "prorated_immediately" } as const
+      const unknown = { ...up, product_id: `pdt_${"0".repeat(32)}` }
+      const asks = [
+        ...subs.map((s, i) => change(test, s.subscription_id, up, `up-${i}`)),
+        // A second change of the first subscription, and one of the second to a product there is not.
+        change(test, subs[0]!.subscription_id, { ...up, quantity: 2 }, "again"),
+        change(test, subs[1]!.subscription_id, unknown, "unknown")
+      ]
+      const before = yield* Ref.get(begun)
+      const results = yield* Effect.all(asks.map(Effect.either), { concurrency: "unbounded" })
+      // One change alone takes two transactions (its reservation, its charge's record); at once, they share them.
+      assert.isBelow((yield* Ref.get(begun)) - before, asks.length)
+
+      const firstTwo = [results[0]!, results[8]!]
+      assert.strictEqual(firstTwo.filter(Either.isRight).length, 1, "one change of the first subscription is made")
+      assert.match(refusal(firstTwo.find(Either.isLeft)!)[1]!, /is waiting for its payment/)
+      assert.deepStrictEqual(refusal(results[9]!), ["InvalidRequest", `product_id: no product '${unknown.product_id}' in this account and mode`])
+      for (const [i, s] of subs.entries()) {
+        const made = Either.getOrThrow(i === 0 ? firstTwo.find(Either.isRight)! : results[i]!)
+        assert.deepStrictEqual([made.payment?.status, made.payment?.total_amount], ["succeeded", i === 0 && made.subscription.quantity === 2 ? 55000 : 25000])
+        assert.deepStrictEqual(made.subscription, yield* getSub(test, s.subscription_id))
+        assert.deepStrictEqual([made.subscription.product_id, iso(made.subscription.current_period_start)], [pro.product_id, mid])
+        const ofChange = (yield* paymentsOf(test, s.subscription_id)).filter((p) => p.billing_reason === "subscription_update")
+        assert.lengthOf(ofChange, 1, "one charge per subscription")
+      }
+      assert.strictEqual(yield* charges, 16, "eight checkouts and eight changes")
+      // The refused change gave its key back: asked again it is refused again (not answered as made), and the key
+      // then serves a change that can be made.
+      assert.deepStrictEqual(refusal(yield* Effect.either(change(test, subs[1]!.subscription_id, unknown, "unknown")))[0], "InvalidRequest")
+      yield* TestClock.adjust("1 day")
+      const later = yield* change(test, subs[1]!.subscription_id, { ...up, quantity: 3, proration_billing_mode: "do_not_bill" }, "unknown")
+      assert.strictEqual(later.subscription.quantity, 3)
+    }).pipe(withCountedEngine))
 })
 
 describe("with VAT", () => {
