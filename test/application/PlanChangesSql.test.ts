@@ -1,7 +1,7 @@
 /**
  * Two plan change requests at once on one subscription, on PostgreSQL, from two servers (engines on their own pools):
  * the subscription's row lock and the change waiting for its charge (`pending_change`) leave exactly one change and
- * one charge; the other request is refused and changes nothing.
+ * one charge; the other request is refused and changes nothing, its key given back.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
@@ -48,13 +48,14 @@ describe("plan changes on PostgreSQL, two servers", () => {
         return { products: [pro, team], scope: test, subscriptionId: paid.payment.subscription_id }
       }).pipe(Effect.provide(a))
 
-      const changeTo = (server: typeof a, productId: string) =>
+      const changeTo = (server: typeof a, productId: string, key: string) =>
         Effect.either(Effect.flatMap(PlanChanges, (p) =>
-          p.change(scope, subscriptionId, { product_id: productId, quantity: 1, proration_billing_mode: "full_immediately" }))
+          p.change(scope, subscriptionId, { product_id: productId, quantity: 1, proration_billing_mode: "full_immediately" }, key))
         ).pipe(Effect.provide(server))
-      const [ra, rb] = yield* Effect.all([changeTo(a, products[0]!.product_id), changeTo(b, products[1]!.product_id)], {
-        concurrency: 2
-      })
+      const [ra, rb] = yield* Effect.all([
+        changeTo(a, products[0]!.product_id, "change-a"),
+        changeTo(b, products[1]!.product_id, "change-b")
+      ], { concurrency: 2 })
 
       const made = [ra, rb].filter(Either.isRight)
       const refused = [ra, rb].filter(Either.isLeft)
@@ -70,5 +71,12 @@ describe("plan changes on PostgreSQL, two servers", () => {
       assert.deepStrictEqual(changes.map((c) => [c.status, Number(c.total_amount)]), [["succeeded", winner.subscription.recurring_amount]])
       const events = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM events WHERE type = 'subscription.plan_changed'`
       assert.strictEqual(events[0]!.n, 1)
+      // The winner's key holds its answer; the refused change gave its key back in its transaction.
+      const keys = yield* sql<{ key: string; response_status: number }>`
+        SELECT key, response_status FROM idempotency_keys WHERE scope LIKE '%:plan_changes'`
+      const winnerKey = Either.isRight(ra) ? "change-a" : "change-b"
+      assert.deepStrictEqual(keys.map((k) => [k.key, k.response_status]), [[winnerKey, 200]])
+      const again = yield* changeTo(b, winner.subscription.product_id, winnerKey)
+      assert.strictEqual(Either.getOrThrow(again).payment?.payment_id, winner.payment?.payment_id, "a retry meets the same payment")
     }), { timeout: 60_000 })
 })
