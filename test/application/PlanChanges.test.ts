@@ -10,6 +10,7 @@ import { StoreMemory } from "../../adapters/memory/StoreMemory.js"
 import { makeSimulatedProcessorMemory, SimulatedProcessor } from "../../adapters/processor/SimulatedProcessor.js"
 import { Accounts } from "../../src/application/Accounts.js"
 import { Billing } from "../../src/application/Billing.js"
+import { Discounts } from "../../src/application/Discounts.js"
 import { Events } from "../../src/application/Events.js"
 import { Payments } from "../../src/application/Payments.js"
 import { PlanChanges } from "../../src/application/PlanChanges.js"
@@ -19,7 +20,7 @@ import { Subscriptions } from "../../src/application/Subscriptions.js"
 import { TaxDocuments } from "../../src/application/TaxDocuments.js"
 import type { Scope } from "../../src/domain/Account.js"
 import * as Event from "../../src/domain/Event.js"
-import type { SubscriptionId } from "../../src/domain/Ids.js"
+import type { DiscountId, SubscriptionId } from "../../src/domain/Ids.js"
 import type * as PlanChange from "../../src/domain/PlanChange.js"
 import * as PlanPolicy from "../../src/domain/PlanPolicy.js"
 import type * as Product from "../../src/domain/Product.js"
@@ -63,6 +64,8 @@ const typesOf = (scope: Scope) =>
 const renewAt = (when: string | DateTime.Utc) =>
   Effect.zipRight(at(typeof when === "string" ? when : DateTime.formatIso(when)), Effect.flatMap(Billing, (b) => b.runOnce()))
 const charges = Effect.map(Effect.flatMap(PaymentProcessor, (p) => p.movements(DateTime.unsafeMake(0))), (m) => m.filter((x) => x._tag === "Charge").length)
+const uses = (scope: Scope, id: DiscountId) =>
+  Effect.map(Effect.flatMap(Discounts, (d) => d.get(scope, id)), (d) => ({ times_used: d.times_used, held: d.held }))
 const refusal = <A, E extends { readonly _tag: string; readonly message: string }>(e: Either.Either<A, E>) =>
   Either.isLeft(e) ? [e.left._tag, e.left.message] : ["succeeded"]
 
@@ -433,18 +436,20 @@ const withCountedEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   )
 
 describe("changes asked at once", () => {
-  it.effect("share their transactions, each made as if alone: one charge each, one change of a subscription, a refused key free", () =>
+  it.effect("share their transactions, each made as if alone: one charge each, one change of a subscription, a code's last use once, a refused key free", () =>
     Effect.gen(function*() {
       yield* at(april)
       const { test } = yield* newAccount
       const basic = yield* monthly(test, "Basic", 10000)
       const pro = yield* monthly(test, "Pro", 30000)
+      const once = yield* Effect.flatMap(Discounts, (d) => d.create(test, { code: "ONCE", type: "flat", amount: 100, usage_limit: 1 }))
       const subs = yield* Effect.forEach(Array.from({ length: 8 }), () => subscribe(test, basic))
       yield* at(mid)
       const up = { product_id: pro.product_id, quantity: 1, proration_billing_mode: "prorated_immediately" } as const
       const unknown = { ...up, product_id: `pdt_${"0".repeat(32)}` }
       const asks = [
-        ...subs.map((s, i) => change(test, s.subscription_id, up, `up-${i}`)),
+        // The last two name a code with one use left.
+        ...subs.map((s, i) => change(test, s.subscription_id, i < 6 ? up : { ...up, discount_codes: ["ONCE"] }, `up-${i}`)),
         // A second change of the first subscription, and one of the second to a product there is not.
         change(test, subs[0]!.subscription_id, { ...up, quantity: 2 }, "again"),
         change(test, subs[1]!.subscription_id, unknown, "unknown")
@@ -458,15 +463,27 @@ describe("changes asked at once", () => {
       assert.strictEqual(firstTwo.filter(Either.isRight).length, 1, "one change of the first subscription is made")
       assert.match(refusal(firstTwo.find(Either.isLeft)!)[1]!, /is waiting for its payment/)
       assert.deepStrictEqual(refusal(results[9]!), ["InvalidRequest", `product_id: no product '${unknown.product_id}' in this account and mode`])
+      const withCode = [results[6]!, results[7]!]
+      assert.deepStrictEqual(withCode.filter(Either.isLeft).map(refusal), [
+        ["DiscountNotRedeemable", "discount_code: ONCE has been used as many times as its usage_limit allows"]
+      ])
+      assert.deepStrictEqual(yield* uses(test, once.discount_id), { times_used: 1, held: 0 }, "its one use, counted once")
       for (const [i, s] of subs.entries()) {
-        const made = Either.getOrThrow(i === 0 ? firstTwo.find(Either.isRight)! : results[i]!)
-        assert.deepStrictEqual([made.payment?.status, made.payment?.total_amount], ["succeeded", i === 0 && made.subscription.quantity === 2 ? 55000 : 25000])
+        const result = i === 0 ? firstTwo.find(Either.isRight)! : results[i]!
+        const ofChange = (yield* paymentsOf(test, s.subscription_id)).filter((p) => p.billing_reason === "subscription_update")
+        if (Either.isLeft(result)) {
+          assert.deepStrictEqual([yield* getSub(test, s.subscription_id), ofChange.length], [s, 0], "a refused change changes nothing")
+          continue
+        }
+        const made = result.right
+        // Pro's month less Basic's unused half; 550.00 for two; 100 fils less with the code.
+        const amount = i === 0 && made.subscription.quantity === 2 ? 55000 : i >= 6 ? 24900 : 25000
+        assert.deepStrictEqual([made.payment?.status, made.payment?.total_amount], ["succeeded", amount])
         assert.deepStrictEqual(made.subscription, yield* getSub(test, s.subscription_id))
         assert.deepStrictEqual([made.subscription.product_id, iso(made.subscription.current_period_start)], [pro.product_id, mid])
-        const ofChange = (yield* paymentsOf(test, s.subscription_id)).filter((p) => p.billing_reason === "subscription_update")
         assert.lengthOf(ofChange, 1, "one charge per subscription")
       }
-      assert.strictEqual(yield* charges, 16, "eight checkouts and eight changes")
+      assert.strictEqual(yield* charges, 15, "eight checkouts and seven changes")
       // The refused change gave its key back: asked again it is refused again (not answered as made), and the key
       // then serves a change that can be made.
       assert.deepStrictEqual(refusal(yield* Effect.either(change(test, subs[1]!.subscription_id, unknown, "unknown")))[0], "InvalidRequest")
