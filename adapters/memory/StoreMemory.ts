@@ -422,6 +422,17 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
             request
           )
         ),
+      newestOfSubscriptions: (subscriptions, limit) =>
+        read(() =>
+          subscriptions.flatMap(({ scope, subscriptionId }) =>
+            page(
+              payments.rows.values(),
+              (p) => inScope(p, scope) && p.subscription_id === subscriptionId,
+              Payment.position,
+              { limit, after: undefined }
+            ).items
+          )
+        ),
       hasProcessing: (sessionId) => read(() => processingFor(sessionId)),
       listProcessing: (limit, livemode) =>
         read(() =>

@@ -102,6 +102,9 @@ const isRefusal = (error: Refusal | StoreUnavailable): error is Refusal => error
 /** At most this many changes per reserving transaction, and per read of their subscriptions or payments. */
 const batch = 100
 
+/** A subscription's payments read at once when looking for what its period was charged. */
+const periodPage = 10
+
 const encodeCharge = Schema.encodeSync(PlanChange.ImmediateCharge)
 const encodeSubscription = Schema.encodeSync(Subscription.SubscriptionResource)
 const parseProductId = parseId(ProductId)
@@ -193,14 +196,15 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
       })
 
     /**
-     * What `s`'s current period was charged (`PlanChange.periodPaidBy`): the newest of its payments that paid a
-     * period, a page at a time (on-demand charges may come between). 0 when none did: nothing paid, nothing credited.
+     * What a subscription's current period was charged (`PlanChange.periodPaidBy`): the newest of its payments that
+     * paid a period, a page at a time (on-demand charges may come between). 0 when none did: nothing paid, nothing
+     * credited.
      */
-    const periodCharge = (scope: Scope, s: Subscription.Subscription) =>
+    const periodCharge = (scope: Scope, id: SubscriptionId) =>
       Effect.gen(function*() {
         let after: Pagination.Position | undefined = undefined
         for (;;) {
-          const page: Pagination.Page<Payment.Payment> = yield* paymentRepo.list(scope, { subscription_id: s.subscription_id }, { limit: 10, after })
+          const page: Pagination.Page<Payment.Payment> = yield* paymentRepo.list(scope, { subscription_id: id }, { limit: periodPage, after })
           for (const p of page.items) {
             const paid = PlanChange.periodPaidBy(p)
             if (paid !== undefined) return paid
@@ -212,6 +216,23 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
       })
 
     /**
+     * `periodCharge` of several subscriptions: their first pages in one read; one whose period was paid further back
+     * pages on alone.
+     */
+    const periodCharges = (subscriptions: ReadonlyArray<{ readonly scope: Scope; readonly id: SubscriptionId }>) =>
+      Effect.gen(function*() {
+        const newest = yield* paymentRepo.newestOfSubscriptions(
+          distinct(subscriptions.map((s) => s.id)).map((id) => ({ scope: subscriptions.find((s) => s.id === id)!.scope, subscriptionId: id })),
+          periodPage
+        )
+        return yield* Effect.forEach(subscriptions, ({ id, scope }) => {
+          const page = newest.filter((p) => p.subscription_id === id)
+          const paid = page.map(PlanChange.periodPaidBy).find((amount) => amount !== undefined)
+          return paid !== undefined ? Effect.succeed(paid) : page.length < periodPage ? Effect.succeed(0) : periodCharge(scope, id)
+        })
+      })
+
+    /**
      * Prices the change at `at`: `product`, the one the body names (in the scope, else 400), the merchant's VAT and
      * the discounts (`discountsFor`).
      */
@@ -219,7 +240,11 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
       scope: Scope,
       s: Subscription.Subscription,
       body: PlanChange.PlanChangePreviewRequest,
-      found: { readonly product: Option.Option<Product.Product>; readonly account: Option.Option<Account.Account> },
+      found: {
+        readonly product: Option.Option<Product.Product>
+        readonly account: Option.Option<Account.Account>
+        readonly periodCharge: number
+      },
       at: DateTime.Utc,
       locked = false
     ) =>
@@ -239,7 +264,7 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
           at,
           vat: Option.match(found.account, { onNone: () => null, onSome: Account.vatPricing }),
           discounts: discounts.change,
-          periodCharge: yield* periodCharge(scope, s)
+          periodCharge: found.periodCharge
         })
         return { ...priced, redeemed: discounts.redeemed }
       })
@@ -278,6 +303,7 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
         Effect.map(accountRepo.findAll(ids), (found) => ids.map((id) => Option.fromNullable(found.find((a) => a.account_id === id)))),
       { max: batch }
     )
+    const readPeriodCharges = yield* batchedCalls(periodCharges, { max: batch })
     const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
     const reads = Effect.map(transactions.inTransaction, (inside) => ({
       subscription: (scope: Scope, id: SubscriptionId) =>
@@ -293,7 +319,8 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
           ? productRepo.get(scope, id)
           : Effect.map(readProducts(scope, [id]), first)
       },
-      account: (scope: Scope) => inside ? accountRepo.get(scope.accountId) : readAccounts(scope.accountId)
+      account: (scope: Scope) => inside ? accountRepo.get(scope.accountId) : readAccounts(scope.accountId),
+      periodCharge: (scope: Scope, id: SubscriptionId) => inside ? periodCharge(scope, id) : readPeriodCharges({ scope, id })
     }))
 
     const preview = Effect.fn("PlanChanges.preview")(function*(
@@ -302,12 +329,13 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
       body: PlanChange.PlanChangePreviewRequest
     ) {
       const read = yield* reads
-      const { account, product, s } = yield* Effect.all({
+      const { s, ...found } = yield* Effect.all({
         s: read.subscription(scope, id),
         product: read.product(scope, body.product_id),
-        account: read.account(scope)
+        account: read.account(scope),
+        periodCharge: read.periodCharge(scope, id)
       }, { concurrency: "unbounded" })
-      return yield* previewOf(s, body, yield* priceWith(scope, s, body, { product, account }, yield* DateTime.now))
+      return yield* previewOf(s, body, yield* priceWith(scope, s, body, found, yield* DateTime.now))
     })
 
     /**
@@ -348,6 +376,9 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
         const accounts = new Map(
           (yield* accountRepo.findAll(distinct(asks.map((a) => a.scope.accountId)))).map((a) => [a.account_id, a])
         )
+        // What the periods of the subscriptions to price were charged (not those of an answer given before).
+        const toPrice = asks.flatMap((ask, i) => (found(ask) !== undefined && claimOf.get(i)?._tag !== "Existing" ? [ask] : []))
+        const charged = new Map((yield* periodCharges(toPrice)).map((amount, j) => [toPrice[j]!.id, amount]))
 
         const decide = (ask: Ask, i: number) =>
           Effect.gen(function*() {
@@ -365,7 +396,8 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
             const product = productId === undefined ? undefined : products.get(productId)
             const priced = yield* priceWith(scope, s, body, {
               product: product !== undefined && Account.inScope(product, scope) ? Option.some(product) : Option.none(),
-              account: Option.fromNullable(accounts.get(scope.accountId))
+              account: Option.fromNullable(accounts.get(scope.accountId)),
+              periodCharge: charged.get(ask.id)!
             }, quote?.at ?? now, true)
             if (quote !== undefined && (yield* previewOf(s, body, priced)).quote_id !== body.quote_id) {
               return yield* PlanChange.staleQuote()

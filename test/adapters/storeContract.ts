@@ -899,6 +899,38 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
         assert.isTrue(Option.isNone(yield* store.transact(store.payments.lock(yield* newId<PaymentId>("pay")))))
       }))
 
+    it.effect("payments: the newest of several subscriptions at once are each one's first list page, in its own scope", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { live } = scopesOf(yield* makeAccount())
+        const { test: theirs } = scopesOf(yield* makeAccount())
+        const parents = yield* subscriptionParents(store, live)
+        const subs = [yield* startSubscription(parents), yield* startSubscription(parents), yield* startSubscription(parents)]
+        for (const s of subs) yield* store.subscriptions.insert(s)
+        // Three payments of the first (the last two made in the same millisecond), one of the second, none of the third.
+        for (const [i, millis] of [[0, 1], [0, 2], [0, 2], [1, 1]] as const) {
+          yield* store.payments.insert(yield* makePayment(live, {
+            billing_reason: "subscription_renewal",
+            subscription_id: subs[i]!.subscription_id,
+            created_at: at(T0 + millis)
+          }))
+        }
+        const firstPage = (s: Subscription.Subscription) =>
+          Effect.map(store.payments.list(live, { subscription_id: s.subscription_id }, { limit: 2, after: undefined }), (p) => p.items)
+        const named = [subs[1]!, subs[2]!, subs[0]!]
+        same(
+          yield* store.payments.newestOfSubscriptions(named.map((s) => ({ scope: live, subscriptionId: s.subscription_id })), 2),
+          (yield* Effect.forEach(named, firstPage)).flat()
+        )
+        assert.lengthOf(yield* store.payments.newestOfSubscriptions([{ scope: live, subscriptionId: subs[0]!.subscription_id }], 2), 2)
+        assert.deepStrictEqual(
+          yield* store.payments.newestOfSubscriptions(subs.map((s) => ({ scope: theirs, subscriptionId: s.subscription_id })), 2),
+          [],
+          "another scope sees none"
+        )
+        assert.deepStrictEqual(yield* store.payments.newestOfSubscriptions([], 2), [])
+      }))
+
     it.effect("events: insert and get; data round-trips as JSON", () =>
       Effect.gen(function*() {
         const store = yield* Store

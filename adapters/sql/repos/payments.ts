@@ -66,6 +66,26 @@ export const makePaymentsRepo = ({ findAll, first, forUpdateInTransaction, inSco
     return yield* page("payments", conditions, request, Rows.paymentFromRow)
   }, orUnavailable),
 
+  // Each subscription's newest rows through payments_by_subscription (a LATERAL page per subscription); the keys
+  // typed as the table's columns, so that they compare in its collation.
+  newestOfSubscriptions: Effect.fnUntraced(function*(subscriptions, limit) {
+    if (subscriptions.length === 0) return []
+    const keys = JSON.stringify(subscriptions.map(({ scope, subscriptionId }) => ({
+      account_id: scope.accountId,
+      livemode: scope.livemode,
+      subscription_id: subscriptionId
+    })))
+    const rows = yield* sql<Rows.PaymentRow>`SELECT p.*
+      FROM jsonb_populate_recordset(NULL::payments, ${keys}::jsonb) WITH ORDINALITY AS k
+      CROSS JOIN LATERAL (
+        SELECT * FROM payments
+        WHERE account_id = k.account_id AND livemode = k.livemode AND subscription_id = k.subscription_id
+        ORDER BY created_at DESC, payment_id DESC LIMIT ${limit}
+      ) AS p
+      ORDER BY k.ordinality, p.created_at DESC, p.payment_id DESC`
+    return rows.map(Rows.paymentFromRow)
+  }, orUnavailable),
+
   hasProcessing: Effect.fnUntraced(function*(sessionId) {
     const rows = yield* sql<{ readonly found: boolean }>`SELECT EXISTS (
       SELECT 1 FROM payments WHERE checkout_session_id = ${sessionId} AND status = 'processing'

@@ -44,6 +44,14 @@ export interface PaymentsRepo {
   /** `update` for each of a batch, in one statement; on rows the transaction already locked (`lockAll`, a claim). */
   readonly updateAll: (payments: ReadonlyArray<Payment>) => Op<void>
   readonly list: (scope: Scope, filter: PaymentFilter, page: PageRequest) => Op<Page<Payment>>
+  /**
+   * The newest `limit` payments of each subscription named, in its own scope: each one's first `list` page (newest
+   * first), one after another in the order named, in one statement (what plan changes asked together read).
+   */
+  readonly newestOfSubscriptions: (
+    subscriptions: ReadonlyArray<{ readonly scope: Scope; readonly subscriptionId: SubscriptionId }>,
+    limit: number
+  ) => Op<ReadonlyArray<Payment>>
   /** Whether the session has a payment still `processing` (a second submission must wait for it). */
   readonly hasProcessing: (sessionId: CheckoutSessionId) => Op<boolean>
   /**
