@@ -20,6 +20,7 @@ import { DiscountRepository } from "../ports/repositories/DiscountRepository.js"
 import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { ProductRepository } from "../ports/repositories/ProductRepository.js"
 import { SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
+import { batchedCalls } from "./Batched.js"
 import { type EventDraft, EventRecorder, paymentDrafts } from "./Events.js"
 import { Settings } from "./Settings.js"
 import { startFromPayment, transitionEvents } from "./Subscriptions.js"
@@ -45,11 +46,14 @@ export const lookedUpCharge = (found: Option.Option<Movement>): ChargeReport | u
 
 
 
+/** At most this many outcomes per gathered `record` (`recordGathered`). */
+const gatherMax = 100
+
 /** The outcome of a charge its subscription's credit pays in full (`Payment.paidByCredit`): nothing asked of the card. */
 export const paidByCredit: ChargeReport = { outcome: { _tag: "Succeeded" }, chargeId: null, card: null }
 
 export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/ChargeOutcomes", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const paymentRepo = yield* PaymentRepository
     const sessionRepo = yield* CheckoutSessionRepository
     const discountRepo = yield* DiscountRepository
@@ -216,7 +220,32 @@ export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/Charg
       return payment ?? (yield* notFound("payment", id))
     })
 
-    return { record, recordOne, fees } as const
+    // Outcomes learned at the same time (the saved-card charges of concurrent requests) go in one `record`, one
+    // transaction at a time; each caller gets its own payment.
+    const gathered = yield* batchedCalls(
+      (reports: ReadonlyArray<{ readonly id: PaymentId; readonly report: ChargeReport }>) =>
+        Effect.map(record(reports), (payments) => {
+          const after = new Map(payments.map((p) => [p.payment_id, p]))
+          return reports.map((r) => Option.fromNullable(after.get(r.id)))
+        }),
+      { max: gatherMax }
+    )
+
+    /**
+     * `recordOne`, in one transaction with the outcomes other requests learn meanwhile (a request's saved-card charge
+     * would otherwise cost a transaction of its own); inside a caller's transaction, in that one (a batch runs on a
+     * connection of its own, and would not see the caller's payment).
+     */
+    const recordGathered = (id: PaymentId, report: ChargeReport) =>
+      Effect.flatMap(transactions.inTransaction, (inside) =>
+        inside
+          ? recordOne(id, report)
+          : Effect.flatMap(gathered({ id, report }), Option.match({
+            onNone: () => Effect.fail(notFound("payment", id)),
+            onSome: Effect.succeed
+          })))
+
+    return { record, recordOne, recordGathered, fees } as const
   }),
   dependencies: [EventRecorder.Default, TaxDocuments.Default]
 }) {}

@@ -38,7 +38,7 @@ const concurrency = 100
 const recordBatch = 100
 
 export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
-  scoped: Effect.gen(function*() {
+  effect: Effect.gen(function*() {
     const paymentRepo = yield* PaymentRepository
     const subscriptionRepo = yield* SubscriptionRepository
     const transactions = yield* Transactions
@@ -92,7 +92,7 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
 
     type RecordCharge = (charge: { readonly id: PaymentId; readonly report: ChargeReport }) => Effect.Effect<
       void,
-      Effect.Effect.Error<ReturnType<typeof outcomes.record>>
+      Effect.Effect.Error<ReturnType<typeof outcomes.recordGathered>>
     >
 
     /**
@@ -164,14 +164,10 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
 
     /**
      * Charges one charge reserved outside a billing pass (a plan change's, or a retry brought forward by a new card:
-     * `PaymentMethods`) and records its outcome at once, in one transaction with the outcomes of other charges
-     * finishing meanwhile (concurrent plan changes share it); inside a caller's transaction, in that one (a batch runs
-     * on a connection of its own and would not see the caller's payment).
+     * `PaymentMethods`) and records its outcome at once, with the outcomes other requests learn meanwhile
+     * (`ChargeOutcomes.recordGathered`: concurrent plan changes share one transaction).
      */
-    const recordTogether = yield* batched(outcomes.record, { max: recordBatch })
-    const chargeOne = charge((c) =>
-      Effect.flatMap(transactions.inTransaction, (inside) => inside ? Effect.asVoid(outcomes.record([c])) : recordTogether(c))
-    )
+    const chargeOne = charge((c) => Effect.asVoid(outcomes.recordGathered(c.id, c.report)))
 
     return { renewDue, chargeOne } as const
   }),

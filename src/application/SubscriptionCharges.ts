@@ -138,7 +138,7 @@ export class SubscriptionCharges extends Effect.Service<SubscriptionCharges>()("
         (r): ChargeReport => ({ outcome: r.outcome, chargeId: r.chargeId, card: null })
       ))({
         lookup: Effect.map(processor.lookup(payment.payment_id), lookedUpCharge),
-        record: (report) => outcomes.recordOne(payment.payment_id, report),
+        record: (report) => outcomes.recordGathered(payment.payment_id, report),
         unknown: Effect.succeed(payment),
         what: "An on-demand charge",
         ids: { payment_id: payment.payment_id, subscription_id: payment.subscription_id ?? "" }
