@@ -221,12 +221,11 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
      */
     const periodCharges = (subscriptions: ReadonlyArray<{ readonly scope: Scope; readonly id: SubscriptionId }>) =>
       Effect.gen(function*() {
-        const newest = yield* paymentRepo.newestOfSubscriptions(
-          distinct(subscriptions.map((s) => s.id)).map((id) => ({ scope: subscriptions.find((s) => s.id === id)!.scope, subscriptionId: id })),
-          periodPage
-        )
+        // Each asked in its own scope: the same id asked from another scope reads nothing of this one's.
+        const named = new Map(subscriptions.map(({ id, scope }) => [`${Account.scopeKey(scope)} ${id}`, { scope, subscriptionId: id }]))
+        const newest = yield* paymentRepo.newestOfSubscriptions([...named.values()], periodPage)
         return yield* Effect.forEach(subscriptions, ({ id, scope }) => {
-          const page = newest.filter((p) => p.subscription_id === id)
+          const page = newest.filter((p) => p.subscription_id === id && Account.inScope(p, scope))
           const paid = page.map(PlanChange.periodPaidBy).find((amount) => amount !== undefined)
           return paid !== undefined ? Effect.succeed(paid) : page.length < periodPage ? Effect.succeed(0) : periodCharge(scope, id)
         })

@@ -439,7 +439,7 @@ describe("changes asked at once", () => {
   it.effect("share their transactions, each made as if alone: one charge each, one change of a subscription, a code's last use once, a refused key free", () =>
     Effect.gen(function*() {
       yield* at(april)
-      const { test } = yield* newAccount
+      const { live, test } = yield* newAccount
       const basic = yield* monthly(test, "Basic", 10000)
       const pro = yield* monthly(test, "Pro", 30000)
       const once = yield* Effect.flatMap(Discounts, (d) => d.create(test, { code: "ONCE", type: "flat", amount: 100, usage_limit: 1 }))
@@ -447,6 +447,12 @@ describe("changes asked at once", () => {
       yield* at(mid)
       const up = { product_id: pro.product_id, quantity: 1, proration_billing_mode: "prorated_immediately" } as const
       const unknown = { ...up, product_id: `pdt_${"0".repeat(32)}` }
+      // Previews at once from two scopes naming one subscription: each reads in its own (the other's is not found).
+      const [other, own] = yield* Effect.all([
+        Effect.either(preview(live, subs[2]!.subscription_id, up)),
+        preview(test, subs[2]!.subscription_id, up)
+      ], { concurrency: "unbounded" })
+      assert.deepStrictEqual([refusal(other)[0], own.immediate_charge.summary.total_amount], ["NotFound", 25000])
       const asks = [
         // The last two name a code with one use left.
         ...subs.map((s, i) => change(test, s.subscription_id, i < 6 ? up : { ...up, discount_codes: ["ONCE"] }, `up-${i}`)),
