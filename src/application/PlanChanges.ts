@@ -51,6 +51,7 @@ import { type EventDraft, EventRecorder } from "./Events.js"
 import { newId } from "./Ids.js"
 import { Renewals } from "./Renewals.js"
 import { transitionEvents } from "./Subscriptions.js"
+import * as WorkKeys from "./WorkKeys.js"
 
 /** A preview: what the change would charge now, the subscription as it would be, and the quote to change at. */
 export interface PlanChangePreview {
@@ -77,7 +78,7 @@ interface Ask {
   readonly scope: Scope
   readonly id: SubscriptionId
   readonly body: PlanChange.PlanChangeRequest
-  readonly key: { readonly key: string; readonly fingerprint: string } | undefined
+  readonly key: WorkKeys.WorkKey | undefined
   readonly paymentId: PaymentId
 }
 
@@ -112,8 +113,6 @@ const parseProductId = parseId(ProductId)
 const distinct = <A>(values: ReadonlyArray<A>): ReadonlyArray<A> => [...new Set(values)]
 
 /** The keys of plan changes have a scope of their own: the API's record of the request's response is another. */
-const keyScope = (scope: Scope) => `${Account.scopeKey(scope)}:plan_changes`
-
 /**
  * The asks (by index) in rounds where no key comes twice: a key asked again waits for a round after, so that it
  * meets what the first ask under it left.
@@ -122,7 +121,7 @@ const rounds = (asks: ReadonlyArray<Ask>): ReadonlyArray<ReadonlyArray<number>> 
   const all: Array<Array<number>> = []
   const taken: Array<Set<string>> = []
   asks.forEach((ask, i) => {
-    const key = ask.key === undefined ? undefined : `${keyScope(ask.scope)}\u0000${ask.key.key}`
+    const key = ask.key === undefined ? undefined : `${ask.key.scope}\u0000${ask.key.key}`
     const round = key === undefined ? 0 : taken.findIndex((keys) => !keys.has(key))
     const at = round === -1 ? all.length : round
     if (at === all.length) {
@@ -268,14 +267,6 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
         return { ...priced, redeemed: discounts.redeemed }
       })
 
-    /** The key of a change and the fingerprint of its request (other parameters under one key are refused). */
-    const keyOf = (id: SubscriptionId, body: PlanChange.PlanChangeRequest, key: string) =>
-      Effect.gen(function*() {
-        const invalid = Idempotency.validateKey(key)
-        if (invalid) return yield* invalid
-        return { key, fingerprint: yield* signer.digest(`change-plan ${id} ${PlanChange.canonicalJson(body)}`) }
-      })
-
     /** The preview of a priced change, with its quote: the digest of what it shows, at the instant it priced at. */
     const previewOf = (s: Subscription.Subscription, body: PlanChange.PlanChangePreviewRequest, priced: PlanChange.Priced) =>
       Effect.gen(function*() {
@@ -360,9 +351,7 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
         // Claimed as running; answered or given back below, before the commit, so no other transaction sees that.
         const keyed = asks.flatMap((ask, i) => (ask.key !== undefined && found(ask) !== undefined ? [i] : []))
         const claims = yield* idempotencyRepo.claimAll(keyed.map((i) => ({
-          scope: keyScope(asks[i]!.scope),
-          key: asks[i]!.key!.key,
-          fingerprint: asks[i]!.key!.fingerprint,
+          ...asks[i]!.key!,
           response: null,
           lockedUntil: DateTime.addDuration(now, Idempotency.lease),
           expiresAt: DateTime.addDuration(now, Idempotency.retention)
@@ -385,9 +374,7 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
             if (s === undefined) return yield* notFound("subscription", ask.id)
             const claim = claimOf.get(i)
             if (claim?._tag === "Existing") {
-              const outcome = Idempotency.decide(claim.record, ask.key!.fingerprint)
-              if (outcome._tag === "Refuse") return yield* outcome.error
-              return { _tag: "Earlier", paymentId: outcome.response.body as PaymentId } as const
+              return { _tag: "Earlier", paymentId: yield* WorkKeys.answeredBy<PaymentId>(claim.record, ask.key!) } as const
             }
             const { body, paymentId, scope } = ask
             const quote = body.quote_id === undefined ? undefined : yield* PlanChange.readQuote(body.quote_id, now)
@@ -436,9 +423,7 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
           const d = decided.right
           if (claimed) {
             answered.push({
-              scope: keyScope(ask.scope),
-              key: ask.key!.key,
-              fingerprint: ask.key!.fingerprint,
+              ...ask.key!,
               response: { status: 200, body: ask.paymentId }
             })
           }
@@ -459,7 +444,7 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
         yield* subscriptionRepo.updateAll([...changed].map((id) => subscriptions.get(id)!))
         yield* paymentRepo.insertAll(payments)
         yield* idempotencyRepo.completeAll(answered)
-        for (const ask of givenBack) yield* idempotencyRepo.release(keyScope(ask.scope), ask.key!.key, ask.key!.fingerprint)
+        for (const ask of givenBack) yield* idempotencyRepo.release(ask.key!.scope, ask.key!.key, ask.key!.fingerprint)
         yield* recorder.record(drafts)
         return outcomes
       }))
@@ -513,7 +498,9 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
         scope,
         id,
         body,
-        key: idempotencyKey === undefined ? undefined : yield* keyOf(id, body, idempotencyKey),
+        key: idempotencyKey === undefined
+          ? undefined
+          : yield* WorkKeys.workKey(signer, scope, "plan_changes", idempotencyKey, `change-plan ${id} ${PlanChange.canonicalJson(body)}`),
         paymentId: yield* newId<PaymentId>(prefixes.payment)
       })
       if (reserved._tag === "Made") return { subscription: reserved.subscription, payment: null } satisfies PlanChangeResult

@@ -12,9 +12,7 @@
  */
 import { DateTime, Effect, Either, Option } from "effect"
 import { type Authority, sees } from "../domain/Account.js"
-import { scopeKey } from "../domain/Account.js"
 import { InvalidState, notFound, RefundRefused } from "../domain/Errors.js"
-import * as Idempotency from "../domain/Idempotency.js"
 import type { PaymentId, RefundId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
 import * as Payment from "../domain/Payment.js"
@@ -24,11 +22,12 @@ import { Signer } from "../ports/Signer.js"
 import { Transactions } from "../ports/Transactions.js"
 import { IdempotencyRepository } from "../ports/repositories/IdempotencyRepository.js"
 import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
+import { ChargeOutcomes } from "./ChargeOutcomes.js"
 import { EventRecorder, paymentDrafts } from "./Events.js"
 import { newId } from "./Ids.js"
 import { callProcessor } from "./ProcessorCall.js"
-import { ChargeOutcomes } from "./ChargeOutcomes.js"
 import { TaxDocuments } from "./TaxDocuments.js"
+import * as WorkKeys from "./WorkKeys.js"
 
 /** What a refund came to: the payment as it is after, and the refund (`pending` when its outcome is unknown yet). */
 export interface RefundResultView {
@@ -66,31 +65,6 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
     const signer = yield* Signer
 
     /**
-     * Claims `key` for this refund request, in the reserving transaction, answered at once with the refund's id:
-     * the refund already reserved under it, if any (other parameters under one key are refused).
-     */
-    const claimKey = (payment: Payment.Payment, amount: number | undefined, key: string, refundId: RefundId) =>
-      Effect.gen(function*() {
-        const invalid = Idempotency.validateKey(key)
-        if (invalid) return yield* invalid
-        const fingerprint = yield* signer.digest(`refund ${payment.payment_id} ${amount ?? "remaining"}`)
-        const now = yield* DateTime.now
-        const claimed = yield* idempotencyRepo.claim({
-          // A scope of their own: an API request's key can never meet a refund's.
-          scope: `${scopeKey({ accountId: payment.account_id, livemode: payment.livemode })}:refunds`,
-          key,
-          fingerprint,
-          response: { status: 200, body: refundId },
-          lockedUntil: now,
-          expiresAt: DateTime.addDuration(now, Idempotency.retention)
-        }, now)
-        if (claimed._tag === "Claimed") return undefined
-        const outcome = Idempotency.decide(claimed.record, fingerprint)
-        if (outcome._tag === "Refuse") return yield* outcome.error
-        return outcome.response.body as RefundId
-      })
-
-    /**
      * Reserves the refund: a `pending` row, with the payment locked so that what remains is counted once. Under a
      * key already used, the refund reserved then instead.
      */
@@ -102,7 +76,13 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
         const payment = found.value
         const refundId = yield* newId<RefundId>(prefixes.refund)
         if (key !== undefined) {
-          const earlier = yield* claimKey(payment, amount, key, refundId)
+          const scope = { accountId: payment.account_id, livemode: payment.livemode }
+          const request = `refund ${payment.payment_id} ${amount ?? "remaining"}`
+          const earlier = yield* WorkKeys.claimAnswered(
+            idempotencyRepo,
+            yield* WorkKeys.workKey(signer, scope, "refunds", key, request),
+            refundId
+          )
           // Reserved under the key, it had a charge (checked below), and so has its payment still.
           if (earlier !== undefined && payment.charge_id !== null) {
             const refund = Option.getOrThrow(yield* paymentRepo.refunds.lock(earlier))

@@ -12,7 +12,6 @@
 import { DateTime, Effect, Option } from "effect"
 import * as Account from "../domain/Account.js"
 import { notFound } from "../domain/Errors.js"
-import * as Idempotency from "../domain/Idempotency.js"
 import { type PaymentId, prefixes, type SubscriptionId } from "../domain/Ids.js"
 import type * as Payment from "../domain/Payment.js"
 import { canonicalJson } from "../domain/PlanChange.js"
@@ -28,6 +27,7 @@ import { SubscriptionRepository } from "../ports/repositories/SubscriptionReposi
 import { type ChargeReport, ChargeOutcomes, lookedUpCharge } from "./ChargeOutcomes.js"
 import { newId } from "./Ids.js"
 import { callProcessor } from "./ProcessorCall.js"
+import * as WorkKeys from "./WorkKeys.js"
 
 /** The charge's payment as it stands after, and whether it was made by an earlier request under the same key. */
 export interface ChargeMade {
@@ -48,31 +48,6 @@ export class SubscriptionCharges extends Effect.Service<SubscriptionCharges>()("
     const signer = yield* Signer
 
     /**
-     * Claims `key` for this charge (in the reserving transaction), answered at once with the id its payment will have:
-     * the id answered earlier under it, if any (other parameters under one key are refused).
-     */
-    const claimKey = (scope: Account.Scope, id: SubscriptionId, input: Subscription.SubscriptionCharge, key: string, paymentId: PaymentId) =>
-      Effect.gen(function*() {
-        const invalid = Idempotency.validateKey(key)
-        if (invalid) return yield* invalid
-        const fingerprint = yield* signer.digest(`charge ${id} ${canonicalJson(input)}`)
-        const now = yield* DateTime.now
-        const claimed = yield* idempotencyRepo.claim({
-          // A scope of their own: the API's record of the request's response is another.
-          scope: `${Account.scopeKey(scope)}:subscription_charges`,
-          key,
-          fingerprint,
-          response: { status: 200, body: paymentId },
-          lockedUntil: now,
-          expiresAt: DateTime.addDuration(now, Idempotency.retention)
-        }, now)
-        if (claimed._tag === "Claimed") return undefined
-        const outcome = Idempotency.decide(claimed.record, fingerprint)
-        if (outcome._tag === "Refuse") return yield* outcome.error
-        return outcome.response.body as PaymentId
-      })
-
-    /**
      * Reserves the charge: a `processing` payment on the subscription's saved card, the subscription locked so that
      * a cancellation cannot slip in between the check and the reservation. Under a key already used, that request's
      * payment instead.
@@ -80,7 +55,11 @@ export class SubscriptionCharges extends Effect.Service<SubscriptionCharges>()("
     const reserve = (scope: Account.Scope, id: SubscriptionId, input: Subscription.SubscriptionCharge, key: string | undefined) =>
       transactions.transact(Effect.gen(function*() {
         const paymentId = yield* newId<PaymentId>(prefixes.payment)
-        const earlier = key === undefined ? undefined : yield* claimKey(scope, id, input, key, paymentId)
+        const earlier = key === undefined ? undefined : yield* WorkKeys.claimAnswered(
+          idempotencyRepo,
+          yield* WorkKeys.workKey(signer, scope, "subscription_charges", key, `charge ${id} ${canonicalJson(input)}`),
+          paymentId
+        )
         if (earlier !== undefined) return { _tag: "Replayed", paymentId: earlier } as const
         const found = Option.filter(yield* subscriptionRepo.lock(id), (s) => Account.inScope(s, scope))
         if (Option.isNone(found)) return yield* notFound("subscription", id)

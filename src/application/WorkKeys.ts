@@ -1,0 +1,53 @@
+/**
+ * Idempotency keys that a piece of work claims inside its own transaction: a refund, an on-demand charge, a plan
+ * change. Such work calls the processor between its own commits, so `IdempotencyService.run` cannot wrap it
+ * (docs/decisions.md §8). Each kind claims in a scope of its own, so an API request's record of its response never
+ * meets it, and the key is answered with the id of what the work makes (the refund's, the payment's): a retry after
+ * a crash anywhere meets that object and carries it on, never making a second one.
+ */
+import { DateTime, Effect } from "effect"
+import { type Scope, scopeKey } from "../domain/Account.js"
+import * as Idempotency from "../domain/Idempotency.js"
+import type { SignerShape } from "../ports/Signer.js"
+import type { IdempotencyRepositoryShape } from "../ports/repositories/IdempotencyRepository.js"
+
+export type WorkKind = "refunds" | "subscription_charges" | "plan_changes"
+
+/** A work's key: checked, in its kind's scope, with the digest of the request (other parameters are refused). */
+export interface WorkKey {
+  readonly scope: string
+  readonly key: string
+  readonly fingerprint: string
+}
+
+export const scopeOf = (scope: Scope, kind: WorkKind): string => `${scopeKey(scope)}:${kind}`
+
+/** `key` checked, for the request whose canonical text is `request`. */
+export const workKey = (signer: SignerShape, scope: Scope, kind: WorkKind, key: string, request: string) =>
+  Effect.gen(function*() {
+    const invalid = Idempotency.validateKey(key)
+    if (invalid) return yield* invalid
+    return { scope: scopeOf(scope, kind), key, fingerprint: yield* signer.digest(request) } satisfies WorkKey
+  })
+
+/** The id an earlier claim of the key answered; refused when that request differs from this one, or still runs. */
+export const answeredBy = <Id extends string>(record: Idempotency.IdempotencyRecord, key: WorkKey) => {
+  const outcome = Idempotency.decide(record, key.fingerprint)
+  return outcome._tag === "Refuse" ? Effect.fail(outcome.error) : Effect.succeed(outcome.response.body as Id)
+}
+
+/**
+ * Claims `key` answered at once with `id`, in the caller's transaction (its rollback gives the key back): `undefined`
+ * when this request is the first, otherwise the id answered earlier.
+ */
+export const claimAnswered = <Id extends string>(repo: IdempotencyRepositoryShape, key: WorkKey, id: Id) =>
+  Effect.gen(function*() {
+    const now = yield* DateTime.now
+    const claimed = yield* repo.claim({
+      ...key,
+      response: { status: 200, body: id },
+      lockedUntil: now,
+      expiresAt: DateTime.addDuration(now, Idempotency.retention)
+    }, now)
+    return claimed._tag === "Claimed" ? undefined : yield* answeredBy<Id>(claimed.record, key)
+  })
