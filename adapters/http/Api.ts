@@ -567,8 +567,8 @@ export class DiscountsGroup extends HttpApiGroup.make("discounts")
       .addSuccess(DiscountResource)
       .annotateContext(OpenApi.annotations({
         summary: "Read a discount",
-        description: "`times_used` counts the payments that redeemed it. A discount of another account or mode is " +
-          "`404 NOT_FOUND`."
+        description: "`times_used` counts the times it was redeemed (checkouts paid, trials started, plan changes made). " +
+          "A discount of another account or mode is `404 NOT_FOUND`."
       }))
   )
   .add(

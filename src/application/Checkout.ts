@@ -283,6 +283,21 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
         return customer
       })
 
+    /**
+     * The session's discount codes, which must still be redeemable (not expired, deleted or used up), each taking a
+     * use (`use`: held for a charge, or counted at once), so that concurrent checkouts never pass a limit.
+     */
+    const redeemCodes = (session: CheckoutSession.CheckoutSession, now: DateTime.Utc, use: (d: Discount.Discount) => Discount.Discount) =>
+      Effect.forEach(session.discounts, (applied) =>
+        Effect.gen(function*() {
+          const found = yield* discountRepo.lock({ accountId: session.account_id, livemode: session.livemode }, applied.discount_id)
+          if (Option.isNone(found)) {
+            return yield* new Discount.DiscountNotRedeemable({ discount_code: applied.code, reason: "unknown" })
+          }
+          const redeemable = yield* Discount.redeemable(found.value, applied.code, now, CheckoutSession.productIdsOf(session))
+          yield* discountRepo.update(use(redeemable))
+        }), { discard: true })
+
     /** Reserves the session for one charge: a `processing` payment, recorded with the customer. */
     const reserve = (id: CheckoutSessionId, formToken: string, form: CheckoutForm.ValidCheckoutForm) =>
       transactions.transact(Effect.gen(function*() {
@@ -291,17 +306,8 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
         if (yield* paymentRepo.hasProcessing(session.session_id)) {
           return yield* new InvalidState({ message: "A payment for this checkout is already being processed." })
         }
-        const scope = { accountId: session.account_id, livemode: session.livemode }
-        // The session's discount codes must still be redeemable (not expired, deleted or used up): each holds a use
-        // for this charge, counted if it succeeds (`ChargeOutcomes`), so concurrent checkouts never pass a limit.
-        for (const applied of session.discounts) {
-          const found = yield* discountRepo.lock(scope, applied.discount_id)
-          if (Option.isNone(found)) {
-            return yield* new Discount.DiscountNotRedeemable({ discount_code: applied.code, reason: "unknown" })
-          }
-          const redeemable = yield* Discount.redeemable(found.value, applied.code, now, CheckoutSession.productIdsOf(session))
-          yield* discountRepo.update(Discount.hold(redeemable))
-        }
+        // Each holds a use for this charge, counted if it succeeds (`ChargeOutcomes`).
+        yield* redeemCodes(session, now, Discount.hold)
         const customer = yield* customerOf(session, form)
         const payment = Payment.open({
           paymentId: yield* newId<PaymentId>(prefixes.payment),
@@ -347,6 +353,8 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
         return yield* transactions.transact(Effect.gen(function*() {
           const now = yield* DateTime.now
           const session = yield* lockPayable(shown.session_id, formToken, now)
+          // Counted now: there is no charge to wait for.
+          yield* redeemCodes(session, now, Discount.redeem)
           const customer = yield* customerOf(session, form)
           const attached = session.customer_id === null
             ? yield* CheckoutSession.transition(session, { _tag: "AttachCustomer", customer }, now)
@@ -356,8 +364,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
             card: saved.card,
             at: now,
             firstLines: null,
-            // A trial takes no discount code (`CheckoutSession.price`).
-            discounts: []
+            discounts: session.discounts
           })
           if (started === undefined) {
             return yield* new InvalidState({ message: "This subscription's product is no longer available." })
@@ -473,10 +480,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
         const scope = { accountId: session.account_id, livemode: session.livemode }
         const discount = typed.trim() === ""
           ? null
-          : yield* Effect.zipRight(
-            CheckoutSession.discountable(session),
-            redeemableCode(discountRepo, scope, typed, CheckoutSession.productIdsOf(session))
-          )
+          : yield* redeemableCode(discountRepo, scope, typed, CheckoutSession.productIdsOf(session))
         const next = CheckoutSession.withDiscount(session, discount)
         yield* sessionRepo.update(next)
         return next

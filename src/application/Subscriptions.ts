@@ -71,7 +71,7 @@ export const startFromSession = (
     readonly card: Payment.CardOnFile
     readonly at: DateTime.Utc
     readonly firstLines: TaxDocument.TaxLines | null
-    /** The discount codes the first payment applied (none for a free trial, which has no payment). */
+    /** The discount codes the checkout redeemed (a trial's took nothing off it). */
     readonly discounts: ReadonlyArray<Discount.AppliedDiscount>
   }
 ) =>

@@ -260,7 +260,7 @@ const discounted = (
  * (`vat`, from its tax profile) gets the lines with their VAT, rounded per line; the total is then their gross. A
  * `discount` (already found redeemable for this cart) comes off the lines it applies to. With a trial, the checkout
  * charges the trial's price instead (nothing, for a free one), and a period's lines are kept for the subscription's
- * renewals; a discount code does not go with a trial (not available yet).
+ * renewals; a discount code is redeemed with it but takes nothing off the trial (`trialDiscounts`).
  */
 export const price = (
   lines: ReadonlyArray<PricedLine>,
@@ -296,7 +296,6 @@ export const price = (
   const tooLarge = Either.left(new InvalidRequest({ message: "The cart total is too large" }))
   if (!Number.isSafeInteger(total)) return tooLarge
   if (trial !== null) {
-    if (discount !== null) return Either.left(noDiscountWithTrial())
     const periodLines = vat === null ? null : TaxDocument.price(inputs, vat.pricesIncludeVat)
     const trialLines = vat === null
       ? null
@@ -304,7 +303,15 @@ export const price = (
     const today = trialLines === null ? trial.unitAmount * lines[0]!.quantity : TaxDocument.totals(trialLines.lines).gross
     const period = periodLines === null ? total : TaxDocument.totals(periodLines.lines).gross
     if (!Number.isSafeInteger(today) || !Number.isSafeInteger(period)) return tooLarge
-    return Either.right({ lines: priced, total: today, currency, taxLines: trialLines, discounts: [], trial, periodTaxLines: periodLines })
+    return Either.right({
+      lines: priced,
+      total: today,
+      currency,
+      taxLines: trialLines,
+      discounts: trialDiscounts(discount),
+      trial,
+      periodTaxLines: periodLines
+    })
   }
   const charged = discounted(priced, vat === null ? null : { inputs, pricesIncludeVat: vat.pricesIncludeVat }, discount)
   if (!Number.isSafeInteger(charged.total)) return tooLarge
@@ -319,14 +326,12 @@ export const price = (
   })
 }
 
-const noDiscountWithTrial = () =>
-  new InvalidRequest({
-    message: "discount_code cannot be used with a trial: a trial's checkout charges the trial's price (discounts on trials are not available yet)"
-  })
-
-/** A session a discount code may be typed for: any but one with a trial (see `price`). */
-export const discountable = (session: CheckoutSession): Either.Either<CheckoutSession, InvalidRequest> =>
-  session.trial_period_days === null ? Either.right(session) : Either.left(noDiscountWithTrial())
+/**
+ * The discount a trial's checkout redeems: nothing off the trial (its price is the trial's, free or paid); its cycles
+ * count the payments after it, at the plan's price (`Discount.forSubscription`).
+ */
+const trialDiscounts = (discount: Discount.Discount | null): ReadonlyArray<Discount.AppliedDiscount> =>
+  discount === null ? [] : [Discount.applied(discount, 0)]
 
 /** A session whose checkout charges nothing: a free trial, where the card is only saved. */
 export const isFreeTrial = (session: CheckoutSession): boolean =>
@@ -345,6 +350,7 @@ export const periodAmount = (session: CheckoutSession): number =>
  * it was created with: the code a customer types on the hosted page (already found redeemable for its cart).
  */
 export const withDiscount = (session: CheckoutSession, discount: Discount.Discount | null): CheckoutSession => {
+  if (session.trial_period_days !== null) return { ...session, discounts: trialDiscounts(discount) }
   const vat = session.tax_lines === null
     ? null
     : { inputs: session.tax_lines.lines.map(TaxDocument.inputOf), pricesIncludeVat: session.tax_lines.prices_include_vat }

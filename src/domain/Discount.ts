@@ -69,7 +69,7 @@ const resourceFields = {
     description: "How many billing cycles of a subscription it takes off, the first payment included; null: every one"
   }),
   usage_limit: Schema.NullOr(Schema.Int).annotations({ description: "How many times it may be redeemed; null: no limit" }),
-  times_used: Schema.Int.annotations({ description: "How many payments redeemed it" }),
+  times_used: Schema.Int.annotations({ description: "How many times it was redeemed: checkouts paid, trials started, plan changes made" }),
   expires_at: Schema.NullOr(Schema.DateTimeUtc),
   restricted_to: Schema.Array(ProductId).annotations({ description: "The products it applies to; empty: all" }),
   preserve_on_plan_change: Schema.Boolean,
@@ -371,14 +371,18 @@ export const SubscriptionDiscount = Schema.Struct({
 }).annotations({ identifier: "SubscriptionDiscount" })
 export type SubscriptionDiscount = typeof SubscriptionDiscount.Type
 
-/** The discount a subscription's first payment applied, on the subscription: that payment used its first cycle. */
-export const forSubscription = (a: AppliedDiscount): SubscriptionDiscount => ({
+/**
+ * The discount a subscription's checkout redeemed, on the subscription: its first payment used the first cycle
+ * (`firstCycleUsed`), unless that payment was a trial's, which a code takes nothing off: its cycles then start at the
+ * first renewal.
+ */
+export const forSubscription = (a: AppliedDiscount, firstCycleUsed: boolean): SubscriptionDiscount => ({
   discount_id: a.discount_id,
   code: a.code,
   type: a.type,
   amount: a.amount,
   subscription_cycles: a.subscription_cycles,
-  cycles_remaining: a.subscription_cycles === null ? null : Math.max(0, a.subscription_cycles - 1)
+  cycles_remaining: a.subscription_cycles === null ? null : Math.max(0, a.subscription_cycles - (firstCycleUsed ? 1 : 0))
 })
 
 /**

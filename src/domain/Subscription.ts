@@ -276,7 +276,10 @@ export const start = (props: {
   readonly unitAmount: number
   /** The period's lines with their VAT (the first payment's); their gross before discounts is a period's price. */
   readonly taxLines: TaxDocument.TaxLines | null
-  /** The discount codes the first payment applied: each takes off later renewals while it has cycles left. */
+  /**
+   * The discount codes the checkout redeemed: each takes off later renewals while it has cycles left (after a trial,
+   * from the first renewal; otherwise the first payment used a cycle).
+   */
   readonly discounts?: ReadonlyArray<Discount.AppliedDiscount> | undefined
   readonly currency: Currency
   readonly customer: typeof SubscriptionCustomer.Type
@@ -331,7 +334,7 @@ export const start = (props: {
       next_retry_at: null,
       first_failure_at: null,
       checkout_session_id: props.checkoutSessionId,
-      discounts: (props.discounts ?? []).map(Discount.forSubscription),
+      discounts: (props.discounts ?? []).map((d) => Discount.forSubscription(d, trialEndsAt === null)),
       metadata: props.metadata,
       created_at: props.paidAt,
       tax_lines: periodLines,

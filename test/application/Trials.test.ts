@@ -25,6 +25,7 @@ import { SubscriptionCharges } from "../../src/application/SubscriptionCharges.j
 import { Subscriptions } from "../../src/application/Subscriptions.js"
 import { TaxDocuments } from "../../src/application/TaxDocuments.js"
 import type { Scope } from "../../src/domain/Account.js"
+import type * as Discount from "../../src/domain/Discount.js"
 import type { SubscriptionId } from "../../src/domain/Ids.js"
 import type * as Product from "../../src/domain/Product.js"
 import { PaymentProcessor } from "../../src/ports/PaymentProcessor.js"
@@ -287,30 +288,80 @@ describe("free trial", () => {
 })
 
 describe("trials and discount codes", () => {
-  it.effect("a discount code does not go with a trial: refused at creation and typed on the page, nothing changed", () =>
+  /** A code for the first two payments after a trial, which one customer may redeem. */
+  const welcome = (scope: Scope) =>
+    Effect.flatMap(Discounts, (d) => d.create(scope, { code: "WELCOME", type: "percentage", amount: 1000, subscription_cycles: 2, usage_limit: 1 }))
+  const club = (scope: Scope, trial?: Partial<Product.ProductCreate>) =>
+    makeProduct(scope, { name: "Coffee club", price: 9900, billing: "recurring", billing_interval: "month", trial_period_days: 14, ...trial })
+  const timesUsed = (scope: Scope, id: Discount.Discount["discount_id"]) =>
+    Effect.map(Effect.flatMap(Discounts, (d) => d.get(scope, id)), (d) => d.times_used)
+
+  it.effect("a free trial redeems a code and takes nothing off; its cycles are the first payments after the trial", () =>
     Effect.gen(function*() {
       yield* at(t0)
       const { test } = yield* newAccount
-      yield* Effect.flatMap(Discounts, (d) => d.create(test, { code: "WELCOME", type: "percentage", amount: 1000 }))
-      const product = yield* makeProduct(test, {
-        name: "Coffee club", price: 9900, billing: "recurring", billing_interval: "month", trial_period_days: 14
-      })
-      const refused = yield* Effect.either(makeSession(test, { product_cart: [{ product_id: product.product_id }], discount_code: "welcome" }))
-      assert.isTrue(Either.isLeft(refused) && refused.left._tag === "InvalidRequest")
-      assert.match(Either.isLeft(refused) ? refused.left.message : "", /cannot be used with a trial/)
+      const code = yield* welcome(test)
+      const product = yield* club(test)
+      const session = yield* makeSession(test, { product_cart: [{ product_id: product.product_id }], discount_code: "welcome" })
+      assert.deepStrictEqual(
+        [session.total_amount, session.discounts.map((d) => [d.code, d.amount_off, d.subscription_cycles])],
+        [0, [["WELCOME", 0, 2]]],
+        "nothing due today; the code is on the session"
+      )
+      const { subscription } = started(yield* pay(session.session_id, formWith(cards.visa)))
+      assert.deepStrictEqual(subscription.discounts.map((d) => [d.code, d.cycles_remaining]), [["WELCOME", 2]], "no cycle used by the trial")
+      assert.strictEqual(yield* timesUsed(test, code.discount_id), 1, "counted when the trial started")
+      const usedUp = yield* Effect.either(makeSession(test, { product_cart: [{ product_id: product.product_id }], discount_code: "WELCOME" }))
+      assert.isTrue(Either.isLeft(usedUp), "its usage limit holds across trials")
+      // The first two renewals after the trial are 10 % off, the third is not.
+      const trialEnd = after(t0, 14)
+      for (const when of [trialEnd, "2026-03-14T10:00:00.000Z", "2026-04-14T10:00:00.000Z"]) {
+        yield* at(when)
+        assert.strictEqual((yield* runBilling).renewals_charged, 1, when)
+      }
+      assert.deepStrictEqual((yield* paymentsOf(test)).map((p) => [p.billing_reason, p.status, p.total_amount]), [
+        ["subscription_renewal", "succeeded", 8910],
+        ["subscription_renewal", "succeeded", 8910],
+        ["subscription_renewal", "succeeded", 9900]
+      ])
+      const sub = yield* getSub(test, subscription.subscription_id)
+      assert.deepStrictEqual(sub.discounts.map((d) => d.cycles_remaining), [0])
+    }).pipe(withEngine))
+
+  it.effect("a code typed on a trial's page is kept and redeemed; a paid trial is charged its own price, undiscounted", () =>
+    Effect.gen(function*() {
+      yield* at(t0)
+      const { test } = yield* newAccount
+      const code = yield* welcome(test)
+      const product = yield* club(test, { trial_period_days: 7, trial_amount: 500 })
       const session = yield* makeSession(test, { product_cart: [{ product_id: product.product_id }] })
       const stored = yield* storedSession(session.session_id)
-      const typed = yield* Effect.either(Effect.flatMap(Checkout, (c) => c.applyCode(session.session_id, stored.form_token, "WELCOME")))
-      assert.isTrue(Either.isLeft(typed) && typed.left._tag === "InvalidRequest")
-      const after = yield* storedSession(session.session_id)
-      assert.deepStrictEqual([after.total_amount, after.discounts], [0, []])
-      // Without a trial the same code applies (the refusal is the trial's, not the code's).
-      const none = yield* makeSession(test, {
-        product_cart: [{ product_id: product.product_id }],
-        subscription_data: { trial_period_days: 0 },
-        discount_code: "welcome"
-      })
-      assert.strictEqual(none.total_amount, 8910)
+      const typed = yield* Effect.flatMap(Checkout, (c) => c.applyCode(session.session_id, stored.form_token, "welcome"))
+      assert.deepStrictEqual([typed.total_amount, typed.discounts.map((d) => [d.code, d.amount_off])], [500, [["WELCOME", 0]]])
+      const result = yield* pay(session.session_id, formWith(cards.visa))
+      if (result._tag !== "Paid") return assert.fail(`expected a payment, got ${result._tag}`)
+      assert.deepStrictEqual([result.payment.total_amount, result.payment.status], [500, "succeeded"], "the trial's price, in full")
+      assert.strictEqual(yield* timesUsed(test, code.discount_id), 1, "counted with the trial's payment")
+      const sub = yield* getSub(test, result.payment.subscription_id!)
+      assert.deepStrictEqual(sub.discounts.map((d) => d.cycles_remaining), [2])
+      yield* at(after(t0, 7))
+      assert.strictEqual((yield* runBilling).renewals_charged, 1)
+      assert.deepStrictEqual((yield* paymentsOf(test)).map((p) => p.total_amount), [500, 8910])
+    }).pipe(withEngine))
+
+  it.effect("a trial's checkout declined holds no use of its code", () =>
+    Effect.gen(function*() {
+      yield* at(t0)
+      const { test } = yield* newAccount
+      const code = yield* welcome(test)
+      const product = yield* club(test)
+      const session = yield* makeSession(test, { product_cart: [{ product_id: product.product_id }], discount_code: "WELCOME" })
+      const refused = yield* pay(session.session_id, formWith(cards.declined))
+      assert.strictEqual(refused._tag, "Refused")
+      assert.deepStrictEqual(
+        yield* Effect.map(Effect.flatMap(Discounts, (d) => d.get(test, code.discount_id)), (d) => [d.times_used, d.held]),
+        [0, 0]
+      )
     }).pipe(withEngine))
 })
 

@@ -104,15 +104,27 @@ const cart = (session: CheckoutSession) =>
   </tbody>
 </table>`
 
-/** Each discount code the session carries, with what it takes off the prices above (and for how long, on a subscription). */
-const discountRows = (session: CheckoutSession) =>
-  session.discounts.map((d) =>
+/**
+ * Each discount code the session carries, with what it takes off the prices above (and for how long, on a
+ * subscription). With a trial it takes nothing off today: its terms are shown, for the payments after the trial.
+ */
+const discountRows = (session: CheckoutSession) => {
+  const trial = session.trial_period_days !== null
+  const payments = (cycles: number | null) =>
+    (cycles === null ? "every payment" : cycles === 1 ? trial ? "the first payment" : "this payment" : `the first ${cycles} payments`) +
+    (trial ? " after the trial" : "")
+  return session.discounts.map((d) =>
     html`<tr class="discount"><td>Discount ${d.code}${
-      session.kind === "subscription"
-        ? html` <small>(${d.subscription_cycles === null ? "every payment" : d.subscription_cycles === 1 ? "this payment" : `the first ${d.subscription_cycles} payments`})</small>`
-        : ""
-    }</td><td class="amount" data-testid="discount">−${formatAmount(d.amount_off, session.currency)}</td></tr>`
+      session.kind === "subscription" ? html` <small>(${payments(d.subscription_cycles)})</small>` : ""
+    }</td><td class="amount" data-testid="discount">${
+      trial
+        ? d.type === "percentage"
+          ? `−${(d.amount / 100).toLocaleString("en", { maximumFractionDigits: 2 })} %`
+          : `−${formatAmount(d.amount, session.currency)}`
+        : `−${formatAmount(d.amount_off, session.currency)}`
+    }</td></tr>`
   )
+}
 
 /**
  * The VAT of a merchant that charges it: added below the lines when its prices exclude VAT (they are net), stated as
@@ -242,7 +254,7 @@ export const paymentPage = (props: {
     html`${heading(props.businessName, session)}
 ${cart(session)}
 ${trialNote(session, props.plan, props.now)}
-${session.trial_period_days === null ? discountForm(session, props.formToken, props.code ?? { value: session.discounts[0]?.code ?? "" }) : ""}
+${discountForm(session, props.formToken, props.code ?? { value: session.discounts[0]?.code ?? "" })}
 ${props.alert ? html`<div class="alert" role="alert">${props.alert}</div>` : ""}
 <form method="post" action="${formAction(session)}" novalidate>
 <input type="hidden" name="form_token" value="${props.formToken}">

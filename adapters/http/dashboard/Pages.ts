@@ -80,6 +80,13 @@ export const money = (fils: number) => formatAmount(fils, "AED")
 export const when = (at: DateTime.Utc) => `${DateTime.formatIso(at).slice(0, 16).replace("T", " ")} UTC`
 export const modePath = (frame: SignedFrame) => `${frame.base}/${frame.livemode ? "live" : "test"}`
 
+/**
+ * A discount code as a checkout or payment applied it: what it took off, or, on a trial's checkout (which a code takes
+ * nothing off), that it was redeemed for the payments after the trial.
+ */
+export const appliedDiscountText = (d: { readonly code: string; readonly amount_off: number }): string =>
+  d.amount_off === 0 ? `${d.code}: redeemed for the payments after the trial` : `${d.code}: −${money(d.amount_off)}`
+
 /** A form posting to `action` with the session's CSRF token. */
 export const form = (frame: SignedFrame, action: string, body: Raw) =>
   html`<form method="post" action="${action}"><input type="hidden" name="csrf_token" value="${frame.csrf}">${body}</form>`
@@ -264,7 +271,7 @@ export const paymentPage = (
 <tr><th>Customer</th><td>${p.customer === null ? "" : html`${p.customer.name ?? ""} &lt;${p.customer.email}&gt;`}</td></tr>
 <tr><th>Card</th><td>${p.card === null ? "" : `${p.card.brand} •••• ${p.card.last4}`}</td></tr>
 <tr><th>Description</th><td>${p.description}</td></tr>
-${p.discounts.map((d) => html`<tr><th>Discount</th><td>${d.code}: −${money(d.amount_off)}</td></tr>`)}
+${p.discounts.map((d) => html`<tr><th>Discount</th><td>${appliedDiscountText(d)}</td></tr>`)}
 <tr><th>Created</th><td>${when(p.created_at)}</td></tr>
 ${hasReceipt(p) ? html`<tr><th>Receipt</th><td><a href="${modePath(frame)}/payments/${p.payment_id}/receipt">Printable receipt</a></td></tr>` : ""}
 ${

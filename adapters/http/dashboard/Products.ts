@@ -409,7 +409,7 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(shown, refus
 <tr><th>Id</th><td><code>${found.session_id}</code></td></tr><tr><th>Status</th><td>${found.status}</td></tr>
 <tr><th>Checkout URL</th><td><code id="checkout-url">${found.checkout_url}</code></td></tr>
 <tr><th>Total</th><td>${Pages.money(found.total_amount)}</td></tr>${
-          found.discounts.map((d) => html`<tr><th>Discount</th><td>${d.code}: −${Pages.money(d.amount_off)}</td></tr>`)
+          found.discounts.map((d) => html`<tr><th>Discount</th><td>${Pages.appliedDiscountText(d)}</td></tr>`)
         }<tr><th>Expires</th><td>${Pages.when(found.expires_at)}</td></tr>
 <tr><th>Payment</th><td>${found.payment_id === null ? "" : html`<a href="${Pages.modePath(f)}/payments/${found.payment_id}"><code>${found.payment_id}</code></a>`}</td></tr>
 </table><table><tbody>${

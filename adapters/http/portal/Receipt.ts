@@ -39,7 +39,8 @@ ${
       )
     }
 ${
-      p.discounts.map((d) =>
+      // What this payment's codes took off it (a trial's code takes nothing off the trial).
+      p.discounts.filter((d) => d.amount_off > 0).map((d) =>
         html`<tr class="discount"><td colspan="3">Discount ${d.code}</td><td class="amount" data-testid="receipt-discount">−${money(d.amount_off, p.currency)}</td></tr>`
       )
     }

@@ -530,6 +530,16 @@ describeStores("subscriptions over HTTP", (variant) => {
       current_period_start: trialEnd,
       next_billing_date: addMonthIso(trialEnd)
     })
+ 
+    // A discount code goes with a trial: nothing off today, its terms shown for the payments after the trial.
+    expect((await raw.post("/discounts", { code: "Club3", type: "percentage", amount: 2500, subscription_cycles: 3 })).status).toBe(200)
+    const discounted = await raw.post("/checkout_sessions", { product_cart: [{ product_id: product.product_id }], discount_code: "club3" })
+    expect(discounted.status, discounted.text).toBe(200)
+    expect(discounted.json).toMatchObject({ total_amount: 0, discounts: [{ code: "Club3", amount_off: 0, subscription_cycles: 3 }] })
+    const page = await (await fetch(pageUrl(discounted.json.session_id))).text()
+    expect(page).toContain("Discount Club3 <small>(the first 3 payments after the trial)</small>")
+    expect(page).toMatch(/data-testid="discount">−25 %</)
+    expect(page).toContain('name="discount_code"')
   })
 
   it("POST /subscriptions/{id}/charge: the saved card charged once per Idempotency-Key; 409 once cancelled; bad input 400", async () => {
