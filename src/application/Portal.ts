@@ -335,6 +335,17 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
     )
 
     /**
+     * Keeps the current plan: the session customer's subscription `id` without its scheduled change. One already
+     * without (the form posted twice) is answered as it is.
+     */
+    const cancelScheduledChange = Effect.fn("Portal.cancelScheduledChange")(
+      function*(session: PortalSession.PortalSession, id: SubscriptionId) {
+        const s = yield* subscriptionOf(session, id)
+        return s.scheduled_change === null ? s : yield* planChanges.cancelScheduled(scopeOf(session), id)
+      }
+    )
+
+    /**
      * The receipt of a succeeded payment of `scope` (the merchant's view), or only of `customerId`'s payments (the
      * portal's). Any other payment, and one that never succeeded, is not found.
      */
@@ -394,6 +405,7 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
       plans,
       previewPlanChange,
       changePlan,
+      cancelScheduledChange,
       receipt,
       documents,
       invoice,

@@ -559,6 +559,10 @@ export const applyScheduled = (s: Subscription.Subscription, now: DateTime.Utc):
   }
 }
 
+/** What the next renewal of `s` charges: its plan's, or the plan of a change scheduled for that date (`applyScheduled`). */
+export const nextRenewalCharge = (s: Subscription.Subscription): Subscription.RenewalCharge =>
+  Subscription.renewalCharge(applyScheduled(s, s.next_billing_date)?.next ?? s)
+
 /** `DELETE /subscriptions/{id}/change-plan/scheduled`: 404 when there is none. */
 export const cancelScheduled = (s: Subscription.Subscription): Either.Either<Subscription.Subscription, NotFound> =>
   s.scheduled_change === null

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Served, serveFils } from "../support/cli.js"
-import { api, ok, payThroughForm, type TestDatabase, testDatabase } from "../support/load.js"
+import { api, ok, payThroughForm, postCheckoutForm, type TestDatabase, testDatabase } from "../support/load.js"
 
 let db: TestDatabase
 let server: Served
@@ -493,4 +493,20 @@ describe("plan changes", () => {
     expect(await ok(server.baseUrl, key, "GET", `/subscriptions/${declining}`)).toMatchObject({ status: "on_hold", product_id: pro.product_id })
     expect((await paymentsOf(declining)).filter((p) => p.billing_reason === "subscription_update").map((p) => p.status)).toEqual(["failed", "failed"])
   }, 60_000)
+
+  it("a preview shows what a kept discount takes off the new plan, so its lines add up to the charge", async () => {
+    const basic = await monthly("Basic kept", 10_000)
+    const pro = await monthly("Pro kept", 30_000)
+    await ok(server.baseUrl, key, "POST", "/discounts", { code: "KEEP20", type: "percentage", amount: 2000, preserve_on_plan_change: true })
+    const session = await ok(server.baseUrl, key, "POST", "/checkout_sessions", { product_cart: [{ product_id: basic.product_id }], discount_code: "KEEP20" })
+    expect((await postCheckoutForm(server.baseUrl, session.session_id, { card_number: "4242424242424242" })).status).toBe(200)
+    const id = (await ok(server.baseUrl, key, "GET", `/checkout_sessions/${session.session_id}`)).subscription_id as string
+    const subscriptionPath = `/dashboard/test/subscriptions/${id}`
+    const form = formFields((await request(`${subscriptionPath}/change-plan`, { cookie: owner })).body, `${subscriptionPath}/change-plan/preview`)
+    const choices = withField(withField(form, "product_id", pro.product_id), "proration_billing_mode", "full_immediately")
+    const preview = await request(`${subscriptionPath}/change-plan/preview`, { cookie: owner, form: choices })
+    expect(preview.status, preview.body.slice(0, 400)).toBe(200)
+    expect(preview.body).toContain("<tr><td>Discount KEEP20</td><td class=\"num\">−AED 60.00</td></tr>")
+    expect(chargedNow(preview.body)).toBe(24_000)
+  }, 30_000)
 })

@@ -259,11 +259,23 @@ describe("the customer portal in a browser", () => {
       await page.getByRole("button", { name: "Confirm the change" }).click()
       await page.waitForURL(/notice=plan_scheduled$/)
       expect(await card.innerText()).toContain("Changes to Coffee club yearly on")
+      // The next payment is the new plan's, which that renewal charges.
+      expect(await card.innerText()).toMatch(new RegExp(`Next payment of AED ${(yearly.price / 100).toLocaleString("en", { minimumFractionDigits: 2 })} on`))
       expect(await card.getByRole("link", { name: "Change plan" }).count(), "one change at a time").toBe(0)
       expect((await ok(server.baseUrl, key, "GET", `/subscriptions/${id}`)).scheduled_change).toMatchObject({ product_id: yearly.product_id, quantity: 1 })
       await shoot("portal-plan-scheduled")
       await page.goto(`${server.baseUrl}/portal/subscriptions/${id}/plan`)
+      expect(await page.locator("main").innerText()).toContain("keep your current plan first")
       await shoot("portal-plans-refused")
+      // Keeping the current plan cancels the scheduled change; the plans can be chosen again.
+      await page.goto(`${server.baseUrl}/portal`)
+      await card.getByRole("button", { name: "Keep Coffee club plus" }).click()
+      await page.waitForURL(/notice=plan_kept$/)
+      expect(await page.getByRole("status").innerText()).toContain("You keep your current plan")
+      expect((await ok(server.baseUrl, key, "GET", `/subscriptions/${id}`)).scheduled_change).toBeNull()
+      expect(await card.innerText()).not.toContain("Changes to Coffee club yearly")
+      expect(await card.getByRole("link", { name: "Change plan" }).count()).toBe(1)
+      await shoot("portal-plan-kept")
     } finally {
       await context.close()
     }

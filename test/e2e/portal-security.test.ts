@@ -124,6 +124,7 @@ const routes: Record<string, Route> = {
   "plans": (id) => ({ path: `/portal/subscriptions/${id}/plan` }),
   "plan preview": (id) => ({ path: `/portal/subscriptions/${id}/plan/preview`, form: { product_id: offered, quantity: "1", csrf_token: csrf } }),
   "plan change": (id) => ({ path: `/portal/subscriptions/${id}/plan`, form: { product_id: offered, quantity: "1", quote_id: "qt_0000000000000_00000000000000000000000000000000", once: "a-one-time-token-0001", csrf_token: csrf } }),
+  "keep plan": (id) => ({ path: `/portal/subscriptions/${id}/plan/scheduled/cancel`, form: { csrf_token: csrf } }),
   "receipt": (id) => ({ path: `/portal/receipts/${id}` }),
   "invoice": (id) => ({ path: `/portal/invoices/${id}` }),
   "credit note": (id) => ({ path: `/portal/credit-notes/${id}` })
@@ -194,6 +195,7 @@ describe("the customer portal's walls", () => {
       routes["cancel at period end"]!(mine.subscription),
       routes["plan preview"]!(mine.subscription),
       routes["plan change"]!(mine.subscription),
+      routes["keep plan"]!(mine.subscription),
       { path: "/portal/sign-out", form: { csrf_token: csrf } }
     ]
     for (const route of forms) {

@@ -82,6 +82,9 @@ const every = (plan: { readonly billing_interval: string; readonly interval_coun
 const planText = (plan: Pick<Subscription.Plan, "name" | "quantity" | "recurring_amount" | "billing_interval" | "interval_count">) =>
   `${plan.name} × ${plan.quantity}: ${Pages.money(plan.recurring_amount)} ${every(plan)}`
 
+/** Whether the plan's prices exclude VAT: a discount then comes off the price before VAT (docs/discounts.md). */
+const beforeVat = (s: Subscription.Subscription) => s.tax_lines?.prices_include_vat === false
+
 /** The subscription page's rows about plan changes: its credit, a scheduled change, a change waiting for its charge. */
 export const planRows = (f: Pages.SignedFrame, s: Subscription.Subscription): Raw => {
   const path = `${Pages.modePath(f)}/subscriptions/${s.subscription_id}`
@@ -211,6 +214,10 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
               : html`<tr><td>${newLine.name} × ${newLine.quantity}, its first period</td><td class="num">${Pages.money(newLine.amount)}</td>${
                 vat ? html`<td class="num">${Pages.money(newLine.tax ?? 0)}</td>` : ""
               }</tr>`
+          }${
+            charge.discounts.filter((d) => d.amount_off > 0).map((d) =>
+              html`<tr><td>Discount ${d.code}${beforeVat(next) ? " (off the price before VAT)" : ""}</td><td class="num">−${Pages.money(d.amount_off)}</td>${vat ? html`<td></td>` : ""}</tr>`
+            )
           }
 <tr><td>Less credit</td><td class="num">−${Pages.money(summary.credit_applied)}</td>${vat ? html`<td></td>` : ""}</tr>
 <tr><th>Charged to the card now</th><th class="num" id="charged-now">${Pages.money(summary.total_amount)}</th>${vat ? html`<th class="num">${Pages.money(summary.tax ?? 0)}</th>` : ""}</tr>

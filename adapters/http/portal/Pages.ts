@@ -114,7 +114,7 @@ const subscriptionCard = (frame: Frame, s: Subscription.Subscription, plans: Rea
     } Update your card to pay it now.`
     : s.cancel_at_period_end
     ? html`Ends on ${day(s.next_billing_date)}; you will not be charged again.`
-    : html`Next payment of ${money(Subscription.renewalCharge(s).amount, s.currency)} on ${day(s.next_billing_date)}.`
+    : html`Next payment of ${money(PlanChange.nextRenewalCharge(s).amount, s.currency)} on ${day(s.next_billing_date)}.`
   const cancelForm = (value: boolean, label: string, secondary: boolean) =>
     html`<form method="post" action="${base}/cancel-at-period-end">${csrfField(frame)}
 <input type="hidden" name="cancel_at_period_end" value="${String(value)}">
@@ -138,6 +138,11 @@ ${
       PlanChange.changeRefusal(s) === undefined && plans.some((p) => PlanChange.offeredInPortal(p, s))
         ? html`<a href="${base}/plan">Change plan</a>`
         : ""
+    }
+${
+      s.scheduled_change === null
+        ? ""
+        : html`<form method="post" action="${base}/plan/scheduled/cancel">${csrfField(frame)}<button type="submit" class="secondary">Keep ${s.name}</button></form>`
     }
 ${s.cancel_at_period_end ? cancelForm(false, "Keep subscription", false) : cancelForm(true, "Cancel at period end", true)}
 </div>`

@@ -20,7 +20,7 @@ const planText = (plan: Pick<Subscription.Plan, "name" | "quantity" | "recurring
 /** Why the subscription cannot change plan now, in the customer's words (the rule is `PlanChange.changeRefusal`). */
 const refusalText = (s: Subscription.Subscription) =>
   s.scheduled_change !== null
-    ? html`Your plan already changes to ${s.scheduled_change.plan.name} on ${day(s.scheduled_change.effective_at)}. To choose another, please contact us.`
+    ? html`Your plan already changes to ${s.scheduled_change.plan.name} on ${day(s.scheduled_change.effective_at)}. To choose another, keep your current plan first.`
     : s.pending_change !== null
     ? "A change of your plan is waiting for its payment. Please try again in a moment."
     : s.status === "on_hold"
@@ -113,6 +113,11 @@ ${
         ? html`<p data-testid="charged-today">Nothing: ${money(0, currency)}.</p>`
         : html`<div class="scroll"><table aria-label="Charged today"><tbody>
 <tr><td>${newLine.name}${newLine.quantity > 1 ? html` × ${newLine.quantity}` : ""}, its first ${plan.interval_count === 1 ? plan.billing_interval : "period"}</td><td class="amount">${money(newLine.amount, currency)}</td></tr>
+${
+          charge.discounts.filter((d) => d.amount_off > 0).map((d) =>
+            html`<tr class="discount"><td>Discount ${d.code}${next.tax_lines?.prices_include_vat === false ? " (off the price before VAT)" : ""}</td><td class="amount">−${money(d.amount_off, currency)}</td></tr>`
+          )
+        }
 ${
           summary.credit_applied === 0
             ? ""

@@ -50,6 +50,7 @@ const notices: Record<string, { readonly tone: "done" | "alert"; readonly text: 
   card_processing: { tone: "done", text: "Your new card is saved. The overdue payment is being processed; this page will show it once it completes." },
   plan_changed: { tone: "done", text: "Your plan is changed. Your payment, if any, is listed below." },
   plan_scheduled: { tone: "done", text: "Your plan will change at your next payment. Until then, nothing changes." },
+  plan_kept: { tone: "done", text: "You keep your current plan: the scheduled change is cancelled." },
   plan_processing: { tone: "done", text: "Your payment is being processed; your plan changes once it completes." },
   signed_out: { tone: "done", text: "You are signed out." }
 }
@@ -436,6 +437,17 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
           ? "plan_processing"
           : "plan_changed"
         return redirect(`${base}?notice=${notice}`)
+      })))
+
+    // Keeping the current plan: the scheduled change cancelled (posted again, nothing more happens).
+    yield* router.post("/portal/subscriptions/:id/plan/scheduled/cancel", withPost((session, frame) =>
+      Effect.gen(function*() {
+        const id = subscriptionIdOf(yield* param("id"))
+        if (id === undefined) return notFound(frame)
+        return yield* portal.cancelScheduledChange(session, id).pipe(
+          Effect.as(redirect(`${base}?notice=plan_kept`)),
+          Effect.catchTag("NotFound", () => Effect.succeed(notFound(frame)))
+        )
       })))
 
     // Receipts ---------------------------------------------------------------------------------------------------
