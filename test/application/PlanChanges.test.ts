@@ -28,6 +28,7 @@ import * as Subscription from "../../src/domain/Subscription.js"
 import { PaymentProcessor, ProcessorUnavailable } from "../../src/ports/PaymentProcessor.js"
 import { Transactions } from "../../src/ports/Transactions.js"
 import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
+import { oldPlanCredit } from "../support/credit.js"
 import { vatProfile } from "../support/taxProfile.js"
 import { engineOver, newAccount, withEngine } from "./harness.js"
 
@@ -633,16 +634,7 @@ describe("sequences of changes and renewals (property)", () => {
             continue
           }
           assert.deepStrictEqual([payment.status, payment.total_amount, payment.tax], ["succeeded", summary.total_amount, summary.tax])
-          // The old plan's credit, worked out here: its unused whole seconds, its price, or nothing.
-          const atChange = DateTime.toEpochMillis(yield* DateTime.now)
-          const secondsLeft = Math.floor((end - atChange) / 1000)
-          const length = Math.floor((end - DateTime.toEpochMillis(s.current_period_start)) / 1000)
-          const base = Math.min(periodBase, s.recurring_amount)
-          const unused = step.mode === "prorated_immediately"
-            ? Number((2n * BigInt(base) * BigInt(secondsLeft) + BigInt(length)) / (2n * BigInt(length)))
-            : step.mode === "difference_immediately"
-            ? base
-            : 0
+          const unused = oldPlanCredit(s, step.mode, periodBase, yield* DateTime.now)
           const full = made.right.subscription.recurring_amount
           const spent = full - payment.total_amount
           assert.isTrue(spent >= 0 && spent <= credit + unused, "credit spent is credit there was")
