@@ -233,7 +233,12 @@ const scenario = async (options: Parameters<typeof runScenario>[0]) => {
       }
       const token = /name="form_token" value="([^"]*)"/.exec(page.text)?.[1]
       if (token === undefined) {
-        // No form: paid already (a submission whose answer was lost went through), or something is wrong.
+        // No form: paid already (a submission whose answer was lost went through), still being processed (looked at
+        // again, as the customer would), or something is wrong.
+        if (page.status === 200 && /being processed/.test(page.text)) {
+          await delay(500)
+          continue
+        }
         op.paid = page.status === 200 && /Payment received/.test(page.text)
         op.ackedAt = Date.now()
         return op.paid
@@ -257,7 +262,14 @@ const scenario = async (options: Parameters<typeof runScenario>[0]) => {
       const said = /<div class="alert"[^>]*>([^<]*)</.exec(posted.text)?.[1] ?? posted.text.slice(0, 300)
       answers.push({ at: Date.now(), status: posted.status, what: "POST /checkout/{id}", body: said })
       if (posted.status === 200) {
-        // The success page (no return_url): anything else answered 200 is not a payment.
+        // The success page (no return_url). A charge whose answer a failover lost is "being processed" until the
+        // processor is asked about it: the page is looked at again until it says how it ended. Anything else answered
+        // 200 is not a payment.
+        if (/Payment processing/.test(posted.text)) {
+          op.note = "answered \"Payment processing\"; the page did not say how it ended"
+          await delay(500)
+          continue
+        }
         op.paid = /Payment received/.test(posted.text)
         op.ackedAt = Date.now()
         if (!op.paid) op.note = `answered 200 without "Payment received": ${posted.text.replace(/\s+/g, " ").slice(0, 300)}`
