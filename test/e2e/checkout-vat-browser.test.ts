@@ -184,6 +184,30 @@ describe("checkout with VAT", () => {
     expect([subscription.trial_period_days, subscription.recurring_amount, subscription.next_billing_date])
       .toEqual([14, 19_845, subscription.trial_ends_at])
 
+    // A discount code with the trial: nothing off today, its share off the first three payments after it.
+    expect((await api.post("/discounts", { code: "ROAST25", type: "percentage", amount: 2500, subscription_cycles: 3 })).status).toBe(200)
+    const discounted = (await api.post("/checkout_sessions", { product_cart: [{ product_id: product.json.product_id }], discount_code: "roast25" })).json
+    for (const width of [390, 1280]) {
+      const page = await open(discounted.session_id, width)
+      expect(await page.textContent("[data-testid=trial]")).toContain("Then AED 198.45 (VAT included) every month, less the discount below,")
+      expect(await page.textContent("tr.discount")).toMatch(/Discount ROAST25\s*\(the first 3 payments after the trial\)\s*−25 %/)
+      expect(await page.textContent("[data-testid=total]")).toContain("AED 0.00")
+      await page.screenshot({ path: join(output, `checkout-trial-discount-${width}.png`), fullPage: true })
+      if (width === 1280) {
+        await page.fill("#name", "Omar Al Suwaidi")
+        await page.fill("#email", "omar@example.ae")
+        await page.fill("#card_number", cards.visa)
+        await page.fill("#exp_month", "12")
+        await page.fill("#exp_year", String(new Date().getUTCFullYear() + 3))
+        await page.fill("#cvc", "123")
+        await page.click(payButton)
+        await page.waitForSelector("[role=status]")
+        // 25 % off the net AED 189.00 leaves AED 141.75, with 5 % VAT (AED 7.09) AED 148.84.
+        expect(await page.textContent("[role=status]")).toContain("first be charged AED 148.84 on")
+      }
+      await page.close()
+    }
+
     // A paid trial: its price today, with the VAT added to it, then the full price.
     const paid = await api.post("/products", {
       name: "Roaster's choice, weekly",

@@ -158,7 +158,9 @@ const trialNote = (session: CheckoutSession, plan: Plan | null, now: DateTime.Ut
   const schedule = plan === null ? "" : ` ${everyInterval(plan.billing_interval, plan.interval_count)}`
   return html`<p class="trial" data-testid="trial">${
     session.total_amount === 0 ? "Nothing is charged today." : `${formatAmount(session.total_amount, session.currency)} is charged today.`
-  } Then ${formatAmount(periodAmount(session), session.currency)}${vat}${schedule}, first charged on <strong data-testid="first-charge">${
+  } Then ${formatAmount(periodAmount(session), session.currency)}${vat}${schedule}${
+    session.discounts.length > 0 ? ", less the discount below" : ""
+  }, first charged on <strong data-testid="first-charge">${
     day(first)
   }</strong> (when the ${session.trial_period_days}-day trial ends). Cancel before then and nothing more is charged.</p>`
 }

@@ -17,7 +17,7 @@ import { customerMessage } from "../../../src/domain/Discount.js"
 import { CheckoutSessionId, parseId } from "../../../src/domain/Ids.js"
 import { formatAmount } from "../../../src/domain/Money.js"
 import { declineMessage, type Payment } from "../../../src/domain/Payment.js"
-import type { Subscription } from "../../../src/domain/Subscription.js"
+import { renewalCharge, type Subscription } from "../../../src/domain/Subscription.js"
 import { htmlResponse, newNonce } from "../html/Document.js"
 import { formField, notUtf8Message, readForm } from "../html/Forms.js"
 import { sameOriginSubmission } from "../html/Origin.js"
@@ -52,7 +52,7 @@ export const returnTo = (returnUrl: string, session: CheckoutSession, paid: Paym
 /** What a started trial says: nothing charged today, and when the card is first charged, for how much. */
 const trialStarted = (subscription: Subscription) =>
   `Your ${subscription.trial_period_days}-day trial has started. Your card will first be charged ` +
-  `${formatAmount(subscription.recurring_amount, subscription.currency)} on ${day(subscription.next_billing_date)}; ` +
+  `${formatAmount(renewalCharge(subscription).amount, subscription.currency)} on ${day(subscription.next_billing_date)}; ` +
   "cancel before then and nothing more is charged."
 
 const notFoundPage = (nonce: string) =>
