@@ -1,7 +1,8 @@
 /**
  * `node --import tsx bench/profile.ts <scenario> [seconds]`: one load scenario against `fils serve` started with
  * `--cpu-prof`; the profile lands in bench/profiles/ (open it in Chrome DevTools or speedscope). Scenarios:
- * payment_get, payment_list, checkout_create, product_create. DATABASE_URL or embedded, as `npm run bench`.
+ * payment_get, payment_list, checkout_create, product_create, plan_preview, plan_change (4,000 subscriptions halfway
+ * through their month, changed in turn up to a dearer plan and back). DATABASE_URL or embedded, as `npm run bench`.
  * Prints req/s, latency, the server's CPU time per request and its peak RSS; BENCH_PROFILE=0 runs without the profiler,
  * BENCH_RATE=n paces the load at n requests per second (as the p99 step of `npm run bench` does at 1,000).
  */
@@ -45,7 +46,12 @@ try {
   const account = (await sql.query("SELECT account_id FROM accounts")).rows[0].account_id as string
   await Seed.seedPayments(sql, account, 1, 20_000)
   const ids = await Seed.samplePaymentIds(sql, account, 1000)
+  const planScenario = scenario.startsWith("plan_")
+  const plan = planScenario ? await post("/products", { name: "Plan", price: 5000, currency: "AED", billing: "recurring", billing_interval: "month" }) : undefined
+  const plus = planScenario ? await post("/products", { name: "Plus", price: 9000, currency: "AED", billing: "recurring", billing_interval: "month" }) : undefined
+  const changing = planScenario ? await Seed.seedDueSubscriptions(sql, account, plan.product_id, 4000, 15 * 24 * 60) : []
   await sql.end()
+  const changeBody = (productId: string) => JSON.stringify({ product_id: productId, quantity: 1, proration_billing_mode: "prorated_immediately" })
   let n = 0
   const requests: Record<string, object> = {
     payment_get: { method: "GET", setupRequest: (r: any) => ({ ...r, path: `/api/v1/payments/${ids[n++ % ids.length]}` }) },
@@ -56,7 +62,23 @@ try {
       body: JSON.stringify({ product_cart: [{ product_id: a.product_id, quantity: 2 }, { product_id: b.product_id }] }),
       setupRequest: (r: any) => ({ ...r, headers: { ...r.headers, "idempotency-key": randomUUID() } })
     },
-    product_create: { method: "POST", path: "/api/v1/products", body: JSON.stringify({ name: "P", price: 1, currency: "AED" }) }
+    product_create: { method: "POST", path: "/api/v1/products", body: JSON.stringify({ name: "P", price: 1, currency: "AED" }) },
+    plan_preview: {
+      method: "POST",
+      setupRequest: (r: any) => ({ ...r, path: `/api/v1/subscriptions/${changing[n++ % changing.length]}/change-plan/preview`, body: changeBody(plus?.product_id) })
+    },
+    plan_change: {
+      method: "POST",
+      setupRequest: (r: any) => {
+        const i = n++
+        return {
+          ...r,
+          path: `/api/v1/subscriptions/${changing[i % changing.length]}/change-plan`,
+          body: changeBody(Math.floor(i / changing.length) % 2 === 0 ? plus?.product_id : plan?.product_id),
+          headers: { ...r.headers, "idempotency-key": randomUUID() }
+        }
+      }
+    }
   }
   // Paced runs measure latency, so the server is warmed up first (JIT, connections).
   if (rate !== undefined) await paced({ url: fils.url, connections: 64, seconds: 3, headers, request: requests[scenario] as any, rate })
