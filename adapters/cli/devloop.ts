@@ -64,7 +64,13 @@ const retryPausesSeconds = [1, 2, 4, 8, 16] as const
 const millisOf = (e: ApiEvent) => DateTime.toEpochMillis(e.created_at)
 
 const listen = Command.make("listen", {
-  forwardTo: Options.text("forward-to").pipe(Options.withDescription("The local URL each event is POSTed to")),
+  forwardTo: Options.text("forward-to").pipe(
+    Options.optional,
+    Options.withDescription("The local URL each event is POSTed to (without it, --print-json only prints them)")
+  ),
+  printJson: Options.boolean("print-json").pipe(
+    Options.withDescription("Print each event's JSON (the delivery body) as it arrives")
+  ),
   api,
   key,
   events: Options.text("events").pipe(
@@ -80,12 +86,15 @@ const listen = Command.make("listen", {
   interval: Options.integer("interval-ms").pipe(Options.withDefault(1000), Options.withDescription("How often to look for new events"))
 }, (options) =>
   reportFailure(Effect.gen(function*() {
-    const target = yield* Effect.try({
-      try: () => new URL(options.forwardTo),
-      catch: () => new InvalidRequest({ message: `--forward-to must be an absolute http(s) URL: '${options.forwardTo}'` })
+    if (Option.isNone(options.forwardTo) && !options.printJson) {
+      return yield* new InvalidRequest({ message: "Give --forward-to URL, --print-json, or both" })
+    }
+    const target = Option.isNone(options.forwardTo) ? undefined : yield* Effect.try({
+      try: () => new URL(options.forwardTo.pipe(Option.getOrThrow)),
+      catch: () => new InvalidRequest({ message: `--forward-to must be an absolute http(s) URL: '${Option.getOrThrow(options.forwardTo)}'` })
     })
-    if (target.protocol !== "http:" && target.protocol !== "https:") {
-      return yield* new InvalidRequest({ message: `--forward-to must be an absolute http(s) URL: '${options.forwardTo}'` })
+    if (target !== undefined && target.protocol !== "http:" && target.protocol !== "https:") {
+      return yield* new InvalidRequest({ message: `--forward-to must be an absolute http(s) URL: '${target.href}'` })
     }
     const types = Option.map(options.events, (text) => text.split(",").map((t) => t.trim()).filter((t) => t !== ""))
     const unknown = Option.getOrElse(types, () => []).filter((t) => !(eventTypes as ReadonlyArray<string>).includes(t))
@@ -142,14 +151,17 @@ const listen = Command.make("listen", {
       })
     // Only what happens from now on is forwarded.
     yield* look(() => Effect.void)
+    const only = Option.isSome(types) ? ` (${types.value.join(", ")})` : ""
     yield* Console.log([
-      `Ready: forwarding test events from ${root} to ${target.href}${Option.isSome(types) ? ` (${types.value.join(", ")})` : ""}.`,
+      target === undefined
+        ? `Ready: printing test events from ${root}${only}.`
+        : `Ready: forwarding test events from ${root} to ${target.href}${only}.`,
       `Webhook signing secret: ${secret} ${signing.note}`,
       "(Ctrl-C to stop)"
     ].join("\n"))
 
-    /** One POST of `event`, signed now; `ok` only for a 2xx (a redirect is not followed: it is a failure). */
-    const attempt = (event: ApiEvent) =>
+    /** One POST of `event` to `target`, signed now; `ok` only for a 2xx (a redirect is not followed: it is a failure). */
+    const attempt = (target: URL) => (event: ApiEvent) =>
       Effect.gen(function*() {
         const body = JSON.stringify(deliveryBody(event))
         const timestamp = Math.floor(Date.now() / 1000)
@@ -176,11 +188,11 @@ const listen = Command.make("listen", {
       })
 
     /** Tries again after each pause until a 2xx, in the background: later events are not held up. */
-    const retry = (event: ApiEvent) =>
+    const retry = (target: URL) => (event: ApiEvent) =>
       Effect.gen(function*() {
         for (const [i, pause] of retryPausesSeconds.entries()) {
           yield* Effect.sleep(Duration.seconds(pause))
-          const tried = yield* attempt(event)
+          const tried = yield* attempt(target)(event)
           const next = retryPausesSeconds[i + 1]
           const retries = `retry ${i + 1} of ${retryPausesSeconds.length}`
           yield* Console.log(`${tried.line}  ${retries}${tried.ok ? "" : next === undefined ? "; given up" : `; again in ${next} s`}`)
@@ -188,11 +200,14 @@ const listen = Command.make("listen", {
         }
       })
 
+    /** Prints the event's JSON (with --print-json), then forwards it and prints the receiver's answer (with a URL). */
     const forward = (event: ApiEvent) =>
       Effect.gen(function*() {
-        const tried = yield* attempt(event)
+        if (options.printJson) yield* Console.log(JSON.stringify(deliveryBody(event), null, 2))
+        if (target === undefined) return yield* Console.log(`${new Date().toISOString()}  ${event.type}  ${event.event_id}`)
+        const tried = yield* attempt(target)(event)
         yield* Console.log(`${tried.line}${tried.ok ? "" : `; again in ${retryPausesSeconds[0]} s`}`)
-        if (!tried.ok) yield* Effect.fork(retry(event))
+        if (!tried.ok) yield* Effect.fork(retry(target)(event))
       })
 
     const poll = look((e) => (wanted(e.type) ? forward(e) : Effect.void)).pipe(
@@ -212,6 +227,7 @@ const elsewhere: Partial<Record<string, string>> = {
   "refund.succeeded": "refunds are an operator's act: `fils refunds create PAYMENT_ID` (or the dashboard's Refund button)",
   "invoice.issued": "a VAT-registered account issues it with every payment: set the account's tax profile (`fils account tax-profile set`), then `fils trigger payment.succeeded`",
   "credit_note.issued": "a refund of an invoiced payment issues it: `fils refunds create PAYMENT_ID` on a VAT-registered account",
+  "webhook.disabled": "an endpoint whose every attempt fails for 3 days causes it; `POST /webhooks/{id}/test` sends an example to an endpoint that names it",
   "subscription.plan_changed": "a plan change causes it: `fils trigger subscription.active`, then `POST /subscriptions/{id}/change-plan` with another product or quantity"
 }
 

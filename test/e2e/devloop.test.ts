@@ -144,22 +144,30 @@ describe("fils listen and fils trigger", () => {
     }
   }, 240_000)
 
-  it("--events keeps only those types; a receiver with another secret refuses them", async () => {
+  it("--events keeps only those types and --print-json prints each one's JSON; a receiver with another secret refuses them", async () => {
     const receiver = await startReceiver(() => "whsec_" + Buffer.alloc(24, 7).toString("base64"))
-    const listen = await startListen(["--forward-to", receiver.url, "--events", "payment.failed"])
+    const listen = await startListen(["--forward-to", receiver.url, "--events", "payment.failed", "--print-json"])
     try {
       const failed = JSON.parse((await trigger("payment.failed")).stdout)
-      await trigger("payment.succeeded")
+      const succeeded = JSON.parse((await trigger("payment.succeeded")).stdout)
       await waitFor("the failed payment forwarded", () => receiver.received.some((r) => r.id === failed.event_id), 20_000)
       await new Promise((r) => setTimeout(r, 1000))
       // Refused each time it was tried (a refused forward is retried, as a delivery is); nothing else came.
       expect(receiver.received.length).toBeGreaterThan(0)
       expect(receiver.received.every((r) => !r.ok && r.id === failed.event_id)).toBe(true)
+      // The receiver's answer per event, after the event's JSON (the delivery body), printed once.
       expect(listen.output()).toContain(`payment.failed  ${failed.event_id}  → 400`)
+      const printed = (listen.output().match(/^\{$[\s\S]*?^\}$/gm) ?? []).map((block) => JSON.parse(block))
+      expect(printed.map((e) => [e.id, e.type])).toEqual([[failed.event_id, "payment.failed"]])
+      expect(printed[0].data).toMatchObject({ object: "payment", status: "failed" })
+      expect(listen.output()).not.toContain(succeeded.event_id)
     } finally {
       await listen.stop()
       await receiver.close()
     }
+    const neither = await runFils(["listen", "--api", served.baseUrl, "--key", key], { DATABASE_URL: undefined, XDG_CONFIG_HOME: configHome })
+    expect(neither.code).toBe(1)
+    expect(JSON.parse(neither.stderr.trim().split("\n").pop()!).message).toContain("--print-json")
   }, 120_000)
 
   it("trigger names the command for what the API cannot cause; both refuse live keys and unknown types", async () => {
