@@ -80,6 +80,7 @@ export * as Receipt from "./domain/Receipt.js"
 export * as Refund from "./domain/Refund.js"
 export * as Subscription from "./domain/Subscription.js"
 export * as WebhookEndpoint from "./domain/WebhookEndpoint.js"
+export * as WebhookHealth from "./domain/WebhookHealth.js"
 export * from "./domain/Errors.js"
 export {
   AccountId,

@@ -36,6 +36,7 @@ import {
 } from "../../src/domain/PlanChange.js"
 import { CreditNote, Invoice } from "../../src/domain/TaxDocument.js"
 import { WebhookCreate, WebhookResource, WebhookUpdate, WebhookWithSecret } from "../../src/domain/WebhookEndpoint.js"
+import { DeliveryResource } from "../../src/domain/Delivery.js"
 import type { Principal } from "../../src/application/Accounts.js"
 import * as E from "./Errors.js"
 import { completeDocument } from "./OpenApiDocument.js"
@@ -127,6 +128,22 @@ export const WebhookDeleted = Schema.Struct({
   deleted: Schema.Literal(true)
 }).annotations({ identifier: "WebhookDeleted" })
 export const WebhookSecret = Schema.Struct({ secret: Schema.String }).annotations({ identifier: "WebhookSecret" })
+export const WebhookDeliveryList = ListResource(DeliveryResource, "WebhookDeliveryList")
+export const WebhookTestRequest = Schema.Struct({
+  type: EventType.annotations({ description: "One of the endpoint's `event_types`" })
+}).annotations({ identifier: "WebhookTestRequest" })
+export const WebhookRecoverRequest = Schema.Struct({
+  since: Schema.DateTimeUtc.annotations({
+    description: "Deliveries made at or after this instant (ISO 8601) are sent again if they did not arrive"
+  })
+}).annotations({ identifier: "WebhookRecoverRequest" })
+export const WebhookRecovery = Schema.Struct({
+  object: Schema.Literal("webhook_recovery"),
+  webhook_id: Schema.String,
+  since: Schema.DateTimeUtc,
+  /** How many deliveries were queued again by this request. */
+  resent: Schema.NonNegativeInt
+}).annotations({ identifier: "WebhookRecovery" })
 export const DiscountList = ListResource(DiscountResource, "DiscountList")
 export const DiscountDeleted = Schema.Struct({
   object: Schema.Literal("discount"),
@@ -667,6 +684,53 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
         summary: "Read a webhook endpoint's signing secret",
         description: "`whsec_` followed by base64 of 24 random bytes; the key of the `webhook-signature` HMAC is the " +
           "base64-decoded part after the prefix."
+      }))
+  )
+  .add(
+    HttpApiEndpoint.get("deliveries", "/webhooks/:id/deliveries")
+      .setPath(pathId("wh"))
+      .setUrlParams(Schema.Struct(listParams))
+      .addSuccess(WebhookDeliveryList)
+      .annotateContext(OpenApi.annotations({
+        summary: "List an endpoint's deliveries, newest first, with every attempt",
+        description: "Each delivery names its event and type (`test: true` for a test event) and lists its attempts: " +
+          "when, the receiver's status (or why it did not answer), the latency, the first 4 KiB of its answer, and " +
+          "what was sent: the headers Fils set, signatures as sent, and the exact body. The signing secret is never " +
+          "shown. Page with `limit` and `cursor`."
+      }))
+  )
+  .add(
+    HttpApiEndpoint.post("test", "/webhooks/:id/test")
+      .setPath(pathId("wh"))
+      .setHeaders(IdempotencyHeaders)
+      .setPayload(strict(WebhookTestRequest))
+      .addSuccess(DeliveryResource)
+      .addError(E.InvalidState)
+      .addError(E.IdempotencyKeyInUse)
+      .addError(E.IdempotencyKeyReused)
+      .annotateContext(OpenApi.annotations({
+        summary: "Send a test event to this endpoint",
+        description: "A signed example event of `type` (one the endpoint subscribes to), delivered to this endpoint " +
+          "only, through the normal delivery path: it shows in the delivery log. Its body carries `\"test\": true` " +
+          "(signed with the rest) and example objects whose ids exist nowhere; it is not part of `GET /events`. A " +
+          "disabled endpoint is `409 INVALID_STATE`. The answer is the queued delivery."
+      }))
+  )
+  .add(
+    HttpApiEndpoint.post("recover", "/webhooks/:id/recover")
+      .setPath(pathId("wh"))
+      .setHeaders(IdempotencyHeaders)
+      .setPayload(strict(WebhookRecoverRequest))
+      .addSuccess(WebhookRecovery)
+      .addError(E.InvalidState)
+      .addError(E.IdempotencyKeyInUse)
+      .addError(E.IdempotencyKeyReused)
+      .annotateContext(OpenApi.annotations({
+        summary: "Send again every delivery since a time that did not arrive",
+        description: "Queues again, now, each delivery of this endpoint made at or after `since` that is `failed` " +
+          "(its attempts ran out) or `cancelled` (the endpoint was disabled). Pending and succeeded deliveries are " +
+          "left alone, so a second request resends nothing twice. A disabled endpoint is `409 INVALID_STATE`: " +
+          "enable it first."
       }))
   )
   .annotateContext(OpenApi.annotations({

@@ -20,6 +20,7 @@ import type { CheckoutSessionCreate, CheckoutSessionResource } from "../../src/d
 import type { CustomerCreate, CustomerResource, CustomerUpdate } from "../../src/domain/Customer.js"
 import type { DiscountCreate, DiscountResource, DiscountUpdate } from "../../src/domain/Discount.js"
 import { Schema } from "effect"
+import type { DeliveryResource } from "../../src/domain/Delivery.js"
 import { byNameOnly, type EventResource } from "../../src/domain/Event.js"
 import type { PaymentResource } from "../../src/domain/Payment.js"
 import type { PortalSessionCreate, PortalSessionResource } from "../../src/domain/PortalSession.js"
@@ -272,9 +273,62 @@ const webhook: typeof WebhookResource.Encoded = {
   event_types: ["payment.succeeded", "payment.failed", "subscription.cancelled"],
   disabled: false,
   livemode: false,
-  created_at: at
+  created_at: at,
+  health: {
+    attempts_last_day: 40,
+    failed_last_day: 2,
+    failure_rate_last_day: 0.05,
+    failing_since: null,
+    auto_disabled_at: null
+  }
 }
 const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+
+/** A delivery of the example payment's event, answered 500 once and then 200. */
+const deliveryBodyExample = JSON.stringify({
+  id: id("evt"),
+  type: "payment.succeeded",
+  livemode: false,
+  created_at: "2026-11-21T10:00:02.000Z",
+  data: { object: "payment", payment_id: id("pay") }
+})
+const sentHeaders = (timestamp: number, signature: string) => ({
+  "content-type": "application/json",
+  "content-length": String(deliveryBodyExample.length),
+  "user-agent": "Fils-Webhooks/1.0",
+  "webhook-id": id("evt"),
+  "webhook-timestamp": String(timestamp),
+  "webhook-signature": `v1,${signature}`
+})
+const webhookDelivery: typeof DeliveryResource.Encoded = {
+  object: "webhook_delivery",
+  delivery_id: id("dlv"),
+  webhook_id: id("wh"),
+  event_id: id("evt"),
+  event_type: "payment.succeeded",
+  test: false,
+  status: "succeeded",
+  livemode: false,
+  created_at: "2026-11-21T10:00:02.000Z",
+  next_attempt_at: null,
+  attempts: [{
+    attempt: 1,
+    started_at: "2026-11-21T10:00:02.000Z",
+    status_code: 500,
+    error: null,
+    latency_ms: 84,
+    response_body: "{\"error\":\"database is down\"}",
+    request: { headers: sentHeaders(1795255202, "K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4="), body: deliveryBodyExample }
+  }, {
+    attempt: 2,
+    started_at: "2026-11-21T10:00:07.000Z",
+    status_code: 200,
+    error: null,
+    latency_ms: 31,
+    response_body: "ok",
+    request: { headers: sentHeaders(1795255207, "bm6Jxq9Wm9yq8Vb3JmCk2M3Q0vKQe4tq3z8T0tYb3vQ="), body: deliveryBodyExample }
+  }]
+}
 const webhookWithSecret: typeof WebhookWithSecret.Encoded = { ...webhook, secret }
 
 const event: typeof EventResource.Encoded = {
@@ -387,9 +441,24 @@ const page = <A>(item: A) => ({
   next_cursor: "eyJsIjoicHJvZHVjdHMiLCJ0IjoxNzk1MjY4ODAwMDAwfQ"
 })
 
-/** The `data` of each event type's example: the object right after the change. */
-const eventData = (type: string): unknown => {
+/**
+ * The `data` of each event type's example: the object right after the change. Also the data of the test events
+ * `POST /webhooks/{id}/test` sends: example objects whose ids exist nowhere.
+ */
+export const eventExample = (type: string): Record<string, unknown> => {
   switch (type) {
+    case "webhook.disabled":
+      return {
+        ...webhook,
+        disabled: true,
+        health: {
+          attempts_last_day: 12,
+          failed_last_day: 12,
+          failure_rate_last_day: 1,
+          failing_since: "2026-11-18T09:12:40.000Z",
+          auto_disabled_at: "2026-11-21T10:00:00.000Z"
+        }
+      }
     case "payment.failed":
       return { ...payment, status: "failed", fee_amount: 0, net_amount: 31410, subscription_id: null, paid_at: null }
     case "refund.succeeded":
@@ -418,6 +487,7 @@ const eventData = (type: string): unknown => {
       return type.startsWith("subscription.") ? subscription : payment
   }
 }
+const eventData = eventExample
 
 /** The rule for query strings, stated on every operation that takes query parameters and in the overview. */
 const queryRule = "Query parameters not listed here are ignored; a listed one is given at most once, and a value " +
@@ -450,6 +520,9 @@ export const responseExamples: Readonly<Record<string, unknown>> = {
   WebhookList: page(webhook),
   WebhookDeleted: { object: "webhook", webhook_id: id("wh"), deleted: true },
   WebhookSecret: { secret },
+  WebhookDelivery: webhookDelivery,
+  WebhookDeliveryList: page(webhookDelivery),
+  WebhookRecovery: { object: "webhook_recovery", webhook_id: id("wh"), since: "2026-11-20T00:00:00.000Z", resent: 14 },
   Event: event,
   EventList: page(event),
   Invoice: invoice,
@@ -536,7 +609,9 @@ export const requestExamples: Readonly<Record<string, unknown>> = {
     description: "Order fulfilment",
     event_types: ["payment.succeeded", "payment.failed", "subscription.cancelled"]
   } satisfies typeof WebhookCreate.Encoded,
-  "webhooks.update": { disabled: true } satisfies typeof WebhookUpdate.Encoded
+  "webhooks.update": { disabled: true } satisfies typeof WebhookUpdate.Encoded,
+  "webhooks.test": { type: "payment.succeeded" },
+  "webhooks.recover": { since: "2026-11-20T00:00:00.000Z" }
 }
 
 /** A typical message per error code (the `message` is for people; match on `code`). */
@@ -612,7 +687,8 @@ const deliveryData: Readonly<Record<string, string>> = {
   refund: "RefundedPayment",
   subscription: "Subscription",
   invoice: "Invoice",
-  credit_note: "CreditNote"
+  credit_note: "CreditNote",
+  webhook: "Webhook"
 }
 
 const deliveryHeaders = [
@@ -674,7 +750,12 @@ const webhooksOf = (spec: Json): Json => {
                   type: { type: "string", enum: [type] },
                   livemode: { type: "boolean" },
                   created_at: { $ref: "#/components/schemas/DateTimeUtc" },
-                  data: { $ref: `#/components/schemas/${data}` }
+                  data: { $ref: `#/components/schemas/${data}` },
+                  test: {
+                    type: "boolean",
+                    enum: [true],
+                    description: "Present only on a test event (`POST /webhooks/{id}/test`): its objects are examples"
+                  }
                 },
                 additionalProperties: false
               },

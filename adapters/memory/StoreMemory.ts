@@ -7,16 +7,32 @@ import { DateTime, Effect, Exit, FiberRef, Option, PubSub, Stream } from "effect
 
 interface AttemptRow {
   readonly attempt: number
+  readonly webhook_id: string
+  readonly ok: boolean
   readonly started_at: DateTime.Utc
   readonly status_code: number | null
   readonly error: string | null
   readonly duration_ms: number
+  readonly answer: string | null
+  readonly sent: SentRequest | null
+}
+/** An endpoint's failing streak, and when Fils disabled it for failing (`WebhookHealth`). */
+interface HealthRow {
+  readonly since: DateTime.Utc
+  readonly disabledAt: DateTime.Utc | null
 }
 import { type Account, type ApiKey, inScope, type Scope } from "../../src/domain/Account.js"
 import type { ApiKeyId } from "../../src/domain/Ids.js"
 import * as CheckoutSession from "../../src/domain/CheckoutSession.js"
 import * as Customer from "../../src/domain/Customer.js"
-import { afterAttempt, inFlightPerAccount, inFlightPerEndpoint, outcomeApplies } from "../../src/domain/Delivery.js"
+import {
+  afterAttempt,
+  inFlightPerAccount,
+  inFlightPerEndpoint,
+  outcomeApplies,
+  type SentRequest
+} from "../../src/domain/Delivery.js"
+import * as WebhookHealth from "../../src/domain/WebhookHealth.js"
 import * as Event from "../../src/domain/Event.js"
 import * as Idempotency from "../../src/domain/Idempotency.js"
 import * as Pagination from "../../src/domain/Pagination.js"
@@ -158,6 +174,9 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
   const webhooks = new Table<WebhookEndpoint.WebhookEndpoint>(record)
   const deliveries = new Table<Delivery & { readonly lease_until: number }>(record)
   const deliveryAttempts = new Table<ReadonlyArray<AttemptRow>>(record)
+  const webhookHealth = new Table<HealthRow>(record)
+  /** Test events (`insertTest`): delivered, never listed. */
+  const testEvents = new Table<true>(record)
   // Dispatchers waiting for work; woken when deliveries are queued.
   let waiters: Array<() => void> = []
   const wake = () => {
@@ -166,6 +185,20 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
     for (const w of woken) w()
   }
   const publicDelivery = ({ lease_until: _, ...d }: Delivery & { readonly lease_until: number }): Delivery => d
+  /** Records a batch of attempts, then each endpoint's streak after the ones recorded now (as one SQL statement). */
+  const recordDeliveryAttempts = (records: ReadonlyArray<AttemptRecord>) => {
+    const byEndpoint = new Map<string, Array<WebhookHealth.Outcome>>()
+    for (const record of records) {
+      const recorded = recordDeliveryAttempt(record)
+      if (recorded !== undefined) byEndpoint.set(recorded.webhookId, [...(byEndpoint.get(recorded.webhookId) ?? []), recorded.outcome])
+    }
+    for (const [id, batch] of byEndpoint) {
+      const row = webhookHealth.get(id)
+      const since = WebhookHealth.failingSinceAfter(row?.since ?? null, batch)
+      if (since !== null) webhookHealth.set(id, { since, disabledAt: row?.disabledAt ?? null })
+      else if (row !== undefined && row.disabledAt === null) webhookHealth.delete(id)
+    }
+  }
   const ofMode = (livemode: boolean | undefined) => (row: { readonly livemode: boolean }) =>
     livemode === undefined || row.livemode === livemode
   const scoped = <A extends { readonly account_id: string; readonly livemode: boolean }>(row: A | undefined, scope: Scope) =>
@@ -176,19 +209,25 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
     }
     return false
   }
-  const recordDeliveryAttempt = ({ attempt, deliveryId, nextAttemptAt, outcome, startedAt }: AttemptRecord) => {
+  /** Records one attempt; the endpoint and outcome of a newly recorded one (for its streak), else undefined. */
+  const recordDeliveryAttempt = ({ attempt, deliveryId, nextAttemptAt, outcome, sent, startedAt }: AttemptRecord) => {
     const d = deliveries.get(deliveryId)
     const recorded = deliveryAttempts.get(deliveryId) ?? []
     // Once per (delivery, attempt), whoever reports it first.
-    if (d === undefined || recorded.some((a) => a.attempt === attempt)) return
+    if (d === undefined || recorded.some((a) => a.attempt === attempt)) return undefined
     deliveryAttempts.set(deliveryId, [...recorded, {
       attempt,
+      webhook_id: d.webhook_id,
+      ok: outcome.ok,
       started_at: startedAt,
       status_code: outcome.statusCode,
       error: outcome.error,
-      duration_ms: outcome.durationMillis
+      duration_ms: outcome.durationMillis,
+      answer: outcome.answer ?? null,
+      sent: sent ?? null
     }])
-    if (!outcomeApplies(d, d.lease_until !== 0, attempt)) return
+    const streak = { webhookId: d.webhook_id, outcome: { ok: outcome.ok, startedAt } }
+    if (!outcomeApplies(d, d.lease_until !== 0, attempt)) return streak
     const after = afterAttempt(outcome, nextAttemptAt)
     deliveries.set(deliveryId, {
       ...d,
@@ -199,6 +238,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
       lease_until: 0,
       updated_at: startedAt
     })
+    return streak
   }
 
   const documents = new Table<Invoice | CreditNote>(record)
@@ -563,12 +603,18 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
     events: {
       insert: (event) => write(() => events.set(event.event_id, event)),
       insertAll: (batch) => write(() => batch.forEach((event) => events.set(event.event_id, event))),
-      get: (scope, id) => read(() => scoped(events.get(id), scope)),
+      insertTest: (event) =>
+        write(() => {
+          events.set(event.event_id, event)
+          testEvents.set(event.event_id, true)
+        }),
+      get: (scope, id) => read(() => testEvents.get(id) === undefined ? scoped(events.get(id), scope) : Option.none()),
       list: (scope, filter, request) =>
         read(() =>
           page(
             events.rows.values(),
             (e) => {
+              if (testEvents.get(e.event_id) !== undefined) return false
               if (!inScope(e, scope) || (filter.type !== undefined && e.type !== filter.type)) return false
               if (filter.payment_id === undefined && filter.subscription_id === undefined) return true
               const about = Event.subjects(e)
@@ -666,7 +712,28 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           [...webhooks.rows.values()]
             .filter((w) => inScope(w, scope) && WebhookEndpoint.subscribes(w, type))
             .sort((a, b) => (a.webhook_id < b.webhook_id ? -1 : 1))
-        )
+        ),
+      health: (ids, since) =>
+        read(() => {
+          const from = DateTime.toEpochMillis(since)
+          const found = new Map<string, WebhookHealth.Stored>()
+          for (const id of ids) found.set(id, { ...WebhookHealth.none })
+          for (const attempts of deliveryAttempts.rows.values()) {
+            for (const a of attempts) {
+              const h = found.get(a.webhook_id)
+              if (h === undefined || DateTime.toEpochMillis(a.started_at) <= from) continue
+              found.set(a.webhook_id, { ...h, attempts: h.attempts + 1, failed: h.failed + (a.ok ? 0 : 1) })
+            }
+          }
+          for (const id of ids) {
+            const row = webhookHealth.get(id)
+            if (row !== undefined) found.set(id, { ...found.get(id)!, failingSince: row.since, autoDisabledAt: row.disabledAt })
+          }
+          return found
+        }),
+      markAutoDisabled: (id, at) =>
+        write(() => webhookHealth.set(id, { since: webhookHealth.get(id)?.since ?? at, disabledAt: at })),
+      clearHealth: (id) => write(() => webhookHealth.delete(id))
     },
     deliveries: {
       enqueue: (queued) =>
@@ -712,12 +779,19 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
             busyAccounts.set(d.account_id, accountRunning + 1)
             const next = { ...d, attempts: d.attempts + 1, lease_until: at + leaseMillis, updated_at: now }
             deliveries.set(d.delivery_id, next)
-            claimed.push({ delivery: publicDelivery(next), attempt: next.attempts, event, endpoint })
+            claimed.push({
+              delivery: publicDelivery(next),
+              attempt: next.attempts,
+              event,
+              endpoint,
+              test: testEvents.get(event.event_id) !== undefined,
+              failingSince: webhookHealth.get(endpoint.webhook_id)?.since ?? null
+            })
           }
           return claimed
         }),
-      recordAttempt: (record) => write(() => recordDeliveryAttempt(record)),
-      recordAttempts: (records) => write(() => records.forEach(recordDeliveryAttempt)),
+      recordAttempt: (record) => write(() => recordDeliveryAttempts([record])),
+      recordAttempts: (records) => write(() => recordDeliveryAttempts(records)),
       cancelFor: (webhookId) =>
         write(() => {
           let n = 0
@@ -756,7 +830,61 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
             .slice(0, limit)
             .map(publicDelivery)
         ),
-      attemptsOf: (id) => read(() => [...(deliveryAttempts.get(id) ?? [])].sort((a, b) => a.attempt - b.attempt)),
+      attemptsOf: (id) =>
+        read(() =>
+          [...(deliveryAttempts.get(id) ?? [])]
+            .sort((a, b) => a.attempt - b.attempt)
+            .map(({ attempt, duration_ms, error, started_at, status_code }) => ({ attempt, started_at, status_code, error, duration_ms }))
+        ),
+      pageOf: (webhookId, request) =>
+        read(() => {
+          const found = page(
+            deliveries.rows.values(),
+            (d) => d.webhook_id === webhookId,
+            (d) => ({ createdAtMillis: DateTime.toEpochMillis(d.created_at), id: d.delivery_id }),
+            request
+          )
+          return {
+            hasMore: found.hasMore,
+            items: found.items.map((d) => ({
+              delivery_id: d.delivery_id,
+              webhook_id: d.webhook_id,
+              event_id: d.event_id,
+              event_type: events.get(d.event_id)!.type,
+              test: testEvents.get(d.event_id) !== undefined,
+              status: d.status,
+              livemode: d.livemode,
+              created_at: d.created_at,
+              next_attempt_at: d.next_attempt_at,
+              attempts: [...(deliveryAttempts.get(d.delivery_id) ?? [])].sort((a, b) => a.attempt - b.attempt).map((a) => ({
+                attempt: a.attempt,
+                started_at: a.started_at,
+                status_code: a.status_code,
+                error: a.error,
+                latency_ms: a.duration_ms,
+                response_body: a.answer,
+                request: a.sent === null ? null : { headers: { ...a.sent.headers }, body: a.sent.body }
+              }))
+            }))
+          }
+        }),
+      recover: (webhookId, since, now) =>
+        Effect.tap(
+          write(() => {
+            let n = 0
+            for (const d of deliveries.rows.values()) {
+              if (
+                d.webhook_id === webhookId && (d.status === "failed" || d.status === "cancelled") &&
+                DateTime.toEpochMillis(d.created_at) >= DateTime.toEpochMillis(since)
+              ) {
+                deliveries.set(d.delivery_id, { ...d, status: "pending", next_attempt_at: now, lease_until: 0, updated_at: now })
+                n++
+              }
+            }
+            return n
+          }),
+          (n) => Effect.sync(() => n > 0 && wake())
+        ),
       awaitWork: (timeoutMillis) =>
         Effect.raceFirst(
           Effect.async<void>((resume) => {

@@ -77,7 +77,7 @@ const queries = (leaseGraceMs: number, subscribeGraceMs: number): ReadonlyArray<
         count(*) FILTER (WHERE type = 'payment.failed') AS failed,
         coalesce(sum((data->>'refund_amount')::numeric) FILTER (WHERE type = 'refund.succeeded'), 0) AS refunded,
         count(*) FILTER (WHERE type = 'refund.succeeded') AS refunds
-      FROM events WHERE type IN ('payment.succeeded', 'payment.failed', 'refund.succeeded')
+      FROM events WHERE type IN ('payment.succeeded', 'payment.failed', 'refund.succeeded') AND NOT test
       GROUP BY account_id, data->>'payment_id'
     )
     SELECT p.payment_id AS object_id,
@@ -95,7 +95,7 @@ const queries = (leaseGraceMs: number, subscribeGraceMs: number): ReadonlyArray<
     UNION ALL
     SELECT e.event_id, format('%s event names payment %s, which does not exist', e.type, e.data->>'payment_id')
     FROM events e
-    WHERE e.type IN ('payment.succeeded', 'payment.failed', 'refund.succeeded')
+    WHERE e.type IN ('payment.succeeded', 'payment.failed', 'refund.succeeded') AND NOT e.test
       AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.payment_id = e.data->>'payment_id' AND p.account_id = e.account_id)`],
 
   ["session_complete", `
@@ -133,7 +133,9 @@ const queries = (leaseGraceMs: number, subscribeGraceMs: number): ReadonlyArray<
     FROM events e JOIN webhook_endpoints w ON w.account_id = e.account_id AND w.livemode = e.livemode
       AND NOT w.disabled AND e.type = ANY (w.event_types)
       AND w.created_at <= e.created_at - make_interval(secs => ${subscribeGraceMs / 1000})
-    WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.event_id AND d.webhook_id = w.webhook_id)`],
+    -- A test event goes to the one endpoint it was sent to.
+    WHERE NOT e.test
+      AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.event_id AND d.webhook_id = w.webhook_id)`],
 
   ["delivery_stuck", `
     SELECT delivery_id AS object_id,

@@ -10,7 +10,7 @@ import { lookup as dnsLookup, type LookupAddress, Resolver } from "node:dns"
 import { request as httpRequest } from "node:http"
 import { request as httpsRequest } from "node:https"
 import type { LookupFunction } from "node:net"
-import type { AttemptOutcome } from "../../src/domain/Delivery.js"
+import { answerLimitBytes, type AttemptOutcome } from "../../src/domain/Delivery.js"
 import { isInternalName, isLoopbackHost, isRefusedAddress } from "../../src/domain/Network.js"
 import { type HostCheck, type OutboundRequest, WebhookTransport } from "../../src/ports/WebhookTransport.js"
 
@@ -71,12 +71,17 @@ const maxResponseBytes = 64 * 1024
 export const send = (request: OutboundRequest, lookup?: LookupFunction): Promise<AttemptOutcome> =>
   new Promise((resolve) => {
     const started = performance.now()
+    // The start of the answer, for the delivery log: at most `answerLimitBytes`, a character cut short left out.
+    const kept: Array<Buffer> = []
+    let keptBytes = 0
+    const answer = () => new TextDecoder("utf-8").decode(Buffer.concat(kept), { stream: true })
     const done = (statusCode: number | null, error: string | null) =>
       resolve({
         ok: statusCode !== null && statusCode >= 200 && statusCode < 300,
         statusCode,
         error,
-        durationMillis: Math.round(performance.now() - started)
+        durationMillis: Math.round(performance.now() - started),
+        ...(statusCode === null ? {} : { answer: answer() })
       })
     let url: URL
     try {
@@ -97,6 +102,11 @@ export const send = (request: OutboundRequest, lookup?: LookupFunction): Promise
       let received = 0
       res.on("data", (chunk: Buffer) => {
         received += chunk.length
+        if (keptBytes < answerLimitBytes) {
+          const part = chunk.subarray(0, answerLimitBytes - keptBytes)
+          kept.push(part)
+          keptBytes += part.length
+        }
         if (received > maxResponseBytes) res.destroy() // the answer's body is not needed; never buffer much
       })
       res.on("end", () => done(res.statusCode ?? null, null))

@@ -4,16 +4,39 @@
  * attempt, and schedules the next on failure (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). At-least-once: what was
  * committed is delivered, across crashes and restarts; a lease keeps two servers from running one attempt.
  */
-import { DateTime, Duration, Effect, Option, Queue, Ref, Schedule } from "effect"
-import { type Authority, sees } from "../domain/Account.js"
+import { DateTime, Duration, Effect, Option, Queue, Ref, Schedule, Schema } from "effect"
+import { type Authority, type Scope, sees } from "../domain/Account.js"
 import * as Delivery from "../domain/Delivery.js"
-import { InvalidState, notFound, type StoreUnavailable } from "../domain/Errors.js"
+import { InvalidRequest, InvalidState, notFound, type StoreUnavailable } from "../domain/Errors.js"
 import * as Event from "../domain/Event.js"
+import { type DeliveryId, type EventId, prefixes, type WebhookId } from "../domain/Ids.js"
+import * as Pagination from "../domain/Pagination.js"
 import * as WebhookEndpoint from "../domain/WebhookEndpoint.js"
+import * as WebhookHealth from "../domain/WebhookHealth.js"
+import { EventRepository } from "../ports/repositories/EventRepository.js"
 import { Signer } from "../ports/Signer.js"
-import { type AttemptRecord, type ClaimedAttempt, type DeliveryFilter, WebhookRepository } from "../ports/repositories/WebhookRepository.js"
+import { Transactions } from "../ports/Transactions.js"
+import {
+  type AttemptRecord,
+  type ClaimedAttempt,
+  type DeliveryFilter,
+  type DeliveryView,
+  WebhookRepository
+} from "../ports/repositories/WebhookRepository.js"
 import { WebhookTransport } from "../ports/WebhookTransport.js"
 import { batched } from "./Batched.js"
+import { EventRecorder } from "./Events.js"
+import { newId } from "./Ids.js"
+
+export interface DeliveryListParams {
+  readonly limit?: number | undefined
+  readonly cursor?: string | undefined
+}
+
+const encodeWebhook = Schema.encodeSync(WebhookEndpoint.WebhookResource)
+
+/** The wire shape of a delivery. */
+const resource = (view: DeliveryView): Delivery.DeliveryResource => ({ object: "webhook_delivery", ...view })
 
 /**
  * At most `batch` attempts claimed by one statement, and `concurrency` in flight: a slow receiver holds one slot,
@@ -32,8 +55,34 @@ const pollMillis = 1_000
 export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", {
   effect: Effect.gen(function*() {
     const webhookRepo = yield* WebhookRepository
+    const eventRepo = yield* EventRepository
     const signer = yield* Signer
     const transport = yield* WebhookTransport
+    const transactions = yield* Transactions
+    const recorder = yield* EventRecorder
+
+    /**
+     * Disables an endpoint whose every attempt has failed for `WebhookHealth.disableAfter` (checked again under its
+     * lock, on its streak as stored now: a success recorded meanwhile keeps it enabled). Its pending deliveries stop,
+     * and `webhook.disabled` goes to the account's endpoints that name it. True when it was disabled now.
+     */
+    const autoDisable = Effect.fn("Deliveries.autoDisable")(function*(endpoint: WebhookEndpoint.WebhookEndpoint, now: DateTime.Utc) {
+      const scope: Scope = { accountId: endpoint.account_id, livemode: endpoint.livemode }
+      const id = endpoint.webhook_id
+      return yield* transactions.transact(Effect.gen(function*() {
+        const current = yield* webhookRepo.lock(scope, id)
+        if (Option.isNone(current) || current.value.disabled) return false
+        const health = (yield* webhookRepo.health([id], WebhookHealth.windowStart(now))).get(id) ?? WebhookHealth.none
+        if (!WebhookHealth.shouldDisable(health.failingSince, now)) return false
+        const disabled = { ...current.value, disabled: true }
+        yield* webhookRepo.update(disabled)
+        yield* webhookRepo.deliveries.cancelFor(id)
+        yield* webhookRepo.markAutoDisabled(id, now)
+        const shown = WebhookHealth.toResource({ ...health, autoDisabledAt: now })
+        yield* recorder.record([{ scope, type: "webhook.disabled", data: { ...encodeWebhook({ ...disabled, health: shown }) } }])
+        return true
+      }))
+    })
 
     type RecordAttempt = (record: AttemptRecord) => Effect.Effect<void, StoreUnavailable>
 
@@ -41,34 +90,45 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
     const attempt = (record: RecordAttempt) => (claimed: ClaimedAttempt) =>
       Effect.uninterruptible(Effect.gen(function*() {
         const startedAt = yield* DateTime.now
-        const body = JSON.stringify(Event.deliveryBody(claimed.event))
+        const body = JSON.stringify(Event.deliveryBody(claimed.event, claimed.test))
         const timestamp = Math.floor(DateTime.toEpochMillis(startedAt) / 1000)
         // One signature per signing secret: two for a day after a rotation, space-separated (Standard Webhooks).
         const signature = (yield* Effect.forEach(
           WebhookEndpoint.signingSecrets(claimed.endpoint.secret, startedAt),
           (secret) => signer.signWebhook({ secret, id: claimed.event.event_id, timestamp, body })
         )).join(" ")
-        const outcome = yield* transport.send({
+        const headers = {
+          "content-type": "application/json",
+          "content-length": String(Delivery.utf8Length(body)),
+          "user-agent": "Fils-Webhooks/1.0",
+          "webhook-id": claimed.event.event_id,
+          "webhook-timestamp": String(timestamp),
+          "webhook-signature": signature
+        }
+        const sent = yield* transport.send({
           url: claimed.endpoint.url,
           body,
           livemode: claimed.endpoint.livemode,
           timeoutMillis: Duration.toMillis(Delivery.timeout),
-          headers: {
-            "content-type": "application/json",
-            "user-agent": "Fils-Webhooks/1.0",
-            "webhook-id": claimed.event.event_id,
-            "webhook-timestamp": String(timestamp),
-            "webhook-signature": signature
-          }
+          headers
         })
+        // The delivery log keeps the start of the answer only, whatever the transport read.
+        const outcome = sent.answer === undefined ? sent : { ...sent, answer: Delivery.boundAnswer(sent.answer) }
         const finishedAt = yield* DateTime.now
         yield* record({
           deliveryId: claimed.delivery.delivery_id,
           attempt: claimed.attempt,
           startedAt,
           outcome,
-          nextAttemptAt: outcome.ok ? undefined : Delivery.nextAttemptAt(claimed.attempt, finishedAt)
+          nextAttemptAt: outcome.ok ? undefined : Delivery.nextAttemptAt(claimed.attempt, finishedAt),
+          sent: { headers, body }
         })
+        // The streak as claimed: only an endpoint already failing that long can be due, so a healthy one costs nothing.
+        if (!outcome.ok && WebhookHealth.shouldDisable(claimed.failingSince, finishedAt)) {
+          yield* autoDisable(claimed.endpoint, finishedAt).pipe(
+            Effect.catchAllCause((cause) => Effect.logWarning("Disabling a failing endpoint did not complete", cause))
+          )
+        }
         return outcome.ok
       }))
 
@@ -150,6 +210,114 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
       return yield* webhookRepo.deliveries.list(filter, limit)
     })
 
-    return { dispatchOnce, worker, get, retry, list, attempts: webhookRepo.deliveries.attemptsOf } as const
-  })
+    /** The endpoint of `scope` by id, locked in the running transaction; not found otherwise. */
+    const lockEndpoint = (scope: Scope, id: WebhookId) =>
+      Effect.flatMap(webhookRepo.lock(scope, id), Option.match({
+        onNone: () => notFound("webhook endpoint", id),
+        onSome: Effect.succeed
+      }))
+
+    /** One endpoint's deliveries, newest first, each with its attempts (`GET /webhooks/{id}/deliveries`). */
+    const listOf = Effect.fn("Deliveries.listOf")(function*(scope: Scope, webhookId: WebhookId, params: DeliveryListParams) {
+      if (Option.isNone(yield* webhookRepo.get(scope, webhookId))) return yield* notFound("webhook endpoint", webhookId)
+      const key = Pagination.listKey("webhook_deliveries", { webhook_id: webhookId })
+      const page = yield* Pagination.pageRequest(key, params)
+      const found = yield* webhookRepo.deliveries.pageOf(webhookId, page)
+      const list = Pagination.toList(key, found, Delivery.position)
+      return { ...list, items: list.items.map(resource) }
+    })
+
+    /**
+     * Sends a test event of `type` to one endpoint (`POST /webhooks/{id}/test`): an event with the example `data`
+     * given, marked as a test (its body carries `"test": true`), queued as one delivery to this endpoint only and
+     * sent by the dispatcher like any other, so it shows in the delivery log. It is not part of the event record.
+     * The endpoint must be enabled and subscribe to `type`.
+     */
+    const sendTest = Effect.fn("Deliveries.sendTest")(
+      function*(scope: Scope, webhookId: WebhookId, type: Event.EventType, data: Record<string, unknown>) {
+        const now = yield* DateTime.now
+        const eventId = yield* newId<EventId>(prefixes.event)
+        const deliveryId = yield* newId<DeliveryId>(prefixes.delivery)
+        return yield* transactions.transact(Effect.gen(function*() {
+          const endpoint = yield* lockEndpoint(scope, webhookId)
+          if (endpoint.disabled) {
+            return yield* new InvalidState({ message: `Webhook endpoint ${webhookId} is disabled: enable it to send it a test event` })
+          }
+          if (!endpoint.event_types.includes(type)) {
+            return yield* new InvalidRequest({
+              message: `type must be one of the endpoint's event_types (${endpoint.event_types.join(", ")}); got ${type}`
+            })
+          }
+          // The example's mode is the endpoint's, as a real event's data is.
+          const event = Event.make({
+            id: eventId,
+            accountId: scope.accountId,
+            livemode: scope.livemode,
+            type,
+            data: "livemode" in data ? { ...data, livemode: scope.livemode } : data,
+            now
+          })
+          yield* eventRepo.insertTest(event)
+          const delivery: Delivery.Delivery = {
+            delivery_id: deliveryId,
+            event_id: eventId,
+            webhook_id: webhookId,
+            account_id: scope.accountId,
+            livemode: scope.livemode,
+            status: "pending",
+            attempts: 0,
+            next_attempt_at: now,
+            last_status_code: null,
+            last_error: null,
+            created_at: now,
+            updated_at: now
+          }
+          yield* webhookRepo.deliveries.enqueue([delivery])
+          return resource({
+            delivery_id: deliveryId,
+            webhook_id: webhookId,
+            event_id: eventId,
+            event_type: type,
+            test: true,
+            status: "pending",
+            livemode: scope.livemode,
+            created_at: now,
+            next_attempt_at: now,
+            attempts: []
+          })
+        }))
+      }
+    )
+
+    /**
+     * Sends again every delivery of the endpoint made at or after `since` that did not arrive: `failed` (its attempts
+     * ran out) or `cancelled` (the endpoint was disabled). Pending and succeeded ones are left alone, so asking again
+     * resends nothing twice. The endpoint must be enabled (a disabled one receives nothing).
+     */
+    const recover = Effect.fn("Deliveries.recover")(function*(scope: Scope, webhookId: WebhookId, since: DateTime.Utc) {
+      const now = yield* DateTime.now
+      const resent = yield* transactions.transact(Effect.gen(function*() {
+        const endpoint = yield* lockEndpoint(scope, webhookId)
+        if (endpoint.disabled) {
+          return yield* new InvalidState({ message: `Webhook endpoint ${webhookId} is disabled: enable it first, then recover` })
+        }
+        return yield* webhookRepo.deliveries.recover(webhookId, since, now)
+      }))
+      return { object: "webhook_recovery" as const, webhook_id: webhookId, since, resent }
+    })
+
+    return {
+      dispatchOnce,
+      worker,
+      get,
+      retry,
+      list,
+      listOf,
+      sendTest,
+      recover,
+      autoDisable,
+      attempts: webhookRepo.deliveries.attemptsOf
+    } as const
+  }),
+  dependencies: [EventRecorder.Default]
 }) {}

@@ -10,6 +10,7 @@ import { prefixes } from "../domain/Ids.js"
 import * as Network from "../domain/Network.js"
 import * as Pagination from "../domain/Pagination.js"
 import * as WebhookEndpoint from "../domain/WebhookEndpoint.js"
+import * as WebhookHealth from "../domain/WebhookHealth.js"
 import { Signer } from "../ports/Signer.js"
 import { Transactions } from "../ports/Transactions.js"
 import { WebhookRepository } from "../ports/repositories/WebhookRepository.js"
@@ -53,6 +54,18 @@ export class Webhooks extends Effect.Service<Webhooks>()("fils/Webhooks", {
       }
     })
 
+    /** The endpoints with their health now (one read for them all). */
+    const withHealth = (endpoints: ReadonlyArray<WebhookEndpoint.WebhookEndpoint>) =>
+      Effect.gen(function*() {
+        if (endpoints.length === 0) return []
+        const found = yield* webhookRepo.health(endpoints.map((e) => e.webhook_id), WebhookHealth.windowStart(yield* DateTime.now))
+        return endpoints.map((e): WebhookEndpoint.WithHealth => ({
+          ...e,
+          health: WebhookHealth.toResource(found.get(e.webhook_id) ?? WebhookHealth.none)
+        }))
+      })
+    const oneWithHealth = (endpoint: WebhookEndpoint.WebhookEndpoint) => Effect.map(withHealth([endpoint]), (all) => all[0]!)
+
     const create = Effect.fn("Webhooks.create")(function*(scope: Scope, input: WebhookEndpoint.WebhookCreate) {
       const endpoint = yield* WebhookEndpoint.create(input, {
         id: yield* newId<WebhookId>(prefixes.webhook),
@@ -63,19 +76,26 @@ export class Webhooks extends Effect.Service<Webhooks>()("fils/Webhooks", {
       })
       yield* checkHost(endpoint.url, endpoint.livemode)
       yield* UnitOfWork.create(UnitOfWork.Created.WebhookEndpoint({ endpoint }), webhookRepo.insert(endpoint))
-      return endpoint
+      return { ...endpoint, health: WebhookHealth.toResource(WebhookHealth.none) } satisfies WebhookEndpoint.WithHealth
     })
 
+    const find = (scope: Scope, id: WebhookId) =>
+      Effect.flatMap(webhookRepo.get(scope, id), Option.match({
+        onNone: () => notFound("webhook endpoint", id),
+        onSome: Effect.succeed
+      }))
+
+    /** The endpoint with its health now. */
     const get = Effect.fn("Webhooks.get")(function*(scope: Scope, id: WebhookId) {
-      const found = yield* webhookRepo.get(scope, id)
-      return Option.isSome(found) ? found.value : yield* notFound("webhook endpoint", id)
+      return yield* oneWithHealth(yield* find(scope, id))
     })
 
     const list = Effect.fn("Webhooks.list")(function*(scope: Scope, params: WebhookListParams) {
       const key = Pagination.listKey("webhooks", {})
       const page = yield* Pagination.pageRequest(key, params)
       const result = yield* webhookRepo.list(scope, page)
-      return Pagination.toList(key, result, WebhookEndpoint.position)
+      const list = Pagination.toList(key, result, WebhookEndpoint.position)
+      return { ...list, items: yield* withHealth(list.items) }
     })
 
     /**
@@ -85,17 +105,20 @@ export class Webhooks extends Effect.Service<Webhooks>()("fils/Webhooks", {
     const update = Effect.fn("Webhooks.update")(
       function*(scope: Scope, id: WebhookId, patch: WebhookEndpoint.WebhookUpdate) {
         if (patch.url !== undefined) {
-          yield* get(scope, id) // an unknown endpoint is 404 whatever its url
+          yield* find(scope, id) // an unknown endpoint is 404 whatever its url
           yield* checkHost(yield* WebhookEndpoint.checkUrl(patch.url, scope.livemode), scope.livemode)
         }
-        return yield* transactions.transact(Effect.gen(function*() {
+        const updated = yield* transactions.transact(Effect.gen(function*() {
           // Locked: two updates at once take turns, and the second applies its patch to what the first wrote.
           const current = Option.getOrNull(yield* webhookRepo.lock(scope, id)) ?? (yield* notFound("webhook endpoint", id))
           const next = yield* WebhookEndpoint.update(current, patch)
           yield* webhookRepo.update(next)
           if (next.disabled && !current.disabled) yield* webhookRepo.deliveries.cancelFor(id)
+          // Enabled again: its failing streak starts afresh (and the notice that Fils disabled it goes).
+          if (!next.disabled && current.disabled) yield* webhookRepo.clearHealth(id)
           return next
         }))
+        return yield* oneWithHealth(updated)
       }
     )
 
@@ -107,7 +130,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("fils/Webhooks", {
     })
 
     const secret = Effect.fn("Webhooks.secret")(function*(scope: Scope, id: WebhookId) {
-      return { secret: WebhookEndpoint.currentSecret((yield* get(scope, id)).secret) }
+      return { secret: WebhookEndpoint.currentSecret((yield* find(scope, id)).secret) }
     })
 
     /**
@@ -118,7 +141,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("fils/Webhooks", {
       const fresh = yield* signer.webhookSecret
       const now = yield* DateTime.now
       yield* transactions.transact(Effect.gen(function*() {
-        const endpoint = yield* get(scope, id)
+        const endpoint = yield* find(scope, id)
         yield* webhookRepo.update(WebhookEndpoint.rotate(endpoint, fresh, now))
       }))
       return { secret: fresh }

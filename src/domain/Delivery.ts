@@ -3,7 +3,9 @@
  * transaction, attempted until a 2xx or until eight attempts failed, on the Standard Webhooks schedule.
  */
 import { DateTime, Duration, Schema } from "effect"
+import { EventType } from "./Event.js"
 import { AccountId, DeliveryId, EventId, WebhookId } from "./Ids.js"
+import * as Pagination from "./Pagination.js"
 
 /** Waits after each failed attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (eight attempts, ≈27.6 h). */
 export const retrySchedule: ReadonlyArray<Duration.Duration> = [
@@ -71,7 +73,86 @@ export interface AttemptOutcome {
   /** Why it failed without an answer (timeout, refused, an internal address…). */
   readonly error: string | null
   readonly durationMillis: number
+  /** The start of the receiver's answer (at most `answerLimitBytes` are kept: `boundAnswer`). */
+  readonly answer?: string | undefined
 }
+
+/** What an attempt sent: the headers Fils set (signatures as sent) and the exact body. */
+export interface SentRequest {
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+/**
+ * How much of a receiver's answer is kept with its attempt (docs/webhooks.md "Delivery log"): enough to read an
+ * error page's message, never a whole download.
+ */
+export const answerLimitBytes = 4096
+
+const utf8Size = (char: string): number => {
+  const code = char.codePointAt(0)!
+  return code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4
+}
+
+/** The length of `text` in UTF-8 bytes (a body's `content-length`). */
+export const utf8Length = (text: string): number => {
+  let bytes = 0
+  for (const char of text) bytes += utf8Size(char)
+  return bytes
+}
+
+/** `text` cut to at most `answerLimitBytes` bytes of UTF-8, never in the middle of a character. */
+export const boundAnswer = (text: string): string => {
+  let bytes = 0
+  let end = 0
+  for (const char of text) {
+    bytes += utf8Size(char)
+    if (bytes > answerLimitBytes) break
+    end += char.length
+  }
+  return text.slice(0, end)
+}
+
+/** One recorded attempt of a delivery, as the delivery log shows it. */
+export const DeliveryAttempt = Schema.Struct({
+  attempt: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)),
+  started_at: Schema.DateTimeUtc,
+  /** The receiver's HTTP status; null when it did not answer (see `error`). */
+  status_code: Schema.NullOr(Schema.Int),
+  error: Schema.NullOr(Schema.String),
+  latency_ms: Schema.NonNegativeInt,
+  /** The first 4 KiB of the receiver's answer; null when it did not answer or for attempts made before it was kept. */
+  response_body: Schema.NullOr(Schema.String),
+  /** What was sent: the headers Fils set, with the signatures as sent, and the exact body (null for older attempts). */
+  request: Schema.NullOr(Schema.Struct({
+    headers: Schema.Record({ key: Schema.String, value: Schema.String }),
+    body: Schema.String
+  }))
+}).annotations({ identifier: "WebhookDeliveryAttempt" })
+export type DeliveryAttempt = typeof DeliveryAttempt.Type
+
+/** A delivery as the API and the dashboard show it: its event's type, whether it is a test, and every attempt. */
+export const DeliveryResource = Schema.Struct({
+  object: Schema.Literal("webhook_delivery"),
+  delivery_id: DeliveryId,
+  webhook_id: WebhookId,
+  event_id: EventId,
+  event_type: EventType,
+  /** A test event (`POST /webhooks/{id}/test`): its body carries `"test": true`. */
+  test: Schema.Boolean,
+  status: DeliveryStatus,
+  livemode: Schema.Boolean,
+  created_at: Schema.DateTimeUtc,
+  next_attempt_at: Schema.NullOr(Schema.DateTimeUtc),
+  attempts: Schema.Array(DeliveryAttempt)
+}).annotations({ identifier: "WebhookDelivery" })
+export type DeliveryResource = typeof DeliveryResource.Type
+
+/** Where a delivery stands in a newest-first list. */
+export const position = Pagination.byCreation<{ readonly created_at: DateTime.Utc; readonly delivery_id: string }>(
+  (d) => d.created_at,
+  (d) => d.delivery_id
+)
 
 /** After attempt number `attempts` (1-based) failed: when to try again, or undefined when it was the last. */
 export const nextAttemptAt = (attempts: number, now: DateTime.Utc): DateTime.Utc | undefined => {

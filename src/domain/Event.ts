@@ -16,7 +16,8 @@ export const EventType = Schema.Literal(
   "subscription.cancelled",
   "invoice.issued",
   "credit_note.issued",
-  "subscription.plan_changed"
+  "subscription.plan_changed",
+  "webhook.disabled"
 ).annotations({ identifier: "EventType" })
 export type EventType = typeof EventType.Type
 export const eventTypes: ReadonlyArray<EventType> = EventType.literals
@@ -25,7 +26,12 @@ export const eventTypes: ReadonlyArray<EventType> = EventType.literals
  * Types an endpoint receives only when it names them: an endpoint made without a list of types, and every endpoint
  * made before they existed, keeps receiving exactly the types it received (docs/webhooks.md).
  */
-export const byNameOnly: ReadonlyArray<EventType> = ["invoice.issued", "credit_note.issued", "subscription.plan_changed"]
+export const byNameOnly: ReadonlyArray<EventType> = [
+  "invoice.issued",
+  "credit_note.issued",
+  "subscription.plan_changed",
+  "webhook.disabled"
+]
 
 /** What an endpoint made without a list of types subscribes to. */
 export const defaultEventTypes: ReadonlyArray<EventType> = eventTypes.filter((t) => !byNameOnly.includes(t))
@@ -74,13 +80,21 @@ export const subjects = (event: Pick<Event, "data">): {
   }
 }
 
-/** The body of a webhook delivery: `{ id, type, livemode, created_at, data }` (`id`, not `event_id`). */
-export const deliveryBody = (event: Pick<Event, "event_id" | "type" | "livemode" | "created_at" | "data">) => ({
+/**
+ * The body of a webhook delivery: `{ id, type, livemode, created_at, data }` (`id`, not `event_id`). A test event
+ * (`POST /webhooks/{id}/test`) also carries `"test": true`, inside what is signed, so a receiver can trust it and
+ * leave the example objects alone.
+ */
+export const deliveryBody = (
+  event: Pick<Event, "event_id" | "type" | "livemode" | "created_at" | "data">,
+  test = false
+) => ({
   id: event.event_id,
   type: event.type,
   livemode: event.livemode,
   created_at: DateTime.formatIso(event.created_at),
-  data: event.data
+  data: event.data,
+  ...(test ? { test: true as const } : {})
 })
 
 /** Where a event stands in a newest-first list. */

@@ -9,6 +9,7 @@ import { AccountId, WebhookId } from "./Ids.js"
 import * as Network from "./Network.js"
 import * as Pagination from "./Pagination.js"
 import { Text } from "./Text.js"
+import { type Health, HealthResource } from "./WebhookHealth.js"
 import { parseHttpUrl, webhookUrlPattern } from "./Url.js"
 
 const resourceFields = {
@@ -21,17 +22,20 @@ const resourceFields = {
   livemode: Schema.Boolean,
   created_at: Schema.DateTimeUtc
 }
-export const WebhookResource = Schema.Struct(resourceFields).annotations({ identifier: "Webhook" })
-export const WebhookWithSecret = Schema.Struct({ ...resourceFields, secret: Schema.String }).annotations({
-  identifier: "WebhookWithSecret"
+export const WebhookResource = Schema.Struct({ ...resourceFields, health: HealthResource }).annotations({
+  identifier: "Webhook"
 })
+export const WebhookWithSecret = Schema.Struct({ ...resourceFields, health: HealthResource, secret: Schema.String })
+  .annotations({ identifier: "WebhookWithSecret" })
 export type WebhookWithSecret = typeof WebhookWithSecret.Type
 /** The stored endpoint: the resource, its owner and its signing secret (`whsec_…`, with those still signing beside it). */
 export const WebhookEndpoint = Schema.Struct({ ...resourceFields, account_id: AccountId, secret: Schema.Redacted(Schema.String) })
 export type WebhookEndpoint = typeof WebhookEndpoint.Type
+/** The stored endpoint with its health now (`WebhookHealth`): what the API and the dashboard show. */
+export type WithHealth = WebhookEndpoint & { readonly health: Health }
 
 /** The endpoint with the secret it signs with now, in clear: the responses that show it (creation, and on request). */
-export const withSecret = (endpoint: WebhookEndpoint): WebhookWithSecret => ({
+export const withSecret = <E extends WebhookEndpoint>(endpoint: E): Omit<E, "secret"> & { readonly secret: string } => ({
   ...endpoint,
   secret: Redacted.value(currentSecret(endpoint.secret))
 })

@@ -159,7 +159,8 @@ describe("StoreSql on PostgreSQL", () => {
         "billing_reasons",
         "discounts",
         "trials",
-        "plan_changes"
+        "plan_changes",
+        "webhook_debugging"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns

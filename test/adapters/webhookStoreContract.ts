@@ -13,6 +13,7 @@ import type { Event, EventType } from "../../src/domain/Event.js"
 import type { AccountId, DeliveryId, EventId, WebhookId } from "../../src/domain/Ids.js"
 import * as Pagination from "../../src/domain/Pagination.js"
 import * as WebhookEndpoint from "../../src/domain/WebhookEndpoint.js"
+import * as WebhookHealth from "../../src/domain/WebhookHealth.js"
 import { type ClaimedAttempt, type DeliveriesRepo, type Delivery, Store, type StoreShape, type Repositories } from "../../src/ports/Store.js"
 
 // Fixtures -----------------------------------------------------------------------------------------------------------
@@ -168,6 +169,58 @@ export const startWaiting = (deliveries: Pick<DeliveriesRepo, "awaitWork">, time
 
 export const webhookStoreContract = (name: string, storeLayer: Layer.Layer<Store | Repositories>) =>
   layer(storeLayer, { excludeTestServices: true, timeout: "60 seconds" })(`Webhook store contract: ${name}`, (it) => {
+    // Health ---------------------------------------------------------------------------------------------------------
+
+    it.scoped("health: each record moves the failing streak as WebhookHealth.failingSinceAfter says; counts attempts and failures since a time", () =>
+      Effect.gen(function*() {
+        const { endpoint, enqueue, event, store } = yield* world
+        const w = yield* endpoint()
+        const [d] = yield* enqueue(yield* event(), [w])
+        const since = (m: number) => at(T0 + m)
+        const healthOf = (after = 0) => Effect.map(store.webhooks.health([w.webhook_id], at(T0 + after)), (h) => h.get(w.webhook_id)!)
+        let attempt = 0
+        let expected: DateTime.Utc | null = null
+        // Batches as a dispatcher records them: failures, successes, out of order, several in one statement.
+        const batches: ReadonlyArray<ReadonlyArray<readonly [boolean, number]>> = [
+          [[false, 10]],
+          [[false, 20]],
+          [[true, 5]],
+          [[false, 25], [true, 30]],
+          [[false, 40], [true, 35], [false, 45]],
+          [[true, 50], [false, 60]],
+          [[false, 55]]
+        ]
+        for (const batch of batches) {
+          const outcomes = batch.map(([okay, m]) => ({ ok: okay, startedAt: since(m) }))
+          yield* store.deliveries.recordAttempts(outcomes.map((o) => ({
+            deliveryId: d!.delivery_id,
+            attempt: ++attempt,
+            startedAt: o.startedAt,
+            outcome: o.ok ? ok() : serverError,
+            nextAttemptAt: undefined
+          })))
+          expected = WebhookHealth.failingSinceAfter(expected, outcomes)
+          same((yield* healthOf()).failingSince, expected, JSON.stringify(batch))
+        }
+        assert.strictEqual(millis(expected!) - T0, 55)
+        // Counted over the attempts started after the time given.
+        const all = yield* healthOf()
+        assert.deepStrictEqual([all.attempts, all.failed], [11, 7])
+        const late = yield* healthOf(40)
+        assert.deepStrictEqual([late.attempts, late.failed], [4, 3])
+        // Disabled by Fils: a later success leaves the streak and the mark; enabling clears both.
+        yield* store.transact(store.webhooks.markAutoDisabled(w.webhook_id, since(70)))
+        yield* store.deliveries.recordAttempt({ deliveryId: d!.delivery_id, attempt: ++attempt, startedAt: since(80), outcome: ok(), nextAttemptAt: undefined })
+        const marked = yield* healthOf()
+        same([marked.failingSince, marked.autoDisabledAt], [since(55), since(70)])
+        yield* store.webhooks.clearHealth(w.webhook_id)
+        const cleared = yield* healthOf()
+        same([cleared.failingSince, cleared.autoDisabledAt], [null, null])
+        // An endpoint without attempts.
+        const quietOne = yield* endpoint()
+        same((yield* store.webhooks.health([quietOne.webhook_id], at(T0))).get(quietOne.webhook_id), WebhookHealth.none)
+      }))
+
     // Endpoints -----------------------------------------------------------------------------------------------------
 
     it.scoped("endpoints: insert, get, update, delete; another account or mode sees none of it", () =>

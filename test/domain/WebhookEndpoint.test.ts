@@ -4,6 +4,7 @@ import { DateTime, Either, FastCheck, Redacted, Schema } from "effect"
 import { byNameOnly, type EventType, eventTypes } from "../../src/domain/Event.js"
 import type { AccountId, WebhookId } from "../../src/domain/Ids.js"
 import * as WebhookEndpoint from "../../src/domain/WebhookEndpoint.js"
+import * as WebhookHealth from "../../src/domain/WebhookHealth.js"
 import { assertHidden } from "../support/secrets.js"
 
 const now = DateTime.unsafeMake("2026-11-21T10:00:00.000Z")
@@ -178,7 +179,7 @@ describe("create: defaults", () => {
   it("the signing secret is Redacted: printing the endpoint shows none; withSecret, the response that shows it, does", () => {
     const endpoint = createOk({ url: "https://example.com/hooks" }, true)
     assertHidden(endpoint, [Redacted.value(signingSecret)], "the endpoint")
-    const shown = WebhookEndpoint.withSecret(endpoint)
+    const shown = WebhookEndpoint.withSecret({ ...endpoint, health: WebhookHealth.toResource(WebhookHealth.none) })
     assert.strictEqual(shown.secret, Redacted.value(signingSecret))
     assert.deepStrictEqual(Schema.encodeSync(WebhookEndpoint.WebhookWithSecret)(shown), {
       object: "webhook",
@@ -189,6 +190,7 @@ describe("create: defaults", () => {
       disabled: false,
       livemode: true,
       created_at: "2026-11-21T10:00:00.000Z",
+      health: { attempts_last_day: 0, failed_last_day: 0, failure_rate_last_day: null, failing_since: null, auto_disabled_at: null },
       secret: Redacted.value(signingSecret)
     })
   })

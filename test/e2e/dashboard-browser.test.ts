@@ -113,11 +113,30 @@ describe("the dashboard in a browser", () => {
       const receivedOf = () => receiver.received.filter((r) => r.id === refundEvent.event_id).length
       await waitFor("the refund's delivery", () => receivedOf() === 1, 15_000)
       await page.goto(endpointUrl)
-      const row = page.locator("tr", { hasText: refundEvent.event_id })
+      const row = page.locator("tr.delivery", { hasText: refundEvent.event_id })
       expect(await row.locator("td").nth(1).innerText()).toBe("succeeded")
       await row.getByRole("button", { name: "Resend" }).click()
       expect(await page.getByRole("status").innerText()).toBe("Queued to be sent again now.")
       await waitFor("the resent delivery", () => receivedOf() === 2, 15_000)
+
+      // A test event sent from the endpoint's page: its attempt with what was sent, and the endpoint's health.
+      await page.getByLabel(/Send a signed test event/).selectOption("refund.succeeded")
+      await page.getByRole("button", { name: "Send test event" }).click()
+      expect(await page.getByRole("status").innerText()).toBe("Test refund.succeeded event queued: it shows below once sent.")
+      await waitFor("the test event", () => receiver.received.some((r) => JSON.parse(r.body).test === true), 15_000)
+      await page.reload()
+      const testRow = page.locator("tr.attempts", { hasText: '"test":true' })
+      await testRow.getByText("Attempts and what was sent").click()
+      expect(await testRow.locator("pre").nth(1).innerText()).toMatch(/^content-type: application\/json$[\s\S]*^webhook-signature: v1,/m)
+      expect(await testRow.locator("pre").nth(2).innerText()).toContain('"test":true')
+      expect(await page.getByTestId("health").innerText()).toMatch(/^0 of \d+ attempts failed in the last day \(0 %\)$/)
+      for (const width of [390, 1280]) {
+        await page.setViewportSize({ width, height: 900 })
+        const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }))
+        expect(widths.scroll, `the endpoint's page at ${width} px`).toBeLessThanOrEqual(widths.inner)
+        await page.screenshot({ path: join(output, `dashboard-webhook-${width}.png`), fullPage: true })
+      }
+      await page.setViewportSize({ width: 1000, height: 900 })
 
       // A subscription, cancelled now.
       await page.getByRole("link", { name: "Products" }).click()

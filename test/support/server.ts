@@ -14,6 +14,7 @@ import { makeStoreMemory } from "../../adapters/memory/StoreMemory.js"
 import { Accounts, type AccountSettings, type IssuedKey } from "../../src/application/Accounts.js"
 import { Engine } from "../../src/application/Engine.js"
 import type { Customers } from "../../src/application/Customers.js"
+import type { Deliveries } from "../../src/application/Deliveries.js"
 import type { IdempotencyService } from "../../src/application/Idempotency.js"
 import type { Products } from "../../src/application/Products.js"
 import type { RateLimits } from "../../src/application/RateLimits.js"
@@ -39,7 +40,7 @@ export interface TestAccount {
 }
 
 /** The services a test may use directly, next to the HTTP interface (e.g. `Accounts.revokeKey`). */
-export type EngineServices = Accounts | Products | Customers | IdempotencyService | RateLimits | Signer | Store
+export type EngineServices = Accounts | Products | Customers | Deliveries | IdempotencyService | RateLimits | Signer | Store
 
 const EngineLayerOf = (store: Layer.Layer<Store | Repositories>) =>
   Engine.pipe(Layer.provideMerge(Layer.mergeAll(store, NodeAdapters)))

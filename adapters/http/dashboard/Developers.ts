@@ -5,7 +5,7 @@
  * sees a secret.
  */
 import * as UrlParams from "@effect/platform/UrlParams"
-import { Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
+import { DateTime, Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
 import { Accounts, revealKey } from "../../../src/application/Accounts.js"
 import { Deliveries } from "../../../src/application/Deliveries.js"
 import { Webhooks } from "../../../src/application/Webhooks.js"
@@ -17,15 +17,17 @@ import { unchanged } from "../html/Forms.js"
 import { html, raw } from "../html/Html.js"
 import { describeDecodeError } from "../SchemaIssues.js"
 import * as Pages from "./Pages.js"
-import type { Kit } from "./Kit.js"
+import type * as Kit from "./Kit.js"
+import { eventExample } from "../OpenApiDocument.js"
 
 const keyIdOf = parseId(ApiKeyId)
 const webhookIdOf = parseId(WebhookId)
 const decodeWebhook = Schema.decodeUnknownEither(WebhookCreate, { onExcessProperty: "error", errors: "all" })
 const decodeWebhookUpdate = Schema.decodeUnknownEither(WebhookUpdate, { onExcessProperty: "error", errors: "all" })
 const eventTypes: ReadonlyArray<string> = EventType.literals
+const decodeEventType = Schema.decodeUnknownEither(EventType)
 
-export const developerRoutes = (kit: Kit) =>
+export const developerRoutes = (kit: Kit.Kit) =>
   Effect.gen(function*() {
     const accounts = yield* Accounts
     const webhooks = yield* Webhooks
@@ -126,19 +128,33 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
         const endpoint = id === undefined ? Option.none() : Option.getRight(yield* Effect.either(webhooks.get(scope, id)))
         if (Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const w = endpoint.value
-        const log = yield* deliveries.list({ webhook_id: w.webhook_id }, 100)
-        // Each delivery's last attempt: how long the receiver took.
-        const latency = new Map(yield* Effect.forEach(log, (d) =>
-          Effect.map(deliveries.attempts(d.delivery_id), (tried) => [d.delivery_id, tried.at(-1)?.duration_ms] as const)))
+        // A cursor of another list is refused by the list: the first page then, rather than an error page.
+        const cursor = (yield* kit.query).get("cursor") ?? undefined
+        const log = yield* deliveries.listOf(scope, w.webhook_id, { limit: 20, cursor }).pipe(
+          Effect.catchTag("InvalidRequest", () => deliveries.listOf(scope, w.webhook_id, { limit: 20 }))
+        )
         const manage = mayManage(f.user.role, scope.livemode)
+        const here = `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}`
+        const h = w.health
+        const share = h.failure_rate_last_day === null
+          ? "No attempts in the last day"
+          : `${h.failed_last_day} of ${h.attempts_last_day} attempts failed in the last day (${Math.round(h.failure_rate_last_day * 100)} %)`
         return kit.page(error === undefined ? 200 : 400, Pages.chrome(f, "Webhook endpoint", html`
 ${notice === undefined ? "" : html`<p class="done" role="status">${notice}</p>`}
 ${error === undefined ? "" : html`<p class="alert" role="alert">${error}</p>`}
+${
+          w.disabled && h.auto_disabled_at !== null
+            ? html`<p class="alert" data-testid="auto-disabled">Fils disabled this endpoint on ${Pages.when(h.auto_disabled_at)}: every attempt had failed for 3 days${
+              h.failing_since === null ? "" : ` (since ${Pages.when(h.failing_since)})`
+            }. Fix the receiver, enable the endpoint, then send again what it missed (Recover, below).</p>`
+            : ""
+        }
 <div class="card"><table><tr><th>URL</th><td>${w.url}</td></tr><tr><th>Id</th><td><code>${w.webhook_id}</code></td></tr>
 <tr><th>Events</th><td>${w.event_types.join(", ")}</td></tr><tr><th>Status</th><td>${w.disabled ? "disabled" : "enabled"}</td></tr>
+<tr><th>Health</th><td data-testid="health">${share}${h.failing_since === null ? "" : `; failing since ${Pages.when(h.failing_since)}`}</td></tr>
 ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="signing-secret">${Redacted.value(secret)}</code></td></tr>`}</table>${
           manage
-            ? Pages.form(f, `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}/edit`, html`
+            ? Pages.form(f, `${here}/edit`, html`
 <label for="w_url">URL</label><input id="w_url" name="url" size="50" required value="${w.url}">
 <label for="w_description">Description</label>${Pages.textarea({ id: "w_description", name: "description", value: w.description, rows: 2 })}
 <fieldset><legend>Events</legend>${
@@ -148,28 +164,52 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
         }${
           manage
             ? html`<p>${
-              Pages.form(f, `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}/manage`, html`<input type="hidden" name="action" value="${w.disabled ? "enable" : "disable"}"><button class="link" type="submit">${w.disabled ? "Enable" : "Disable"}</button>`)
+              Pages.form(f, `${here}/manage`, html`<input type="hidden" name="action" value="${w.disabled ? "enable" : "disable"}"><button class="link" type="submit">${w.disabled ? "Enable" : "Disable"}</button>`)
             } ${
-              Pages.form(f, `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}/manage`, html`<input type="hidden" name="action" value="reveal"><button class="link" type="submit">Reveal the signing secret</button>`)
+              Pages.form(f, `${here}/manage`, html`<input type="hidden" name="action" value="reveal"><button class="link" type="submit">Reveal the signing secret</button>`)
             } ${
-              Pages.form(f, `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}/manage`, html`<input type="hidden" name="action" value="rotate"><button class="link" type="submit">Rotate the signing secret</button>`)
+              Pages.form(f, `${here}/manage`, html`<input type="hidden" name="action" value="rotate"><button class="link" type="submit">Rotate the signing secret</button>`)
             } ${
-              Pages.form(f, `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}/manage`, html`<input type="hidden" name="action" value="resend_failed"><button class="link" type="submit">Resend all failed</button>`)
+              Pages.form(f, `${here}/manage`, html`<input type="hidden" name="action" value="resend_failed"><button class="link" type="submit">Resend all failed</button>`)
             } ${
-              Pages.form(f, `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}/manage`, html`<input type="hidden" name="action" value="delete"><button class="link" type="submit">Delete the endpoint</button>`)
+              Pages.form(f, `${here}/manage`, html`<input type="hidden" name="action" value="delete"><button class="link" type="submit">Delete the endpoint</button>`)
             }</p>`
             : ""
-        }</div>
+        }</div>${
+          manage
+            ? html`<div class="card"><h2>Test and recover</h2>${
+              Pages.form(f, `${here}/test`, html`<label for="test_type">Send a signed test event (marked <code>"test": true</code>)</label>
+<select id="test_type" name="type">${w.event_types.map((t) => html`<option value="${t}">${t}</option>`)}</select> <button type="submit">Send test event</button>`)
+            }${
+              Pages.form(f, `${here}/recover`, html`<label for="recover_since">Send again what did not arrive (failed or cancelled) since, in UTC</label>
+<input id="recover_since" name="since" type="datetime-local" required> <button type="submit">Recover</button>`)
+            }</div>`
+            : ""
+        }
 <div class="card"><h2>Deliveries</h2><table><thead><tr><th>Event</th><th>Status</th><th class="num">Attempts</th><th>Last answer</th><th class="num">Latency</th><th>Next attempt</th><th></th></tr></thead><tbody>${
-          log.map((d) =>
-            html`<tr><td><code>${d.event_id}</code></td><td>${d.status}</td><td class="num">${d.attempts}</td>
-<td>${d.last_status_code ?? d.last_error ?? ""}</td><td class="num">${latency.get(d.delivery_id) === undefined ? "" : `${latency.get(d.delivery_id)} ms`}</td><td>${d.next_attempt_at === null ? "" : Pages.when(d.next_attempt_at)}</td><td>${
+          log.items.map((d) => {
+            const last = d.attempts.at(-1)
+            return html`<tr class="delivery"><td><code>${d.event_id}</code><br><small>${d.event_type}${d.test ? " (test)" : ""} · ${Pages.when(d.created_at)}</small></td><td>${d.status}</td><td class="num">${d.attempts.length}</td>
+<td>${last === undefined ? "" : (last.status_code ?? last.error ?? "")}</td><td class="num">${last === undefined ? "" : `${last.latency_ms} ms`}</td><td>${d.next_attempt_at === null ? "" : Pages.when(d.next_attempt_at)}</td><td>${
               manage
-                ? Pages.form(f, `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}/deliveries/${d.delivery_id}/resend`, html`<button class="link" type="submit">Resend</button>`)
+                ? Pages.form(f, `${here}/deliveries/${d.delivery_id}/resend`, html`<button class="link" type="submit">Resend</button>`)
                 : ""
-            }</td></tr>`
-          )
-        }</tbody></table>${log.length === 0 ? html`<p class="muted">No deliveries yet.</p>` : ""}</div>`), f.nonce)
+            }</td></tr>${
+              d.attempts.length === 0 ? "" : html`<tr class="attempts"><td colspan="7"><details><summary>Attempts and what was sent</summary>${
+                d.attempts.map((a) =>
+                  html`<p><strong>Attempt ${a.attempt}, ${Pages.when(a.started_at)}: ${a.status_code === null ? (a.error ?? "no answer") : `HTTP ${a.status_code}`}, ${a.latency_ms} ms</strong></p>
+<p><small>Answer (first 4 KiB)</small></p><pre>${a.response_body ?? "(none)"}</pre>${
+                    a.request === null ? "" : html`<p><small>Headers sent</small></p><pre>${
+                      Object.entries(a.request.headers).sort(([x], [y]) => (x < y ? -1 : 1)).map(([k, v]) => `${k}: ${v}`).join("\n")
+                    }</pre><p><small>Body sent</small></p><pre>${a.request.body}</pre>`
+                  }`
+                )
+              }</details></td></tr>`
+            }`
+          })
+        }</tbody></table>${log.items.length === 0 ? html`<p class="muted">No deliveries yet.</p>` : ""}${
+          log.next_cursor === null ? "" : html`<p><a href="${here}?cursor=${log.next_cursor}">Older deliveries →</a></p>`
+        }</div>`), f.nonce)
       })
 
     yield* kit.get("/dashboard/:mode/developers/webhooks/:id", kit.withUser((_, f, scope) => endpointPage(f, scope)))
@@ -240,6 +280,44 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
           default:
             return kit.page(404, Pages.notFoundPage(f), f.nonce)
         }
+      })))
+
+    /** The endpoint of the route's `:id` in `scope`, or none (another account's or mode's is not found). */
+    const endpointOf = (scope: Kit.Scope) =>
+      Effect.gen(function*() {
+        const id = webhookIdOf(yield* kit.param("id"))
+        return id === undefined ? Option.none() : Option.getRight(yield* Effect.either(webhooks.get(scope, id)))
+      })
+
+    yield* kit.post("/dashboard/:mode/developers/webhooks/:id/test", kit.withPost((signed, f, scope, params) =>
+      Effect.gen(function*() {
+        if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot send test events.`), f.nonce)
+        const endpoint = yield* endpointOf(scope)
+        if (Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const type = decodeEventType(kit.field(params, "type"))
+        if (Either.isLeft(type)) return yield* endpointPage(f, scope, undefined, undefined, `Choose one of the endpoint's event types (${endpoint.value.event_types.join(", ")})`)
+        const sent = yield* Effect.either(deliveries.sendTest(scope, endpoint.value.webhook_id, type.right, eventExample(type.right)))
+        if (Either.isLeft(sent)) return yield* endpointPage(f, scope, undefined, undefined, sent.left.message)
+        yield* kit.audit(signed, "webhook.test", endpoint.value.webhook_id, scope.livemode)
+        return kit.done(f, `${Pages.modePath(f)}/developers/webhooks/${endpoint.value.webhook_id}`, `Test ${type.right} event queued: it shows below once sent.`)
+      })))
+
+    yield* kit.post("/dashboard/:mode/developers/webhooks/:id/recover", kit.withPost((signed, f, scope, params) =>
+      Effect.gen(function*() {
+        if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot resend deliveries.`), f.nonce)
+        const endpoint = yield* endpointOf(scope)
+        if (Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        // The browser's date and time (YYYY-MM-DDTHH:MM, seconds optional), read as UTC, as the page says.
+        const typed = kit.field(params, "since")
+        const since = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(typed) ? DateTime.make(`${typed}Z`) : Option.none()
+        if (Option.isNone(since)) {
+          return yield* endpointPage(f, scope, undefined, undefined, `Since must be a date and time (YYYY-MM-DD HH:MM, UTC); got '${typed}'`)
+        }
+        const done = yield* Effect.either(deliveries.recover(scope, endpoint.value.webhook_id, since.value))
+        if (Either.isLeft(done)) return yield* endpointPage(f, scope, undefined, undefined, done.left.message)
+        yield* kit.audit(signed, "webhook.recover", endpoint.value.webhook_id, scope.livemode)
+        const n = done.right.resent
+        return kit.done(f, `${Pages.modePath(f)}/developers/webhooks/${endpoint.value.webhook_id}`, `${n} ${n === 1 ? "delivery" : "deliveries"} since ${Pages.when(since.value)} queued again.`)
       })))
 
     yield* kit.post("/dashboard/:mode/developers/webhooks/:id/deliveries/:delivery/resend", kit.withPost((signed, f, scope) =>

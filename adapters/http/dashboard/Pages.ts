@@ -56,6 +56,7 @@ const styles = `
   label.check { display: flex; gap: .4rem; align-items: center; }
   fieldset { border: 1px solid #e3e6ea; border-radius: 8px; margin: .8rem 0; min-width: 0; }
   form.inline { display: inline; margin-right: .6rem; }
+  tr.attempts details { position: sticky; left: 0; max-width: calc(100vw - 5.5rem); }
 `
 
 export interface Frame {

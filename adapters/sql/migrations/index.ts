@@ -28,6 +28,7 @@ import billingReasons from "./0021_billing_reasons.js"
 import discounts from "./0022_discounts.js"
 import trials from "./0023_trials.js"
 import planChanges from "./0024_plan_changes.js"
+import webhookDebugging from "./0026_webhook_debugging.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -53,5 +54,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0021_billing_reasons": billingReasons,
   "0022_discounts": discounts,
   "0023_trials": trials,
-  "0024_plan_changes": planChanges
+  "0024_plan_changes": planChanges,
+  "0026_webhook_debugging": webhookDebugging
 }

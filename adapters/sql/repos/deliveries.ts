@@ -35,7 +35,8 @@ import {
   Stream
 } from "effect"
 import { randomUUID } from "node:crypto"
-import { afterAttempt, inFlightPerAccount, inFlightPerEndpoint } from "../../../src/domain/Delivery.js"
+import { afterAttempt, boundAnswer, inFlightPerAccount, inFlightPerEndpoint } from "../../../src/domain/Delivery.js"
+import type { EventType } from "../../../src/domain/Event.js"
 import type { AttemptRecord, ClaimedAttempt, DeliveriesRepo } from "../../../src/ports/Store.js"
 import type { Queries } from "../queries.js"
 import {
@@ -57,8 +58,28 @@ type Timestamp = Date | string
 
 /** A claimed delivery's row: its columns, its event and its endpoint (`to_jsonb` of their rows). */
 interface ClaimedRow extends DeliveryRow {
-  readonly event: EventRow
+  readonly event: EventRow & { readonly test: boolean }
   readonly endpoint: WebhookEndpointRow
+  readonly failing_since: Timestamp | null
+}
+
+/** A delivery of a page (`pageOf`): its columns and its event's type and test mark. */
+interface PageRow extends DeliveryRow {
+  readonly event_type: string
+  readonly test: boolean
+}
+
+/** An attempt as the delivery log shows it. */
+interface LogAttemptRow {
+  readonly delivery_id: string
+  readonly attempt: number
+  readonly started_at: Timestamp
+  readonly status_code: number | null
+  readonly error: string | null
+  readonly duration_ms: number
+  readonly response_body: string | null
+  readonly request_headers: Record<string, string> | null
+  readonly request_body: string | null
 }
 
 interface AttemptRow {
@@ -79,16 +100,21 @@ export const makeDeliveriesRepo = (
       const firsts = new Map<string, AttemptRecord>()
       for (const r of records) if (!firsts.has(`${r.deliveryId}#${r.attempt}`)) firsts.set(`${r.deliveryId}#${r.attempt}`, r)
       if (firsts.size === 0) return
-      const input = [...firsts.values()].map(({ attempt, deliveryId, nextAttemptAt, outcome, startedAt }) => {
+      const input = [...firsts.values()].map(({ attempt, deliveryId, nextAttemptAt, outcome, sent, startedAt }) => {
         const { nextAttemptAt: next, status } = afterAttempt(outcome, nextAttemptAt)
         return {
           delivery_id: deliveryId,
           attempt,
           started_at: toTimestamp(startedAt),
           status_code: outcome.statusCode,
-          // jsonb cannot carry a NUL character; a transport's error text has no use for one.
+          ok: outcome.ok,
+          // jsonb and text cannot carry a NUL character; a transport's error text has no use for one.
           error: outcome.error?.replace(/\u0000/g, "") ?? null,
           duration_ms: Math.max(0, Math.round(outcome.durationMillis)),
+          request_headers: sent?.headers ?? null,
+          request_body: sent?.body.replace(/\u0000/g, "") ?? null,
+          // Cut again after the NULs go (a shorter text is still within the bound).
+          response_body: outcome.answer === undefined ? null : boundAnswer(outcome.answer.replace(/\u0000/g, "")),
           status,
           next_attempt_at: next === null ? null : toTimestamp(next)
         }
@@ -96,23 +122,54 @@ export const makeDeliveriesRepo = (
       // The attempt is inserted once (whoever reports it first); the delivery changes only when that insert was
       // the first and the outcome still applies (`Delivery.outcomeApplies`: pending, at this attempt, leased).
       // Rows are locked in id order, as every statement that locks several deliveries takes them (`cancelPendingOf`).
+      // Each endpoint's failing streak follows the attempts recorded now, as `WebhookHealth.failingSinceAfter` says:
+      // `streak` is the batch's last success and its first failure after it; a success clears a streak begun at or
+      // before it (unless Fils disabled the endpoint for it), a failure starts one or an earlier one stands.
       yield* sql`
         WITH input AS (
           SELECT * FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS i (
-            delivery_id text, attempt integer, started_at timestamptz, status_code integer, error text,
-            duration_ms integer, status text, next_attempt_at timestamptz
+            delivery_id text, attempt integer, started_at timestamptz, status_code integer, ok boolean, error text,
+            duration_ms integer, request_headers jsonb, request_body text, response_body text, status text,
+            next_attempt_at timestamptz
           )
         ), locked AS (
           -- An array, so a primary-key probe per id (as a join, a scan of the whole table: see claimDue).
-          SELECT d.delivery_id FROM webhook_deliveries d
+          SELECT d.delivery_id, d.webhook_id FROM webhook_deliveries d
           WHERE d.delivery_id = ANY (ARRAY(SELECT delivery_id FROM input))
           ORDER BY d.delivery_id FOR UPDATE
         ), recorded AS (
-          INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, error, duration_ms)
-          SELECT i.delivery_id, i.attempt, i.started_at, i.status_code, i.error, i.duration_ms
+          INSERT INTO webhook_attempts (delivery_id, attempt, webhook_id, started_at, status_code, ok, error, duration_ms,
+            request_headers, request_body, response_body)
+          SELECT i.delivery_id, i.attempt, l.webhook_id, i.started_at, i.status_code, i.ok, i.error, i.duration_ms,
+            i.request_headers, i.request_body, i.response_body
           FROM input i JOIN locked l ON l.delivery_id = i.delivery_id
           ON CONFLICT (delivery_id, attempt) DO NOTHING
-          RETURNING delivery_id, attempt
+          RETURNING delivery_id, attempt, webhook_id, started_at, ok
+        ), last_ok AS (
+          SELECT webhook_id, max(started_at) FILTER (WHERE ok) AS ok_at FROM recorded GROUP BY webhook_id
+        ), streak AS (
+          SELECT r.webhook_id, o.ok_at,
+            min(r.started_at) FILTER (WHERE NOT r.ok AND (o.ok_at IS NULL OR r.started_at > o.ok_at)) AS failed_at
+          FROM recorded r JOIN last_ok o ON o.webhook_id = r.webhook_id
+          GROUP BY r.webhook_id, o.ok_at
+        ), cleared AS (
+          DELETE FROM webhook_health h USING streak s
+          WHERE h.webhook_id = s.webhook_id AND s.failed_at IS NULL AND s.ok_at IS NOT NULL AND h.since <= s.ok_at
+            AND h.disabled_at IS NULL
+        ), next AS (
+          SELECT s.webhook_id, CASE WHEN s.ok_at IS NULL OR h.since > s.ok_at
+              THEN least(h.since, s.failed_at) ELSE s.failed_at END AS since
+          FROM streak s JOIN webhook_health h ON h.webhook_id = s.webhook_id
+          WHERE s.failed_at IS NOT NULL
+        ), moved AS (
+          -- Only a streak that moves is written: an endpoint failing steadily costs no write per batch.
+          UPDATE webhook_health h SET since = n.since FROM next n
+          WHERE h.webhook_id = n.webhook_id AND h.since IS DISTINCT FROM n.since
+        ), started AS (
+          INSERT INTO webhook_health (webhook_id, since)
+          SELECT s.webhook_id, s.failed_at FROM streak s
+          WHERE s.failed_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM webhook_health h WHERE h.webhook_id = s.webhook_id)
+          ON CONFLICT (webhook_id) DO UPDATE SET since = least(webhook_health.since, EXCLUDED.since)
         )
         UPDATE webhook_deliveries d SET status = i.status, next_attempt_at = i.next_attempt_at,
           last_status_code = i.status_code, last_error = i.error, lease_until = NULL, updated_at = i.started_at
@@ -200,10 +257,11 @@ export const makeDeliveriesRepo = (
           FROM due WHERE d.delivery_id = due.delivery_id
           RETURNING d.*
         )
-        SELECT c.*, to_jsonb(e.*) AS event, to_jsonb(w.*) AS endpoint
+        SELECT c.*, to_jsonb(e.*) AS event, to_jsonb(w.*) AS endpoint, h.since AS failing_since
         FROM claimed c
         JOIN events e ON e.event_id = c.event_id
         JOIN webhook_endpoints w ON w.webhook_id = c.webhook_id
+        LEFT JOIN webhook_health h ON h.webhook_id = c.webhook_id
         ORDER BY c.next_attempt_at, c.delivery_id`
       // The delivery's decoder reads only its own columns: it takes the row whole, the event and endpoint beside.
       return rows.map((row): ClaimedAttempt => {
@@ -212,7 +270,9 @@ export const makeDeliveriesRepo = (
           delivery,
           attempt: delivery.attempts,
           event: eventFromRow(row.event),
-          endpoint: webhookFromRow(row.endpoint)
+          endpoint: webhookFromRow(row.endpoint),
+          test: row.event.test === true,
+          failingSince: row.failing_since === null ? null : fromTimestamp(row.failing_since)
         }
       })
     }, orUnavailable),
@@ -258,6 +318,67 @@ export const makeDeliveriesRepo = (
         error: row.error,
         duration_ms: row.duration_ms
       }))
+    }, orUnavailable),
+
+    pageOf: Effect.fnUntraced(function*(webhookId, request) {
+      const conditions = [sql`d.webhook_id = ${webhookId}`]
+      if (request.after !== undefined) {
+        conditions.push(sql`(d.created_at, d.delivery_id) < (${new Date(request.after.createdAtMillis)}, ${request.after.id})`)
+      }
+      // The endpoint's index of migration 0005, newest first; one row more tells whether there is more.
+      const rows = yield* sql<PageRow>`SELECT d.*, e.type AS event_type, e.test
+        FROM webhook_deliveries d JOIN events e ON e.event_id = d.event_id
+        WHERE ${sql.and(conditions)}
+        ORDER BY d.created_at DESC, d.delivery_id DESC LIMIT ${request.limit + 1}`
+      const shown = rows.slice(0, request.limit)
+      const attempts = shown.length === 0 ? [] : yield* sql<LogAttemptRow>`SELECT delivery_id, attempt, started_at,
+          status_code, error, duration_ms, response_body, request_headers, request_body
+        FROM webhook_attempts WHERE delivery_id IN ${sql.in(shown.map((r) => r.delivery_id))}
+        ORDER BY delivery_id, attempt`
+      const byDelivery = new Map<string, Array<LogAttemptRow>>()
+      for (const a of attempts) byDelivery.set(a.delivery_id, [...(byDelivery.get(a.delivery_id) ?? []), a])
+      return {
+        hasMore: rows.length > request.limit,
+        items: shown.map((row) => {
+          const delivery = deliveryFromRow(row)
+          return {
+            delivery_id: delivery.delivery_id,
+            webhook_id: delivery.webhook_id,
+            event_id: delivery.event_id,
+            event_type: row.event_type as EventType,
+            test: row.test,
+            status: delivery.status,
+            livemode: delivery.livemode,
+            created_at: delivery.created_at,
+            next_attempt_at: delivery.next_attempt_at,
+            attempts: (byDelivery.get(row.delivery_id) ?? []).map((a) => ({
+              attempt: a.attempt,
+              started_at: fromTimestamp(a.started_at),
+              status_code: a.status_code,
+              error: a.error,
+              latency_ms: a.duration_ms,
+              response_body: a.response_body,
+              request: a.request_headers === null || a.request_body === null
+                ? null
+                : { headers: a.request_headers, body: a.request_body }
+            }))
+          }
+        })
+      }
+    }, orUnavailable),
+
+    recover: Effect.fnUntraced(function*(webhookId, since, now) {
+      const at = toTimestamp(now)
+      // Locked in id order, as every statement that locks several deliveries takes them (`cancelPendingOf`).
+      const rows = yield* sql`UPDATE webhook_deliveries
+        SET status = 'pending', next_attempt_at = ${at}, lease_until = NULL, updated_at = ${at}
+        WHERE delivery_id IN (
+          SELECT delivery_id FROM webhook_deliveries
+          WHERE webhook_id = ${webhookId} AND created_at >= ${toTimestamp(since)} AND status IN ('failed', 'cancelled')
+          ORDER BY delivery_id FOR UPDATE
+        ) AND status IN ('failed', 'cancelled')
+        RETURNING delivery_id`
+      return rows.length
     }, orUnavailable),
 
     awaitWork

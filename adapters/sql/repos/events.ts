@@ -15,13 +15,18 @@ export const makeEventsRepo = ({ first, inScope, page, sql }: Queries): EventsRe
     yield* sql`INSERT INTO events ${sql.insert(events.map(Rows.eventToRow))}`
   }, orUnavailable),
 
+  insertTest: Effect.fnUntraced(function*(event) {
+    yield* sql`INSERT INTO events ${sql.insert({ ...Rows.eventToRow(event), test: true })}`
+  }, orUnavailable),
+
+  // Test events (migration 0026) are delivered, never part of the record.
   get: Effect.fnUntraced(function*(scope, id) {
-    const rows = yield* sql<Rows.EventRow>`SELECT * FROM events WHERE event_id = ${id} AND ${inScope(scope)}`
+    const rows = yield* sql<Rows.EventRow>`SELECT * FROM events WHERE event_id = ${id} AND ${inScope(scope)} AND NOT test`
     return first(rows, Rows.eventFromRow)
   }, orUnavailable),
 
   list: Effect.fnUntraced(function*(scope, filter, request) {
-    const conditions = [inScope(scope)]
+    const conditions = [inScope(scope), sql`NOT test`]
     if (filter.type !== undefined) conditions.push(sql`type = ${filter.type}`)
     if (filter.payment_id !== undefined) conditions.push(sql`payment_id = ${filter.payment_id}`)
     if (filter.subscription_id !== undefined) conditions.push(sql`subscription_id = ${filter.subscription_id}`)

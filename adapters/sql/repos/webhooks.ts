@@ -22,7 +22,15 @@ import {
 } from "../../../src/ports/SecretBox.js"
 import type { DeliveriesRepo, WebhooksRepo } from "../../../src/ports/Store.js"
 import type { Queries } from "../queries.js"
-import { webhookChanges, type WebhookEndpointRow, webhookFromRow, webhookToRow } from "../rows.js"
+import * as WebhookHealth from "../../../src/domain/WebhookHealth.js"
+import {
+  fromTimestamp,
+  toTimestamp,
+  webhookChanges,
+  type WebhookEndpointRow,
+  webhookFromRow,
+  webhookToRow
+} from "../rows.js"
 import { orUnavailable } from "../SqlErrors.js"
 
 /** The endpoint with its secret opened. A secret the box cannot open is a configuration fault: a defect. */
@@ -286,6 +294,43 @@ export const makeWebhooksRepo = ({ first, forUpdateInTransaction, inScope, sql }
           onRight: (secret) => ({ ...endpoint, secret })
         })
       })
+    }, orUnavailable),
+
+    health: Effect.fnUntraced(function*(ids, since) {
+      const found = new Map<string, WebhookHealth.Stored>(ids.map((id) => [id, { ...WebhookHealth.none }]))
+      if (ids.length === 0) return found
+      // One index range per endpoint (migration 0026's webhook_attempts_health), read from the index alone.
+      const rows = yield* sql<{
+        webhook_id: string
+        attempts: number
+        failed: number
+        since: Date | string | null
+        disabled_at: Date | string | null
+      }>`SELECT w.id AS webhook_id, a.attempts, a.failed, h.since, h.disabled_at
+        FROM (SELECT value COLLATE "C" AS id FROM jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)) AS w
+        CROSS JOIN LATERAL (
+          SELECT count(*)::int AS attempts, count(*) FILTER (WHERE NOT ok)::int AS failed
+          FROM webhook_attempts WHERE webhook_id = w.id AND started_at > ${toTimestamp(since)}
+        ) a
+        LEFT JOIN webhook_health h ON h.webhook_id = w.id`
+      for (const row of rows) {
+        found.set(row.webhook_id, {
+          attempts: row.attempts,
+          failed: row.failed,
+          failingSince: row.since === null ? null : fromTimestamp(row.since),
+          autoDisabledAt: row.disabled_at === null ? null : fromTimestamp(row.disabled_at)
+        })
+      }
+      return found
+    }, orUnavailable),
+
+    markAutoDisabled: Effect.fnUntraced(function*(id, at) {
+      yield* sql`INSERT INTO webhook_health (webhook_id, since, disabled_at) VALUES (${id}, ${toTimestamp(at)}, ${toTimestamp(at)})
+        ON CONFLICT (webhook_id) DO UPDATE SET disabled_at = EXCLUDED.disabled_at`
+    }, orUnavailable),
+
+    clearHealth: Effect.fnUntraced(function*(id) {
+      yield* sql`DELETE FROM webhook_health WHERE webhook_id = ${id}`
     }, orUnavailable)
   }
 }

@@ -23,6 +23,11 @@ export interface EventsRepo {
   readonly insert: (event: Event) => Op<void>
   /** Several at once, in one statement. */
   readonly insertAll: (events: ReadonlyArray<Event>) => Op<void>
+  /**
+   * Writes a test event (`POST /webhooks/{id}/test`): delivered as any other, but not part of the record (`get` and
+   * `list` leave it out).
+   */
+  readonly insertTest: (event: Event) => Op<void>
   readonly get: (scope: Scope, id: EventId) => Op<Option.Option<Event>>
   readonly list: (scope: Scope, filter: EventFilter, page: PageRequest) => Op<Page<Event>>
 }

@@ -7,11 +7,12 @@
 import type { DateTime, Effect, Option } from "effect"
 import { Context } from "effect"
 import type { Scope } from "../../domain/Account.js"
-import type { AttemptOutcome, Delivery, DeliveryStatus } from "../../domain/Delivery.js"
+import type { AttemptOutcome, Delivery, DeliveryResource, DeliveryStatus, SentRequest } from "../../domain/Delivery.js"
 import type { Event, EventType } from "../../domain/Event.js"
 import type { EventId, WebhookId } from "../../domain/Ids.js"
 import type { Page, PageRequest } from "../../domain/Pagination.js"
 import type { WebhookEndpoint } from "../../domain/WebhookEndpoint.js"
+import type * as WebhookHealth from "../../domain/WebhookHealth.js"
 import type { Op } from "./Op.js"
 
 export interface WebhooksRepo {
@@ -25,6 +26,15 @@ export interface WebhooksRepo {
   readonly list: (scope: Scope, page: PageRequest) => Op<Page<WebhookEndpoint>>
   /** The enabled endpoints of the scope that subscribe to `type`. */
   readonly subscribed: (scope: Scope, type: EventType) => Op<ReadonlyArray<WebhookEndpoint>>
+  /**
+   * The health of each endpoint named (`WebhookHealth.Stored`): its attempts started after `since` and how many of
+   * them failed, its failing streak and when Fils disabled it. An endpoint without attempts is `WebhookHealth.none`.
+   */
+  readonly health: (ids: ReadonlyArray<WebhookId>, since: DateTime.Utc) => Op<ReadonlyMap<string, WebhookHealth.Stored>>
+  /** Notes that Fils disabled the endpoint at `at` (inside the transaction that disables it). */
+  readonly markAutoDisabled: (id: WebhookId, at: DateTime.Utc) => Op<void>
+  /** Forgets the endpoint's failing streak and automatic disabling (it was enabled again). */
+  readonly clearHealth: (id: WebhookId) => Op<void>
 }
 
 export type { Delivery } from "../../domain/Delivery.js"
@@ -36,6 +46,10 @@ export interface ClaimedAttempt {
   readonly attempt: number
   readonly event: Event
   readonly endpoint: WebhookEndpoint
+  /** A test event (`POST /webhooks/{id}/test`): its body says so. */
+  readonly test: boolean
+  /** The start of the endpoint's failing streak when claimed (`WebhookHealth.failingSinceAfter`), or null. */
+  readonly failingSince: DateTime.Utc | null
 }
 
 export interface DeliveryFilter {
@@ -51,7 +65,12 @@ export interface AttemptRecord {
   readonly startedAt: DateTime.Utc
   readonly outcome: AttemptOutcome
   readonly nextAttemptAt: DateTime.Utc | undefined
+  /** What was sent (kept with the attempt for the delivery log). */
+  readonly sent?: SentRequest | undefined
 }
+
+/** A delivery with its event's type and its attempts (`DeliveriesRepo.pageOf`). */
+export type DeliveryView = Omit<DeliveryResource, "object">
 
 export interface DeliveriesRepo {
   /** Queues deliveries (inside the transaction that records their event). */
@@ -89,6 +108,16 @@ export interface DeliveriesRepo {
     readonly error: string | null
     readonly duration_ms: number
   }>>
+  /**
+   * One endpoint's deliveries, newest first (`created_at`, then id, descending), each with its event's type, whether
+   * it is a test, and its recorded attempts by number.
+   */
+  readonly pageOf: (webhookId: WebhookId, page: PageRequest) => Op<Page<DeliveryView>>
+  /**
+   * Makes the endpoint's deliveries created at or after `since` that are `failed` or `cancelled` pending and due at
+   * `now` again; how many. One that is pending or succeeded is left alone, so asking twice sends each once.
+   */
+  readonly recover: (webhookId: WebhookId, since: DateTime.Utc, now: DateTime.Utc) => Op<number>
   /**
    * Completes when new deliveries may be due (PostgreSQL: LISTEN/NOTIFY on commit) or after `timeoutMillis`,
    * whichever comes first; the dispatcher's polling is the fallback.

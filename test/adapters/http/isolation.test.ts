@@ -99,7 +99,9 @@ const expectOwn = (w: World, caller: number, value: unknown, context: string) =>
 const postBodies: Record<string, (product: string) => object> = {
   "subscriptions.changePlan": (product) => ({ product_id: product, quantity: 1, proration_billing_mode: "prorated_immediately" }),
   "subscriptions.previewChangePlan": (product) => ({ product_id: product, quantity: 1, proration_billing_mode: "prorated_immediately" }),
-  "subscriptions.charge": () => ({ product_price: 2500, product_description: "Stolen" })
+  "subscriptions.charge": () => ({ product_price: 2500, product_description: "Stolen" }),
+  "webhooks.test": () => ({ type: "payment.succeeded" }),
+  "webhooks.recover": () => ({ since: "2026-01-01T00:00:00.000Z" })
 }
 
 const attacks: Record<string, Attack> = {}

@@ -20,6 +20,7 @@ import { byNameOnly, eventTypes } from "../../../src/domain/Event.js"
 import { PaymentResource, RefundedPaymentResource } from "../../../src/domain/Payment.js"
 import { SubscriptionResource } from "../../../src/domain/Subscription.js"
 import { CreditNote, Invoice } from "../../../src/domain/TaxDocument.js"
+import { WebhookResource } from "../../../src/domain/WebhookEndpoint.js"
 import type { PaymentId } from "../../../src/domain/Ids.js"
 import { Accounts } from "../../../src/application/Accounts.js"
 import { Payments } from "../../../src/application/Payments.js"
@@ -465,6 +466,12 @@ describe("the OpenAPI document", () => {
     const createdWebhook = await raw.post(webhook.path, webhook.example)
     expect(createdWebhook.status, createdWebhook.text).toBe(200)
     conforms(webhook.op, createdWebhook)
+    for (const operationId of ["webhooks.test", "webhooks.recover"]) {
+      const op = byId(operationId)
+      const res = await raw.post(op.path.replace("{id}", createdWebhook.json.webhook_id), op.example)
+      expect(res.status, `${operationId}: ${res.text}`).toBe(200)
+      conforms(op.op, res)
+    }
     const webhookUpdate = byId("webhooks.update")
     const updatedWebhook = await raw.patch(
       webhookUpdate.path.replace("{id}", createdWebhook.json.webhook_id),
@@ -480,6 +487,7 @@ describe("the OpenAPI document", () => {
       "checkoutSessions.get": createdSession.json.session_id,
       "subscriptions.get": subscriptionId,
       "webhooks.get": createdWebhook.json.webhook_id,
+      "webhooks.deliveries": createdWebhook.json.webhook_id,
       "customerPortalSessions.get": createdPortal.json.customer_portal_session_id,
       "webhooks.secret": createdWebhook.json.webhook_id,
       "discounts.get": createdDiscount.json.discount_id
@@ -534,7 +542,8 @@ describe("the OpenAPI document", () => {
       refund: RefundedPaymentResource.ast,
       subscription: SubscriptionResource.ast,
       invoice: Invoice.ast,
-      credit_note: CreditNote.ast
+      credit_note: CreditNote.ast,
+      webhook: WebhookResource.ast
     }
     for (const type of eventTypes) {
       const op = doc.webhooks[type].post

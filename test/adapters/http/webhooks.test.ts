@@ -20,7 +20,7 @@ const allTypes = [
   "subscription.on_hold",
   "subscription.cancelled"
 ]
-const resourceKeys = ["created_at", "description", "disabled", "event_types", "livemode", "object", "url", "webhook_id"]
+const resourceKeys = ["created_at", "description", "disabled", "event_types", "health", "livemode", "object", "url", "webhook_id"]
 
 describeStores("webhooks over HTTP", (variant) => {
   const server = useServer(variant)
