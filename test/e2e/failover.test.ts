@@ -14,6 +14,7 @@ import { ensureOutputDir, type LoggedServer, serveFilsLogged } from "../support/
 import { runFils } from "../support/cli.js"
 import { type Cluster, type ClusterNode, missingClusterBinaries, querySql, startCluster } from "../support/cluster.js"
 import { acceptedIds, cards, delay, mapLimit, type Receiver, reconcile, startReceiver, waitFor } from "../support/load.js"
+import { declineMessage } from "../../src/domain/Payment.js"
 
 type FaultKind = "postmaster" | "node"
 
@@ -193,6 +194,9 @@ const scenario = async (options: Parameters<typeof runScenario>[0]) => {
 
   const setupMillis = Date.now() - started
 
+  /** The hosted page's refusal of a charge the processor never took (`processing_error`): the customer may try again. */
+  const processingError = (said: string) => said.includes(declineMessage("processing_error"))
+
   // The load ------------------------------------------------------------------------------------------------------
   const answers: Array<Answer> = []
   const ops: Array<Op> = []
@@ -274,6 +278,12 @@ const scenario = async (options: Parameters<typeof runScenario>[0]) => {
         op.ackedAt = Date.now()
         if (!op.paid) op.note = `answered 200 without "Payment received": ${posted.text.replace(/\s+/g, " ").slice(0, 300)}`
         return op.paid
+      }
+      // A charge whose answer the failover lost, and which the processor says it never took, is refused as a
+      // processing error ("please try again"): nothing moved, and the customer submits again.
+      if (posted.status === 402 && processingError(said)) {
+        await delay(250)
+        continue
       }
       if (posted.status !== 503 && posted.status !== 409 && posted.status !== 0) return false
       await delay(250)
@@ -416,7 +426,8 @@ const scenario = async (options: Parameters<typeof runScenario>[0]) => {
   // 409 "already being processed" for a payment reserved less than a few seconds before (the processor is asked about
   // it after that). Every request must still be answered in the end.
   const inUse = answers.filter((a) =>
-    a.status === 409 && (a.body.includes("IDEMPOTENCY_KEY_IN_USE") || a.body.includes("already being processed"))
+    (a.status === 409 && (a.body.includes("IDEMPOTENCY_KEY_IN_USE") || a.body.includes("already being processed"))) ||
+    (a.status === 402 && a.what === "POST /checkout/{id}" && processingError(a.body))
   )
   report.retry_later_409s = inUse.length
   const bad = answers.filter((a) => a.status !== 200 && a.status !== 503 && !inUse.includes(a))
