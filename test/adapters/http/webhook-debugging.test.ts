@@ -5,7 +5,7 @@
  * attempt for 3 days disabled on the clock, with `webhook.disabled`; recover, once. Receivers are real HTTP servers on
  * 127.0.0.1; the dispatcher runs a round at a time (`Deliveries.dispatchOnce`), on a stopped clock where time matters.
  */
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import { once } from "node:events"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -13,7 +13,7 @@ import { expect, it } from "vitest"
 import { verify } from "../../../adapters/crypto/StandardWebhooks.js"
 import { stoppedClock } from "../../../src/application/Billing.js"
 import { Deliveries } from "../../../src/application/Deliveries.js"
-import { rawFor, type TestAccount } from "../../support/server.js"
+import { call, clientFor, rawFor, type TestAccount } from "../../support/server.js"
 import { describeStores, expectError, useServer } from "../../support/httpSuite.js"
 
 interface Received {
@@ -103,6 +103,8 @@ describeStores("webhooks you can debug", (variant) => {
           expect(Object.keys(a.request.headers).sort()).toEqual(
             ["content-length", "content-type", "user-agent", "webhook-id", "webhook-signature", "webhook-timestamp"]
           )
+          // Beside them, only what Node adds to every request (docs/webhooks.md says so).
+          expect(Object.keys(got.headers).filter((h) => !(h in a.request.headers)).sort()).toEqual(["connection", "host"])
           // Signed as any delivery: StandardWebhooks.verify takes it with the endpoint's secret, and it says it is a test.
           const event = verify({ secret: created.secret, headers: a.request.headers, body: a.request.body, now: Number(a.request.headers["webhook-timestamp"]) }) as any
           expect(event).toMatchObject({ id: d.event_id, type: d.event_type, livemode: false, test: true })
@@ -131,13 +133,21 @@ describeStores("webhooks you can debug", (variant) => {
     const account = await server().createAccount()
     const r = raw(account)
     const w = (await r.post("/webhooks", { url: "http://127.0.0.1:9/hooks", event_types: ["payment.failed"] })).json
+    // The typed client has the new operations, with their types.
+    const client = await clientFor(server(), account.test.key)
+    const queued = await call(client.webhooks.test({ path: { id: w.webhook_id }, payload: { type: "payment.failed" }, headers: {} }))
+    expect(queued).toMatchObject({ object: "webhook_delivery", event_type: "payment.failed", test: true })
+    const listed = await call(client.webhooks.deliveries({ path: { id: w.webhook_id }, urlParams: {} }))
+    expect(listed.items.map((d) => d.delivery_id)).toEqual([queued.delivery_id])
+    const recovered = await call(client.webhooks.recover({ path: { id: w.webhook_id }, payload: { since: DateTime.unsafeMake(0) }, headers: {} }))
+    expect(recovered.resent).toBe(0)
     expect(expectError(await r.post(`/webhooks/${w.webhook_id}/test`, { type: "payment.succeeded" }), 400, "INVALID_REQUEST"))
       .toContain("payment.failed")
     expectError(await r.post(`/webhooks/${w.webhook_id}/test`, { type: "payment.nope" }), 400, "INVALID_REQUEST")
     expect(expectError(await r.post(`/webhooks/${w.webhook_id}/test`, { type: "payment.failed", test: true }), 400, "INVALID_REQUEST")).toContain("test")
     await r.patch(`/webhooks/${w.webhook_id}`, { disabled: true })
     expectError(await r.post(`/webhooks/${w.webhook_id}/test`, { type: "payment.failed" }), 409, "INVALID_STATE")
-    expect((await r.get(`/webhooks/${w.webhook_id}/deliveries`)).json.items).toEqual([])
+    expect((await r.get(`/webhooks/${w.webhook_id}/deliveries`)).json.items.map((d: any) => d.delivery_id)).toEqual([queued.delivery_id])
     expectError(await rawFor(server(), (await server().createAccount()).test.key).post(`/webhooks/${w.webhook_id}/test`, { type: "payment.failed" }), 404, "NOT_FOUND")
   })
 
