@@ -389,6 +389,25 @@ describe("the dashboard", () => {
     expect((await edit({ url: "ftp://nowhere", description: "", event_types: ["payment.succeeded"] })).status).toBe(400)
     expect((await edit({ url: "http://127.0.0.1:9/orders", description: "" })).status, "no event type").toBe(400)
     expect((await follow(await manage("disable"), owner)).body).toContain("Disabled: it receives nothing new.")
+    // Fils's notice on an endpoint it disabled for failing, as the dispatcher leaves it (docs/webhooks.md "Endpoint
+    // health"); recover and test events from the page; enabling clears the notice.
+    await db.sql(`INSERT INTO webhook_health (webhook_id, since, disabled_at)
+      VALUES ('${/(wh_[0-9a-f]{32})/.exec(endpoint)![1]}', '2026-11-18T09:00:00Z', '2026-11-21T09:00:00Z')`)
+    expect((await request(endpoint, { cookie: owner })).body)
+      .toContain("Fils disabled this endpoint on 2026-11-21 09:00 UTC: every attempt had failed for 3 days (since 2026-11-18 09:00 UTC)")
+    const form = (path: string, fields: Record<string, string>) => request(`${endpoint}/${path}`, { cookie: owner, form: { csrf_token: csrf, ...fields } })
+    const whileDisabled = await form("recover", { since: "2026-11-18T09:00" })
+    expect(whileDisabled.status).toBe(400)
+    expect(whileDisabled.body).toContain("enable it first")
+    const enabled = (await follow(await manage("enable"), owner)).body
+    expect(enabled).toContain("Enabled.")
+    expect(enabled).not.toContain("Fils disabled this endpoint")
+    const badSince = await form("recover", { since: "yesterday" })
+    expect(badSince.status).toBe(400)
+    expect(badSince.body).toContain("Since must be a date and time (YYYY-MM-DD HH:MM, UTC); got &#39;yesterday&#39;")
+    expect((await follow(await form("recover", { since: "2026-11-18T09:00" }), owner)).body).toContain("0 deliveries since 2026-11-18 09:00 UTC queued again.")
+    expect((await follow(await form("test", { type: "payment.succeeded" }), owner)).body).toContain("Test payment.succeeded event queued")
+    expect((await form("test", { type: "subscription.active" })).status, "a type it does not subscribe to").toBe(400)
     const revealed = await manage("reveal")
     const secret = /id="signing-secret">(whsec_[^<]+)</.exec(revealed.body)![1]!
     expect((await request(endpoint, { cookie: owner })).body).not.toContain(secret)
@@ -401,7 +420,7 @@ describe("the dashboard", () => {
     expect((await manage("delete")).status).toBe(303)
     expect((await request(endpoint, { cookie: owner })).status).toBe(404)
     const audit = await request("/dashboard/audit", { cookie: owner })
-    for (const action of ["customer.create", "webhook.create", "webhook.disable", "webhook.secret.reveal", "webhook.secret.rotate", "webhook.resend_failed", "webhook.delete"]) {
+    for (const action of ["customer.create", "webhook.create", "webhook.disable", "webhook.secret.reveal", "webhook.secret.rotate", "webhook.resend_failed", "webhook.recover", "webhook.test", "webhook.delete"]) {
       expect(audit.body, action).toContain(action)
     }
     expect(audit.body).not.toContain(secret)
