@@ -6,17 +6,27 @@
  * in PostgreSQL beside the Store (its own `fils_sim` schema), so that several servers answer as one processor.
  * Both give the engine its `Settings` from the configuration (`SettingsFromConfig`).
  */
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { EInvoiceAdapters } from "../einvoice/ProviderConfig.js"
 import { SignerNode } from "../crypto/SignerNode.js"
 import { SimulatedProcessor, SimulatedProcessorSql } from "../processor/SimulatedProcessor.js"
-import { SettingsFromConfig } from "./Settings.js"
-import { WebhookTransportHttp } from "../webhooks/WebhookTransportHttp.js"
+import { isLoopbackHost } from "../../src/domain/Network.js"
+import { makeWebhookTransportHttp } from "../webhooks/WebhookTransportHttp.js"
+import { PublicUrlConfig, SettingsFromConfig } from "./Settings.js"
+
+/**
+ * Webhook delivery over node:http(s). Receivers' answers from this machine's loopback are kept in the delivery log only
+ * when the server's public URL is itself on loopback: a developer's own server, not one merchants share.
+ */
+const WebhookTransportFromConfig = Layer.unwrapEffect(Effect.map(PublicUrlConfig, (url) => {
+  const host = URL.canParse(url) ? new URL(url).hostname.replace(/^\[|\]$/g, "") : ""
+  return makeWebhookTransportHttp({ keepLoopbackAnswers: isLoopbackHost(host) })
+}))
 
 export const NodeAdapters = Layer.mergeAll(
   SignerNode,
   SimulatedProcessor,
-  WebhookTransportHttp,
+  WebhookTransportFromConfig,
   EInvoiceAdapters,
   SettingsFromConfig
 )
@@ -25,7 +35,7 @@ export const NodeAdapters = Layer.mergeAll(
 export const NodeAdaptersSql = Layer.mergeAll(
   SignerNode,
   SimulatedProcessorSql,
-  WebhookTransportHttp,
+  WebhookTransportFromConfig,
   EInvoiceAdapters,
   SettingsFromConfig
 )

@@ -11,7 +11,7 @@ import { request as httpRequest } from "node:http"
 import { request as httpsRequest } from "node:https"
 import type { LookupFunction } from "node:net"
 import { answerLimitBytes, type AttemptOutcome } from "../../src/domain/Delivery.js"
-import { isInternalName, isLoopbackHost, isRefusedAddress } from "../../src/domain/Network.js"
+import { isInternalName, isLoopbackAddress, isLoopbackHost, isRefusedAddress } from "../../src/domain/Network.js"
 import { type HostCheck, type OutboundRequest, WebhookTransport } from "../../src/ports/WebhookTransport.js"
 
 export class InternalAddressError extends Error {
@@ -68,12 +68,23 @@ const systemLookups = { live: publicOnlyLookup(), test: publicOnlyLookup(dnsLook
 
 const maxResponseBytes = 64 * 1024
 
-export const send = (request: OutboundRequest, lookup?: LookupFunction): Promise<AttemptOutcome> =>
+/**
+ * Sends one attempt. The start of the receiver's answer is kept for the delivery log, except from a receiver on this
+ * machine's loopback (test mode lets endpoints point there) unless `keepLoopbackAnswers`: on a server many merchants
+ * share, that would let a test key read what local services answer. A server whose public URL is itself on loopback
+ * serves only the developer at that machine, and keeps them (`NodeAdapters`).
+ */
+export const send = (
+  request: OutboundRequest,
+  lookup?: LookupFunction,
+  options: { readonly keepLoopbackAnswers?: boolean } = {}
+): Promise<AttemptOutcome> =>
   new Promise((resolve) => {
     const started = performance.now()
     // The start of the answer, for the delivery log: at most `answerLimitBytes`, a character cut short left out.
     const kept: Array<Buffer> = []
     let keptBytes = 0
+    let keep = true
     const answer = () => new TextDecoder("utf-8").decode(Buffer.concat(kept), { stream: true })
     const done = (statusCode: number | null, error: string | null) =>
       resolve({
@@ -81,7 +92,7 @@ export const send = (request: OutboundRequest, lookup?: LookupFunction): Promise
         statusCode,
         error,
         durationMillis: Math.round(performance.now() - started),
-        ...(statusCode === null ? {} : { answer: answer() })
+        ...(statusCode === null || !keep ? {} : { answer: answer() })
       })
     let url: URL
     try {
@@ -99,10 +110,12 @@ export const send = (request: OutboundRequest, lookup?: LookupFunction): Promise
       timeout: request.timeoutMillis,
       lookup: lookup ?? (request.livemode ? systemLookups.live : systemLookups.test)
     }, (res) => {
+      const peer = res.socket?.remoteAddress
+      keep = options.keepLoopbackAnswers === true || peer === undefined || !isLoopbackAddress(peer)
       let received = 0
       res.on("data", (chunk: Buffer) => {
         received += chunk.length
-        if (keptBytes < answerLimitBytes) {
+        if (keep && keptBytes < answerLimitBytes) {
           const part = chunk.subarray(0, answerLimitBytes - keptBytes)
           kept.push(part)
           keptBytes += part.length
@@ -147,6 +160,8 @@ export const resolverLookup = (servers: ReadonlyArray<string>): typeof dnsLookup
 export interface WebhookTransportHttpOptions {
   /** How endpoints' hosts are resolved (every address is then checked): the system resolver by default. */
   readonly resolve?: typeof dnsLookup
+  /** Keep the answers of receivers on this machine's loopback in the delivery log (`send`); off by default. */
+  readonly keepLoopbackAnswers?: boolean
 }
 
 export const makeWebhookTransportHttp = (options: WebhookTransportHttpOptions = {}) => {
@@ -155,7 +170,8 @@ export const makeWebhookTransportHttp = (options: WebhookTransportHttpOptions = 
   return Layer.succeed(
     WebhookTransport,
     WebhookTransport.of({
-      send: (request) => Effect.promise(() => send(request, request.livemode ? live : test)),
+      send: (request) =>
+        Effect.promise(() => send(request, request.livemode ? live : test, { keepLoopbackAnswers: options.keepLoopbackAnswers === true })),
       checkHost: (host, livemode) => Effect.promise(() => checkHost(host, livemode ? live : test))
     })
   )

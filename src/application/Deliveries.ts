@@ -231,10 +231,16 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
      * Sends a test event of `type` to one endpoint (`POST /webhooks/{id}/test`): an event with the example `data`
      * given, marked as a test (its body carries `"test": true`), queued as one delivery to this endpoint only and
      * sent by the dispatcher like any other, so it shows in the delivery log. It is not part of the event record.
-     * The endpoint must be enabled and subscribe to `type`.
+     * The endpoint must be enabled and subscribe to `type`. Test mode only: a live receiver written before the `test`
+     * mark existed would take an example `payment.succeeded`, signed with its live secret, for a real order.
      */
     const sendTest = Effect.fn("Deliveries.sendTest")(
       function*(scope: Scope, webhookId: WebhookId, type: Event.EventType, data: Record<string, unknown>) {
+        if (scope.livemode) {
+          return yield* new InvalidRequest({
+            message: "Test events are sent in test mode only: use a test key (sk_test_…) and a test endpoint"
+          })
+        }
         const now = yield* DateTime.now
         const eventId = yield* newId<EventId>(prefixes.event)
         const deliveryId = yield* newId<DeliveryId>(prefixes.delivery)

@@ -132,6 +132,15 @@ describe("answers", () => {
     }
   })
 
+  it("a loopback receiver's answer is kept for the delivery log only when the server keeps them (a developer's own)", async () => {
+    const r = await receiver(respond(200, "what a local service says"))
+    const shared = await send(request(`http://127.0.0.1:${r.port}/`))
+    expect(shared).toMatchObject({ ok: true, statusCode: 200 })
+    expect(shared.answer, "a server merchants share keeps none").toBeUndefined()
+    const own = await send(request(`http://127.0.0.1:${r.port}/`), undefined, { keepLoopbackAnswers: true })
+    expect(own).toMatchObject({ ok: true, statusCode: 200, answer: "what a local service says" })
+  })
+
   it("a non-2xx answer is not ok and carries the status", async () => {
     for (const status of [500, 503, 404, 410, 300, 301, 302, 400]) {
       const r = await receiver(respond(status, "nope"))

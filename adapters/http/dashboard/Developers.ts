@@ -177,8 +177,9 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
             : ""
         }</div>${
           manage
-            ? html`<div class="card"><h2>Test and recover</h2>${
-              Pages.form(f, `${here}/test`, html`<label for="test_type">Send a signed test event (marked <code>"test": true</code>)</label>
+            ? html`<div class="card"><h2>${f.livemode ? "Recover" : "Test and recover"}</h2>${
+              // Test events are test mode's only (`Deliveries.sendTest`).
+              f.livemode ? "" : Pages.form(f, `${here}/test`, html`<label for="test_type">Send a signed test event (marked <code>"test": true</code>)</label>
 <select id="test_type" name="type">${w.event_types.map((t) => html`<option value="${t}">${t}</option>`)}</select> <button type="submit">Send test event</button>`)
             }${
               Pages.form(f, `${here}/recover`, html`<label for="recover_since">Send again what did not arrive (failed or cancelled) since, in UTC</label>

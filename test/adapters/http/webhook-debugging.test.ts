@@ -149,6 +149,9 @@ describeStores("webhooks you can debug", (variant) => {
     expectError(await r.post(`/webhooks/${w.webhook_id}/test`, { type: "payment.failed" }), 409, "INVALID_STATE")
     expect((await r.get(`/webhooks/${w.webhook_id}/deliveries`)).json.items.map((d: any) => d.delivery_id)).toEqual([queued.delivery_id])
     expectError(await rawFor(server(), (await server().createAccount()).test.key).post(`/webhooks/${w.webhook_id}/test`, { type: "payment.failed" }), 404, "NOT_FOUND")
+    // Test events are test mode's only: a live key is refused whatever the endpoint.
+    expect(expectError(await rawFor(server(), account.live.key).post(`/webhooks/${w.webhook_id}/test`, { type: "payment.failed" }), 400, "INVALID_REQUEST"))
+      .toContain("test mode only")
   })
 
   it("an endpoint failing every attempt for 3 days is disabled (not a second sooner), its pending deliveries stop, and webhook.disabled goes to the endpoints that name it; its health shows the failure share", async () => {
