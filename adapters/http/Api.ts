@@ -641,8 +641,8 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       .annotateContext(OpenApi.annotations({
         summary: "Create a webhook endpoint (the response carries its signing secret)",
         description: "`url` is required (live endpoints need `https` and a public host); `event_types` defaults to the " +
-          "seven payment, refund and subscription types (`invoice.issued` and `credit_note.issued` go only to an " +
-          "endpoint that names them). Deliveries are Standard Webhooks POSTs (`webhook-id`, `webhook-timestamp`, " +
+          "seven payment, refund and subscription types (`invoice.issued`, `credit_note.issued`, " +
+          "`subscription.plan_changed` and `webhook.disabled` go only to an endpoint that names them). Deliveries are Standard Webhooks POSTs (`webhook-id`, `webhook-timestamp`, " +
           "`webhook-signature`) of `{ id, type, livemode, created_at, data }`; any 2xx within 10 seconds is " +
           "success, and failures are retried for about 27.6 hours. Send an `Idempotency-Key` to retry " +
           "safely."
