@@ -206,14 +206,54 @@ export const PgLive = (
     ))).pipe(Layer.catchAll((error) => isUnavailable(error) ? Layer.fail(unavailable()) : Layer.die(error)))
 }
 
-/** Applies pending migrations (concurrent runners wait on the migrator's table lock; one applies them). */
-export const migrate: Effect.Effect<ReadonlyArray<readonly [id: number, name: string]>, StoreUnavailable, SqlClient.SqlClient> =
-  Migrator.make({})({ loader: Migrator.fromRecord(migrations) }).pipe(
+const migrationsTable = "effect_sql_migrations"
+
+/**
+ * The migrations of `record` below the latest applied that never ran: the migrator runs only ids above the latest, so a
+ * migration that landed after a later one (work merged out of order) would be skipped for good on a database migrated
+ * in between. Each runs with its row recorded, in one transaction holding the migrator's table lock.
+ */
+const runSkipped = (record: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>>) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const known = Object.entries(record).map(([key, effect]) => {
+      const [, id, name] = /^(\d+)_(.+)$/.exec(key)!
+      return { id: Number(id), name: name!, effect }
+    })
+    const ran: Array<readonly [number, string]> = []
+    yield* sql.withTransaction(Effect.gen(function*() {
+      yield* sql`LOCK TABLE ${sql(migrationsTable)} IN ACCESS EXCLUSIVE MODE`
+      const applied = new Set((yield* sql<{ migration_id: number }>`SELECT migration_id FROM ${sql(migrationsTable)}`).map((r) => r.migration_id))
+      const latest = Math.max(0, ...applied)
+      for (const m of known.filter((m) => m.id < latest && !applied.has(m.id)).sort((a, b) => a.id - b.id)) {
+        yield* m.effect
+        yield* sql`INSERT INTO ${sql(migrationsTable)} ${sql.insert({ migration_id: m.id, name: m.name })}`
+        ran.push([m.id, m.name])
+      }
+    }))
+    return ran
+  })
+
+/**
+ * Applies pending migrations of `record` (concurrent runners wait on the migrator's table lock; one applies them), and
+ * any it skipped (`runSkipped`).
+ */
+export const migrateWith = (
+  record: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>>
+): Effect.Effect<ReadonlyArray<readonly [id: number, name: string]>, StoreUnavailable, SqlClient.SqlClient> =>
+  Effect.zipWith(
+    Migrator.make({})({ loader: Migrator.fromRecord(record) }),
+    runSkipped(record),
+    (applied, skipped) => [...skipped, ...applied]
+  ).pipe(
     // Two processes creating the migrations table on a brand-new database race once; the retry finds it made.
     Effect.retry({ times: 1, while: (error) => !isUnavailable(error) }),
     Effect.catchAll((error) => isUnavailable(error) ? Effect.fail(unavailable()) : Effect.die(error)),
     Effect.withSpan("Postgres.migrate")
   )
+
+/** Applies Fils' pending migrations (`migrateWith`). */
+export const migrate = migrateWith(migrations)
 
 /** A migrated pool on `url`. */
 export const MigratedPg = (

@@ -23,7 +23,8 @@ import {
   Schedule
 } from "effect"
 import type { Scope } from "effect"
-import { MigratedPg, PgLive, type PgOptions } from "../../adapters/sql/Postgres.js"
+import { MigratedPg, migrate, migrateWith, PgLive, type PgOptions } from "../../adapters/sql/Postgres.js"
+import { migrations } from "../../adapters/sql/migrations/index.js"
 import { StoreSql } from "../../adapters/sql/StoreSql.js"
 import { newId } from "../../src/application/Ids.js"
 import type { Account } from "../../src/domain/Account.js"
@@ -127,6 +128,22 @@ describe("StoreSql on PostgreSQL", () => {
       assert.strictEqual(refused.resetSeconds, 60)
       assert.isFalse((yield* store.rateLimits.hit("key:mixed", T0 + 60_399, 3, 60)).allowed)
       assert.isTrue((yield* store.rateLimits.hit("key:mixed", T0 + 60_400, 3, 60)).allowed)
+    }))
+
+  it.scopedLive("migrations: one that landed after a later one ran (merged out of order) still runs, once", () =>
+    Effect.gen(function*() {
+      const url = yield* freshDatabaseUrl
+      const sql = Context.get(yield* Layer.build(PgLive(url)), SqlClient.SqlClient)
+      const { "0023_trials": trials, ...without } = migrations
+      assert.isDefined(trials)
+      yield* Effect.provideService(migrateWith(without), SqlClient.SqlClient, sql)
+      const trialColumn = sql<{ n: number }>`SELECT count(*)::int AS n FROM information_schema.columns
+        WHERE table_name = 'products' AND column_name = 'trial_period_days'`
+      assert.strictEqual((yield* trialColumn)[0]!.n, 0, "the database ran the later ones without it")
+      const ran = yield* Effect.provideService(migrate, SqlClient.SqlClient, sql)
+      assert.deepStrictEqual(ran, [[23, "trials"]])
+      assert.strictEqual((yield* trialColumn)[0]!.n, 1)
+      assert.deepStrictEqual(yield* Effect.provideService(migrate, SqlClient.SqlClient, sql), [], "and only once")
     }))
 
   it.scopedLive("migrations: concurrent runners agree; tables have real column types", () =>
