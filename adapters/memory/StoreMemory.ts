@@ -651,11 +651,11 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
         read(() => {
           const groups = new Map<string, { billing_interval: Subscription.Subscription["billing_interval"]; interval_count: number; subscriptions: number; amount: number }>()
           for (const sub of subscriptions.rows.values()) {
-            if (!inScope(sub, scope) || sub.status !== "active") continue
+            if (!inScope(sub, scope) || !Subscription.inRecurringRevenue(sub)) continue
             const key = `${sub.billing_interval}:${sub.interval_count}`
             const group = groups.get(key) ?? { billing_interval: sub.billing_interval, interval_count: sub.interval_count, subscriptions: 0, amount: 0 }
             group.subscriptions++
-            group.amount += sub.recurring_amount
+            group.amount += Subscription.periodRevenue(sub)
             groups.set(key, group)
           }
           return [...groups.values()].sort((a, b) =>

@@ -19,7 +19,7 @@ import { PortalSession } from "../../src/domain/PortalSession.js"
 import { Product } from "../../src/domain/Product.js"
 import type { RateDecision } from "../../src/domain/RateWindow.js"
 import { Refund } from "../../src/domain/Refund.js"
-import { PendingChange, StoredScheduledChange, Subscription } from "../../src/domain/Subscription.js"
+import { PendingChange, periodRevenue, StoredScheduledChange, Subscription } from "../../src/domain/Subscription.js"
 import { CreditNote, Invoice } from "../../src/domain/TaxDocument.js"
 import { WebhookEndpoint } from "../../src/domain/WebhookEndpoint.js"
 import type { RenewalAttempt } from "../../src/ports/Store.js"
@@ -384,7 +384,9 @@ export const Subscriptions = table(
     anchor_period: Schema.Number,
     scheduled_change: NullableJsonbOf(StoredScheduledChange),
     pending_change: NullableJsonbOf(PendingChange),
-    created_at: Timestamptz
+    created_at: Timestamptz,
+    // Derived, for monthly recurring revenue (`Subscription.periodRevenue`); null on rows older than it.
+    period_revenue: Schema.NullOr(Int8)
   }),
   Subscription,
   {
@@ -406,6 +408,7 @@ export const Subscriptions = table(
       card_last4: subscription.payment_method.last4,
       card_exp_month: subscription.payment_method.exp_month,
       card_exp_year: subscription.payment_method.exp_year,
+      period_revenue: periodRevenue(subscription),
       ...subscription
     })
   }
@@ -424,7 +427,7 @@ export const subscriptionColumns = everyKey<ReturnType<typeof subscriptionChange
   "card_token", "anchor", "period", "current_period_start", "next_billing_date", "cancel_at_period_end",
   "cancelled_at", "cancellation_reason", "failed_payment_attempts", "next_retry_at", "first_failure_at",
   "checkout_session_id", "metadata", "tax_lines", "credit_balance", "anchor_period", "scheduled_change",
-  "pending_change", "discounts", "trial_period_days", "trial_ends_at"
+  "pending_change", "discounts", "trial_period_days", "trial_ends_at", "period_revenue"
 ])
 
 /** A subscription's row as one JSON record (a batch update). */

@@ -513,6 +513,19 @@ export const renewalCharge = (s: Subscription): RenewalCharge => {
   }
 }
 
+/**
+ * What a period of `s` brings in: its plan's price less the discounts it still has in effect (`lessDiscounts`), before
+ * credit (money the customer paid earlier). Stored beside the subscription, so that the store sums it.
+ */
+export const periodRevenue = (s: Subscription): number => lessDiscounts(s, s.discounts).amount
+
+/**
+ * Whether `s` counts in monthly recurring revenue: active and past its trial (a trial brings nothing in yet; a
+ * subscription on hold is not paying). The stores select by this rule (a contract test proves they agree).
+ */
+export const inRecurringRevenue = (s: Pick<Subscription, "status" | "trial_ends_at" | "period">): boolean =>
+  s.status === "active" && !inTrial(s)
+
 /** The `processing` payment that carries a renewal charge of `subscription` (or a retry of one), on its saved card. */
 export const renewalPayment = (subscription: Subscription, paymentId: PaymentId, now: DateTime.Utc): Payment.Payment => {
   const charge = renewalCharge(subscription)

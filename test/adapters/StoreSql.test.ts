@@ -177,7 +177,8 @@ describe("StoreSql on PostgreSQL", () => {
         "discounts",
         "trials",
         "plan_changes",
-        "webhook_debugging"
+        "webhook_debugging",
+        "period_revenue"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns

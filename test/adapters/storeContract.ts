@@ -9,6 +9,7 @@ import { newId } from "../../src/application/Ids.js"
 import type { Account, ApiKey, Scope } from "../../src/domain/Account.js"
 import { type CheckoutSession, position as CheckoutSessionPosition } from "../../src/domain/CheckoutSession.js"
 import type { Customer } from "../../src/domain/Customer.js"
+import type * as Discount from "../../src/domain/Discount.js"
 import * as Event from "../../src/domain/Event.js"
 import * as Idempotency from "../../src/domain/Idempotency.js"
 import type {
@@ -259,6 +260,7 @@ export const startSubscription = (
     readonly checkoutSessionId?: CheckoutSessionId | null
     readonly metadata?: Record<string, string>
     readonly customerName?: string | null
+    readonly trialDays?: number
   } = {}
 ) =>
   Effect.map(newId<SubscriptionId>("sub"), (id) =>
@@ -284,7 +286,8 @@ export const startSubscription = (
       checkoutSessionId: options.checkoutSessionId ?? null,
       metadata: options.metadata ?? {},
       paidAt: at(options.paidAt ?? T0),
-      taxLines: null
+      taxLines: null,
+      trialDays: options.trialDays
     }).next)
 
 /** The subscription after a command of the domain's machine at `now`. */
@@ -1469,6 +1472,52 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
           daily: [{ day: "2026-06-01", gross: 6_000 }, { day: "2026-06-02", gross: 4_000 }]
         })
         assert.deepStrictEqual(yield* store.subscriptions.recurring(scopesOf(yield* makeAccount()).test), [])
+      }))
+
+    it.effect("subscriptions.recurring: active subscriptions past their trial, each at its period less the discounts in effect", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { live, test } = scopesOf(yield* makeAccount())
+        const monthly = yield* subscriptionParents(store, test)
+        const yearly = yield* subscriptionParents(store, test, { interval: "year", count: 1 })
+        const base = yield* startSubscription(monthly) // 4,900 a month
+        const discount = (cycles: number | null, amount: number) => ({
+          discount_id: `dsc_${"0".repeat(31)}${cycles ?? 9}` as Discount.SubscriptionDiscount["discount_id"],
+          code: "HALF",
+          type: "percentage" as const,
+          amount,
+          subscription_cycles: cycles,
+          cycles_remaining: cycles
+        })
+        const renewed = (s: Subscription.Subscription) => advance(s, chargeOk, dueMillis(s))
+        const onHold = (s: Subscription.Subscription) => advance(s, chargeDeclined, dueMillis(s))
+        const rows: ReadonlyArray<Subscription.Subscription> = [
+          base,
+          { ...(yield* startSubscription(monthly)), quantity: 2, recurring_amount: 9_800 },
+          { ...(yield* startSubscription(monthly)), discounts: [discount(2, 5_000)] }, // half off: 2,450
+          { ...(yield* startSubscription(monthly)), discounts: [{ ...discount(0, 5_000), cycles_remaining: 0 }] }, // used up
+          yield* startSubscription(monthly, { trialDays: 14 }), // in its trial
+          renewed(yield* startSubscription(monthly, { trialDays: 14 })), // past it
+          onHold(yield* startSubscription(monthly)),
+          advance(yield* startSubscription(monthly), { _tag: "Cancel" }, T0),
+          yield* startSubscription(yearly)
+        ]
+        yield* insertAll(rows, store.subscriptions.insert)
+        yield* store.subscriptions.insert(yield* startSubscription(yield* subscriptionParents(store, live)))
+        // The rule is the domain's: what the store sums is what it says, row by row.
+        const expected = (interval: string) => {
+          const counted = rows.filter((r) => r.billing_interval === interval && Subscription.inRecurringRevenue(r))
+          return { subscriptions: counted.length, amount: counted.reduce((sum, r) => sum + Subscription.periodRevenue(r), 0) }
+        }
+        assert.deepStrictEqual(expected("month"), { subscriptions: 5, amount: 4_900 + 9_800 + 2_450 + 4_900 + 4_900 })
+        same(yield* store.subscriptions.recurring(test), [
+          { billing_interval: "month", interval_count: 1, ...expected("month") },
+          { billing_interval: "year", interval_count: 1, ...expected("year") }
+        ])
+        // A change of the discounts is counted as it is stored.
+        yield* store.subscriptions.update({ ...rows[2]!, discounts: [{ ...discount(2, 5_000), cycles_remaining: 0 }] })
+        const [month] = yield* store.subscriptions.recurring(test)
+        assert.strictEqual(month!.amount, 4_900 + 9_800 + 4_900 + 4_900 + 4_900)
       }))
 
     it.effect("sessions.list: a scope's sessions newest first, paged, never another scope's", () =>

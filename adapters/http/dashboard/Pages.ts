@@ -183,7 +183,7 @@ export const homePage = (frame: SignedFrame, overview: Overview, periods: Readon
 <div class="stat">Refunds<b>${money(overview.refunded)}</b></div>
 <div class="stat">Succeeded payments<b>${overview.succeeded}</b></div>
 <div class="stat">Failed payments<b>${overview.failed}</b></div>
-<div class="stat">Active subscriptions<b>${overview.activeSubscriptions}</b></div>
+<div class="stat">Paying subscriptions<b>${overview.activeSubscriptions}</b></div>
 <div class="stat">Monthly recurring revenue<b>${money(overview.mrr)}</b></div>
 </div>
 <div class="card"><h2>Daily volume</h2>${chart(overview.daily)}<small>${overview.daily[0]?.day ?? ""} to ${overview.daily.at(-1)?.day ?? ""} (UTC)</small></div>`

@@ -29,6 +29,7 @@ import discounts from "./0022_discounts.js"
 import trials from "./0023_trials.js"
 import planChanges from "./0024_plan_changes.js"
 import webhookDebugging from "./0026_webhook_debugging.js"
+import periodRevenue from "./0028_period_revenue.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -55,5 +56,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0022_discounts": discounts,
   "0023_trials": trials,
   "0024_plan_changes": planChanges,
-  "0026_webhook_debugging": webhookDebugging
+  "0026_webhook_debugging": webhookDebugging,
+  "0028_period_revenue": periodRevenue
 }

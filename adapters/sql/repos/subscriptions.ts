@@ -119,8 +119,11 @@ export const makeSubscriptionsRepo = (
       readonly interval_count: number
       readonly subscriptions: number
       readonly amount: number
-    }>`SELECT billing_interval, interval_count, count(*)::int AS subscriptions, sum(recurring_amount)::int8 AS amount
-      FROM subscriptions WHERE ${inScope(scope)} AND status = 'active'
+    }>`SELECT billing_interval, interval_count, count(*)::int AS subscriptions,
+        sum(coalesce(period_revenue, recurring_amount))::int8 AS amount
+      FROM subscriptions
+      -- Subscription.inRecurringRevenue: active, past its trial.
+      WHERE ${inScope(scope)} AND status = 'active' AND NOT (trial_ends_at IS NOT NULL AND period = 0)
       GROUP BY billing_interval, interval_count ORDER BY billing_interval COLLATE "C", interval_count`
     return rows.map((r) => ({ ...r, amount: Number(r.amount) }))
   }, orUnavailable)

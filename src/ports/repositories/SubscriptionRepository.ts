@@ -58,7 +58,10 @@ export interface SubscriptionsRepo {
   readonly recordAttempts: (attempts: ReadonlyArray<RenewalAttempt>) => Op<ReadonlyArray<boolean>>
   /** The attempts recorded for a subscription, by period then attempt. */
   readonly attempts: (id: SubscriptionId) => Op<ReadonlyArray<RenewalAttempt>>
-  /** The scope's active subscriptions' recurring amounts, summed by schedule (for monthly recurring revenue). */
+  /**
+   * What a period of each of the scope's subscriptions in recurring revenue brings in (`Subscription.inRecurringRevenue`,
+   * `Subscription.periodRevenue`), summed by schedule (for monthly recurring revenue).
+   */
   readonly recurring: (scope: Scope) => Op<ReadonlyArray<{
     readonly billing_interval: Subscription["billing_interval"]
     readonly interval_count: number
