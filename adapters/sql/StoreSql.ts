@@ -197,6 +197,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
       const conditions = [inScope(scope)]
       if (filter.status !== undefined) conditions.push(sql`status = ${filter.status}`)
       if (filter.billing !== undefined) conditions.push(sql`billing = ${filter.billing}`)
+      if (filter.offered_in_portal !== undefined) conditions.push(sql`offered_in_portal = ${filter.offered_in_portal}`)
       return yield* page("products", conditions, request, Rows.productFromRow)
     }, orUnavailable)
   }

@@ -220,10 +220,11 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
     })
 
     /** The scope's active recurring products offered in the portal, newest first (the newest 100). */
+    /** The plans the portal offers: the newest 100 active recurring products the merchant offers there. */
     const offeredPlans = (scope: Scope) =>
       Effect.map(
-        productRepo.list(scope, { status: "active", billing: "recurring" }, { limit: 100, after: undefined }),
-        (listed) => listed.items.filter((p) => p.offered_in_portal)
+        productRepo.list(scope, { status: "active", billing: "recurring", offered_in_portal: true }, { limit: 100, after: undefined }),
+        (listed) => listed.items
       )
 
     const overview = Effect.fn("Portal.overview")(function*(session: PortalSession.PortalSession) {

@@ -389,11 +389,14 @@ export const lineInput = (product: Product, quantity: number): LineInput => ({
 export interface ProductFilter {
   readonly status?: ProductStatus | undefined
   readonly billing?: Billing | undefined
+  /** Only the products the customer portal offers as plans (or only the others). */
+  readonly offered_in_portal?: boolean | undefined
 }
 
 export const matches = (product: Product, filter: ProductFilter): boolean =>
   (filter.status === undefined || product.status === filter.status) &&
-  (filter.billing === undefined || product.billing === filter.billing)
+  (filter.billing === undefined || product.billing === filter.billing) &&
+  (filter.offered_in_portal === undefined || product.offered_in_portal === filter.offered_in_portal)
 
 /** A schedule in words, as pages show it: `every month`, `every 3 months`. */
 export const everyInterval = (interval: BillingInterval, count: number): string =>

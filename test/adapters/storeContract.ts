@@ -632,7 +632,7 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
         same(yield* store.products.findAll([]), [])
       }))
 
-    it.effect("products: status and billing filters, with paging", () =>
+    it.effect("products: status, billing and portal filters, with paging", () =>
       Effect.gen(function*() {
         const store = yield* Store
         const { test } = scopesOf(yield* makeAccount())
@@ -650,6 +650,7 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
               billing: kind.billing,
               billing_interval: kind.billing === "recurring" ? "month" : null,
               interval_count: kind.billing === "recurring" ? 1 : null,
+              offered_in_portal: kind.billing === "recurring" && round !== 1,
               created_at: at(T0 + round * 10 + (i % 2))
             }))).pipe(Effect.map((rounds) => rounds.flat()))
         yield* insertAll(shuffle(products), store.products.insert)
@@ -662,13 +663,16 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
           { billing: "recurring" },
           { billing: "one_time" },
           { status: "draft", billing: "recurring" },
-          { status: "archived", billing: "recurring" }
+          { status: "archived", billing: "recurring" },
+          { status: "active", billing: "recurring", offered_in_portal: true },
+          { offered_in_portal: false }
         ]
         for (const filter of filters) {
           const expected = newestFirst(
             products.filter((p) =>
               (filter.status === undefined || p.status === filter.status) &&
-              (filter.billing === undefined || p.billing === filter.billing)
+              (filter.billing === undefined || p.billing === filter.billing) &&
+              (filter.offered_in_portal === undefined || p.offered_in_portal === filter.offered_in_portal)
             ),
             productPosition
           ).map((p) => p.product_id)
