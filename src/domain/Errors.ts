@@ -115,7 +115,7 @@ export class RenewalInProgress extends Schema.TaggedError<RenewalInProgress>()("
   payment_id: Schema.String
 }) {
   override get message(): string {
-    return "A renewal charge for this subscription is still in progress; try again in a few seconds"
+    return "A charge of this subscription (a renewal, or a plan change's) is still in progress; try again in a few seconds"
   }
 }
 
