@@ -45,6 +45,9 @@ import type { PortalSession } from "../../src/domain/PortalSession.js"
 import * as Subscription from "../../src/domain/Subscription.js"
 import type { CreditNote, Invoice } from "../../src/domain/TaxDocument.js"
 import type { Discount } from "../../src/domain/Discount.js"
+import type { CustomerId, TestClockId } from "../../src/domain/Ids.js"
+import * as TestClock from "../../src/domain/TestClock.js"
+import { idOf as documentIdOf } from "../../src/domain/TaxDocument.js"
 import * as WebhookEndpoint from "../../src/domain/WebhookEndpoint.js"
 import { makeEInvoicesMemory, type TransmissionRow } from "./EInvoicesMemory.js"
 import {
@@ -171,6 +174,10 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
     attempts.set(id, attempt)
     return true
   }
+  /** Whether a due subscription is one to claim: its due attempt not recorded, and no plan change awaits a charge. */
+  const claimable = (s: Subscription.Subscription) =>
+    s.pending_change === null &&
+    attempts.get(attemptId({ subscription_id: s.subscription_id, ...Subscription.dueAttempt(s) })) === undefined
   const webhooks = new Table<WebhookEndpoint.WebhookEndpoint>(record)
   const deliveries = new Table<Delivery & { readonly lease_until: number }>(record)
   const deliveryAttempts = new Table<ReadonlyArray<AttemptRow>>(record)
@@ -245,6 +252,13 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
   const documentNumbers = new Table<number>(record)
   const einvoices = new Table<TransmissionRow>(record)
   const discounts = new Table<Discount>(record)
+  const testClocks = new Table<TestClock.TestClock>(record)
+  /** The test clock an object of this customer lives on (the SQL store keeps it on the object's row, migration 0025). */
+  const clockOf = (livemode: boolean, customerId: CustomerId | null | undefined) =>
+    livemode || customerId === null || customerId === undefined ? null : customers.get(customerId)?.test_clock_id ?? null
+  /** Work of test clock `clock` when given; else work on the real time (no clock). */
+  const onClock = (clock: TestClockId | undefined, livemode: boolean, customerId: CustomerId | null | undefined) =>
+    clockOf(livemode, customerId) === (clock ?? null)
   const idempotency = new Table<Idempotency.IdempotencyRecord>(record)
   const rates = new Table<RateWindow.RateWindowState>(record)
 
@@ -424,13 +438,13 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
       find: (id) => read(() => Option.fromNullable(sessions.get(id))),
       lock: (id) => read(() => Option.fromNullable(sessions.get(id))),
       update: (session) => write(() => sessions.set(session.session_id, session)),
-      claimExpired: (now, limit, livemode) =>
+      claimExpired: (now, limit, livemode, clock) =>
         read(() =>
           oldestFirst(
             sessions.rows.values(),
             (c) =>
               c.status === "open" && DateTime.lessThanOrEqualTo(c.expires_at, now) && ofMode(livemode)(c) &&
-              !processingFor(c.session_id),
+              onClock(clock, c.livemode, c.customer_id) && !processingFor(c.session_id),
             (c) => c.expires_at,
             (c) => c.session_id
           ).slice(0, limit)
@@ -474,11 +488,11 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           )
         ),
       hasProcessing: (sessionId) => read(() => processingFor(sessionId)),
-      listProcessing: (limit, livemode) =>
+      listProcessing: (limit, livemode, clock) =>
         read(() =>
           oldestFirst(
             payments.rows.values(),
-            (p) => p.status === "processing" && ofMode(livemode)(p),
+            (p) => p.status === "processing" && ofMode(livemode)(p) && onClock(clock, p.livemode, p.customer?.customer_id),
             (p) => p.created_at,
             (p) => p.payment_id
           ).slice(0, limit)
@@ -662,18 +676,14 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
             a.billing_interval < b.billing_interval ? -1 : a.billing_interval > b.billing_interval ? 1 : a.interval_count - b.interval_count
           )
         }),
-      claimDue: (now, limit, livemode) =>
+      claimDue: (now, limit, livemode, clock) =>
         read(() =>
           oldestFirst(
             subscriptions.rows.values(),
             (s) => {
               const due = Subscription.dueAt(s)
               return due !== null && DateTime.lessThanOrEqualTo(due, now) && ofMode(livemode)(s) &&
-                s.pending_change === null &&
-                attempts.get(attemptId({
-                  subscription_id: s.subscription_id,
-                  ...Subscription.dueAttempt(s)
-                })) === undefined
+                onClock(clock, s.livemode, s.customer.customer_id) && claimable(s)
             },
             (s) => Subscription.dueAt(s)!,
             (s) => s.subscription_id
@@ -898,6 +908,70 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
         )
     },
     einvoices: makeEInvoicesMemory(einvoices, write, read),
+    testClocks: {
+      insert: (clock) => write(() => testClocks.set(clock.test_clock_id, clock)),
+      get: (scope, id) => read(() => scoped(testClocks.get(id), scope)),
+      lock: (scope, id) => read(() => scoped(testClocks.get(id), scope)),
+      update: (clock) => write(() => testClocks.set(clock.test_clock_id, clock)),
+      list: (scope, request) =>
+        read(() => page(testClocks.rows.values(), (c) => inScope(c, scope), TestClock.position, request)),
+      ofCustomers: (ids) =>
+        read(() =>
+          ids.flatMap((customer_id) => {
+            const clockId = customers.get(customer_id)?.test_clock_id ?? null
+            const clock = clockId === null ? undefined : testClocks.get(clockId)
+            return clock === undefined ? [] : [{ customer_id, clock }]
+          })
+        ),
+      plans: (id) =>
+        read(() => {
+          const plans = new Map<string, TestClock.Plan>()
+          for (const s of subscriptions.rows.values()) {
+            if (s.status === "cancelled" || clockOf(s.livemode, s.customer.customer_id) !== id) continue
+            plans.set(`${s.billing_interval}:${s.interval_count}`, { billing_interval: s.billing_interval, interval_count: s.interval_count })
+          }
+          return [...plans.values()]
+        }),
+      nextDue: (id) =>
+        read(() => {
+          let next: DateTime.Utc | undefined
+          const consider = (at: DateTime.Utc) => {
+            if (next === undefined || DateTime.lessThan(at, next)) next = at
+          }
+          for (const s of subscriptions.rows.values()) {
+            const due = Subscription.dueAt(s)
+            if (due !== null && clockOf(s.livemode, s.customer.customer_id) === id && claimable(s)) consider(due)
+          }
+          for (const c of sessions.rows.values()) {
+            if (c.status === "open" && clockOf(c.livemode, c.customer_id) === id && !processingFor(c.session_id)) consider(c.expires_at)
+          }
+          return Option.fromNullable(next)
+        }),
+      delete: (scope, id) =>
+        write(() => {
+          if (Option.isNone(scoped(testClocks.get(id), scope))) return false
+          const attached = new Set<string>()
+          for (const c of customers.rows.values()) if (c.test_clock_id === id) attached.add(c.customer_id)
+          const ofThem = (customerId: string | null | undefined) => customerId !== null && customerId !== undefined && attached.has(customerId)
+          const paymentIds = new Set([...payments.rows.values()].filter((p) => ofThem(p.customer?.customer_id)).map((p) => p.payment_id))
+          for (const d of [...documents.rows.values()]) {
+            if (!paymentIds.has(d.payment_id)) continue
+            documents.delete(documentIdOf(d))
+            einvoices.delete(documentIdOf(d))
+          }
+          for (const r of [...refunds.rows.values()]) if (paymentIds.has(r.payment_id)) refunds.delete(r.refund_id)
+          for (const p of paymentIds) payments.delete(p)
+          for (const s of [...subscriptions.rows.values()].filter((s) => ofThem(s.customer.customer_id))) {
+            for (const a of [...attempts.rows.values()]) if (a.subscription_id === s.subscription_id) attempts.delete(attemptId(a))
+            subscriptions.delete(s.subscription_id)
+          }
+          for (const c of [...sessions.rows.values()].filter((c) => ofThem(c.customer_id))) sessions.delete(c.session_id)
+          for (const s of [...portalSessions.rows.values()].filter((s) => ofThem(s.customer_id))) portalSessions.delete(s.customer_portal_session_id)
+          for (const c of attached) customers.delete(c)
+          testClocks.delete(id)
+          return true
+        })
+    },
     discounts: makeDiscountsMemory(discounts, write, read),
     idempotency: {
       claim: (record, now) => rowWrite(() => claim(record, now)),

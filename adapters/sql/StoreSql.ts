@@ -22,6 +22,7 @@ import { listenService } from "./Listen.js"
 import { makeQueries } from "./queries.js"
 import { makeDeliveriesRepo, makeDeliveryWakeups } from "./repos/deliveries.js"
 import { makeDiscountsRepo } from "./repos/discounts.js"
+import { makeTestClocksRepo } from "./repos/testClocks.js"
 import { makeEInvoicesRepo } from "./repos/einvoices.js"
 import { makeEventsRepo } from "./repos/events.js"
 import { makePaymentsRepo } from "./repos/payments.js"
@@ -429,6 +430,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     portalSessions: makePortalSessionsRepo(queries, box),
     events: makeEventsRepo(queries),
     subscriptions: makeSubscriptionsRepo(queries),
+    testClocks: makeTestClocksRepo(queries),
     webhooks: makeWebhooksRepo(queries, box),
     deliveries: withOpenedSecrets(makeDeliveriesRepo(queries, wakeups.awaitWork), box),
     einvoices: makeEInvoicesRepo(queries),

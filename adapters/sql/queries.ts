@@ -17,7 +17,8 @@ const listTables = {
   events: "event_id",
   subscriptions: "subscription_id",
   checkout_sessions: "session_id",
-  discounts: "discount_id"
+  discounts: "discount_id",
+  test_clocks: "test_clock_id"
 } as const
 export type ListTable = keyof typeof listTables
 

@@ -21,6 +21,7 @@ import type { RateDecision } from "../../src/domain/RateWindow.js"
 import { Refund } from "../../src/domain/Refund.js"
 import { PendingChange, periodRevenue, StoredScheduledChange, Subscription } from "../../src/domain/Subscription.js"
 import { CreditNote, Invoice } from "../../src/domain/TaxDocument.js"
+import { TestClock } from "../../src/domain/TestClock.js"
 import { WebhookEndpoint } from "../../src/domain/WebhookEndpoint.js"
 import type { RenewalAttempt } from "../../src/ports/Store.js"
 import { decoder, Int8, Jsonb, table, Timestamptz } from "./columns.js"
@@ -168,6 +169,7 @@ export const Customers = table(
     phone_number: NullableString,
     business: NullableJsonb,
     metadata: Jsonb,
+    test_clock_id: NullableString,
     created_at: Timestamptz
   }),
   Customer,
@@ -800,3 +802,28 @@ export const creditNoteToRow = (note: CreditNote) => ({
   invoice_id: note.invoice_id,
   document: JSON.stringify(creditNoteJson(note))
 })
+
+// test_clocks -----------------------------------------------------------------------------------------------------
+
+export const TestClocks = table(
+  { table: "test_clocks", key: "test_clock_id", value: "TestClock" },
+  Schema.Struct({
+    test_clock_id: Schema.String,
+    account_id: Schema.String,
+    livemode: Schema.Boolean,
+    name: NullableString,
+    frozen_time: Timestamptz,
+    status: Schema.String,
+    advancing_to: NullableTimestamptz,
+    lease_until: NullableTimestamptz,
+    created_at: Timestamptz
+  }),
+  TestClock,
+  { decode: () => ({ object: "test_clock" }), encode: (clock) => clock }
+)
+export type TestClockRow = typeof TestClocks.schema.Encoded
+export const testClockFromRow = TestClocks.fromRow
+export const testClockToRow = TestClocks.toRow
+
+/** The columns an update may change (id, owner, mode and creation time never change). */
+export const testClockChanges = (c: TestClock) => changesOf(testClockToRow(c), "test_clock_id")

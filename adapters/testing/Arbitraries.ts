@@ -329,6 +329,7 @@ export const customer = (given?: Scope): fc.Arbitrary<Customer.Customer> =>
       phone_number: input.phone_number ?? null,
       business: null,
       metadata: input.metadata ?? {},
+      test_clock_id: null,
       created_at: created
     }))
   )

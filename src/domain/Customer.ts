@@ -1,6 +1,6 @@
 /** Customers: the people who pay (docs/decisions.md §1). */
 import { DateTime, Schema } from "effect"
-import { AccountId, CustomerId } from "./Ids.js"
+import { AccountId, CustomerId, TestClockId } from "./Ids.js"
 import { Metadata } from "./Metadata.js"
 import * as Pagination from "./Pagination.js"
 import { Buyer } from "./TaxProfile.js"
@@ -43,6 +43,8 @@ const resourceFields = {
   /** A business customer's details: a full tax invoice names them; a Peppol endpoint gets its e-invoices. */
   business: Schema.NullOr(Buyer),
   metadata: Metadata,
+  /** The test clock the customer's sessions, payments and subscriptions live on; null for the real time. */
+  test_clock_id: Schema.NullOr(TestClockId),
   livemode: Schema.Boolean,
   created_at: Schema.DateTimeUtc
 }
@@ -55,7 +57,9 @@ export const CustomerCreate = Schema.Struct({
   name: Schema.optional(Schema.NullOr(CustomerName)),
   phone_number: Schema.optional(Schema.NullOr(PhoneNumber)),
   business: Schema.optional(Schema.NullOr(Buyer)),
-  metadata: Schema.optional(Metadata)
+  metadata: Schema.optional(Metadata),
+  /** Test mode only: attaches the customer to this test clock, for good (docs/api.md, "Test clocks"). */
+  test_clock_id: Schema.optional(Schema.NullOr(TestClockId))
 }).annotations({ identifier: "CustomerCreate" })
 export type CustomerCreate = typeof CustomerCreate.Type
 
@@ -82,6 +86,7 @@ export const create = (
   phone_number: input.phone_number ?? null,
   business: input.business ?? null,
   metadata: input.metadata ?? {},
+  test_clock_id: input.test_clock_id ?? null,
   created_at: ctx.now
 })
 

@@ -51,6 +51,8 @@ export const CreditNoteId = idSchema("cn", "CreditNoteId", "Tax credit note iden
 export type CreditNoteId = typeof CreditNoteId.Type
 export const DiscountId = idSchema("dsc", "DiscountId", "Discount identifier")
 export type DiscountId = typeof DiscountId.Type
+export const TestClockId = idSchema("clk", "TestClockId", "Test clock identifier")
+export type TestClockId = typeof TestClockId.Type
 
 export const prefixes = {
   account: "acct",
@@ -69,7 +71,8 @@ export const prefixes = {
   portalSession: "cps",
   invoice: "inv",
   creditNote: "cn",
-  discount: "dsc"
+  discount: "dsc",
+  testClock: "clk"
 } as const
 export type Prefix = (typeof prefixes)[keyof typeof prefixes]
 

@@ -25,6 +25,7 @@ import { PortalSessionRepository, type PortalSessionsRepo } from "./repositories
 import { ProductRepository, type ProductsRepo } from "./repositories/ProductRepository.js"
 import { RateLimitRepository, type RateLimitsRepo } from "./repositories/RateLimitRepository.js"
 import { SubscriptionRepository, type SubscriptionsRepo } from "./repositories/SubscriptionRepository.js"
+import { TestClockRepository, type TestClocksRepo } from "./repositories/TestClockRepository.js"
 import { UserRepository, type DashboardRepo } from "./repositories/UserRepository.js"
 import { type DeliveriesRepo, WebhookRepository, type WebhooksRepo } from "./repositories/WebhookRepository.js"
 import { Transactions, type TransactionsShape } from "./Transactions.js"
@@ -42,6 +43,7 @@ export * from "./repositories/PortalSessionRepository.js"
 export * from "./repositories/ProductRepository.js"
 export * from "./repositories/RateLimitRepository.js"
 export * from "./repositories/SubscriptionRepository.js"
+export * from "./repositories/TestClockRepository.js"
 export * from "./repositories/UserRepository.js"
 export * from "./repositories/WebhookRepository.js"
 export * from "./Transactions.js"
@@ -71,6 +73,7 @@ export interface StoreShape extends TransactionsShape {
   readonly portalSessions: PortalSessionsRepo
   readonly events: EventsRepo
   readonly subscriptions: SubscriptionsRepo
+  readonly testClocks: TestClocksRepo
   readonly webhooks: WebhooksRepo
   readonly deliveries: DeliveriesRepo
   readonly einvoices: EInvoicesRepo
@@ -97,6 +100,7 @@ export type Repositories =
   | ProductRepository
   | RateLimitRepository
   | SubscriptionRepository
+  | TestClockRepository
   | Transactions
   | UserRepository
   | WebhookRepository
@@ -117,6 +121,7 @@ export const repositories = (store: StoreShape): Context.Context<Repositories> =
     Context.add(ProductRepository, store.products),
     Context.add(RateLimitRepository, store.rateLimits),
     Context.add(SubscriptionRepository, store.subscriptions),
+    Context.add(TestClockRepository, store.testClocks),
     Context.add(UserRepository, store.dashboard),
     Context.add(WebhookRepository, { ...store.webhooks, deliveries: store.deliveries })
   )

@@ -177,6 +177,7 @@ describe("StoreSql on PostgreSQL", () => {
         "discounts",
         "trials",
         "plan_changes",
+        "test_clocks",
         "webhook_debugging",
         "period_revenue"
       ])

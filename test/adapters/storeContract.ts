@@ -24,7 +24,8 @@ import type {
   UserId,
   AuditId,
   ProductId,
-  SubscriptionId
+  SubscriptionId,
+  TestClockId
 } from "../../src/domain/Ids.js"
 import * as Pagination from "../../src/domain/Pagination.js"
 import * as Payment from "../../src/domain/Payment.js"
@@ -34,6 +35,7 @@ import * as RateWindow from "../../src/domain/RateWindow.js"
 import type * as Refund from "../../src/domain/Refund.js"
 import type * as DashboardUser from "../../src/domain/DashboardUser.js"
 import * as Subscription from "../../src/domain/Subscription.js"
+import * as TestClock from "../../src/domain/TestClock.js"
 import type { Trn } from "../../src/domain/Vat.js"
 import { type CustomerFilter, type EventFilter, type PaymentFilter, type RenewalAttempt, Store, type StoreShape, type SubscriptionFilter, type Repositories } from "../../src/ports/Store.js"
 
@@ -107,6 +109,7 @@ export const makeCustomer = (scope: Scope, overrides: Partial<Customer> = {}) =>
     phone_number: "+971501234567",
     business: null,
     metadata: {},
+    test_clock_id: null,
     created_at: at(T0),
     ...overrides
   }))
@@ -2588,5 +2591,98 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
           assert.strictEqual(decisions.filter((d) => d.allowed).length, Math.min(n, limit), `N=${n}, L=${limit}`)
           expect(decisions.map((d) => d.remaining).sort((a, b) => a - b)[0]).toBe(Math.max(0, limit - n))
         }
+      }))
+
+    it.effect("test clocks: a clock's work is claimed only with its clock, and real-time work never with one; nextDue, plans, delete", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { test } = scopesOf(yield* makeAccount())
+        // Claims see every account, so this test keeps to 1994, before anything else of the suite is due; and its
+        // rows are on a clock, which the suite's other claims leave out.
+        const E = Date.UTC(1994, 0, 1)
+        const now = E + 10_000
+        const day = 86_400_000
+        const clock: TestClock.TestClock = {
+          ...TestClock.create({ frozen_time: at(E) }, { id: yield* newId<TestClockId>("clk"), accountId: test.accountId, now: at(E) }),
+          name: "contract"
+        }
+        yield* store.testClocks.insert(clock)
+        same(yield* store.testClocks.get(test, clock.test_clock_id), Option.some(clock))
+        const daily = yield* subscriptionParents(store, test, { interval: "day", count: 1 })
+        const onClock = { ...yield* makeCustomer(test), test_clock_id: clock.test_clock_id }
+        yield* store.customers.insert(onClock)
+        const clocked: SubscriptionParents = { ...daily, customer: onClock }
+        const weekly = yield* subscriptionParents(store, test, { interval: "week", count: 2 })
+        const clockedWeekly: SubscriptionParents = { ...weekly, customer: onClock }
+
+        const renewing = yield* startSubscription(clocked, { paidAt: E + 2_000 - day })
+        const retrying = advance(yield* startSubscription(clocked, { paidAt: E + 1_000 - 2 * day }), chargeDeclined, E + 1_000 - day)
+        const later = yield* startSubscription(clockedWeekly, { paidAt: now })
+        const cancelled = advance(yield* startSubscription(clockedWeekly, { paidAt: E - day }), { _tag: "Cancel" }, E)
+        yield* insertAll([renewing, retrying, later, cancelled], store.subscriptions.insert)
+        const expiring = yield* makeSession(test, { ...dueAt(E + 500), customer_id: onClock.customer_id, customer: sessionCustomer(onClock) })
+        const unpaid = yield* makeSession(test, { ...dueAt(E + 3_000) })
+        yield* insertAll([expiring, unpaid], store.sessions.insert)
+        // A session gets its customer's clock when it is given the customer (paid on the hosted page).
+        yield* store.sessions.update({ ...unpaid, customer_id: onClock.customer_id, customer: sessionCustomer(onClock) })
+        const processing = yield* makePayment(test, { customer: paymentCustomer(onClock) })
+        yield* store.payments.insert(processing)
+
+        const ids = (rows: ReadonlyArray<{ readonly subscription_id: string }>) => rows.map((r) => r.subscription_id)
+        const sessionIds = (rows: ReadonlyArray<CheckoutSession>) => rows.map((r) => r.session_id)
+        // Real-time passes never see them.
+        const realDue = ids(yield* store.subscriptions.claimDue(at(now + 30 * day), 10_000))
+        for (const s of [renewing, retrying, later]) assert.notInclude(realDue, s.subscription_id)
+        const realExpired = sessionIds(yield* store.sessions.claimExpired(at(now), 10_000))
+        for (const s of [expiring, unpaid]) assert.notInclude(realExpired, s.session_id)
+        assert.notInclude((yield* store.payments.listProcessing(10_000)).map((p) => p.payment_id), processing.payment_id)
+        // The clock's advance sees only them, by the same rules and order as real time.
+        same(yield* store.subscriptions.claimDue(at(now), 100, false, clock.test_clock_id), [retrying, renewing])
+        same(yield* store.transact(store.subscriptions.claimDue(at(now), 100, undefined, clock.test_clock_id)), [retrying, renewing])
+        assert.deepStrictEqual(ids(yield* store.subscriptions.claimDue(at(now), 100, true, clock.test_clock_id)), [])
+        assert.deepStrictEqual(
+          sessionIds(yield* store.sessions.claimExpired(at(now), 100, false, clock.test_clock_id)),
+          [expiring.session_id, unpaid.session_id]
+        )
+        assert.deepStrictEqual(
+          (yield* store.payments.listProcessing(100, false, clock.test_clock_id)).map((p) => p.payment_id),
+          [processing.payment_id]
+        )
+        // The earliest work due on it, whatever kind; the plans that bound an advance; its customers' clock.
+        same(yield* store.testClocks.nextDue(clock.test_clock_id), Option.some(at(E + 500)))
+        yield* store.sessions.update({ ...expiring, status: "expired" })
+        same(yield* store.testClocks.nextDue(clock.test_clock_id), Option.some(at(E + 1_000)))
+        const plans = [...yield* store.testClocks.plans(clock.test_clock_id)]
+          .sort((a, b) => (a.billing_interval < b.billing_interval ? -1 : 1))
+        assert.deepStrictEqual(plans, [{ billing_interval: "day", interval_count: 1 }, { billing_interval: "week", interval_count: 2 }])
+        same(yield* store.testClocks.ofCustomers([onClock.customer_id, daily.customer.customer_id]), [
+          { customer_id: onClock.customer_id, clock }
+        ])
+        // A recorded attempt is at the processor: not due for the clock either (as for real time).
+        const attempt = { subscription_id: retrying.subscription_id, ...Subscription.dueAttempt(retrying) }
+        const retry = yield* makePayment(test, {
+          customer: paymentCustomer(onClock),
+          subscription_id: retrying.subscription_id,
+          billing_reason: "subscription_renewal",
+          created_at: at(E + 1_000)
+        })
+        yield* store.payments.insert(retry)
+        yield* store.subscriptions.recordAttempt({ ...attempt, payment_id: retry.payment_id })
+        same(yield* store.testClocks.nextDue(clock.test_clock_id), Option.some(at(E + 2_000)))
+        const advancing = TestClock.startAdvance(clock, at(now), at(now))
+        yield* store.testClocks.update(advancing)
+        same(yield* store.transact(store.testClocks.lock(test, clock.test_clock_id)), Option.some(advancing))
+        same((yield* store.testClocks.list(test, { limit: 10, after: undefined })).items, [advancing])
+
+        // Deleted with everything attached to it; the customers on the real time stay.
+        assert.isTrue(yield* store.transact(store.testClocks.delete(test, clock.test_clock_id)))
+        assert.isFalse(yield* store.transact(store.testClocks.delete(test, clock.test_clock_id)))
+        assert.isTrue(Option.isNone(yield* store.testClocks.get(test, clock.test_clock_id)))
+        assert.isTrue(Option.isNone(yield* store.customers.get(test, onClock.customer_id)))
+        assert.isTrue(Option.isSome(yield* store.customers.get(test, daily.customer.customer_id)))
+        for (const s of [renewing, retrying, later, cancelled]) assert.isTrue(Option.isNone(yield* store.subscriptions.get(test, s.subscription_id)))
+        for (const s of [expiring, unpaid]) assert.isTrue(Option.isNone(yield* store.sessions.get(test, s.session_id)))
+        for (const p of [processing, retry]) assert.isTrue(Option.isNone(yield* store.payments.get(test, p.payment_id)))
+        assert.deepStrictEqual(yield* store.subscriptions.attempts(retrying.subscription_id), [])
       }))
   })

@@ -130,6 +130,7 @@ describe("EInvoices over HTTP to the simulated ASP", () => {
           phone_number: null,
           business: invoice.buyer.business,
           metadata: {},
+          test_clock_id: null,
           created_at: invoice.issued_at
         } as Customer
         yield* store.customers.insert(customer)

@@ -27,6 +27,7 @@ describe("Customer.create", () => {
       phone_number: null,
       business: null,
       metadata: {},
+      test_clock_id: null,
       created_at: now
     })
   })

@@ -68,6 +68,7 @@ beforeAll(async () => {
       phone_number: null,
       business: invoice.buyer.business,
       metadata: {},
+      test_clock_id: null,
       created_at: invoice.issued_at
     } as Customer
     yield* s.customers.insert(customer)

@@ -28,6 +28,7 @@ import billingReasons from "./0021_billing_reasons.js"
 import discounts from "./0022_discounts.js"
 import trials from "./0023_trials.js"
 import planChanges from "./0024_plan_changes.js"
+import testClocks from "./0025_test_clocks.js"
 import webhookDebugging from "./0026_webhook_debugging.js"
 import periodRevenue from "./0028_period_revenue.js"
 
@@ -56,6 +57,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0022_discounts": discounts,
   "0023_trials": trials,
   "0024_plan_changes": planChanges,
+  "0025_test_clocks": testClocks,
   "0026_webhook_debugging": webhookDebugging,
   "0028_period_revenue": periodRevenue
 }

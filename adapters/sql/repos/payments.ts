@@ -93,8 +93,12 @@ export const makePaymentsRepo = ({ findAll, first, forUpdateInTransaction, inSco
     return rows[0]?.found === true
   }, orUnavailable),
 
-  listProcessing: Effect.fnUntraced(function*(limit, livemode) {
-    const conditions = [sql`status = 'processing'`]
+  listProcessing: Effect.fnUntraced(function*(limit, livemode, clock) {
+    const conditions = [
+      sql`status = 'processing'`,
+      // A test clock's payments only with its advance (migration 0025).
+      clock === undefined ? sql`test_clock_id IS NULL` : sql`test_clock_id = ${clock}`
+    ]
     if (livemode !== undefined) conditions.push(sql`livemode = ${livemode}`)
     const rows = yield* sql<Rows.PaymentRow>`SELECT * FROM payments WHERE ${sql.and(conditions)}
       ORDER BY created_at, payment_id

@@ -46,10 +46,12 @@ export const makeSessionsRepo = ({ first, forUpdateInTransaction, inScope, page,
           AND ${inScope({ accountId: session.account_id, livemode: session.livemode })}`
     }, orUnavailable),
 
-    claimExpired: Effect.fnUntraced(function*(now, limit, livemode) {
+    claimExpired: Effect.fnUntraced(function*(now, limit, livemode, clock) {
       const mode = livemode === undefined ? sql.literal("") : sql`AND s.livemode = ${livemode}`
+      // A test clock's sessions only with its advance (migration 0025).
+      const onClock = clock === undefined ? sql`AND s.test_clock_id IS NULL` : sql`AND s.test_clock_id = ${clock}`
       const due = yield* sql<Rows.CheckoutSessionRow>`SELECT * FROM checkout_sessions AS s
-        WHERE s.status = 'open' AND s.expires_at <= ${Rows.toTimestamp(now)} ${mode}
+        WHERE s.status = 'open' AND s.expires_at <= ${Rows.toTimestamp(now)} ${mode} ${onClock}
           AND NOT EXISTS (
             SELECT 1 FROM payments AS p WHERE p.checkout_session_id = s.session_id AND p.status = 'processing'
           )

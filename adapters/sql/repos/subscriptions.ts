@@ -67,14 +67,16 @@ export const makeSubscriptionsRepo = (
     return yield* page("subscriptions", conditions, request, Rows.subscriptionFromRow)
   }, orUnavailable),
 
-  claimDue: Effect.fnUntraced(function*(now, limit, livemode) {
+  claimDue: Effect.fnUntraced(function*(now, limit, livemode, clock) {
     const conditions = [
       sql`due_at <= ${Rows.toTimestamp(now)}`,
       // Its due attempt reserved: at the processor on some server (one lookup of the attempts' primary key).
       sql`NOT EXISTS (SELECT 1 FROM subscription_attempts AS a WHERE a.subscription_id = s.subscription_id
         AND a.period = s.period + 1 AND a.attempt = s.failed_payment_attempts)`,
       // A plan change's charge at the processor decides first (PlanChange.settle).
-      sql`s.pending_change IS NULL`
+      sql`s.pending_change IS NULL`,
+      // A test clock's subscriptions only with its advance (migration 0025).
+      clock === undefined ? sql`s.test_clock_id IS NULL` : sql`s.test_clock_id = ${clock}`
     ]
     if (livemode !== undefined) conditions.push(sql`livemode = ${livemode}`)
     const rows = yield* sql<Rows.SubscriptionRow>`SELECT s.* FROM subscriptions AS s WHERE ${sql.and(conditions)}

@@ -8,7 +8,7 @@ import type { DateTime, Option } from "effect"
 import { Context } from "effect"
 import type { Scope } from "../../domain/Account.js"
 import type { CheckoutSession } from "../../domain/CheckoutSession.js"
-import type { CheckoutSessionId } from "../../domain/Ids.js"
+import type { CheckoutSessionId, TestClockId } from "../../domain/Ids.js"
 import type { Page, PageRequest } from "../../domain/Pagination.js"
 import type { Op } from "./Op.js"
 
@@ -30,8 +30,14 @@ export interface SessionsRepo {
   /**
    * Sessions still `open` whose `expires_at` is at or before `now` and that have no `processing` payment, oldest
    * first, at most `limit`, only of mode `livemode` when given. Inside `transact` they are locked and skipped by other claimers (`SKIP LOCKED`).
+   * Only the sessions of test clock `clock` when given, else only those on the real time.
    */
-  readonly claimExpired: (now: DateTime.Utc, limit: number, livemode?: boolean) => Op<ReadonlyArray<CheckoutSession>>
+  readonly claimExpired: (
+    now: DateTime.Utc,
+    limit: number,
+    livemode?: boolean,
+    clock?: TestClockId
+  ) => Op<ReadonlyArray<CheckoutSession>>
 }
 
 /** Checkout sessions. */

@@ -7,7 +7,7 @@
 import type { DateTime, Option } from "effect"
 import { Context } from "effect"
 import type { Scope } from "../../domain/Account.js"
-import type { CheckoutSessionId, CustomerId, PaymentId, RefundId, SubscriptionId } from "../../domain/Ids.js"
+import type { CheckoutSessionId, CustomerId, PaymentId, RefundId, SubscriptionId, TestClockId } from "../../domain/Ids.js"
 import type { Page, PageRequest, Position } from "../../domain/Pagination.js"
 import type { Payment, PaymentStatus } from "../../domain/Payment.js"
 import type { Refund } from "../../domain/Refund.js"
@@ -57,9 +57,10 @@ export interface PaymentsRepo {
   /**
    * Payments still `processing`, oldest first, at most `limit`, only of mode `livemode` when given. A read, not a
    * claim: several servers may ask the processor about one payment at once, which is safe because each call
-   * carries the payment's reference as its idempotency key and recording an outcome twice changes nothing.
+   * carries the payment's reference as its idempotency key and recording an outcome twice changes nothing. Only
+   * the payments of test clock `clock` when given, else only those on the real time (`TestClockRepository`).
    */
-  readonly listProcessing: (limit: number, livemode?: boolean) => Op<ReadonlyArray<Payment>>
+  readonly listProcessing: (limit: number, livemode?: boolean, clock?: TestClockId) => Op<ReadonlyArray<Payment>>
   /**
    * Every payment of every account and mode created at or after `since`, oldest first by (created_at, id), after
    * `after` when given, at most `limit`: what reconciliation reads, page by page.

@@ -7,7 +7,7 @@
 import type { DateTime, Option } from "effect"
 import { Context } from "effect"
 import type { Scope } from "../../domain/Account.js"
-import type { CustomerId, PaymentId, SubscriptionId } from "../../domain/Ids.js"
+import type { CustomerId, PaymentId, SubscriptionId, TestClockId } from "../../domain/Ids.js"
 import type { Page, PageRequest } from "../../domain/Pagination.js"
 import type { Subscription, SubscriptionStatus } from "../../domain/Subscription.js"
 import type { Op } from "./Op.js"
@@ -46,9 +46,15 @@ export interface SubscriptionsRepo {
    * those whose due attempt (period + 1, `failed_payment_attempts`) is already recorded: that charge is at the
    * processor on some server, and a claimer that took them would find nothing to do while other work waits; nor
    * those whose plan change waits for its charge (`pending_change`), which decides first. Inside
-   * `transact` they are locked and skipped by other claimers (`SKIP LOCKED`).
+   * `transact` they are locked and skipped by other claimers (`SKIP LOCKED`). Only the subscriptions of test clock
+   * `clock` when given, else only those on the real time: a clock's work runs when the clock is advanced.
    */
-  readonly claimDue: (now: DateTime.Utc, limit: number, livemode?: boolean) => Op<ReadonlyArray<Subscription>>
+  readonly claimDue: (
+    now: DateTime.Utc,
+    limit: number,
+    livemode?: boolean,
+    clock?: TestClockId
+  ) => Op<ReadonlyArray<Subscription>>
   /**
    * Records that `attempt` of `period` is being charged, once: false when it was recorded before (by this or any
    * other server). The store guarantees this with a uniqueness rule, so a period's attempt is never charged twice.

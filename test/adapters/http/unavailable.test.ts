@@ -50,6 +50,7 @@ const withOutageSwitch = (store: Layer.Layer<Store | Repositories>): Layer.Layer
       portalSessions: wrapRepo(s.portalSessions, "portalSessions"),
       events: wrapRepo(s.events, "events"),
       subscriptions: wrapRepo(s.subscriptions, "subscriptions"),
+      testClocks: wrapRepo(s.testClocks, "testClocks"),
       webhooks: wrapRepo(s.webhooks, "webhooks"),
       // awaitWork never fails (it only waits), so it passes through unwrapped.
       deliveries: { ...wrapRepo(s.deliveries, "deliveries"), awaitWork: s.deliveries.awaitWork },
