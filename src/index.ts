@@ -49,6 +49,8 @@ export { type ProductListParams, Products } from "./application/Products.js"
 export { RateLimits } from "./application/RateLimits.js"
 export { type ChargeMade, SubscriptionCharges } from "./application/SubscriptionCharges.js"
 export { type SubscriptionListParams, Subscriptions } from "./application/Subscriptions.js"
+export { type TestClockDeleted, type TestClockListParams, TestClocks } from "./application/TestClocks.js"
+export { ClockTime } from "./application/ClockTime.js"
 export { type Signed, Users } from "./application/Users.js"
 export { type Overview, type Period, Reports } from "./application/Reports.js"
 export { type WebhookListParams, Webhooks } from "./application/Webhooks.js"
@@ -79,6 +81,7 @@ export * as RateWindow from "./domain/RateWindow.js"
 export * as Receipt from "./domain/Receipt.js"
 export * as Refund from "./domain/Refund.js"
 export * as Subscription from "./domain/Subscription.js"
+export * as TestClock from "./domain/TestClock.js"
 export * as WebhookEndpoint from "./domain/WebhookEndpoint.js"
 export * as WebhookHealth from "./domain/WebhookHealth.js"
 export * from "./domain/Errors.js"
@@ -95,6 +98,7 @@ export {
   RefundId,
   ProductId,
   SubscriptionId,
+  TestClockId,
   WebhookId
 } from "./domain/Ids.js"
 
@@ -164,6 +168,8 @@ export {
   SubscriptionRepository,
   type SubscriptionRepositoryShape,
   type SubscriptionsRepo,
+  type TestClocksRepo,
+  TestClockRepository,
   Transactions,
   type TransactionsShape,
   UserRepository,

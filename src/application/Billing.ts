@@ -3,10 +3,15 @@
  * their 24 hours (`Checkout`) and settles `processing` charges (`Payments`). `runOnce` does one pass
  * (`fils billing run`); `worker` runs passes forever inside `fils serve`. Any number of servers may run at once.
  */
-import { Clock, Duration, Effect, Schedule } from "effect"
+import { DateTime, Duration, Effect, Schedule } from "effect"
+import type { TestClockId } from "../domain/Ids.js"
 import { Checkout } from "./Checkout.js"
 import { Payments } from "./Payments.js"
 import { Renewals } from "./Renewals.js"
+import { onClockTime, stoppedClock } from "./Time.js"
+
+export { stoppedClock } from "./Time.js"
+
 
 export interface BillingReport {
   readonly renewals_charged: number
@@ -23,19 +28,11 @@ export interface BillingOptions {
    * there. Charges in flight are then not judged abandoned by their age, which only the real time can tell.
    */
   readonly asOf?: number | undefined
-}
-
-/** A clock that reads `millis` whenever asked (sleeping still takes real time). */
-export const stoppedClock = (millis: number): Clock.Clock => {
-  const real = Clock.make()
-  return {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: () => millis,
-    unsafeCurrentTimeNanos: () => BigInt(millis) * 1_000_000n,
-    currentTimeMillis: Effect.succeed(millis),
-    currentTimeNanos: Effect.succeed(BigInt(millis) * 1_000_000n),
-    sleep: real.sleep
-  }
+  /**
+   * Only the work of this test clock, as of `asOf` (its advance: `TestClocks`); without it, only work on the real
+   * time. A clock's pass records its events at the real time, when they happen.
+   */
+  readonly clock?: TestClockId | undefined
 }
 
 /** How often a server looks for due work. Settlements of test cards take about 2 s. */
@@ -50,8 +47,11 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
 
     const pass = Effect.fn("Billing.pass")(function*(options: BillingOptions) {
       const renewed = yield* renewals.renewDue(options)
-      const expired = yield* checkout.expireDue(500, options.livemode)
-      const settled = yield* payments.resolvePending(resolveBatch, options.livemode, { judgeAbandoned: options.asOf === undefined })
+      const expired = yield* checkout.expireDue(500, options.livemode, options.clock)
+      const settled = yield* payments.resolvePending(resolveBatch, options.livemode, {
+        judgeAbandoned: options.asOf === undefined,
+        clock: options.clock
+      })
       return {
         renewals_charged: renewed.charged,
         subscriptions_ended: renewed.ended,
@@ -62,7 +62,11 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
 
     /** One pass over what is due now, or as of `options.asOf`. */
     const runOnce = (options: BillingOptions = {}) =>
-      options.asOf === undefined ? pass(options) : Effect.withClock(pass(options), stoppedClock(options.asOf))
+      options.asOf === undefined
+        ? pass(options)
+        : options.clock !== undefined
+        ? onClockTime(DateTime.unsafeMake(options.asOf))(pass(options))
+        : Effect.withClock(pass(options), stoppedClock(options.asOf))
 
     /**
      * Passes forever. A failed pass (the store is down) is retried with backoff up to 30 s, so an outage neither

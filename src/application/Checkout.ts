@@ -14,7 +14,7 @@ import * as Customer from "../domain/Customer.js"
 import * as Discount from "../domain/Discount.js"
 import type { Trn } from "../domain/Vat.js"
 import { InvalidRequest, InvalidState, notFound, PaymentsDisabled } from "../domain/Errors.js"
-import type { CheckoutSessionId, PaymentId } from "../domain/Ids.js"
+import type { CheckoutSessionId, PaymentId, TestClockId } from "../domain/Ids.js"
 import { CustomerId as CustomerIdSchema, parseId, prefixes, ProductId as ProductIdSchema } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
 import * as Payment from "../domain/Payment.js"
@@ -31,6 +31,7 @@ import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { ProductRepository } from "../ports/repositories/ProductRepository.js"
 import { SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
 import { batched, batchedCalls, batchedReads } from "./Batched.js"
+import { ClockTime } from "./ClockTime.js"
 import { Customers } from "./Customers.js"
 import { redeemableCode } from "./Discounts.js"
 import { EventRecorder } from "./Events.js"
@@ -80,6 +81,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
     const processor = yield* PaymentProcessor
     const outcomes = yield* ChargeOutcomes
     const customers = yield* Customers
+    const clockTime = yield* ClockTime
     const signer = yield* Signer
     const { publicUrl } = yield* Settings
     // Sessions created together are inserted in one statement; each create still waits for its own row.
@@ -117,7 +119,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
         return Option.isSome(existing) ? existing.value : yield* customers.create(scope, input)
       })
 
-    const create = Effect.fn("Checkout.create")(
+    const createNow = Effect.fn("Checkout.create")(
       function*(scope: Account.Scope, input: CheckoutSession.CheckoutSessionCreate) {
         const live = scope.livemode ? yield* account(scope) : undefined
         if (live !== undefined && !livePaymentsEnabled(live)) {
@@ -198,8 +200,28 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
       }
     )
 
-    /** The session as it reads now: past its expiry it reads expired, unless a charge may still complete it. */
-    const current = (session: CheckoutSession.CheckoutSession) =>
+    /** A session for a customer on a test clock lives on the clock's time (`ClockTime`). */
+    const create = (scope: Account.Scope, input: CheckoutSession.CheckoutSessionCreate) =>
+      clockTime.onTimeOf({
+        livemode: scope.livemode,
+        customer_id: input.customer !== undefined && "customer_id" in input.customer
+          ? customerIdOf(input.customer.customer_id) ?? null
+          : null
+      })(createNow(scope, input))
+
+    /** Runs work on the session `id` on the time it lives on (`ClockTime`). */
+    const onTimeOfSession = (id: CheckoutSessionId) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.flatMap(sessionRepo.find(id), Option.match({
+        onNone: () => effect,
+        onSome: (session) => clockTime.onTimeOf(session)(effect)
+      }))
+
+    /**
+     * The session as it reads now (on the time it lives on): past its expiry it reads expired, unless a charge may
+     * still complete it.
+     */
+    const current = (session: CheckoutSession.CheckoutSession) => clockTime.onTimeOf(session)(currentNow(session))
+    const currentNow = (session: CheckoutSession.CheckoutSession) =>
       Effect.gen(function*() {
         const now = yield* DateTime.now
         if (CheckoutSession.statusAt(session, now) !== "expired" || session.status !== "open") {
@@ -219,7 +241,8 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
       const key = Pagination.listKey("checkout_sessions", {})
       const request = yield* Pagination.pageRequest(key, params)
       const found = yield* sessionRepo.list(scope, request)
-      const items = yield* Effect.forEach(found.items, current)
+      const onTimeOf = yield* clockTime.onTimesOf(found.items)
+      const items = yield* Effect.forEach(found.items, (s) => onTimeOf(s)(currentNow(s)))
       return Pagination.toList(key, { items, hasMore: found.hasMore }, CheckoutSession.position)
     })
 
@@ -416,7 +439,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
      * The customer submits the page's form. Invalid input changes nothing; a decline leaves the session open with
      * a `failed` payment (and its `payment.failed` event); success completes the session.
      */
-    const pay = Effect.fn("Checkout.pay")(
+    const payNow = Effect.fn("Checkout.pay")(
       function*(id: CheckoutSessionId, formToken: string, input: CheckoutForm.CheckoutFormInput) {
         const now = yield* DateTime.now
         // A forged or stale form, or a session that can no longer be paid, is refused before its fields are read.
@@ -462,12 +485,19 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
       }
     )
 
+    /** `payNow` on the time the session lives on. */
+    const pay = (id: CheckoutSessionId, formToken: string, input: CheckoutForm.CheckoutFormInput) =>
+      onTimeOfSession(id)(payNow(id, formToken, input))
+
     /**
      * The customer types a discount code on the hosted page (an empty one takes the session's code off): the session
      * is priced again with it, from the prices it was created with. A code that cannot be redeemed for its cart is
      * refused with the reason, and the session stays as it was; so does one with a charge in progress.
      */
-    const applyCode = Effect.fn("Checkout.applyCode")(function*(id: CheckoutSessionId, formToken: string, typed: string) {
+    const applyCode = (id: CheckoutSessionId, formToken: string, typed: string) =>
+      onTimeOfSession(id)(applyCodeNow(id, formToken, typed))
+    /** `applyCode`'s work, on the time it is run on. */
+    const applyCodeNow = Effect.fn("Checkout.applyCode")(function*(id: CheckoutSessionId, formToken: string, typed: string) {
       return yield* transactions.transact(Effect.gen(function*() {
         const now = yield* DateTime.now
         const found = yield* sessionRepo.lock(id)
@@ -488,10 +518,10 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
     })
 
     /** Marks open sessions past their expiry as `expired` (they already read so); returns how many. */
-    const expireDue = Effect.fn("Checkout.expireDue")(function*(limit = 500, livemode?: boolean) {
+    const expireDue = Effect.fn("Checkout.expireDue")(function*(limit = 500, livemode?: boolean, clock?: TestClockId) {
       return yield* transactions.transact(Effect.gen(function*() {
         const now = yield* DateTime.now
-        const due = yield* sessionRepo.claimExpired(now, limit, livemode)
+        const due = yield* sessionRepo.claimExpired(now, limit, livemode, clock)
         for (const session of due) {
           const expired = CheckoutSession.transition(session, { _tag: "Expire" }, now)
           if (Either.isRight(expired)) yield* sessionRepo.update(expired.right)
@@ -502,5 +532,5 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
 
     return { create, get, list, page, pay, applyCode, expireDue, livePaymentsEnabled } as const
   }),
-  dependencies: [Customers.Default, ChargeOutcomes.Default, EventRecorder.Default]
+  dependencies: [Customers.Default, ChargeOutcomes.Default, EventRecorder.Default, ClockTime.Default]
 }) {}

@@ -2,12 +2,13 @@
 import { DateTime, Effect, Option } from "effect"
 import type { Scope } from "../domain/Account.js"
 import * as Customer from "../domain/Customer.js"
-import { notFound } from "../domain/Errors.js"
+import { InvalidRequest, notFound } from "../domain/Errors.js"
 import type { CustomerId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
 import { Transactions } from "../ports/Transactions.js"
 import { CustomerRepository } from "../ports/repositories/CustomerRepository.js"
+import { TestClockRepository } from "../ports/repositories/TestClockRepository.js"
 import { newId } from "./Ids.js"
 import * as UnitOfWork from "./UnitOfWork.js"
 
@@ -21,9 +22,17 @@ export interface CustomerListParams {
 export class Customers extends Effect.Service<Customers>()("fils/Customers", {
   effect: Effect.gen(function*() {
     const customerRepo = yield* CustomerRepository
+    const clockRepo = yield* TestClockRepository
     const transactions = yield* Transactions
 
     const create = Effect.fn("Customers.create")(function*(scope: Scope, input: Customer.CustomerCreate) {
+      const clock = input.test_clock_id ?? null
+      if (clock !== null && scope.livemode) {
+        return yield* new InvalidRequest({ message: "test_clock_id: test clocks exist in test mode only; use a test key" })
+      }
+      if (clock !== null && Option.isNone(yield* clockRepo.get(scope, clock))) {
+        return yield* new InvalidRequest({ message: `test_clock_id: no such test clock '${clock}'` })
+      }
       const customer = Customer.create(input, {
         id: yield* newId<CustomerId>(prefixes.customer),
         accountId: scope.accountId,

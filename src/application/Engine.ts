@@ -6,6 +6,7 @@ import { Layer } from "effect"
 import { Accounts } from "./Accounts.js"
 import { Billing } from "./Billing.js"
 import { Checkout } from "./Checkout.js"
+import { ClockTime } from "./ClockTime.js"
 import { Customers } from "./Customers.js"
 import { Discounts } from "./Discounts.js"
 import { Deliveries } from "./Deliveries.js"
@@ -25,6 +26,7 @@ import { RateLimits } from "./RateLimits.js"
 import { SubscriptionCharges } from "./SubscriptionCharges.js"
 import { Subscriptions } from "./Subscriptions.js"
 import { TaxDocuments } from "./TaxDocuments.js"
+import { TestClocks } from "./TestClocks.js"
 import { Users } from "./Users.js"
 import { Reports } from "./Reports.js"
 import { Webhooks } from "./Webhooks.js"
@@ -37,6 +39,7 @@ export const Engine = Layer.mergeAll(
   Accounts.Default,
   Billing.Default,
   Checkout.Default,
+  ClockTime.Default,
   Customers.Default,
   Deliveries.Default,
   Discounts.Default,
@@ -58,6 +61,7 @@ export const Engine = Layer.mergeAll(
   SubscriptionCharges.Default,
   Subscriptions.Default,
   TaxDocuments.Default,
+  TestClocks.Default,
   Users.Default,
   Webhooks.Default
 )

@@ -1,5 +1,5 @@
 /** The event record: read it (`GET /events`), and write it inside the transaction of the change it describes. */
-import { DateTime, Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type { Scope } from "../domain/Account.js"
 import { notFound } from "../domain/Errors.js"
 import * as Event from "../domain/Event.js"
@@ -17,6 +17,7 @@ import type { WebhookEndpoint } from "../domain/WebhookEndpoint.js"
 import { EventRepository } from "../ports/repositories/EventRepository.js"
 import { type Delivery, WebhookRepository } from "../ports/repositories/WebhookRepository.js"
 import { newId } from "./Ids.js"
+import { eventTime } from "./Time.js"
 
 export interface EventListParams {
   readonly type?: Event.EventType | undefined
@@ -69,7 +70,8 @@ export class EventRecorder extends Effect.Service<EventRecorder>()("fils/EventRe
     const record = (drafts: ReadonlyArray<EventDraft>) =>
     Effect.gen(function*() {
       if (drafts.length === 0) return []
-      const now = yield* DateTime.now
+      // The real time, also for work on a test clock's time: the event and its deliveries happen now.
+      const now = yield* eventTime
       const events: Array<Event.Event> = []
       for (const { data, scope, type } of drafts) {
         events.push(Event.make({

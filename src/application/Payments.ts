@@ -6,7 +6,7 @@ import { DateTime, Effect } from "effect"
 import type { Authority } from "../domain/Account.js"
 import type { Scope } from "../domain/Account.js"
 import { notFound } from "../domain/Errors.js"
-import type { CheckoutSessionId, CustomerId, PaymentId, SubscriptionId } from "../domain/Ids.js"
+import type { CheckoutSessionId, CustomerId, PaymentId, SubscriptionId, TestClockId } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
 import * as Payment from "../domain/Payment.js"
 import { PaymentProcessor } from "../ports/PaymentProcessor.js"
@@ -98,10 +98,10 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
     const resolvePending = Effect.fn("Payments.resolvePending")(function*(
       limit = 100,
       livemode?: boolean,
-      options: { readonly judgeAbandoned?: boolean } = {}
+      options: { readonly judgeAbandoned?: boolean; readonly clock?: TestClockId | undefined } = {}
     ) {
       const judge = options.judgeAbandoned !== false
-      const pending = yield* paymentRepo.listProcessing(limit, livemode)
+      const pending = yield* paymentRepo.listProcessing(limit, livemode, options.clock)
       const now = DateTime.toEpochMillis(yield* DateTime.now)
       const asking = pending.filter((p) =>
         (p.charge_id !== null || (judge && now - DateTime.toEpochMillis(p.created_at) >= lookupAfterMillis)) &&

@@ -6,7 +6,7 @@
  * called.
  */
 import { DateTime, Effect, Fiber } from "effect"
-import type { PaymentId } from "../domain/Ids.js"
+import type { PaymentId, TestClockId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
 import * as Payment from "../domain/Payment.js"
 import * as PlanChange from "../domain/PlanChange.js"
@@ -25,6 +25,8 @@ import { transitionEvents } from "./Subscriptions.js"
 /** Which renewals a pass takes on: only this mode's (`billing run --at` touches test data only). */
 export interface RenewalOptions {
   readonly livemode?: boolean | undefined
+  /** Only this test clock's subscriptions; without it, only those on the real time. */
+  readonly clock?: TestClockId | undefined
 }
 
 /** Subscriptions claimed per reserving transaction. */
@@ -57,7 +59,7 @@ export class Renewals extends Effect.Service<Renewals>()("fils/Renewals", {
     const reserveBatch = (options: RenewalOptions) =>
       transactions.transact(Effect.gen(function*() {
         const now = yield* DateTime.now
-        const due = yield* subscriptionRepo.claimDue(now, batch, options.livemode)
+        const due = yield* subscriptionRepo.claimDue(now, batch, options.livemode, options.clock)
         const ends: Array<Subscription.SubscriptionTransition> = []
         const toCharge: Array<{
           readonly sub: Subscription.Subscription

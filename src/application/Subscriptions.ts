@@ -18,6 +18,7 @@ import type { CheckoutSessionRepositoryShape } from "../ports/repositories/Check
 import { PaymentRepository, type PaymentRepositoryShape } from "../ports/repositories/PaymentRepository.js"
 import type { ProductRepositoryShape } from "../ports/repositories/ProductRepository.js"
 import { SubscriptionRepository, type SubscriptionRepositoryShape } from "../ports/repositories/SubscriptionRepository.js"
+import { ClockTime } from "./ClockTime.js"
 import { type EventDraft, EventRecorder } from "./Events.js"
 import { newId } from "./Ids.js"
 
@@ -178,6 +179,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("fils/Subscri
     const subscriptionRepo = yield* SubscriptionRepository
     const transactions = yield* Transactions
     const repos = { subscriptions: subscriptionRepo, payments: yield* PaymentRepository, recorder: yield* EventRecorder }
+    const clockTime = yield* ClockTime
 
     const get = Effect.fn("Subscriptions.get")(function*(scope: Scope, id: SubscriptionId) {
       const found = yield* subscriptionRepo.get(scope, id)
@@ -195,9 +197,15 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("fils/Subscri
     /**
      * `PATCH`: cancel now, or set/undo cancellation at the period end (docs/decisions.md §6). A cancellation that meets a
      * renewal charge at the processor waits for its outcome, then cancels: cancelling first would let that charge,
-     * if it succeeds, pay for a period that never starts. Only a processor stuck past the wait answers 409.
+     * if it succeeds, pay for a period that never starts. Only a processor stuck past the wait answers 409. On the time
+     * the subscription lives on (`ClockTime`).
      */
-    const update = Effect.fn("Subscriptions.update")(
+    const update = (scope: Scope, id: SubscriptionId, patch: Subscription.SubscriptionUpdate) =>
+      scope.livemode ? updateNow(scope, id, patch) : Effect.flatMap(subscriptionRepo.get(scope, id), Option.match({
+        onNone: () => updateNow(scope, id, patch),
+        onSome: (s) => clockTime.onTimeOf({ livemode: s.livemode, customer_id: s.customer.customer_id })(updateNow(scope, id, patch))
+      }))
+    const updateNow = Effect.fn("Subscriptions.update")(
       function*(scope: Scope, id: SubscriptionId, patch: Subscription.SubscriptionUpdate) {
         const command = yield* Subscription.commandOf(patch)
         return yield* afterRenewalInFlight(transactions.transact(Effect.gen(function*() {
@@ -216,5 +224,5 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("fils/Subscri
 
     return { get, list, update } as const
   }),
-  dependencies: [EventRecorder.Default]
+  dependencies: [EventRecorder.Default, ClockTime.Default]
 }) {}
