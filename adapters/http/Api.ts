@@ -35,6 +35,7 @@ import {
   PlanChangeResult
 } from "../../src/domain/PlanChange.js"
 import { CreditNote, Invoice } from "../../src/domain/TaxDocument.js"
+import { TestClockAdvance, TestClockCreate, TestClockDeleted, TestClockResource } from "../../src/domain/TestClock.js"
 import { WebhookCreate, WebhookResource, WebhookUpdate, WebhookWithSecret } from "../../src/domain/WebhookEndpoint.js"
 import { DeliveryResource } from "../../src/domain/Delivery.js"
 import type { Principal } from "../../src/application/Accounts.js"
@@ -145,6 +146,7 @@ export const WebhookRecovery = Schema.Struct({
   resent: Schema.NonNegativeInt
 }).annotations({ identifier: "WebhookRecovery" })
 export const DiscountList = ListResource(DiscountResource, "DiscountList")
+export const TestClockList = ListResource(TestClockResource, "TestClockList")
 export const DiscountDeleted = Schema.Struct({
   object: Schema.Literal("discount"),
   discount_id: Schema.String,
@@ -621,6 +623,77 @@ export class DiscountsGroup extends HttpApiGroup.make("discounts")
   .prefix(basePath)
 {}
 
+export class TestClocksGroup extends HttpApiGroup.make("testClocks")
+  .add(
+    HttpApiEndpoint.get("list", "/test_clocks")
+      .setUrlParams(Schema.Struct(listParams))
+      .addSuccess(TestClockList)
+      .annotateContext(OpenApi.annotations({
+        summary: "List test clocks, newest first",
+        description: "Test mode only (a live key gets `404 NOT_FOUND`). Page with `limit` and `cursor`."
+      }))
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/test_clocks")
+      .setHeaders(IdempotencyHeaders)
+      .setPayload(strict(TestClockCreate))
+      .addSuccess(TestClockResource)
+      .addError(E.IdempotencyKeyInUse)
+      .addError(E.IdempotencyKeyReused)
+      .annotateContext(OpenApi.annotations({
+        summary: "Create a test clock",
+        description: "Test mode only (a live key gets `404 NOT_FOUND`). `frozen_time` (years 2000 to 2099) is the " +
+          "time of the customers created on the clock (`test_clock_id` on `POST /customers`), and of their " +
+          "checkout sessions, payments and subscriptions. `name` is optional. Send an `Idempotency-Key` to retry safely."
+      }))
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/test_clocks/:id")
+      .setPath(pathId("clk"))
+      .addSuccess(TestClockResource)
+      .annotateContext(OpenApi.annotations({
+        summary: "Read a test clock",
+        description: "`status` is `advancing` while an advance runs (to `advancing_to`), then `ready`."
+      }))
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/test_clocks/:id")
+      .setPath(pathId("clk"))
+      .addSuccess(TestClockDeleted)
+      .annotateContext(OpenApi.annotations({
+        summary: "Delete a test clock and everything attached to it",
+        description: "Its customers go with it, and their checkout sessions, payments, refunds, tax documents and " +
+          "subscriptions. The events stay in the record."
+      }))
+  )
+  .add(
+    HttpApiEndpoint.post("advance", "/test_clocks/:id/advance")
+      .setPath(pathId("clk"))
+      .setHeaders(IdempotencyHeaders)
+      .setPayload(strict(TestClockAdvance))
+      .addSuccess(TestClockResource)
+      .addError(E.InvalidState)
+      .addError(E.IdempotencyKeyInUse)
+      .addError(E.IdempotencyKeyReused)
+      .annotateContext(OpenApi.annotations({
+        summary: "Advance a test clock, running the work due on it",
+        description: "Moves the clock forward to `frozen_time` and runs, in order, what falls due on its objects " +
+          "meanwhile: renewals, retries, period-end cancellations, trial ends, scheduled plan changes, session " +
+          "expiry; each at its own time, with its events (recorded at the real time). At most two billing periods " +
+          "of the clock's longest plan (a year's without subscriptions) per call; backwards or too far is " +
+          "`400 INVALID_REQUEST`. The answer is the clock `ready` at the new time; asked again for the same time " +
+          "while another request runs it, the clock as it stands (`advancing`). Another time while one runs is " +
+          "`409 INVALID_STATE`. Send an `Idempotency-Key` to retry safely."
+      }))
+  )
+  .annotateContext(OpenApi.annotations({
+    title: "Test clocks",
+    description: "Test-mode time you move yourself: see a month of subscription billing in a second."
+  }))
+  .middleware(Authentication)
+  .prefix(basePath)
+{}
+
 export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.get("list", "/webhooks")
@@ -872,6 +945,7 @@ export class FilsApi extends HttpApi.make("fils")
   .add(SubscriptionsGroup)
   .add(CustomerPortalSessionsGroup)
   .add(DiscountsGroup)
+  .add(TestClocksGroup)
   .add(WebhooksGroup)
   .add(EventsGroup)
   .add(InvoicesGroup)

@@ -17,6 +17,7 @@ import { EventsLive } from "./handlers/Events.js"
 import { PaymentsLive } from "./handlers/Payments.js"
 import { ProductsLive } from "./handlers/Products.js"
 import { SubscriptionsLive } from "./handlers/Subscriptions.js"
+import { TestClocksLive } from "./handlers/TestClocks.js"
 import { WebhooksLive } from "./handlers/Webhooks.js"
 import { CheckoutPageRoutes } from "./checkout/Routes.js"
 import { DashboardRoutes } from "./dashboard/Routes.js"
@@ -26,7 +27,7 @@ import { MetricsRoutes } from "./Metrics.js"
 
 export const ApiLive = HttpApiBuilder.api(FilsApi).pipe(
   Layer.provide([AccountLive, ProductsLive, CustomersLive, CheckoutSessionsLive, PaymentsLive, SubscriptionsLive,
-    CustomerPortalSessionsLive, DiscountsLive, WebhooksLive, EventsLive, InvoicesLive, CreditNotesLive]),
+    CustomerPortalSessionsLive, DiscountsLive, TestClocksLive, WebhooksLive, EventsLive, InvoicesLive, CreditNotesLive]),
   Layer.provide(AuthenticationLive)
 )
 

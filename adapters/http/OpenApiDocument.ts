@@ -19,6 +19,7 @@ import type { AccountResource } from "../../src/domain/Account.js"
 import type { CheckoutSessionCreate, CheckoutSessionResource } from "../../src/domain/CheckoutSession.js"
 import type { CustomerCreate, CustomerResource, CustomerUpdate } from "../../src/domain/Customer.js"
 import type { DiscountCreate, DiscountResource, DiscountUpdate } from "../../src/domain/Discount.js"
+import type { TestClockAdvance, TestClockCreate, TestClockResource } from "../../src/domain/TestClock.js"
 import { Schema } from "effect"
 import type { DeliveryResource } from "../../src/domain/Delivery.js"
 import { byNameOnly, type EventResource } from "../../src/domain/Event.js"
@@ -80,6 +81,19 @@ const customer: typeof CustomerResource.Encoded = {
   phone_number: "+971501234567",
   business: null,
   metadata: {},
+  test_clock_id: null,
+  livemode: false,
+  created_at: at
+}
+
+/** A clock a month on from its start, ready. */
+const testClock: typeof TestClockResource.Encoded = {
+  object: "test_clock",
+  test_clock_id: id("clk"),
+  name: "Monthly renewal",
+  frozen_time: "2026-12-21T10:00:00.000Z",
+  status: "ready",
+  advancing_to: null,
   livemode: false,
   created_at: at
 }
@@ -508,6 +522,9 @@ export const responseExamples: Readonly<Record<string, unknown>> = {
   Discount: discount,
   DiscountList: page(discount),
   DiscountDeleted: { object: "discount", discount_id: id("dsc"), deleted: true },
+  TestClock: testClock,
+  TestClockList: page(testClock),
+  TestClockDeleted: { object: "test_clock", test_clock_id: id("clk"), deleted: true },
   Payment: payment,
   PaymentList: page(payment),
   Subscription: subscription,
@@ -611,7 +628,12 @@ export const requestExamples: Readonly<Record<string, unknown>> = {
   } satisfies typeof WebhookCreate.Encoded,
   "webhooks.update": { disabled: true } satisfies typeof WebhookUpdate.Encoded,
   "webhooks.test": { type: "payment.succeeded" },
-  "webhooks.recover": { since: "2026-11-20T00:00:00.000Z" }
+  "webhooks.recover": { since: "2026-11-20T00:00:00.000Z" },
+  "testClocks.create": {
+    frozen_time: "2026-11-21T10:00:00.000Z",
+    name: "Monthly renewal"
+  } satisfies typeof TestClockCreate.Encoded,
+  "testClocks.advance": { frozen_time: "2026-12-21T10:00:00.000Z" } satisfies typeof TestClockAdvance.Encoded
 }
 
 /** A typical message per error code (the `message` is for people; match on `code`). */

@@ -48,7 +48,8 @@ describeStores("customers over HTTP", (variant) => {
       "metadata",
       "name",
       "object",
-      "phone_number"
+      "phone_number",
+      "test_clock_id"
     ])
     expect(res.json).toMatchObject({
       object: "customer",
@@ -60,6 +61,38 @@ describeStores("customers over HTTP", (variant) => {
       livemode: false
     })
     expect(res.json.created_at).toMatch(isoMillis)
+  })
+
+  it("attaches a test customer to a test clock (shown on it); test clocks are test mode only", async () => {
+    const raw = rawA()
+    const clock = await raw.post("/test_clocks", { frozen_time: "2030-01-31T09:00:00Z", name: "renewals" })
+    expect(clock.status, clock.text).toBe(200)
+    expect(clock.json).toEqual({
+      object: "test_clock",
+      test_clock_id: expect.stringMatching(/^clk_[0-9a-f]{32}$/),
+      name: "renewals",
+      frozen_time: "2030-01-31T09:00:00.000Z",
+      status: "ready",
+      advancing_to: null,
+      livemode: false,
+      created_at: expect.stringMatching(isoMillis)
+    })
+    const customer = await raw.post("/customers", { email: "clocked@example.ae", test_clock_id: clock.json.test_clock_id })
+    expect(customer.status, customer.text).toBe(200)
+    expect(customer.json.test_clock_id).toBe(clock.json.test_clock_id)
+    expect((await raw.get(`/test_clocks/${clock.json.test_clock_id}`)).json).toEqual(clock.json)
+    expect((await raw.get("/test_clocks")).json.items.map((c: { test_clock_id: string }) => c.test_clock_id)).toContain(clock.json.test_clock_id)
+    const unknown = expectError(await raw.post("/customers", { email: "x@example.ae", test_clock_id: `clk_${"0".repeat(32)}` }), 400, "INVALID_REQUEST")
+    expect(unknown).toContain("no such test clock")
+    expectError(await raw.post(`/test_clocks/${clock.json.test_clock_id}/advance`, { frozen_time: "2029-12-31T00:00:00Z" }), 400, "INVALID_REQUEST")
+    expectError(await raw.post("/test_clocks", { frozen_time: "1999-12-31T23:59:59Z" }), 400, "INVALID_REQUEST")
+    const live = rawFor(server(), server().accountA.live.key)
+    expect(expectError(await live.post("/test_clocks", { frozen_time: "2030-01-31T09:00:00Z" }), 404, "NOT_FOUND")).toContain("test mode only")
+    expectError(await live.get(`/test_clocks/${clock.json.test_clock_id}`), 404, "NOT_FOUND")
+    expectError(await live.post("/customers", { email: "x@example.ae", test_clock_id: clock.json.test_clock_id }), 400, "INVALID_REQUEST")
+    const deleted = await raw.send("DELETE", `/test_clocks/${clock.json.test_clock_id}`)
+    expect(deleted.json).toEqual({ object: "test_clock", test_clock_id: clock.json.test_clock_id, deleted: true })
+    expectError(await raw.get(`/customers/${customer.json.customer_id}`), 404, "NOT_FOUND")
   })
 
   it("validates the e-mail", async () => {

@@ -67,7 +67,10 @@ describeStores("HTTP errors", (variant) => {
       ["PUT", `/customers/cus_${"0".repeat(32)}`],
       ["DELETE", "/customers"],
       ["POST", "/account"],
-      ["PATCH", "/account"]
+      ["PATCH", "/account"],
+      ["PATCH", "/test_clocks"],
+      ["PUT", `/test_clocks/clk_${"0".repeat(32)}`],
+      ["DELETE", `/test_clocks/clk_${"0".repeat(32)}/advance`]
     ]
     for (const [method, path] of cases) {
       for (const k of [key, undefined]) {

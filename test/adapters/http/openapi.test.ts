@@ -462,6 +462,18 @@ describe("the OpenAPI document", () => {
     expect(missingCustomer.status).toBe(404)
     conforms(portal.op, missingCustomer)
 
+    const clockCreate = byId("testClocks.create")
+    const createdClock = await raw.post(clockCreate.path, clockCreate.example)
+    expect(createdClock.status, createdClock.text).toBe(200)
+    conforms(clockCreate.op, createdClock)
+    const clockAdvance = byId("testClocks.advance")
+    const advanced = await raw.post(clockAdvance.path.replace("{id}", createdClock.json.test_clock_id), clockAdvance.example)
+    expect(advanced.status, advanced.text).toBe(200)
+    conforms(clockAdvance.op, advanced)
+    const backwards = await raw.post(clockAdvance.path.replace("{id}", createdClock.json.test_clock_id), clockCreate.example)
+    expect(backwards.status, backwards.text).toBe(400)
+    conforms(clockAdvance.op, backwards)
+
     const webhook = byId("webhooks.create")
     const createdWebhook = await raw.post(webhook.path, webhook.example)
     expect(createdWebhook.status, createdWebhook.text).toBe(200)
@@ -490,7 +502,8 @@ describe("the OpenAPI document", () => {
       "webhooks.deliveries": createdWebhook.json.webhook_id,
       "customerPortalSessions.get": createdPortal.json.customer_portal_session_id,
       "webhooks.secret": createdWebhook.json.webhook_id,
-      "discounts.get": createdDiscount.json.discount_id
+      "discounts.get": createdDiscount.json.discount_id,
+      "testClocks.get": createdClock.json.test_clock_id
     }
     const payments = await raw.get("/payments")
     expect(payments.json.items.length).toBeGreaterThan(0)
@@ -519,6 +532,9 @@ describe("the OpenAPI document", () => {
     const deleted = await raw.send("DELETE", `/webhooks/${createdWebhook.json.webhook_id}`)
     conforms(operation(contract.find((e) => e.operationId === "webhooks.delete")!), deleted)
     expect(deleted.status).toBe(200)
+    const deletedClock = await raw.send("DELETE", `/test_clocks/${createdClock.json.test_clock_id}`)
+    conforms(operation(contract.find((e) => e.operationId === "testClocks.delete")!), deletedClock)
+    expect(deletedClock.status).toBe(200)
     const deletedDiscount = await raw.send("DELETE", `/discounts/${createdDiscount.json.discount_id}`)
     conforms(operation(contract.find((e) => e.operationId === "discounts.delete")!), deletedDiscount)
     expect(deletedDiscount.status).toBe(200)
