@@ -1,4 +1,4 @@
-/** The operator commands: serve, migrate, accounts, keys, users, billing, refunds, deliveries, einvoices. */
+/** The operator commands: serve, migrate, accounts, keys, users, billing, refunds, deliveries, einvoices; and the developer loop (listen, trigger, clocks). */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -18,6 +18,7 @@ import { ApiKeyId, parseId, PaymentId } from "../../src/domain/Ids.js"
 import { InvalidRequest } from "../../src/domain/Errors.js"
 import { ServerLive } from "../http/Server.js"
 import { checkedSettings, describeSettings, LoadedSettings } from "./config.js"
+import { clocksCommand } from "./clocks.js"
 import { devLoopCommands } from "./devloop.js"
 import { ObservabilityLive } from "../observability/Observability.js"
 import { EngineSql, MigrationsOnly } from "./runtime.js"
@@ -551,7 +552,8 @@ export const fils = Command.make("fils").pipe(
     checkCommand,
     reconcileCommand,
     secretsCommand,
-    ...devLoopCommands
+    ...devLoopCommands,
+    clocksCommand
   ]),
   Command.withDescription("Fils: payments for merchants who sell in AED")
 )

@@ -10,12 +10,13 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { Config, Console, DateTime, Duration, Effect, Option, Redacted, Schedule } from "effect"
+import { Config, Console, DateTime, Duration, Effect, Option, ParseResult, Redacted, Schedule } from "effect"
 import { deliveryBody, EventType, type EventResource } from "../../src/domain/Event.js"
 import { InvalidRequest } from "../../src/domain/Errors.js"
 import { secretProblem, sign } from "../crypto/StandardWebhooks.js"
 import { cards } from "../processor/SimulatedProcessor.js"
 import { FilsClient } from "../http/index.js"
+import { describeDecodeError } from "../http/SchemaIssues.js"
 import { keptSecret } from "./listenSecrets.js"
 import { printResult, reportFailure } from "./output.js"
 
@@ -23,24 +24,30 @@ type ApiEvent = typeof EventResource.Type
 
 const eventTypes = EventType.literals
 
-const api = Options.text("api").pipe(
+export const api = Options.text("api").pipe(
   Options.withFallbackConfig(Config.string("FILS_API_URL")),
   Options.withDefault("http://127.0.0.1:4242"),
   Options.withDescription("The Fils server's URL (FILS_API_URL; default http://127.0.0.1:4242)")
 )
-const key = Options.redacted("key").pipe(
+export const key = Options.redacted("key").pipe(
   Options.withFallbackConfig(Config.redacted("FILS_API_KEY")),
   Options.withDescription("A test-mode secret key, sk_test_… (FILS_API_KEY)")
 )
 
-/** A refusal keeps its `{ code, message }`; a server that cannot be reached (or answers nonsense) is `UNAVAILABLE`. */
+/**
+ * A refusal keeps its `{ code, message }`; a request the client's schema refuses before sending it (a value given with
+ * `--override`) is `INVALID_REQUEST` in the API's words; a server that cannot be reached (or answers nonsense) is
+ * `UNAVAILABLE`.
+ */
 const refusal = (root: string) => (error: unknown): { readonly code: string; readonly message: string } =>
-  typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
+  ParseResult.isParseError(error)
+    ? { code: "INVALID_REQUEST", message: describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(error) }) }
+    : typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
     ? { code: error.code, message: String((error as { message?: unknown }).message) }
     : { code: "UNAVAILABLE", message: `${root}: ${error instanceof Error ? error.message : String(error)}` }
 
 /** The typed API client (`fils/http`'s) for `base` and a test key; other keys are refused before any request. */
-const apiClient = (base: string, secret: Redacted.Redacted) =>
+export const apiClient = (base: string, secret: Redacted.Redacted) =>
   Effect.gen(function*() {
     if (!Redacted.value(secret).startsWith("sk_test_")) {
       return yield* new InvalidRequest({ message: "This works in test mode only: use a test key (sk_test_…)" })
@@ -222,23 +229,74 @@ const listen = Command.make("listen", {
 
 /** What causes each event type through the public API and the hosted form, or the command that does. */
 const elsewhere: Partial<Record<string, string>> = {
-  "subscription.renewed": "a renewal causes it: `fils trigger subscription.active`, then `fils billing run --at <its next_billing_date>`",
-  "subscription.on_hold": "a declined renewal causes it: subscribe with the card 4000 0000 0000 0341 (`fils trigger subscription.active --card 4000000000000341`), then `fils billing run --at <its next_billing_date>`",
   "refund.succeeded": "refunds are an operator's act: `fils refunds create PAYMENT_ID` (or the dashboard's Refund button)",
   "invoice.issued": "a VAT-registered account issues it with every payment: set the account's tax profile (`fils account tax-profile set`), then `fils trigger payment.succeeded`",
   "credit_note.issued": "a refund of an invoiced payment issues it: `fils refunds create PAYMENT_ID` on a VAT-registered account",
-  "webhook.disabled": "an endpoint whose every attempt fails for 3 days causes it; `POST /webhooks/{id}/test` sends an example to an endpoint that names it",
-  "subscription.plan_changed": "a plan change causes it: `fils trigger subscription.active`, then `POST /subscriptions/{id}/change-plan` with another product or quantity"
+  "webhook.disabled": "an endpoint whose every attempt fails for 3 days causes it; `POST /webhooks/{id}/test` sends an example to an endpoint that names it"
 }
 
 /** A card as the dashboard and the portal show one (`•••• 4242`): never the whole number, in any message. */
 const cardEnding = (card: string) => `•••• ${card.replace(/\D/g, "").slice(-4)}`
 
+/** Types caused by time passing: the subscription is made on a test clock, which is then advanced to its renewal. */
+const onClock: ReadonlySet<string> = new Set(["subscription.renewed", "subscription.on_hold", "subscription.plan_changed"])
+
+/** What `--override field=value` may set on what the trigger creates, and whether the value is a whole number. */
+const overridable = {
+  "product.name": "text",
+  "product.description": "text",
+  "product.price": "integer",
+  "product.billing_interval": "text",
+  "product.interval_count": "integer",
+  "customer.email": "text",
+  "customer.name": "text",
+  "customer.phone_number": "text"
+} as const
+type Overridable = keyof typeof overridable
+
+/**
+ * `--override product.price=2500 --override customer.email=me@example.com`: the fields to set on the product and the
+ * customer the trigger creates. An unknown field, one given twice, or a malformed value is refused; a value the API
+ * refuses is refused with the API's message.
+ */
+const parseOverrides = (given: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const product: Record<string, string | number> = {}
+    const customer: Record<string, string> = {}
+    const seen = new Set<string>()
+    for (const text of given) {
+      const eq = text.indexOf("=")
+      const field = eq === -1 ? text : text.slice(0, eq)
+      if (eq === -1) return yield* new InvalidRequest({ message: `--override takes field=value, not '${text}'` })
+      if (!(field in overridable)) {
+        return yield* new InvalidRequest({
+          message: `--override: unknown field '${field}'; choose from ${Object.keys(overridable).join(", ")}`
+        })
+      }
+      if (seen.has(field)) return yield* new InvalidRequest({ message: `--override: ${field} is given twice` })
+      seen.add(field)
+      const value = text.slice(eq + 1)
+      const [target, name] = field.split(".") as ["product" | "customer", string]
+      if (overridable[field as Overridable] === "integer") {
+        if (!/^[0-9]{1,15}$/.test(value)) {
+          return yield* new InvalidRequest({ message: `--override: ${field} must be a whole number, not '${value}'` })
+        }
+        product[name] = Number(value)
+      } else if (target === "product") product[name] = value
+      else customer[name] = value
+    }
+    return { product, customer }
+  })
+
 const trigger = Command.make("trigger", {
   type: Args.text({ name: "TYPE" }).pipe(Args.withDescription(eventTypes.join(", "))),
   api,
   key,
-  card: Options.text("card").pipe(Options.optional, Options.withDescription("The test card to pay with (default: one that gives the event)"))
+  card: Options.text("card").pipe(Options.optional, Options.withDescription("The test card to pay with (default: one that gives the event)")),
+  override: Options.text("override").pipe(
+    Options.repeated,
+    Options.withDescription(`Set a field of what is created, field=value (repeatable): ${Object.keys(overridable).join(", ")}`)
+  )
 }, (options) =>
   reportFailure(Effect.gen(function*() {
     if (!(eventTypes as ReadonlyArray<string>).includes(options.type)) {
@@ -246,18 +304,32 @@ const trigger = Command.make("trigger", {
     }
     const how = elsewhere[options.type]
     if (how !== undefined) return yield* new InvalidRequest({ message: `fils trigger cannot cause ${options.type} through the API: ${how}` })
+    const overrides = yield* parseOverrides(options.override)
     const { client, reach } = yield* apiClient(options.api, options.key)
     const recurring = options.type.startsWith("subscription.")
-    const card = Option.getOrElse(options.card, () => (options.type === "payment.failed" ? cards.declined : cards.visa))
+    const card = Option.getOrElse(options.card, () =>
+      options.type === "payment.failed" ? cards.declined : options.type === "subscription.on_hold" ? cards.declineLater : cards.visa)
+    // Time passes on a clock of its own: a month goes by in one request, and nothing else of the account moves.
+    const clock = onClock.has(options.type)
+      ? yield* reach(client.testClocks.create({ headers: {}, payload: { frozen_time: yield* DateTime.now, name: `fils trigger ${options.type}` } }))
+      : undefined
+    const customer = yield* reach(client.customers.create({
+      headers: {},
+      payload: {
+        email: "trigger@example.com",
+        name: "Fils Trigger",
+        ...overrides.customer,
+        ...(clock === undefined ? {} : { test_clock_id: clock.test_clock_id })
+      }
+    }))
+    const plan = { name: "fils trigger: monthly", price: 1000, currency: "AED", billing: "recurring", billing_interval: "month" } as const
     const product = yield* reach(client.products.create({
       headers: {},
-      payload: recurring
-        ? { name: "fils trigger: monthly", price: 1000, currency: "AED", billing: "recurring", billing_interval: "month" }
-        : { name: "fils trigger: one-time", price: 1000, currency: "AED" }
+      payload: { ...(recurring ? plan : { name: "fils trigger: one-time", price: 1000, currency: "AED" }), ...overrides.product }
     }))
     const session = yield* reach(client.checkoutSessions.create({
       headers: {},
-      payload: { product_cart: [{ product_id: product.product_id }], customer: { email: "trigger@example.com", name: "Fils Trigger" } }
+      payload: { product_cart: [{ product_id: product.product_id }], customer: { customer_id: customer.customer_id } }
     }))
     // The hosted form, as a browser without JavaScript posts it.
     const status = yield* Effect.tryPromise({
@@ -269,8 +341,8 @@ const trigger = Command.make("trigger", {
           redirect: "manual",
           headers: { "content-type": "application/x-www-form-urlencoded" },
           body: new URLSearchParams({
-            name: "Fils Trigger",
-            email: "trigger@example.com",
+            name: customer.name ?? "Fils Trigger",
+            email: customer.email,
             card_number: card,
             exp_month: "12",
             exp_year: String(new Date().getUTCFullYear() + 5),
@@ -284,9 +356,32 @@ const trigger = Command.make("trigger", {
       catch: (e) => ({ code: "UNAVAILABLE", message: `the hosted checkout page: ${(e as Error).message}` })
     })
     const paid = yield* reach(client.checkoutSessions.get({ path: { id: session.session_id } }))
-    if (options.type === "subscription.cancelled") {
+    if (recurring && options.type !== "subscription.active") {
       if (paid.subscription_id === null) return yield* new InvalidRequest({ message: `The card ${cardEnding(card)} did not start a subscription (the form answered ${status})` })
-      yield* reach(client.subscriptions.update({ path: { id: paid.subscription_id }, payload: { status: "cancelled" } }))
+      const id = paid.subscription_id
+      if (options.type === "subscription.cancelled") {
+        yield* reach(client.subscriptions.update({ path: { id }, payload: { status: "cancelled" } }))
+      }
+      if (options.type === "subscription.plan_changed") {
+        // Scheduled for the next billing date: the renewal the clock reaches applies it.
+        const next = yield* reach(client.products.create({
+          headers: {},
+          payload: { ...plan, name: "fils trigger: monthly (new plan)", price: product.price + 1000 }
+        }))
+        yield* reach(client.subscriptions.changePlan({
+          path: { id },
+          headers: {},
+          payload: { product_id: next.product_id, quantity: 1, proration_billing_mode: "full_immediately", effective_at: "next_billing_date" }
+        }))
+      }
+      if (clock !== undefined) {
+        const subscription = yield* reach(client.subscriptions.get({ path: { id } }))
+        yield* reach(client.testClocks.advance({
+          path: { id: clock.test_clock_id },
+          headers: {},
+          payload: { frozen_time: subscription.next_billing_date }
+        }))
+      }
     }
     const events = (yield* reach(client.events.list({ urlParams: { type: options.type as EventType, limit: 20 } }))).items
     const ours = events.find((e) =>
@@ -299,10 +394,14 @@ const trigger = Command.make("trigger", {
       type: options.type,
       event_id: ours.event_id,
       product_id: product.product_id,
+      customer_id: customer.customer_id,
       session_id: session.session_id,
       payment_id: paid.payment_id,
-      subscription_id: paid.subscription_id
+      subscription_id: paid.subscription_id,
+      test_clock_id: clock?.test_clock_id ?? null
     })
-  }))).pipe(Command.withDescription("Cause a test event for real, through the API and the hosted form, with test cards"))
+  }))).pipe(Command.withDescription(
+    "Cause a test event for real, through the API and the hosted form, with test cards (renewals on a test clock)"
+  ))
 
 export const devLoopCommands = [listen, trigger] as const

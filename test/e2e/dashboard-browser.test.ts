@@ -339,6 +339,53 @@ describe("the dashboard in a browser", () => {
     }
   }, 60_000)
 
+  it("a customer's test clock: advanced from its form (a refused time kept as typed), the renewal shown; fits 390 px", async () => {
+    const accountId = /default account (acct_[0-9a-f]{32})/.exec(server.stdout())![1]!
+    const made = await runFils(["users", "create", "--account", accountId, "--email", "noor@dunecoffee.ae", "--role", "admin"], env)
+    expect(made.code, made.stderr).toBe(0)
+    const clock = await ok(server.baseUrl, key, "POST", "/test_clocks", { frozen_time: "2030-01-31T09:00:00Z", name: "Renewals" })
+    const customer = await ok(server.baseUrl, key, "POST", "/customers", { email: "clock@example.ae", name: "Sara Clock", test_clock_id: clock.test_clock_id })
+    const product = await ok(server.baseUrl, key, "POST", "/products", { name: "Clock beans", price: 7_000, currency: "AED", billing: "recurring", billing_interval: "month" })
+    const session = await ok(server.baseUrl, key, "POST", "/checkout_sessions", { product_cart: [{ product_id: product.product_id }], customer: { customer_id: customer.customer_id } })
+    expect((await postCheckoutForm(server.baseUrl, session.session_id, { card_number: "4242424242424242", email: "clock@example.ae" })).status).toBe(200)
+    const tab = await (await browser.newContext({ viewport: { width: 390, height: 900 } })).newPage()
+    const shoot = async (name: string) => {
+      for (const width of [390, 1280]) {
+        await tab.setViewportSize({ width, height: 900 })
+        const widths = await tab.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }))
+        expect(widths.scroll, `${name} at ${width} px`).toBeLessThanOrEqual(widths.inner)
+        await tab.screenshot({ path: join(output, `${name}-${width}.png`), fullPage: true })
+      }
+    }
+    try {
+      await tab.goto(JSON.parse(made.stdout).sign_in_url.replace(/^http:\/\/[^/]+/, server.baseUrl))
+      await tab.getByLabel("New password").fill("clock password 2026 ok")
+      await tab.getByRole("button", { name: "Set password and sign in" }).click()
+      await tab.waitForURL(/\/dashboard\/test$/)
+      await tab.goto(`${server.baseUrl}/dashboard/test/customers/${customer.customer_id}`)
+      const card = tab.locator(".card", { hasText: "Test clock" })
+      expect(await card.innerText()).toContain("2030-01-31T09:00:00.000Z")
+      expect(await card.innerText()).toContain("ready")
+      // Prefilled a month on; a time that is not one is refused, kept as typed, nothing moved.
+      expect(await tab.getByLabel("Advance to (ISO 8601, e.g. a month on)").inputValue()).toBe("2030-02-28T09:00:00.000Z")
+      await tab.getByLabel("Advance to (ISO 8601, e.g. a month on)").fill("next month")
+      await tab.getByRole("button", { name: "Advance clock" }).click()
+      expect(await tab.getByRole("alert").innerText()).toContain("The clock was not advanced")
+      expect(await tab.getByLabel("Advance to (ISO 8601, e.g. a month on)").inputValue()).toBe("next month")
+      await shoot("dashboard-test-clock-refused")
+      await tab.getByLabel("Advance to (ISO 8601, e.g. a month on)").fill("2030-03-01T00:00:00Z")
+      await tab.getByRole("button", { name: "Advance clock" }).click()
+      expect(await tab.getByRole("status").innerText()).toBe("Test clock advanced to 2030-03-01T00:00:00.000Z.")
+      expect(await tab.locator(".card", { hasText: "Payments" }).locator("tr").count()).toBe(2)
+      await shoot("dashboard-test-clock")
+      const renewed = ((await ok(server.baseUrl, key, "GET", "/events?type=subscription.renewed&limit=100")).items as Array<any>)
+        .filter((e) => e.data.customer.customer_id === customer.customer_id)
+      expect(renewed.map((e) => e.data.current_period_start)).toEqual(["2030-02-28T09:00:00.000Z"])
+    } finally {
+      await tab.context().close()
+    }
+  }, 60_000)
+
   it("a long e-mail in the header wraps: nothing scrolls sideways on a 390 px phone", async () => {
     const email = "layla.haddad.head.of.operations@dunecoffeeroasters-dubai.ae"
     expect(email.length).toBeGreaterThan(38)

@@ -171,7 +171,7 @@ describe("fils listen and fils trigger", () => {
   }, 120_000)
 
   it("trigger names the command for what the API cannot cause; both refuse live keys and unknown types", async () => {
-    for (const [type, hint] of [["subscription.renewed", "fils billing run --at"], ["subscription.on_hold", "4000 0000 0000 0341"], ["refund.succeeded", "fils refunds create"]] as const) {
+    for (const [type, hint] of [["refund.succeeded", "fils refunds create"], ["credit_note.issued", "fils refunds create"]] as const) {
       const run = await trigger(type)
       expect(run.code).toBe(1)
       expect(JSON.parse(run.stderr.trim()).message).toContain(hint)
@@ -192,6 +192,53 @@ describe("fils listen and fils trigger", () => {
       expect(live.code, args[0]).toBe(1)
       expect(JSON.parse(live.stderr.trim()).message).toContain("test mode only")
     }
+  }, 180_000)
+
+  it("trigger causes renewals, holds and plan changes on a test clock; --override sets what it makes; fils clocks", async () => {
+    for (const type of ["subscription.renewed", "subscription.on_hold", "subscription.plan_changed"]) {
+      const run = await trigger(type, type === "subscription.renewed" ? ["--override", "product.price=2500", "--override", "customer.email=renew@example.ae"] : [])
+      expect(run.code, `${type}: ${run.stderr}`).toBe(0)
+      const result = JSON.parse(run.stdout)
+      expect(result.test_clock_id).toMatch(/^clk_[0-9a-f]{32}$/)
+      const event = await ok(served.baseUrl, key, "GET", `/events/${result.event_id}`)
+      expect(event.type).toBe(type)
+      expect(event.data.subscription_id).toBe(result.subscription_id)
+      // Recorded now; the subscription's times are the clock's, a period on.
+      expect(Math.abs(Date.parse(event.created_at) - Date.now())).toBeLessThan(120_000)
+      const clock = await ok(served.baseUrl, key, "GET", `/test_clocks/${result.test_clock_id}`)
+      expect(clock.status).toBe("ready")
+      expect(Date.parse(clock.frozen_time)).toBeGreaterThan(Date.now() + 25 * 24 * 3600_000)
+      if (type === "subscription.renewed") {
+        expect(event.data.recurring_amount).toBe(2500)
+        expect((await ok(served.baseUrl, key, "GET", `/customers/${result.customer_id}`)).email).toBe("renew@example.ae")
+      }
+    }
+    for (const [args, hint] of [
+      [["--override", "product.colour=red"], "unknown field 'product.colour'"],
+      [["--override", "product.price=cheap"], "whole number"]
+    ] as const) {
+      const refused = await trigger("payment.succeeded", args)
+      expect(refused.code, hint).toBe(1)
+      expect(JSON.parse(refused.stderr.trim()).message).toContain(hint)
+    }
+    // A value the API's schema refuses, in its words.
+    const badEmail = await trigger("payment.succeeded", ["--override", "customer.email=nobody"])
+    expect(badEmail.code).toBe(1)
+    expect(JSON.parse(badEmail.stderr.trim())).toMatchObject({ code: "INVALID_REQUEST", message: expect.stringContaining("e-mail") })
+
+    const clocks = (args: ReadonlyArray<string>) => runFils(["clocks", ...args, "--api", served.baseUrl, "--key", key], { DATABASE_URL: undefined })
+    const created = await clocks(["create", "--frozen-time", "2030-01-31T09:00:00Z", "--name", "cli"])
+    expect(created.code, created.stderr).toBe(0)
+    const clock = JSON.parse(created.stdout)
+    expect(clock).toMatchObject({ object: "test_clock", name: "cli", frozen_time: "2030-01-31T09:00:00.000Z", status: "ready" })
+    const moved = await clocks(["advance", clock.test_clock_id, "--by", "1mo"])
+    expect(moved.code, moved.stderr).toBe(0)
+    expect(JSON.parse(moved.stdout).frozen_time).toBe("2030-02-28T09:00:00.000Z")
+    const backwards = await clocks(["advance", clock.test_clock_id, "--to", "2030-01-01T00:00:00Z"])
+    expect(backwards.code).toBe(1)
+    expect(JSON.parse(backwards.stderr.trim()).message).toContain("only moves forward")
+    const deleted = await clocks(["delete", clock.test_clock_id])
+    expect(JSON.parse(deleted.stdout)).toEqual({ object: "test_clock", test_clock_id: clock.test_clock_id, deleted: true })
   }, 180_000)
 
   it("after billing run --at a future renewal date, the renewal and every later event are forwarded", async () => {

@@ -1,13 +1,17 @@
 /**
  * The dashboard's customers pages: the list (search by e-mail, create) and a customer with their payments and
  * subscriptions (edit). Reading needs `read`, creating or changing a customer `write`; each change goes to the
- * audit log.
+ * audit log. A test customer on a test clock shows the clock, and a form that advances it (docs/api.md, "Test
+ * clocks").
  */
 import * as UrlParams from "@effect/platform/UrlParams"
-import { Effect, Either, Option, ParseResult, Schema } from "effect"
+import { DateTime, Effect, Either, Option, ParseResult, Schema } from "effect"
 import { Customers } from "../../../src/application/Customers.js"
 import { Payments } from "../../../src/application/Payments.js"
 import { Subscriptions } from "../../../src/application/Subscriptions.js"
+import { TestClocks } from "../../../src/application/TestClocks.js"
+import * as Calendar from "../../../src/domain/Calendar.js"
+import { FrozenTime, type TestClock } from "../../../src/domain/TestClock.js"
 import { type Customer, CustomerCreate, CustomerName, CustomerUpdate } from "../../../src/domain/Customer.js"
 import { can } from "../../../src/domain/DashboardUser.js"
 import { CustomerId, parseId } from "../../../src/domain/Ids.js"
@@ -50,12 +54,37 @@ interface Refused {
   readonly errors?: FieldErrors
 }
 const businessRefused = "The customer was not saved: correct the business details marked below."
+const decodeFrozenTime = Schema.decodeUnknownEither(FrozenTime)
+
+/** An advance of the customer's clock that was refused: why, and the time as typed. */
+interface ClockRefused {
+  readonly error: string
+  readonly typed: string
+}
 
 export const customerRoutes = (kit: Kit) =>
   Effect.gen(function*() {
     const customers = yield* Customers
     const payments = yield* Payments
     const subscriptions = yield* Subscriptions
+    const clocks = yield* TestClocks
+
+    /** The customer's test clock: its time and status, and (for a writer) a form that advances it. */
+    const clockCard = (f: Pages.SignedFrame, customerId: string, clock: TestClock, refused?: ClockRefused) =>
+      html`<div class="card"><h2>Test clock</h2>${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.error}</p>`}
+<table><tr><th>Clock</th><td><code>${clock.test_clock_id}</code>${clock.name === null ? "" : html` ${clock.name}`}</td></tr>
+<tr><th>Time</th><td>${DateTime.formatIso(clock.frozen_time)}</td></tr><tr><th>Status</th><td>${clock.status}${
+        clock.advancing_to === null ? "" : html` to ${DateTime.formatIso(clock.advancing_to)}`
+      }</td></tr></table>${
+        can(f.user.role, "write")
+          ? Pages.form(f, `${Pages.modePath(f)}/customers/${customerId}/clock`, html`
+<label for="clock_to">Advance to (ISO 8601, e.g. a month on)</label><input id="clock_to" name="frozen_time" size="26" required value="${
+            refused?.typed ?? DateTime.formatIso(Calendar.periodStart(clock.frozen_time, "month", 1, 1))
+          }">
+<p class="muted">Renewals, retries and expiries due on the clock until then run now, in order.</p>
+<p><button type="submit">Advance clock</button></p>`)
+          : ""
+      }</div>`
 
     const customersPage = (f: Pages.SignedFrame, scope: Scope, refused?: Refused) =>
       Effect.gen(function*() {
@@ -110,16 +139,20 @@ ${buyerControls(refused?.typed ?? buyerForm(null), refused?.errors ?? {})}
       })))
 
     /** A customer's page; after a refused edit, with the refusal and the form as typed. */
-    const customerPage = (f: Pages.SignedFrame, scope: Scope, refused?: Refused) =>
+    const customerPage = (f: Pages.SignedFrame, scope: Scope, refused?: Refused, clockRefused?: ClockRefused) =>
       Effect.gen(function*() {
         const id = customerIdOf(yield* kit.param("id"))
         const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(customers.get(scope, id)))
         if (found === undefined || id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const clock = found.test_clock_id === null
+          ? undefined
+          : Either.getOrUndefined(yield* Effect.either(clocks.get(scope, found.test_clock_id)))
         const paid = yield* payments.list(scope, { customer_id: id, limit: 100 })
         const subs = yield* subscriptions.list(scope, { customer_id: id, limit: 100 })
         const shown = refused?.typed ?? customerForm(found)
-        return kit.page(refused === undefined ? 200 : 400, Pages.chrome(f, found.name ?? found.email, html`
+        return kit.page(refused === undefined && clockRefused === undefined ? 200 : 400, Pages.chrome(f, found.name ?? found.email, html`
 ${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.error}</p>`}
+${clock === undefined ? "" : clockCard(f, found.customer_id, clock, clockRefused)}
 <div class="card"><table><tr><th>Id</th><td><code>${found.customer_id}</code></td></tr><tr><th>E-mail</th><td>${found.email}</td></tr>
 <tr><th>Phone</th><td>${found.phone_number ?? ""}</td></tr><tr><th>Created</th><td>${Pages.when(found.created_at)}</td></tr>
 ${found.business === null ? "" : buyerRows(found.business)}</table>${
@@ -172,5 +205,26 @@ ${buyerControls(shown, refused?.errors ?? {})}
         }
         yield* kit.audit(signed, "customer.update", id, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/customers/${id}`, "Saved.")
+      })))
+
+    /** Advances the customer's test clock to the time typed (taken exactly as typed; refused with the reason). */
+    yield* kit.post("/dashboard/:mode/customers/:id/clock", kit.withPost((signed, f, scope, params) =>
+      Effect.gen(function*() {
+        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot advance test clocks.`), f.nonce)
+        const id = customerIdOf(yield* kit.param("id"))
+        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(customers.get(scope, id)))
+        if (found === undefined || id === undefined || found.test_clock_id === null) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const typed = kit.field(params, "frozen_time")
+        const target = decodeFrozenTime(typed)
+        if (Either.isLeft(target)) {
+          return yield* customerPage(f, scope, undefined, {
+            error: "The clock was not advanced: give the time as ISO 8601 in the years 2000 to 2099, e.g. 2027-01-31T09:00:00Z.",
+            typed
+          })
+        }
+        const advanced = yield* Effect.either(clocks.advance(scope, found.test_clock_id, { frozen_time: target.right }))
+        if (Either.isLeft(advanced)) return yield* customerPage(f, scope, undefined, { error: advanced.left.message, typed })
+        yield* kit.audit(signed, "test_clock.advance", found.test_clock_id, scope.livemode)
+        return kit.done(f, `${Pages.modePath(f)}/customers/${id}`, `Test clock advanced to ${DateTime.formatIso(advanced.right.frozen_time)}.`)
       })))
   })
