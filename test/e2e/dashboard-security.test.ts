@@ -236,6 +236,7 @@ describe("dashboard roles and forged forms", () => {
     { path: `/dashboard/${mode}/products/${a.objects[mode].product}/status`, action: "write", form: { status: "weird" } },
     { path: `/dashboard/${mode}/customers`, action: "write", form: { email: "bad" } },
     { path: `/dashboard/${mode}/customers/${a.objects[mode].customer}`, action: "write", form: { email: "bad", name: "", phone_number: "" } },
+    { path: `/dashboard/${mode}/customers/${a.objects[mode].customer}/clock`, action: "write", form: { frozen_time: "nonsense" } },
     { path: `/dashboard/${mode}/developers/keys/key_00000000000000000000000000000000/revoke`, action: mode === "live" ? "live_keys" : "keys", form: {} },
     // Live endpoints follow live keys: their secrets sign what the live receiver trusts.
     { path: `/dashboard/${mode}/developers/webhooks`, action: mode === "live" ? "live_keys" : "keys", form: { url: "bad" } },
