@@ -2,7 +2,8 @@
  * `node --import tsx bench/profile.ts <scenario> [seconds]`: one load scenario against `fils serve` started with
  * `--cpu-prof`; the profile lands in bench/profiles/ (open it in Chrome DevTools or speedscope). Scenarios:
  * payment_get, payment_list, checkout_create, product_create, plan_preview, plan_change (4,000 subscriptions halfway
- * through their month, changed in turn up to a dearer plan and back). DATABASE_URL or embedded, as `npm run bench`.
+ * through their month, changed in turn up to a dearer plan and back), checkout_pay (the hosted form of sessions made
+ * beforehand, paid with a test card: a charge, as a plan change's is). DATABASE_URL or embedded, as `npm run bench`.
  * Prints req/s, latency, the server's CPU time per request and its peak RSS; BENCH_PROFILE=0 runs without the profiler,
  * BENCH_RATE=n paces the load at n requests per second (as the p99 step of `npm run bench` does at 1,000).
  */
@@ -51,6 +52,20 @@ try {
   const plus = planScenario ? await post("/products", { name: "Plus", price: 9000, currency: "AED", billing: "recurring", billing_interval: "month" }) : undefined
   const changing = planScenario ? await Seed.seedDueSubscriptions(sql, account, plan.product_id, 4000, 15 * 24 * 60) : []
   await sql.end()
+  // Sessions to pay, each with its form's token, made before the load (a paid one cannot be paid again).
+  const toPay: Array<{ readonly id: string; readonly token: string }> = []
+  if (scenario === "checkout_pay") {
+    for (let i = 0; i < 6000; i++) {
+      const session = await post("/checkout_sessions", { product_cart: [{ product_id: a.product_id }] })
+      const page = await (await fetch(`${fils.url}/checkout/${session.session_id}`)).text()
+      toPay.push({ id: session.session_id, token: /name="form_token" value="([^"]*)"/.exec(page)![1]! })
+    }
+  }
+  const form = (token: string) =>
+    new URLSearchParams({
+      name: "Layla Haddad", email: "layla@example.ae", phone_number: "+971501234567", card_number: "4242424242424242",
+      exp_month: "12", exp_year: "2090", cvc: "123", form_token: token
+    }).toString()
   const changeBody = (productId: string) => JSON.stringify({ product_id: productId, quantity: 1, proration_billing_mode: "prorated_immediately" })
   let n = 0
   const requests: Record<string, object> = {
@@ -66,6 +81,13 @@ try {
     plan_preview: {
       method: "POST",
       setupRequest: (r: any) => ({ ...r, path: `/api/v1/subscriptions/${changing[n++ % changing.length]}/change-plan/preview`, body: changeBody(plus?.product_id) })
+    },
+    checkout_pay: {
+      method: "POST",
+      setupRequest: (r: any) => {
+        const s = toPay[n++ % toPay.length]!
+        return { ...r, path: `/checkout/${s.id}`, body: form(s.token), headers: { "content-type": "application/x-www-form-urlencoded", origin: fils.url } }
+      }
     },
     plan_change: {
       method: "POST",
