@@ -25,6 +25,7 @@ import { type EventDraft, EventRecorder, paymentDrafts } from "./Events.js"
 import { Settings } from "./Settings.js"
 import { startFromPayment, transitionEvents } from "./Subscriptions.js"
 import { type Paid, TaxDocuments } from "./TaxDocuments.js"
+import { onOtherTime } from "./Time.js"
 
 /** A charge's result, as the processor reported it. */
 export interface ChargeReport {
@@ -234,11 +235,12 @@ export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/Charg
     /**
      * `recordOne`, in one transaction with the outcomes other requests learn meanwhile (a request's saved-card charge
      * would otherwise cost a transaction of its own); inside a caller's transaction, in that one (a batch runs on a
-     * connection of its own, and would not see the caller's payment).
+     * connection of its own, and would not see the caller's payment), and on a test clock's time on its own (a
+     * batch runs on the real time).
      */
     const recordGathered = (id: PaymentId, report: ChargeReport) =>
-      Effect.flatMap(transactions.inTransaction, (inside) =>
-        inside
+      Effect.flatMap(Effect.zipWith(transactions.inTransaction, onOtherTime, (inside, clocked) => inside || clocked), (alone) =>
+        alone
           ? recordOne(id, report)
           : Effect.flatMap(gathered({ id, report }), Option.match({
             onNone: () => Effect.fail(notFound("payment", id)),

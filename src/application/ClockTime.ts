@@ -33,18 +33,23 @@ export class ClockTime extends Effect.Service<ClockTime>()("fils/ClockTime", {
         onSome: (clock) => onClockTime(clock.frozen_time)(effect)
       }))
 
-    /** `onTimeOf` for many owners (a list), their clocks read at once: a function of the owner. */
-    const onTimesOf = (owners: ReadonlyArray<Owner>) =>
+    /** The clock times of many owners, read at once: a function of the owner (`undefined`: the real time). */
+    const timesOf = (owners: ReadonlyArray<Owner>) =>
       Effect.gen(function*() {
         const ids = [...new Set(owners.flatMap((o) => (o.livemode || o.customer_id === null ? [] : [o.customer_id])))]
         const found = ids.length === 0 ? [] : yield* clocks.ofCustomers(ids)
         const times = new Map<string, DateTime.Utc>(found.map((f) => [f.customer_id, f.clock.frozen_time]))
-        return (owner: Owner) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
-          const at = owner.livemode || owner.customer_id === null ? undefined : times.get(owner.customer_id)
-          return at === undefined ? effect : onClockTime(at)(effect)
-        }
+        return (owner: Owner): DateTime.Utc | undefined =>
+          owner.livemode || owner.customer_id === null ? undefined : times.get(owner.customer_id)
       })
 
-    return { clockOf, onTimeOf, onTimesOf } as const
+    /** `onTimeOf` for many owners (a list), their clocks read at once: a function of the owner. */
+    const onTimesOf = (owners: ReadonlyArray<Owner>) =>
+      Effect.map(timesOf(owners), (timeOf) => (owner: Owner) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+        const at = timeOf(owner)
+        return at === undefined ? effect : onClockTime(at)(effect)
+      })
+
+    return { clockOf, onTimeOf, timesOf, onTimesOf } as const
   })
 }) {}

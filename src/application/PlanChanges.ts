@@ -46,11 +46,13 @@ import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { ProductRepository } from "../ports/repositories/ProductRepository.js"
 import { SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
 import { batchedCalls, batchedReads } from "./Batched.js"
+import { ClockTime } from "./ClockTime.js"
 import { redeemableCode } from "./Discounts.js"
 import { type EventDraft, EventRecorder } from "./Events.js"
 import { newId } from "./Ids.js"
 import { Renewals } from "./Renewals.js"
 import { transitionEvents } from "./Subscriptions.js"
+import { onClockTime } from "./Time.js"
 import * as WorkKeys from "./WorkKeys.js"
 
 /** A preview: what the change would charge now, the subscription as it would be, and the quote to change at. */
@@ -85,8 +87,11 @@ interface Ask {
 /** A reserved change: made at once, waiting for its charge, or the payment reserved under its key before. */
 type Reserved =
   | { readonly _tag: "Made"; readonly subscription: Subscription.Subscription }
-  | { readonly _tag: "Charge"; readonly payment: Payment.Payment }
-  | { readonly _tag: "Earlier"; readonly paymentId: PaymentId }
+  | { readonly _tag: "Charge"; readonly payment: Payment.Payment; readonly clockAt: DateTime.Utc | undefined }
+  | { readonly _tag: "Earlier"; readonly paymentId: PaymentId; readonly clockAt: DateTime.Utc | undefined }
+
+/** Whose time a subscription lives on (`ClockTime`). */
+const ownerOf = (s: Subscription.Subscription) => ({ livemode: s.livemode, customer_id: s.customer.customer_id })
 
 /** Why a change is refused (nothing written). */
 type Refusal =
@@ -155,6 +160,7 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
     const idempotencyRepo = yield* IdempotencyRepository
     const transactions = yield* Transactions
     const signer = yield* Signer
+    const clockTime = yield* ClockTime
     const renewals = yield* Renewals
     const recorder = yield* EventRecorder
 
@@ -325,7 +331,10 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
         account: read.account(scope),
         periodCharge: read.periodCharge(scope, id)
       }, { concurrency: "unbounded" })
-      return yield* previewOf(s, body, yield* priceWith(scope, s, body, found, yield* DateTime.now))
+      // Priced on the time the subscription lives on (a test clock's, if it is on one).
+      return yield* clockTime.onTimeOf(ownerOf(s))(
+        Effect.flatMap(DateTime.now, (at) => Effect.flatMap(priceWith(scope, s, body, found, at), (priced) => previewOf(s, body, priced)))
+      )
     })
 
     /**
@@ -367,15 +376,19 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
         // What the periods of the subscriptions to price were charged (not those of an answer given before).
         const toPrice = asks.flatMap((ask, i) => (found(ask) !== undefined && claimOf.get(i)?._tag !== "Existing" ? [ask] : []))
         const charged = new Map((yield* periodCharges(toPrice)).map((amount, j) => [toPrice[j]!.id, amount]))
+        // A subscription on a test clock changes on the clock's time (`ClockTime`).
+        const clockTimeOf = yield* clockTime.timesOf([...subscriptions.values()].map(ownerOf))
 
-        const decide = (ask: Ask, i: number) =>
+        /** Decides an ask on the time its subscription lives on (`clockAt`: a test clock's, else the real time). */
+        const decide = (ask: Ask, i: number, clockAt: DateTime.Utc | undefined) =>
           Effect.gen(function*() {
             const s = found(ask)
             if (s === undefined) return yield* notFound("subscription", ask.id)
             const claim = claimOf.get(i)
             if (claim?._tag === "Existing") {
-              return { _tag: "Earlier", paymentId: yield* WorkKeys.answeredBy<PaymentId>(claim.record, ask.key!) } as const
+              return { _tag: "Earlier", paymentId: yield* WorkKeys.answeredBy<PaymentId>(claim.record, ask.key!), clockAt } as const
             }
+            const now = yield* DateTime.now
             const { body, paymentId, scope } = ask
             const quote = body.quote_id === undefined ? undefined : yield* PlanChange.readQuote(body.quote_id, now)
             const productId = parseProductId(body.product_id)
@@ -400,8 +413,8 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
               return { _tag: "Made", transition: PlanChange.changeWithoutCharge(s, priced) } as const
             }
             const payment = PlanChange.changePayment(s, { ...priced, charge: priced.charge }, paymentId, body.metadata, now)
-            return { _tag: "Charge", payment, next: PlanChange.awaitCharge(s, priced, paymentId) } as const
-          })
+            return { _tag: "Charge", payment, next: PlanChange.awaitCharge(s, priced, paymentId), clockAt } as const
+          }).pipe((decided) => clockAt === undefined ? decided : onClockTime(clockAt)(decided))
 
         const outcomes: Array<Exit.Exit<Reserved, Refusal>> = []
         const changed = new Set<SubscriptionId>()
@@ -410,7 +423,8 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
         const answered: Array<IdempotencyCompletion> = []
         const givenBack: Array<Ask> = []
         for (const [i, ask] of asks.entries()) {
-          const decided = yield* decide(ask, i).pipe(
+          const s = found(ask)
+          const decided = yield* decide(ask, i, s === undefined ? undefined : clockTimeOf(ownerOf(s))).pipe(
             Effect.map(Either.right),
             Effect.catchIf(isRefusal, (e) => Effect.succeed(Either.left(e)))
           )
@@ -438,7 +452,7 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
             subscriptions.set(ask.id, d.next)
             changed.add(ask.id)
             payments.push(d.payment)
-            outcomes.push(Exit.succeed({ _tag: "Charge", payment: d.payment }))
+            outcomes.push(Exit.succeed({ _tag: "Charge", payment: d.payment, clockAt: d.clockAt }))
           }
         }
         yield* subscriptionRepo.updateAll([...changed].map((id) => subscriptions.get(id)!))
@@ -512,8 +526,11 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
       if (Option.isNone(reservedPayment)) return { subscription: yield* read.subscription(scope, id), payment: null } satisfies PlanChangeResult
       const pending = reservedPayment.value
       // A retry meeting a charge still `processing` asks again under the same reference: the processor answers it
-      // once, however many ask.
-      if (pending.status === "processing" && pending.card !== null) yield* renewals.chargeOne(pending, pending.card.token)
+      // once, however many ask. The outcome is recorded on the subscription's time (a test clock's, if it is on one).
+      if (pending.status === "processing" && pending.card !== null) {
+        const charge = renewals.chargeOne(pending, pending.card.token)
+        yield* reserved.clockAt === undefined ? charge : onClockTime(reserved.clockAt)(charge)
+      }
       const after = yield* Effect.all({
         subscription: read.subscription(scope, id),
         payment: Effect.map(read.payment(scope, pending.payment_id), Option.getOrThrow)
@@ -548,5 +565,5 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
 
     return { preview, change, cancelScheduled } as const
   }),
-  dependencies: [EventRecorder.Default, Renewals.Default]
+  dependencies: [EventRecorder.Default, Renewals.Default, ClockTime.Default]
 }) {}

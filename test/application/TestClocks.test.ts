@@ -10,6 +10,7 @@ import { Checkout } from "../../src/application/Checkout.js"
 import { Customers } from "../../src/application/Customers.js"
 import { Events } from "../../src/application/Events.js"
 import { Payments } from "../../src/application/Payments.js"
+import { PlanChanges } from "../../src/application/PlanChanges.js"
 import { Subscriptions } from "../../src/application/Subscriptions.js"
 import { TestClocks } from "../../src/application/TestClocks.js"
 import type { Scope } from "../../src/domain/Account.js"
@@ -160,5 +161,29 @@ describe("Test clocks", () => {
       assert.strictEqual((yield* Effect.flip(customers.get(shop.test, customer.customer_id)))._tag, "NotFound")
       assert.strictEqual((yield* Effect.flip(checkout.get(shop.test, session.session_id)))._tag, "NotFound")
       assert.deepStrictEqual((yield* clocks.list(shop.test, {})).items, [])
+    })))
+
+  it.effect("a plan change on a clock: previewed, priced and paid on the clock's time, its credit the clock's unused half", () =>
+    withEngine()(Effect.gen(function*() {
+      yield* TestClock.setTime(real)
+      const shop = yield* newAccount
+      // 1 to 31 March on the clock: half the month used at 16 March, 12:00.
+      const { clock, customer, subscriptionId } = yield* subscribedOnClock(shop.test, "2030-03-01T00:00:00.000Z")
+      yield* advance(shop.test, clock.test_clock_id, "2030-03-16T12:00:00.000Z")
+      const pro = yield* makeProduct(shop.test, { billing: "recurring", billing_interval: "month", price: 15000 })
+      const body = { product_id: pro.product_id, quantity: 1, proration_billing_mode: "prorated_immediately" as const }
+      const planChanges = yield* PlanChanges
+      const shown = yield* planChanges.preview(shop.test, subscriptionId, body)
+      assert.strictEqual(iso(shown.immediate_charge.effective_at), "2030-03-16T12:00:00.000Z")
+      // The new month (150.00) less the old one's unused half (25.00).
+      assert.strictEqual(shown.immediate_charge.summary.total_amount, 12_500)
+      const made = yield* planChanges.change(shop.test, subscriptionId, { ...body, quote_id: shown.quote_id })
+      assert.deepStrictEqual(
+        [made.payment?.status, made.payment?.total_amount, iso(made.payment?.created_at ?? null), iso(made.subscription.current_period_start)],
+        ["succeeded", 12_500, "2030-03-16T12:00:00.000Z", "2030-03-16T12:00:00.000Z"]
+      )
+      const paid = (yield* Effect.flatMap(Payments, (p) => p.list(shop.test, { customer_id: customer.customer_id, limit: 10 }))).items
+        .find((p) => p.billing_reason === "subscription_update")!
+      assert.strictEqual(iso(paid.paid_at), "2030-03-16T12:00:00.000Z", "recorded on the clock's time too")
     })))
 })
