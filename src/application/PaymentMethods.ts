@@ -16,6 +16,7 @@ import { type CardDetails, PaymentProcessor } from "../ports/PaymentProcessor.js
 import { Transactions } from "../ports/Transactions.js"
 import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
+import { ClockTime } from "./ClockTime.js"
 import { newId } from "./Ids.js"
 import { Renewals } from "./Renewals.js"
 import { EventRecorder } from "./Events.js"
@@ -41,10 +42,12 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/Payme
     const renewals = yield* Renewals
 
     const subscriptions = yield* Subscriptions
+    const clockTime = yield* ClockTime
 
     /**
      * Saves `card` for the subscription `id` and, when it is on hold, charges the due renewal on it now. A refused
-     * card is `CardRefused`; an unreachable processor `ProcessorUnavailable`; either way nothing changed.
+     * card is `CardRefused`; an unreachable processor `ProcessorUnavailable`; either way nothing changed. On the time
+     * the subscription lives on (a test clock's, if it is on one: `ClockTime`).
      */
     const replace = Effect.fn("PaymentMethods.replace")(function*(
       scope: Scope,
@@ -54,6 +57,18 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/Payme
       shownOverdue?: Subscription.DueAttempt
     ) {
       const before = yield* subscriptions.get(scope, id)
+      return yield* clockTime.onTimeOf({ livemode: before.livemode, customer_id: before.customer.customer_id })(
+        replaceFrom(scope, id, card, before, shownOverdue)
+      )
+    })
+
+    const replaceFrom = (
+      scope: Scope,
+      id: SubscriptionId,
+      card: CardDetails,
+      before: Subscription.Subscription,
+      shownOverdue: Subscription.DueAttempt | undefined
+    ) => Effect.gen(function*() {
       if (before.status === "cancelled") {
         return yield* new InvalidState({ message: "This subscription is cancelled; its card cannot be changed" })
       }
@@ -104,5 +119,5 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/Payme
 
     return { replace } as const
   }),
-  dependencies: [EventRecorder.Default, Renewals.Default, Subscriptions.Default]
+  dependencies: [EventRecorder.Default, Renewals.Default, Subscriptions.Default, ClockTime.Default]
 }) {}

@@ -25,6 +25,7 @@ import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { ProductRepository } from "../ports/repositories/ProductRepository.js"
 import { SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
 import { type ChargeReport, ChargeOutcomes, lookedUpCharge } from "./ChargeOutcomes.js"
+import { ClockTime } from "./ClockTime.js"
 import { newId } from "./Ids.js"
 import { callProcessor } from "./ProcessorCall.js"
 import * as WorkKeys from "./WorkKeys.js"
@@ -46,6 +47,7 @@ export class SubscriptionCharges extends Effect.Service<SubscriptionCharges>()("
     const processor = yield* PaymentProcessor
     const outcomes = yield* ChargeOutcomes
     const signer = yield* Signer
+    const clockTime = yield* ClockTime
 
     /**
      * Reserves the charge: a `processing` payment on the subscription's saved card, the subscription locked so that
@@ -80,7 +82,8 @@ export class SubscriptionCharges extends Effect.Service<SubscriptionCharges>()("
     /**
      * Charges `input.product_price` to the subscription's saved card now. Refused (nothing changed) for a
      * subscription that is cancelled or not in the scope. Its outcome is the payment's: `succeeded`, `failed` (a
-     * decline, with `payment.failed`) or still `processing` while the processor's answer is unknown.
+     * decline, with `payment.failed`) or still `processing` while the processor's answer is unknown. On the time the
+     * subscription lives on (a test clock's, if it is on one: `ClockTime`; live mode never is).
      */
     const charge = Effect.fn("SubscriptionCharges.charge")(function*(
       scope: Account.Scope,
@@ -88,6 +91,20 @@ export class SubscriptionCharges extends Effect.Service<SubscriptionCharges>()("
       input: Subscription.SubscriptionCharge,
       idempotencyKey?: string
     ) {
+      const owner = scope.livemode ? Option.none() : yield* subscriptionRepo.get(scope, id)
+      const work = chargeNow(scope, id, input, idempotencyKey)
+      return yield* Option.match(owner, {
+        onNone: () => work,
+        onSome: (s) => clockTime.onTimeOf({ livemode: s.livemode, customer_id: s.customer.customer_id })(work)
+      })
+    })
+
+    const chargeNow = (
+      scope: Account.Scope,
+      id: SubscriptionId,
+      input: Subscription.SubscriptionCharge,
+      idempotencyKey: string | undefined
+    ) => Effect.gen(function*() {
       const reserved = yield* reserve(scope, id, input, idempotencyKey)
       if (reserved._tag === "Reserved") {
         return { payment: yield* chargeAndRecord(reserved.payment, reserved.token), replayed: false } satisfies ChargeMade
@@ -125,5 +142,5 @@ export class SubscriptionCharges extends Effect.Service<SubscriptionCharges>()("
 
     return { charge } as const
   }),
-  dependencies: [ChargeOutcomes.Default]
+  dependencies: [ChargeOutcomes.Default, ClockTime.Default]
 }) {}

@@ -4,13 +4,15 @@
  * advance runs what falls due, each at its own time (renewals, retries, expiry), and records events at the real time.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Effect, Either, TestClock } from "effect"
+import { DateTime, Effect, Either, Redacted, TestClock } from "effect"
 import { Billing } from "../../src/application/Billing.js"
 import { Checkout } from "../../src/application/Checkout.js"
 import { Customers } from "../../src/application/Customers.js"
 import { Events } from "../../src/application/Events.js"
+import { PaymentMethods } from "../../src/application/PaymentMethods.js"
 import { Payments } from "../../src/application/Payments.js"
 import { PlanChanges } from "../../src/application/PlanChanges.js"
+import { SubscriptionCharges } from "../../src/application/SubscriptionCharges.js"
 import { Subscriptions } from "../../src/application/Subscriptions.js"
 import { TestClocks } from "../../src/application/TestClocks.js"
 import type { Scope } from "../../src/domain/Account.js"
@@ -185,5 +187,27 @@ describe("Test clocks", () => {
       const paid = (yield* Effect.flatMap(Payments, (p) => p.list(shop.test, { customer_id: customer.customer_id, limit: 10 }))).items
         .find((p) => p.billing_reason === "subscription_update")!
       assert.strictEqual(iso(paid.paid_at), "2030-03-16T12:00:00.000Z", "recorded on the clock's time too")
+    })))
+
+  it.effect("an extra charge and a new card's retry on a clock are made on the clock's time", () =>
+    withEngine()(Effect.gen(function*() {
+      yield* TestClock.setTime(real)
+      const shop = yield* newAccount
+      const { clock, customer, subscriptionId } = yield* subscribedOnClock(shop.test, "2030-03-01T00:00:00.000Z", cards.declineLater)
+      const extra = yield* Effect.flatMap(SubscriptionCharges, (c) => c.charge(shop.test, subscriptionId, { product_price: 700 }))
+      assert.strictEqual(iso(extra.payment.created_at), "2030-03-01T00:00:00.000Z")
+      // The renewal on 1 April is declined; a new card at noon retries it at once, on the clock.
+      yield* advance(shop.test, clock.test_clock_id, "2030-04-01T12:00:00.000Z")
+      const replaced = yield* Effect.flatMap(PaymentMethods, (m) =>
+        m.replace(shop.test, subscriptionId, { number: Redacted.make(cards.visa), expMonth: 12, expYear: 2090, cvc: Redacted.make("123") }))
+      assert.deepStrictEqual([replaced.subscription.status, replaced.retry?.status, iso(replaced.retry?.created_at ?? null)], [
+        "active",
+        "succeeded",
+        "2030-04-01T12:00:00.000Z"
+      ])
+      assert.deepStrictEqual(yield* renewalsOf(shop.test, customer.customer_id), [
+        ["2030-04-01T00:00:00.000Z", "failed"],
+        ["2030-04-01T12:00:00.000Z", "succeeded"]
+      ])
     })))
 })
