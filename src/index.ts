@@ -47,6 +47,7 @@ export {
 } from "./application/Reconciliation.js"
 export { type ProductListParams, Products } from "./application/Products.js"
 export { RateLimits } from "./application/RateLimits.js"
+export { RequestLogs, type RequestLogListParams } from "./application/RequestLogs.js"
 export { type ChargeMade, SubscriptionCharges } from "./application/SubscriptionCharges.js"
 export { type SubscriptionListParams, Subscriptions } from "./application/Subscriptions.js"
 export { type TestClockDeleted, type TestClockListParams, TestClocks } from "./application/TestClocks.js"
@@ -65,6 +66,7 @@ export * as DashboardUser from "./domain/DashboardUser.js"
 export * as Delivery from "./domain/Delivery.js"
 export * as Discount from "./domain/Discount.js"
 export * as Event from "./domain/Event.js"
+export * as RequestLog from "./domain/RequestLog.js"
 export * as Idempotency from "./domain/Idempotency.js"
 export * as Ids from "./domain/Ids.js"
 export * as Metadata from "./domain/Metadata.js"
@@ -159,6 +161,9 @@ export {
   type RateLimitsRepo,
   type RefundsRepo,
   type RenewalAttempt,
+  RequestLogRepository,
+  type RequestLogRepositoryShape,
+  type RequestLogsRepo,
   type Repositories,
   repositories,
   type SessionsRepo,

@@ -12,6 +12,7 @@ import { EInvoices, type Listed } from "../../src/application/EInvoices.js"
 import { paymentData } from "../../src/application/Events.js"
 import { Payments } from "../../src/application/Payments.js"
 import { Reconciliation } from "../../src/application/Reconciliation.js"
+import { RequestLogs } from "../../src/application/RequestLogs.js"
 import { Users } from "../../src/application/Users.js"
 import { roles, signInLinkMillis } from "../../src/domain/DashboardUser.js"
 import { ApiKeyId, parseId, PaymentId } from "../../src/domain/Ids.js"
@@ -20,6 +21,7 @@ import { ServerLive } from "../http/Server.js"
 import { checkedSettings, describeSettings, LoadedSettings } from "./config.js"
 import { clocksCommand } from "./clocks.js"
 import { devLoopCommands } from "./devloop.js"
+import { logsCommand } from "./logs.js"
 import { ObservabilityLive } from "../observability/Observability.js"
 import { EngineSql, MigrationsOnly } from "./runtime.js"
 import { checkCommand } from "./check.js"
@@ -83,6 +85,7 @@ const Workers = Layer.scopedDiscard(Effect.gen(function*() {
   yield* Effect.forkScoped((yield* Billing).worker)
   yield* Effect.forkScoped((yield* Deliveries).worker)
   yield* Effect.forkScoped((yield* EInvoices).worker)
+  yield* Effect.forkScoped((yield* RequestLogs).worker)
 }))
 
 const serve = Command.make("serve", { port, host }, (options) =>
@@ -552,6 +555,7 @@ export const fils = Command.make("fils").pipe(
     checkCommand,
     reconcileCommand,
     secretsCommand,
+    logsCommand,
     ...devLoopCommands,
     clocksCommand
   ]),

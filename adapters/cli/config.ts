@@ -16,7 +16,7 @@ import { LogLevelConfig } from "../observability/Logging.js"
 import { SamplerConfig, TracingConfig } from "../observability/Tracing.js"
 import { embeddedConfig } from "../sql/EmbeddedPostgres.js"
 import { databaseUrlConfig, listenUrlConfig, statementTimeoutConfig } from "../sql/Postgres.js"
-import { FeeConfig } from "../runtime/Settings.js"
+import { FeeConfig, RequestLogRetentionConfig } from "../runtime/Settings.js"
 import { EInvoiceConfig } from "../einvoice/ProviderConfig.js"
 
 export interface Setting {
@@ -98,6 +98,16 @@ export const settings: ReadonlyArray<Setting> = [
     name: "FILS_KEY_CACHE_TTL",
     default: "`5 seconds`",
     meaning: "How long a process caches an API-key lookup. Revocations reach every process at once through the database; the TTL is the fallback should one be missed."
+  },
+  {
+    name: "FILS_REQUEST_LOG_RETENTION_DAYS",
+    default: "`7`",
+    meaning: "Days each API request's log line is kept (`GET /request_logs`, the dashboard's developers section), 0 to 365; `0` logs no requests. Older lines are deleted hourly. See [Request logs](api.md#request-logs)."
+  },
+  {
+    name: "FILS_REQUEST_LOG_BUFFER",
+    default: "`10000`",
+    meaning: "Log lines a process holds while they wait to be written in batches. A request never waits for its line: when the database falls this far behind, further lines are dropped and counted in `fils_request_logs_dropped_total`."
   },
   {
     name: "FILS_FEE_BPS",
@@ -300,6 +310,8 @@ export const checkSettings = Effect.all([
   integerSetting("FILS_AUTH_FAILURES_PER_MIN"),
   TrustedProxies,
   durationSetting("FILS_KEY_CACHE_TTL"),
+  RequestLogRetentionConfig,
+  integerSetting("FILS_REQUEST_LOG_BUFFER"),
   FeeConfig,
   booleanSetting("FILS_SIMULATED_LIVE"),
   durationSetting("FILS_SIMULATED_DELAY"),

@@ -39,6 +39,7 @@ import * as Pagination from "../../src/domain/Pagination.js"
 import * as Payment from "../../src/domain/Payment.js"
 import * as Product from "../../src/domain/Product.js"
 import * as RateWindow from "../../src/domain/RateWindow.js"
+import * as RequestLog from "../../src/domain/RequestLog.js"
 import type * as Refund from "../../src/domain/Refund.js"
 import type { AuditEntry, DashboardSession, DashboardUser, SignInLink } from "../../src/domain/DashboardUser.js"
 import type { PortalSession } from "../../src/domain/PortalSession.js"
@@ -163,6 +164,8 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
     }
   }
   const events = new Table<Event.Event>(record)
+  // Written outside transactions, a batch at a time, as the SQL store's single statements.
+  const requestLogs = new Map<string, RequestLog.RequestLog>()
   const subscriptions = new Table<Subscription.Subscription>(record)
   const attempts = new Table<RenewalAttempt>(record)
   const attemptId = (a: { readonly subscription_id: string; readonly period: number; readonly attempt: number }) =>
@@ -630,6 +633,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
             (e) => {
               if (testEvents.get(e.event_id) !== undefined) return false
               if (!inScope(e, scope) || (filter.type !== undefined && e.type !== filter.type)) return false
+              if (filter.request_id !== undefined && e.request_id !== filter.request_id) return false
               if (filter.payment_id === undefined && filter.subscription_id === undefined) return true
               const about = Event.subjects(e)
               return (filter.payment_id === undefined || about.payment_id === filter.payment_id) &&
@@ -1004,6 +1008,24 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           const decision = RateWindow.hit(rates.get(bucket), nowMillis, limit, windowSeconds, count, lease)
           if (decision.granted + decision.shared > 0 || (lease?.giveBack?.count ?? 0) > 0) rates.set(bucket, decision.state)
           return decision
+        })
+    },
+    requestLogs: {
+      insertAll: (lines) => read(() => lines.forEach((line) => requestLogs.set(line.request_log_id, line))),
+      get: (scope, id) => read(() => scoped(requestLogs.get(id), scope)),
+      list: (scope, filter, request) =>
+        read(() => page(requestLogs.values(), (l) => inScope(l, scope) && RequestLog.matches(l, filter), RequestLog.position, request)),
+      prune: (before, limit) =>
+        read(() => {
+          let deleted = 0
+          for (const [id, line] of requestLogs) {
+            if (deleted >= limit) break
+            if (DateTime.lessThan(line.created_at, before)) {
+              requestLogs.delete(id)
+              deleted++
+            }
+          }
+          return deleted
         })
     },
     stats: read(() => {

@@ -25,6 +25,7 @@ import { makeDiscountsRepo } from "./repos/discounts.js"
 import { makeTestClocksRepo } from "./repos/testClocks.js"
 import { makeEInvoicesRepo } from "./repos/einvoices.js"
 import { makeEventsRepo } from "./repos/events.js"
+import { makeRequestLogsRepo } from "./repos/requestLogs.js"
 import { makePaymentsRepo } from "./repos/payments.js"
 import { makeDocumentsRepo } from "./repos/documents.js"
 import { makeRefundsRepo } from "./repos/refunds.js"
@@ -436,6 +437,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     einvoices: makeEInvoicesRepo(queries),
     idempotency,
     rateLimits,
+    requestLogs: makeRequestLogsRepo(queries),
     stats: makeStats(queries)
   })
 })

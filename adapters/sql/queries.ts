@@ -18,7 +18,8 @@ const listTables = {
   subscriptions: "subscription_id",
   checkout_sessions: "session_id",
   discounts: "discount_id",
-  test_clocks: "test_clock_id"
+  test_clocks: "test_clock_id",
+  request_logs: "request_log_id"
 } as const
 export type ListTable = keyof typeof listTables
 

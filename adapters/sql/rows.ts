@@ -12,6 +12,7 @@ import { AuditEntry, DashboardSession, DashboardUser, SignInLink } from "../../s
 import { Delivery } from "../../src/domain/Delivery.js"
 import { Discount } from "../../src/domain/Discount.js"
 import { Event, subjects as eventSubjects } from "../../src/domain/Event.js"
+import { RequestLog } from "../../src/domain/RequestLog.js"
 import type { IdempotencyRecord } from "../../src/domain/Idempotency.js"
 import { ApiKeyId, PaymentId, SubscriptionId } from "../../src/domain/Ids.js"
 import { Payment } from "../../src/domain/Payment.js"
@@ -466,7 +467,8 @@ export const Events = table(
     livemode: Schema.Boolean,
     type: Schema.String,
     data: Jsonb,
-    created_at: Timestamptz
+    created_at: Timestamptz,
+    request_id: NullableString
   }),
   Event,
   { decode: () => ({ object: "event" }), encode: (event) => event }
@@ -477,6 +479,31 @@ const encodeEvent = Events.toRow
 
 /** Events are written once and never change; the ids `data` names are columns of their own (to find them by). */
 export const eventToRow = (e: Event) => ({ ...encodeEvent(e), ...eventSubjects(e) })
+
+// request_logs ----------------------------------------------------------------------------------------------------
+
+export const RequestLogs = table(
+  { table: "request_logs", key: "request_log_id", value: "RequestLog" },
+  Schema.Struct({
+    request_log_id: Schema.String,
+    account_id: Schema.String,
+    livemode: Schema.Boolean,
+    request_id: Schema.String,
+    key_id: Schema.String,
+    method: Schema.String,
+    path: Schema.String,
+    status: Schema.Int,
+    duration_ms: Schema.Number,
+    idempotency_key: NullableString,
+    error_code: NullableString,
+    created_at: Timestamptz
+  }),
+  RequestLog,
+  { decode: () => ({ object: "request_log" }), encode: (line) => line }
+)
+export type RequestLogRow = typeof RequestLogs.schema.Encoded
+export const requestLogFromRow = RequestLogs.fromRow
+export const requestLogToRow = RequestLogs.toRow
 
 // idempotency_keys ------------------------------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@
  * change's charge: `PlanChange.settle`), then its checkout session's completion (`CheckoutSession.transition`), with every event they emit. The one place a payment's charge
  * changes state, whoever learned the outcome: the checkout, billing, or the lookup pass.
  */
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, FiberRef, Option } from "effect"
 import * as CheckoutSession from "../domain/CheckoutSession.js"
 import * as Discount from "../domain/Discount.js"
 import { notFound } from "../domain/Errors.js"
@@ -21,7 +21,8 @@ import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { ProductRepository } from "../ports/repositories/ProductRepository.js"
 import { SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
 import { batchedCalls } from "./Batched.js"
-import { type EventDraft, EventRecorder, paymentDrafts } from "./Events.js"
+import { CurrentRequestId, type EventDraft, EventRecorder, paymentDrafts } from "./Events.js"
+import * as Event from "../domain/Event.js"
 import { Settings } from "./Settings.js"
 import { startFromPayment, transitionEvents } from "./Subscriptions.js"
 import { type Paid, TaxDocuments } from "./TaxDocuments.js"
@@ -46,6 +47,31 @@ export const lookedUpCharge = (found: Option.Option<Movement>): ChargeReport | u
   })
 
 
+
+/**
+ * The drafts of outcomes gathered from several requests, each with the request that learned its payment's outcome:
+ * an event about that payment, or about its subscription, is that request's. (Recorded in a caller's own fiber, a
+ * report names no request and its events take the fiber's.)
+ */
+const requestsOf = (
+  reports: ReadonlyArray<{ readonly id: PaymentId; readonly requestId?: string | null }>,
+  payments: ReadonlyMap<PaymentId, Payment.Payment>,
+  drafts: ReadonlyArray<EventDraft>
+): ReadonlyArray<EventDraft> => {
+  const byObject = new Map<string, string | null>()
+  for (const { id, requestId } of reports) {
+    if (requestId === undefined) continue
+    byObject.set(id, requestId)
+    const subscription = payments.get(id)?.subscription_id
+    if (subscription !== undefined && subscription !== null) byObject.set(subscription, requestId)
+  }
+  if (byObject.size === 0) return drafts
+  return drafts.map((draft) => {
+    const about = Event.subjects(draft)
+    const requestId = byObject.get(about.payment_id ?? "") ?? byObject.get(about.subscription_id ?? "") ?? null
+    return { ...draft, requestId }
+  })
+}
 
 /** At most this many outcomes per gathered `record` (`recordGathered`). */
 const gatherMax = 100
@@ -74,7 +100,7 @@ export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/Charg
      * they move (docs/architecture.md, "Lock order").
      */
     const record = Effect.fn("ChargeOutcomes.record")(function*(
-      reports: ReadonlyArray<{ readonly id: PaymentId; readonly report: ChargeReport }>
+      reports: ReadonlyArray<{ readonly id: PaymentId; readonly report: ChargeReport; readonly requestId?: string | null }>
     ) {
       if (reports.length === 0) return []
       return yield* transactions.transact(Effect.gen(function*() {
@@ -210,7 +236,7 @@ export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/Charg
         }
         // Their invoices, numbered last: a series' counter is the last lock these transactions take.
         drafts.push(...(yield* taxDocuments.issueInvoices(paid)))
-        yield* recorder.record(drafts)
+        yield* recorder.record(requestsOf(reports, latest, drafts))
         return results
       }))
     })
@@ -224,7 +250,7 @@ export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/Charg
     // Outcomes learned at the same time (the saved-card charges of concurrent requests) go in one `record`, one
     // transaction at a time; each caller gets its own payment.
     const gathered = yield* batchedCalls(
-      (reports: ReadonlyArray<{ readonly id: PaymentId; readonly report: ChargeReport }>) =>
+      (reports: ReadonlyArray<{ readonly id: PaymentId; readonly report: ChargeReport; readonly requestId: string | null }>) =>
         Effect.map(record(reports), (payments) => {
           const after = new Map(payments.map((p) => [p.payment_id, p]))
           return reports.map((r) => Option.fromNullable(after.get(r.id)))
@@ -242,7 +268,7 @@ export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/Charg
       Effect.flatMap(Effect.zipWith(transactions.inTransaction, onOtherTime, (inside, clocked) => inside || clocked), (alone) =>
         alone
           ? recordOne(id, report)
-          : Effect.flatMap(gathered({ id, report }), Option.match({
+          : Effect.flatMap(Effect.flatMap(FiberRef.get(CurrentRequestId), (requestId) => gathered({ id, report, requestId })), Option.match({
             onNone: () => Effect.fail(notFound("payment", id)),
             onSome: Effect.succeed
           })))

@@ -23,6 +23,7 @@ import { Reconciliation } from "./Reconciliation.js"
 import { Refunds } from "./Refunds.js"
 import { Renewals } from "./Renewals.js"
 import { RateLimits } from "./RateLimits.js"
+import { RequestLogs } from "./RequestLogs.js"
 import { SubscriptionCharges } from "./SubscriptionCharges.js"
 import { Subscriptions } from "./Subscriptions.js"
 import { TaxDocuments } from "./TaxDocuments.js"
@@ -53,6 +54,7 @@ export const Engine = Layer.mergeAll(
   Portal.Default,
   Products.Default,
   RateLimits.Default,
+  RequestLogs.Default,
   Reconciliation.Default,
   Refunds.Default,
   Renewals.Default,

@@ -1,5 +1,5 @@
 /** The event record: read it (`GET /events`), and write it inside the transaction of the change it describes. */
-import { Effect, Option, Schema } from "effect"
+import { Effect, FiberRef, GlobalValue, Option, Schema } from "effect"
 import type { Scope } from "../domain/Account.js"
 import { notFound } from "../domain/Errors.js"
 import * as Event from "../domain/Event.js"
@@ -24,6 +24,8 @@ export interface EventListParams {
   /** The events about one payment or subscription (its timeline; not part of the HTTP API). */
   readonly payment_id?: PaymentId | undefined
   readonly subscription_id?: SubscriptionId | undefined
+  /** The events one API request caused. */
+  readonly request_id?: string | undefined
   readonly limit?: number | undefined
   readonly cursor?: string | undefined
 }
@@ -37,11 +39,25 @@ export const paymentData = (payment: Payment, refundAmount?: number): Record<str
     ? { ...encodePayment(payment) }
     : { ...encodeRefunded({ ...payment, refund_amount: refundAmount }) }
 
+/**
+ * The id of the API request the current fiber serves (the HTTP edge sets it around each request): the events it
+ * records carry it, so that a request's log line leads to what it caused.
+ */
+export const CurrentRequestId = GlobalValue.globalValue(
+  Symbol.for("fils/CurrentRequestId"),
+  () => FiberRef.unsafeMake<string | null>(null)
+)
+
 /** An event to record: its type and data, in its account and mode. */
 export interface EventDraft {
   readonly scope: Scope
   readonly type: Event.EventType
   readonly data: Record<string, unknown>
+  /**
+   * The request that caused it, when the work runs for several requests at once (a batch gathered from concurrent
+   * requests, in a fiber of its own); otherwise the fiber's `CurrentRequestId`.
+   */
+  readonly requestId?: string | null | undefined
 }
 
 /**
@@ -72,15 +88,17 @@ export class EventRecorder extends Effect.Service<EventRecorder>()("fils/EventRe
       if (drafts.length === 0) return []
       // The real time, also for work on a test clock's time: the event and its deliveries happen now.
       const now = yield* eventTime
+      const current = yield* FiberRef.get(CurrentRequestId)
       const events: Array<Event.Event> = []
-      for (const { data, scope, type } of drafts) {
+      for (const { data, requestId, scope, type } of drafts) {
         events.push(Event.make({
           id: yield* newId<EventId>(prefixes.event),
           accountId: scope.accountId,
           livemode: scope.livemode,
           type,
           data,
-          now
+          now,
+          requestId: requestId === undefined ? current : requestId
         }))
       }
       yield* eventRepo.insertAll(events)
@@ -132,7 +150,12 @@ export class Events extends Effect.Service<Events>()("fils/Events", {
     })
 
     const list = Effect.fn("Events.list")(function*(scope: Scope, params: EventListParams) {
-      const filter = { type: params.type, payment_id: params.payment_id, subscription_id: params.subscription_id }
+      const filter = {
+        type: params.type,
+        payment_id: params.payment_id,
+        subscription_id: params.subscription_id,
+        request_id: params.request_id
+      }
       const key = Pagination.listKey("events", filter)
       const page = yield* Pagination.pageRequest(key, params)
       const result = yield* eventRepo.list(scope, filter, page)

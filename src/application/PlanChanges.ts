@@ -16,7 +16,7 @@
  * few statements, not some twenty round trips each, which would hold every pooled connection and queue the requests
  * behind each other.
  */
-import { Cause, DateTime, Effect, Either, Exit, Option, Schema } from "effect"
+import { Cause, DateTime, Effect, Either, Exit, FiberRef, Option, Schema } from "effect"
 import type { Scope } from "../domain/Account.js"
 import * as Account from "../domain/Account.js"
 import * as Discount from "../domain/Discount.js"
@@ -48,7 +48,7 @@ import { SubscriptionRepository } from "../ports/repositories/SubscriptionReposi
 import { batchedCalls, batchedReads } from "./Batched.js"
 import { ClockTime } from "./ClockTime.js"
 import { redeemableCode } from "./Discounts.js"
-import { type EventDraft, EventRecorder } from "./Events.js"
+import { CurrentRequestId, type EventDraft, EventRecorder } from "./Events.js"
 import { newId } from "./Ids.js"
 import { Renewals } from "./Renewals.js"
 import { transitionEvents } from "./Subscriptions.js"
@@ -82,6 +82,8 @@ interface Ask {
   readonly body: PlanChange.PlanChangeRequest
   readonly key: WorkKeys.WorkKey | undefined
   readonly paymentId: PaymentId
+  /** The request that asked (its events carry it: a gathered reservation runs in a fiber of its own). */
+  readonly requestId: string | null
 }
 
 /** A reserved change: made at once, waiting for its charge, or the payment reserved under its key before. */
@@ -446,7 +448,7 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
           } else if (d._tag === "Made") {
             subscriptions.set(ask.id, d.transition.next)
             changed.add(ask.id)
-            drafts.push(...transitionEvents(d.transition))
+            drafts.push(...transitionEvents(d.transition).map((draft) => ({ ...draft, requestId: ask.requestId })))
             outcomes.push(Exit.succeed({ _tag: "Made", subscription: d.transition.next }))
           } else {
             subscriptions.set(ask.id, d.next)
@@ -515,7 +517,8 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
         key: idempotencyKey === undefined
           ? undefined
           : yield* WorkKeys.workKey(signer, scope, "plan_changes", idempotencyKey, `change-plan ${id} ${PlanChange.canonicalJson(body)}`),
-        paymentId: yield* newId<PaymentId>(prefixes.payment)
+        paymentId: yield* newId<PaymentId>(prefixes.payment),
+        requestId: yield* FiberRef.get(CurrentRequestId)
       })
       if (reserved._tag === "Made") return { subscription: reserved.subscription, payment: null } satisfies PlanChangeResult
       const read = yield* reads

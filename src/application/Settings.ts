@@ -18,6 +18,13 @@ export interface EngineSettings {
   readonly authFailuresPerMinute: number
   /** How long a looked-up API key is trusted before it is read again (a revocation is heard at once regardless). */
   readonly keyCacheTtl: Duration.Duration
+  /** How long API requests' log lines are kept (docs/api.md, "Request logs"); zero logs none. */
+  readonly requestLogRetention: Duration.Duration
+  /**
+   * Log lines waiting to be written, at most: a request never waits for its line, so when the store falls behind
+   * this far, further lines are dropped (and counted) rather than slow the requests.
+   */
+  readonly requestLogBuffer: number
 }
 
 export const defaults: EngineSettings = {
@@ -25,7 +32,9 @@ export const defaults: EngineSettings = {
   fees: defaultFees,
   rateLimitPerMinute: 240,
   authFailuresPerMinute: 30,
-  keyCacheTtl: Duration.seconds(5)
+  keyCacheTtl: Duration.seconds(5),
+  requestLogRetention: Duration.days(7),
+  requestLogBuffer: 10_000
 }
 
 export class Settings extends Context.Reference<Settings>()("fils/Settings", { defaultValue: () => defaults }) {}

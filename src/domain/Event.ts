@@ -42,7 +42,11 @@ const resourceFields = {
   type: EventType,
   livemode: Schema.Boolean,
   created_at: Schema.DateTimeUtc,
-  data: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  data: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  request_id: Schema.NullOr(Schema.String).annotations({
+    description: "The id of the API request that caused it (its request log line's `request_id`), or null when none did " +
+      "(billing, a customer on a hosted page, the dashboard)"
+  })
 }
 export const EventResource = Schema.Struct(resourceFields).annotations({ identifier: "Event" })
 export const Event = Schema.Struct({ ...resourceFields, account_id: AccountId })
@@ -55,6 +59,7 @@ export const make = (props: {
   readonly type: EventType
   readonly data: Record<string, unknown>
   readonly now: DateTime.Utc
+  readonly requestId?: string | null | undefined
 }): Event => ({
   object: "event",
   event_id: props.id,
@@ -62,7 +67,8 @@ export const make = (props: {
   livemode: props.livemode,
   type: props.type,
   created_at: props.now,
-  data: props.data
+  data: props.data,
+  request_id: props.requestId ?? null
 })
 
 /**

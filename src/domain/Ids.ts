@@ -53,6 +53,8 @@ export const DiscountId = idSchema("dsc", "DiscountId", "Discount identifier")
 export type DiscountId = typeof DiscountId.Type
 export const TestClockId = idSchema("clk", "TestClockId", "Test clock identifier")
 export type TestClockId = typeof TestClockId.Type
+export const RequestLogId = idSchema("log", "RequestLogId", "Request log line identifier")
+export type RequestLogId = typeof RequestLogId.Type
 
 export const prefixes = {
   account: "acct",
@@ -72,7 +74,8 @@ export const prefixes = {
   invoice: "inv",
   creditNote: "cn",
   discount: "dsc",
-  testClock: "clk"
+  testClock: "clk",
+  requestLog: "log"
 } as const
 export type Prefix = (typeof prefixes)[keyof typeof prefixes]
 

@@ -24,6 +24,7 @@ import { PaymentRepository, type PaymentsRepo, type RefundsRepo } from "./reposi
 import { PortalSessionRepository, type PortalSessionsRepo } from "./repositories/PortalSessionRepository.js"
 import { ProductRepository, type ProductsRepo } from "./repositories/ProductRepository.js"
 import { RateLimitRepository, type RateLimitsRepo } from "./repositories/RateLimitRepository.js"
+import { RequestLogRepository, type RequestLogsRepo } from "./repositories/RequestLogRepository.js"
 import { SubscriptionRepository, type SubscriptionsRepo } from "./repositories/SubscriptionRepository.js"
 import { TestClockRepository, type TestClocksRepo } from "./repositories/TestClockRepository.js"
 import { UserRepository, type DashboardRepo } from "./repositories/UserRepository.js"
@@ -42,6 +43,7 @@ export * from "./repositories/PaymentRepository.js"
 export * from "./repositories/PortalSessionRepository.js"
 export * from "./repositories/ProductRepository.js"
 export * from "./repositories/RateLimitRepository.js"
+export * from "./repositories/RequestLogRepository.js"
 export * from "./repositories/SubscriptionRepository.js"
 export * from "./repositories/TestClockRepository.js"
 export * from "./repositories/UserRepository.js"
@@ -79,6 +81,7 @@ export interface StoreShape extends TransactionsShape {
   readonly einvoices: EInvoicesRepo
   readonly idempotency: IdempotencyRepo
   readonly rateLimits: RateLimitsRepo
+  readonly requestLogs: RequestLogsRepo
   /** Delivery and renewal counts (a few grouped counts; for metrics scrapes, not for hot paths). */
   readonly stats: Op<StoreStats>
 }
@@ -99,6 +102,7 @@ export type Repositories =
   | PortalSessionRepository
   | ProductRepository
   | RateLimitRepository
+  | RequestLogRepository
   | SubscriptionRepository
   | TestClockRepository
   | Transactions
@@ -120,6 +124,7 @@ export const repositories = (store: StoreShape): Context.Context<Repositories> =
     Context.add(PortalSessionRepository, store.portalSessions),
     Context.add(ProductRepository, store.products),
     Context.add(RateLimitRepository, store.rateLimits),
+    Context.add(RequestLogRepository, store.requestLogs),
     Context.add(SubscriptionRepository, store.subscriptions),
     Context.add(TestClockRepository, store.testClocks),
     Context.add(UserRepository, store.dashboard),

@@ -179,6 +179,7 @@ describe("StoreSql on PostgreSQL", () => {
         "plan_changes",
         "test_clocks",
         "webhook_debugging",
+        "request_logs",
         "period_revenue"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`

@@ -216,6 +216,7 @@ export const makeEvent = (scope: Scope, overrides: Partial<Event.Event> = {}) =>
     type: "payment.succeeded",
     created_at: at(T0),
     data: { object: "payment", payment_id: `pay_${id.slice(4)}`, total_amount: 74800, status: "succeeded" },
+    request_id: null,
     ...overrides
   }))
 

@@ -69,6 +69,7 @@ export const makeEvent = (scope: Scope, overrides: Partial<Event> = {}) =>
     type: "payment.succeeded",
     created_at: at(T0),
     data: { object: "payment", payment_id: `pay_${id.slice(4)}`, total_amount: 74800, status: "succeeded" },
+    request_id: null,
     ...overrides
   }))
 

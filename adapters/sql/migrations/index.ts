@@ -30,6 +30,7 @@ import trials from "./0023_trials.js"
 import planChanges from "./0024_plan_changes.js"
 import testClocks from "./0025_test_clocks.js"
 import webhookDebugging from "./0026_webhook_debugging.js"
+import requestLogs from "./0027_request_logs.js"
 import periodRevenue from "./0028_period_revenue.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -59,5 +60,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0024_plan_changes": planChanges,
   "0025_test_clocks": testClocks,
   "0026_webhook_debugging": webhookDebugging,
+  "0027_request_logs": requestLogs,
   "0028_period_revenue": periodRevenue
 }

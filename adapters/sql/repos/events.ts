@@ -30,6 +30,7 @@ export const makeEventsRepo = ({ first, inScope, page, sql }: Queries): EventsRe
     if (filter.type !== undefined) conditions.push(sql`type = ${filter.type}`)
     if (filter.payment_id !== undefined) conditions.push(sql`payment_id = ${filter.payment_id}`)
     if (filter.subscription_id !== undefined) conditions.push(sql`subscription_id = ${filter.subscription_id}`)
+    if (filter.request_id !== undefined) conditions.push(sql`request_id = ${filter.request_id}`)
     return yield* page("events", conditions, request, Rows.eventFromRow)
   }, orUnavailable)
 })

@@ -17,6 +17,8 @@ export interface EventFilter {
   /** The events about this payment or subscription (see `Event.subjects`). */
   readonly payment_id?: PaymentId | undefined
   readonly subscription_id?: SubscriptionId | undefined
+  /** The events one API request caused (`Event.request_id`). */
+  readonly request_id?: string | undefined
 }
 
 export interface EventsRepo {

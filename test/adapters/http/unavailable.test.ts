@@ -57,6 +57,7 @@ const withOutageSwitch = (store: Layer.Layer<Store | Repositories>): Layer.Layer
       einvoices: wrapRepo(s.einvoices, "einvoices"),
       idempotency: wrapRepo(s.idempotency, "idempotency"),
       rateLimits: wrapRepo(s.rateLimits, "rateLimits"),
+      requestLogs: wrapRepo(s.requestLogs, "requestLogs"),
       stats: Effect.suspend(() => (fails("stats") ? Effect.fail(down()) : s.stats))
     }))
   ).pipe(Layer.provide(store))

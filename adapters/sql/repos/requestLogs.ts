@@ -1,0 +1,38 @@
+/** Request logs on PostgreSQL: inserted a batch per statement, listed newest first, deleted by age. */
+import { DateTime, Effect } from "effect"
+import type { RequestLogsRepo } from "../../../src/ports/Store.js"
+import type { Queries } from "../queries.js"
+import * as Rows from "../rows.js"
+import { orUnavailable } from "../SqlErrors.js"
+
+export const makeRequestLogsRepo = ({ first, inScope, page, sql }: Queries): RequestLogsRepo => ({
+  insertAll: Effect.fnUntraced(function*(lines) {
+    if (lines.length === 0) return
+    yield* sql`INSERT INTO request_logs ${sql.insert(lines.map(Rows.requestLogToRow))}`
+  }, orUnavailable),
+
+  get: Effect.fnUntraced(function*(scope, id) {
+    const rows = yield* sql<Rows.RequestLogRow>`SELECT * FROM request_logs WHERE request_log_id = ${id} AND ${inScope(scope)}`
+    return first(rows, Rows.requestLogFromRow)
+  }, orUnavailable),
+
+  list: Effect.fnUntraced(function*(scope, filter, request) {
+    const conditions = [inScope(scope)]
+    if (filter.status !== undefined) conditions.push(sql`status BETWEEN ${filter.status.min} AND ${filter.status.max}`)
+    if (filter.path !== undefined) conditions.push(sql`starts_with(path, ${filter.path})`)
+    if (filter.key_id !== undefined) conditions.push(sql`key_id = ${filter.key_id}`)
+    if (filter.request_id !== undefined) conditions.push(sql`request_id = ${filter.request_id}`)
+    if (filter.since !== undefined) conditions.push(sql`created_at >= ${DateTime.toDate(filter.since)}`)
+    if (filter.until !== undefined) conditions.push(sql`created_at < ${DateTime.toDate(filter.until)}`)
+    return yield* page("request_logs", conditions, request, Rows.requestLogFromRow)
+  }, orUnavailable),
+
+  prune: Effect.fnUntraced(function*(before, limit) {
+    const [row] = yield* sql<{ readonly n: number }>`WITH gone AS (
+        DELETE FROM request_logs WHERE request_log_id IN (
+          SELECT request_log_id FROM request_logs WHERE created_at < ${DateTime.toDate(before)} LIMIT ${limit}
+        ) RETURNING 1
+      ) SELECT count(*)::int AS n FROM gone`
+    return row?.n ?? 0
+  }, orUnavailable)
+})
