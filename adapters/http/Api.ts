@@ -19,6 +19,7 @@ import { maxKeyLength } from "../../src/domain/Idempotency.js"
 import { cursorPattern, ListResource, maxCursorLength } from "../../src/domain/Pagination.js"
 import { PaymentResource, PaymentStatus, RefundedPaymentResource } from "../../src/domain/Payment.js"
 import { PortalSessionCreate, PortalSessionResource } from "../../src/domain/PortalSession.js"
+import { maxPathLength, RequestLogResource, statusFilterPattern } from "../../src/domain/RequestLog.js"
 import { Billing, ProductCreate, ProductResource, ProductStatus, ProductUpdate } from "../../src/domain/Product.js"
 import { storablePattern } from "../../src/domain/Text.js"
 import {
@@ -123,6 +124,7 @@ export const SubscriptionList = ListResource(SubscriptionResource, "Subscription
 export const WebhookList = ListResource(WebhookResource, "WebhookList")
 export const InvoiceList = ListResource(Invoice, "InvoiceList")
 export const CreditNoteList = ListResource(CreditNote, "CreditNoteList")
+export const RequestLogList = ListResource(RequestLogResource, "RequestLogList")
 export const WebhookDeleted = Schema.Struct({
   object: Schema.Literal("webhook"),
   webhook_id: Schema.String,
@@ -814,12 +816,56 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   .prefix(basePath)
 {}
 
+/** A request id, as `X-Request-Id` allows one (1 to 128 plain characters). */
+const RequestIdFilter = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, { message: () => "must be a request id (1 to 128 of A-Z a-z 0-9 . _ : -)" })
+)
+
+export const RequestLogListQuery = Schema.Struct({
+  ...listParams,
+  status: Schema.optional(Schema.String.pipe(
+    Schema.pattern(statusFilterPattern, { message: () => "must be a status code (404) or a class (4xx)" })
+  ).annotations({ description: "Only this status (`404`) or class of statuses (`4xx`)" })),
+  path: Schema.optional(Schema.String.pipe(
+    Schema.pattern(/^\//, { message: () => "must be a path starting with /" }),
+    Schema.maxLength(maxPathLength, { message: () => `must be at most ${maxPathLength} characters` })
+  ).annotations({ description: "Only requests whose path starts with this (e.g. `/api/v1/payments`)" })),
+  key_id: Schema.optional(idFilter("key")),
+  request_id: Schema.optional(RequestIdFilter.annotations({ description: "Only the line of this request id" })),
+  since: Schema.optional(Schema.DateTimeUtc.annotations({ description: "Only requests made at or after this instant (ISO 8601)" })),
+  until: Schema.optional(Schema.DateTimeUtc.annotations({ description: "Only requests made before this instant (ISO 8601)" }))
+})
+
+export class RequestLogsGroup extends HttpApiGroup.make("requestLogs")
+  .add(
+    HttpApiEndpoint.get("list", "/request_logs")
+      .setUrlParams(RequestLogListQuery)
+      .addSuccess(RequestLogList)
+      .annotateContext(OpenApi.annotations({
+        summary: "List request logs, newest first",
+        description: "The API requests of the key's account and mode made in the last 7 days (the operator's " +
+          "`FILS_REQUEST_LOG_RETENTION_DAYS`): method, path without its query string, status, error code, duration, " +
+          "`Idempotency-Key`, the key that made it and its request id, which the events it caused carry too. Never a " +
+          "body. Lines are written a moment after their request is answered; reading them is not logged. Filter by " +
+          "`status`, `path`, `key_id`, " +
+          "`request_id`, `since` and `until`; page with `limit` and `cursor`."
+      }))
+  )
+  .annotateContext(OpenApi.annotations({
+    title: "Request logs",
+    description: "What each API request of the account asked and what it was answered, kept for a while."
+  }))
+  .middleware(Authentication)
+  .prefix(basePath)
+{}
+
 export class EventsGroup extends HttpApiGroup.make("events")
   .add(
     HttpApiEndpoint.get("list", "/events")
       .setUrlParams(Schema.Struct({
         ...listParams,
-        type: Schema.optional(EventType).annotations({ description: "Only events of this type" })
+        type: Schema.optional(EventType).annotations({ description: "Only events of this type" }),
+        request_id: Schema.optional(RequestIdFilter.annotations({ description: "Only the events this API request caused" }))
       }))
       .addSuccess(EventList)
       .annotateContext(OpenApi.annotations({
@@ -948,6 +994,7 @@ export class FilsApi extends HttpApi.make("fils")
   .add(TestClocksGroup)
   .add(WebhooksGroup)
   .add(EventsGroup)
+  .add(RequestLogsGroup)
   .add(InvoicesGroup)
   .add(CreditNotesGroup)
   .addError(E.InvalidRequest)

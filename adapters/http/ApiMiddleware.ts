@@ -1,7 +1,7 @@
 /**
- * The API's middleware: the request checks of `RequestChecks.ts` and the error mapping of `ErrorMapping.ts` around the
- * router, and in front of them the two hottest reads, `GET /api/v1/payments/{id}` and `GET /api/v1/payments`,
- * answered on their own.
+ * The API's middleware: the request log (`RequestLog.ts`) around everything; the request checks of `RequestChecks.ts`
+ * and the error mapping of `ErrorMapping.ts` around the router, and in front of them the two hottest reads,
+ * `GET /api/v1/payments/{id}` and `GET /api/v1/payments`, answered on their own.
  *
  * A hot read skips what HttpApi's router does per request (find the route, copy the request's context, merge the
  * group's, decode through effectful schemas, run the security middleware's plumbing), about a quarter of such a
@@ -17,12 +17,14 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Context, Effect, Either, Redacted, Schema, type Tracer } from "effect"
 import type { Principal } from "../../src/application/Accounts.js"
 import { Payments } from "../../src/application/Payments.js"
+import { RequestLogs } from "../../src/application/RequestLogs.js"
 import { PaymentResource } from "../../src/domain/Payment.js"
 import { Authentication, basePath, PaymentList, PaymentListQuery } from "./Api.js"
 import { encoderOf, jsonSuccess } from "./Encoders.js"
 import { type ApiFailure, mapFailures } from "./ErrorMapping.js"
 import { paymentReads } from "./handlers/Payments.js"
 import { mapErrors } from "./RequestChecks.js"
+import { logRequests } from "./RequestLog.js"
 
 const paymentPath = new RegExp(`^${basePath}/payments/([A-Za-z0-9_]{1,100})$`)
 const listPath = new RegExp(`^${basePath}/payments(?:\\?([A-Za-z0-9_=&.-]{0,2000}))?$`)
@@ -53,6 +55,11 @@ const hasBody = (headers: HttpServerRequest.HttpServerRequest["headers"]) =>
 export const makeApiMiddleware = Effect.gen(function*() {
   const authentication = yield* Authentication
   const reads = paymentReads(yield* Payments)
+  const logs = yield* RequestLogs
+  // Off (`FILS_REQUEST_LOG_RETENTION_DAYS=0`): not even the wrapper.
+  const logged: <E, R>(app: HttpApp.Default<E, R>) => HttpApp.Default<E, R> = logs.enabled
+    ? logRequests(logs.record)
+    : (app) => app
 
   /**
    * As the security middleware decodes a bearer token: the header after its first seven characters. Of the
@@ -82,7 +89,7 @@ export const makeApiMiddleware = Effect.gen(function*() {
 
   return (app: HttpApp.Default): HttpApp.Default<ApiFailure> => {
     const full = mapErrors(app)
-    return Effect.withFiberRuntime((fiber) => {
+    return logged(Effect.withFiberRuntime((fiber) => {
       const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
       if (request.method !== "GET" || hasBody(request.headers)) return full
       const byId = paymentPath.exec(request.url)
@@ -97,6 +104,6 @@ export const makeApiMiddleware = Effect.gen(function*() {
       if (query === undefined || Either.isLeft(query)) return full
       matched(fiber.currentSpan, listRoute)
       return answer(request, (principal) => reads.list(principal, query.right), encodeList)
-    })
+    }))
   }
 })

@@ -16,6 +16,7 @@ import { CreditNotesLive, InvoicesLive } from "./handlers/Documents.js"
 import { EventsLive } from "./handlers/Events.js"
 import { PaymentsLive } from "./handlers/Payments.js"
 import { ProductsLive } from "./handlers/Products.js"
+import { RequestLogsLive } from "./handlers/RequestLogs.js"
 import { SubscriptionsLive } from "./handlers/Subscriptions.js"
 import { TestClocksLive } from "./handlers/TestClocks.js"
 import { WebhooksLive } from "./handlers/Webhooks.js"
@@ -27,7 +28,8 @@ import { MetricsRoutes } from "./Metrics.js"
 
 export const ApiLive = HttpApiBuilder.api(FilsApi).pipe(
   Layer.provide([AccountLive, ProductsLive, CustomersLive, CheckoutSessionsLive, PaymentsLive, SubscriptionsLive,
-    CustomerPortalSessionsLive, DiscountsLive, TestClocksLive, WebhooksLive, EventsLive, InvoicesLive, CreditNotesLive]),
+    CustomerPortalSessionsLive, DiscountsLive, TestClocksLive, WebhooksLive, EventsLive, RequestLogsLive, InvoicesLive,
+    CreditNotesLive]),
   Layer.provide(AuthenticationLive)
 )
 

@@ -13,6 +13,7 @@ import type { RateLimited, Unauthorized } from "../../src/domain/Errors.js"
 import type { RateDecision } from "../../src/domain/RateWindow.js"
 import { addResponseHeaders } from "../observability/RequestObservation.js"
 import { Authentication } from "./Api.js"
+import { noteCaller } from "./RequestLog.js"
 
 const rateHeaders = (decision: RateDecision): Record<string, string> => ({
   "ratelimit-limit": String(decision.limit),
@@ -53,7 +54,9 @@ export const AuthenticationLive = Layer.effect(
                 )
               ))
           )
-          // Whose request this is, on the server span: the request log and traces read it there (never the key).
+          // Whose request this is: for its request log line, and on the server span, where the request's log line
+          // on stdout and traces read it (never the key).
+          noteCaller(request, principal)
           yield* Effect.annotateCurrentSpan({
             "fils.account_id": principal.accountId,
             "fils.mode": principal.livemode ? "live" : "test"

@@ -23,6 +23,7 @@ import type { TestClockAdvance, TestClockCreate, TestClockResource } from "../..
 import { Schema } from "effect"
 import type { DeliveryResource } from "../../src/domain/Delivery.js"
 import { byNameOnly, type EventResource } from "../../src/domain/Event.js"
+import type { RequestLogResource } from "../../src/domain/RequestLog.js"
 import type { PaymentResource } from "../../src/domain/Payment.js"
 import type { PortalSessionCreate, PortalSessionResource } from "../../src/domain/PortalSession.js"
 import type { ProductCreate, ProductResource, ProductUpdate } from "../../src/domain/Product.js"
@@ -351,7 +352,23 @@ const event: typeof EventResource.Encoded = {
   type: "payment.succeeded",
   livemode: false,
   created_at: "2026-11-21T10:00:02.000Z",
-  data: payment
+  data: payment,
+  request_id: null
+}
+
+const requestLog: typeof RequestLogResource.Encoded = {
+  object: "request_log",
+  request_log_id: id("log"),
+  request_id: "req_k3j5h2m4n6p7q2r3s4t5u6v7w2",
+  livemode: false,
+  key_id: id("key"),
+  method: "POST",
+  path: "/api/v1/checkout_sessions",
+  status: 200,
+  duration_ms: 12.48,
+  idempotency_key: "order-1042",
+  error_code: null,
+  created_at: "2026-11-21T10:00:00.000Z"
 }
 
 const account: typeof AccountResource.Encoded = {
@@ -542,6 +559,7 @@ export const responseExamples: Readonly<Record<string, unknown>> = {
   WebhookRecovery: { object: "webhook_recovery", webhook_id: id("wh"), since: "2026-11-20T00:00:00.000Z", resent: 14 },
   Event: event,
   EventList: page(event),
+  RequestLogList: page(requestLog),
   Invoice: invoice,
   InvoiceList: page(invoice),
   CreditNote: creditNote,

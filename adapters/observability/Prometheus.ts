@@ -5,6 +5,7 @@
  */
 import { Metric, MetricState, Option } from "effect"
 import type { MetricPair } from "effect"
+import { droppedName } from "../../src/application/RequestLogs.js"
 import type { StoreStats } from "../../src/ports/Store.js"
 import { requestDurationName, requestsTotalName } from "./HttpMetrics.js"
 import { formatLabels, formatValue, header, type Labels, sample } from "./PrometheusText.js"
@@ -104,6 +105,16 @@ export const renderPool = (pool: { readonly inUse: number; readonly idle: number
   sample("fils_db_pool_max", [], pool.max)
 ]
 
+/** Request log lines this process dropped rather than slow its requests (docs/operations.md). */
+export const renderRequestLogDrops = (pairs: ReadonlyArray<MetricPair.MetricPair.Untyped>): Array<string> => {
+  const found = pairs.find((p) => p.metricKey.name === droppedName && MetricState.isCounterState(p.metricState))
+  const count = found === undefined ? 0 : (found.metricState as MetricState.MetricState.Counter<number>).count
+  return [
+    ...header(droppedName, "counter", "API request log lines dropped: the buffer was full (the database fell behind) or their write failed."),
+    sample(droppedName, [], count)
+  ]
+}
+
 /** The whole page: the store's figures (when it answered), the pool's, and this process's request metrics. */
 export const render = (
   pairs: ReadonlyArray<MetricPair.MetricPair.Untyped>,
@@ -115,7 +126,8 @@ export const render = (
     ...header("fils_store_up", "gauge", "Whether the store answered this scrape (1) or not (0)."),
     sample("fils_store_up", [], Option.isSome(stats) ? 1 : 0),
     ...(Option.isSome(pool) ? renderPool(pool.value) : []),
-    ...renderRequestMetrics(pairs)
+    ...renderRequestMetrics(pairs),
+    ...renderRequestLogDrops(pairs)
   ].join("\n") + "\n"
 
 /** This process's metric registry (the request metrics live there). */

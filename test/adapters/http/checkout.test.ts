@@ -487,7 +487,7 @@ describeStores("checkout over HTTP", (variant) => {
     expect(events.status).toBe(200)
     expect(events.json.items).toHaveLength(1)
     const event = events.json.items[0]
-    expect(Object.keys(event).sort()).toEqual(["created_at", "data", "event_id", "livemode", "object", "type"])
+    expect(Object.keys(event).sort()).toEqual(["created_at", "data", "event_id", "livemode", "object", "request_id", "type"])
     expect(event.data).toStrictEqual(payment.json)
     const one = await raw.get(`/events/${event.event_id}`)
     expect(one.json).toStrictEqual(event)

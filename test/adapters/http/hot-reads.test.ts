@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { Authentication } from "../../../adapters/http/Api.js"
 import { makeApiMiddleware, plainQuery } from "../../../adapters/http/ApiMiddleware.js"
 import { Payments } from "../../../src/application/Payments.js"
+import { RequestLogs } from "../../../src/application/RequestLogs.js"
 import { notFound } from "../../../src/domain/Errors.js"
 import { describeStores, useServer } from "../../support/httpSuite.js"
 import { seedObjects } from "../../support/seed.js"
@@ -33,6 +34,8 @@ const dispatch = (method: string, url: string, headers: Record<string, string> =
     Effect.provideService(Authentication, {
       bearer: () => Effect.sync(() => (authenticated = true, { accountId: "acc_1", livemode: false, keyId: "key_1" }))
     } as never),
+    // Request logs off: the dispatch alone.
+    Effect.provideService(RequestLogs, { enabled: false } as never),
     Effect.provide(Context.make(Payments, {
       get: (_: unknown, payment: string) => Effect.fail(notFound("payment", payment)),
       list: () => Effect.succeed({ items: [], has_more: false, next_cursor: null })
@@ -88,8 +91,10 @@ describe("the hot reads' dispatch", () => {
 const comparable = (res: RawResponse) => {
   const headers: Array<[string, string]> = []
   res.headers.forEach((value, name) => {
-    if (!["date", "ratelimit-remaining", "ratelimit-reset"].includes(name)) headers.push([name, value])
+    if (!["date", "ratelimit-remaining", "ratelimit-reset", "x-request-id"].includes(name)) headers.push([name, value])
   })
+  // Each way answers with a request id of its own.
+  expect(res.headers.get("x-request-id") ?? "", res.text).toMatch(/^req_/)
   return { status: res.status, body: res.text, headers }
 }
 

@@ -1,0 +1,106 @@
+/**
+ * `fils logs tail`: follows a Fils server's request logs (`GET /request_logs`) through the public API and prints each
+ * new line as it is written, oldest first: one readable line per request, or its JSON with `--json`. The key's
+ * account and mode are the ones shown (a test key sees test requests, a live key live ones).
+ */
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import { Config, Console, DateTime, Duration, Effect, Option, Schema } from "effect"
+import { RequestLogResource } from "../../src/domain/RequestLog.js"
+import { InvalidRequest } from "../../src/domain/Errors.js"
+import { FilsClient } from "../http/index.js"
+import { reportFailure } from "./output.js"
+
+type Line = typeof RequestLogResource.Type
+
+const encodeLine = Schema.encodeSync(RequestLogResource)
+
+/** How far below the previous look each look reaches: a line is written a moment after its request began. */
+const lookBackMillis = 60_000
+
+const statusOption = Options.text("status").pipe(
+  Options.optional,
+  Options.withDescription("Only this status (404) or class of statuses (4xx)")
+)
+
+/** One request, as a person reads it. */
+export const describeLine = (l: Line): string =>
+  [
+    DateTime.formatIso(l.created_at),
+    String(l.status),
+    `${l.method} ${l.path}`,
+    `${l.duration_ms.toFixed(1)} ms`,
+    l.request_id,
+    l.key_id,
+    ...(l.error_code === null ? [] : [l.error_code]),
+    ...(l.idempotency_key === null ? [] : [`idempotency-key=${l.idempotency_key}`])
+  ].join("  ")
+
+const tail = Command.make("tail", {
+  api: Options.text("api").pipe(
+    Options.withFallbackConfig(Config.string("FILS_API_URL")),
+    Options.withDefault("http://127.0.0.1:4242"),
+    Options.withDescription("The Fils server's URL (FILS_API_URL; default http://127.0.0.1:4242)")
+  ),
+  key: Options.redacted("key").pipe(
+    Options.withFallbackConfig(Config.redacted("FILS_API_KEY")),
+    Options.withDescription("A secret key, sk_test_… or sk_live_… (FILS_API_KEY): its account's requests of its mode")
+  ),
+  status: statusOption,
+  path: Options.text("path").pipe(Options.optional, Options.withDescription("Only requests whose path starts with this")),
+  json: Options.boolean("json").pipe(Options.withDescription("Print each line as JSON (the API's request_log)")),
+  interval: Options.integer("interval-ms").pipe(Options.withDefault(1000), Options.withDescription("How often to look for new lines"))
+}, (options) =>
+  reportFailure(Effect.gen(function*() {
+    if (options.interval < 100) return yield* new InvalidRequest({ message: "--interval-ms must be at least 100" })
+    const root = options.api.replace(/\/+$/, "")
+    const client = yield* FilsClient.makeFetch({ baseUrl: root, apiKey: options.key })
+    const reach = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.mapError(effect, (error: unknown): { readonly code: string; readonly message: string } =>
+        typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
+          ? { code: error.code, message: String((error as { message?: unknown }).message) }
+          : { code: "UNAVAILABLE", message: `${root}: ${error instanceof Error ? error.message : String(error)}` })
+    const filters = {
+      ...Option.match(options.status, { onNone: () => ({}), onSome: (status) => ({ status }) }),
+      ...Option.match(options.path, { onNone: () => ({}), onSome: (path) => ({ path }) })
+    }
+    const account = yield* reach(client.account.get())
+
+    // Progress is the set of lines seen: each look pages from the newest down to the previous look's start less
+    // the look-back, and prints the lines it has not seen, oldest first.
+    const seen = new Map<string, number>()
+    let lastLook = Date.now()
+    const look = (print: boolean) =>
+      Effect.gen(function*() {
+        const started = Date.now()
+        const since = DateTime.unsafeMake(lastLook - lookBackMillis)
+        const found: Array<Line> = []
+        let cursor: string | undefined
+        while (true) {
+          const page = yield* reach(client.requestLogs.list({
+            urlParams: { ...filters, since, limit: 100, ...(cursor === undefined ? {} : { cursor }) }
+          }))
+          found.push(...page.items.filter((l) => !seen.has(l.request_log_id)))
+          if (page.next_cursor === null) break
+          cursor = page.next_cursor
+        }
+        for (const line of found.reverse()) {
+          seen.set(line.request_log_id, DateTime.toEpochMillis(line.created_at))
+          if (print) yield* Console.log(options.json ? JSON.stringify(encodeLine(line)) : describeLine(line))
+        }
+        lastLook = started
+        for (const [id, at] of seen) if (at < lastLook - lookBackMillis) seen.delete(id)
+      })
+    // Only requests from now on are shown.
+    yield* look(false)
+    yield* Console.error(`Tailing the ${account.livemode ? "live" : "test"} request logs of ${root} (Ctrl-C to stop)`)
+    const poll = look(true).pipe(
+      Effect.catchAll((e) => Console.error(`Could not read request logs: ${e.message}`))
+    )
+    yield* Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(options.interval)), poll))
+  }))).pipe(Command.withDescription("Print an account's API requests as they are logged (GET /request_logs)"))
+
+export const logsCommand = Command.make("logs").pipe(
+  Command.withSubcommands([tail]),
+  Command.withDescription("Read the API's request logs")
+)
