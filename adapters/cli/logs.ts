@@ -1,15 +1,16 @@
 /**
  * `fils logs tail`: follows a Fils server's request logs (`GET /request_logs`) through the public API and prints each
- * new line as it is written, oldest first: one readable line per request, or its JSON with `--json`. The key's
- * account and mode are the ones shown (a test key sees test requests, a live key live ones).
+ * new line as it is written, oldest first: on a terminal one readable line per request, piped (or with `--json`) its
+ * JSON, one per line. The key's account and mode are the ones shown (a test key sees test requests, a live key live
+ * ones).
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Config, Console, DateTime, Duration, Effect, Option, Schema } from "effect"
-import { RequestLogResource } from "../../src/domain/RequestLog.js"
+import { RequestLogResource, statusFilterPattern } from "../../src/domain/RequestLog.js"
 import { InvalidRequest } from "../../src/domain/Errors.js"
 import { FilsClient } from "../http/index.js"
-import { reportFailure } from "./output.js"
+import { forPeople, reportFailure } from "./output.js"
 
 type Line = typeof RequestLogResource.Type
 
@@ -48,11 +49,17 @@ const tail = Command.make("tail", {
   ),
   status: statusOption,
   path: Options.text("path").pipe(Options.optional, Options.withDescription("Only requests whose path starts with this")),
-  json: Options.boolean("json").pipe(Options.withDescription("Print each line as JSON (the API's request_log)")),
   interval: Options.integer("interval-ms").pipe(Options.withDefault(1000), Options.withDescription("How often to look for new lines"))
 }, (options) =>
   reportFailure(Effect.gen(function*() {
     if (options.interval < 100) return yield* new InvalidRequest({ message: "--interval-ms must be at least 100" })
+    if (Option.isSome(options.status) && !statusFilterPattern.test(options.status.value)) {
+      return yield* new InvalidRequest({ message: `--status must be a status code (404) or a class (4xx), not '${options.status.value}'` })
+    }
+    if (Option.isSome(options.path) && !options.path.value.startsWith("/")) {
+      return yield* new InvalidRequest({ message: `--path must start with /, as /api/v1/payments does` })
+    }
+    const json = !forPeople(process.stdout)
     const root = options.api.replace(/\/+$/, "")
     const client = yield* FilsClient.makeFetch({ baseUrl: root, apiKey: options.key })
     const reach = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -86,7 +93,7 @@ const tail = Command.make("tail", {
         }
         for (const line of found.reverse()) {
           seen.set(line.request_log_id, DateTime.toEpochMillis(line.created_at))
-          if (print) yield* Console.log(options.json ? JSON.stringify(encodeLine(line)) : describeLine(line))
+          if (print) yield* Console.log(json ? JSON.stringify(encodeLine(line)) : describeLine(line))
         }
         lastLook = started
         for (const [id, at] of seen) if (at < lastLook - lookBackMillis) seen.delete(id)

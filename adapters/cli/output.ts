@@ -9,7 +9,7 @@ import { Console, Duration, Effect, Fiber, Schedule } from "effect"
 /** `--json` (taken out of the arguments by main.ts) forces JSON on a terminal too. */
 export const outputMode = { json: false }
 
-const forPeople = (stream: NodeJS.WriteStream) => stream.isTTY === true && !outputMode.json
+export const forPeople = (stream: NodeJS.WriteStream) => stream.isTTY === true && !outputMode.json
 
 type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
 
