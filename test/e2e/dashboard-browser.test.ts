@@ -386,6 +386,72 @@ describe("the dashboard in a browser", () => {
     }
   }, 60_000)
 
+  it("request logs: the mode's API requests filtered, a refused filter kept as typed, a line leading to the event it caused; fits 390 and 1280 px", async () => {
+    const send = (method: string, path: string, id: string, body?: unknown) =>
+      fetch(`${server.baseUrl}/api/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, "x-request-id": id, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) })
+      })
+    const plan = await ok(server.baseUrl, key, "POST", "/products", { name: "Log beans", price: 4_000, currency: "AED", billing: "recurring", billing_interval: "month" })
+    const session = await ok(server.baseUrl, key, "POST", "/checkout_sessions", { product_cart: [{ product_id: plan.product_id }] })
+    expect((await postCheckoutForm(server.baseUrl, session.session_id, { card_number: "4242424242424242" })).status).toBe(200)
+    const subscription = (await ok(server.baseUrl, key, "GET", `/checkout_sessions/${session.session_id}`)).subscription_id as string
+    expect((await send("PATCH", `/subscriptions/${subscription}`, "dash-cancel-1", { status: "cancelled" })).status).toBe(200)
+    expect((await send("GET", "/products/pdt_0123456789abcdef0123456789abcdef", "dash-missing-1")).status).toBe(404)
+    await waitFor("the lines written", async () =>
+      (await ok(server.baseUrl, key, "GET", "/request_logs?request_id=dash-missing-1")).items.length === 1, 10_000)
+    const accountId = /default account (acct_[0-9a-f]{32})/.exec(server.stdout())![1]!
+    const made = await runFils(["users", "create", "--account", accountId, "--email", "rania@dunecoffee.ae", "--role", "developer"], env)
+    expect(made.code, made.stderr).toBe(0)
+    const phone = await browser.newContext({ viewport: { width: 390, height: 900 } })
+    const page = await phone.newPage()
+    const shoot = async (name: string) => {
+      for (const width of [390, 1280]) {
+        await page.setViewportSize({ width, height: 900 })
+        const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }))
+        expect(widths.scroll, `${name} at ${width} px`).toBeLessThanOrEqual(widths.inner)
+        await page.screenshot({ path: join(output, `${name}-${width}.png`), fullPage: true })
+      }
+    }
+    try {
+      await page.goto(JSON.parse(made.stdout).sign_in_url.replace(/^http:\/\/[^/]+/, server.baseUrl))
+      await page.getByLabel("New password").fill("developer password 2026")
+      await page.getByRole("button", { name: "Set password and sign in" }).click()
+      await page.waitForURL(/\/dashboard\/test$/)
+      await page.goto(`${server.baseUrl}/dashboard/test/developers`)
+      await page.getByRole("link", { name: "Request logs" }).click()
+      await page.waitForURL(/\/developers\/logs$/)
+      const all = await page.locator("main").innerText()
+      expect(all).toContain(`PATCH /api/v1/subscriptions/${subscription}`)
+      expect(all).toContain("GET /api/v1/products/pdt_0123456789abcdef0123456789abcdef")
+
+      await page.getByLabel("Status (404, or 4xx)").fill("4xx")
+      await page.getByRole("button", { name: "Filter" }).click()
+      const failed = await page.locator("tbody").innerText()
+      expect(failed).toContain("NOT_FOUND")
+      expect(failed).not.toContain("PATCH")
+      await shoot("dashboard-request-logs")
+
+      // Refused, not altered: the filter comes back as typed with the reason.
+      await page.getByLabel("Status (404, or 4xx)").fill("4x")
+      await page.getByRole("button", { name: "Filter" }).click()
+      expect(await page.getByRole("alert").innerText()).toContain("status")
+      expect(await page.getByLabel("Status (404, or 4xx)").inputValue()).toBe("4x")
+
+      await page.goto(`${server.baseUrl}/dashboard/test/developers/logs?path=${encodeURIComponent(`/api/v1/subscriptions/${subscription}`)}`)
+      await page.locator("tbody a").first().click()
+      expect(await page.locator("#request-id").innerText()).toBe("dash-cancel-1")
+      expect(await page.locator("main").innerText()).toContain("Request and response bodies are never stored.")
+      await shoot("dashboard-request-log")
+      await page.getByRole("link", { name: /^evt_/ }).click()
+      expect(await page.locator("main").innerText()).toContain("Caused by the API request dash-cancel-1")
+      expect(await page.locator("pre").innerText()).toContain("subscription.cancelled")
+    } finally {
+      await phone.close()
+    }
+  }, 60_000)
+
   it("a long e-mail in the header wraps: nothing scrolls sideways on a 390 px phone", async () => {
     const email = "layla.haddad.head.of.operations@dunecoffeeroasters-dubai.ae"
     expect(email.length).toBeGreaterThan(38)

@@ -64,6 +64,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
             ? Pages.form(frame, `${Pages.modePath(frame)}/developers/keys`, html`<p><button type="submit">Create a ${scope.livemode ? "live" : "test"} key</button></p>`)
             : ""
         }</div>
+<div class="card"><h2>Request logs</h2><p><a href="${Pages.modePath(frame)}/developers/logs">Request logs</a>: every API request of this mode, its status and the events it caused.</p></div>
 <div class="card"><h2>Webhook endpoints</h2><table><thead><tr><th>URL</th><th>Events</th><th>Status</th></tr></thead><tbody>${
           endpoints.items.map((w) =>
             html`<tr><td><a href="${Pages.modePath(frame)}/developers/webhooks/${w.webhook_id}">${w.url}</a></td><td>${w.event_types.join(", ")}</td><td>${w.disabled ? "disabled" : "enabled"}</td></tr>`

@@ -34,6 +34,7 @@ import { documentRoutes } from "./Documents.js"
 import { developerRoutes } from "./Developers.js"
 import { discountRoutes } from "./Discounts.js"
 import { eventRoutes } from "./Events.js"
+import { requestLogRoutes } from "./RequestLogs.js"
 import { planChangeRoutes } from "./PlanChanges.js"
 import { productRoutes } from "./Products.js"
 import { settingsRoutes } from "./Settings.js"
@@ -389,6 +390,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       query: Effect.map(request, (r) => new URLSearchParams(r.url.split("?")[1] ?? ""))
     }
     yield* developerRoutes(kit)
+    yield* requestLogRoutes(kit)
     yield* productRoutes(kit)
     yield* discountRoutes(kit)
     yield* subscriptionRoutes(kit)
