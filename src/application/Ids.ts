@@ -32,3 +32,20 @@ export const newId = <Id extends string>(prefix: Prefix): Effect.Effect<Id> =>
       return `${prefix}_${uuidv7Hex(millis, [seq, b, c, d])}` as Id
     }
   )
+
+/**
+ * `n` new ids at once, from one reading of the clock and of randomness (they differ by their sequence): a batch of
+ * request log lines would otherwise pay a dozen effect steps per id.
+ */
+export const newIds = <Id extends string>(prefix: Prefix, n: number): Effect.Effect<ReadonlyArray<Id>> =>
+  Effect.map(
+    Effect.all([Clock.currentTimeMillis, word, word, word, word]),
+    ([now, a, b, c, d]) => {
+      const ids: Array<Id> = []
+      for (let i = 0; i < n; i++) {
+        const [millis, seq] = next(now, a)
+        ids.push(`${prefix}_${uuidv7Hex(millis, [seq, b, c, d])}` as Id)
+      }
+      return ids
+    }
+  )

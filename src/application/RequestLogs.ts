@@ -11,7 +11,7 @@ import { type RequestLogId, prefixes } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
 import * as RequestLog from "../domain/RequestLog.js"
 import { RequestLogRepository } from "../ports/repositories/RequestLogRepository.js"
-import { newId } from "./Ids.js"
+import { newIds } from "./Ids.js"
 import { Settings } from "./Settings.js"
 
 export const droppedName = "fils_request_logs_dropped_total"
@@ -64,11 +64,8 @@ export class RequestLogs extends Effect.Service<RequestLogs>()("fils/RequestLogs
 
     const write = (drafts: ReadonlyArray<RequestLog.RequestLogDraft>) =>
       Effect.gen(function*() {
-        const lines: Array<RequestLog.RequestLog> = []
-        for (const draft of drafts) {
-          lines.push({ ...draft, object: "request_log", request_log_id: yield* newId<RequestLogId>(prefixes.requestLog) })
-        }
-        yield* repo.insertAll(lines)
+        const ids = yield* newIds<RequestLogId>(prefixes.requestLog, drafts.length)
+        yield* repo.insertAll(drafts.map((draft, i) => ({ ...draft, object: "request_log", request_log_id: ids[i]! })))
       }).pipe(
         // A batch the store refuses is lost (the requests were answered long ago), and counted.
         Effect.catchAll((error) =>

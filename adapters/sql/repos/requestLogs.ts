@@ -8,7 +8,9 @@ import { orUnavailable } from "../SqlErrors.js"
 export const makeRequestLogsRepo = ({ first, inScope, page, sql }: Queries): RequestLogsRepo => ({
   insertAll: Effect.fnUntraced(function*(lines) {
     if (lines.length === 0) return
-    yield* sql`INSERT INTO request_logs ${sql.insert(lines.map(Rows.requestLogToRow))}`
+    // One JSON parameter rather than a dozen per line: a batch of 500 binds in a fraction of the time.
+    yield* sql`INSERT INTO request_logs
+      SELECT * FROM jsonb_populate_recordset(NULL::request_logs, ${JSON.stringify(lines.map(Rows.requestLogToRow))}::jsonb)`
   }, orUnavailable),
 
   get: Effect.fnUntraced(function*(scope, id) {
