@@ -58,6 +58,15 @@ export interface Results {
     readonly fils: LoadFigures
     readonly runs: ReadonlyArray<number>
   }>
+  /**
+   * `GET /payments/{id}` on the same server's twin with request logs off (`FILS_REQUEST_LOG_RETENTION_DAYS=0`),
+   * alternating with the server that logs (as every run above does): each side's better of two runs.
+   */
+  readonly requestLog?: {
+    readonly on: LoadFigures
+    readonly off: LoadFigures
+    readonly runs: { readonly on: ReadonlyArray<number>; readonly off: ReadonlyArray<number> }
+  }
   readonly coldStart: { readonly ms: number; readonly runs: ReadonlyArray<number>; readonly on: string }
   readonly scaling: Array<{
     payments: number
@@ -112,6 +121,15 @@ export const targets = (r: Results): Array<Target> => {
     { name: "cold start ≤ 2 s", value: `${f0(r.coldStart.ms)} ms`, pass: r.coldStart.ms <= 2000 },
     { name: "RSS ≤ 250 MB under load", value: `${f0(r.peakRssMb)} MB`, pass: r.peakRssMb <= 250 }
   ]
+  if (r.requestLog !== undefined) {
+    const { off, on } = r.requestLog
+    const cost = 1 - on.rps / off.rps
+    out.push({
+      name: "request logging costs ≤ 5 % of the GET /payments/{id} rate",
+      value: `${(cost * 100).toFixed(1)} % (CPU ${f2(on.cpuMsPerRequest)} vs ${f2(off.cpuMsPerRequest)} ms/req)`,
+      pass: cost <= 0.05
+    })
+  }
   for (const change of Object.values(r.planChanges ?? {})) {
     const ratio = change.fils.rps / checkout.baseline.rps
     out.push({
@@ -189,6 +207,17 @@ export const markdown = (r: Results): string => {
         f0(c.fils.peakRssMb),
         `${c.runs.map(f0).join(", ")} req/s`
       ]),
+      ...(r.requestLog === undefined ? [] : [[
+        "GET /payments/{id}, request logs on / off",
+        f0(r.requestLog.on.rps),
+        `(off ${f0(r.requestLog.off.rps)})`,
+        f2(r.requestLog.on.rps / r.requestLog.off.rps),
+        `${r.requestLog.on.p50} / ${r.requestLog.on.p99}`,
+        `(off ${r.requestLog.off.p50} / ${r.requestLog.off.p99})`,
+        `${f2(r.requestLog.on.cpuMsPerRequest)} / ${f2(r.requestLog.off.cpuMsPerRequest)} (off)`,
+        f0(r.requestLog.on.peakRssMb),
+        `${r.requestLog.runs.off.map(f0).join(", ")} off; ${r.requestLog.runs.on.map(f0).join(", ")} on req/s`
+      ]]),
       [
         `GET /payments/{id} at ${f0(r.fixedRate.rate)} req/s`,
         f0(r.fixedRate.fils.rps),

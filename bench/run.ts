@@ -279,6 +279,29 @@ const run = async (): Promise<Results> => {
   }
   await bare.stop()
 
+  // The read again against a twin of the server with request logs off, alternating with the server that logs them
+  // (off, on, off, on), in the same run: what writing a line per request costs, in req/s and in CPU per request.
+  log(`GET /payments/{id}: request logs on and off`)
+  const unlogged = startFils(await freePort(), { ...filsEnv, FILS_REQUEST_LOG_RETENTION_DAYS: "0" })
+  await waitReady(unlogged, performance.now())
+  await load(unlogged, scenarios["payment_get"]!, warmup * 3)
+  const logRuns = { on: [] as Array<LoadFigures>, off: [] as Array<LoadFigures> }
+  for (let i = 0; i < 2; i++) {
+    log(`GET /payments/{id}: request logs off`)
+    logRuns.off.push(await measure(unlogged, scenarios["payment_get"]!))
+    log(`GET /payments/{id}: request logs on`)
+    logRuns.on.push(await measure(fils, scenarios["payment_get"]!))
+  }
+  await unlogged.stop()
+  const requestLog = {
+    on: logRuns.on.reduce(faster),
+    off: logRuns.off.reduce(faster),
+    runs: { on: logRuns.on.map((r) => r.rps), off: logRuns.off.map((r) => r.rps) }
+  }
+  if ((await sql.query("SELECT count(*)::int AS n FROM request_logs")).rows[0].n === 0) {
+    throw new Error("the logging server wrote no request log lines")
+  }
+
   // Background work ---------------------------------------------------------------------------------------------------
 
   log(`deliveries: ${deliveryEvents} events × ${endpoints} endpoints`)
@@ -477,6 +500,7 @@ const run = async (): Promise<Results> => {
     deliveries,
     renewals,
     planChanges,
+    requestLog,
     coldStart: { ms: coldStartMs, runs: coldStarts, on: configured !== undefined ? "DATABASE_URL" : "existing data folder" },
     scaling,
     peakRssMb: loadPeak.mb,
