@@ -10,7 +10,7 @@
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Cause, Clock, Context, DateTime, Effect, Exit, Option } from "effect"
+import { Cause, Clock, Context, DateTime, Effect, Exit, FiberRef, Option } from "effect"
 import type { Principal } from "../../src/application/Accounts.js"
 import { CurrentRequestId } from "../../src/application/Events.js"
 import * as RequestLog from "../../src/domain/RequestLog.js"
@@ -104,10 +104,18 @@ export const logRequests = (record: (line: RequestLog.RequestLogDraft) => boolea
       })
     }
 
-    const logged = Effect.onExit(
-      Effect.locally(app, CurrentRequestId, requestId),
-      (exit) => Effect.sync(() => write(exit))
-    )
+    // Written as the answer leaves (an interrupted request, which has none, makes no line). The id is set on the
+    // request's own fiber, which ends with it: for the rest of its life, not restored (a step less).
+    const logged = Effect.matchCauseEffect(Effect.zipRight(FiberRef.set(CurrentRequestId, requestId), app), {
+      onFailure: (cause) => {
+        write(Exit.failCause(cause))
+        return Effect.failCause(cause)
+      },
+      onSuccess: (response) => {
+        write(Exit.succeed(response))
+        return Effect.succeed(response)
+      }
+    })
     if (typeof given === "string") return logged
     // No `observeRequests` made the id: echoed here.
     const headers = { [requestIdHeader]: requestId }

@@ -2,7 +2,8 @@
  * Request logs (docs/api.md, "Request logs"): the HTTP edge hands each API request's line to `record`, which only
  * puts it in a bounded buffer; one fiber writes what has gathered in batches, so a request never waits for the
  * store. When the store falls behind by a whole buffer, further lines are dropped and counted
- * (`fils_request_logs_dropped_total`) instead. `worker` deletes lines past the retention.
+ * (`fils_request_logs_dropped_total`) instead. A line is written within about a tenth of a second. `worker`
+ * deletes lines past the retention.
  */
 import { Chunk, DateTime, Duration, Effect, Metric, Option, Queue, Schedule } from "effect"
 import type { Scope } from "../domain/Account.js"
@@ -24,6 +25,8 @@ export const dropped = Metric.counter(droppedName, {
 
 /** Lines per insert, at most. */
 const batchMax = 500
+/** How long a line waits for others to share its insert. */
+const gatherFor = Duration.millis(100)
 /** Lines deleted per statement when pruning, so that no delete holds its locks for long. */
 const pruneBatch = 5_000
 const pruneEvery = Duration.hours(1)
@@ -77,8 +80,16 @@ export class RequestLogs extends Effect.Service<RequestLogs>()("fils/RequestLogs
         Effect.ensuring(Effect.sync(() => (pending -= drafts.length)))
       )
 
-    // One batch at a time: while one is written, the next gathers.
-    yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.takeBetween(buffer, 1, batchMax), (taken) => write(Chunk.toReadonlyArray(taken)))))
+    // One batch at a time. A line waits up to `gatherFor` for the lines that follow it, so that a busy server writes
+    // a few large batches a second rather than a statement per request or two (each statement costs the process
+    // far more than a line); with a backlog of a whole batch it writes at once.
+    const flushOnce = Effect.gen(function*() {
+      const first = yield* Queue.take(buffer)
+      if ((yield* Queue.size(buffer)) < batchMax - 1) yield* Effect.sleep(gatherFor)
+      const rest = yield* Queue.takeUpTo(buffer, batchMax - 1)
+      yield* write([first, ...Chunk.toReadonlyArray(rest)])
+    })
+    yield* Effect.forkScoped(Effect.forever(flushOnce))
     // On the way out (SIGTERM), what is still buffered is written before the store closes.
     yield* Effect.addFinalizer(() => Effect.flatMap(Queue.takeAll(buffer), (rest) => write(Chunk.toReadonlyArray(rest))))
 
