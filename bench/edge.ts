@@ -12,7 +12,8 @@
  * - + the request id, log line and metrics (`serverMiddleware`);
  * - + the per-key rate limit (counted in the store);
  * - Fils as served (`ServerLive`, as `fils serve` runs it): the same middleware, the bearer security and its
- *   `RateLimit-*` headers, and the read through its hot route (`ApiMiddleware.ts`).
+ *   `RateLimit-*` headers, and the read through its hot route (`ApiMiddleware.ts`);
+ * - the same with request logs off (`FILS_REQUEST_LOG_RETENTION_DAYS=0`): what the request log line costs.
  *
  * BENCH_DURATION (seconds, default 8) per step.
  */
@@ -43,7 +44,7 @@ import { PaymentResource } from "../src/domain/Payment.js"
 import { freePort, root } from "./processes.js"
 import * as Seed from "./seed.js"
 
-const steps = ["baseline", "router", "tracer", "headers", "observed", "limited", "fils"] as const
+const steps = ["baseline", "router", "tracer", "headers", "observed", "limited", "fils", "unlogged"] as const
 type Step = (typeof steps)[number]
 const titles: Record<Step, string> = {
   baseline: "node:http + pg (the bare baseline)",
@@ -52,7 +53,8 @@ const titles: Record<Step, string> = {
   headers: "+ security headers",
   observed: "+ request id, log line, metrics",
   limited: "+ rate limit",
-  fils: "Fils as served"
+  fils: "Fils as served",
+  unlogged: "Fils as served, request logs off"
 }
 const seconds = Number(process.env["BENCH_DURATION"] ?? 8)
 
@@ -98,10 +100,13 @@ const measureStep = async (step: Step) => {
       : HttpServer.serve(router, middleware)
     const layer = step === "baseline"
       ? engine
-      : step === "fils"
+      : step === "fils" || step === "unlogged"
       ? ServerLive({ port, host: "127.0.0.1" }).pipe(Layer.provideMerge(engine), Layer.provide(ObservabilityLive))
       : served.pipe(Layer.provide(listen), Layer.provideMerge(engine), Layer.provide(ObservabilityLive))
-    const config = ConfigProvider.fromMap(new Map([["FILS_RATE_LIMIT_PER_MIN", "1000000000"]]))
+    const config = ConfigProvider.fromMap(new Map([
+      ["FILS_RATE_LIMIT_PER_MIN", "1000000000"],
+      ["FILS_REQUEST_LOG_RETENTION_DAYS", step === "unlogged" ? "0" : "7"]
+    ]))
     const runtime = ManagedRuntime.make(layer.pipe(Layer.provide(Layer.setConfigProvider(config))))
     const { account, keys } = await runtime.runPromise(Effect.flatMap(Accounts, (a) => a.create({ business_name: "Edge" })))
     const sql = await Seed.connect(db.url)

@@ -59,8 +59,8 @@ export interface Results {
     readonly runs: ReadonlyArray<number>
   }>
   /**
-   * `GET /payments/{id}` on the same server's twin with request logs off (`FILS_REQUEST_LOG_RETENTION_DAYS=0`),
-   * alternating with the server that logs (as every run above does): each side's better of two runs.
+   * `GET /payments/{id}` on two new servers of the same age, one logging requests and one with request logs off
+   * (`FILS_REQUEST_LOG_RETENTION_DAYS=0`), alternating: each side's better of two runs.
    */
   readonly requestLog?: {
     readonly on: LoadFigures
