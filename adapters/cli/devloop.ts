@@ -12,6 +12,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Config, Console, DateTime, Duration, Effect, Option, ParseResult, Redacted, Schedule } from "effect"
 import { deliveryBody, EventType, type EventResource } from "../../src/domain/Event.js"
+import * as WebhookHealth from "../../src/domain/WebhookHealth.js"
 import { InvalidRequest } from "../../src/domain/Errors.js"
 import { secretProblem, sign } from "../crypto/StandardWebhooks.js"
 import { cards } from "../processor/SimulatedProcessor.js"
@@ -232,7 +233,7 @@ const elsewhere: Partial<Record<string, string>> = {
   "refund.succeeded": "refunds are an operator's act: `fils refunds create PAYMENT_ID` (or the dashboard's Refund button)",
   "invoice.issued": "a VAT-registered account issues it with every payment: set the account's tax profile (`fils account tax-profile set`), then `fils trigger payment.succeeded`",
   "credit_note.issued": "a refund of an invoiced payment issues it: `fils refunds create PAYMENT_ID` on a VAT-registered account",
-  "webhook.disabled": "an endpoint whose every attempt fails for 3 days causes it; `POST /webhooks/{id}/test` sends an example to an endpoint that names it"
+  "webhook.disabled": `an endpoint whose ${WebhookHealth.ruleText("has")} causes it; \`POST /webhooks/{id}/test\` sends an example to an endpoint that names it`
 }
 
 /** A card as the dashboard and the portal show one (`•••• 4242`): never the whole number, in any message. */

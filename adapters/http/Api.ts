@@ -38,7 +38,7 @@ import {
 import { CreditNote, Invoice } from "../../src/domain/TaxDocument.js"
 import { TestClockAdvance, TestClockCreate, TestClockDeleted, TestClockResource } from "../../src/domain/TestClock.js"
 import { WebhookCreate, WebhookResource, WebhookUpdate, WebhookWithSecret } from "../../src/domain/WebhookEndpoint.js"
-import { DeliveryResource } from "../../src/domain/Delivery.js"
+import { DeliveryResource, pageMax as deliveriesPageMax } from "../../src/domain/Delivery.js"
 import type { Principal } from "../../src/application/Accounts.js"
 import * as E from "./Errors.js"
 import { completeDocument } from "./OpenApiDocument.js"
@@ -101,6 +101,22 @@ const Limit = Schema.String.pipe(
   message: () => "must be an integer from 1 to 100",
   // On the wire it is a query string; documented as the integer it must spell.
   jsonSchema: { type: "integer", minimum: 1, maximum: 100, default: 20, description: "Page size, 1 to 100 (default 20)" }
+})
+/** The page size of a delivery log, smaller than other lists' (`Delivery.pageMax` says why). */
+const DeliveryLimit = Schema.String.pipe(
+  Schema.pattern(/^[1-9][0-9]{0,2}$/, { message: () => `must be an integer from 1 to ${deliveriesPageMax}` }),
+  Schema.compose(Schema.NumberFromString),
+  Schema.int(),
+  Schema.between(1, deliveriesPageMax)
+).annotations({
+  message: () => `must be an integer from 1 to ${deliveriesPageMax}`,
+  jsonSchema: {
+    type: "integer",
+    minimum: 1,
+    maximum: deliveriesPageMax,
+    default: deliveriesPageMax,
+    description: `Page size, 1 to ${deliveriesPageMax} (default ${deliveriesPageMax})`
+  }
 })
 const listParams = {
   limit: Schema.optional(Limit),
@@ -764,14 +780,15 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.get("deliveries", "/webhooks/:id/deliveries")
       .setPath(pathId("wh"))
-      .setUrlParams(Schema.Struct(listParams))
+      .setUrlParams(Schema.Struct({ ...listParams, limit: Schema.optional(DeliveryLimit) }))
       .addSuccess(WebhookDeliveryList)
       .annotateContext(OpenApi.annotations({
         summary: "List an endpoint's deliveries, newest first, with every attempt",
         description: "Each delivery names its event and type (`test: true` for a test event) and lists its attempts: " +
           "when, the receiver's status (or why it did not answer), the latency, the first 4 KiB of its answer, and " +
-          "what was sent: the headers Fils set, signatures as sent, and the exact body. The signing secret is never " +
-          "shown. Page with `limit` and `cursor`."
+          "what was sent: the headers Fils set, with that attempt's timestamp and signatures. The exact body, the " +
+          "same on every attempt, is given once as the delivery's `request_body`. The signing secret is never " +
+          `shown. Page with \`limit\` (at most ${deliveriesPageMax}: each delivery carries its answers) and \`cursor\`.`
       }))
   )
   .add(

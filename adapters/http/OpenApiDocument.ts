@@ -326,6 +326,7 @@ const webhookDelivery: typeof DeliveryResource.Encoded = {
   livemode: false,
   created_at: "2026-11-21T10:00:02.000Z",
   next_attempt_at: null,
+  request_body: deliveryBodyExample,
   attempts: [{
     attempt: 1,
     started_at: "2026-11-21T10:00:02.000Z",
@@ -333,7 +334,7 @@ const webhookDelivery: typeof DeliveryResource.Encoded = {
     error: null,
     latency_ms: 84,
     response_body: "{\"error\":\"database is down\"}",
-    request: { headers: sentHeaders(1795255202, "K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4="), body: deliveryBodyExample }
+    request: { headers: sentHeaders(1795255202, "K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=") }
   }, {
     attempt: 2,
     started_at: "2026-11-21T10:00:07.000Z",
@@ -341,7 +342,7 @@ const webhookDelivery: typeof DeliveryResource.Encoded = {
     error: null,
     latency_ms: 31,
     response_body: "ok",
-    request: { headers: sentHeaders(1795255207, "bm6Jxq9Wm9yq8Vb3JmCk2M3Q0vKQe4tq3z8T0tYb3vQ="), body: deliveryBodyExample }
+    request: { headers: sentHeaders(1795255207, "bm6Jxq9Wm9yq8Vb3JmCk2M3Q0vKQe4tq3z8T0tYb3vQ=") }
   }]
 }
 const webhookWithSecret: typeof WebhookWithSecret.Encoded = { ...webhook, secret }

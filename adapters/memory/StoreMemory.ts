@@ -30,6 +30,7 @@ import {
   inFlightPerAccount,
   inFlightPerEndpoint,
   outcomeApplies,
+  requestBody,
   type SentRequest
 } from "../../src/domain/Delivery.js"
 import * as WebhookHealth from "../../src/domain/WebhookHealth.js"
@@ -236,7 +237,8 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
       answer: outcome.answer ?? null,
       sent: sent ?? null
     }])
-    const streak = { webhookId: d.webhook_id, outcome: { ok: outcome.ok, startedAt } }
+    // A cancelled delivery's attempt (its endpoint deleted or disabled meanwhile) leaves the streak alone.
+    const streak = d.status === "cancelled" ? undefined : { webhookId: d.webhook_id, outcome: { ok: outcome.ok, startedAt } }
     if (!outcomeApplies(d, d.lease_until !== 0, attempt)) return streak
     const after = afterAttempt(outcome, nextAttemptAt)
     deliveries.set(deliveryId, {
@@ -712,6 +714,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           const endpoint = webhooks.get(id)
           if (endpoint === undefined || !inScope(endpoint, scope)) return false
           webhooks.delete(id)
+          webhookHealth.delete(id)
           for (const d of deliveries.rows.values()) {
             if (d.webhook_id === id && d.status === "pending") {
               deliveries.set(d.delivery_id, { ...d, status: "cancelled", next_attempt_at: null })
@@ -741,7 +744,20 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           }
           for (const id of ids) {
             const row = webhookHealth.get(id)
-            if (row !== undefined) found.set(id, { ...found.get(id)!, failingSince: row.since, autoDisabledAt: row.disabledAt })
+            if (row === undefined) continue
+            // The streak's failures, up to the count the rule needs (as PostgreSQL counts them).
+            let failures = 0
+            for (const attempts of deliveryAttempts.rows.values()) {
+              for (const a of attempts) {
+                if (a.webhook_id === id && !a.ok && DateTime.toEpochMillis(a.started_at) >= DateTime.toEpochMillis(row.since)) failures++
+              }
+            }
+            found.set(id, {
+              ...found.get(id)!,
+              failingSince: row.since,
+              failures: Math.min(failures, WebhookHealth.minFailures),
+              autoDisabledAt: row.disabledAt
+            })
           }
           return found
         }),
@@ -866,6 +882,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
               event_id: d.event_id,
               event_type: events.get(d.event_id)!.type,
               test: testEvents.get(d.event_id) !== undefined,
+              request_body: requestBody(events.get(d.event_id)!, testEvents.get(d.event_id) !== undefined),
               status: d.status,
               livemode: d.livemode,
               created_at: d.created_at,
@@ -877,7 +894,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
                 error: a.error,
                 latency_ms: a.duration_ms,
                 response_body: a.answer,
-                request: a.sent === null ? null : { headers: { ...a.sent.headers }, body: a.sent.body }
+                request: a.sent === null ? null : { headers: { ...a.sent.headers } }
               }))
             }))
           }

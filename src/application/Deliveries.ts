@@ -62,7 +62,8 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
     const recorder = yield* EventRecorder
 
     /**
-     * Disables an endpoint whose every attempt has failed for `WebhookHealth.disableAfter` (checked again under its
+     * Disables an endpoint whose every attempt has failed for `WebhookHealth.disableAfter`, at least
+     * `WebhookHealth.minFailures` of them (`WebhookHealth.shouldDisable`, checked again under its
      * lock, on its streak as stored now: a success recorded meanwhile keeps it enabled). Its pending deliveries stop,
      * and `webhook.disabled` goes to the account's endpoints that name it. True when it was disabled now.
      */
@@ -73,7 +74,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
         const current = yield* webhookRepo.lock(scope, id)
         if (Option.isNone(current) || current.value.disabled) return false
         const health = (yield* webhookRepo.health([id], WebhookHealth.windowStart(now))).get(id) ?? WebhookHealth.none
-        if (!WebhookHealth.shouldDisable(health.failingSince, now)) return false
+        if (!WebhookHealth.shouldDisable(health, now)) return false
         const disabled = { ...current.value, disabled: true }
         yield* webhookRepo.update(disabled)
         yield* webhookRepo.deliveries.cancelFor(id)
@@ -90,7 +91,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
     const attempt = (record: RecordAttempt) => (claimed: ClaimedAttempt) =>
       Effect.uninterruptible(Effect.gen(function*() {
         const startedAt = yield* DateTime.now
-        const body = JSON.stringify(Event.deliveryBody(claimed.event, claimed.test))
+        const body = Delivery.requestBody(claimed.event, claimed.test)
         const timestamp = Math.floor(DateTime.toEpochMillis(startedAt) / 1000)
         // One signature per signing secret: two for a day after a rotation, space-separated (Standard Webhooks).
         const signature = (yield* Effect.forEach(
@@ -121,10 +122,11 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
           startedAt,
           outcome,
           nextAttemptAt: outcome.ok ? undefined : Delivery.nextAttemptAt(claimed.attempt, finishedAt),
-          sent: { headers, body }
+          sent: { headers }
         })
-        // The streak as claimed: only an endpoint already failing that long can be due, so a healthy one costs nothing.
-        if (!outcome.ok && WebhookHealth.shouldDisable(claimed.failingSince, finishedAt)) {
+        // The streak as claimed: only an endpoint already failing that long can be due, so a healthy one costs nothing
+        // (`autoDisable` then counts its failures).
+        if (!outcome.ok && WebhookHealth.longEnough(claimed.failingSince, finishedAt)) {
           yield* autoDisable(claimed.endpoint, finishedAt).pipe(
             Effect.catchAllCause((cause) => Effect.logWarning("Disabling a failing endpoint did not complete", cause))
           )
@@ -221,7 +223,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
     const listOf = Effect.fn("Deliveries.listOf")(function*(scope: Scope, webhookId: WebhookId, params: DeliveryListParams) {
       if (Option.isNone(yield* webhookRepo.get(scope, webhookId))) return yield* notFound("webhook endpoint", webhookId)
       const key = Pagination.listKey("webhook_deliveries", { webhook_id: webhookId })
-      const page = yield* Pagination.pageRequest(key, params)
+      const page = yield* Pagination.pageRequest(key, params, Delivery.pageMax)
       const found = yield* webhookRepo.deliveries.pageOf(webhookId, page)
       const list = Pagination.toList(key, found, Delivery.position)
       return { ...list, items: list.items.map(resource) }
@@ -289,6 +291,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
             livemode: scope.livemode,
             created_at: now,
             next_attempt_at: now,
+            request_body: Delivery.requestBody(event, true),
             attempts: []
           })
         }))

@@ -3,7 +3,7 @@
  * transaction, attempted until a 2xx or until eight attempts failed, on the Standard Webhooks schedule.
  */
 import { DateTime, Duration, Schema } from "effect"
-import { EventType } from "./Event.js"
+import { deliveryBody, type Event, EventType } from "./Event.js"
 import { AccountId, DeliveryId, EventId, WebhookId } from "./Ids.js"
 import * as Pagination from "./Pagination.js"
 
@@ -77,11 +77,22 @@ export interface AttemptOutcome {
   readonly answer?: string | undefined
 }
 
-/** What an attempt sent: the headers Fils set (signatures as sent) and the exact body. */
+/**
+ * What an attempt kept of what it sent: the headers Fils set, with its own timestamp and signatures. The body is the
+ * same on every attempt (`requestBody` of the event), so it is not stored per attempt but made again when shown.
+ */
 export interface SentRequest {
   readonly headers: Readonly<Record<string, string>>
-  readonly body: string
 }
+
+/**
+ * The exact body every attempt of a delivery sends: the event's delivery body as JSON (`Event.deliveryBody`). The one
+ * place it is made, so the delivery log's body is byte for byte what was signed.
+ */
+export const requestBody = (
+  event: Pick<Event, "event_id" | "type" | "livemode" | "created_at" | "data">,
+  test: boolean
+): string => JSON.stringify(deliveryBody(event, test))
 
 /**
  * How much of a receiver's answer is kept with its attempt (docs/webhooks.md "Delivery log"): enough to read an
@@ -113,6 +124,13 @@ export const boundAnswer = (text: string): string => {
   return text.slice(0, end)
 }
 
+/**
+ * The most deliveries one page of a delivery log carries: each brings up to `maxAttempts` answers of up to
+ * `answerLimitBytes` and its body, so a page stays under about 1 MB (20 × 8 × 4 KiB answers, plus bodies and
+ * headers) where other lists' 100 would reach several.
+ */
+export const pageMax = 20
+
 /** One recorded attempt of a delivery, as the delivery log shows it. */
 export const DeliveryAttempt = Schema.Struct({
   attempt: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)),
@@ -123,15 +141,20 @@ export const DeliveryAttempt = Schema.Struct({
   latency_ms: Schema.NonNegativeInt,
   /** The first 4 KiB of the receiver's answer; null when it did not answer or for attempts made before it was kept. */
   response_body: Schema.NullOr(Schema.String),
-  /** What was sent: the headers Fils set, with the signatures as sent, and the exact body (null for older attempts). */
+  /**
+   * What was sent: the headers Fils set, with this attempt's timestamp and signatures (null for older attempts). The
+   * body, the same on every attempt, is the delivery's `request_body`.
+   */
   request: Schema.NullOr(Schema.Struct({
-    headers: Schema.Record({ key: Schema.String, value: Schema.String }),
-    body: Schema.String
+    headers: Schema.Record({ key: Schema.String, value: Schema.String })
   }))
 }).annotations({ identifier: "WebhookDeliveryAttempt" })
 export type DeliveryAttempt = typeof DeliveryAttempt.Type
 
-/** A delivery as the API and the dashboard show it: its event's type, whether it is a test, and every attempt. */
+/**
+ * A delivery as the API and the dashboard show it: its event's type, whether it is a test, the body it sends, and
+ * every attempt.
+ */
 export const DeliveryResource = Schema.Struct({
   object: Schema.Literal("webhook_delivery"),
   delivery_id: DeliveryId,
@@ -144,6 +167,11 @@ export const DeliveryResource = Schema.Struct({
   livemode: Schema.Boolean,
   created_at: Schema.DateTimeUtc,
   next_attempt_at: Schema.NullOr(Schema.DateTimeUtc),
+  /**
+   * The exact body every attempt sends (the same each time): with an attempt's `request.headers` it is the signed
+   * request, which `StandardWebhooks.verify` accepts.
+   */
+  request_body: Schema.String,
   attempts: Schema.Array(DeliveryAttempt)
 }).annotations({ identifier: "WebhookDelivery" })
 export type DeliveryResource = typeof DeliveryResource.Type

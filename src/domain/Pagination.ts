@@ -85,14 +85,15 @@ export const decodeCursor = (key: string, cursor: string): Either.Either<Positio
   )
 }
 
-/** `limit` and `cursor` of a list request, validated, into a page request. */
+/** `limit` (at most `max`) and `cursor` of a list request, validated, into a page request. */
 export const pageRequest = (
   key: string,
-  params: { readonly limit?: number | undefined; readonly cursor?: string | undefined }
+  params: { readonly limit?: number | undefined; readonly cursor?: string | undefined },
+  max: number = maxLimit
 ): Either.Either<PageRequest, InvalidRequest> => {
-  const limit = params.limit ?? defaultLimit
-  if (!Number.isInteger(limit) || limit < 1 || limit > maxLimit) {
-    return Either.left(new InvalidRequest({ message: `limit must be an integer from 1 to ${maxLimit}` }))
+  const limit = params.limit ?? Math.min(defaultLimit, max)
+  if (!Number.isInteger(limit) || limit < 1 || limit > max) {
+    return Either.left(new InvalidRequest({ message: `limit must be an integer from 1 to ${max}` }))
   }
   if (params.cursor === undefined) return Either.right({ limit, after: undefined })
   return Either.map(decodeCursor(key, params.cursor), (after) => ({ limit, after }))

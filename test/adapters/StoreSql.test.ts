@@ -180,7 +180,8 @@ describe("StoreSql on PostgreSQL", () => {
         "test_clocks",
         "webhook_debugging",
         "request_logs",
-        "period_revenue"
+        "period_revenue",
+        "webhook_storage"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns

@@ -354,6 +354,68 @@ describe("StoreSql on PostgreSQL: webhooks", () => {
       ])
     }))
 
+  it.scopedLive("the failing streak under two recordings at once: a success recorded while another server records an earlier failure clears it, as one after the other would", () =>
+    Effect.gen(function*() {
+      const { endpoint, monitor, scope, stores } = yield* servers(2)
+      const [a, b] = stores
+      const queued = yield* Effect.forEach([1, 2], () =>
+        Effect.gen(function*() {
+          const e = yield* makeEvent(scope)
+          yield* a!.events.insert(e)
+          return yield* makeDelivery(e, endpoint)
+        }))
+      yield* a!.deliveries.enqueue(queued)
+      assert.strictEqual((yield* a!.deliveries.claimDue(at(T0), 10, 30_000)).length, 2)
+      const [failed, succeeded] = queued
+
+      // Server a records a failure (its streak's first row) and has not committed when server b records a later
+      // success. Before, b's statement read no row in its snapshot, deleted nothing, and a's failure stood as a
+      // streak though a success came after it. Now b queues on the row a is writing and computes from it.
+      const go = yield* Deferred.make<void>()
+      const recorded = yield* Deferred.make<void>()
+      const first = yield* Effect.fork(a!.transact(Effect.gen(function*() {
+        yield* a!.deliveries.recordAttempt({ deliveryId: failed!.delivery_id, attempt: 1, startedAt: at(T0 + 10), outcome: serverError, nextAttemptAt: at(T0 + 5_010) })
+        yield* Deferred.succeed(recorded, undefined)
+        yield* Deferred.await(go)
+      })))
+      yield* Deferred.await(recorded)
+      const second = yield* Effect.fork(
+        b!.deliveries.recordAttempt({ deliveryId: succeeded!.delivery_id, attempt: 1, startedAt: at(T0 + 20), outcome: ok(), nextAttemptAt: undefined })
+      )
+      // b waits for a's row (before, it did not wait at all: it finished on its own). Its statement is long: the start
+      // of its text is what pg_stat_activity keeps.
+      yield* Effect.raceFirst(waitsForLock(monitor, "%WITH input AS%"), Fiber.await(second))
+      yield* Deferred.succeed(go, undefined)
+      yield* Fiber.join(first)
+      yield* Fiber.join(second)
+      const health = (yield* a!.webhooks.health([endpoint.webhook_id], at(T0))).get(endpoint.webhook_id)!
+      same([health.failingSince, health.attempts, health.failed], [null, 2, 1])
+
+      // The row stays (its streak null) and moves on from there: a later failure starts a streak.
+      yield* b!.deliveries.recordAttempt({ deliveryId: failed!.delivery_id, attempt: 2, startedAt: at(T0 + 30), outcome: refused, nextAttemptAt: undefined })
+      same((yield* a!.webhooks.health([endpoint.webhook_id], at(T0))).get(endpoint.webhook_id)!.failingSince, at(T0 + 30))
+    }))
+
+  it.scopedLive("delivery log: attempts recorded with their body (before it was made again from the event) show it as kept", () =>
+    Effect.gen(function*() {
+      const { endpoint, monitor, scope, stores } = yield* servers(1)
+      const e = yield* makeEvent(scope)
+      yield* stores[0]!.events.insert(e)
+      const d = yield* makeDelivery(e, endpoint)
+      yield* stores[0]!.deliveries.enqueue([d])
+      yield* monitor`INSERT INTO webhook_attempts (delivery_id, attempt, webhook_id, started_at, status_code, ok, error,
+          duration_ms, request_headers, request_body, response_body)
+        VALUES (${d.delivery_id}, 1, ${endpoint.webhook_id}, ${new Date(T0)}, 200, true, NULL, 12,
+          ${JSON.stringify({ "webhook-id": e.event_id })}::jsonb, '{"kept":"as sent"}', 'ok')`
+      const page = yield* stores[0]!.deliveries.pageOf(endpoint.webhook_id, { limit: 5, after: undefined })
+      same([page.items[0]!.request_body, page.items[0]!.attempts[0]!.request], ['{"kept":"as sent"}', { headers: { "webhook-id": e.event_id } }])
+      // Recorded now, nothing of the body is stored.
+      yield* stores[0]!.deliveries.recordAttempt({ deliveryId: d.delivery_id, attempt: 2, startedAt: at(T0 + 1), outcome: ok(), nextAttemptAt: undefined, sent: { headers: { "webhook-id": e.event_id } } })
+      const bodies = yield* monitor<{ n: number }>`SELECT count(*)::int AS n FROM webhook_attempts
+        WHERE delivery_id = ${d.delivery_id} AND request_body IS NOT NULL`
+      assert.strictEqual(bodies[0]!.n, 1)
+    }))
+
   it.scopedLive("the listener notices a lost LISTEN connection and listens again on a new one", () =>
     Effect.gen(function*() {
       const url = yield* migratedUrl

@@ -8,7 +8,7 @@ import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Exit, FastCheck, Fiber, type Layer, Option, Redacted } from "effect"
 import { newId } from "../../src/application/Ids.js"
 import type { Account, Scope } from "../../src/domain/Account.js"
-import { type AttemptOutcome, inFlightPerAccount, inFlightPerEndpoint } from "../../src/domain/Delivery.js"
+import { type AttemptOutcome, inFlightPerAccount, inFlightPerEndpoint, requestBody } from "../../src/domain/Delivery.js"
 import type { Event, EventType } from "../../src/domain/Event.js"
 import type { AccountId, DeliveryId, EventId, WebhookId } from "../../src/domain/Ids.js"
 import * as Pagination from "../../src/domain/Pagination.js"
@@ -220,6 +220,53 @@ export const webhookStoreContract = (name: string, storeLayer: Layer.Layer<Store
         // An endpoint without attempts.
         const quietOne = yield* endpoint()
         same((yield* store.webhooks.health([quietOne.webhook_id], at(T0))).get(quietOne.webhook_id), WebhookHealth.none)
+      }))
+
+    it.scoped("health: the streak's failed attempts are counted up to the rule's minimum; a deleted endpoint's streak goes with it, and a late attempt does not bring it back", () =>
+      Effect.gen(function*() {
+        const { endpoint, enqueue, event, store } = yield* world
+        const w = yield* endpoint()
+        const failures = WebhookHealth.minFailures + 2
+        const queued = yield* Effect.forEach(Array.from({ length: failures }), () => Effect.flatMap(event(), (e) => enqueue(e, [w])))
+        const healthOf = Effect.map(store.webhooks.health([w.webhook_id], at(T0)), (h) => h.get(w.webhook_id)!)
+        yield* store.deliveries.recordAttempt({ deliveryId: queued[0]![0]!.delivery_id, attempt: 1, startedAt: at(T0 + 1), outcome: ok(), nextAttemptAt: undefined })
+        for (const [i, [d]] of queued.entries()) {
+          yield* store.deliveries.recordAttempt({ deliveryId: d!.delivery_id, attempt: 2, startedAt: at(T0 + 10 + i), outcome: serverError, nextAttemptAt: undefined })
+          const h = yield* healthOf
+          same([h.failingSince, h.failures], [at(T0 + 10), Math.min(i + 1, WebhookHealth.minFailures)], `after ${i + 1} failures`)
+        }
+        yield* store.transact(store.webhooks.markAutoDisabled(w.webhook_id, at(T0 + 100)))
+        assert.isTrue(yield* store.webhooks.delete({ accountId: w.account_id, livemode: w.livemode }, w.webhook_id))
+        const gone = yield* healthOf
+        same([gone.failingSince, gone.failures, gone.autoDisabledAt], [null, 0, null])
+        // An attempt in flight when it was deleted, recorded after: its delivery was cancelled, the streak stays gone.
+        yield* store.deliveries.recordAttempt({ deliveryId: queued[0]![0]!.delivery_id, attempt: 3, startedAt: at(T0 + 200), outcome: refused, nextAttemptAt: undefined })
+        same((yield* healthOf).failingSince, null)
+      }))
+
+    it.scoped("delivery log: the body is given once, byte for byte the one a claim sends; an attempt keeps only its headers", () =>
+      Effect.gen(function*() {
+        const { claim, endpoint, enqueue, event, store } = yield* world
+        const w = yield* endpoint()
+        // Keys out of order, nested, non-ASCII, a fraction: whatever the store does to JSON, both read it alike.
+        const e = yield* event({ data: { z: 1, object: "payment", a: { "é": "مرحبا 😀", n: 1.5, list: [3, 1] }, payment_id: "pay_x" } })
+        const [d] = yield* enqueue(e, [w])
+        const [claimed] = yield* claim(T0 + 1)
+        assert.strictEqual(claimed!.delivery.delivery_id, d!.delivery_id)
+        const sentBody = requestBody(claimed!.event, claimed!.test)
+        const headers = { "webhook-id": e.event_id, "webhook-timestamp": "1795255202", "webhook-signature": "v1,abc" }
+        yield* store.deliveries.recordAttempt({
+          deliveryId: d!.delivery_id,
+          attempt: 1,
+          startedAt: at(T0 + 1),
+          outcome: { ...serverError, answer: "down" },
+          nextAttemptAt: at(T0 + 5000),
+          sent: { headers }
+        })
+        const page = yield* store.deliveries.pageOf(w.webhook_id, { limit: 10, after: undefined })
+        assert.strictEqual(page.items.length, 1)
+        assert.strictEqual(page.items[0]!.request_body, sentBody)
+        same(page.items[0]!.attempts.map((a) => [a.request, a.response_body]), [[{ headers }, "down"]])
       }))
 
     // Endpoints -----------------------------------------------------------------------------------------------------

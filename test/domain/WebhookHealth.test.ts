@@ -5,7 +5,7 @@
 import { DateTime } from "effect"
 import { describe, expect, it } from "vitest"
 import { answerLimitBytes, boundAnswer, utf8Length } from "../../src/domain/Delivery.js"
-import { failingSinceAfter, shouldDisable } from "../../src/domain/WebhookHealth.js"
+import { disableAfterText, failingSinceAfter, minFailures, ruleText, shouldDisable } from "../../src/domain/WebhookHealth.js"
 
 const T0 = Date.UTC(2026, 10, 21, 10, 0, 0)
 const at = (millis: number) => DateTime.unsafeMake(millis)
@@ -13,10 +13,26 @@ const day = 24 * 3600_000
 
 describe("WebhookHealth", () => {
   it("shouldDisable: failing for exactly 3 days, not a millisecond less, and never without a streak", () => {
-    expect(shouldDisable(at(T0), at(T0 + 3 * day))).toBe(true)
-    expect(shouldDisable(at(T0), at(T0 + 3 * day - 1))).toBe(false)
-    expect(shouldDisable(at(T0), at(T0 + 30 * day))).toBe(true)
-    expect(shouldDisable(null, at(T0 + 30 * day))).toBe(false)
+    const streak = (since: number | null, failures = minFailures) => ({ failingSince: since === null ? null : at(since), failures })
+    expect(shouldDisable(streak(T0), at(T0 + 3 * day))).toBe(true)
+    expect(shouldDisable(streak(T0), at(T0 + 3 * day - 1))).toBe(false)
+    expect(shouldDisable(streak(T0), at(T0 + 30 * day))).toBe(true)
+    expect(shouldDisable(streak(null), at(T0 + 30 * day))).toBe(false)
+  })
+
+  it("shouldDisable: a quiet spell is no streak of failures; one failure 4 days ago and the next one do not disable", () => {
+    // Failed once, then nothing for 4 days, then its next delivery fails: 2 failures.
+    expect(shouldDisable({ failingSince: at(T0), failures: 2 }, at(T0 + 4 * day))).toBe(false)
+    // That delivery's whole schedule failing too (8 attempts) is not enough on its own either…
+    expect(minFailures).toBe(9)
+    expect(shouldDisable({ failingSince: at(T0), failures: minFailures - 1 }, at(T0 + 5 * day))).toBe(false)
+    // …one more failed attempt (another delivery) is.
+    expect(shouldDisable({ failingSince: at(T0), failures: minFailures }, at(T0 + 5 * day))).toBe(true)
+  })
+
+  it("the rule in words follows its constants", () => {
+    expect(disableAfterText).toBe("3 days")
+    expect(ruleText("had")).toBe("every attempt had failed for 3 days (at least 9 failed attempts)")
   })
 
   it("failingSinceAfter: a success clears the streak begun before it; the first failure after the batch's last success starts one", () => {

@@ -394,7 +394,7 @@ describe("the dashboard", () => {
     await db.sql(`INSERT INTO webhook_health (webhook_id, since, disabled_at)
       VALUES ('${/(wh_[0-9a-f]{32})/.exec(endpoint)![1]}', '2026-11-18T09:00:00Z', '2026-11-21T09:00:00Z')`)
     expect((await request(endpoint, { cookie: owner })).body)
-      .toContain("Fils disabled this endpoint on 2026-11-21 09:00 UTC: every attempt had failed for 3 days (since 2026-11-18 09:00 UTC)")
+      .toContain("Fils disabled this endpoint on 2026-11-21 09:00 UTC: every attempt had failed for 3 days (at least 9 failed attempts), failing since 2026-11-18 09:00 UTC")
     const form = (path: string, fields: Record<string, string>) => request(`${endpoint}/${path}`, { cookie: owner, form: { csrf_token: csrf, ...fields } })
     const whileDisabled = await form("recover", { since: "2026-11-18T09:00" })
     expect(whileDisabled.status).toBe(400)
@@ -405,7 +405,18 @@ describe("the dashboard", () => {
     const badSince = await form("recover", { since: "yesterday" })
     expect(badSince.status).toBe(400)
     expect(badSince.body).toContain("Since must be a date and time (YYYY-MM-DD HH:MM, UTC); got &#39;yesterday&#39;")
+    // The time is typed in UTC, as the label says (a datetime-local field would show the browser's own zone), and a
+    // date that does not exist is refused rather than moved to another day.
+    const page = (await request(endpoint, { cookie: owner })).body
+    expect(page).toContain('since this time, in UTC (YYYY-MM-DD HH:MM)')
+    expect(page).toMatch(/<input id="recover_since" name="since" type="text"/)
+    for (const notADay of ["2026-02-30T09:00", "2026-04-31 09:00", "2026-11-18 24:00", " 2026-11-18 09:00"]) {
+      const refused = await form("recover", { since: notADay })
+      expect(refused.status, notADay).toBe(400)
+      expect(refused.body).toContain("Since must be a date and time (YYYY-MM-DD HH:MM, UTC)")
+    }
     expect((await follow(await form("recover", { since: "2026-11-18T09:00" }), owner)).body).toContain("0 deliveries since 2026-11-18 09:00 UTC queued again.")
+    expect((await follow(await form("recover", { since: "2026-11-18 09:30" }), owner)).body).toContain("0 deliveries since 2026-11-18 09:30 UTC queued again.")
     expect((await follow(await form("test", { type: "payment.succeeded" }), owner)).body).toContain("Test payment.succeeded event queued")
     expect((await form("test", { type: "subscription.active" })).status, "a type it does not subscribe to").toBe(400)
     const revealed = await manage("reveal")

@@ -13,6 +13,7 @@ import { canManageMode } from "../../../src/domain/DashboardUser.js"
 import { ApiKeyId, parseId, WebhookId } from "../../../src/domain/Ids.js"
 import { EventType } from "../../../src/domain/Event.js"
 import { WebhookCreate, WebhookUpdate } from "../../../src/domain/WebhookEndpoint.js"
+import * as WebhookHealth from "../../../src/domain/WebhookHealth.js"
 import { unchanged } from "../html/Forms.js"
 import { html, raw } from "../html/Html.js"
 import { describeDecodeError } from "../SchemaIssues.js"
@@ -26,6 +27,28 @@ const decodeWebhook = Schema.decodeUnknownEither(WebhookCreate, { onExcessProper
 const decodeWebhookUpdate = Schema.decodeUnknownEither(WebhookUpdate, { onExcessProperty: "error", errors: "all" })
 const eventTypes: ReadonlyArray<string> = EventType.literals
 const decodeEventType = Schema.decodeUnknownEither(EventType)
+
+/**
+ * A time typed as the recover form asks, in UTC: `YYYY-MM-DD HH:MM` (a `T` for the space, seconds and a final `Z`
+ * allowed). A date that does not exist (31 April) is refused, never moved to another day.
+ */
+const utcTime = (typed: string): Option.Option<DateTime.Utc> => {
+  const parts = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?Z?$/.exec(typed)
+  if (parts === null) return Option.none()
+  const [year, month, day, hours, minutes, seconds] = parts.slice(1).map((part) => Number(part ?? "0")) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number
+  ]
+  const millis = Date.UTC(year, month - 1, day, hours, minutes, seconds)
+  const back = new Date(millis)
+  const exact = back.getUTCFullYear() === year && back.getUTCMonth() === month - 1 && back.getUTCDate() === day &&
+    back.getUTCHours() === hours && back.getUTCMinutes() === minutes && back.getUTCSeconds() === seconds
+  return exact ? Option.some(DateTime.unsafeMake(millis)) : Option.none()
+}
 
 export const developerRoutes = (kit: Kit.Kit) =>
   Effect.gen(function*() {
@@ -145,8 +168,8 @@ ${notice === undefined ? "" : html`<p class="done" role="status">${notice}</p>`}
 ${error === undefined ? "" : html`<p class="alert" role="alert">${error}</p>`}
 ${
           w.disabled && h.auto_disabled_at !== null
-            ? html`<p class="alert" data-testid="auto-disabled">Fils disabled this endpoint on ${Pages.when(h.auto_disabled_at)}: every attempt had failed for 3 days${
-              h.failing_since === null ? "" : ` (since ${Pages.when(h.failing_since)})`
+            ? html`<p class="alert" data-testid="auto-disabled">Fils disabled this endpoint on ${Pages.when(h.auto_disabled_at)}: ${WebhookHealth.ruleText("had")}${
+              h.failing_since === null ? "" : `, failing since ${Pages.when(h.failing_since)}`
             }. Fix the receiver, enable the endpoint, then send again what it missed (Recover, below).</p>`
             : ""
         }
@@ -183,8 +206,9 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
               f.livemode ? "" : Pages.form(f, `${here}/test`, html`<label for="test_type">Send a signed test event (marked <code>"test": true</code>)</label>
 <select id="test_type" name="type">${w.event_types.map((t) => html`<option value="${t}">${t}</option>`)}</select> <button type="submit">Send test event</button>`)
             }${
-              Pages.form(f, `${here}/recover`, html`<label for="recover_since">Send again what did not arrive (failed or cancelled) since, in UTC</label>
-<input id="recover_since" name="since" type="datetime-local" required> <button type="submit">Recover</button>`)
+              // A text field, not datetime-local: browsers show that in the viewer's own time zone, whatever the label says.
+              Pages.form(f, `${here}/recover`, html`<label for="recover_since">Send again what did not arrive (failed or cancelled) since this time, in UTC (YYYY-MM-DD HH:MM)</label>
+<input id="recover_since" name="since" type="text" inputmode="numeric" placeholder="2026-11-18 09:00" autocomplete="off" required> <button type="submit">Recover</button>`)
             }</div>`
             : ""
         }
@@ -203,10 +227,10 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
 <p><small>Answer (first 4 KiB)</small></p><pre>${a.response_body ?? "(none)"}</pre>${
                     a.request === null ? "" : html`<p><small>Headers sent</small></p><pre>${
                       Object.entries(a.request.headers).sort(([x], [y]) => (x < y ? -1 : 1)).map(([k, v]) => `${k}: ${v}`).join("\n")
-                    }</pre><p><small>Body sent</small></p><pre>${a.request.body}</pre>`
+                    }</pre>`
                   }`
                 )
-              }</details></td></tr>`
+              }<p><small>Body sent (the same on every attempt)</small></p><pre>${d.request_body}</pre></details></td></tr>`
             }`
           })
         }</tbody></table>${log.items.length === 0 ? html`<p class="muted">No deliveries yet.</p>` : ""}${
@@ -309,9 +333,8 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
         if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot resend deliveries.`), f.nonce)
         const endpoint = yield* endpointOf(scope)
         if (Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
-        // The browser's date and time (YYYY-MM-DDTHH:MM, seconds optional), read as UTC, as the page says.
         const typed = kit.field(params, "since")
-        const since = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(typed) ? DateTime.make(`${typed}Z`) : Option.none()
+        const since = utcTime(typed)
         if (Option.isNone(since)) {
           return yield* endpointPage(f, scope, undefined, undefined, `Since must be a date and time (YYYY-MM-DD HH:MM, UTC); got '${typed}'`)
         }

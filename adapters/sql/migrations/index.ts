@@ -32,6 +32,7 @@ import testClocks from "./0025_test_clocks.js"
 import webhookDebugging from "./0026_webhook_debugging.js"
 import requestLogs from "./0027_request_logs.js"
 import periodRevenue from "./0028_period_revenue.js"
+import webhookStorage from "./0029_webhook_storage.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -61,5 +62,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0025_test_clocks": testClocks,
   "0026_webhook_debugging": webhookDebugging,
   "0027_request_logs": requestLogs,
-  "0028_period_revenue": periodRevenue
+  "0028_period_revenue": periodRevenue,
+  "0029_webhook_storage": webhookStorage
 }

@@ -35,7 +35,7 @@ import {
   Stream
 } from "effect"
 import { randomUUID } from "node:crypto"
-import { afterAttempt, boundAnswer, inFlightPerAccount, inFlightPerEndpoint } from "../../../src/domain/Delivery.js"
+import { afterAttempt, boundAnswer, inFlightPerAccount, inFlightPerEndpoint, requestBody } from "../../../src/domain/Delivery.js"
 import type { EventType } from "../../../src/domain/Event.js"
 import type { AttemptRecord, ClaimedAttempt, DeliveriesRepo } from "../../../src/ports/Store.js"
 import type { Queries } from "../queries.js"
@@ -63,10 +63,9 @@ interface ClaimedRow extends DeliveryRow {
   readonly failing_since: Timestamp | null
 }
 
-/** A delivery of a page (`pageOf`): its columns and its event's type and test mark. */
+/** A delivery of a page (`pageOf`): its columns and its event (`to_jsonb` of its row, as a claim reads it). */
 interface PageRow extends DeliveryRow {
-  readonly event_type: string
-  readonly test: boolean
+  readonly event: EventRow & { readonly test: boolean }
 }
 
 /** An attempt as the delivery log shows it. */
@@ -111,8 +110,8 @@ export const makeDeliveriesRepo = (
           // jsonb and text cannot carry a NUL character; a transport's error text has no use for one.
           error: outcome.error?.replace(/\u0000/g, "") ?? null,
           duration_ms: Math.max(0, Math.round(outcome.durationMillis)),
+          // The body is not kept: it is the event's, the same on every attempt (`Delivery.requestBody`).
           request_headers: sent?.headers ?? null,
-          request_body: sent?.body.replace(/\u0000/g, "") ?? null,
           // Cut again after the NULs go (a shorter text is still within the bound).
           response_body: outcome.answer === undefined ? null : boundAnswer(outcome.answer.replace(/\u0000/g, "")),
           status,
@@ -125,23 +124,31 @@ export const makeDeliveriesRepo = (
       // Each endpoint's failing streak follows the attempts recorded now, as `WebhookHealth.failingSinceAfter` says:
       // `streak` is the batch's last success and its first failure after it; a success clears a streak begun at or
       // before it (unless Fils disabled the endpoint for it), a failure starts one or an earlier one stands.
+      // The new value is computed in ON CONFLICT DO UPDATE from the row as it is then, never from this statement's
+      // snapshot: two recordings at once for one endpoint queue on its row (the second waits for the first to
+      // commit, even for a row the first is inserting) and the second reads what the first wrote. So a success
+      // recorded while another dispatcher records an earlier failure clears it, as it would one after the other.
+      // A healthy endpoint keeps its row with a null `since` (written once, then left: nothing moves), so there
+      // is always a row to queue on. Rows are taken in endpoint id order (no two recordings wait for each other).
+      // Attempts of a delivery found cancelled once locked (its endpoint deleted or disabled meanwhile) leave the
+      // streak alone: a deleted endpoint's row is not made again after its delete removed it.
       yield* sql`
         WITH input AS (
           SELECT * FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS i (
             delivery_id text, attempt integer, started_at timestamptz, status_code integer, ok boolean, error text,
-            duration_ms integer, request_headers jsonb, request_body text, response_body text, status text,
+            duration_ms integer, request_headers jsonb, response_body text, status text,
             next_attempt_at timestamptz
           )
         ), locked AS (
           -- An array, so a primary-key probe per id (as a join, a scan of the whole table: see claimDue).
-          SELECT d.delivery_id, d.webhook_id FROM webhook_deliveries d
+          SELECT d.delivery_id, d.webhook_id, d.status FROM webhook_deliveries d
           WHERE d.delivery_id = ANY (ARRAY(SELECT delivery_id FROM input))
           ORDER BY d.delivery_id FOR UPDATE
         ), recorded AS (
           INSERT INTO webhook_attempts (delivery_id, attempt, webhook_id, started_at, status_code, ok, error, duration_ms,
-            request_headers, request_body, response_body)
+            request_headers, response_body)
           SELECT i.delivery_id, i.attempt, l.webhook_id, i.started_at, i.status_code, i.ok, i.error, i.duration_ms,
-            i.request_headers, i.request_body, i.response_body
+            i.request_headers, i.response_body
           FROM input i JOIN locked l ON l.delivery_id = i.delivery_id
           ON CONFLICT (delivery_id, attempt) DO NOTHING
           RETURNING delivery_id, attempt, webhook_id, started_at, ok
@@ -152,24 +159,19 @@ export const makeDeliveriesRepo = (
             min(r.started_at) FILTER (WHERE NOT r.ok AND (o.ok_at IS NULL OR r.started_at > o.ok_at)) AS failed_at
           FROM recorded r JOIN last_ok o ON o.webhook_id = r.webhook_id
           GROUP BY r.webhook_id, o.ok_at
-        ), cleared AS (
-          DELETE FROM webhook_health h USING streak s
-          WHERE h.webhook_id = s.webhook_id AND s.failed_at IS NULL AND s.ok_at IS NOT NULL AND h.since <= s.ok_at
-            AND h.disabled_at IS NULL
-        ), next AS (
-          SELECT s.webhook_id, CASE WHEN s.ok_at IS NULL OR h.since > s.ok_at
-              THEN least(h.since, s.failed_at) ELSE s.failed_at END AS since
-          FROM streak s JOIN webhook_health h ON h.webhook_id = s.webhook_id
-          WHERE s.failed_at IS NOT NULL
-        ), moved AS (
-          -- Only a streak that moves is written: an endpoint failing steadily costs no write per batch.
-          UPDATE webhook_health h SET since = n.since FROM next n
-          WHERE h.webhook_id = n.webhook_id AND h.since IS DISTINCT FROM n.since
-        ), started AS (
+        ), health AS (
           INSERT INTO webhook_health (webhook_id, since)
           SELECT s.webhook_id, s.failed_at FROM streak s
-          WHERE s.failed_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM webhook_health h WHERE h.webhook_id = s.webhook_id)
-          ON CONFLICT (webhook_id) DO UPDATE SET since = least(webhook_health.since, EXCLUDED.since)
+          WHERE EXISTS (SELECT 1 FROM locked l WHERE l.webhook_id = s.webhook_id AND l.status <> 'cancelled')
+          ORDER BY s.webhook_id
+          -- The streak after this batch, from the row as it is now (migration 0029's webhook_streak_after).
+          ON CONFLICT (webhook_id) DO UPDATE SET since = webhook_streak_after(webhook_health.since,
+            webhook_health.disabled_at, (SELECT s.ok_at FROM streak s WHERE s.webhook_id = EXCLUDED.webhook_id),
+            EXCLUDED.since)
+          -- Only a streak that moves is written: an endpoint failing steadily, or healthy, costs no write per batch.
+          WHERE webhook_health.since IS DISTINCT FROM webhook_streak_after(webhook_health.since,
+            webhook_health.disabled_at, (SELECT s.ok_at FROM streak s WHERE s.webhook_id = EXCLUDED.webhook_id),
+            EXCLUDED.since)
         )
         UPDATE webhook_deliveries d SET status = i.status, next_attempt_at = i.next_attempt_at,
           last_status_code = i.status_code, last_error = i.error, lease_until = NULL, updated_at = i.started_at
@@ -326,7 +328,8 @@ export const makeDeliveriesRepo = (
         conditions.push(sql`(d.created_at, d.delivery_id) < (${new Date(request.after.createdAtMillis)}, ${request.after.id})`)
       }
       // The endpoint's index of migration 0005, newest first; one row more tells whether there is more.
-      const rows = yield* sql<PageRow>`SELECT d.*, e.type AS event_type, e.test
+      // The event as a claim reads it (`to_jsonb`), so the body made from it is byte for byte the one sent.
+      const rows = yield* sql<PageRow>`SELECT d.*, to_jsonb(e.*) AS event
         FROM webhook_deliveries d JOIN events e ON e.event_id = d.event_id
         WHERE ${sql.and(conditions)}
         ORDER BY d.created_at DESC, d.delivery_id DESC LIMIT ${request.limit + 1}`
@@ -341,26 +344,29 @@ export const makeDeliveriesRepo = (
         hasMore: rows.length > request.limit,
         items: shown.map((row) => {
           const delivery = deliveryFromRow(row)
+          const event = eventFromRow(row.event)
+          const attempts = byDelivery.get(row.delivery_id) ?? []
+          // Attempts recorded before the body was made again kept it: theirs is the one sent, word for word.
+          const kept = attempts.find((a) => a.request_body !== null)?.request_body
           return {
             delivery_id: delivery.delivery_id,
             webhook_id: delivery.webhook_id,
             event_id: delivery.event_id,
-            event_type: row.event_type as EventType,
-            test: row.test,
+            event_type: event.type as EventType,
+            test: row.event.test === true,
+            request_body: kept ?? requestBody(event, row.event.test === true),
             status: delivery.status,
             livemode: delivery.livemode,
             created_at: delivery.created_at,
             next_attempt_at: delivery.next_attempt_at,
-            attempts: (byDelivery.get(row.delivery_id) ?? []).map((a) => ({
+            attempts: attempts.map((a) => ({
               attempt: a.attempt,
               started_at: fromTimestamp(a.started_at),
               status_code: a.status_code,
               error: a.error,
               latency_ms: a.duration_ms,
               response_body: a.response_body,
-              request: a.request_headers === null || a.request_body === null
-                ? null
-                : { headers: a.request_headers, body: a.request_body }
+              request: a.request_headers === null ? null : { headers: a.request_headers }
             }))
           }
         })

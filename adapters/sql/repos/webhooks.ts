@@ -272,6 +272,9 @@ export const makeWebhooksRepo = ({ first, forUpdateInTransaction, inScope, sql }
             RETURNING webhook_id`
           if (deleted.length === 0) return false
           yield* cancelPendingOf(sql, id)
+          // After the cancel, which waits for a recording that holds one of its deliveries: that recording's streak
+          // is committed and goes too, and a later one finds its delivery cancelled and leaves the streak alone.
+          yield* sql`DELETE FROM webhook_health WHERE webhook_id = ${id}`
           return true
         })
       )
@@ -300,24 +303,35 @@ export const makeWebhooksRepo = ({ first, forUpdateInTransaction, inScope, sql }
       const found = new Map<string, WebhookHealth.Stored>(ids.map((id) => [id, { ...WebhookHealth.none }]))
       if (ids.length === 0) return found
       // One index range per endpoint (migration 0026's webhook_attempts_health), read from the index alone.
+      // The streak's failed attempts are counted up to `WebhookHealth.minFailures` only (an index range of at most
+      // that many rows): the rule needs no more, and an endpoint failing for days has thousands.
       const rows = yield* sql<{
         webhook_id: string
         attempts: number
         failed: number
         since: Date | string | null
+        failures: number | null
         disabled_at: Date | string | null
-      }>`SELECT w.id AS webhook_id, a.attempts, a.failed, h.since, h.disabled_at
+      }>`SELECT w.id AS webhook_id, a.attempts, a.failed, h.since, f.failures, h.disabled_at
         FROM (SELECT value COLLATE "C" AS id FROM jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)) AS w
         CROSS JOIN LATERAL (
           SELECT count(*)::int AS attempts, count(*) FILTER (WHERE NOT ok)::int AS failed
           FROM webhook_attempts WHERE webhook_id = w.id AND started_at > ${toTimestamp(since)}
         ) a
-        LEFT JOIN webhook_health h ON h.webhook_id = w.id`
+        LEFT JOIN webhook_health h ON h.webhook_id = w.id
+        LEFT JOIN LATERAL (
+          SELECT count(*)::int AS failures FROM (
+            SELECT 1 FROM webhook_attempts
+            WHERE webhook_id = w.id AND started_at >= h.since AND NOT ok
+            LIMIT ${WebhookHealth.minFailures}
+          ) streak
+        ) f ON h.since IS NOT NULL`
       for (const row of rows) {
         found.set(row.webhook_id, {
           attempts: row.attempts,
           failed: row.failed,
           failingSince: row.since === null ? null : fromTimestamp(row.since),
+          failures: row.failures ?? 0,
           autoDisabledAt: row.disabled_at === null ? null : fromTimestamp(row.disabled_at)
         })
       }
