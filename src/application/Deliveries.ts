@@ -238,16 +238,17 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
      */
     const sendTest = Effect.fn("Deliveries.sendTest")(
       function*(scope: Scope, webhookId: WebhookId, type: Event.EventType, data: Record<string, unknown>) {
-        if (scope.livemode) {
-          return yield* new InvalidRequest({
-            message: "Test events are sent in test mode only: use a test key (sk_test_…) and a test endpoint"
-          })
-        }
         const now = yield* DateTime.now
         const eventId = yield* newId<EventId>(prefixes.event)
         const deliveryId = yield* newId<DeliveryId>(prefixes.delivery)
         return yield* transactions.transact(Effect.gen(function*() {
           const endpoint = yield* lockEndpoint(scope, webhookId)
+          // Another account's or mode's endpoint is not found first, as for every request about it.
+          if (scope.livemode) {
+            return yield* new InvalidRequest({
+              message: "Test events are sent in test mode only: use a test key (sk_test_…) and a test endpoint"
+            })
+          }
           if (endpoint.disabled) {
             return yield* new InvalidState({ message: `Webhook endpoint ${webhookId} is disabled: enable it to send it a test event` })
           }

@@ -40,7 +40,8 @@ export const kinds = {
   customer_portal_sessions: { prefix: "cps", idField: "customer_portal_session_id" },
   invoices: { prefix: "inv", idField: "invoice_id" },
   credit_notes: { prefix: "cn", idField: "credit_note_id" },
-  discounts: { prefix: "dsc", idField: "discount_id" }
+  discounts: { prefix: "dsc", idField: "discount_id" },
+  test_clocks: { prefix: "clk", idField: "test_clock_id" }
 } as const
 export type Kind = keyof typeof kinds
 
@@ -99,6 +100,8 @@ export const seedObjects = async (server: TestServer, who: Principal, tag = "see
   expect(await payOnPage(server, paid.session_id, cards.visa), `${who.name} pays`).toBe(303)
   expect(await payOnPage(server, subscribed.session_id, cards.visa), `${who.name} subscribes`).toBe(200)
   expect(await payOnPage(server, open.session_id, cards.declined), `${who.name} is declined`).toBe(402)
+  // Test clocks are test mode's only.
+  const clock = who.livemode ? undefined : await ok(raw.post("/test_clocks", { frozen_time: "2030-01-01T00:00:00Z", name: tag }))
   const portal = await ok(raw.post("/customer_portal_sessions", { customer_id: customer.customer_id, return_url: "https://shop.example/account" }))
   const refunded = (await ok(raw.get(`/checkout_sessions/${paid.session_id}`))).payment_id as PaymentId
   await server.run(Effect.flatMap(Payments, (p) =>
@@ -124,6 +127,7 @@ export const seedObjects = async (server: TestServer, who: Principal, tag = "see
     customer_portal_sessions: [portal.customer_portal_session_id],
     invoices,
     credit_notes: creditNotes,
-    discounts: [discount.discount_id]
+    discounts: [discount.discount_id],
+    test_clocks: clock === undefined ? [] : [clock.test_clock_id]
   }
 }

@@ -77,6 +77,8 @@ const sharedBodies: Record<string, unknown> = {
   "discounts.create": { type: "flat", amount: 100, name: "shared key" }
 }
 const sharedKey = (name: string) => `shared-across-callers-${name}`
+/** A test clock made by each test key with the shared Idempotency-Key (live keys have none). */
+const sharedClock = { frozen_time: "2030-01-01T00:00:00Z", name: "shared key" }
 
 const send = (w: World, caller: number, method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
   rawFor(w.server, w.principals[caller]!.key).send(method, path.startsWith(basePath) ? path : `${basePath}${path}`, {
@@ -107,7 +109,34 @@ const postBodies: Record<string, (product: string) => object> = {
 const attacks: Record<string, Attack> = {}
 for (const e of endpoints) {
   const id = (w: World, victim: number, pick: number) => pickOf(w.seeded[victim]![kindOf(e)], pick)
-  if (e.hasId) {
+  if (e.collection === "test_clocks") {
+    // Test clocks are test mode's only: a live key finds none, a test key only its own.
+    attacks[e.name] = async (w, caller, victim, pick) => {
+      const live = w.principals[caller]!.livemode
+      if (e.hasId) {
+        // Someone else's clock (a live victim has none: another test account's, or the caller's own mode's other).
+        const theirs = w.seeded.flatMap((s, i) => (i === caller ? [] : s.test_clocks))
+        const target = pickOf(w.seeded[victim]!.test_clocks.length > 0 ? w.seeded[victim]!.test_clocks : theirs, pick)
+        const res = await send(w, caller, e.method, e.path.replace(":id", target), e.method === "POST" ? { frozen_time: "2030-06-01T00:00:00Z" } : undefined)
+        expectError(res, 404, "NOT_FOUND")
+      } else if (live) {
+        const res = await send(w, caller, e.method, e.method === "GET" ? `${e.path}?limit=100` : e.path, e.method === "POST" ? { frozen_time: "2030-01-01T00:00:00Z" } : undefined)
+        expectError(res, 404, "NOT_FOUND")
+      } else if (e.method === "GET") {
+        const res = await send(w, caller, "GET", `${e.path}?limit=100`)
+        expect(res.status, res.text).toBe(200)
+        expectOwn(w, caller, res.json, e.name)
+        const ids = res.json.items.map((c: any) => c.test_clock_id)
+        for (const mine of w.seeded[caller]!.test_clocks) expect(ids).toContain(mine)
+      } else {
+        // The shared Idempotency-Key replays the caller's own clock (made in the setup), never another's.
+        const res = await send(w, caller, "POST", e.path, sharedClock, { "idempotency-key": sharedKey(e.name) })
+        expect(res.status, res.text).toBe(200)
+        expect(res.headers.get("idempotent-replayed")).toBe("true")
+        expect(res.json.test_clock_id).toBe(w.sharedCreates[caller]!.get(e.name))
+      }
+    }
+  } else if (e.hasId) {
     // Reads, changes, deletes and secrets of someone else's object: 404, whatever the body.
     attacks[e.name] = async (w, caller, victim, pick) => {
       const target = id(w, victim, pick)
@@ -194,7 +223,13 @@ const viewOf = async (w: World, who: number): Promise<string> => {
   const parts: Array<string> = []
   const key = w.principals[who]!.key
   // Not the request logs: they grow with every request the owner makes, this view's own included.
-  for (const e of endpoints.filter((x) => x.method === "GET" && !x.hasId && x.collection !== "account" && x.collection !== "request_logs")) {
+  // Nor the test clocks of a live key, which has none (404).
+  for (
+    const e of endpoints.filter((x) =>
+      x.method === "GET" && !x.hasId && x.collection !== "account" && x.collection !== "request_logs" &&
+      !(x.collection === "test_clocks" && w.principals[who]!.livemode)
+    )
+  ) {
     const res = await rawFor(w.server, key).get(`${e.path}?limit=100`)
     expect(res.status, res.text).toBe(200)
     parts.push(res.text)
@@ -242,6 +277,13 @@ describeStores("isolation between accounts and modes, over every endpoint (prope
         owner.set(id, i)
         sharedCreates[i]!.set(name, id)
       }
+    }
+    for (const [i, p] of principals.entries()) {
+      if (p.livemode) continue
+      const res = await rawFor(s, p.key).post("/test_clocks", sharedClock, { headers: { "idempotency-key": sharedKey("testClocks.create") } })
+      expect(res.status, res.text).toBe(200)
+      owner.set(res.json.test_clock_id, i)
+      sharedCreates[i]!.set("testClocks.create", res.json.test_clock_id)
     }
     world = { server: s, principals, seeded, owner, sharedCreates }
   }, 120_000)

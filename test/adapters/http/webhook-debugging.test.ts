@@ -154,9 +154,12 @@ describeStores("webhooks you can debug", (variant) => {
     expectError(await r.post(`/webhooks/${w.webhook_id}/test`, { type: "payment.failed" }), 409, "INVALID_STATE")
     expect((await r.get(`/webhooks/${w.webhook_id}/deliveries`)).json.items.map((d: any) => d.delivery_id)).toEqual([queued.delivery_id])
     expectError(await rawFor(server(), (await server().createAccount()).test.key).post(`/webhooks/${w.webhook_id}/test`, { type: "payment.failed" }), 404, "NOT_FOUND")
-    // Test events are test mode's only: a live key is refused whatever the endpoint.
-    expect(expectError(await rawFor(server(), account.live.key).post(`/webhooks/${w.webhook_id}/test`, { type: "payment.failed" }), 400, "INVALID_REQUEST"))
+    // Test events are test mode's only: a live endpoint is refused, and the test mode's is not found with a live key.
+    const live = rawFor(server(), account.live.key)
+    const liveEndpoint = (await live.post("/webhooks", { url: "https://8.8.8.8/hooks", event_types: ["payment.failed"] })).json
+    expect(expectError(await live.post(`/webhooks/${liveEndpoint.webhook_id}/test`, { type: "payment.failed" }), 400, "INVALID_REQUEST"))
       .toContain("test mode only")
+    expectError(await live.post(`/webhooks/${w.webhook_id}/test`, { type: "payment.failed" }), 404, "NOT_FOUND")
   })
 
   it("an endpoint failing every attempt for 3 days, at least 9 of them, is disabled (not a second sooner, not after a quiet spell), its pending deliveries stop, and webhook.disabled goes to the endpoints that name it; its health shows the failure share", async () => {
