@@ -269,7 +269,7 @@ const parseOverrides = (given: ReadonlyArray<string>) =>
       const eq = text.indexOf("=")
       const field = eq === -1 ? text : text.slice(0, eq)
       if (eq === -1) return yield* new InvalidRequest({ message: `--override takes field=value, not '${text}'` })
-      if (!(field in overridable)) {
+      if (!Object.hasOwn(overridable, field)) {
         return yield* new InvalidRequest({
           message: `--override: unknown field '${field}'; choose from ${Object.keys(overridable).join(", ")}`
         })

@@ -698,7 +698,7 @@ export class TestClocksGroup extends HttpApiGroup.make("testClocks")
         description: "Moves the clock forward to `frozen_time` and runs, in order, what falls due on its objects " +
           "meanwhile: renewals, retries, period-end cancellations, trial ends, scheduled plan changes, session " +
           "expiry; each at its own time, with its events (recorded at the real time). At most two billing periods " +
-          "of the clock's longest plan (a year's without subscriptions) per call; backwards or too far is " +
+          "of the clock's shortest plan (two years without subscriptions) per call; backwards or too far is " +
           "`400 INVALID_REQUEST`. The answer is the clock `ready` at the new time; asked again for the same time " +
           "while another request runs it, the clock as it stands (`advancing`). Another time while one runs is " +
           "`409 INVALID_STATE`. Send an `Idempotency-Key` to retry safely."

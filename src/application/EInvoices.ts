@@ -19,6 +19,7 @@ import { AccountRepository } from "../ports/repositories/AccountRepository.js"
 import { CustomerRepository } from "../ports/repositories/CustomerRepository.js"
 import { DocumentRepository } from "../ports/repositories/DocumentRepository.js"
 import { EInvoiceRepository, type TransmissionFilter } from "../ports/repositories/EInvoiceRepository.js"
+import { eventTime } from "./Time.js"
 
 /** Transmissions claimed at once, and submitted at once. */
 const batch = 16
@@ -36,7 +37,8 @@ const pollMillis = 1_000
 export const enqueue = Effect.fn("EInvoices.enqueue")(function*(document: Invoice | CreditNote) {
   if (!T.needsEInvoice(document)) return
   const repo = yield* EInvoiceRepository
-  yield* repo.enqueue(T.make(document, yield* DateTime.now))
+  // Queued on the real time, also for a document issued on a test clock's: the sender runs on the real time.
+  yield* repo.enqueue(T.make(document, yield* eventTime))
 })
 
 /** A transmission as lists show it: `waiting` says why a pending one is not being sent, when nothing sends it. */

@@ -109,7 +109,7 @@ export class TestClocks extends Effect.Service<TestClocks>()("fils/TestClocks", 
       })
 
     /**
-     * `POST /test_clocks/{id}/advance`: forward only, at most two billing periods of the clock's longest plan. The
+     * `POST /test_clocks/{id}/advance`: forward only, at most two billing periods of the clock's shortest plan. The
      * clock reads `advancing` while the work runs and `ready` at the new time after. Asked again for the same time
      * while another request runs it, the answer is the clock as it stands (still `advancing`): the work is not run
      * twice. A request that finds the runner gone (its lease ran out) runs the rest of the work; each piece of it is

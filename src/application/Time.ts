@@ -36,7 +36,7 @@ export const onClockTime = (at: DateTime.Utc) => <A, E, R>(effect: Effect.Effect
 /** Whether the work runs on another time than the real one (`onClockTime`). */
 export const onOtherTime: Effect.Effect<boolean> = Effect.map(FiberRef.get(realClock), Option.isSome)
 
-/** The time an event is recorded at: the real time, even while work runs on a test clock's. */
+/** The real time, even while work runs on a test clock's: when an event is recorded, when a key expires. */
 export const eventTime: Effect.Effect<DateTime.Utc> = Effect.flatMap(
   FiberRef.get(realClock),
   Option.match({

@@ -10,6 +10,7 @@ import { type Scope, scopeKey } from "../domain/Account.js"
 import * as Idempotency from "../domain/Idempotency.js"
 import type { SignerShape } from "../ports/Signer.js"
 import type { IdempotencyRepositoryShape } from "../ports/repositories/IdempotencyRepository.js"
+import { eventTime } from "./Time.js"
 
 export type WorkKind = "refunds" | "subscription_charges" | "plan_changes"
 
@@ -42,7 +43,8 @@ export const answeredBy = <Id extends string>(record: Idempotency.IdempotencyRec
  */
 export const claimAnswered = <Id extends string>(repo: IdempotencyRepositoryShape, key: WorkKey, id: Id) =>
   Effect.gen(function*() {
-    const now = yield* DateTime.now
+    // Keys live on the real time, also while the work runs on a test clock's (their 24 hours are real ones).
+    const now = yield* eventTime
     const claimed = yield* repo.claim({
       ...key,
       response: { status: 200, body: id },

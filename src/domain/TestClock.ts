@@ -102,17 +102,18 @@ export interface Plan {
 /** The schedule that bounds an advance of a clock without subscriptions. */
 export const defaultPlan: Plan = { billing_interval: "year", interval_count: 1 }
 
-/** Billing periods of the longest plan one advance may cross (as Stripe's test clocks allow). */
+/** Billing periods of the shortest plan one advance may cross (as Stripe's test clocks allow). */
 export const periodsPerAdvance = 2
 
 /**
- * The latest time one advance may reach: two billing periods of the longest plan on the clock (a year's when it has
- * none), so that one request runs a bounded amount of work.
+ * The latest time one advance may reach: two billing periods of the shortest plan on the clock (as Stripe's; two
+ * years when it has none), so that one request runs a bounded amount of work: a daily plan beside a yearly one allows
+ * two days, not two years of daily renewals.
  */
 export const advanceLimit = (clock: TestClock, plans: ReadonlyArray<Plan>): DateTime.Utc =>
   (plans.length === 0 ? [defaultPlan] : plans)
     .map((p) => Calendar.periodStart(clock.frozen_time, p.billing_interval, p.interval_count, periodsPerAdvance))
-    .reduce((a, b) => (DateTime.greaterThan(b, a) ? b : a))
+    .reduce((a, b) => (DateTime.lessThan(b, a) ? b : a))
 
 /**
  * What a request to advance `clock` to `target` does, at real time `now`: `start` it; `run` again an advance to the
@@ -150,7 +151,7 @@ export const advanceStep = (
     return Either.left(
       new InvalidRequest({
         message: `frozen_time may be at most ${DateTime.formatIso(limit)}: one advance goes at most ` +
-          `${periodsPerAdvance} billing periods of the clock's longest plan; advance in steps`
+          `${periodsPerAdvance} billing periods of the clock's shortest plan; advance in steps`
       })
     )
   }

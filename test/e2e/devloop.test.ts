@@ -220,6 +220,7 @@ describe("fils listen and fils trigger", () => {
     // Refused before anything is made; a value the API's schema refuses, in its words.
     const refusals = [
       [["--override", "product.colour=red"], "unknown field 'product.colour'"],
+      [["--override", "toString=x"], "unknown field 'toString'"],
       [["--override", "product.price=cheap"], "whole number"],
       [["--override", "customer.email=nobody"], "e-mail"]
     ] as const
