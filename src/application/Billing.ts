@@ -49,7 +49,9 @@ export class Billing extends Effect.Service<Billing>()("fils/Billing", {
       const renewed = yield* renewals.renewDue(options)
       const expired = yield* checkout.expireDue(500, options.livemode, options.clock)
       const settled = yield* payments.resolvePending(resolveBatch, options.livemode, {
-        judgeAbandoned: options.asOf === undefined,
+        // A clock's charges are judged on its time: a charge its advance left `processing` (a lost answer, a crash)
+        // is looked up once the clock has moved a minute past it. `billing run --at` asks only about later settling.
+        judgeAbandoned: options.asOf === undefined || options.clock !== undefined,
         clock: options.clock
       })
       return {

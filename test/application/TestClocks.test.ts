@@ -16,7 +16,9 @@ import { SubscriptionCharges } from "../../src/application/SubscriptionCharges.j
 import { Subscriptions } from "../../src/application/Subscriptions.js"
 import { TestClocks } from "../../src/application/TestClocks.js"
 import type { Scope } from "../../src/domain/Account.js"
-import type { CustomerId, SubscriptionId, TestClockId } from "../../src/domain/Ids.js"
+import type { CustomerId, PaymentId, SubscriptionId, TestClockId } from "../../src/domain/Ids.js"
+import * as Payment from "../../src/domain/Payment.js"
+import { Store } from "../../src/ports/Store.js"
 import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
 import { newAccount, withEngine } from "./harness.js"
 
@@ -209,5 +211,33 @@ describe("Test clocks", () => {
         ["2030-04-01T00:00:00.000Z", "failed"],
         ["2030-04-01T12:00:00.000Z", "succeeded"]
       ])
+    })))
+
+  it.effect("a charge on a clock left processing (its answer lost, the process gone) is looked up once the clock moves on", () =>
+    withEngine()(Effect.gen(function*() {
+      yield* TestClock.setTime(real)
+      const shop = yield* newAccount
+      const { clock, customer, payment, subscriptionId } = yield* subscribedOnClock(shop.test, "2030-03-01T00:00:00.000Z")
+      // A charge reserved on the clock's time whose request died before the processor was asked.
+      const left = Payment.open({
+        paymentId: "pay_0000000000000000000000000000abcd" as PaymentId,
+        accountId: shop.test.accountId,
+        livemode: false,
+        amount: 700,
+        currency: "AED",
+        description: "Extra",
+        customer: payment.customer,
+        checkoutSessionId: null,
+        subscriptionId,
+        billingReason: "subscription_charge",
+        metadata: {},
+        card: payment.card,
+        taxLines: null
+      }, at("2030-03-01T00:00:00.000Z"))
+      yield* Effect.flatMap(Store, (s) => s.payments.insert(left))
+      yield* advance(shop.test, clock.test_clock_id, "2030-03-01T00:02:00.000Z")
+      const after = (yield* Effect.flatMap(Payments, (p) => p.list(shop.test, { customer_id: customer.customer_id, limit: 10 }))).items
+        .find((p) => p.payment_id === left.payment_id)!
+      assert.deepStrictEqual([after.status, after.failure_code], ["failed", "processing_error"], "nothing was taken under it")
     })))
 })
