@@ -181,7 +181,8 @@ describe("StoreSql on PostgreSQL", () => {
         "webhook_debugging",
         "request_logs",
         "period_revenue",
-        "webhook_storage"
+        "webhook_storage",
+        "test_clock_documents"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns

@@ -35,9 +35,11 @@ import * as RateWindow from "../../src/domain/RateWindow.js"
 import type * as Refund from "../../src/domain/Refund.js"
 import type * as DashboardUser from "../../src/domain/DashboardUser.js"
 import * as Subscription from "../../src/domain/Subscription.js"
+import * as TaxDocument from "../../src/domain/TaxDocument.js"
 import * as TestClock from "../../src/domain/TestClock.js"
 import type { Trn } from "../../src/domain/Vat.js"
 import { type CustomerFilter, type EventFilter, type PaymentFilter, type RenewalAttempt, Store, type StoreShape, type SubscriptionFilter, type Repositories } from "../../src/ports/Store.js"
+import { invoice as invoiceArbitrary } from "../support/taxDocuments.js"
 
 // Fixtures -----------------------------------------------------------------------------------------------------------
 
@@ -2675,6 +2677,23 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
         same(yield* store.transact(store.testClocks.lock(test, clock.test_clock_id)), Option.some(advancing))
         same((yield* store.testClocks.list(test, { limit: 10, after: undefined })).items, [advancing])
 
+        // A checkout its customer paid on a VAT-registered account: the session names its payment, which has a tax
+        // invoice (a document that otherwise never changes, let alone goes).
+        const paidSession = yield* makeSession(test, { customer_id: onClock.customer_id, customer: sessionCustomer(onClock) })
+        yield* store.sessions.insert(paidSession)
+        const paid = succeededOf(yield* makePayment(test, { customer: paymentCustomer(onClock), checkout_session_id: paidSession.session_id }))
+        yield* store.payments.insert(paid)
+        yield* store.sessions.update({ ...paidSession, status: "complete", payment_id: paid.payment_id, completed_at: paid.paid_at })
+        const taxInvoice: TaxDocument.Invoice = {
+          ...FastCheck.sample(invoiceArbitrary(), 1)[0]!,
+          account_id: test.accountId,
+          livemode: false,
+          number: TaxDocument.documentNumber("INV", yield* store.transact(store.documents.nextNumber(test, "INV"))),
+          payment_id: paid.payment_id,
+          subscription_id: null
+        }
+        yield* store.documents.insertInvoice(taxInvoice)
+
         // Deleted with everything attached to it; the customers on the real time stay.
         assert.isTrue(yield* store.transact(store.testClocks.delete(test, clock.test_clock_id)))
         assert.isFalse(yield* store.transact(store.testClocks.delete(test, clock.test_clock_id)))
@@ -2682,8 +2701,9 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
         assert.isTrue(Option.isNone(yield* store.customers.get(test, onClock.customer_id)))
         assert.isTrue(Option.isSome(yield* store.customers.get(test, daily.customer.customer_id)))
         for (const s of [renewing, retrying, later, cancelled]) assert.isTrue(Option.isNone(yield* store.subscriptions.get(test, s.subscription_id)))
-        for (const s of [expiring, unpaid]) assert.isTrue(Option.isNone(yield* store.sessions.get(test, s.session_id)))
-        for (const p of [processing, retry]) assert.isTrue(Option.isNone(yield* store.payments.get(test, p.payment_id)))
+        for (const s of [expiring, unpaid, paidSession]) assert.isTrue(Option.isNone(yield* store.sessions.get(test, s.session_id)))
+        for (const p of [processing, retry, paid]) assert.isTrue(Option.isNone(yield* store.payments.get(test, p.payment_id)))
+        assert.isTrue(Option.isNone(yield* store.documents.getInvoice(test, taxInvoice.invoice_id)))
         assert.deepStrictEqual(yield* store.subscriptions.attempts(retrying.subscription_id), [])
       }))
   })

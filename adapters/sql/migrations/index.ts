@@ -33,6 +33,7 @@ import webhookDebugging from "./0026_webhook_debugging.js"
 import requestLogs from "./0027_request_logs.js"
 import periodRevenue from "./0028_period_revenue.js"
 import webhookStorage from "./0029_webhook_storage.js"
+import testClockDocuments from "./0030_test_clock_documents.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -63,5 +64,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0026_webhook_debugging": webhookDebugging,
   "0027_request_logs": requestLogs,
   "0028_period_revenue": periodRevenue,
-  "0029_webhook_storage": webhookStorage
+  "0029_webhook_storage": webhookStorage,
+  "0030_test_clock_documents": testClockDocuments
 }

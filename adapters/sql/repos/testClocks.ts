@@ -70,8 +70,8 @@ export const makeTestClocksRepo = ({ first, forUpdateInTransaction, inScope, pag
   }, orUnavailable),
 
   // Children first, as the foreign keys ask: what was written about the clock's payments (tax documents, their
-  // e-invoice transmissions, refunds), renewal attempts, payments, subscriptions, sessions, portal sessions, then the
-  // customers and the clock. The event record stays.
+  // e-invoice transmissions, refunds), renewal attempts, subscriptions, then sessions and payments, portal sessions,
+  // the customers and the clock. The event record stays. Runs in the caller's transaction (the setting is local to it).
   delete: Effect.fnUntraced(function*(scope, id) {
     const found = yield* sql<{ readonly test_clock_id: string }>`SELECT test_clock_id FROM test_clocks
       WHERE test_clock_id = ${id} AND ${inScope(scope)} FOR UPDATE`
@@ -79,15 +79,20 @@ export const makeTestClocksRepo = ({ first, forUpdateInTransaction, inScope, pag
     const payments = sql`SELECT payment_id FROM payments WHERE test_clock_id = ${id}`
     const documents = sql`SELECT document_id FROM tax_documents WHERE payment_id IN (${payments})`
     yield* sql`DELETE FROM einvoice_transmissions WHERE document_id IN (${documents})`
+    // Issued documents never go, but for test ones while this transaction deletes a clock (migration 0030).
+    yield* sql`SELECT set_config('fils.deleting_test_clock', 'on', true)`
     // Credit notes before the invoices they correct.
     yield* sql`DELETE FROM tax_documents WHERE payment_id IN (${payments}) AND invoice_id IS NOT NULL`
     yield* sql`DELETE FROM tax_documents WHERE payment_id IN (${payments})`
+    yield* sql`SELECT set_config('fils.deleting_test_clock', 'off', true)`
     yield* sql`DELETE FROM refunds WHERE payment_id IN (${payments})`
     yield* sql`DELETE FROM subscription_attempts WHERE subscription_id IN
       (SELECT subscription_id FROM subscriptions WHERE test_clock_id = ${id})`
-    yield* sql`DELETE FROM payments WHERE test_clock_id = ${id}`
     yield* sql`DELETE FROM subscriptions WHERE test_clock_id = ${id}`
-    yield* sql`DELETE FROM checkout_sessions WHERE test_clock_id = ${id}`
+    // A paid session and its payment name each other, and neither key can wait for the commit: one statement
+    // deletes both, its keys checked at its end.
+    yield* sql`WITH sessions AS (DELETE FROM checkout_sessions WHERE test_clock_id = ${id})
+      DELETE FROM payments WHERE test_clock_id = ${id}`
     yield* sql`DELETE FROM customer_portal_sessions WHERE customer_id IN
       (SELECT customer_id FROM customers WHERE test_clock_id = ${id})`
     yield* sql`DELETE FROM customers WHERE test_clock_id = ${id}`
