@@ -427,7 +427,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
       findByEmail: (scope, email) =>
         read(() => {
           const key = Customer.emailKey(email)
-          const found = page(customers.rows.values(), (c) => inScope(c, scope) && Customer.emailKey(c.email) === key, Customer.position, {
+          const found = page(customers.rows.values(), (c) => inScope(c, scope) && c.test_clock_id === null && Customer.emailKey(c.email) === key, Customer.position, {
             limit: 1,
             after: undefined
           })

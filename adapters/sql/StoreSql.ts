@@ -229,7 +229,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     }, orUnavailable),
     findByEmail: Effect.fnUntraced(function*(scope, email) {
       const rows = yield* sql<Rows.CustomerRow>`SELECT * FROM customers
-        WHERE ${inScope(scope)} AND lower(email) = lower(${email})
+        WHERE ${inScope(scope)} AND lower(email) = lower(${email}) AND test_clock_id IS NULL
         ORDER BY created_at DESC, customer_id DESC LIMIT 1`
       return first(rows, Rows.customerFromRow)
     }, orUnavailable)

@@ -729,7 +729,7 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
         )
       }))
 
-    it.effect("customers: findByEmail is the newest match (ties by id) in the scope, never another account's", () =>
+    it.effect("customers: findByEmail is the newest match (ties by id) in the scope, never another account's nor a clock's", () =>
       Effect.gen(function*() {
         const store = yield* Store
         const mine = scopesOf(yield* makeAccount())
@@ -744,13 +744,19 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
           yield* makeCustomer(theirs.test, { email: "layla@example.ae", created_at: at(T0 + 1_000) }),
           yield* makeCustomer(mine.live, { email: "layla@example.ae", created_at: at(T0 + 2_000) })
         ]
-        yield* insertAll(shuffle([older, ...tied, ...elsewhere]), store.customers.insert)
+        // Newer too, but on a test clock: the clock's own (a checkout by e-mail runs on real time).
+        const clock = TestClock.create({ frozen_time: at(T0) }, { id: yield* newId<TestClockId>("clk"), accountId: mine.test.accountId, now: at(T0) })
+        yield* store.testClocks.insert(clock)
+        const clocked = yield* makeCustomer(mine.test, { email: "layla@example.ae", created_at: at(T0 + 3_000), test_clock_id: clock.test_clock_id })
+        const onlyClocked = yield* makeCustomer(mine.test, { email: "rania@example.ae", test_clock_id: clock.test_clock_id })
+        yield* insertAll(shuffle([older, ...tied, ...elsewhere, clocked, onlyClocked]), store.customers.insert)
 
         const newest = newestFirst(tied, customerPosition)[0]!
         same(yield* store.customers.findByEmail(mine.test, "Layla@Example.ae"), Option.some(newest))
         same(yield* store.customers.findByEmail(theirs.test, "layla@example.ae"), Option.some(elsewhere[0]))
         same(yield* store.customers.findByEmail(mine.live, "layla@example.ae"), Option.some(elsewhere[1]))
         assert.isTrue(Option.isNone(yield* store.customers.findByEmail(theirs.live, "layla@example.ae")))
+        assert.isTrue(Option.isNone(yield* store.customers.findByEmail(mine.test, "rania@example.ae")))
         // An exact match only: no prefix or pattern.
         assert.isTrue(Option.isNone(yield* store.customers.findByEmail(mine.test, "layla@example")))
         assert.isTrue(Option.isNone(yield* store.customers.findByEmail(mine.test, "%@example.ae")))

@@ -6,6 +6,7 @@ import { Checkout } from "../../src/application/Checkout.js"
 import { Customers } from "../../src/application/Customers.js"
 import { Events } from "../../src/application/Events.js"
 import { Payments } from "../../src/application/Payments.js"
+import { TestClocks } from "../../src/application/TestClocks.js"
 import type { Scope } from "../../src/domain/Account.js"
 import * as CheckoutForm from "../../src/domain/CheckoutForm.js"
 import type { CheckoutSessionId, CustomerId, ProductId } from "../../src/domain/Ids.js"
@@ -15,6 +16,7 @@ import { fourScopes, newAccount, withEngine } from "./harness.js"
 
 const start = Date.parse("2026-11-21T10:00:00.000Z")
 const atStart = TestClock.setTime(start)
+const iso = (t: DateTime.Utc | null) => (t === null ? null : DateTime.formatIso(t))
 const encodePayment = Schema.encodeSync(Payment.PaymentResource)
 
 const failureTag = <A, E extends { readonly _tag: string }>(e: Either.Either<A, E>) =>
@@ -538,5 +540,29 @@ describe("Checkout.pay", () => {
       assert.strictEqual((yield* storedSession(anonymous.session_id)).customer_id, known.customer_id)
       const list = yield* customers.list(test, {})
       assert.deepStrictEqual(list.items.map((c) => c.customer_id), [known.customer_id], "no duplicate customer")
+    }).pipe(withEngine()))
+
+  it.effect("a checkout by e-mail beside a clock's customer with that e-mail stays on real time, API and hosted form alike", () =>
+    Effect.gen(function*() {
+      yield* atStart
+      const shop = yield* newAccount
+      const clock = yield* (yield* TestClocks).create(shop.test, { frozen_time: DateTime.unsafeMake("2030-01-31T09:00:00.000Z") })
+      const onClock = yield* (yield* Customers).create(shop.test, { email: "layla@example.ae", test_clock_id: clock.test_clock_id })
+      // The hosted form of a session without a customer, the clock customer's e-mail typed: on real time, a customer
+      // of its own.
+      const hosted = yield* makeSession(shop.test)
+      const typed = yield* pay(hosted.session_id, formWith(cards.visa, { email: "LAYLA@example.ae" }))
+      if (typed._tag !== "Paid") return yield* Effect.dieMessage(`not paid: ${typed._tag}`)
+      assert.notStrictEqual(typed.payment.customer?.customer_id, onClock.customer_id)
+      assert.strictEqual(iso(typed.payment.paid_at), new Date(start).toISOString())
+      // By e-mail through the API: real time, never the clock's customer.
+      const byEmail = yield* makeSession(shop.test, { customer: { email: "Layla@Example.ae", name: "Layla Haddad" } })
+      assert.notStrictEqual(byEmail.customer_id, onClock.customer_id)
+      assert.strictEqual(iso(byEmail.created_at), new Date(start).toISOString())
+      const paid = yield* pay(byEmail.session_id, formWith(cards.visa))
+      if (paid._tag !== "Paid") return yield* Effect.dieMessage(`not paid: ${paid._tag}`)
+      assert.deepStrictEqual([paid.payment.customer?.customer_id, iso(paid.payment.paid_at)], [byEmail.customer_id, new Date(start).toISOString()])
+      const own = yield* (yield* Customers).get(shop.test, byEmail.customer_id!)
+      assert.strictEqual(own.test_clock_id, null)
     }).pipe(withEngine()))
 })

@@ -24,7 +24,10 @@ export interface CustomersRepo {
   readonly lock: (scope: Scope, id: CustomerId) => Op<Option.Option<Customer>>
   readonly update: (customer: Customer) => Op<void>
   readonly list: (scope: Scope, filter: CustomerFilter, page: PageRequest) => Op<Page<Customer>>
-  /** The newest customer with this e-mail (case-insensitive) in the scope. */
+  /**
+   * The newest customer with this e-mail (case-insensitive) in the scope and on real time: a customer on a test clock
+   * is its clock's alone, so a checkout by e-mail never runs on a clock.
+   */
   readonly findByEmail: (scope: Scope, email: string) => Op<Option.Option<Customer>>
 }
 
