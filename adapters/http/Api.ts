@@ -9,7 +9,7 @@ import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Context, Schema } from "effect"
+import { Context, DateTime, ParseResult, Schema } from "effect"
 import { AccountResource } from "../../src/domain/Account.js"
 import { CheckoutSessionCreate, CheckoutSessionResource } from "../../src/domain/CheckoutSession.js"
 import { CustomerCreate, CustomerResource, CustomerUpdate, Email } from "../../src/domain/Customer.js"
@@ -838,6 +838,32 @@ const RequestIdFilter = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, { message: () => "must be a request id (1 to 128 of A-Z a-z 0-9 . _ : -)" })
 )
 
+/** ISO 8601 in UTC to the second or millisecond: `2026-11-27T09:00:00Z`. */
+const instantPattern = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?Z$/
+
+/**
+ * An instant in a query, as written: ISO 8601 in UTC. A date that does not exist (30 February) is refused, never
+ * moved to another day as `Date` would.
+ */
+export const QueryInstant = Schema.transformOrFail(
+  Schema.String.pipe(Schema.pattern(instantPattern, { message: () => "must be an ISO 8601 time in UTC, e.g. 2026-11-27T09:00:00Z" })),
+  Schema.DateTimeUtcFromSelf,
+  {
+    strict: true,
+    decode: (text, _, ast) => {
+      const parts = instantPattern.exec(text)!.slice(1)
+      const [year, month, day, hours, minutes, seconds] = parts.slice(0, 6).map(Number)
+      const millis = Date.UTC(year!, month! - 1, day!, hours!, minutes!, seconds!, Number((parts[6] ?? "0").padEnd(3, "0")))
+      const back = new Date(millis)
+      return back.getUTCFullYear() === year && back.getUTCMonth() === month! - 1 && back.getUTCDate() === day &&
+          back.getUTCHours() === hours && back.getUTCMinutes() === minutes && back.getUTCSeconds() === seconds
+        ? ParseResult.succeed(DateTime.unsafeMake(millis))
+        : ParseResult.fail(new ParseResult.Type(ast, text, "is not a time that exists"))
+    },
+    encode: (instant) => ParseResult.succeed(DateTime.formatIso(instant))
+  }
+).annotations({ description: "ISO 8601 in UTC (e.g. `2026-11-27T09:00:00Z`); a date that does not exist is refused" })
+
 export const RequestLogListQuery = Schema.Struct({
   ...listParams,
   status: Schema.optional(Schema.String.pipe(
@@ -849,8 +875,8 @@ export const RequestLogListQuery = Schema.Struct({
   ).annotations({ description: "Only requests whose path starts with this (e.g. `/api/v1/payments`)" })),
   key_id: Schema.optional(idFilter("key")),
   request_id: Schema.optional(RequestIdFilter.annotations({ description: "Only the line of this request id" })),
-  since: Schema.optional(Schema.DateTimeUtc.annotations({ description: "Only requests made at or after this instant (ISO 8601)" })),
-  until: Schema.optional(Schema.DateTimeUtc.annotations({ description: "Only requests made before this instant (ISO 8601)" }))
+  since: Schema.optional(QueryInstant.annotations({ description: "Only requests made at or after this instant (ISO 8601 in UTC; a date that does not exist is refused)" })),
+  until: Schema.optional(QueryInstant.annotations({ description: "Only requests made before this instant (ISO 8601 in UTC; a date that does not exist is refused)" }))
 })
 
 export class RequestLogsGroup extends HttpApiGroup.make("requestLogs")
