@@ -59,6 +59,15 @@ export interface Results {
     readonly runs: ReadonlyArray<number>
   }>
   /**
+   * The checkout that charges (a session paid on its hosted form), Fils only: the yardstick of a plan change, which
+   * charges a saved card (a session's creation charges nothing).
+   */
+  readonly checkoutPaid?: {
+    readonly name: string
+    readonly fils: LoadFigures
+    readonly runs: ReadonlyArray<number>
+  }
+  /**
    * `GET /payments/{id}` on two new servers of the same age, one logging requests and one with request logs off
    * (`FILS_REQUEST_LOG_RETENTION_DAYS=0`), alternating: each side's better of two runs.
    */
@@ -131,11 +140,23 @@ export const targets = (r: Results): Array<Target> => {
     })
   }
   for (const change of Object.values(r.planChanges ?? {})) {
-    const ratio = change.fils.rps / checkout.baseline.rps
+    const paid = r.checkoutPaid
+    if (paid === undefined) {
+      // Runs from before the paid checkout was measured: the baseline's session creation.
+      const ratio = change.fils.rps / checkout.baseline.rps
+      out.push({
+        name: `${change.name} ≥ 0.5 × baseline checkout, no failures`,
+        value: `${f2(ratio)} ×, ${change.fils.failed} failed`,
+        pass: ratio >= 0.5 && change.fils.failed === 0
+      })
+      continue
+    }
+    // Within a checkout's bounds: at least the rate of the checkout that charges, as a change charges.
+    const ratio = change.fils.rps / paid.fils.rps
     out.push({
-      name: `${change.name} ≥ 0.5 × baseline checkout, no failures`,
+      name: `${change.name} ≥ a paid checkout's rate (${f0(paid.fils.rps)} /s), no failures`,
       value: `${f2(ratio)} ×, ${change.fils.failed} failed`,
-      pass: ratio >= 0.5 && change.fils.failed === 0
+      pass: ratio >= 1 && change.fils.failed === 0
     })
   }
   const largest = r.scaling.at(-1)!
@@ -196,6 +217,17 @@ export const markdown = (r: Results): string => {
         f0(s.fils.peakRssMb),
         s.runs === undefined ? "" : `${s.runs.baseline.map(f0).join(", ")}; ${s.runs.fils.map(f0).join(", ")} req/s`
       ]),
+      ...(r.checkoutPaid === undefined ? [] : [[
+        r.checkoutPaid.name,
+        f0(r.checkoutPaid.fils.rps),
+        "",
+        "",
+        `${r.checkoutPaid.fils.p50} / ${r.checkoutPaid.fils.p99}`,
+        "",
+        f2(r.checkoutPaid.fils.cpuMsPerRequest),
+        f0(r.checkoutPaid.fils.peakRssMb),
+        `${r.checkoutPaid.runs.map(f0).join(", ")} req/s`
+      ]]),
       ...Object.values(r.planChanges ?? {}).map((c) => [
         c.name,
         f0(c.fils.rps),

@@ -404,6 +404,32 @@ const run = async (): Promise<Results> => {
     JSON.stringify({ product_id: productId, quantity: 1, proration_billing_mode: "prorated_immediately" })
   let previewed = 0
   let changed = 0
+  // The checkout that charges, a plan change's yardstick: sessions made beforehand, each paid once on its hosted form.
+  const toPay: Array<{ readonly id: string; readonly token: string }> = []
+  for (let i = 0; i < (quick ? 3_000 : 8_000); i++) {
+    const session = await api("POST", "/checkout_sessions", { product_cart: [{ product_id: beans.product_id, quantity: 2 }, { product_id: cups.product_id, quantity: 1 }] })
+    const page = await (await fetch(`${fils.url}/checkout/${session.session_id}`)).text()
+    toPay.push({ id: session.session_id, token: /name="form_token" value="([^"]*)"/.exec(page)![1]! })
+  }
+  let paid = 0
+  const payForm = (token: string) =>
+    new URLSearchParams({
+      name: "Layla Haddad", email: "layla@example.ae", phone_number: "+971501234567", card_number: "4242424242424242",
+      exp_month: "12", exp_year: "2090", cvc: "123", form_token: token
+    }).toString()
+  const paidCheckout: Scenario = {
+    name: "POST /checkout/{id} (a session paid on its hosted form)",
+    request: () => ({
+      method: "POST",
+      setupRequest: (req: any) => {
+        const s = toPay[paid++ % toPay.length]!
+        return { ...req, path: `/checkout/${s.id}`, body: payForm(s.token), headers: { "content-type": "application/x-www-form-urlencoded", origin: fils.url } }
+      }
+    })
+  }
+  log(paidCheckout.name)
+  const paidRuns = [await measure(fils, paidCheckout), await measure(fils, paidCheckout)]
+  const checkoutPaid = { name: paidCheckout.name, fils: paidRuns.reduce(faster), runs: paidRuns.map((r) => r.rps) }
   const planScenarios: Record<string, Scenario> = {
     plan_preview: {
       name: "POST /subscriptions/{id}/change-plan/preview",
@@ -504,6 +530,7 @@ const run = async (): Promise<Results> => {
     deliveries,
     renewals,
     planChanges,
+    checkoutPaid,
     requestLog,
     coldStart: { ms: coldStartMs, runs: coldStarts, on: configured !== undefined ? "DATABASE_URL" : "existing data folder" },
     scaling,
