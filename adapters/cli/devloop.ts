@@ -5,7 +5,9 @@
  *   URL exactly as a delivery is sent (Standard Webhooks headers, the delivery body), signed with a `whsec_` secret
  *   it prints at start (kept per account on this machine, or `--secret`), retried when it fails, never redirected.
  *   The server never reaches the developer's machine and no endpoint is registered.
- * - `fils trigger TYPE`: causes that event for real, through the API and the hosted checkout form, with test cards.
+ * - `fils trigger TYPE`: causes that event for real, through the API and the hosted checkout form, with test cards;
+ *   a refund (`refund.succeeded`, `credit_note.issued`) is an operator's act, made on the server's database as
+ *   `fils refunds create` makes it.
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
@@ -14,11 +16,15 @@ import { Config, Console, DateTime, Duration, Effect, Option, ParseResult, Redac
 import { deliveryBody, EventType, type EventResource } from "../../src/domain/Event.js"
 import * as WebhookHealth from "../../src/domain/WebhookHealth.js"
 import { InvalidRequest } from "../../src/domain/Errors.js"
+import { operator } from "../../src/domain/Account.js"
+import type { PaymentId } from "../../src/domain/Ids.js"
+import { Payments } from "../../src/application/Payments.js"
 import { secretProblem, sign } from "../crypto/StandardWebhooks.js"
 import { cards } from "../processor/SimulatedProcessor.js"
 import { FilsClient } from "../http/index.js"
 import { describeDecodeError } from "../http/SchemaIssues.js"
 import { keptSecret } from "./listenSecrets.js"
+import { EngineSql } from "./runtime.js"
 import { printResult, reportFailure } from "./output.js"
 
 type ApiEvent = typeof EventResource.Type
@@ -228,13 +234,35 @@ const listen = Command.make("listen", {
 
 // trigger ------------------------------------------------------------------------------------------------------------
 
-/** What causes each event type through the public API and the hosted form, or the command that does. */
+/** The one type no trigger can cause at once, and what does. */
 const elsewhere: Partial<Record<string, string>> = {
-  "refund.succeeded": "refunds are an operator's act: `fils refunds create PAYMENT_ID` (or the dashboard's Refund button)",
-  "invoice.issued": "a VAT-registered account issues it with every payment: set the account's tax profile (`fils account tax-profile set`), then `fils trigger payment.succeeded`",
-  "credit_note.issued": "a refund of an invoiced payment issues it: `fils refunds create PAYMENT_ID` on a VAT-registered account",
-  "webhook.disabled": `an endpoint whose ${WebhookHealth.ruleText("has")} causes it; \`POST /webhooks/{id}/test\` sends an example to an endpoint that names it`
+  "webhook.disabled": `only an endpoint whose ${WebhookHealth.ruleText("has")} causes it, which takes that long; \`POST /webhooks/{id}/test\` sends a signed example to an endpoint that names it`
 }
+
+/** Types a refund of the payment causes: made on the server's database (`fils refunds create`'s way). */
+const byRefund: ReadonlySet<string> = new Set(["refund.succeeded", "credit_note.issued"])
+
+/** Types only a VAT-registered account's payments cause (a tax invoice, then its credit note). */
+const taxed: ReadonlySet<string> = new Set(["invoice.issued", "credit_note.issued"])
+
+const noTaxProfile = "the account is not VAT-registered: set its tax profile (`fils accounts tax-profile set ACCOUNT_ID …`, docs/tax-documents.md) and trigger it again"
+
+/**
+ * Refunds the payment wholly, as `fils refunds create` does: through the engine on this machine's database, which
+ * must be the server's (`DATABASE_URL`, or the embedded one in `FILS_DATA_DIR`).
+ */
+const refundOnServerDatabase = (paymentId: PaymentId) =>
+  Effect.gen(function*() {
+    const payments = yield* Payments
+    return yield* payments.refund(operator, paymentId)
+  }).pipe(
+    Effect.catchTag("NotFound", () =>
+      new InvalidRequest({
+        message: `The payment ${paymentId} is not in this machine's database: a refund is an operator's act, so run ` +
+          "fils trigger where the server's DATABASE_URL (or FILS_DATA_DIR) is set"
+      })),
+    Effect.provide(EngineSql)
+  )
 
 /** A card as the dashboard and the portal show one (`•••• 4242`): never the whole number, in any message. */
 const cardEnding = (card: string) => `•••• ${card.replace(/\D/g, "").slice(-4)}`
@@ -384,10 +412,20 @@ const trigger = Command.make("trigger", {
         }))
       }
     }
-    const events = (yield* reach(client.events.list({ urlParams: { type: options.type as EventType, limit: 20 } }))).items
-    const ours = events.find((e) =>
-      e.data.checkout_session_id === session.session_id ||
-      (paid.subscription_id !== null && e.data.subscription_id === paid.subscription_id))
+    const ofThisPayment = (type: EventType) =>
+      Effect.map(reach(client.events.list({ urlParams: { type, limit: 20 } })), ({ items }) =>
+        items.find((e) =>
+          e.data.checkout_session_id === session.session_id ||
+          (paid.payment_id !== null && e.data.payment_id === paid.payment_id) ||
+          (paid.subscription_id !== null && e.data.subscription_id === paid.subscription_id)))
+    if (taxed.has(options.type) && (yield* ofThisPayment("invoice.issued")) === undefined) {
+      return yield* new InvalidRequest({ message: `No invoice came of the payment: ${noTaxProfile}` })
+    }
+    if (byRefund.has(options.type)) {
+      if (paid.payment_id === null) return yield* new InvalidRequest({ message: `The card ${cardEnding(card)} made no payment to refund (the form answered ${status})` })
+      yield* refundOnServerDatabase(paid.payment_id)
+    }
+    const ours = yield* ofThisPayment(options.type as EventType)
     if (ours === undefined) {
       return yield* new InvalidRequest({ message: `No ${options.type} came of it (the card ${cardEnding(card)}; the form answered ${status})` })
     }
@@ -402,7 +440,7 @@ const trigger = Command.make("trigger", {
       test_clock_id: clock?.test_clock_id ?? null
     })
   }))).pipe(Command.withDescription(
-    "Cause a test event for real, through the API and the hosted form, with test cards (renewals on a test clock)"
+    "Cause a test event for real, through the API and the hosted form, with test cards (renewals on a test clock; refunds on the server's database)"
   ))
 
 export const devLoopCommands = [listen, trigger] as const

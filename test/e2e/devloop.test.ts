@@ -20,6 +20,8 @@ let db: TestDatabase
 let served: Served
 let key = ""
 let liveKey = ""
+/** The other account ("Live"): its id and test key, for a VAT-registered merchant's triggers. */
+let other = { accountId: "", testKey: "" }
 /** The user's config folder `listen` keeps its secrets in (XDG_CONFIG_HOME), a fresh one for this file. */
 const configHome = mkdtempSync(join(tmpdir(), "fils-listen-"))
 
@@ -103,6 +105,7 @@ beforeAll(async () => {
   key = /Test key\s+(sk_test_\S+)/.exec(served.stdout())![1]!
   const made = JSON.parse((await runFils(["accounts", "create", "--name", "Live"], { DATABASE_URL: db.url, FILS_DATA_DIR: undefined })).stdout)
   liveKey = made.keys.live.secret
+  other = { accountId: made.account_id, testKey: made.keys.test.secret }
 }, 90_000)
 
 afterAll(async () => {
@@ -170,12 +173,39 @@ describe("fils listen and fils trigger", () => {
     expect(JSON.parse(neither.stderr.trim().split("\n").pop()!).message).toContain("--print-json")
   }, 120_000)
 
-  it("trigger names the command for what the API cannot cause; both refuse live keys and unknown types", async () => {
-    for (const [type, hint] of [["refund.succeeded", "fils refunds create"], ["credit_note.issued", "fils refunds create"]] as const) {
+  it("trigger refunds on the server's database; invoices and credit notes on a VAT-registered account only; both refuse live keys and unknown types", async () => {
+    const onServerDatabase = (type: string, testKey: string) =>
+      runFils(["trigger", type, "--api", served.baseUrl, "--key", testKey], { DATABASE_URL: db.url, FILS_DATA_DIR: undefined })
+    // A refund is an operator's act: the payment is refunded through the processor, and refund.succeeded says so.
+    const refunded = await onServerDatabase("refund.succeeded", key)
+    expect(refunded.code, refunded.stderr).toBe(0)
+    const refund = JSON.parse(refunded.stdout)
+    const event = await ok(served.baseUrl, key, "GET", `/events/${refund.event_id}`)
+    expect(event.type).toBe("refund.succeeded")
+    expect(event.data).toMatchObject({ payment_id: refund.payment_id, status: "refunded", refund_amount: 1000 })
+    expect((await ok(served.baseUrl, key, "GET", `/payments/${refund.payment_id}`)).status).toBe("refunded")
+    // Without a tax profile no invoice is issued, so neither type can come: refused, saying what to set.
+    for (const type of ["invoice.issued", "credit_note.issued"]) {
       const run = await trigger(type)
-      expect(run.code).toBe(1)
-      expect(JSON.parse(run.stderr.trim()).message).toContain(hint)
+      expect(run.code, type).toBe(1)
+      expect(JSON.parse(run.stderr.trim()).message).toContain("fils accounts tax-profile set")
     }
+    const taxed = await runFils(["accounts", "tax-profile", "set", "--legal-name", "Trigger Trading LLC", "--trn", "100123456700003",
+      "--line1", "Al Fahidi St", "--city", "Dubai", "--emirate", "DXB", other.accountId], { DATABASE_URL: db.url, FILS_DATA_DIR: undefined })
+    expect(taxed.code, taxed.stderr).toBe(0)
+    const invoiced = await runFils(["trigger", "invoice.issued", "--api", served.baseUrl, "--key", other.testKey], { DATABASE_URL: undefined })
+    expect(invoiced.code, invoiced.stderr).toBe(0)
+    const invoice = await ok(served.baseUrl, other.testKey, "GET", `/events/${JSON.parse(invoiced.stdout).event_id}`)
+    expect(invoice).toMatchObject({ type: "invoice.issued", data: { payment_id: JSON.parse(invoiced.stdout).payment_id } })
+    const credited = await onServerDatabase("credit_note.issued", other.testKey)
+    expect(credited.code, credited.stderr).toBe(0)
+    const note = await ok(served.baseUrl, other.testKey, "GET", `/events/${JSON.parse(credited.stdout).event_id}`)
+    expect(note.type).toBe("credit_note.issued")
+    expect((await ok(served.baseUrl, other.testKey, "GET", `/payments/${JSON.parse(credited.stdout).payment_id}`)).status).toBe("refunded")
+    // Three days of failures cannot be caused at once: the command says what sends a signed example instead.
+    const disabled = await trigger("webhook.disabled")
+    expect(disabled.code).toBe(1)
+    expect(JSON.parse(disabled.stderr.trim()).message).toContain("POST /webhooks/{id}/test")
     // A card that gives nothing is named by its last four digits only, as everywhere else.
     for (const type of ["subscription.cancelled", "payment.succeeded"]) {
       const declined = await trigger(type, ["--card", "4000000000000002"])
