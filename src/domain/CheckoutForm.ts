@@ -12,6 +12,7 @@ export const fields = [
   "email",
   "phone_number",
   "card_number",
+  "exp",
   "exp_month",
   "exp_year",
   "cvc",
@@ -46,7 +47,51 @@ export interface ValidCheckoutForm {
 const emailShape = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
 /** The card fields, also the portal's card form. */
-export const cardFields = ["card_number", "exp_month", "exp_year", "cvc"] as const
+export const cardFields = ["card_number", "exp", "exp_month", "exp_year", "cvc"] as const
+
+/**
+ * Each refusal's words, by a key the pages translate by (adapters/http/i18n): the English here is the one source of
+ * the English text.
+ */
+export const messages = {
+  name: "Enter the name on the card.",
+  emailSpaces: "Remove the spaces before or after the e-mail address.",
+  email: "Enter a valid e-mail address.",
+  phone: "Enter the phone number with its country code, e.g. +971501234567.",
+  trn: "Enter the business's TRN: 15 digits.",
+  businessName: "Enter the business name, up to 200 characters.",
+  trnName: "Enter the name of the business the TRN belongs to.",
+  cardNumber: "Enter a valid card number.",
+  expMonth: "Enter the expiry month, 01 to 12.",
+  expYear: "Enter the expiry year, e.g. 2030.",
+  exp: "Enter the expiry as MM / YY, e.g. 08 / 29.",
+  expTwice: "Give the expiry once: as MM / YY, or as a month and a year.",
+  expired: "This card has expired.",
+  cvc: "Enter the 3 or 4 digit security code."
+}
+
+/**
+ * The expiry as one field (`MM / YY`, the hosted page's), or as `exp_month` and `exp_year` (what scripts post):
+ * one of the two, never both. `MM / YY`, `MM/YY` and a four-digit year are read; anything else is refused.
+ */
+const expiryOf = (input: CheckoutFormInput): Either.Either<{ readonly month: number; readonly year: number }, FieldErrors> => {
+  if (input.exp !== undefined) {
+    if ((input.exp_month ?? "") !== "" || (input.exp_year ?? "") !== "") return Either.left({ exp: messages.expTwice })
+    const parts = /^\s*([0-9]{2})\s*\/\s*([0-9]{2}|[0-9]{4})\s*$/.exec(input.exp)
+    const month = parts === null ? NaN : Number(parts[1])
+    const year = parts === null ? NaN : parts[2]!.length === 2 ? 2000 + Number(parts[2]) : Number(parts[2])
+    if (!(month >= 1 && month <= 12 && year <= 2100)) return Either.left({ exp: messages.exp })
+    return Either.right({ month, year })
+  }
+  const errors: FieldErrors = {}
+  const monthText = (input.exp_month ?? "").trim()
+  const yearText = (input.exp_year ?? "").trim()
+  const month = /^[0-9]{1,2}$/.test(monthText) ? Number(monthText) : NaN
+  const year = /^[0-9]{2}$/.test(yearText) ? 2000 + Number(yearText) : /^[0-9]{4}$/.test(yearText) ? Number(yearText) : NaN
+  if (!(month >= 1 && month <= 12)) errors.exp_month = messages.expMonth
+  if (!(year >= 2000 && year <= 2100)) errors.exp_year = messages.expYear
+  return Object.keys(errors).length > 0 ? Either.left(errors) : Either.right({ month, year })
+}
 
 export interface ValidCard {
   readonly number: Redacted.Redacted<string>
@@ -61,23 +106,20 @@ const textOf = (secret: Redacted.Redacted<string> | undefined): string => secret
 export const validateCard = (input: CheckoutFormInput, now: DateTime.Utc): Either.Either<ValidCard, FieldErrors> => {
   const errors: FieldErrors = {}
   const number = textOf(input.card_number).replace(/[\s-]/g, "")
-  const monthText = (input.exp_month ?? "").trim()
-  const yearText = (input.exp_year ?? "").trim()
   const cvc = textOf(input.cvc).trim()
-  if (!isCardNumber(number)) errors.card_number = "Enter a valid card number."
-  const month = /^[0-9]{1,2}$/.test(monthText) ? Number(monthText) : NaN
-  const year = /^[0-9]{2}$/.test(yearText) ? 2000 + Number(yearText) : /^[0-9]{4}$/.test(yearText) ? Number(yearText) : NaN
-  if (!(month >= 1 && month <= 12)) errors.exp_month = "Enter the expiry month, 01 to 12."
-  if (!(year >= 2000 && year <= 2100)) errors.exp_year = "Enter the expiry year, e.g. 2030."
-  if (errors.exp_month === undefined && errors.exp_year === undefined) {
+  if (!isCardNumber(number)) errors.card_number = messages.cardNumber
+  const expiry = expiryOf(input)
+  if (Either.isLeft(expiry)) Object.assign(errors, expiry.left)
+  else {
     // A card is valid through the last day of its expiry month.
     const parts = DateTime.toParts(now)
-    if (year < parts.year || (year === parts.year && month < parts.month)) errors.exp_year = "This card has expired."
+    const { month, year } = expiry.right
+    if (year < parts.year || (year === parts.year && month < parts.month)) errors[input.exp !== undefined ? "exp" : "exp_year"] = messages.expired
   }
-  if (!/^[0-9]{3,4}$/.test(cvc)) errors.cvc = "Enter the 3 or 4 digit security code."
-  return Object.keys(errors).length > 0
+  if (!/^[0-9]{3,4}$/.test(cvc)) errors.cvc = messages.cvc
+  return Either.isLeft(expiry) || Object.keys(errors).length > 0
     ? Either.left(errors)
-    : Either.right({ number: Redacted.make(number), expMonth: month, expYear: year, cvc: Redacted.make(cvc) })
+    : Either.right({ number: Redacted.make(number), expMonth: expiry.right.month, expYear: expiry.right.year, cvc: Redacted.make(cvc) })
 }
 
 export const validate = (
@@ -90,19 +132,19 @@ export const validate = (
   const email = input.email ?? ""
   const phone = (input.phone_number ?? "").replace(/[\s-]/g, "")
 
-  if (name.trim().length < 1 || name.length > 200) errors.name = "Enter the name on the card."
-  if (email !== email.trim()) errors.email = "Remove the spaces before or after the e-mail address."
-  else if (email.length > 254 || !emailShape.test(email)) errors.email = "Enter a valid e-mail address."
+  if (name.trim().length < 1 || name.length > 200) errors.name = messages.name
+  if (email !== email.trim()) errors.email = messages.emailSpaces
+  else if (email.length > 254 || !emailShape.test(email)) errors.email = messages.email
   if (phone !== "" && !/^\+[0-9]{8,15}$/.test(phone)) {
-    errors.phone_number = "Enter the phone number with its country code, e.g. +971501234567."
+    errors.phone_number = messages.phone
   }
   // As typed: a TRN with spaces is refused, not read as its digits.
   const businessName = input.business_name ?? ""
   const trn = input.business_trn ?? ""
-  if (trn !== "" && !/^[0-9]{15}$/.test(trn)) errors.business_trn = "Enter the business's TRN: 15 digits."
+  if (trn !== "" && !/^[0-9]{15}$/.test(trn)) errors.business_trn = messages.trn
   if (businessName.length > 200 || (businessName !== "" && businessName.trim() === "")) {
-    errors.business_name = "Enter the business name, up to 200 characters."
-  } else if (trn !== "" && errors.business_trn === undefined && businessName === "") errors.business_name = "Enter the name of the business the TRN belongs to."
+    errors.business_name = messages.businessName
+  } else if (trn !== "" && errors.business_trn === undefined && businessName === "") errors.business_name = messages.trnName
   const card = validateCard(input, now)
   if (Either.isLeft(card)) Object.assign(errors, card.left)
 

@@ -8,7 +8,8 @@ import { assertHidden } from "../support/secrets.js"
 /** A fixed "now": 21 November 2026. */
 const now = DateTime.unsafeMake("2026-11-21T10:00:00.000Z")
 
-const valid: Required<CheckoutForm.SubmittedForm> = {
+/** A script's form: the expiry as `exp_month` and `exp_year` (the hosted page sends one `exp` field instead). */
+const valid: Required<Omit<CheckoutForm.SubmittedForm, "exp">> = {
   name: "Layla Haddad",
   email: "layla@example.ae",
   phone_number: "+971501234567",
@@ -198,7 +199,7 @@ describe("CheckoutForm.validate", () => {
     for (const message of Object.values(errorsOf({}))) assert.isTrue(message!.length > 0)
   })
 
-  const badValue: Record<CheckoutForm.Field, string> = {
+  const badValue: Record<Exclude<CheckoutForm.Field, "exp">, string> = {
     name: "",
     email: "nope",
     phone_number: "12345",
@@ -212,7 +213,7 @@ describe("CheckoutForm.validate", () => {
 
   it.prop(
     "each field's error is reported independently: the errors are exactly the fields made invalid",
-    [FastCheck.subarray([...CheckoutForm.fields])],
+    [FastCheck.subarray(CheckoutForm.fields.filter((f) => f !== "exp"))],
     ([broken]) => {
       const input: CheckoutForm.SubmittedForm = { ...valid }
       for (const f of broken) input[f] = badValue[f]
@@ -229,12 +230,42 @@ describe("CheckoutForm.validate", () => {
       "email",
       "phone_number",
       "card_number",
+      "exp",
       "exp_month",
       "exp_year",
       "cvc",
       "business_name",
       "business_trn"
     ])
+  })
+
+  describe("the expiry as one field, MM / YY", () => {
+    const { exp_month: _m, exp_year: _y, ...rest } = valid
+    const withExp = (exp: string) => ({ ...rest, exp })
+
+    it("reads MM / YY, MM/YY and a four-digit year", () => {
+      for (const exp of ["12 / 30", "12/30", "12 /2030", " 01/27 "]) {
+        const card = accepted(withExp(exp)).card
+        assert.deepStrictEqual([card.expMonth, card.expYear], exp.includes("01") ? [1, 2027] : [12, 2030], exp)
+      }
+      // The current month is still valid (now = 21 Nov 2026).
+      accepted(withExp("11 / 26"))
+    })
+
+    it("refuses anything else on the field itself, never guessing what was meant", () => {
+      for (const exp of ["", "1230", "1/30", "12-30", "12 / 3", "13 / 30", "00/30", "12/30/1", "12 / 2101", "MM / YY", "１２/３０"]) {
+        const errors = errorsOf(withExp(exp))
+        assert.deepStrictEqual(Object.keys(errors), ["exp"], exp)
+        assert.strictEqual(errors.exp, CheckoutForm.messages.exp, exp)
+      }
+      assert.deepStrictEqual(errorsOf(withExp("10 / 26")), { exp: CheckoutForm.messages.expired })
+    })
+
+    it("refuses an expiry given twice, as one field and as month and year", () => {
+      assert.deepStrictEqual(errorsOf({ ...valid, exp: "12 / 30" }), { exp: CheckoutForm.messages.expTwice })
+      // Empty month and year beside it are not a second expiry (a form may carry them empty).
+      accepted({ ...valid, exp_month: "", exp_year: "", exp: "12 / 30" })
+    })
   })
 
   it("a business buyer: a name alone, or a name with a 15-digit TRN as typed; a TRN without the name, or mistyped, is refused", () => {
