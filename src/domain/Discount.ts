@@ -257,18 +257,13 @@ export class DiscountNotRedeemable extends Schema.TaggedError<DiscountNotRedeema
 }
 
 /** The refusal in the words of a customer typing the code on the hosted page. */
-export const customerMessage = (reason: Refusal): string => {
-  switch (reason) {
-    case "unknown":
-      return "This code is not valid. Check it and try again."
-    case "expired":
-      return "This code has expired."
-    case "used_up":
-      return "This code has been used up."
-    case "not_applicable":
-      return "This code does not apply to anything in your order."
-  }
+export const customerMessages: Record<Refusal, string> = {
+  unknown: "This code is not valid. Check it and try again.",
+  expired: "This code has expired.",
+  used_up: "This code has been used up.",
+  not_applicable: "This code does not apply to anything in your order."
 }
+export const customerMessage = (reason: Refusal): string => customerMessages[reason]
 
 /** Whether the discount applies to a line of `productId`: it is restricted to none, or to that one among others. */
 export const appliesTo = (d: { readonly restricted_to: ReadonlyArray<string> }, productId: string): boolean =>

@@ -40,14 +40,21 @@ export const PaymentCustomer = Schema.Struct({
 }).annotations({ identifier: "PaymentCustomer" })
 export type PaymentCustomer = typeof PaymentCustomer.Type
 
-/** Why a card was declined (or refused when saved), in the customer's words. */
-const declineMessages: Readonly<Record<string, string>> = {
+/**
+ * Why a card was declined (or refused when saved), in the customer's words, by the processor's code (the hosted
+ * pages translate them by the same keys).
+ */
+export const declineMessages = {
   card_declined: "Your card was declined. Try another card.",
   insufficient_funds: "Your card has insufficient funds. Try another card.",
   expired_card: "Your card has expired. Try another card.",
   processing_error: "We could not process your card. Please try again."
 }
-export const declineMessage = (code: string | null): string => declineMessages[code ?? ""] ?? declineMessages.card_declined!
+export type DeclineCode = keyof typeof declineMessages
+/** The code a page words a decline by: the generic one for a code it has no words for. */
+export const declineCode = (code: string | null): DeclineCode =>
+  code !== null && Object.hasOwn(declineMessages, code) ? code as DeclineCode : "card_declined"
+export const declineMessage = (code: string | null): string => declineMessages[declineCode(code)]
 
 /** The card as Fils keeps it: never the number, only what identifies it and the processor's opaque token. */
 export const CardOnFile = Schema.Struct({

@@ -5,6 +5,7 @@
  */
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { randomBytes } from "node:crypto"
+import { dir, type Locale } from "../i18n/Locale.js"
 import { html, type Raw, raw } from "./Html.js"
 
 /** A fresh nonce per response, for its `<style>`. */
@@ -12,11 +13,18 @@ export const newNonce = (): string => randomBytes(16).toString("base64")
 
 /**
  * The document: `referrer` `same-origin` in the page itself, so that its own forms carry their origin (the
- * submission check needs it) even where the response says `no-referrer` for everything else.
+ * submission check needs it) even where the response says `no-referrer` for everything else. Its language (English
+ * unless said) sets `lang` and the writing direction: Arabic pages are right-to-left.
  */
-export const htmlDocument = (props: { readonly title: string; readonly nonce: string; readonly styles: string; readonly body: Raw }) =>
+export const htmlDocument = (props: {
+  readonly title: string
+  readonly nonce: string
+  readonly styles: string
+  readonly body: Raw
+  readonly locale?: Locale | undefined
+}) =>
   html`<!doctype html>
-<html lang="en">
+<html lang="${props.locale ?? "en"}" dir="${dir(props.locale ?? "en")}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

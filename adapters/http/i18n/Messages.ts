@@ -1,0 +1,25 @@
+/**
+ * The catalogues by language, and the words of the engine's own refusals (the form's, a decline's) in the page's
+ * language: the engine words them in English under a key, the catalogues word each key.
+ */
+import { messages } from "../../../src/domain/CheckoutForm.js"
+import { ar } from "./ar.js"
+import { type Catalogue, en } from "./en.js"
+import type { Locale } from "./Locale.js"
+
+export type { Catalogue }
+
+export const catalogues: Readonly<Record<Locale, Catalogue>> = { en, ar }
+
+/** The catalogue of `locale`. */
+export const messagesOf = (locale: Locale): Catalogue => catalogues[locale]
+
+const fieldErrorKeys = new Map(
+  Object.entries(messages).map(([key, text]) => [text, key as keyof typeof messages] as const)
+)
+
+/** A form field's refusal (as `CheckoutForm` words it) in the catalogue's language; unknown words pass through. */
+export const fieldError = (catalogue: Catalogue, text: string): string => {
+  const key = fieldErrorKeys.get(text)
+  return key === undefined ? text : catalogue.fieldErrors[key]
+}
