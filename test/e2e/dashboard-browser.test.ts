@@ -100,7 +100,17 @@ describe("the dashboard in a browser", () => {
       await page.locator("a code").first().click()
       await page.waitForURL(/\/payments\/pay_/)
       await page.getByLabel(/Amount in AED/).fill("20.00")
-      await page.getByRole("button", { name: "Refund" }).click()
+      await page.getByRole("button", { name: "Review the refund" }).click()
+      // The confirmation says what will happen; only its button refunds.
+      expect(await page.locator("h1").innerText()).toBe("Refund AED 20.00?")
+      for (const width of [390, 1280]) {
+        await page.setViewportSize({ width, height: 900 })
+        const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }))
+        expect(widths.scroll, `the refund's confirmation at ${width} px`).toBeLessThanOrEqual(widths.inner)
+        await page.screenshot({ path: join(output, `dashboard-refund-confirm-${width}.png`), fullPage: true })
+      }
+      await page.setViewportSize({ width: 1000, height: 900 })
+      await page.getByRole("button", { name: "Refund AED 20.00" }).click()
       await page.waitForLoadState("load")
       expect(await page.getByRole("status").innerText()).toBe("Refunded AED 20.00.")
       expect(await page.locator("td", { hasText: "refund.succeeded" }).count()).toBe(1)
@@ -149,7 +159,8 @@ describe("the dashboard in a browser", () => {
       await payHere("AED 45.00")
       await page.goto(`${server.baseUrl}/dashboard/test/subscriptions`)
       await page.locator("a code").first().click()
-      await page.getByRole("button", { name: "Cancel now" }).click()
+      await page.getByRole("link", { name: "Cancel now…" }).click()
+      await page.getByRole("button", { name: "Cancel the subscription now" }).click()
       expect(await page.getByRole("status").innerText()).toBe("Cancelled.")
       expect(await page.locator("td", { hasText: "subscription.cancelled" }).count(), "the timeline").toBe(1)
       await page.goto(`${server.baseUrl}/dashboard/test/subscriptions?status=active`)
@@ -295,7 +306,7 @@ describe("the dashboard in a browser", () => {
       await tab.getByLabel("Offered in the customer portal").check()
       await shoot("dashboard-product-new")
       await tab.getByRole("button", { name: "Create product" }).click()
-      await tab.getByRole("link", { name: "Pro beans" }).click()
+      await tab.getByRole("link", { name: "Pro beans", exact: true }).click()
       expect(await tab.locator("main").innerText()).toContain("upgrades prorated_immediately, immediately; downgrades full_immediately, next_billing_date")
       await shoot("dashboard-product-policy")
 

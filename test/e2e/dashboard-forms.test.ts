@@ -192,9 +192,17 @@ describe("a refund is made once, and every change answers with a redirect", () =
   const refunds = async () => (await ok(server.baseUrl, key, "GET", "/events?type=refund.succeeded")).items
     .filter((e: any) => e.data.payment_id === paymentId).length
 
-  it("the refund form carries a one-time token; posted twice it refunds once, and both answers lead to its outcome", async () => {
+  /** The confirmation's form of a refund of `amount`, reached as a browser does: the payment page's form is a GET. */
+  const confirmRefund = async (amount: string) => {
     const page = await request(paymentPath(), { cookie: owner })
-    const fields = withField(formFields(page.body, `${paymentPath()}/refund`), "amount", "15.50")
+    expect(page.body).toContain(`<form method="get" action="${paymentPath()}/refund">`)
+    const review = await request(`${paymentPath()}/refund?${new URLSearchParams({ amount })}`, { cookie: owner })
+    expect(review.status, review.body.slice(0, 400)).toBe(200)
+    return formFields(review.body, `${paymentPath()}/refund`)
+  }
+
+  it("the refund's confirmation carries a one-time token; posted twice it refunds once, and both answers lead to its outcome", async () => {
+    const fields = await confirmRefund("15.50")
     expect(valueOf(fields, "once")?.length ?? 0).toBeGreaterThanOrEqual(16)
     const first = await request(`${paymentPath()}/refund`, { cookie: owner, form: fields })
     const second = await request(`${paymentPath()}/refund`, { cookie: owner, form: fields })
@@ -212,8 +220,7 @@ describe("a refund is made once, and every change answers with a redirect", () =
   }, 30_000)
 
   it("a double click (two posts at once) refunds once", async () => {
-    const page = await request(paymentPath(), { cookie: owner })
-    const fields = withField(formFields(page.body, `${paymentPath()}/refund`), "amount", "1.00")
+    const fields = await confirmRefund("1.00")
     const both = await Promise.all([1, 2].map(() => request(`${paymentPath()}/refund`, { cookie: owner, form: fields })))
     expect(both.map((r) => r.status)).toEqual([303, 303])
     expect((await ok(server.baseUrl, key, "GET", `/payments/${paymentId}`)).refunded_amount).toBe(1_650)
@@ -221,24 +228,19 @@ describe("a refund is made once, and every change answers with a redirect", () =
   }, 30_000)
 
   it("a refusal speaks AED and keeps the amount typed; nothing is refunded", async () => {
-    const page = await request(paymentPath(), { cookie: owner })
-    const refused = await request(`${paymentPath()}/refund`, {
-      cookie: owner,
-      form: withField(formFields(page.body, `${paymentPath()}/refund`), "amount", "999.99")
-    })
-    expect(refused.status).toBe(409)
-    expect(refused.body).toContain("You can refund up to AED 233.50")
-    expect(refused.body).not.toMatch(/\bfils\b/)
-    expect(refused.body).toContain("value=\"999.99\"")
+    const reviewed = await request(`${paymentPath()}/refund?amount=999.99`, { cookie: owner })
+    const confirmed = await request(`${paymentPath()}/refund`, { cookie: owner, form: withField(await confirmRefund("1.00"), "amount", "999.99") })
+    for (const refused of [reviewed, confirmed]) {
+      expect(refused.status).toBe(409)
+      expect(refused.body).toContain("You can refund up to AED 233.50")
+      expect(refused.body).not.toMatch(/\bfils\b/)
+      expect(refused.body).toContain("value=\"999.99\"")
+    }
     expect((await ok(server.baseUrl, key, "GET", `/payments/${paymentId}`)).refunded_amount).toBe(1_650)
   }, 30_000)
 
   it("a flash that this session did not sign shows nothing", async () => {
-    const page = await request(paymentPath(), { cookie: owner })
-    const first = await request(`${paymentPath()}/refund`, {
-      cookie: owner,
-      form: withField(formFields(page.body, `${paymentPath()}/refund`), "amount", "0.50")
-    })
+    const first = await request(`${paymentPath()}/refund`, { cookie: owner, form: await confirmRefund("0.50") })
     const location = first.headers.get("location")!
     const [payload] = new URL(location, server.baseUrl).searchParams.get("flash")!.split(".")
     const forged = Buffer.from(JSON.stringify(["alert", "Call +971 000 to unlock your account"])).toString("base64url")
@@ -264,7 +266,11 @@ describe("a refund is made once, and every change answers with a redirect", () =
     const made = await request("/dashboard/test/developers/keys", { cookie: owner, form: { csrf_token: csrf } })
     const last4 = /<code id="new-key">sk_test_[A-Za-z0-9_-]*([A-Za-z0-9_-]{4})<\/code>/.exec(made.body)![1]!
     const keyId = new RegExp(`…${last4}</code> <small><code>(key_[0-9a-f]+)</code>`).exec(made.body)![1]!
-    const revoked = await request(`/dashboard/test/developers/keys/${keyId}/revoke`, { cookie: owner, form: { csrf_token: csrf } })
+    const review = await request(`/dashboard/test/developers/keys/${keyId}/revoke`, { cookie: owner })
+    const revoked = await request(`/dashboard/test/developers/keys/${keyId}/revoke`, {
+      cookie: owner,
+      form: formFields(review.body, `/dashboard/test/developers/keys/${keyId}/revoke`)
+    })
     expect(revoked.status).toBe(303)
     expect((await request(revoked.headers.get("location")!, { cookie: owner })).body).toContain(`Revoked the key ending in ${last4}.`)
 
@@ -282,6 +288,110 @@ describe("a refund is made once, and every change answers with a redirect", () =
     })
     expect(cancelled.status).toBe(303)
     expect((await request(cancelled.headers.get("location")!, { cookie: owner })).body).toContain("It ends at the end of the current period.")
+  }, 60_000)
+})
+
+describe("destructive actions are confirmed on a page that says what will happen", () => {
+  it("each action leads to a page that says what will happen; its post without the confirmation does nothing; confirmed, it acts", async () => {
+    const product = await ok(server.baseUrl, key, "POST", "/products", { name: "Roast club", price: 4_000, currency: "AED", billing: "recurring", billing_interval: "month" })
+    expect((await payThroughForm(server.baseUrl, key, product.product_id, "4242424242424242")).status).toBe(200)
+    const payment = (await ok(server.baseUrl, key, "GET", "/payments?limit=1")).items[0]
+    const subscription = (await ok(server.baseUrl, key, "GET", "/subscriptions?limit=1")).items[0]
+    const endpoint = await ok(server.baseUrl, key, "POST", "/webhooks", { url: "https://hooks.dunecoffee.ae/orders-old" })
+    const settings = await request("/dashboard/settings", { cookie: owner })
+    const csrf = valueOf(formFields(settings.body, "/dashboard/settings"), "csrf_token")!
+    const made = await request("/dashboard/test/developers/keys", { cookie: owner, form: { csrf_token: csrf } })
+    const secret = /<code id="new-key">(sk_test_[A-Za-z0-9_-]+)<\/code>/.exec(made.body)![1]!
+    const keyId = new RegExp(`…${secret.slice(-4)}</code> <small><code>(key_[0-9a-f]+)</code>`).exec(made.body)![1]!
+    expect((await request("/dashboard/settings/team", { cookie: owner, form: { csrf_token: csrf, email: "barista@dunecoffee.ae", role: "developer" } })).status).toBe(200)
+    const team = (await request("/dashboard/settings", { cookie: owner })).body
+    const memberId = /href="\/dashboard\/settings\/team\/(usr_[0-9a-f]+)\/remove" aria-label="Remove barista@dunecoffee.ae"/.exec(team)![1]!
+
+    const paymentPath = `/dashboard/test/payments/${payment.payment_id}`
+    const subscriptionPath = `/dashboard/test/subscriptions/${subscription.subscription_id}`
+    const endpointPath = `/dashboard/test/developers/webhooks/${endpoint.webhook_id}`
+    const cases: ReadonlyArray<{
+      readonly name: string
+      /** The page the action is on, and what leads from it to the confirmation. */
+      readonly from: string
+      readonly leads: string
+      readonly confirmation: string
+      readonly action: string
+      readonly says: ReadonlyArray<string>
+      readonly state: () => Promise<unknown>
+    }> = [
+      {
+        name: "refund",
+        from: paymentPath,
+        leads: `<form method="get" action="${paymentPath}/refund">`,
+        confirmation: `${paymentPath}/refund?amount=10.00`,
+        action: `${paymentPath}/refund`,
+        says: ["<strong>AED 10.00</strong> goes back to", "card ending in 4242", "AED 30.00 of the payment stays yours to refund later", "not returned"],
+        state: async () => (await ok(server.baseUrl, key, "GET", `/payments/${payment.payment_id}`)).refunded_amount
+      },
+      {
+        name: "revoke a key",
+        from: "/dashboard/test/developers",
+        leads: `href="/dashboard/test/developers/keys/${keyId}/revoke"`,
+        confirmation: `/dashboard/test/developers/keys/${keyId}/revoke`,
+        action: `/dashboard/test/developers/keys/${keyId}/revoke`,
+        says: [`sk_test_…${secret.slice(-4)}`, "stops working at once", "Any integration, server or script that uses it will fail"],
+        // Whether the key still opens the API.
+        state: async () => (await api(server.baseUrl, secret, "GET", "/account")).status
+      },
+      {
+        name: "delete an endpoint",
+        from: endpointPath,
+        leads: `href="${endpointPath}/delete"`,
+        confirmation: `${endpointPath}/delete`,
+        action: `${endpointPath}/manage`,
+        says: ["https://hooks.dunecoffee.ae/orders-old</code> stops receiving events at once", "disable it instead"],
+        state: async () => (await api(server.baseUrl, key, "GET", `/webhooks/${endpoint.webhook_id}`)).status
+      },
+      {
+        name: "archive a product",
+        from: "/dashboard/test/products",
+        leads: `href="/dashboard/test/products/${product.product_id}/archive"`,
+        confirmation: `/dashboard/test/products/${product.product_id}/archive`,
+        action: `/dashboard/test/products/${product.product_id}/status`,
+        says: ["Archive Roast club?", "No new checkout can be started for it", "Checkout links already made for it can still be paid", "Subscriptions already on it keep renewing"],
+        state: async () => (await ok(server.baseUrl, key, "GET", `/products/${product.product_id}`)).status
+      },
+      {
+        name: "cancel a subscription now",
+        from: subscriptionPath,
+        leads: `href="${subscriptionPath}/cancel"`,
+        confirmation: `${subscriptionPath}/cancel`,
+        action: `${subscriptionPath}/cancel`,
+        says: ["ends now, not at the end of its current period", "is cut short and nothing more is charged", "is not refunded"],
+        state: async () => (await ok(server.baseUrl, key, "GET", `/subscriptions/${subscription.subscription_id}`)).status
+      },
+      {
+        name: "remove a teammate",
+        from: "/dashboard/settings",
+        leads: `href="/dashboard/settings/team/${memberId}/remove"`,
+        confirmation: `/dashboard/settings/team/${memberId}/remove`,
+        action: `/dashboard/settings/team/${memberId}/remove`,
+        says: ["Remove barista@dunecoffee.ae?", "barista@dunecoffee.ae (developer) loses access to this account at once"],
+        state: async () => (await request("/dashboard/settings", { cookie: owner })).body.includes("barista@dunecoffee.ae")
+      }
+    ]
+    for (const c of cases) {
+      expect((await request(c.from, { cookie: owner })).body, c.name).toContain(c.leads)
+      const before = await c.state()
+      const review = await request(c.confirmation, { cookie: owner })
+      expect(review.status, `${c.name}: ${review.body.slice(0, 300)}`).toBe(200)
+      for (const text of c.says) expect(review.body, c.name).toContain(text)
+      const fields = formFields(review.body, c.action)
+      expect(valueOf(fields, "confirm"), c.name).toBe("yes")
+      const unconfirmed = await request(c.action, { cookie: owner, form: fields.filter(([name]) => name !== "confirm") })
+      expect(unconfirmed.status, c.name).toBe(400)
+      expect(unconfirmed.body, c.name).toContain("Nothing was done yet")
+      expect(await c.state(), `${c.name}: nothing was done`).toEqual(before)
+      const confirmed = await request(c.action, { cookie: owner, form: fields })
+      expect(confirmed.status, `${c.name}: ${confirmed.body.slice(0, 300)}`).toBe(303)
+      expect(await c.state(), `${c.name}: done`).not.toEqual(before)
+    }
   }, 60_000)
 })
 

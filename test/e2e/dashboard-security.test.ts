@@ -140,7 +140,13 @@ describe("dashboard walls", () => {
           `/dashboard/${mode}/events/${foreign.event}`,
           `/dashboard/${mode}/checkout-sessions/${foreign.session}`,
           `/dashboard/${mode}/subscriptions/${foreign.subscription}/change-plan`,
-          `/dashboard/${mode}/subscriptions/${foreign.subscription}/change-plan/scheduled/cancel`
+          `/dashboard/${mode}/subscriptions/${foreign.subscription}/change-plan/scheduled/cancel`,
+          // The confirmation pages of destructive actions.
+          `/dashboard/${mode}/payments/${foreign.payment}/refund?amount=1.00`,
+          `/dashboard/${mode}/subscriptions/${foreign.subscription}/cancel`,
+          `/dashboard/${mode}/developers/keys/${foreign.key}/revoke`,
+          `/dashboard/${mode}/developers/webhooks/${foreign.webhook}/delete`,
+          `/dashboard/${mode}/products/${foreign.product}/archive`
         ]
         for (const path of gets) {
           const answer = await request(path, { cookie: a.cookie })
@@ -157,6 +163,7 @@ describe("dashboard walls", () => {
           [`/dashboard/${mode}/developers/webhooks/${foreign.webhook}/deliveries/${foreign.delivery}/resend`, {}],
           [`/dashboard/${mode}/developers/keys/${foreign.key}/revoke`, {}],
           [`/dashboard/${mode}/developers/webhooks/${foreign.webhook}/manage`, { action: "disable" }],
+          [`/dashboard/${mode}/developers/webhooks/${foreign.webhook}/manage`, { action: "delete", confirm: "yes" }],
           [`/dashboard/${mode}/products/${foreign.product}/status`, { status: "archived" }],
           [`/dashboard/${mode}/products/${foreign.product}/checkout`, {}],
           [`/dashboard/${mode}/customers/${foreign.customer}`, { email: "taken@example.ae", name: "x", phone_number: "" }]
@@ -171,10 +178,11 @@ describe("dashboard walls", () => {
     // B's users cannot be reached from A's team routes either.
     const [bUser] = await db.sql<{ user_id: string }>(`SELECT user_id FROM dashboard_users WHERE account_id = '${b.accountId}'`)
     for (const path of [`/dashboard/settings/team/${bUser!.user_id}/role`, `/dashboard/settings/team/${bUser!.user_id}/remove`]) {
-      expect((await request(path, { cookie: a.cookie, form: { csrf_token: a.csrf, role: "viewer" } })).status, path).toBe(404)
+      expect((await request(path, { cookie: a.cookie, form: { csrf_token: a.csrf, role: "viewer", confirm: "yes" } })).status, path).toBe(404)
     }
+    expect((await request(`/dashboard/settings/team/${bUser!.user_id}/remove`, { cookie: a.cookie })).status, "its confirmation page").toBe(404)
     expect(await snapshot()).toBe(before)
-    expect(checked.length).toBe(80)
+    expect(checked.length).toBe(104)
     // The same routes with A's own objects in their own mode do answer (so the 404s above are the walls).
     expect((await request(`/dashboard/test/payments/${a.objects.test.payment}`, { cookie: a.cookie })).status).toBe(200)
     expect((await request(`/dashboard/live/subscriptions/${a.objects.live.subscription}`, { cookie: a.cookie })).status).toBe(200)
@@ -189,7 +197,9 @@ describe("dashboard walls", () => {
       "/dashboard/test/customers", `/dashboard/test/customers/${a.objects.test.customer}`, "/dashboard/test/events",
       `/dashboard/test/events/${a.objects.test.event}`, "/dashboard/test/checkout-sessions",
       `/dashboard/test/checkout-sessions/${a.objects.test.session}`,
-      "/dashboard/audit", "/dashboard/settings", "/dashboard/login"
+      "/dashboard/audit", "/dashboard/settings", "/dashboard/login",
+      `/dashboard/test/products/${a.objects.test.product}/archive`, `/dashboard/test/subscriptions/${a.objects.test.subscription}/cancel`,
+      `/dashboard/test/payments/${a.objects.test.payment}/refund?amount=0.01`
     ]
     let shown = 0
     for (const path of pages) {

@@ -116,9 +116,10 @@ describe("the dashboard", () => {
     paymentId = /(pay_[0-9a-f]{32})/.exec(list.body)![1]!
     const page = await request(`/dashboard/test/payments/${paymentId}`, { cookie: owner })
     expect(page.body).toContain("visa •••• 4242")
-    const csrf = csrfOf(page.body)
+    const review = await request(`/dashboard/test/payments/${paymentId}/refund?amount=15.00`, { cookie: owner })
+    const csrf = csrfOf(review.body)
     expect(csrf.length).toBeGreaterThan(20)
-    const refunded = await request(`/dashboard/test/payments/${paymentId}/refund`, { cookie: owner, form: { csrf_token: csrf, once: onceOf(page.body), amount: "15.00" } })
+    const refunded = await request(`/dashboard/test/payments/${paymentId}/refund`, { cookie: owner, form: { csrf_token: csrf, once: onceOf(review.body), amount: "15.00", confirm: "yes" } })
     expect(refunded.status, refunded.body.slice(0, 500)).toBe(303)
     expect((await request(refunded.headers.get("location")!, { cookie: owner })).body).toContain("Refunded AED 15.00")
     const payment = await ok(server.baseUrl, key, "GET", `/payments/${paymentId}`)
@@ -132,13 +133,13 @@ describe("the dashboard", () => {
   }, 30_000)
 
   it("refuses a form without the session's token, or from another site, changing nothing", async () => {
-    const page = await request(`/dashboard/test/payments/${paymentId}`, { cookie: owner })
+    const page = await request(`/dashboard/test/payments/${paymentId}/refund?amount=1.00`, { cookie: owner })
     const csrf = csrfOf(page.body)
-    const forged = await request(`/dashboard/test/payments/${paymentId}/refund`, { cookie: owner, form: { csrf_token: "x", once: onceOf(page.body), amount: "1.00" } })
+    const forged = await request(`/dashboard/test/payments/${paymentId}/refund`, { cookie: owner, form: { csrf_token: "x", once: onceOf(page.body), amount: "1.00", confirm: "yes" } })
     expect(forged.status).toBe(403)
     const crossSite = await request(`/dashboard/test/payments/${paymentId}/refund`, {
       cookie: owner,
-      form: { csrf_token: csrf, once: onceOf(page.body), amount: "1.00" },
+      form: { csrf_token: csrf, once: onceOf(page.body), amount: "1.00", confirm: "yes" },
       origin: "https://evil.example"
     })
     expect(crossSite.status).toBe(403)
@@ -242,7 +243,7 @@ describe("the dashboard", () => {
     const idOf = (body: string, email: string) =>
       new RegExp(`<td>${email}</td><td><form method="post" action="/dashboard/settings/team/(usr_[0-9a-f]{32})/role"`).exec(body)![1]!
     const ownerId = idOf(settings.body, "owner@dunecoffee.ae")
-    const last = await request(`/dashboard/settings/team/${ownerId}/remove`, { cookie: owner, form: { csrf_token: csrf } })
+    const last = await request(`/dashboard/settings/team/${ownerId}/remove`, { cookie: owner, form: { csrf_token: csrf, confirm: "yes" } })
     expect(last.status).toBe(409)
     expect(last.body).toContain("An account needs an owner")
 
@@ -250,7 +251,7 @@ describe("the dashboard", () => {
     const adminId = idOf(team.body, "dev@dunecoffee.ae")
     const demoted = await request(`/dashboard/settings/team/${adminId}/role`, { cookie: owner, form: { csrf_token: csrf, role: "viewer" } })
     expect((await follow(demoted, owner)).body).toContain("dev@dunecoffee.ae is now viewer.")
-    const removed = await request(`/dashboard/settings/team/${adminId}/remove`, { cookie: owner, form: { csrf_token: csrf } })
+    const removed = await request(`/dashboard/settings/team/${adminId}/remove`, { cookie: owner, form: { csrf_token: csrf, confirm: "yes" } })
     expect((await follow(removed, owner)).body).toContain("Removed dev@dunecoffee.ae.")
     expect((await request("/dashboard/test", { cookie: admin })).status, "a removed user's session ends").toBe(303)
   }, 30_000)
@@ -272,7 +273,7 @@ describe("the dashboard", () => {
       return { status: answer.status, link, row, id, text }
     }
     const taken = await invite("owner@dunecoffee.ae")
-    const removed = await request(`/dashboard/settings/team/${taken.id}/remove`, { cookie: theirOwner, form: { csrf_token: csrf } })
+    const removed = await request(`/dashboard/settings/team/${taken.id}/remove`, { cookie: theirOwner, form: { csrf_token: csrf, confirm: "yes" } })
     expect(removed.status, "a pending invitation is withdrawn as a user is removed").toBe(303)
     const fresh = await invite("barista@teahouse.ae")
     expect([taken.status, fresh.status]).toEqual([200, 200])
@@ -368,7 +369,7 @@ describe("the dashboard", () => {
     const added = await request("/dashboard/test/developers/webhooks", { cookie: owner, form: { csrf_token: csrf, url: "http://127.0.0.1:9/hooks" } })
     expect(added.status).toBe(303)
     const endpoint = added.headers.get("location")!
-    const manage = (action: string) => request(`${endpoint}/manage`, { cookie: owner, form: { csrf_token: csrf, action } })
+    const manage = (action: string) => request(`${endpoint}/manage`, { cookie: owner, form: { csrf_token: csrf, action, ...(action === "delete" ? { confirm: "yes" } : {}) } })
     const edit = (form: Record<string, string | Array<string>>) => {
       const body = new URLSearchParams()
       body.set("csrf_token", csrf)

@@ -17,6 +17,9 @@ import * as WebhookHealth from "../../../src/domain/WebhookHealth.js"
 import { unchanged } from "../html/Forms.js"
 import { html, raw } from "../html/Html.js"
 import { describeDecodeError } from "../SchemaIssues.js"
+import type { Signed } from "../../../src/application/Users.js"
+import * as Confirm from "./Confirm.js"
+import { confirmLink } from "./Confirm.js"
 import * as Pages from "./Pages.js"
 import type * as Kit from "./Kit.js"
 import { eventExample } from "../OpenApiDocument.js"
@@ -78,7 +81,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
 <td>${k.last_used_at === null ? "never" : Pages.when(k.last_used_at)}</td>
 <td>${k.revoked_at === null ? "active" : `revoked ${Pages.when(k.revoked_at)}`}</td><td>${
               manage && k.revoked_at === null
-                ? Pages.form(frame, `${Pages.modePath(frame)}/developers/keys/${k.key_id}/revoke`, html`<button class="link" type="submit">Revoke</button>`)
+                ? confirmLink(`${Pages.modePath(frame)}/developers/keys/${k.key_id}/revoke`, "Revoke…", { label: `Revoke the key ending in ${k.last4}` })
                 : ""
             }</td></tr>`
           )
@@ -111,14 +114,43 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
         return yield* keysPage(f, scope, { secret: revealKey(issued).secret })
       })))
 
-    yield* kit.post("/dashboard/:mode/developers/keys/:key/revoke", kit.withPost((signed, f, scope) =>
+    /** What revoking the route's key will do; or the refusal (not allowed, not this scope's, already revoked). */
+    const revocation = (signed: Signed, f: Pages.SignedFrame, scope: Kit.Scope) =>
       Effect.gen(function*() {
         if (!mayManage(signed.user.role, scope.livemode)) {
-          return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot revoke keys.`), f.nonce)
+          return { refused: kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot revoke keys.`), f.nonce) } as const
         }
         const id = keyIdOf(yield* kit.param("key"))
         const mine = id === undefined ? undefined : (yield* accounts.keys(scope)).find((k) => k.key_id === id)
-        if (mine === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        if (mine === undefined) return { refused: kit.page(404, Pages.notFoundPage(f), f.nonce) } as const
+        // Already revoked (the confirmation sent twice): said so, nothing more done.
+        if (mine.revoked_at !== null) return { refused: kit.done(f, `${Pages.modePath(f)}/developers`, `The key ending in ${mine.last4} is revoked.`) } as const
+        const name = `${scope.livemode ? "sk_live_" : "sk_test_"}…${mine.last4}`
+        const confirmation: Confirm.Confirmation = {
+          title: "Revoke this API key?",
+          what: [
+            html`The key <code>${name}</code> stops working at once: every API request made with it is refused (401).`,
+            `Any integration, server or script that uses it will fail until you give it another key. ${
+              mine.last_used_at === null ? "It has never been used." : `It was last used ${Pages.when(mine.last_used_at)}.`
+            }`,
+            "A revoked key cannot be turned back on. Create the new key first if something still needs one."
+          ],
+          action: `${Pages.modePath(f)}/developers/keys/${mine.key_id}/revoke`,
+          button: `Revoke ${name}`,
+          back: `${Pages.modePath(f)}/developers`
+        }
+        return { key: mine, confirmation } as const
+      })
+
+    yield* kit.get("/dashboard/:mode/developers/keys/:key/revoke", kit.withUser((signed, f, scope) =>
+      Effect.map(revocation(signed, f, scope), (r) => "refused" in r ? r.refused : kit.page(200, Confirm.confirmPage(f, r.confirmation), f.nonce))))
+
+    yield* kit.post("/dashboard/:mode/developers/keys/:key/revoke", kit.withPost((signed, f, scope, params) =>
+      Effect.gen(function*() {
+        const checked = yield* revocation(signed, f, scope)
+        if ("refused" in checked) return checked.refused
+        if (!Confirm.isConfirmed(kit.field(params, Confirm.confirmField))) return kit.page(400, Confirm.confirmPage(f, checked.confirmation, true), f.nonce)
+        const mine = checked.key
         yield* accounts.revokeKey(mine.key_id)
         yield* kit.audit(signed, "api_key.revoke", mine.key_id, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/developers`, `Revoked the key ending in ${mine.last4}.`)
@@ -196,7 +228,7 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
             } ${
               Pages.form(f, `${here}/manage`, html`<input type="hidden" name="action" value="resend_failed"><button class="link" type="submit">Resend all failed</button>`)
             } ${
-              Pages.form(f, `${here}/manage`, html`<input type="hidden" name="action" value="delete"><button class="link" type="submit">Delete the endpoint</button>`)
+              confirmLink(`${here}/delete`, "Delete the endpoint…")
             }</p>`
             : ""
         }</div>${
@@ -265,6 +297,37 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
         return kit.done(f, `${Pages.modePath(f)}/developers/webhooks/${id}`, "Saved.")
       })))
 
+    /** The endpoint of the route's `:id` in `scope`, or none (another account's or mode's is not found). */
+    const endpointOf = (scope: Kit.Scope) =>
+      Effect.gen(function*() {
+        const id = webhookIdOf(yield* kit.param("id"))
+        return id === undefined ? Option.none() : Option.getRight(yield* Effect.either(webhooks.get(scope, id)))
+      })
+
+    /** What deleting endpoint `w` will do. */
+    const deletion = (f: Pages.SignedFrame, w: { readonly webhook_id: string; readonly url: string; readonly disabled: boolean }): Confirm.Confirmation => {
+      const here = `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}`
+      return {
+        title: "Delete this webhook endpoint?",
+        what: [
+          html`<code>${w.url}</code> stops receiving events at once, and deliveries still waiting to be sent to it are not sent.`,
+          "Its signing secret and its delivery log are deleted with it. Deleting cannot be undone: to stop it for a while, disable it instead.",
+          "Events stay in the event log; add an endpoint again to receive new ones."
+        ],
+        action: `${here}/manage`,
+        fields: { action: "delete" },
+        button: "Delete the endpoint",
+        back: here
+      }
+    }
+
+    yield* kit.get("/dashboard/:mode/developers/webhooks/:id/delete", kit.withUser((signed, f, scope) =>
+      Effect.gen(function*() {
+        if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change endpoints.`), f.nonce)
+        const endpoint = yield* endpointOf(scope)
+        return Option.isNone(endpoint) ? kit.page(404, Pages.notFoundPage(f), f.nonce) : kit.page(200, Confirm.confirmPage(f, deletion(f, endpoint.value)), f.nonce)
+      })))
+
     yield* kit.post("/dashboard/:mode/developers/webhooks/:id/manage", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
         if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change endpoints.`), f.nonce)
@@ -299,6 +362,8 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
             return kit.done(f, here, `${failed.length} failed ${failed.length === 1 ? "delivery" : "deliveries"} queued again.`)
           }
           case "delete": {
+            const confirmation = deletion(f, w)
+            if (!Confirm.isConfirmed(kit.field(params, Confirm.confirmField))) return kit.page(400, Confirm.confirmPage(f, confirmation, true), f.nonce)
             yield* webhooks.remove(scope, w.webhook_id)
             yield* kit.audit(signed, "webhook.delete", w.webhook_id, scope.livemode)
             return kit.redirect(`${Pages.modePath(f)}/developers`)
@@ -307,13 +372,6 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
             return kit.page(404, Pages.notFoundPage(f), f.nonce)
         }
       })))
-
-    /** The endpoint of the route's `:id` in `scope`, or none (another account's or mode's is not found). */
-    const endpointOf = (scope: Kit.Scope) =>
-      Effect.gen(function*() {
-        const id = webhookIdOf(yield* kit.param("id"))
-        return id === undefined ? Option.none() : Option.getRight(yield* Effect.either(webhooks.get(scope, id)))
-      })
 
     yield* kit.post("/dashboard/:mode/developers/webhooks/:id/test", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {

@@ -57,6 +57,12 @@ const styles = `
   fieldset { border: 1px solid #e3e6ea; border-radius: 8px; margin: .8rem 0; min-width: 0; }
   form.inline { display: inline; margin-right: .6rem; }
   tr.attempts details { position: sticky; left: 0; max-width: calc(100vw - 5.5rem); }
+  /* Destructive actions: a red button on their confirmation page, a red link to it. */
+  button.danger, a.button.danger { background: #b42318; color: #fff; }
+  a.button { display: inline-block; font-weight: 600; padding: .5rem .9rem; border-radius: 7px; text-decoration: none; }
+  a.danger-link { color: #b42318; }
+  .confirm ul { padding-left: 1.2rem; line-height: 1.5; }
+  .confirm .actions { display: flex; flex-wrap: wrap; gap: .6rem 1rem; align-items: center; }
 `
 
 export interface Frame {
@@ -292,14 +298,10 @@ ${
 </table></div>
 ${
       refundable
-        ? html`<div class="card"><h2>Refund</h2>${
-          moneyForm(
-            frame,
-            `${modePath(frame)}/payments/${p.payment_id}/refund`,
-            html`<label for="amount">Amount in AED (up to ${money(remaining)})</label>
-<input id="amount" name="amount" inputmode="decimal" value="${props.amount ?? (remaining / 100).toFixed(2)}" required> <button type="submit">Refund</button>`
-          )
-        }</div>`
+        ? html`<div class="card"><h2>Refund</h2><form method="get" action="${modePath(frame)}/payments/${p.payment_id}/refund">
+<label for="amount">Amount in AED (up to ${money(remaining)})</label>
+<input id="amount" name="amount" inputmode="decimal" value="${props.amount ?? (remaining / 100).toFixed(2)}" required> <button type="submit">Review the refund</button>
+<p class="muted">You confirm on the next page, which says what will happen.</p></form></div>`
         : ""
     }
 <div class="card"><h2>Timeline</h2><table><tbody>${

@@ -25,6 +25,8 @@ import { categories } from "../documents/TaxDocumentPage.js"
 import { unchanged } from "../html/Forms.js"
 import { html } from "../html/Html.js"
 import { describeDecodeError } from "../SchemaIssues.js"
+import * as Confirm from "./Confirm.js"
+import { confirmLink } from "./Confirm.js"
 import * as Pages from "./Pages.js"
 import { parseAed } from "./Parse.js"
 import type { Kit, Scope } from "./Kit.js"
@@ -201,9 +203,11 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
                 ? Pages.form(f, `${Pages.modePath(f)}/products/${p.product_id}/checkout`, html`<button class="link" type="submit">Make a checkout link</button>`)
                 : ""
             }${
-              write
-                ? Pages.form(f, `${Pages.modePath(f)}/products/${p.product_id}/status`, html`<input type="hidden" name="status" value="${p.status === "archived" ? "active" : "archived"}"><button class="link" type="submit">${p.status === "archived" ? "Make active" : "Archive"}</button>`)
-                : ""
+              !write
+                ? ""
+                : p.status === "archived"
+                ? Pages.form(f, `${Pages.modePath(f)}/products/${p.product_id}/status`, html`<input type="hidden" name="status" value="active"><button class="link" type="submit">Make active</button>`)
+                : confirmLink(`${Pages.modePath(f)}/products/${p.product_id}/archive`, "Archive…", { label: `Archive ${p.name}` })
             }</td></tr>`
           )
         }</tbody></table></div>${
@@ -357,12 +361,43 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(shown, refus
         return kit.done(f, `${Pages.modePath(f)}/products/${id}`, "Saved.")
       })))
 
+    /** What archiving product `p` does (the rules are `CheckoutSession.price`'s and `PlanChange`'s: only active products sell). */
+    const archiving = (f: Pages.SignedFrame, p: { readonly product_id: string; readonly name: string; readonly billing: string }): Confirm.Confirmation => ({
+      title: `Archive ${p.name}?`,
+      what: [
+        "No new checkout can be started for it: the API and the dashboard refuse new checkout sessions and links for an archived product.",
+        "Checkout links already made for it can still be paid until they expire (24 hours after they were made).",
+        ...(p.billing === "recurring"
+          ? ["Subscriptions already on it keep renewing at their price; customers can no longer switch to it in the portal."]
+          : []),
+        "Its payments, invoices and history stay. You can make it active again at any time."
+      ],
+      action: `${Pages.modePath(f)}/products/${p.product_id}/status`,
+      fields: { status: "archived" },
+      button: "Archive the product",
+      back: `${Pages.modePath(f)}/products`
+    })
+
+    yield* kit.get("/dashboard/:mode/products/:id/archive", kit.withUser((signed, f, scope) =>
+      Effect.gen(function*() {
+        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change products.`), f.nonce)
+        const id = productIdOf(yield* kit.param("id"))
+        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(products.get(scope, id)))
+        if (found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        return kit.page(200, Confirm.confirmPage(f, archiving(f, found)), f.nonce)
+      })))
+
     yield* kit.post("/dashboard/:mode/products/:id/status", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
         if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change products.`), f.nonce)
         const id = productIdOf(yield* kit.param("id"))
         const status = kit.field(params, "status")
         if (id === undefined || (status !== "active" && status !== "archived")) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        if (status === "archived" && !Confirm.isConfirmed(kit.field(params, Confirm.confirmField))) {
+          const found = Either.getOrUndefined(yield* Effect.either(products.get(scope, id)))
+          if (found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+          return kit.page(400, Confirm.confirmPage(f, archiving(f, found), true), f.nonce)
+        }
         const updated = yield* Effect.either(products.update(scope, id, { status }))
         if (Either.isLeft(updated)) {
           const error = updated.left

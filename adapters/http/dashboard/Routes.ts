@@ -12,7 +12,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Cause, DateTime, Effect, Option, Redacted, Schema } from "effect"
+import { Cause, DateTime, Effect, Either, Option, Redacted, Schema } from "effect"
 import { Accounts } from "../../../src/application/Accounts.js"
 import { Settings } from "../../../src/application/Settings.js"
 import { TaxDocuments } from "../../../src/application/TaxDocuments.js"
@@ -25,9 +25,12 @@ import { periods, type Period, Reports } from "../../../src/application/Reports.
 import { type Signed, Users } from "../../../src/application/Users.js"
 import { can } from "../../../src/domain/DashboardUser.js"
 import { CheckoutSessionId, CustomerId, parseId, PaymentId } from "../../../src/domain/Ids.js"
+import * as Payment from "../../../src/domain/Payment.js"
 import { PaymentStatus } from "../../../src/domain/Payment.js"
 import { Signer } from "../../../src/ports/Signer.js"
 import { htmlResponse, newNonce } from "../html/Document.js"
+import { html } from "../html/Html.js"
+import { type Confirmation, confirmField, confirmPage, isConfirmed } from "./Confirm.js"
 import { formField, onceField, postedForm, readFlash, seeOther, withFlash } from "../html/Forms.js"
 import { customerRoutes } from "./Customers.js"
 import { documentRoutes } from "./Documents.js"
@@ -317,29 +320,87 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         )
       })))
 
+    /** Why a refund of `amount` cannot be made, in the merchant's words, with its status; none when it can. */
+    const refundRefusal = (error: { readonly _tag: string; readonly message: string; readonly remaining?: number; readonly pending?: number }) => {
+      if (error._tag === "RefundExceedsRemaining") {
+        const pending = error.pending ?? 0
+        const remaining = error.remaining ?? 0
+        const held = pending > 0 ? ` (${Pages.money(pending)} is in refunds still pending)` : ""
+        return { status: 409, error: remaining > 0 ? `You can refund up to ${Pages.money(remaining)}${held}` : `Nothing is left to refund${held}` }
+      }
+      return { status: 409, error: error.message }
+    }
+
     /**
-     * A refund from the payment's page. The form's one-time token is the refund's idempotency key: the same form
-     * posted twice (a double click, a resent request) refunds once, and the second post is answered as the first
-     * was. A refund redirects to the payment's page with its outcome; a refusal shows the form again as typed.
+     * What a refund of the form's amount will do, checked as far as the page can (the payment's own rule, without
+     * the refunds still pending: the refund itself checks those); or the refusal, shown on the payment's page.
+     */
+    const refundConfirmation = (signed: Signed, f: Pages.SignedFrame, scope: Scope, params: { readonly amount: string }) =>
+      Effect.gen(function*() {
+        if (!can(signed.user.role, "refund")) {
+          return { refused: page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot refund payments.`), f.nonce) } as const
+        }
+        const id = paymentIdOf((yield* HttpRouter.params).id ?? "")
+        // The payment must be this scope's: another account's or mode's id is not found, and nothing is refunded.
+        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(payments.get(scope, id)))
+        if (found === undefined) return { refused: page(404, Pages.notFoundPage(f), f.nonce) } as const
+        const refused = (error: string, status: number) =>
+          Effect.map(paymentView(signed, f, scope, { error, amount: params.amount }, status), (r) => ({ refused: r }) as const)
+        const amount = parseAed(params.amount)
+        if (amount === undefined || amount <= 0) return yield* refused("Enter the amount in AED, e.g. 12.50", 400)
+        const judged = Payment.transition(found, { _tag: "Refund", amount }, yield* DateTime.now)
+        if (Either.isLeft(judged)) {
+          const why = refundRefusal(judged.left)
+          return yield* refused(why.error, why.status)
+        }
+        const p = found
+        const paymentPath = `${Pages.modePath(f)}/payments/${p.payment_id}`
+        const who = p.customer === null ? "the customer" : `${p.customer.name ?? p.customer.email} (${p.customer.email})`
+        const confirmation: Confirmation = {
+          title: `Refund ${Pages.money(amount)}?`,
+          what: [
+            html`<strong>${Pages.money(amount)}</strong> goes back to ${who}${p.card === null ? "" : ` on their ${p.card.brand} card ending in ${p.card.last4}`}.`,
+            amount === p.total_amount - p.refunded_amount
+              ? "That is all that remains of the payment: it becomes refunded."
+              : `${Pages.money(p.total_amount - p.refunded_amount - amount)} of the payment stays yours to refund later.`,
+            "The processing fee is not returned. A refund cannot be undone; it may take the customer's bank a few days to show it.",
+            "Your webhook endpoints receive refund.succeeded, and a credit note is issued when the payment has a tax invoice."
+          ],
+          action: `${paymentPath}/refund`,
+          fields: { amount: params.amount },
+          button: `Refund ${Pages.money(amount)}`,
+          back: paymentPath,
+          moneyMoves: true
+        }
+        return { confirmation, id: p.payment_id, amount, paymentPath } as const
+      })
+
+    /** The refund's confirmation page, from the payment page's form (a GET: it changes nothing). */
+    yield* router.get("/dashboard/:mode/payments/:id/refund", withUser((signed, f, scope) =>
+      Effect.gen(function*() {
+        const query = new URLSearchParams((yield* request).url.split("?")[1] ?? "")
+        const checked = yield* refundConfirmation(signed, f, scope, { amount: query.get("amount") ?? "" })
+        return "refused" in checked ? checked.refused : page(200, confirmPage(f, checked.confirmation), f.nonce)
+      })))
+
+    /**
+     * A refund, posted from its confirmation page. The form's one-time token is the refund's idempotency key: the
+     * same form posted twice (a double click, a resent request) refunds once, and the second post is answered as the
+     * first was. A refund redirects to the payment's page with its outcome; a refusal shows the payment's page with
+     * the amount as typed; a post without the confirmation refunds nothing and shows the confirmation.
      */
     yield* router.post("/dashboard/:mode/payments/:id/refund", withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
-        if (!can(signed.user.role, "refund")) {
-          return page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot refund payments.`), f.nonce)
-        }
-        const id = paymentIdOf((yield* HttpRouter.params).id ?? "")
-        if (id === undefined) return page(404, Pages.notFoundPage(f), f.nonce)
-        // The payment must be this scope's: another account's or mode's id is not found, and nothing is refunded.
-        if ((yield* Effect.either(payments.get(scope, id)))._tag === "Left") return page(404, Pages.notFoundPage(f), f.nonce)
         const typed = field(params, "amount")
+        const checked = yield* refundConfirmation(signed, f, scope, { amount: typed })
+        if ("refused" in checked) return checked.refused
+        if (!isConfirmed(field(params, confirmField))) return page(400, confirmPage(f, checked.confirmation, true), f.nonce)
+        const { amount, id, paymentPath } = checked
         const refused = (error: string, status: number) => paymentView(signed, f, scope, { error, amount: typed }, status)
-        const amount = parseAed(typed)
-        if (amount === undefined || amount <= 0) return yield* refused("Enter the amount in AED, e.g. 12.50", 400)
         const once = field(params, onceField)
         if (once.length < 16 || once.length > 64) {
           return yield* refused("This form is out of date, so nothing was refunded. Check the amount and send it again.", 400)
         }
-        const paymentPath = `${Pages.modePath(f)}/payments/${id}`
         // The token is the refund's own idempotency key: the refund use case claims it in the transaction that
         // reserves the refund, so even a crash between the processor's answer and ours leaves one refund, and a
         // second post of the form (at once, or later) carries that same refund on and is answered with it.
@@ -355,14 +416,8 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
           if (error._tag === "StoreUnavailable" || error._tag === "IdempotencyKeyInUse") {
             return yield* refused("The refund could not be made now. Try again in a moment.", 503)
           }
-          if (error._tag === "RefundExceedsRemaining") {
-            const held = error.pending > 0 ? ` (${Pages.money(error.pending)} is in refunds still pending)` : ""
-            return yield* refused(
-              error.remaining > 0 ? `You can refund up to ${Pages.money(error.remaining)}${held}` : `Nothing is left to refund${held}`,
-              409
-            )
-          }
-          return yield* refused(error.message, 409)
+          const why = refundRefusal(error)
+          return yield* refused(why.error, why.status)
         }
         yield* kit.audit(signed, "payment.refund", id, scope.livemode).pipe(
           Effect.catchAllCause((cause) => Effect.logError("Refund not written to the audit log", cause))

@@ -12,6 +12,9 @@ import { can, type Role, roles } from "../../../src/domain/DashboardUser.js"
 import { parseId, UserId } from "../../../src/domain/Ids.js"
 import { unchanged } from "../html/Forms.js"
 import { html, raw } from "../html/Html.js"
+import type { Signed } from "../../../src/application/Users.js"
+import * as Confirm from "./Confirm.js"
+import { confirmLink } from "./Confirm.js"
 import * as Pages from "./Pages.js"
 import type { Kit } from "./Kit.js"
 import type { FieldErrors } from "./Fields.js"
@@ -83,7 +86,7 @@ ${
                     roles.map((r) => html`<option value="${r}"${raw(r === u.role ? " selected" : "")}>${r}</option>`)
                   }</select> <button class="link" type="submit">Change role</button>`)
                 }</td><td>${u.password_hash === null ? "invited" : "active"}</td><td>${
-                  Pages.form(f, `${kit.base}/settings/team/${u.user_id}/remove`, html`<button class="link" type="submit" aria-label="Remove ${u.email}">Remove</button>`)
+                  confirmLink(`${kit.base}/settings/team/${u.user_id}/remove`, "Remove…", { label: `Remove ${u.email}` })
                 }</td></tr>`
               )
             }</tbody></table>${
@@ -176,12 +179,40 @@ ${
         return kit.done(f, `${kit.base}/settings`, `${changed.right.email} is now ${role}.`)
       })))
 
-    yield* kit.post("/dashboard/settings/team/:user/remove", kit.withPost((signed, f) =>
+    /** What removing the route's teammate does; or the refusal (owners only; not this account's user). */
+    const removal = (signed: Signed, f: Pages.SignedFrame) =>
       Effect.gen(function*() {
         const refused = ownersOnly(signed, f)
-        if (refused !== undefined) return refused
+        if (refused !== undefined) return { refused } as const
         const id = userIdOf(yield* kit.param("user"))
-        if (id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const user = id === undefined ? undefined : (yield* users.team(signed.user.account_id)).find((u) => u.user_id === id)
+        if (user === undefined) return { refused: kit.page(404, Pages.notFoundPage(f), f.nonce) } as const
+        const yourself = user.user_id === signed.user.user_id
+        const confirmation: Confirm.Confirmation = {
+          title: yourself ? "Remove yourself from the team?" : `Remove ${user.email}?`,
+          what: [
+            yourself
+              ? `You (${user.email}, ${user.role}) lose access to this account at once: you are signed out everywhere, now.`
+              : `${user.email} (${user.role}) loses access to this account at once: signed out of every session, and a sign-in link sent to them stops working.`,
+            "What they did stays in the audit log. To let them back in, invite them again.",
+            "An account always keeps an owner: the last owner cannot be removed."
+          ],
+          action: `${kit.base}/settings/team/${user.user_id}/remove`,
+          button: yourself ? "Remove myself" : `Remove ${user.email}`,
+          back: `${kit.base}/settings`
+        }
+        return { user, confirmation } as const
+      })
+
+    yield* kit.get("/dashboard/settings/team/:user/remove", kit.withUser((signed, f) =>
+      Effect.map(removal(signed, f), (r) => "refused" in r ? r.refused : kit.page(200, Confirm.confirmPage(f, r.confirmation), f.nonce))))
+
+    yield* kit.post("/dashboard/settings/team/:user/remove", kit.withPost((signed, f, _, params) =>
+      Effect.gen(function*() {
+        const checked = yield* removal(signed, f)
+        if ("refused" in checked) return checked.refused
+        if (!Confirm.isConfirmed(kit.field(params, Confirm.confirmField))) return kit.page(400, Confirm.confirmPage(f, checked.confirmation, true), f.nonce)
+        const id = checked.user.user_id
         const removed = yield* Effect.either(users.remove(signed, id))
         if (Either.isLeft(removed)) {
           const error = removed.left

@@ -20,6 +20,9 @@ import * as Pages from "./Pages.js"
 import { parseAed } from "./Parse.js"
 import { changePlanLink, planRows } from "./PlanChanges.js"
 import type { Kit, Scope } from "./Kit.js"
+import type { Signed } from "../../../src/application/Users.js"
+import * as Confirm from "./Confirm.js"
+import { confirmLink } from "./Confirm.js"
 
 const subscriptionIdOf = parseId(SubscriptionId)
 const isSubscriptionStatus = Schema.is(SubscriptionStatus)
@@ -86,7 +89,7 @@ ${s.trial_ends_at === null ? "" : html`<tr><th>Trial</th><td>${trialText(s, now)
 <tr><th>${s.period === 0 && s.trial_ends_at !== null ? "Trial period" : "Current period"}</th><td>${Pages.when(s.current_period_start)} to ${Pages.when(s.next_billing_date)}</td></tr>
 ${s.discounts.map((d) => html`<tr><th>Discount</th><td><strong>${d.code}</strong>: <span data-testid="subscription-discount">${subscriptionDiscountText(d)}</span></td></tr>`)}
 ${planRows(f, s)}</table>
-${write ? html`<p>${action("now", "Cancel now")} ${s.cancel_at_period_end ? action("undo", "Keep renewing") : action("period_end", "Cancel at the period end")}</p>` : ""}${changePlanLink(f, s)}</div>
+${write ? html`<p>${confirmLink(`${Pages.modePath(f)}/subscriptions/${s.subscription_id}/cancel`, "Cancel now…", { button: true })} ${s.cancel_at_period_end ? action("undo", "Keep renewing") : action("period_end", "Cancel at the period end")}</p>` : ""}${changePlanLink(f, s)}</div>
 ${
           write
             ? html`<div class="card"><h2>Charge now</h2><p class="muted">Charges the card this subscription renews on (${s.payment_method.brand} •••• ${s.payment_method.last4}) once, now, beside its schedule. You confirm on the next page.</p>${
@@ -107,6 +110,49 @@ ${
 
     yield* kit.get("/dashboard/:mode/subscriptions/:id", kit.withUser((_, f, scope) => subscriptionPage(f, scope)))
 
+    /** What cancelling `s` now does to its current period (`Subscription.transition`'s `Cancel`: no proration, no refund). */
+    const cancelling = (f: Pages.SignedFrame, s: Subscription, now: DateTime.Utc): Confirm.Confirmation => {
+      const here = `${Pages.modePath(f)}/subscriptions/${s.subscription_id}`
+      const inTrial = s.trial_ends_at !== null && DateTime.greaterThan(s.trial_ends_at, now)
+      return {
+        title: "Cancel this subscription now?",
+        what: [
+          html`${s.customer?.email ?? "The customer"}'s subscription (${Pages.money(s.recurring_amount)} ${everyInterval(s.billing_interval, s.interval_count)}) ends now, not at the end of its current period.`,
+          s.status === "on_hold"
+            ? "It is on hold after a failed payment: the retries stop, and nothing more is charged."
+            : inTrial
+            ? `Its trial stops now instead of ${Pages.when(s.trial_ends_at!)}: nothing is charged.`
+            : `The current period (${Pages.when(s.current_period_start)} to ${Pages.when(s.next_billing_date)}) is cut short and nothing more is charged. What was paid for it is not refunded: refund its last payment from the payment's page if you owe it.`,
+          "Your webhook endpoints receive subscription.cancelled. A cancelled subscription cannot be restarted: the customer would subscribe again.",
+          ...(s.status === "active" && !s.cancel_at_period_end ? ["To let it run to the end of the period instead, cancel at the period end."] : [])
+        ],
+        action: `${here}/cancel`,
+        fields: { when: "now" },
+        button: "Cancel the subscription now",
+        back: here,
+        backLabel: "Go back: keep the subscription"
+      }
+    }
+
+    /** The subscription of the route's `:id` in `scope`, if still open to change; or the page that says why not. */
+    const cancellable = (signed: Signed, f: Pages.SignedFrame, scope: Scope) =>
+      Effect.gen(function*() {
+        if (!can(signed.user.role, "write")) return { refused: kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot cancel subscriptions.`), f.nonce) } as const
+        const id = subscriptionIdOf(yield* kit.param("id"))
+        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(subscriptions.get(scope, id)))
+        if (found === undefined) return { refused: kit.page(404, Pages.notFoundPage(f), f.nonce) } as const
+        return { subscription: found } as const
+      })
+
+    yield* kit.get("/dashboard/:mode/subscriptions/:id/cancel", kit.withUser((signed, f, scope) =>
+      Effect.gen(function*() {
+        const checked = yield* cancellable(signed, f, scope)
+        if ("refused" in checked) return checked.refused
+        const s = checked.subscription
+        if (s.status === "cancelled") return kit.done(f, `${Pages.modePath(f)}/subscriptions/${s.subscription_id}`, "It is cancelled.")
+        return kit.page(200, Confirm.confirmPage(f, cancelling(f, s, yield* DateTime.now)), f.nonce)
+      })))
+
     yield* kit.post("/dashboard/:mode/subscriptions/:id/cancel", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
         if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot cancel subscriptions.`), f.nonce)
@@ -114,6 +160,13 @@ ${
         const when = kit.field(params, "when")
         const patch = when === "now" ? { status: "cancelled" as const } : when === "period_end" ? { cancel_at_period_end: true } : when === "undo" ? { cancel_at_period_end: false } : undefined
         if (id === undefined || patch === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        if (when === "now" && !Confirm.isConfirmed(kit.field(params, Confirm.confirmField))) {
+          const checked = yield* cancellable(signed, f, scope)
+          if ("refused" in checked) return checked.refused
+          if (checked.subscription.status !== "cancelled") {
+            return kit.page(400, Confirm.confirmPage(f, cancelling(f, checked.subscription, yield* DateTime.now), true), f.nonce)
+          }
+        }
         const updated = yield* Effect.either(subscriptions.update(scope, id, patch))
         if (Either.isLeft(updated)) {
           const error = updated.left

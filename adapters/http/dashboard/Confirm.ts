@@ -1,0 +1,51 @@
+/**
+ * Destructive actions are confirmed on a page of their own that says what will happen (a refund, revoking a key,
+ * deleting an endpoint, archiving a product, cancelling a subscription now, removing a teammate). Without
+ * JavaScript: the action's button is a link to a GET page whose form posts the real action with `confirm=yes`; a
+ * post without it changes nothing and is answered with that same page, saying so.
+ */
+import { html, type Raw } from "../html/Html.js"
+import * as Pages from "./Pages.js"
+
+export const confirmField = "confirm"
+export const confirmValue = "yes"
+
+export interface Confirmation {
+  /** The page's title: the question (`Revoke this API key?`). */
+  readonly title: string
+  /** What will happen, one sentence each, the most important first. */
+  readonly what: ReadonlyArray<string | Raw>
+  /** Where the confirmed form posts. */
+  readonly action: string
+  /** The action's own fields, sent along hidden. */
+  readonly fields?: Readonly<Record<string, string>>
+  /** The button that acts, in words that say what it does (`Revoke the key`). */
+  readonly button: string
+  /** Where "keep it" goes back to. */
+  readonly back: string
+  readonly backLabel?: string
+  /** Money moves: a fresh one-time token, so the confirmation posted twice acts once. */
+  readonly moneyMoves?: boolean
+}
+
+/** Whether the post came from a confirmation page. */
+export const isConfirmed = (value: string) => value === confirmValue
+
+/** The confirmation page; `refused` when a post came without the confirmation (nothing was done). */
+export const confirmPage = (frame: Pages.SignedFrame, c: Confirmation, refused = false) => {
+  const body = html`${Object.entries(c.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}<input type="hidden" name="${confirmField}" value="${confirmValue}">
+<p class="actions"><button type="submit" class="danger">${c.button}</button> <a href="${c.back}">${c.backLabel ?? "Go back: change nothing"}</a></p>`
+  return Pages.chrome(
+    frame,
+    c.title,
+    html`${refused ? html`<p class="alert" role="alert">Nothing was done yet: read what will happen, then confirm below.</p>` : ""}<div class="card confirm"><ul>${
+      c.what.map((line) => html`<li>${line}</li>`)
+    }</ul>${c.moneyMoves === true ? Pages.moneyForm(frame, c.action, body) : Pages.form(frame, c.action, body)}</div>`
+  )
+}
+
+/** The action's button on its own page: a link to the confirmation (a GET, so it works without JavaScript). */
+export const confirmLink = (href: string, text: string, props: { readonly label?: string; readonly button?: boolean } = {}) =>
+  html`<a class="${props.button === true ? "button danger" : "danger-link"}" href="${href}"${
+    props.label === undefined ? "" : html` aria-label="${props.label}"`
+  }>${text}</a>`
