@@ -50,6 +50,7 @@ import type { Discount } from "../../src/domain/Discount.js"
 import type { CustomerId, TestClockId } from "../../src/domain/Ids.js"
 import * as TestClock from "../../src/domain/TestClock.js"
 import { idOf as documentIdOf } from "../../src/domain/TaxDocument.js"
+import { defaultTimeZone, isTimeZone, localDay } from "../../src/domain/TimeZone.js"
 import * as WebhookEndpoint from "../../src/domain/WebhookEndpoint.js"
 import { makeEInvoicesMemory, type TransmissionRow } from "./EInvoicesMemory.js"
 import {
@@ -349,6 +350,14 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
       findAll: (ids) => read(() => byId(ids, (id) => accounts.get(id))),
       lock: (id) => read(() => Option.fromNullable(accounts.get(id))),
       update: (account) => write(() => accounts.set(account.account_id, account)),
+      // Days are counted when read (`payments.summary`): nothing to count again. Memory knows the runtime's zones.
+      setTimeZone: (id, zone) =>
+        write(() => {
+          if (!isTimeZone(zone)) return false
+          const account = accounts.get(id)
+          if (account !== undefined) accounts.set(id, { ...account, time_zone: zone })
+          return true
+        }),
       count: read(() => accounts.rows.size),
       list: read(() =>
         [...accounts.rows.values()].sort((a, b) =>
@@ -506,18 +515,19 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
         read(() => oldestSince(payments.rows.values(), since, after, (p) => p.payment_id).slice(0, limit)),
       summary: (scope, since) =>
         read(() => {
-          const from = DateTime.toEpochMillis(DateTime.startOf(since, "day"))
+          const zone = accounts.get(scope.accountId)?.time_zone ?? defaultTimeZone
           const summary = { gross: 0, fees: 0, refunded: 0, succeeded: 0, failed: 0 }
           const daily = new Map<string, number>()
           for (const p of payments.rows.values()) {
-            if (!inScope(p, scope) || DateTime.toEpochMillis(p.created_at) < from) continue
+            if (!inScope(p, scope)) continue
+            const day = localDay(p.created_at, zone)
+            if (day < since) continue
             if (p.status === "failed") summary.failed++
             if (p.status !== "succeeded" && p.status !== "partially_refunded" && p.status !== "refunded") continue
             summary.succeeded++
             summary.gross += p.total_amount
             summary.fees += p.fee_amount
             summary.refunded += p.refunded_amount
-            const day = DateTime.formatIso(p.created_at).slice(0, 10)
             daily.set(day, (daily.get(day) ?? 0) + p.total_amount)
           }
           return { ...summary, daily: [...daily].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, gross]) => ({ day, gross })) }

@@ -181,12 +181,12 @@ const queries = (leaseGraceMs: number, subscribeGraceMs: number): ReadonlyArray<
         sum(succeeded) AS succeeded, sum(failed) AS failed
       FROM payment_days GROUP BY 1, 2, 3
     ), actual AS (
-      SELECT account_id, livemode, (created_at AT TIME ZONE 'UTC')::date AS day,
+      SELECT p.account_id, livemode, (p.created_at AT TIME ZONE a.time_zone)::date AS day,
         coalesce(sum(total_amount) FILTER (WHERE status IN ${paid}), 0) AS gross,
         coalesce(sum(fee_amount) FILTER (WHERE status IN ${paid}), 0) AS fees,
         coalesce(sum(refunded_amount) FILTER (WHERE status IN ${paid}), 0) AS refunded,
         count(*) FILTER (WHERE status IN ${paid}) AS succeeded, count(*) FILTER (WHERE status = 'failed') AS failed
-      FROM payments GROUP BY 1, 2, 3
+      FROM payments p JOIN accounts a ON a.account_id = p.account_id GROUP BY 1, 2, 3
     )
     SELECT coalesce(k.account_id, a.account_id) || ':' || CASE WHEN coalesce(k.livemode, a.livemode) THEN 'live' ELSE 'test' END
         || ':' || coalesce(k.day, a.day) AS object_id,

@@ -118,6 +118,11 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
       const { account_id, created_at: _, ...changes } = Rows.accountToRow(account)
       yield* sql`UPDATE accounts SET ${sql.update(changes)} WHERE account_id = ${account_id}`
     }, orUnavailable),
+    // The change and the recount of the account's days are one function (migration 0031), its locking included.
+    setTimeZone: Effect.fnUntraced(function*(id, zone) {
+      const rows = yield* sql<{ readonly known: boolean }>`SELECT fils_set_time_zone(${id}, ${zone}) AS known`
+      return rows[0]?.known === true
+    }, orUnavailable),
     count: sql<{ n: number }>`SELECT count(*)::int AS n FROM accounts`.pipe(
       Effect.map((rows) => rows[0]?.n ?? 0),
       orUnavailable,

@@ -70,6 +70,7 @@ export const Accounts = table(
     support_email: NullableString,
     live_payments_enabled: Schema.Boolean,
     tax_profile: NullableJsonb,
+    time_zone: Schema.String,
     created_at: Timestamptz
   }),
   Account,

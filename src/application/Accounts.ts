@@ -3,6 +3,7 @@ import type { TaxProfile } from "../domain/TaxProfile.js"
 import { Clock, DateTime, Duration, Effect, Fiber, Option, Redacted, Scope, Stream } from "effect"
 import * as Account from "../domain/Account.js"
 import { InvalidRequest, NotFound, StoreUnavailable, Unauthorized } from "../domain/Errors.js"
+import { defaultTimeZone, timeZoneProblem } from "../domain/TimeZone.js"
 import type { AccountId, ApiKeyId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
 import { PaymentProcessor } from "../ports/PaymentProcessor.js"
@@ -117,6 +118,7 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
         support_email: settings.support_email ?? null,
         live_payments_enabled: settings.live_payments_enabled ?? false,
         tax_profile: settings.tax_profile ?? null,
+        time_zone: defaultTimeZone,
         created_at: yield* DateTime.now
       }
       return yield* transactions.transact(Effect.gen(function*() {
@@ -152,6 +154,21 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
         yield* accountRepo.update(next)
         return next
       }))
+    })
+
+    /**
+     * Sets the account's time zone: where its dashboard shows times and counts days (the API keeps UTC). Refused
+     * when the zone is not one the server knows; its payments' days are counted again in the new zone.
+     */
+    const setTimeZone = Effect.fn("Accounts.setTimeZone")(function*(id: AccountId, zone: string) {
+      const problem = timeZoneProblem(zone)
+      if (problem !== undefined) return yield* new InvalidRequest({ message: problem })
+      yield* get(id)
+      const known = yield* transactions.transact(accountRepo.setTimeZone(id, zone))
+      if (!known) {
+        return yield* new InvalidRequest({ message: `The database does not know the time zone '${zone}' yet: choose another near it` })
+      }
+      return yield* get(id)
     })
 
     const createKey = Effect.fn("Accounts.createKey")(function*(accountId: AccountId, mode: Account.ApiKeyMode) {
@@ -231,7 +248,7 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
       return yield* accountRepo.list
     })
 
-    return { create, get, list, update, createKey, revokeKey, keys, authenticate, describe, ensureDefault } as const
+    return { create, get, list, update, setTimeZone, createKey, revokeKey, keys, authenticate, describe, ensureDefault } as const
   })
 }) {}
 

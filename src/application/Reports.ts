@@ -1,11 +1,14 @@
 /**
  * What the dashboard's home shows: a scope's volume, fees, refunds and payment counts over the last 7, 30
  * or 90 days, with each day's gross volume, and its active subscriptions with their monthly recurring revenue.
- * Sums are the store's (one grouped statement each); this module only shapes them.
+ * Days are the account's local days (its time zone, today included). Sums are the store's (one grouped statement
+ * each); this module only shapes them.
  */
-import { DateTime, Effect } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import type { Scope } from "../domain/Account.js"
 import type { BillingInterval } from "../domain/Product.js"
+import { addDays, defaultTimeZone, localDay } from "../domain/TimeZone.js"
+import { AccountRepository } from "../ports/repositories/AccountRepository.js"
 import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
 
@@ -38,28 +41,34 @@ export interface Overview {
   readonly activeSubscriptions: number
   /** Monthly recurring revenue of the active subscriptions, in fils (rounded). */
   readonly mrr: number
-  /** Every day of the period, oldest first (UTC dates), with its gross volume (0 when none). */
+  /** The account's time zone, whose days these are. */
+  readonly timeZone: string
+  /** Every day of the period, oldest first (local dates in `timeZone`), with its gross volume (0 when none). */
   readonly daily: ReadonlyArray<{ readonly day: string; readonly gross: number }>
 }
 
 export class Reports extends Effect.Service<Reports>()("fils/Reports", {
   effect: Effect.gen(function*() {
+    const accountRepo = yield* AccountRepository
     const paymentRepo = yield* PaymentRepository
     const subscriptionRepo = yield* SubscriptionRepository
 
     const overview = Effect.fn("Reports.overview")(function*(scope: Scope, days: Period) {
-      const now = yield* DateTime.now
-      const today = DateTime.startOf(now, "day")
-      const since = DateTime.subtract(today, { days: days - 1 })
+      const timeZone = Option.match(yield* accountRepo.get(scope.accountId), {
+        onNone: () => defaultTimeZone,
+        onSome: (account) => account.time_zone
+      })
+      const since = addDays(localDay(yield* DateTime.now, timeZone), -(days - 1))
       const summary = yield* paymentRepo.summary(scope, since)
       const recurring = yield* subscriptionRepo.recurring(scope)
       const byDay = new Map(summary.daily.map((d) => [d.day, d.gross]))
       const daily = Array.from({ length: days }, (_, i) => {
-        const day = DateTime.formatIso(DateTime.add(since, { days: i })).slice(0, 10)
+        const day = addDays(since, i)
         return { day, gross: byDay.get(day) ?? 0 }
       })
       return {
         days,
+        timeZone,
         gross: summary.gross,
         fees: summary.fees,
         refunded: summary.refunded,

@@ -38,6 +38,8 @@ export const Account = Schema.Struct({
   live_payments_enabled: Schema.Boolean,
   /** The merchant as the supplier of its tax documents; none: no VAT, no documents (docs/tax-documents.md). */
   tax_profile: Schema.NullOr(TaxProfile),
+  /** Where the dashboard shows times and counts days: an IANA zone (`TimeZone.ts`); the API stays UTC. */
+  time_zone: Schema.String,
   created_at: Schema.DateTimeUtcFromSelf
 })
 export type Account = typeof Account.Type

@@ -39,6 +39,7 @@ const newScope = Effect.gen(function*() {
     support_email: null,
     live_payments_enabled: false,
     tax_profile: null,
+    time_zone: "Asia/Dubai",
     created_at: at(0)
   }
   yield* store.accounts.insert(account)

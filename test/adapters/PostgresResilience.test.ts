@@ -39,6 +39,7 @@ const newAccount = Effect.map(newId<AccountId>("acct"), (account_id): Account =>
   support_email: null,
   live_payments_enabled: false,
   tax_profile: null,
+  time_zone: "Asia/Dubai",
   created_at: DateTime.unsafeMake(Date.UTC(2026, 10, 21))
 }))
 

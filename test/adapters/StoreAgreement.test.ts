@@ -70,6 +70,7 @@ const newAccount = (createdAt: number) =>
     support_email: null,
     live_payments_enabled: true,
     tax_profile: null,
+    time_zone: "Asia/Dubai",
     created_at: at(createdAt)
   }))
 /** How many rows were claimed and left, over a property's runs: both must occur for the comparison to mean anything. */

@@ -81,6 +81,7 @@ const newAccount = Effect.map(newId<AccountId>("acct"), (account_id): Account =>
   support_email: null,
   live_payments_enabled: false,
   tax_profile: null,
+  time_zone: "Asia/Dubai",
   created_at: DateTime.unsafeMake(T0)
 }))
 
@@ -182,7 +183,8 @@ describe("StoreSql on PostgreSQL", () => {
         "request_logs",
         "period_revenue",
         "webhook_storage",
-        "test_clock_documents"
+        "test_clock_documents",
+        "time_zone"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns

@@ -65,6 +65,7 @@ const makeAccount = Effect.fn("makeAccount")(function*(overrides: Partial<Accoun
     support_email: "help@souq.ae",
     live_payments_enabled: false,
     tax_profile: null,
+    time_zone: "Asia/Dubai",
     created_at: at(T0),
     ...overrides
   }
@@ -1444,10 +1445,10 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
         assert.isTrue(Option.isNone(yield* store.dashboard.getUser(user.user_id)))
       }))
 
-    it.effect("payments.summary and subscriptions.recurring: a scope's sums from an instant, daily gross by UTC date", () =>
+    it.effect("payments.summary and subscriptions.recurring: a scope's sums from a day, daily gross by the account's days (UTC)", () =>
       Effect.gen(function*() {
         const store = yield* Store
-        const { live, test } = scopesOf(yield* makeAccount())
+        const { live, test } = scopesOf(yield* makeAccount({ time_zone: "UTC" }))
         const day = Date.UTC(2026, 5, 1)
         const paid = (scope: Scope, offset: number, amount: number) =>
           Effect.map(makePayment(scope, { created_at: at(day + offset), total_amount: amount, net_amount: amount }), succeededOf)
@@ -1462,7 +1463,7 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
         ]
         const refunded = next(rows[2]!, { _tag: "Refund", amount: 500 })
         yield* insertAll([...rows.slice(0, 2), refunded, ...rows.slice(3)], store.payments.insert)
-        const summary = yield* store.payments.summary(test, at(day))
+        const summary = yield* store.payments.summary(test, "2026-06-01")
         const fees = [rows[0]!, rows[1]!, rows[2]!].reduce((sum, p) => sum + p.fee_amount, 0)
         same(summary, {
           gross: 7_000,
@@ -1478,7 +1479,7 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
         const paidNow = succeededOf(settling)
         yield* store.payments.update(paidNow)
         yield* store.payments.updateAll([next(paidNow, { _tag: "Refund", amount: 3_000 })])
-        const after = yield* store.payments.summary(test, at(day + 60_000)) // within the first day: whole days count
+        const after = yield* store.payments.summary(test, "2026-06-01")
         same(after, {
           gross: 10_000,
           fees: fees + paidNow.fee_amount,
@@ -1488,6 +1489,31 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
           daily: [{ day: "2026-06-01", gross: 6_000 }, { day: "2026-06-02", gross: 4_000 }]
         })
         assert.deepStrictEqual(yield* store.subscriptions.recurring(scopesOf(yield* makeAccount()).test), [])
+      }))
+
+    it.effect("payments.summary counts the account's local days; a new time zone counts them again, an unknown one is refused", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const account = yield* makeAccount({ time_zone: "Asia/Dubai" })
+        const { test } = scopesOf(account)
+        const paid = (iso: string, amount: number) =>
+          Effect.map(makePayment(test, { created_at: DateTime.unsafeMake(iso), total_amount: amount, net_amount: amount }), succeededOf)
+        // 23:59 and 01:00 in Dubai (UTC+4): two local days, one UTC day.
+        yield* insertAll([yield* paid("2026-06-01T19:59:00Z", 1_000), yield* paid("2026-06-01T21:00:00Z", 2_000)], store.payments.insert)
+        const daily = (since: string) => Effect.map(store.payments.summary(test, since), (s) => [s.gross, s.daily])
+        same(yield* daily("2026-06-02"), [2_000, [{ day: "2026-06-02", gross: 2_000 }]])
+        same(yield* daily("2026-06-01"), [3_000, [{ day: "2026-06-01", gross: 1_000 }, { day: "2026-06-02", gross: 2_000 }]])
+
+        assert.isTrue(yield* store.transact(store.accounts.setTimeZone(account.account_id, "UTC")))
+        same(Option.map(yield* store.accounts.get(account.account_id), (a) => a.time_zone), Option.some("UTC"))
+        same(yield* daily("2026-06-02"), [0, []])
+        same(yield* daily("2026-06-01"), [3_000, [{ day: "2026-06-01", gross: 3_000 }]])
+        // Written after the change: counted in the new zone (UTC 22:00, Dubai's next day).
+        yield* store.payments.insert(yield* paid("2026-06-02T22:00:00Z", 4_000))
+        same(yield* daily("2026-06-01"), [7_000, [{ day: "2026-06-01", gross: 3_000 }, { day: "2026-06-02", gross: 4_000 }]])
+
+        assert.isFalse(yield* store.transact(store.accounts.setTimeZone(account.account_id, "Mars/Olympus_Mons")))
+        same(Option.map(yield* store.accounts.get(account.account_id), (a) => a.time_zone), Option.some("UTC"))
       }))
 
     it.effect("subscriptions.recurring: active subscriptions past their trial, each at its period less the discounts in effect", () =>

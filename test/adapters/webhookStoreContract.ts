@@ -42,6 +42,7 @@ export const newAccount = Effect.map(newId<AccountId>("acct"), (account_id): Acc
   support_email: null,
   live_payments_enabled: false,
   tax_profile: null,
+  time_zone: "Asia/Dubai",
   created_at: at(T0)
 }))
 

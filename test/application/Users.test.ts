@@ -6,6 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Chunk, DateTime, Duration, Effect, Fiber, Option, Redacted, TestClock } from "effect"
 import { randomBytes, scryptSync } from "node:crypto"
+import { Accounts } from "../../src/application/Accounts.js"
 import { Reports } from "../../src/application/Reports.js"
 import { ceilingDelay, failureLimits, Users } from "../../src/application/Users.js"
 import * as User from "../../src/domain/DashboardUser.js"
@@ -283,5 +284,28 @@ describe("Reports.overview", () => {
         [34_000, 3, 1, 2, 12_000 + 1_000]
       )
       assert.strictEqual(overview.net, overview.gross - overview.fees - overview.refunded)
+    }).pipe(withEngine()))
+  it.effect("counts the account's local days (Asia/Dubai by default); a zone chosen in settings counts them again, an unknown one is refused", () =>
+    Effect.gen(function*() {
+      // 21:30 UTC on the 25th is 01:30 on the 26th in Dubai.
+      yield* TestClock.setTime(Date.UTC(2026, 10, 25, 21, 30))
+      const { account, test } = yield* newAccount
+      assert.strictEqual(account.time_zone, "Asia/Dubai")
+      const session = yield* makeSession(test, { product_cart: [{ product_id: (yield* makeProduct(test, { price: 10_000 })).product_id }] })
+      yield* pay(session.session_id, formWith(cards.visa))
+      const reports = yield* Reports
+      const dubai = yield* reports.overview(test, 7)
+      assert.deepStrictEqual([dubai.timeZone, dubai.daily[0]?.day, dubai.daily.at(-1)], ["Asia/Dubai", "2026-11-20", { day: "2026-11-26", gross: 10_000 }])
+
+      const accounts = yield* Accounts
+      const unknown = yield* Effect.flip(accounts.setTimeZone(account.account_id, "Asia/Atlantis"))
+      assert.deepStrictEqual([unknown._tag, unknown.message], [
+        "InvalidRequest",
+        "'Asia/Atlantis' is not a time zone this server knows: choose one from the list, such as Asia/Dubai"
+      ])
+      assert.strictEqual((yield* accounts.setTimeZone(account.account_id, "UTC")).time_zone, "UTC")
+      const utc = yield* reports.overview(test, 7)
+      assert.deepStrictEqual([utc.timeZone, utc.daily.at(-1)], ["UTC", { day: "2026-11-25", gross: 10_000 }])
+      assert.strictEqual(utc.gross, 10_000)
     }).pipe(withEngine()))
 })

@@ -348,11 +348,11 @@ describe("the dashboard", () => {
     await new Promise((r) => setTimeout(r, 300)) // the use is recorded off the request's path
     const developers = await request("/dashboard/test/developers", { cookie: owner })
     const rowOf = (last4: string) => new RegExp(`…${last4}</code>[^]*?</tr>`).exec(developers.body)?.[0] ?? ""
-    expect(rowOf(key.slice(-4))).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC<\/td>\s*<td>\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/)
+    expect(rowOf(key.slice(-4))).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2} GST<\/td>\s*<td>\d{4}-\d{2}-\d{2} \d{2}:\d{2} GST/)
     expect(developers.body).toContain("<td>never</td>")
 
-    // A date range in UTC days.
-    const today = new Date().toISOString().slice(0, 10)
+    // A date range in the account's days (Asia/Dubai).
+    const today = new Intl.DateTimeFormat("en-CA", { timeZone: "Asia/Dubai" }).format(new Date())
     expect((await request(`/dashboard/test/payments?from=${today}&to=${today}`, { cookie: owner })).body).toContain(paymentId)
     expect((await request("/dashboard/test/payments?from=2001-01-01&to=2001-01-31", { cookie: owner })).body).not.toContain(paymentId)
     const badDate = await request("/dashboard/test/payments?from=2026-02-30", { cookie: owner })
@@ -395,7 +395,17 @@ describe("the dashboard", () => {
     await db.sql(`INSERT INTO webhook_health (webhook_id, since, disabled_at)
       VALUES ('${/(wh_[0-9a-f]{32})/.exec(endpoint)![1]}', '2026-11-18T09:00:00Z', '2026-11-21T09:00:00Z')`)
     expect((await request(endpoint, { cookie: owner })).body)
-      .toContain("Fils disabled this endpoint on 2026-11-21 09:00 UTC: every attempt had failed for 3 days (at least 9 failed attempts), failing since 2026-11-18 09:00 UTC")
+      .toContain("Fils disabled this endpoint on 2026-11-21 13:00 GST: every attempt had failed for 3 days (at least 9 failed attempts), failing since 2026-11-18 13:00 GST")
+    // The account's time zone, chosen in settings: every time follows it; an unknown one is refused, changing nothing.
+    const zone = (time_zone: string) => request("/dashboard/settings/time-zone", { cookie: owner, form: { csrf_token: csrf, time_zone } })
+    expect((await request("/dashboard/settings", { cookie: owner })).body).toContain('<option value="Asia/Dubai" selected>')
+    const unknown = await zone("Asia/Atlantis")
+    expect(unknown.status).toBe(400)
+    expect(unknown.body).toContain("&#39;Asia/Atlantis&#39; is not a time zone this server knows")
+    expect((await follow(await zone("America/St_Johns"), owner)).body).toContain("Times are now shown in America/St_Johns.")
+    expect((await request(endpoint, { cookie: owner })).body).toContain("Fils disabled this endpoint on 2026-11-21 05:30 GMT-3:30")
+    expect((await request("/dashboard/test", { cookie: owner })).body).toContain("(America/St_Johns)")
+    expect((await follow(await zone("Asia/Dubai"), owner)).body).toContain("Times are now shown in Asia/Dubai.")
     const form = (path: string, fields: Record<string, string>) => request(`${endpoint}/${path}`, { cookie: owner, form: { csrf_token: csrf, ...fields } })
     const whileDisabled = await form("recover", { since: "2026-11-18T09:00" })
     expect(whileDisabled.status).toBe(400)
@@ -405,19 +415,21 @@ describe("the dashboard", () => {
     expect(enabled).not.toContain("Fils disabled this endpoint")
     const badSince = await form("recover", { since: "yesterday" })
     expect(badSince.status).toBe(400)
-    expect(badSince.body).toContain("Since must be a date and time (YYYY-MM-DD HH:MM, UTC); got &#39;yesterday&#39;")
-    // The time is typed in UTC, as the label says (a datetime-local field would show the browser's own zone), and a
+    expect(badSince.body).toContain("Since must be a date and time (YYYY-MM-DD HH:MM, Asia/Dubai); got &#39;yesterday&#39;")
+    // The time is typed in the account's zone, as the label says (a datetime-local field would show the browser's own zone), and a
     // date that does not exist is refused rather than moved to another day.
     const page = (await request(endpoint, { cookie: owner })).body
-    expect(page).toContain('since this time, in UTC (YYYY-MM-DD HH:MM)')
+    expect(page).toContain('since this time, in Asia/Dubai (YYYY-MM-DD HH:MM)')
     expect(page).toMatch(/<input id="recover_since" name="since" type="text"/)
     for (const notADay of ["2026-02-30T09:00", "2026-04-31 09:00", "2026-11-18 24:00", " 2026-11-18 09:00"]) {
       const refused = await form("recover", { since: notADay })
       expect(refused.status, notADay).toBe(400)
-      expect(refused.body).toContain("Since must be a date and time (YYYY-MM-DD HH:MM, UTC)")
+      expect(refused.body).toContain("Since must be a date and time (YYYY-MM-DD HH:MM, Asia/Dubai)")
     }
-    expect((await follow(await form("recover", { since: "2026-11-18T09:00" }), owner)).body).toContain("0 deliveries since 2026-11-18 09:00 UTC queued again.")
-    expect((await follow(await form("recover", { since: "2026-11-18 09:30" }), owner)).body).toContain("0 deliveries since 2026-11-18 09:30 UTC queued again.")
+    expect((await follow(await form("recover", { since: "2026-11-18T09:00" }), owner)).body).toContain("0 deliveries since 2026-11-18 09:00 GST queued again.")
+    expect((await follow(await form("recover", { since: "2026-11-18 09:30" }), owner)).body).toContain("0 deliveries since 2026-11-18 09:30 GST queued again.")
+    // A final Z reads the time in UTC.
+    expect((await follow(await form("recover", { since: "2026-11-18 09:30Z" }), owner)).body).toContain("0 deliveries since 2026-11-18 13:30 GST queued again.")
     expect((await follow(await form("test", { type: "payment.succeeded" }), owner)).body).toContain("Test payment.succeeded event queued")
     expect((await form("test", { type: "subscription.active" })).status, "a type it does not subscribe to").toBe(400)
     const revealed = await manage("reveal")

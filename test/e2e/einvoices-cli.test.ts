@@ -47,6 +47,7 @@ beforeAll(async () => {
       support_email: null,
       live_payments_enabled: false,
       tax_profile: drawn!.supplier,
+      time_zone: "Asia/Dubai",
       created_at: drawn!.issued_at
     } as Account
     yield* s.accounts.insert(account)

@@ -190,6 +190,7 @@ const found = await Effect.runPromise(Effect.gen(function*() {
     support_email: null,
     live_payments_enabled: false,
     tax_profile: null,
+    time_zone: "Asia/Dubai",
     created_at: yield* DateTime.now
   })
   return Option.isSome(yield* store.accounts.get(account_id))

@@ -30,6 +30,7 @@ const AccountLive = Layer.effectDiscard(Effect.gen(function*() {
     support_email: null,
     live_payments_enabled: false,
     tax_profile: null,
+    time_zone: "Asia/Dubai",
     created_at: yield* DateTime.now
   })
 }))

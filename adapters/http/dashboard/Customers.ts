@@ -98,7 +98,7 @@ ${Either.isLeft(list) ? html`<p class="alert" role="alert">${list.left.message}<
 <input id="search" name="email" type="email" value="${email}"> <button type="submit">Search</button></form>
 <div class="card"><table><thead><tr><th>Customer</th><th>E-mail</th><th>Phone</th><th>Created</th></tr></thead><tbody>${
           items.map((c) =>
-            html`<tr><td><a href="${Pages.modePath(f)}/customers/${c.customer_id}">${c.name ?? "(no name)"}</a></td><td>${c.email}</td><td>${c.phone_number ?? ""}</td><td>${Pages.when(c.created_at)}</td></tr>`
+            html`<tr><td><a href="${Pages.modePath(f)}/customers/${c.customer_id}">${c.name ?? "(no name)"}</a></td><td>${c.email}</td><td>${c.phone_number ?? ""}</td><td>${Pages.when(f, c.created_at)}</td></tr>`
           )
         }</tbody></table>${items.length === 0 ? html`<p class="muted">No customers.</p>` : ""}</div>${
           can(f.user.role, "write")
@@ -154,7 +154,7 @@ ${buyerControls(refused?.typed ?? buyerForm(null), refused?.errors ?? {})}
 ${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.error}</p>`}
 ${clock === undefined ? "" : clockCard(f, found.customer_id, clock, clockRefused)}
 <div class="card"><table><tr><th>Id</th><td><code>${found.customer_id}</code></td></tr><tr><th>E-mail</th><td>${found.email}</td></tr>
-<tr><th>Phone</th><td>${found.phone_number ?? ""}</td></tr><tr><th>Created</th><td>${Pages.when(found.created_at)}</td></tr>
+<tr><th>Phone</th><td>${found.phone_number ?? ""}</td></tr><tr><th>Created</th><td>${Pages.when(f, found.created_at)}</td></tr>
 ${found.business === null ? "" : buyerRows(found.business)}</table>${
           can(f.user.role, "write")
             ? Pages.form(f, `${Pages.modePath(f)}/customers/${found.customer_id}`, html`

@@ -5,7 +5,7 @@
  * sees a secret.
  */
 import * as UrlParams from "@effect/platform/UrlParams"
-import { DateTime, Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
+import { Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
 import { Accounts, revealKey } from "../../../src/application/Accounts.js"
 import { Deliveries } from "../../../src/application/Deliveries.js"
 import { Webhooks } from "../../../src/application/Webhooks.js"
@@ -21,6 +21,7 @@ import type { Signed } from "../../../src/application/Users.js"
 import * as Confirm from "./Confirm.js"
 import { confirmLink } from "./Confirm.js"
 import * as Pages from "./Pages.js"
+import { parseTime } from "./Parse.js"
 import type * as Kit from "./Kit.js"
 import { eventExample } from "../OpenApiDocument.js"
 
@@ -30,28 +31,6 @@ const decodeWebhook = Schema.decodeUnknownEither(WebhookCreate, { onExcessProper
 const decodeWebhookUpdate = Schema.decodeUnknownEither(WebhookUpdate, { onExcessProperty: "error", errors: "all" })
 const eventTypes: ReadonlyArray<string> = EventType.literals
 const decodeEventType = Schema.decodeUnknownEither(EventType)
-
-/**
- * A time typed as the recover form asks, in UTC: `YYYY-MM-DD HH:MM` (a `T` for the space, seconds and a final `Z`
- * allowed). A date that does not exist (31 April) is refused, never moved to another day.
- */
-const utcTime = (typed: string): Option.Option<DateTime.Utc> => {
-  const parts = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?Z?$/.exec(typed)
-  if (parts === null) return Option.none()
-  const [year, month, day, hours, minutes, seconds] = parts.slice(1).map((part) => Number(part ?? "0")) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number
-  ]
-  const millis = Date.UTC(year, month - 1, day, hours, minutes, seconds)
-  const back = new Date(millis)
-  const exact = back.getUTCFullYear() === year && back.getUTCMonth() === month - 1 && back.getUTCDate() === day &&
-    back.getUTCHours() === hours && back.getUTCMinutes() === minutes && back.getUTCSeconds() === seconds
-  return exact ? Option.some(DateTime.unsafeMake(millis)) : Option.none()
-}
 
 export const developerRoutes = (kit: Kit.Kit) =>
   Effect.gen(function*() {
@@ -77,9 +56,9 @@ ${notice.secret === undefined ? "" : html`<div class="done" role="status">New ke
 ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
 <div class="card"><h2>API keys</h2><table><thead><tr><th>Key</th><th>Created</th><th>Last used</th><th>Status</th><th></th></tr></thead><tbody>${
           keys.map((k) =>
-            html`<tr><td><code>${prefix}…${k.last4}</code> <small><code>${k.key_id}</code></small></td><td>${Pages.when(k.created_at)}</td>
-<td>${k.last_used_at === null ? "never" : Pages.when(k.last_used_at)}</td>
-<td>${k.revoked_at === null ? "active" : `revoked ${Pages.when(k.revoked_at)}`}</td><td>${
+            html`<tr><td><code>${prefix}…${k.last4}</code> <small><code>${k.key_id}</code></small></td><td>${Pages.when(frame, k.created_at)}</td>
+<td>${k.last_used_at === null ? "never" : Pages.when(frame, k.last_used_at)}</td>
+<td>${k.revoked_at === null ? "active" : `revoked ${Pages.when(frame, k.revoked_at)}`}</td><td>${
               manage && k.revoked_at === null
                 ? confirmLink(`${Pages.modePath(frame)}/developers/keys/${k.key_id}/revoke`, "Revoke…", { label: `Revoke the key ending in ${k.last4}` })
                 : ""
@@ -131,7 +110,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
           what: [
             html`The key <code>${name}</code> stops working at once: every API request made with it is refused (401).`,
             `Any integration, server or script that uses it will fail until you give it another key. ${
-              mine.last_used_at === null ? "It has never been used." : `It was last used ${Pages.when(mine.last_used_at)}.`
+              mine.last_used_at === null ? "It has never been used." : `It was last used ${Pages.when(f, mine.last_used_at)}.`
             }`,
             "A revoked key cannot be turned back on. Create the new key first if something still needs one."
           ],
@@ -200,14 +179,14 @@ ${notice === undefined ? "" : html`<p class="done" role="status">${notice}</p>`}
 ${error === undefined ? "" : html`<p class="alert" role="alert">${error}</p>`}
 ${
           w.disabled && h.auto_disabled_at !== null
-            ? html`<p class="alert" data-testid="auto-disabled">Fils disabled this endpoint on ${Pages.when(h.auto_disabled_at)}: ${WebhookHealth.ruleText("had")}${
-              h.failing_since === null ? "" : `, failing since ${Pages.when(h.failing_since)}`
+            ? html`<p class="alert" data-testid="auto-disabled">Fils disabled this endpoint on ${Pages.when(f, h.auto_disabled_at)}: ${WebhookHealth.ruleText("had")}${
+              h.failing_since === null ? "" : `, failing since ${Pages.when(f, h.failing_since)}`
             }. Fix the receiver, enable the endpoint, then send again what it missed (Recover, below).</p>`
             : ""
         }
 <div class="card"><table><tr><th>URL</th><td>${w.url}</td></tr><tr><th>Id</th><td><code>${w.webhook_id}</code></td></tr>
 <tr><th>Events</th><td>${w.event_types.join(", ")}</td></tr><tr><th>Status</th><td>${w.disabled ? "disabled" : "enabled"}</td></tr>
-<tr><th>Health</th><td data-testid="health">${share}${h.failing_since === null ? "" : `; failing since ${Pages.when(h.failing_since)}`}</td></tr>
+<tr><th>Health</th><td data-testid="health">${share}${h.failing_since === null ? "" : `; failing since ${Pages.when(f, h.failing_since)}`}</td></tr>
 ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="signing-secret">${Redacted.value(secret)}</code></td></tr>`}</table>${
           manage
             ? Pages.form(f, `${here}/edit`, html`
@@ -239,7 +218,7 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
 <select id="test_type" name="type">${w.event_types.map((t) => html`<option value="${t}">${t}</option>`)}</select> <button type="submit">Send test event</button>`)
             }${
               // A text field, not datetime-local: browsers show that in the viewer's own time zone, whatever the label says.
-              Pages.form(f, `${here}/recover`, html`<label for="recover_since">Send again what did not arrive (failed or cancelled) since this time, in UTC (YYYY-MM-DD HH:MM)</label>
+              Pages.form(f, `${here}/recover`, html`<label for="recover_since">Send again what did not arrive (failed or cancelled) since this time, in ${f.timeZone} (YYYY-MM-DD HH:MM)</label>
 <input id="recover_since" name="since" type="text" inputmode="numeric" placeholder="2026-11-18 09:00" autocomplete="off" required> <button type="submit">Recover</button>`)
             }</div>`
             : ""
@@ -247,15 +226,15 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
 <div class="card"><h2>Deliveries</h2><table><thead><tr><th>Event</th><th>Status</th><th class="num">Attempts</th><th>Last answer</th><th class="num">Latency</th><th>Next attempt</th><th></th></tr></thead><tbody>${
           log.items.map((d) => {
             const last = d.attempts.at(-1)
-            return html`<tr class="delivery"><td><code>${d.event_id}</code><br><small>${d.event_type}${d.test ? " (test)" : ""} · ${Pages.when(d.created_at)}</small></td><td>${d.status}</td><td class="num">${d.attempts.length}</td>
-<td>${last === undefined ? "" : (last.status_code ?? last.error ?? "")}</td><td class="num">${last === undefined ? "" : `${last.latency_ms} ms`}</td><td>${d.next_attempt_at === null ? "" : Pages.when(d.next_attempt_at)}</td><td>${
+            return html`<tr class="delivery"><td><code>${d.event_id}</code><br><small>${d.event_type}${d.test ? " (test)" : ""} · ${Pages.when(f, d.created_at)}</small></td><td>${d.status}</td><td class="num">${d.attempts.length}</td>
+<td>${last === undefined ? "" : (last.status_code ?? last.error ?? "")}</td><td class="num">${last === undefined ? "" : `${last.latency_ms} ms`}</td><td>${d.next_attempt_at === null ? "" : Pages.when(f, d.next_attempt_at)}</td><td>${
               manage
                 ? Pages.form(f, `${here}/deliveries/${d.delivery_id}/resend`, html`<button class="link" type="submit">Resend</button>`)
                 : ""
             }</td></tr>${
               d.attempts.length === 0 ? "" : html`<tr class="attempts"><td colspan="7"><details><summary>Attempts and what was sent</summary>${
                 d.attempts.map((a) =>
-                  html`<p><strong>Attempt ${a.attempt}, ${Pages.when(a.started_at)}: ${a.status_code === null ? (a.error ?? "no answer") : `HTTP ${a.status_code}`}, ${a.latency_ms} ms</strong></p>
+                  html`<p><strong>Attempt ${a.attempt}, ${Pages.when(f, a.started_at)}: ${a.status_code === null ? (a.error ?? "no answer") : `HTTP ${a.status_code}`}, ${a.latency_ms} ms</strong></p>
 <p><small>Answer (first 4 KiB)</small></p><pre>${a.response_body ?? "(none)"}</pre>${
                     a.request === null ? "" : html`<p><small>Headers sent</small></p><pre>${
                       Object.entries(a.request.headers).sort(([x], [y]) => (x < y ? -1 : 1)).map(([k, v]) => `${k}: ${v}`).join("\n")
@@ -392,15 +371,15 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
         const endpoint = yield* endpointOf(scope)
         if (Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const typed = kit.field(params, "since")
-        const since = utcTime(typed)
+        const since = parseTime(typed, f.timeZone)
         if (Option.isNone(since)) {
-          return yield* endpointPage(f, scope, undefined, undefined, `Since must be a date and time (YYYY-MM-DD HH:MM, UTC); got '${typed}'`)
+          return yield* endpointPage(f, scope, undefined, undefined, `Since must be a date and time (YYYY-MM-DD HH:MM, ${f.timeZone}); got '${typed}'`)
         }
         const done = yield* Effect.either(deliveries.recover(scope, endpoint.value.webhook_id, since.value))
         if (Either.isLeft(done)) return yield* endpointPage(f, scope, undefined, undefined, done.left.message)
         yield* kit.audit(signed, "webhook.recover", endpoint.value.webhook_id, scope.livemode)
         const n = done.right.resent
-        return kit.done(f, `${Pages.modePath(f)}/developers/webhooks/${endpoint.value.webhook_id}`, `${n} ${n === 1 ? "delivery" : "deliveries"} since ${Pages.when(since.value)} queued again.`)
+        return kit.done(f, `${Pages.modePath(f)}/developers/webhooks/${endpoint.value.webhook_id}`, `${n} ${n === 1 ? "delivery" : "deliveries"} since ${Pages.when(f, since.value)} queued again.`)
       })))
 
     yield* kit.post("/dashboard/:mode/developers/webhooks/:id/deliveries/:delivery/resend", kit.withPost((signed, f, scope) =>

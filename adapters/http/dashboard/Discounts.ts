@@ -107,7 +107,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
 <td>${termsText(d)}<br><small>${d.restricted_to.length === 0 ? "All products" : d.restricted_to.map((id, i) => html`${i > 0 ? ", " : ""}${names.get(id)?.name ?? id}`)}</small>${
               d.subscription_cycles === null ? "" : html`<br><small>${d.subscription_cycles === 1 ? "1 billing cycle" : `${d.subscription_cycles} billing cycles`}</small>`
             }</td>
-<td><span data-testid="used">${d.times_used}${d.usage_limit === null ? "" : ` of ${d.usage_limit}`} used</span><br><small>${d.expires_at === null ? "Never ends" : `Ends ${Pages.when(d.expires_at)}`}</small><br><small>${statusOf(d, now)}</small>${
+<td><span data-testid="used">${d.times_used}${d.usage_limit === null ? "" : ` of ${d.usage_limit}`} used</span><br><small>${d.expires_at === null ? "Never ends" : `Ends ${Pages.when(f, d.expires_at)}`}</small><br><small>${statusOf(d, now)}</small>${
               write
                 ? html`<br>${isExpired(d, now) ? action(d, "enable", "Enable") : action(d, "disable", "Disable")} ${action(d, "delete", "Delete")}`
                 : ""
@@ -129,7 +129,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
 <label for="d_amount">Percentage (e.g. 10 or 12.5) or amount in AED (e.g. 25.00)</label><input id="d_amount" name="amount" inputmode="decimal" value="${typed.amount}" required>
 <label for="d_limit">Usage limit (optional: how many payments may use it)</label><input id="d_limit" name="usage_limit" inputmode="numeric" value="${typed.usage_limit}">
 <label for="d_cycles">Subscription cycles (optional: how many payments of a subscription it takes off, the first included; empty: all)</label><input id="d_cycles" name="subscription_cycles" inputmode="numeric" value="${typed.subscription_cycles}">
-<label for="d_expires">Last day (optional, YYYY-MM-DD: the code works until the end of that day, UTC)</label><input id="d_expires" name="expires_on" value="${typed.expires_on}" placeholder="2026-12-31">
+<label for="d_expires">Last day (optional, YYYY-MM-DD: the code works until the end of that day, ${f.timeZone})</label><input id="d_expires" name="expires_on" value="${typed.expires_on}" placeholder="2026-12-31">
 <fieldset><legend>Applies to (none ticked: every product)</legend>${
                 catalog.length === 0
                   ? html`<p class="muted">No active products.</p>`
@@ -167,7 +167,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
         if (usageLimit === undefined) return yield* refuse("Enter the usage limit as a whole number, or leave it empty for no limit")
         const cycles = parseCount(typed.subscription_cycles)
         if (cycles === undefined) return yield* refuse("Enter the subscription cycles as a whole number, or leave it empty for every cycle")
-        const lastDay = typed.expires_on.trim() === "" ? null : parseDay(typed.expires_on)
+        const lastDay = typed.expires_on.trim() === "" ? null : parseDay(typed.expires_on, f.timeZone)
         if (lastDay === undefined) return yield* refuse("Enter the last day as YYYY-MM-DD, e.g. 2026-12-31, or leave it empty")
         const input = decodeDiscount({
           ...(typed.code === "" ? {} : { code: typed.code }),
@@ -177,7 +177,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
           usage_limit: usageLimit,
           subscription_cycles: cycles,
           // The end of the last day: the code works all of it.
-          expires_at: lastDay === null ? null : DateTime.formatIso(DateTime.add(lastDay, { days: 1 })),
+          expires_at: lastDay === null ? null : DateTime.formatIso(lastDay.end),
           restricted_to: typed.restricted_to
         })
         if (Either.isLeft(input)) return yield* refuse(describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) }))

@@ -109,7 +109,7 @@ export const documentRoutes = (kit: Kit) =>
         return kit.page(200, Pages.chrome(f, "Invoices", html`<p><a href="${Pages.modePath(f)}/einvoices">E-invoices sent to the provider →</a></p>${listChrome(path, list, found.right.next, html`<table aria-label="Invoices">
 <thead><tr><th>Number</th><th>Date</th><th>Customer</th><th class="num">Total</th><th class="num">VAT</th><th>Kind</th></tr></thead><tbody>${
           found.right.items.map((d) =>
-            html`<tr><td><a href="${path}/${d.invoice_id}">${d.number}</a></td><td>${Pages.when(d.issued_at)}</td><td>${buyerText(d.buyer)}</td><td class="num">${
+            html`<tr><td><a href="${path}/${d.invoice_id}">${d.number}</a></td><td>${Pages.when(f, d.issued_at)}</td><td>${buyerText(d.buyer)}</td><td class="num">${
               Pages.money(d.totals.gross)
             }</td><td class="num">${Pages.money(d.totals.vat)}</td><td>${d.kind}</td></tr>`
           )
@@ -125,7 +125,7 @@ export const documentRoutes = (kit: Kit) =>
         return kit.page(200, Pages.chrome(f, "Credit notes", listChrome(path, list, found.right.next, html`<table aria-label="Credit notes">
 <thead><tr><th>Number</th><th>Date</th><th>Customer</th><th>Invoice</th><th class="num">Credited</th><th class="num">VAT</th></tr></thead><tbody>${
           found.right.items.map((d) =>
-            html`<tr><td><a href="${path}/${d.credit_note_id}">${d.number}</a></td><td>${Pages.when(d.issued_at)}</td><td>${buyerText(d.buyer)}</td><td><a href="${
+            html`<tr><td><a href="${path}/${d.credit_note_id}">${d.number}</a></td><td>${Pages.when(f, d.issued_at)}</td><td>${buyerText(d.buyer)}</td><td><a href="${
               Pages.modePath(f)
             }/invoices/${d.invoice_id}">${d.invoice_number}</a></td><td class="num">${Pages.money(d.difference.gross)}</td><td class="num">${
               Pages.money(d.difference.vat)

@@ -29,7 +29,7 @@ export const eventRoutes = (kit: Kit) =>
           eventTypes.map((t) => html`<option value="${t}"${raw(t === type ? " selected" : "")}>${t}</option>`)
         }</select> <button type="submit">Filter</button></form>
 <div class="card"><table><thead><tr><th>Event</th><th>Type</th><th>Created</th></tr></thead><tbody>${
-          list.items.map((e) => html`<tr><td><a href="${Pages.modePath(f)}/events/${e.event_id}"><code>${e.event_id}</code></a></td><td>${e.type}</td><td>${Pages.when(e.created_at)}</td></tr>`)
+          list.items.map((e) => html`<tr><td><a href="${Pages.modePath(f)}/events/${e.event_id}"><code>${e.event_id}</code></a></td><td>${e.type}</td><td>${Pages.when(f, e.created_at)}</td></tr>`)
         }</tbody></table>${list.items.length === 0 ? html`<p class="muted">No events.</p>` : ""}</div>`), f.nonce)
       })))
 

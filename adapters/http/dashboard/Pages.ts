@@ -1,7 +1,7 @@
 /**
  * The dashboard's pages: server-rendered HTML that works without JavaScript, one small stylesheet (with
  * the response's nonce), every merchant- or customer-supplied string escaped. Money as merchants read it
- * (`AED 1,234.50`), times in UTC and labelled so.
+ * (`AED 1,234.50`), times in the account's time zone and labelled with it.
  */
 import { DateTime, JSONSchema, type Schema } from "effect"
 import type { Overview, Period } from "../../../src/application/Reports.js"
@@ -76,6 +76,8 @@ export interface SignedFrame extends Frame {
   readonly businessName: string
   readonly livemode: boolean
   readonly csrf: string
+  /** The account's time zone (IANA): every time on the page is shown in it (`when`). */
+  readonly timeZone: string
   /** What the change that redirected here says (POST-redirect-GET). */
   readonly flash?: Flash | undefined
 }
@@ -84,7 +86,35 @@ const document = (frame: Frame, title: string, body: Raw) =>
   htmlDocument({ title: `${title} · Fils dashboard`, nonce: frame.nonce, styles, body })
 
 export const money = (fils: number) => formatAmount(fils, "AED")
-export const when = (at: DateTime.Utc) => `${DateTime.formatIso(at).slice(0, 16).replace("T", " ")} UTC`
+/** One formatter per zone (making one costs far more than using it). */
+const timeFormats = new Map<string, Intl.DateTimeFormat>()
+const timeFormat = (timeZone: string) => {
+  let format = timeFormats.get(timeZone)
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat("en-GB", {
+      timeZone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+      timeZoneName: "short"
+    })
+    timeFormats.set(timeZone, format)
+  }
+  return format
+}
+
+/**
+ * A time as the account reads it: its local date and time and the zone's short name (`2026-11-28 01:00 GST`; a
+ * zone without one by its offset, `GMT+5:30`).
+ */
+export const when = (frame: { readonly timeZone: string }, at: DateTime.Utc) => {
+  const parts: Record<string, string> = {}
+  for (const part of timeFormat(frame.timeZone).formatToParts(DateTime.toDate(at))) parts[part.type] = part.value
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${parts.timeZoneName}`
+}
 export const modePath = (frame: SignedFrame) => `${frame.base}/${frame.livemode ? "live" : "test"}`
 
 /**
@@ -192,7 +222,7 @@ export const homePage = (frame: SignedFrame, overview: Overview, periods: Readon
 <div class="stat">Paying subscriptions<b>${overview.activeSubscriptions}</b></div>
 <div class="stat">Monthly recurring revenue<b>${money(overview.mrr)}</b></div>
 </div>
-<div class="card"><h2>Daily volume</h2>${chart(overview.daily)}<small>${overview.daily[0]?.day ?? ""} to ${overview.daily.at(-1)?.day ?? ""} (UTC)</small></div>`
+<div class="card"><h2>Daily volume</h2>${chart(overview.daily)}<small>${overview.daily[0]?.day ?? ""} to ${overview.daily.at(-1)?.day ?? ""} (${overview.timeZone})</small></div>`
   )
 
 export const paymentsPage = (
@@ -212,8 +242,8 @@ export const paymentsPage = (
     html`${props.error === undefined ? "" : html`<p class="alert" role="alert">${props.error}</p>`}
 <form method="get" action="${modePath(frame)}/payments"><label for="q">Payment id or customer e-mail</label>
 <input id="q" name="q" value="${props.search ?? ""}">
-<label for="from">From (UTC date)</label><input id="from" name="from" type="date" value="${props.range?.from ?? ""}">
-<label for="to">To (UTC date)</label><input id="to" name="to" type="date" value="${props.range?.to ?? ""}">
+<label for="from">From (date in ${frame.timeZone})</label><input id="from" name="from" type="date" value="${props.range?.from ?? ""}">
+<label for="to">To (date in ${frame.timeZone})</label><input id="to" name="to" type="date" value="${props.range?.to ?? ""}">
 <label for="status">Status</label>
 <select id="status" name="status"><option value="">Any</option>${
       ["succeeded", "processing", "failed", "partially_refunded", "refunded"].map((s) =>
@@ -224,7 +254,7 @@ export const paymentsPage = (
 ${
       props.items.map((p) =>
         html`<tr><td><a href="${modePath(frame)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td>
-<td>${p.customer?.email ?? ""}</td><td>${p.status}</td><td class="num">${money(p.total_amount)}</td><td>${when(p.created_at)}</td></tr>`
+<td>${p.customer?.email ?? ""}</td><td>${p.status}</td><td class="num">${money(p.total_amount)}</td><td>${when(frame, p.created_at)}</td></tr>`
       )
     }
 </tbody></table>${props.items.length === 0 ? html`<p class="muted">No payments.</p>` : ""}
@@ -279,7 +309,7 @@ export const paymentPage = (
 <tr><th>Card</th><td>${p.card === null ? "" : `${p.card.brand} •••• ${p.card.last4}`}</td></tr>
 <tr><th>Description</th><td>${p.description}</td></tr>
 ${p.discounts.map((d) => html`<tr><th>Discount</th><td>${appliedDiscountText(d)}</td></tr>`)}
-<tr><th>Created</th><td>${when(p.created_at)}</td></tr>
+<tr><th>Created</th><td>${when(frame, p.created_at)}</td></tr>
 ${hasReceipt(p) ? html`<tr><th>Receipt</th><td><a href="${modePath(frame)}/payments/${p.payment_id}/receipt">Printable receipt</a></td></tr>` : ""}
 ${
       props.documents === undefined || props.documents.invoices.length === 0
@@ -306,7 +336,7 @@ ${
     }
 <div class="card"><h2>Timeline</h2><table><tbody>${
       props.events.map((e) =>
-        html`<tr><td>${when(e.created_at)}</td><td>${e.type}</td><td><a href="${modePath(frame)}/events/${e.event_id}"><code>${e.event_id}</code></a></td><td>${
+        html`<tr><td>${when(frame, e.created_at)}</td><td>${e.type}</td><td><a href="${modePath(frame)}/events/${e.event_id}"><code>${e.event_id}</code></a></td><td>${
           (props.deliveries?.[e.event_id] ?? []).map((d) => html`${d.status} `)
         }</td></tr>`
       )
@@ -320,7 +350,7 @@ export const auditPage = (frame: SignedFrame, entries: ReadonlyArray<AuditEntry>
     "Audit log",
     html`<div class="card"><table><thead><tr><th>When</th><th>Who</th><th>What</th><th>Object</th><th>From</th></tr></thead><tbody>${
       entries.map((e) =>
-        html`<tr><td>${when(e.at)}</td><td>${e.email}</td><td>${e.action}</td><td><code>${e.object_id ?? ""}</code>${
+        html`<tr><td>${when(frame, e.at)}</td><td>${e.email}</td><td>${e.action}</td><td><code>${e.object_id ?? ""}</code>${
           e.livemode === null ? "" : ` (${e.livemode ? "live" : "test"})`
         }</td><td>${e.address}</td></tr>`
       )

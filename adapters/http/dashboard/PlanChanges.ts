@@ -93,7 +93,7 @@ export const planRows = (f: Pages.SignedFrame, s: Subscription.Subscription): Ra
 ${
     scheduled === null
       ? ""
-      : html`<tr><th>Scheduled change</th><td>To ${planText(scheduled.plan)}, on ${Pages.when(scheduled.effective_at)}${
+      : html`<tr><th>Scheduled change</th><td>To ${planText(scheduled.plan)}, on ${Pages.when(f, scheduled.effective_at)}${
         can(f.user.role, "write") ? html` · <a href="${path}/change-plan/scheduled/cancel">Cancel scheduled change</a>` : ""
       }</td></tr>`
   }${
@@ -156,7 +156,7 @@ export const planChangeRoutes = (kit: Kit) =>
 ${refused.error === undefined ? "" : html`<p class="alert" role="alert">${refused.error}</p>`}
 <div class="card"><table><tr><th>Subscription</th><td><a href="${subscriptionPath(f, s)}"><code>${s.subscription_id}</code></a></td></tr>
 <tr><th>Customer</th><td>${s.customer.email}</td></tr><tr><th>Plan now</th><td>${planText(s)}</td></tr>
-<tr><th>Current period</th><td>${Pages.when(s.current_period_start)} to ${Pages.when(s.next_billing_date)}</td></tr>
+<tr><th>Current period</th><td>${Pages.when(f, s.current_period_start)} to ${Pages.when(f, s.next_billing_date)}</td></tr>
 <tr><th>Credit balance</th><td>${Pages.money(s.credit_balance)}</td></tr></table></div>
 ${
           cannot !== undefined
@@ -201,11 +201,11 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
 <tr><th>To</th><td>${planText(scheduled ? next.scheduled_change?.plan ?? next : next)}</td></tr>
 <tr><th>Kind</th><td>${terms.direction === "upgrade" ? "an upgrade (it costs more per day)" : "a downgrade (it costs no more per day)"}</td></tr>
 <tr><th>Billing mode</th><td>${terms.proration_billing_mode}: ${modeWords[terms.proration_billing_mode]}</td></tr>
-<tr><th>Takes effect</th><td>${whenWords[terms.effective_at]}: ${Pages.when(charge.effective_at)}</td></tr>
+<tr><th>Takes effect</th><td>${whenWords[terms.effective_at]}: ${Pages.when(f, charge.effective_at)}</td></tr>
 <tr><th>If the card is declined</th><td>${terms.on_payment_failure}: ${failureWords[terms.on_payment_failure]}</td></tr></table></div>
 <div class="card"><h2>Charged now</h2>${
         scheduled
-          ? html`<p>Nothing now. The renewal on ${Pages.when(s.next_billing_date)} changes the plan and charges the new one.</p>`
+          ? html`<p>Nothing now. The renewal on ${Pages.when(f, s.next_billing_date)} changes the plan and charges the new one.</p>`
           : charge.line_items.length === 0
           ? html`<p>Nothing now. The plan changes at once; the billing date stays, and the next renewal charges the new plan.</p>`
           : html`<table><thead><tr><th>Line</th><th class="num">Amount</th>${vat ? html`<th class="num">VAT</th>` : ""}</tr></thead><tbody>${
@@ -233,8 +233,8 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
 <tr><th>Left on the subscription</th><th class="num" id="credit-remaining">${Pages.money(summary.credit_remaining)}</th></tr></tbody></table></div>
 <div class="card"><h2>The subscription after the change</h2><table>
 <tr><th>Plan</th><td>${planText(next)}</td></tr>
-<tr><th>Current period</th><td>${Pages.when(next.current_period_start)} to ${Pages.when(next.next_billing_date)}</td></tr>
-${next.scheduled_change === null ? "" : html`<tr><th>Scheduled change</th><td>To ${planText(next.scheduled_change.plan)}, on ${Pages.when(next.scheduled_change.effective_at)}</td></tr>`}
+<tr><th>Current period</th><td>${Pages.when(f, next.current_period_start)} to ${Pages.when(f, next.next_billing_date)}</td></tr>
+${next.scheduled_change === null ? "" : html`<tr><th>Scheduled change</th><td>To ${planText(next.scheduled_change.plan)}, on ${Pages.when(f, next.scheduled_change.effective_at)}</td></tr>`}
 <tr><th>Credit balance</th><td>${Pages.money(next.credit_balance)}</td></tr></table></div>
 <div class="card">${
         Pages.moneyForm(f, `${subscriptionPath(f, s)}/change-plan`, html`${
@@ -330,8 +330,8 @@ ${next.scheduled_change === null ? "" : html`<tr><th>Scheduled change</th><td>To
         const path = subscriptionPath(f, s)
         if (payment === null) {
           return kit.done(f, path, after.scheduled_change !== null
-            ? `The change to ${after.scheduled_change.plan.name} × ${after.scheduled_change.quantity} is scheduled for ${Pages.when(after.scheduled_change.effective_at)}.`
-            : `Changed to ${after.name} × ${after.quantity}; nothing was charged now. The renewal on ${Pages.when(after.next_billing_date)} charges the new plan.`)
+            ? `The change to ${after.scheduled_change.plan.name} × ${after.scheduled_change.quantity} is scheduled for ${Pages.when(f, after.scheduled_change.effective_at)}.`
+            : `Changed to ${after.name} × ${after.quantity}; nothing was charged now. The renewal on ${Pages.when(f, after.next_billing_date)} charges the new plan.`)
         }
         if (payment.status === "failed") {
           return kit.redirect(withFlash(path, {
@@ -354,8 +354,8 @@ ${next.scheduled_change === null ? "" : html`<tr><th>Scheduled change</th><td>To
       }
       const renewal = Subscription.renewalCharge(s)
       return kit.page(200, Pages.chrome(f, "Cancel the scheduled change", html`<div class="card">
-<p>The change to <strong>${planText(scheduled.plan)}</strong> scheduled for ${Pages.when(scheduled.effective_at)} will not be made.</p>
-<p>The subscription stays on ${planText(s)}: its renewal on ${Pages.when(s.next_billing_date)} charges ${Pages.money(renewal.amount)}${
+<p>The change to <strong>${planText(scheduled.plan)}</strong> scheduled for ${Pages.when(f, scheduled.effective_at)} will not be made.</p>
+<p>The subscription stays on ${planText(s)}: its renewal on ${Pages.when(f, s.next_billing_date)} charges ${Pages.money(renewal.amount)}${
         renewal.creditApplied > 0 ? html` (after ${Pages.money(renewal.creditApplied)} of its credit)` : ""
       }. Nothing is charged now.</p>${
         Pages.form(f, `${subscriptionPath(f, s)}/change-plan/scheduled/cancel`, html`<p><button type="submit">Cancel the scheduled change</button> <a href="${subscriptionPath(f, s)}">Keep it</a></p>`)
@@ -377,6 +377,6 @@ ${next.scheduled_change === null ? "" : html`<tr><th>Scheduled change</th><td>To
         const cancelled = yield* Effect.either(planChanges.cancelScheduled(scope, s.subscription_id))
         if (Either.isLeft(cancelled)) return cancelPage(f, Either.getOrElse(yield* Effect.either(subscriptions.get(scope, s.subscription_id)), () => s))
         yield* kit.audit(signed, "subscription.cancel_scheduled_change", s.subscription_id, scope.livemode)
-        return kit.done(f, subscriptionPath(f, s), `The scheduled change was cancelled: the renewal on ${Pages.when(cancelled.right.next_billing_date)} keeps the current plan.`)
+        return kit.done(f, subscriptionPath(f, s), `The scheduled change was cancelled: the renewal on ${Pages.when(f, cancelled.right.next_billing_date)} keeps the current plan.`)
       })))
   })

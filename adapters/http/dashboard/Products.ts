@@ -428,7 +428,7 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(shown, refus
         if (Either.isLeft(list)) return kit.page(400, Pages.notFoundPage(f), f.nonce)
         return kit.page(200, Pages.chrome(f, "Checkout sessions", html`<div class="card"><table><thead><tr><th>Session</th><th>Status</th><th class="num">Total</th><th>Created</th></tr></thead><tbody>${
           list.right.items.map((c) =>
-            html`<tr><td><a href="${Pages.modePath(f)}/checkout-sessions/${c.session_id}"><code>${c.session_id}</code></a></td><td>${c.status}</td><td class="num">${Pages.money(c.total_amount)}</td><td>${Pages.when(c.created_at)}</td></tr>`
+            html`<tr><td><a href="${Pages.modePath(f)}/checkout-sessions/${c.session_id}"><code>${c.session_id}</code></a></td><td>${c.status}</td><td class="num">${Pages.money(c.total_amount)}</td><td>${Pages.when(f, c.created_at)}</td></tr>`
           )
         }</tbody></table>${list.right.items.length === 0 ? html`<p class="muted">No checkout sessions.</p>` : ""}${
           list.right.next_cursor === null ? "" : html`<p><a href="${Pages.modePath(f)}/checkout-sessions?cursor=${list.right.next_cursor}">Older sessions →</a></p>`
@@ -445,7 +445,7 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(shown, refus
 <tr><th>Checkout URL</th><td><code id="checkout-url">${found.checkout_url}</code></td></tr>
 <tr><th>Total</th><td>${Pages.money(found.total_amount)}</td></tr>${
           found.discounts.map((d) => html`<tr><th>Discount</th><td>${Pages.appliedDiscountText(d)}</td></tr>`)
-        }<tr><th>Expires</th><td>${Pages.when(found.expires_at)}</td></tr>
+        }<tr><th>Expires</th><td>${Pages.when(f, found.expires_at)}</td></tr>
 <tr><th>Payment</th><td>${found.payment_id === null ? "" : html`<a href="${Pages.modePath(f)}/payments/${found.payment_id}"><code>${found.payment_id}</code></a>`}</td></tr>
 </table><table><tbody>${
           found.product_cart.map((l) => html`<tr><td>${l.name}</td><td class="num">${l.quantity} × ${Pages.money(l.unit_amount)}</td></tr>`)

@@ -98,6 +98,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
           businessName: account.business_name ?? "Fils merchant",
           livemode,
           csrf: signed.session.csrf_token,
+          timeZone: account.time_zone,
           flash: readFlash(query, signed.session.csrf_token)
         } satisfies Pages.SignedFrame
       })
@@ -240,11 +241,11 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         const filter = isStatus(status) ? status : undefined
         // Search: a payment id opens that payment; an e-mail lists its customer's payments.
         const search = (query.get("q") ?? "").trim().slice(0, 254)
-        // A date range in UTC days: from the start of `from` to the end of `to`.
+        // A date range in the account's days: from the start of `from` to the end of `to`.
         const from = query.get("from") ?? ""
         const to = query.get("to") ?? ""
-        const fromDay = from === "" ? undefined : parseDay(from)
-        const toDay = to === "" ? undefined : parseDay(to)
+        const fromDay = from === "" ? undefined : parseDay(from, f.timeZone)
+        const toDay = to === "" ? undefined : parseDay(to, f.timeZone)
         const range = { from, to }
         if ((from !== "" && fromDay === undefined) || (to !== "" && toDay === undefined)) {
           return page(400, Pages.paymentsPage(f, { items: [], status: filter, next: null, search, range, error: "Dates are written YYYY-MM-DD" }), f.nonce)
@@ -265,8 +266,8 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
           cursor,
           customer_id: customerId,
           checkout_session_id: sessionId,
-          created_from: fromDay,
-          created_before: toDay === undefined ? undefined : DateTime.add(toDay, { days: 1 })
+          created_from: fromDay?.start,
+          created_before: toDay?.end
         }).pipe(
           Effect.map((list) => page(200, Pages.paymentsPage(f, { items: list.items, status: filter, next: list.next_cursor, search, range }), f.nonce)),
           Effect.catchTag("InvalidRequest", () => Effect.succeed(page(400, Pages.notFoundPage(f), f.nonce)))

@@ -1,5 +1,6 @@
 /**
- * The dashboard's settings: the business name and support e-mail, and the tax profile that makes the account the
+ * The dashboard's settings: the business name and support e-mail, the account's time zone (where the dashboard
+ * shows times and counts days), and the tax profile that makes the account the
  * supplier of its tax documents (`settings`: owners and admins), the
  * team for owners (invite with a link shown to copy, change a role, remove; an account always keeps an owner), and
  * signing out everywhere (anyone, for themselves).
@@ -10,6 +11,7 @@ import { Settings } from "../../../src/application/Settings.js"
 import { Users } from "../../../src/application/Users.js"
 import { can, type Role, roles } from "../../../src/domain/DashboardUser.js"
 import { parseId, UserId } from "../../../src/domain/Ids.js"
+import { timeZones } from "../../../src/domain/TimeZone.js"
 import { unchanged } from "../html/Forms.js"
 import { html, raw } from "../html/Html.js"
 import type { Signed } from "../../../src/application/Users.js"
@@ -41,6 +43,8 @@ export const settingsRoutes = (kit: Kit) =>
         readonly error?: string
         readonly invite?: string
         readonly typed?: BusinessForm
+        /** A refused time zone: as chosen, and why. */
+        readonly zone?: { readonly typed: string; readonly error: string }
         /** A refused tax profile: as typed, and why, by field. */
         readonly profile?: { readonly typed: ProfileForm; readonly errors: FieldErrors }
       } = {},
@@ -61,6 +65,17 @@ ${notice.invite === undefined ? "" : html`<p class="done" role="status">Send thi
 <label for="support_email">Support e-mail</label><input id="support_email" name="support_email" type="email" value="${shown.support_email}">
 <p><button type="submit">Save</button></p>`)
             : html`<p>${account.business_name ?? ""} · ${account.support_email ?? ""}</p>`
+        }</div>
+<div class="card" id="time-zone"><h2>Time zone</h2>${
+          settings
+            ? Pages.form(f, `${kit.base}/settings/time-zone`, html`
+<label for="time_zone">Dates and times in the dashboard, and the days its totals count, are in</label>
+<select id="time_zone" name="time_zone"${raw(notice.zone === undefined ? "" : ` aria-invalid="true" aria-describedby="time_zone-error"`)}>${
+              timeZones().map((z) => html`<option value="${z}"${raw(z === (notice.zone?.typed ?? account.time_zone) ? " selected" : "")}>${z}</option>`)
+            }</select>${notice.zone === undefined ? "" : html`<p class="field-error" id="time_zone-error">${notice.zone.error}</p>`}
+<p class="muted">The API always answers in UTC.</p>
+<p><button type="submit">Save time zone</button></p>`)
+            : html`<p>${account.time_zone}</p>`
         }</div>
 <div class="card" id="tax-profile"><h2>Tax profile</h2>
 ${account.tax_profile === null ? html`<p class="muted">None: no VAT is charged and no tax documents are issued.</p>` : profileSummary(account.tax_profile)}
@@ -123,6 +138,20 @@ ${
       can(signed.user.role, "settings")
         ? undefined
         : kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change the settings.`), f.nonce)
+
+    // The time zone: one the server knows, or refused with nothing changed.
+    yield* kit.post("/dashboard/settings/time-zone", kit.withPost((signed, f, _, params) =>
+      Effect.gen(function*() {
+        const refused = settingsOnly(signed, f)
+        if (refused !== undefined) return refused
+        const typed = kit.field(params, "time_zone")
+        const changed = yield* Effect.either(accounts.setTimeZone(signed.user.account_id, typed))
+        if (Either.isLeft(changed)) {
+          return yield* settingsPage(f, { zone: { typed, error: changed.left.message } }, changed.left._tag === "NotFound" ? 404 : 400)
+        }
+        yield* kit.audit(signed, "account.time_zone.update", signed.user.account_id, null)
+        return kit.done(f, `${kit.base}/settings`, `Times are now shown in ${changed.right.time_zone}.`)
+      })))
 
     // The tax profile: decoded with the domain's own Schema, refused field by field with nothing saved.
     yield* kit.post("/dashboard/settings/tax-profile", kit.withPost((signed, f, _, params) =>

@@ -29,10 +29,10 @@ const isSubscriptionStatus = Schema.is(SubscriptionStatus)
 const decodeCharge = Schema.decodeUnknownEither(SubscriptionCharge, { onExcessProperty: "error", errors: "all" })
 
 /** A subscription's trial in words: its days and when it ends (or ended); none without one. */
-const trialText = (s: Subscription, now: DateTime.Utc) =>
+const trialText = (f: Pages.SignedFrame, s: Subscription, now: DateTime.Utc) =>
   s.trial_ends_at === null
     ? ""
-    : `${s.trial_period_days} days, ${DateTime.lessThanOrEqualTo(s.trial_ends_at, now) ? "ended" : "ends"} ${Pages.when(s.trial_ends_at)}`
+    : `${s.trial_period_days} days, ${DateTime.lessThanOrEqualTo(s.trial_ends_at, now) ? "ended" : "ends"} ${Pages.when(f, s.trial_ends_at)}`
 
 /** The "charge now" form as typed: an amount in AED and a description. */
 interface ChargeForm {
@@ -59,7 +59,7 @@ export const subscriptionRoutes = (kit: Kit) =>
         }</select> <button type="submit">Filter</button></form><div class="card"><table><thead><tr><th>Subscription</th><th>Customer</th><th>Status</th><th class="num">Amount</th><th>Next billing</th></tr></thead><tbody>${
           list.items.map((s) =>
             html`<tr><td><a href="${Pages.modePath(f)}/subscriptions/${s.subscription_id}"><code>${s.subscription_id}</code></a></td>
-<td>${s.customer?.email ?? ""}</td><td>${label(s)}</td><td class="num">${Pages.money(s.recurring_amount)}</td><td>${s.status === "cancelled" ? "" : Pages.when(s.next_billing_date)}</td></tr>`
+<td>${s.customer?.email ?? ""}</td><td>${label(s)}</td><td class="num">${Pages.money(s.recurring_amount)}</td><td>${s.status === "cancelled" ? "" : Pages.when(f, s.next_billing_date)}</td></tr>`
           )
         }</tbody></table>${list.items.length === 0 ? html`<p class="muted">No subscriptions.</p>` : ""}</div>`), f.nonce)))
     ))
@@ -85,8 +85,8 @@ export const subscriptionRoutes = (kit: Kit) =>
 ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
 <div class="card"><table><tr><th>Id</th><td><code>${s.subscription_id}</code></td></tr><tr><th>Status</th><td>${label(s)}</td></tr>
 <tr><th>Customer</th><td>${s.customer?.email ?? ""}</td></tr><tr><th>Amount</th><td>${Pages.money(s.recurring_amount)} ${everyInterval(s.billing_interval, s.interval_count)}</td></tr>
-${s.trial_ends_at === null ? "" : html`<tr><th>Trial</th><td>${trialText(s, now)}</td></tr>`}
-<tr><th>${s.period === 0 && s.trial_ends_at !== null ? "Trial period" : "Current period"}</th><td>${Pages.when(s.current_period_start)} to ${Pages.when(s.next_billing_date)}</td></tr>
+${s.trial_ends_at === null ? "" : html`<tr><th>Trial</th><td>${trialText(f, s, now)}</td></tr>`}
+<tr><th>${s.period === 0 && s.trial_ends_at !== null ? "Trial period" : "Current period"}</th><td>${Pages.when(f, s.current_period_start)} to ${Pages.when(f, s.next_billing_date)}</td></tr>
 ${s.discounts.map((d) => html`<tr><th>Discount</th><td><strong>${d.code}</strong>: <span data-testid="subscription-discount">${subscriptionDiscountText(d)}</span></td></tr>`)}
 ${planRows(f, s)}</table>
 ${write ? html`<p>${confirmLink(`${Pages.modePath(f)}/subscriptions/${s.subscription_id}/cancel`, "Cancel now…", { button: true })} ${s.cancel_at_period_end ? action("undo", "Keep renewing") : action("period_end", "Cancel at the period end")}</p>` : ""}${changePlanLink(f, s)}</div>
@@ -101,10 +101,10 @@ ${
             : ""
         }
 <div class="card"><h2>Payments</h2><table><tbody>${
-          paid.map((p) => html`<tr><td><a href="${Pages.modePath(f)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td><td>${p.status}</td><td class="num">${Pages.money(p.total_amount)}</td><td>${Pages.when(p.created_at)}</td></tr>`)
+          paid.map((p) => html`<tr><td><a href="${Pages.modePath(f)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td><td>${p.status}</td><td class="num">${Pages.money(p.total_amount)}</td><td>${Pages.when(f, p.created_at)}</td></tr>`)
         }</tbody></table></div>
 <div class="card"><h2>Timeline</h2><table><tbody>${
-          timeline.map((e) => html`<tr><td>${Pages.when(e.created_at)}</td><td>${e.type}</td><td><a href="${Pages.modePath(f)}/events/${e.event_id}"><code>${e.event_id}</code></a></td></tr>`)
+          timeline.map((e) => html`<tr><td>${Pages.when(f, e.created_at)}</td><td>${e.type}</td><td><a href="${Pages.modePath(f)}/events/${e.event_id}"><code>${e.event_id}</code></a></td></tr>`)
         }</tbody></table></div>`), f.nonce)
       })
 
@@ -121,8 +121,8 @@ ${
           s.status === "on_hold"
             ? "It is on hold after a failed payment: the retries stop, and nothing more is charged."
             : inTrial
-            ? `Its trial stops now instead of ${Pages.when(s.trial_ends_at!)}: nothing is charged.`
-            : `The current period (${Pages.when(s.current_period_start)} to ${Pages.when(s.next_billing_date)}) is cut short and nothing more is charged. What was paid for it is not refunded: refund its last payment from the payment's page if you owe it.`,
+            ? `Its trial stops now instead of ${Pages.when(f, s.trial_ends_at!)}: nothing is charged.`
+            : `The current period (${Pages.when(f, s.current_period_start)} to ${Pages.when(f, s.next_billing_date)}) is cut short and nothing more is charged. What was paid for it is not refunded: refund its last payment from the payment's page if you owe it.`,
           "Your webhook endpoints receive subscription.cancelled. A cancelled subscription cannot be restarted: the customer would subscribe again.",
           ...(s.status === "active" && !s.cancel_at_period_end ? ["To let it run to the end of the period instead, cancel at the period end."] : [])
         ],

@@ -17,6 +17,7 @@ import rateLimitLatest from "./0010_rate_limit_latest.js"
 import refunds from "./0011_refunds.js"
 import dashboard from "./0012_dashboard.js"
 import paymentDays from "./0013_payment_days.js"
+import timeZone from "./0031_time_zone.js"
 import apiKeyUsage from "./0014_api_key_usage.js"
 import customerPortal from "./0015_customer_portal.js"
 import rateLimitShares from "./0016_rate_limit_shares.js"
@@ -65,5 +66,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0027_request_logs": requestLogs,
   "0028_period_revenue": periodRevenue,
   "0029_webhook_storage": webhookStorage,
-  "0030_test_clock_documents": testClockDocuments
+  "0030_test_clock_documents": testClockDocuments,
+  "0031_time_zone": timeZone
 }

@@ -118,7 +118,7 @@ export const makePaymentsRepo = ({ findAll, first, forUpdateInTransaction, inSco
     }>`SELECT to_char(day, 'YYYY-MM-DD') AS day, sum(gross)::int8 AS gross, sum(fees)::int8 AS fees,
         sum(refunded)::int8 AS refunded, sum(succeeded)::int8 AS succeeded, sum(failed)::int8 AS failed
       FROM payment_days
-      WHERE ${inScope(scope)} AND day >= (${DateTime.toDate(from)}::timestamptz AT TIME ZONE 'UTC')::date
+      WHERE ${inScope(scope)} AND day >= ${from}::date
       GROUP BY day ORDER BY day`
     const total = (pick: (d: (typeof days)[number]) => number) => days.reduce((sum, d) => sum + Number(pick(d)), 0)
     return {

@@ -18,6 +18,11 @@ export interface AccountsRepo {
   /** `get`, locking the row until the transaction ends (inside `transact`): an update reads with it. */
   readonly lock: (id: AccountId) => Op<Option.Option<Account>>
   readonly update: (account: Account) => Op<void>
+  /**
+   * Sets the account's time zone (inside `transact`) and counts its payments' days again in it (the day totals of
+   * `PaymentsRepo.summary`); false, and nothing changed, when the store does not know the zone.
+   */
+  readonly setTimeZone: (id: AccountId, zone: string) => Op<boolean>
   readonly count: Op<number>
   /** Every account, oldest first (the operator's `fils accounts list`). */
   readonly list: Op<ReadonlyArray<Account>>

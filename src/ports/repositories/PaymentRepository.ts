@@ -67,13 +67,13 @@ export interface PaymentsRepo {
    */
   readonly since: (since: DateTime.Utc, after: Position | undefined, limit: number) => Op<ReadonlyArray<Payment>>
   /**
-   * The scope's payments created on or after `since`'s UTC date (whole days), summed (the dashboard's home), with
-   * each day's gross volume.
+   * The scope's payments created on or after the local date `since` (`YYYY-MM-DD`, whole days in the account's time
+   * zone), summed (the dashboard's home), with each local day's gross volume.
    */
-  readonly summary: (scope: Scope, since: DateTime.Utc) => Op<PaymentSummary>
+  readonly summary: (scope: Scope, since: string) => Op<PaymentSummary>
 }
 
-/** Payments summed over a time range. Days are UTC dates (`YYYY-MM-DD`), only those with a payment. */
+/** Payments summed over a time range. Days are local dates in the account's zone (`YYYY-MM-DD`), only those with a payment. */
 export interface PaymentSummary {
   /** Total of succeeded (and since refunded) payments. */
   readonly gross: number
