@@ -124,7 +124,7 @@ describe("the dashboard in a browser", () => {
       await waitFor("the refund's delivery", () => receivedOf() === 1, 15_000)
       await page.goto(endpointUrl)
       const row = page.locator("tr.delivery", { hasText: refundEvent.event_id })
-      expect(await row.locator("td").nth(1).innerText()).toBe("succeeded")
+      expect(await row.locator("td").nth(1).innerText()).toBe("Succeeded")
       await row.getByRole("button", { name: "Resend" }).click()
       expect(await page.getByRole("status").innerText()).toBe("Queued to be sent again now.")
       await waitFor("the resent delivery", () => receivedOf() === 2, 15_000)
@@ -376,7 +376,7 @@ describe("the dashboard in a browser", () => {
       await tab.goto(`${server.baseUrl}/dashboard/test/customers/${customer.customer_id}`)
       const card = tab.locator(".card", { hasText: "Test clock" })
       expect(await card.innerText()).toContain("2030-01-31T09:00:00.000Z")
-      expect(await card.innerText()).toContain("ready")
+      expect(await card.innerText()).toContain("Ready")
       // Prefilled a month on; a time that is not one is refused, kept as typed, nothing moved.
       expect(await tab.getByLabel("Advance to (ISO 8601, e.g. a month on)").inputValue()).toBe("2030-02-28T09:00:00.000Z")
       await tab.getByLabel("Advance to (ISO 8601, e.g. a month on)").fill("next month")

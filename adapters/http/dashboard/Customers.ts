@@ -73,7 +73,7 @@ export const customerRoutes = (kit: Kit) =>
     const clockCard = (f: Pages.SignedFrame, customerId: string, clock: TestClock, refused?: ClockRefused) =>
       html`<div class="card"><h2>Test clock</h2>${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.error}</p>`}
 <table><tr><th>Clock</th><td><code>${clock.test_clock_id}</code>${clock.name === null ? "" : html` ${clock.name}`}</td></tr>
-<tr><th>Time</th><td>${DateTime.formatIso(clock.frozen_time)}</td></tr><tr><th>Status</th><td>${clock.status}${
+<tr><th>Time</th><td>${DateTime.formatIso(clock.frozen_time)}</td></tr><tr><th>Status</th><td>${Pages.badge(clock.status)}${
         clock.advancing_to === null ? "" : html` to ${DateTime.formatIso(clock.advancing_to)}`
       }</td></tr></table>${
         can(f.user.role, "write")
@@ -167,10 +167,10 @@ ${buyerControls(shown, refused?.errors ?? {})}
         }</div>
 <p><a href="${Pages.modePath(f)}/invoices?customer_id=${found.customer_id}">Their tax invoices</a> · <a href="${Pages.modePath(f)}/credit-notes?customer_id=${found.customer_id}">Their credit notes</a></p>
 <div class="card"><h2>Payments</h2><table><tbody>${
-          paid.items.map((p) => html`<tr><td><a href="${Pages.modePath(f)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td><td>${p.status}</td><td class="num">${Pages.money(p.total_amount)}</td></tr>`)
+          paid.items.map((p) => html`<tr><td><a href="${Pages.modePath(f)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td><td>${Pages.badge(p.status)}</td><td class="num">${Pages.money(p.total_amount)}</td></tr>`)
         }</tbody></table></div>
 <div class="card"><h2>Subscriptions</h2><table><tbody>${
-          subs.items.map((s) => html`<tr><td><a href="${Pages.modePath(f)}/subscriptions/${s.subscription_id}"><code>${s.subscription_id}</code></a></td><td>${s.status}</td><td class="num">${Pages.money(s.recurring_amount)}</td></tr>`)
+          subs.items.map((s) => html`<tr><td><a href="${Pages.modePath(f)}/subscriptions/${s.subscription_id}"><code>${s.subscription_id}</code></a></td><td>${Pages.badge(s.status)}</td><td class="num">${Pages.money(s.recurring_amount)}</td></tr>`)
         }</tbody></table></div>`), f.nonce)
       })
 

@@ -12,50 +12,66 @@ import { lengthPhrase } from "../../../src/domain/Text.js"
 import { hasReceipt } from "../../../src/domain/Receipt.js"
 import { htmlDocument } from "../html/Document.js"
 import { type Flash, onceField, onceToken, textareaContent } from "../html/Forms.js"
-import type { Payment } from "../../../src/domain/Payment.js"
+import { type Payment, PaymentStatus } from "../../../src/domain/Payment.js"
 import { html, type Raw, raw } from "../html/Html.js"
+import { type FieldErrors, selectField, textField } from "./Fields.js"
+import { badge, statusWords } from "./Status.js"
+
+export { badge, statusWords } from "./Status.js"
 
 const styles = `
-  :root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }
-  body { margin: 0; background: #f6f7f9; color: #1b1f24; }
-  header { display: flex; align-items: center; gap: 1rem; flex-wrap: wrap; padding: .6rem 1.25rem; background: #fff;
-           border-bottom: 1px solid #e3e6ea; }
-  header strong { margin-right: auto; }
+  :root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; --ink: #1b1f24; --muted: #4f5965;
+          --line: #e3e6ea; --accent: #1d4ed8; --bad: #b42318; }
+  body { margin: 0; background: #f6f7f9; color: var(--ink); line-height: 1.45; }
+  a { color: var(--accent); }
+  /* Keyboard users see where they are: a thick ring on whatever has focus, never on a mouse click. */
+  :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+  .skip { position: absolute; left: .75rem; top: -4rem; z-index: 10; background: #fff; padding: .5rem .9rem; border-radius: 6px;
+          box-shadow: 0 1px 4px rgba(0,0,0,.25); }
+  .skip:focus { top: .75rem; }
+  header { display: flex; align-items: center; gap: .4rem 1rem; flex-wrap: wrap; padding: .6rem 1.25rem; background: #fff; }
+  header strong { margin-right: auto; font-size: 1.05rem; }
   /* A long business name or e-mail wraps inside the header rather than widen the page (a 390 px phone). */
   header strong, header .who { min-width: 0; overflow-wrap: anywhere; }
-  nav { padding: .5rem 1.25rem; display: flex; flex-wrap: wrap; gap: .3rem .9rem; }
-  nav a { color: #1d4ed8; text-decoration: none; }
+  nav { padding: 0 1.25rem; display: flex; flex-wrap: wrap; gap: 0 .2rem; background: #fff; border-bottom: 1px solid var(--line); }
+  nav a { display: inline-block; padding: .5rem .45rem; color: #374151; text-decoration: none; border-bottom: 3px solid transparent; }
+  nav a:hover { color: var(--accent); }
+  nav a[aria-current="page"] { color: var(--accent); border-bottom-color: var(--accent); font-weight: 600; }
   .mode { font-size: .8rem; border-radius: 4px; padding: .1rem .45rem; background: #fde68a; }
   .mode.live { background: #bbf7d0; }
-  main { max-width: 60rem; margin: 1.25rem auto; padding: 0 1.25rem; }
-  .card { background: #fff; border-radius: 10px; padding: 1rem 1.25rem; box-shadow: 0 1px 2px rgba(0,0,0,.08); margin-bottom: 1rem;
-          overflow-x: auto; }
-  td { min-width: 6rem; }
+  main { max-width: 64rem; margin: 1.25rem auto; padding: 0 1.25rem; }
+  main:focus { outline: none; }
+  h1 { font-size: 1.5rem; margin: .25rem 0 1rem; }
+  h2 { font-size: 1.1rem; margin: .2rem 0 .75rem; }
+  .card { background: #fff; border-radius: 10px; padding: 1rem 1.25rem; box-shadow: 0 1px 2px rgba(0,0,0,.08); margin-bottom: 1rem; }
   td code { overflow-wrap: anywhere; }
   .stats { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: .75rem; }
   .stat b { display: block; font-size: 1.2rem; margin-top: .2rem; }
   table { width: 100%; border-collapse: collapse; font-size: .92rem; }
-  th, td { text-align: left; padding: .45rem .4rem; border-bottom: 1px solid #eef0f2; vertical-align: top; }
+  th, td { text-align: left; padding: .5rem .45rem; border-bottom: 1px solid #eef0f2; vertical-align: top; }
+  thead th { font-size: .8rem; color: var(--muted); font-weight: 600; }
   td.num, th.num { text-align: right; white-space: nowrap; }
   code { font-size: .85rem; user-select: all; }
   label { display: block; font-size: .85rem; margin: .6rem 0 .2rem; }
-  input, select { font: inherit; padding: .45rem; border: 1px solid #bbb; border-radius: 6px; max-width: 100%; box-sizing: border-box; }
-  button { font: inherit; font-weight: 600; padding: .5rem .9rem; border: 0; border-radius: 7px; background: #1d4ed8;
-           color: #fff; cursor: pointer; }
-  button.link { background: none; color: #1d4ed8; padding: 0; font-weight: 400; }
-  .alert { background: #fef3f2; color: #b42318; border-radius: 6px; padding: .6rem .75rem; margin: .75rem 0; }
+  input, select { font: inherit; padding: .45rem; border: 1px solid #8a939e; border-radius: 6px; max-width: 100%; box-sizing: border-box; }
+  button { font: inherit; font-weight: 600; padding: .5rem .9rem; border: 0; border-radius: 7px; background: var(--accent);
+           color: #fff; cursor: pointer; min-height: 24px; }
+  button.link { background: none; color: var(--accent); padding: .15rem 0; font-weight: 400; text-decoration: underline; }
+  .alert { background: #fef3f2; color: var(--bad); border-radius: 6px; padding: .6rem .75rem; margin: .75rem 0; }
   .done { background: #ecfdf3; color: #067647; border-radius: 6px; padding: .6rem .75rem; margin: .75rem 0; }
   .narrow { max-width: 24rem; margin: 3rem auto; }
-  small, .muted { color: #5b6470; }
+  small, .muted { color: var(--muted); }
   svg { width: 100%; height: auto; }
   pre { white-space: pre-wrap; word-break: break-all; font-size: .85rem; }
-  textarea { font: inherit; padding: .45rem; border: 1px solid #bbb; border-radius: 6px; width: 100%; box-sizing: border-box; }
+  textarea { font: inherit; padding: .45rem; border: 1px solid #8a939e; border-radius: 6px; width: 100%; box-sizing: border-box; }
   td.text { white-space: pre-wrap; overflow-wrap: anywhere; }
-  .field-error { color: #b42318; font-size: .85rem; margin: .2rem 0 0; }
-  [aria-invalid="true"] { border-color: #b42318; }
+  .field-error { color: var(--bad); font-size: .85rem; margin: .25rem 0 0; font-weight: 600; }
+  .field-error::before { content: "⚠ "; }
+  [aria-invalid="true"] { border: 2px solid var(--bad); background: #fffbfa; }
   label.check { display: flex; gap: .4rem; align-items: center; }
-  fieldset { border: 1px solid #e3e6ea; border-radius: 8px; margin: .8rem 0; min-width: 0; }
+  fieldset { border: 1px solid var(--line); border-radius: 8px; margin: .8rem 0; min-width: 0; }
   form.inline { display: inline; margin-right: .6rem; }
+  form[method="get"] a { display: inline-block; padding: .2rem 0; }
   tr.attempts details { position: sticky; left: 0; max-width: calc(100vw - 5.5rem); }
   /* Destructive actions: a red button on their confirmation page, a red link to it. */
   button.danger, a.button.danger { background: #b42318; color: #fff; }
@@ -63,6 +79,45 @@ const styles = `
   a.danger-link { color: #b42318; }
   .confirm ul { padding-left: 1.2rem; line-height: 1.5; }
   .confirm .actions { display: flex; flex-wrap: wrap; gap: .6rem 1rem; align-items: center; }
+  /* Statuses (Status.ts): words on a tint, each pair above 4.5:1. */
+  .badge { display: inline-block; font-size: .8rem; font-weight: 600; padding: .05rem .5rem; border-radius: 999px; white-space: nowrap;
+           background: #eef0f2; color: #374151; }
+  .badge.good { background: #dcfce7; color: #166534; }
+  .badge.info { background: #dbeafe; color: #1e40af; }
+  .badge.warn { background: #fef3c7; color: #92400e; }
+  .badge.bad { background: #fee2e2; color: #991b1b; }
+  /* Filters on one line (wrapping on a phone), each label above its control. */
+  form.filters { display: flex; flex-wrap: wrap; align-items: flex-end; gap: .5rem .75rem; margin: 0 0 1rem; }
+  form.filters > div { display: flex; flex-direction: column; min-width: 0; }
+  form.filters label { margin: 0 0 .2rem; }
+  form.filters .grow { flex: 1 1 14rem; }
+  /* Lists: the first cell's link covers its row, so the whole row opens the object (no script). */
+  table.list tbody tr { position: relative; }
+  table.list tbody tr:hover { background: #f5f8ff; }
+  a.row { font-weight: 600; color: var(--ink); text-decoration: none; }
+  a.row::after { content: ""; position: absolute; inset: 0; }
+  a.row:focus-visible { outline: none; }
+  table.list tbody tr:focus-within { outline: 3px solid var(--accent); outline-offset: -3px; }
+  .sub { display: block; color: var(--muted); font-size: .8rem; font-weight: 400; }
+  /*
+   * On a phone every table is stacked: a list's rows become cards, each cell on its own line named by its column
+   * (data-label); a detail table's names sit above their values.
+   */
+  @media (max-width: 40rem) {
+    main { padding: 0 .75rem; }
+    .card { padding: .85rem; }
+    nav { padding: 0 .75rem; }
+    nav a { padding: .35rem .4rem; }
+    main table, main thead, main tbody, main tfoot, main tr, main th, main td { display: block; width: auto; }
+    main thead { display: none; }
+    main th, main td { border: 0; padding: .1rem 0; text-align: left; overflow-wrap: anywhere; }
+    main th { font-size: .8rem; color: var(--muted); }
+    main td.num, main th.num { text-align: left; }
+    main tr { padding: .45rem 0; border-bottom: 1px solid #eef0f2; }
+    main table:has(> thead) > tbody > tr { border: 1px solid var(--line); border-radius: 8px; padding: .4rem .7rem; margin-bottom: .6rem; }
+    main td[data-label] { display: flex; justify-content: space-between; gap: 1rem; text-align: right; }
+    main td[data-label]::before { content: attr(data-label); color: var(--muted); text-align: left; }
+  }
 `
 
 export interface Frame {
@@ -80,6 +135,8 @@ export interface SignedFrame extends Frame {
   readonly timeZone: string
   /** What the change that redirected here says (POST-redirect-GET). */
   readonly flash?: Flash | undefined
+  /** The page's own path (no query): its section is marked current in the navigation. */
+  readonly path?: string | undefined
 }
 
 const document = (frame: Frame, title: string, body: Raw) =>
@@ -152,17 +209,47 @@ export const notice = (flash: Flash | undefined) =>
   ? html`<p class="done" role="status">${flash.text}</p>`
   : html`<p class="alert" role="alert">${flash.text}</p>`
 
+/** The navigation's sections. */
+const sections = (frame: SignedFrame): ReadonlyArray<readonly [href: string, text: string]> => {
+  const mode = modePath(frame)
+  return [
+    [mode, "Home"],
+    [`${mode}/payments`, "Payments"],
+    [`${mode}/subscriptions`, "Subscriptions"],
+    [`${mode}/customers`, "Customers"],
+    [`${mode}/invoices`, "Invoices"],
+    [`${mode}/credit-notes`, "Credit notes"],
+    [`${mode}/products`, "Products"],
+    [`${mode}/discounts`, "Discounts"],
+    [`${mode}/checkout-sessions`, "Checkout"],
+    [`${mode}/developers`, "Developers"],
+    [`${mode}/events`, "Events"],
+    [`${frame.base}/audit`, "Audit log"],
+    [`${frame.base}/settings`, "Settings"]
+  ]
+}
+
+/** A section is current on its own page and every page under it (e-invoices are reached from the invoices). */
+const isCurrent = (frame: SignedFrame, href: string) => {
+  const mode = modePath(frame)
+  const path = frame.path?.replace(`${mode}/einvoices`, `${mode}/invoices`)
+  return path !== undefined && (path === href || (href !== mode && path.startsWith(`${href}/`)))
+}
+
 export const chrome = (frame: SignedFrame, title: string, body: Raw) =>
   document(
     frame,
     title,
-    html`<header><strong>${frame.businessName}</strong>
+    html`<a class="skip" href="#main">Skip to content</a>
+<header><strong>${frame.businessName}</strong>
 <span class="mode${frame.livemode ? " live" : ""}">${frame.livemode ? "Live mode" : "Test mode"}</span>
 <a href="${frame.base}/${frame.livemode ? "test" : "live"}">Switch to ${frame.livemode ? "test" : "live"} data</a>
 <span class="muted who">${frame.user.email} (${frame.user.role})</span>
 ${form(frame, `${frame.base}/logout`, html`<button class="link" type="submit">Sign out</button>`)}</header>
-<nav><a href="${modePath(frame)}">Home</a><a href="${modePath(frame)}/payments">Payments</a><a href="${modePath(frame)}/subscriptions">Subscriptions</a><a href="${modePath(frame)}/customers">Customers</a><a href="${modePath(frame)}/invoices">Invoices</a><a href="${modePath(frame)}/credit-notes">Credit notes</a><a href="${modePath(frame)}/products">Products</a><a href="${modePath(frame)}/discounts">Discounts</a><a href="${modePath(frame)}/checkout-sessions">Checkout</a><a href="${modePath(frame)}/developers">Developers</a><a href="${modePath(frame)}/events">Events</a><a href="${frame.base}/audit">Audit log</a><a href="${frame.base}/settings">Settings</a></nav>
-<main><h1>${title}</h1>${notice(frame.flash)}${body}</main>`
+<nav aria-label="Dashboard">${
+      sections(frame).map(([href, text]) => html`<a href="${href}"${raw(isCurrent(frame, href) ? ` aria-current="page"` : "")}>${text}</a>`)
+    }</nav>
+<main id="main" tabindex="-1"><h1>${title}</h1>${notice(frame.flash)}${body}</main>`
   )
 
 export const loginPage = (frame: Frame, props: { readonly error?: string | undefined; readonly email?: string | undefined }) =>
@@ -225,6 +312,8 @@ export const homePage = (frame: SignedFrame, overview: Overview, periods: Readon
 <div class="card"><h2>Daily volume</h2>${chart(overview.daily)}<small>${overview.daily[0]?.day ?? ""} to ${overview.daily.at(-1)?.day ?? ""} (${overview.timeZone})</small></div>`
   )
 
+const paymentStatuses = PaymentStatus.literals
+
 export const paymentsPage = (
   frame: SignedFrame,
   props: {
@@ -233,28 +322,32 @@ export const paymentsPage = (
     readonly next: string | null
     readonly search?: string | undefined
     readonly range?: { readonly from: string; readonly to: string } | undefined
-    readonly error?: string | undefined
+    /** Refused filters, each shown under its field. */
+    readonly errors?: FieldErrors | undefined
   }
 ) =>
   chrome(
     frame,
     "Payments",
-    html`${props.error === undefined ? "" : html`<p class="alert" role="alert">${props.error}</p>`}
-<form method="get" action="${modePath(frame)}/payments"><label for="q">Payment id or customer e-mail</label>
-<input id="q" name="q" value="${props.search ?? ""}">
-<label for="from">From (date in ${frame.timeZone})</label><input id="from" name="from" type="date" value="${props.range?.from ?? ""}">
-<label for="to">To (date in ${frame.timeZone})</label><input id="to" name="to" type="date" value="${props.range?.to ?? ""}">
-<label for="status">Status</label>
-<select id="status" name="status"><option value="">Any</option>${
-      ["succeeded", "processing", "failed", "partially_refunded", "refunded"].map((s) =>
-        html`<option value="${s}"${raw(props.status === s ? " selected" : "")}>${s}</option>`
-      )
-    }</select> <button type="submit">Filter</button></form>
+    html`<form class="filters" method="get" action="${modePath(frame)}/payments" role="search" aria-label="Payments">
+<div class="grow">${textField({ name: "q", label: "Payment id or customer e-mail", value: props.search ?? "", errors: props.errors ?? {}, attributes: `type="search"` })}</div>
+<div>${textField({ name: "from", label: `From (date in ${frame.timeZone})`, value: props.range?.from ?? "", errors: props.errors ?? {}, attributes: `type="date"` })}</div>
+<div>${textField({ name: "to", label: `To (date in ${frame.timeZone})`, value: props.range?.to ?? "", errors: props.errors ?? {}, attributes: `type="date"` })}</div>
+<div>${
+      selectField({
+        name: "status",
+        label: "Status",
+        value: props.status ?? "",
+        options: [["", "Any"], ...paymentStatuses.map((s) => [s, statusWords(s).words] as const)],
+        errors: {}
+      })
+    }</div>
+<div><button type="submit">Filter</button></div></form>
 <div class="card"><table><thead><tr><th>Payment</th><th>Customer</th><th>Status</th><th class="num">Amount</th><th>Created</th></tr></thead><tbody>
 ${
       props.items.map((p) =>
         html`<tr><td><a href="${modePath(frame)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td>
-<td>${p.customer?.email ?? ""}</td><td>${p.status}</td><td class="num">${money(p.total_amount)}</td><td>${when(frame, p.created_at)}</td></tr>`
+<td>${p.customer?.email ?? ""}</td><td>${badge(p.status)}</td><td class="num">${money(p.total_amount)}</td><td>${when(frame, p.created_at)}</td></tr>`
       )
     }
 </tbody></table>${props.items.length === 0 ? html`<p class="muted">No payments.</p>` : ""}
@@ -297,10 +390,9 @@ export const paymentPage = (
   return chrome(
     frame,
     `Payment ${money(p.total_amount)}`,
-    html`${props.error === undefined ? "" : html`<p class="alert" role="alert">${props.error}</p>`}
-<div class="card"><table>
+    html`${props.error === undefined || refundable ? "" : html`<p class="alert" role="alert">${props.error}</p>`}<div class="card"><table>
 <tr><th>Id</th><td><code>${p.payment_id}</code></td></tr>
-<tr><th>Status</th><td>${p.status}</td></tr>
+<tr><th>Status</th><td>${badge(p.status)}</td></tr>
 <tr><th>Amount</th><td>${money(p.total_amount)}</td></tr>
 <tr><th>Fee</th><td>${money(p.fee_amount)}</td></tr>
 <tr><th>Refunded</th><td>${money(p.refunded_amount)}</td></tr>
@@ -329,15 +421,22 @@ ${
 ${
       refundable
         ? html`<div class="card"><h2>Refund</h2><form method="get" action="${modePath(frame)}/payments/${p.payment_id}/refund">
-<label for="amount">Amount in AED (up to ${money(remaining)})</label>
-<input id="amount" name="amount" inputmode="decimal" value="${props.amount ?? (remaining / 100).toFixed(2)}" required> <button type="submit">Review the refund</button>
+${
+          textField({
+            name: "amount",
+            label: `Amount in AED (up to ${money(remaining)})`,
+            value: props.amount ?? (remaining / 100).toFixed(2),
+            errors: props.error === undefined ? {} : { amount: props.error },
+            attributes: `inputmode="decimal" required`
+          })
+        } <p><button type="submit">Review the refund</button></p>
 <p class="muted">You confirm on the next page, which says what will happen.</p></form></div>`
         : ""
     }
 <div class="card"><h2>Timeline</h2><table><tbody>${
       props.events.map((e) =>
         html`<tr><td>${when(frame, e.created_at)}</td><td>${e.type}</td><td><a href="${modePath(frame)}/events/${e.event_id}"><code>${e.event_id}</code></a></td><td>${
-          (props.deliveries?.[e.event_id] ?? []).map((d) => html`${d.status} `)
+          (props.deliveries?.[e.event_id] ?? []).map((d) => html`${badge(d.status)} `)
         }</td></tr>`
       )
     }</tbody></table></div>`

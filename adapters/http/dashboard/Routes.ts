@@ -90,7 +90,8 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     const signedFrame = (signed: Signed, nonce: string, livemode: boolean) =>
       Effect.gen(function*() {
         const account = yield* accounts.get(signed.user.account_id)
-        const query = new URLSearchParams((yield* request).url.split("?")[1] ?? "")
+        const [path, search] = (yield* request).url.split("?")
+        const query = new URLSearchParams(search ?? "")
         return {
           nonce,
           base,
@@ -99,7 +100,9 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
           livemode,
           csrf: signed.session.csrf_token,
           timeZone: account.time_zone,
-          flash: readFlash(query, signed.session.csrf_token)
+                    flash: readFlash(query, signed.session.csrf_token),
+          // As the links write it (under the public path), whatever prefix a host mounted the routes at.
+          path: `${base}${(path ?? "").slice((path ?? "").indexOf("/dashboard") + "/dashboard".length)}`
         } satisfies Pages.SignedFrame
       })
 
@@ -247,8 +250,13 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         const fromDay = from === "" ? undefined : parseDay(from, f.timeZone)
         const toDay = to === "" ? undefined : parseDay(to, f.timeZone)
         const range = { from, to }
-        if ((from !== "" && fromDay === undefined) || (to !== "" && toDay === undefined)) {
-          return page(400, Pages.paymentsPage(f, { items: [], status: filter, next: null, search, range, error: "Dates are written YYYY-MM-DD" }), f.nonce)
+        const dayError = "Dates are written YYYY-MM-DD"
+        const errors = {
+          ...(from !== "" && fromDay === undefined ? { from: dayError } : {}),
+          ...(to !== "" && toDay === undefined ? { to: dayError } : {})
+        }
+        if (Object.keys(errors).length > 0) {
+          return page(400, Pages.paymentsPage(f, { items: [], status: filter, next: null, search, range, errors }), f.nonce)
         }
         const byId = paymentIdOf(search)
         if (byId !== undefined) return redirect(`${Pages.modePath(f)}/payments/${byId}`)

@@ -47,8 +47,7 @@ export const subscriptionRoutes = (kit: Kit) =>
     const payments = yield* Payments
     const events = yield* Events
 
-    const label = (s: Subscription) =>
-      s.status === "active" && s.cancel_at_period_end ? "active, ends at the period end" : s.status
+    const label = (s: Subscription) => Pages.badge(s.status === "active" && s.cancel_at_period_end ? "ending" : s.status)
 
     yield* kit.get("/dashboard/:mode/subscriptions", kit.withUser((_, f, scope) =>
       Effect.flatMap(Effect.map(kit.query, (q) => q.get("status") ?? ""), (status) =>
@@ -101,7 +100,7 @@ ${
             : ""
         }
 <div class="card"><h2>Payments</h2><table><tbody>${
-          paid.map((p) => html`<tr><td><a href="${Pages.modePath(f)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td><td>${p.status}</td><td class="num">${Pages.money(p.total_amount)}</td><td>${Pages.when(f, p.created_at)}</td></tr>`)
+          paid.map((p) => html`<tr><td><a href="${Pages.modePath(f)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td><td>${Pages.badge(p.status)}</td><td class="num">${Pages.money(p.total_amount)}</td><td>${Pages.when(f, p.created_at)}</td></tr>`)
         }</tbody></table></div>
 <div class="card"><h2>Timeline</h2><table><tbody>${
           timeline.map((e) => html`<tr><td>${Pages.when(f, e.created_at)}</td><td>${e.type}</td><td><a href="${Pages.modePath(f)}/events/${e.event_id}"><code>${e.event_id}</code></a></td></tr>`)
