@@ -76,7 +76,7 @@ const styles = `
   /* Destructive actions: a red button on their confirmation page, a red link to it. */
   button.danger, a.button.danger { background: #b42318; color: #fff; }
   a.button { display: inline-block; font-weight: 600; padding: .5rem .9rem; border-radius: 7px; text-decoration: none; }
-  a.danger-link { color: #b42318; }
+  a.danger-link { color: #b42318; display: inline-block; padding: .2rem 0; }
   .confirm ul { padding-left: 1.2rem; line-height: 1.5; }
   .confirm .actions { display: flex; flex-wrap: wrap; gap: .6rem 1rem; align-items: center; }
   /* Statuses (Status.ts): words on a tint, each pair above 4.5:1. */
