@@ -20,12 +20,14 @@ import * as Pagination from "../domain/Pagination.js"
 import * as Payment from "../domain/Payment.js"
 import type { BillingInterval } from "../domain/Product.js"
 import type * as Subscription from "../domain/Subscription.js"
+import type { Invoice } from "../domain/TaxDocument.js"
 import { PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { Signer } from "../ports/Signer.js"
 import { Transactions } from "../ports/Transactions.js"
 import { AccountRepository } from "../ports/repositories/AccountRepository.js"
 import { CheckoutSessionRepository } from "../ports/repositories/CheckoutSessionRepository.js"
 import { CustomerRepository } from "../ports/repositories/CustomerRepository.js"
+import { DocumentRepository } from "../ports/repositories/DocumentRepository.js"
 import { DiscountRepository } from "../ports/repositories/DiscountRepository.js"
 import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { ProductRepository } from "../ports/repositories/ProductRepository.js"
@@ -71,6 +73,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
   scoped: Effect.gen(function*() {
     const accountRepo = yield* AccountRepository
     const customerRepo = yield* CustomerRepository
+    const documentRepo = yield* DocumentRepository
     const discountRepo = yield* DiscountRepository
     const paymentRepo = yield* PaymentRepository
     const productRepo = yield* ProductRepository
@@ -264,6 +267,19 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           ? Option.none()
           : Option.some({ billing_interval: p.billing_interval, interval_count: p.interval_count ?? 1 })))
       return { session, businessName: merchant.business_name ?? "Fils merchant", plan }
+    })
+
+    /**
+     * A completed session's receipt, for its page: what was paid (none for a free trial) and the payment's tax
+     * invoice once it is issued (none when the merchant charges no VAT).
+     */
+    const receipt = Effect.fn("Checkout.receipt")(function*(id: CheckoutSessionId) {
+      const shown = yield* page(id)
+      const paymentId = shown.session.status === "complete" ? shown.session.payment_id : null
+      if (paymentId === null) return { ...shown, payment: null, invoice: null }
+      const payment = Option.getOrNull(yield* paymentRepo.find(paymentId))
+      const invoice: Invoice | null = Option.getOrNull(yield* documentRepo.invoiceOfPayment(paymentId))
+      return { ...shown, payment, invoice }
     })
 
     /** How old a reservation must be before a submission of the form again may close its reference. */
@@ -530,7 +546,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
       }))
     })
 
-    return { create, get, list, page, pay, applyCode, expireDue, livePaymentsEnabled } as const
+    return { create, get, list, page, receipt, pay, applyCode, expireDue, livePaymentsEnabled } as const
   }),
   dependencies: [Customers.Default, ChargeOutcomes.Default, EventRecorder.Default, ClockTime.Default]
 }) {}

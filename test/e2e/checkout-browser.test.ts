@@ -26,7 +26,11 @@ const output = ensureOutputDir()
 const shots = {
   checkout: join(output, "checkout-browser-1-checkout.png"),
   declined: join(output, "checkout-browser-2-declined.png"),
-  returned: join(output, "checkout-browser-3-returned.png")
+  returned: join(output, "checkout-browser-3-returned.png"),
+  arabicPhone: join(output, "checkout-browser-4-ar-390.png"),
+  arabicDesktop: join(output, "checkout-browser-5-ar-1280.png"),
+  englishDesktop: join(output, "checkout-browser-6-en-1280.png"),
+  arabicPaid: join(output, "checkout-browser-7-ar-paid-390.png")
 }
 const logFile = join(output, "checkout-browser-serve.log")
 for (const file of [...Object.values(shots), logFile]) rmSync(file, { force: true })
@@ -222,7 +226,7 @@ describe("hosted checkout in a real browser, against fils serve", () => {
     const names = await page.locator("form input:not([type=hidden])").evaluateAll((inputs) =>
       inputs.map((i) => (i as HTMLInputElement).name)
     )
-    expect(names).toEqual(["discount_code", "name", "email", "phone_number", "card_number", "exp_month", "exp_year", "cvc"])
+    expect(names).toEqual(["discount_code", "name", "email", "phone_number", "card_number", "exp", "cvc"])
     expect(await page.getByLabel("Discount code", { exact: true }).inputValue()).toBe("")
 
     await page.screenshot({ path: shots.checkout, fullPage: true })
@@ -234,8 +238,7 @@ describe("hosted checkout in a real browser, against fils serve", () => {
     await page.getByLabel("E-mail", { exact: true }).fill("layla@example.ae")
     await page.getByLabel("Phone (optional, e.g. +971501234567)", { exact: true }).fill("+971501234567")
     await page.getByLabel("Card number", { exact: true }).fill(card)
-    await page.getByLabel("Expiry month (MM)", { exact: true }).fill("12")
-    await page.getByLabel("Expiry year (YYYY)", { exact: true }).fill(expYear)
+    await page.getByLabel("Expiry (MM / YY)", { exact: true }).fill(`12 / ${expYear.slice(2)}`)
     await page.getByLabel("CVC", { exact: true }).fill("123")
     await page.getByRole("button", { name: "Pay AED 350.00" }).click()
   }
@@ -330,11 +333,27 @@ describe("hosted checkout in a real browser, against fils serve", () => {
     expect(succeeded).toHaveLength(1)
     expect(succeeded[0].data).toMatchObject({ status: "succeeded", total_amount: 35_000 })
 
-    // Back on the checkout link: a clear "complete" page, no form.
+    // Back on the checkout link: a clear "complete" page, no form, with the receipt and the way back to the shop
+    // (its return URL, reporting the payment as the redirect did).
     const again = await page.goto(session.checkout_url)
     expect(again?.status()).toBe(200)
     expect(await page.getByRole("status").innerText()).toContain("This checkout is complete")
     expect(await page.locator("form").count()).toBe(0)
+    expect(await page.getByTestId("amount-paid").innerText()).toBe("AED 350.00")
+    expect(await page.getByTestId("payment-id").innerText()).toBe(browserPaymentId)
+    // The time in the account's zone (Dubai), with the zone.
+    const paidAt = new Date(payment.paid_at)
+    const dubai = new Date(paidAt.getTime() + 4 * 3_600_000)
+    expect(await page.getByTestId("paid-at").innerText()).toContain(`${dubai.getUTCDate()} `)
+    expect(await page.getByTestId("paid-at").innerText()).toContain("GST")
+    const back = new URL((await page.getByRole("link", { name: `Return to ${businessName}` }).getAttribute("href"))!)
+    expect(Object.fromEntries(back.searchParams)).toEqual({
+      order: "ord_42",
+      session_id: session.session_id,
+      status: "succeeded",
+      payment_id: browserPaymentId
+    })
+    expect(await page.getByTestId("tax-invoice").count()).toBe(0)
     expect(consoleErrors).toEqual([])
   }, 30_000)
 
@@ -464,8 +483,7 @@ describe("hosted checkout in a real browser, against fils serve", () => {
     await page.getByLabel("Name on card", { exact: true }).fill("Layla Haddad")
     await page.getByLabel("E-mail", { exact: true }).fill("layla@example.ae")
     await page.getByLabel("Card number", { exact: true }).fill(cards.visa)
-    await page.getByLabel("Expiry month (MM)", { exact: true }).fill("12")
-    await page.getByLabel("Expiry year (YYYY)", { exact: true }).fill(expYear)
+    await page.getByLabel("Expiry (MM / YY)", { exact: true }).fill(`12 / ${expYear.slice(2)}`)
     await page.getByLabel("CVC", { exact: true }).fill("123")
     await page.getByRole("button", { name: "Pay AED 178.20" }).click()
     await landed
@@ -500,6 +518,102 @@ describe("hosted checkout in a real browser, against fils serve", () => {
     expect(await accepted.text()).toContain("Pay AED 89.10")
     expect(consoleErrors).toEqual([])
   }, 40_000)
+
+  it("speaks Arabic right-to-left, fits a phone and a desktop, marks a refused field next to it, and shows the receipt", async () => {
+    const arabic = await ok("POST", "/checkout_sessions", { product_cart: [{ product_id: products.plain, quantity: 2 }] })
+    // The browser asks for Arabic first (Accept-Language: ar-AE).
+    const arContext = await browser!.newContext({ viewport: { width: 390, height: 844 }, locale: "ar-AE" })
+    try {
+      const p = await arContext.newPage()
+      p.setDefaultTimeout(10_000)
+      const fitsWidth = () => p.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)
+      /** The page's words that are English: none, once the merchant's names, ids and the switch to English are set aside. */
+      const englishWords = async () =>
+        ((await p.evaluate(() => {
+          const body = document.body.cloneNode(true) as HTMLElement
+          for (const e of Array.from(body.querySelectorAll("[lang=en]"))) e.remove()
+          return body.textContent ?? ""
+        })).replaceAll(plainName, "").replaceAll(businessName, "").replace(/\b(pay|cs)_[0-9a-f]{32}\b/g, "").match(/[A-Za-z]{2,}/g) ?? [])
+      const aed = (fils: number) => new Intl.NumberFormat("ar-AE", { style: "currency", currency: "AED" }).format(fils / 100)
+
+      expect((await p.goto(arabic.checkout_url))?.status()).toBe(200)
+      expect(await p.evaluate(() => [document.documentElement.lang, document.documentElement.dir])).toEqual(["ar", "rtl"])
+      expect(await p.getByTestId("total").innerText()).toBe(aed(19_800))
+      expect(await p.getByRole("table", { name: "ملخص الطلب" }).count()).toBe(1)
+      expect(await englishWords()).toEqual([])
+      expect(await fitsWidth()).toBe(true)
+      // One column on a phone: the order summary above the form.
+      const summary = p.locator("section.summary")
+      const form = p.locator("section", { has: p.locator("form[action$='/discount']") })
+      const [summaryBox, formBox] = [(await summary.boundingBox())!, (await form.boundingBox())!]
+      expect(summaryBox.y + summaryBox.height).toBeLessThanOrEqual(formBox.y)
+      await p.screenshot({ path: shots.arabicPhone, fullPage: true })
+
+      // A malformed expiry is refused on its field, as typed, in Arabic, and marked beyond its colour.
+      await p.getByLabel("الاسم على البطاقة", { exact: true }).fill("ليلى حداد")
+      await p.getByLabel("البريد الإلكتروني", { exact: true }).fill("layla@example.ae")
+      await p.getByLabel("رقم البطاقة", { exact: true }).fill(cards.visa)
+      await p.getByLabel("تاريخ الانتهاء (الشهر / السنة)", { exact: true }).fill("13/30")
+      await p.getByLabel("رمز الأمان", { exact: true }).fill("123")
+      const refused = p.waitForResponse((r) => r.request().method() === "POST")
+      await p.getByRole("button", { name: `ادفع ${aed(19_800)}` }).click()
+      expect((await refused).status()).toBe(400)
+      await p.waitForLoadState("load")
+      const expiry = p.getByLabel("تاريخ الانتهاء (الشهر / السنة)", { exact: true })
+      expect(await expiry.inputValue()).toBe("13/30")
+      expect(await expiry.getAttribute("aria-invalid")).toBe("true")
+      expect(await expiry.getAttribute("aria-describedby")).toBe("exp-error")
+      expect(await p.locator("#exp-error").innerText()).toBe("أدخل تاريخ الانتهاء بصيغة الشهر / السنة، مثل \u206608 / 29\u2069.")
+      expect(await expiry.evaluate((e) => getComputedStyle(e).borderTopWidth)).toBe("2px")
+      expect(await p.getByLabel("الاسم على البطاقة", { exact: true }).getAttribute("aria-invalid")).toBeNull()
+      expect(await englishWords()).toEqual([])
+
+      // Two columns on a desktop, mirrored: the summary on the right of the form.
+      await p.setViewportSize({ width: 1280, height: 900 })
+      expect(await fitsWidth()).toBe(true)
+      const [wideSummary, wideForm] = [(await summary.boundingBox())!, (await form.boundingBox())!]
+      expect(Math.abs(wideSummary.y - wideForm.y)).toBeLessThan(2)
+      expect(wideSummary.x).toBeGreaterThan(wideForm.x + wideForm.width)
+      await p.screenshot({ path: shots.arabicDesktop, fullPage: true })
+
+      // The switch to English is remembered over the browser's Arabic; the summary is then on the left.
+      await p.getByTestId("language-switch").click()
+      await p.waitForLoadState("load")
+      expect((await arContext.cookies()).find((c) => c.name === "fils_lang")).toMatchObject({ value: "en", httpOnly: true, sameSite: "Lax" })
+      expect((await p.goto(arabic.checkout_url))?.status()).toBe(200)
+      expect(await p.evaluate(() => [document.documentElement.lang, document.documentElement.dir])).toEqual(["en", "ltr"])
+      expect(await p.getByTestId("total").innerText()).toBe("AED 198.00")
+      expect((await summary.boundingBox())!.x).toBeLessThan((await form.boundingBox())!.x)
+      expect(await fitsWidth()).toBe(true)
+      await p.screenshot({ path: shots.englishDesktop, fullPage: true })
+
+      // Back in Arabic, paid: the receipt, in Arabic, on a phone.
+      await p.getByTestId("language-switch").click()
+      await p.waitForLoadState("load")
+      await p.setViewportSize({ width: 390, height: 844 })
+      await p.getByLabel("الاسم على البطاقة", { exact: true }).fill("ليلى حداد")
+      await p.getByLabel("البريد الإلكتروني", { exact: true }).fill("layla@example.ae")
+      await p.getByLabel("رقم البطاقة", { exact: true }).fill(cards.visa)
+      await p.getByLabel("تاريخ الانتهاء (الشهر / السنة)", { exact: true }).fill(`12 / ${expYear.slice(2)}`)
+      await p.getByLabel("رمز الأمان", { exact: true }).fill("123")
+      await p.getByRole("button", { name: `ادفع ${aed(19_800)}` }).click()
+      await p.waitForLoadState("load")
+      expect(await p.getByRole("status").innerText()).toContain("تم استلام الدفعة")
+      const [paid] = await paymentsOf(arabic.session_id)
+      expect(paid).toMatchObject({ status: "succeeded", total_amount: 19_800 })
+      expect(await p.getByTestId("payment-id").innerText()).toBe(paid.payment_id)
+      expect(await p.getByTestId("amount-paid").innerText()).toBe(aed(19_800))
+      expect(await p.getByTestId("paid-at").innerText()).toContain("غرينتش+4")
+      // No return URL, no button back; no VAT, no tax invoice.
+      expect(await p.getByTestId("return").count()).toBe(0)
+      expect(await p.getByTestId("tax-invoice").count()).toBe(0)
+      expect(await englishWords()).toEqual([])
+      expect(await fitsWidth()).toBe(true)
+      await p.screenshot({ path: shots.arabicPaid, fullPage: true })
+    } finally {
+      await arContext.close()
+    }
+  }, 30_000)
 
   it("the database holds no card number", async () => {
     const db = await startEmbeddedPostgres(dataDir)

@@ -62,8 +62,7 @@ const startTrial = async (page: Page) => {
   await page.fill("#name", "Omar Al Suwaidi")
   await page.fill("#email", "omar@example.ae")
   await page.fill("#card_number", cards.visa)
-  await page.fill("#exp_month", "12")
-  await page.fill("#exp_year", String(new Date().getUTCFullYear() + 3))
+  await page.fill("#exp", `12 / ${String(new Date().getUTCFullYear() + 3).slice(2)}`)
   await page.fill("#cvc", "123")
   await page.click(payButton)
   await page.waitForSelector("[role=status]")
@@ -79,8 +78,7 @@ const fill = async (page: Page, business: { readonly name: string; readonly trn:
   await page.fill("#name", "Omar Al Suwaidi")
   await page.fill("#email", "omar@gulf-trading.ae")
   await page.fill("#card_number", cards.visa)
-  await page.fill("#exp_month", "12")
-  await page.fill("#exp_year", String(new Date().getUTCFullYear() + 3))
+  await page.fill("#exp", `12 / ${String(new Date().getUTCFullYear() + 3).slice(2)}`)
   await page.fill("#cvc", "123")
   await page.click("summary")
   await page.fill("#business_name", business.name)
@@ -125,6 +123,14 @@ describe("checkout with VAT", () => {
     await page.fill("#business_trn", "100765432100003")
     await page.click(payButton)
     await page.waitForSelector("[role=status]")
+    // The paid page links the tax invoice, issued with the payment; the checkout's link is the payer's way to it.
+    const invoiceLink = page.getByRole("link", { name: "View the tax invoice" })
+    expect(await invoiceLink.getAttribute("href")).toBe(`/checkout/${session.session_id}/invoice`)
+    await invoiceLink.click()
+    await page.waitForLoadState("load")
+    expect(await page.textContent("h1")).toContain("Tax Invoice")
+    expect(await page.textContent("body")).toContain("Gulf Trading FZE")
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
     await page.close()
 
     const paid = await rawFor(server, vat.test.key).get(`/payments?checkout_session_id=${session.session_id}`)
@@ -156,9 +162,9 @@ describe("checkout with VAT", () => {
     expect(product.status, product.text).toBe(200)
     const session = (await api.post("/checkout_sessions", { product_cart: [{ product_id: product.json.product_id }] })).json
     expect([session.trial_period_days, session.total_amount, session.tax]).toEqual([14, 0, 0])
-    // The first charge is 14 days after the customer starts (today, as the page is shown).
+    // The first charge is 14 days after the customer starts (today, as the page is shown), dated in the account's zone.
     const firstCharge = () =>
-      new Date(Date.now() + 14 * 86_400_000).toLocaleDateString("en-GB", { timeZone: "UTC", day: "numeric", month: "short", year: "numeric" })
+      new Date(Date.now() + 14 * 86_400_000).toLocaleDateString("en-GB", { timeZone: "Asia/Dubai", day: "numeric", month: "short", year: "numeric" })
     for (const width of [390, 1280]) {
       const before = firstCharge()
       const page = await open(session.session_id, width)

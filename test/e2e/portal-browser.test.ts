@@ -109,10 +109,9 @@ describe("the customer portal in a browser", () => {
 
       // A new card: the overdue renewal is charged on it at once.
       await card.getByRole("link", { name: "Update card and pay" }).click()
-      for (const name of ["card_number", "exp_month", "exp_year", "cvc"]) expect(await page.locator(`input[name="${name}"]`).count()).toBe(1)
+      for (const name of ["card_number", "exp", "cvc"]) expect(await page.locator(`input[name="${name}"]`).count()).toBe(1)
       await page.getByLabel("Card number", { exact: true }).fill("4000 0000 0000 0002")
-      await page.getByLabel("Expiry month (MM)", { exact: true }).fill("12")
-      await page.getByLabel("Expiry year (YYYY)", { exact: true }).fill("2040")
+      await page.getByLabel("Expiry (MM / YY)", { exact: true }).fill("12 / 40")
       await page.getByLabel("CVC", { exact: true }).fill("123")
       await page.getByRole("button", { name: "Save card and pay AED 99.00" }).click()
       expect(await page.getByRole("alert").innerText()).toBe("Your card was declined. Try another card.")

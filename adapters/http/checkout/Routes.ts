@@ -1,7 +1,9 @@
 /**
  * The hosted checkout page's routes (docs/decisions.md §3): `GET /checkout/{id}` shows the form, `POST` submits it,
  * `POST /checkout/{id}/discount` applies (or removes) a discount code (docs/discounts.md).
- * Every outcome is an HTML page (never JSON): the payer is a person in a browser, without JavaScript if they like.
+ * `GET /checkout/{id}/invoice` shows a paid session's tax invoice, once issued (the checkout's link is the payer's).
+ * Every outcome is an HTML page (never JSON): the payer is a person in a browser, without JavaScript if they like,
+ * in English or Arabic (docs/languages.md).
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
@@ -13,15 +15,18 @@ import { Checkout } from "../../../src/application/Checkout.js"
 import { Settings } from "../../../src/application/Settings.js"
 import { type CheckoutSession, isReturnUrl } from "../../../src/domain/CheckoutSession.js"
 import { fields, fromSubmitted, type SubmittedForm } from "../../../src/domain/CheckoutForm.js"
-import { customerMessage } from "../../../src/domain/Discount.js"
 import { CheckoutSessionId, parseId } from "../../../src/domain/Ids.js"
-import { formatAmount } from "../../../src/domain/Money.js"
-import { declineMessage, type Payment } from "../../../src/domain/Payment.js"
+import { declineCode } from "../../../src/domain/Payment.js"
 import { renewalCharge, type Subscription } from "../../../src/domain/Subscription.js"
+import { invoicePage } from "../documents/TaxDocumentPage.js"
 import { htmlResponse, newNonce } from "../html/Document.js"
-import { formField, notUtf8Message, readForm } from "../html/Forms.js"
+import { formField, readForm } from "../html/Forms.js"
+import { html } from "../html/Html.js"
 import { sameOriginSubmission } from "../html/Origin.js"
-import { type CodeField, day, messagePage, paymentPage } from "./Page.js"
+import { date, money } from "../i18n/Format.js"
+import * as Locale from "../i18n/Locale.js"
+import { type Lang, langOf } from "../i18n/Messages.js"
+import { type CodeField, formAction, messagePage, paidPage, paymentPage } from "./Page.js"
 
 const sessionIdOf = parseId(CheckoutSessionId)
 const routeSessionId = Effect.map(HttpRouter.params, (p) => Option.fromNullable(p.id === undefined ? undefined : sessionIdOf(p.id)))
@@ -36,10 +41,14 @@ const page = (status: number, body: string, nonce: string, returnUrl: string | n
  * `return_url` with `session_id`, `status` and `payment_id` appended (keeping its own query); a free trial, which
  * has no payment, appends `status=succeeded` and its `subscription_id` instead.
  */
-export const returnTo = (returnUrl: string, session: CheckoutSession, paid: Payment | Subscription) => {
+export const returnTo = (
+  returnUrl: string,
+  session: CheckoutSession,
+  paid: { readonly payment_id: string; readonly status: string } | { readonly subscription_id: string }
+) => {
   const url = new URL(returnUrl)
   url.searchParams.set("session_id", session.session_id)
-  if (paid.object === "payment") {
+  if ("payment_id" in paid) {
     url.searchParams.set("status", paid.status)
     url.searchParams.set("payment_id", paid.payment_id)
   } else {
@@ -50,60 +59,55 @@ export const returnTo = (returnUrl: string, session: CheckoutSession, paid: Paym
 }
 
 /** What a started trial says: nothing charged today, and when the card is first charged, for how much. */
-const trialStarted = (subscription: Subscription) =>
-  `Your ${subscription.trial_period_days}-day trial has started. Your card will first be charged ` +
-  `${formatAmount(renewalCharge(subscription).amount, subscription.currency)} on ${day(subscription.next_billing_date)}; ` +
-  "cancel before then and nothing more is charged."
+const trialStarted = (lang: Lang, subscription: Subscription) =>
+  lang.t.checkout.trialStarted({
+    days: subscription.trial_period_days ?? 0,
+    amount: money(lang.locale, renewalCharge(subscription).amount, subscription.currency),
+    on: date(lang.locale, subscription.next_billing_date, lang.zone)
+  })
 
-const notFoundPage = (nonce: string) =>
+const notFoundPage = (lang: Lang, nonce: string) =>
   page(404, messagePage({
-    title: "Checkout not found",
-    businessName: "Checkout",
+    lang,
+    title: lang.t.checkout.notFoundTitle,
+    businessName: lang.t.checkout.checkoutName,
     nonce,
-    message: "This checkout link is not valid. Ask the merchant for a new one.",
+    message: lang.t.checkout.notFound,
     tone: "alert"
   }), nonce)
 
-const closedPage = (session: CheckoutSession, businessName: string, nonce: string) =>
-  session.status === "complete"
-    ? page(200, messagePage({
-      // A free trial completes with no payment.
-      title: session.payment_id === null ? "Trial started" : "Payment received",
-      businessName,
-      nonce,
-      session,
-      message: "This checkout is complete. Thank you!",
-      tone: "done"
-    }), nonce)
-    : page(410, messagePage({
-      title: "Checkout expired",
-      businessName,
-      nonce,
-      session,
-      message: "This checkout has expired. Return to the merchant to start again.",
-      tone: "alert"
-    }), nonce)
+const expiredPage = (lang: Lang, session: CheckoutSession, businessName: string, nonce: string) =>
+  page(410, messagePage({
+    lang,
+    title: lang.t.checkout.expiredTitle,
+    businessName,
+    nonce,
+    session,
+    message: lang.t.checkout.expired,
+    tone: "alert"
+  }), nonce)
 
 // Whether a customer paid is not known here (a payment may have gone through before the outage): say nothing of it.
-const unavailablePage = (nonce: string) =>
+const unavailablePage = (lang: Lang, nonce: string) =>
   page(503, messagePage({
-    title: "Temporarily unavailable",
-    businessName: "Checkout",
+    lang,
+    title: lang.t.checkout.unavailableTitle,
+    businessName: lang.t.checkout.checkoutName,
     nonce,
-    message: "This checkout cannot be reached right now. Please try again in a moment.",
+    message: lang.t.checkout.unavailable,
     tone: "alert"
   }), nonce)
 
 /** A submission whose outcome is unknown: the charge may have succeeded before the error, so only a re-read tells. */
-const unknownOutcomePage = (id: CheckoutSessionId, nonce: string) =>
+const unknownOutcomePage = (lang: Lang, id: CheckoutSessionId, nonce: string) =>
   page(503, messagePage({
-    title: "Payment status not known yet",
-    businessName: "Checkout",
+    lang,
+    title: lang.t.checkout.unknownTitle,
+    businessName: lang.t.checkout.checkoutName,
     nonce,
-    message: "We could not confirm whether your payment went through. Please do not pay again yet: reload this " +
-      "page in a moment to see its status.",
+    message: lang.t.checkout.unknown,
     tone: "alert",
-    link: { href: `/checkout/${id}`, label: "Reload the payment status" }
+    link: { href: `/checkout/${id}`, label: lang.t.checkout.reload }
   }), nonce)
 
 /** The origin customers reach this server at (`FILS_PUBLIC_URL` without its path), if it is a URL. */
@@ -119,15 +123,47 @@ const publicOriginOf = (publicUrl: string) => {
 export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const checkout = yield* Checkout
-    const publicOrigin = publicOriginOf((yield* Settings).publicUrl)
+    const { publicUrl } = yield* Settings
+    const publicOrigin = publicOriginOf(publicUrl)
+    const secure = publicOrigin?.startsWith("https:") ?? false
 
-    const show = (id: CheckoutSessionId, nonce: string, alert?: string, status = 200, code?: CodeField) =>
+    /** A page in the request's language, remembering a switched one (docs/languages.md). */
+    const localized = <E, R>(handler: (lang: Lang, nonce: string) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+      Effect.flatMap(Locale.fromRequest, (negotiated) =>
+        Effect.map(handler(langOf(negotiated.locale), newNonce()), Locale.remember(negotiated, secure)))
+
+    /** A completed session's page: its receipt, the way back to the merchant, and its tax invoice once issued. */
+    const completePage = (lang: Lang, id: CheckoutSessionId, nonce: string) =>
+      Effect.map(checkout.receipt(id), ({ businessName, invoice, payment, session }) => {
+        const { t } = lang
+        const processing = payment?.status === "processing"
+        const paid = payment ?? (session.subscription_id === null ? null : { subscription_id: session.subscription_id })
+        return page(200, paidPage({
+          lang,
+          // A free trial completes with no payment.
+          title: payment === null ? t.checkout.trialStartedTitle : processing ? t.checkout.processingTitle : t.checkout.paidTitle,
+          message: processing ? t.checkout.processing : t.checkout.complete,
+          businessName,
+          nonce,
+          session,
+          payment,
+          paidAt: payment?.paid_at ?? session.completed_at ?? session.created_at,
+          returnUrl: session.return_url === null || paid === null ? null : returnTo(session.return_url, session, paid),
+          invoiceHref: invoice === null ? null : `${formAction(session)}/invoice`
+        }), nonce, session.return_url)
+      })
+
+    const closedPage = (lang: Lang, session: CheckoutSession, businessName: string, nonce: string) =>
+      session.status === "complete" ? completePage(lang, session.session_id, nonce) : Effect.succeed(expiredPage(lang, session, businessName, nonce))
+
+    const show = (lang: Lang, id: CheckoutSessionId, nonce: string, alert?: string, status = 200, code?: CodeField) =>
       Effect.flatMap(Effect.zip(checkout.page(id), DateTime.now), ([{ businessName, plan, session }, now]) =>
         session.status !== "open"
-          ? Effect.succeed(closedPage(session, businessName, nonce))
+          ? closedPage(lang, session, businessName, nonce)
           : Effect.succeed(page(
             status,
             paymentPage({
+              lang,
               session,
               plan,
               now,
@@ -148,170 +184,201 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
           )))
 
     /** Store outages and defects still answer with a page (the JSON error mapping is for the API). */
-    const guarded = (nonce: string, effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>) =>
+    const guarded = (lang: Lang, nonce: string, effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>) =>
       effect.pipe(
         Effect.catchAllCause((cause) => {
           const failure = Cause.failureOption(cause)
           const error = Option.getOrUndefined(failure) as { readonly _tag?: string } | undefined
-          if (error?._tag === "NotFound") return Effect.succeed(notFoundPage(nonce))
-          if (error?._tag === "StoreUnavailable") return Effect.succeed(unavailablePage(nonce))
+          if (error?._tag === "NotFound") return Effect.succeed(notFoundPage(lang, nonce))
+          if (error?._tag === "StoreUnavailable") return Effect.succeed(unavailablePage(lang, nonce))
           return Effect.zipRight(
             Effect.logError("Checkout page failed", cause),
-            Effect.succeed(unavailablePage(nonce))
+            Effect.succeed(unavailablePage(lang, nonce))
           )
         })
       )
 
     yield* router.get(
       "/checkout/:id",
-      Effect.gen(function*() {
-        const nonce = newNonce()
-        const id = yield* routeSessionId
-        if (Option.isNone(id)) return notFoundPage(nonce)
-        return yield* guarded(nonce, show(id.value, nonce))
-      })
+      localized((lang, nonce) =>
+        Effect.gen(function*() {
+          const id = yield* routeSessionId
+          if (Option.isNone(id)) return notFoundPage(lang, nonce)
+          return yield* guarded(lang, nonce, show(lang, id.value, nonce))
+        })
+      )
+    )
+
+    /** A paid session's tax invoice, once issued: the printable page (bilingual, as UAE tax documents are). */
+    yield* router.get(
+      "/checkout/:id/invoice",
+      localized((lang, nonce) =>
+        Effect.gen(function*() {
+          const id = yield* routeSessionId
+          if (Option.isNone(id)) return notFoundPage(lang, nonce)
+          return yield* guarded(
+            lang,
+            nonce,
+            Effect.map(checkout.receipt(id.value), ({ invoice, session }) =>
+              invoice === null
+                ? notFoundPage(lang, nonce)
+                : page(200, invoicePage(invoice, { nonce, back: html`<a href="${formAction(session)}">${lang.t.checkout.receipt}</a>` }), nonce))
+          )
+        })
+      )
     )
 
     /** A submission from another site: refused before anything is read from the form or charged. */
-    const crossSiteMessage = "This payment was not sent from this checkout page, so nothing was charged. " +
-      "Reload the checkout page and try again."
-    const refuseCrossSite = (id: CheckoutSessionId, nonce: string) =>
+    const refuseCrossSite = (lang: Lang, id: CheckoutSessionId, nonce: string) =>
       guarded(
+        lang,
         nonce,
         Effect.flatMap(checkout.page(id), ({ businessName, session }) =>
           session.status === "open"
-            ? show(id, nonce, crossSiteMessage, 403)
+            ? show(lang, id, nonce, lang.t.checkout.crossSite, 403)
             : Effect.succeed(page(403, messagePage({
-              title: "Payment not sent",
+              lang,
+              title: lang.t.checkout.notSentTitle,
               businessName,
               nonce,
               session,
-              message: crossSiteMessage,
+              message: lang.t.checkout.crossSite,
               tone: "alert"
             }), nonce)))
       )
 
     yield* router.post(
       "/checkout/:id",
-      Effect.gen(function*() {
-        const nonce = newNonce()
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const id = yield* routeSessionId
-        if (Option.isNone(id)) return notFoundPage(nonce)
-        if (!sameOriginSubmission(request.headers, publicOrigin, request.originalUrl)) {
-          yield* Effect.logWarning("Checkout form refused: submitted from another site").pipe(
-            Effect.annotateLogs({
-              session_id: id.value,
-              origin: (request.headers["origin"] ?? "").slice(0, 200),
-              sec_fetch_site: (request.headers["sec-fetch-site"] ?? "").slice(0, 40)
-            })
-          )
-          return yield* refuseCrossSite(id.value, nonce)
-        }
-        const body = yield* Effect.either(readForm)
-        if (body._tag === "Left") return yield* guarded(nonce, show(id.value, nonce, notUtf8Message, 400))
-        const submitted: SubmittedForm = {}
-        for (const name of fields) {
-          const value = Option.getOrUndefined(UrlParams.getFirst(body.right, name))
-          if (value !== undefined) submitted[name] = value
-        }
-        // The card number and CVC are `Redacted` from here on (to the processor's adapter).
-        const form = fromSubmitted(submitted)
-        const token = formField(body.right, "form_token")
-        // A failure the page cannot explain (the store lost mid-payment) leaves the outcome unknown: the session is
-        // read again, and only a completed one is shown as paid.
-        const unknownOutcome = Effect.flatMap(checkout.page(id.value), ({ businessName, session }) =>
-          session.status === "complete"
-            ? Effect.succeed(closedPage(session, businessName, nonce))
-            : Effect.succeed(unknownOutcomePage(id.value, nonce))).pipe(
-            Effect.orElseSucceed(() => unknownOutcomePage(id.value, nonce))
-          )
-        return yield* guarded(
-          nonce,
-          checkout.pay(id.value, token, form).pipe(
-            Effect.flatMap((result) =>
-              Effect.gen(function*() {
-                if (result._tag === "Invalid") {
-                  const { businessName, plan } = yield* checkout.page(id.value)
-                  return page(400, paymentPage({
-                    session: result.session,
-                    plan,
-                    now: yield* DateTime.now,
-                    businessName,
-                    nonce,
-                    formToken: result.session.form_token,
-                    values: form,
-                    errors: result.errors,
-                    alert: "Please correct the highlighted fields."
-                  }), nonce, result.session.return_url)
-                }
-                if (result._tag === "Refused") return yield* show(id.value, nonce, declineMessage(result.code), 402)
-                if (result._tag === "Started") {
-                  const { session, subscription } = result
+      localized((lang, nonce) =>
+        Effect.gen(function*() {
+          const { t } = lang
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const id = yield* routeSessionId
+          if (Option.isNone(id)) return notFoundPage(lang, nonce)
+          if (!sameOriginSubmission(request.headers, publicOrigin, request.originalUrl)) {
+            yield* Effect.logWarning("Checkout form refused: submitted from another site").pipe(
+              Effect.annotateLogs({
+                session_id: id.value,
+                origin: (request.headers["origin"] ?? "").slice(0, 200),
+                sec_fetch_site: (request.headers["sec-fetch-site"] ?? "").slice(0, 40)
+              })
+            )
+            return yield* refuseCrossSite(lang, id.value, nonce)
+          }
+          const body = yield* Effect.either(readForm)
+          if (body._tag === "Left") return yield* guarded(lang, nonce, show(lang, id.value, nonce, t.formNotUtf8, 400))
+          const submitted: SubmittedForm = {}
+          for (const name of fields) {
+            const value = Option.getOrUndefined(UrlParams.getFirst(body.right, name))
+            if (value !== undefined) submitted[name] = value
+          }
+          // The card number and CVC are `Redacted` from here on (to the processor's adapter).
+          const form = fromSubmitted(submitted)
+          const token = formField(body.right, "form_token")
+          // A failure the page cannot explain (the store lost mid-payment) leaves the outcome unknown: the session is
+          // read again, and only a completed one is shown as paid.
+          const unknownOutcome = Effect.flatMap(checkout.page(id.value), ({ session }) =>
+            session.status === "complete"
+              ? completePage(lang, id.value, nonce)
+              : Effect.succeed(unknownOutcomePage(lang, id.value, nonce))).pipe(
+              Effect.orElseSucceed(() => unknownOutcomePage(lang, id.value, nonce))
+            )
+          return yield* guarded(
+            lang,
+            nonce,
+            checkout.pay(id.value, token, form).pipe(
+              Effect.flatMap((result) =>
+                Effect.gen(function*() {
+                  if (result._tag === "Invalid") {
+                    const { businessName, plan } = yield* checkout.page(id.value)
+                    return page(400, paymentPage({
+                      lang,
+                      session: result.session,
+                      plan,
+                      now: yield* DateTime.now,
+                      businessName,
+                      nonce,
+                      formToken: result.session.form_token,
+                      values: form,
+                      errors: result.errors,
+                      alert: t.checkout.correct
+                    }), nonce, result.session.return_url)
+                  }
+                  if (result._tag === "Refused") return yield* show(lang, id.value, nonce, t.declines[declineCode(result.code)], 402)
+                  if (result._tag === "Started") {
+                    const { session, subscription } = result
+                    if (session.return_url !== null) {
+                      return HttpServerResponse.empty({
+                        status: 303,
+                        headers: { location: returnTo(session.return_url, session, subscription), "cache-control": "no-store" }
+                      })
+                    }
+                    const { businessName } = yield* checkout.page(id.value)
+                    return page(200, paidPage({
+                      lang,
+                      title: t.checkout.trialStartedTitle,
+                      message: trialStarted(lang, subscription),
+                      businessName,
+                      nonce,
+                      session,
+                      payment: null,
+                      paidAt: session.completed_at ?? (yield* DateTime.now),
+                      returnUrl: null,
+                      invoiceHref: null
+                    }), nonce)
+                  }
+                  const { payment, session } = result
+                  if (payment.status === "failed") {
+                    return yield* show(lang, id.value, nonce, t.declines[declineCode(payment.failure_code)], 402)
+                  }
                   if (session.return_url !== null) {
                     return HttpServerResponse.empty({
                       status: 303,
-                      headers: { location: returnTo(session.return_url, session, subscription), "cache-control": "no-store" }
+                      headers: { location: returnTo(session.return_url, session, payment), "cache-control": "no-store" }
                     })
                   }
-                  const { businessName } = yield* checkout.page(id.value)
-                  return page(200, messagePage({
-                    title: "Trial started",
+                  const { businessName, invoice } = yield* checkout.receipt(id.value)
+                  const processing = payment.status === "processing"
+                  return page(200, paidPage({
+                    lang,
+                    title: processing ? t.checkout.processingTitle : t.checkout.paidTitle,
+                    message: processing ? t.checkout.processing : t.checkout.paid,
                     businessName,
                     nonce,
                     session,
-                    message: trialStarted(subscription),
-                    tone: "done"
+                    payment,
+                    paidAt: payment.paid_at ?? payment.created_at,
+                    returnUrl: null,
+                    invoiceHref: invoice === null ? null : `${formAction(session)}/invoice`
                   }), nonce)
-                }
-                const { payment, session } = result
-                if (payment.status === "failed") {
-                  return yield* show(id.value, nonce, declineMessage(payment.failure_code), 402)
-                }
-                if (session.return_url !== null) {
-                  return HttpServerResponse.empty({
-                    status: 303,
-                    headers: { location: returnTo(session.return_url, session, payment), "cache-control": "no-store" }
-                  })
-                }
-                const { businessName } = yield* checkout.page(id.value)
-                return page(200, messagePage({
-                  title: payment.status === "processing" ? "Payment processing" : "Payment received",
-                  businessName,
-                  nonce,
-                  session,
-                  message: payment.status === "processing"
-                    ? "Your payment is being processed. You will hear from the merchant once it completes."
-                    : "Thank you! Your payment was successful.",
-                  tone: "done"
-                }), nonce)
-              })
-            ),
-            Effect.catchTags({
-              InvalidState: (e) =>
-                Effect.flatMap(checkout.page(id.value), ({ businessName, session }) =>
-                  session.status !== "open"
-                    ? Effect.succeed(closedPage(session, businessName, nonce))
-                    : show(id.value, nonce, e.message, 409)),
-              InvalidRequest: (e) => show(id.value, nonce, e.message, 403),
-              // The session's code expired, was used up or deleted since it was applied: nothing was charged.
-              DiscountNotRedeemable: (e) =>
-                show(id.value, nonce, "Nothing was charged: remove the discount code to pay without it.", 409, {
-                  value: e.discount_code,
-                  error: customerMessage(e.reason)
                 })
-            }),
-            Effect.catchAllCause((cause) => {
-              const error = Option.getOrUndefined(Cause.failureOption(cause)) as { readonly _tag?: string } | undefined
-              if (error?._tag === "NotFound") return Effect.failCause(cause)
-              return Effect.zipRight(
-                error?._tag === "StoreUnavailable" ? Effect.void : Effect.logError("Checkout payment failed", cause),
-                unknownOutcome
-              )
-            })
+              ),
+              Effect.catchTags({
+                InvalidState: (e) =>
+                  Effect.flatMap(checkout.page(id.value), ({ businessName, session }) =>
+                    session.status !== "open"
+                      ? closedPage(lang, session, businessName, nonce)
+                      : show(lang, id.value, nonce, e.message, 409)),
+                InvalidRequest: (e) => show(lang, id.value, nonce, e.message, 403),
+                // The session's code expired, was used up or deleted since it was applied: nothing was charged.
+                DiscountNotRedeemable: (e) =>
+                  show(lang, id.value, nonce, t.checkout.discountNotRedeemable, 409, {
+                    value: e.discount_code,
+                    error: t.discountRefusals[e.reason]
+                  })
+              }),
+              Effect.catchAllCause((cause) => {
+                const error = Option.getOrUndefined(Cause.failureOption(cause)) as { readonly _tag?: string } | undefined
+                if (error?._tag === "NotFound") return Effect.failCause(cause)
+                return Effect.zipRight(
+                  error?._tag === "StoreUnavailable" ? Effect.void : Effect.logError("Checkout payment failed", cause),
+                  unknownOutcome
+                )
+              })
+            )
           )
-        )
-      })
+        })
+      )
     )
 
     /**
@@ -320,37 +387,39 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
      */
     yield* router.post(
       "/checkout/:id/discount",
-      Effect.gen(function*() {
-        const nonce = newNonce()
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const id = yield* routeSessionId
-        if (Option.isNone(id)) return notFoundPage(nonce)
-        if (!sameOriginSubmission(request.headers, publicOrigin, request.originalUrl)) {
-          yield* Effect.logWarning("Checkout discount code refused: submitted from another site").pipe(
-            Effect.annotateLogs({ session_id: id.value })
+      localized((lang, nonce) =>
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const id = yield* routeSessionId
+          if (Option.isNone(id)) return notFoundPage(lang, nonce)
+          if (!sameOriginSubmission(request.headers, publicOrigin, request.originalUrl)) {
+            yield* Effect.logWarning("Checkout discount code refused: submitted from another site").pipe(
+              Effect.annotateLogs({ session_id: id.value })
+            )
+            return yield* refuseCrossSite(lang, id.value, nonce)
+          }
+          const body = yield* Effect.either(readForm)
+          if (body._tag === "Left") return yield* guarded(lang, nonce, show(lang, id.value, nonce, lang.t.formNotUtf8, 400))
+          const typed = formField(body.right, "remove") !== "" ? "" : formField(body.right, "discount_code")
+          return yield* guarded(
+            lang,
+            nonce,
+            checkout.applyCode(id.value, formField(body.right, "form_token"), typed).pipe(
+              Effect.flatMap(() => show(lang, id.value, nonce, undefined, 200, { value: typed })),
+              Effect.catchTags({
+                DiscountNotRedeemable: (e) =>
+                  show(lang, id.value, nonce, undefined, 400, { value: typed, error: lang.t.discountRefusals[e.reason] }),
+                InvalidState: (e) =>
+                  Effect.flatMap(checkout.page(id.value), ({ businessName, session }) =>
+                    session.status !== "open"
+                      ? closedPage(lang, session, businessName, nonce)
+                      : show(lang, id.value, nonce, e.message, 409, { value: typed })),
+                InvalidRequest: (e) => show(lang, id.value, nonce, e.message, 403, { value: typed })
+              })
+            )
           )
-          return yield* refuseCrossSite(id.value, nonce)
-        }
-        const body = yield* Effect.either(readForm)
-        if (body._tag === "Left") return yield* guarded(nonce, show(id.value, nonce, notUtf8Message, 400))
-        const typed = formField(body.right, "remove") !== "" ? "" : formField(body.right, "discount_code")
-        return yield* guarded(
-          nonce,
-          checkout.applyCode(id.value, formField(body.right, "form_token"), typed).pipe(
-            Effect.flatMap(() => show(id.value, nonce, undefined, 200, { value: typed })),
-            Effect.catchTags({
-              DiscountNotRedeemable: (e) =>
-                show(id.value, nonce, undefined, 400, { value: typed, error: customerMessage(e.reason) }),
-              InvalidState: (e) =>
-                Effect.flatMap(checkout.page(id.value), ({ businessName, session }) =>
-                  session.status !== "open"
-                    ? Effect.succeed(closedPage(session, businessName, nonce))
-                    : show(id.value, nonce, e.message, 409, { value: typed })),
-              InvalidRequest: (e) => show(id.value, nonce, e.message, 403, { value: typed })
-            })
-          )
-        )
-      })
+        })
+      )
     )
   })
 )

@@ -5,6 +5,7 @@
 import { messages } from "../../../src/domain/CheckoutForm.js"
 import { ar } from "./ar.js"
 import { type Catalogue, en } from "./en.js"
+import { defaultTimeZone } from "./Format.js"
 import type { Locale } from "./Locale.js"
 
 export type { Catalogue }
@@ -23,3 +24,19 @@ export const fieldError = (catalogue: Catalogue, text: string): string => {
   const key = fieldErrorKeys.get(text)
   return key === undefined ? text : catalogue.fieldErrors[key]
 }
+
+/** What a page speaks: its language, that language's catalogue, and the time zone its times are shown in. */
+export interface Lang {
+  readonly locale: Locale
+  readonly t: Catalogue
+  readonly zone: string
+}
+
+const inDefaultZone: Readonly<Record<Locale, Lang>> = {
+  en: { locale: "en", t: en, zone: defaultTimeZone },
+  ar: { locale: "ar", t: ar, zone: defaultTimeZone }
+}
+
+/** The page's `Lang`: no catalogue is built per request, only picked. */
+export const langOf = (locale: Locale, zone: string = defaultTimeZone): Lang =>
+  zone === defaultTimeZone ? inDefaultZone[locale] : { locale, t: catalogues[locale], zone }

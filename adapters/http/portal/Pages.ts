@@ -11,7 +11,7 @@ import { hasReceipt } from "../../../src/domain/Receipt.js"
 import * as PlanChange from "../../../src/domain/PlanChange.js"
 import { everyInterval, type Product } from "../../../src/domain/Product.js"
 import * as Subscription from "../../../src/domain/Subscription.js"
-import { cardFields, day, formStyles, type FormValues } from "../checkout/Page.js"
+import { cardFields, day, english, formStyles, type FormValues } from "../checkout/Page.js"
 import { htmlDocument } from "../html/Document.js"
 import { html, type Raw, raw } from "../html/Html.js"
 
@@ -74,6 +74,7 @@ ${body}
 
 export const money = (amount: number, currency: string) => formatAmount(amount, currency)
 export { day }
+export type { FormValues }
 
 const intervalText = (s: Subscription.Subscription) => everyInterval(s.billing_interval, s.interval_count)
 
@@ -265,7 +266,7 @@ ${props.alert ? html`<div class="alert" role="alert">${props.alert}</div>` : ""}
 <form class="wide" method="post" action="${frame.base}/subscriptions/${s.subscription_id}/card" novalidate>
 ${csrfField(frame)}
 ${s.status === "on_hold" ? html`<input type="hidden" name="overdue" value="${overdueToken(Subscription.dueAttempt(s))}">` : ""}
-${cardFields(props.values, props.errors)}
+${cardFields(english, props.values, props.errors)}
 <button type="submit">${s.status === "on_hold" ? `Save card and pay ${money(Subscription.renewalCharge(s).amount, s.currency)}` : "Save card"}</button>
 </form>
 <p><small>Your card number is never stored.</small></p>

@@ -247,7 +247,7 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
     const cardForm = (
       session: PortalSession,
       frame: Pages.Frame,
-      form: { readonly values: Record<string, string>; readonly errors: Record<string, string>; readonly alert?: string | undefined },
+      form: { readonly values: Pages.FormValues; readonly errors: Record<string, string>; readonly alert?: string | undefined },
       status: number
     ) =>
       Effect.gen(function*() {
@@ -277,9 +277,13 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
         const id = subscriptionIdOf(yield* param("id"))
         if (id === undefined) return notFound(frame)
         const input: SubmittedForm = {}
-        for (const name of cardFieldNames) input[name] = field(params, name)
-        // Month and year are shown again on an error; the number and CVC never are.
-        const values = { exp_month: field(params, "exp_month"), exp_year: field(params, "exp_year") }
+        // Only the fields sent: the expiry comes as `exp`, or as `exp_month` and `exp_year`.
+        for (const name of cardFieldNames) {
+          const value = Option.getOrUndefined(UrlParams.getFirst(params, name))
+          if (value !== undefined) input[name] = value
+        }
+        // The expiry is shown again on an error; the number and CVC never are.
+        const values = { exp: input.exp, exp_month: input.exp_month, exp_year: input.exp_year }
         const card = validateCard(fromSubmitted(input), yield* DateTime.now)
         if (Either.isLeft(card)) {
           return yield* cardForm(session, frame, { values, errors: card.left, alert: "Please correct the highlighted fields." }, 400)

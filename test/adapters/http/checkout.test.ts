@@ -62,7 +62,8 @@ const paymentFields = [
   "tax",
   "total_amount"
 ]
-const formFields = ["name", "email", "phone_number", "card_number", "exp_month", "exp_year", "cvc"]
+/** The page's fields: the expiry is one (`exp`, `MM / YY`); a script may post `exp_month` and `exp_year` instead. */
+const formFields = ["name", "email", "phone_number", "card_number", "exp", "cvc"]
 
 const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
@@ -398,11 +399,13 @@ describeStores("checkout over HTTP", (variant) => {
     const page = await submit(session.session_id, form("4242424242424241", { email: "nope", cvc: "12", exp_month: "13" }))
     expectHtml(page, 400)
     expectSecurityHeaders(page)
-    for (const field of ["card_number", "email", "cvc", "exp_month"]) {
+    // A script's month is refused on the page's one expiry field.
+    for (const field of ["card_number", "email", "cvc", "exp"]) {
       expect(page.html, field).toMatch(new RegExp(`id="${field}"[^>]*aria-invalid="true"`))
       expect(page.html, field).toMatch(new RegExp(`<p class="error" id="${field}-error">[^<]+</p>`))
     }
-    for (const field of ["name", "phone_number", "exp_year"]) {
+    expect(page.html).toContain("Enter the expiry month, 01 to 12.")
+    for (const field of ["name", "phone_number"]) {
       expect(page.html, field).not.toContain(`id="${field}-error"`)
     }
     // The customer's other input is kept; the card number is never echoed back.
