@@ -266,7 +266,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
         p.billing_interval === null
           ? Option.none()
           : Option.some({ billing_interval: p.billing_interval, interval_count: p.interval_count ?? 1 })))
-      return { session, businessName: merchant.business_name ?? "Fils merchant", plan }
+      return { session, businessName: merchant.business_name ?? "Fils merchant", timeZone: merchant.time_zone, plan }
     })
 
     /**

@@ -25,7 +25,7 @@ import { html } from "../html/Html.js"
 import { sameOriginSubmission } from "../html/Origin.js"
 import { date, money } from "../i18n/Format.js"
 import * as Locale from "../i18n/Locale.js"
-import { type Lang, langOf } from "../i18n/Messages.js"
+import { inZone, type Lang, langOf } from "../i18n/Messages.js"
 import { type CodeField, formAction, messagePage, paidPage, paymentPage } from "./Page.js"
 
 const sessionIdOf = parseId(CheckoutSessionId)
@@ -134,12 +134,12 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
 
     /** A completed session's page: its receipt, the way back to the merchant, and its tax invoice once issued. */
     const completePage = (lang: Lang, id: CheckoutSessionId, nonce: string) =>
-      Effect.map(checkout.receipt(id), ({ businessName, invoice, payment, session }) => {
+      Effect.map(checkout.receipt(id), ({ businessName, invoice, payment, session, timeZone }) => {
         const { t } = lang
         const processing = payment?.status === "processing"
         const paid = payment ?? (session.subscription_id === null ? null : { subscription_id: session.subscription_id })
         return page(200, paidPage({
-          lang,
+          lang: inZone(lang, timeZone),
           // A free trial completes with no payment.
           title: payment === null ? t.checkout.trialStartedTitle : processing ? t.checkout.processingTitle : t.checkout.paidTitle,
           message: processing ? t.checkout.processing : t.checkout.complete,
@@ -157,13 +157,13 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
       session.status === "complete" ? completePage(lang, session.session_id, nonce) : Effect.succeed(expiredPage(lang, session, businessName, nonce))
 
     const show = (lang: Lang, id: CheckoutSessionId, nonce: string, alert?: string, status = 200, code?: CodeField) =>
-      Effect.flatMap(Effect.zip(checkout.page(id), DateTime.now), ([{ businessName, plan, session }, now]) =>
+      Effect.flatMap(Effect.zip(checkout.page(id), DateTime.now), ([{ businessName, plan, session, timeZone }, now]) =>
         session.status !== "open"
           ? closedPage(lang, session, businessName, nonce)
           : Effect.succeed(page(
             status,
             paymentPage({
-              lang,
+              lang: inZone(lang, timeZone),
               session,
               plan,
               now,
@@ -290,9 +290,9 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
               Effect.flatMap((result) =>
                 Effect.gen(function*() {
                   if (result._tag === "Invalid") {
-                    const { businessName, plan } = yield* checkout.page(id.value)
+                    const { businessName, plan, timeZone } = yield* checkout.page(id.value)
                     return page(400, paymentPage({
-                      lang,
+                      lang: inZone(lang, timeZone),
                       session: result.session,
                       plan,
                       now: yield* DateTime.now,
@@ -313,11 +313,11 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
                         headers: { location: returnTo(session.return_url, session, subscription), "cache-control": "no-store" }
                       })
                     }
-                    const { businessName } = yield* checkout.page(id.value)
+                    const { businessName, timeZone } = yield* checkout.page(id.value)
                     return page(200, paidPage({
-                      lang,
+                      lang: inZone(lang, timeZone),
                       title: t.checkout.trialStartedTitle,
-                      message: trialStarted(lang, subscription),
+                      message: trialStarted(inZone(lang, timeZone), subscription),
                       businessName,
                       nonce,
                       session,
@@ -337,10 +337,10 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
                       headers: { location: returnTo(session.return_url, session, payment), "cache-control": "no-store" }
                     })
                   }
-                  const { businessName, invoice } = yield* checkout.receipt(id.value)
+                  const { businessName, invoice, timeZone } = yield* checkout.receipt(id.value)
                   const processing = payment.status === "processing"
                   return page(200, paidPage({
-                    lang,
+                    lang: inZone(lang, timeZone),
                     title: processing ? t.checkout.processingTitle : t.checkout.paidTitle,
                     message: processing ? t.checkout.processing : t.checkout.paid,
                     businessName,

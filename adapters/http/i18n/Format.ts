@@ -5,10 +5,10 @@
  */
 import { DateTime } from "effect"
 import { minorDigits } from "../../../src/domain/Money.js"
+import { defaultTimeZone } from "../../../src/domain/TimeZone.js"
 import { intlTag, type Locale } from "./Locale.js"
 
-/** The zone pages show times in while an account has none of its own: the UAE's. */
-export const defaultTimeZone = "Asia/Dubai"
+export { defaultTimeZone }
 
 const cached = <F>(build: (key: string) => F) => {
   const made = new Map<string, F>()

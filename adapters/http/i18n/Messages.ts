@@ -37,6 +37,9 @@ const inDefaultZone: Readonly<Record<Locale, Lang>> = {
   ar: { locale: "ar", t: ar, zone: defaultTimeZone }
 }
 
+/** `lang` showing times in `zone` (the account's, once the page knows whose it is). */
+export const inZone = (lang: Lang, zone: string): Lang => (zone === lang.zone ? lang : langOf(lang.locale, zone))
+
 /** The page's `Lang`: no catalogue is built per request, only picked. */
 export const langOf = (locale: Locale, zone: string = defaultTimeZone): Lang =>
   zone === defaultTimeZone ? inDefaultZone[locale] : { locale, t: catalogues[locale], zone }

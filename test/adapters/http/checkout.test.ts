@@ -9,6 +9,7 @@ import { CheckoutSession } from "../../../src/domain/CheckoutSession.js"
 import type { CheckoutSessionId } from "../../../src/domain/Ids.js"
 import { uuidv7Hex } from "../../../src/domain/Ids.js"
 import { Store } from "../../../src/ports/Store.js"
+import { Accounts } from "../../../src/application/Accounts.js"
 import { rawFor, type TestServer } from "../../support/server.js"
 import { describeStores, expectError, useServer } from "../../support/httpSuite.js"
 
@@ -392,6 +393,34 @@ describeStores("checkout over HTTP", (variant) => {
     expect(page.html).toMatch(/name="name"[^>]*value="Known Buyer"/)
     expect(page.html).toMatch(/name="phone_number"[^>]*value="\+971509999999"/)
     expect(page.html).toMatch(/name="card_number"[^>]*value=""/)
+  })
+
+  it("the paid page: a receipt dated in the account's time zone, in the language the browser asks for", async () => {
+    const s = server()
+    await s.run(Effect.flatMap(Accounts, (accounts) => accounts.setTimeZone(s.accountB.accountId, "America/New_York")))
+    const session = await createSession(s.accountB.test.key)
+    const paid = await submit(session.session_id, form("4242424242424242"))
+    expectHtml(paid, 200)
+    const [payment] = await paymentsOfSession(s.accountB.test.key, session.session_id)
+    expect(payment.status).toBe("succeeded")
+    const local = new Intl.DateTimeFormat("en-AE", {
+      day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", timeZone: "America/New_York", timeZoneName: "short"
+    }).format(new Date(payment.paid_at))
+    for (const page of [paid, await getPage(session.session_id)]) {
+      expect(page.html).toContain('<html lang="en" dir="ltr">')
+      expect(page.html).toMatch(new RegExp(`data-testid="paid-at">${local}<`))
+      expect(page.html).toContain(`data-testid="payment-id">${payment.payment_id}<`)
+    }
+    const arabic = await fetchPage(pageUrl(session.session_id), { headers: { "accept-language": "ar-AE,ar;q=0.9,en;q=0.5" } })
+    expectHtml(arabic, 200)
+    expect(arabic.html).toContain('<html lang="ar" dir="rtl">')
+    expect(arabic.html).toContain("تم استلام الدفعة")
+    expect(arabic.html).not.toContain("Payment received")
+    // Nothing to remember without a switch; with one, a cookie keeps it.
+    expect(arabic.headers.get("set-cookie")).toBeNull()
+    const switched = await fetchPage(`${pageUrl(session.session_id)}?lang=ar`)
+    expect(switched.html).toContain('<html lang="ar" dir="rtl">')
+    expect(switched.headers.get("set-cookie")).toMatch(/^fils_lang=ar; Max-Age=31536000; Path=\/; .*HttpOnly; SameSite=Lax/)
   })
 
   it("POST with invalid fields: 400 page with each field's error, no payment", async () => {
