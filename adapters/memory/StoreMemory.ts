@@ -582,6 +582,10 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           if (s !== undefined) dashboardSessions.set(tokenHash, { ...s, last_seen_at: at })
         }),
       deleteSession: (tokenHash) => write(() => dashboardSessions.delete(tokenHash)),
+      listSessions: (id) =>
+        read(() =>
+          oldestFirst(dashboardSessions.rows.values(), (s) => s.user_id === id, (s) => s.created_at, (s) => s.token_hash).reverse()
+        ),
       deleteSessionsOf: (id) =>
         write(() => {
           for (const [hash, s] of dashboardSessions.rows) if (s.user_id === id) dashboardSessions.delete(hash)

@@ -50,6 +50,20 @@ export interface Signed {
   readonly session: User.DashboardSession
 }
 
+/**
+ * A session as its user sees it in Settings: a handle to sign it out by (a prefix of its digest, never the cookie's
+ * secret), when it began and was last used, and whether it is the one looking.
+ */
+export interface SessionView {
+  readonly handle: string
+  readonly created_at: DateTime.Utc
+  readonly last_seen_at: DateTime.Utc
+  readonly current: boolean
+}
+const handleOf = (session: User.DashboardSession) => session.token_hash.slice(0, 16)
+
+const wrongPassword = new Unauthorized({ message: "That is not your current password" })
+
 export class Users extends Effect.Service<Users>()("fils/Users", {
   effect: Effect.gen(function*() {
     const accountRepo = yield* AccountRepository
@@ -263,6 +277,106 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       return Option.some<Signed>({ user: user.value, session: session.value })
     })
 
+    /** The user as stored now (a session's copy may be older than a change made in another tab). */
+    const current = (signed: Signed) =>
+      Effect.flatMap(userRepo.getUser(signed.user.user_id), Option.match({ onNone: () => Effect.fail(userGone), onSome: Effect.succeed }))
+
+    /**
+     * Checks the signed-in user's password before a change to their sign-in: guesses count as failed sign-ins of
+     * their e-mail from `address` (`failureLimits`), so a borrowed session guesses no faster than the sign-in form.
+     */
+    const confirmPassword = (user: User.DashboardUser, password: Redacted.Redacted<string>, address: string) =>
+      Effect.gen(function*() {
+        const key = user.email.toLowerCase().slice(0, 254)
+        yield* throttle(key, address)
+        const matches = user.password_hash !== null && (yield* signer.verifyPassword(password, user.password_hash))
+        if (!matches) {
+          yield* countFailure(key, address)
+          return yield* wrongPassword
+        }
+      })
+
+    /** Ends every session of the user but `keep`. */
+    const endOtherSessions = (userId: UserId, keep: string) =>
+      Effect.flatMap(userRepo.listSessions(userId), (sessions) =>
+        Effect.forEach(sessions.filter((s) => s.token_hash !== keep), (s) => userRepo.deleteSession(s.token_hash), { discard: true }))
+
+    /**
+     * Changes the signed-in user's password: the current one is asked for; every other session ends (whoever had
+     * the old password is signed out), this one stays.
+     */
+    const changePassword = Effect.fn("Users.changePassword")(function*(
+      signed: Signed,
+      currentPassword: Redacted.Redacted<string>,
+      next: Redacted.Redacted<string>,
+      address: string
+    ) {
+      const problem = User.passwordProblem(next)
+      if (problem !== undefined) return yield* new InvalidRequest({ message: problem })
+      const user = yield* current(signed)
+      yield* confirmPassword(user, currentPassword, address)
+      const changed = User.withPassword(user, yield* signer.hashPassword(next), yield* DateTime.now)
+      yield* userRepo.updateUser(changed)
+      yield* endOtherSessions(user.user_id, signed.session.token_hash)
+      return changed
+    })
+
+    /**
+     * Changes the signed-in user's e-mail (the one they sign in with), their password asked for. An e-mail signs in
+     * as one user: one already on this account's team, or signing in to any account, is refused.
+     */
+    const changeEmail = Effect.fn("Users.changeEmail")(function*(
+      signed: Signed,
+      password: Redacted.Redacted<string>,
+      email: string,
+      address: string
+    ) {
+      if (!emailPattern.test(email) || email.length > 254) {
+        return yield* new InvalidRequest({ message: `'${email.slice(0, 254)}' is not an e-mail address` })
+      }
+      const user = yield* current(signed)
+      if (email.toLowerCase() === user.email.toLowerCase()) {
+        return yield* new InvalidRequest({ message: `${email} is already your e-mail address` })
+      }
+      yield* confirmPassword(user, password, address)
+      const team = yield* userRepo.listUsers(user.account_id)
+      if (team.some((u) => u.user_id !== user.user_id && u.email.toLowerCase() === email.toLowerCase())) {
+        return yield* new InvalidState({ message: `${email} is already on this account's team` })
+      }
+      const changed: User.DashboardUser = { ...user, email, updated_at: yield* DateTime.now }
+      // Saved unless another user signs in with the e-mail (checked and saved at once).
+      if (!(yield* userRepo.setPassword(changed))) {
+        return yield* new InvalidState({ message: `${email} already signs in to the dashboard: choose another address` })
+      }
+      return changed
+    })
+
+    /** The user's live sessions, newest first. */
+    const sessions = Effect.fn("Users.sessions")(function*(signed: Signed) {
+      const now = yield* DateTime.now
+      return (yield* userRepo.listSessions(signed.user.user_id))
+        .filter((s) => User.sessionAlive(s, now))
+        .map((s): SessionView => ({
+          handle: handleOf(s),
+          created_at: s.created_at,
+          last_seen_at: s.last_seen_at,
+          current: s.token_hash === signed.session.token_hash
+        }))
+    })
+
+    /** Signs out one of the user's own sessions, by its handle; another user's is never reached. */
+    const signOutSession = Effect.fn("Users.signOutSession")(function*(signed: Signed, handle: string) {
+      const found = (yield* userRepo.listSessions(signed.user.user_id)).find((s) => handleOf(s) === handle)
+      if (found === undefined) return yield* new NotFound({ message: "That session has already ended" })
+      yield* userRepo.deleteSession(found.token_hash)
+      return { current: found.token_hash === signed.session.token_hash }
+    })
+
+    /** Signs out every session of the user but this one. */
+    const signOutOthers = Effect.fn("Users.signOutOthers")(function*(signed: Signed) {
+      yield* endOtherSessions(signed.user.user_id, signed.session.token_hash)
+    })
+
     const signOut = Effect.fn("Users.signOut")(function*(signed: Signed) {
       yield* userRepo.deleteSession(signed.session.token_hash)
     })
@@ -337,6 +451,11 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       authenticate,
       signOut,
       signOutEverywhere,
+      changePassword,
+      changeEmail,
+      sessions,
+      signOutSession,
+      signOutOthers,
       changeRole,
       remove,
       audit,

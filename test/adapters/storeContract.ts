@@ -1419,6 +1419,11 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
         const [a, b] = [session(yield* unique()), session(yield* unique())]
         yield* store.dashboard.insertSession(a)
         yield* store.dashboard.insertSession(b)
+        const later = { ...session(yield* unique()), created_at: at(T0 + 1) }
+        yield* store.dashboard.insertSession(later)
+        // Newest first; at the same instant, by digest (byte order), last first.
+        same((yield* store.dashboard.listSessions(user.user_id)).map((s) => s.token_hash), [later.token_hash, ...[a.token_hash, b.token_hash].sort().reverse()])
+        yield* store.dashboard.deleteSession(later.token_hash)
         yield* store.dashboard.touchSession(a.token_hash, at(T0 + 5000))
         same(yield* store.dashboard.findSession(a.token_hash), Option.some({ ...a, last_seen_at: at(T0 + 5000) }))
         yield* store.dashboard.deleteSession(a.token_hash)

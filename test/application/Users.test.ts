@@ -250,6 +250,52 @@ describe("Users", () => {
       assert.isTrue(Option.isNone(yield* users.authenticate(Redacted.make("garbage"))))
     }).pipe(withEngine()))
 
+  it.effect("settings: the password changes with the current one (others signed out); the e-mail with the password, unique; sessions listed and signed out one by one", () =>
+    Effect.gen(function*() {
+      const users = yield* Users
+      const { account } = yield* newAccount
+      const { token } = yield* users.create(account.account_id, "huda@dune.ae", "admin")
+      const here = yield* users.redeem(token, password)
+      yield* TestClock.adjust("1 minute")
+      const there = yield* users.signIn("huda@dune.ae", password, "10.2.0.2")
+      const signed = Option.getOrThrow(yield* users.authenticate(here.token))
+      const refusal = (effect: Effect.Effect<unknown, { readonly _tag: string; readonly message: string }>) =>
+        Effect.map(Effect.flip(effect), (e) => `${e._tag}: ${e.message}`)
+
+      // Sessions: both listed, newest first, this one marked; the list never shows a cookie's secret or its digest.
+      const listed = yield* users.sessions(signed)
+      assert.deepStrictEqual(listed.map((s) => s.current), [false, true])
+      assertHidden(listed, [Redacted.value(here.token), Redacted.value(there.token), here.session.token_hash, there.session.token_hash], "the sessions")
+      assert.strictEqual(yield* refusal(users.signOutSession(signed, "not-a-session")), "NotFound: That session has already ended")
+      assert.deepStrictEqual(yield* users.signOutSession(signed, listed[0]!.handle), { current: false })
+      assert.isTrue(Option.isNone(yield* users.authenticate(there.token)))
+      assert.deepStrictEqual((yield* users.sessions(signed)).map((s) => s.current), [true])
+
+      // The password: the current one asked for (a wrong one counts as a failed sign-in); others signed out.
+      const next = Redacted.make("another long password")
+      const other = yield* users.signIn("huda@dune.ae", password, "10.2.0.3")
+      assert.strictEqual(yield* refusal(users.changePassword(signed, Redacted.make("not my password"), next, "10.2.0.1")), "Unauthorized: That is not your current password")
+      assert.strictEqual(yield* refusal(users.changePassword(signed, password, Redacted.make("short"), "10.2.0.1")), "InvalidRequest: The password must be at least 12 characters")
+      assert.isTrue(Option.isSome(yield* users.authenticate(other.token)), "a refused change changes nothing")
+      yield* users.changePassword(signed, password, next, "10.2.0.1")
+      assert.isTrue(Option.isNone(yield* users.authenticate(other.token)), "other sessions end")
+      assert.isTrue(Option.isSome(yield* users.authenticate(here.token)), "this one stays")
+      assert.strictEqual((yield* Effect.flip(users.signIn("huda@dune.ae", password, "10.2.0.4")))._tag, "Unauthorized")
+
+      // The e-mail: the password asked for; one on the team or signing in elsewhere refused; refused as typed.
+      const { token: teammate } = yield* users.create(account.account_id, "rami@dune.ae", "viewer")
+      const { account: elsewhere } = yield* newAccount
+      yield* users.redeem((yield* users.create(elsewhere.account_id, "zaid@dune.ae", "owner")).token, password)
+      assert.strictEqual(yield* refusal(users.changeEmail(signed, password, "huda@oasis.ae", "10.2.0.1")), "Unauthorized: That is not your current password")
+      assert.strictEqual(yield* refusal(users.changeEmail(signed, next, "RAMI@dune.ae", "10.2.0.1")), "InvalidState: RAMI@dune.ae is already on this account's team")
+      assert.strictEqual(yield* refusal(users.changeEmail(signed, next, "zaid@dune.ae", "10.2.0.1")), "InvalidState: zaid@dune.ae already signs in to the dashboard: choose another address")
+      assert.strictEqual(yield* refusal(users.changeEmail(signed, next, " huda@oasis.ae", "10.2.0.1")), "InvalidRequest: ' huda@oasis.ae' is not an e-mail address")
+      assert.strictEqual((yield* users.changeEmail(signed, next, "huda@oasis.ae", "10.2.0.1")).email, "huda@oasis.ae")
+      assert.strictEqual((yield* users.signIn("huda@oasis.ae", next, "10.2.0.5")).user.user_id, signed.user.user_id)
+      assert.strictEqual((yield* Effect.flip(users.signIn("huda@dune.ae", next, "10.2.0.5")))._tag, "Unauthorized")
+      assert.isTrue(Option.isSome(yield* users.linkUser(teammate)), "the teammate's invitation is untouched")
+    }).pipe(withEngine()))
+
   it("the role table: owners do everything, admins all but the team, developers keys, viewers read", () => {
     const actions: ReadonlyArray<User.Action> = ["read", "write", "refund", "keys", "live_keys", "settings", "team", "audit"]
     const table = Object.fromEntries(User.roles.map((role) => [role, actions.filter((a) => User.can(role, a))]))

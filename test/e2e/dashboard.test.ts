@@ -109,6 +109,20 @@ describe("the dashboard", () => {
     const live = await request("/dashboard/live", { cookie: owner })
     expect(live.body).toContain("Live mode")
     expect(live.body).not.toContain("AED 65.00")
+    // The support e-mail is asked for on the home page while the account has none; skipped, not again in this browser.
+    const prompt = "Where should your customers write for help?"
+    expect(home.body).toContain(prompt)
+    const skipped = await request("/dashboard/support-email/skip", { cookie: owner, form: { csrf_token: csrfOf(home.body) } })
+    expect(skipped.headers.get("set-cookie")).toMatch(/^fils_support_prompt=1; Path=\/; HttpOnly; SameSite=Lax$/)
+    const skip = cookieOf(skipped.headers.get("set-cookie"))
+    expect((await request("/dashboard/test", { cookie: `${owner}; ${skip}` })).body).not.toContain(prompt)
+    const refused = await request("/dashboard/support-email", { cookie: owner, form: { csrf_token: csrfOf(home.body), support_email: "help at dune" } })
+    expect((await follow(refused, owner)).body).toContain("The support e-mail was not saved: support email must be an e-mail address (you typed &#39;help at dune&#39;).")
+    expect((await ok(server.baseUrl, key, "GET", "/account")).support_email).toBe(null)
+    const saved = await follow(await request("/dashboard/support-email", { cookie: owner, form: { csrf_token: csrfOf(home.body), support_email: "care@dunecoffee.ae" } }), owner)
+    expect(saved.body).toContain("Saved: your customers are told to write to care@dunecoffee.ae.")
+    expect(saved.body).not.toContain(prompt)
+    expect((await ok(server.baseUrl, key, "GET", "/account")).support_email).toBe("care@dunecoffee.ae")
   }, 30_000)
 
   it("finds the payment, and refunds part of it: refund.succeeded, the audit log names who", async () => {
@@ -254,6 +268,45 @@ describe("the dashboard", () => {
     const removed = await request(`/dashboard/settings/team/${adminId}/remove`, { cookie: owner, form: { csrf_token: csrf, confirm: "yes" } })
     expect((await follow(removed, owner)).body).toContain("Removed dev@dunecoffee.ae.")
     expect((await request("/dashboard/test", { cookie: admin })).status, "a removed user's session ends").toBe(303)
+  }, 30_000)
+
+  it("your sign-in: the e-mail and password change with the password; sessions are listed and signed out one by one", async () => {
+    const csrf = csrfOf((await request("/dashboard/settings", { cookie: owner })).body)
+    const invited = await request("/dashboard/settings/team", { cookie: owner, form: { csrf_token: csrf, email: "maya@dunecoffee.ae", role: "viewer" } })
+    const here = await redeem(/id="invite-link">([^<]+)</.exec(invited.body)![1]!.replace(/^http:\/\/[^/]+/, server.baseUrl), "maya's first password")
+    const signIn = async (email: string, password: string) => {
+      const answer = await request("/dashboard/login", { form: { email, password } })
+      return answer.status === 303 ? cookieOf(answer.headers.get("set-cookie")) : `refused ${answer.status}`
+    }
+    const there = await signIn("maya@dunecoffee.ae", "maya's first password")
+    const settings = await request("/dashboard/settings", { cookie: here })
+    const token = csrfOf(settings.body)
+    expect(settings.body.match(/<tr><td>\d{4}-\d{2}-\d{2} \d{2}:\d{2} GST<\/td><td>\d{4}-\d{2}-\d{2} \d{2}:\d{2} GST<\/td>/g)?.length).toBe(2)
+    expect(settings.body).toContain("<b>This browser</b>")
+    // Sign out the other session, by the form beside it.
+    const other = /action="(\/dashboard\/settings\/sessions\/[0-9a-zA-Z_-]+\/sign-out)"/.exec(settings.body)![1]!
+    expect((await follow(await request(other, { cookie: here, form: { csrf_token: token } }), here)).body).toContain("That session is signed out.")
+    expect((await request("/dashboard/test", { cookie: there })).status).toBe(303)
+
+    const change = (path: string, form: Record<string, string>) => request(`/dashboard/settings/${path}`, { cookie: here, form: { csrf_token: token, ...form } })
+    const wrong = await change("password", { current_password: "not my password", new_password: "maya's second password" })
+    expect(wrong.status).toBe(400)
+    expect(wrong.body).toMatch(/<input id="current_password"[^>]*aria-invalid="true" aria-describedby="current_password-error">/)
+    expect(wrong.body).toContain('<p class="field-error" id="current_password-error">That is not your current password</p>')
+    const third = await signIn("maya@dunecoffee.ae", "maya's first password")
+    expect((await follow(await change("password", { current_password: "maya's first password", new_password: "maya's second password" }), here)).body)
+      .toContain("Password changed. Your other sessions were signed out.")
+    expect((await request("/dashboard/test", { cookie: third })).status, "other sessions end").toBe(303)
+    expect(await signIn("maya@dunecoffee.ae", "maya's first password")).toBe("refused 401")
+
+    const taken = await change("email", { email: "owner@dunecoffee.ae", password: "maya's second password" })
+    expect(taken.status).toBe(409)
+    expect(taken.body).toContain("owner@dunecoffee.ae is already on this account&#39;s team")
+    expect((await follow(await change("email", { email: "maya@oasis.ae", password: "maya's second password" }), here)).body).toContain("You now sign in as maya@oasis.ae.")
+    expect(await signIn("maya@oasis.ae", "maya's second password")).toMatch(/^fils_session=/)
+    expect((await follow(await change("sign-out-others", {}), here)).body).toContain("Every other session is signed out.")
+    const audit = (await request("/dashboard/audit", { cookie: owner })).body
+    for (const action of ["user.session.sign_out", "user.password.update", "user.email.update", "user.sign_out_others"]) expect(audit, action).toContain(action)
   }, 30_000)
 
   it("inviting another account's user answers as inviting a fresh e-mail: both pending; the e-mail's uniqueness is checked when the link is used", async () => {

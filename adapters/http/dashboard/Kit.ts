@@ -52,6 +52,8 @@ export interface Kit {
   ) => Effect.Effect<void, Effect.Effect.Error<ReturnType<Users["audit"]>>, HttpServerRequest.HttpServerRequest>
   /** A route's path parameter. */
   readonly param: (name: string) => Effect.Effect<string, never, HttpRouter.RouteContext>
+  /** The request's client address (what sign-in limits count by). */
+  readonly address: Effect.Effect<string, never, HttpServerRequest.HttpServerRequest>
   /** The request's query. */
   readonly query: Effect.Effect<URLSearchParams, never, HttpServerRequest.HttpServerRequest>
 }

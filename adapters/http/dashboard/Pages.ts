@@ -133,6 +133,8 @@ export interface SignedFrame extends Frame {
   readonly csrf: string
   /** The account's time zone (IANA): every time on the page is shown in it (`when`). */
   readonly timeZone: string
+  /** A request shown under the title, before the page (the home page's prompt for a missing setting). */
+  readonly prompt?: Raw | undefined
   /** What the change that redirected here says (POST-redirect-GET). */
   readonly flash?: Flash | undefined
   /** The page's own path (no query): its section is marked current in the navigation. */
@@ -249,7 +251,7 @@ ${form(frame, `${frame.base}/logout`, html`<button class="link" type="submit">Si
 <nav aria-label="Dashboard">${
       sections(frame).map(([href, text]) => html`<a href="${href}"${raw(isCurrent(frame, href) ? ` aria-current="page"` : "")}>${text}</a>`)
     }</nav>
-<main id="main" tabindex="-1"><h1>${title}</h1>${notice(frame.flash)}${body}</main>`
+<main id="main" tabindex="-1"><h1>${title}</h1>${notice(frame.flash)}${frame.prompt ?? ""}${body}</main>`
   )
 
 export const loginPage = (frame: Frame, props: { readonly error?: string | undefined; readonly email?: string | undefined }) =>

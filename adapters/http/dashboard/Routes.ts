@@ -40,7 +40,7 @@ import { eventRoutes } from "./Events.js"
 import { requestLogRoutes } from "./RequestLogs.js"
 import { planChangeRoutes } from "./PlanChanges.js"
 import { productRoutes } from "./Products.js"
-import { settingsRoutes } from "./Settings.js"
+import { settingsRoutes, skipCookie, supportPrompt } from "./Settings.js"
 import { subscriptionRoutes } from "./Subscriptions.js"
 import type { Kit, Response, Scope } from "./Kit.js"
 import * as Pages from "./Pages.js"
@@ -229,11 +229,15 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
 
     // Pages ---------------------------------------------------------------------------------------------------------
 
-    yield* router.get("/dashboard/:mode", withUser((_, f, scope) =>
+    yield* router.get("/dashboard/:mode", withUser((signed, f, scope) =>
       Effect.gen(function*() {
         const asked = Number(new URLSearchParams((yield* request).url.split("?")[1] ?? "").get("days") ?? "30")
         const days: Period = (periods as ReadonlyArray<number>).includes(asked) ? asked as Period : 30
-        return page(200, Pages.homePage(f, yield* reports.overview(scope, days), periods), f.nonce)
+        // The support e-mail is asked for here until it is set, unless skipped in this browser's session.
+        const asks = (yield* accounts.get(signed.user.account_id)).support_email === null && can(signed.user.role, "settings") &&
+          (yield* request).cookies[skipCookie] === undefined
+        const framed = asks ? { ...f, prompt: supportPrompt(f) } : f
+        return page(200, Pages.homePage(framed, yield* reports.overview(scope, days), periods), f.nonce)
       })))
 
     yield* router.get("/dashboard/:mode/payments", withUser((_, f, scope) =>
@@ -451,7 +455,8 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       audit: (signed, action, objectId, livemode) =>
         Effect.flatMap(address, (from) => users.audit(signed, { action, objectId, livemode, address: from })),
       param: (name) => Effect.map(HttpRouter.params, (p) => (p[name] ?? "").slice(0, 200)),
-      query: Effect.map(request, (r) => new URLSearchParams(r.url.split("?")[1] ?? ""))
+      query: Effect.map(request, (r) => new URLSearchParams(r.url.split("?")[1] ?? "")),
+      address
     }
     yield* developerRoutes(kit)
     yield* requestLogRoutes(kit)

@@ -3,18 +3,19 @@
  * shows times and counts days), and the tax profile that makes the account the
  * supplier of its tax documents (`settings`: owners and admins), the
  * team for owners (invite with a link shown to copy, change a role, remove; an account always keeps an owner), and
- * signing out everywhere (anyone, for themselves).
+ * each user's own sign-in (anyone, for themselves): their e-mail and password (the current password asked for), and
+ * their sessions (each signed out alone, all others, or everywhere).
  */
 import { Effect, Either, Redacted } from "effect"
 import { Accounts } from "../../../src/application/Accounts.js"
 import { Settings } from "../../../src/application/Settings.js"
-import { Users } from "../../../src/application/Users.js"
+import { type Signed, Users } from "../../../src/application/Users.js"
 import { can, type Role, roles } from "../../../src/domain/DashboardUser.js"
 import { parseId, UserId } from "../../../src/domain/Ids.js"
 import { timeZones } from "../../../src/domain/TimeZone.js"
-import { unchanged } from "../html/Forms.js"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { unchanged, withFlash } from "../html/Forms.js"
 import { html, raw } from "../html/Html.js"
-import type { Signed } from "../../../src/application/Users.js"
 import * as Confirm from "./Confirm.js"
 import { confirmLink } from "./Confirm.js"
 import * as Pages from "./Pages.js"
@@ -31,18 +32,36 @@ interface BusinessForm {
 }
 const isRole = (value: string): value is Role => (roles as ReadonlyArray<string>).includes(value)
 
+/** Set when the support e-mail's prompt was skipped: it is not asked again until the browser ends its session. */
+export const skipCookie = "fils_support_prompt"
+
+/**
+ * The home page's prompt for the account's support e-mail (the customer portal shows it to customers), while the
+ * account has none: set it here, or skip; never in the way of anything else.
+ */
+export const supportPrompt = (f: Pages.SignedFrame) =>
+  html`<div class="card" id="support-prompt"><h2>Where should your customers write for help?</h2>
+<p>The customer portal and receipts show your support e-mail. You can change it later in Settings.</p>${
+    Pages.form(f, `${f.base}/support-email`, html`<label for="prompt_support_email">Support e-mail</label>
+<input id="prompt_support_email" name="support_email" type="email" autocomplete="email" required> <button type="submit">Save</button>`)
+  }${Pages.form(f, `${f.base}/support-email/skip`, html`<p><button class="link" type="submit">Skip for now</button></p>`)}</div>`
+
 export const settingsRoutes = (kit: Kit) =>
   Effect.gen(function*() {
     const accounts = yield* Accounts
     const users = yield* Users
     const { publicUrl } = yield* Settings
+    const secure = new URL(publicUrl).protocol === "https:"
 
     const settingsPage = (
+      signed: Signed,
       f: Pages.SignedFrame,
       notice: {
         readonly error?: string
         readonly invite?: string
         readonly typed?: BusinessForm
+        /** A refused change of the user's own e-mail (as typed) or password: why, at its form. */
+        readonly own?: { readonly email?: { readonly typed: string; readonly error: string }; readonly password?: string }
         /** A refused time zone: as chosen, and why. */
         readonly zone?: { readonly typed: string; readonly error: string }
         /** A refused tax profile: as typed, and why, by field. */
@@ -54,6 +73,12 @@ export const settingsRoutes = (kit: Kit) =>
         const account = yield* accounts.get(f.user.account_id)
         const team = can(f.user.role, "team") ? yield* users.team(f.user.account_id) : []
         const settings = can(f.user.role, "settings")
+        const sessions = yield* users.sessions(signed)
+        /** A field's error, announced with it (`aria-describedby`). */
+        const invalid = (id: string, error: string | undefined) =>
+          error === undefined ? "" : raw(` aria-invalid="true" aria-describedby="${id}-error"`)
+        const errorOf = (id: string, error: string | undefined) =>
+          error === undefined ? "" : html`<p class="field-error" id="${id}-error">${error}</p>`
         const shown = notice.typed ?? { business_name: account.business_name ?? "", support_email: account.support_email ?? "" }
         return kit.page(status, Pages.chrome(f, "Settings", html`
 ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
@@ -112,12 +137,37 @@ ${
             }</div>`
             : ""
         }
-<div class="card"><h2>Your sessions</h2>${
-          Pages.form(f, `${kit.base}/settings/sign-out-everywhere`, html`<button type="submit">Sign out everywhere</button>`)
-        }</div>`), f.nonce)
+<div class="card" id="you"><h2>Your sign-in</h2>
+<h3>E-mail</h3>${
+          Pages.form(f, `${kit.base}/settings/email`, html`
+<label for="new_email">E-mail you sign in with</label><input id="new_email" name="email" type="email" autocomplete="email" required value="${notice.own?.email?.typed ?? f.user.email}"${invalid("new_email", notice.own?.email?.error)}>${errorOf("new_email", notice.own?.email?.error)}
+<label for="email_password">Your password</label><input id="email_password" name="password" type="password" autocomplete="current-password" required>
+<p><button type="submit">Change e-mail</button></p>`)
+        }
+<h3>Password</h3>${
+          Pages.form(f, `${kit.base}/settings/password`, html`
+<label for="current_password">Current password</label><input id="current_password" name="current_password" type="password" autocomplete="current-password" required${invalid("current_password", notice.own?.password)}>${errorOf("current_password", notice.own?.password)}
+<label for="new_password">New password (at least 12 characters)</label><input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="12" required>
+<p><button type="submit">Change password</button></p>`)
+        }
+<h3>Sessions</h3>
+<table><thead><tr><th>Signed in</th><th>Last seen</th><th></th></tr></thead><tbody>${
+          sessions.map((s) =>
+            html`<tr><td>${Pages.when(f, s.created_at)}</td><td>${Pages.when(f, s.last_seen_at)}</td><td>${
+              s.current
+                ? html`<b>This browser</b>`
+                : Pages.form(f, `${kit.base}/settings/sessions/${s.handle}/sign-out`, html`<button class="link" type="submit" aria-label="Sign out the session signed in ${Pages.when(f, s.created_at)}">Sign out</button>`)
+            }</td></tr>`
+          )
+        }</tbody></table>
+<p>${
+          sessions.length > 1
+            ? Pages.form(f, `${kit.base}/settings/sign-out-others`, html`<button type="submit">Sign out all other sessions</button>`)
+            : ""
+        } ${Pages.form(f, `${kit.base}/settings/sign-out-everywhere`, html`<button class="link" type="submit">Sign out everywhere, this browser too</button>`)}</p></div>`), f.nonce)
       })
 
-    yield* kit.get("/dashboard/settings", kit.withUser((_, f) => settingsPage(f)))
+    yield* kit.get("/dashboard/settings", kit.withUser((signed, f) => settingsPage(signed, f)))
 
     yield* kit.post("/dashboard/settings", kit.withPost((signed, f, _, params) =>
       Effect.gen(function*() {
@@ -129,7 +179,7 @@ ${
           business_name: unchanged(typed.business_name, account.business_name, "input"),
           support_email: typed.support_email === "" ? null : typed.support_email
         }))
-        if (Either.isLeft(updated)) return yield* settingsPage(f, { error: updated.left.message, typed }, 400)
+        if (Either.isLeft(updated)) return yield* settingsPage(signed, f, { error: updated.left.message, typed }, 400)
         yield* kit.audit(signed, "account.update", signed.user.account_id, null)
         return kit.done(f, `${kit.base}/settings`, "Saved.")
       })))
@@ -147,7 +197,7 @@ ${
         const typed = kit.field(params, "time_zone")
         const changed = yield* Effect.either(accounts.setTimeZone(signed.user.account_id, typed))
         if (Either.isLeft(changed)) {
-          return yield* settingsPage(f, { zone: { typed, error: changed.left.message } }, changed.left._tag === "NotFound" ? 404 : 400)
+          return yield* settingsPage(signed, f, { zone: { typed, error: changed.left.message } }, changed.left._tag === "NotFound" ? 404 : 400)
         }
         yield* kit.audit(signed, "account.time_zone.update", signed.user.account_id, null)
         return kit.done(f, `${kit.base}/settings`, `Times are now shown in ${changed.right.time_zone}.`)
@@ -161,9 +211,9 @@ ${
         const typed = typedProfile((name) => kit.field(params, name))
         const account = yield* accounts.get(signed.user.account_id)
         const profile = decodeProfileForm(typed, account.tax_profile)
-        if (Either.isLeft(profile)) return yield* settingsPage(f, { profile: { typed, errors: profile.left } }, 400)
+        if (Either.isLeft(profile)) return yield* settingsPage(signed, f, { profile: { typed, errors: profile.left } }, 400)
         const updated = yield* Effect.either(accounts.update(signed.user.account_id, { tax_profile: profile.right }))
-        if (Either.isLeft(updated)) return yield* settingsPage(f, { error: updated.left.message }, 400)
+        if (Either.isLeft(updated)) return yield* settingsPage(signed, f, { error: updated.left.message }, 400)
         yield* kit.audit(signed, "account.tax_profile.update", signed.user.account_id, null)
         return kit.done(f, `${kit.base}/settings`, "Tax profile saved.")
       })))
@@ -185,11 +235,11 @@ ${
         const refused = ownersOnly(signed, f)
         if (refused !== undefined) return refused
         const role = kit.field(params, "role")
-        if (!isRole(role)) return yield* settingsPage(f, { error: "Choose a role" }, 400)
+        if (!isRole(role)) return yield* settingsPage(signed, f, { error: "Choose a role" }, 400)
         const invited = yield* Effect.either(users.create(signed.user.account_id, kit.field(params, "email"), role))
-        if (Either.isLeft(invited)) return yield* settingsPage(f, { error: invited.left.message }, 400)
+        if (Either.isLeft(invited)) return yield* settingsPage(signed, f, { error: invited.left.message }, 400)
         yield* kit.audit(signed, "user.invite", invited.right.user.user_id, null)
-        return yield* settingsPage(f, { invite: `${publicUrl}/dashboard/sign-in/${Redacted.value(invited.right.token)}` })
+        return yield* settingsPage(signed, f, { invite: `${publicUrl}/dashboard/sign-in/${Redacted.value(invited.right.token)}` })
       })))
 
     yield* kit.post("/dashboard/settings/team/:user/role", kit.withPost((signed, f, _, params) =>
@@ -202,7 +252,7 @@ ${
         const changed = yield* Effect.either(users.changeRole(signed, id, role))
         if (Either.isLeft(changed)) {
           const error = changed.left
-          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* settingsPage(f, { error: error.message }, 409)
+          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* settingsPage(signed, f, { error: error.message }, 409)
         }
         yield* kit.audit(signed, `user.role.${role}`, id, null)
         return kit.done(f, `${kit.base}/settings`, `${changed.right.email} is now ${role}.`)
@@ -245,7 +295,7 @@ ${
         const removed = yield* Effect.either(users.remove(signed, id))
         if (Either.isLeft(removed)) {
           const error = removed.left
-          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* settingsPage(f, { error: error.message }, 409)
+          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* settingsPage(signed, f, { error: error.message }, 409)
         }
         yield* kit.audit(signed, "user.remove", id, null)
         if (removed.right.user_id === signed.user.user_id) return kit.redirect(`${kit.base}/login`)
@@ -257,5 +307,72 @@ ${
         yield* users.signOutEverywhere(signed)
         yield* kit.audit(signed, "user.sign_out_everywhere", signed.user.user_id, null)
         return kit.redirect(`${kit.base}/login`)
+      })))
+
+    // The support e-mail's prompt (`supportPrompt`): saved, or skipped for this browser's session.
+    yield* kit.post("/dashboard/support-email", kit.withPost((signed, f, _, params) =>
+      Effect.gen(function*() {
+        const refused = settingsOnly(signed, f)
+        if (refused !== undefined) return refused
+        const typed = kit.field(params, "support_email")
+        const home = `${kit.base}/test`
+        if (typed === "") return kit.redirect(withFlash(home, { tone: "alert", text: "Enter your support e-mail, or skip for now." }, f.csrf))
+        const updated = yield* Effect.either(accounts.update(signed.user.account_id, { support_email: typed }))
+        if (Either.isLeft(updated)) return kit.redirect(withFlash(home, { tone: "alert", text: `The support e-mail was not saved: ${updated.left.message} (you typed '${typed}').` }, f.csrf))
+        yield* kit.audit(signed, "account.update", signed.user.account_id, null)
+        return kit.done(f, home, `Saved: your customers are told to write to ${typed}.`)
+      })))
+
+    yield* kit.post("/dashboard/support-email/skip", kit.withPost(() =>
+      Effect.succeed(kit.redirect(`${kit.base}/test`).pipe(
+        HttpServerResponse.setHeader("set-cookie", `${skipCookie}=1; Path=/; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`)
+      ))))
+
+    // The user's own sign-in: each refusal shown at its form, with nothing changed; guesses of the password are
+    // limited as sign-ins are (`Users.failureLimits`).
+    yield* kit.post("/dashboard/settings/email", kit.withPost((signed, f, _, params) =>
+      Effect.gen(function*() {
+        const typed = kit.field(params, "email")
+        const changed = yield* Effect.either(users.changeEmail(signed, Redacted.make(kit.field(params, "password")), typed, yield* kit.address))
+        if (Either.isLeft(changed)) {
+          const error = changed.left
+          const status = error._tag === "RateLimited" ? 429 : error._tag === "InvalidState" ? 409 : 400
+          return yield* settingsPage(signed, f, { own: { email: { typed, error: error.message } } }, status)
+        }
+        yield* kit.audit(signed, "user.email.update", signed.user.user_id, null)
+        return kit.done(f, `${kit.base}/settings`, `You now sign in as ${changed.right.email}.`)
+      })))
+
+    yield* kit.post("/dashboard/settings/password", kit.withPost((signed, f, _, params) =>
+      Effect.gen(function*() {
+        const changed = yield* Effect.either(users.changePassword(
+          signed,
+          Redacted.make(kit.field(params, "current_password")),
+          Redacted.make(kit.field(params, "new_password")),
+          yield* kit.address
+        ))
+        if (Either.isLeft(changed)) {
+          const error = changed.left
+          const status = error._tag === "RateLimited" ? 429 : 400
+          return yield* settingsPage(signed, f, { own: { password: error.message } }, status)
+        }
+        yield* kit.audit(signed, "user.password.update", signed.user.user_id, null)
+        return kit.done(f, `${kit.base}/settings`, "Password changed. Your other sessions were signed out.")
+      })))
+
+    yield* kit.post("/dashboard/settings/sessions/:handle/sign-out", kit.withPost((signed, f) =>
+      Effect.gen(function*() {
+        const ended = yield* Effect.either(users.signOutSession(signed, yield* kit.param("handle")))
+        if (Either.isLeft(ended)) return kit.done(f, `${kit.base}/settings`, ended.left.message)
+        yield* kit.audit(signed, "user.session.sign_out", signed.user.user_id, null)
+        if (ended.right.current) return kit.redirect(`${kit.base}/login`)
+        return kit.done(f, `${kit.base}/settings`, "That session is signed out.")
+      })))
+
+    yield* kit.post("/dashboard/settings/sign-out-others", kit.withPost((signed, f) =>
+      Effect.gen(function*() {
+        yield* users.signOutOthers(signed)
+        yield* kit.audit(signed, "user.sign_out_others", signed.user.user_id, null)
+        return kit.done(f, `${kit.base}/settings`, "Every other session is signed out.")
       })))
   })

@@ -82,6 +82,11 @@ export const makeDashboardRepo = ({ first, sql }: Queries): DashboardRepo => ({
   deleteSession: Effect.fnUntraced(function*(tokenHash) {
     yield* sql`DELETE FROM dashboard_sessions WHERE token_hash = ${tokenHash}`
   }, orUnavailable),
+  listSessions: Effect.fnUntraced(function*(id) {
+    const rows = yield* sql<DashboardSessionRow>`SELECT * FROM dashboard_sessions WHERE user_id = ${id}
+      ORDER BY created_at DESC, token_hash COLLATE "C" DESC`
+    return rows.map(dashboardSessionFromRow)
+  }, orUnavailable),
   deleteSessionsOf: Effect.fnUntraced(function*(id) {
     yield* sql`DELETE FROM dashboard_sessions WHERE user_id = ${id}`
   }, orUnavailable),

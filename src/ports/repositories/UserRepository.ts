@@ -40,6 +40,8 @@ export interface DashboardRepo {
   readonly findSession: (tokenHash: string) => Op<Option.Option<DashboardSession>>
   readonly touchSession: (tokenHash: string, at: DateTime.Utc) => Op<void>
   readonly deleteSession: (tokenHash: string) => Op<void>
+  /** A user's sessions, newest first (expired ones too, until they are next found and deleted). */
+  readonly listSessions: (id: UserId) => Op<ReadonlyArray<DashboardSession>>
   /** Signs a user out everywhere. */
   readonly deleteSessionsOf: (id: UserId) => Op<void>
   readonly insertAudit: (entry: AuditEntry) => Op<void>
