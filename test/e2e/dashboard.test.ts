@@ -281,7 +281,7 @@ describe("the dashboard", () => {
     const there = await signIn("maya@dunecoffee.ae", "maya's first password")
     const settings = await request("/dashboard/settings", { cookie: here })
     const token = csrfOf(settings.body)
-    expect(settings.body.match(/<tr><td>\d{4}-\d{2}-\d{2} \d{2}:\d{2} GST<\/td><td>\d{4}-\d{2}-\d{2} \d{2}:\d{2} GST<\/td>/g)?.length).toBe(2)
+    expect(settings.body.match(/<tr><td data-label="Signed in">\d{4}-\d{2}-\d{2} \d{2}:\d{2} GST<\/td><td data-label="Last seen">\d{4}-\d{2}-\d{2} \d{2}:\d{2} GST<\/td>/g)?.length).toBe(2)
     expect(settings.body).toContain("<b>This browser</b>")
     // Sign out the other session, by the form beside it.
     const other = /action="(\/dashboard\/settings\/sessions\/[0-9a-zA-Z_-]+\/sign-out)"/.exec(settings.body)![1]!

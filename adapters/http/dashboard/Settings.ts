@@ -153,7 +153,7 @@ ${
 <h3>Sessions</h3>
 <table><thead><tr><th>Signed in</th><th>Last seen</th><th></th></tr></thead><tbody>${
           sessions.map((s) =>
-            html`<tr><td>${Pages.when(f, s.created_at)}</td><td>${Pages.when(f, s.last_seen_at)}</td><td>${
+            html`<tr><td data-label="Signed in">${Pages.when(f, s.created_at)}</td><td data-label="Last seen">${Pages.when(f, s.last_seen_at)}</td><td>${
               s.current
                 ? html`<b>This browser</b>`
                 : Pages.form(f, `${kit.base}/settings/sessions/${s.handle}/sign-out`, html`<button class="link" type="submit" aria-label="Sign out the session signed in ${Pages.when(f, s.created_at)}">Sign out</button>`)
