@@ -590,6 +590,8 @@ export const Refunds = table(
     status: Schema.String,
     failure_reason: NullableString,
     processor_refund_id: NullableString,
+    reason: NullableString,
+    note: NullableString,
     created_at: Timestamptz,
     updated_at: Timestamptz
   }),

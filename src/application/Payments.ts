@@ -9,6 +9,7 @@ import { notFound } from "../domain/Errors.js"
 import type { CheckoutSessionId, CustomerId, PaymentId, SubscriptionId, TestClockId } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
 import * as Payment from "../domain/Payment.js"
+import type { RefundWhy } from "../domain/Refund.js"
 import { PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { batchedReads } from "./Batched.js"
@@ -56,6 +57,12 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
       return found ?? (yield* notFound("payment", id))
     })
 
+    /** A payment's refunds, oldest first (each with its reason): its timeline's. */
+    const refundsOf = Effect.fn("Payments.refundsOf")(function*(scope: Scope, id: PaymentId) {
+      yield* get(scope, id)
+      return yield* paymentRepo.refunds.ofPayment(id)
+    })
+
     const list = Effect.fn("Payments.list")(function*(scope: Scope, params: PaymentListParams) {
       const filter = {
         status: params.status,
@@ -83,8 +90,8 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
      * Refunds `amount` fils of a payment (default: all that remains) through the processor (`Refunds.create`):
      * `refund.succeeded` once the processor confirms.
      */
-    const refund = (authority: Authority, id: PaymentId, amount?: number, idempotencyKey?: string) =>
-      refunds.create(authority, id, amount, idempotencyKey)
+    const refund = (authority: Authority, id: PaymentId, amount?: number, idempotencyKey?: string, why?: RefundWhy) =>
+      refunds.create(authority, id, amount, idempotencyKey, why)
 
     /**
      * Asks the processor about charges still `processing` and records those it can tell about: a charge settling
@@ -135,7 +142,7 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
       return recorded.length + refundsEnded
     })
 
-    return { get, list, refund, resolvePending, fees } as const
+    return { get, list, refund, refundsOf, resolvePending, fees } as const
   }),
   dependencies: [Refunds.Default, ChargeOutcomes.Default]
 }) {}

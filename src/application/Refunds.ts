@@ -68,7 +68,7 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
      * Reserves the refund: a `pending` row, with the payment locked so that what remains is counted once. Under a
      * key already used, the refund reserved then instead.
      */
-    const reserve = (authority: Authority, id: PaymentId, amount: number | undefined, key: string | undefined) =>
+    const reserve = (authority: Authority, id: PaymentId, amount: number | undefined, key: string | undefined, why: Refund.RefundWhy | null) =>
       transactions.transact(Effect.gen(function*() {
         // Another account's or mode's payment is not found, as if it did not exist.
         const found = Option.filter(yield* paymentRepo.lock(id), (p) => sees(authority, p))
@@ -90,7 +90,7 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
           }
         }
         const pending = (yield* paymentRepo.refunds.ofPayment(id)).filter((r) => r.status === "pending")
-        const refund = yield* Refund.reserve(payment, pending, amount, refundId, yield* DateTime.now)
+        const refund = yield* Refund.reserve(payment, pending, amount, refundId, yield* DateTime.now, why)
         if (payment.charge_id === null) {
           return yield* new InvalidState({ message: `Payment ${id} has no charge at the processor to refund` })
         }
@@ -129,15 +129,17 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
      * Refunds `amount` fils of a payment (default: all that remains). Refused by the rules (not succeeded, more
      * than remains counting pending refunds) with nothing changed; refused by the processor with `RefundRefused`
      * and the reservation released; `pending` when the processor's answer was lost and a lookup could not tell yet.
-     * With `idempotencyKey`, at most one refund is made under it: a retry carries on the one reserved first.
+     * With `idempotencyKey`, at most one refund is made under it: a retry carries on the one reserved first. `why`
+     * (the reason and the merchant's note) is kept on the refund and written on its credit note.
      */
     const create = Effect.fn("Refunds.create")(function*(
       authority: Authority,
       id: PaymentId,
       amount?: number,
-      idempotencyKey?: string
+      idempotencyKey?: string,
+      why?: Refund.RefundWhy
     ) {
-      const { chargeId, payment, refund } = yield* reserve(authority, id, amount, idempotencyKey)
+      const { chargeId, payment, refund } = yield* reserve(authority, id, amount, idempotencyKey, why ?? null)
       // A retry meeting a refund that already ended answers as it ended.
       const result = refund.status !== "pending"
         ? { payment, refund, refundAmount: refund.status === "succeeded" ? refund.amount : 0 } satisfies RefundResultView

@@ -11,7 +11,7 @@ import type { CreditNoteId, InvoiceId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
 import type * as Payment from "../domain/Payment.js"
-import type * as Refund from "../domain/Refund.js"
+import * as Refund from "../domain/Refund.js"
 import * as TaxDocument from "../domain/TaxDocument.js"
 import { AccountRepository } from "../ports/repositories/AccountRepository.js"
 import { CustomerRepository } from "../ports/repositories/CustomerRepository.js"
@@ -150,6 +150,7 @@ export class TaxDocuments extends Effect.Service<TaxDocuments>()("fils/TaxDocume
         const scope = { accountId: payment.account_id, livemode: payment.livemode }
         const id = yield* newId<CreditNoteId>(prefixes.creditNote)
         const reason = creditReason(credit.right)
+        const why = Refund.whyText(refund)
         const note: TaxDocument.CreditNote = {
           object: "credit_note",
           credit_note_id: id,
@@ -169,7 +170,8 @@ export class TaxDocuments extends Effect.Service<TaxDocuments>()("fils/TaxDocume
           invoice_number: invoice.value.number,
           invoice_issued_at: invoice.value.issued_at,
           refund_id: refund.refund_id,
-          reason: reason.text,
+          // The law's reason, then the merchant's own (a refund's reason and note), in the note's words.
+          reason: why === undefined ? reason.text : `${reason.text}. Refund reason: ${why}`,
           reason_code: reason.code,
           original_value: credit.right.original_value,
           value_before: credit.right.value_before,

@@ -13,9 +13,28 @@ import { InvalidState, PaymentNotRefundable, RefundExceedsRemaining } from "./Er
 import { AccountId, PaymentId, RefundId } from "./Ids.js"
 import { Amount } from "./Money.js"
 import * as Payment from "./Payment.js"
+import { Text } from "./Text.js"
 
 export const RefundStatus = Schema.Literal("pending", "succeeded", "refused")
 export type RefundStatus = typeof RefundStatus.Type
+
+/** Why the merchant refunds, in Stripe's words (docs/dashboard.md asks for one on every dashboard refund). */
+export const RefundReason = Schema.Literal("requested_by_customer", "duplicate", "fraudulent")
+export type RefundReason = typeof RefundReason.Type
+
+/** The reasons in the merchant's words, in the order a form offers them. */
+export const reasonWords: Readonly<Record<RefundReason, string>> = {
+  requested_by_customer: "Requested by the customer",
+  duplicate: "Duplicate payment",
+  fraudulent: "Fraudulent payment"
+}
+
+/** The merchant's own note beside the reason. */
+export const RefundNote = Text(1, 500)
+
+/** Why a refund is made: its reason and, optionally, the merchant's note. */
+export const RefundWhy = Schema.Struct({ reason: RefundReason, note: Schema.NullOr(RefundNote) })
+export type RefundWhy = typeof RefundWhy.Type
 
 export const Refund = Schema.Struct({
   refund_id: RefundId,
@@ -28,10 +47,17 @@ export const Refund = Schema.Struct({
   failure_reason: Schema.NullOr(Schema.String),
   /** The processor's id of the refund, once it answered. */
   processor_refund_id: Schema.NullOr(Schema.String),
+  /** Why the merchant refunded (none for a refund made without one: the CLI's, the library's). */
+  reason: Schema.NullOr(RefundReason),
+  note: Schema.NullOr(Schema.String),
   created_at: Schema.DateTimeUtc,
   updated_at: Schema.DateTimeUtc
 })
 export type Refund = typeof Refund.Type
+
+/** A refund's reason and note in words (`Requested by the customer: wrong size`); none without a reason. */
+export const whyText = (refund: Pick<Refund, "reason" | "note">): string | undefined =>
+  refund.reason === null ? undefined : `${reasonWords[refund.reason]}${refund.note === null ? "" : `: ${refund.note}`}`
 
 /** What the refunds still pending of a payment hold back. */
 export const pendingAmount = (refunds: ReadonlyArray<Refund>): number =>
@@ -48,7 +74,8 @@ export const reserve = (
   pending: ReadonlyArray<Refund>,
   amount: number | undefined,
   refundId: RefundId,
-  now: Payment.Payment["created_at"]
+  now: Payment.Payment["created_at"],
+  why: RefundWhy | null = null
 ): Either.Either<Refund, InvalidState | PaymentNotRefundable | RefundExceedsRemaining> => {
   const held = pendingAmount(pending)
   const asIfDone: Payment.Payment = { ...payment, refunded_amount: payment.refunded_amount + held }
@@ -70,6 +97,8 @@ export const reserve = (
     status: "pending" as const,
     failure_reason: null,
     processor_refund_id: null,
+    reason: why?.reason ?? null,
+    note: why?.note ?? null,
     created_at: now,
     updated_at: now
   }))

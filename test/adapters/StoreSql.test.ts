@@ -184,7 +184,8 @@ describe("StoreSql on PostgreSQL", () => {
         "period_revenue",
         "webhook_storage",
         "test_clock_documents",
-        "time_zone"
+        "time_zone",
+        "refund_reasons"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns

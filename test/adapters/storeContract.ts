@@ -1220,6 +1220,9 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
             status: "pending",
             failure_reason: null,
             processor_refund_id: null,
+            // The reason and the merchant's note come back as written; a refund may have none.
+            reason: offset === 30 ? null : offset === 10 ? "duplicate" : "requested_by_customer",
+            note: offset === 20 ? "Wrong size: \"42\" ordered, 44 sent — مرتجع" : null,
             created_at: at(E + offset),
             updated_at: at(E + offset)
           }))
@@ -1285,6 +1288,8 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
             status: "succeeded",
             failure_reason: null,
             processor_refund_id: `re_${offset}`,
+            reason: null,
+            note: null,
             created_at: at(E + offset),
             updated_at: at(E + offset)
           }))

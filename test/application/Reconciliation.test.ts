@@ -47,6 +47,8 @@ const pendingRefund = (p: Payment.Payment, amount: number): Refund => ({
   status: "pending",
   failure_reason: null,
   processor_refund_id: null,
+  reason: null,
+  note: null,
   created_at: at,
   updated_at: at
 })

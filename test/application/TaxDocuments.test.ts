@@ -17,6 +17,7 @@ import type { EventType } from "../../src/domain/Event.js"
 import type { PaymentId } from "../../src/domain/Ids.js"
 import * as TaxDocument from "../../src/domain/TaxDocument.js"
 import type * as Vat from "../../src/domain/Vat.js"
+import * as PintAe from "../../adapters/einvoice/PintAe.js"
 import { testTrns } from "../../adapters/einvoice/SimulatedProvider.js"
 import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
 import { merchantTrn, vatProfile } from "../support/taxProfile.js"
@@ -267,6 +268,36 @@ const cartArb = fc.array(
 )
 
 describe("tax documents (property)", () => {
+  it.effect("a refund's reason and note are kept on the refund and written on its credit note, the PINT AE reason's words; refund.succeeded stays as the spec says", () =>
+    withEngine()(Effect.gen(function*() {
+      const scope = yield* merchant(true)
+      const { payment } = yield* checkout(scope, [{ price: 10_500 }])
+      const payments = yield* Payments
+      yield* payments.refund(scope, payment.payment_id, 2_100, undefined, { reason: "requested_by_customer", note: "Wrong size: 42 ordered, 44 sent" })
+      yield* payments.refund(scope, payment.payment_id, 8_400, undefined, { reason: "duplicate", note: null })
+      const refunds = yield* payments.refundsOf(scope, payment.payment_id)
+      assert.deepStrictEqual(refunds.map((r) => [r.amount, r.reason, r.note]), [
+        [2_100, "requested_by_customer", "Wrong size: 42 ordered, 44 sent"],
+        [8_400, "duplicate", null]
+      ])
+      const notes = yield* creditNotesOf(scope, payment.payment_id)
+      assert.deepStrictEqual(notes.map((n) => [n.reason_code, n.reason]), [
+        ["DL8.61.1.C", "Consideration reduced: part of the payment was refunded. Refund reason: Requested by the customer: Wrong size: 42 ordered, 44 sent"],
+        ["DL8.61.1.A", "Supply cancelled: the payment was refunded in full. Refund reason: Duplicate payment"]
+      ])
+      const xml = PintAe.creditNoteXml(notes[0]!)
+      assert.include(xml, "<cbc:Description>Consideration reduced: part of the payment was refunded. Refund reason: Requested by the customer: Wrong size: 42 ordered, 44 sent</cbc:Description>")
+      // The event's payment carries refund_amount as its one extra field, and no reason (docs/api.md).
+      const events = (yield* (yield* Events).list(scope, { limit: 100 })).items.filter((e) => e.type === "refund.succeeded")
+      const paymentFields = Object.keys((yield* payments.get(scope, payment.payment_id)))
+      for (const e of events) {
+        assert.deepStrictEqual(Object.keys(e.data as object).filter((k) => !paymentFields.includes(k)), ["refund_amount"])
+      }
+      // Another scope does not read them.
+      const other = yield* merchant(true)
+      assert.strictEqual((yield* Effect.flip(payments.refundsOf(other, payment.payment_id)))._tag, "NotFound")
+    })))
+
   it.effect("random carts and refunds: lines sum to the document, totals are the payment's to the fils, credit notes never exceed what is left", () =>
     Effect.promise(() =>
       fc.assert(

@@ -99,6 +99,8 @@ describe("the dashboard in a browser", () => {
       await page.locator("a code").first().click()
       await page.waitForURL(/\/payments\/pay_/)
       await page.getByLabel(/Amount in AED/).fill("20.00")
+      await page.getByLabel("Reason").selectOption("requested_by_customer")
+      await page.getByLabel(/^Note/).fill("Two bags arrived torn")
       await page.getByRole("button", { name: "Review the refund" }).click()
       // The confirmation says what will happen; only its button refunds.
       expect(await page.locator("h1").innerText()).toBe("Refund AED 20.00?")
@@ -113,6 +115,7 @@ describe("the dashboard in a browser", () => {
       await page.waitForLoadState("load")
       expect(await page.getByRole("status").innerText()).toBe("Refunded AED 20.00.")
       expect(await page.locator("td", { hasText: "refund.succeeded" }).count()).toBe(1)
+      expect(await page.locator("tr.refund").innerText()).toMatch(/Refund of AED 20\.00 Succeeded\s+Requested by the customer: Two bags arrived torn/)
       await page.screenshot({ path: join(output, "dashboard-payment.png"), fullPage: true })
       const payments = (await ok(server.baseUrl, key, "GET", "/payments")).items as Array<any>
       expect(payments[0]).toMatchObject({ status: "partially_refunded", refunded_amount: 2_000 })

@@ -34,7 +34,8 @@ const request = async (
 const cookieOf = (setCookie: string | null) => (setCookie ?? "").split(";")[0]!
 
 const unescape = (s: string) =>
-  s.replace(/&quot;/g, "\"").replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&")
+  s.replace(/&quot;/g, "\"").replace(/&#(\d+);/g, (_, code) => String.fromCharCode(Number(code))).replace(/&lt;/g, "<").replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&")
 
 /**
  * The fields a browser submits from the form posting to `action` on `html`, unedited: the HTML parser reads CR
@@ -193,10 +194,10 @@ describe("a refund is made once, and every change answers with a redirect", () =
     .filter((e: any) => e.data.payment_id === paymentId).length
 
   /** The confirmation's form of a refund of `amount`, reached as a browser does: the payment page's form is a GET. */
-  const confirmRefund = async (amount: string) => {
+  const confirmRefund = async (amount: string, reason = "requested_by_customer", note = "") => {
     const page = await request(paymentPath(), { cookie: owner })
     expect(page.body).toContain(`<form method="get" action="${paymentPath()}/refund">`)
-    const review = await request(`${paymentPath()}/refund?${new URLSearchParams({ amount })}`, { cookie: owner })
+    const review = await request(`${paymentPath()}/refund?${new URLSearchParams({ amount, reason, note })}`, { cookie: owner })
     expect(review.status, review.body.slice(0, 400)).toBe(200)
     return formFields(review.body, `${paymentPath()}/refund`)
   }
@@ -228,7 +229,7 @@ describe("a refund is made once, and every change answers with a redirect", () =
   }, 30_000)
 
   it("a refusal speaks AED and keeps the amount typed; nothing is refunded", async () => {
-    const reviewed = await request(`${paymentPath()}/refund?amount=999.99`, { cookie: owner })
+    const reviewed = await request(`${paymentPath()}/refund?amount=999.99&reason=duplicate`, { cookie: owner })
     const confirmed = await request(`${paymentPath()}/refund`, { cookie: owner, form: withField(await confirmRefund("1.00"), "amount", "999.99") })
     for (const refused of [reviewed, confirmed]) {
       expect(refused.status).toBe(409)
@@ -237,6 +238,30 @@ describe("a refund is made once, and every change answers with a redirect", () =
       expect(refused.body).toContain("value=\"999.99\"")
     }
     expect((await ok(server.baseUrl, key, "GET", `/payments/${paymentId}`)).refunded_amount).toBe(1_650)
+  }, 30_000)
+
+  it("a refund takes a reason and an optional note, kept as typed and shown on the payment's timeline; without a reason, or with a note too long, it is refused as typed", async () => {
+    const missing = await request(`${paymentPath()}/refund?amount=2.00&reason=&note=Kept`, { cookie: owner })
+    expect(missing.status).toBe(400)
+    expect(missing.body).toContain("Choose the refund&#39;s reason")
+    expect(missing.body).toContain("value=\"2.00\"")
+    expect(missing.body).toContain(">\nKept</textarea>")
+    const long = await request(`${paymentPath()}/refund?${new URLSearchParams({ amount: "2.00", reason: "duplicate", note: "n".repeat(501) })}`, { cookie: owner })
+    expect(long.status).toBe(400)
+    expect(long.body).toContain("The note must be at most 500 characters")
+    expect(long.body).toContain("<option value=\"duplicate\" selected>")
+    const forged = await request(`${paymentPath()}/refund`, { cookie: owner, form: withField(await confirmRefund("2.00"), "reason", "changed_my_mind") })
+    expect(forged.status, "a reason not offered is refused at the post too").toBe(400)
+    expect((await ok(server.baseUrl, key, "GET", `/payments/${paymentId}`)).refunded_amount).toBe(1_650)
+
+    const note = "Sent twice by the POS\r\n(order 1182)"
+    const fields = await confirmRefund("2.00", "duplicate", note)
+    expect(valueOf(fields, "note")).toBe(note)
+    const done = await request(`${paymentPath()}/refund`, { cookie: owner, form: fields })
+    expect(done.status, done.body.slice(0, 300)).toBe(303)
+    const timeline = (await request(paymentPath(), { cookie: owner })).body
+    expect(timeline).toMatch(/<tr class="refund"><td>[^<]+<\/td><td>Refund of AED 2.00 <span class="badge good">Succeeded<\/span><\/td><td class="text" colspan="2">Duplicate payment: Sent twice by the POS\r?\n\(order 1182\)<\/td><\/tr>/)
+    expect(timeline, "the refunds made before say they had none").toContain("Requested by the customer")
   }, 30_000)
 
   it("a flash that this session did not sign shows nothing", async () => {
@@ -324,9 +349,9 @@ describe("destructive actions are confirmed on a page that says what will happen
         name: "refund",
         from: paymentPath,
         leads: `<form method="get" action="${paymentPath}/refund">`,
-        confirmation: `${paymentPath}/refund?amount=10.00`,
+        confirmation: `${paymentPath}/refund?amount=10.00&reason=fraudulent&note=`,
         action: `${paymentPath}/refund`,
-        says: ["<strong>AED 10.00</strong> goes back to", "card ending in 4242", "AED 30.00 of the payment stays yours to refund later", "not returned"],
+        says: ["<strong>AED 10.00</strong> goes back to", "card ending in 4242", "AED 30.00 of the payment stays yours to refund later", "not returned", "Reason: <strong>Fraudulent payment</strong>"],
         state: async () => (await ok(server.baseUrl, key, "GET", `/payments/${payment.payment_id}`)).refunded_amount
       },
       {

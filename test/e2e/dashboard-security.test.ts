@@ -199,7 +199,7 @@ describe("dashboard walls", () => {
       `/dashboard/test/checkout-sessions/${a.objects.test.session}`,
       "/dashboard/audit", "/dashboard/settings", "/dashboard/login",
       `/dashboard/test/products/${a.objects.test.product}/archive`, `/dashboard/test/subscriptions/${a.objects.test.subscription}/cancel`,
-      `/dashboard/test/payments/${a.objects.test.payment}/refund?amount=0.01`
+      `/dashboard/test/payments/${a.objects.test.payment}/refund?amount=0.01&reason=duplicate`
     ]
     let shown = 0
     for (const path of pages) {

@@ -130,10 +130,10 @@ describe("the dashboard", () => {
     paymentId = /(pay_[0-9a-f]{32})/.exec(list.body)![1]!
     const page = await request(`/dashboard/test/payments/${paymentId}`, { cookie: owner })
     expect(page.body).toContain("visa •••• 4242")
-    const review = await request(`/dashboard/test/payments/${paymentId}/refund?amount=15.00`, { cookie: owner })
+    const review = await request(`/dashboard/test/payments/${paymentId}/refund?amount=15.00&reason=requested_by_customer`, { cookie: owner })
     const csrf = csrfOf(review.body)
     expect(csrf.length).toBeGreaterThan(20)
-    const refunded = await request(`/dashboard/test/payments/${paymentId}/refund`, { cookie: owner, form: { csrf_token: csrf, once: onceOf(review.body), amount: "15.00", confirm: "yes" } })
+    const refunded = await request(`/dashboard/test/payments/${paymentId}/refund`, { cookie: owner, form: { csrf_token: csrf, once: onceOf(review.body), amount: "15.00", reason: "requested_by_customer", confirm: "yes" } })
     expect(refunded.status, refunded.body.slice(0, 500)).toBe(303)
     expect((await request(refunded.headers.get("location")!, { cookie: owner })).body).toContain("Refunded AED 15.00")
     const payment = await ok(server.baseUrl, key, "GET", `/payments/${paymentId}`)
@@ -147,7 +147,7 @@ describe("the dashboard", () => {
   }, 30_000)
 
   it("refuses a form without the session's token, or from another site, changing nothing", async () => {
-    const page = await request(`/dashboard/test/payments/${paymentId}/refund?amount=1.00`, { cookie: owner })
+    const page = await request(`/dashboard/test/payments/${paymentId}/refund?amount=1.00&reason=duplicate`, { cookie: owner })
     const csrf = csrfOf(page.body)
     const forged = await request(`/dashboard/test/payments/${paymentId}/refund`, { cookie: owner, form: { csrf_token: "x", once: onceOf(page.body), amount: "1.00", confirm: "yes" } })
     expect(forged.status).toBe(403)

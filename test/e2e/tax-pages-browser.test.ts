@@ -239,6 +239,7 @@ describe("tax documents' pages", () => {
     expect(page.url()).toBe(invoiceUrl)
     await page.goto(`${server.baseUrl}/dashboard/test/payments/${paymentId}`)
     await page.getByLabel(/Amount in AED/).fill("21.00")
+    await page.getByLabel("Reason").selectOption("duplicate")
     await page.getByRole("button", { name: "Review the refund" }).click()
     await page.getByRole("button", { name: "Refund AED 21.00" }).click()
     expect(await page.getByRole("status").innerText()).toBe("Refunded AED 21.00.")
@@ -247,6 +248,7 @@ describe("tax documents' pages", () => {
     expect(await page.locator("h1").innerText()).toContain("Tax Credit Note")
     expect(await page.getByTestId("difference").innerText()).toBe("AED 21.00")
     expect(await page.getByTestId("vat-on-difference").innerText()).toBe("AED 1.00")
+    expect(await page.locator("main").innerText(), "the refund's reason").toContain("Refund reason: Duplicate payment")
     await shoot(page, "dashboard-credit-note")
 
     await page.goto(`${server.baseUrl}/dashboard/test/credit-notes`)

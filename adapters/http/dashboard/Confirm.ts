@@ -4,7 +4,7 @@
  * JavaScript: the action's button is a link to a GET page whose form posts the real action with `confirm=yes`; a
  * post without it changes nothing and is answered with that same page, saying so.
  */
-import { html, type Raw } from "../html/Html.js"
+import { escape, html, type Raw, raw } from "../html/Html.js"
 import * as Pages from "./Pages.js"
 
 export const confirmField = "confirm"
@@ -33,7 +33,8 @@ export const isConfirmed = (value: string) => value === confirmValue
 
 /** The confirmation page; `refused` when a post came without the confirmation (nothing was done). */
 export const confirmPage = (frame: Pages.SignedFrame, c: Confirmation, refused = false) => {
-  const body = html`${Object.entries(c.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}<input type="hidden" name="${confirmField}" value="${confirmValue}">
+  // A carriage return as a character reference: the HTML parser would otherwise turn a typed CRLF into LF.
+  const body = html`${Object.entries(c.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${raw(escape(value).replace(/\r/g, "&#13;"))}">`)}<input type="hidden" name="${confirmField}" value="${confirmValue}">
 <p class="actions"><button type="submit" class="danger">${c.button}</button> <a href="${c.back}">${c.backLabel ?? "Go back: change nothing"}</a></p>`
   return Pages.chrome(
     frame,

@@ -13,6 +13,7 @@ import { hasReceipt } from "../../../src/domain/Receipt.js"
 import { htmlDocument } from "../html/Document.js"
 import { type Flash, onceField, onceToken, textareaContent } from "../html/Forms.js"
 import { type Payment, PaymentStatus } from "../../../src/domain/Payment.js"
+import * as Refund from "../../../src/domain/Refund.js"
 import { html, type Raw, raw } from "../html/Html.js"
 import { type FieldErrors, selectField, textField } from "./Fields.js"
 import { badge, statusWords } from "./Status.js"
@@ -382,13 +383,21 @@ export const paymentPage = (
     /** Each event's deliveries, by event id. */
     readonly deliveries?: Readonly<Record<string, ReadonlyArray<{ readonly status: string }>>> | undefined
     readonly error?: string | undefined
-    /** The amount as typed, when a refund was refused. */
+    /** The refund form's field the error is about (default: the amount). */
+    readonly errorField?: "amount" | "reason" | "note" | undefined
+    /** The refund form as typed, when a refund was refused. */
     readonly amount?: string | undefined
+    readonly reason?: string | undefined
+    readonly note?: string | undefined
+    /** Its refunds, each with its reason (shown on the timeline). */
+    readonly refunds?: ReadonlyArray<Refund.Refund> | undefined
   }
 ) => {
   const p = props.payment
   const remaining = p.total_amount - p.refunded_amount
   const refundable = props.canRefund && (p.status === "succeeded" || p.status === "partially_refunded")
+  // A refused refund's reason, under the field it is about (the amount, unless it names another).
+  const errors: FieldErrors = props.error === undefined ? {} : { [props.errorField ?? "amount"]: props.error }
   return chrome(
     frame,
     `Payment ${money(p.total_amount)}`,
@@ -428,19 +437,42 @@ ${
             name: "amount",
             label: `Amount in AED (up to ${money(remaining)})`,
             value: props.amount ?? (remaining / 100).toFixed(2),
-            errors: props.error === undefined ? {} : { amount: props.error },
+            errors,
             attributes: `inputmode="decimal" required`
           })
-        } <p><button type="submit">Review the refund</button></p>
+        }
+${
+          selectField({
+            name: "reason",
+            label: "Reason",
+            value: props.reason ?? "",
+            options: [["", "Choose a reason"], ...Refund.RefundReason.literals.map((r) => [r, Refund.reasonWords[r]] as const)],
+            errors
+          })
+        }
+<label for="note">Note (optional; kept with the refund and written on its credit note)</label><textarea id="note" name="note" rows="2"${
+          raw(errors.note === undefined ? "" : ` aria-invalid="true" aria-describedby="note-error"`)
+        }>${textareaContent(props.note ?? "")}</textarea>${errors.note === undefined ? "" : html`<p class="field-error" id="note-error">${errors.note}</p>`}
+<p><button type="submit">Review the refund</button></p>
 <p class="muted">You confirm on the next page, which says what will happen.</p></form></div>`
         : ""
     }
 <div class="card"><h2>Timeline</h2><table><tbody>${
-      props.events.map((e) =>
-        html`<tr><td>${when(frame, e.created_at)}</td><td>${e.type}</td><td><a href="${modePath(frame)}/events/${e.event_id}"><code>${e.event_id}</code></a></td><td>${
-          (props.deliveries?.[e.event_id] ?? []).map((d) => html`${badge(d.status)} `)
-        }</td></tr>`
-      )
+      // Events and refunds (with their reasons), newest first.
+      [
+        ...props.events.map((e) => ({
+          at: e.created_at,
+          row: html`<tr><td>${when(frame, e.created_at)}</td><td>${e.type}</td><td><a href="${modePath(frame)}/events/${e.event_id}"><code>${e.event_id}</code></a></td><td>${
+            (props.deliveries?.[e.event_id] ?? []).map((d) => html`${badge(d.status)} `)
+          }</td></tr>`
+        })),
+        ...(props.refunds ?? []).map((r) => ({
+          at: r.created_at,
+          row: html`<tr class="refund"><td>${when(frame, r.created_at)}</td><td>Refund of ${money(r.amount)} ${badge(r.status)}</td><td class="text" colspan="2">${
+            Refund.whyText(r) ?? "No reason given"
+          }</td></tr>`
+        }))
+      ].sort((a, b) => DateTime.toEpochMillis(b.at) - DateTime.toEpochMillis(a.at)).map((entry) => entry.row)
     }</tbody></table></div>`
   )
 }

@@ -26,6 +26,8 @@ import { type Signed, Users } from "../../../src/application/Users.js"
 import { can } from "../../../src/domain/DashboardUser.js"
 import { CheckoutSessionId, CustomerId, parseId, PaymentId } from "../../../src/domain/Ids.js"
 import * as Payment from "../../../src/domain/Payment.js"
+import * as Refund from "../../../src/domain/Refund.js"
+import * as Text from "../../../src/domain/Text.js"
 import { PaymentStatus } from "../../../src/domain/Payment.js"
 import { Signer } from "../../../src/ports/Signer.js"
 import { htmlResponse, newNonce } from "../html/Document.js"
@@ -52,6 +54,15 @@ const page = (status: number, body: string, nonce: string) => htmlResponse(statu
 const redirect = seeOther
 
 const isStatus = Schema.is(PaymentStatus)
+const isRefundReason = Schema.is(Refund.RefundReason)
+const decodeNote = Schema.decodeEither(Refund.RefundNote)
+
+/** The refund form as typed: the amount in AED, the reason, the merchant's note (may be empty). */
+interface RefundForm {
+  readonly amount: string
+  readonly reason: string
+  readonly note: string
+}
 const paymentIdOf = parseId(PaymentId)
 const customerIdOf = parseId(CustomerId)
 const checkoutSessionIdOf = parseId(CheckoutSessionId)
@@ -286,8 +297,8 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         )
       })))
 
-    /** A payment's page; after a refused refund, with the refusal and the amount as typed. */
-    const paymentView = (signed: Signed, f: Pages.SignedFrame, scope: Scope, refused?: { readonly error: string; readonly amount: string }, status = 200) =>
+    /** A payment's page; after a refused refund, with the refusal and the refund form as typed. */
+    const paymentView = (signed: Signed, f: Pages.SignedFrame, scope: Scope, refused?: { readonly error: string; readonly field?: "amount" | "reason" | "note" } & RefundForm, status = 200) =>
       Effect.gen(function*() {
         const id = paymentIdOf((yield* HttpRouter.params).id ?? "")
         if (id === undefined) return page(404, Pages.notFoundPage(f), f.nonce)
@@ -301,14 +312,19 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
               const byPayment = { payment_id: payment.payment_id }
               const invoices = yield* taxDocuments.listInvoices(scope, byPayment, { limit: 1, after: undefined })
               const creditNotes = yield* taxDocuments.listCreditNotes(scope, byPayment, { limit: 100, after: undefined })
+              const refunds = yield* payments.refundsOf(scope, payment.payment_id)
               return page(status, Pages.paymentPage(f, {
                 payment,
                 events: mine,
                 deliveries: Object.fromEntries(sent),
                 documents: { invoices: invoices.items, creditNotes: creditNotes.items },
                 canRefund: can(signed.user.role, "refund"),
+                refunds,
                 error: refused?.error,
-                amount: refused?.amount
+                errorField: refused?.field,
+                amount: refused?.amount,
+                reason: refused?.reason,
+                note: refused?.note
               }), f.nonce)
             })
           ),
@@ -348,7 +364,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
      * What a refund of the form's amount will do, checked as far as the page can (the payment's own rule, without
      * the refunds still pending: the refund itself checks those); or the refusal, shown on the payment's page.
      */
-    const refundConfirmation = (signed: Signed, f: Pages.SignedFrame, scope: Scope, params: { readonly amount: string }) =>
+    const refundConfirmation = (signed: Signed, f: Pages.SignedFrame, scope: Scope, params: RefundForm) =>
       Effect.gen(function*() {
         if (!can(signed.user.role, "refund")) {
           return { refused: page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot refund payments.`), f.nonce) } as const
@@ -357,10 +373,16 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         // The payment must be this scope's: another account's or mode's id is not found, and nothing is refunded.
         const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(payments.get(scope, id)))
         if (found === undefined) return { refused: page(404, Pages.notFoundPage(f), f.nonce) } as const
-        const refused = (error: string, status: number) =>
-          Effect.map(paymentView(signed, f, scope, { error, amount: params.amount }, status), (r) => ({ refused: r }) as const)
+        const refused = (error: string, status: number, field: "amount" | "reason" | "note" = "amount") =>
+          Effect.map(paymentView(signed, f, scope, { error, field, ...params }, status), (r) => ({ refused: r }) as const)
         const amount = parseAed(params.amount)
         if (amount === undefined || amount <= 0) return yield* refused("Enter the amount in AED, e.g. 12.50", 400)
+        if (!isRefundReason(params.reason)) {
+          return yield* refused("Choose the refund's reason: requested by the customer, a duplicate payment or a fraudulent payment", 400, "reason")
+        }
+        const note = params.note === "" ? Either.right(null) : decodeNote(params.note)
+        if (Either.isLeft(note)) return yield* refused(`The note ${Text.check(params.note, 0, 500)}`, 400, "note")
+        const why: Refund.RefundWhy = { reason: params.reason, note: note.right }
         const judged = Payment.transition(found, { _tag: "Refund", amount }, yield* DateTime.now)
         if (Either.isLeft(judged)) {
           const why = refundRefusal(judged.left)
@@ -377,22 +399,27 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
               ? "That is all that remains of the payment: it becomes refunded."
               : `${Pages.money(p.total_amount - p.refunded_amount - amount)} of the payment stays yours to refund later.`,
             "The processing fee is not returned. A refund cannot be undone; it may take the customer's bank a few days to show it.",
+            html`Reason: <strong>${Refund.whyText(why)}</strong>. It is kept with the refund, shown on the payment's timeline and written on its credit note.`,
             "Your webhook endpoints receive refund.succeeded, and a credit note is issued when the payment has a tax invoice."
           ],
           action: `${paymentPath}/refund`,
-          fields: { amount: params.amount },
+          fields: { amount: params.amount, reason: params.reason, note: params.note },
           button: `Refund ${Pages.money(amount)}`,
           back: paymentPath,
           moneyMoves: true
         }
-        return { confirmation, id: p.payment_id, amount, paymentPath } as const
+        return { confirmation, id: p.payment_id, amount, why, paymentPath } as const
       })
 
     /** The refund's confirmation page, from the payment page's form (a GET: it changes nothing). */
     yield* router.get("/dashboard/:mode/payments/:id/refund", withUser((signed, f, scope) =>
       Effect.gen(function*() {
         const query = new URLSearchParams((yield* request).url.split("?")[1] ?? "")
-        const checked = yield* refundConfirmation(signed, f, scope, { amount: query.get("amount") ?? "" })
+        const checked = yield* refundConfirmation(signed, f, scope, {
+          amount: query.get("amount") ?? "",
+          reason: query.get("reason") ?? "",
+          note: query.get("note") ?? ""
+        })
         return "refused" in checked ? checked.refused : page(200, confirmPage(f, checked.confirmation), f.nonce)
       })))
 
@@ -404,12 +431,12 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
      */
     yield* router.post("/dashboard/:mode/payments/:id/refund", withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
-        const typed = field(params, "amount")
-        const checked = yield* refundConfirmation(signed, f, scope, { amount: typed })
+        const typed: RefundForm = { amount: field(params, "amount"), reason: field(params, "reason"), note: field(params, "note") }
+        const checked = yield* refundConfirmation(signed, f, scope, typed)
         if ("refused" in checked) return checked.refused
         if (!isConfirmed(field(params, confirmField))) return page(400, confirmPage(f, checked.confirmation, true), f.nonce)
-        const { amount, id, paymentPath } = checked
-        const refused = (error: string, status: number) => paymentView(signed, f, scope, { error, amount: typed }, status)
+        const { amount, id, paymentPath, why } = checked
+        const refused = (error: string, status: number) => paymentView(signed, f, scope, { error, ...typed }, status)
         const once = field(params, onceField)
         if (once.length < 16 || once.length > 64) {
           return yield* refused("This form is out of date, so nothing was refunded. Check the amount and send it again.", 400)
@@ -417,7 +444,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         // The token is the refund's own idempotency key: the refund use case claims it in the transaction that
         // reserves the refund, so even a crash between the processor's answer and ours leaves one refund, and a
         // second post of the form (at once, or later) carries that same refund on and is answered with it.
-        const result = yield* Effect.either(payments.refund(scope, id, amount, `dashboard.refund.${once}`))
+        const result = yield* Effect.either(payments.refund(scope, id, amount, `dashboard.refund.${once}`, why))
         if (result._tag === "Left") {
           const error = result.left
           if (error._tag === "IdempotencyKeyReused") {

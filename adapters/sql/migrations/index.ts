@@ -35,6 +35,7 @@ import requestLogs from "./0027_request_logs.js"
 import periodRevenue from "./0028_period_revenue.js"
 import webhookStorage from "./0029_webhook_storage.js"
 import testClockDocuments from "./0030_test_clock_documents.js"
+import refundReasons from "./0032_refund_reasons.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -67,5 +68,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0028_period_revenue": periodRevenue,
   "0029_webhook_storage": webhookStorage,
   "0030_test_clock_documents": testClockDocuments,
-  "0031_time_zone": timeZone
+  "0031_time_zone": timeZone,
+  "0032_refund_reasons": refundReasons
 }
