@@ -51,7 +51,7 @@ const pages: ReadonlyArray<Checked> = [
   ["dashboard-payments", "merchant", () => "/dashboard/test/payments"],
   ["dashboard-payments-refused", "merchant", () => "/dashboard/test/payments?from=2026-13-01"],
   ["dashboard-payment", "merchant", (s) => `/dashboard/test/payments/${s.paymentId}`],
-  ["dashboard-refund-confirm", "merchant", (s) => `/dashboard/test/payments/${s.paymentId}/refund?amount=10.00`],
+  ["dashboard-refund-confirm", "merchant", (s) => `/dashboard/test/payments/${s.paymentId}/refund?amount=10.00&reason=requested_by_customer`],
   ["dashboard-subscriptions", "merchant", () => "/dashboard/test/subscriptions"],
   ["dashboard-subscription", "merchant", (s) => `/dashboard/test/subscriptions/${s.subscriptionId}`],
   ["dashboard-cancel-confirm", "merchant", (s) => `/dashboard/test/subscriptions/${s.subscriptionId}/cancel`],

@@ -228,7 +228,7 @@ describe("tax documents' pages", () => {
     await page.goto(`${server.baseUrl}/dashboard/test/einvoices`)
     const sent = page.getByRole("table", { name: "E-invoices" }).locator("tbody tr")
     expect(await sent.count()).toBe(1)
-    expect(await sent.innerText()).toMatch(/INV-000001\s+accepted\s+2/)
+    expect(await sent.innerText()).toMatch(/INV-000001\s+accepted\s+2/i)
     await shoot(page, "dashboard-einvoices")
     await page.goto(invoiceUrl)
 
