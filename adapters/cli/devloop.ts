@@ -254,7 +254,8 @@ const noTaxProfile = "the account is not VAT-registered: set its tax profile (`f
 const refundOnServerDatabase = (paymentId: PaymentId) =>
   Effect.gen(function*() {
     const payments = yield* Payments
-    return yield* payments.refund(operator, paymentId)
+    // The reason a customer's own request gives: what the credit note states (Art. 60's brief reason).
+    return yield* payments.refund(operator, paymentId, undefined, undefined, { reason: "requested_by_customer", note: "fils trigger" })
   }).pipe(
     Effect.catchTag("NotFound", () =>
       new InvalidRequest({

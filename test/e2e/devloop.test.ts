@@ -201,6 +201,7 @@ describe("fils listen and fils trigger", () => {
     expect(credited.code, credited.stderr).toBe(0)
     const note = await ok(served.baseUrl, other.testKey, "GET", `/events/${JSON.parse(credited.stdout).event_id}`)
     expect(note.type).toBe("credit_note.issued")
+    expect(note.data.reason).toContain("Requested by the customer")
     expect((await ok(served.baseUrl, other.testKey, "GET", `/payments/${JSON.parse(credited.stdout).payment_id}`)).status).toBe("refunded")
     // Three days of failures cannot be caused at once: the command says what sends a signed example instead.
     const disabled = await trigger("webhook.disabled")
