@@ -2,7 +2,7 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { Config, ConfigProvider, Console, DateTime, Effect, Layer, Option, Redacted } from "effect"
+import { Config, ConfigProvider, Console, DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Accounts, revealKey } from "../../src/application/Accounts.js"
 import { operator } from "../../src/domain/Account.js"
 import { Billing } from "../../src/application/Billing.js"
@@ -16,6 +16,7 @@ import { RequestLogs } from "../../src/application/RequestLogs.js"
 import { Users } from "../../src/application/Users.js"
 import { roles, signInLinkMillis } from "../../src/domain/DashboardUser.js"
 import { ApiKeyId, parseId, PaymentId } from "../../src/domain/Ids.js"
+import { RefundNote, RefundReason, type RefundWhy } from "../../src/domain/Refund.js"
 import { InvalidRequest } from "../../src/domain/Errors.js"
 import { ServerLive } from "../http/Server.js"
 import { checkedSettings, describeSettings, LoadedSettings } from "./config.js"
@@ -225,6 +226,22 @@ const keys = Command.make("keys").pipe(
 
 // refunds ----------------------------------------------------------------------------------------------------------
 
+/** `--reason` and `--note` as the refund keeps them; a note without a reason, or either malformed, is refused. */
+const refundWhy = (reason: string | undefined, note: string | undefined) =>
+  Effect.gen(function*() {
+    if (reason === undefined) {
+      if (note !== undefined) return yield* new InvalidRequest({ message: "--note needs --reason" })
+      return undefined
+    }
+    if (!Schema.is(RefundReason)(reason)) {
+      return yield* new InvalidRequest({ message: `--reason must be one of ${RefundReason.literals.join(", ")}, not '${reason}'` })
+    }
+    if (note !== undefined && !Schema.is(RefundNote)(note)) {
+      return yield* new InvalidRequest({ message: "--note must be 1 to 500 characters" })
+    }
+    return { reason, note: note ?? null } satisfies RefundWhy
+  })
+
 const refundsCreate = Command.make(
   "create",
   {
@@ -233,9 +250,17 @@ const refundsCreate = Command.make(
     amount: Options.text("amount").pipe(
       Options.optional,
       Options.withDescription("Fils to refund, a positive whole number (default: all that remains)")
+    ),
+    reason: Options.text("reason").pipe(
+      Options.optional,
+      Options.withDescription(`Why, kept on the refund and its credit note: ${RefundReason.literals.join(", ")}`)
+    ),
+    note: Options.text("note").pipe(
+      Options.optional,
+      Options.withDescription("A note beside the reason, up to 500 characters (needs --reason)")
     )
   },
-  ({ amount, payment }) =>
+  ({ amount, note, payment, reason }) =>
     reportFailure(
       Effect.gen(function*() {
         const id = parseId(PaymentId)(payment)
@@ -244,7 +269,8 @@ const refundsCreate = Command.make(
         if (fils !== undefined && !/^\d{1,15}$/.test(fils)) {
           return yield* new InvalidRequest({ message: `--amount must be a whole number of fils, not '${fils}'` })
         }
-        const result = yield* (yield* Payments).refund(operator, id, fils === undefined ? undefined : Number(fils))
+        const why = yield* refundWhy(Option.getOrUndefined(reason), Option.getOrUndefined(note))
+        const result = yield* (yield* Payments).refund(operator, id, fils === undefined ? undefined : Number(fils), undefined, why)
         // The payment as refund.succeeded carries it, and the refund: `pending` when the processor's answer was
         // lost and a lookup could not tell yet (the lookup pass of a running server ends it).
         yield* printResult({
@@ -252,7 +278,9 @@ const refundsCreate = Command.make(
           refund: {
             refund_id: result.refund.refund_id,
             status: result.refund.status,
-            amount: result.refund.amount
+            amount: result.refund.amount,
+            reason: result.refund.reason,
+            note: result.refund.note
           }
         })
         if (result.refund.status === "pending") {

@@ -137,8 +137,15 @@ describe("operator commands against fils serve on one database", () => {
       expect(error.message).toContain("3000")
     }, 60_000)
 
+    it("refuses an unknown --reason, and a --note without one, changing nothing", async () => {
+      const unknown = await refusedWithoutChange([paymentId, "--reason", "changed_mind"], "INVALID_REQUEST", paymentId)
+      expect(unknown.message).toContain("requested_by_customer, duplicate, fraudulent")
+      const alone = await refusedWithoutChange([paymentId, "--note", "wrong size"], "INVALID_REQUEST", paymentId)
+      expect(alone.message).toContain("--note needs --reason")
+    }, 60_000)
+
     it("without --amount it refunds the rest: refunded, and a second refund.succeeded with the running total", async () => {
-      const result = await runFils(["refunds", "create", paymentId], env)
+      const result = await runFils(["refunds", "create", paymentId, "--reason", "duplicate", "--note", "charged twice"], env)
       expect(result.code, result.stderr).toBe(0)
       const printed = JSON.parse(result.stdout)
       expect(printed).toMatchObject({
@@ -150,7 +157,7 @@ describe("operator commands against fils serve on one database", () => {
         refund_amount: 3_000
       })
       const { refund, ...data } = printed
-      expect(refund).toMatchObject({ status: "succeeded", amount: 3_000 })
+      expect(refund).toMatchObject({ status: "succeeded", amount: 3_000, reason: "duplicate", note: "charged twice" })
       const { refund_amount: _, ...payment } = data
       expect(await paymentNow(paymentId)).toStrictEqual(payment)
 
