@@ -485,7 +485,9 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
               (filter.checkout_session_id === undefined || p.checkout_session_id === filter.checkout_session_id) &&
               (filter.subscription_id === undefined || p.subscription_id === filter.subscription_id) &&
               (filter.created_from === undefined || !DateTime.lessThan(p.created_at, filter.created_from)) &&
-              (filter.created_before === undefined || DateTime.lessThan(p.created_at, filter.created_before)),
+              (filter.created_before === undefined || DateTime.lessThan(p.created_at, filter.created_before)) &&
+              (filter.amount === undefined || p.total_amount === filter.amount) &&
+              (filter.card_last4 === undefined || p.card?.last4 === filter.card_last4),
             Payment.position,
             request
           )

@@ -11,6 +11,8 @@ import * as Pagination from "../domain/Pagination.js"
 import * as Payment from "../domain/Payment.js"
 import type { RefundWhy } from "../domain/Refund.js"
 import { PaymentProcessor } from "../ports/PaymentProcessor.js"
+import { readSearch } from "../domain/PaymentSearch.js"
+import { CustomerRepository } from "../ports/repositories/CustomerRepository.js"
 import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { batchedReads } from "./Batched.js"
 import { LookupBackoff } from "./Lookups.js"
@@ -26,6 +28,9 @@ export interface PaymentListParams {
   /** Created at or after / before these instants (the dashboard's date range; not part of the HTTP API). */
   readonly created_from?: DateTime.Utc | undefined
   readonly created_before?: DateTime.Utc | undefined
+  /** Of exactly this total, and paid with a card ending in these digits (the dashboard's search; not the API's). */
+  readonly amount?: number | undefined
+  readonly card_last4?: string | undefined
   readonly limit?: number | undefined
   readonly cursor?: string | undefined
 }
@@ -43,6 +48,7 @@ const lookupAfterMillis = 60_000
 export class Payments extends Effect.Service<Payments>()("fils/Payments", {
   scoped: Effect.gen(function*() {
     const paymentRepo = yield* PaymentRepository
+    const customerRepo = yield* CustomerRepository
     const processor = yield* PaymentProcessor
     const outcomes = yield* ChargeOutcomes
     const refunds = yield* Refunds
@@ -70,7 +76,9 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
         checkout_session_id: params.checkout_session_id,
         subscription_id: params.subscription_id,
         created_from: params.created_from,
-        created_before: params.created_before
+        created_before: params.created_before,
+        amount: params.amount,
+        card_last4: params.card_last4
       }
       // A cursor belongs to its filters, the date range included.
       const key = Pagination.listKey("payments", {
@@ -79,11 +87,41 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
         checkout_session_id: filter.checkout_session_id,
         subscription_id: filter.subscription_id,
         created_from: filter.created_from === undefined ? undefined : DateTime.formatIso(filter.created_from),
-        created_before: filter.created_before === undefined ? undefined : DateTime.formatIso(filter.created_before)
+        created_before: filter.created_before === undefined ? undefined : DateTime.formatIso(filter.created_before),
+        amount: filter.amount === undefined ? undefined : String(filter.amount),
+        card_last4: filter.card_last4
       })
       const page = yield* Pagination.pageRequest(key, params)
       const result = yield* paymentRepo.list(scope, filter, page)
       return Pagination.toList(key, result, Payment.position)
+    })
+
+    /**
+     * The payments a merchant's search finds (`readSearch` says how the text is read), newest first, within `params`'
+     * other filters: an id finds its payment, an e-mail its newest customer's payments, four digits the card's, an
+     * amount the payments of that total. What it cannot read finds nothing, and says so (`term`).
+     */
+    const search = Effect.fn("Payments.search")(function*(scope: Scope, typed: string, params: PaymentListParams) {
+      const term = readSearch(typed)
+      const none = { term, items: [] as ReadonlyArray<Payment.Payment>, next_cursor: null as string | null }
+      switch (term._tag) {
+        case "Everything":
+          return { term, ...(yield* list(scope, params)) }
+        case "Unreadable":
+          return none
+        case "PaymentId": {
+          const found = yield* Effect.either(get(scope, term.id))
+          return found._tag === "Right" ? { ...none, items: [found.right] } : none
+        }
+        case "Email": {
+          const customer = (yield* customerRepo.list(scope, { email: term.email }, { limit: 1, after: undefined })).items[0]
+          return customer === undefined ? none : { term, ...(yield* list(scope, { ...params, customer_id: customer.customer_id })) }
+        }
+        case "CardLast4":
+          return { term, ...(yield* list(scope, { ...params, card_last4: term.last4 })) }
+        case "Amount":
+          return { term, ...(yield* list(scope, { ...params, amount: term.amount })) }
+      }
     })
 
     /**
@@ -142,7 +180,7 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
       return recorded.length + refundsEnded
     })
 
-    return { get, list, refund, refundsOf, resolvePending, fees } as const
+    return { get, list, search, refund, refundsOf, resolvePending, fees } as const
   }),
   dependencies: [Refunds.Default, ChargeOutcomes.Default]
 }) {}

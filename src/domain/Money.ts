@@ -31,3 +31,14 @@ export const formatAmount = (amount: number, currency: string): string => {
   const grouped = String(major).replace(/\B(?=(\d{3})+(?!\d))/g, ",")
   return `${currency} ${negative ? "-" : ""}${grouped}.${minor}`
 }
+
+/**
+ * An amount in AED as a merchant types it (`12.50`, `1,234.50`, `349`: digits, optional thousands commas, up to two
+ * decimals) → fils; `undefined` otherwise (refused, never rounded).
+ */
+export const parseAed = (text: string): number | undefined => {
+  const t = text.trim()
+  if (!/^(\d{1,3}(,\d{3})+|\d+)(\.\d{1,2})?$/.test(t) || t.replace(/[,.]/g, "").length > 15) return undefined
+  const [whole, fraction = ""] = t.replace(/,/g, "").split(".")
+  return Number(whole) * 100 + Number(fraction.padEnd(2, "0"))
+}

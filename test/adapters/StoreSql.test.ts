@@ -185,7 +185,8 @@ describe("StoreSql on PostgreSQL", () => {
         "webhook_storage",
         "test_clock_documents",
         "time_zone",
-        "refund_reasons"
+        "refund_reasons",
+        "payment_search"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns
@@ -245,12 +246,19 @@ describe("StoreSql on PostgreSQL", () => {
           explain(`SELECT * FROM subscriptions WHERE account_id = 'acct_x' AND livemode = false AND customer_id = 'cus_x'
             ORDER BY created_at DESC, subscription_id DESC LIMIT 21`),
           explain(`SELECT * FROM subscriptions WHERE account_id = 'acct_x' AND livemode = false AND status = 'on_hold'
-            ORDER BY created_at DESC, subscription_id DESC LIMIT 21`)
+            ORDER BY created_at DESC, subscription_id DESC LIMIT 21`),
+          // The dashboard's payment search, by amount and by the card's last 4.
+          explain(`SELECT * FROM payments WHERE account_id = 'acct_x' AND livemode = false AND total_amount = 34900
+            ORDER BY created_at DESC, payment_id DESC LIMIT 51`),
+          explain(`SELECT * FROM payments WHERE account_id = 'acct_x' AND livemode = false AND card_last4 = '4242'
+            ORDER BY created_at DESC, payment_id DESC LIMIT 51`)
         ])
       }))
       assert.match(plans[0]!, /Index Scan using subscriptions_due/)
       assert.match(plans[1]!, /Index Scan using subscriptions_by_customer/)
       assert.match(plans[2]!, /Index Scan using subscriptions_by_status/)
+      assert.match(plans[3]!, /Index Scan using payments_by_amount/)
+      assert.match(plans[4]!, /Index Scan using payments_by_card/)
       for (const plan of plans) assert.notMatch(plan, /Sort/)
       // The saved card of a subscription: the same, and nothing else that could hold a number.
       const savedCard = yield* sql<{ column_name: string }>`SELECT column_name FROM information_schema.columns

@@ -1090,6 +1090,56 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
         )
       }))
 
+    it.effect("payments: the search's amount and card's last 4, alone and with the other filters, newest first, with paging", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { test, live } = scopesOf(yield* makeAccount())
+        // Every amount × card (or none) × status, with ties on created_at.
+        const payments: Array<Payment.Payment> = []
+        const amounts = [34_900, 74_800, 100]
+        const cards = [null, card, { ...card, last4: "0005", brand: "mastercard" }]
+        let n = 0
+        for (const total_amount of amounts) {
+          for (const used of cards) {
+            for (const settle of [succeededOf, failedOf]) {
+              const base = yield* makePayment(test, { total_amount, net_amount: total_amount, created_at: at(T0 + Math.floor(n++ / 3)) })
+              // Without a card it is still processing (a settled payment has one).
+              payments.push(used === null ? base : { ...settle(base), card: used })
+            }
+          }
+        }
+        yield* insertAll(shuffle(payments), store.payments.insert)
+        // Noise: the same amount and card in the other mode.
+        yield* store.payments.insert(succeededOf(yield* makePayment(live, { total_amount: 34_900, net_amount: 34_900, card, created_at: at(T0) })))
+        const filters: ReadonlyArray<PaymentFilter> = [
+          { amount: 34_900 },
+          { amount: 100 },
+          { card_last4: "4242" },
+          { card_last4: "0005", status: "succeeded" },
+          { amount: 74_800, card_last4: "0005" },
+          { amount: 34_900, created_from: at(T0 + 1), created_before: at(T0 + 3) },
+          { amount: 12_345 }
+        ]
+        for (const [i, filter] of filters.entries()) {
+          const expected = newestFirst(
+            payments.filter((p) =>
+              (filter.amount === undefined || p.total_amount === filter.amount) &&
+              (filter.card_last4 === undefined || p.card?.last4 === filter.card_last4) &&
+              (filter.status === undefined || p.status === filter.status) &&
+              (filter.created_from === undefined || millis(p.created_at) >= millis(filter.created_from)) &&
+              (filter.created_before === undefined || millis(p.created_at) < millis(filter.created_before))
+            ),
+            paymentPosition
+          ).map((p) => p.payment_id)
+          // Every filter but the last (an amount no payment has) matches something.
+          assert.strictEqual(expected.length === 0, i === filters.length - 1, JSON.stringify(filter))
+          for (const limit of [1, 4, 100]) {
+            const walked = yield* walk((r) => store.payments.list(test, filter, r), paymentPosition, limit)
+            assert.deepStrictEqual(walked.map((p) => p.payment_id), expected, `${JSON.stringify(filter)}, limit ${limit}`)
+          }
+        }
+      }))
+
     it.effect("events: the type filter, newest first, with paging", () =>
       Effect.gen(function*() {
         const store = yield* Store

@@ -320,6 +320,41 @@ describe("Payments.get / list", () => {
     }).pipe(withEngine()))
 })
 
+describe("Payments.search", () => {
+  it.effect("reads what a merchant types: an id, an e-mail, an amount as typed, the card's last 4; within the other filters; what it cannot read finds nothing", () =>
+    Effect.gen(function*() {
+      const payments = yield* Payments
+      const { test } = yield* newAccount
+      const elsewhere = (yield* newAccount).test
+      const beans = yield* paidWith(test, cards.visa, 34_900, "layla@example.ae")
+      yield* TestClock.adjust("1 second")
+      const club = yield* paidWith(test, cards.mastercard, 4_500, "omar@example.ae")
+      yield* TestClock.adjust("1 second")
+      const big = yield* paidWith(test, cards.visa, 123_450, "Layla@Example.ae")
+      yield* paidWith(elsewhere, cards.visa, 34_900, "layla@example.ae")
+      const found = (typed: string, params = {}) =>
+        Effect.map(payments.search(test, typed, params), (r) => [r.term._tag, r.items.map((p) => p.payment_id)] as const)
+
+      assert.deepStrictEqual(yield* found(""), ["Everything", [big.payment_id, club.payment_id, beans.payment_id]])
+      assert.deepStrictEqual(yield* found(` ${club.payment_id} `), ["PaymentId", [club.payment_id]])
+      assert.deepStrictEqual(yield* found("omar@example.ae"), ["Email", [club.payment_id]])
+      assert.deepStrictEqual(yield* found("349.00"), ["Amount", [beans.payment_id]])
+      assert.deepStrictEqual(yield* found("349"), ["Amount", [beans.payment_id]])
+      assert.deepStrictEqual(yield* found("AED 1,234.50"), ["Amount", [big.payment_id]])
+      assert.deepStrictEqual(yield* found("4444"), ["CardLast4", [club.payment_id]])
+      assert.deepStrictEqual(yield* found("4242"), ["CardLast4", [big.payment_id, beans.payment_id]])
+      assert.deepStrictEqual(yield* found("4242", { status: "refunded" }), ["CardLast4", []])
+      assert.deepStrictEqual(yield* found("4242", { limit: 1 }), ["CardLast4", [big.payment_id]])
+      for (const unreadable of ["349.001", "12,34", "coffee", "x".repeat(300)]) {
+        assert.deepStrictEqual(yield* found(unreadable), ["Unreadable", []], unreadable)
+      }
+      assert.deepStrictEqual(yield* found("nobody@example.ae"), ["Email", []])
+      // Another scope's payment is not found by its id.
+      const other = (yield* payments.search(elsewhere, "", {})).items[0]!
+      assert.deepStrictEqual(yield* found(other.payment_id), ["PaymentId", []])
+    }).pipe(withEngine()))
+})
+
 describe("Events", () => {
   const walk = (scope: Scope, params: { readonly limit: number; readonly type?: EventType }) =>
     Effect.gen(function*() {

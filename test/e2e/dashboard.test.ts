@@ -390,6 +390,17 @@ describe("the dashboard", () => {
     expect(byId.headers.get("location")).toBe(`/dashboard/test/payments/${paymentId}`)
     expect((await request("/dashboard/test/payments?q=layla%40example.ae", { cookie: owner })).body).toContain(paymentId)
     expect((await request("/dashboard/test/payments?q=nobody%40example.ae", { cookie: owner })).body).not.toContain(paymentId)
+    // The amount as typed, and the card's last 4; what reads as none of them is refused at the field, as typed.
+    for (const typed of ["65.00", "65", "AED 65.00", "4242"]) {
+      expect((await request(`/dashboard/test/payments?q=${encodeURIComponent(typed)}`, { cookie: owner })).body, typed).toContain(paymentId)
+    }
+    for (const typed of ["65.01", "0005"]) {
+      expect((await request(`/dashboard/test/payments?q=${encodeURIComponent(typed)}`, { cookie: owner })).body, typed).not.toContain(paymentId)
+    }
+    const unreadable = await request("/dashboard/test/payments?q=beans%3F", { cookie: owner })
+    expect(unreadable.status).toBe(400)
+    expect(unreadable.body).toMatch(/aria-describedby="q-error"[^]*id="q-error">Search by payment id, customer e-mail, amount/)
+    expect(unreadable.body).toContain('value="beans?"')
 
     // The API's own filters pass through: a customer's payments.
     const layla = ((await ok(server.baseUrl, key, "GET", "/customers?email=layla%40example.ae")).items as Array<any>)[0]

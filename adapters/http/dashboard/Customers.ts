@@ -94,11 +94,11 @@ export const customerRoutes = (kit: Kit) =>
         return kit.page(refused === undefined ? 200 : 400, Pages.chrome(f, "Customers", html`
 ${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.error}</p>`}
 ${Either.isLeft(list) ? html`<p class="alert" role="alert">${list.left.message}</p>` : ""}
-<form method="get" action="${Pages.modePath(f)}/customers"><label for="search">Search by e-mail</label>
-<input id="search" name="email" type="email" value="${email}"> <button type="submit">Search</button></form>
-<div class="card"><table><thead><tr><th>Customer</th><th>E-mail</th><th>Phone</th><th>Created</th></tr></thead><tbody>${
+<form class="filters" method="get" action="${Pages.modePath(f)}/customers" role="search" aria-label="Customers"><div class="grow"><label for="search">Search by e-mail</label>
+<input id="search" name="email" type="email" value="${email}"></div><div><button type="submit">Search</button></div></form>
+<div class="card"><table class="list" aria-label="Customers"><thead><tr><th>Customer</th><th>Phone</th><th>Created</th></tr></thead><tbody>${
           items.map((c) =>
-            html`<tr><td><a href="${Pages.modePath(f)}/customers/${c.customer_id}">${c.name ?? "(no name)"}</a></td><td>${c.email}</td><td>${c.phone_number ?? ""}</td><td>${Pages.when(f, c.created_at)}</td></tr>`
+            html`<tr><td class="lead"><a class="row" href="${Pages.modePath(f)}/customers/${c.customer_id}">${c.name ?? c.email}</a>${c.name === null ? "" : html`<span class="sub">${c.email}</span>`}</td><td data-label="Phone">${c.phone_number ?? ""}</td><td data-label="Created">${Pages.when(f, c.created_at)}</td></tr>`
           )
         }</tbody></table>${items.length === 0 ? html`<p class="muted">No customers.</p>` : ""}</div>${
           can(f.user.role, "write")

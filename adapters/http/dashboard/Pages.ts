@@ -116,8 +116,8 @@ const styles = `
     main td.num, main th.num { text-align: left; }
     main tr { padding: .45rem 0; border-bottom: 1px solid #eef0f2; }
     main table:has(> thead) > tbody > tr { border: 1px solid var(--line); border-radius: 8px; padding: .4rem .7rem; margin-bottom: .6rem; }
-    main td[data-label] { display: flex; justify-content: space-between; gap: 1rem; text-align: right; }
-    main td[data-label]::before { content: attr(data-label); color: var(--muted); text-align: left; }
+    main td[data-label] { text-align: right; }
+    main td[data-label]::before { content: attr(data-label); float: left; margin-right: 1rem; color: var(--muted); text-align: left; }
   }
 `
 
@@ -317,6 +317,10 @@ export const homePage = (frame: SignedFrame, overview: Overview, periods: Readon
 
 const paymentStatuses = PaymentStatus.literals
 
+/** Who paid, as a list shows it: the name when there is one, else the e-mail. */
+export const customerText = (c: { readonly name?: string | null; readonly email: string } | null) =>
+  c === null ? html`<span class="muted">No customer</span>` : c.name === null || c.name === undefined || c.name === "" ? c.email : html`${c.name}<span class="sub">${c.email}</span>`
+
 export const paymentsPage = (
   frame: SignedFrame,
   props: {
@@ -333,7 +337,7 @@ export const paymentsPage = (
     frame,
     "Payments",
     html`<form class="filters" method="get" action="${modePath(frame)}/payments" role="search" aria-label="Payments">
-<div class="grow">${textField({ name: "q", label: "Payment id or customer e-mail", value: props.search ?? "", errors: props.errors ?? {}, attributes: `type="search"` })}</div>
+<div class="grow">${textField({ name: "q", label: "Search: id, e-mail, amount or card's last 4", value: props.search ?? "", errors: props.errors ?? {}, attributes: `type="search"` })}</div>
 <div>${textField({ name: "from", label: `From (date in ${frame.timeZone})`, value: props.range?.from ?? "", errors: props.errors ?? {}, attributes: `type="date"` })}</div>
 <div>${textField({ name: "to", label: `To (date in ${frame.timeZone})`, value: props.range?.to ?? "", errors: props.errors ?? {}, attributes: `type="date"` })}</div>
 <div>${
@@ -346,11 +350,12 @@ export const paymentsPage = (
       })
     }</div>
 <div><button type="submit">Filter</button></div></form>
-<div class="card"><table><thead><tr><th>Payment</th><th>Customer</th><th>Status</th><th class="num">Amount</th><th>Created</th></tr></thead><tbody>
+<div class="card"><table class="list" aria-label="Payments"><thead><tr><th>Amount</th><th>Status</th><th>Customer</th><th>Description</th><th>Date</th></tr></thead><tbody>
 ${
       props.items.map((p) =>
-        html`<tr><td><a href="${modePath(frame)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td>
-<td>${p.customer?.email ?? ""}</td><td>${badge(p.status)}</td><td class="num">${money(p.total_amount)}</td><td>${when(frame, p.created_at)}</td></tr>`
+        html`<tr><td class="lead"><a class="row" href="${modePath(frame)}/payments/${p.payment_id}">${money(p.total_amount)}</a><span class="sub"><code>${p.payment_id}</code></span></td>
+<td data-label="Status">${badge(p.status)}</td><td data-label="Customer">${customerText(p.customer)}</td>
+<td data-label="Description" class="text">${p.description}</td><td data-label="Date">${when(frame, p.created_at)}</td></tr>`
       )
     }
 </tbody></table>${props.items.length === 0 ? html`<p class="muted">No payments.</p>` : ""}

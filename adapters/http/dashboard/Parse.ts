@@ -2,14 +2,8 @@
 import { DateTime, Option } from "effect"
 import { addDays, startOfDay } from "../../../src/domain/TimeZone.js"
 
-/** `AED 12.50` as typed (digits, optional thousands commas, up to two decimals) → fils; `undefined` otherwise. */
-export const parseAed = (text: string): number | undefined => {
-  const t = text.trim()
-  if (!/^(\d{1,3}(,\d{3})+|\d+)(\.\d{1,2})?$/.test(t) || t.replace(/[,.]/g, "").length > 15) return undefined
-  const [whole, fraction = ""] = t.replace(/,/g, "").split(".")
-  return Number(whole) * 100 + Number(fraction.padEnd(2, "0"))
-}
-
+/** `AED 12.50` as typed → fils (the domain's rule, shared with the payment search). */
+export { parseAed } from "../../../src/domain/Money.js"
 
 /**
  * A calendar date `YYYY-MM-DD` that exists, as the account's local day in `zone`: the instants it starts and ends

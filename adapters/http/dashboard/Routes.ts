@@ -16,7 +16,6 @@ import { Cause, DateTime, Effect, Either, Option, Redacted, Schema } from "effec
 import { Accounts } from "../../../src/application/Accounts.js"
 import { Settings } from "../../../src/application/Settings.js"
 import { TaxDocuments } from "../../../src/application/TaxDocuments.js"
-import { Customers } from "../../../src/application/Customers.js"
 import { Deliveries } from "../../../src/application/Deliveries.js"
 import { Events } from "../../../src/application/Events.js"
 import { Payments } from "../../../src/application/Payments.js"
@@ -29,6 +28,7 @@ import * as Payment from "../../../src/domain/Payment.js"
 import * as Refund from "../../../src/domain/Refund.js"
 import * as Text from "../../../src/domain/Text.js"
 import { PaymentStatus } from "../../../src/domain/Payment.js"
+import { searchHint } from "../../../src/domain/PaymentSearch.js"
 import { Signer } from "../../../src/ports/Signer.js"
 import { htmlResponse, newNonce } from "../html/Document.js"
 import { html } from "../html/Html.js"
@@ -72,7 +72,6 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     const users = yield* Users
     const accounts = yield* Accounts
     const payments = yield* Payments
-    const customers = yield* Customers
     const events = yield* Events
     const deliveries = yield* Deliveries
     const reports = yield* Reports
@@ -257,8 +256,8 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         const status = query.get("status") ?? ""
         const cursor = query.get("cursor") ?? undefined
         const filter = isStatus(status) ? status : undefined
-        // Search: a payment id opens that payment; an e-mail lists its customer's payments.
-        const search = (query.get("q") ?? "").trim().slice(0, 254)
+        // Search: what the merchant typed, read by `readSearch` (an id, an e-mail, an amount, the card's last 4).
+        const search = (query.get("q") ?? "").trim()
         // A date range in the account's days: from the start of `from` to the end of `to`.
         const from = query.get("from") ?? ""
         const to = query.get("to") ?? ""
@@ -273,17 +272,10 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         if (Object.keys(errors).length > 0) {
           return page(400, Pages.paymentsPage(f, { items: [], status: filter, next: null, search, range, errors }), f.nonce)
         }
-        const byId = paymentIdOf(search)
-        if (byId !== undefined) return redirect(`${Pages.modePath(f)}/payments/${byId}`)
-        const found = search.includes("@") ? yield* Effect.either(customers.list(scope, { email: search, limit: 1 })) : undefined
-        const customer = found?._tag === "Right" ? found.right.items[0] : undefined
-        if (search !== "" && customer === undefined) {
-          return page(200, Pages.paymentsPage(f, { items: [], status: filter, next: null, search, range }), f.nonce)
-        }
         // The API's own filters pass through too (a customer's or a session's payments, linked from their pages).
-        const customerId = customer?.customer_id ?? customerIdOf(query.get("customer_id") ?? "")
+        const customerId = customerIdOf(query.get("customer_id") ?? "")
         const sessionId = checkoutSessionIdOf(query.get("checkout_session_id") ?? "")
-        return yield* payments.list(scope, {
+        return yield* payments.search(scope, search, {
           status: filter,
           limit: 50,
           cursor,
@@ -292,7 +284,14 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
           created_from: fromDay?.start,
           created_before: toDay?.end
         }).pipe(
-          Effect.map((list) => page(200, Pages.paymentsPage(f, { items: list.items, status: filter, next: list.next_cursor, search, range }), f.nonce)),
+          Effect.map((found) =>
+            // An id found opens its payment; a search that reads as nothing is refused at its field.
+            found.term._tag === "PaymentId" && found.items.length === 1
+              ? redirect(`${Pages.modePath(f)}/payments/${found.items[0]!.payment_id}`)
+              : found.term._tag === "Unreadable"
+              ? page(400, Pages.paymentsPage(f, { items: [], status: filter, next: null, search, range, errors: { q: searchHint } }), f.nonce)
+              : page(200, Pages.paymentsPage(f, { items: found.items, status: filter, next: found.next_cursor, search, range }), f.nonce)
+          ),
           Effect.catchTag("InvalidRequest", () => Effect.succeed(page(400, Pages.notFoundPage(f), f.nonce)))
         )
       })))

@@ -52,13 +52,14 @@ export const subscriptionRoutes = (kit: Kit) =>
     yield* kit.get("/dashboard/:mode/subscriptions", kit.withUser((_, f, scope) =>
       Effect.flatMap(Effect.map(kit.query, (q) => q.get("status") ?? ""), (status) =>
       Effect.map(subscriptions.list(scope, { limit: 100, ...(isSubscriptionStatus(status) ? { status } : {}) }), (list) =>
-        kit.page(200, Pages.chrome(f, "Subscriptions", html`<form method="get" action="${Pages.modePath(f)}/subscriptions"><label for="s_status">Status</label>
+        kit.page(200, Pages.chrome(f, "Subscriptions", html`<form class="filters" method="get" action="${Pages.modePath(f)}/subscriptions" aria-label="Subscriptions"><div><label for="s_status">Status</label>
 <select id="s_status" name="status"><option value="">Any</option>${
-          ["active", "on_hold", "cancelled"].map((v) => html`<option value="${v}"${raw(v === status ? " selected" : "")}>${v}</option>`)
-        }</select> <button type="submit">Filter</button></form><div class="card"><table><thead><tr><th>Subscription</th><th>Customer</th><th>Status</th><th class="num">Amount</th><th>Next billing</th></tr></thead><tbody>${
+          SubscriptionStatus.literals.map((v) => html`<option value="${v}"${raw(v === status ? " selected" : "")}>${Pages.statusWords(v).words}</option>`)
+        }</select></div><div><button type="submit">Filter</button></div></form><div class="card"><table class="list" aria-label="Subscriptions"><thead><tr><th>Amount</th><th>Status</th><th>Customer</th><th>Next billing</th><th>Started</th></tr></thead><tbody>${
           list.items.map((s) =>
-            html`<tr><td><a href="${Pages.modePath(f)}/subscriptions/${s.subscription_id}"><code>${s.subscription_id}</code></a></td>
-<td>${s.customer?.email ?? ""}</td><td>${label(s)}</td><td class="num">${Pages.money(s.recurring_amount)}</td><td>${s.status === "cancelled" ? "" : Pages.when(f, s.next_billing_date)}</td></tr>`
+            html`<tr><td class="lead"><a class="row" href="${Pages.modePath(f)}/subscriptions/${s.subscription_id}">${Pages.money(s.recurring_amount)} ${everyInterval(s.billing_interval, s.interval_count)}</a><span class="sub"><code>${s.subscription_id}</code></span></td>
+<td data-label="Status">${label(s)}</td><td data-label="Customer">${Pages.customerText(s.customer)}</td>
+<td data-label="Next billing">${s.status === "cancelled" ? "" : Pages.when(f, s.next_billing_date)}</td><td data-label="Started">${Pages.when(f, s.created_at)}</td></tr>`
           )
         }</tbody></table>${list.items.length === 0 ? html`<p class="muted">No subscriptions.</p>` : ""}</div>`), f.nonce)))
     ))

@@ -18,6 +18,7 @@ import refunds from "./0011_refunds.js"
 import dashboard from "./0012_dashboard.js"
 import paymentDays from "./0013_payment_days.js"
 import timeZone from "./0031_time_zone.js"
+import paymentSearch from "./0033_payment_search.js"
 import apiKeyUsage from "./0014_api_key_usage.js"
 import customerPortal from "./0015_customer_portal.js"
 import rateLimitShares from "./0016_rate_limit_shares.js"
@@ -69,5 +70,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0029_webhook_storage": webhookStorage,
   "0030_test_clock_documents": testClockDocuments,
   "0031_time_zone": timeZone,
-  "0032_refund_reasons": refundReasons
+  "0032_refund_reasons": refundReasons,
+  "0033_payment_search": paymentSearch
 }

@@ -63,6 +63,9 @@ export const makePaymentsRepo = ({ findAll, first, forUpdateInTransaction, inSco
     if (filter.subscription_id !== undefined) conditions.push(sql`subscription_id = ${filter.subscription_id}`)
     if (filter.created_from !== undefined) conditions.push(sql`created_at >= ${DateTime.toDate(filter.created_from)}`)
     if (filter.created_before !== undefined) conditions.push(sql`created_at < ${DateTime.toDate(filter.created_before)}`)
+    // The search's two, each on its own index (migration 0033), so a rare amount is found without reading the rest.
+    if (filter.amount !== undefined) conditions.push(sql`total_amount = ${filter.amount}`)
+    if (filter.card_last4 !== undefined) conditions.push(sql`card_last4 = ${filter.card_last4}`)
     return yield* page("payments", conditions, request, Rows.paymentFromRow)
   }, orUnavailable),
 

@@ -22,6 +22,10 @@ export interface PaymentFilter {
   readonly created_from?: DateTime.Utc | undefined
   /** Created before this instant. */
   readonly created_before?: DateTime.Utc | undefined
+  /** Of exactly this total, in fils (the dashboard's search). */
+  readonly amount?: number | undefined
+  /** Paid with a card ending in these 4 digits (the dashboard's search). */
+  readonly card_last4?: string | undefined
 }
 
 export interface PaymentsRepo {
