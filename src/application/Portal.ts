@@ -52,7 +52,18 @@ import { Subscriptions } from "./Subscriptions.js"
 import * as UnitOfWork from "./UnitOfWork.js"
 
 /** A portal link that does not open: unknown, opened already, or past its hour. */
-export class PortalLinkGone extends Data.TaggedError("PortalLinkGone")<{ readonly reason: PortalSession.LinkGone | "unknown" }> {}
+/**
+ * A link that cannot be opened. A used or expired one says whose it was, so that its page can offer the merchant's
+ * support e-mail and the way back to its site; an unknown one says nothing.
+ */
+export class PortalLinkGone extends Data.TaggedError("PortalLinkGone")<{
+  readonly reason: PortalSession.LinkGone | "unknown"
+  readonly merchant?: {
+    readonly business_name: string | null
+    readonly support_email: string | null
+    readonly return_url: string | null
+  } | undefined
+}> {}
 
 /** What the portal's home shows. Lists are the newest 100 (a customer has few). */
 export interface PortalOverview {
@@ -169,6 +180,18 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
         return Option.isSome(found) ? found.value : yield* new PortalLinkGone({ reason: "unknown" })
       })
 
+    /** A known link gone: with its merchant's name, support e-mail and the session's return URL. */
+    const linkGone = (session: PortalSession.PortalSession, reason: PortalSession.LinkGone) =>
+      Effect.flatMap(accountRepo.get(session.account_id), (account) =>
+        new PortalLinkGone({
+          reason,
+          merchant: {
+            business_name: Option.isSome(account) ? account.value.business_name : null,
+            support_email: Option.isSome(account) ? account.value.support_email : null,
+            return_url: session.return_url
+          }
+        }))
+
     /** Whether `currentCookie`, the browser's own cookie, names the live browser session that `session`'s link started. */
     const openedHere = (session: PortalSession.PortalSession, currentCookie: Redacted.Redacted<string> | undefined) =>
       Effect.gen(function*() {
@@ -186,7 +209,7 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
       const session = yield* linked(token)
       if (yield* openedHere(session, currentCookie)) return "browsing" as const
       const gone = PortalSession.linkGone(session, yield* DateTime.now)
-      return gone === undefined ? "openable" as const : yield* new PortalLinkGone({ reason: gone })
+      return gone === undefined ? "openable" as const : yield* linkGone(session, gone)
     })
 
     /**
@@ -201,8 +224,8 @@ export class Portal extends Effect.Service<Portal>()("fils/Portal", {
       const cookie = yield* newSecret
       const browser = { cookieHash: yield* digestOf(cookie), csrfToken: yield* signer.randomToken(24) }
       const opened = PortalSession.open(found, yield* DateTime.now, browser)
-      if (opened._tag === "Left") return yield* new PortalLinkGone({ reason: opened.left })
-      if (!(yield* portalRepo.markOpened(opened.right))) return yield* new PortalLinkGone({ reason: "used" })
+      if (opened._tag === "Left") return yield* linkGone(found, opened.left)
+      if (!(yield* portalRepo.markOpened(opened.right))) return yield* linkGone(found, "used")
       return { cookie, session: opened.right }
     })
 

@@ -9,6 +9,7 @@ import { DateTime, Effect, Either, Redacted, TestClock } from "effect"
 import { checkInvoice } from "../../adapters/einvoice/PintAeRules.js"
 import { invoicePage } from "../../adapters/http/documents/TaxDocumentPage.js"
 import { homePage } from "../../adapters/http/portal/Pages.js"
+import { langOf } from "../../adapters/http/i18n/Messages.js"
 import { Accounts } from "../../src/application/Accounts.js"
 import { Billing } from "../../src/application/Billing.js"
 import { Checkout } from "../../src/application/Checkout.js"
@@ -253,7 +254,7 @@ describe("a subscription started with a discount", () => {
         Effect.gen(function*() {
           const customer = yield* Effect.flatMap(Customers, (c) => c.get(test, s.customer.customer_id))
           const merchant = yield* Effect.flatMap(Accounts, (a) => a.get(account.account_id))
-          return homePage({ nonce: "n", base: "/portal" }, { overview: { account: merchant, customer, subscriptions: [s], payments: [], plans: [] }, returnUrl: null, livemode: false })
+          return homePage({ nonce: "n", base: "/portal", lang: langOf("en") }, { overview: { account: merchant, customer, subscriptions: [s], payments: [], plans: [] }, returnUrl: null, livemode: false })
         })
       assert.include(yield* portalPage(sub), "Next payment of AED 75.00")
 

@@ -144,7 +144,12 @@ describe("the customer portal in a browser", () => {
       expect(added).toEqual(["payment.succeeded", "subscription.active", "subscription.renewed"])
 
       // Cancel at the period end, then undo it: the same change as PATCH.
-      await card.getByRole("button", { name: "Cancel at period end" }).click()
+      // It asks first, on a page saying what will happen; going back changes nothing.
+      await card.getByRole("link", { name: "Cancel at period end" }).click()
+      await page.waitForURL(new RegExp(`/portal/subscriptions/${id}/cancel-at-period-end$`))
+      expect(await page.getByTestId("confirm-cancel").innerText()).toMatch(/will end on \d{1,2} \w{3} \d{4}, at the end of the period you have paid for\. You will not be charged again\./)
+      expect(await ok(server.baseUrl, key, "GET", `/subscriptions/${id}`)).toMatchObject({ cancel_at_period_end: false })
+      await page.getByRole("button", { name: "Yes, cancel at period end" }).click()
       await page.waitForURL(/notice=cancel_scheduled$/)
       expect(await ok(server.baseUrl, key, "GET", `/subscriptions/${id}`)).toMatchObject({ status: "active", cancel_at_period_end: true })
       expect(await card.innerText()).toContain("you will not be charged again")
@@ -172,6 +177,9 @@ describe("the customer portal in a browser", () => {
         const reused = await again.page.goto(portal.url)
         expect(reused?.status()).toBe(410)
         expect(await again.page.locator("h1").innerText()).toBe("Link already used")
+        // The way to a new link: the merchant's support e-mail, and back to its site.
+        expect(await again.page.getByRole("link", { name: "help@dunecoffee.ae" }).getAttribute("href")).toBe("mailto:help@dunecoffee.ae")
+        expect(await again.page.getByRole("link", { name: "Return to Dune Coffee Roasters" }).getAttribute("href")).toBe("https://dunecoffee.example/account")
         await again.page.screenshot({ path: join(output, "portal-link-used.png"), fullPage: true })
         expect((await again.page.goto(`${server.baseUrl}/portal`))?.status()).toBe(401)
       } finally {
@@ -318,6 +326,45 @@ describe("the customer portal in a browser", () => {
       await page.getByRole("link", { name: "Update card" }).click()
       expect(await width()).toBeLessThanOrEqual(390)
       await page.screenshot({ path: join(output, "portal-card-phone.png"), fullPage: true })
+
+      // In Arabic (the switch, remembered): right-to-left, nothing left in English but the merchant's own words, and
+      // each payment's receipt link on the screen of a phone, then of a desktop.
+      await page.goto(`${server.baseUrl}/portal`)
+      await page.getByTestId("language-switch").click()
+      await page.waitForLoadState("load")
+      expect(await page.evaluate(() => [document.documentElement.lang, document.documentElement.dir])).toEqual(["ar", "rtl"])
+      const englishWords = () =>
+        page.evaluate(() => {
+          const body = document.body.cloneNode(true) as HTMLElement
+          for (const e of Array.from(body.querySelectorAll("[lang=en], bdi, h1, strong, a[href^='mailto:']"))) e.remove()
+          // The merchant's product's name, in the sentences that name it.
+          return (body.textContent ?? "").replace(/\S+@\S+|\bVisa\b|\b[a-z]+_[0-9a-f]{32}\b|Coffee club/g, "").match(/[A-Za-z]{2,}/g) ?? []
+        })
+      for (const viewport of [{ width: 390, height: 844 }, { width: 1280, height: 900 }]) {
+        await page.setViewportSize(viewport)
+        expect(await englishWords()).toEqual([])
+        expect(await width()).toBeLessThanOrEqual(viewport.width)
+        const receipt = page.getByRole("link", { name: "الإيصال" }).first()
+        const box = (await receipt.boundingBox())!
+        expect(box.x).toBeGreaterThanOrEqual(0)
+        expect(box.x + box.width).toBeLessThanOrEqual(viewport.width)
+        await page.screenshot({ path: join(output, `portal-ar-${viewport.width}.png`), fullPage: true })
+      }
+      await page.getByRole("link", { name: "الإيصال" }).first().click()
+      await page.waitForURL(/\/portal\/receipts\//)
+      expect(await page.getByTestId("amount-paid").innerText()).toContain("99.00")
+      expect(await page.getByTestId("amount-paid").innerText()).toContain("د.إ.")
+      expect(await englishWords()).toEqual([])
+      expect(await width()).toBeLessThanOrEqual(1280)
+      await page.setViewportSize({ width: 390, height: 844 })
+      expect(await width()).toBeLessThanOrEqual(390)
+      await page.screenshot({ path: join(output, "portal-receipt-ar-390.png"), fullPage: true })
+      await page.goto(`${server.baseUrl}/portal`)
+      await page.getByRole("link", { name: "الإلغاء في نهاية الفترة" }).click()
+      expect(await page.getByTestId("confirm-cancel").innerText()).toContain("لن يُحصَّل منك أي مبلغ آخر")
+      expect(await englishWords()).toEqual([])
+      expect(await width()).toBeLessThanOrEqual(390)
+      await page.screenshot({ path: join(output, "portal-cancel-ar-390.png"), fullPage: true })
     } finally {
       await context.close()
     }

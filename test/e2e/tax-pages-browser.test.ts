@@ -281,7 +281,7 @@ describe("tax documents' pages", () => {
       await tab.goto(portal.url)
       await tab.getByRole("button", { name: "Open my account" }).click()
       await tab.waitForURL(`${server.baseUrl}/portal`)
-      const documents = tab.getByRole("table", { name: "Tax documents" })
+      const documents = tab.getByRole("table", { name: "Tax invoices and credit notes" })
       expect(await documents.locator("tbody tr a").allInnerTexts()).toEqual(["CN-000001", "INV-000001"])
       expect(await tab.locator("body").innerText()).not.toContain("INV-000002")
       await shoot(tab, "portal-documents")
@@ -290,7 +290,7 @@ describe("tax documents' pages", () => {
       expect(await tab.locator("h1").innerText()).toContain("Tax Invoice")
       expect(await tab.getByTestId("payable").innerText()).toBe("AED 105.00")
       await shoot(tab, "portal-invoice")
-      await tab.getByRole("link", { name: "← Back to your account" }).click()
+      await tab.getByRole("link", { name: "Back to your account" }).click()
       await documents.getByRole("link", { name: "CN-000001" }).click()
       expect(await tab.locator("h1").innerText()).toContain("Tax Credit Note")
 

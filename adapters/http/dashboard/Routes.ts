@@ -47,6 +47,7 @@ import { subscriptionRoutes } from "./Subscriptions.js"
 import type { Kit, Response, Scope } from "./Kit.js"
 import * as Pages from "./Pages.js"
 import { parseAed, parseDay } from "./Parse.js"
+import { langOf } from "../i18n/Messages.js"
 import { receiptPage } from "../portal/Receipt.js"
 
 const page = (status: number, body: string, nonce: string) => htmlResponse(status, body, nonce)
@@ -340,7 +341,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         if (id === undefined) return page(404, Pages.notFoundPage(f), f.nonce)
         return yield* portal.receipt(scope, id).pipe(
           Effect.map((view) =>
-            page(200, receiptPage({ nonce: f.nonce, base }, view, {
+            page(200, receiptPage({ nonce: f.nonce, base, lang: langOf("en", view.account.time_zone) }, view, {
               href: `${Pages.modePath(f)}/payments/${id}`,
               label: "← Back to the payment"
             }), f.nonce)),

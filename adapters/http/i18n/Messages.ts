@@ -43,3 +43,9 @@ export const inZone = (lang: Lang, zone: string): Lang => (zone === lang.zone ? 
 /** The page's `Lang`: no catalogue is built per request, only picked. */
 export const langOf = (locale: Locale, zone: string = defaultTimeZone): Lang =>
   zone === defaultTimeZone ? inDefaultZone[locale] : { locale, t: catalogues[locale], zone }
+
+/**
+ * A merchant's or customer's words (a product's name) inside an Arabic sentence, isolated (U+2068…U+2069) so that a
+ * Latin name does not reorder the words around it. English sentences take them as they are.
+ */
+export const isolate = (lang: Lang, text: string): string => (lang.locale === "ar" ? `\u2068${text}\u2069` : text)

@@ -5,15 +5,17 @@
 import { DateTime } from "effect"
 import type { PortalDocuments, PortalOverview } from "../../../src/application/Portal.js"
 import type { FieldErrors } from "../../../src/domain/CheckoutForm.js"
-import { formatAmount } from "../../../src/domain/Money.js"
 import type { Payment } from "../../../src/domain/Payment.js"
 import { hasReceipt } from "../../../src/domain/Receipt.js"
 import * as PlanChange from "../../../src/domain/PlanChange.js"
-import { everyInterval, type Product } from "../../../src/domain/Product.js"
+import type { Product } from "../../../src/domain/Product.js"
 import * as Subscription from "../../../src/domain/Subscription.js"
-import { cardFields, day, english, formStyles, type FormValues } from "../checkout/Page.js"
+import { cardFields, formStyles, type FormValues } from "../checkout/Page.js"
 import { htmlDocument } from "../html/Document.js"
-import { html, type Raw, raw } from "../html/Html.js"
+import { html, type Raw } from "../html/Html.js"
+import { date, money as formatMoney } from "../i18n/Format.js"
+import { isolate, type Lang } from "../i18n/Messages.js"
+import { languageSwitch } from "../i18n/Switch.js"
 
 const styles = `
   :root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }
@@ -36,12 +38,25 @@ const styles = `
   .actions form { margin: 0; }
   .scroll { overflow-x: auto; }
   table { width: 100%; border-collapse: collapse; margin: .5rem 0; font-size: .95rem; }
-  th, td { text-align: left; padding: .4rem .5rem .4rem 0; vertical-align: top; border-bottom: 1px solid #eee; }
-  td.amount, th.amount { text-align: right; white-space: nowrap; }
+  th, td { text-align: start; padding-block: .4rem; padding-inline: 0 .5rem; vertical-align: top; border-bottom: 1px solid #eee; }
+  td.amount, th.amount { text-align: end; white-space: nowrap; }
+  td { overflow-wrap: anywhere; }
+  /* On a phone a list's rows stack as cards, each cell under its label: nothing (the receipt least) is off-screen. */
+  @media (max-width: 40rem) {
+    table.stack thead { display: none; }
+    table.stack, table.stack tbody, table.stack tr, table.stack td { display: block; width: auto; }
+    table.stack tr { border: 1px solid #e4e1da; border-radius: 10px; padding: .5rem .75rem; margin: .5rem 0; }
+    table.stack td { border: 0; padding: .15rem 0; display: flex; gap: 1rem; justify-content: space-between; text-align: end; white-space: normal; }
+    table.stack td::before { content: attr(data-label); color: #555; text-align: start; }
+  }
+  .top { max-width: 44rem; margin: 0 auto; padding: .75rem 1rem 0; display: flex; justify-content: flex-end; font-size: .9rem; }
+  :focus-visible { outline: 3px solid #1d4ed8; outline-offset: 2px; }
+  a.button { display: inline-block; font-weight: 600; padding: .5rem .9rem; border-radius: 8px; text-decoration: none; }
+  a.button.secondary { background: #fff; color: #1d1b16; border: 1px solid #8a8a8a; }
   ${formStyles}
   button { font: inherit; font-weight: 600; padding: .5rem .9rem; border: 0; border-radius: 8px; background: #1d4ed8;
            color: #fff; cursor: pointer; }
-  button.secondary { background: #fff; color: #1d1b16; border: 1px solid #bbb; }
+  button.secondary { background: #fff; color: #1d1b16; border: 1px solid #8a8a8a; }
   form.wide button { margin-top: 1.25rem; width: 100%; padding: .7rem; }
   footer { margin-top: 2rem; font-size: .85rem; color: #555; display: flex; flex-wrap: wrap; gap: .5rem 1rem; justify-content: space-between; }
   .receipt dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: 1rem 0; }
@@ -60,153 +75,201 @@ const styles = `
   }
 `
 
-/** Where a page is and who it is for: the CSP nonce, the portal's path, and the CSRF token for forms. */
+/** Where a page is and who it is for: the CSP nonce, the portal's path, the CSRF token for forms, and its language. */
 export interface Frame {
   readonly nonce: string
   readonly base: string
   readonly csrf?: string | undefined
+  readonly lang: Lang
 }
 
 const layout = (title: string, frame: Frame, body: Raw) =>
-  htmlDocument({ title, nonce: frame.nonce, styles, body: html`<main>
+  htmlDocument({
+    title,
+    nonce: frame.nonce,
+    styles,
+    locale: frame.lang.locale,
+    body: html`<div class="top no-print">${languageSwitch(frame.lang.locale)}</div>
+<main>
 ${body}
-</main>` })
+</main>`
+  })
 
-export const money = (amount: number, currency: string) => formatAmount(amount, currency)
-export { day }
+export const money = (frame: Frame, amount: number, currency: string) => formatMoney(frame.lang.locale, amount, currency)
+/** A date in the page's language and zone. */
+export const day = (frame: Frame, at: DateTime.Utc) => date(frame.lang.locale, at, frame.lang.zone)
 export type { FormValues }
 
-const intervalText = (s: Subscription.Subscription) => everyInterval(s.billing_interval, s.interval_count)
+const intervalText = (frame: Frame, s: Subscription.Subscription) => frame.lang.t.every(s.billing_interval, s.interval_count)
 
-const statusText: Record<string, string> = {
-  active: "Active",
-  on_hold: "Payment overdue",
-  cancelled: "Cancelled",
-  succeeded: "Paid",
-  partially_refunded: "Partly refunded",
-  refunded: "Refunded",
-  failed: "Failed",
-  processing: "Processing"
-}
-const badge = (status: string) => html`<span class="status ${status}">${statusText[status] ?? status}</span>`
+const badge = (frame: Frame, status: string) =>
+  html`<span class="status ${status}">${(frame.lang.t.portal.statuses as Readonly<Record<string, string | undefined>>)[status] ?? status}</span>`
 
-export const cardText = (card: { readonly brand: string; readonly last4: string; readonly exp_month: number; readonly exp_year: number }) =>
-  `${card.brand.charAt(0).toUpperCase()}${card.brand.slice(1)} •••• ${card.last4}, expires ${
-    String(card.exp_month).padStart(2, "0")
-  }/${card.exp_year}`
+export const cardText = (
+  frame: Frame,
+  card: { readonly brand: string; readonly last4: string; readonly exp_month: number; readonly exp_year: number }
+) =>
+  frame.lang.t.portal.card({
+    brand: `${card.brand.charAt(0).toUpperCase()}${card.brand.slice(1)}`,
+    last4: card.last4,
+    expiry: `${String(card.exp_month).padStart(2, "0")}/${card.exp_year}`
+  })
 
 export const csrfField = (frame: Frame) => html`<input type="hidden" name="csrf_token" value="${frame.csrf ?? ""}">`
 
-export const heading = (props: { readonly businessName: string; readonly livemode: boolean; readonly supportEmail: string | null }) =>
-  html`<header><h1>${props.businessName}</h1>${props.livemode ? "" : html`<span class="mode">Test mode</span>`}</header>
+export const heading = (
+  frame: Frame,
+  props: { readonly businessName: string; readonly livemode: boolean; readonly supportEmail: string | null }
+) =>
+  html`<header><h1>${props.businessName}</h1>${props.livemode ? "" : html`<span class="mode">${frame.lang.t.testMode}</span>`}</header>
 ${
     props.supportEmail === null
       ? ""
-      : html`<p class="muted">Questions? Write to <a href="mailto:${props.supportEmail}">${props.supportEmail}</a></p>`
+      : html`<p class="muted">${frame.lang.t.portal.questions(html`<a href="mailto:${props.supportEmail}">${props.supportEmail}</a>`)}</p>`
   }`
 
 const subscriptionCard = (frame: Frame, s: Subscription.Subscription, plans: ReadonlyArray<Product> = []) => {
+  const { t } = frame.lang
   const base = `${frame.base}/subscriptions/${s.subscription_id}`
   const schedule = s.status === "cancelled"
-    ? html`Cancelled on ${day(s.cancelled_at ?? s.next_billing_date)}.`
+    ? t.portal.cancelledOn(day(frame, s.cancelled_at ?? s.next_billing_date))
     : s.status === "on_hold"
-    ? html`The payment due on ${day(s.next_billing_date)} was declined.${
-      s.next_retry_at === null ? "" : html` We will try again on ${day(s.next_retry_at)}.`
-    } Update your card to pay it now.`
+    ? t.portal.overdue({ due: day(frame, s.next_billing_date), retry: s.next_retry_at === null ? null : day(frame, s.next_retry_at) })
     : s.cancel_at_period_end
-    ? html`Ends on ${day(s.next_billing_date)}; you will not be charged again.`
-    : html`Next payment of ${money(PlanChange.nextRenewalCharge(s).amount, s.currency)} on ${day(s.next_billing_date)}.`
-  const cancelForm = (value: boolean, label: string, secondary: boolean) =>
-    html`<form method="post" action="${base}/cancel-at-period-end">${csrfField(frame)}
-<input type="hidden" name="cancel_at_period_end" value="${String(value)}">
-<button type="submit"${secondary ? raw(` class="secondary"`) : ""}>${label}</button></form>`
+    ? t.portal.endsOn(day(frame, s.next_billing_date))
+    : t.portal.nextPayment(money(frame, PlanChange.nextRenewalCharge(s).amount, s.currency), day(frame, s.next_billing_date))
   return html`<section class="card" data-subscription="${s.subscription_id}">
-<h3><span>${s.name}${s.quantity > 1 ? html` × ${s.quantity}` : ""}</span>${
+<h3><span><bdi>${s.name}</bdi>${s.quantity > 1 ? html` × ${s.quantity}` : ""}</span>${
     s.status === "active" && s.cancel_at_period_end
-      ? html`<span class="status cancelled">Ends ${day(s.next_billing_date)}</span>`
-      : badge(s.status)
+      ? html`<span class="status cancelled">${t.portal.endsBadge(day(frame, s.next_billing_date))}</span>`
+      : badge(frame, s.status)
   }</h3>
-<p>${money(s.recurring_amount, s.currency)} ${intervalText(s)}</p>
+<p>${money(frame, s.recurring_amount, s.currency)} ${intervalText(frame, s)}</p>
 <p class="muted">${schedule}</p>
-${planNotes(s)}
-<p class="muted">Card: ${cardText(s.payment_method)}</p>
+${planNotes(frame, s)}
+<p class="muted">${t.portal.cardLine(cardText(frame, s.payment_method))}</p>
 ${
     s.status === "cancelled"
       ? ""
       : html`<div class="actions">
-<a href="${base}/card">${s.status === "on_hold" ? "Update card and pay" : "Update card"}</a>
+<a href="${base}/card">${s.status === "on_hold" ? t.portal.updateCardAndPay : t.portal.updateCard}</a>
 ${
-      PlanChange.changeRefusal(s) === undefined && plans.some((p) => PlanChange.offeredInPortal(p, s))
-        ? html`<a href="${base}/plan">Change plan</a>`
-        : ""
-    }
+        PlanChange.changeRefusal(s) === undefined && plans.some((p) => PlanChange.offeredInPortal(p, s))
+          ? html`<a href="${base}/plan">${t.portal.changePlan}</a>`
+          : ""
+      }
 ${
-      s.scheduled_change === null
-        ? ""
-        : html`<form method="post" action="${base}/plan/scheduled/cancel">${csrfField(frame)}<button type="submit" class="secondary">Keep ${s.name}</button></form>`
-    }
-${s.cancel_at_period_end ? cancelForm(false, "Keep subscription", false) : cancelForm(true, "Cancel at period end", true)}
+        s.scheduled_change === null
+          ? ""
+          : html`<form method="post" action="${base}/plan/scheduled/cancel">${csrfField(frame)}<button type="submit" class="secondary">${
+            t.portal.keepPlan(isolate(frame.lang, s.name))
+          }</button></form>`
+      }
+${
+        s.cancel_at_period_end
+          ? html`<form method="post" action="${base}/cancel-at-period-end">${csrfField(frame)}
+<input type="hidden" name="cancel_at_period_end" value="false">
+<button type="submit">${t.portal.keepSubscription}</button></form>`
+          // Cancelling asks first, on a page of its own (it works without JavaScript).
+          : html`<a class="button secondary" href="${base}/cancel-at-period-end">${t.portal.cancelAtPeriodEnd}</a>`
+      }
 </div>`
   }
 </section>`
 }
 
+/** "Cancel at period end?": what will happen, and the form that does it; going back changes nothing. */
+export const confirmCancelPage = (
+  frame: Frame,
+  props: { readonly businessName: string; readonly livemode: boolean; readonly subscription: Subscription.Subscription }
+) => {
+  const { t } = frame.lang
+  const s = props.subscription
+  return layout(
+    `${t.portal.confirmCancelTitle} ${props.businessName}`,
+    frame,
+    html`${heading(frame, { businessName: props.businessName, livemode: props.livemode, supportEmail: null })}
+<h2>${t.portal.confirmCancelTitle}</h2>
+<p data-testid="confirm-cancel">${t.portal.confirmCancel(isolate(frame.lang, s.name), day(frame, s.next_billing_date))}</p>
+<div class="actions">
+<form method="post" action="${frame.base}/subscriptions/${s.subscription_id}/cancel-at-period-end">${csrfField(frame)}
+<input type="hidden" name="cancel_at_period_end" value="true">
+<button type="submit">${t.portal.confirmCancelButton}</button></form>
+<a class="button secondary" href="${frame.base}">${t.portal.keepIt}</a>
+</div>`
+  )
+}
+
 /** A scheduled plan change and the credit its next payments use, when there are. */
-const planNotes = (s: Subscription.Subscription) =>
+const planNotes = (frame: Frame, s: Subscription.Subscription) =>
   html`${
     s.scheduled_change === null
       ? ""
-      : html`<p class="muted">Changes to ${s.scheduled_change.plan.name}${
-        s.scheduled_change.quantity > 1 ? html` × ${s.scheduled_change.quantity}` : ""
-      } on ${day(s.scheduled_change.effective_at)}.</p>`
-  }${s.credit_balance > 0 && s.status !== "cancelled" ? html`<p class="muted">Credit: ${money(s.credit_balance, s.currency)}, used for your next payments.</p>` : ""}`
+      : html`<p class="muted">${
+        frame.lang.t.portal.changesTo(
+          isolate(frame.lang, `${s.scheduled_change.plan.name}${s.scheduled_change.quantity > 1 ? ` × ${s.scheduled_change.quantity}` : ""}`),
+          day(frame, s.scheduled_change.effective_at)
+        )
+      }</p>`
+  }${
+    s.credit_balance > 0 && s.status !== "cancelled"
+      ? html`<p class="muted">${frame.lang.t.portal.credit(money(frame, s.credit_balance, s.currency))}</p>`
+      : ""
+  }`
 
-const paymentRows = (frame: Frame, payments: ReadonlyArray<Payment>) =>
-  html`<div class="scroll"><table aria-label="Payments">
-<thead><tr><th>Date</th><th>Description</th><th class="amount">Amount</th><th>Status</th><th><span class="muted">Receipt</span></th></tr></thead>
+/**
+ * The payments, each a row led by its receipt link: on a phone the table becomes stacked rows, so the receipt is
+ * never off-screen.
+ */
+const paymentRows = (frame: Frame, payments: ReadonlyArray<Payment>) => {
+  const { t } = frame.lang
+  return html`<table class="stack" aria-label="${t.portal.payments}">
+<thead><tr><th>${t.portal.date}</th><th>${t.portal.description}</th><th class="amount">${t.portal.amount}</th><th>${t.portal.status}</th><th>${t.portal.receipt}</th></tr></thead>
 <tbody>${
     payments.map((p) =>
-      html`<tr data-payment="${p.payment_id}"><td>${day(p.created_at)}</td><td>${p.description}</td><td class="amount">${
-        money(p.total_amount, p.currency)
+      html`<tr data-payment="${p.payment_id}"><td data-label="${t.portal.date}">${day(frame, p.created_at)}</td><td data-label="${t.portal.description}"><bdi>${p.description}</bdi></td><td class="amount" data-label="${t.portal.amount}">${
+        money(frame, p.total_amount, p.currency)
       }${
-        p.refunded_amount > 0 ? html`<br><small>${money(p.refunded_amount, p.currency)} refunded</small>` : ""
-      }</td><td>${badge(p.status)}</td><td>${
-        hasReceipt(p) ? html`<a href="${frame.base}/receipts/${p.payment_id}">Receipt</a>` : ""
+        p.refunded_amount > 0 ? html`<br><small>${t.portal.refunded(money(frame, p.refunded_amount, p.currency))}</small>` : ""
+      }</td><td data-label="${t.portal.status}">${badge(frame, p.status)}</td><td data-label="${t.portal.receipt}">${
+        hasReceipt(p) ? html`<a href="${frame.base}/receipts/${p.payment_id}">${t.portal.receipt}</a>` : ""
       }</td></tr>`
     )
-  }</tbody></table></div>`
+  }</tbody></table>`
+}
 
 /** The customer's tax invoices and credit notes, newest first, each to its printable page. */
 const documentRows = (frame: Frame, documents: PortalDocuments) => {
+  const { t } = frame.lang
   const rows = [
     ...documents.invoices.map((d) => ({
       at: d.issued_at,
       href: `${frame.base}/invoices/${d.invoice_id}`,
-      kind: "Tax invoice",
+      kind: t.portal.taxInvoice,
       number: d.number,
-      amount: money(d.totals.gross, d.currency)
+      amount: money(frame, d.totals.gross, d.currency)
     })),
     ...documents.creditNotes.map((d) => ({
       at: d.issued_at,
       href: `${frame.base}/credit-notes/${d.credit_note_id}`,
-      kind: `Credit note (invoice ${d.invoice_number})`,
+      kind: t.portal.creditNote(d.invoice_number),
       number: d.number,
-      amount: `−${money(d.difference.gross, d.currency)}`
+      amount: `−${money(frame, d.difference.gross, d.currency)}`
     }))
   ].sort((a, b) => DateTime.toEpochMillis(b.at) - DateTime.toEpochMillis(a.at))
-  return html`<div class="scroll"><table aria-label="Tax documents">
-<thead><tr><th>Date</th><th>Document</th><th class="amount">Amount</th></tr></thead>
+  return html`<table class="stack" aria-label="${t.portal.documents}">
+<thead><tr><th>${t.portal.date}</th><th>${t.portal.document}</th><th class="amount">${t.portal.amount}</th></tr></thead>
 <tbody>${
     rows.map((r) =>
-      html`<tr><td>${day(r.at)}</td><td><a href="${r.href}">${r.number}</a><br><small>${r.kind}</small></td><td class="amount">${r.amount}</td></tr>`
+      html`<tr><td data-label="${t.portal.date}">${day(frame, r.at)}</td><td data-label="${t.portal.document}"><a href="${r.href}">${r.number}</a><br><small>${r.kind}</small></td><td class="amount" data-label="${t.portal.amount}">${r.amount}</td></tr>`
     )
-  }</tbody></table></div>`
+  }</tbody></table>`
 }
 
 const footer = (frame: Frame, returnUrl: string | null, businessName: string) =>
   html`<footer class="no-print">${
-    returnUrl === null ? html`<span></span>` : html`<a href="${returnUrl}">← Return to ${businessName}</a>`
-  }<form method="post" action="${frame.base}/sign-out">${csrfField(frame)}<button type="submit" class="secondary">Sign out</button></form></footer>`
+    returnUrl === null ? html`<span></span>` : html`<a href="${returnUrl}">${frame.lang.t.portal.returnTo(businessName)}</a>`
+  }<form method="post" action="${frame.base}/sign-out">${csrfField(frame)}<button type="submit" class="secondary">${frame.lang.t.portal.signOut}</button></form></footer>`
 
 export const homePage = (
   frame: Frame,
@@ -219,22 +282,23 @@ export const homePage = (
     readonly notice?: { readonly tone: "done" | "alert"; readonly text: string } | undefined
   }
 ) => {
+  const { t } = frame.lang
   const { account, customer, payments, subscriptions } = props.overview
-  const businessName = account.business_name ?? "Your merchant"
+  const businessName = account.business_name ?? t.portal.yourMerchant
   return layout(
-    `${businessName}: your account`,
+    t.portal.title(businessName),
     frame,
-    html`${heading({ businessName, livemode: props.livemode, supportEmail: account.support_email })}
-<p>Signed in as <strong>${customer.name ?? customer.email}</strong>${customer.name === null ? "" : html` <span class="muted">(${customer.email})</span>`}</p>
+    html`${heading(frame, { businessName, livemode: props.livemode, supportEmail: account.support_email })}
+<p>${t.portal.signedInAs(html`<strong>${customer.name ?? customer.email}</strong>`)}${customer.name === null ? "" : html` <span class="muted">(${customer.email})</span>`}</p>
 ${props.notice === undefined ? "" : html`<div class="${props.notice.tone}" role="status">${props.notice.text}</div>`}
-<h2>Subscriptions</h2>
-${subscriptions.length === 0 ? html`<p class="muted">You have no subscriptions.</p>` : subscriptions.map((s) => subscriptionCard(frame, s, props.overview.plans))}
-<h2>Payments</h2>
-${payments.length === 0 ? html`<p class="muted">You have no payments yet.</p>` : paymentRows(frame, payments)}
+<h2>${t.portal.subscriptions}</h2>
+${subscriptions.length === 0 ? html`<p class="muted">${t.portal.noSubscriptions}</p>` : subscriptions.map((s) => subscriptionCard(frame, s, props.overview.plans))}
+<h2>${t.portal.payments}</h2>
+${payments.length === 0 ? html`<p class="muted">${t.portal.noPayments}</p>` : paymentRows(frame, payments)}
 ${
       props.documents === undefined || props.documents.invoices.length + props.documents.creditNotes.length === 0
         ? ""
-        : html`<h2>Tax invoices and credit notes</h2>${documentRows(frame, props.documents)}`
+        : html`<h2>${t.portal.documents}</h2>${documentRows(frame, props.documents)}`
     }
 ${footer(frame, props.returnUrl, businessName)}`
   )
@@ -251,46 +315,57 @@ export const cardPage = (
     readonly alert?: string | undefined
   }
 ) => {
+  const { t } = frame.lang
   const s = props.subscription
   return layout(
-    `Update your card: ${props.businessName}`,
+    t.portal.cardTitle(props.businessName),
     frame,
-    html`${heading({ businessName: props.businessName, livemode: props.livemode, supportEmail: null })}
-<h2>Update the card for ${s.name}</h2>
-<p class="muted">Now: ${cardText(s.payment_method)}.${
+    html`${heading(frame, { businessName: props.businessName, livemode: props.livemode, supportEmail: null })}
+<h2>${t.portal.cardHeading(isolate(frame.lang, s.name))}</h2>
+<p class="muted">${t.portal.cardNow(cardText(frame, s.payment_method))}${
       s.status === "on_hold"
-        ? html` The overdue payment of ${money(Subscription.renewalCharge(s).amount, s.currency)} will be charged to the new card at once.`
-        : " The new card is used from the next payment on."
+        ? t.portal.overdueCharged(money(frame, Subscription.renewalCharge(s).amount, s.currency))
+        : t.portal.fromNextPayment
     }</p>
 ${props.alert ? html`<div class="alert" role="alert">${props.alert}</div>` : ""}
 <form class="wide" method="post" action="${frame.base}/subscriptions/${s.subscription_id}/card" novalidate>
 ${csrfField(frame)}
 ${s.status === "on_hold" ? html`<input type="hidden" name="overdue" value="${overdueToken(Subscription.dueAttempt(s))}">` : ""}
-${cardFields(english, props.values, props.errors)}
-<button type="submit">${s.status === "on_hold" ? `Save card and pay ${money(Subscription.renewalCharge(s).amount, s.currency)}` : "Save card"}</button>
+${cardFields(frame.lang, props.values, props.errors)}
+<button type="submit">${
+      s.status === "on_hold" ? t.portal.saveCardAndPay(money(frame, Subscription.renewalCharge(s).amount, s.currency)) : t.portal.saveCard
+    }</button>
 </form>
-<p><small>Your card number is never stored.</small></p>
-<footer class="no-print"><a href="${frame.base}">← Back to your account</a></footer>`
+<p><small>${t.portal.neverStored}</small></p>
+<footer class="no-print"><a href="${frame.base}">${t.portal.back}</a></footer>`
   )
 }
 
 /** What a portal link shows: a button that opens it (following the link alone changes nothing). */
 export const openPage = (frame: Frame, action: string, openToken: string) =>
   layout(
-    "Open your account",
+    frame.lang.t.portal.openTitle,
     frame,
-    html`<h1>Open your account</h1>
-<p>Manage your subscriptions, cards and receipts. This link works once: the button below opens it on this device.</p>
+    html`<h1>${frame.lang.t.portal.openTitle}</h1>
+<p>${frame.lang.t.portal.openText}</p>
 <form method="post" action="${action}"><input type="hidden" name="open_token" value="${openToken}">
-<button type="submit">Open my account</button></form>`
+<button type="submit">${frame.lang.t.portal.openButton}</button></form>`
   )
 
-export const messagePage = (frame: Frame, title: string, message: string, back?: { readonly href: string; readonly label: string }) =>
+export const messagePage = (
+  frame: Frame,
+  title: string,
+  message: string,
+  back?: { readonly href: string; readonly label: string },
+  /** More to say after the message (a used link's way to the merchant's support). */
+  more?: Raw
+) =>
   layout(
     title,
     frame,
     html`<h1>${title}</h1>
 <div class="alert" role="status">${message}</div>
+${more ?? ""}
 ${back === undefined ? "" : html`<p><a href="${back.href}">${back.label}</a></p>`}`
   )
 

@@ -21,7 +21,7 @@ import { Settings } from "../../../src/application/Settings.js"
 import { Portal, type PortalLinkGone, scopeOf } from "../../../src/application/Portal.js"
 import { cardFields as cardFieldNames, fromSubmitted, type SubmittedForm, validateCard } from "../../../src/domain/CheckoutForm.js"
 import { CreditNoteId, InvoiceId, parseId, PaymentId, SubscriptionId } from "../../../src/domain/Ids.js"
-import { declineMessage } from "../../../src/domain/Payment.js"
+import { declineCode } from "../../../src/domain/Payment.js"
 import * as PlanChange from "../../../src/domain/PlanChange.js"
 import type { PortalSession } from "../../../src/domain/PortalSession.js"
 import { Signer } from "../../../src/ports/Signer.js"
@@ -32,6 +32,8 @@ import * as PlanPages from "./PlanPages.js"
 import { receiptPage } from "./Receipt.js"
 import { creditNotePage, invoicePage } from "../documents/TaxDocumentPage.js"
 import { html } from "../html/Html.js"
+import * as Locale from "../i18n/Locale.js"
+import { inZone, type Lang, langOf } from "../i18n/Messages.js"
 
 const page = (status: number, body: string, nonce: string) => htmlResponse(status, body, nonce)
 
@@ -42,18 +44,21 @@ const creditNoteIdOf = parseId(CreditNoteId)
 const decodeChoice = Schema.decodeUnknownEither(PlanChange.PortalPlanChoice, { errors: "all" })
 
 /** What a change tells the customer on the page it returns to (a fixed text per key: nothing reflected). */
-const notices: Record<string, { readonly tone: "done" | "alert"; readonly text: string }> = {
-  cancel_scheduled: { tone: "done", text: "Your subscription will end at the end of the current period. You will not be charged again." },
-  cancel_undone: { tone: "done", text: "Your subscription will continue. Nothing else changed." },
-  card_saved: { tone: "done", text: "Your new card is saved. It will be used for your next payment." },
-  card_paid: { tone: "done", text: "Your new card is saved and the overdue payment went through. Your subscription is active again." },
-  card_processing: { tone: "done", text: "Your new card is saved. The overdue payment is being processed; this page will show it once it completes." },
-  plan_changed: { tone: "done", text: "Your plan is changed. Your payment, if any, is listed below." },
-  plan_scheduled: { tone: "done", text: "Your plan will change at your next payment. Until then, nothing changes." },
-  plan_kept: { tone: "done", text: "You keep your current plan: the scheduled change is cancelled." },
-  plan_processing: { tone: "done", text: "Your payment is being processed; your plan changes once it completes." },
-  signed_out: { tone: "done", text: "You are signed out." }
-}
+const noticeKeys = [
+  "cancel_scheduled",
+  "cancel_undone",
+  "card_saved",
+  "card_paid",
+  "card_processing",
+  "plan_changed",
+  "plan_scheduled",
+  "plan_kept",
+  "plan_processing",
+  "signed_out"
+] as const
+type NoticeKey = (typeof noticeKeys)[number]
+const isNotice = (key: string): key is NoticeKey => (noticeKeys as ReadonlyArray<string>).includes(key)
+const notice = (lang: Lang, key: string) => (isNotice(key) ? { tone: "done" as const, text: lang.t.portal.notices[key] } : undefined)
 
 export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
@@ -77,6 +82,11 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
       })
 
     const request = HttpServerRequest.HttpServerRequest
+
+    /** A response in the request's language, remembering a switched one (docs/languages.md). */
+    const withLang = <E, R>(handler: (lang: Lang) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+      Effect.flatMap(Locale.fromRequest, (negotiated) =>
+        Effect.map(handler(langOf(negotiated.locale)), Locale.remember(negotiated, secure)))
     // The browser session's cookie and the link's secret are `Redacted` from here to the digests they are found by.
     const cookieOf = Effect.map(request, (r) => {
       const value = r.cookies[cookieName]
@@ -84,30 +94,40 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
     })
 
     /** Store outages and defects answer with a page, never JSON. */
-    const guarded = (nonce: string, effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext>) =>
+    const guarded = (
+      nonce: string,
+      lang: Lang,
+      effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext>
+    ) =>
       effect.pipe(Effect.catchAllCause((cause) =>
         Effect.zipRight(
           Effect.logError("Customer portal page failed", cause).pipe(Effect.when(() => !Cause.isInterruptedOnly(cause))),
-          Effect.succeed(page(503, Pages.messagePage({ nonce, base }, "Temporarily unavailable", "Please try again in a moment."), nonce))
+          Effect.succeed(page(503, Pages.messagePage({ nonce, base, lang }, lang.t.portal.unavailableTitle, lang.t.portal.unavailable), nonce))
         )
       ))
 
-    const ended = (nonce: string) =>
-      page(401, Pages.messagePage({ nonce, base }, "Your session has ended", "For your security, portal sessions last an hour. Return to the merchant's site or e-mail and open a new link."), nonce)
+    const ended = (nonce: string, lang: Lang) =>
+      page(401, Pages.messagePage({ nonce, base, lang }, lang.t.portal.endedTitle, lang.t.portal.ended), nonce)
+    const backHomeLink = (frame: Pages.Frame) => ({ href: base, label: frame.lang.t.portal.back })
     const notFound = (frame: Pages.Frame) =>
-      page(404, Pages.messagePage(frame, "Not found", "There is nothing here.", { href: base, label: "← Back to your account" }), frame.nonce)
+      page(404, Pages.messagePage(frame, frame.lang.t.portal.notFoundTitle, frame.lang.t.portal.notFound, backHomeLink(frame)), frame.nonce)
+    /** The frame in the account's time zone, once the page has read the account. */
+    const zoned = (frame: Pages.Frame, account: { readonly time_zone: string }): Pages.Frame => ({
+      ...frame,
+      lang: inZone(frame.lang, account.time_zone)
+    })
 
     type Handler = (session: PortalSession, frame: Pages.Frame) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext>
 
     /** A page of a live portal session; without one, the "session ended" page. */
     const withSession = (handler: Handler) =>
-      Effect.gen(function*() {
+      withLang((lang) => {
         const nonce = newNonce()
-        return yield* guarded(nonce, Effect.gen(function*() {
+        return guarded(nonce, lang, Effect.gen(function*() {
           const token = yield* cookieOf
           const session = token === undefined ? Option.none() : yield* portal.authenticate(token)
-          if (Option.isNone(session)) return ended(nonce)
-          return yield* handler(session.value, { nonce, base, csrf: session.value.csrf_token ?? "" })
+          if (Option.isNone(session)) return ended(nonce, lang)
+          return yield* handler(session.value, { nonce, base, csrf: session.value.csrf_token ?? "", lang })
         }))
       })
 
@@ -119,12 +139,12 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
         Effect.gen(function*() {
           const posted = yield* Effect.either(postedForm(publicOrigin))
           if (posted._tag === "Left") {
-            return page(400, Pages.messagePage(frame, "Not sent", posted.left.message, { href: base, label: "← Back to your account" }), frame.nonce)
+            return page(400, Pages.messagePage(frame, frame.lang.t.portal.notSentTitle, frame.lang.t.formNotUtf8, backHomeLink(frame)), frame.nonce)
           }
           const params = posted.right
           const token = params === undefined ? "" : field(params, "csrf_token")
           if (params === undefined || !(yield* signer.sameSecret(token, session.csrf_token ?? ""))) {
-            return page(403, Pages.messagePage(frame, "Not sent", "This form was not sent from this page, so nothing was changed. Reload the page and try again.", { href: base, label: "← Back to your account" }), frame.nonce)
+            return page(403, Pages.messagePage(frame, frame.lang.t.portal.notSentTitle, frame.lang.t.portal.notSent, backHomeLink(frame)), frame.nonce)
           }
           return yield* handler(session, frame, params)
         })
@@ -140,60 +160,67 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
         const key = new URLSearchParams((yield* request).url.split("?")[1] ?? "").get("notice") ?? ""
         const overview = yield* portal.overview(session)
         const documents = yield* portal.documents(session)
-        return page(200, Pages.homePage(frame, {
+        return page(200, Pages.homePage(zoned(frame, overview.account), {
           overview,
           documents,
           returnUrl: session.return_url,
           livemode: session.livemode,
-          notice: notices[key]
+          notice: notice(frame.lang, key)
         }), frame.nonce)
       })))
 
     // Opening a link ---------------------------------------------------------------------------------------------
 
-    const linkGone = (nonce: string) => ({ reason }: PortalLinkGone) =>
-      Effect.succeed(
-        reason === "unknown"
-          ? page(404, Pages.messagePage({ nonce, base }, "Link not valid", "This link is not a valid account link. Ask the merchant for a new one."), nonce)
-          : page(410, Pages.messagePage(
-            { nonce, base },
-            reason === "used" ? "Link already used" : "Link expired",
-            reason === "used"
-              ? "This link has already been used, and works only once. Ask the merchant for a new link to manage your account."
-              : "This link has expired: links work for an hour after they are sent. Ask the merchant for a new one."
-          ), nonce)
-      )
+    /**
+     * A link that cannot be opened: unknown, used or expired. A used or expired one offers its merchant's support
+     * e-mail and the way back to its site, where a new link is had.
+     */
+    const linkGone = (nonce: string, lang: Lang) => ({ merchant, reason }: PortalLinkGone) => {
+      const { t } = lang
+      const frame = { nonce, base, lang }
+      if (reason === "unknown") return Effect.succeed(page(404, Pages.messagePage(frame, t.portal.linkUnknownTitle, t.portal.linkUnknown), nonce))
+      const email = merchant?.support_email ?? null
+      const more = email === null ? undefined : html`<p data-testid="support">${t.portal.askSupport(html`<a href="mailto:${email}">${email}</a>`)}</p>`
+      const site = merchant?.return_url ?? null
+      return Effect.succeed(page(410, Pages.messagePage(
+        frame,
+        reason === "used" ? t.portal.linkUsedTitle : t.portal.linkExpiredTitle,
+        reason === "used" ? t.portal.linkUsed : t.portal.linkExpired,
+        site === null ? undefined : { href: site, label: t.portal.returnTo(merchant?.business_name ?? t.portal.yourMerchant) },
+        more
+      ), nonce))
+    }
 
     // Following a link changes nothing: mail scanners follow links before the customer does, and would use it up.
     // The page's button opens it. That post must come from the page itself, or another site could sign a visitor
     // into the portal of a link of its own: the browser's origin headers (`postedForm`), and a random value in a
     // SameSite=Strict cookie set with the page that the form repeats (a page on another site can neither send the
     // cookie nor read the value).
-    yield* router.get("/portal/:token", Effect.gen(function*() {
+    yield* router.get("/portal/:token", withLang((lang) => Effect.gen(function*() {
       const nonce = newNonce()
       const token = yield* linkToken
-      return yield* guarded(nonce, portal.peek(token, yield* cookieOf).pipe(
+      return yield* guarded(nonce, lang, portal.peek(token, yield* cookieOf).pipe(
         Effect.flatMap((found) =>
           found === "browsing"
             ? Effect.succeed(redirect(base))
             : Effect.map(signer.randomToken(24), (openToken) =>
-              page(200, Pages.openPage({ nonce, base }, `${base}/${Redacted.value(token)}`, openToken), nonce).pipe(
+              page(200, Pages.openPage({ nonce, base, lang }, `${base}/${Redacted.value(token)}`, openToken), nonce).pipe(
                 HttpServerResponse.setHeader("set-cookie", openCookie(openToken))
               ))
         ),
-        Effect.catchTag("PortalLinkGone", linkGone(nonce))
+        Effect.catchTag("PortalLinkGone", linkGone(nonce, lang))
       ))
-    }))
+    })))
 
-    yield* router.post("/portal/:token", Effect.gen(function*() {
+    yield* router.post("/portal/:token", withLang((lang) => Effect.gen(function*() {
       const nonce = newNonce()
       const token = yield* linkToken
-      return yield* guarded(nonce, Effect.gen(function*() {
+      return yield* guarded(nonce, lang, Effect.gen(function*() {
         const params = yield* postedForm(publicOrigin)
         const sent = params === undefined ? "" : field(params, "open_token")
         const expected = (yield* request).cookies[openCookieName] ?? ""
         if (params === undefined || expected === "" || !(yield* signer.sameSecret(sent, expected))) {
-          return page(403, Pages.messagePage({ nonce, base }, "Not opened", "This link was not opened from its own page. Open the link from your e-mail again."), nonce)
+          return page(403, Pages.messagePage({ nonce, base, lang }, lang.t.portal.notOpenedTitle, lang.t.portal.notOpened), nonce)
         }
         return yield* portal.open(token, yield* cookieOf).pipe(
           Effect.flatMap(({ cookie: value, session }) =>
@@ -203,25 +230,42 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
               return redirect(base, cookie(Redacted.value(value), Math.max(1, Math.floor(left / 1000))))
             })
           ),
-          Effect.catchTag("PortalLinkGone", linkGone(nonce))
+          Effect.catchTag("PortalLinkGone", linkGone(nonce, lang))
         )
       }))
-    }))
+    })))
 
     // Signing out ends the session on the server (a kept cookie is worth nothing), then shows a page of its own.
     yield* router.post("/portal/sign-out", withPost((session) =>
       Effect.as(portal.signOut(session), redirect(`${base}/sign-out`, cookie("", 0)))))
 
-    yield* router.get("/portal/sign-out", Effect.sync(() => {
+    yield* router.get("/portal/sign-out", withLang((lang) => Effect.sync(() => {
       const nonce = newNonce()
-      return page(200, Pages.messagePage({ nonce, base }, "Signed out", notices.signed_out!.text), nonce)
-    }))
+      return page(200, Pages.messagePage({ nonce, base, lang }, lang.t.portal.signedOutTitle, lang.t.portal.notices.signed_out), nonce)
+    })))
 
     /** A subscription change refused (409): nothing changed, and why. */
     const nothingChanged = (frame: Parameters<typeof Pages.messagePage>[0], why: string) =>
-      page(409, Pages.messagePage(frame, "Nothing changed", why, { href: base, label: "← Back to your account" }), frame.nonce)
+      page(409, Pages.messagePage(frame, frame.lang.t.portal.nothingChangedTitle, why, backHomeLink(frame)), frame.nonce)
 
     // Subscriptions ----------------------------------------------------------------------------------------------
+
+    /** Cancelling at the period end asks first: what will happen, and the button that does it (no JavaScript needed). */
+    yield* router.get("/portal/subscriptions/:id/cancel-at-period-end", withSession((session, frame) =>
+      Effect.gen(function*() {
+        const id = subscriptionIdOf(yield* param("id"))
+        if (id === undefined) return notFound(frame)
+        const found = yield* Effect.either(portal.subscription(session, id))
+        if (found._tag === "Left") return notFound(frame)
+        const { account, subscription } = found.right
+        // Nothing to confirm for one already ending or ended: its card on the home page says so.
+        if (subscription.status === "cancelled" || subscription.cancel_at_period_end) return redirect(base)
+        return page(200, Pages.confirmCancelPage(zoned(frame, account), {
+          businessName: account.business_name ?? frame.lang.t.portal.yourMerchant,
+          livemode: session.livemode,
+          subscription
+        }), frame.nonce)
+      })))
 
     yield* router.post("/portal/subscriptions/:id/cancel-at-period-end", withPost((session, frame, params) =>
       Effect.gen(function*() {
@@ -229,7 +273,7 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
         const value = field(params, "cancel_at_period_end")
         if (id === undefined) return notFound(frame)
         if (value !== "true" && value !== "false") {
-          return page(400, Pages.messagePage(frame, "Nothing changed", "Choose whether the subscription ends at the period end.", { href: base, label: "← Back to your account" }), frame.nonce)
+          return page(400, Pages.messagePage(frame, frame.lang.t.portal.nothingChangedTitle, frame.lang.t.portal.chooseEnd, backHomeLink(frame)), frame.nonce)
         }
         return yield* portal.setCancelAtPeriodEnd(session, id, value === "true").pipe(
           Effect.map(() => redirect(`${base}?notice=${value === "true" ? "cancel_scheduled" : "cancel_undone"}`)),
@@ -238,7 +282,7 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
             SubscriptionNotChangeable: (e) => Effect.succeed(nothingChanged(frame, e.message)),
             RenewalInProgress: (e) => Effect.succeed(nothingChanged(frame, e.message)),
             InvalidRequest: (e) =>
-              Effect.succeed(page(400, Pages.messagePage(frame, "Nothing changed", e.message, { href: base, label: "← Back to your account" }), frame.nonce))
+              Effect.succeed(page(400, Pages.messagePage(frame, frame.lang.t.portal.nothingChangedTitle, e.message, backHomeLink(frame)), frame.nonce))
           })
         )
       })))
@@ -257,10 +301,10 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
         if (found._tag === "Left") return notFound(frame)
         const { account, subscription } = found.right
         if (subscription.status === "cancelled") {
-          return page(409, Pages.messagePage(frame, "Subscription cancelled", "This subscription is cancelled; its card cannot be changed.", { href: base, label: "← Back to your account" }), frame.nonce)
+          return page(409, Pages.messagePage(frame, frame.lang.t.portal.cancelledTitle, frame.lang.t.portal.cancelledCard, backHomeLink(frame)), frame.nonce)
         }
-        return page(status, Pages.cardPage(frame, {
-          businessName: account.business_name ?? "Your merchant",
+        return page(status, Pages.cardPage(zoned(frame, account), {
+          businessName: account.business_name ?? frame.lang.t.portal.yourMerchant,
           livemode: session.livemode,
           subscription,
           values: form.values,
@@ -286,11 +330,11 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
         const values = { exp: input.exp, exp_month: input.exp_month, exp_year: input.exp_year }
         const card = validateCard(fromSubmitted(input), yield* DateTime.now)
         if (Either.isLeft(card)) {
-          return yield* cardForm(session, frame, { values, errors: card.left, alert: "Please correct the highlighted fields." }, 400)
+          return yield* cardForm(session, frame, { values, errors: card.left, alert: frame.lang.t.checkout.correct }, 400)
         }
         const overdue = Pages.overdueOf(field(params, "overdue"))
         if (overdue === null) {
-          return yield* cardForm(session, frame, { values, errors: {}, alert: "This form is out of date, so nothing changed. Please enter your card again." }, 400)
+          return yield* cardForm(session, frame, { values, errors: {}, alert: frame.lang.t.portal.cardOutOfDate }, 400)
         }
         return yield* portal.replaceCard(session, id, card.right, overdue).pipe(
           Effect.flatMap(({ retry }) =>
@@ -303,14 +347,14 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
               : cardForm(session, frame, {
                 values: {},
                 errors: {},
-                alert: `Your new card is saved, but the overdue payment was declined: ${declineMessage(retry.failure_code)}`
+                alert: frame.lang.t.portal.savedButDeclined(frame.lang.t.declines[declineCode(retry.failure_code)])
               }, 402)
           ),
           Effect.catchTags({
             NotFound: () => Effect.succeed(notFound(frame)),
             CardRefused: (e) => cardForm(session, frame, { values, errors: {}, alert: e.message }, 402),
             ProcessorUnavailable: () =>
-              cardForm(session, frame, { values, errors: {}, alert: "We could not reach the card processor, so nothing changed. Please try again in a moment." }, 503),
+              cardForm(session, frame, { values, errors: {}, alert: frame.lang.t.portal.processorDown }, 503),
             InvalidState: (e) => cardForm(session, frame, { values, errors: {}, alert: e.message }, 409),
             SubscriptionNotChangeable: (e) => cardForm(session, frame, { values, errors: {}, alert: e.message }, 409),
             RenewalInProgress: (e) => cardForm(session, frame, { values, errors: {}, alert: e.message }, 409),
@@ -338,8 +382,8 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
         const found = yield* Effect.either(portal.plans(session, id))
         if (found._tag === "Left") return notFound(frame)
         const { account, offered, refusal, subscription } = found.right
-        return page(status, PlanPages.plansPage(frame, {
-          businessName: account.business_name ?? "Your merchant",
+        return page(status, PlanPages.plansPage(zoned(frame, account), {
+          businessName: account.business_name ?? frame.lang.t.portal.yourMerchant,
           livemode: session.livemode,
           subscription,
           offered,
@@ -351,17 +395,17 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
       })
 
     /** The choice a plan form posted, as typed, and as the use case takes it (or each field's refusal). */
-    const choiceOf = (params: UrlParams.UrlParams) => {
+    const choiceOf = (lang: Lang, params: UrlParams.UrlParams) => {
       const values = { product_id: field(params, "product_id"), quantity: field(params, "quantity") }
       const decoded = decodeChoice({
         product_id: values.product_id,
         quantity: /^[0-9]{1,9}$/.test(values.quantity) ? Number(values.quantity) : values.quantity
       })
       const errors: Record<string, string> = {}
-      if (values.product_id === "") errors.product_id = "Choose a plan."
+      if (values.product_id === "") errors.product_id = lang.t.portal.choosePlan
       if (Either.isLeft(decoded)) {
         for (const issue of ParseResult.ArrayFormatter.formatErrorSync(decoded.left)) {
-          if (issue.path[0] === "quantity") errors.quantity = "Enter a whole number from 1 to 1000."
+          if (issue.path[0] === "quantity") errors.quantity = lang.t.portal.quantityRange
         }
       }
       return { values, choice: Either.isRight(decoded) && Object.keys(errors).length === 0 ? decoded.right : undefined, errors }
@@ -384,10 +428,10 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
         if (preview._tag === "Left") {
           const error = preview.left
           if (error._tag === "NotFound") return notFound(frame)
-          return yield* plansPage(session, frame, { values, errors: {}, alert: `This change cannot be made: ${error.message}` }, error._tag === "InvalidState" ? 409 : 400)
+          return yield* plansPage(session, frame, { values, errors: {}, alert: frame.lang.t.portal.cannotChange(error.message) }, error._tag === "InvalidState" ? 409 : 400)
         }
-        return page(alert?.status ?? 200, PlanPages.previewPage(frame, {
-          businessName: found.right.account.business_name ?? "Your merchant",
+        return page(alert?.status ?? 200, PlanPages.previewPage(zoned(frame, found.right.account), {
+          businessName: found.right.account.business_name ?? frame.lang.t.portal.yourMerchant,
           livemode: session.livemode,
           subscription: found.right.subscription,
           preview: preview.right,
@@ -401,8 +445,8 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
 
     yield* router.post("/portal/subscriptions/:id/plan/preview", withPost((session, frame, params) =>
       Effect.gen(function*() {
-        const { choice, errors, values } = choiceOf(params)
-        if (choice === undefined) return yield* plansPage(session, frame, { values, errors, alert: "Please correct the highlighted fields." }, 400)
+        const { choice, errors, values } = choiceOf(frame.lang, params)
+        if (choice === undefined) return yield* plansPage(session, frame, { values, errors, alert: frame.lang.t.checkout.correct }, 400)
         return yield* previewOrPlans(session, frame, values, choice)
       })))
 
@@ -414,11 +458,11 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
       Effect.gen(function*() {
         const id = subscriptionIdOf(yield* param("id"))
         if (id === undefined) return notFound(frame)
-        const { choice, errors, values } = choiceOf(params)
-        if (choice === undefined) return yield* plansPage(session, frame, { values, errors, alert: "Please correct the highlighted fields." }, 400)
+        const { choice, errors, values } = choiceOf(frame.lang, params)
+        if (choice === undefined) return yield* plansPage(session, frame, { values, errors, alert: frame.lang.t.checkout.correct }, 400)
         const again = (text: string, status: number) => previewOrPlans(session, frame, values, choice, { text, status })
         const once = field(params, onceField)
-        if (once.length < 16 || once.length > 64) return yield* again("This page was out of date, so nothing changed. Please check the figures below and confirm again.", 400)
+        if (once.length < 16 || once.length > 64) return yield* again(frame.lang.t.portal.planOutOfDate, 400)
         const made = yield* Effect.either(portal.changePlan(session, id, { ...choice, quote_id: field(params, "quote_id") }, once))
         if (made._tag === "Left") {
           const error = made.left
@@ -426,12 +470,12 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
             case "NotFound":
               return notFound(frame)
             case "ChargeDeclined":
-              return yield* again(`${declineMessage(error.decline_code)} Your plan was not changed.`, 402)
+              return yield* again(frame.lang.t.portal.planDeclined(frame.lang.t.declines[declineCode(error.decline_code)]), 402)
             case "StoreUnavailable":
             case "IdempotencyKeyInUse":
-              return yield* again("We could not make the change just now, so nothing changed. Please try again in a moment.", 503)
+              return yield* again(frame.lang.t.portal.planUnavailable, 503)
             default:
-              return yield* again("Something changed since you saw this page, so nothing was charged. Please check the figures below and confirm again.", 409)
+              return yield* again(frame.lang.t.portal.planStale, 409)
           }
         }
         const { payment, subscription } = made.right
@@ -461,21 +505,21 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
         const id = paymentIdOf(yield* param("id"))
         if (id === undefined) return notFound(frame)
         return yield* portal.receipt(scopeOf(session), id, session.customer_id).pipe(
-          Effect.map((view) => page(200, receiptPage(frame, view, { href: base, label: "← Back to your account" }), frame.nonce)),
+          Effect.map((view) => page(200, receiptPage(zoned(frame, view.account), view, backHomeLink(frame)), frame.nonce)),
           Effect.catchTag("NotFound", () => Effect.succeed(notFound(frame)))
         )
       })))
 
     // Tax documents: the printable page of the session customer's own, as the merchant's dashboard shows it.
 
-    const backHome = html`<a href="${base}">← Back to your account</a>`
+    const backHome = (frame: Pages.Frame) => html`<a href="${base}">${frame.lang.t.portal.back}</a>`
 
     yield* router.get("/portal/invoices/:id", withSession((session, frame) =>
       Effect.gen(function*() {
         const id = invoiceIdOf(yield* param("id"))
         if (id === undefined) return notFound(frame)
         return yield* portal.invoice(session, id).pipe(
-          Effect.map((d) => page(200, invoicePage(d, { nonce: frame.nonce, back: backHome }), frame.nonce)),
+          Effect.map((d) => page(200, invoicePage(d, { nonce: frame.nonce, back: backHome(frame) }), frame.nonce)),
           Effect.catchTag("NotFound", () => Effect.succeed(notFound(frame)))
         )
       })))
@@ -485,7 +529,7 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
         const id = creditNoteIdOf(yield* param("id"))
         if (id === undefined) return notFound(frame)
         return yield* portal.creditNote(session, id).pipe(
-          Effect.map((d) => page(200, creditNotePage(d, { nonce: frame.nonce, back: backHome }), frame.nonce)),
+          Effect.map((d) => page(200, creditNotePage(d, { nonce: frame.nonce, back: backHome(frame) }), frame.nonce)),
           Effect.catchTag("NotFound", () => Effect.succeed(notFound(frame)))
         )
       })))
