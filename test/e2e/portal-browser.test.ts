@@ -365,6 +365,18 @@ describe("the customer portal in a browser", () => {
       expect(await englishWords()).toEqual([])
       expect(await width()).toBeLessThanOrEqual(390)
       await page.screenshot({ path: join(output, "portal-cancel-ar-390.png"), fullPage: true })
+      // The plans offered (the earlier test's), in Arabic too.
+      await page.goto(`${server.baseUrl}/portal`)
+      await page.getByRole("link", { name: "تغيير الخطة" }).click()
+      expect(await page.getByRole("button", { name: "مراجعة التغيير" }).count()).toBe(1)
+      expect(await englishWords()).toEqual([])
+      expect(await width()).toBeLessThanOrEqual(390)
+      await page.getByRole("radio").first().check()
+      await page.getByRole("button", { name: "مراجعة التغيير" }).click()
+      await page.waitForLoadState("load")
+      expect(await englishWords()).toEqual([])
+      expect(await width()).toBeLessThanOrEqual(390)
+      await page.screenshot({ path: join(output, "portal-plan-preview-ar-390.png"), fullPage: true })
     } finally {
       await context.close()
     }

@@ -239,7 +239,7 @@ export const ar: Catalogue = {
     atNextPayment: (date) => `في ${date}، عند دفعتك التالية`,
     today: "اليوم",
     chargedToday: "المبلغ المحصَّل اليوم",
-    nothingCharged: (amount) => `لا شيء: ${amount}.`,
+    nothingCharged: (amount) => `لا شيء: ${amount}`,
     firstPeriod: (interval) =>
       `، ${interval === null ? "فترتها الأولى" : { day: "يومها الأول", week: "أسبوعها الأول", month: "شهرها الأول", year: "سنتها الأولى" }[interval]}`,
     offBeforeVat: " (من السعر قبل الضريبة)",
