@@ -13,14 +13,10 @@ import { trialEnd } from "../../../src/domain/Subscription.js"
 import { htmlDocument } from "../html/Document.js"
 import { html, type Raw, raw } from "../html/Html.js"
 import { date, dateTime, money } from "../i18n/Format.js"
-import { fieldError, type Lang, langOf } from "../i18n/Messages.js"
+import { fieldError, type Lang } from "../i18n/Messages.js"
 import { languageSwitch } from "../i18n/Switch.js"
 
 export type { FieldErrors }
-
-/** A date as the English pages printed it before they spoke Arabic: `19 Jun 2026` (UTC). */
-export const day = (at: DateTime.Utc) =>
-  DateTime.format(at, { locale: "en-GB", timeZone: "UTC", day: "numeric", month: "short", year: "numeric" })
 
 export interface FormValues {
   readonly name?: string | undefined
@@ -410,6 +406,3 @@ ${props.invoiceHref === null ? "" : html`<p class="links"><a href="${props.invoi
 </section>`
   )
 }
-
-/** The English pages' `Lang`, for pages not yet negotiating one. */
-export const english = langOf("en")
