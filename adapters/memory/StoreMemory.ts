@@ -41,7 +41,7 @@ import * as Payment from "../../src/domain/Payment.js"
 import * as Product from "../../src/domain/Product.js"
 import * as RateWindow from "../../src/domain/RateWindow.js"
 import * as RequestLog from "../../src/domain/RequestLog.js"
-import type * as Refund from "../../src/domain/Refund.js"
+import * as Refund from "../../src/domain/Refund.js"
 import type { AuditEntry, DashboardSession, DashboardUser, SignInLink } from "../../src/domain/DashboardUser.js"
 import type { PortalSession } from "../../src/domain/PortalSession.js"
 import * as Subscription from "../../src/domain/Subscription.js"
@@ -632,7 +632,19 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
             .slice(0, limit)
         ),
       since: (since, after, limit) =>
-        read(() => oldestSince(refunds.rows.values(), since, after, (r) => r.refund_id).slice(0, limit))
+        read(() => oldestSince(refunds.rows.values(), since, after, (r) => r.refund_id).slice(0, limit)),
+      list: (scope, filter, request) =>
+        read(() =>
+          page(
+            refunds.rows.values(),
+            (r) =>
+              inScope(r, scope) &&
+              (filter.created_from === undefined || !DateTime.lessThan(r.created_at, filter.created_from)) &&
+              (filter.created_before === undefined || DateTime.lessThan(r.created_at, filter.created_before)),
+            Refund.position,
+            request
+          )
+        )
     },
     documents: makeDocumentsMemory({ documents, numbers: documentNumbers, read, write }),
     events: {

@@ -19,7 +19,8 @@ const listTables = {
   checkout_sessions: "session_id",
   discounts: "discount_id",
   test_clocks: "test_clock_id",
-  request_logs: "request_log_id"
+  request_logs: "request_log_id",
+  refunds: "refund_id"
 } as const
 export type ListTable = keyof typeof listTables
 

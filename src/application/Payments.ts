@@ -9,7 +9,7 @@ import { notFound } from "../domain/Errors.js"
 import type { CheckoutSessionId, CustomerId, PaymentId, SubscriptionId, TestClockId } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
 import * as Payment from "../domain/Payment.js"
-import type { RefundWhy } from "../domain/Refund.js"
+import * as Refund from "../domain/Refund.js"
 import { PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { readSearch } from "../domain/PaymentSearch.js"
 import { CustomerRepository } from "../ports/repositories/CustomerRepository.js"
@@ -69,7 +69,24 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
       return yield* paymentRepo.refunds.ofPayment(id)
     })
 
-    const list = Effect.fn("Payments.list")(function*(scope: Scope, params: PaymentListParams) {
+    /** The scope's refunds, newest first, created in the range when given (the dashboard's refunds export). */
+    const listRefunds = Effect.fn("Payments.listRefunds")(function*(
+      scope: Scope,
+      params: Pick<PaymentListParams, "created_from" | "created_before" | "limit" | "cursor">,
+      maxLimit = Pagination.maxLimit
+    ) {
+      const filter = { created_from: params.created_from, created_before: params.created_before }
+      // A cursor belongs to its range.
+      const key = Pagination.listKey("refunds", {
+        created_from: filter.created_from === undefined ? undefined : DateTime.formatIso(filter.created_from),
+        created_before: filter.created_before === undefined ? undefined : DateTime.formatIso(filter.created_before)
+      })
+      const page = yield* Pagination.pageRequest(key, params, maxLimit)
+      return Pagination.toList(key, yield* paymentRepo.refunds.list(scope, filter, page), Refund.position)
+    })
+
+    /** `maxLimit`: the largest page asked for (the API's 100; the dashboard's exports read larger pages). */
+    const list = Effect.fn("Payments.list")(function*(scope: Scope, params: PaymentListParams, maxLimit = Pagination.maxLimit) {
       const filter = {
         status: params.status,
         customer_id: params.customer_id,
@@ -91,7 +108,7 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
         amount: filter.amount === undefined ? undefined : String(filter.amount),
         card_last4: filter.card_last4
       })
-      const page = yield* Pagination.pageRequest(key, params)
+      const page = yield* Pagination.pageRequest(key, params, maxLimit)
       const result = yield* paymentRepo.list(scope, filter, page)
       return Pagination.toList(key, result, Payment.position)
     })
@@ -128,7 +145,7 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
      * Refunds `amount` fils of a payment (default: all that remains) through the processor (`Refunds.create`):
      * `refund.succeeded` once the processor confirms.
      */
-    const refund = (authority: Authority, id: PaymentId, amount?: number, idempotencyKey?: string, why?: RefundWhy) =>
+    const refund = (authority: Authority, id: PaymentId, amount?: number, idempotencyKey?: string, why?: Refund.RefundWhy) =>
       refunds.create(authority, id, amount, idempotencyKey, why)
 
     /**
@@ -180,7 +197,7 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
       return recorded.length + refundsEnded
     })
 
-    return { get, list, search, refund, refundsOf, resolvePending, fees } as const
+    return { get, list, listRefunds, search, refund, refundsOf, resolvePending, fees } as const
   }),
   dependencies: [Refunds.Default, ChargeOutcomes.Default]
 }) {}

@@ -13,6 +13,7 @@ import { InvalidState, PaymentNotRefundable, RefundExceedsRemaining } from "./Er
 import { AccountId, PaymentId, RefundId } from "./Ids.js"
 import { Amount } from "./Money.js"
 import * as Payment from "./Payment.js"
+import { byCreation } from "./Pagination.js"
 import { Text } from "./Text.js"
 
 export const RefundStatus = Schema.Literal("pending", "succeeded", "refused")
@@ -54,6 +55,9 @@ export const Refund = Schema.Struct({
   updated_at: Schema.DateTimeUtc
 })
 export type Refund = typeof Refund.Type
+
+/** A refund's place in a newest-first list. */
+export const position = byCreation<Refund>((r) => r.created_at, (r) => r.refund_id)
 
 /** A refund's reason and note in words (`Requested by the customer: wrong size`); none without a reason. */
 export const whyText = (refund: Pick<Refund, "reason" | "note">): string | undefined =>

@@ -186,7 +186,8 @@ describe("StoreSql on PostgreSQL", () => {
         "test_clock_documents",
         "time_zone",
         "refund_reasons",
-        "payment_search"
+        "payment_search",
+        "refunds_by_scope"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns

@@ -32,7 +32,7 @@ import * as Payment from "../../src/domain/Payment.js"
 import * as PortalSession from "../../src/domain/PortalSession.js"
 import type { BillingInterval, Product, ProductFilter } from "../../src/domain/Product.js"
 import * as RateWindow from "../../src/domain/RateWindow.js"
-import type * as Refund from "../../src/domain/Refund.js"
+import * as Refund from "../../src/domain/Refund.js"
 import type * as DashboardUser from "../../src/domain/DashboardUser.js"
 import * as Subscription from "../../src/domain/Subscription.js"
 import * as TaxDocument from "../../src/domain/TaxDocument.js"
@@ -1349,6 +1349,13 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
         assert.deepStrictEqual(since.map((r) => r.processor_refund_id), ["re_20", "re_30"])
         const after = yield* store.refunds.since(at(E), { createdAtMillis: E + 10, id: refunds[1]!.refund_id }, 1)
         assert.deepStrictEqual(after.map((r) => r.processor_refund_id), ["re_20"])
+
+        // A scope's refunds, newest first, in a range, a keyset page at a time; another scope's are not listed.
+        const listed = yield* store.refunds.list(other, { created_from: at(E + 15), created_before: at(E + 31) }, { limit: 1, after: undefined })
+        assert.deepStrictEqual([listed.items.map((r) => r.processor_refund_id), listed.hasMore], [["re_30"], true])
+        const next = yield* store.refunds.list(other, { created_from: at(E + 15) }, { limit: 5, after: Refund.position(listed.items[0]!) })
+        assert.deepStrictEqual([next.items.map((r) => r.processor_refund_id), next.hasMore], [["re_20"], false])
+        assert.deepStrictEqual((yield* store.refunds.list(test, {}, { limit: 5, after: undefined })).items, [])
       }))
 
     it.effect("portal sessions: insert, get in its scope only, found by link and cookie hashes; opened once", () =>

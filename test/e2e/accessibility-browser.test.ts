@@ -72,6 +72,8 @@ const pages: ReadonlyArray<Checked> = [
   ["dashboard-webhook-delete", "merchant", (s) => `/dashboard/test/developers/webhooks/${s.webhookId}/delete`],
   ["dashboard-request-logs", "merchant", () => "/dashboard/test/developers/logs"],
   ["dashboard-events", "merchant", () => "/dashboard/test/events"],
+  ["dashboard-exports", "merchant", () => "/dashboard/test/exports"],
+  ["dashboard-exports-refused", "merchant", () => "/dashboard/test/exports/csv?kind=everything&from=2026-02-30&to="],
   ["dashboard-event", "merchant", (s) => `/dashboard/test/events/${s.eventId}`],
   ["dashboard-audit", "merchant", () => "/dashboard/audit"],
   ["dashboard-settings", "merchant", () => "/dashboard/settings"],

@@ -420,6 +420,51 @@ describe("destructive actions are confirmed on a page that says what will happen
   }, 60_000)
 })
 
+describe("send portal link", () => {
+  it("a customer's page makes a portal session and shows its link to copy, once; the link opens the customer's portal", async () => {
+    const customer = await ok(server.baseUrl, key, "POST", "/customers", { email: "portal@example.ae", name: "Mariam" })
+    const path = `/dashboard/test/customers/${customer.customer_id}`
+    const page = await request(path, { cookie: owner })
+    expect(page.body).toContain("Send portal link")
+    const made = await request(`${path}/portal-link`, { cookie: owner, form: formFields(page.body, `${path}/portal-link`) })
+    expect(made.status).toBe(200)
+    const link = unescape(/<code id="portal-link">([^<]+)<\/code>/.exec(made.body)![1]!)
+    expect(link).toMatch(new RegExp(`^${server.baseUrl}/portal/[A-Za-z0-9_-]{20,}$`))
+    expect((await request(path, { cookie: owner })).body, "shown once").not.toContain(link)
+    const opened = await request(link.slice(server.baseUrl.length))
+    expect(opened.status, opened.body.slice(0, 300)).toBeLessThan(400)
+    const audit = await request("/dashboard/audit", { cookie: owner })
+    expect(audit.body).toContain("customer_portal_session.create")
+    expect(audit.body).not.toContain(link)
+  }, 30_000)
+})
+
+describe("CSV exports", () => {
+  it("the export page's form downloads a streamed CSV attachment of the range in the account's time zone; a bad range is refused at its field", async () => {
+    await ok(server.baseUrl, key, "POST", "/customers", { email: "formula@example.ae", name: "=HYPERLINK(\"http://x\",\"click\")" })
+    const page = await request("/dashboard/test/exports", { cookie: owner })
+    expect(page.status).toBe(200)
+    expect(page.body).toContain(`<form method="get" action="/dashboard/test/exports/csv">`)
+    const today = /name="to" value="(\d{4}-\d{2}-\d{2})"/.exec(page.body)![1]!
+    const from = /name="from" value="(\d{4}-\d{2}-\d{2})"/.exec(page.body)![1]!
+    const csv = await request(`/dashboard/test/exports/csv?kind=customers&from=${from}&to=${today}`, { cookie: owner })
+    expect(csv.status).toBe(200)
+    expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8")
+    expect(csv.headers.get("content-disposition")).toBe(`attachment; filename="customers-test-${from}-to-${today}.csv"`)
+    const lines = csv.body.split("\r\n")
+    expect(lines[0]).toBe("customer_id,created (Asia/Dubai),email,name,phone_number")
+    expect(csv.body).toContain(`,formula@example.ae,"'=HYPERLINK(""http://x"",""click"")",`)
+    const payments = await request(`/dashboard/test/exports/csv?kind=payments&from=${from}&to=${today}`, { cookie: owner })
+    const listed = (await ok(server.baseUrl, key, "GET", "/payments?limit=100")).items as Array<any>
+    expect(payments.body.split("\r\n").slice(1, -1).map((l) => l.split(",")[0]), "every payment of the range, newest first").toEqual(listed.map((p) => p.payment_id))
+    const refused = await request(`/dashboard/test/exports/csv?kind=everything&from=${today}&to=2020-02-30`, { cookie: owner })
+    expect(refused.status).toBe(400)
+    expect(refused.body).toMatch(/id="kind-error">Choose payments, refunds, subscriptions or customers</)
+    expect(refused.body).toMatch(/id="to-error">Enter a date, YYYY-MM-DD</)
+    expect(refused.body).toContain("value=\"2020-02-30\"")
+  }, 30_000)
+})
+
 describe("trials and charges of a subscription's card", () => {
   it("the product forms take a trial: days and a paid trial's price; a refused one keeps what was typed", async () => {
     const path = "/dashboard/test/products"

@@ -166,6 +166,7 @@ describe("dashboard walls", () => {
           [`/dashboard/${mode}/developers/webhooks/${foreign.webhook}/manage`, { action: "delete", confirm: "yes" }],
           [`/dashboard/${mode}/products/${foreign.product}/status`, { status: "archived" }],
           [`/dashboard/${mode}/products/${foreign.product}/checkout`, {}],
+          [`/dashboard/${mode}/customers/${foreign.customer}/portal-link`, {}],
           [`/dashboard/${mode}/customers/${foreign.customer}`, { email: "taken@example.ae", name: "x", phone_number: "" }]
         ]
         for (const [path, form] of posts) {
@@ -182,7 +183,7 @@ describe("dashboard walls", () => {
     }
     expect((await request(`/dashboard/settings/team/${bUser!.user_id}/remove`, { cookie: a.cookie })).status, "its confirmation page").toBe(404)
     expect(await snapshot()).toBe(before)
-    expect(checked.length).toBe(104)
+    expect(checked.length).toBe(108)
     // The same routes with A's own objects in their own mode do answer (so the 404s above are the walls).
     expect((await request(`/dashboard/test/payments/${a.objects.test.payment}`, { cookie: a.cookie })).status).toBe(200)
     expect((await request(`/dashboard/live/subscriptions/${a.objects.live.subscription}`, { cookie: a.cookie })).status).toBe(200)

@@ -8,6 +8,7 @@ import * as UrlParams from "@effect/platform/UrlParams"
 import { DateTime, Effect, Either, Option, ParseResult, Schema } from "effect"
 import { Customers } from "../../../src/application/Customers.js"
 import { Payments } from "../../../src/application/Payments.js"
+import { Portal } from "../../../src/application/Portal.js"
 import { Subscriptions } from "../../../src/application/Subscriptions.js"
 import { TestClocks } from "../../../src/application/TestClocks.js"
 import * as Calendar from "../../../src/domain/Calendar.js"
@@ -66,6 +67,7 @@ export const customerRoutes = (kit: Kit) =>
   Effect.gen(function*() {
     const customers = yield* Customers
     const payments = yield* Payments
+    const portal = yield* Portal
     const subscriptions = yield* Subscriptions
     const clocks = yield* TestClocks
 
@@ -139,7 +141,14 @@ ${buyerControls(refused?.typed ?? buyerForm(null), refused?.errors ?? {})}
       })))
 
     /** A customer's page; after a refused edit, with the refusal and the form as typed. */
-    const customerPage = (f: Pages.SignedFrame, scope: Scope, refused?: Refused, clockRefused?: ClockRefused) =>
+    /** `portalLink`: a portal link just made, shown this once (its secret is never shown again). */
+    const customerPage = (
+      f: Pages.SignedFrame,
+      scope: Scope,
+      refused?: Refused,
+      clockRefused?: ClockRefused,
+      portalLink?: { readonly url: string; readonly expires_at: DateTime.Utc }
+    ) =>
       Effect.gen(function*() {
         const id = customerIdOf(yield* kit.param("id"))
         const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(customers.get(scope, id)))
@@ -165,6 +174,15 @@ ${buyerControls(shown, refused?.errors ?? {})}
 <p><button type="submit">Save customer</button></p>`)
             : ""
         }</div>
+<div class="card"><h2>Customer portal</h2>${
+          portalLink === undefined
+            ? html`<p class="muted">A link to the portal, where ${found.email} sees their receipts and invoices, changes their card and manages their subscriptions. It opens once, within the hour.</p>`
+            : html`<div class="done" role="status">Send this link to ${found.email} (by e-mail or chat): it opens their portal once, until ${Pages.when(f, portalLink.expires_at)}. It is shown only now.<br><code id="portal-link">${portalLink.url}</code></div>`
+        }${
+          can(f.user.role, "write")
+            ? Pages.form(f, `${Pages.modePath(f)}/customers/${found.customer_id}/portal-link`, html`<p><button type="submit">${portalLink === undefined ? "Send portal link" : "Make another link"}</button></p>`)
+            : ""
+        }</div>
 <p><a href="${Pages.modePath(f)}/invoices?customer_id=${found.customer_id}">Their tax invoices</a> · <a href="${Pages.modePath(f)}/credit-notes?customer_id=${found.customer_id}">Their credit notes</a></p>
 <div class="card"><h2>Payments</h2><table><tbody>${
           paid.items.map((p) => html`<tr><td><a href="${Pages.modePath(f)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td><td>${Pages.badge(p.status)}</td><td class="num">${Pages.money(p.total_amount)}</td></tr>`)
@@ -175,6 +193,24 @@ ${buyerControls(shown, refused?.errors ?? {})}
       })
 
     yield* kit.get("/dashboard/:mode/customers/:id", kit.withUser((_, f, scope) => customerPage(f, scope)))
+
+    /**
+     * "Send portal link": a customer portal session (as `POST /customer_portal_sessions` makes it), its link shown on
+     * the customer's page to copy. Answered with the page itself, not a redirect: the link is a secret, never put in
+     * a URL.
+     */
+    yield* kit.post("/dashboard/:mode/customers/:id/portal-link", kit.withPost((signed, f, scope) =>
+      Effect.gen(function*() {
+        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot make portal links.`), f.nonce)
+        const id = customerIdOf(yield* kit.param("id"))
+        // Another scope's customer is not found; a store outage is the guard's "Unavailable" page.
+        const made = id === undefined ? undefined : yield* portal.create(scope, { customer_id: id }).pipe(
+          Effect.catchTag("NotFound", () => Effect.succeed(undefined))
+        )
+        if (made === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        yield* kit.audit(signed, "customer_portal_session.create", made.customer_portal_session_id, scope.livemode)
+        return yield* customerPage(f, scope, undefined, undefined, { url: made.url, expires_at: made.expires_at })
+      })))
 
     /** Saves the edit form: a field sent back as shown keeps its stored value byte for byte; empty clears it. */
     yield* kit.post("/dashboard/:mode/customers/:id", kit.withPost((signed, f, scope, params) =>

@@ -80,6 +80,8 @@ const styles = `
   a.danger-link { color: #b42318; display: inline-block; padding: .2rem 0; }
   .confirm ul { padding-left: 1.2rem; line-height: 1.5; }
   .confirm .actions { display: flex; flex-wrap: wrap; gap: .6rem 1rem; align-items: center; }
+  /* A one-time link or key shown to copy wraps rather than widen a phone's page. */
+  .done code, .confirm code { overflow-wrap: anywhere; }
   /* Statuses (Status.ts): words on a tint, each pair above 4.5:1. */
   .badge { display: inline-block; font-size: .8rem; font-weight: 600; padding: .05rem .5rem; border-radius: 999px; white-space: nowrap;
            background: #eef0f2; color: #374151; }
@@ -227,6 +229,7 @@ const sections = (frame: SignedFrame): ReadonlyArray<readonly [href: string, tex
     [`${mode}/checkout-sessions`, "Checkout"],
     [`${mode}/developers`, "Developers"],
     [`${mode}/events`, "Events"],
+    [`${mode}/exports`, "Exports"],
     [`${frame.base}/audit`, "Audit log"],
     [`${frame.base}/settings`, "Settings"]
   ]

@@ -20,6 +20,8 @@ import { Deliveries } from "../../../src/application/Deliveries.js"
 import { Events } from "../../../src/application/Events.js"
 import { Payments } from "../../../src/application/Payments.js"
 import { Portal } from "../../../src/application/Portal.js"
+import { Customers } from "../../../src/application/Customers.js"
+import { Subscriptions } from "../../../src/application/Subscriptions.js"
 import { periods, type Period, Reports } from "../../../src/application/Reports.js"
 import { type Signed, Users } from "../../../src/application/Users.js"
 import { can } from "../../../src/domain/DashboardUser.js"
@@ -39,6 +41,7 @@ import { documentRoutes } from "./Documents.js"
 import { developerRoutes } from "./Developers.js"
 import { discountRoutes } from "./Discounts.js"
 import { eventRoutes } from "./Events.js"
+import { exportRoutes } from "./Exports.js"
 import { requestLogRoutes } from "./RequestLogs.js"
 import { planChangeRoutes } from "./PlanChanges.js"
 import { productRoutes } from "./Products.js"
@@ -495,6 +498,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     yield* customerRoutes(kit)
     yield* eventRoutes(kit)
     yield* documentRoutes(kit)
+    yield* exportRoutes(kit, { payments, customers: yield* Customers, subscriptions: yield* Subscriptions })
 
     yield* router.get("/dashboard/audit", withUser((signed, f) =>
       can(signed.user.role, "audit")

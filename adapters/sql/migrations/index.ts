@@ -37,6 +37,7 @@ import periodRevenue from "./0028_period_revenue.js"
 import webhookStorage from "./0029_webhook_storage.js"
 import testClockDocuments from "./0030_test_clock_documents.js"
 import refundReasons from "./0032_refund_reasons.js"
+import refundsByScope from "./0034_refunds_by_scope.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -71,5 +72,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0030_test_clock_documents": testClockDocuments,
   "0031_time_zone": timeZone,
   "0032_refund_reasons": refundReasons,
-  "0033_payment_search": paymentSearch
+  "0033_payment_search": paymentSearch,
+  "0034_refunds_by_scope": refundsByScope
 }

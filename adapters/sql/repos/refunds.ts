@@ -2,13 +2,13 @@
  * Refunds on PostgreSQL. `find` locks the row inside `transact`, so a refund is ended once however many servers
  * learn its outcome.
  */
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import type { RefundsRepo } from "../../../src/ports/Store.js"
 import type { Queries } from "../queries.js"
 import * as Rows from "../rows.js"
 import { orUnavailable } from "../SqlErrors.js"
 
-export const makeRefundsRepo = ({ first, forUpdateInTransaction, since, sql }: Queries): RefundsRepo => ({
+export const makeRefundsRepo = ({ first, forUpdateInTransaction, inScope, page, since, sql }: Queries): RefundsRepo => ({
   insert: Effect.fnUntraced(function*(refund) {
     yield* sql`INSERT INTO refunds ${sql.insert(Rows.refundToRow(refund))}`
   }, orUnavailable),
@@ -42,5 +42,12 @@ export const makeRefundsRepo = ({ first, forUpdateInTransaction, since, sql }: Q
 
   since: Effect.fnUntraced(function*(from, after, limit) {
     return (yield* since<Rows.RefundRow>("refunds", "refund_id", from, after, limit)).map(Rows.refundFromRow)
+  }, orUnavailable),
+
+  list: Effect.fnUntraced(function*(scope, filter, request) {
+    const conditions = [inScope(scope)]
+    if (filter.created_from !== undefined) conditions.push(sql`created_at >= ${DateTime.toDate(filter.created_from)}`)
+    if (filter.created_before !== undefined) conditions.push(sql`created_at < ${DateTime.toDate(filter.created_before)}`)
+    return yield* page("refunds", conditions, request, Rows.refundFromRow)
   }, orUnavailable)
 })

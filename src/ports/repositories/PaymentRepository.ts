@@ -101,6 +101,15 @@ export interface RefundsRepo {
   readonly listPending: (limit: number) => Op<ReadonlyArray<Refund>>
   /** As `PaymentsRepo.since`, for refunds. */
   readonly since: (since: DateTime.Utc, after: Position | undefined, limit: number) => Op<ReadonlyArray<Refund>>
+  /** The scope's refunds, newest first, created in the range when given (the dashboard's exports). */
+  readonly list: (scope: Scope, filter: RefundFilter, page: PageRequest) => Op<Page<Refund>>
+}
+
+export interface RefundFilter {
+  /** Created at or after this instant. */
+  readonly created_from?: DateTime.Utc | undefined
+  /** Created before this instant. */
+  readonly created_before?: DateTime.Utc | undefined
 }
 
 /** Payments with their refunds. */

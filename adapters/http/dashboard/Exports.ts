@@ -1,0 +1,186 @@
+/**
+ * CSV exports of a mode's payments, refunds, subscriptions and customers created in a range of the account's days.
+ * The file is streamed: each list is read a keyset page at a time (the next page asked for once the last is
+ * written), so a million rows take the memory of one page. Newest first, as the lists are.
+ */
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Chunk, DateTime, Effect, Option, Stream } from "effect"
+import type { Customers } from "../../../src/application/Customers.js"
+import type { Payments } from "../../../src/application/Payments.js"
+import type { Subscriptions } from "../../../src/application/Subscriptions.js"
+import * as Refund from "../../../src/domain/Refund.js"
+import { html } from "../html/Html.js"
+import { aed, type Cell, row } from "./Csv.js"
+import { type FieldErrors, selectField, textField } from "./Fields.js"
+import type { Kit, Scope } from "./Kit.js"
+import * as Pages from "./Pages.js"
+import { parseDay } from "./Parse.js"
+
+/**
+ * Rows read at a time from payments and refunds (the long lists): a page's memory, and a query per page. The
+ * subscriptions' and customers' lists read the API's pages (100).
+ */
+const exportPageSize = 500
+
+export const exportKinds = ["payments", "refunds", "subscriptions", "customers"] as const
+export type ExportKind = typeof exportKinds[number]
+const isKind = (value: string): value is ExportKind => (exportKinds as ReadonlyArray<string>).includes(value)
+
+/** A newest-first page of a list, as the use cases answer. */
+interface ListPage<A> {
+  readonly items: ReadonlyArray<A>
+  readonly next_cursor: string | null
+}
+
+/** A list's items, one page after another: a page is read only when the stream needs its rows. */
+export const paged = <A, E>(fetch: (cursor: string | undefined) => Effect.Effect<ListPage<A>, E>): Stream.Stream<A, E> =>
+  Stream.paginateChunkEffect(undefined as string | undefined, (cursor) =>
+    Effect.map(fetch(cursor), (page) =>
+      [Chunk.fromIterable(page.items), Option.fromNullable(page.next_cursor)] as const))
+
+/** Created in `[from, before)`, from a newest-first list that cannot filter by date itself: skip newer, stop at older. */
+const within = <A>(rows: Stream.Stream<A, unknown>, createdAt: (a: A) => DateTime.Utc, range: ExportRange) =>
+  rows.pipe(
+    Stream.dropWhile((a) => !DateTime.lessThan(createdAt(a), range.before)),
+    Stream.takeWhile((a) => !DateTime.lessThan(createdAt(a), range.from))
+  )
+
+export interface ExportRange {
+  readonly from: DateTime.Utc
+  readonly before: DateTime.Utc
+}
+
+export interface ExportSources {
+  readonly payments: Payments
+  readonly subscriptions: Subscriptions
+  readonly customers: Customers
+}
+
+/** The CSV's records, header first; `pageSize` rows read at a time. */
+export const exportRows = (
+  sources: ExportSources,
+  kind: ExportKind,
+  scope: Scope,
+  range: ExportRange,
+  timeZone: string,
+  pageSize = exportPageSize
+): Stream.Stream<string, unknown> => {
+  const zone = DateTime.zoneUnsafeMakeNamed(timeZone)
+  // Local time with its offset: unambiguous, and what a spreadsheet reads as a date.
+  const at = (t: DateTime.Utc): Cell => DateTime.formatIsoOffset(DateTime.setZone(t, zone))
+  const opt = (t: DateTime.Utc | null): Cell => t === null ? null : at(t)
+  const created = `created (${timeZone})`
+  const dated = { created_from: range.from, created_before: range.before, limit: pageSize }
+  const body = (() => {
+    switch (kind) {
+      case "payments":
+        return Stream.concat(
+          Stream.make(row(["payment_id", created, "status", "amount_aed", "fee_aed", "refunded_aed", "net_aed", "customer_email", "customer_name", "description", "card", "subscription_id", "checkout_session_id"])),
+          Stream.map(paged((cursor) => sources.payments.list(scope, { ...dated, cursor }, pageSize)), (p) =>
+            row([
+              p.payment_id, at(p.created_at), p.status, aed(p.total_amount), aed(p.fee_amount), aed(p.refunded_amount),
+              aed(p.net_amount), p.customer?.email ?? null, p.customer?.name ?? null, p.description,
+              p.card === null ? null : `${p.card.brand} ${p.card.last4}`, p.subscription_id, p.checkout_session_id
+            ]))
+        )
+      case "refunds":
+        return Stream.concat(
+          Stream.make(row(["refund_id", created, "payment_id", "status", "amount_aed", "reason", "note", "failure_reason"])),
+          Stream.map(paged((cursor) => sources.payments.listRefunds(scope, { ...dated, cursor }, pageSize)), (r) =>
+            row([
+              r.refund_id, at(r.created_at), r.payment_id, r.status, aed(r.amount),
+              r.reason === null ? null : Refund.reasonWords[r.reason], r.note, r.failure_reason
+            ]))
+        )
+      case "subscriptions":
+        return Stream.concat(
+          Stream.make(row(["subscription_id", created, "status", "customer_email", "name", "amount_aed", "interval", "interval_count", "current_period_start", "next_billing_date", "cancel_at_period_end", "cancelled_at"])),
+          Stream.map(
+            within(paged((cursor) => sources.subscriptions.list(scope, { limit: Math.min(pageSize, 100), cursor })), (s) => s.created_at, range),
+            (s) =>
+              row([
+                s.subscription_id, at(s.created_at), s.status, s.customer.email, s.name, aed(s.recurring_amount), s.billing_interval,
+                { number: String(s.interval_count) }, at(s.current_period_start), at(s.next_billing_date),
+                s.cancel_at_period_end ? "yes" : "no", opt(s.cancelled_at)
+              ])
+          )
+        )
+      case "customers":
+        return Stream.concat(
+          Stream.make(row(["customer_id", created, "email", "name", "phone_number"])),
+          Stream.map(
+            within(paged((cursor) => sources.customers.list(scope, { limit: Math.min(pageSize, 100), cursor })), (c) => c.created_at, range),
+            (c) => row([c.customer_id, at(c.created_at), c.email, c.name, c.phone_number])
+          )
+        )
+    }
+  })()
+  // One string per page: a write per page, not per row.
+  return Stream.mapChunks(body, (rows) => Chunk.of(Chunk.join(rows, "")))
+}
+
+/** What the export form was sent with, as typed. */
+interface ExportForm {
+  readonly kind: string
+  readonly from: string
+  readonly to: string
+}
+
+const kindWords: Readonly<Record<ExportKind, string>> = {
+  payments: "Payments",
+  refunds: "Refunds",
+  subscriptions: "Subscriptions",
+  customers: "Customers"
+}
+
+const exportPage = (f: Pages.SignedFrame, typed: ExportForm, errors: FieldErrors) =>
+  Pages.chrome(
+    f,
+    "Export",
+    html`<div class="card"><p>A CSV file of the ${f.livemode ? "live" : "test"} data created from the start of the first day to the end of the last, in your account's time zone (${f.timeZone}); times in the file are in that zone, with their offset. Newest first.</p>
+<form method="get" action="${Pages.modePath(f)}/exports/csv">
+${selectField({ name: "kind", label: "What", value: typed.kind, options: exportKinds.map((k) => [k, kindWords[k]] as const), errors })}
+${textField({ name: "from", label: `From (date in ${f.timeZone})`, value: typed.from, errors, attributes: `type="date" required` })}
+${textField({ name: "to", label: `To (date in ${f.timeZone})`, value: typed.to, errors, attributes: `type="date" required` })}
+<p><button type="submit">Download CSV</button></p></form></div>`
+  )
+
+export const exportRoutes = (kit: Kit, sources: ExportSources) =>
+  Effect.gen(function*() {
+    yield* kit.get("/dashboard/:mode/exports", kit.withUser((_, f) =>
+      Effect.gen(function*() {
+        // The last 30 days, today included, as the account counts them.
+        const day = (t: DateTime.Utc) =>
+          new Intl.DateTimeFormat("en-CA", { timeZone: f.timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(DateTime.toDate(t))
+        const now = yield* DateTime.now
+        const local = day(now)
+        const start = day(DateTime.subtract(now, { days: 29 }))
+        return kit.page(200, exportPage(f, { kind: "payments", from: start, to: local }, {}), f.nonce)
+      })))
+
+    yield* kit.get("/dashboard/:mode/exports/csv", kit.withUser((_, f, scope) =>
+      Effect.gen(function*() {
+        const query = yield* kit.query
+        const typed: ExportForm = { kind: query.get("kind") ?? "", from: query.get("from") ?? "", to: query.get("to") ?? "" }
+        const from = parseDay(typed.from, f.timeZone)
+        const to = parseDay(typed.to, f.timeZone)
+        const errors: Record<string, string> = {}
+        if (!isKind(typed.kind)) errors["kind"] = "Choose payments, refunds, subscriptions or customers"
+        if (from === undefined) errors["from"] = "Enter a date, YYYY-MM-DD"
+        if (to === undefined) errors["to"] = "Enter a date, YYYY-MM-DD"
+        if (from !== undefined && to !== undefined && DateTime.lessThan(to.start, from.start)) errors["to"] = "The last day is before the first"
+        if (Object.keys(errors).length > 0 || from === undefined || to === undefined || !isKind(typed.kind)) {
+          return kit.page(400, exportPage(f, typed, errors), f.nonce)
+        }
+        const body = exportRows(sources, typed.kind, scope, { from: from.start, before: to.end }, f.timeZone)
+        const name = `${typed.kind}-${f.livemode ? "live" : "test"}-${typed.from}-to-${typed.to}.csv`
+        return HttpServerResponse.stream(Stream.encodeText(body), {
+          contentType: "text/csv; charset=utf-8",
+          headers: {
+            "content-disposition": `attachment; filename="${name}"`,
+            "cache-control": "no-store",
+            "x-content-type-options": "nosniff"
+          }
+        })
+      })))
+  })
