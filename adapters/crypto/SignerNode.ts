@@ -1,6 +1,6 @@
 /** The Signer port over node:crypto. */
 import { Clock, Effect, Layer, Redacted } from "effect"
-import { createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto"
+import { createHash, createHmac, randomBytes, scrypt, timingSafeEqual } from "node:crypto"
 import { Signer, WebhookSignatureInvalid } from "../../src/ports/Signer.js"
 import { newSecret, sign, verify } from "./StandardWebhooks.js"
 
@@ -67,6 +67,51 @@ export const passwordHashOutdated = (hash: string): boolean => {
   return stored === undefined || stored.params.N !== kdf.N || stored.params.r !== kdf.r || stored.params.p !== kdf.p
 }
 
+const base32Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+
+/** RFC 4648 base32, unpadded. */
+export const base32 = (bytes: Uint8Array): string => {
+  let bits = 0
+  let value = 0
+  let out = ""
+  for (const byte of bytes) {
+    value = (value << 8) | byte
+    bits += 8
+    while (bits >= 5) {
+      out += base32Alphabet[(value >>> (bits - 5)) & 31]
+      bits -= 5
+    }
+  }
+  return bits > 0 ? out + base32Alphabet[(value << (5 - bits)) & 31] : out
+}
+
+export const fromBase32 = (text: string): Buffer => {
+  let bits = 0
+  let value = 0
+  const out: Array<number> = []
+  for (const char of text.toUpperCase().replace(/=+$/, "")) {
+    const index = base32Alphabet.indexOf(char)
+    if (index < 0) throw new Error("not base32")
+    value = (value << 5) | index
+    bits += 5
+    if (bits >= 8) {
+      out.push((value >>> (bits - 8)) & 255)
+      bits -= 8
+    }
+  }
+  return Buffer.from(out)
+}
+
+/** HOTP (RFC 4226) of `key` at `counter`: HMAC-SHA-1, dynamic truncation, `digits` decimal digits. */
+export const hotp = (key: Uint8Array, counter: number, digits = 6): string => {
+  const message = Buffer.alloc(8)
+  message.writeBigUInt64BE(BigInt(counter))
+  const mac = createHmac("sha1", key).update(message).digest()
+  const offset = mac[mac.length - 1]! & 15
+  const binary = mac.readUInt32BE(offset) & 0x7fffffff
+  return String(binary % 10 ** digits).padStart(digits, "0")
+}
+
 export const SignerNode = Layer.succeed(
   Signer,
   Signer.of({
@@ -74,6 +119,9 @@ export const SignerNode = Layer.succeed(
     digest: (text) => Effect.sync(() => sha256Hex(text)),
     randomToken: (bytes) => Effect.sync(() => randomBytes(bytes).toString("base64url")),
     webhookSecret: Effect.sync(() => Redacted.make(newSecret())),
+    totpSecret: Effect.sync(() => Redacted.make(base32(randomBytes(20)))),
+    totpCode: (secret, step) => Effect.sync(() => hotp(fromBase32(Redacted.value(secret)), step)),
+    recoveryCode: Effect.sync(() => base32(randomBytes(7)).slice(0, 10).toLowerCase()),
     hashPassword,
     verifyPassword,
     passwordHashOutdated,

@@ -51,6 +51,7 @@ import type { CustomerId, TestClockId } from "../../src/domain/Ids.js"
 import * as TestClock from "../../src/domain/TestClock.js"
 import { idOf as documentIdOf } from "../../src/domain/TaxDocument.js"
 import { defaultTimeZone, isTimeZone, localDay } from "../../src/domain/TimeZone.js"
+import type { TwoFactor } from "../../src/domain/TwoFactor.js"
 import * as WebhookEndpoint from "../../src/domain/WebhookEndpoint.js"
 import { makeEInvoicesMemory, type TransmissionRow } from "./EInvoicesMemory.js"
 import {
@@ -145,6 +146,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
   const users = new Table<DashboardUser>(record)
   const signInLinks = new Table<SignInLink>(record)
   const dashboardSessions = new Table<DashboardSession>(record)
+  const twoFactors = new Table<TwoFactor>(record)
   const audit = new Table<AuditEntry>(record)
   const portalSessions = new Table<PortalSession>(record)
   const portalBy = (match: (s: PortalSession) => boolean) => {
@@ -556,6 +558,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
       deleteUser: (id) =>
         write(() => {
           users.delete(id)
+          twoFactors.delete(id)
           for (const [hash, s] of dashboardSessions.rows) if (s.user_id === id) dashboardSessions.delete(hash)
         }),
       getUser: (id) => read(() => Option.fromNullable(users.get(id))),
@@ -584,6 +587,23 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           if (s !== undefined) dashboardSessions.set(tokenHash, { ...s, last_seen_at: at })
         }),
       deleteSession: (tokenHash) => write(() => dashboardSessions.delete(tokenHash)),
+      getTwoFactor: (id) => read(() => Option.fromNullable(twoFactors.get(id))),
+      putTwoFactor: (twoFactor) => write(() => twoFactors.set(twoFactor.user_id, twoFactor)),
+      deleteTwoFactor: (id) => write(() => twoFactors.delete(id)),
+      useTotpStep: (id, step) =>
+        write(() => {
+          const found = twoFactors.get(id)
+          if (found === undefined || (found.last_step !== null && found.last_step >= step)) return false
+          twoFactors.set(id, { ...found, last_step: step })
+          return true
+        }),
+      useRecoveryCode: (id, digest) =>
+        write(() => {
+          const found = twoFactors.get(id)
+          if (found === undefined || !found.recovery_codes.includes(digest)) return false
+          twoFactors.set(id, { ...found, recovery_codes: found.recovery_codes.filter((c) => c !== digest) })
+          return true
+        }),
       listSessions: (id) =>
         read(() =>
           oldestFirst(dashboardSessions.rows.values(), (s) => s.user_id === id, (s) => s.created_at, (s) => s.token_hash).reverse()

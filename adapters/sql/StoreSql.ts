@@ -432,7 +432,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     payments: makePaymentsRepo(queries),
     refunds: makeRefundsRepo(queries),
     documents: makeDocumentsRepo(queries),
-    dashboard: makeDashboardRepo(queries),
+    dashboard: makeDashboardRepo(queries, box),
     portalSessions: makePortalSessionsRepo(queries, box),
     events: makeEventsRepo(queries),
     subscriptions: makeSubscriptionsRepo(queries),

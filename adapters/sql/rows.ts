@@ -71,6 +71,7 @@ export const Accounts = table(
     live_payments_enabled: Schema.Boolean,
     tax_profile: NullableJsonb,
     time_zone: Schema.String,
+    two_factor_required: Schema.Boolean,
     created_at: Timestamptz
   }),
   Account,
@@ -756,7 +757,8 @@ export const DashboardSessions = table(
     account_id: Schema.String,
     csrf_token: Schema.String,
     created_at: Timestamptz,
-    last_seen_at: Timestamptz
+    last_seen_at: Timestamptz,
+    awaiting_code: Schema.Boolean
   }),
   DashboardSession,
   { decode: () => ({}), encode: (session) => session }

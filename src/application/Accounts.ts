@@ -41,6 +41,7 @@ export interface AccountSettings {
   readonly live_payments_enabled?: boolean | undefined
   /** The merchant as the supplier of its tax documents (already decoded: `TaxProfile`); `null` removes it. */
   readonly tax_profile?: TaxProfile | null | undefined
+  readonly two_factor_required?: boolean | undefined
 }
 
 /** How often a key's "last used" is recorded, at most, per process. */
@@ -119,6 +120,7 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
         live_payments_enabled: settings.live_payments_enabled ?? false,
         tax_profile: settings.tax_profile ?? null,
         time_zone: defaultTimeZone,
+        two_factor_required: false,
         created_at: yield* DateTime.now
       }
       return yield* transactions.transact(Effect.gen(function*() {
@@ -149,6 +151,7 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
           business_name: settings.business_name !== undefined ? settings.business_name : account.business_name,
           support_email: settings.support_email !== undefined ? settings.support_email : account.support_email,
           live_payments_enabled: settings.live_payments_enabled ?? account.live_payments_enabled,
+          two_factor_required: settings.two_factor_required ?? account.two_factor_required,
           tax_profile: settings.tax_profile !== undefined ? settings.tax_profile : account.tax_profile
         }
         yield* accountRepo.update(next)

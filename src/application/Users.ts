@@ -10,6 +10,7 @@ import { DateTime, Effect, Option, Redacted } from "effect"
 import type { AccountId, AuditId } from "../domain/Ids.js"
 import { prefixes, type UserId } from "../domain/Ids.js"
 import * as User from "../domain/DashboardUser.js"
+import * as TwoFactor from "../domain/TwoFactor.js"
 import { InvalidRequest, InvalidState, NotFound, notFound, RateLimited, Unauthorized } from "../domain/Errors.js"
 import { Signer } from "../ports/Signer.js"
 import { Transactions } from "../ports/Transactions.js"
@@ -63,6 +64,8 @@ export interface SessionView {
 const handleOf = (session: User.DashboardSession) => session.token_hash.slice(0, 16)
 
 const wrongPassword = new Unauthorized({ message: "That is not your current password" })
+const wrongCode = new Unauthorized({ message: "That code is not right: type the one your app shows now, or one of your recovery codes" })
+const signInExpired = new Unauthorized({ message: "This sign-in waited too long for its code: sign in again" })
 
 export class Users extends Effect.Service<Users>()("fils/Users", {
   effect: Effect.gen(function*() {
@@ -147,7 +150,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
     })
 
     /** A new session for `user`: the cookie's secret (returned once) and the session as stored. */
-    const startSession = (user: User.DashboardUser) =>
+    const startSession = (user: User.DashboardUser, awaitingCode = false) =>
       Effect.gen(function*() {
         const token = yield* newSecret
         const now = yield* DateTime.now
@@ -157,7 +160,8 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
           account_id: user.account_id,
           csrf_token: yield* signer.randomToken(24),
           created_at: now,
-          last_seen_at: now
+          last_seen_at: now,
+          awaiting_code: awaitingCode
         }
         yield* userRepo.insertSession(session)
         return { token, session }
@@ -255,13 +259,158 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
         ? User.withPassword(found.value, yield* signer.hashPassword(password), yield* DateTime.now)
         : found.value
       if (user !== found.value) yield* userRepo.updateUser(user)
+      // With two-factor sign-in on, the password only opens the code's form (`completeSignIn`).
+      const awaitingCode = Option.exists(yield* userRepo.getTwoFactor(user.user_id), (t) => t.enabled_at !== null)
+      return { user, awaitingCode, ...(yield* startSession(user, awaitingCode)) }
+    })
+
+    /** The sign-in of a session cookie that waits for its code, while its few minutes last. */
+    const pendingSignIn = Effect.fn("Users.pendingSignIn")(function*(token: Redacted.Redacted<string>) {
+      const hash = yield* digestOf(token)
+      const session = Option.filter(yield* userRepo.findSession(hash), (s) => s.awaiting_code)
+      if (Option.isNone(session)) return Option.none<Signed>()
+      const now = DateTime.toEpochMillis(yield* DateTime.now)
+      if (now - DateTime.toEpochMillis(session.value.created_at) >= TwoFactor.pendingMillis) {
+        yield* userRepo.deleteSession(hash)
+        return Option.none<Signed>()
+      }
+      return Option.map(yield* userRepo.getUser(session.value.user_id), (user): Signed => ({ user, session: session.value }))
+    })
+
+    /**
+     * The step a TOTP code typed for `twoFactor` belongs to, among those accepted now (`TwoFactor.window`); none when
+     * it is no code of them.
+     */
+    const stepOf = (twoFactor: TwoFactor.TwoFactor, code: string) =>
+      Effect.gen(function*() {
+        for (const step of TwoFactor.acceptedSteps(DateTime.toEpochMillis(yield* DateTime.now))) {
+          if (yield* signer.sameSecret(code, yield* signer.totpCode(twoFactor.secret, step))) return Option.some(step)
+        }
+        return Option.none<number>()
+      })
+
+    /** Whether `typed` is a good second factor for `user`: a code not used before, or a recovery code (used up). */
+    const secondFactor = (user: User.DashboardUser, typed: string) =>
+      Effect.gen(function*() {
+        const twoFactor = Option.filter(yield* userRepo.getTwoFactor(user.user_id), (t) => t.enabled_at !== null)
+        if (Option.isNone(twoFactor)) return false
+        const code = TwoFactor.typedCode(typed)
+        if (code !== undefined) {
+          const step = yield* stepOf(twoFactor.value, code)
+          // A code already accepted (or one older than it) is refused: whoever saw it cannot use it again.
+          return Option.isSome(step) && (yield* userRepo.useTotpStep(user.user_id, step.value))
+        }
+        const recovery = TwoFactor.typedRecoveryCode(typed)
+        return recovery !== undefined && (yield* userRepo.useRecoveryCode(user.user_id, yield* signer.digest(recovery)))
+      })
+
+    /**
+     * The second step of a sign-in: the code (or a recovery code) for the session the password step left waiting.
+     * Failures count as failed sign-ins of the user's e-mail (`failureLimits`); success replaces the waiting
+     * session with a new one (a new cookie).
+     */
+    const completeSignIn = Effect.fn("Users.completeSignIn")(function*(token: Redacted.Redacted<string>, typed: string, address: string) {
+      const pending = yield* pendingSignIn(token)
+      if (Option.isNone(pending)) return yield* signInExpired
+      const { session, user } = pending.value
+      const key = user.email.toLowerCase().slice(0, 254)
+      yield* throttle(key, address)
+      if (!(yield* secondFactor(user, typed.slice(0, 40)))) {
+        yield* countFailure(key, address)
+        return yield* wrongCode
+      }
+      yield* userRepo.deleteSession(session.token_hash)
       return { user, ...(yield* startSession(user)) }
+    })
+
+    /** Whether the user's account requires two-factor sign-in and they have not turned it on yet. */
+    const mustEnrol = Effect.fn("Users.mustEnrol")(function*(signed: Signed) {
+      if (!Option.exists(yield* accountRepo.get(signed.user.account_id), (a) => a.two_factor_required)) return false
+      return !Option.exists(yield* userRepo.getTwoFactor(signed.user.user_id), (t) => t.enabled_at !== null)
+    })
+
+    /**
+     * Requires two-factor sign-in of every user of `by`'s account, or leaves it to each (owners only, checked by the
+     * page through `can`). Requiring it needs it on for `by` first, who would otherwise be sent to set it up too.
+     */
+    const setTwoFactorRequired = Effect.fn("Users.setTwoFactorRequired")(function*(by: Signed, required: boolean) {
+      if (required && !Option.exists(yield* userRepo.getTwoFactor(by.user.user_id), (t) => t.enabled_at !== null)) {
+        return yield* new InvalidState({ message: "Turn on two-factor sign-in for yourself first, then require it of everyone" })
+      }
+      yield* transactions.transact(Effect.gen(function*() {
+        const account = yield* accountRepo.lock(by.user.account_id)
+        if (Option.isNone(account)) return yield* notFound("account", by.user.account_id)
+        yield* accountRepo.update({ ...account.value, two_factor_required: required })
+      }))
+    })
+
+    /** The user's two-factor sign-in: on (`enabled_at`), being set up, or none. */
+    const twoFactorOf = Effect.fn("Users.twoFactorOf")(function*(userId: UserId) {
+      return yield* userRepo.getTwoFactor(userId)
+    })
+
+    /**
+     * Begins setting up two-factor sign-in: a new secret for the user's app (shown, as text and as an `otpauth://`
+     * URI, until a code confirms it). Refused while it is on.
+     */
+    const startEnrolment = Effect.fn("Users.startEnrolment")(function*(signed: Signed) {
+      const found = yield* userRepo.getTwoFactor(signed.user.user_id)
+      if (Option.exists(found, (t) => t.enabled_at !== null)) {
+        return yield* new InvalidState({ message: "Two-factor sign-in is already on" })
+      }
+      const twoFactor: TwoFactor.TwoFactor = {
+        user_id: signed.user.user_id,
+        secret: yield* signer.totpSecret,
+        enabled_at: null,
+        last_step: null,
+        recovery_codes: []
+      }
+      yield* userRepo.putTwoFactor(twoFactor)
+      return twoFactor
+    })
+
+    /**
+     * Turns two-factor sign-in on with a code from the app just set up; returns the recovery codes, in clear this
+     * once (only their digests are kept).
+     */
+    const confirmEnrolment = Effect.fn("Users.confirmEnrolment")(function*(signed: Signed, typed: string) {
+      const found = Option.filter(yield* userRepo.getTwoFactor(signed.user.user_id), (t) => t.enabled_at === null)
+      if (Option.isNone(found)) return yield* new InvalidState({ message: "Set up two-factor sign-in first" })
+      const code = TwoFactor.typedCode(typed)
+      if (code === undefined) return yield* new InvalidRequest({ message: `Type the ${TwoFactor.digits}-digit code your app shows` })
+      const step = yield* stepOf(found.value, code)
+      if (Option.isNone(step)) {
+        return yield* new InvalidRequest({ message: "That code is not right: check that your phone's clock is set automatically, and type the code it shows now" })
+      }
+      const codes = yield* Effect.all(Array.from({ length: TwoFactor.recoveryCodeCount }, () => signer.recoveryCode))
+      yield* userRepo.putTwoFactor({
+        ...found.value,
+        enabled_at: yield* DateTime.now,
+        last_step: step.value,
+        recovery_codes: yield* Effect.forEach(codes, (c) => signer.digest(c))
+      })
+      return codes.map((c) => Redacted.make(TwoFactor.shownRecoveryCode(c)))
+    })
+
+    /** Turns two-factor sign-in off, the password asked for; refused while the account requires it. */
+    const disableTwoFactor = Effect.fn("Users.disableTwoFactor")(function*(
+      signed: Signed,
+      password: Redacted.Redacted<string>,
+      address: string
+    ) {
+      const user = yield* current(signed)
+      yield* confirmPassword(user, password, address)
+      if (Option.exists(yield* accountRepo.get(user.account_id), (a) => a.two_factor_required)) {
+        return yield* new InvalidState({ message: "This account requires two-factor sign-in: it cannot be turned off" })
+      }
+      yield* userRepo.deleteTwoFactor(user.user_id)
     })
 
     /** The signed-in user of a session cookie, if the session is alive; touches it (the idle timeout restarts). */
     const authenticate = Effect.fn("Users.authenticate")(function*(token: Redacted.Redacted<string>) {
       const hash = yield* digestOf(token)
-      const session = yield* userRepo.findSession(hash)
+      // A sign-in waiting for its code opens no page.
+      const session = Option.filter(yield* userRepo.findSession(hash), (s) => !s.awaiting_code)
       if (Option.isNone(session)) return Option.none<Signed>()
       const now = yield* DateTime.now
       if (!User.sessionAlive(session.value, now)) {
@@ -448,6 +597,14 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       linkUser,
       redeem,
       signIn,
+      pendingSignIn,
+      completeSignIn,
+      twoFactorOf,
+      mustEnrol,
+      setTwoFactorRequired,
+      startEnrolment,
+      confirmEnrolment,
+      disableTwoFactor,
       authenticate,
       signOut,
       signOutEverywhere,

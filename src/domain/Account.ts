@@ -40,6 +40,8 @@ export const Account = Schema.Struct({
   tax_profile: Schema.NullOr(TaxProfile),
   /** Where the dashboard shows times and counts days: an IANA zone (`TimeZone.ts`); the API stays UTC. */
   time_zone: Schema.String,
+  /** Every dashboard user of the account must sign in with two factors (an owner's choice). */
+  two_factor_required: Schema.Boolean,
   created_at: Schema.DateTimeUtcFromSelf
 })
 export type Account = typeof Account.Type

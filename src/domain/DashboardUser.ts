@@ -95,7 +95,12 @@ export const DashboardSession = Schema.Struct({
   /** Every form of the session carries it. */
   csrf_token: Schema.String,
   created_at: Schema.DateTimeUtc,
-  last_seen_at: Schema.DateTimeUtc
+  last_seen_at: Schema.DateTimeUtc,
+  /**
+   * A sign-in whose password was right, waiting for its two-factor code (`TwoFactor.pendingMillis` at most): it
+   * opens no page, only the code's form.
+   */
+  awaiting_code: Schema.Boolean
 })
 export type DashboardSession = typeof DashboardSession.Type
 

@@ -33,6 +33,12 @@ export interface SignerShape {
   readonly passwordHashOutdated: (hash: string) => boolean
   /** A new webhook endpoint secret: `whsec_` + base64 of 24 random bytes. */
   readonly webhookSecret: Effect.Effect<Redacted.Redacted<string>>
+  /** A new TOTP secret: 20 random bytes, base32 (RFC 4648, unpadded), as authenticator apps take it. */
+  readonly totpSecret: Effect.Effect<Redacted.Redacted<string>>
+  /** The TOTP code (RFC 6238: HMAC-SHA-1, 6 digits) of a base32 `secret` at `step`. */
+  readonly totpCode: (secret: Redacted.Redacted<string>, step: number) => Effect.Effect<string>
+  /** A new recovery code: 10 random base32 characters (50 bits). */
+  readonly recoveryCode: Effect.Effect<string>
   /** The Standard Webhooks `webhook-signature` (`v1,<base64 HMAC-SHA256>`) of one delivery attempt. */
   readonly signWebhook: (props: {
     readonly secret: Redacted.Redacted<string>

@@ -40,6 +40,7 @@ const newScope = Effect.gen(function*() {
     live_payments_enabled: false,
     tax_profile: null,
     time_zone: "Asia/Dubai",
+    two_factor_required: false,
     created_at: at(0)
   }
   yield* store.accounts.insert(account)

@@ -40,6 +40,7 @@ const newAccount = Effect.map(newId<AccountId>("acct"), (account_id): Account =>
   live_payments_enabled: false,
   tax_profile: null,
   time_zone: "Asia/Dubai",
+  two_factor_required: false,
   created_at: DateTime.unsafeMake(Date.UTC(2026, 10, 21))
 }))
 

@@ -198,7 +198,7 @@ describe("webhook secrets at rest (FILS_SECRET_KEY)", () => {
     const rotateEnv = envWith({ FILS_SECRET_KEY: keyB.toString("base64"), FILS_SECRET_KEY_PREVIOUS: keyA.toString("hex") })
     const rotated = await runFils(["secrets", "rotate"], rotateEnv)
     expect(rotated.code, rotated.stderr).toBe(0)
-    expect(JSON.parse(rotated.stdout)).toEqual({ key_id: idB, endpoints: 2, portal_links: 1, responses: 0, resealed: 3 })
+    expect(JSON.parse(rotated.stdout)).toEqual({ key_id: idB, endpoints: 2, portal_links: 1, responses: 0, two_factor_secrets: 0, resealed: 3 })
     expect(await rawLink()).toMatch(new RegExp(`^enc:v1:${idB}:`))
     raw = await rawSecrets()
     for (const [id, value] of raw) {
@@ -206,7 +206,7 @@ describe("webhook secrets at rest (FILS_SECRET_KEY)", () => {
       expect(value).not.toContain(secrets[id]!.slice(6))
     }
     const again = await runFils(["secrets", "rotate"], rotateEnv)
-    expect(JSON.parse(again.stdout)).toEqual({ key_id: idB, endpoints: 2, portal_links: 1, responses: 0, resealed: 0 })
+    expect(JSON.parse(again.stdout)).toEqual({ key_id: idB, endpoints: 2, portal_links: 1, responses: 0, two_factor_secrets: 0, resealed: 0 })
     expect(await rawSecrets()).toEqual(raw)
 
     // 4. A server (or rotation) with only the old key cannot open them: it refuses to start, saying why.
@@ -269,7 +269,7 @@ describe("webhook secrets at rest (FILS_SECRET_KEY)", () => {
 
     // 7. Back to plaintext: the key moves to FILS_SECRET_KEY_PREVIOUS and rotate writes the secrets as they are.
     const off = await runFils(["secrets", "rotate"], envWith({ FILS_SECRET_KEY_PREVIOUS: keyB.toString("hex") }))
-    expect(JSON.parse(off.stdout)).toEqual({ key_id: null, endpoints: 2, portal_links: 1, responses: 0, resealed: 3 })
+    expect(JSON.parse(off.stdout)).toEqual({ key_id: null, endpoints: 2, portal_links: 1, responses: 0, two_factor_secrets: 0, resealed: 3 })
     expect(Object.fromEntries(await rawSecrets())).toEqual(secrets)
   }, 240_000)
 
@@ -320,7 +320,7 @@ describe("webhook secrets at rest (FILS_SECRET_KEY)", () => {
     expect(rotated.code, rotated.stderr).toBe(0)
     const report = JSON.parse(rotated.stdout)
     expect(report.responses).toBeGreaterThanOrEqual(1)
-    expect(report.resealed).toBe(report.endpoints + report.portal_links + report.responses)
+    expect(report.resealed).toBe(report.endpoints + report.portal_links + report.responses + report.two_factor_secrets)
     const { rows } = await db.query<{ response_body: string }>("SELECT response_body FROM idempotency_keys WHERE key = 'hook-once'")
     expect(rows[0]!.response_body).toMatch(new RegExp(`^enc:v1:${keyIdFor(keyB)}:`))
     const next = await serve({ FILS_SECRET_KEY: keyB.toString("hex") })

@@ -7,7 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, FastCheck, Redacted, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
-import { SignerNode } from "../../adapters/crypto/SignerNode.js"
+import { base32, SignerNode } from "../../adapters/crypto/SignerNode.js"
 import { Signer, WebhookSignatureInvalid } from "../../src/ports/Signer.js"
 
 const secretArb = FastCheck.uint8Array({ minLength: 24, maxLength: 24 }).map((b) =>
@@ -85,5 +85,22 @@ describe("Signer.verifyWebhook (SignerNode)", () => {
         refusal(yield* Effect.either(signer.verifyWebhook({ secret, headers, body }))),
         "Timestamp outside the tolerance"
       )
+    }).pipe(Effect.provide(SignerNode)))
+})
+
+describe("SignerNode: TOTP (RFC 6238)", () => {
+  it.effect("computes RFC 6238's SHA-1 test vectors (6 digits) from the base32 of its secret; new secrets are 20 bytes of base32", () =>
+    Effect.gen(function*() {
+      const signer = yield* Signer
+      // Appendix B: the ASCII secret "12345678901234567890", base32; its 8-digit codes end in these 6.
+      const secret = Redacted.make(base32(Buffer.from("12345678901234567890", "ascii")))
+      assert.strictEqual(Redacted.value(secret), "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ")
+      const codes = []
+      for (const seconds of [59, 1111111109, 1111111111, 1234567890, 2000000000, 20000000000]) {
+        codes.push(yield* signer.totpCode(secret, Math.floor(seconds / 30)))
+      }
+      assert.deepStrictEqual(codes, ["287082", "081804", "050471", "005924", "279037", "353130"])
+      assert.match(Redacted.value(yield* signer.totpSecret), /^[A-Z2-7]{32}$/)
+      assert.match(yield* signer.recoveryCode, /^[a-z2-7]{10}$/)
     }).pipe(Effect.provide(SignerNode)))
 })

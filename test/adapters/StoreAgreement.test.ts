@@ -71,6 +71,7 @@ const newAccount = (createdAt: number) =>
     live_payments_enabled: true,
     tax_profile: null,
     time_zone: "Asia/Dubai",
+    two_factor_required: false,
     created_at: at(createdAt)
   }))
 /** How many rows were claimed and left, over a property's runs: both must occur for the comparison to mean anything. */

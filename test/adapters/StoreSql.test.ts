@@ -26,6 +26,9 @@ import type { Scope } from "effect"
 import { MigratedPg, migrate, migrateWith, PgLive, type PgOptions } from "../../adapters/sql/Postgres.js"
 import { migrations } from "../../adapters/sql/migrations/index.js"
 import { StoreSql } from "../../adapters/sql/StoreSql.js"
+import { makeSecretBox } from "../../adapters/crypto/SecretBox.js"
+import { SecretBox } from "../../src/ports/SecretBox.js"
+import { randomBytes } from "node:crypto"
 import { newId } from "../../src/application/Ids.js"
 import type { Account } from "../../src/domain/Account.js"
 import type { CheckoutSession } from "../../src/domain/CheckoutSession.js"
@@ -82,6 +85,7 @@ const newAccount = Effect.map(newId<AccountId>("acct"), (account_id): Account =>
   live_payments_enabled: false,
   tax_profile: null,
   time_zone: "Asia/Dubai",
+  two_factor_required: false,
   created_at: DateTime.unsafeMake(T0)
 }))
 
@@ -187,7 +191,8 @@ describe("StoreSql on PostgreSQL", () => {
         "time_zone",
         "refund_reasons",
         "payment_search",
-        "refunds_by_scope"
+        "refunds_by_scope",
+        "two_factor"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns
@@ -299,6 +304,30 @@ describe("StoreSql on PostgreSQL", () => {
         { concurrency: "unbounded" }
       )
       assert.strictEqual(claims.filter((c) => c._tag === "Claimed").length, 1)
+    }))
+
+  it.scopedLive("a TOTP secret rests sealed by the SecretBox, as webhook secrets do, bound to its user", () =>
+    Effect.gen(function*() {
+      const url = yield* migratedUrl
+      const box = makeSecretBox(randomBytes(32))
+      const store = yield* storeOn(url).pipe(Effect.provideService(SecretBox, box))
+      const account = yield* newAccount
+      yield* store.accounts.insert(account)
+      const user_id = yield* newId<UserId>("usr")
+      yield* store.dashboard.insertUser({
+        user_id, account_id: account.account_id, email: "sealed@example.ae", role: "owner", password_hash: null,
+        created_at: DateTime.unsafeMake(T0), updated_at: DateTime.unsafeMake(T0)
+      })
+      const secret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
+      yield* store.dashboard.putTwoFactor({ user_id, secret: Redacted.make(secret), enabled_at: null, last_step: null, recovery_codes: [] })
+      const sql = Context.get(yield* Layer.build(PgLive(url)), SqlClient.SqlClient)
+      const [row] = yield* sql<{ secret: string }>`SELECT secret FROM dashboard_two_factor WHERE user_id = ${user_id}`
+      assert.match(row!.secret, /^enc:/)
+      assert.notInclude(row!.secret, secret)
+      // Bound to its user: the same sealed value under another user's id does not open.
+      assert.isTrue(Either.isLeft(box.open(row!.secret, "usr_other")))
+      const read = yield* store.dashboard.getTwoFactor(user_id)
+      assert.strictEqual(Option.map(read, (t) => Redacted.value(t.secret)).pipe(Option.getOrNull), secret)
     }))
 
   it.scopedLive("a statement the database rejects is a defect, not StoreUnavailable", () =>

@@ -38,6 +38,7 @@ import * as Subscription from "../../src/domain/Subscription.js"
 import * as TaxDocument from "../../src/domain/TaxDocument.js"
 import * as TestClock from "../../src/domain/TestClock.js"
 import type { Trn } from "../../src/domain/Vat.js"
+import type { TwoFactor } from "../../src/domain/TwoFactor.js"
 import { type CustomerFilter, type EventFilter, type PaymentFilter, type RenewalAttempt, Store, type StoreShape, type SubscriptionFilter, type Repositories } from "../../src/ports/Store.js"
 import { invoice as invoiceArbitrary } from "../support/taxDocuments.js"
 
@@ -66,6 +67,7 @@ const makeAccount = Effect.fn("makeAccount")(function*(overrides: Partial<Accoun
     live_payments_enabled: false,
     tax_profile: null,
     time_zone: "Asia/Dubai",
+    two_factor_required: false,
     created_at: at(T0),
     ...overrides
   }
@@ -1476,7 +1478,8 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
           account_id: account.account_id,
           csrf_token: "csrf",
           created_at: now,
-          last_seen_at: now
+          last_seen_at: now,
+          awaiting_code: false
         })
         const [a, b] = [session(yield* unique()), session(yield* unique())]
         yield* store.dashboard.insertSession(a)
@@ -1510,6 +1513,46 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
         assert.deepStrictEqual((yield* store.dashboard.listAudit(account.account_id, 2)).map((e) => e.action), ["third", "second"])
         yield* store.dashboard.deleteUser(user.user_id)
         assert.isTrue(Option.isNone(yield* store.dashboard.getUser(user.user_id)))
+      }))
+
+    it.effect("dashboard: two-factor sign-in stored whole; a code's step and a recovery code are each taken once, whoever is first", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const account = yield* makeAccount()
+        const user: DashboardUser.DashboardUser = {
+          user_id: yield* newId<UserId>("usr"),
+          account_id: account.account_id,
+          email: `two.${yield* unique()}@example.ae`,
+          role: "owner",
+          password_hash: null,
+          created_at: at(T0),
+          updated_at: at(T0)
+        }
+        yield* store.dashboard.insertUser(user)
+        assert.isTrue(Option.isNone(yield* store.dashboard.getTwoFactor(user.user_id)))
+        const enrolling: TwoFactor = { user_id: user.user_id, secret: Redacted.make("GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"), enabled_at: null, last_step: null, recovery_codes: [] }
+        yield* store.dashboard.putTwoFactor(enrolling)
+        same(yield* store.dashboard.getTwoFactor(user.user_id), Option.some(enrolling))
+        const on: TwoFactor = { ...enrolling, enabled_at: at(T0 + 1), last_step: 59_000_000, recovery_codes: ["d1", "d2"] }
+        yield* store.dashboard.putTwoFactor(on)
+        same(yield* store.dashboard.getTwoFactor(user.user_id), Option.some(on))
+
+        // Two takers of one step at once: one wins; an earlier step after it never does.
+        const [a, b] = yield* Effect.all([store.dashboard.useTotpStep(user.user_id, 59_000_001), store.dashboard.useTotpStep(user.user_id, 59_000_001)], { concurrency: 2 })
+        assert.deepStrictEqual([a, b].sort(), [false, true])
+        assert.isFalse(yield* store.dashboard.useTotpStep(user.user_id, 59_000_000))
+        assert.isTrue(yield* store.dashboard.useTotpStep(user.user_id, 59_000_002))
+        const [c, d] = yield* Effect.all([store.dashboard.useRecoveryCode(user.user_id, "d1"), store.dashboard.useRecoveryCode(user.user_id, "d1")], { concurrency: 2 })
+        assert.deepStrictEqual([c, d].sort(), [false, true])
+        assert.isFalse(yield* store.dashboard.useRecoveryCode(user.user_id, "d3"))
+        same(Option.map(yield* store.dashboard.getTwoFactor(user.user_id), (t) => [t.last_step, t.recovery_codes]), Option.some([59_000_002, ["d2"]]))
+
+        yield* store.dashboard.deleteTwoFactor(user.user_id)
+        assert.isTrue(Option.isNone(yield* store.dashboard.getTwoFactor(user.user_id)))
+        assert.isFalse(yield* store.dashboard.useTotpStep(user.user_id, 59_000_003))
+        yield* store.dashboard.putTwoFactor(on)
+        yield* store.dashboard.deleteUser(user.user_id)
+        assert.isTrue(Option.isNone(yield* store.dashboard.getTwoFactor(user.user_id)), "it goes with its user")
       }))
 
     it.effect("payments.summary and subscriptions.recurring: a scope's sums from a day, daily gross by the account's days (UTC)", () =>

@@ -43,6 +43,7 @@ export const newAccount = Effect.map(newId<AccountId>("acct"), (account_id): Acc
   live_payments_enabled: false,
   tax_profile: null,
   time_zone: "Asia/Dubai",
+  two_factor_required: false,
   created_at: at(T0)
 }))
 

@@ -10,6 +10,8 @@ import { Accounts } from "../../src/application/Accounts.js"
 import { Reports } from "../../src/application/Reports.js"
 import { ceilingDelay, failureLimits, Users } from "../../src/application/Users.js"
 import * as User from "../../src/domain/DashboardUser.js"
+import * as TwoFactor from "../../src/domain/TwoFactor.js"
+import { Signer } from "../../src/ports/Signer.js"
 import { Store } from "../../src/ports/Store.js"
 import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
 import { assertHidden } from "../support/secrets.js"
@@ -294,6 +296,70 @@ describe("Users", () => {
       assert.strictEqual((yield* users.signIn("huda@oasis.ae", next, "10.2.0.5")).user.user_id, signed.user.user_id)
       assert.strictEqual((yield* Effect.flip(users.signIn("huda@dune.ae", next, "10.2.0.5")))._tag, "Unauthorized")
       assert.isTrue(Option.isSome(yield* users.linkUser(teammate)), "the teammate's invitation is untouched")
+    }).pipe(withEngine()))
+
+  it.effect("two-factor sign-in: confirmed by a code; the password step then waits for a code, once each; recovery codes work once; off with the password", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2026, 10, 27, 9, 0, 10))
+      const users = yield* Users
+      const signer = yield* Signer
+      const { account } = yield* newAccount
+      const { token } = yield* users.create(account.account_id, "lina@dune.ae", "admin")
+      const signed = Option.getOrThrow(yield* users.authenticate((yield* users.redeem(token, password)).token))
+      const failure = (effect: Effect.Effect<unknown, { readonly _tag: string; readonly message: string }>) =>
+        Effect.map(Effect.flip(effect), (e) => `${e._tag}: ${e.message}`)
+
+      const enrolling = yield* users.startEnrolment(signed)
+      const codeAt = (offsetSteps = 0) =>
+        Effect.flatMap(DateTime.now, (now) => signer.totpCode(enrolling.secret, TwoFactor.stepAt(DateTime.toEpochMillis(now)) + offsetSteps))
+      assert.strictEqual((yield* users.signIn("lina@dune.ae", password, "10.3.0.1")).awaitingCode, false, "not on until confirmed")
+      assert.strictEqual(yield* failure(users.confirmEnrolment(signed, "12345")), "InvalidRequest: Type the 6-digit code your app shows")
+      const wrong = String((Number(yield* codeAt()) + 1) % 1_000_000).padStart(6, "0")
+      assert.match(yield* failure(users.confirmEnrolment(signed, wrong)), /^InvalidRequest: That code is not right/)
+      const recovery = (yield* users.confirmEnrolment(signed, yield* codeAt())).map(Redacted.value)
+      assert.strictEqual(new Set(recovery).size, 10)
+      for (const code of recovery) assert.match(code, /^[a-z2-7]{5}-[a-z2-7]{5}$/)
+      const stored = Option.getOrThrow(yield* users.twoFactorOf(signed.user.user_id))
+      assert.isTrue(recovery.every((c) => !stored.recovery_codes.some((d) => d.includes(c.replace("-", "")))), "kept only as digests")
+
+      // The password step: a session that opens no page, waiting for its code.
+      const first = yield* users.signIn("lina@dune.ae", password, "10.3.0.1")
+      assert.isTrue(first.awaitingCode)
+      assert.isTrue(Option.isNone(yield* users.authenticate(first.token)), "the password alone opens nothing")
+      assert.match(yield* failure(users.completeSignIn(first.token, wrong, "10.3.0.1")), /^Unauthorized: That code is not right/)
+      // The code of the step just used to confirm is used up: the next step's code signs in (a clock a step ahead).
+      assert.match(yield* failure(users.completeSignIn(first.token, yield* codeAt(), "10.3.0.1")), /^Unauthorized: That code is not right/, "replayed")
+      const done = yield* users.completeSignIn(first.token, yield* codeAt(1), "10.3.0.1")
+      assert.isTrue(Option.isSome(yield* users.authenticate(done.token)))
+      assert.isTrue(Option.isNone(yield* users.pendingSignIn(first.token)), "the waiting session is gone")
+      const again = yield* users.signIn("lina@dune.ae", password, "10.3.0.2")
+      assert.match(yield* failure(users.completeSignIn(again.token, yield* codeAt(1), "10.3.0.2")), /^Unauthorized/, "a code works once")
+
+      // A recovery code, in any case and spacing, once.
+      const byRecovery = yield* users.completeSignIn(again.token, ` ${recovery[0]!.toUpperCase()} `, "10.3.0.2")
+      assert.isTrue(Option.isSome(yield* users.authenticate(byRecovery.token)))
+      const third = yield* users.signIn("lina@dune.ae", password, "10.3.0.3")
+      assert.match(yield* failure(users.completeSignIn(third.token, recovery[0]!, "10.3.0.3")), /^Unauthorized/, "used once")
+      // The code's form waits 5 minutes.
+      yield* TestClock.adjust("5 minutes")
+      assert.strictEqual(yield* failure(users.completeSignIn(third.token, recovery[1]!, "10.3.0.3")), "Unauthorized: This sign-in waited too long for its code: sign in again")
+
+      // Required of the account: only by one who has it on; a teammate without it must set it up first.
+      const now = Option.getOrThrow(yield* users.authenticate(byRecovery.token))
+      const teammate = Option.getOrThrow(yield* users.authenticate(
+        (yield* users.redeem((yield* users.create(account.account_id, "omar@dune.ae", "owner")).token, password)).token
+      ))
+      assert.strictEqual(yield* failure(users.setTwoFactorRequired(teammate, true)), "InvalidState: Turn on two-factor sign-in for yourself first, then require it of everyone")
+      assert.deepStrictEqual([yield* users.mustEnrol(now), yield* users.mustEnrol(teammate)], [false, false])
+      yield* users.setTwoFactorRequired(now, true)
+      assert.deepStrictEqual([yield* users.mustEnrol(now), yield* users.mustEnrol(teammate)], [false, true])
+
+      // Off: the password asked for; not while the account requires it.
+      assert.strictEqual(yield* failure(users.disableTwoFactor(now, Redacted.make("not the password"), "10.3.0.1")), "Unauthorized: That is not your current password")
+      assert.strictEqual(yield* failure(users.disableTwoFactor(now, password, "10.3.0.1")), "InvalidState: This account requires two-factor sign-in: it cannot be turned off")
+      yield* (yield* Accounts).update(account.account_id, { two_factor_required: false })
+      yield* users.disableTwoFactor(now, password, "10.3.0.1")
+      assert.isFalse((yield* users.signIn("lina@dune.ae", password, "10.3.0.4")).awaitingCode)
     }).pipe(withEngine()))
 
   it("the role table: owners do everything, admins all but the team, developers keys, viewers read", () => {

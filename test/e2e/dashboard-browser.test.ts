@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { join } from "node:path"
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core"
 import { ensureOutputDir, launchChromium } from "../support/browser.js"
+import { fromBase32, hotp } from "../../adapters/crypto/SignerNode.js"
 import { runFils, type Served, serveFils } from "../support/cli.js"
 import { ok, postCheckoutForm, startReceiver, type TestDatabase, testDatabase, waitFor } from "../support/load.js"
 
@@ -501,4 +502,84 @@ describe("the dashboard in a browser", () => {
       await phone.close()
     }
   }, 60_000)
+
+  it("two-factor sign-in: set up from the key as text (or its otpauth link) and a code; recovery codes shown once; signing in asks for a code, or takes a recovery code once; fits 390 and 1280 px", async () => {
+    const email = "samir@dunecoffee.ae"
+    const password = "samir's password 2026"
+    const accountId = /default account (acct_[0-9a-f]{32})/.exec(server.stdout())![1]!
+    const made = await runFils(["users", "create", "--account", accountId, "--email", email, "--role", "admin"], env)
+    expect(made.code, made.stderr).toBe(0)
+    const context2 = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    try {
+      const tab = await context2.newPage()
+      const fits = async (what: string) => {
+        for (const width of [390, 1280]) {
+          await tab.setViewportSize({ width, height: 900 })
+          const widths = await tab.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }))
+          expect(widths.scroll, `${what} at ${width} px`).toBeLessThanOrEqual(widths.inner)
+          await tab.screenshot({ path: join(output, `${what}-${width}.png`), fullPage: true })
+        }
+      }
+      await tab.goto((JSON.parse(made.stdout).sign_in_url as string).replace(/^http:\/\/[^/]+/, server.baseUrl))
+      await tab.getByLabel("New password").fill(password)
+      await tab.getByRole("button", { name: "Set password and sign in" }).click()
+      await tab.waitForURL(/\/dashboard\/test$/)
+      await tab.goto(`${server.baseUrl}/dashboard/settings`)
+      await fits("dashboard-settings")
+      await tab.getByRole("link", { name: "Set up two-factor sign-in" }).click()
+      await tab.getByRole("button", { name: "Set up two-factor sign-in" }).click()
+      await tab.waitForLoadState("load")
+      const secret = (await tab.locator("#totp-secret").innerText()).replace(/ /g, "")
+      expect(secret).toMatch(/^[A-Z2-7]{32}$/)
+      expect(await tab.locator("#totp-uri").getAttribute("href")).toMatch(new RegExp(`^otpauth://totp/Fils%20\\(.*\\):samir%40dunecoffee\\.ae\\?secret=${secret}&`))
+      await fits("dashboard-two-factor-setup")
+      // Each code once: the next is of a later step (the server accepts one step either side of now).
+      let used = 0
+      const code = () => {
+        used = Math.max(Math.floor(Date.now() / 30_000), used + 1)
+        return hotp(fromBase32(secret), used)
+      }
+      await tab.getByLabel("6-digit code").fill(code())
+      await tab.getByRole("button", { name: "Turn on" }).click()
+      await tab.waitForLoadState("load")
+      const recovery = await tab.locator("#recovery-codes li").allInnerTexts()
+      expect(recovery).toHaveLength(10)
+      await fits("dashboard-two-factor-codes")
+
+      const signIn = async () => {
+        await tab.getByRole("button", { name: "Sign out" }).click()
+        await tab.waitForURL(/\/dashboard\/login$/)
+        await tab.getByLabel("E-mail").fill(email)
+        await tab.getByLabel("Password").fill(password)
+        await tab.getByRole("button", { name: "Sign in" }).click()
+        await tab.waitForURL(/\/dashboard\/login\/code$/)
+      }
+      const second = async (typed: string) => {
+        await tab.getByLabel("Code").fill(typed)
+        await tab.getByRole("button", { name: "Sign in" }).click()
+        await tab.waitForLoadState("load")
+      }
+      await signIn()
+      await fits("dashboard-sign-in-code")
+      await tab.goto(`${server.baseUrl}/dashboard/test`)
+      expect(tab.url(), "the password alone opens nothing").toMatch(/\/dashboard\/login$/)
+      await tab.goBack()
+      await second(hotp(fromBase32(secret), used)) // the code just used
+      expect(await tab.getByRole("alert").innerText()).toContain("That code is not right")
+      await fits("dashboard-sign-in-code-refused")
+      await second(code())
+      await tab.waitForURL(/\/dashboard\/test$/)
+
+      await signIn()
+      await second(recovery[0]!)
+      await tab.waitForURL(/\/dashboard\/test$/)
+      await signIn()
+      await second(recovery[0]!)
+      expect(await tab.getByRole("alert").innerText(), "a recovery code works once").toContain("That code is not right")
+      await second(recovery[1]!)
+      await tab.waitForURL(/\/dashboard\/test$/)
+    } finally {
+      await context2.close()
+    }
+  }, 90_000)
 })

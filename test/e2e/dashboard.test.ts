@@ -307,6 +307,23 @@ describe("the dashboard", () => {
     expect((await follow(await change("sign-out-others", {}), here)).body).toContain("Every other session is signed out.")
     const audit = (await request("/dashboard/audit", { cookie: owner })).body
     for (const action of ["user.session.sign_out", "user.password.update", "user.email.update", "user.sign_out_others"]) expect(audit, action).toContain(action)
+
+    // Two-factor sign-in required of the account: only by an owner who has it on; a user without it is sent to set
+    // it up before any other page, and can still sign out.
+    const required = await request("/dashboard/settings/two-factor-required", { cookie: owner, form: { csrf_token: csrf, required: "on" } })
+    expect(required.status).toBe(409)
+    expect(required.body).toContain("Turn on two-factor sign-in for yourself first, then require it of everyone")
+    await db.sql(`UPDATE accounts SET two_factor_required = true WHERE account_id = '${accountId}'`)
+    try {
+      const sent = await request("/dashboard/test/payments", { cookie: here })
+      expect([sent.status, sent.headers.get("location")]).toEqual([303, "/dashboard/two-factor"])
+      const enrol = await request("/dashboard/two-factor", { cookie: here })
+      expect(enrol.body).toContain("Your account requires two-factor sign-in: set it up to continue.")
+      expect((await request("/dashboard/logout", { cookie: here, form: { csrf_token: csrfOf(enrol.body) } })).headers.get("location")).toBe("/dashboard/login")
+      expect((await request("/dashboard/two-factor", { cookie: here })).headers.get("location"), "signed out").toBe("/dashboard/login")
+    } finally {
+      await db.sql(`UPDATE accounts SET two_factor_required = false WHERE account_id = '${accountId}'`)
+    }
   }, 30_000)
 
   it("inviting another account's user answers as inviting a fresh e-mail: both pending; the e-mail's uniqueness is checked when the link is used", async () => {

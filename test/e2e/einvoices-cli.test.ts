@@ -48,6 +48,7 @@ beforeAll(async () => {
       live_payments_enabled: false,
       tax_profile: drawn!.supplier,
       time_zone: "Asia/Dubai",
+      two_factor_required: false,
       created_at: drawn!.issued_at
     } as Account
     yield* s.accounts.insert(account)

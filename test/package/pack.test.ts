@@ -191,6 +191,7 @@ const found = await Effect.runPromise(Effect.gen(function*() {
     live_payments_enabled: false,
     tax_profile: null,
     time_zone: "Asia/Dubai",
+    two_factor_required: false,
     created_at: yield* DateTime.now
   })
   return Option.isSome(yield* store.accounts.get(account_id))

@@ -31,6 +31,7 @@ const AccountLive = Layer.effectDiscard(Effect.gen(function*() {
     live_payments_enabled: false,
     tax_profile: null,
     time_zone: "Asia/Dubai",
+    two_factor_required: false,
     created_at: yield* DateTime.now
   })
 }))

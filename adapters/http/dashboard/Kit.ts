@@ -42,6 +42,9 @@ export interface Kit {
   readonly post: (path: HttpRouter.PathInput, handler: Response) => Effect.Effect<void>
   readonly withUser: Guard<[signed: Signed, frame: Pages.SignedFrame, scope: Scope]>
   readonly withPost: Guard<[signed: Signed, frame: Pages.SignedFrame, scope: Scope, params: UrlParams.UrlParams]>
+  /** `withUser` and `withPost` for the two-factor set-up: reached also by a user the account sends there first. */
+  readonly withEnrolling: Guard<[signed: Signed, frame: Pages.SignedFrame, scope: Scope]>
+  readonly withEnrollingPost: Guard<[signed: Signed, frame: Pages.SignedFrame, scope: Scope, params: UrlParams.UrlParams]>
   readonly field: (params: UrlParams.UrlParams, name: string) => string
   /** Writes a change to the audit log, with the request's address. */
   readonly audit: (

@@ -270,6 +270,21 @@ ${props.error === undefined ? "" : html`<p class="alert" role="alert">${props.er
 <p><button type="submit">Sign in</button></p></form></div></main>`
   )
 
+/** The sign-in's second step: the code from the user's app, or one of their recovery codes. */
+export const codePage = (frame: Frame, props: { readonly error?: string | undefined }) =>
+  document(
+    frame,
+    "Two-factor sign-in",
+    html`<main class="narrow"><div class="card"><h1>Enter your code</h1>
+<p>Open your authenticator app and type the 6-digit code it shows for Fils. Lost your phone? Type one of your recovery codes instead.</p>
+<form method="post" action="${frame.base}/login/code">
+<label for="code">Code</label><input id="code" name="code" autocomplete="one-time-code" inputmode="numeric" autocapitalize="off" spellcheck="false" required autofocus${
+      raw(props.error === undefined ? "" : ` aria-invalid="true" aria-describedby="code-error"`)
+    }>${props.error === undefined ? "" : html`<p class="field-error" id="code-error" role="alert">${props.error}</p>`}
+<p><button type="submit">Sign in</button></p></form>
+<p><a href="${frame.base}/login">Start again</a></p></div></main>`
+  )
+
 export const setPasswordPage = (frame: Frame, props: { readonly email: string; readonly action: string; readonly error?: string | undefined }) =>
   document(
     frame,

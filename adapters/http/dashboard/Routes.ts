@@ -25,6 +25,7 @@ import { Subscriptions } from "../../../src/application/Subscriptions.js"
 import { periods, type Period, Reports } from "../../../src/application/Reports.js"
 import { type Signed, Users } from "../../../src/application/Users.js"
 import { can } from "../../../src/domain/DashboardUser.js"
+import * as TwoFactor from "../../../src/domain/TwoFactor.js"
 import { CheckoutSessionId, CustomerId, parseId, PaymentId } from "../../../src/domain/Ids.js"
 import * as Payment from "../../../src/domain/Payment.js"
 import * as Refund from "../../../src/domain/Refund.js"
@@ -47,6 +48,7 @@ import { planChangeRoutes } from "./PlanChanges.js"
 import { productRoutes } from "./Products.js"
 import { settingsRoutes, skipCookie, supportPrompt } from "./Settings.js"
 import { subscriptionRoutes } from "./Subscriptions.js"
+import { twoFactorRoutes } from "./TwoFactor.js"
 import type { Kit, Response, Scope } from "./Kit.js"
 import * as Pages from "./Pages.js"
 import { parseAed, parseDay } from "./Parse.js"
@@ -136,7 +138,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
      * A page for a signed-in user in `mode` (`test`/`live` from the URL): signed out, to the sign-in page. The
      * scope is always the user's own account in that mode, so no URL reaches another account's objects.
      */
-    const withUser: Kit["withUser"] = (handler) =>
+    const withUserAs = (enrolling: boolean): Kit["withUser"] => (handler) =>
       Effect.gen(function*() {
         const nonce = newNonce()
         const mode = (yield* HttpRouter.params).mode ?? "test"
@@ -147,13 +149,17 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
           const signed = yield* signedIn
           if (Option.isNone(signed)) return redirect(`${base}/login`)
           const f = yield* signedFrame(signed.value, nonce, mode === "live")
+          // An account that requires two-factor sign-in sends a user without it to set it up, before anything else.
+          if (!enrolling && (yield* users.mustEnrol(signed.value))) return redirect(`${base}/two-factor`)
           return yield* handler(signed.value, f, { accountId: signed.value.user.account_id, livemode: mode === "live" })
         }))
       })
+    const withUser = withUserAs(false)
+    const withEnrolling = withUserAs(true)
 
     /** A signed-in form post: from this site, with the session's CSRF token; refused with 403 otherwise. */
-    const withPost: Kit["withPost"] = (handler) =>
-      withUser((signed, f, scope) =>
+    const postAs = (guard: Kit["withUser"]): Kit["withPost"] => (handler) =>
+      guard((signed, f, scope) =>
         Effect.gen(function*() {
           const posted = yield* Effect.either(formFields)
           if (posted._tag === "Left") return page(400, Pages.forbiddenPage(f, posted.left.message), f.nonce)
@@ -165,6 +171,8 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
           return yield* handler(signed, f, scope, params)
         })
       )
+    const withPost = postAs(withUser)
+    const withEnrollingPost = postAs(withEnrolling)
 
     // Sign-in -----------------------------------------------------------------------------------------------------
 
@@ -187,12 +195,52 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       }
       const email = field(params, "email")
       return yield* guarded(nonce, users.signIn(email, Redacted.make(field(params, "password")), yield* address).pipe(
-        Effect.map(({ token }) => redirect(`${base}/test`, cookie(Redacted.value(token), 7 * 24 * 3600))),
+        // With two-factor sign-in on, the cookie names a sign-in waiting for its code, for its few minutes.
+        Effect.map(({ awaitingCode, token }) =>
+          awaitingCode
+            ? redirect(`${base}/login/code`, cookie(Redacted.value(token), TwoFactor.pendingMillis / 1000))
+            : redirect(`${base}/test`, cookie(Redacted.value(token), 7 * 24 * 3600))),
         Effect.catchTags({
           Unauthorized: (e) => Effect.succeed(page(401, Pages.loginPage(frame(nonce), { error: e.message, email }), nonce)),
           RateLimited: (e) =>
             Effect.succeed(
               page(429, Pages.loginPage(frame(nonce), { error: e.message, email }), nonce).pipe(
+                HttpServerResponse.setHeader("retry-after", String(e.retryAfterSeconds))
+              )
+            )
+        })
+      ))
+    }))
+
+    /** The session cookie's secret, when it has the shape of one. */
+    const cookieToken = Effect.map(request, (r) => {
+      const token = r.cookies[cookieName]
+      return token === undefined || token.length > 100 ? undefined : Redacted.make(token)
+    })
+
+    // The second step: the code (or a recovery code) for the sign-in the password step left waiting.
+    yield* router.get("/dashboard/login/code", Effect.gen(function*() {
+      const nonce = newNonce()
+      const token = yield* cookieToken
+      return yield* guarded(nonce, Effect.map(token === undefined ? Effect.succeed(Option.none()) : users.pendingSignIn(token), (pending) =>
+        Option.isNone(pending) ? redirect(`${base}/login`) : page(200, Pages.codePage(frame(nonce), {}), nonce)))
+    }))
+
+    yield* router.post("/dashboard/login/code", Effect.gen(function*() {
+      const nonce = newNonce()
+      const posted = yield* Effect.either(formFields)
+      if (posted._tag === "Left") return page(400, Pages.codePage(frame(nonce), { error: posted.left.message }), nonce)
+      const params = posted.right
+      if (params === undefined) return page(403, Pages.codePage(frame(nonce), { error: "This form was not sent from this site." }), nonce)
+      const token = yield* cookieToken
+      if (token === undefined) return redirect(`${base}/login`)
+      return yield* guarded(nonce, users.completeSignIn(token, field(params, "code"), yield* address).pipe(
+        Effect.map((done) => redirect(`${base}/test`, cookie(Redacted.value(done.token), 7 * 24 * 3600))),
+        Effect.catchTags({
+          Unauthorized: (e) => Effect.succeed(page(401, Pages.codePage(frame(nonce), { error: e.message }), nonce)),
+          RateLimited: (e) =>
+            Effect.succeed(
+              page(429, Pages.codePage(frame(nonce), { error: e.message }), nonce).pipe(
                 HttpServerResponse.setHeader("retry-after", String(e.retryAfterSeconds))
               )
             )
@@ -238,7 +286,8 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       }))
     }))
 
-    yield* router.post("/dashboard/logout", withPost((signed) =>
+    // Signing out is never held up by a two-factor set-up the account requires.
+    yield* router.post("/dashboard/logout", withEnrollingPost((signed) =>
       Effect.as(users.signOut(signed), redirect(`${base}/login`, cookie("", 0)))))
 
     // Pages ---------------------------------------------------------------------------------------------------------
@@ -481,6 +530,8 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       post: (path, handler) => router.post(path, handler),
       withUser,
       withPost,
+      withEnrolling,
+      withEnrollingPost,
       field,
       audit: (signed, action, objectId, livemode) =>
         Effect.flatMap(address, (from) => users.audit(signed, { action, objectId, livemode, address: from })),
@@ -495,6 +546,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     yield* subscriptionRoutes(kit)
     yield* planChangeRoutes(kit)
     yield* settingsRoutes(kit)
+    yield* twoFactorRoutes(kit)
     yield* customerRoutes(kit)
     yield* eventRoutes(kit)
     yield* documentRoutes(kit)

@@ -6,7 +6,7 @@
  * each user's own sign-in (anyone, for themselves): their e-mail and password (the current password asked for), and
  * their sessions (each signed out alone, all others, or everywhere).
  */
-import { Effect, Either, Redacted } from "effect"
+import { Effect, Either, Option, Redacted } from "effect"
 import { Accounts } from "../../../src/application/Accounts.js"
 import { Settings } from "../../../src/application/Settings.js"
 import { type Signed, Users } from "../../../src/application/Users.js"
@@ -74,6 +74,8 @@ export const settingsRoutes = (kit: Kit) =>
         const team = can(f.user.role, "team") ? yield* users.team(f.user.account_id) : []
         const settings = can(f.user.role, "settings")
         const sessions = yield* users.sessions(signed)
+        const twoFactor = yield* users.twoFactorOf(signed.user.user_id)
+        const twoFactorOn = Option.exists(twoFactor, (t) => t.enabled_at !== null)
         /** A field's error, announced with it (`aria-describedby`). */
         const invalid = (id: string, error: string | undefined) =>
           error === undefined ? "" : raw(` aria-invalid="true" aria-describedby="${id}-error"`)
@@ -149,6 +151,17 @@ ${
 <label for="current_password">Current password</label><input id="current_password" name="current_password" type="password" autocomplete="current-password" required${invalid("current_password", notice.own?.password)}>${errorOf("current_password", notice.own?.password)}
 <label for="new_password">New password (at least 12 characters)</label><input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="12" required>
 <p><button type="submit">Change password</button></p>`)
+        }
+<h3>Two-factor sign-in</h3>
+<p>${twoFactorOn ? "On: signing in asks for a code from your app." : "Off: your password alone signs you in."} <a href="${kit.base}/two-factor">${twoFactorOn ? "Manage two-factor sign-in" : "Set up two-factor sign-in"}</a></p>${
+          can(f.user.role, "team")
+            ? Pages.form(f, `${kit.base}/settings/two-factor-required`, html`<label class="check"><input type="checkbox" name="required" value="on"${
+              raw(account.two_factor_required ? " checked" : "")
+            }> Require two-factor sign-in of everyone on this account (those without it set it up when they next sign in)</label>
+<p><button type="submit">Save</button></p>`)
+            : account.two_factor_required
+            ? html`<p class="muted">This account requires it.</p>`
+            : ""
         }
 <h3>Sessions</h3>
 <table><thead><tr><th>Signed in</th><th>Last seen</th><th></th></tr></thead><tbody>${
@@ -307,6 +320,22 @@ ${
         yield* users.signOutEverywhere(signed)
         yield* kit.audit(signed, "user.sign_out_everywhere", signed.user.user_id, null)
         return kit.redirect(`${kit.base}/login`)
+      })))
+
+    // An owner's choice: every user of the account signs in with two factors.
+    yield* kit.post("/dashboard/settings/two-factor-required", kit.withPost((signed, f, _, params) =>
+      Effect.gen(function*() {
+        const refused = ownersOnly(signed, f)
+        if (refused !== undefined) return refused
+        const typed = kit.field(params, "required")
+        if (typed !== "" && typed !== "on") return kit.page(400, Pages.forbiddenPage(f, "Tick the box, or leave it empty."), f.nonce)
+        const required = typed === "on"
+        const set = yield* Effect.either(users.setTwoFactorRequired(signed, required))
+        if (Either.isLeft(set)) return yield* settingsPage(signed, f, { error: set.left.message }, 409)
+        yield* kit.audit(signed, required ? "account.two_factor.require" : "account.two_factor.allow", signed.user.account_id, null)
+        return kit.done(f, `${kit.base}/settings`, required
+          ? "Two-factor sign-in is now required: whoever has not set it up is asked to when they next open a page."
+          : "Two-factor sign-in is now each user's choice.")
       })))
 
     // The support e-mail's prompt (`supportPrompt`): saved, or skipped for this browser's session.

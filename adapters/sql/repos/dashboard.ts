@@ -1,5 +1,11 @@
-/** The dashboard's users, sign-in links, sessions and audit log on PostgreSQL (migrations 0012, 0017). */
-import { DateTime, Effect } from "effect"
+/**
+ * The dashboard's users, sign-in links, sessions, two-factor sign-in and audit log on PostgreSQL (migrations 0012,
+ * 0017, 0035). A TOTP secret rests as the SecretBox writes it (sealed, bound to its user's id), as webhook secrets do.
+ */
+import { DateTime, Effect, Either, Option, Redacted } from "effect"
+import type { UserId } from "../../../src/domain/Ids.js"
+import type { TwoFactor } from "../../../src/domain/TwoFactor.js"
+import type { SecretBoxShape } from "../../../src/ports/SecretBox.js"
 import type { DashboardRepo } from "../../../src/ports/Store.js"
 import type { Queries } from "../queries.js"
 import {
@@ -19,7 +25,52 @@ import {
 } from "../rows.js"
 import { orUnavailable, uniqueViolation } from "../SqlErrors.js"
 
-export const makeDashboardRepo = ({ first, sql }: Queries): DashboardRepo => ({
+interface TwoFactorRow {
+  readonly user_id: string
+  readonly secret: string
+  readonly enabled_at: Date | null
+  readonly last_step: number | string | null
+  readonly recovery_codes: ReadonlyArray<string>
+}
+
+export const makeDashboardRepo = ({ first, sql }: Queries, box: SecretBoxShape): DashboardRepo => ({
+  getTwoFactor: Effect.fnUntraced(function*(id) {
+    const [row] = yield* sql<TwoFactorRow>`SELECT * FROM dashboard_two_factor WHERE user_id = ${id}`
+    if (row === undefined) return Option.none<TwoFactor>()
+    // A secret the box cannot open is a configuration fault (the start-up check makes it a rotation out of order).
+    const secret = yield* Either.match(box.open(row.secret, row.user_id), {
+      onLeft: (error) => Effect.dieMessage(`two-factor secret of ${row.user_id}: ${error.message}`),
+      onRight: (opened) => Effect.succeed(Redacted.make(opened))
+    })
+    return Option.some<TwoFactor>({
+      user_id: row.user_id as UserId,
+      secret,
+      enabled_at: row.enabled_at === null ? null : DateTime.unsafeMake(row.enabled_at),
+      last_step: row.last_step === null ? null : Number(row.last_step),
+      recovery_codes: row.recovery_codes
+    })
+  }, orUnavailable),
+  putTwoFactor: Effect.fnUntraced(function*(t) {
+    const secret = yield* box.seal(Redacted.value(t.secret), t.user_id)
+    const enabled = t.enabled_at === null ? null : DateTime.toDate(t.enabled_at)
+    yield* sql`INSERT INTO dashboard_two_factor (user_id, secret, enabled_at, last_step, recovery_codes)
+      VALUES (${t.user_id}, ${secret}, ${enabled}, ${t.last_step}, ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(t.recovery_codes)}::jsonb)))
+      ON CONFLICT (user_id) DO UPDATE SET secret = EXCLUDED.secret, enabled_at = EXCLUDED.enabled_at,
+        last_step = EXCLUDED.last_step, recovery_codes = EXCLUDED.recovery_codes`
+  }, orUnavailable),
+  deleteTwoFactor: Effect.fnUntraced(function*(id) {
+    yield* sql`DELETE FROM dashboard_two_factor WHERE user_id = ${id}`
+  }, orUnavailable),
+  useTotpStep: Effect.fnUntraced(function*(id, step) {
+    const rows = yield* sql`UPDATE dashboard_two_factor SET last_step = ${step}
+      WHERE user_id = ${id} AND (last_step IS NULL OR last_step < ${step}) RETURNING 1`
+    return rows.length > 0
+  }, orUnavailable),
+  useRecoveryCode: Effect.fnUntraced(function*(id, digest) {
+    const rows = yield* sql`UPDATE dashboard_two_factor SET recovery_codes = array_remove(recovery_codes, ${digest})
+      WHERE user_id = ${id} AND ${digest} = ANY (recovery_codes) RETURNING 1`
+    return rows.length > 0
+  }, orUnavailable),
   insertUser: Effect.fnUntraced(function*(user) {
     yield* sql`INSERT INTO dashboard_users ${sql.insert(dashboardUserToRow(user))}`
   }, orUnavailable),

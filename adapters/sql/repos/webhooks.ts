@@ -88,6 +88,8 @@ export const checkSecretKeys = (sql: SqlClient.SqlClient, box: SecretBoxShape) =
         SELECT split_part(response_body, ':', 3) FROM idempotency_keys WHERE response_body LIKE 'enc:%'
         UNION ALL
         SELECT split_part(url, ':', 3) FROM customer_portal_sessions WHERE url LIKE 'enc:%'
+        UNION ALL
+        SELECT split_part(secret, ':', 3) FROM dashboard_two_factor WHERE secret LIKE 'enc:%'
       ) AS sealed GROUP BY 1 ORDER BY 1`
     const unknown = rows.filter((row) => !box.keyIds.includes(row.key_id))
     if (unknown.length === 0) return
@@ -95,7 +97,7 @@ export const checkSecretKeys = (sql: SqlClient.SqlClient, box: SecretBoxShape) =
       ? "FILS_SECRET_KEY is not set"
       : `FILS_SECRET_KEY and FILS_SECRET_KEY_PREVIOUS hold key ids ${box.keyIds.join(", ")}`
     return yield* new SecretBoxError({
-      message: `Cannot open the stored secrets (webhook secrets, idempotent responses, customer portal links): ${
+      message: `Cannot open the stored secrets (webhook secrets, idempotent responses, customer portal links, two-factor secrets): ${
         unknown.map((row) => `${row.n} sealed under key id ${row.key_id}`).join(", ")
       }, but ${held}. Set FILS_SECRET_KEY (or FILS_SECRET_KEY_PREVIOUS) to the key they were sealed with.`
     })
@@ -109,11 +111,13 @@ export interface RotationReport {
   readonly portal_links: number
   /** Stored idempotent responses (which may hold a new endpoint's secret). */
   readonly responses: number
+  /** Dashboard users' TOTP secrets. */
+  readonly two_factor_secrets: number
   readonly resealed: number
 }
 
 /**
- * `fils secrets rotate`: reseals every webhook secret, customer portal link and stored idempotent response that is not yet as the current box writes it (under the
+ * `fils secrets rotate`: reseals every webhook secret, customer portal link, two-factor secret and stored idempotent response that is not yet as the current box writes it (under the
  * current key, or plaintext without one), in batches of short transactions; safe beside running servers (each row
  * is locked while it is resealed) and safe to run again.
  */
@@ -122,7 +126,7 @@ export interface RotationReport {
  * not as the box writes now: batches of short transactions, each row locked while it is resealed. The rows seen and
  * how many were resealed.
  */
-const resealById = (table: "webhook_endpoints" | "customer_portal_sessions", idColumn: string, column: string, what: string) =>
+const resealById = (table: "webhook_endpoints" | "customer_portal_sessions" | "dashboard_two_factor", idColumn: string, column: string, what: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const box = yield* SecretBox
@@ -160,7 +164,8 @@ export const rotateWebhookSecrets = Effect.gen(function*() {
   const batch = 200
   const webhooks = yield* resealById("webhook_endpoints", "webhook_id", "secret", "webhook endpoint")
   const links = yield* resealById("customer_portal_sessions", "customer_portal_session_id", "url", "customer portal session")
-  let resealed = webhooks.resealed + links.resealed
+  const totp = yield* resealById("dashboard_two_factor", "user_id", "secret", "two-factor secret of user")
+  let resealed = webhooks.resealed + links.resealed + totp.resealed
   const endpoints = webhooks.seen
   let afterScope = ""
   let afterKey = ""
@@ -189,7 +194,14 @@ export const rotateWebhookSecrets = Effect.gen(function*() {
     }))
     if (done) break
   }
-  return { key_id: Option.getOrNull(box.keyId), endpoints, portal_links: links.seen, responses, resealed } satisfies RotationReport
+  return {
+    key_id: Option.getOrNull(box.keyId),
+    endpoints,
+    portal_links: links.seen,
+    responses,
+    two_factor_secrets: totp.seen,
+    resealed
+  } satisfies RotationReport
 }).pipe(Effect.withSpan("StoreSql.webhooks.rotateSecrets"))
 
 /**

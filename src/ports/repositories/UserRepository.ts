@@ -8,6 +8,7 @@ import type { DateTime, Option } from "effect"
 import { Context } from "effect"
 import type { AuditEntry, DashboardSession, DashboardUser, SignInLink, UserId } from "../../domain/DashboardUser.js"
 import type { AccountId } from "../../domain/Ids.js"
+import type { TwoFactor } from "../../domain/TwoFactor.js"
 import type { Op } from "./Op.js"
 
 export interface DashboardRepo {
@@ -44,6 +45,18 @@ export interface DashboardRepo {
   readonly listSessions: (id: UserId) => Op<ReadonlyArray<DashboardSession>>
   /** Signs a user out everywhere. */
   readonly deleteSessionsOf: (id: UserId) => Op<void>
+  /** A user's two-factor sign-in (its secret opened), if they began enrolling. */
+  readonly getTwoFactor: (id: UserId) => Op<Option.Option<TwoFactor>>
+  /** Writes a user's two-factor sign-in whole (an enrolment begun or confirmed); its secret rests sealed. */
+  readonly putTwoFactor: (twoFactor: TwoFactor) => Op<void>
+  readonly deleteTwoFactor: (id: UserId) => Op<void>
+  /**
+   * Records that a code of `step` was accepted, atomically: false, and nothing changed, when one of that step or a
+   * later one already was (a code is used once, whoever is first).
+   */
+  readonly useTotpStep: (id: UserId, step: number) => Op<boolean>
+  /** Takes a recovery code by its digest, atomically: false when it is not (or no longer) one of the user's. */
+  readonly useRecoveryCode: (id: UserId, digest: string) => Op<boolean>
   readonly insertAudit: (entry: AuditEntry) => Op<void>
   /** An account's audit log, newest first, at most `limit`. */
   readonly listAudit: (accountId: AccountId, limit: number) => Op<ReadonlyArray<AuditEntry>>
