@@ -77,6 +77,7 @@ const pages: ReadonlyArray<Checked> = [
   ["dashboard-event", "merchant", (s) => `/dashboard/test/events/${s.eventId}`],
   ["dashboard-audit", "merchant", () => "/dashboard/audit"],
   ["dashboard-settings", "merchant", () => "/dashboard/settings"],
+  ["dashboard-two-factor", "merchant", () => "/dashboard/two-factor"],
   ["checkout", "customer", (s) => s.openCheckout],
   ["portal-link", "customer", (s) => s.portalLink],
   ["portal", "customer", () => "/portal"],

@@ -238,7 +238,8 @@ const sections = (frame: SignedFrame): ReadonlyArray<readonly [href: string, tex
 /** A section is current on its own page and every page under it (e-invoices are reached from the invoices). */
 const isCurrent = (frame: SignedFrame, href: string) => {
   const mode = modePath(frame)
-  const path = frame.path?.replace(`${mode}/einvoices`, `${mode}/invoices`)
+  // E-invoices are the invoices' section; the two-factor set-up is the settings'.
+  const path = frame.path?.replace(`${mode}/einvoices`, `${mode}/invoices`).replace(`${frame.base}/two-factor`, `${frame.base}/settings/two-factor`)
   return path !== undefined && (path === href || (href !== mode && path.startsWith(`${href}/`)))
 }
 
