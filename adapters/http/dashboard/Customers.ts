@@ -162,6 +162,15 @@ ${buyerControls(refused?.typed ?? buyerForm(null), refused?.errors ?? {})}
         return kit.page(refused === undefined && clockRefused === undefined ? 200 : 400, Pages.chrome(f, found.name ?? found.email, html`
 ${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.error}</p>`}
 ${clock === undefined ? "" : clockCard(f, found.customer_id, clock, clockRefused)}
+<div class="card"><h2>Customer portal</h2>${
+          portalLink === undefined
+            ? html`<p class="muted">A link to the portal, where ${found.email} sees their receipts and invoices, changes their card and manages their subscriptions. It opens once, within the hour.</p>`
+            : html`<div class="done" role="status">Send this link to ${found.email} (by e-mail or chat): it opens their portal once, until ${Pages.when(f, portalLink.expires_at)}. It is shown only now.<br><code id="portal-link">${portalLink.url}</code></div>`
+        }${
+          can(f.user.role, "write")
+            ? Pages.form(f, `${Pages.modePath(f)}/customers/${found.customer_id}/portal-link`, html`<p><button type="submit">${portalLink === undefined ? "Send portal link" : "Make another link"}</button></p>`)
+            : ""
+        }</div>
 <div class="card"><table><tr><th>Id</th><td><code>${found.customer_id}</code></td></tr><tr><th>E-mail</th><td>${found.email}</td></tr>
 <tr><th>Phone</th><td>${found.phone_number ?? ""}</td></tr><tr><th>Created</th><td>${Pages.when(f, found.created_at)}</td></tr>
 ${found.business === null ? "" : buyerRows(found.business)}</table>${
@@ -172,15 +181,6 @@ ${found.business === null ? "" : buyerRows(found.business)}</table>${
 <label for="e_phone">Phone (E.164, optional)</label><input id="e_phone" name="phone_number" value="${shown.phone_number}">
 ${buyerControls(shown, refused?.errors ?? {})}
 <p><button type="submit">Save customer</button></p>`)
-            : ""
-        }</div>
-<div class="card"><h2>Customer portal</h2>${
-          portalLink === undefined
-            ? html`<p class="muted">A link to the portal, where ${found.email} sees their receipts and invoices, changes their card and manages their subscriptions. It opens once, within the hour.</p>`
-            : html`<div class="done" role="status">Send this link to ${found.email} (by e-mail or chat): it opens their portal once, until ${Pages.when(f, portalLink.expires_at)}. It is shown only now.<br><code id="portal-link">${portalLink.url}</code></div>`
-        }${
-          can(f.user.role, "write")
-            ? Pages.form(f, `${Pages.modePath(f)}/customers/${found.customer_id}/portal-link`, html`<p><button type="submit">${portalLink === undefined ? "Send portal link" : "Make another link"}</button></p>`)
             : ""
         }</div>
 <p><a href="${Pages.modePath(f)}/invoices?customer_id=${found.customer_id}">Their tax invoices</a> · <a href="${Pages.modePath(f)}/credit-notes?customer_id=${found.customer_id}">Their credit notes</a></p>
