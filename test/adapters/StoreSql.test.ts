@@ -306,6 +306,39 @@ describe("StoreSql on PostgreSQL", () => {
       assert.strictEqual(claims.filter((c) => c._tag === "Claimed").length, 1)
     }))
 
+  it.scopedLive("a time zone change waits for the account's payment writes in flight: none is counted in the zone it replaced", () =>
+    Effect.gen(function*() {
+      const url = yield* migratedUrl
+      const [a, b] = yield* Effect.all([storeOn(url), storeOn(url)])
+      const account = yield* newAccount
+      yield* a!.accounts.insert(account)
+      const scope = { accountId: account.account_id, livemode: false }
+      // 21:00 UTC: the next day in Dubai, the same day in UTC.
+      const payment = succeededOf(yield* makePayment(scope, { created_at: DateTime.unsafeMake(Date.UTC(2026, 5, 1, 21)) }))
+      const inserted = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const writer = yield* Effect.fork(a!.transact(Effect.gen(function*() {
+        yield* a!.payments.insert(payment)
+        yield* Deferred.succeed(inserted, undefined)
+        yield* Deferred.await(release)
+      })))
+      yield* Deferred.await(inserted)
+      const change = yield* Effect.fork(b!.transact(b!.accounts.setTimeZone(account.account_id, "UTC")))
+      const monitor = Context.get(yield* Layer.build(PgLive(url, { maxConnections: 1 })), SqlClient.SqlClient)
+      yield* monitor<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND wait_event = 'advisory' AND query LIKE '%fils_set_time_zone%'`.pipe(
+        Effect.map((rows) => rows[0]!.n > 0),
+        Effect.repeat({ schedule: Schedule.spaced("10 millis"), until: (waiting) => waiting }),
+        Effect.orDie,
+        Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => "the change did not wait for the payment's write" })
+      )
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(writer)
+      assert.isTrue(yield* Fiber.join(change))
+      const summary = yield* a!.payments.summary(scope, "2026-06-01")
+      same(summary.daily, [{ day: "2026-06-01", gross: payment.total_amount }])
+    }))
+
   it.scopedLive("a TOTP secret rests sealed by the SecretBox, as webhook secrets do, bound to its user", () =>
     Effect.gen(function*() {
       const url = yield* migratedUrl
