@@ -715,6 +715,14 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
             request
           )
         ),
+      countCreated: (scope, from, before) =>
+        read(() => {
+          let n = 0
+          for (const s of subscriptions.rows.values()) {
+            if (inScope(s, scope) && !DateTime.lessThan(s.created_at, from) && DateTime.lessThan(s.created_at, before)) n++
+          }
+          return n
+        }),
       recurring: (scope) =>
         read(() => {
           const groups = new Map<string, { billing_interval: Subscription.Subscription["billing_interval"]; interval_count: number; subscriptions: number; amount: number }>()

@@ -7,7 +7,7 @@
 import { DateTime, Effect, Option } from "effect"
 import type { Scope } from "../domain/Account.js"
 import type { BillingInterval } from "../domain/Product.js"
-import { addDays, defaultTimeZone, localDay } from "../domain/TimeZone.js"
+import { addDays, defaultTimeZone, localDay, startOfDay } from "../domain/TimeZone.js"
 import { AccountRepository } from "../ports/repositories/AccountRepository.js"
 import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
@@ -29,8 +29,8 @@ const perMonth = (interval: BillingInterval, count: number): number => {
   }
 }
 
-export interface Overview {
-  readonly days: Period
+/** A stretch of days' payments, summed. */
+export interface Sums {
   readonly gross: number
   readonly fees: number
   readonly refunded: number
@@ -38,6 +38,19 @@ export interface Overview {
   readonly net: number
   readonly succeeded: number
   readonly failed: number
+  /** Subscriptions started. */
+  readonly newSubscriptions: number
+}
+
+export interface Overview {
+  readonly days: Period
+  /** The last `days` local days, today included… */
+  readonly period: Sums
+  /** …and the `days` before them. */
+  readonly previous: Sums
+  /** Today's gross volume so far, and yesterday's. */
+  readonly today: number
+  readonly yesterday: number
   readonly activeSubscriptions: number
   /** Monthly recurring revenue of the active subscriptions, in fils (rounded). */
   readonly mrr: number
@@ -47,34 +60,68 @@ export interface Overview {
   readonly daily: ReadonlyArray<{ readonly day: string; readonly gross: number }>
 }
 
+/** `a − b`, field by field: the sums of the days in `a` and not in `b` (sums from a day on nest). */
+const minus = (a: Sums, b: Sums): Sums => ({
+  gross: a.gross - b.gross,
+  fees: a.fees - b.fees,
+  refunded: a.refunded - b.refunded,
+  net: a.net - b.net,
+  succeeded: a.succeeded - b.succeeded,
+  failed: a.failed - b.failed,
+  newSubscriptions: a.newSubscriptions - b.newSubscriptions
+})
+
 export class Reports extends Effect.Service<Reports>()("fils/Reports", {
   effect: Effect.gen(function*() {
     const accountRepo = yield* AccountRepository
     const paymentRepo = yield* PaymentRepository
     const subscriptionRepo = yield* SubscriptionRepository
 
+    /**
+     * The scope's payments and new subscriptions from local day `from` (in `timeZone`) until now: one grouped read of
+     * the daily totals and one count. Every day the home counts is bucketed here.
+     */
+    const sumsFrom = (scope: Scope, from: string, timeZone: string, now: DateTime.Utc) =>
+      Effect.gen(function*() {
+        const summary = yield* paymentRepo.summary(scope, from)
+        const newSubscriptions = yield* subscriptionRepo.countCreated(scope, startOfDay(from, timeZone), DateTime.add(now, { millis: 1 }))
+        const sums: Sums = {
+          gross: summary.gross,
+          fees: summary.fees,
+          refunded: summary.refunded,
+          net: summary.gross - summary.fees - summary.refunded,
+          succeeded: summary.succeeded,
+          failed: summary.failed,
+          newSubscriptions
+        }
+        return { sums, daily: new Map(summary.daily.map((d) => [d.day, d.gross])) }
+      })
+
     const overview = Effect.fn("Reports.overview")(function*(scope: Scope, days: Period) {
       const timeZone = Option.match(yield* accountRepo.get(scope.accountId), {
         onNone: () => defaultTimeZone,
         onSome: (account) => account.time_zone
       })
-      const since = addDays(localDay(yield* DateTime.now, timeZone), -(days - 1))
-      const summary = yield* paymentRepo.summary(scope, since)
+      const now = yield* DateTime.now
+      const today = localDay(now, timeZone)
+      const since = addDays(today, -(days - 1))
+      // The period and the one before it: from the earlier start, less from the later (two reads, not one per day).
+      const [both, period] = yield* Effect.all([
+        sumsFrom(scope, addDays(since, -days), timeZone, now),
+        sumsFrom(scope, since, timeZone, now)
+      ], { concurrency: 2 })
       const recurring = yield* subscriptionRepo.recurring(scope)
-      const byDay = new Map(summary.daily.map((d) => [d.day, d.gross]))
       const daily = Array.from({ length: days }, (_, i) => {
         const day = addDays(since, i)
-        return { day, gross: byDay.get(day) ?? 0 }
+        return { day, gross: period.daily.get(day) ?? 0 }
       })
       return {
         days,
         timeZone,
-        gross: summary.gross,
-        fees: summary.fees,
-        refunded: summary.refunded,
-        net: summary.gross - summary.fees - summary.refunded,
-        succeeded: summary.succeeded,
-        failed: summary.failed,
+        period: period.sums,
+        previous: minus(both.sums, period.sums),
+        today: both.daily.get(today) ?? 0,
+        yesterday: both.daily.get(addDays(today, -1)) ?? 0,
         activeSubscriptions: recurring.reduce((n, r) => n + r.subscriptions, 0),
         mrr: Math.round(recurring.reduce((sum, r) => sum + r.amount * perMonth(r.billing_interval, r.interval_count), 0)),
         daily

@@ -392,10 +392,10 @@ describe("Reports.overview", () => {
       assert.strictEqual(overview.daily.length, 7)
       assert.deepStrictEqual(overview.daily.at(-1), { day: "2026-11-25", gross: 34_000 })
       assert.deepStrictEqual(
-        [overview.gross, overview.succeeded, overview.failed, overview.activeSubscriptions, overview.mrr],
+        [overview.period.gross, overview.period.succeeded, overview.period.failed, overview.activeSubscriptions, overview.mrr],
         [34_000, 3, 1, 2, 12_000 + 1_000]
       )
-      assert.strictEqual(overview.net, overview.gross - overview.fees - overview.refunded)
+      assert.strictEqual(overview.period.net, overview.period.gross - overview.period.fees - overview.period.refunded)
     }).pipe(withEngine()))
   it.effect("counts the account's local days (Asia/Dubai by default); a zone chosen in settings counts them again, an unknown one is refused", () =>
     Effect.gen(function*() {
@@ -418,6 +418,42 @@ describe("Reports.overview", () => {
       assert.strictEqual((yield* accounts.setTimeZone(account.account_id, "UTC")).time_zone, "UTC")
       const utc = yield* reports.overview(test, 7)
       assert.deepStrictEqual([utc.timeZone, utc.daily.at(-1)], ["UTC", { day: "2026-11-25", gross: 10_000 }])
-      assert.strictEqual(utc.gross, 10_000)
+      assert.strictEqual(utc.period.gross, 10_000)
+    }).pipe(withEngine()))
+  it.effect("the period against the one before it, and today against yesterday, each counted in the account's days; new subscriptions in each", () =>
+    Effect.gen(function*() {
+      const reports = yield* Reports
+      const { test } = yield* newAccount
+      const paid = (price: number, billing?: "recurring") =>
+        Effect.gen(function*() {
+          const product = yield* makeProduct(test, billing === undefined ? { price } : { price, billing, billing_interval: "month" })
+          yield* pay((yield* makeSession(test, { product_cart: [{ product_id: product.product_id }] })).session_id, formWith(cards.visa))
+        })
+      // Dubai days: the previous 7 start on the 12th, the period on the 19th, today is the 25th.
+      yield* TestClock.setTime(Date.UTC(2026, 10, 11, 19)) // still the 11th in Dubai: before both
+      yield* paid(2_000)
+      yield* TestClock.setTime(Date.UTC(2026, 10, 11, 21)) // the 12th in Dubai: the previous period's first day
+      yield* paid(1_000)
+      yield* TestClock.setTime(Date.UTC(2026, 10, 18, 19, 59)) // the 18th, 23:59 in Dubai: the previous period's last minute
+      yield* paid(4_000, "recurring")
+      yield* TestClock.setTime(Date.UTC(2026, 10, 18, 20)) // the 19th, 00:00 in Dubai: the period's first
+      yield* paid(8_000)
+      yield* TestClock.setTime(Date.UTC(2026, 10, 24, 12)) // yesterday
+      yield* paid(16_000, "recurring")
+      yield* TestClock.setTime(Date.UTC(2026, 10, 25, 12)) // today
+      yield* paid(32_000)
+      yield* paid(64_000, "recurring")
+      const overview = yield* reports.overview(test, 7)
+      assert.deepStrictEqual(
+        [overview.period.gross, overview.period.succeeded, overview.period.newSubscriptions],
+        [8_000 + 16_000 + 32_000 + 64_000, 4, 2]
+      )
+      assert.deepStrictEqual(
+        [overview.previous.gross, overview.previous.succeeded, overview.previous.newSubscriptions],
+        [1_000 + 4_000, 2, 1]
+      )
+      assert.strictEqual(overview.previous.net, overview.previous.gross - overview.previous.fees - overview.previous.refunded)
+      assert.deepStrictEqual([overview.today, overview.yesterday], [96_000, 16_000])
+      assert.deepStrictEqual([overview.daily[0], overview.daily.at(-1)], [{ day: "2026-11-19", gross: 8_000 }, { day: "2026-11-25", gross: 96_000 }])
     }).pipe(withEngine()))
 })

@@ -185,7 +185,7 @@ const keyboardProblems = async (page: Page): Promise<ReadonlyArray<string>> => {
     await page.keyboard.press("Enter")
     if (await page.evaluate(() => document.activeElement?.id) !== "main") problems.push("the skip link does not move focus to the main content")
   }
-  const current = await page.locator(`nav [aria-current="page"]`).count()
+  const current = await page.locator(`nav[aria-label="Dashboard"] [aria-current="page"]`).count()
   if (current !== 1) problems.push(`${current} navigation links are marked aria-current="page"`)
   return problems
 }

@@ -106,9 +106,20 @@ describe("the dashboard", () => {
     expect(home.body).toContain("Test mode")
     expect(home.body).toContain("AED 65.00")
     expect(home.body).toContain("<svg")
+    // Today against yesterday, the period against the one before; the chart's axis in AED, its days, its description.
+    expect(home.body).toMatch(/Today so far<b>AED 65\.00<\/b><span class="change up">Up from none the previous day<\/span>/)
+    expect(home.body).toMatch(/Gross volume<b>AED 65\.00<\/b><span class="change up">Up from none the previous 30 days<\/span>/)
+    expect(home.body).toMatch(/<desc id="chart-desc">Total AED 65\.00; the busiest day \d+ [A-Z][a-z]{2} with AED 65\.00\.<\/desc>/)
+    expect(home.body).toContain(">AED 100</text>")
+    // The newest payments; nothing needs attention; the first steps a product and a payment made, ticked.
+    expect(home.body).toMatch(/Recent payments[^]*AED 65\.00/)
+    expect(home.body).toContain("Nothing needs a look")
+    expect(home.body.match(/class="done-step"/g)?.length).toBe(2)
     const live = await request("/dashboard/live", { cookie: owner })
     expect(live.body).toContain("Live mode")
     expect(live.body).not.toContain("AED 65.00")
+    expect(live.body).toContain("Getting started")
+    expect(live.body).not.toContain(`class="done-step"`)
     // The support e-mail is asked for on the home page while the account has none; skipped, not again in this browser.
     const prompt = "Where should your customers write for help?"
     expect(home.body).toContain(prompt)

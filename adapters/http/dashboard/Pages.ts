@@ -14,7 +14,7 @@ import { htmlDocument } from "../html/Document.js"
 import { type Flash, onceField, onceToken, textareaContent } from "../html/Forms.js"
 import { type Payment, PaymentStatus } from "../../../src/domain/Payment.js"
 import * as Refund from "../../../src/domain/Refund.js"
-import { html, type Raw, raw } from "../html/Html.js"
+import { escape, html, type Raw, raw } from "../html/Html.js"
 import { type FieldErrors, selectField, textField } from "./Fields.js"
 import { badge, statusWords } from "./Status.js"
 
@@ -46,7 +46,7 @@ const styles = `
   h2 { font-size: 1.1rem; margin: .2rem 0 .75rem; }
   .card { background: #fff; border-radius: 10px; padding: 1rem 1.25rem; box-shadow: 0 1px 2px rgba(0,0,0,.08); margin-bottom: 1rem; }
   td code { overflow-wrap: anywhere; }
-  .stats { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: .75rem; }
+  .stats { display: grid; grid-template-columns: repeat(auto-fill, minmax(9.5rem, 1fr)); gap: .75rem; }
   .stat b { display: block; font-size: 1.2rem; margin-top: .2rem; }
   table { width: 100%; border-collapse: collapse; font-size: .92rem; }
   th, td { text-align: left; padding: .5rem .45rem; border-bottom: 1px solid #eef0f2; vertical-align: top; }
@@ -82,6 +82,22 @@ const styles = `
   .confirm .actions { display: flex; flex-wrap: wrap; gap: .6rem 1rem; align-items: center; }
   /* A one-time link or key shown to copy wraps rather than widen a phone's page. */
   .done code, .confirm code { overflow-wrap: anywhere; }
+  /* Home: each sum with its change on the previous period; the chart's text; the first steps. */
+  .stat .change { display: block; font-size: .8rem; margin-top: .15rem; color: var(--muted); }
+  .change.up { color: #166534; }
+  .change.down { color: #991b1b; }
+  .today { grid-template-columns: repeat(auto-fill, minmax(14rem, 1fr)); }
+  nav.periods { background: none; border: 0; padding: 0; margin: 0 0 .5rem; gap: .4rem; }
+  nav.periods a { border: 1px solid var(--line); border-radius: 999px; padding: .25rem .8rem; background: #fff; }
+  nav.periods a[aria-current="page"] { background: var(--accent); color: #fff; border-color: var(--accent); }
+  svg.chart { display: block; max-width: 42rem; }
+  svg.chart text { font-size: 13px; fill: var(--muted); }
+  ol.steps { list-style: none; padding: 0; margin: 0; display: grid; gap: .6rem; }
+  ol.steps li { display: flex; gap: .6rem; align-items: flex-start; }
+  .tick { flex: none; width: 1.4rem; height: 1.4rem; border-radius: 50%; border: 2px solid #8a939e; text-align: center; line-height: 1.3rem;
+          font-weight: 700; color: #fff; }
+  .done-step .tick { background: #166534; border-color: #166534; }
+  ul.attention { padding-left: 0; list-style: none; margin: 0; display: grid; gap: .5rem; }
   /* Statuses (Status.ts): words on a tint, each pair above 4.5:1. */
   .badge { display: inline-block; font-size: .8rem; font-weight: 600; padding: .05rem .5rem; border-radius: 999px; white-space: nowrap;
            background: #eef0f2; color: #374151; }
@@ -301,38 +317,163 @@ export const messagePage = (frame: Frame, title: string, message: string) =>
   document(frame, title, html`<main class="narrow"><div class="card"><h1>${title}</h1><p>${message}</p>
 <p><a href="${frame.base}/login">Sign in</a></p></div></main>`)
 
-/** Daily gross volume as bars, drawn on the server. */
-const chart = (daily: Overview["daily"]) => {
-  const width = 600
-  const height = 120
-  const top = Math.max(1, ...daily.map((d) => d.gross))
-  const step = width / Math.max(1, daily.length)
-  const bars = daily.map((d, i) => {
-    const h = Math.round((d.gross / top) * (height - 4))
-    return `<rect x="${(i * step + 1).toFixed(1)}" y="${height - h}" width="${Math.max(1, step - 2).toFixed(1)}" height="${h}" fill="#1d4ed8"><title>${d.day}: ${money(d.gross)}</title></rect>`
-  }).join("")
-  return raw(`<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="Daily gross volume">${bars}</svg>`)
+/** A day as the chart's axis writes it: `19 Nov`. */
+const shortDay = (day: string) => {
+  const [, month = "1", date = "1"] = day.split("-")
+  return `${Number(date)} ${["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][Number(month) - 1]}`
 }
 
-export const homePage = (frame: SignedFrame, overview: Overview, periods: ReadonlyArray<Period>) =>
-  chrome(
+/** The axis's top: the largest value rounded up to 1, 2 or 5 times a power of ten (whole dirhams), so its ticks read well. */
+const axisTop = (largest: number) => {
+  const dirhams = Math.max(1, Math.ceil(largest / 100))
+  const power = 10 ** Math.floor(Math.log10(dirhams))
+  return ([1, 2, 5, 10].map((m) => m * power).find((top) => top >= dirhams) ?? 10 * power) * 100
+}
+
+/** Whole dirhams, short, for an axis: `AED 1.5k`, `AED 20`. */
+const axisMoney = (fils: number) => {
+  const dirhams = fils / 100
+  return dirhams >= 1000 ? `AED ${Number((dirhams / 1000).toFixed(1))}k` : `AED ${Math.round(dirhams)}`
+}
+
+/**
+ * Each day's gross volume as bars, drawn on the server: a value axis (AED) with its grid, the days along the bottom,
+ * each bar's amount in its tooltip (and written above it on a 7-day chart); its title and description say the same
+ * to a screen reader.
+ */
+const chart = (overview: Overview) => {
+  const daily = overview.daily
+  const [width, height, left, bottom, top] = [480, 200, 72, 24, 14]
+  const plot = { w: width - left - 6, h: height - bottom - top }
+  const max = axisTop(Math.max(0, ...daily.map((d) => d.gross)))
+  const step = plot.w / Math.max(1, daily.length)
+  const y = (value: number) => top + plot.h - (value / max) * plot.h
+  const ticks = [0, max / 2, max].map((v) =>
+    `<line x1="${left}" x2="${width - 6}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#d5d9de"/>` +
+    `<text x="${left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${escape(axisMoney(v))}</text>`
+  ).join("")
+  const bars = daily.map((d, i) => {
+    const h = (d.gross / max) * plot.h
+    const x = left + i * step + step * 0.15
+    const label = daily.length <= 7 && d.gross > 0
+      ? `<text x="${(x + step * 0.35).toFixed(1)}" y="${(y(d.gross) - 3).toFixed(1)}" text-anchor="middle">${escape(axisMoney(d.gross))}</text>`
+      : ""
+    return `<rect x="${x.toFixed(1)}" y="${(top + plot.h - h).toFixed(1)}" width="${(step * 0.7).toFixed(1)}" height="${h.toFixed(1)}" fill="#1d4ed8"><title>${
+      escape(`${shortDay(d.day)}: ${money(d.gross)}`)
+    }</title></rect>${label}`
+  }).join("")
+  const labelled = daily.length <= 7 ? daily.map((_, i) => i) : [0, Math.floor((daily.length - 1) / 2), daily.length - 1]
+  // The first and last labels of a long axis line up with its ends, so that neither is cut off.
+  const anchor = (i: number) => daily.length <= 7 ? "middle" : i === 0 ? "start" : i === daily.length - 1 ? "end" : "middle"
+  const xOf = (i: number) => anchor(i) === "start" ? left + i * step : anchor(i) === "end" ? left + (i + 1) * step : left + i * step + step / 2
+  const days = labelled.map((i) =>
+    `<text x="${xOf(i).toFixed(1)}" y="${height - 6}" text-anchor="${anchor(i)}">${escape(shortDay(daily[i]!.day))}</text>`
+  ).join("")
+  const busiest = daily.reduce((best, d) => (d.gross > best.gross ? d : best), daily[0] ?? { day: "", gross: 0 })
+  const first = daily[0]?.day ?? ""
+  const last = daily.at(-1)?.day ?? ""
+  const description = busiest.gross === 0
+    ? "No volume on any day."
+    : `Total ${money(overview.period.gross)}; the busiest day ${shortDay(busiest.day)} with ${money(busiest.gross)}.`
+  return raw(`<svg class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="chart-title chart-desc">` +
+    `<title id="chart-title">${escape(`Gross volume each day, ${first} to ${last} (${overview.timeZone})`)}</title>` +
+    `<desc id="chart-desc">${escape(description)}</desc>` +
+    `<line x1="${left}" x2="${left}" y1="${top}" y2="${top + plot.h}" stroke="#8a939e"/>${ticks}${bars}${days}</svg>`)
+}
+
+/** How `now` compares with `before`, in words a merchant reads at a glance (and a screen reader says the same). */
+const change = (now: number, before: number, days: number) => {
+  const previous = `the previous ${days === 1 ? "day" : `${days} days`}`
+  if (now === before) return html`<span class="change same">Same as ${previous}</span>`
+  if (before === 0) return html`<span class="change up">Up from none ${previous}</span>`
+  const percent = Math.round(((now - before) / Math.abs(before)) * 100)
+  return now > before
+    ? html`<span class="change up">▲ ${percent} % on ${previous}</span>`
+    : html`<span class="change down">▼ ${Math.abs(percent)} % on ${previous}</span>`
+}
+
+/** What the home page shows beside the sums: the newest payments, what needs a look, and the first steps' progress. */
+export interface HomeExtras {
+  readonly recent: ReadonlyArray<Payment>
+  /** At most a few of each, newest first. */
+  readonly onHold: ReadonlyArray<{ readonly subscription_id: string; readonly customer: { readonly email: string } | null; readonly recurring_amount: number }>
+  readonly failingEndpoints: ReadonlyArray<{ readonly webhook_id: string; readonly url: string; readonly failing_since: DateTime.Utc | null; readonly disabled: boolean }>
+  readonly rejectedEInvoices: ReadonlyArray<{ readonly document_id: string; readonly number: string; readonly path: string }>
+  readonly steps: { readonly product: boolean; readonly payment: boolean; readonly endpoint: boolean; readonly team: boolean }
+}
+
+const gettingStarted = (frame: SignedFrame, steps: HomeExtras["steps"]) => {
+  const mode = modePath(frame)
+  const step = (done: boolean, href: string, text: string, why: string) =>
+    html`<li class="${done ? "done-step" : ""}"><span class="tick" aria-hidden="true">${done ? "✓" : ""}</span><span><a href="${href}">${text}</a>${
+      done ? html` <span class="badge good">Done</span>` : ""
+    }<span class="sub">${why}</span></span></li>`
+  return html`<div class="card"><h2>Getting started</h2><ol class="steps">
+${step(steps.product, `${mode}/products`, "Make a product", "What you sell, with its price, one-time or recurring.")}
+${step(steps.payment, `${mode}/products`, "Take a test payment", "Make a checkout link and pay it with the test card 4242 4242 4242 4242.")}
+${step(steps.endpoint, `${mode}/developers`, "Add a webhook endpoint", "Where Fils tells your systems that a payment succeeded.")}
+${step(steps.team, `${frame.base}/settings`, "Invite your team", "Everyone signs in as themselves, with the role they need.")}
+</ol></div>`
+}
+
+const attention = (frame: SignedFrame, extras: HomeExtras) => {
+  const mode = modePath(frame)
+  const items = [
+    ...extras.onHold.map((s) =>
+      html`<li>${badge("on_hold")} <a href="${mode}/subscriptions/${s.subscription_id}">${s.customer?.email ?? "A subscription"}: ${money(s.recurring_amount)}</a> <span class="muted">a renewal payment failed</span></li>`
+    ),
+    ...extras.failingEndpoints.map((w) =>
+      html`<li>${badge(w.disabled ? "disabled" : "failed")} <a href="${mode}/developers/webhooks/${w.webhook_id}">${w.url}</a> <span class="muted">${
+        w.disabled ? "disabled after failing deliveries" : `deliveries failing since ${when(frame, w.failing_since!)}`
+      }</span></li>`
+    ),
+    ...extras.rejectedEInvoices.map((e) =>
+      html`<li>${badge("rejected")} <a href="${e.path}">E-invoice ${e.number}</a> <span class="muted">rejected by the provider</span></li>`
+    )
+  ]
+  return html`<div class="card"><h2>Needs attention</h2>${
+    items.length === 0 ? html`<p class="muted">Nothing needs a look: no subscriptions on hold, no failing endpoints, no rejected e-invoices.</p>` : html`<ul class="attention">${items}</ul>`
+  }</div>`
+}
+
+export const homePage = (frame: SignedFrame, overview: Overview, periods: ReadonlyArray<Period>, extras: HomeExtras) => {
+  const { period, previous, days } = overview
+  const stat = (label: string, value: string, now: number, before: number) =>
+    html`<div class="stat">${label}<b>${value}</b>${change(now, before, days)}</div>`
+  const started = Object.values(extras.steps).every((done) => done)
+  return chrome(
     frame,
     "Home",
-    html`<p>${
-      periods.map((p, i) => html`${i > 0 ? " · " : ""}${p === overview.days ? html`<b>${p} days</b>` : html`<a href="${modePath(frame)}?days=${p}">${p} days</a>`}`)
-    }</p>
+    html`${started ? "" : gettingStarted(frame, extras.steps)}
+<div class="card stats today"><div class="stat">Today so far<b>${money(overview.today)}</b>${change(overview.today, overview.yesterday, 1)}</div>
+<div class="stat">Monthly recurring revenue<b>${money(overview.mrr)}</b><span class="change same">${overview.activeSubscriptions} paying subscription${overview.activeSubscriptions === 1 ? "" : "s"}</span></div></div>
+<nav class="periods" aria-label="Period">${
+      periods.map((p) => html`<a href="${modePath(frame)}?days=${p}"${raw(p === days ? ` aria-current="page"` : "")}>Last ${p} days</a>`)
+    }</nav>
 <div class="card stats">
-<div class="stat">Gross volume<b>${money(overview.gross)}</b></div>
-<div class="stat">Net volume<b>${money(overview.net)}</b></div>
-<div class="stat">Fees<b>${money(overview.fees)}</b></div>
-<div class="stat">Refunds<b>${money(overview.refunded)}</b></div>
-<div class="stat">Succeeded payments<b>${overview.succeeded}</b></div>
-<div class="stat">Failed payments<b>${overview.failed}</b></div>
-<div class="stat">Paying subscriptions<b>${overview.activeSubscriptions}</b></div>
-<div class="stat">Monthly recurring revenue<b>${money(overview.mrr)}</b></div>
+${stat("Gross volume", money(period.gross), period.gross, previous.gross)}
+${stat("Net volume", money(period.net), period.net, previous.net)}
+${stat("Refunds", money(period.refunded), period.refunded, previous.refunded)}
+${stat("New subscriptions", String(period.newSubscriptions), period.newSubscriptions, previous.newSubscriptions)}
+${stat("Succeeded payments", String(period.succeeded), period.succeeded, previous.succeeded)}
+${stat("Failed payments", String(period.failed), period.failed, previous.failed)}
+<div class="stat">Fees<b>${money(period.fees)}</b></div>
 </div>
-<div class="card"><h2>Daily volume</h2>${chart(overview.daily)}<small>${overview.daily[0]?.day ?? ""} to ${overview.daily.at(-1)?.day ?? ""} (${overview.timeZone})</small></div>`
+<div class="card"><h2>Daily volume</h2>${chart(overview)}</div>
+${attention(frame, extras)}
+<div class="card"><h2>Recent payments</h2>${
+      extras.recent.length === 0
+        ? html`<p class="muted">No payments yet.</p>`
+        : html`<table class="list" aria-label="Recent payments"><thead><tr><th>Amount</th><th>Status</th><th>Customer</th><th>Date</th></tr></thead><tbody>${
+          extras.recent.map((p) =>
+            html`<tr><td class="lead"><a class="row" href="${modePath(frame)}/payments/${p.payment_id}">${money(p.total_amount)}</a></td><td data-label="Status">${badge(p.status)}</td><td data-label="Customer">${
+              p.customer?.email ?? ""
+            }</td><td data-label="Date">${when(frame, p.created_at)}</td></tr>`
+          )
+        }</tbody></table><p><a href="${modePath(frame)}/payments">All payments →</a></p>`
+    }</div>`
   )
+}
 
 const paymentStatuses = PaymentStatus.literals
 

@@ -23,6 +23,9 @@ import { Portal } from "../../../src/application/Portal.js"
 import { Customers } from "../../../src/application/Customers.js"
 import { Subscriptions } from "../../../src/application/Subscriptions.js"
 import { periods, type Period, Reports } from "../../../src/application/Reports.js"
+import { EInvoices } from "../../../src/application/EInvoices.js"
+import { Products } from "../../../src/application/Products.js"
+import { Webhooks } from "../../../src/application/Webhooks.js"
 import { type Signed, Users } from "../../../src/application/Users.js"
 import { can } from "../../../src/domain/DashboardUser.js"
 import * as TwoFactor from "../../../src/domain/TwoFactor.js"
@@ -81,6 +84,10 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     const events = yield* Events
     const deliveries = yield* Deliveries
     const reports = yield* Reports
+    const subscriptions = yield* Subscriptions
+    const webhooks = yield* Webhooks
+    const einvoices = yield* EInvoices
+    const productCatalog = yield* Products
     const portal = yield* Portal
     const taxDocuments = yield* TaxDocuments
     const signer = yield* Signer
@@ -300,7 +307,33 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         const asks = (yield* accounts.get(signed.user.account_id)).support_email === null && can(signed.user.role, "settings") &&
           (yield* request).cookies[skipCookie] === undefined
         const framed = asks ? { ...f, prompt: supportPrompt(f) } : f
-        return page(200, Pages.homePage(framed, yield* reports.overview(scope, days), periods), f.nonce)
+        // Each part one bounded read (a page of a few, or one grouped statement), side by side.
+        const [overview, recent, onHold, endpoints, rejected, products, team] = yield* Effect.all([
+          reports.overview(scope, days),
+          payments.list(scope, { limit: 5 }),
+          subscriptions.list(scope, { status: "on_hold", limit: 5 }),
+          webhooks.list(scope, { limit: 100 }),
+          einvoices.list(scope, { status: "rejected" }, 5),
+          productCatalog.list(scope, { limit: 1 }),
+          users.team(signed.user.account_id)
+        ], { concurrency: 4 })
+        const failing = endpoints.items.filter((w) => w.health.failing_since !== null || w.health.auto_disabled_at !== null)
+        return page(200, Pages.homePage(framed, overview, periods, {
+          recent: recent.items,
+          onHold: onHold.items,
+          failingEndpoints: failing.map((w) => ({ webhook_id: w.webhook_id, url: w.url, failing_since: w.health.failing_since, disabled: w.disabled })),
+          rejectedEInvoices: rejected.map((t) => ({
+            document_id: t.document_id,
+            number: t.number,
+            path: `${Pages.modePath(f)}/${t.kind === "invoice" ? "invoices" : "credit-notes"}/${t.document_id}`
+          })),
+          steps: {
+            product: products.items.length > 0,
+            payment: recent.items.length > 0,
+            endpoint: endpoints.items.length > 0,
+            team: team.length > 1
+          }
+        }), f.nonce)
       })))
 
     yield* router.get("/dashboard/:mode/payments", withUser((_, f, scope) =>
@@ -550,7 +583,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     yield* customerRoutes(kit)
     yield* eventRoutes(kit)
     yield* documentRoutes(kit)
-    yield* exportRoutes(kit, { payments, customers: yield* Customers, subscriptions: yield* Subscriptions })
+    yield* exportRoutes(kit, { payments, customers: yield* Customers, subscriptions })
 
     yield* router.get("/dashboard/audit", withUser((signed, f) =>
       can(signed.user.role, "audit")

@@ -6,7 +6,7 @@
  * recording one attempt, exactly one gets `true`, and a second insert waits for the first's transaction, so it cannot
  * slip in before the first commits or rolls back.
  */
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import type { SubscriptionsRepo } from "../../../src/ports/Store.js"
 import type { Queries } from "../queries.js"
 import * as Rows from "../rows.js"
@@ -113,6 +113,13 @@ export const makeSubscriptionsRepo = (
       FROM subscription_attempts WHERE subscription_id = ${id}
       ORDER BY period, attempt`
     return rows.map(Rows.renewalAttemptFromRow)
+  }, orUnavailable),
+
+  // A range of subscriptions_list (account, mode, created_at): counted from the index, never the whole table.
+  countCreated: Effect.fnUntraced(function*(scope, from, before) {
+    const rows = yield* sql<{ readonly n: number }>`SELECT count(*)::int4 AS n FROM subscriptions
+      WHERE ${inScope(scope)} AND created_at >= ${DateTime.toDate(from)} AND created_at < ${DateTime.toDate(before)}`
+    return Number(rows[0]?.n ?? 0)
   }, orUnavailable),
 
   recurring: Effect.fnUntraced(function*(scope) {

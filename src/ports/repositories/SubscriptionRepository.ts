@@ -74,6 +74,8 @@ export interface SubscriptionsRepo {
     readonly subscriptions: number
     readonly amount: number
   }>>
+  /** How many of the scope's subscriptions were created at or after `from` and before `before` (the home's "new"). */
+  readonly countCreated: (scope: Scope, from: DateTime.Utc, before: DateTime.Utc) => Op<number>
 }
 
 /** Subscriptions with their renewal attempts. */
