@@ -102,7 +102,7 @@ describe("the dashboard in a browser", () => {
       await page.goto(`${server.baseUrl}/dashboard/test`)
       expect(await page.locator(".stat", { hasText: "Gross volume" }).innerText()).toContain("AED 82.50")
       await page.screenshot({ path: join(output, "dashboard-home.png"), fullPage: true })
-      await page.getByRole("link", { name: "Payments" }).click()
+      await page.getByRole("link", { name: "Payments", exact: true }).click()
       await clickOn(page.locator("table.list tbody tr").first().locator("td").last()) // the whole row opens it, not only its link
       await page.waitForURL(/\/payments\/pay_/)
       await page.getByLabel(/Amount in AED/).fill("20.00")
