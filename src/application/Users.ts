@@ -178,7 +178,8 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
     })
 
     /**
-     * Uses a sign-in link: sets the password and signs the user in. The link works once, within 24 hours. A person
+     * Uses a sign-in link: sets the password and signs the user in (with two-factor sign-in on, a sign-in waiting for
+ * its code, as after the password step). The link works once, within 24 hours. A person
      * signs in as one user: an invitation whose e-mail already signs in elsewhere is refused, leaving the link as it
      * was. Only the link's holder sees that answer, never the inviting page.
      */
@@ -208,8 +209,13 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
         yield* userRepo.deleteSessionsOf(user.user_id)
         return user
       }))
-      return { user, ...(yield* startSession(user)) }
+      // A link is also a password reset: with two-factor sign-in on, it only opens the code's form, like a password.
+      const awaitingCode = yield* twoFactorOn(user.user_id)
+      return { user, awaitingCode, ...(yield* startSession(user, awaitingCode)) }
     })
+
+    /** Whether the user's two-factor sign-in is on (an enrolment confirmed). */
+    const twoFactorOn = (userId: UserId) => Effect.map(userRepo.getTwoFactor(userId), Option.exists((t) => t.enabled_at !== null))
 
     /**
      * Before a sign-in is tried: refused while a `refuse` limit is used up, delayed while the `delay` one is. Read
@@ -260,7 +266,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
         : found.value
       if (user !== found.value) yield* userRepo.updateUser(user)
       // With two-factor sign-in on, the password only opens the code's form (`completeSignIn`).
-      const awaitingCode = Option.exists(yield* userRepo.getTwoFactor(user.user_id), (t) => t.enabled_at !== null)
+      const awaitingCode = yield* twoFactorOn(user.user_id)
       return { user, awaitingCode, ...(yield* startSession(user, awaitingCode)) }
     })
 

@@ -19,6 +19,18 @@ import { newAccount, withEngine } from "./harness.js"
 
 const password = Redacted.make("a long enough password")
 
+/** Turns two-factor sign-in on for `signed`: its codes at a step offset from now, and the recovery codes. */
+const enrol = (signed: Parameters<Users["startEnrolment"]>[0]) =>
+  Effect.gen(function*() {
+    const users = yield* Users
+    const signer = yield* Signer
+    const enrolling = yield* users.startEnrolment(signed)
+    const codeAt = (offsetSteps = 0) =>
+      Effect.flatMap(DateTime.now, (now) => signer.totpCode(enrolling.secret, TwoFactor.stepAt(DateTime.toEpochMillis(now)) + offsetSteps))
+    const recovery = (yield* users.confirmEnrolment(signed, yield* codeAt())).map(Redacted.value)
+    return { codeAt, recovery }
+  })
+
 describe("Users", () => {
   it.effect("a sign-in link sets the password once, within 24 hours; the password is stored only as a KDF hash", () =>
     Effect.gen(function*() {
@@ -360,6 +372,21 @@ describe("Users", () => {
       yield* (yield* Accounts).update(account.account_id, { two_factor_required: false })
       yield* users.disableTwoFactor(now, password, "10.3.0.1")
       assert.isFalse((yield* users.signIn("lina@dune.ae", password, "10.3.0.4")).awaitingCode)
+    }).pipe(withEngine()))
+
+  it.effect("a sign-in link (a password reset) of a user with two-factor on only opens the code's form", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2026, 10, 27, 9, 0, 10))
+      const users = yield* Users
+      const { account } = yield* newAccount
+      const { token, user } = yield* users.create(account.account_id, "sara@dune.ae", "owner")
+      const signed = Option.getOrThrow(yield* users.authenticate((yield* users.redeem(token, password)).token))
+      const { codeAt } = yield* enrol(signed)
+      const reset = yield* users.redeem((yield* users.issueLink(user)).token, Redacted.make("a brand new password"))
+      assert.isTrue(reset.awaitingCode)
+      assert.isTrue(Option.isNone(yield* users.authenticate(reset.token)), "the link alone opens nothing")
+      const done = yield* users.completeSignIn(reset.token, yield* codeAt(1), "10.4.0.1")
+      assert.isTrue(Option.isSome(yield* users.authenticate(done.token)))
     }).pipe(withEngine()))
 
   it("the role table: owners do everything, admins all but the team, developers keys, viewers read", () => {

@@ -281,7 +281,11 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         const user = yield* users.linkUser(token)
         if (Option.isNone(user)) return linkGone(nonce)
         return yield* users.redeem(token, Redacted.make(field(params, "password"))).pipe(
-          Effect.map((done) => redirect(`${base}/test`, cookie(Redacted.value(done.token), 7 * 24 * 3600))),
+          // With two-factor sign-in on, the link (a password reset too) leads to the code's form, like a password.
+          Effect.map((done) =>
+            done.awaitingCode
+              ? redirect(`${base}/login/code`, cookie(Redacted.value(done.token), TwoFactor.pendingMillis / 1000))
+              : redirect(`${base}/test`, cookie(Redacted.value(done.token), 7 * 24 * 3600))),
           Effect.catchTags({
             InvalidRequest: (e) =>
               Effect.succeed(page(400, Pages.setPasswordPage(frame(nonce), { email: user.value.email, action: linkAction(token), error: e.message }), nonce)),
