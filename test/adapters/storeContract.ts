@@ -1672,6 +1672,27 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
         assert.strictEqual(month!.amount, 4_900 + 9_800 + 4_900 + 4_900 + 4_900)
       }))
 
+    it.effect("subscriptions.countCreated: a scope's subscriptions created in [from, before), whatever their status", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const { live, test } = scopesOf(yield* makeAccount())
+        const parents = yield* subscriptionParents(store, test)
+        const created = (millis: number) => Effect.map(startSubscription(parents), (s) => ({ ...s, created_at: at(millis) }))
+        const rows = [
+          yield* created(T0 - 1),
+          yield* created(T0),
+          yield* created(T0 + 5),
+          advance(yield* created(T0 + 9), { _tag: "Cancel" }, T0 + 10),
+          yield* created(T0 + 10)
+        ]
+        yield* insertAll(rows, store.subscriptions.insert)
+        yield* store.subscriptions.insert({ ...(yield* startSubscription(yield* subscriptionParents(store, live))), created_at: at(T0 + 5) })
+        assert.strictEqual(yield* store.subscriptions.countCreated(test, at(T0), at(T0 + 10)), 3)
+        assert.strictEqual(yield* store.subscriptions.countCreated(test, at(T0 - 1), at(T0 + 11)), 5)
+        assert.strictEqual(yield* store.subscriptions.countCreated(test, at(T0 + 11), at(T0 + 20)), 0)
+        assert.strictEqual(yield* store.subscriptions.countCreated(live, at(T0), at(T0 + 10)), 1)
+      }))
+
     it.effect("sessions.list: a scope's sessions newest first, paged, never another scope's", () =>
       Effect.gen(function*() {
         const store = yield* Store
