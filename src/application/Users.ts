@@ -37,6 +37,13 @@ export const failureLimits = [
 ] as const
 export const ceilingDelay = "5 seconds"
 
+/**
+ * Wrong two-factor codes allowed, whatever the addresses they come from (a million codes are guessed from many
+ * addresses otherwise): a waiting sign-in ends after `perSignIn` (its password must be typed again); past `perUser`
+ * an hour, the user's code step is refused (audited), the right code too, until the hour has passed.
+ */
+export const codeFailureLimits = { perSignIn: 5, perUser: 20, perUserWindowSeconds: 3600 } as const
+
 const wrongCredentials = new Unauthorized({ message: "That e-mail and password do not match an account" })
 const emailTaken = new InvalidState({
   message: "This e-mail address already signs in to the dashboard, and an address signs in to one account only: " +
@@ -66,6 +73,7 @@ const handleOf = (session: User.DashboardSession) => session.token_hash.slice(0,
 const wrongPassword = new Unauthorized({ message: "That is not your current password" })
 const wrongCode = new Unauthorized({ message: "That code is not right: type the one your app shows now, or one of your recovery codes" })
 const signInExpired = new Unauthorized({ message: "This sign-in waited too long for its code: sign in again" })
+const tooManyCodes = new Unauthorized({ message: "Too many wrong codes: sign in again" })
 
 export class Users extends Effect.Service<Users>()("fils/Users", {
   effect: Effect.gen(function*() {
@@ -312,8 +320,8 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
 
     /**
      * The second step of a sign-in: the code (or a recovery code) for the session the password step left waiting.
-     * Failures count as failed sign-ins of the user's e-mail (`failureLimits`); success replaces the waiting
-     * session with a new one (a new cookie).
+     * Failures count as failed sign-ins of the user's e-mail (`failureLimits`) and against the user's own limits
+     * (`codeFailureLimits`); success replaces the waiting session with a new one (a new cookie).
      */
     const completeSignIn = Effect.fn("Users.completeSignIn")(function*(token: Redacted.Redacted<string>, typed: string, address: string) {
       const pending = yield* pendingSignIn(token)
@@ -321,8 +329,24 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       const { session, user } = pending.value
       const key = user.email.toLowerCase().slice(0, 254)
       yield* throttle(key, address)
+      const userBucket = `code-user:${user.user_id}`
+      const { perSignIn, perUser, perUserWindowSeconds } = codeFailureLimits
+      const now = DateTime.toEpochMillis(yield* DateTime.now)
+      const used = yield* rateLimitRepo.hit(userBucket, now, perUser, perUserWindowSeconds, 0)
+      if (used.remaining <= 0) {
+        return yield* RateLimited.after("wrong two-factor codes for this user in the last hour", used.resetSeconds)
+      }
       if (!(yield* secondFactor(user, typed.slice(0, 40)))) {
         yield* countFailure(key, address)
+        const ofUser = yield* rateLimitRepo.hit(userBucket, now, perUser, perUserWindowSeconds)
+        if (ofUser.remaining <= 0) {
+          yield* audit({ user, session }, { action: "user.two_factor.locked", objectId: user.user_id, livemode: null, address })
+        }
+        const ofSignIn = yield* rateLimitRepo.hit(`code-signin:${session.token_hash}`, now, perSignIn, TwoFactor.pendingMillis / 1000)
+        if (ofSignIn.remaining <= 0) {
+          yield* userRepo.deleteSession(session.token_hash)
+          return yield* tooManyCodes
+        }
         return yield* wrongCode
       }
       yield* userRepo.deleteSession(session.token_hash)

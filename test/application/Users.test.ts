@@ -389,6 +389,33 @@ describe("Users", () => {
       assert.isTrue(Option.isSome(yield* users.authenticate(done.token)))
     }).pipe(withEngine()))
 
+  it.effect("wrong codes, from any addresses: a waiting sign-in ends after 5; the user's code step is refused after 20 in an hour, audited", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2026, 10, 27, 9, 0, 10))
+      const users = yield* Users
+      const { account } = yield* newAccount
+      const { token } = yield* users.create(account.account_id, "rana@dune.ae", "owner")
+      const signed = Option.getOrThrow(yield* users.authenticate((yield* users.redeem(token, password)).token))
+      const { codeAt } = yield* enrol(signed)
+      const wrong = Effect.map(codeAt(1), (c) => String((Number(c) + 1) % 1_000_000).padStart(6, "0"))
+      let address = 0
+      const failure = (t: Redacted.Redacted<string>, code: string) =>
+        Effect.map(Effect.flip(users.completeSignIn(t, code, `10.5.0.${++address}`)), (e) => `${e._tag}: ${e.message}`)
+      for (let round = 0; round < 4; round++) {
+        const waiting = yield* users.signIn("rana@dune.ae", password, `10.6.0.${round}`)
+        for (let i = 0; i < 4; i++) assert.match(yield* failure(waiting.token, yield* wrong), /^Unauthorized: That code is not right/)
+        assert.strictEqual(yield* failure(waiting.token, yield* wrong), "Unauthorized: Too many wrong codes: sign in again")
+        assert.strictEqual(yield* failure(waiting.token, yield* codeAt(1)), "Unauthorized: This sign-in waited too long for its code: sign in again", "the 5th ended it")
+      }
+      // 20 wrong codes this hour: even the right one is refused, whatever the address; the lock is in the audit log.
+      const fifth = yield* users.signIn("rana@dune.ae", password, "10.6.0.9")
+      assert.match(yield* failure(fifth.token, yield* codeAt(1)), /^RateLimited: Too many wrong two-factor codes for this user in the last hour; try again in \d+ seconds/)
+      assert.deepStrictEqual((yield* users.auditLog(account.account_id)).filter((e) => e.action === "user.two_factor.locked").map((e) => e.email), ["rana@dune.ae"])
+      yield* TestClock.adjust("1 hour")
+      const later = yield* users.signIn("rana@dune.ae", password, "10.6.0.10")
+      assert.isTrue(Option.isSome(yield* users.authenticate((yield* users.completeSignIn(later.token, yield* codeAt(1), "10.5.1.1")).token)))
+    }).pipe(withEngine()))
+
   it("the role table: owners do everything, admins all but the team, developers keys, viewers read", () => {
     const actions: ReadonlyArray<User.Action> = ["read", "write", "refund", "keys", "live_keys", "settings", "team", "audit"]
     const table = Object.fromEntries(User.roles.map((role) => [role, actions.filter((a) => User.can(role, a))]))
