@@ -285,7 +285,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
     /** How old a reservation must be before a submission of the form again may close its reference. */
     const judgeNothingAfterMillis = 5_000
 
-    const staleForm = new InvalidRequest({ message: "This form is out of date; reload the page and try again." })
+    const staleForm = new InvalidRequest({ message: CheckoutSession.staleFormMessage })
 
     const describe = (session: CheckoutSession.CheckoutSession) =>
       (session.product_cart.map((l) => (l.quantity > 1 ? `${l.name} × ${l.quantity}` : l.name)).join(", ") +
@@ -533,6 +533,28 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
       }))
     })
 
+    /**
+     * The payer's key to the session's receipt (docs/checkout.md "The paid page"), given to the browser whose
+     * submission paid it (it sent the form's token): a new random key, whose digest replaces the form token. The
+     * form's old token (which anyone who saw the open page had) opens nothing; the digest on a form still shown
+     * (a charge still processing) cannot be turned back into the key. None for a token that is not the form's.
+     */
+    const bindReceipt = Effect.fn("Checkout.bindReceipt")(function*(id: CheckoutSessionId, formToken: string) {
+      return yield* transactions.transact(Effect.gen(function*() {
+        const found = yield* sessionRepo.lock(id)
+        if (Option.isNone(found) || !(yield* signer.sameSecret(formToken, found.value.form_token))) return Option.none<string>()
+        const key = yield* signer.randomToken(24)
+        yield* sessionRepo.update({ ...found.value, form_token: yield* signer.digest(key) })
+        return Option.some(key)
+      }))
+    })
+
+    /** Whether `key` (from the browser's cookie) is the one `bindReceipt` gave for `session`. */
+    const ownsReceipt = (session: CheckoutSession.CheckoutSession, key: string | undefined) =>
+      key === undefined || key === ""
+        ? Effect.succeed(false)
+        : Effect.flatMap(signer.digest(key), (digest) => signer.sameSecret(digest, session.form_token))
+
     /** Marks open sessions past their expiry as `expired` (they already read so); returns how many. */
     const expireDue = Effect.fn("Checkout.expireDue")(function*(limit = 500, livemode?: boolean, clock?: TestClockId) {
       return yield* transactions.transact(Effect.gen(function*() {
@@ -546,7 +568,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
       }))
     })
 
-    return { create, get, list, page, receipt, pay, applyCode, expireDue, livePaymentsEnabled } as const
+    return { create, get, list, page, receipt, pay, applyCode, bindReceipt, ownsReceipt, expireDue, livePaymentsEnabled } as const
   }),
   dependencies: [Customers.Default, ChargeOutcomes.Default, EventRecorder.Default, ClockTime.Default]
 }) {}

@@ -76,7 +76,10 @@ export const CheckoutSession = Schema.Struct({
   ...resourceFields,
   account_id: AccountId,
   customer_id: Schema.NullOr(CustomerId),
-  /** Random per session, embedded in the page's form: a submission from another site cannot know it. */
+  /**
+   * Random per session, embedded in the page's form: a submission from another site cannot know it. Once the payer's
+   * submission is through, the digest of the payer's receipt key instead (`Checkout.bindReceipt`).
+   */
   form_token: Schema.String,
   /** The cart's lines with their VAT, as priced at creation: the payment (and its invoice) carries them. */
   tax_lines: Schema.NullOr(TaxDocument.TaxLines),
@@ -87,6 +90,9 @@ export const CheckoutSession = Schema.Struct({
   period_tax_lines: Schema.NullOr(TaxDocument.TaxLines)
 })
 export type CheckoutSession = typeof CheckoutSession.Type
+
+/** The refusal of a checkout form whose token is not the session's (another page's, or an old one). */
+export const staleFormMessage = "This form is out of date; reload the page and try again."
 
 /** Whether `s` is an absolute http(s) URL with a plain host (it ends up in the page's CSP `form-action`). */
 export const isReturnUrl = (s: string): boolean => Either.isRight(parseReturnUrl(s))

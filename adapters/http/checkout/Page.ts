@@ -346,6 +346,8 @@ export const messagePage = (props: {
   readonly message: string
   readonly tone: "done" | "alert"
   readonly session?: CheckoutSession | undefined
+  /** Whether the session's lines are shown (the default): not to anyone but the payer of a completed one. */
+  readonly cart?: boolean | undefined
   /** A link after the message (a plain link: it works without JavaScript). */
   readonly link?: { readonly href: string; readonly label: string } | undefined
 }) =>
@@ -356,7 +358,7 @@ export const messagePage = (props: {
     { back: backLink(props.lang, props.session, props.businessName), columns: false },
     html`<section class="panel">
 ${heading(props.lang, props.businessName, props.session)}
-${props.session ? cart(props.lang, props.session) : ""}
+${props.session && props.cart !== false ? cart(props.lang, props.session) : ""}
 <div class="${props.tone}" role="status"><strong>${props.title}.</strong> ${props.message}</div>
 ${props.link ? html`<p><a href="${props.link.href}">${props.link.label}</a></p>` : ""}
 </section>`

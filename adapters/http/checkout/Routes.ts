@@ -1,7 +1,8 @@
 /**
  * The hosted checkout page's routes (docs/decisions.md §3): `GET /checkout/{id}` shows the form, `POST` submits it,
  * `POST /checkout/{id}/discount` applies (or removes) a discount code (docs/discounts.md).
- * `GET /checkout/{id}/invoice` shows a paid session's tax invoice, once issued (the checkout's link is the payer's).
+ * `GET /checkout/{id}/invoice` shows a paid session's tax invoice, once issued. The receipt and the invoice are shown
+ * only to the browser that paid (its receipt cookie): a checkout link may be posted publicly (docs/checkout.md).
  * Every outcome is an HTML page (never JSON): the payer is a person in a browser, without JavaScript if they like,
  * in English or Arabic (docs/languages.md).
  */
@@ -10,7 +11,7 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as UrlParams from "@effect/platform/UrlParams"
-import { Cause, DateTime, Effect, Option } from "effect"
+import { Cause, DateTime, Duration, Effect, Option } from "effect"
 import { Checkout } from "../../../src/application/Checkout.js"
 import { Settings } from "../../../src/application/Settings.js"
 import { type CheckoutSession, isReturnUrl } from "../../../src/domain/CheckoutSession.js"
@@ -30,6 +31,10 @@ import { type CodeField, formAction, messagePage, paidPage, paymentPage } from "
 
 const sessionIdOf = parseId(CheckoutSessionId)
 const routeSessionId = Effect.map(HttpRouter.params, (p) => Option.fromNullable(p.id === undefined ? undefined : sessionIdOf(p.id)))
+
+/** The payer's receipt key (`Checkout.bindReceipt`), scoped to its checkout's path. */
+const receiptCookie = "fils_receipt"
+const receiptKeyFor = Duration.days(90)
 
 const originOf = (url: string | null) => (url !== null && isReturnUrl(url) ? ` ${new URL(url).origin}` : "")
 
@@ -132,9 +137,34 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
       Effect.flatMap(Locale.fromRequest, (negotiated) =>
         Effect.map(handler(langOf(negotiated.locale), newNonce()), Locale.remember(negotiated, secure)))
 
-    /** A completed session's page: its receipt, the way back to the merchant, and its tax invoice once issued. */
-    const completePage = (lang: Lang, id: CheckoutSessionId, nonce: string) =>
-      Effect.map(checkout.receipt(id), ({ businessName, invoice, payment, session, timeZone }) => {
+    /** The response, giving the browser whose submission `formToken` was the key to the session's receipt. */
+    const withReceiptCookie = (id: CheckoutSessionId, key: string) => (response: HttpServerResponse.HttpServerResponse) =>
+      Effect.succeed(HttpServerResponse.unsafeSetCookie(response, receiptCookie, key, {
+        path: `/checkout/${id}`,
+        maxAge: receiptKeyFor,
+        sameSite: "lax",
+        httpOnly: true,
+        secure
+      }))
+    const withReceiptKey = (id: CheckoutSessionId, formToken: string) => (response: HttpServerResponse.HttpServerResponse) =>
+      Effect.flatMap(checkout.bindReceipt(id, formToken), (key) =>
+        Option.isNone(key) ? Effect.succeed(response) : withReceiptCookie(id, key.value)(response))
+
+    /** The session's receipt data, when this request's browser is the one that paid it; none for anyone else. */
+    const payersReceipt = (id: CheckoutSessionId, key?: string) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const found = yield* checkout.receipt(id)
+        return (yield* checkout.ownsReceipt(found.session, key ?? request.cookies[receiptCookie])) ? Option.some(found) : Option.none()
+      })
+
+    /**
+     * A completed session's page: to the browser that paid, its receipt, the way back to the merchant, and its tax
+     * invoice once issued; to anyone else with the link, only that it is complete.
+     */
+    const completePage = (lang: Lang, id: CheckoutSessionId, nonce: string, key?: string) =>
+      Effect.flatMap(payersReceipt(id, key), (owned) => Option.isNone(owned) ? strangersPage(lang, id, nonce) : Effect.succeed((() => {
+        const { businessName, invoice, payment, session, timeZone } = owned.value
         const { t } = lang
         const processing = payment?.status === "processing"
         const paid = payment ?? (session.subscription_id === null ? null : { subscription_id: session.subscription_id })
@@ -151,6 +181,23 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
           returnUrl: session.return_url === null || paid === null ? null : returnTo(session.return_url, session, paid),
           invoiceHref: invoice === null ? null : `${formAction(session)}/invoice`
         }), nonce, session.return_url)
+      })()))
+
+    /** What anyone but the payer sees of a completed session: that it is complete, and nothing of what was paid. */
+    const strangersPage = (lang: Lang, id: CheckoutSessionId, nonce: string) =>
+      Effect.map(checkout.receipt(id), ({ businessName, payment, session }) => {
+        const { t } = lang
+        const processing = payment?.status === "processing"
+        return page(200, messagePage({
+          lang,
+          title: payment === null ? t.checkout.trialStartedTitle : processing ? t.checkout.processingTitle : t.checkout.paidTitle,
+          message: `${processing ? t.checkout.processing : t.checkout.complete} ${t.checkout.receiptPayerOnly}`,
+          businessName,
+          nonce,
+          session,
+          cart: false,
+          tone: "done"
+        }), nonce)
       })
 
     const closedPage = (lang: Lang, session: CheckoutSession, businessName: string, nonce: string) =>
@@ -184,7 +231,7 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
           )))
 
     /** Store outages and defects still answer with a page (the JSON error mapping is for the API). */
-    const guarded = (lang: Lang, nonce: string, effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>) =>
+    const guarded = <R>(lang: Lang, nonce: string, effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>) =>
       effect.pipe(
         Effect.catchAllCause((cause) => {
           const failure = Cause.failureOption(cause)
@@ -219,10 +266,14 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
           return yield* guarded(
             lang,
             nonce,
-            Effect.map(checkout.receipt(id.value), ({ invoice, session }) =>
-              invoice === null
+            // Only the browser that paid sees the invoice (it names the buyer): to anyone else there is none.
+            Effect.map(payersReceipt(id.value), (owned) =>
+              Option.isNone(owned) || owned.value.invoice === null
                 ? notFoundPage(lang, nonce)
-                : page(200, invoicePage(invoice, { nonce, back: html`<a href="${formAction(session)}">${lang.t.checkout.receipt}</a>` }), nonce))
+                : page(200, invoicePage(owned.value.invoice, {
+                  nonce,
+                  back: html`<a href="${formAction(owned.value.session)}">${lang.t.checkout.receipt}</a>`
+                }), nonce))
           )
         })
       )
@@ -275,11 +326,17 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
           // The card number and CVC are `Redacted` from here on (to the processor's adapter).
           const form = fromSubmitted(submitted)
           const token = formField(body.right, "form_token")
+          // This browser paid (or its charge is processing): it gets the key to the receipt.
+          const paidBy = withReceiptKey(id.value, token)
           // A failure the page cannot explain (the store lost mid-payment) leaves the outcome unknown: the session is
-          // read again, and only a completed one is shown as paid.
+          // read again, and only a completed one is shown as paid (its receipt to this browser, which sent its form).
           const unknownOutcome = Effect.flatMap(checkout.page(id.value), ({ session }) =>
             session.status === "complete"
-              ? completePage(lang, id.value, nonce)
+              ? Effect.flatMap(checkout.bindReceipt(id.value, token), (key) =>
+                Effect.flatMap(
+                  completePage(lang, id.value, nonce, Option.getOrUndefined(key)),
+                  Option.isNone(key) ? Effect.succeed : withReceiptCookie(id.value, key.value)
+                ))
               : Effect.succeed(unknownOutcomePage(lang, id.value, nonce))).pipe(
               Effect.orElseSucceed(() => unknownOutcomePage(lang, id.value, nonce))
             )
@@ -308,13 +365,13 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
                   if (result._tag === "Started") {
                     const { session, subscription } = result
                     if (session.return_url !== null) {
-                      return HttpServerResponse.empty({
+                      return yield* paidBy(HttpServerResponse.empty({
                         status: 303,
                         headers: { location: returnTo(session.return_url, session, subscription), "cache-control": "no-store" }
-                      })
+                      }))
                     }
                     const { businessName, timeZone } = yield* checkout.page(id.value)
-                    return page(200, paidPage({
+                    return yield* paidBy(page(200, paidPage({
                       lang: inZone(lang, timeZone),
                       title: t.checkout.trialStartedTitle,
                       message: trialStarted(inZone(lang, timeZone), subscription),
@@ -325,21 +382,21 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
                       paidAt: session.completed_at ?? (yield* DateTime.now),
                       returnUrl: null,
                       invoiceHref: null
-                    }), nonce)
+                    }), nonce))
                   }
                   const { payment, session } = result
                   if (payment.status === "failed") {
                     return yield* show(lang, id.value, nonce, t.declines[declineCode(payment.failure_code)], 402)
                   }
                   if (session.return_url !== null) {
-                    return HttpServerResponse.empty({
+                    return yield* paidBy(HttpServerResponse.empty({
                       status: 303,
                       headers: { location: returnTo(session.return_url, session, payment), "cache-control": "no-store" }
-                    })
+                    }))
                   }
                   const { businessName, invoice, timeZone } = yield* checkout.receipt(id.value)
                   const processing = payment.status === "processing"
-                  return page(200, paidPage({
+                  return yield* paidBy(page(200, paidPage({
                     lang: inZone(lang, timeZone),
                     title: processing ? t.checkout.processingTitle : t.checkout.paidTitle,
                     message: processing ? t.checkout.processing : t.checkout.paid,
@@ -350,7 +407,7 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
                     paidAt: payment.paid_at ?? payment.created_at,
                     returnUrl: null,
                     invoiceHref: invoice === null ? null : `${formAction(session)}/invoice`
-                  }), nonce)
+                  }), nonce))
                 })
               ),
               Effect.catchTags({
@@ -358,8 +415,9 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
                   Effect.flatMap(checkout.page(id.value), ({ businessName, session }) =>
                     session.status !== "open"
                       ? closedPage(lang, session, businessName, nonce)
-                      : show(lang, id.value, nonce, e.message, 409)),
-                InvalidRequest: (e) => show(lang, id.value, nonce, e.message, 403),
+                      : show(lang, id.value, nonce, t.checkout.notPayableNow(e.message), 409)),
+                // The only request `pay` refuses is a stale form (its token not the session's).
+                InvalidRequest: () => show(lang, id.value, nonce, t.checkout.staleForm, 403),
                 // The session's code expired, was used up or deleted since it was applied: nothing was charged.
                 DiscountNotRedeemable: (e) =>
                   show(lang, id.value, nonce, t.checkout.discountNotRedeemable, 409, {
@@ -413,8 +471,9 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
                   Effect.flatMap(checkout.page(id.value), ({ businessName, session }) =>
                     session.status !== "open"
                       ? closedPage(lang, session, businessName, nonce)
-                      : show(lang, id.value, nonce, e.message, 409, { value: typed })),
-                InvalidRequest: (e) => show(lang, id.value, nonce, e.message, 403, { value: typed })
+                      : show(lang, id.value, nonce, lang.t.checkout.notPayableNow(e.message), 409, { value: typed })),
+                // The only request `applyCode` refuses is a stale form (its token not the session's).
+                InvalidRequest: () => show(lang, id.value, nonce, lang.t.checkout.staleForm, 403, { value: typed })
               })
             )
           )

@@ -4,6 +4,7 @@
  * Functions take what a sentence needs, already formatted (amounts, dates), so each language orders it its own way.
  */
 import { messages } from "../../../src/domain/CheckoutForm.js"
+import { staleFormMessage } from "../../../src/domain/CheckoutSession.js"
 import { customerMessages } from "../../../src/domain/Discount.js"
 import { declineMessages } from "../../../src/domain/Payment.js"
 import type { BillingInterval } from "../../../src/domain/Product.js"
@@ -88,13 +89,17 @@ export const en = {
     trialStarted: (p: { readonly days: number; readonly amount: string; readonly on: string }) =>
       `Your ${p.days}-day trial has started. Your card will first be charged ${p.amount} on ${p.on}; cancel before then and nothing more is charged.`,
     complete: "This checkout is complete. Thank you!",
+    receiptPayerOnly: "Its receipt is shown only in the browser that paid.",
     receipt: "Receipt",
     amountPaid: "Amount paid",
     paymentId: "Payment",
     subscriptionId: "Subscription",
     date: "Date",
     items: "Items",
-    taxInvoice: "View the tax invoice"
+    taxInvoice: "View the tax invoice",
+    staleForm: staleFormMessage,
+    /** A submission refused by the session's state (a charge already in progress): the engine's words. */
+    notPayableNow: (message: string) => message
   },
 
   portal: {
@@ -265,7 +270,19 @@ export const en = {
   declines: declineMessages,
   /** A discount code refused, by `Discount.Refusal`. */
   discountRefusals: customerMessages,
-  formNotUtf8: notUtf8Message
+  formNotUtf8: notUtf8Message,
+
+  /**
+   * The engine's refusals of a portal change, by its error (`Refusals.ts`): English keeps the engine's own words
+   * (`message`); other languages word them from the error's tag and data.
+   */
+  refusals: {
+    notChangeable: (p: { readonly status: string; readonly message: string }) => p.message,
+    renewalInProgress: (message: string) => message,
+    rateLimited: (p: { readonly seconds: number; readonly message: string }) => `${p.message}.`,
+    notNow: (message: string) => message,
+    invalid: (message: string) => message
+  }
 }
 
 export type Catalogue = typeof en

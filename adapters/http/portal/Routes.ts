@@ -34,6 +34,7 @@ import { creditNotePage, invoicePage } from "../documents/TaxDocumentPage.js"
 import { html } from "../html/Html.js"
 import * as Locale from "../i18n/Locale.js"
 import { inZone, type Lang, langOf } from "../i18n/Messages.js"
+import { refusal } from "../i18n/Refusals.js"
 
 const page = (status: number, body: string, nonce: string) => htmlResponse(status, body, nonce)
 
@@ -279,10 +280,10 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
           Effect.map(() => redirect(`${base}?notice=${value === "true" ? "cancel_scheduled" : "cancel_undone"}`)),
           Effect.catchTags({
             NotFound: () => Effect.succeed(notFound(frame)),
-            SubscriptionNotChangeable: (e) => Effect.succeed(nothingChanged(frame, e.message)),
-            RenewalInProgress: (e) => Effect.succeed(nothingChanged(frame, e.message)),
+            SubscriptionNotChangeable: (e) => Effect.succeed(nothingChanged(frame, refusal(frame.lang.t, e))),
+            RenewalInProgress: (e) => Effect.succeed(nothingChanged(frame, refusal(frame.lang.t, e))),
             InvalidRequest: (e) =>
-              Effect.succeed(page(400, Pages.messagePage(frame, frame.lang.t.portal.nothingChangedTitle, e.message, backHomeLink(frame)), frame.nonce))
+              Effect.succeed(page(400, Pages.messagePage(frame, frame.lang.t.portal.nothingChangedTitle, refusal(frame.lang.t, e), backHomeLink(frame)), frame.nonce))
           })
         )
       })))
@@ -352,15 +353,15 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
           ),
           Effect.catchTags({
             NotFound: () => Effect.succeed(notFound(frame)),
-            CardRefused: (e) => cardForm(session, frame, { values, errors: {}, alert: e.message }, 402),
+            CardRefused: (e) => cardForm(session, frame, { values, errors: {}, alert: refusal(frame.lang.t, e) }, 402),
             ProcessorUnavailable: () =>
               cardForm(session, frame, { values, errors: {}, alert: frame.lang.t.portal.processorDown }, 503),
-            InvalidState: (e) => cardForm(session, frame, { values, errors: {}, alert: e.message }, 409),
-            SubscriptionNotChangeable: (e) => cardForm(session, frame, { values, errors: {}, alert: e.message }, 409),
-            RenewalInProgress: (e) => cardForm(session, frame, { values, errors: {}, alert: e.message }, 409),
+            InvalidState: (e) => cardForm(session, frame, { values, errors: {}, alert: refusal(frame.lang.t, e) }, 409),
+            SubscriptionNotChangeable: (e) => cardForm(session, frame, { values, errors: {}, alert: refusal(frame.lang.t, e) }, 409),
+            RenewalInProgress: (e) => cardForm(session, frame, { values, errors: {}, alert: refusal(frame.lang.t, e) }, 409),
             RateLimited: (e) =>
               Effect.map(
-                cardForm(session, frame, { values, errors: {}, alert: `${e.message}.` }, 429),
+                cardForm(session, frame, { values, errors: {}, alert: refusal(frame.lang.t, e) }, 429),
                 HttpServerResponse.setHeader("retry-after", String(e.retryAfterSeconds))
               )
           })

@@ -3,9 +3,10 @@
  * `/checkout/{id}` driven with plain `fetch` (docs/decisions.md §2, §3, §5, §7, §8).
  */
 import { randomUUID } from "node:crypto"
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, Option, Schema } from "effect"
 import { expect, it } from "vitest"
 import { CheckoutSession } from "../../../src/domain/CheckoutSession.js"
+import { TaxProfile } from "../../../src/domain/TaxProfile.js"
 import type { CheckoutSessionId } from "../../../src/domain/Ids.js"
 import { uuidv7Hex } from "../../../src/domain/Ids.js"
 import { Store } from "../../../src/ports/Store.js"
@@ -89,6 +90,23 @@ const fetchPage = async (url: string, init: RequestInit = {}): Promise<PageRespo
   const res = await fetch(url, { redirect: "manual", ...init })
   return { status: res.status, headers: res.headers, html: await res.text() }
 }
+
+/** The receipt cookie a response set, as a `cookie` header sends it back. */
+const receiptCookieOf = (page: PageResponse): string => {
+  const m = /^(fils_receipt=[^;]*)/.exec(page.headers.get("set-cookie") ?? "")
+  if (m === null) throw new Error(`no receipt cookie: ${page.headers.get("set-cookie")}`)
+  return m[1]!
+}
+
+const taxProfile = Schema.decodeUnknownSync(TaxProfile)({
+  legal_name: "Dune Coffee Roasters LLC",
+  legal_name_ar: "ديون لتحميص القهوة ذ.م.م",
+  trn: "100123456700003",
+  address: { line1: "Warehouse 4, Al Quoz", line2: null, city: "Dubai", emirate: "DXB", country: "AE" },
+  trade_licence: null,
+  vat_registered: true,
+  prices_include_vat: false
+})
 
 const tokenOf = (html: string): string => {
   const m = /name="form_token" value="([^"]*)"/.exec(html)
@@ -406,12 +424,13 @@ describeStores("checkout over HTTP", (variant) => {
     const local = new Intl.DateTimeFormat("en-AE", {
       day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", timeZone: "America/New_York", timeZoneName: "short"
     }).format(new Date(payment.paid_at))
-    for (const page of [paid, await getPage(session.session_id)]) {
+    const payer = { cookie: receiptCookieOf(paid) }
+    for (const page of [paid, await fetchPage(pageUrl(session.session_id), { headers: payer })]) {
       expect(page.html).toContain('<html lang="en" dir="ltr">')
       expect(page.html).toMatch(new RegExp(`data-testid="paid-at">${local}<`))
       expect(page.html).toContain(`data-testid="payment-id">${payment.payment_id}<`)
     }
-    const arabic = await fetchPage(pageUrl(session.session_id), { headers: { "accept-language": "ar-AE,ar;q=0.9,en;q=0.5" } })
+    const arabic = await fetchPage(pageUrl(session.session_id), { headers: { ...payer, "accept-language": "ar-AE,ar;q=0.9,en;q=0.5" } })
     expectHtml(arabic, 200)
     expect(arabic.html).toContain('<html lang="ar" dir="rtl">')
     expect(arabic.html).toContain("تم استلام الدفعة")
@@ -533,6 +552,56 @@ describeStores("checkout over HTTP", (variant) => {
     expect(resubmit.status).not.toBe(303)
     expect(resubmit.html).not.toMatch(/<form/)
     expect(await paymentsOfSession(shop.test.key, session.session_id)).toHaveLength(1)
+  })
+
+  it("the receipt and tax invoice are the payer's browser's: anyone else with the link sees only that it is complete", async () => {
+    const vat = await server().createAccount({ business_name: "Dune Coffee", tax_profile: taxProfile })
+    const session = await createSession(vat.test.key)
+    const open = await getPage(session.session_id)
+    const formToken = tokenOf(open.html)
+    const paid = await postPage(session.session_id, { ...form(cards.visa, { name: "Layla Haddad", email: "layla@example.ae" }), form_token: formToken })
+    expectHtml(paid, 200)
+    const setCookie = paid.headers.get("set-cookie") ?? ""
+    expect(setCookie).toMatch(new RegExp(`^fils_receipt=[A-Za-z0-9_-]{32}; Max-Age=7776000; Path=/checkout/${session.session_id}; HttpOnly; SameSite=Lax$`))
+    const payer = { cookie: receiptCookieOf(paid) }
+    const [payment] = await paymentsOfSession(vat.test.key, session.session_id)
+    expect(payment.status).toBe("succeeded")
+
+    const own = await fetchPage(pageUrl(session.session_id), { headers: payer })
+    expect(own.html).toContain(`data-testid="payment-id">${payment.payment_id}<`)
+    expect(own.html).toContain(`href="/checkout/${session.session_id}/invoice"`)
+    const invoice = await fetchPage(`${pageUrl(session.session_id)}/invoice`, { headers: payer })
+    expectHtml(invoice, 200)
+    expect(invoice.html).toContain("Layla Haddad")
+
+    // A fresh client, one with another checkout's key, and one that saw the open page's form token: no receipt.
+    const others = [{}, { cookie: "fils_receipt=someone-elses-key" }, { cookie: `fils_receipt=${formToken}` }]
+    for (const headers of others) {
+      for (const lang of ["en", "ar"]) {
+        const page = await fetchPage(`${pageUrl(session.session_id)}?lang=${lang}`, { headers })
+        expectHtml(page, 200)
+        expect(page.html).toContain(lang === "en" ? "This checkout is complete." : "اكتملت عملية الدفع هذه.")
+        for (const secret of [payment.payment_id, "50.00", "Beans", "/invoice", "Layla", "layla@example.ae"]) {
+          expect(page.html, secret).not.toContain(secret)
+        }
+      }
+      const denied = await fetchPage(`${pageUrl(session.session_id)}/invoice`, { headers })
+      expect(denied.status).toBe(404)
+      expect(denied.html).not.toContain("Layla")
+      expect(denied.html).not.toContain("layla@example.ae")
+    }
+  })
+
+  it("after a redirect to return_url, the payer's browser still has the receipt and the way back", async () => {
+    const session = await createSession(server().accountA.test.key, { return_url: "https://shop.example.ae/done" })
+    const paid = await submit(session.session_id, form(cards.visa))
+    expect(paid.status).toBe(303)
+    const back = await fetchPage(pageUrl(session.session_id), { headers: { cookie: receiptCookieOf(paid) } })
+    expect(back.html).toContain('data-testid="return"')
+    expect(back.html).toContain('data-testid="payment-id"')
+    const stranger = await getPage(session.session_id)
+    expect(stranger.html).not.toContain('data-testid="return"')
+    expect(stranger.html).not.toContain("payment_id=")
   })
 
   it("success without return_url: a success page", async () => {

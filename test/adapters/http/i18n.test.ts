@@ -5,7 +5,20 @@ import { messages } from "../../../src/domain/CheckoutForm.js"
 import { html } from "../../../adapters/http/html/Html.js"
 import { date, dateTime, decimal, money } from "../../../adapters/http/i18n/Format.js"
 import { fromAcceptLanguage, negotiate } from "../../../adapters/http/i18n/Locale.js"
-import { catalogues, fieldError } from "../../../adapters/http/i18n/Messages.js"
+import { catalogues, fieldError, langOf } from "../../../adapters/http/i18n/Messages.js"
+import { type PortalRefusal, refusal } from "../../../adapters/http/i18n/Refusals.js"
+import { messagePage as checkoutMessagePage } from "../../../adapters/http/checkout/Page.js"
+import * as PortalPages from "../../../adapters/http/portal/Pages.js"
+import { staleFormMessage } from "../../../src/domain/CheckoutSession.js"
+import {
+  CardRefused,
+  InvalidRequest,
+  InvalidState,
+  RateLimited,
+  RenewalInProgress,
+  SubscriptionNotChangeable
+} from "../../../src/domain/Errors.js"
+import { declineMessage } from "../../../src/domain/Payment.js"
 
 describe("negotiation", () => {
   it("takes the browser's first guess among English and Arabic, by weight", () => {
@@ -127,7 +140,13 @@ const samples: Record<string, ReadonlyArray<unknown>> = {
   "portal.creditLeftValue": ["1"],
   "portal.confirmPay": ["1"],
   "portal.cannotChange": ["1"],
-  "portal.planDeclined": ["1"]
+  "portal.planDeclined": ["1"],
+  "checkout.notPayableNow": ["A payment for this checkout is already being processed."],
+  "refusals.notChangeable": [{ status: "cancelled", message: "Subscription sub_1 is cancelled; cannot update" }],
+  "refusals.renewalInProgress": ["A charge of this subscription is still in progress"],
+  "refusals.rateLimited": [{ seconds: 42, message: "Too many cards tried; try again in 42 seconds" }],
+  "refusals.notNow": ["This quote has expired"],
+  "refusals.invalid": ["cancel_at_period_end must be a boolean"]
 }
 
 const text = (value: unknown) => (typeof value === "object" && value !== null && "__html" in value ? (value as { __html: string }).__html : value)
@@ -164,5 +183,40 @@ describe("catalogues", () => {
       expect(fieldError(catalogues.ar, words)).toBe(catalogues.ar.fieldErrors[key as keyof typeof messages])
     }
     expect(fieldError(catalogues.ar, "Something new.")).toBe("Something new.")
+  })
+
+  /** The engine's refusals a customer page may show, as the engine words them (in English, for the API). */
+  const engineRefusals: ReadonlyArray<PortalRefusal> = [
+    new CardRefused({ decline_code: "insufficient_funds", message: declineMessage("insufficient_funds") }),
+    new SubscriptionNotChangeable({ subscription_id: "sub_1", status: "cancelled", change: "update" }),
+    new SubscriptionNotChangeable({ subscription_id: "sub_1", status: "on_hold", change: "change plan" }),
+    new RenewalInProgress({ subscription_id: "sub_1", payment_id: "pay_1" }),
+    RateLimited.after("cards tried", 42),
+    new InvalidState({ message: "A payment for this checkout is already being processed." }),
+    new InvalidRequest({ message: "cancel_at_period_end must be true or false" })
+  ]
+
+  /** The text of a page's body with its markup, and the words a page may show in Latin letters, taken out. */
+  const bodyText = (page: string) =>
+    page.replace(/^[\s\S]*<body[^>]*>/, "").replace(/<style[\s\S]*?<\/style>/g, "").replace(/<[^>]+>/g, " ")
+  /** An English word left on a page: a run of Latin letters (the language switch names English in English). */
+  const englishWords = (page: string) => (bodyText(page).replace(/English/g, "").match(/[A-Za-z]{2,}/g) ?? [])
+
+  it("words the engine's refusals on a customer page by their tag and data: as the engine in English, never in English in Arabic", () => {
+    const frame = (locale: "en" | "ar") => ({ nonce: "n", base: "/portal", lang: langOf(locale) })
+    for (const error of engineRefusals) {
+      const english = refusal(catalogues.en, error)
+      expect(english).toBe(error._tag === "RateLimited" ? `${error.message}.` : error.message)
+      const page = PortalPages.messagePage(frame("ar"), catalogues.ar.portal.nothingChangedTitle, refusal(catalogues.ar, error))
+      expect(page).toContain('dir="rtl"')
+      expect(englishWords(page), error._tag).toEqual([])
+    }
+    // The checkout's own: a stale form and a payment already in progress.
+    expect(catalogues.en.checkout.staleForm).toBe(staleFormMessage)
+    const lang = langOf("ar")
+    for (const message of [lang.t.checkout.staleForm, lang.t.checkout.notPayableNow("A payment for this checkout is already being processed.")]) {
+      const page = checkoutMessagePage({ lang, title: lang.t.checkout.notSentTitle, businessName: "متجر", nonce: "n", message, tone: "alert" })
+      expect(englishWords(page), message).toEqual([])
+    }
   })
 })
