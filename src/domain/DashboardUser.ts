@@ -52,10 +52,11 @@ export type Action =
   | "settings"
   | "team"
   | "audit"
+  | "export" // CSV files of a mode's payments, refunds, subscriptions and customers
 
 const allowed: Readonly<Record<Role, ReadonlySet<Action>>> = {
-  owner: new Set<Action>(["read", "write", "refund", "keys", "live_keys", "settings", "team", "audit"]),
-  admin: new Set<Action>(["read", "write", "refund", "keys", "live_keys", "settings", "audit"]),
+  owner: new Set<Action>(["read", "write", "refund", "keys", "live_keys", "settings", "team", "audit", "export"]),
+  admin: new Set<Action>(["read", "write", "refund", "keys", "live_keys", "settings", "audit", "export"]),
   developer: new Set<Action>(["read", "keys"]),
   viewer: new Set<Action>(["read"])
 }

@@ -462,6 +462,35 @@ describe("CSV exports", () => {
     expect(refused.body).toMatch(/id="kind-error">Choose payments, refunds, subscriptions or customers</)
     expect(refused.body).toMatch(/id="to-error">Enter a date, YYYY-MM-DD</)
     expect(refused.body).toContain("value=\"2020-02-30\"")
+    // The file is named by the days read, not as typed; each export is audited with its kind, range and mode.
+    const spaced = await request(`/dashboard/test/exports/csv?kind=refunds&from=%20${from}&to=${today}%20`, { cookie: owner })
+    expect(spaced.status).toBe(200)
+    expect(spaced.headers.get("content-disposition")).toBe(`attachment; filename="refunds-test-${from}-to-${today}.csv"`)
+    const audit = (await request("/dashboard/audit", { cookie: owner })).body
+    expect(audit).toContain("export.csv")
+    expect(audit).toContain(`refunds ${from} to ${today}`)
+  }, 30_000)
+
+  it("only owners and admins export: a viewer's or developer's page says so and the download answers 403; exports one after another all run", async () => {
+    const settings = await request("/dashboard/settings", { cookie: owner })
+    const csrf = valueOf(formFields(settings.body, "/dashboard/settings"), "csrf_token")!
+    for (const role of ["viewer", "developer"]) {
+      const invited = await request("/dashboard/settings/team", { cookie: owner, form: { csrf_token: csrf, email: `${role}-export@dunecoffee.ae`, role } })
+      const link = unescape(/id="invite-link">([^<]+)</.exec(invited.body)![1]!).replace(/^http:\/\/[^/]+/, "")
+      const set = await request(link, { form: { password: `${role} password 1234` } })
+      expect(set.status, set.body.slice(0, 300)).toBe(303)
+      const cookie = cookieOf(set.headers.get("set-cookie"))
+      const page = await request("/dashboard/test/exports", { cookie })
+      expect(page.body, role).toContain(`A ${role} cannot export data: only owners and admins download CSV files.`)
+      expect(page.body, role).not.toContain("Download CSV")
+      const csv = await request("/dashboard/test/exports/csv?kind=customers&from=2026-01-01&to=2026-01-31", { cookie })
+      expect(csv.status, role).toBe(403)
+      expect(csv.body, role).not.toContain("customer_id,")
+    }
+    // Each download gives its slot back when it ends: more than the two at once, one after another, all run.
+    for (let i = 0; i < 3; i++) {
+      expect((await request("/dashboard/test/exports/csv?kind=customers&from=2026-01-01&to=2026-01-31", { cookie: owner })).status).toBe(200)
+    }
   }, 30_000)
 })
 

@@ -3,11 +3,14 @@
  * The file is streamed: each list is read a keyset page at a time (the next page asked for once the last is
  * written), so a million rows take the memory of one page. Newest first, as the lists are.
  */
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Chunk, DateTime, Effect, Option, Stream } from "effect"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import { Cause, Chunk, DateTime, Effect, Option, Stream } from "effect"
 import type { Customers } from "../../../src/application/Customers.js"
 import type { Payments } from "../../../src/application/Payments.js"
 import type { Subscriptions } from "../../../src/application/Subscriptions.js"
+import { can } from "../../../src/domain/DashboardUser.js"
 import * as Refund from "../../../src/domain/Refund.js"
 import { html } from "../html/Html.js"
 import { aed, type Cell, row } from "./Csv.js"
@@ -119,6 +122,85 @@ export const exportRows = (
   return Stream.mapChunks(body, (rows) => Chunk.of(Chunk.join(rows, "")))
 }
 
+/** The node response under `request`, when the server is node's (the CLI's and the embedded handler's). */
+const nodeResponse = (request: HttpServerRequest.HttpServerRequest) => {
+  try {
+    const response: ReturnType<typeof NodeHttpServerRequest.toServerResponse> | undefined = NodeHttpServerRequest.toServerResponse(request)
+    return typeof response?.destroy === "function" && typeof response.once === "function" ? response : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * A CSV attachment of `rows`. Its status and headers leave before the first row, so a failure midway (the store down
+ * on page 37) can no longer answer an error; the server would end the chunked body cleanly and the file would look
+ * complete. So the failure is logged and the connection cut instead: without the body's last chunk, the client sees
+ * a failed download, never a truncated file.
+ */
+export const csvDownload = (rows: Stream.Stream<string, unknown>, name: string) =>
+  Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+    const cut = (cause: Cause.Cause<unknown>) =>
+      Cause.isInterruptedOnly(cause) ? Effect.void : Effect.zipRight(
+        Effect.logError("A CSV export failed midway; its download was cut off", cause).pipe(Effect.annotateLogs({ file: name })),
+        Effect.async<void>((resume) => {
+          const response = nodeResponse(request)
+          if (response === undefined) return resume(Effect.void)
+          let cut = false
+          const destroy = () => {
+            if (cut) return
+            cut = true
+            clearTimeout(timer)
+            response.destroy()
+            resume(Effect.void)
+          }
+          // Before the platform ends the body, and after the rows written so far have left: the client gets
+          // them, then a closed connection instead of the last chunk.
+          const timer = setTimeout(destroy, 1_000)
+          const socket = response.socket
+          if (socket === null || socket.destroyed) destroy()
+          else socket.write("", destroy)
+        })
+      )
+    return HttpServerResponse.stream(Stream.encodeText(Stream.tapErrorCause(rows, cut)), {
+      contentType: "text/csv; charset=utf-8",
+      headers: {
+        "content-disposition": `attachment; filename="${name}"`,
+        "cache-control": "no-store",
+        "x-content-type-options": "nosniff"
+      }
+    })
+  })
+
+/**
+ * Exports running at once per account in this process: each holds a store connection for as long as its client
+ * reads, so one account's downloads cannot take them all.
+ */
+export const exportsAtOnce = 2
+
+/**
+ * The slots of exports running per account: `take` answers the slot's release (safe to call more than once), or
+ * `undefined` when the account already runs `limit`.
+ */
+export const exportSlots = (limit: number) => {
+  const running = new Map<string, number>()
+  return {
+    take: (account: string): (() => void) | undefined => {
+      const busy = running.get(account) ?? 0
+      if (busy >= limit) return undefined
+      running.set(account, busy + 1)
+      let held = true
+      return () => {
+        if (!held) return
+        held = false
+        const left = (running.get(account) ?? 1) - 1
+        if (left <= 0) running.delete(account)
+        else running.set(account, left)
+      }
+    }
+  }
+}
+
 /** What the export form was sent with, as typed. */
 interface ExportForm {
   readonly kind: string
@@ -133,11 +215,13 @@ const kindWords: Readonly<Record<ExportKind, string>> = {
   customers: "Customers"
 }
 
-const exportPage = (f: Pages.SignedFrame, typed: ExportForm, errors: FieldErrors) =>
+const exportsRefused = (role: string) => `A ${role} cannot export data: only owners and admins download CSV files.`
+
+const exportPage = (f: Pages.SignedFrame, typed: ExportForm, errors: FieldErrors, allowed = true) =>
   Pages.chrome(
     f,
     "Export",
-    html`<div class="card"><p>A CSV file of the ${f.livemode ? "live" : "test"} data created from the start of the first day to the end of the last, in your account's time zone (${f.timeZone}); times in the file are in that zone, with their offset. Newest first.</p>
+    !allowed ? html`<div class="card"><p class="alert" role="alert">${exportsRefused(f.user.role)}</p></div>` : html`<div class="card"><p>A CSV file of the ${f.livemode ? "live" : "test"} data created from the start of the first day to the end of the last, in your account's time zone (${f.timeZone}); times in the file are in that zone, with their offset. Newest first.</p>
 <form method="get" action="${Pages.modePath(f)}/exports/csv">
 ${selectField({ name: "kind", label: "What", value: typed.kind, options: exportKinds.map((k) => [k, kindWords[k]] as const), errors })}
 ${textField({ name: "from", label: `From (date in ${f.timeZone})`, value: typed.from, errors, attributes: `type="date" required` })}
@@ -147,7 +231,9 @@ ${textField({ name: "to", label: `To (date in ${f.timeZone})`, value: typed.to, 
 
 export const exportRoutes = (kit: Kit, sources: ExportSources) =>
   Effect.gen(function*() {
-    yield* kit.get("/dashboard/:mode/exports", kit.withUser((_, f) =>
+    const slots = exportSlots(exportsAtOnce)
+
+    yield* kit.get("/dashboard/:mode/exports", kit.withUser((signed, f) =>
       Effect.gen(function*() {
         // The last 30 days, today included, as the account counts them.
         const day = (t: DateTime.Utc) =>
@@ -155,11 +241,12 @@ export const exportRoutes = (kit: Kit, sources: ExportSources) =>
         const now = yield* DateTime.now
         const local = day(now)
         const start = day(DateTime.subtract(now, { days: 29 }))
-        return kit.page(200, exportPage(f, { kind: "payments", from: start, to: local }, {}), f.nonce)
+        return kit.page(200, exportPage(f, { kind: "payments", from: start, to: local }, {}, can(signed.user.role, "export")), f.nonce)
       })))
 
-    yield* kit.get("/dashboard/:mode/exports/csv", kit.withUser((_, f, scope) =>
+    yield* kit.get("/dashboard/:mode/exports/csv", kit.withUser((signed, f, scope) =>
       Effect.gen(function*() {
+        if (!can(signed.user.role, "export")) return kit.page(403, Pages.forbiddenPage(f, exportsRefused(signed.user.role)), f.nonce)
         const query = yield* kit.query
         const typed: ExportForm = { kind: query.get("kind") ?? "", from: query.get("from") ?? "", to: query.get("to") ?? "" }
         const from = parseDay(typed.from, f.timeZone)
@@ -172,15 +259,23 @@ export const exportRoutes = (kit: Kit, sources: ExportSources) =>
         if (Object.keys(errors).length > 0 || from === undefined || to === undefined || !isKind(typed.kind)) {
           return kit.page(400, exportPage(f, typed, errors), f.nonce)
         }
+        const mode = f.livemode ? "live" : "test"
+        const release = slots.take(signed.user.account_id)
+        if (release === undefined) {
+          return kit.page(
+            429,
+            Pages.forbiddenPage(f, `${exportsAtOnce} exports of this account are still downloading. Wait for one to finish, then try again.`),
+            f.nonce
+          ).pipe(HttpServerResponse.setHeader("retry-after", "10"))
+        }
+        // The slot is given back when the response closes, however the download ends (done, failed, the client
+        // gone, a HEAD answered without its body); the stream's end is the fallback where the server is not node's.
+        nodeResponse(yield* HttpServerRequest.HttpServerRequest)?.once("close", release)
+        yield* Effect.onError(
+          kit.audit(signed, "export.csv", `${typed.kind} ${from.day} to ${to.day}`, scope.livemode),
+          () => Effect.sync(release)
+        )
         const body = exportRows(sources, typed.kind, scope, { from: from.start, before: to.end }, f.timeZone)
-        const name = `${typed.kind}-${f.livemode ? "live" : "test"}-${typed.from}-to-${typed.to}.csv`
-        return HttpServerResponse.stream(Stream.encodeText(body), {
-          contentType: "text/csv; charset=utf-8",
-          headers: {
-            "content-disposition": `attachment; filename="${name}"`,
-            "cache-control": "no-store",
-            "x-content-type-options": "nosniff"
-          }
-        })
+        return yield* csvDownload(Stream.ensuring(body, Effect.sync(release)), `${typed.kind}-${mode}-${from.day}-to-${to.day}.csv`)
       })))
   })

@@ -9,14 +9,14 @@ export { parseAed } from "../../../src/domain/Money.js"
  * A calendar date `YYYY-MM-DD` that exists, as the account's local day in `zone`: the instants it starts and ends
  * (the next one's start); `undefined` otherwise (31 April is refused, never moved).
  */
-export const parseDay = (text: string, zone: string): { readonly start: DateTime.Utc; readonly end: DateTime.Utc } | undefined => {
+export const parseDay = (text: string, zone: string): { readonly day: string; readonly start: DateTime.Utc; readonly end: DateTime.Utc } | undefined => {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text.trim())
   if (m === null) return undefined
   const millis = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))
   const back = new Date(millis)
   if (back.getUTCFullYear() !== Number(m[1]) || back.getUTCMonth() !== Number(m[2]) - 1 || back.getUTCDate() !== Number(m[3])) return undefined
   const day = back.toISOString().slice(0, 10)
-  return { start: startOfDay(day, zone), end: startOfDay(addDays(day, 1), zone) }
+  return { day, start: startOfDay(day, zone), end: startOfDay(addDays(day, 1), zone) }
 }
 
 /**

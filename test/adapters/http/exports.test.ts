@@ -3,13 +3,18 @@
  * in the list's order (newest first), whatever the page size; a range of days skips what is newer and stops at what
  * is older; cells are quoted as RFC 4180 says and text a spreadsheet would run as a formula is kept text.
  */
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { assert, describe, it } from "@effect/vitest"
 import { Chunk, DateTime, Duration, Effect, Stream, TestClock } from "effect"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { StoreUnavailable } from "../../../src/domain/Errors.js"
 import { Customers } from "../../../src/application/Customers.js"
 import { Payments } from "../../../src/application/Payments.js"
 import { Subscriptions } from "../../../src/application/Subscriptions.js"
 import { cell, row } from "../../../adapters/http/dashboard/Csv.js"
-import { exportRows, type ExportSources } from "../../../adapters/http/dashboard/Exports.js"
+import { csvDownload, exportRows, exportSlots, type ExportSources } from "../../../adapters/http/dashboard/Exports.js"
 import { cards, formWith, makeSession, pay } from "../../support/checkout.js"
 import { newAccount, withEngine } from "../../application/harness.js"
 
@@ -98,4 +103,59 @@ describe("CSV exports", () => {
       const none = Chunk.join(yield* Stream.runCollect(exportRows(sources, "subscriptions", test, range, "UTC", 3)), "")
       assert.strictEqual(parseCsv(none).length, 1, "the header alone")
     })))
+
+  it.effect("a store that fails midway cuts the download off: the client's read of the body fails, never a clean, truncated file", () =>
+    withEngine()(Effect.gen(function*() {
+      const { test } = yield* newAccount
+      for (let i = 0; i < 9; i++) {
+        const session = yield* makeSession(test)
+        yield* pay(session.session_id, formWith(cards.visa, { email: `buyer${i}@example.ae`, name: `Buyer ${i}` }))
+        yield* TestClock.adjust(Duration.seconds(1))
+      }
+      const payments = yield* Payments
+      // The store goes down after the first page.
+      let reads = 0
+      const failing = {
+        ...payments,
+        list: (scope, params, max) =>
+          ++reads >= 2 ? Effect.fail(new StoreUnavailable({ message: "The store cannot be reached; retry later" })) : payments.list(scope, params, max)
+      } as Payments
+      const sources: ExportSources = { payments: failing, subscriptions: yield* Subscriptions, customers: yield* Customers }
+      const app = HttpRouter.empty.pipe(
+        HttpRouter.get("/csv", Effect.suspend(() => csvDownload(exportRows(sources, "payments", test, everything, "UTC", 4), "payments.csv")))
+      )
+      const handler = yield* NodeHttpServer.makeHandler(app)
+      const server = createServer(handler)
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
+        () =>
+          Effect.async<void>((resume) => {
+            server.closeAllConnections()
+            server.close(() => resume(Effect.void))
+          })
+      )
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/csv`
+      const outcome = yield* Effect.promise(async () => {
+        const response = await fetch(url)
+        return { status: response.status, body: await response.text().then((text) => ({ text }), (error: unknown) => ({ error })) }
+      })
+      assert.strictEqual(outcome.status, 200, "the headers had left before the failure")
+      assert.isTrue("error" in outcome.body, `the body's read must fail, not end cleanly: ${JSON.stringify(outcome.body).slice(0, 200)}`)
+      assert.isAtLeast(reads, 2)
+    }).pipe(Effect.scoped)))
+
+  it("an account runs at most its limit of exports at once; a slot given back (once, however often released) is taken again", () => {
+    const slots = exportSlots(2)
+    const first = slots.take("acc_a")
+    const second = slots.take("acc_a")
+    assert.isDefined(first)
+    assert.isDefined(second)
+    assert.isUndefined(slots.take("acc_a"), "a third at once is refused")
+    assert.isDefined(slots.take("acc_b"), "another account is not held back")
+    first!()
+    first!()
+    const third = slots.take("acc_a")
+    assert.isDefined(third)
+    assert.isUndefined(slots.take("acc_a"), "released twice, one slot came back")
+  })
 })
