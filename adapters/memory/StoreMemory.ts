@@ -555,6 +555,31 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           users.set(user.user_id, user)
           return true
         }),
+      replacePassword: (id, expected, next, at) =>
+        write(() => {
+          const user = users.get(id)
+          if (user === undefined || user.password_hash !== expected) return false
+          users.set(id, { ...user, password_hash: next, updated_at: at })
+          return true
+        }),
+      replaceEmail: (id, expected, next, at) =>
+        write(() => {
+          const user = users.get(id)
+          if (user === undefined || user.email !== expected) return false
+          const changed = { ...user, email: next, updated_at: at }
+          try {
+            checkUserEmail(changed)
+          } catch {
+            return false
+          }
+          users.set(id, changed)
+          return true
+        }),
+      setRole: (id, role, at) =>
+        write(() => {
+          const user = users.get(id)
+          if (user !== undefined) users.set(id, { ...user, role, updated_at: at })
+        }),
       deleteUser: (id) =>
         write(() => {
           users.delete(id)
@@ -569,6 +594,10 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
         ),
       insertLink: (link) => write(() => signInLinks.set(link.token_hash, link)),
       findLink: (tokenHash) => read(() => Option.fromNullable(signInLinks.get(tokenHash))),
+      deleteUnusedLinks: (id) =>
+        write(() => {
+          for (const [hash, l] of signInLinks.rows) if (l.user_id === id && l.used_at === null) signInLinks.delete(hash)
+        }),
       takeLink: (tokenHash, now) =>
         write(() => {
           const link = signInLinks.get(tokenHash)

@@ -45,6 +45,11 @@ export const ceilingDelay = "5 seconds"
 export const codeFailureLimits = { perSignIn: 5, perUser: 20, perUserWindowSeconds: 3600 } as const
 
 const wrongCredentials = new Unauthorized({ message: "That e-mail and password do not match an account" })
+/** One answer whatever the reason, so that the form tells nothing of which addresses sign in elsewhere. */
+const emailUnavailable = new InvalidState({ message: "That e-mail address cannot be used here: choose another" })
+const changedMeanwhile = new InvalidState({
+  message: "Your sign-in details changed meanwhile (in another tab, or by a sign-in link): reload the page and try again"
+})
 const emailTaken = new InvalidState({
   message: "This e-mail address already signs in to the dashboard, and an address signs in to one account only: " +
     "ask the owner who invited you to invite another address"
@@ -269,10 +274,11 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
         return yield* wrongCredentials
       }
       // A hash made with older parameters is made again with today's, now that the password is at hand.
+      // Guarded by the hash verified: a password changed meanwhile is kept.
       const user = signer.passwordHashOutdated(hash)
         ? User.withPassword(found.value, yield* signer.hashPassword(password), yield* DateTime.now)
         : found.value
-      if (user !== found.value) yield* userRepo.updateUser(user)
+      if (user !== found.value) yield* userRepo.replacePassword(user.user_id, hash, user.password_hash!, user.updated_at)
       // With two-factor sign-in on, the password only opens the code's form (`completeSignIn`).
       const awaitingCode = yield* twoFactorOn(user.user_id)
       return { user, awaitingCode, ...(yield* startSession(user, awaitingCode)) }
@@ -482,7 +488,8 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
 
     /**
      * Changes the signed-in user's password: the current one is asked for; every other session ends (whoever had
-     * the old password is signed out), this one stays.
+     * the old password is signed out), this one stays, and sign-in links not used yet are withdrawn. Only the
+     * password is written, and only if it is still the one checked: a change made meanwhile is never undone.
      */
     const changePassword = Effect.fn("Users.changePassword")(function*(
       signed: Signed,
@@ -495,14 +502,19 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       const user = yield* current(signed)
       yield* confirmPassword(user, currentPassword, address)
       const changed = User.withPassword(user, yield* signer.hashPassword(next), yield* DateTime.now)
-      yield* userRepo.updateUser(changed)
+      if (!(yield* userRepo.replacePassword(user.user_id, user.password_hash!, changed.password_hash!, changed.updated_at))) {
+        return yield* changedMeanwhile
+      }
+      yield* userRepo.deleteUnusedLinks(user.user_id)
       yield* endOtherSessions(user.user_id, signed.session.token_hash)
       return changed
     })
 
     /**
      * Changes the signed-in user's e-mail (the one they sign in with), their password asked for. An e-mail signs in
-     * as one user: one already on this account's team, or signing in to any account, is refused.
+     * as one user: one already on this account's team, or signing in to any account, is refused with one answer
+     * (`emailUnavailable`). Only the e-mail is written, and only if it is still the one read; every other session
+     * ends and sign-in links not used yet are withdrawn.
      */
     const changeEmail = Effect.fn("Users.changeEmail")(function*(
       signed: Signed,
@@ -518,15 +530,13 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
         return yield* new InvalidRequest({ message: `${email} is already your e-mail address` })
       }
       yield* confirmPassword(user, password, address)
-      const team = yield* userRepo.listUsers(user.account_id)
-      if (team.some((u) => u.user_id !== user.user_id && u.email.toLowerCase() === email.toLowerCase())) {
-        return yield* new InvalidState({ message: `${email} is already on this account's team` })
-      }
       const changed: User.DashboardUser = { ...user, email, updated_at: yield* DateTime.now }
-      // Saved unless another user signs in with the e-mail (checked and saved at once).
-      if (!(yield* userRepo.setPassword(changed))) {
-        return yield* new InvalidState({ message: `${email} already signs in to the dashboard: choose another address` })
+      // Saved unless the e-mail changed meanwhile or another user has the new one (checked and saved at once).
+      if (!(yield* userRepo.replaceEmail(user.user_id, user.email, email, changed.updated_at))) {
+        return yield* ((yield* current(signed)).email === user.email ? emailUnavailable : changedMeanwhile)
       }
+      yield* userRepo.deleteUnusedLinks(user.user_id)
+      yield* endOtherSessions(user.user_id, signed.session.token_hash)
       return changed
     })
 
@@ -604,7 +614,8 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       const user = yield* teammate(by, id)
       yield* keepsAnOwner(user, role)
       const next = User.withRole(user, role, yield* DateTime.now)
-      yield* userRepo.updateUser(next)
+      // The role alone: a password or e-mail changed meanwhile is kept.
+      yield* userRepo.setRole(user.user_id, role, next.updated_at)
       return next
     })
 

@@ -1434,6 +1434,41 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
         assert.isTrue(yield* store.dashboard.setPassword({ ...withPassword(winner, 9), updated_at: at(T0 + 1) }))
       }))
 
+    it.effect("dashboard: a password, an e-mail or a role is written alone; password and e-mail only if still the one read; unused links withdrawn", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const account = yield* makeAccount()
+        const mk = (email: string, password_hash: string | null, accountId = account.account_id) =>
+          Effect.map(newId<UserId>("usr"), (user_id): DashboardUser.DashboardUser => ({
+            user_id, account_id: accountId, email, role: "admin", password_hash, created_at: at(T0), updated_at: at(T0)
+          }))
+        const n = yield* unique()
+        const user = yield* mk(`cas.${n}@example.ae`, "scrypt$1$1$1$A$A")
+        const teammate = yield* mk(`mate.${n}@example.ae`, null)
+        const elsewhere = yield* mk(`else.${n}@example.ae`, "scrypt$1$1$1$E$E", (yield* makeAccount()).account_id)
+        yield* Effect.forEach([user, teammate, elsewhere], store.dashboard.insertUser)
+        assert.isFalse(yield* store.dashboard.replacePassword(user.user_id, "scrypt$1$1$1$X$X", "scrypt$1$1$1$B$B", at(T0 + 1)), "not the one read")
+        yield* store.dashboard.setRole(user.user_id, "viewer", at(T0 + 2))
+        assert.isTrue(yield* store.dashboard.replacePassword(user.user_id, "scrypt$1$1$1$A$A", "scrypt$1$1$1$B$B", at(T0 + 3)))
+        assert.isFalse(yield* store.dashboard.replaceEmail(user.user_id, `old.${n}@example.ae`, `new.${n}@example.ae`, at(T0 + 4)), "not the one read")
+        assert.isFalse(yield* store.dashboard.replaceEmail(user.user_id, user.email, teammate.email.toUpperCase(), at(T0 + 4)), "a teammate's")
+        assert.isFalse(yield* store.dashboard.replaceEmail(user.user_id, user.email, elsewhere.email, at(T0 + 4)), "one signing in elsewhere")
+        assert.isTrue(yield* store.dashboard.replaceEmail(user.user_id, user.email, `new.${n}@example.ae`, at(T0 + 5)))
+        same(yield* store.dashboard.getUser(user.user_id), Option.some({
+          ...user, email: `new.${n}@example.ae`, role: "viewer" as const, password_hash: "scrypt$1$1$1$B$B", updated_at: at(T0 + 5)
+        }))
+        const link = (used_at: DateTime.Utc | null): Effect.Effect<DashboardUser.SignInLink> =>
+          Effect.map(unique(), (u) => ({ token_hash: `h${u}`, user_id: user.user_id, expires_at: at(T0 + 1000), used_at }))
+        const [unused, used, other] = [yield* link(null), yield* link(at(T0)), { ...(yield* link(null)), user_id: teammate.user_id }]
+        yield* Effect.forEach([unused, used, other], store.dashboard.insertLink)
+        yield* store.dashboard.deleteUnusedLinks(user.user_id)
+        assert.deepStrictEqual([
+          Option.isSome(yield* store.dashboard.findLink(unused.token_hash)),
+          Option.isSome(yield* store.dashboard.findLink(used.token_hash)),
+          Option.isSome(yield* store.dashboard.findLink(other.token_hash))
+        ], [false, true, true])
+      }))
+
     it.effect("dashboard: users by e-mail (any case; once per account; one with a password per e-mail), links taken once before they expire, sessions, audit newest first", () =>
       Effect.gen(function*() {
         const store = yield* Store

@@ -91,6 +91,24 @@ export const makeDashboardRepo = ({ first, sql }: Queries, box: SecretBoxShape):
       Effect.catchIf((error) => uniqueViolation(error) === "dashboard_users_email", () => Effect.succeed(false)),
       orUnavailable
     ),
+  replacePassword: Effect.fnUntraced(function*(id, expected, next, at) {
+    const rows = yield* sql`UPDATE dashboard_users SET password_hash = ${next}, updated_at = ${toTimestamp(at)}
+      WHERE user_id = ${id} AND password_hash = ${expected} RETURNING 1`
+    return rows.length > 0
+  }, orUnavailable),
+  // Taken by another user: the unique indexes refuse it, committed or at the same instant.
+  replaceEmail: (id, expected, next, at) =>
+    Effect.gen(function*() {
+      const rows = yield* sql`UPDATE dashboard_users SET email = ${next}, updated_at = ${toTimestamp(at)}
+        WHERE user_id = ${id} AND email = ${expected} RETURNING 1`
+      return rows.length > 0
+    }).pipe(
+      Effect.catchIf((error) => uniqueViolation(error)?.startsWith("dashboard_users_") === true, () => Effect.succeed(false)),
+      orUnavailable
+    ),
+  setRole: Effect.fnUntraced(function*(id, role, at) {
+    yield* sql`UPDATE dashboard_users SET role = ${role}, updated_at = ${toTimestamp(at)} WHERE user_id = ${id}`
+  }, orUnavailable),
   deleteUser: Effect.fnUntraced(function*(id) {
     yield* sql`DELETE FROM dashboard_users WHERE user_id = ${id}`
   }, orUnavailable),
@@ -126,6 +144,9 @@ export const makeDashboardRepo = ({ first, sql }: Queries, box: SecretBoxShape):
   findSession: Effect.fnUntraced(function*(tokenHash) {
     const rows = yield* sql<DashboardSessionRow>`SELECT * FROM dashboard_sessions WHERE token_hash = ${tokenHash}`
     return first(rows, dashboardSessionFromRow)
+  }, orUnavailable),
+  deleteUnusedLinks: Effect.fnUntraced(function*(id) {
+    yield* sql`DELETE FROM dashboard_sign_in_links WHERE user_id = ${id} AND used_at IS NULL`
   }, orUnavailable),
   touchSession: Effect.fnUntraced(function*(tokenHash, at) {
     yield* sql`UPDATE dashboard_sessions SET last_seen_at = ${toTimestamp(at)} WHERE token_hash = ${tokenHash}`

@@ -6,7 +6,7 @@
  */
 import type { DateTime, Option } from "effect"
 import { Context } from "effect"
-import type { AuditEntry, DashboardSession, DashboardUser, SignInLink, UserId } from "../../domain/DashboardUser.js"
+import type { AuditEntry, DashboardSession, DashboardUser, Role, SignInLink, UserId } from "../../domain/DashboardUser.js"
 import type { AccountId } from "../../domain/Ids.js"
 import type { TwoFactor } from "../../domain/TwoFactor.js"
 import type { Op } from "./Op.js"
@@ -24,6 +24,19 @@ export interface DashboardRepo {
    * then, and nothing changed. Two of them at once: one is saved.
    */
   readonly setPassword: (user: DashboardUser) => Op<boolean>
+  /**
+   * Replaces the user's password hash, guarded by the one read (`expected`): false, and nothing changed, when it is
+   * no longer that (changed meanwhile). Only the hash and `updated_at` are written.
+   */
+  readonly replacePassword: (id: UserId, expected: string, next: string, at: DateTime.Utc) => Op<boolean>
+  /**
+   * Replaces the user's e-mail, guarded by the one read (`expected`): false, and nothing changed, when it is no
+   * longer that, or when `next` is taken (by a user of the same account, or by another user with a password while
+   * this one has one). Only the e-mail and `updated_at` are written.
+   */
+  readonly replaceEmail: (id: UserId, expected: string, next: string, at: DateTime.Utc) => Op<boolean>
+  /** Writes the user's role (and `updated_at`) only. */
+  readonly setRole: (id: UserId, role: Role, at: DateTime.Utc) => Op<void>
   readonly deleteUser: (id: UserId) => Op<void>
   readonly getUser: (id: UserId) => Op<Option.Option<DashboardUser>>
   /** The user with this e-mail who has set a password (compared case-insensitively): the one who signs in with it. */
@@ -32,6 +45,8 @@ export interface DashboardRepo {
   readonly listUsers: (accountId: AccountId) => Op<ReadonlyArray<DashboardUser>>
   readonly insertLink: (link: SignInLink) => Op<void>
   readonly findLink: (tokenHash: string) => Op<Option.Option<SignInLink>>
+  /** Deletes the user's sign-in links not used yet (a new password or e-mail withdraws them). */
+  readonly deleteUnusedLinks: (id: UserId) => Op<void>
   /**
    * Takes a sign-in link at `now`, atomically: marks it used and returns it when it is unused and unexpired; `None`
    * otherwise (a link works once, whoever is first).
