@@ -38,6 +38,8 @@ interface Seeded {
   readonly webhookId: string
   /** A portal link not yet opened (its page offers the button that opens it). */
   readonly portalLink: string
+  /** The subscription's first payment, whose receipt its customer opens in the portal. */
+  readonly receiptId: string
 }
 let seeded: Seeded
 
@@ -81,7 +83,15 @@ const pages: ReadonlyArray<Checked> = [
   ["checkout", "customer", (s) => s.openCheckout],
   ["portal-link", "customer", (s) => s.portalLink],
   ["portal", "customer", () => "/portal"],
-  ["portal-card", "customer", (s) => `/portal/subscriptions/${s.subscriptionId}/card`]
+  ["portal-card", "customer", (s) => `/portal/subscriptions/${s.subscriptionId}/card`],
+  ["portal-receipt", "customer", (s) => `/portal/receipts/${s.receiptId}`],
+  ["portal-cancel-confirm", "customer", (s) => `/portal/subscriptions/${s.subscriptionId}/cancel-at-period-end`],
+  // The customer's pages in Arabic (right to left): the switch is remembered, so every page after it is Arabic.
+  ["checkout-ar", "customer", (s) => `${s.openCheckout}?lang=ar`],
+  ["portal-ar", "customer", () => "/portal"],
+  ["portal-card-ar", "customer", (s) => `/portal/subscriptions/${s.subscriptionId}/card`],
+  ["portal-receipt-ar", "customer", (s) => `/portal/receipts/${s.receiptId}`],
+  ["portal-cancel-confirm-ar", "customer", (s) => `/portal/subscriptions/${s.subscriptionId}/cancel-at-period-end`]
 ]
 
 beforeAll(async () => {
@@ -105,6 +115,7 @@ beforeAll(async () => {
   const subscribed = await ok(server.baseUrl, key, "POST", "/checkout_sessions", { product_cart: [{ product_id: club.product_id }] })
   expect((await postCheckoutForm(server.baseUrl, subscribed.session_id, { card_number: "4242424242424242", email: "omar@example.ae" })).status).toBe(200)
   const subscription = (await ok(server.baseUrl, key, "GET", "/subscriptions")).items[0]
+  const receiptId = (await ok(server.baseUrl, key, "GET", "/payments")).items[0].payment_id as string
   const webhook = await ok(server.baseUrl, key, "POST", "/webhooks", { url: "https://shop.example.ae/hooks", event_types: ["payment.succeeded"] })
   const open = await ok(server.baseUrl, key, "POST", "/checkout_sessions", { product_cart: [{ product_id: beans.product_id }] })
   const portal = async () =>
@@ -118,7 +129,8 @@ beforeAll(async () => {
     openCheckout: new URL(open.checkout_url).pathname,
     eventId: (await ok(server.baseUrl, key, "GET", "/events")).items[0].event_id,
     webhookId: webhook.webhook_id,
-    portalLink: new URL(await portal()).pathname
+    portalLink: new URL(await portal()).pathname,
+    receiptId
   }
 
   merchant = await browser.newContext()
@@ -200,10 +212,16 @@ describe("every page, at 390 and 1280 px", () => {
         await tab.setViewportSize({ width, height: 900 })
         const answer = await tab.goto(`${server.baseUrl}${path(seeded)}`)
         expect(answer?.status(), `${name}: ${tab.url()}`).toBeLessThan(500)
-        const sizes = await tab.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }))
+        const sizes = await tab.evaluate(() => ({
+          scroll: document.documentElement.scrollWidth,
+          inner: window.innerWidth,
+          lang: document.documentElement.lang,
+          dir: document.documentElement.dir
+        }))
+        if (name.endsWith("-ar") && (sizes.lang !== "ar" || sizes.dir !== "rtl")) problems.push(`${name} is not in Arabic, right to left (${sizes.lang}, ${sizes.dir})`)
         if (sizes.scroll > sizes.inner) problems.push(`${name} at ${width} px scrolls sideways (${sizes.scroll} px wide)`)
-        // Nothing cut off inside a box that scrolls on its own either (the dashboard's pages).
-        const offScreen = !name.startsWith("dashboard-") ? [] : await tab.evaluate(() =>
+        // Nothing cut off inside a box that scrolls on its own either.
+        const offScreen = await tab.evaluate(() =>
           Array.from(document.querySelectorAll("main *")).filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).map((e) => e.tagName)
         )
         if (offScreen.length > 0) problems.push(`${name} at ${width} px: ${offScreen.length} elements off-screen (${offScreen.slice(0, 5).join(", ")})`)
