@@ -16,7 +16,7 @@ import { RequestLogs } from "../../src/application/RequestLogs.js"
 import { Users } from "../../src/application/Users.js"
 import { roles, signInLinkMillis } from "../../src/domain/DashboardUser.js"
 import { ApiKeyId, parseId, PaymentId } from "../../src/domain/Ids.js"
-import { RefundNote, RefundReason, type RefundWhy } from "../../src/domain/Refund.js"
+import { noteProblem, RefundReason, type RefundWhy } from "../../src/domain/Refund.js"
 import { InvalidRequest } from "../../src/domain/Errors.js"
 import { ServerLive } from "../http/Server.js"
 import { checkedSettings, describeSettings, LoadedSettings } from "./config.js"
@@ -236,9 +236,8 @@ const refundWhy = (reason: string | undefined, note: string | undefined) =>
     if (!Schema.is(RefundReason)(reason)) {
       return yield* new InvalidRequest({ message: `--reason must be one of ${RefundReason.literals.join(", ")}, not '${reason}'` })
     }
-    if (note !== undefined && !Schema.is(RefundNote)(note)) {
-      return yield* new InvalidRequest({ message: "--note must be 1 to 500 characters" })
-    }
+    const problem = note === undefined ? undefined : noteProblem(note)
+    if (problem !== undefined) return yield* new InvalidRequest({ message: `--note ${problem}` })
     return { reason, note: note ?? null } satisfies RefundWhy
   })
 

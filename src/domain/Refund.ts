@@ -14,7 +14,7 @@ import { AccountId, PaymentId, RefundId } from "./Ids.js"
 import { Amount } from "./Money.js"
 import * as Payment from "./Payment.js"
 import { byCreation } from "./Pagination.js"
-import { Text } from "./Text.js"
+import { check, Text } from "./Text.js"
 
 export const RefundStatus = Schema.Literal("pending", "succeeded", "refused")
 export type RefundStatus = typeof RefundStatus.Type
@@ -30,8 +30,25 @@ export const reasonWords: Readonly<Record<RefundReason, string>> = {
   fraudulent: "Fraudulent payment"
 }
 
-/** The merchant's own note beside the reason. */
-export const RefundNote = Text(1, 500)
+/**
+ * Characters a note cannot hold: it is written on the credit note's PINT AE e-invoice, whose XML 1.0 cannot carry
+ * C0 control characters other than tab, line feed and carriage return (a vertical tab, a form feed), nor U+FFFE and
+ * U+FFFF. (A lone surrogate is refused as text that cannot be stored.)
+ */
+const notInInvoice = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/
+
+/** Why `note` cannot be a refund's note, in the merchant's words (`must be …`), or `undefined` when it can. */
+export const noteProblem = (note: string): string | undefined => {
+  if (note === "") return "must not be empty"
+  const text = check(note, 0, 500)
+  if (text !== true) return text
+  return notInInvoice.test(note)
+    ? "must not contain control characters such as a vertical tab or a form feed: the credit note's e-invoice cannot carry them"
+    : undefined
+}
+
+/** The merchant's own note beside the reason: refused, never stripped, when the e-invoice could not carry it. */
+export const RefundNote = Text(1, 500).pipe(Schema.filter((note) => noteProblem(note) ?? true))
 
 /** Why a refund is made: its reason and, optionally, the merchant's note. */
 export const RefundWhy = Schema.Struct({ reason: RefundReason, note: Schema.NullOr(RefundNote) })

@@ -193,13 +193,23 @@ describe("a refund is made once, and every change answers with a redirect", () =
   const refunds = async () => (await ok(server.baseUrl, key, "GET", "/events?type=refund.succeeded")).items
     .filter((e: any) => e.data.payment_id === paymentId).length
 
-  /** The confirmation's form of a refund of `amount`, reached as a browser does: the payment page's form is a GET. */
-  const confirmRefund = async (amount: string, reason = "requested_by_customer", note = "") => {
-    const page = await request(paymentPath(), { cookie: owner })
-    expect(page.body).toContain(`<form method="get" action="${paymentPath()}/refund">`)
-    const review = await request(`${paymentPath()}/refund?${new URLSearchParams({ amount, reason, note })}`, { cookie: owner })
+  /**
+   * The payment page's refund form with `amount`, `reason` and `note` typed, posted to the confirmation as a browser
+   * does (a post: the note stays out of the URL).
+   */
+  const reviewRefund = async (amount: string, reason: string, note: string, path = paymentPath()) => {
+    const page = await request(path, { cookie: owner })
+    expect(page.body).not.toContain(`<form method="get" action="${path}/refund`)
+    const review = `${path}/refund/review`
+    const fields = withField(withField(withField(formFields(page.body, review), "amount", amount), "reason", reason), "note", note)
+    return request(review, { cookie: owner, form: fields })
+  }
+
+  /** The confirmation's form of a refund of `amount`, reached as a browser does. */
+  const confirmRefund = async (amount: string, reason = "requested_by_customer", note = "", path = paymentPath()) => {
+    const review = await reviewRefund(amount, reason, note, path)
     expect(review.status, review.body.slice(0, 400)).toBe(200)
-    return formFields(review.body, `${paymentPath()}/refund`)
+    return formFields(review.body, `${path}/refund`)
   }
 
   it("the refund's confirmation carries a one-time token; posted twice it refunds once, and both answers lead to its outcome", async () => {
@@ -241,12 +251,12 @@ describe("a refund is made once, and every change answers with a redirect", () =
   }, 30_000)
 
   it("a refund takes a reason and an optional note, kept as typed and shown on the payment's timeline; without a reason, or with a note too long, it is refused as typed", async () => {
-    const missing = await request(`${paymentPath()}/refund?amount=2.00&reason=&note=Kept`, { cookie: owner })
+    const missing = await reviewRefund("2.00", "", "Kept")
     expect(missing.status).toBe(400)
     expect(missing.body).toContain("Choose the refund&#39;s reason")
     expect(missing.body).toContain("value=\"2.00\"")
     expect(missing.body).toContain(">\nKept</textarea>")
-    const long = await request(`${paymentPath()}/refund?${new URLSearchParams({ amount: "2.00", reason: "duplicate", note: "n".repeat(501) })}`, { cookie: owner })
+    const long = await reviewRefund("2.00", "duplicate", "n".repeat(501))
     expect(long.status).toBe(400)
     expect(long.body).toContain("The note must be at most 500 characters")
     expect(long.body).toContain("<option value=\"duplicate\" selected>")
@@ -262,6 +272,32 @@ describe("a refund is made once, and every change answers with a redirect", () =
     const timeline = (await request(paymentPath(), { cookie: owner })).body
     expect(timeline).toMatch(/<tr class="refund"><td>[^<]+<\/td><td>Refund of AED 2.00 <span class="badge good">Succeeded<\/span><\/td><td class="text" colspan="2">Duplicate payment: Sent twice by the POS\r?\n\(order 1182\)<\/td><\/tr>/)
     expect(timeline, "the refunds made before say they had none").toContain("Requested by the customer")
+  }, 30_000)
+
+  it("a note with a character the credit note's e-invoice cannot carry (a vertical tab) is refused at its field, never stripped; nothing is refunded", async () => {
+    const note = "Order\u000B1182"
+    const refused = await reviewRefund("2.00", "duplicate", note)
+    expect(refused.status).toBe(400)
+    expect(refused.body).toMatch(/id="note-error">The note must not contain control characters such as a vertical tab/)
+    expect(refused.body).toContain("value=\"2.00\"")
+    const posted = await request(`${paymentPath()}/refund`, { cookie: owner, form: withField(await confirmRefund("2.00", "duplicate"), "note", note) })
+    expect(posted.status, "refused at the post too").toBe(400)
+    expect(posted.body).toContain("The note must not contain control characters")
+    expect((await ok(server.baseUrl, key, "GET", `/payments/${paymentId}`)).refunded_amount).toBe(1_850)
+  }, 30_000)
+
+  it("a confirmed full refund posted twice answers the second post as the first: the same redirect, one refund", async () => {
+    const product = await ok(server.baseUrl, key, "POST", "/products", { name: "Kettle", price: 12_000, currency: "AED" })
+    expect((await payThroughForm(server.baseUrl, key, product.product_id, "4242424242424242")).status).toBe(200)
+    const id = (await ok(server.baseUrl, key, "GET", "/payments?limit=1")).items[0].payment_id
+    const path = `/dashboard/test/payments/${id}`
+    const fields = await confirmRefund("120.00", "duplicate", "", path)
+    const first = await request(`${path}/refund`, { cookie: owner, form: fields })
+    const second = await request(`${path}/refund`, { cookie: owner, form: fields })
+    expect(first.status).toBe(303)
+    expect(second.status, second.body.slice(0, 300)).toBe(303)
+    expect(second.headers.get("location")).toBe(first.headers.get("location"))
+    expect((await ok(server.baseUrl, key, "GET", `/payments/${id}`)).refunded_amount).toBe(12_000)
   }, 30_000)
 
   it("a flash that this session did not sign shows nothing", async () => {
@@ -348,7 +384,7 @@ describe("destructive actions are confirmed on a page that says what will happen
       {
         name: "refund",
         from: paymentPath,
-        leads: `<form method="get" action="${paymentPath}/refund">`,
+        leads: `<form method="post" action="${paymentPath}/refund/review">`,
         confirmation: `${paymentPath}/refund?amount=10.00&reason=fraudulent&note=`,
         action: `${paymentPath}/refund`,
         says: ["<strong>AED 10.00</strong> goes back to", "card ending in 4242", "AED 30.00 of the payment stays yours to refund later", "not returned", "Reason: <strong>Fraudulent payment</strong>"],

@@ -137,11 +137,13 @@ describe("operator commands against fils serve on one database", () => {
       expect(error.message).toContain("3000")
     }, 60_000)
 
-    it("refuses an unknown --reason, and a --note without one, changing nothing", async () => {
+    it("refuses an unknown --reason, a --note without one, and a note the e-invoice cannot carry, changing nothing", async () => {
       const unknown = await refusedWithoutChange([paymentId, "--reason", "changed_mind"], "INVALID_REQUEST", paymentId)
       expect(unknown.message).toContain("requested_by_customer, duplicate, fraudulent")
       const alone = await refusedWithoutChange([paymentId, "--note", "wrong size"], "INVALID_REQUEST", paymentId)
       expect(alone.message).toContain("--note needs --reason")
+      const control = await refusedWithoutChange([paymentId, "--reason", "duplicate", "--note", "wrong\u000Bsize"], "INVALID_REQUEST", paymentId)
+      expect(control.message).toContain("--note must not contain control characters such as a vertical tab")
     }, 60_000)
 
     it("without --amount it refunds the rest: refunded, and a second refund.succeeded with the running total", async () => {

@@ -596,7 +596,7 @@ ${
 </table></div>
 ${
       refundable
-        ? html`<div class="card"><h2>Refund</h2><form method="get" action="${modePath(frame)}/payments/${p.payment_id}/refund">
+        ? html`<div class="card"><h2>Refund</h2><form method="post" action="${modePath(frame)}/payments/${p.payment_id}/refund/review"><input type="hidden" name="csrf_token" value="${frame.csrf}">
 ${
           textField({
             name: "amount",

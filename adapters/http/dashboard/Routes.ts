@@ -32,7 +32,6 @@ import * as TwoFactor from "../../../src/domain/TwoFactor.js"
 import { CheckoutSessionId, CustomerId, parseId, PaymentId } from "../../../src/domain/Ids.js"
 import * as Payment from "../../../src/domain/Payment.js"
 import * as Refund from "../../../src/domain/Refund.js"
-import * as Text from "../../../src/domain/Text.js"
 import { PaymentStatus } from "../../../src/domain/Payment.js"
 import { searchHint } from "../../../src/domain/PaymentSearch.js"
 import { Signer } from "../../../src/ports/Signer.js"
@@ -453,7 +452,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
      * What a refund of the form's amount will do, checked as far as the page can (the payment's own rule, without
      * the refunds still pending: the refund itself checks those); or the refusal, shown on the payment's page.
      */
-    const refundConfirmation = (signed: Signed, f: Pages.SignedFrame, scope: Scope, params: RefundForm) =>
+    const refundConfirmation = (signed: Signed, f: Pages.SignedFrame, scope: Scope, params: RefundForm, confirmed = false) =>
       Effect.gen(function*() {
         if (!can(signed.user.role, "refund")) {
           return { refused: page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot refund payments.`), f.nonce) } as const
@@ -470,10 +469,12 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
           return yield* refused("Choose the refund's reason: requested by the customer, a duplicate payment or a fraudulent payment", 400, "reason")
         }
         const note = params.note === "" ? Either.right(null) : decodeNote(params.note)
-        if (Either.isLeft(note)) return yield* refused(`The note ${Text.check(params.note, 0, 500)}`, 400, "note")
+        if (Either.isLeft(note)) return yield* refused(`The note ${Refund.noteProblem(params.note) ?? "cannot be read"}`, 400, "note")
         const why: Refund.RefundWhy = { reason: params.reason, note: note.right }
-        const judged = Payment.transition(found, { _tag: "Refund", amount }, yield* DateTime.now)
-        if (Either.isLeft(judged)) {
+        // A confirmed post is judged by the refund itself, after its one-time token: a form posted again is answered
+        // as the first post was, even when that refund left nothing more to refund.
+        const judged = confirmed ? undefined : Payment.transition(found, { _tag: "Refund", amount }, yield* DateTime.now)
+        if (judged !== undefined && Either.isLeft(judged)) {
           const why = refundRefusal(judged.left)
           return yield* refused(why.error, why.status)
         }
@@ -500,7 +501,17 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         return { confirmation, id: p.payment_id, amount, why, paymentPath } as const
       })
 
-    /** The refund's confirmation page, from the payment page's form (a GET: it changes nothing). */
+    /**
+     * The refund's confirmation page, from the payment page's form: posted, so the note stays out of URLs, the
+     * browser's history and request logs, yet it changes nothing (its own form posts the refund, confirmed).
+     */
+    yield* router.post("/dashboard/:mode/payments/:id/refund/review", withPost((signed, f, scope, params) =>
+      Effect.map(
+        refundConfirmation(signed, f, scope, { amount: field(params, "amount"), reason: field(params, "reason"), note: field(params, "note") }),
+        (checked) => "refused" in checked ? checked.refused : page(200, confirmPage(f, checked.confirmation), f.nonce)
+      )))
+
+    /** The same confirmation reached by a link (it changes nothing). */
     yield* router.get("/dashboard/:mode/payments/:id/refund", withUser((signed, f, scope) =>
       Effect.gen(function*() {
         const query = new URLSearchParams((yield* request).url.split("?")[1] ?? "")
@@ -521,9 +532,10 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     yield* router.post("/dashboard/:mode/payments/:id/refund", withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
         const typed: RefundForm = { amount: field(params, "amount"), reason: field(params, "reason"), note: field(params, "note") }
-        const checked = yield* refundConfirmation(signed, f, scope, typed)
+        const confirmed = isConfirmed(field(params, confirmField))
+        const checked = yield* refundConfirmation(signed, f, scope, typed, confirmed)
         if ("refused" in checked) return checked.refused
-        if (!isConfirmed(field(params, confirmField))) return page(400, confirmPage(f, checked.confirmation, true), f.nonce)
+        if (!confirmed) return page(400, confirmPage(f, checked.confirmation, true), f.nonce)
         const { amount, id, paymentPath, why } = checked
         const refused = (error: string, status: number) => paymentView(signed, f, scope, { error, ...typed }, status)
         const once = field(params, onceField)
