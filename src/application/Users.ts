@@ -325,6 +325,32 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       })
 
     /**
+     * One try of a second factor for the user (signing in, or turning two-factor sign-in off): refused while the
+     * user's wrong codes of the hour are used up; a wrong one counts as a failed sign-in of their e-mail and against
+     * the user (`codeFailureLimits`), the lock audited when it is reached.
+     */
+    const codeAttempt = (signed: Signed, typed: string, address: string) =>
+      Effect.gen(function*() {
+        const { user } = signed
+        const key = user.email.toLowerCase().slice(0, 254)
+        yield* throttle(key, address)
+        const userBucket = `code-user:${user.user_id}`
+        const { perUser, perUserWindowSeconds } = codeFailureLimits
+        const now = DateTime.toEpochMillis(yield* DateTime.now)
+        const used = yield* rateLimitRepo.hit(userBucket, now, perUser, perUserWindowSeconds, 0)
+        if (used.remaining <= 0) {
+          return yield* RateLimited.after("wrong two-factor codes for this user in the last hour", used.resetSeconds)
+        }
+        if (yield* secondFactor(user, typed.slice(0, 40))) return true
+        yield* countFailure(key, address)
+        const ofUser = yield* rateLimitRepo.hit(userBucket, now, perUser, perUserWindowSeconds)
+        if (ofUser.remaining <= 0) {
+          yield* audit(signed, { action: "user.two_factor.locked", objectId: user.user_id, livemode: null, address })
+        }
+        return false
+      })
+
+    /**
      * The second step of a sign-in: the code (or a recovery code) for the session the password step left waiting.
      * Failures count as failed sign-ins of the user's e-mail (`failureLimits`) and against the user's own limits
      * (`codeFailureLimits`); success replaces the waiting session with a new one (a new cookie).
@@ -333,21 +359,9 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       const pending = yield* pendingSignIn(token)
       if (Option.isNone(pending)) return yield* signInExpired
       const { session, user } = pending.value
-      const key = user.email.toLowerCase().slice(0, 254)
-      yield* throttle(key, address)
-      const userBucket = `code-user:${user.user_id}`
-      const { perSignIn, perUser, perUserWindowSeconds } = codeFailureLimits
-      const now = DateTime.toEpochMillis(yield* DateTime.now)
-      const used = yield* rateLimitRepo.hit(userBucket, now, perUser, perUserWindowSeconds, 0)
-      if (used.remaining <= 0) {
-        return yield* RateLimited.after("wrong two-factor codes for this user in the last hour", used.resetSeconds)
-      }
-      if (!(yield* secondFactor(user, typed.slice(0, 40)))) {
-        yield* countFailure(key, address)
-        const ofUser = yield* rateLimitRepo.hit(userBucket, now, perUser, perUserWindowSeconds)
-        if (ofUser.remaining <= 0) {
-          yield* audit({ user, session }, { action: "user.two_factor.locked", objectId: user.user_id, livemode: null, address })
-        }
+      if (!(yield* codeAttempt({ user, session }, typed, address))) {
+        const now = DateTime.toEpochMillis(yield* DateTime.now)
+        const { perSignIn } = codeFailureLimits
         const ofSignIn = yield* rateLimitRepo.hit(`code-signin:${session.token_hash}`, now, perSignIn, TwoFactor.pendingMillis / 1000)
         if (ofSignIn.remaining <= 0) {
           yield* userRepo.deleteSession(session.token_hash)
@@ -387,9 +401,11 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
 
     /**
      * Begins setting up two-factor sign-in: a new secret for the user's app (shown, as text and as an `otpauth://`
-     * URI, until a code confirms it). Refused while it is on.
+     * URI, until a code confirms it). Refused while it is on. The password is asked for: a borrowed session alone
+     * cannot tie the sign-in to another person's app.
      */
-    const startEnrolment = Effect.fn("Users.startEnrolment")(function*(signed: Signed) {
+    const startEnrolment = Effect.fn("Users.startEnrolment")(function*(signed: Signed, password: Redacted.Redacted<string>, address: string) {
+      yield* confirmPassword(yield* current(signed), password, address)
       const found = yield* userRepo.getTwoFactor(signed.user.user_id)
       if (Option.exists(found, (t) => t.enabled_at !== null)) {
         return yield* new InvalidState({ message: "Two-factor sign-in is already on" })
@@ -428,10 +444,14 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       return codes.map((c) => Redacted.make(TwoFactor.shownRecoveryCode(c)))
     })
 
-    /** Turns two-factor sign-in off, the password asked for; refused while the account requires it. */
+    /**
+     * Turns two-factor sign-in off, the password and a code of the app (or a recovery code) asked for, so neither a
+     * borrowed session nor a stolen password alone turns it off; refused while the account requires it.
+     */
     const disableTwoFactor = Effect.fn("Users.disableTwoFactor")(function*(
       signed: Signed,
       password: Redacted.Redacted<string>,
+      code: string,
       address: string
     ) {
       const user = yield* current(signed)
@@ -439,6 +459,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       if (Option.exists(yield* accountRepo.get(user.account_id), (a) => a.two_factor_required)) {
         return yield* new InvalidState({ message: "This account requires two-factor sign-in: it cannot be turned off" })
       }
+      if (!(yield* codeAttempt({ ...signed, user }, code, address))) return yield* wrongCode
       yield* userRepo.deleteTwoFactor(user.user_id)
     })
 

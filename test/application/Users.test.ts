@@ -24,7 +24,7 @@ const enrol = (signed: Parameters<Users["startEnrolment"]>[0]) =>
   Effect.gen(function*() {
     const users = yield* Users
     const signer = yield* Signer
-    const enrolling = yield* users.startEnrolment(signed)
+    const enrolling = yield* users.startEnrolment(signed, password, "10.9.0.1")
     const codeAt = (offsetSteps = 0) =>
       Effect.flatMap(DateTime.now, (now) => signer.totpCode(enrolling.secret, TwoFactor.stepAt(DateTime.toEpochMillis(now)) + offsetSteps))
     const recovery = (yield* users.confirmEnrolment(signed, yield* codeAt())).map(Redacted.value)
@@ -323,7 +323,10 @@ describe("Users", () => {
       const failure = (effect: Effect.Effect<unknown, { readonly _tag: string; readonly message: string }>) =>
         Effect.map(Effect.flip(effect), (e) => `${e._tag}: ${e.message}`)
 
-      const enrolling = yield* users.startEnrolment(signed)
+      // Setting it up asks for the password: a borrowed session alone cannot tie sign-in to another person's app.
+      assert.strictEqual(yield* failure(users.startEnrolment(signed, Redacted.make("not the password"), "10.3.0.1")), "Unauthorized: That is not your current password")
+      assert.isTrue(Option.isNone(yield* users.twoFactorOf(signed.user.user_id)))
+      const enrolling = yield* users.startEnrolment(signed, password, "10.3.0.1")
       const codeAt = (offsetSteps = 0) =>
         Effect.flatMap(DateTime.now, (now) => signer.totpCode(enrolling.secret, TwoFactor.stepAt(DateTime.toEpochMillis(now)) + offsetSteps))
       assert.strictEqual((yield* users.signIn("lina@dune.ae", password, "10.3.0.1")).awaitingCode, false, "not on until confirmed")
@@ -368,11 +371,13 @@ describe("Users", () => {
       yield* users.setTwoFactorRequired(now, true)
       assert.deepStrictEqual([yield* users.mustEnrol(now), yield* users.mustEnrol(teammate)], [false, true])
 
-      // Off: the password asked for; not while the account requires it.
-      assert.strictEqual(yield* failure(users.disableTwoFactor(now, Redacted.make("not the password"), "10.3.0.1")), "Unauthorized: That is not your current password")
-      assert.strictEqual(yield* failure(users.disableTwoFactor(now, password, "10.3.0.1")), "InvalidState: This account requires two-factor sign-in: it cannot be turned off")
+      // Off: the password and a code (or a recovery code) asked for; not while the account requires it.
+      assert.strictEqual(yield* failure(users.disableTwoFactor(now, Redacted.make("not the password"), recovery[2]!, "10.3.0.1")), "Unauthorized: That is not your current password")
+      assert.strictEqual(yield* failure(users.disableTwoFactor(now, password, recovery[2]!, "10.3.0.1")), "InvalidState: This account requires two-factor sign-in: it cannot be turned off")
       yield* (yield* Accounts).update(account.account_id, { two_factor_required: false })
-      yield* users.disableTwoFactor(now, password, "10.3.0.1")
+      assert.match(yield* failure(users.disableTwoFactor(now, password, "", "10.3.0.1")), /^Unauthorized: That code is not right/, "the password alone does not turn it off")
+      assert.isTrue(Option.exists(yield* users.twoFactorOf(signed.user.user_id), (t) => t.enabled_at !== null), "still on")
+      yield* users.disableTwoFactor(now, password, recovery[2]!, "10.3.0.1")
       assert.isFalse((yield* users.signIn("lina@dune.ae", password, "10.3.0.4")).awaitingCode)
     }).pipe(withEngine()))
 

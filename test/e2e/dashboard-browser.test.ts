@@ -527,6 +527,7 @@ describe("the dashboard in a browser", () => {
       await tab.goto(`${server.baseUrl}/dashboard/settings`)
       await fits("dashboard-settings")
       await tab.getByRole("link", { name: "Set up two-factor sign-in" }).click()
+      await tab.getByLabel("Your password, to set it up").fill(password)
       await tab.getByRole("button", { name: "Set up two-factor sign-in" }).click()
       await tab.waitForLoadState("load")
       const secret = (await tab.locator("#totp-secret").innerText()).replace(/ /g, "")
