@@ -121,6 +121,7 @@ export const SignerNode = Layer.succeed(
     webhookSecret: Effect.sync(() => Redacted.make(newSecret())),
     totpSecret: Effect.sync(() => Redacted.make(base32(randomBytes(20)))),
     totpCode: (secret, step) => Effect.sync(() => hotp(fromBase32(Redacted.value(secret)), step)),
+    keyedDigest: (key, text) => Effect.sync(() => createHmac("sha256", Redacted.value(key)).update(text, "utf8").digest("hex")),
     recoveryCode: Effect.sync(() => base32(randomBytes(7)).slice(0, 10).toLowerCase()),
     hashPassword,
     verifyPassword,

@@ -309,6 +309,12 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
         return Option.none<number>()
       })
 
+    /**
+     * A recovery code as kept: keyed by the user's TOTP secret (sealed at rest), so a copy of the database alone
+     * cannot be searched for the 50-bit codes, and the same code of two users is kept differently.
+     */
+    const recoveryDigest = (twoFactor: TwoFactor.TwoFactor, code: string) => signer.keyedDigest(twoFactor.secret, code)
+
     /** Whether `typed` is a good second factor for `user`: a code not used before, or a recovery code (used up). */
     const secondFactor = (user: User.DashboardUser, typed: string) =>
       Effect.gen(function*() {
@@ -321,7 +327,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
           return Option.isSome(step) && (yield* userRepo.useTotpStep(user.user_id, step.value))
         }
         const recovery = TwoFactor.typedRecoveryCode(typed)
-        return recovery !== undefined && (yield* userRepo.useRecoveryCode(user.user_id, yield* signer.digest(recovery)))
+        return recovery !== undefined && (yield* userRepo.useRecoveryCode(user.user_id, yield* recoveryDigest(twoFactor.value, recovery)))
       })
 
     /**
@@ -439,7 +445,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
         ...found.value,
         enabled_at: yield* DateTime.now,
         last_step: step.value,
-        recovery_codes: yield* Effect.forEach(codes, (c) => signer.digest(c))
+        recovery_codes: yield* Effect.forEach(codes, (c) => recoveryDigest(found.value, c))
       })
       return codes.map((c) => Redacted.make(TwoFactor.shownRecoveryCode(c)))
     })

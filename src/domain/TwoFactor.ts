@@ -23,7 +23,7 @@ export interface TwoFactor {
   readonly enabled_at: DateTime.Utc | null
   /** The last step a code was accepted for: a code is accepted once, and none of an earlier step after it. */
   readonly last_step: number | null
-  /** Digests of the recovery codes not used yet. */
+  /** Digests of the recovery codes not used yet, keyed by `secret` (HMAC-SHA-256). */
   readonly recovery_codes: ReadonlyArray<string>
 }
 

@@ -37,6 +37,11 @@ export interface SignerShape {
   readonly totpSecret: Effect.Effect<Redacted.Redacted<string>>
   /** The TOTP code (RFC 6238: HMAC-SHA-1, 6 digits) of a base32 `secret` at `step`. */
   readonly totpCode: (secret: Redacted.Redacted<string>, step: number) => Effect.Effect<string>
+  /**
+   * HMAC-SHA-256 of `text` under `key`, lowercase hex: a digest nobody can recompute without the key (a short
+   * secret, such as a recovery code, kept this way cannot be guessed offline from a copy of the database alone).
+   */
+  readonly keyedDigest: (key: Redacted.Redacted<string>, text: string) => Effect.Effect<string>
   /** A new recovery code: 10 random base32 characters (50 bits). */
   readonly recoveryCode: Effect.Effect<string>
   /** The Standard Webhooks `webhook-signature` (`v1,<base64 HMAC-SHA256>`) of one delivery attempt. */

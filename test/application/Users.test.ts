@@ -338,6 +338,10 @@ describe("Users", () => {
       for (const code of recovery) assert.match(code, /^[a-z2-7]{5}-[a-z2-7]{5}$/)
       const stored = Option.getOrThrow(yield* users.twoFactorOf(signed.user.user_id))
       assert.isTrue(recovery.every((c) => !stored.recovery_codes.some((d) => d.includes(c.replace("-", "")))), "kept only as digests")
+      // Keyed: a plain SHA-256 of a 50-bit code could be searched for from a copy of the database alone.
+      const plain = yield* Effect.forEach(recovery, (c) => signer.digest(c.replace("-", "")))
+      assert.isTrue(plain.every((d) => !stored.recovery_codes.includes(d)), "not an unkeyed digest")
+      assert.deepStrictEqual(stored.recovery_codes, yield* Effect.forEach(recovery, (c) => signer.keyedDigest(stored.secret, c.replace("-", ""))))
 
       // The password step: a session that opens no page, waiting for its code.
       const first = yield* users.signIn("lina@dune.ae", password, "10.3.0.1")
