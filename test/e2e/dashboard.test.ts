@@ -130,7 +130,11 @@ describe("the dashboard", () => {
     const refused = await request("/dashboard/support-email", { cookie: owner, form: { csrf_token: csrfOf(home.body), support_email: "help at dune" } })
     expect((await follow(refused, owner)).body).toContain("The support e-mail was not saved: support email must be an e-mail address (you typed &#39;help at dune&#39;).")
     expect((await ok(server.baseUrl, key, "GET", "/account")).support_email).toBe(null)
-    const saved = await follow(await request("/dashboard/support-email", { cookie: owner, form: { csrf_token: csrfOf(home.body), support_email: "care@dunecoffee.ae" } }), owner)
+    // Answered on the home page of the mode the prompt was on.
+    expect(live.body).toContain(`<input type="hidden" name="mode" value="live">`)
+    const empty = await request("/dashboard/support-email", { cookie: owner, form: { csrf_token: csrfOf(live.body), support_email: "", mode: "live" } })
+    expect(empty.headers.get("location")).toMatch(/^\/dashboard\/live\?/)
+    const saved = await follow(await request("/dashboard/support-email", { cookie: owner, form: { csrf_token: csrfOf(home.body), support_email: "care@dunecoffee.ae", mode: "test" } }), owner)
     expect(saved.body).toContain("Saved: your customers are told to write to care@dunecoffee.ae.")
     expect(saved.body).not.toContain(prompt)
     expect((await ok(server.baseUrl, key, "GET", "/account")).support_email).toBe("care@dunecoffee.ae")

@@ -39,12 +39,13 @@ export const skipCookie = "fils_support_prompt"
  * The home page's prompt for the account's support e-mail (the customer portal shows it to customers), while the
  * account has none: set it here, or skip; never in the way of anything else.
  */
-export const supportPrompt = (f: Pages.SignedFrame) =>
+// The prompt's forms name the mode of the home page they are on: its answer goes back there.
+export const supportPrompt = (f: Pages.SignedFrame, mode = html`<input type="hidden" name="mode" value="${f.livemode ? "live" : "test"}">`) =>
   html`<div class="card" id="support-prompt"><h2>Where should your customers write for help?</h2>
 <p>The customer portal and receipts show your support e-mail. You can change it later in Settings.</p>${
     Pages.form(f, `${f.base}/support-email`, html`<label for="prompt_support_email">Support e-mail</label>
-<input id="prompt_support_email" name="support_email" type="email" autocomplete="email" required> <button type="submit">Save</button>`)
-  }${Pages.form(f, `${f.base}/support-email/skip`, html`<p><button class="link" type="submit">Skip for now</button></p>`)}</div>`
+<input id="prompt_support_email" name="support_email" type="email" autocomplete="email" required> <button type="submit">Save</button>${mode}`)
+  }${Pages.form(f, `${f.base}/support-email/skip`, html`${mode}<p><button class="link" type="submit">Skip for now</button></p>`)}</div>`
 
 export const settingsRoutes = (kit: Kit) =>
   Effect.gen(function*() {
@@ -338,13 +339,16 @@ ${
           : "Two-factor sign-in is now each user's choice.")
       })))
 
+    /** The home page of the mode the prompt was on (its `mode` field); the test mode's when it names none. */
+    const homeOf = (params: Parameters<typeof kit.field>[0]) => `${kit.base}/${kit.field(params, "mode") === "live" ? "live" : "test"}`
+
     // The support e-mail's prompt (`supportPrompt`): saved, or skipped for this browser's session.
     yield* kit.post("/dashboard/support-email", kit.withPost((signed, f, _, params) =>
       Effect.gen(function*() {
         const refused = settingsOnly(signed, f)
         if (refused !== undefined) return refused
         const typed = kit.field(params, "support_email")
-        const home = `${kit.base}/test`
+        const home = homeOf(params)
         if (typed === "") return kit.redirect(withFlash(home, { tone: "alert", text: "Enter your support e-mail, or skip for now." }, f.csrf))
         const updated = yield* Effect.either(accounts.update(signed.user.account_id, { support_email: typed }))
         if (Either.isLeft(updated)) return kit.redirect(withFlash(home, { tone: "alert", text: `The support e-mail was not saved: ${updated.left.message} (you typed '${typed}').` }, f.csrf))
@@ -352,8 +356,8 @@ ${
         return kit.done(f, home, `Saved: your customers are told to write to ${typed}.`)
       })))
 
-    yield* kit.post("/dashboard/support-email/skip", kit.withPost(() =>
-      Effect.succeed(kit.redirect(`${kit.base}/test`).pipe(
+    yield* kit.post("/dashboard/support-email/skip", kit.withPost((_, __, ___, params) =>
+      Effect.succeed(kit.redirect(homeOf(params)).pipe(
         HttpServerResponse.setHeader("set-cookie", `${skipCookie}=1; Path=/; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`)
       ))))
 
