@@ -251,14 +251,19 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
 
     // Subscriptions ----------------------------------------------------------------------------------------------
 
+    /** The session customer's subscription the path's `id` names; none when malformed, unknown or another's (a 404). */
+    const pathSubscription = (session: PortalSession) =>
+      Effect.gen(function*() {
+        const id = subscriptionIdOf(yield* param("id"))
+        return id === undefined ? Option.none() : Either.getRight(yield* Effect.either(portal.subscription(session, id)))
+      })
+
     /** Cancelling at the period end asks first: what will happen, and the button that does it (no JavaScript needed). */
     yield* router.get("/portal/subscriptions/:id/cancel-at-period-end", withSession((session, frame) =>
       Effect.gen(function*() {
-        const id = subscriptionIdOf(yield* param("id"))
-        if (id === undefined) return notFound(frame)
-        const found = yield* Effect.either(portal.subscription(session, id))
-        if (found._tag === "Left") return notFound(frame)
-        const { account, subscription } = found.right
+        const found = yield* pathSubscription(session)
+        if (Option.isNone(found)) return notFound(frame)
+        const { account, subscription } = found.value
         // Nothing to confirm for one already ending or ended: its card on the home page says so.
         if (subscription.status === "cancelled" || subscription.cancel_at_period_end) return redirect(base)
         return page(200, Pages.confirmCancelPage(zoned(frame, account), {
@@ -296,11 +301,9 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
       status: number
     ) =>
       Effect.gen(function*() {
-        const id = subscriptionIdOf(yield* param("id"))
-        if (id === undefined) return notFound(frame)
-        const found = yield* Effect.either(portal.subscription(session, id))
-        if (found._tag === "Left") return notFound(frame)
-        const { account, subscription } = found.right
+        const found = yield* pathSubscription(session)
+        if (Option.isNone(found)) return notFound(frame)
+        const { account, subscription } = found.value
         if (subscription.status === "cancelled") {
           return page(409, Pages.messagePage(frame, frame.lang.t.portal.cancelledTitle, frame.lang.t.portal.cancelledCard, backHomeLink(frame)), frame.nonce)
         }
