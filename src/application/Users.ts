@@ -44,18 +44,31 @@ export const ceilingDelay = "5 seconds"
  */
 export const codeFailureLimits = { perSignIn: 5, perUser: 20, perUserWindowSeconds: 3600 } as const
 
-const wrongCredentials = new Unauthorized({ message: "That e-mail and password do not match an account" })
+/**
+ * The refusals of signing in and of a user's own sign-in details, worded for the API and the English dashboard; the
+ * dashboard's other languages word each by its key.
+ */
+export const signInMessages = {
+  wrongCredentials: "That e-mail and password do not match an account",
+  emailUnavailable: "That e-mail address cannot be used here: choose another",
+  changedMeanwhile: "Your sign-in details changed meanwhile (in another tab, or by a sign-in link): reload the page and try again",
+  emailTaken: "This e-mail address already signs in to the dashboard, and an address signs in to one account only: " +
+    "ask the owner who invited you to invite another address",
+  linkGone: "This sign-in link is not valid any more; ask an owner for a new one",
+  userGone: "This user no longer exists",
+  wrongPassword: "That is not your current password",
+  wrongCode: "That code is not right: type the one your app shows now, or one of your recovery codes",
+  signInExpired: "This sign-in waited too long for its code: sign in again",
+  tooManyCodes: "Too many wrong codes: sign in again"
+} as const
+
+const wrongCredentials = new Unauthorized({ message: signInMessages.wrongCredentials })
 /** One answer whatever the reason, so that the form tells nothing of which addresses sign in elsewhere. */
-const emailUnavailable = new InvalidState({ message: "That e-mail address cannot be used here: choose another" })
-const changedMeanwhile = new InvalidState({
-  message: "Your sign-in details changed meanwhile (in another tab, or by a sign-in link): reload the page and try again"
-})
-const emailTaken = new InvalidState({
-  message: "This e-mail address already signs in to the dashboard, and an address signs in to one account only: " +
-    "ask the owner who invited you to invite another address"
-})
-const linkGone = new Unauthorized({ message: "This sign-in link is not valid any more; ask an owner for a new one" })
-const userGone = new Unauthorized({ message: "This user no longer exists" })
+const emailUnavailable = new InvalidState({ message: signInMessages.emailUnavailable })
+const changedMeanwhile = new InvalidState({ message: signInMessages.changedMeanwhile })
+const emailTaken = new InvalidState({ message: signInMessages.emailTaken })
+const linkGone = new Unauthorized({ message: signInMessages.linkGone })
+const userGone = new Unauthorized({ message: signInMessages.userGone })
 
 /** Who is signed in, from a session cookie. */
 export interface Signed {
@@ -75,10 +88,10 @@ export interface SessionView {
 }
 const handleOf = (session: User.DashboardSession) => session.token_hash.slice(0, 16)
 
-const wrongPassword = new Unauthorized({ message: "That is not your current password" })
-const wrongCode = new Unauthorized({ message: "That code is not right: type the one your app shows now, or one of your recovery codes" })
-const signInExpired = new Unauthorized({ message: "This sign-in waited too long for its code: sign in again" })
-const tooManyCodes = new Unauthorized({ message: "Too many wrong codes: sign in again" })
+const wrongPassword = new Unauthorized({ message: signInMessages.wrongPassword })
+const wrongCode = new Unauthorized({ message: signInMessages.wrongCode })
+const signInExpired = new Unauthorized({ message: signInMessages.signInExpired })
+const tooManyCodes = new Unauthorized({ message: signInMessages.tooManyCodes })
 
 export class Users extends Effect.Service<Users>()("fils/Users", {
   effect: Effect.gen(function*() {

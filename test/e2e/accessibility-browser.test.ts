@@ -94,6 +94,14 @@ const pages: ReadonlyArray<Checked> = [
   ["portal-cancel-confirm-ar", "customer", (s) => `/portal/subscriptions/${s.subscriptionId}/cancel-at-period-end`]
 ]
 
+/**
+ * The dashboard in Arabic: its own switch (`?lang=ar` on the first page) is remembered in its own cookie, so every
+ * dashboard page after it is Arabic, right to left.
+ */
+const arabicDashboard: ReadonlyArray<Checked> = pages
+  .filter(([name]) => name.startsWith("dashboard-"))
+  .map(([name, who, path], i) => [`${name}-ar`, who, i === 0 || name === "dashboard-home" ? (s) => `${path(s)}${path(s).includes("?") ? "&" : "?"}lang=ar` : path])
+
 beforeAll(async () => {
   db = await testDatabase()
   const env = { DATABASE_URL: db.url, FILS_DATA_DIR: undefined, FILS_OWNER_EMAIL: "layla@dunecoffee.ae" }
@@ -197,7 +205,7 @@ const keyboardProblems = async (page: Page): Promise<ReadonlyArray<string>> => {
     await page.keyboard.press("Enter")
     if (await page.evaluate(() => document.activeElement?.id) !== "main") problems.push("the skip link does not move focus to the main content")
   }
-  const current = await page.locator(`nav[aria-label="Dashboard"] [aria-current="page"]`).count()
+  const current = await page.locator(`body > nav [aria-current="page"]`).count()
   if (current !== 1) problems.push(`${current} navigation links are marked aria-current="page"`)
   return problems
 }
@@ -206,7 +214,7 @@ describe("every page, at 390 and 1280 px", () => {
   it("has no WCAG 2 A/AA violation and never scrolls sideways", async () => {
     const tabs = { merchant: await merchant.newPage(), customer: await customer.newPage() }
     const problems: Array<string> = []
-    for (const [name, who, path] of pages) {
+    for (const [name, who, path] of [...pages, ...arabicDashboard]) {
       const tab = tabs[who]
       for (const width of widths) {
         await tab.setViewportSize({ width, height: 900 })
@@ -222,14 +230,17 @@ describe("every page, at 390 and 1280 px", () => {
         if (sizes.scroll > sizes.inner) problems.push(`${name} at ${width} px scrolls sideways (${sizes.scroll} px wide)`)
         // Nothing cut off inside a box that scrolls on its own either.
         const offScreen = await tab.evaluate(() =>
-          Array.from(document.querySelectorAll("main *")).filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).map((e) => e.tagName)
+          Array.from(document.querySelectorAll("main *")).filter((e) => {
+            const box = e.getBoundingClientRect()
+            return box.right > window.innerWidth + 1 || box.left < -1
+          }).map((e) => e.tagName)
         )
         if (offScreen.length > 0) problems.push(`${name} at ${width} px: ${offScreen.length} elements off-screen (${offScreen.slice(0, 5).join(", ")})`)
-        if (who === "merchant" && width === 1280) problems.push(...(await keyboardProblems(tab)).map((p) => `${name}: ${p}`))
+        if (who === "merchant" && width === 1280 && !name.endsWith("-ar")) problems.push(...(await keyboardProblems(tab)).map((p) => `${name}: ${p}`))
         for (const v of await violationsOf(tab)) problems.push(`${name} at ${width} px: ${v}`)
         if (screenshots) await tab.screenshot({ path: join(output, `a11y-${name}-${width}.png`), fullPage: true })
       }
     }
     expect(problems).toEqual([])
-  }, 120_000)
+  }, 300_000)
 })

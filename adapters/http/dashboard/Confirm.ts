@@ -35,11 +35,11 @@ export const isConfirmed = (value: string) => value === confirmValue
 export const confirmPage = (frame: Pages.SignedFrame, c: Confirmation, refused = false) => {
   // A carriage return as a character reference: the HTML parser would otherwise turn a typed CRLF into LF.
   const body = html`${Object.entries(c.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${raw(escape(value).replace(/\r/g, "&#13;"))}">`)}<input type="hidden" name="${confirmField}" value="${confirmValue}">
-<p class="actions"><button type="submit" class="danger">${c.button}</button> <a href="${c.back}">${c.backLabel ?? "Go back: change nothing"}</a></p>`
+<p class="actions"><button type="submit" class="danger">${c.button}</button> <a href="${c.back}">${c.backLabel ?? frame.t.frame.confirm.goBack}</a></p>`
   return Pages.chrome(
     frame,
     c.title,
-    html`${refused ? html`<p class="alert" role="alert">Nothing was done yet: read what will happen, then confirm below.</p>` : ""}<div class="card confirm"><ul>${
+    html`${refused ? html`<p class="alert" role="alert">${frame.t.frame.confirm.notYet}</p>` : ""}<div class="card confirm"><ul>${
       c.what.map((line) => html`<li>${line}</li>`)
     }</ul>${c.moneyMoves === true ? Pages.moneyForm(frame, c.action, body) : Pages.form(frame, c.action, body)}</div>`
   )

@@ -75,7 +75,7 @@ export const customerRoutes = (kit: Kit) =>
     const clockCard = (f: Pages.SignedFrame, customerId: string, clock: TestClock, refused?: ClockRefused) =>
       html`<div class="card"><h2>Test clock</h2>${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.error}</p>`}
 <table><tr><th>Clock</th><td><code>${clock.test_clock_id}</code>${clock.name === null ? "" : html` ${clock.name}`}</td></tr>
-<tr><th>Time</th><td>${DateTime.formatIso(clock.frozen_time)}</td></tr><tr><th>Status</th><td>${Pages.badge(clock.status)}${
+<tr><th>Time</th><td>${DateTime.formatIso(clock.frozen_time)}</td></tr><tr><th>Status</th><td>${Pages.badge(f, clock.status)}${
         clock.advancing_to === null ? "" : html` to ${DateTime.formatIso(clock.advancing_to)}`
       }</td></tr></table>${
         can(f.user.role, "write")
@@ -106,7 +106,7 @@ ${Either.isLeft(list) ? html`<p class="alert" role="alert">${list.left.message}<
           can(f.user.role, "write")
             ? html`<div class="card"><h2>New customer</h2>${
               Pages.form(f, `${Pages.modePath(f)}/customers`, html`
-<label for="c_name">Name (optional, ${nameLimit})</label><input id="c_name" name="name" value="${refused?.typed.name ?? ""}">
+<label for="c_name">Name (optional, ${Pages.limitText(f, nameLimit)})</label><input id="c_name" name="name" value="${refused?.typed.name ?? ""}">
 <label for="c_email">E-mail</label><input id="c_email" name="email" type="email" required value="${refused?.typed.email ?? ""}">
 <label for="c_phone">Phone (E.164, optional)</label><input id="c_phone" name="phone_number" value="${refused?.typed.phone_number ?? ""}">
 ${buyerControls(refused?.typed ?? buyerForm(null), refused?.errors ?? {})}
@@ -176,7 +176,7 @@ ${clock === undefined ? "" : clockCard(f, found.customer_id, clock, clockRefused
 ${found.business === null ? "" : buyerRows(found.business)}</table>${
           can(f.user.role, "write")
             ? Pages.form(f, `${Pages.modePath(f)}/customers/${found.customer_id}`, html`
-<label for="e_name">Name (optional, ${nameLimit})</label><input id="e_name" name="name" value="${shown.name}">
+<label for="e_name">Name (optional, ${Pages.limitText(f, nameLimit)})</label><input id="e_name" name="name" value="${shown.name}">
 <label for="e_email">E-mail</label><input id="e_email" name="email" type="email" required value="${shown.email}">
 <label for="e_phone">Phone (E.164, optional)</label><input id="e_phone" name="phone_number" value="${shown.phone_number}">
 ${buyerControls(shown, refused?.errors ?? {})}
@@ -185,10 +185,10 @@ ${buyerControls(shown, refused?.errors ?? {})}
         }</div>
 <p><a href="${Pages.modePath(f)}/invoices?customer_id=${found.customer_id}">Their tax invoices</a> · <a href="${Pages.modePath(f)}/credit-notes?customer_id=${found.customer_id}">Their credit notes</a></p>
 <div class="card"><h2>Payments</h2><table><tbody>${
-          paid.items.map((p) => html`<tr><td><a href="${Pages.modePath(f)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td><td>${Pages.badge(p.status)}</td><td class="num">${Pages.money(p.total_amount)}</td></tr>`)
+          paid.items.map((p) => html`<tr><td><a href="${Pages.modePath(f)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td><td>${Pages.badge(f, p.status)}</td><td class="num">${Pages.money(p.total_amount)}</td></tr>`)
         }</tbody></table></div>
 <div class="card"><h2>Subscriptions</h2><table><tbody>${
-          subs.items.map((s) => html`<tr><td><a href="${Pages.modePath(f)}/subscriptions/${s.subscription_id}"><code>${s.subscription_id}</code></a></td><td>${Pages.badge(s.status)}</td><td class="num">${Pages.money(s.recurring_amount)}</td></tr>`)
+          subs.items.map((s) => html`<tr><td><a href="${Pages.modePath(f)}/subscriptions/${s.subscription_id}"><code>${s.subscription_id}</code></a></td><td>${Pages.badge(f, s.status)}</td><td class="num">${Pages.money(s.recurring_amount)}</td></tr>`)
         }</tbody></table></div>`), f.nonce)
       })
 

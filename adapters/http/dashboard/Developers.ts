@@ -58,7 +58,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
           keys.map((k) =>
             html`<tr><td><code>${prefix}…${k.last4}</code> <small><code>${k.key_id}</code></small></td><td>${Pages.when(frame, k.created_at)}</td>
 <td>${k.last_used_at === null ? "never" : Pages.when(frame, k.last_used_at)}</td>
-<td>${k.revoked_at === null ? Pages.badge("active") : html`${Pages.badge("revoked")} ${Pages.when(frame, k.revoked_at)}`}</td><td>${
+<td>${k.revoked_at === null ? Pages.badge(frame, "active") : html`${Pages.badge(frame, "revoked")} ${Pages.when(frame, k.revoked_at)}`}</td><td>${
               manage && k.revoked_at === null
                 ? confirmLink(`${Pages.modePath(frame)}/developers/keys/${k.key_id}/revoke`, "Revoke…", { label: `Revoke the key ending in ${k.last4}` })
                 : ""
@@ -72,7 +72,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
 <div class="card"><h2>Request logs</h2><p><a href="${Pages.modePath(frame)}/developers/logs">Request logs</a>: every API request of this mode, its status and the events it caused.</p></div>
 <div class="card"><h2>Webhook endpoints</h2><table><thead><tr><th>URL</th><th>Events</th><th>Status</th></tr></thead><tbody>${
           endpoints.items.map((w) =>
-            html`<tr><td><a href="${Pages.modePath(frame)}/developers/webhooks/${w.webhook_id}">${w.url}</a></td><td>${w.event_types.join(", ")}</td><td>${Pages.badge(w.disabled ? "disabled" : "enabled")}</td></tr>`
+            html`<tr><td><a href="${Pages.modePath(frame)}/developers/webhooks/${w.webhook_id}">${w.url}</a></td><td>${w.event_types.join(", ")}</td><td>${Pages.badge(frame, w.disabled ? "disabled" : "enabled")}</td></tr>`
           )
         }</tbody></table>${
           mayManage(frame.user.role, scope.livemode)
@@ -185,7 +185,7 @@ ${
             : ""
         }
 <div class="card"><table><tr><th>URL</th><td>${w.url}</td></tr><tr><th>Id</th><td><code>${w.webhook_id}</code></td></tr>
-<tr><th>Events</th><td>${w.event_types.join(", ")}</td></tr><tr><th>Status</th><td>${Pages.badge(w.disabled ? "disabled" : "enabled")}</td></tr>
+<tr><th>Events</th><td>${w.event_types.join(", ")}</td></tr><tr><th>Status</th><td>${Pages.badge(f, w.disabled ? "disabled" : "enabled")}</td></tr>
 <tr><th>Health</th><td data-testid="health">${share}${h.failing_since === null ? "" : `; failing since ${Pages.when(f, h.failing_since)}`}</td></tr>
 ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="signing-secret">${Redacted.value(secret)}</code></td></tr>`}</table>${
           manage
@@ -226,7 +226,7 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
 <div class="card"><h2>Deliveries</h2><table><thead><tr><th>Event</th><th>Status</th><th class="num">Attempts</th><th>Last answer</th><th class="num">Latency</th><th>Next attempt</th><th></th></tr></thead><tbody>${
           log.items.map((d) => {
             const last = d.attempts.at(-1)
-            return html`<tr class="delivery"><td><code>${d.event_id}</code><br><small>${d.event_type}${d.test ? " (test)" : ""} · ${Pages.when(f, d.created_at)}</small></td><td>${Pages.badge(d.status)}</td><td class="num">${d.attempts.length}</td>
+            return html`<tr class="delivery"><td><code>${d.event_id}</code><br><small>${d.event_type}${d.test ? " (test)" : ""} · ${Pages.when(f, d.created_at)}</small></td><td>${Pages.badge(f, d.status)}</td><td class="num">${d.attempts.length}</td>
 <td>${last === undefined ? "" : (last.status_code ?? last.error ?? "")}</td><td class="num">${last === undefined ? "" : `${last.latency_ms} ms`}</td><td>${d.next_attempt_at === null ? "" : Pages.when(f, d.next_attempt_at)}</td><td>${
               manage
                 ? Pages.form(f, `${here}/deliveries/${d.delivery_id}/resend`, html`<button class="link" type="submit">Resend</button>`)

@@ -120,7 +120,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
             ? html`<div class="card"><h2>New discount</h2>${
               Pages.form(f, `${Pages.modePath(f)}/discounts`, html`
 <label for="d_code">Code (3 to 16 letters, digits, - or _; customers may type it in any case; empty: one is made up)</label><input id="d_code" name="code" value="${typed.code}" autocomplete="off">
-<label for="d_name">Name (optional, ${nameLimit})</label><input id="d_name" name="name" value="${typed.name}">
+<label for="d_name">Name (optional, ${Pages.limitText(f, nameLimit)})</label><input id="d_name" name="name" value="${typed.name}">
 <label for="d_type">Type</label><select id="d_type" name="type">${
                 [["percentage", "Percentage off"], ["flat", "Amount off, in AED"]].map(([value, text]) =>
                   html`<option value="${value}"${raw(typed.type === value ? " selected" : "")}>${text}</option>`

@@ -209,7 +209,7 @@ export const documentRoutes = (kit: Kit) =>
 <div class="card"><table aria-label="E-invoices">
 <thead><tr><th>Document</th><th>Status</th><th class="num">Attempts</th><th>Provider</th></tr></thead><tbody>${
           listed.map((t) =>
-            html`<tr><td><a href="${documentPath(t)}">${t.number}</a></td><td>${Pages.badge(t.status)}</td><td class="num">${t.attempts}</td><td>${transmissionText(t)}</td></tr>`
+            html`<tr><td><a href="${documentPath(t)}">${t.number}</a></td><td>${Pages.badge(f, t.status)}</td><td class="num">${t.attempts}</td><td>${transmissionText(t)}</td></tr>`
           )
         }</tbody></table>${listed.length === 0 ? html`<p class="muted">No e-invoices.</p>` : ""}</div>`), f.nonce)
       })))

@@ -43,7 +43,7 @@ export const eventRoutes = (kit: Kit) =>
 ${found.request_id === null ? "" : html`<p>Caused by the API request <a href="${Pages.modePath(f)}/developers/logs?${new URLSearchParams({ request_id: found.request_id }).toString()}"><code>${found.request_id}</code></a>.</p>`}
 <div class="card"><pre>${JSON.stringify(found, null, 2)}</pre></div>
 <div class="card"><h2>Deliveries</h2><table><thead><tr><th>Endpoint</th><th>Status</th><th class="num">Attempts</th><th>Last answer</th></tr></thead><tbody>${
-          sent.map((d) => html`<tr><td><a href="${Pages.modePath(f)}/developers/webhooks/${d.webhook_id}"><code>${d.webhook_id}</code></a></td><td>${Pages.badge(d.status)}</td><td class="num">${d.attempts}</td><td>${d.last_status_code ?? d.last_error ?? ""}</td></tr>`)
+          sent.map((d) => html`<tr><td><a href="${Pages.modePath(f)}/developers/webhooks/${d.webhook_id}"><code>${d.webhook_id}</code></a></td><td>${Pages.badge(f, d.status)}</td><td class="num">${d.attempts}</td><td>${d.last_status_code ?? d.last_error ?? ""}</td></tr>`)
         }</tbody></table>${sent.length === 0 ? html`<p class="muted">No endpoint subscribed.</p>` : ""}</div>`), f.nonce)
       })))
   })

@@ -7,6 +7,7 @@ import type { ParseResult } from "effect"
 import { html, type Raw, raw } from "../html/Html.js"
 import { inMerchantWords } from "../SchemaIssues.js"
 import { emirates } from "../documents/TaxDocumentPage.js"
+import type { Locale } from "../i18n/Locale.js"
 
 /** Messages by field name. */
 export type FieldErrors = Readonly<Record<string, string>>
@@ -85,4 +86,5 @@ export const checkboxField = (props: { readonly name: string; readonly label: st
   }> ${props.label}</label>${errorOf(props.errors, props.name)}`
 
 /** The emirates, by the code PINT AE uses, as an address's select offers them. */
-export const emirateOptions: ReadonlyArray<readonly [string, string]> = Object.entries(emirates).map(([code, name]) => [code, name.en])
+export const emirateOptions = (locale: Locale): ReadonlyArray<readonly [string, string]> =>
+  Object.entries(emirates).map(([code, name]) => [code, name[locale]])

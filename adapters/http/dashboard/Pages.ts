@@ -8,7 +8,6 @@ import type { Overview, Period } from "../../../src/application/Reports.js"
 import type { AuditEntry, DashboardUser } from "../../../src/domain/DashboardUser.js"
 import type { Event } from "../../../src/domain/Event.js"
 import { formatAmount } from "../../../src/domain/Money.js"
-import { lengthPhrase } from "../../../src/domain/Text.js"
 import { hasReceipt } from "../../../src/domain/Receipt.js"
 import { htmlDocument } from "../html/Document.js"
 import { type Flash, onceField, onceToken, textareaContent } from "../html/Forms.js"
@@ -16,9 +15,10 @@ import { type Payment, PaymentStatus } from "../../../src/domain/Payment.js"
 import * as Refund from "../../../src/domain/Refund.js"
 import { escape, html, type Raw, raw } from "../html/Html.js"
 import { type FieldErrors, selectField, textField } from "./Fields.js"
-import { badge, statusWords } from "./Status.js"
-
-export { badge, statusWords } from "./Status.js"
+import * as Status from "./Status.js"
+import type { Locale } from "../i18n/Locale.js"
+import * as Format from "../i18n/Format.js"
+import { type DashboardCatalogue, dashboardCatalogues } from "../i18n/dashboard/Catalogues.js"
 
 const styles = `
   :root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; --ink: #1b1f24; --muted: #4f5965;
@@ -27,11 +27,11 @@ const styles = `
   a { color: var(--accent); }
   /* Keyboard users see where they are: a thick ring on whatever has focus, never on a mouse click. */
   :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
-  .skip { position: absolute; left: .75rem; top: -4rem; z-index: 10; background: #fff; padding: .5rem .9rem; border-radius: 6px;
+  .skip { position: absolute; inset-inline-start: .75rem; top: -4rem; z-index: 10; background: #fff; padding: .5rem .9rem; border-radius: 6px;
           box-shadow: 0 1px 4px rgba(0,0,0,.25); }
   .skip:focus { top: .75rem; }
   header { display: flex; align-items: center; gap: .4rem 1rem; flex-wrap: wrap; padding: .6rem 1.25rem; background: #fff; }
-  header strong { margin-right: auto; font-size: 1.05rem; }
+  header strong { margin-inline-end: auto; font-size: 1.05rem; }
   /* A long business name or e-mail wraps inside the header rather than widen the page (a 390 px phone). */
   header strong, header .who { min-width: 0; overflow-wrap: anywhere; }
   nav { padding: 0 1.25rem; display: flex; flex-wrap: wrap; gap: 0 .2rem; background: #fff; border-bottom: 1px solid var(--line); }
@@ -49,9 +49,9 @@ const styles = `
   .stats { display: grid; grid-template-columns: repeat(auto-fill, minmax(9.5rem, 1fr)); gap: .75rem; }
   .stat b { display: block; font-size: 1.2rem; margin-top: .2rem; }
   table { width: 100%; border-collapse: collapse; font-size: .92rem; }
-  th, td { text-align: left; padding: .5rem .45rem; border-bottom: 1px solid #eef0f2; vertical-align: top; }
+  th, td { text-align: start; padding: .5rem .45rem; border-bottom: 1px solid #eef0f2; vertical-align: top; }
   thead th { font-size: .8rem; color: var(--muted); font-weight: 600; }
-  td.num, th.num { text-align: right; white-space: nowrap; }
+  td.num, th.num { text-align: end; white-space: nowrap; }
   code { font-size: .85rem; user-select: all; }
   label { display: block; font-size: .85rem; margin: .6rem 0 .2rem; }
   input, select { font: inherit; padding: .45rem; border: 1px solid #8a939e; border-radius: 6px; max-width: 100%; box-sizing: border-box; }
@@ -61,6 +61,7 @@ const styles = `
   .alert { background: #fef3f2; color: var(--bad); border-radius: 6px; padding: .6rem .75rem; margin: .75rem 0; }
   .done { background: #ecfdf3; color: #067647; border-radius: 6px; padding: .6rem .75rem; margin: .75rem 0; }
   .narrow { max-width: 24rem; margin: 3rem auto; }
+  .narrow .switch { text-align: end; margin: 0 0 .5rem; }
   small, .muted { color: var(--muted); }
   svg { width: 100%; height: auto; }
   pre { white-space: pre-wrap; word-break: break-all; font-size: .85rem; }
@@ -71,14 +72,14 @@ const styles = `
   [aria-invalid="true"] { border: 2px solid var(--bad); background: #fffbfa; }
   label.check { display: flex; gap: .4rem; align-items: center; }
   fieldset { border: 1px solid var(--line); border-radius: 8px; margin: .8rem 0; min-width: 0; }
-  form.inline { display: inline; margin-right: .6rem; }
+  form.inline { display: inline; margin-inline-end: .6rem; }
   form[method="get"] a { display: inline-block; padding: .2rem 0; }
-  tr.attempts details { position: sticky; left: 0; max-width: calc(100vw - 5.5rem); }
+  tr.attempts details { position: sticky; inset-inline-start: 0; max-width: calc(100vw - 5.5rem); }
   /* Destructive actions: a red button on their confirmation page, a red link to it. */
   button.danger, a.button.danger { background: #b42318; color: #fff; }
   a.button { display: inline-block; font-weight: 600; padding: .5rem .9rem; border-radius: 7px; text-decoration: none; }
   a.danger-link { color: #b42318; display: inline-block; padding: .2rem 0; }
-  .confirm ul { padding-left: 1.2rem; line-height: 1.5; }
+  .confirm ul { padding-inline-start: 1.2rem; line-height: 1.5; }
   .confirm .actions { display: flex; flex-wrap: wrap; gap: .6rem 1rem; align-items: center; }
   /* A one-time link or key shown to copy wraps rather than widen a phone's page. */
   .done code, .confirm code { overflow-wrap: anywhere; }
@@ -90,14 +91,15 @@ const styles = `
   nav.periods { background: none; border: 0; padding: 0; margin: 0 0 .5rem; gap: .4rem; }
   nav.periods a { border: 1px solid var(--line); border-radius: 999px; padding: .25rem .8rem; background: #fff; }
   nav.periods a[aria-current="page"] { background: var(--accent); color: #fff; border-color: var(--accent); }
-  svg.chart { display: block; max-width: 42rem; }
+  /* The chart reads left to right (its days, its axis) in either language. */
+  svg.chart { display: block; max-width: 42rem; direction: ltr; }
   svg.chart text { font-size: 13px; fill: var(--muted); }
   ol.steps { list-style: none; padding: 0; margin: 0; display: grid; gap: .6rem; }
   ol.steps li { display: flex; gap: .6rem; align-items: flex-start; }
   .tick { flex: none; width: 1.4rem; height: 1.4rem; border-radius: 50%; border: 2px solid #8a939e; text-align: center; line-height: 1.3rem;
           font-weight: 700; color: #fff; }
   .done-step .tick { background: #166534; border-color: #166534; }
-  ul.attention { padding-left: 0; list-style: none; margin: 0; display: grid; gap: .5rem; }
+  ul.attention { padding-inline-start: 0; list-style: none; margin: 0; display: grid; gap: .5rem; }
   /* Statuses (Status.ts): words on a tint, each pair above 4.5:1. */
   .badge { display: inline-block; font-size: .8rem; font-weight: 600; padding: .05rem .5rem; border-radius: 999px; white-space: nowrap;
            background: #eef0f2; color: #374151; }
@@ -129,13 +131,13 @@ const styles = `
     nav a { padding: .35rem .4rem; }
     main table, main thead, main tbody, main tfoot, main tr, main th, main td { display: block; width: auto; }
     main thead { display: none; }
-    main th, main td { border: 0; padding: .1rem 0; text-align: left; overflow-wrap: anywhere; }
+    main th, main td { border: 0; padding: .1rem 0; text-align: start; overflow-wrap: anywhere; }
     main th { font-size: .8rem; color: var(--muted); }
-    main td.num, main th.num { text-align: left; }
+    main td.num, main th.num { text-align: start; }
     main tr { padding: .45rem 0; border-bottom: 1px solid #eef0f2; }
     main table:has(> thead) > tbody > tr { border: 1px solid var(--line); border-radius: 8px; padding: .4rem .7rem; margin-bottom: .6rem; }
-    main td[data-label] { text-align: right; }
-    main td[data-label]::before { content: attr(data-label); float: left; margin-right: 1rem; color: var(--muted); text-align: left; }
+    main td[data-label] { text-align: end; }
+    main td[data-label]::before { content: attr(data-label); float: inline-start; margin-inline-end: 1rem; color: var(--muted); text-align: start; }
   }
 `
 
@@ -143,7 +145,13 @@ export interface Frame {
   readonly nonce: string
   /** Where the dashboard is mounted: `<public path>/dashboard`. */
   readonly base: string
+  /** The page's language, and its catalogue: every word on the page comes from `t`. */
+  readonly locale: Locale
+  readonly t: DashboardCatalogue
 }
+
+/** The frame of a page in `locale`. */
+export const frameIn = (nonce: string, base: string, locale: Locale): Frame => ({ nonce, base, locale, t: dashboardCatalogues[locale] })
 
 export interface SignedFrame extends Frame {
   readonly user: DashboardUser
@@ -161,9 +169,38 @@ export interface SignedFrame extends Frame {
 }
 
 const document = (frame: Frame, title: string, body: Raw) =>
-  htmlDocument({ title: `${title} · Fils dashboard`, nonce: frame.nonce, styles, body })
+  htmlDocument({ title: `${title} · ${frame.t.frame.titleSuffix}`, nonce: frame.nonce, styles, body, locale: frame.locale })
 
+/** An amount in English, as the API's errors and logs word it: `AED 1,234.50`. Pages use `amount`. */
 export const money = (fils: number) => formatAmount(fils, "AED")
+
+/** An amount as the page's language writes it: `AED 1,234.50`, `‏1,234.50 د.إ.‏`. */
+export const amount = (frame: { readonly locale: Locale }, fils: number, currency = "AED") =>
+  frame.locale === "en" && currency === "AED" ? formatAmount(fils, "AED") : Format.money(frame.locale, fils, currency)
+
+const engineKeys = new Map(
+  Object.entries(dashboardCatalogues.en.frame.engine).map(([key, text]) => [text, key as keyof DashboardCatalogue["frame"]["engine"]] as const)
+)
+
+/**
+ * The engine's refusal in the page's language: one the catalogue words by key (found by its English words), else the
+ * engine's own English words, introduced in the page's language (docs/languages.md).
+ */
+export const refused = (frame: { readonly t: DashboardCatalogue }, message: string): string => {
+  const key = engineKeys.get(message)
+  return key === undefined ? frame.t.frame.refused(message) : frame.t.frame.engine[key]
+}
+
+/** A form's refusals, each under its field, in the page's language (the engine words what is wrong in English). */
+export const fieldErrorsIn = (frame: { readonly locale: Locale; readonly t: DashboardCatalogue }, errors: FieldErrors): FieldErrors =>
+  frame.locale === "en" ? errors : Object.fromEntries(Object.entries(errors).map(([name, text]) => [name, frame.t.frame.fieldRefused(text)]))
+
+/** A count as the page's language writes it. */
+export const count = (frame: { readonly locale: Locale }, n: number) => Format.count(frame.locale, n)
+
+/** The page's language's words for a `status`, with its colour (see Status.ts). */
+export const badge = (frame: { readonly t: DashboardCatalogue }, status: string): Raw => Status.badge(frame.t, status)
+export const statusWords = (frame: { readonly t: DashboardCatalogue }, status: string) => Status.statusWords(frame.t, status)
 /** One formatter per zone (making one costs far more than using it). */
 const timeFormats = new Map<string, Intl.DateTimeFormat>()
 const timeFormat = (timeZone: string) => {
@@ -186,9 +223,10 @@ const timeFormat = (timeZone: string) => {
 
 /**
  * A time as the account reads it: its local date and time and the zone's short name (`2026-11-28 01:00 GST`; a
- * zone without one by its offset, `GMT+5:30`).
+ * zone without one by its offset, `GMT+5:30`). Arabic pages write it as `Intl` does for `ar-AE`.
  */
-export const when = (frame: { readonly timeZone: string }, at: DateTime.Utc) => {
+export const when = (frame: { readonly timeZone: string; readonly locale: Locale }, at: DateTime.Utc) => {
+  if (frame.locale !== "en") return Format.dateTime(frame.locale, at, frame.timeZone)
   const parts: Record<string, string> = {}
   for (const part of timeFormat(frame.timeZone).formatToParts(DateTime.toDate(at))) parts[part.type] = part.value
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${parts.timeZoneName}`
@@ -199,8 +237,8 @@ export const modePath = (frame: SignedFrame) => `${frame.base}/${frame.livemode 
  * A discount code as a checkout or payment applied it: what it took off, or, on a trial's checkout (which a code takes
  * nothing off), that it was redeemed for the payments after the trial.
  */
-export const appliedDiscountText = (d: { readonly code: string; readonly amount_off: number }): string =>
-  d.amount_off === 0 ? `${d.code}: redeemed for the payments after the trial` : `${d.code}: −${money(d.amount_off)}`
+export const appliedDiscountText = (frame: Frame, d: { readonly code: string; readonly amount_off: number }): string =>
+  frame.t.frame.common.appliedDiscount(d.code, d.amount_off === 0 ? null : amount(frame, d.amount_off))
 
 /** A form posting to `action` with the session's CSRF token. */
 export const form = (frame: SignedFrame, action: string, body: Raw) =>
@@ -214,15 +252,21 @@ export const moneyForm = (frame: SignedFrame, action: string, body: Raw) =>
 export const textarea = (props: { readonly id: string; readonly name: string; readonly value: string; readonly rows?: number }) =>
   html`<textarea id="${props.id}" name="${props.name}" rows="${props.rows ?? 4}">${textareaContent(props.value)}</textarea>`
 
-/**
- * A text field's length limit in words (`at most 5000 characters`), read from the API's own schema, so that a form
- * states the limit the API applies. (No `maxlength`: browsers count UTF-16 units, and would stop an emoji-rich
- * text the API accepts.)
- */
-export const limitOf = (schema: Schema.Schema<string, string, never>): string => {
-  const json = JSONSchema.make(schema) as { readonly minLength?: number; readonly maxLength?: number }
-  return json.maxLength === undefined ? "" : lengthPhrase(json.minLength ?? 0, json.maxLength)
+/** A text field's length limit, read from the API's own schema, so that a form states the limit the API applies. */
+export interface Limit {
+  readonly min: number
+  readonly max: number
 }
+
+/** The limit of `schema` (no `maxlength` on the field: browsers count UTF-16 units, and would stop a text the API accepts). */
+export const limitOf = (schema: Schema.Schema<string, string, never>): Limit | undefined => {
+  const json = JSONSchema.make(schema) as { readonly minLength?: number; readonly maxLength?: number }
+  return json.maxLength === undefined ? undefined : { min: json.minLength ?? 0, max: json.maxLength }
+}
+
+/** The limit in the page's words: `at most 5000 characters`. */
+export const limitText = (frame: { readonly t: DashboardCatalogue }, limit: Limit | undefined): string =>
+  limit === undefined ? "" : frame.t.frame.common.length(limit.min, limit.max)
 
 /** A notice: what a change did, or why it was refused. */
 export const notice = (flash: Flash | undefined) =>
@@ -233,21 +277,22 @@ export const notice = (flash: Flash | undefined) =>
 /** The navigation's sections. */
 const sections = (frame: SignedFrame): ReadonlyArray<readonly [href: string, text: string]> => {
   const mode = modePath(frame)
+  const nav = frame.t.frame.nav
   return [
-    [mode, "Home"],
-    [`${mode}/payments`, "Payments"],
-    [`${mode}/subscriptions`, "Subscriptions"],
-    [`${mode}/customers`, "Customers"],
-    [`${mode}/invoices`, "Invoices"],
-    [`${mode}/credit-notes`, "Credit notes"],
-    [`${mode}/products`, "Products"],
-    [`${mode}/discounts`, "Discounts"],
-    [`${mode}/checkout-sessions`, "Checkout"],
-    [`${mode}/developers`, "Developers"],
-    [`${mode}/events`, "Events"],
-    [`${mode}/exports`, "Exports"],
-    [`${frame.base}/audit`, "Audit log"],
-    [`${frame.base}/settings`, "Settings"]
+    [mode, nav.home],
+    [`${mode}/payments`, nav.payments],
+    [`${mode}/subscriptions`, nav.subscriptions],
+    [`${mode}/customers`, nav.customers],
+    [`${mode}/invoices`, nav.invoices],
+    [`${mode}/credit-notes`, nav.creditNotes],
+    [`${mode}/products`, nav.products],
+    [`${mode}/discounts`, nav.discounts],
+    [`${mode}/checkout-sessions`, nav.checkout],
+    [`${mode}/developers`, nav.developers],
+    [`${mode}/events`, nav.events],
+    [`${mode}/exports`, nav.exports],
+    [`${frame.base}/audit`, nav.audit],
+    [`${frame.base}/settings`, nav.settings]
   ]
 }
 
@@ -259,63 +304,85 @@ const isCurrent = (frame: SignedFrame, href: string) => {
   return path !== undefined && (path === href || (href !== mode && path.startsWith(`${href}/`)))
 }
 
-export const chrome = (frame: SignedFrame, title: string, body: Raw) =>
-  document(
+/**
+ * The switch to the other language: a plain link to the same page with `?lang=` (it works without JavaScript; the
+ * dashboard remembers the choice in its own cookie), named in the language it switches to.
+ */
+export const languageSwitch = (frame: Frame) => {
+  const other: Locale = frame.locale === "ar" ? "en" : "ar"
+  return html`<a class="lang" href="?lang=${other}" hreflang="${other}" lang="${other}" data-testid="language-switch">${dashboardCatalogues[other].frame.languageName}</a>`
+}
+
+export const chrome = (frame: SignedFrame, title: string, body: Raw) => {
+  const t = frame.t.frame
+  return document(
     frame,
     title,
-    html`<a class="skip" href="#main">Skip to content</a>
+    html`<a class="skip" href="#main">${t.skipToContent}</a>
 <header><strong>${frame.businessName}</strong>
-<span class="mode${frame.livemode ? " live" : ""}">${frame.livemode ? "Live mode" : "Test mode"}</span>
-<a href="${frame.base}/${frame.livemode ? "test" : "live"}">Switch to ${frame.livemode ? "test" : "live"} data</a>
-<span class="muted who">${frame.user.email} (${frame.user.role})</span>
-${form(frame, `${frame.base}/logout`, html`<button class="link" type="submit">Sign out</button>`)}</header>
-<nav aria-label="Dashboard">${
+<span class="mode${frame.livemode ? " live" : ""}">${frame.livemode ? t.liveMode : t.testMode}</span>
+<a href="${frame.base}/${frame.livemode ? "test" : "live"}">${t.switchTo(!frame.livemode)}</a>
+${languageSwitch(frame)}
+<span class="muted who">${t.who(frame.user.email, t.roles[frame.user.role])}</span>
+${form(frame, `${frame.base}/logout`, html`<button class="link" type="submit">${t.signOut}</button>`)}</header>
+<nav aria-label="${t.navigation}">${
       sections(frame).map(([href, text]) => html`<a href="${href}"${raw(isCurrent(frame, href) ? ` aria-current="page"` : "")}>${text}</a>`)
     }</nav>
 <main id="main" tabindex="-1"><h1>${title}</h1>${notice(frame.flash)}${frame.prompt ?? ""}${body}</main>`
   )
+}
 
-export const loginPage = (frame: Frame, props: { readonly error?: string | undefined; readonly email?: string | undefined }) =>
-  document(
+/** A page before sign-in: one card, with the language switch above it. */
+const narrow = (frame: Frame, title: string, body: Raw) =>
+  document(frame, title, html`<main class="narrow"><p class="switch">${languageSwitch(frame)}</p><div class="card">${body}</div></main>`)
+
+export const loginPage = (frame: Frame, props: { readonly error?: string | undefined; readonly email?: string | undefined }) => {
+  const t = frame.t.frame.signIn
+  return narrow(
     frame,
-    "Sign in",
-    html`<main class="narrow"><div class="card"><h1>Sign in to Fils</h1>
+    t.title,
+    html`<h1>${t.heading}</h1>
 ${props.error === undefined ? "" : html`<p class="alert" role="alert">${props.error}</p>`}
 <form method="post" action="${frame.base}/login">
-<label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="username" required value="${props.email ?? ""}">
-<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<p><button type="submit">Sign in</button></p></form></div></main>`
+<label for="email">${t.email}</label><input id="email" name="email" type="email" autocomplete="username" required value="${props.email ?? ""}">
+<label for="password">${t.password}</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<p><button type="submit">${t.submit}</button></p></form>`
   )
+}
 
 /** The sign-in's second step: the code from the user's app, or one of their recovery codes. */
-export const codePage = (frame: Frame, props: { readonly error?: string | undefined }) =>
-  document(
+export const codePage = (frame: Frame, props: { readonly error?: string | undefined }) => {
+  const t = frame.t.frame.signIn
+  return narrow(
     frame,
-    "Two-factor sign-in",
-    html`<main class="narrow"><div class="card"><h1>Enter your code</h1>
-<p>Open your authenticator app and type the 6-digit code it shows for Fils. Lost your phone? Type one of your recovery codes instead.</p>
+    t.codeTitle,
+    html`<h1>${t.codeHeading}</h1>
+<p>${t.codeHelp}</p>
 <form method="post" action="${frame.base}/login/code">
-<label for="code">Code</label><input id="code" name="code" autocomplete="one-time-code" inputmode="numeric" autocapitalize="off" spellcheck="false" required autofocus${
+<label for="code">${t.code}</label><input id="code" name="code" autocomplete="one-time-code" inputmode="numeric" autocapitalize="off" spellcheck="false" required autofocus${
       raw(props.error === undefined ? "" : ` aria-invalid="true" aria-describedby="code-error"`)
     }>${props.error === undefined ? "" : html`<p class="field-error" id="code-error" role="alert">${props.error}</p>`}
-<p><button type="submit">Sign in</button></p></form>
-<p><a href="${frame.base}/login">Start again</a></p></div></main>`
+<p><button type="submit">${t.submit}</button></p></form>
+<p><a href="${frame.base}/login">${t.startAgain}</a></p>`
   )
+}
 
-export const setPasswordPage = (frame: Frame, props: { readonly email: string; readonly action: string; readonly error?: string | undefined }) =>
-  document(
+export const setPasswordPage = (frame: Frame, props: { readonly email: string; readonly action: string; readonly error?: string | undefined }) => {
+  const t = frame.t.frame.signIn
+  return narrow(
     frame,
-    "Set your password",
-    html`<main class="narrow"><div class="card"><h1>Set your password</h1><p>For <b>${props.email}</b>: at least 12 characters.</p>
+    t.setPasswordTitle,
+    html`<h1>${t.setPasswordTitle}</h1><p>${t.setPasswordFor} <b>${props.email}</b>: ${t.setPasswordRule}</p>
 ${props.error === undefined ? "" : html`<p class="alert" role="alert">${props.error}</p>`}
 <form method="post" action="${props.action}">
-<label for="password">New password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="12" required>
-<p><button type="submit">Set password and sign in</button></p></form></div></main>`
+<label for="password">${t.newPassword}</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="12" required>
+<p><button type="submit">${t.setPasswordSubmit}</button></p></form>`
   )
+}
 
 export const messagePage = (frame: Frame, title: string, message: string) =>
-  document(frame, title, html`<main class="narrow"><div class="card"><h1>${title}</h1><p>${message}</p>
-<p><a href="${frame.base}/login">Sign in</a></p></div></main>`)
+  narrow(frame, title, html`<h1>${title}</h1><p>${message}</p>
+<p><a href="${frame.base}/login">${frame.t.frame.signIn.submit}</a></p>`)
 
 /** A day as the chart's axis writes it: `19 Nov`. */
 const shortDay = (day: string) => {
@@ -420,15 +487,15 @@ const attention = (frame: SignedFrame, extras: HomeExtras) => {
   const mode = modePath(frame)
   const items = [
     ...extras.onHold.map((s) =>
-      html`<li>${badge("on_hold")} <a href="${mode}/subscriptions/${s.subscription_id}">${s.customer?.email ?? "A subscription"}: ${money(s.recurring_amount)}</a> <span class="muted">a renewal payment failed</span></li>`
+      html`<li>${badge(frame, "on_hold")} <a href="${mode}/subscriptions/${s.subscription_id}">${s.customer?.email ?? "A subscription"}: ${money(s.recurring_amount)}</a> <span class="muted">a renewal payment failed</span></li>`
     ),
     ...extras.failingEndpoints.map((w) =>
-      html`<li>${badge(w.disabled ? "disabled" : "failed")} <a href="${mode}/developers/webhooks/${w.webhook_id}">${w.url}</a> <span class="muted">${
+      html`<li>${badge(frame, w.disabled ? "disabled" : "failed")} <a href="${mode}/developers/webhooks/${w.webhook_id}">${w.url}</a> <span class="muted">${
         w.disabled ? "disabled after failing deliveries" : `deliveries failing since ${when(frame, w.failing_since!)}`
       }</span></li>`
     ),
     ...extras.rejectedEInvoices.map((e) =>
-      html`<li>${badge("rejected")} <a href="${e.path}">E-invoice ${e.number}</a> <span class="muted">rejected by the provider</span></li>`
+      html`<li>${badge(frame, "rejected")} <a href="${e.path}">E-invoice ${e.number}</a> <span class="muted">rejected by the provider</span></li>`
     )
   ]
   return html`<div class="card"><h2>Needs attention</h2>${
@@ -466,7 +533,7 @@ ${attention(frame, extras)}
         ? html`<p class="muted">No payments yet.</p>`
         : html`<table class="list" aria-label="Recent payments"><thead><tr><th>Amount</th><th>Status</th><th>Customer</th><th>Date</th></tr></thead><tbody>${
           extras.recent.map((p) =>
-            html`<tr><td class="lead"><a class="row" href="${modePath(frame)}/payments/${p.payment_id}">${money(p.total_amount)}</a></td><td data-label="Status">${badge(p.status)}</td><td data-label="Customer">${
+            html`<tr><td class="lead"><a class="row" href="${modePath(frame)}/payments/${p.payment_id}">${money(p.total_amount)}</a></td><td data-label="Status">${badge(frame, p.status)}</td><td data-label="Customer">${
               p.customer?.email ?? ""
             }</td><td data-label="Date">${when(frame, p.created_at)}</td></tr>`
           )
@@ -478,8 +545,8 @@ ${attention(frame, extras)}
 const paymentStatuses = PaymentStatus.literals
 
 /** Who paid, as a list shows it: the name when there is one, else the e-mail. */
-export const customerText = (c: { readonly name?: string | null; readonly email: string } | null) =>
-  c === null ? html`<span class="muted">No customer</span>` : c.name === null || c.name === undefined || c.name === "" ? c.email : html`${c.name}<span class="sub">${c.email}</span>`
+export const customerText = (frame: Frame, c: { readonly name?: string | null; readonly email: string } | null) =>
+  c === null ? html`<span class="muted">${frame.t.frame.common.noCustomer}</span>` : c.name === null || c.name === undefined || c.name === "" ? c.email : html`${c.name}<span class="sub">${c.email}</span>`
 
 export const paymentsPage = (
   frame: SignedFrame,
@@ -505,7 +572,7 @@ export const paymentsPage = (
         name: "status",
         label: "Status",
         value: props.status ?? "",
-        options: [["", "Any"], ...paymentStatuses.map((s) => [s, statusWords(s).words] as const)],
+        options: [["", "Any"], ...paymentStatuses.map((s) => [s, statusWords(frame, s).words] as const)],
         errors: {}
       })
     }</div>
@@ -514,7 +581,7 @@ export const paymentsPage = (
 ${
       props.items.map((p) =>
         html`<tr><td class="lead"><a class="row" href="${modePath(frame)}/payments/${p.payment_id}">${money(p.total_amount)}</a><span class="sub"><code>${p.payment_id}</code></span></td>
-<td data-label="Status">${badge(p.status)}</td><td data-label="Customer">${customerText(p.customer)}</td>
+<td data-label="Status">${badge(frame, p.status)}</td><td data-label="Customer">${customerText(frame, p.customer)}</td>
 <td data-label="Description" class="text">${p.description}</td><td data-label="Date">${when(frame, p.created_at)}</td></tr>`
       )
     }
@@ -568,7 +635,7 @@ export const paymentPage = (
     `Payment ${money(p.total_amount)}`,
     html`${props.error === undefined || refundable ? "" : html`<p class="alert" role="alert">${props.error}</p>`}<div class="card"><table>
 <tr><th>Id</th><td><code>${p.payment_id}</code></td></tr>
-<tr><th>Status</th><td>${badge(p.status)}</td></tr>
+<tr><th>Status</th><td>${badge(frame, p.status)}</td></tr>
 <tr><th>Amount</th><td>${money(p.total_amount)}</td></tr>
 <tr><th>Fee</th><td>${money(p.fee_amount)}</td></tr>
 <tr><th>Refunded</th><td>${money(p.refunded_amount)}</td></tr>
@@ -576,7 +643,7 @@ export const paymentPage = (
 <tr><th>Customer</th><td>${p.customer === null ? "" : html`${p.customer.name ?? ""} &lt;${p.customer.email}&gt;`}</td></tr>
 <tr><th>Card</th><td>${p.card === null ? "" : `${p.card.brand} •••• ${p.card.last4}`}</td></tr>
 <tr><th>Description</th><td>${p.description}</td></tr>
-${p.discounts.map((d) => html`<tr><th>Discount</th><td>${appliedDiscountText(d)}</td></tr>`)}
+${p.discounts.map((d) => html`<tr><th>Discount</th><td>${appliedDiscountText(frame, d)}</td></tr>`)}
 <tr><th>Created</th><td>${when(frame, p.created_at)}</td></tr>
 ${hasReceipt(p) ? html`<tr><th>Receipt</th><td><a href="${modePath(frame)}/payments/${p.payment_id}/receipt">Printable receipt</a></td></tr>` : ""}
 ${
@@ -628,12 +695,12 @@ ${
         ...props.events.map((e) => ({
           at: e.created_at,
           row: html`<tr><td>${when(frame, e.created_at)}</td><td>${e.type}</td><td><a href="${modePath(frame)}/events/${e.event_id}"><code>${e.event_id}</code></a></td><td>${
-            (props.deliveries?.[e.event_id] ?? []).map((d) => html`${badge(d.status)} `)
+            (props.deliveries?.[e.event_id] ?? []).map((d) => html`${badge(frame, d.status)} `)
           }</td></tr>`
         })),
         ...(props.refunds ?? []).map((r) => ({
           at: r.created_at,
-          row: html`<tr class="refund"><td>${when(frame, r.created_at)}</td><td>Refund of ${money(r.amount)} ${badge(r.status)}</td><td class="text" colspan="2">${
+          row: html`<tr class="refund"><td>${when(frame, r.created_at)}</td><td>Refund of ${money(r.amount)} ${badge(frame, r.status)}</td><td class="text" colspan="2">${
             Refund.whyText(r) ?? "No reason given"
           }</td></tr>`
         }))
@@ -655,5 +722,6 @@ export const auditPage = (frame: SignedFrame, entries: ReadonlyArray<AuditEntry>
     }</tbody></table>${entries.length === 0 ? html`<p class="muted">Nothing yet.</p>` : ""}</div>`
   )
 
-export const forbiddenPage = (frame: SignedFrame, message: string) => chrome(frame, "Not allowed", html`<p class="alert" role="alert">${message}</p>`)
-export const notFoundPage = (frame: SignedFrame) => chrome(frame, "Not found", html`<p>There is nothing here.</p>`)
+export const forbiddenPage = (frame: SignedFrame, message: string) =>
+  chrome(frame, frame.t.frame.pages.notAllowed, html`<p class="alert" role="alert">${message}</p>`)
+export const notFoundPage = (frame: SignedFrame) => chrome(frame, frame.t.frame.pages.notFound, html`<p>${frame.t.frame.pages.nothingHere}</p>`)

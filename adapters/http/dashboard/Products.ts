@@ -198,7 +198,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
               p.billing === "recurring" && p.billing_interval !== null
                 ? `${everyInterval(p.billing_interval, p.interval_count ?? 1)}${p.trial_period_days === 0 ? "" : `, ${p.trial_period_days}-day trial`}`
                 : "one-time"
-            }</td><td>${Pages.badge(p.status)}</td><td>${
+            }</td><td>${Pages.badge(f, p.status)}</td><td>${
               write && p.status === "active"
                 ? Pages.form(f, `${Pages.modePath(f)}/products/${p.product_id}/checkout`, html`<button class="link" type="submit">Make a checkout link</button>`)
                 : ""
@@ -214,12 +214,12 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
           write
             ? html`<div class="card"><h2>New product</h2>${
               Pages.form(f, `${Pages.modePath(f)}/products`, html`
-<label for="name">Name (${nameLimit})</label><input id="name" name="name" value="${notice.typed?.name ?? ""}" required>
+<label for="name">Name (${Pages.limitText(f, nameLimit)})</label><input id="name" name="name" value="${notice.typed?.name ?? ""}" required>
 <label for="price">Price in AED</label><input id="price" name="price" inputmode="decimal" value="${notice.typed?.price ?? ""}" required>
 <label for="billing">Billing</label><select id="billing" name="billing">${
                 billings.map(([value, text]) => html`<option value="${value}"${notice.typed?.billing === value ? " selected" : ""}>${text}</option>`)
               }</select>
-<label for="description">Description (${descriptionLimit})</label>${Pages.textarea({ id: "description", name: "description", value: notice.typed?.description ?? "" })}
+<label for="description">Description (${Pages.limitText(f, descriptionLimit)})</label>${Pages.textarea({ id: "description", name: "description", value: notice.typed?.description ?? "" })}
 ${trialControls(notice.typed ?? newTrial)}
 ${taxationControls(notice.typed ?? newTaxation, notice.errors ?? {})}
 ${PlanPolicyForm.planChangeControls(notice.typed ?? PlanPolicyForm.newPlanChange, notice.errors ?? {})}
@@ -288,15 +288,15 @@ ${PlanPolicyForm.planChangeControls(notice.typed ?? PlanPolicyForm.newPlanChange
         return kit.page(refused === undefined ? 200 : 400, Pages.chrome(f, found.name, html`
 ${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.error}</p>`}
 <div class="card"><table><tr><th>Id</th><td><code>${found.product_id}</code></td></tr><tr><th>Price</th><td>${Pages.money(found.price)}</td></tr>
-<tr><th>Status</th><td>${Pages.badge(found.status)}</td></tr><tr><th>Description</th><td class="text">${found.description}</td></tr>
+<tr><th>Status</th><td>${Pages.badge(f, found.status)}</td></tr><tr><th>Description</th><td class="text">${found.description}</td></tr>
 <tr><th>VAT</th><td>${found.tax_category}: ${categories[found.tax_category].en}${found.tax_exemption_code === null ? "" : ` (${found.tax_exemption_code}: ${exemptionReasons[found.tax_exemption_code]})`}</td></tr>
 <tr><th>Item</th><td>${found.item_type === "G" ? "Goods" : "Services"}${found.item_code === null ? "" : html`, code <code>${found.item_code}</code>`}</td></tr>
 ${found.billing === "recurring" ? html`<tr><th>Trial</th><td>${trialText(found)}</td></tr><tr><th>Plan changes</th><td>${PlanPolicyForm.policyText(found.plan_change_policy)}</td></tr><tr><th>Customer portal</th><td>${found.offered_in_portal ? "offered as a plan to change to" : "not offered"}</td></tr>` : ""}</table>${
           can(f.user.role, "write")
             ? Pages.form(f, `${Pages.modePath(f)}/products/${found.product_id}`, html`
-<label for="p_name">Name (${nameLimit})</label><input id="p_name" name="name" required value="${shown.name}">
+<label for="p_name">Name (${Pages.limitText(f, nameLimit)})</label><input id="p_name" name="name" required value="${shown.name}">
 <label for="p_price">Price in AED</label><input id="p_price" name="price" inputmode="decimal" required value="${shown.price}">
-<label for="p_description">Description (${descriptionLimit})</label>${Pages.textarea({ id: "p_description", name: "description", value: shown.description })}
+<label for="p_description">Description (${Pages.limitText(f, descriptionLimit)})</label>${Pages.textarea({ id: "p_description", name: "description", value: shown.description })}
 ${found.billing === "recurring" ? trialControls(shown) : ""}
 ${taxationControls(shown, refused?.errors ?? {})}
 ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(shown, refused?.errors ?? {}) : ""}
@@ -428,7 +428,7 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(shown, refus
         if (Either.isLeft(list)) return kit.page(400, Pages.notFoundPage(f), f.nonce)
         return kit.page(200, Pages.chrome(f, "Checkout sessions", html`<div class="card"><table><thead><tr><th>Session</th><th>Status</th><th class="num">Total</th><th>Created</th></tr></thead><tbody>${
           list.right.items.map((c) =>
-            html`<tr><td><a href="${Pages.modePath(f)}/checkout-sessions/${c.session_id}"><code>${c.session_id}</code></a></td><td>${Pages.badge(c.status)}</td><td class="num">${Pages.money(c.total_amount)}</td><td>${Pages.when(f, c.created_at)}</td></tr>`
+            html`<tr><td><a href="${Pages.modePath(f)}/checkout-sessions/${c.session_id}"><code>${c.session_id}</code></a></td><td>${Pages.badge(f, c.status)}</td><td class="num">${Pages.money(c.total_amount)}</td><td>${Pages.when(f, c.created_at)}</td></tr>`
           )
         }</tbody></table>${list.right.items.length === 0 ? html`<p class="muted">No checkout sessions.</p>` : ""}${
           list.right.next_cursor === null ? "" : html`<p><a href="${Pages.modePath(f)}/checkout-sessions?cursor=${list.right.next_cursor}">Older sessions →</a></p>`
@@ -441,10 +441,10 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(shown, refus
         const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(checkout.get(scope, id)))
         if (found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         return kit.page(200, Pages.chrome(f, "Checkout session", html`<div class="card"><table>
-<tr><th>Id</th><td><code>${found.session_id}</code></td></tr><tr><th>Status</th><td>${Pages.badge(found.status)}</td></tr>
+<tr><th>Id</th><td><code>${found.session_id}</code></td></tr><tr><th>Status</th><td>${Pages.badge(f, found.status)}</td></tr>
 <tr><th>Checkout URL</th><td><code id="checkout-url">${found.checkout_url}</code></td></tr>
 <tr><th>Total</th><td>${Pages.money(found.total_amount)}</td></tr>${
-          found.discounts.map((d) => html`<tr><th>Discount</th><td>${Pages.appliedDiscountText(d)}</td></tr>`)
+          found.discounts.map((d) => html`<tr><th>Discount</th><td>${Pages.appliedDiscountText(f, d)}</td></tr>`)
         }<tr><th>Expires</th><td>${Pages.when(f, found.expires_at)}</td></tr>
 <tr><th>Payment</th><td>${found.payment_id === null ? "" : html`<a href="${Pages.modePath(f)}/payments/${found.payment_id}"><code>${found.payment_id}</code></a>`}</td></tr>
 </table><table><tbody>${

@@ -55,6 +55,8 @@ import type { Kit, Response, Scope } from "./Kit.js"
 import * as Pages from "./Pages.js"
 import { parseAed, parseDay } from "./Parse.js"
 import { langOf } from "../i18n/Messages.js"
+import * as Locale from "../i18n/Locale.js"
+import { dashboardLanguageCookie } from "../i18n/dashboard/Catalogues.js"
 import { receiptPage } from "../portal/Receipt.js"
 
 const page = (status: number, body: string, nonce: string) => htmlResponse(status, body, nonce)
@@ -97,7 +99,12 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     const cookieName = secure ? "__Host-fils_session" : "fils_session"
     const cookie = (value: string, maxAgeSeconds: number) =>
       `${cookieName}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`
-    const frame = (nonce: string): Pages.Frame => ({ nonce, base })
+    /** The page's language: the dashboard's switch, its cookie, the browser's, English (docs/languages.md). */
+    const language = Locale.fromRequestIn(dashboardLanguageCookie)
+    const remembering = <E, R>(response: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+      Effect.flatMap(language, (negotiated) => Effect.map(response, Locale.remember(negotiated, secure, dashboardLanguageCookie)))
+    /** A fresh page frame (its nonce) in the request's language. */
+    const unsigned = Effect.map(language, (negotiated) => Pages.frameIn(newNonce(), base, negotiated.locale))
 
     const request = HttpServerRequest.HttpServerRequest
     const address = Effect.map(request, (r) => Option.getOrElse(r.remoteAddress, () => "unknown"))
@@ -109,16 +116,15 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     })
 
     /** The page's frame, with the flash a change redirected here with (signed with the session's CSRF token). */
-    const signedFrame = (signed: Signed, nonce: string, livemode: boolean) =>
+    const signedFrame = (signed: Signed, unsignedFrame: Pages.Frame, livemode: boolean) =>
       Effect.gen(function*() {
         const account = yield* accounts.get(signed.user.account_id)
         const [path, search] = (yield* request).url.split("?")
         const query = new URLSearchParams(search ?? "")
         return {
-          nonce,
-          base,
+          ...unsignedFrame,
           user: signed.user,
-          businessName: account.business_name ?? "Fils merchant",
+          businessName: account.business_name ?? unsignedFrame.t.frame.defaultBusinessName,
           livemode,
           csrf: signed.session.csrf_token,
           timeZone: account.time_zone,
@@ -132,11 +138,11 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     const field = formField
 
     /** Store outages and defects answer with a page, never JSON. */
-    const guarded = <E>(nonce: string, effect: Response<E>): Response =>
+    const guarded = <E>(fr: Pages.Frame, effect: Response<E>): Response =>
       effect.pipe(Effect.catchAllCause((cause) =>
         Effect.zipRight(
           Effect.logError("Dashboard page failed", cause).pipe(Effect.when(() => !Cause.isInterruptedOnly(cause))),
-          Effect.succeed(page(503, Pages.messagePage(frame(nonce), "Unavailable", "Try again in a moment."), nonce))
+          Effect.succeed(page(503, Pages.messagePage(fr, fr.t.frame.pages.unavailable, fr.t.frame.pages.tryAgain), fr.nonce))
         )
       ))
 
@@ -145,21 +151,21 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
      * scope is always the user's own account in that mode, so no URL reaches another account's objects.
      */
     const withUserAs = (enrolling: boolean): Kit["withUser"] => (handler) =>
-      Effect.gen(function*() {
-        const nonce = newNonce()
+      remembering(Effect.gen(function*() {
+        const fr = yield* unsigned
         const mode = (yield* HttpRouter.params).mode ?? "test"
         if (mode !== "test" && mode !== "live") {
-          return page(404, Pages.messagePage(frame(nonce), "Not found", "There is nothing here."), nonce)
+          return page(404, Pages.messagePage(fr, fr.t.frame.pages.notFound, fr.t.frame.pages.nothingHere), fr.nonce)
         }
-        return yield* guarded(nonce, Effect.gen(function*() {
+        return yield* guarded(fr, Effect.gen(function*() {
           const signed = yield* signedIn
           if (Option.isNone(signed)) return redirect(`${base}/login`)
-          const f = yield* signedFrame(signed.value, nonce, mode === "live")
+          const f = yield* signedFrame(signed.value, fr, mode === "live")
           // An account that requires two-factor sign-in sends a user without it to set it up, before anything else.
           if (!enrolling && (yield* users.mustEnrol(signed.value))) return redirect(`${base}/two-factor`)
           return yield* handler(signed.value, f, { accountId: signed.value.user.account_id, livemode: mode === "live" })
         }))
-      })
+      }))
     const withUser = withUserAs(false)
     const withEnrolling = withUserAs(true)
 
@@ -172,7 +178,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
           const params = posted.right
           const token = params === undefined ? "" : field(params, "csrf_token")
           if (params === undefined || !(yield* signer.sameSecret(token, signed.session.csrf_token))) {
-            return page(403, Pages.forbiddenPage(f, "This form was not sent from this dashboard, so nothing was changed. Reload the page and try again."), f.nonce)
+            return page(403, Pages.forbiddenPage(f, f.t.frame.pages.notFromDashboard), f.nonce)
           }
           return yield* handler(signed, f, scope, params)
         })
@@ -186,31 +192,28 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       Effect.orElseSucceed(() => redirect(`${base}/login`))
     ))
 
-    yield* router.get("/dashboard/login", Effect.sync(() => {
-      const nonce = newNonce()
-      return page(200, Pages.loginPage(frame(nonce), {}), nonce)
-    }))
+    yield* router.get("/dashboard/login", remembering(Effect.map(unsigned, (fr) => page(200, Pages.loginPage(fr, {}), fr.nonce))))
 
     yield* router.post("/dashboard/login", Effect.gen(function*() {
-      const nonce = newNonce()
+      const fr = yield* unsigned
       const posted = yield* Effect.either(formFields)
-      if (posted._tag === "Left") return page(400, Pages.loginPage(frame(nonce), { error: posted.left.message }), nonce)
+      if (posted._tag === "Left") return page(400, Pages.loginPage(fr, { error: Pages.refused(fr, posted.left.message) }), fr.nonce)
       const params = posted.right
       if (params === undefined) {
-        return page(403, Pages.loginPage(frame(nonce), { error: "This form was not sent from this site." }), nonce)
+        return page(403, Pages.loginPage(fr, { error: fr.t.frame.signIn.notFromHere }), fr.nonce)
       }
       const email = field(params, "email")
-      return yield* guarded(nonce, users.signIn(email, Redacted.make(field(params, "password")), yield* address).pipe(
+      return yield* guarded(fr, users.signIn(email, Redacted.make(field(params, "password")), yield* address).pipe(
         // With two-factor sign-in on, the cookie names a sign-in waiting for its code, for its few minutes.
         Effect.map(({ awaitingCode, token }) =>
           awaitingCode
             ? redirect(`${base}/login/code`, cookie(Redacted.value(token), TwoFactor.pendingMillis / 1000))
             : redirect(`${base}/test`, cookie(Redacted.value(token), 7 * 24 * 3600))),
         Effect.catchTags({
-          Unauthorized: (e) => Effect.succeed(page(401, Pages.loginPage(frame(nonce), { error: e.message, email }), nonce)),
+          Unauthorized: (e) => Effect.succeed(page(401, Pages.loginPage(fr, { error: Pages.refused(fr, e.message), email }), fr.nonce)),
           RateLimited: (e) =>
             Effect.succeed(
-              page(429, Pages.loginPage(frame(nonce), { error: e.message, email }), nonce).pipe(
+              page(429, Pages.loginPage(fr, { error: fr.t.frame.rateLimited(e.retryAfterSeconds, e.message), email }), fr.nonce).pipe(
                 HttpServerResponse.setHeader("retry-after", String(e.retryAfterSeconds))
               )
             )
@@ -225,28 +228,28 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     })
 
     // The second step: the code (or a recovery code) for the sign-in the password step left waiting.
-    yield* router.get("/dashboard/login/code", Effect.gen(function*() {
-      const nonce = newNonce()
+    yield* router.get("/dashboard/login/code", remembering(Effect.gen(function*() {
+      const fr = yield* unsigned
       const token = yield* cookieToken
-      return yield* guarded(nonce, Effect.map(token === undefined ? Effect.succeed(Option.none()) : users.pendingSignIn(token), (pending) =>
-        Option.isNone(pending) ? redirect(`${base}/login`) : page(200, Pages.codePage(frame(nonce), {}), nonce)))
-    }))
+      return yield* guarded(fr, Effect.map(token === undefined ? Effect.succeed(Option.none()) : users.pendingSignIn(token), (pending) =>
+        Option.isNone(pending) ? redirect(`${base}/login`) : page(200, Pages.codePage(fr, {}), fr.nonce)))
+    })))
 
     yield* router.post("/dashboard/login/code", Effect.gen(function*() {
-      const nonce = newNonce()
+      const fr = yield* unsigned
       const posted = yield* Effect.either(formFields)
-      if (posted._tag === "Left") return page(400, Pages.codePage(frame(nonce), { error: posted.left.message }), nonce)
+      if (posted._tag === "Left") return page(400, Pages.codePage(fr, { error: Pages.refused(fr, posted.left.message) }), fr.nonce)
       const params = posted.right
-      if (params === undefined) return page(403, Pages.codePage(frame(nonce), { error: "This form was not sent from this site." }), nonce)
+      if (params === undefined) return page(403, Pages.codePage(fr, { error: fr.t.frame.signIn.notFromHere }), fr.nonce)
       const token = yield* cookieToken
       if (token === undefined) return redirect(`${base}/login`)
-      return yield* guarded(nonce, users.completeSignIn(token, field(params, "code"), yield* address).pipe(
+      return yield* guarded(fr, users.completeSignIn(token, field(params, "code"), yield* address).pipe(
         Effect.map((done) => redirect(`${base}/test`, cookie(Redacted.value(done.token), 7 * 24 * 3600))),
         Effect.catchTags({
-          Unauthorized: (e) => Effect.succeed(page(401, Pages.codePage(frame(nonce), { error: e.message }), nonce)),
+          Unauthorized: (e) => Effect.succeed(page(401, Pages.codePage(fr, { error: Pages.refused(fr, e.message) }), fr.nonce)),
           RateLimited: (e) =>
             Effect.succeed(
-              page(429, Pages.codePage(frame(nonce), { error: e.message }), nonce).pipe(
+              page(429, Pages.codePage(fr, { error: fr.t.frame.rateLimited(e.retryAfterSeconds, e.message) }), fr.nonce).pipe(
                 HttpServerResponse.setHeader("retry-after", String(e.retryAfterSeconds))
               )
             )
@@ -257,28 +260,28 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     // The link's secret, read from its path: `Redacted` from here to the digest it is found by.
     const linkToken = Effect.map(HttpRouter.params, (p) => Redacted.make((p.token ?? "").slice(0, 100)))
     const linkAction = (token: Redacted.Redacted<string>) => `${base}/sign-in/${Redacted.value(token)}`
-    const linkGone = (nonce: string) =>
-      page(410, Pages.messagePage(frame(nonce), "Link not valid", "This sign-in link was used or has expired. Ask an owner of the account for a new one."), nonce)
+    const linkGone = (fr: Pages.Frame) =>
+      page(410, Pages.messagePage(fr, fr.t.frame.signIn.linkNotValid, fr.t.frame.signIn.linkGone), fr.nonce)
 
-    yield* router.get("/dashboard/sign-in/:token", Effect.gen(function*() {
-      const nonce = newNonce()
+    yield* router.get("/dashboard/sign-in/:token", remembering(Effect.gen(function*() {
+      const fr = yield* unsigned
       const token = yield* linkToken
-      return yield* guarded(nonce, Effect.map(users.linkUser(token), (user) =>
+      return yield* guarded(fr, Effect.map(users.linkUser(token), (user) =>
         Option.isNone(user)
-          ? linkGone(nonce)
-          : page(200, Pages.setPasswordPage(frame(nonce), { email: user.value.email, action: linkAction(token) }), nonce)))
-    }))
+          ? linkGone(fr)
+          : page(200, Pages.setPasswordPage(fr, { email: user.value.email, action: linkAction(token) }), fr.nonce)))
+    })))
 
     yield* router.post("/dashboard/sign-in/:token", Effect.gen(function*() {
-      const nonce = newNonce()
+      const fr = yield* unsigned
       const token = yield* linkToken
       const posted = yield* Effect.either(formFields)
-      if (posted._tag === "Left") return page(400, Pages.messagePage(frame(nonce), "Not sent", posted.left.message), nonce)
+      if (posted._tag === "Left") return page(400, Pages.messagePage(fr, fr.t.frame.signIn.notSent, Pages.refused(fr, posted.left.message)), fr.nonce)
       const params = posted.right
-      if (params === undefined) return linkGone(nonce)
-      return yield* guarded(nonce, Effect.gen(function*() {
+      if (params === undefined) return linkGone(fr)
+      return yield* guarded(fr, Effect.gen(function*() {
         const user = yield* users.linkUser(token)
-        if (Option.isNone(user)) return linkGone(nonce)
+        if (Option.isNone(user)) return linkGone(fr)
         return yield* users.redeem(token, Redacted.make(field(params, "password"))).pipe(
           // With two-factor sign-in on, the link (a password reset too) leads to the code's form, like a password.
           Effect.map((done) =>
@@ -287,10 +290,10 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
               : redirect(`${base}/test`, cookie(Redacted.value(done.token), 7 * 24 * 3600))),
           Effect.catchTags({
             InvalidRequest: (e) =>
-              Effect.succeed(page(400, Pages.setPasswordPage(frame(nonce), { email: user.value.email, action: linkAction(token), error: e.message }), nonce)),
+              Effect.succeed(page(400, Pages.setPasswordPage(fr, { email: user.value.email, action: linkAction(token), error: Pages.refused(fr, e.message) }), fr.nonce)),
             InvalidState: (e) =>
-              Effect.succeed(page(409, Pages.setPasswordPage(frame(nonce), { email: user.value.email, action: linkAction(token), error: e.message }), nonce)),
-            Unauthorized: () => Effect.succeed(linkGone(nonce))
+              Effect.succeed(page(409, Pages.setPasswordPage(fr, { email: user.value.email, action: linkAction(token), error: Pages.refused(fr, e.message) }), fr.nonce)),
+            Unauthorized: () => Effect.succeed(linkGone(fr))
           })
         )
       }))

@@ -1,53 +1,55 @@
 /**
- * Statuses as merchants read them: one word or two and a colour, the same on every list and detail page
+ * Statuses as merchants read them (the words are the catalogue's): one word or two and a colour, the same on every list and detail page
  * (`partially_refunded` reads "Partially refunded", in grey; `on_hold` reads "On hold", in amber). The colour says
  * what to do: green is done, blue is under way, amber wants a look, red failed, grey is over.
  */
+import type { DashboardCatalogue } from "../i18n/dashboard/Catalogues.js"
 import { html, type Raw } from "../html/Html.js"
 
 export type Tone = "good" | "info" | "warn" | "bad" | "neutral"
 
-const known: Readonly<Record<string, readonly [words: string, tone: Tone]>> = {
+const tones: Readonly<Record<keyof DashboardCatalogue["frame"]["status"], Tone>> = {
   // Payments
-  succeeded: ["Succeeded", "good"],
-  processing: ["Processing", "info"],
-  failed: ["Failed", "bad"],
-  partially_refunded: ["Partially refunded", "neutral"],
-  refunded: ["Refunded", "neutral"],
+  succeeded: "good",
+  processing: "info",
+  failed: "bad",
+  partially_refunded: "neutral",
+  refunded: "neutral",
   // Subscriptions (and products, keys, endpoints)
-  active: ["Active", "good"],
-  trialing: ["Trialing", "info"],
-  ending: ["Ends at period end", "warn"],
-  on_hold: ["On hold", "warn"],
-  cancelled: ["Cancelled", "neutral"],
+  active: "good",
+  trialing: "info",
+  ending: "warn",
+  on_hold: "warn",
+  cancelled: "neutral",
   // Checkout sessions
-  open: ["Open", "info"],
-  complete: ["Complete", "good"],
-  expired: ["Expired", "neutral"],
+  open: "info",
+  complete: "good",
+  expired: "neutral",
   // Products
-  draft: ["Draft", "neutral"],
-  archived: ["Archived", "neutral"],
+  draft: "neutral",
+  archived: "neutral",
   // Deliveries, refunds, e-invoices
-  pending: ["Pending", "info"],
-  refused: ["Refused", "bad"],
-  accepted: ["Accepted", "good"],
-  rejected: ["Rejected", "bad"],
+  pending: "info",
+  refused: "bad",
+  accepted: "good",
+  rejected: "bad",
   // Webhook endpoints, API keys
-  enabled: ["Enabled", "good"],
-  disabled: ["Disabled", "neutral"],
-  revoked: ["Revoked", "neutral"]
+  enabled: "good",
+  disabled: "neutral",
+  revoked: "neutral"
 }
 
-/** A status's words and tone; one this module does not know reads as its own words, in grey. */
-export const statusWords = (status: string): { readonly words: string; readonly tone: Tone } => {
-  const found = known[status]
-  if (found !== undefined) return { words: found[0], tone: found[1] }
+const isKnown = (status: string): status is keyof typeof tones => Object.hasOwn(tones, status)
+
+/** A status's words in the catalogue's language, and its tone; one this module does not know reads as it is, in grey. */
+export const statusWords = (t: DashboardCatalogue, status: string): { readonly words: string; readonly tone: Tone } => {
+  if (isKnown(status)) return { words: t.frame.status[status], tone: tones[status] }
   const words = status.replace(/_/g, " ")
   return { words: words.charAt(0).toUpperCase() + words.slice(1), tone: "neutral" }
 }
 
 /** The status as a badge. */
-export const badge = (status: string): Raw => {
-  const { tone, words } = statusWords(status)
+export const badge = (t: DashboardCatalogue, status: string): Raw => {
+  const { tone, words } = statusWords(t, status)
   return html`<span class="badge ${tone}">${words}</span>`
 }

@@ -47,18 +47,18 @@ export const subscriptionRoutes = (kit: Kit) =>
     const payments = yield* Payments
     const events = yield* Events
 
-    const label = (s: Subscription) => Pages.badge(s.status === "active" && s.cancel_at_period_end ? "ending" : s.status)
+    const label = (f: Pages.Frame, s: Subscription) => Pages.badge(f, s.status === "active" && s.cancel_at_period_end ? "ending" : s.status)
 
     yield* kit.get("/dashboard/:mode/subscriptions", kit.withUser((_, f, scope) =>
       Effect.flatMap(Effect.map(kit.query, (q) => q.get("status") ?? ""), (status) =>
       Effect.map(subscriptions.list(scope, { limit: 100, ...(isSubscriptionStatus(status) ? { status } : {}) }), (list) =>
         kit.page(200, Pages.chrome(f, "Subscriptions", html`<form class="filters" method="get" action="${Pages.modePath(f)}/subscriptions" aria-label="Subscriptions"><div><label for="s_status">Status</label>
 <select id="s_status" name="status"><option value="">Any</option>${
-          SubscriptionStatus.literals.map((v) => html`<option value="${v}"${raw(v === status ? " selected" : "")}>${Pages.statusWords(v).words}</option>`)
+          SubscriptionStatus.literals.map((v) => html`<option value="${v}"${raw(v === status ? " selected" : "")}>${Pages.statusWords(f, v).words}</option>`)
         }</select></div><div><button type="submit">Filter</button></div></form><div class="card"><table class="list" aria-label="Subscriptions"><thead><tr><th>Amount</th><th>Status</th><th>Customer</th><th>Next billing</th><th>Started</th></tr></thead><tbody>${
           list.items.map((s) =>
             html`<tr><td class="lead"><a class="row" href="${Pages.modePath(f)}/subscriptions/${s.subscription_id}">${Pages.money(s.recurring_amount)} ${everyInterval(s.billing_interval, s.interval_count)}</a><span class="sub"><code>${s.subscription_id}</code></span></td>
-<td data-label="Status">${label(s)}</td><td data-label="Customer">${Pages.customerText(s.customer)}</td>
+<td data-label="Status">${label(f, s)}</td><td data-label="Customer">${Pages.customerText(f, s.customer)}</td>
 <td data-label="Next billing">${s.status === "cancelled" ? "" : Pages.when(f, s.next_billing_date)}</td><td data-label="Started">${Pages.when(f, s.created_at)}</td></tr>`
           )
         }</tbody></table>${list.items.length === 0 ? html`<p class="muted">No subscriptions.</p>` : ""}</div>`), f.nonce)))
@@ -83,7 +83,7 @@ export const subscriptionRoutes = (kit: Kit) =>
           Pages.form(f, `${Pages.modePath(f)}/subscriptions/${s.subscription_id}/cancel`, html`<input type="hidden" name="when" value="${value}"><button type="submit">${text}</button>`)
         return kit.page(status, Pages.chrome(f, "Subscription", html`
 ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
-<div class="card"><table><tr><th>Id</th><td><code>${s.subscription_id}</code></td></tr><tr><th>Status</th><td>${label(s)}</td></tr>
+<div class="card"><table><tr><th>Id</th><td><code>${s.subscription_id}</code></td></tr><tr><th>Status</th><td>${label(f, s)}</td></tr>
 <tr><th>Customer</th><td>${s.customer?.email ?? ""}</td></tr><tr><th>Amount</th><td>${Pages.money(s.recurring_amount)} ${everyInterval(s.billing_interval, s.interval_count)}</td></tr>
 ${s.trial_ends_at === null ? "" : html`<tr><th>Trial</th><td>${trialText(f, s, now)}</td></tr>`}
 <tr><th>${s.period === 0 && s.trial_ends_at !== null ? "Trial period" : "Current period"}</th><td>${Pages.when(f, s.current_period_start)} to ${Pages.when(f, s.next_billing_date)}</td></tr>
@@ -101,7 +101,7 @@ ${
             : ""
         }
 <div class="card"><h2>Payments</h2><table><tbody>${
-          paid.map((p) => html`<tr><td><a href="${Pages.modePath(f)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td><td>${Pages.badge(p.status)}</td><td class="num">${Pages.money(p.total_amount)}</td><td>${Pages.when(f, p.created_at)}</td></tr>`)
+          paid.map((p) => html`<tr><td><a href="${Pages.modePath(f)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td><td>${Pages.badge(f, p.status)}</td><td class="num">${Pages.money(p.total_amount)}</td><td>${Pages.when(f, p.created_at)}</td></tr>`)
         }</tbody></table></div>
 <div class="card"><h2>Timeline</h2><table><tbody>${
           timeline.map((e) => html`<tr><td>${Pages.when(f, e.created_at)}</td><td>${e.type}</td><td><a href="${Pages.modePath(f)}/events/${e.event_id}"><code>${e.event_id}</code></a></td></tr>`)

@@ -119,7 +119,7 @@ ${textField({ name: "trn", label: "TRN (15 digits; needed when VAT registered)",
 ${textField({ name: "line1", label: "Address line 1", value: shown.line1, errors, attributes: "required" })}
 ${textField({ name: "line2", label: "Address line 2 (optional)", value: shown.line2, errors })}
 ${textField({ name: "city", label: "City", value: shown.city, errors, attributes: "required" })}
-${selectField({ name: "emirate", label: "Emirate", value: shown.emirate, options: [["", "Choose…"], ...emirateOptions], errors })}
+${selectField({ name: "emirate", label: "Emirate", value: shown.emirate, options: [["", "Choose…"], ...emirateOptions("en")], errors })}
 ${textField({ name: "licence_number", label: "Trade licence number (optional)", value: shown.licence_number, errors })}
 ${textField({ name: "licence_authority", label: "Licensing authority (optional)", value: shown.licence_authority, errors })}
 ${checkboxField({ name: "vat_registered", label: "VAT registered: charge VAT and issue tax invoices", checked: shown.vat_registered === "on", errors })}
@@ -239,7 +239,7 @@ ${textField({ name: "business_trn", label: "TRN (15 digits: their invoices are f
 ${textField({ name: "business_line1", label: "Address line 1", value: shown.business_line1, errors })}
 ${textField({ name: "business_line2", label: "Address line 2", value: shown.business_line2, errors })}
 ${textField({ name: "business_city", label: "City", value: shown.business_city, errors })}
-${selectField({ name: "business_emirate", label: "Emirate", value: shown.business_emirate, options: [["", "None"], ...emirateOptions], errors })}
+${selectField({ name: "business_emirate", label: "Emirate", value: shown.business_emirate, options: [["", "None"], ...emirateOptions("en")], errors })}
 ${textField({ name: "peppol_id", label: "Peppol endpoint id (scheme 0235: the TRN's first 10 digits)", value: shown.peppol_id, errors, attributes: `inputmode="numeric" autocomplete="off"` })}
 ${textField({ name: "licence_number", label: "Trade licence number", value: shown.licence_number, errors })}
 ${textField({ name: "licence_authority", label: "Licensing authority", value: shown.licence_authority, errors })}

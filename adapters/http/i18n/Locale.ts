@@ -57,26 +57,27 @@ export const negotiate = (input: {
   return { locale: fromAcceptLanguage(input.acceptLanguage) ?? defaultLocale, remember: false }
 }
 
-/** The request's language (see `negotiate`). */
-export const fromRequest: Effect.Effect<Negotiated, never, HttpServerRequest.HttpServerRequest> = Effect.map(
-  HttpServerRequest.HttpServerRequest,
-  (request) => {
+/** The request's language (see `negotiate`), remembered in the cookie `name`. */
+export const fromRequestIn = (name: string): Effect.Effect<Negotiated, never, HttpServerRequest.HttpServerRequest> =>
+  Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
     const query = request.url.indexOf("?")
     return negotiate({
       query: query === -1 ? null : new URLSearchParams(request.url.slice(query + 1)).get("lang"),
-      cookie: request.cookies[cookieName],
+      cookie: request.cookies[name],
       acceptLanguage: request.headers["accept-language"]
     })
-  }
-)
+  })
+
+/** The customer pages' language (see `negotiate`). */
+export const fromRequest = fromRequestIn(cookieName)
 
 const rememberFor = Duration.days(365)
 
-/** The response, remembering a switched language for a year when `negotiated` says so. */
-export const remember = (negotiated: Negotiated, secure: boolean) =>
+/** The response, remembering a switched language for a year (in the cookie `name`) when `negotiated` says so. */
+export const remember = (negotiated: Negotiated, secure: boolean, name: string = cookieName) =>
 (response: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse =>
   negotiated.remember
-    ? HttpServerResponse.unsafeSetCookie(response, cookieName, negotiated.locale, {
+    ? HttpServerResponse.unsafeSetCookie(response, name, negotiated.locale, {
       path: "/",
       maxAge: rememberFor,
       sameSite: "lax",

@@ -1,0 +1,122 @@
+/** The dashboard's frame in Arabic (see `en/frame.ts`). */
+import type { DashboardCatalogue } from "../en/index.js"
+
+export const frame: DashboardCatalogue["frame"] = {
+  languageName: "العربية",
+  titleSuffix: "لوحة تحكم فلس",
+  defaultBusinessName: "تاجر فلس",
+  skipToContent: "انتقل إلى المحتوى",
+  liveMode: "الوضع الفعلي",
+  testMode: "وضع الاختبار",
+  switchTo: (live) => (live ? "التبديل إلى البيانات الفعلية" : "التبديل إلى بيانات الاختبار"),
+  who: (email, role) => `\u2068${email}\u2069 (${role})`,
+  roles: { owner: "مالك", admin: "مسؤول", developer: "مطوّر", viewer: "مُطّلع" },
+  signOut: "تسجيل الخروج",
+  navigation: "لوحة التحكم",
+  nav: {
+    home: "الرئيسية",
+    payments: "المدفوعات",
+    subscriptions: "الاشتراكات",
+    customers: "العملاء",
+    invoices: "الفواتير",
+    creditNotes: "الإشعارات الدائنة",
+    products: "المنتجات",
+    discounts: "الخصومات",
+    checkout: "الدفع",
+    developers: "المطوّرون",
+    events: "الأحداث",
+    exports: "التصدير",
+    audit: "سجل التدقيق",
+    settings: "الإعدادات"
+  },
+  signIn: {
+    title: "تسجيل الدخول",
+    heading: "تسجيل الدخول إلى فلس",
+    email: "البريد الإلكتروني",
+    password: "كلمة المرور",
+    submit: "تسجيل الدخول",
+    notFromHere: "لم يُرسل هذا النموذج من هذا الموقع.",
+    linkNotValid: "الرابط غير صالح",
+    linkGone: "رابط تسجيل الدخول هذا استُخدم أو انتهت صلاحيته. اطلب رابطًا جديدًا من مالك الحساب.",
+    notSent: "لم يُرسل",
+    codeTitle: "تسجيل الدخول بخطوتين",
+    codeHeading: "أدخل الرمز",
+    codeHelp:
+      "افتح تطبيق المصادقة واكتب الرمز المكوّن من 6 أرقام الذي يعرضه لفلس. فقدت هاتفك؟ اكتب أحد رموز الاسترداد بدلًا منه.",
+    code: "الرمز",
+    startAgain: "ابدأ من جديد",
+    setPasswordTitle: "عيّن كلمة المرور",
+    setPasswordFor: "للحساب",
+    setPasswordRule: "12 حرفًا على الأقل.",
+    newPassword: "كلمة المرور الجديدة",
+    setPasswordSubmit: "عيّن كلمة المرور وسجّل الدخول"
+  },
+  pages: {
+    unavailable: "الخدمة غير متاحة",
+    tryAgain: "حاول مرة أخرى بعد قليل.",
+    notFound: "غير موجود",
+    nothingHere: "لا يوجد شيء هنا.",
+    notAllowed: "غير مسموح",
+    notFromDashboard: "لم يُرسل هذا النموذج من لوحة التحكم هذه، لذلك لم يتغيّر شيء. أعد تحميل الصفحة وحاول مرة أخرى."
+  },
+  confirm: {
+    goBack: "رجوع: لا تغيّر شيئًا",
+    notYet: "لم يُنفَّذ شيء بعد: اقرأ ما سيحدث، ثم أكّد أدناه."
+  },
+  refused: (message) => `تعذّر ذلك، ولم يتغيّر شيء. السبب كما يذكره النظام بالإنجليزية: \u2066${message}\u2069`,
+  fieldRefused: (message) => `قيمة غير مقبولة: \u2066${message}\u2069`,
+  engine: {
+    wrongCredentials: "البريد الإلكتروني وكلمة المرور لا يطابقان أي حساب.",
+    emailUnavailable: "لا يمكن استخدام هذا البريد الإلكتروني هنا: اختر عنوانًا آخر.",
+    changedMeanwhile: "تغيّرت بيانات تسجيل الدخول في أثناء ذلك (في علامة تبويب أخرى أو برابط تسجيل دخول): أعد تحميل الصفحة وحاول مرة أخرى.",
+    emailTaken:
+      "هذا البريد الإلكتروني يسجّل الدخول إلى لوحة التحكم بالفعل، والعنوان الواحد يسجّل الدخول إلى حساب واحد فقط: اطلب من المالك الذي دعاك أن يدعو عنوانًا آخر.",
+    linkGone: "رابط تسجيل الدخول هذا لم يعد صالحًا؛ اطلب رابطًا جديدًا من مالك الحساب.",
+    userGone: "هذا المستخدم لم يعد موجودًا.",
+    wrongPassword: "هذه ليست كلمة مرورك الحالية.",
+    wrongCode: "هذا الرمز غير صحيح: اكتب الرمز الذي يعرضه تطبيقك الآن، أو أحد رموز الاسترداد.",
+    signInExpired: "انتظر تسجيل الدخول هذا رمزه وقتًا طويلًا: سجّل الدخول مرة أخرى.",
+    tooManyCodes: "رموز خاطئة كثيرة جدًا: سجّل الدخول مرة أخرى."
+  },
+  rateLimited: (seconds) => `محاولات كثيرة جدًا. حاول مرة أخرى بعد ${seconds} ثانية.`,
+  status: {
+    succeeded: "ناجحة",
+    processing: "قيد المعالجة",
+    failed: "فاشلة",
+    partially_refunded: "مستردة جزئيًا",
+    refunded: "مستردة",
+    active: "نشط",
+    trialing: "فترة تجريبية",
+    ending: "ينتهي في نهاية الفترة",
+    on_hold: "معلّق",
+    cancelled: "ملغى",
+    open: "مفتوحة",
+    complete: "مكتملة",
+    expired: "منتهية",
+    draft: "مسودة",
+    archived: "مؤرشف",
+    pending: "قيد الانتظار",
+    refused: "مرفوضة",
+    accepted: "مقبولة",
+    rejected: "مرفوضة",
+    enabled: "مفعّل",
+    disabled: "معطّل",
+    revoked: "ملغى"
+  },
+  common: {
+    any: "الكل",
+    filter: "تصفية",
+    none: "لا شيء",
+    yes: "نعم",
+    no: "لا",
+    save: "حفظ",
+    cancel: "إلغاء",
+    live: "فعلي",
+    test: "اختبار",
+    noCustomer: "بلا عميل",
+    length: (min, max) =>
+      min === 0 ? `${max} حرفًا على الأكثر` : min === max ? `${min} حرفًا بالضبط` : `من ${min} إلى ${max} حرفًا`,
+    appliedDiscount: (code, off) =>
+      off === null ? `⁨${code}⁩: استُخدم للدفعات بعد الفترة التجريبية` : `⁨${code}⁩: −${off}`
+  }
+}

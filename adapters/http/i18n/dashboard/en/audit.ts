@@ -1,0 +1,2 @@
+/** The dashboard's audit pages in English. */
+export const audit = {}

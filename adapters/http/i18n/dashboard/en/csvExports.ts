@@ -1,0 +1,2 @@
+/** The dashboard's csvExports pages in English. */
+export const csvExports = {}

@@ -1,0 +1,2 @@
+/** The dashboard's customers pages in English. */
+export const customers = {}

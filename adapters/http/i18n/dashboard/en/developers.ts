@@ -1,0 +1,2 @@
+/** The dashboard's developers pages in English. */
+export const developers = {}

@@ -1,0 +1,2 @@
+/** The dashboard's discounts pages in English. */
+export const discounts = {}

@@ -1,0 +1,2 @@
+/** The dashboard's documents pages in English. */
+export const documents = {}

@@ -1,0 +1,2 @@
+/** The dashboard's events pages in English. */
+export const events = {}

@@ -1,0 +1,123 @@
+/**
+ * The dashboard's frame in English: the header and navigation every signed-in page shares, the sign-in pages, the
+ * statuses' words, the confirmation pages, and the words many pages use.
+ */
+import { signInMessages } from "../../../../../src/application/Users.js"
+import type { Role } from "../../../../../src/domain/DashboardUser.js"
+import { lengthPhrase } from "../../../../../src/domain/Text.js"
+
+export const frame = {
+  /** The language's own name, on the switch to it. */
+  languageName: "English",
+  titleSuffix: "Fils dashboard",
+  defaultBusinessName: "Fils merchant",
+  skipToContent: "Skip to content",
+  liveMode: "Live mode",
+  testMode: "Test mode",
+  switchTo: (live: boolean): string => (live ? "Switch to live data" : "Switch to test data"),
+  /** The signed-in user and their role: `ana@example.com (owner)`. */
+  who: (email: string, role: string) => `${email} (${role})`,
+  roles: { owner: "owner", admin: "admin", developer: "developer", viewer: "viewer" } satisfies Record<Role, string>,
+  signOut: "Sign out",
+  navigation: "Dashboard",
+  nav: {
+    home: "Home",
+    payments: "Payments",
+    subscriptions: "Subscriptions",
+    customers: "Customers",
+    invoices: "Invoices",
+    creditNotes: "Credit notes",
+    products: "Products",
+    discounts: "Discounts",
+    checkout: "Checkout",
+    developers: "Developers",
+    events: "Events",
+    exports: "Exports",
+    audit: "Audit log",
+    settings: "Settings"
+  },
+  signIn: {
+    title: "Sign in",
+    heading: "Sign in to Fils",
+    email: "E-mail",
+    password: "Password",
+    submit: "Sign in",
+    notFromHere: "This form was not sent from this site.",
+    linkNotValid: "Link not valid",
+    linkGone: "This sign-in link was used or has expired. Ask an owner of the account for a new one.",
+    notSent: "Not sent",
+    codeTitle: "Two-factor sign-in",
+    codeHeading: "Enter your code",
+    codeHelp:
+      "Open your authenticator app and type the 6-digit code it shows for Fils. Lost your phone? Type one of your recovery codes instead.",
+    code: "Code",
+    startAgain: "Start again",
+    setPasswordTitle: "Set your password",
+    setPasswordFor: "For",
+    setPasswordRule: "at least 12 characters.",
+    newPassword: "New password",
+    setPasswordSubmit: "Set password and sign in"
+  },
+  pages: {
+    unavailable: "Unavailable",
+    tryAgain: "Try again in a moment.",
+    notFound: "Not found",
+    nothingHere: "There is nothing here.",
+    notAllowed: "Not allowed",
+    notFromDashboard: "This form was not sent from this dashboard, so nothing was changed. Reload the page and try again."
+  },
+  confirm: {
+    goBack: "Go back: change nothing",
+    notYet: "Nothing was done yet: read what will happen, then confirm below."
+  },
+  /** The engine's own refusal, worded in English for the API, shown as it is. */
+  refused: (message: string) => message,
+  /** A field's refusal (the engine's words for what is wrong with the value), under the field. */
+  fieldRefused: (message: string) => message,
+  /** The sign-in's refusals, by key, as the engine words them (`Pages.refused` finds them by their English words). */
+  engine: { ...signInMessages } as Record<keyof typeof signInMessages, string>,
+  /** Too many tries: refused for `seconds`. */
+  rateLimited: (_seconds: number, message: string) => message,
+  /** Statuses as merchants read them (Status.ts gives each its colour). */
+  status: {
+    succeeded: "Succeeded",
+    processing: "Processing",
+    failed: "Failed",
+    partially_refunded: "Partially refunded",
+    refunded: "Refunded",
+    active: "Active",
+    trialing: "Trialing",
+    ending: "Ends at period end",
+    on_hold: "On hold",
+    cancelled: "Cancelled",
+    open: "Open",
+    complete: "Complete",
+    expired: "Expired",
+    draft: "Draft",
+    archived: "Archived",
+    pending: "Pending",
+    refused: "Refused",
+    accepted: "Accepted",
+    rejected: "Rejected",
+    enabled: "Enabled",
+    disabled: "Disabled",
+    revoked: "Revoked"
+  },
+  common: {
+    any: "Any",
+    filter: "Filter",
+    none: "None",
+    yes: "Yes",
+    no: "No",
+    save: "Save",
+    cancel: "Cancel",
+    live: "live",
+    test: "test",
+    noCustomer: "No customer",
+    /** A text field's length limit (`Pages.limitText`). */
+    length: (min: number, max: number) => lengthPhrase(min, max),
+    /** A discount code a payment applied: what it took off, or (on a trial's checkout) nothing yet. */
+    appliedDiscount: (code: string, off: string | null): string =>
+      off === null ? `${code}: redeemed for the payments after the trial` : `${code}: −${off}`
+  }
+}

@@ -1,0 +1,2 @@
+/** The dashboard's home pages in English. */
+export const home = {}

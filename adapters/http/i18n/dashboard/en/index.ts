@@ -1,0 +1,46 @@
+/**
+ * Every English string of the dashboard, one module per area (docs/languages.md). `DashboardCatalogue` is its shape:
+ * the Arabic catalogue (`../ar/index.ts`) must have every key, so a missing translation fails the typecheck.
+ * Functions take what a sentence needs, already formatted (amounts, dates), so each language orders it its own way.
+ */
+import { frame } from "./frame.js"
+import { home } from "./home.js"
+import { payments } from "./payments.js"
+import { customers } from "./customers.js"
+import { events } from "./events.js"
+import { audit } from "./audit.js"
+import { products } from "./products.js"
+import { discounts } from "./discounts.js"
+import { planPolicy } from "./planPolicy.js"
+import { planChanges } from "./planChanges.js"
+import { subscriptions } from "./subscriptions.js"
+import { developers } from "./developers.js"
+import { requestLogs } from "./requestLogs.js"
+import { settings } from "./settings.js"
+import { twoFactor } from "./twoFactor.js"
+import { tax } from "./tax.js"
+import { documents } from "./documents.js"
+import { csvExports } from "./csvExports.js"
+
+export const en = {
+  frame,
+  home,
+  payments,
+  customers,
+  events,
+  audit,
+  products,
+  discounts,
+  planPolicy,
+  planChanges,
+  subscriptions,
+  developers,
+  requestLogs,
+  settings,
+  twoFactor,
+  tax,
+  documents,
+  csvExports
+}
+
+export type DashboardCatalogue = typeof en

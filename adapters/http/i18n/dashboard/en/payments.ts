@@ -1,0 +1,2 @@
+/** The dashboard's payments pages in English. */
+export const payments = {}

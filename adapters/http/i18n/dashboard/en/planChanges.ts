@@ -1,0 +1,2 @@
+/** The dashboard's planChanges pages in English. */
+export const planChanges = {}

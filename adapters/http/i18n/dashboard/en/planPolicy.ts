@@ -1,0 +1,2 @@
+/** The dashboard's planPolicy pages in English. */
+export const planPolicy = {}

@@ -1,0 +1,2 @@
+/** The dashboard's products pages in English. */
+export const products = {}

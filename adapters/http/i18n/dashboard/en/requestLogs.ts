@@ -1,0 +1,2 @@
+/** The dashboard's requestLogs pages in English. */
+export const requestLogs = {}

@@ -1,0 +1,2 @@
+/** The dashboard's settings pages in English. */
+export const settings = {}

@@ -1,0 +1,2 @@
+/** The dashboard's subscriptions pages in English. */
+export const subscriptions = {}

@@ -1,0 +1,2 @@
+/** The dashboard's tax pages in English. */
+export const tax = {}

@@ -1,0 +1,2 @@
+/** The dashboard's twoFactor pages in English. */
+export const twoFactor = {}
