@@ -1,6 +1,6 @@
 /** Child processes of the benchmark: `fils serve`, `fils <command>`, the baseline, and their memory. */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
-import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync } from "node:fs"
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -176,6 +176,28 @@ export const waitForOutput = async (running: Running, pattern: RegExp, timeoutMs
     }
     await delay(20)
   }
+}
+
+/**
+ * The CPU time of every PostgreSQL process on this machine (the embedded server, its backends, and those that
+ * ended), in ms: with the database on the same cores as Fils, work Fils gives it (a request log line's insert) slows
+ * Fils down too. Meaningful on a machine running nothing else, as benchmarks want anyway.
+ */
+export const databaseCpuMillis = (): number => {
+  let total = 0
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+      if (!stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).startsWith("postgres")) continue
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      // Its own time, and its ended children's (the postmaster reaps each backend that ends).
+      total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return total
 }
 
 /** CPU time (user + system) a process has used so far, in milliseconds, from /proc/<pid>/stat. */

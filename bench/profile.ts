@@ -13,7 +13,7 @@ import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { startEmbeddedPostgres } from "../adapters/sql/EmbeddedPostgres.js"
-import { buildFils, cpuMillis, freePort, memory, root, startFils, waitForOutput, waitReady } from "./processes.js"
+import { buildFils, cpuMillis, databaseCpuMillis, freePort, memory, root, startFils, waitForOutput, waitReady } from "./processes.js"
 import { paced } from "./paced.js"
 import * as Seed from "./seed.js"
 
@@ -105,6 +105,7 @@ try {
   // Paced runs measure latency, so the server is warmed up first (JIT, connections).
   if (rate !== undefined) await paced({ url: fils.url, connections: 64, seconds: 3, headers, request: requests[scenario] as any, rate })
   const cpu0 = cpuMillis(fils.child.pid!)
+  const database0 = databaseCpuMillis()
   let peakRss = 0
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, memory(fils.child.pid!).rssMb)), 200)
   const r = rate === undefined
@@ -112,7 +113,7 @@ try {
       .then((r) => ({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total, failed: r.non2xx }))
     : await paced({ url: fils.url, connections: 64, seconds, headers, request: requests[scenario] as any, rate })
   clearInterval(sampler)
-  process.stdout.write(`${scenario}: ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, failed ${r.failed}, ${((cpuMillis(fils.child.pid!) - cpu0) / r.requests).toFixed(2)} CPU ms/req, peak RSS ${Math.round(peakRss)} MB\n`)
+  process.stdout.write(`${scenario}: ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, failed ${r.failed}, ${((cpuMillis(fils.child.pid!) - cpu0) / r.requests).toFixed(2)} CPU ms/req (the database ${((databaseCpuMillis() - database0) / r.requests).toFixed(2)}), peak RSS ${Math.round(peakRss)} MB\n`)
   await fils.stop()
 } finally {
   await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined)

@@ -19,7 +19,7 @@ import { cpus, tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
 import { setTimeout as delay } from "node:timers/promises"
 import { startEmbeddedPostgres } from "../adapters/sql/EmbeddedPostgres.js"
-import { buildFils, cpuMillis, freePort, memory, root, type Running, runFils, start, startFils, waitForOutput, waitReady } from "./processes.js"
+import { buildFils, cpuMillis, databaseCpuMillis, freePort, memory, root, type Running, runFils, start, startFils, waitForOutput, waitReady } from "./processes.js"
 import { paced, type PacedRequest } from "./paced.js"
 import { type LoadFigures, printReport, type Results, targets } from "./report.js"
 import * as Seed from "./seed.js"
@@ -177,6 +177,7 @@ const run = async (): Promise<Results> => {
   const load = async (target: Running, scenario: Scenario, seconds: number, rate?: number): Promise<LoadFigures> => {
     let peak = 0
     const cpuBefore = cpuMillis(target.child.pid!)
+    const databaseBefore = databaseCpuMillis()
     const sampler = setInterval(() => (peak = Math.max(peak, memory(target.child.pid!).rssMb)), 200)
     try {
       // As fast as it answers (autocannon), or paced evenly at `rate` (see paced.ts for why not autocannon's rate).
@@ -194,6 +195,8 @@ const run = async (): Promise<Results> => {
         ...r,
         // The server's own CPU time per request: a figure that holds up on a busy machine, where req/s do not.
         cpuMsPerRequest: r.requests > 0 ? (cpuMillis(target.child.pid!) - cpuBefore) / r.requests : 0,
+        // PostgreSQL's, when it runs on this machine (the embedded one; a DATABASE_URL elsewhere reads as 0).
+        databaseCpuMsPerRequest: r.requests > 0 ? (databaseCpuMillis() - databaseBefore) / r.requests : 0,
         peakRssMb: Math.round(peak)
       }
     } finally {
