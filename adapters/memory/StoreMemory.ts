@@ -59,6 +59,7 @@ import {
   type Delivery,
   type IdempotencyCompletion,
   layerStore,
+  type MonthlyRevenueDay,
   type RenewalAttempt,
   type StoreShape
 } from "../../src/ports/Store.js"
@@ -171,6 +172,8 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
   // Written outside transactions, a batch at a time, as the SQL store's single statements.
   const requestLogs = new Map<string, RequestLog.RequestLog>()
   const subscriptions = new Table<Subscription.Subscription>(record)
+  /** Monthly recurring revenue by day, keyed `account|livemode|day`. */
+  const monthlyRevenueDays = new Table<MonthlyRevenueDay & { readonly scope: Scope }>(record)
   const attempts = new Table<RenewalAttempt>(record)
   const attemptId = (a: { readonly subscription_id: string; readonly period: number; readonly attempt: number }) =>
     `${a.subscription_id}:${a.period}:${a.attempt}`
@@ -766,6 +769,17 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           return [...groups.values()].sort((a, b) =>
             a.billing_interval < b.billing_interval ? -1 : a.billing_interval > b.billing_interval ? 1 : a.interval_count - b.interval_count
           )
+        }),
+      recordMonthlyRevenue: (scope, reading) =>
+        write(() => monthlyRevenueDays.set(`${scope.accountId}|${scope.livemode}|${reading.day}`, { ...reading, scope })),
+      monthlyRevenueOn: (scope, day) =>
+        read(() => {
+          let found: MonthlyRevenueDay | undefined
+          for (const r of monthlyRevenueDays.rows.values()) {
+            if (r.scope.accountId !== scope.accountId || r.scope.livemode !== scope.livemode || r.day > day) continue
+            if (found === undefined || r.day > found.day) found = r
+          }
+          return found === undefined ? Option.none() : Option.some({ day: found.day, mrr: found.mrr, subscriptions: found.subscriptions })
         }),
       claimDue: (now, limit, livemode, clock) =>
         read(() =>

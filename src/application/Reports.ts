@@ -10,7 +10,7 @@ import type { BillingInterval } from "../domain/Product.js"
 import { addDays, defaultTimeZone, localDay, startOfDay } from "../domain/TimeZone.js"
 import { AccountRepository } from "../ports/repositories/AccountRepository.js"
 import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
-import { SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
+import { type MonthlyRevenueDay, SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
 
 export const periods = [7, 30, 90] as const
 export type Period = (typeof periods)[number]
@@ -54,6 +54,11 @@ export interface Overview {
   readonly activeSubscriptions: number
   /** Monthly recurring revenue of the active subscriptions, in fils (rounded). */
   readonly mrr: number
+  /**
+   * The monthly recurring revenue recorded at the end of the previous period (the day before this one's first), or
+   * the latest recorded before then; `null` when none was (the home records today's each time it is read).
+   */
+  readonly mrrBefore: MonthlyRevenueDay | null
   /** The account's time zone, whose days these are. */
   readonly timeZone: string
   /** Every day of the period, oldest first (local dates in `timeZone`), with its gross volume (0 when none). */
@@ -111,6 +116,11 @@ export class Reports extends Effect.Service<Reports>()("fils/Reports", {
         sumsFrom(scope, since, timeZone, now)
       ], { concurrency: 2 })
       const recurring = yield* subscriptionRepo.recurring(scope)
+      const mrr = Math.round(recurring.reduce((sum, r) => sum + r.amount * perMonth(r.billing_interval, r.interval_count), 0))
+      const activeSubscriptions = recurring.reduce((n, r) => n + r.subscriptions, 0)
+      // Past plans and states are not kept: today's figure is recorded for the comparisons of days to come.
+      yield* subscriptionRepo.recordMonthlyRevenue(scope, { day: today, mrr, subscriptions: activeSubscriptions })
+      const mrrBefore = yield* subscriptionRepo.monthlyRevenueOn(scope, addDays(since, -1))
       const daily = Array.from({ length: days }, (_, i) => {
         const day = addDays(since, i)
         return { day, gross: period.daily.get(day) ?? 0 }
@@ -122,8 +132,9 @@ export class Reports extends Effect.Service<Reports>()("fils/Reports", {
         previous: minus(both.sums, period.sums),
         today: both.daily.get(today) ?? 0,
         yesterday: both.daily.get(addDays(today, -1)) ?? 0,
-        activeSubscriptions: recurring.reduce((n, r) => n + r.subscriptions, 0),
-        mrr: Math.round(recurring.reduce((sum, r) => sum + r.amount * perMonth(r.billing_interval, r.interval_count), 0)),
+        activeSubscriptions,
+        mrr,
+        mrrBefore: Option.getOrNull(mrrBefore),
         daily
       } satisfies Overview
     })

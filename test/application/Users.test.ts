@@ -508,6 +508,37 @@ describe("Reports.overview", () => {
       )
       assert.strictEqual(overview.period.net, overview.period.gross - overview.period.fees - overview.period.refunded)
     }).pipe(withEngine()))
+  it.effect("compares the monthly recurring revenue with the figure recorded at the end of the previous period", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2026, 9, 20, 8))
+      const { test } = yield* newAccount
+      const reports = yield* Reports
+      const subscribe = (price: number) =>
+        Effect.gen(function*() {
+          const plan = yield* makeProduct(test, { price, billing: "recurring", billing_interval: "month" })
+          const session = yield* makeSession(test, { product_cart: [{ product_id: plan.product_id }] })
+          yield* pay(session.session_id, formWith(cards.visa))
+        })
+      // Nothing recorded before the first reading.
+      yield* subscribe(10_000)
+      const first = yield* reports.overview(test, 30)
+      assert.deepStrictEqual([first.mrr, first.mrrBefore], [10_000, null])
+      // 37 days later (the 26th of November, Dubai), with a second subscription: the 30-day period began on the 28th
+      // of October; the latest reading on or before the 27th is the first one, of the 20th.
+      yield* TestClock.setTime(Date.UTC(2026, 10, 26, 8))
+      yield* subscribe(5_000)
+      const later = yield* reports.overview(test, 30)
+      assert.strictEqual(later.mrr, 15_000)
+      assert.deepStrictEqual(later.mrrBefore, { day: "2026-10-20", mrr: 10_000, subscriptions: 1 })
+      // Over the last 7 days the previous period ended on the 19th of November: that same reading.
+      assert.deepStrictEqual((yield* reports.overview(test, 7)).mrrBefore, { day: "2026-10-20", mrr: 10_000, subscriptions: 1 })
+      // A reading is the day's last: today's (the 26th) stands for the periods to come.
+      yield* TestClock.setTime(Date.UTC(2026, 10, 27, 8))
+      const tomorrow = yield* reports.overview(test, 7)
+      assert.deepStrictEqual(tomorrow.mrrBefore, { day: "2026-10-20", mrr: 10_000, subscriptions: 1 })
+      yield* TestClock.setTime(Date.UTC(2026, 11, 4, 8))
+      assert.deepStrictEqual((yield* reports.overview(test, 7)).mrrBefore, { day: "2026-11-27", mrr: 15_000, subscriptions: 2 })
+    }).pipe(withEngine()))
   it.effect("counts the account's local days (Asia/Dubai by default); a zone chosen in settings counts them again, an unknown one is refused", () =>
     Effect.gen(function*() {
       // 21:30 UTC on the 25th is 01:30 on the 26th in Dubai.

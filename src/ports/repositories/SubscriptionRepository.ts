@@ -76,6 +76,17 @@ export interface SubscriptionsRepo {
   }>>
   /** How many of the scope's subscriptions were created at or after `from` and before `before` (the home's "new"). */
   readonly countCreated: (scope: Scope, from: DateTime.Utc, before: DateTime.Utc) => Op<number>
+  /** Records the scope's monthly recurring revenue as it stands on local `day` (`YYYY-MM-DD`), replacing that day's. */
+  readonly recordMonthlyRevenue: (scope: Scope, reading: MonthlyRevenueDay) => Op<void>
+  /** The latest reading recorded on or before local `day`, if any. */
+  readonly monthlyRevenueOn: (scope: Scope, day: string) => Op<Option.Option<MonthlyRevenueDay>>
+}
+
+/** Monthly recurring revenue as it stood on a local day, and how many subscriptions made it. */
+export interface MonthlyRevenueDay {
+  readonly day: string
+  readonly mrr: number
+  readonly subscriptions: number
 }
 
 /** Subscriptions with their renewal attempts. */
