@@ -6,7 +6,7 @@
  * recording one attempt, exactly one gets `true`, and a second insert waits for the first's transaction, so it cannot
  * slip in before the first commits or rolls back.
  */
-import { DateTime, Effect } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import type { SubscriptionsRepo } from "../../../src/ports/Store.js"
 import type { Queries } from "../queries.js"
 import * as Rows from "../rows.js"
@@ -135,5 +135,19 @@ export const makeSubscriptionsRepo = (
       WHERE ${inScope(scope)} AND status = 'active' AND NOT (trial_ends_at IS NOT NULL AND period = 0)
       GROUP BY billing_interval, interval_count ORDER BY billing_interval COLLATE "C", interval_count`
     return rows.map((r) => ({ ...r, amount: Number(r.amount) }))
+  }, orUnavailable),
+
+  recordMonthlyRevenue: Effect.fnUntraced(function*(scope, reading) {
+    yield* sql`INSERT INTO monthly_revenue_days (account_id, livemode, day, mrr, subscriptions)
+      VALUES (${scope.accountId}, ${scope.livemode}, ${reading.day}::date, ${reading.mrr}, ${reading.subscriptions})
+      ON CONFLICT (account_id, livemode, day) DO UPDATE SET mrr = excluded.mrr, subscriptions = excluded.subscriptions`
+  }, orUnavailable),
+
+  monthlyRevenueOn: Effect.fnUntraced(function*(scope, day) {
+    const rows = yield* sql<{ readonly day: string; readonly mrr: string; readonly subscriptions: number }>`
+      SELECT to_char(day, 'YYYY-MM-DD') AS day, mrr::text AS mrr, subscriptions FROM monthly_revenue_days
+      WHERE ${inScope(scope)} AND day <= ${day}::date ORDER BY day DESC LIMIT 1`
+    const row = rows[0]
+    return row === undefined ? Option.none() : Option.some({ day: row.day, mrr: Number(row.mrr), subscriptions: row.subscriptions })
   }, orUnavailable)
 })
