@@ -58,12 +58,15 @@ const decodeFrozenTime = Schema.decodeUnknownEither(FrozenTime)
 /** The clock's time format, named as it is in any language. */
 const isoFormat = "ISO 8601"
 
-/** The customer form's own fields (`prefix` keeps the ids apart), then the business buyer's. */
+/**
+ * The customer form's own fields (`prefix` keeps the ids apart), then the business buyer's. A phone number reads left
+ * to right on an Arabic page too (`+971…`, not `…971+`).
+ */
 const customerFields = (f: Pages.SignedFrame, prefix: string, shown: CustomerForm, errors: FieldErrors) => {
   const t = f.t.customers.form
   return html`<label for="${prefix}_name">${t.name(Pages.limitText(f, nameLimit))}</label><input id="${prefix}_name" name="name" value="${shown.name}">
 <label for="${prefix}_email">${t.email}</label><input id="${prefix}_email" name="email" type="email" required value="${shown.email}">
-<label for="${prefix}_phone">${t.phone}</label><input id="${prefix}_phone" name="phone_number" value="${shown.phone_number}">
+<label for="${prefix}_phone">${t.phone}</label><input id="${prefix}_phone" name="phone_number" dir="ltr" value="${shown.phone_number}">
 ${buyerControls(shown, errors)}`
 }
 
@@ -113,7 +116,7 @@ ${Either.isLeft(list) ? html`<p class="alert" role="alert">${Pages.refused(f, li
 <input id="search" name="email" type="email" value="${email}"></div><div><button type="submit">${t.list.search}</button></div></form>
 <div class="card"><table class="list" aria-label="${t.list.title}"><thead><tr><th>${t.list.customer}</th><th>${t.list.phone}</th><th>${t.list.created}</th></tr></thead><tbody>${
           items.map((c) =>
-            html`<tr><td class="lead"><a class="row" href="${Pages.modePath(f)}/customers/${c.customer_id}">${c.name ?? c.email}</a>${c.name === null ? "" : html`<span class="sub">${c.email}</span>`}</td><td data-label="${t.list.phone}">${c.phone_number ?? ""}</td><td data-label="${t.list.created}">${Pages.when(f, c.created_at)}</td></tr>`
+            html`<tr><td class="lead"><a class="row" href="${Pages.modePath(f)}/customers/${c.customer_id}">${c.name ?? c.email}</a>${c.name === null ? "" : html`<span class="sub">${c.email}</span>`}</td><td data-label="${t.list.phone}"><bdi>${c.phone_number ?? ""}</bdi></td><td data-label="${t.list.created}">${Pages.when(f, c.created_at)}</td></tr>`
           )
         }</tbody></table>${items.length === 0 ? html`<p class="muted">${t.list.none}</p>` : ""}</div>${
           can(f.user.role, "write")
@@ -183,7 +186,7 @@ ${clock === undefined ? "" : clockCard(f, found.customer_id, clock, clockRefused
             : ""
         }</div>
 <div class="card"><table><tr><th>${t.customer.id}</th><td><code>${found.customer_id}</code></td></tr><tr><th>${t.customer.email}</th><td>${found.email}</td></tr>
-<tr><th>${t.customer.phone}</th><td>${found.phone_number ?? ""}</td></tr><tr><th>${t.customer.created}</th><td>${Pages.when(f, found.created_at)}</td></tr>
+<tr><th>${t.customer.phone}</th><td><bdi>${found.phone_number ?? ""}</bdi></td></tr><tr><th>${t.customer.created}</th><td>${Pages.when(f, found.created_at)}</td></tr>
 ${found.business === null ? "" : buyerRows(found.business)}</table>${
           can(f.user.role, "write")
             ? Pages.form(f, `${Pages.modePath(f)}/customers/${found.customer_id}`, html`

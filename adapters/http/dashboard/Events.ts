@@ -41,6 +41,7 @@ export const eventRoutes = (kit: Kit) =>
         if (found === undefined || id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const sent = yield* deliveries.list({ event_id: id }, 100)
         const t = f.t.events
+        // The event's JSON reads left to right on an Arabic page too.
         return kit.page(200, Pages.chrome(f, t.eventTitle(found.type), html`
 ${
           found.request_id === null
@@ -49,7 +50,7 @@ ${
               t.causedBy(html`<a href="${Pages.modePath(f)}/developers/logs?${new URLSearchParams({ request_id: found.request_id }).toString()}"><code>${found.request_id}</code></a>`)
             }</p>`
         }
-<div class="card"><pre>${JSON.stringify(found, null, 2)}</pre></div>
+<div class="card"><pre dir="ltr">${JSON.stringify(found, null, 2)}</pre></div>
 <div class="card"><h2>${t.deliveries}</h2><table><thead><tr><th>${t.endpoint}</th><th>${t.status}</th><th class="num">${t.attempts}</th><th>${t.lastAnswer}</th></tr></thead><tbody>${
           sent.map((d) => html`<tr><td><a href="${Pages.modePath(f)}/developers/webhooks/${d.webhook_id}"><code>${d.webhook_id}</code></a></td><td>${Pages.badge(f, d.status)}</td><td class="num">${Pages.count(f, d.attempts)}</td><td>${d.last_status_code ?? d.last_error ?? ""}</td></tr>`)
         }</tbody></table>${sent.length === 0 ? html`<p class="muted">${t.noEndpoint}</p>` : ""}</div>`), f.nonce)

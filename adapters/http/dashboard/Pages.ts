@@ -688,7 +688,7 @@ export const paymentPage = (
 <tr><th>${t.payment.fee}</th><td>${amount(frame, p.fee_amount)}</td></tr>
 <tr><th>${t.payment.refunded}</th><td>${amount(frame, p.refunded_amount)}</td></tr>
 <tr><th>${t.payment.net}</th><td>${amount(frame, p.net_amount)}</td></tr>
-<tr><th>${t.payment.customer}</th><td>${p.customer === null ? "" : html`${p.customer.name ?? ""} &lt;${p.customer.email}&gt;`}</td></tr>
+<tr><th>${t.payment.customer}</th><td>${p.customer === null ? "" : html`<bdi>${p.customer.name ?? ""} &lt;${p.customer.email}&gt;</bdi>`}</td></tr>
 <tr><th>${t.payment.card}</th><td>${p.card === null ? "" : html`<bdi>${p.card.brand} •••• ${p.card.last4}</bdi>`}</td></tr>
 <tr><th>${t.payment.description}</th><td>${p.description}</td></tr>
 ${p.discounts.map((d) => html`<tr><th>${t.payment.discount}</th><td>${appliedDiscountText(frame, d)}</td></tr>`)}

@@ -40,7 +40,7 @@ export const home: DashboardCatalogue["home"] = {
   change: {
     previous: (days, count) => (days === 1 ? "اليوم السابق" : `الأيام الـ${count} السابقة`),
     same: (previous) => `بلا تغيير عن ${previous}`,
-    upFromNone: (previous) => `ارتفاع، ولا شيء في ${previous}`,
+    upFromNone: (previous) => `ارتفاع من صفر في ${previous}`,
     up: (percent, previous) => `▲ ${percent}٪ مقارنةً ب${previous}`,
     down: (percent, previous) => `▼ ${percent}٪ مقارنةً ب${previous}`
   },
