@@ -54,8 +54,21 @@ interface Refused {
   readonly typed: CustomerForm
   readonly errors?: FieldErrors
 }
-const businessRefused = "The customer was not saved: correct the business details marked below."
 const decodeFrozenTime = Schema.decodeUnknownEither(FrozenTime)
+/** The clock's time format, named as it is in any language. */
+const isoFormat = "ISO 8601"
+
+/**
+ * The customer form's own fields (`prefix` keeps the ids apart), then the business buyer's. A phone number reads left
+ * to right on an Arabic page too (`+971…`, not `…971+`).
+ */
+const customerFields = (f: Pages.SignedFrame, prefix: string, shown: CustomerForm, errors: FieldErrors) => {
+  const t = f.t.customers.form
+  return html`<label for="${prefix}_name">${t.name(Pages.limitText(f, nameLimit))}</label><input id="${prefix}_name" name="name" value="${shown.name}">
+<label for="${prefix}_email">${t.email}</label><input id="${prefix}_email" name="email" type="email" required value="${shown.email}">
+<label for="${prefix}_phone">${t.phone}</label><input id="${prefix}_phone" name="phone_number" dir="ltr" value="${shown.phone_number}">
+${buyerControls(shown, errors)}`
+}
 
 /** An advance of the customer's clock that was refused: why, and the time as typed. */
 interface ClockRefused {
@@ -72,45 +85,45 @@ export const customerRoutes = (kit: Kit) =>
     const clocks = yield* TestClocks
 
     /** The customer's test clock: its time and status, and (for a writer) a form that advances it. */
-    const clockCard = (f: Pages.SignedFrame, customerId: string, clock: TestClock, refused?: ClockRefused) =>
-      html`<div class="card"><h2>Test clock</h2>${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.error}</p>`}
-<table><tr><th>Clock</th><td><code>${clock.test_clock_id}</code>${clock.name === null ? "" : html` ${clock.name}`}</td></tr>
-<tr><th>Time</th><td>${DateTime.formatIso(clock.frozen_time)}</td></tr><tr><th>Status</th><td>${Pages.badge(f, clock.status)}${
-        clock.advancing_to === null ? "" : html` to ${DateTime.formatIso(clock.advancing_to)}`
+    const clockCard = (f: Pages.SignedFrame, customerId: string, clock: TestClock, refused?: ClockRefused) => {
+      const t = f.t.customers.clock
+      return html`<div class="card"><h2>${t.heading}</h2>${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.error}</p>`}
+<table><tr><th>${t.clock}</th><td><code>${clock.test_clock_id}</code>${clock.name === null ? "" : html` ${clock.name}`}</td></tr>
+<tr><th>${t.time}</th><td>${DateTime.formatIso(clock.frozen_time)}</td></tr><tr><th>${t.status}</th><td>${Pages.badge(f, clock.status)}${
+        clock.advancing_to === null ? "" : html` ${t.advancingTo(DateTime.formatIso(clock.advancing_to))}`
       }</td></tr></table>${
         can(f.user.role, "write")
           ? Pages.form(f, `${Pages.modePath(f)}/customers/${customerId}/clock`, html`
-<label for="clock_to">Advance to (ISO 8601, e.g. a month on)</label><input id="clock_to" name="frozen_time" size="26" required value="${
+<label for="clock_to">${t.advanceTo(isoFormat)}</label><input id="clock_to" name="frozen_time" size="26" required value="${
             refused?.typed ?? DateTime.formatIso(Calendar.periodStart(clock.frozen_time, "month", 1, 1))
           }">
-<p class="muted">Renewals, retries and expiries due on the clock until then run now, in order.</p>
-<p><button type="submit">Advance clock</button></p>`)
+<p class="muted">${t.help}</p>
+<p><button type="submit">${t.advance}</button></p>`)
           : ""
       }</div>`
+    }
 
     const customersPage = (f: Pages.SignedFrame, scope: Scope, refused?: Refused) =>
       Effect.gen(function*() {
         const email = ((yield* kit.query).get("email") ?? "").trim().slice(0, 254)
         const list = yield* Effect.either(customers.list(scope, { limit: 100, ...(email === "" ? {} : { email }) }))
         const items = Either.isRight(list) ? list.right.items : []
-        return kit.page(refused === undefined ? 200 : 400, Pages.chrome(f, "Customers", html`
+        const t = f.t.customers
+        return kit.page(refused === undefined ? 200 : 400, Pages.chrome(f, t.list.title, html`
 ${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.error}</p>`}
-${Either.isLeft(list) ? html`<p class="alert" role="alert">${list.left.message}</p>` : ""}
-<form class="filters" method="get" action="${Pages.modePath(f)}/customers" role="search" aria-label="Customers"><div class="grow"><label for="search">Search by e-mail</label>
-<input id="search" name="email" type="email" value="${email}"></div><div><button type="submit">Search</button></div></form>
-<div class="card"><table class="list" aria-label="Customers"><thead><tr><th>Customer</th><th>Phone</th><th>Created</th></tr></thead><tbody>${
+${Either.isLeft(list) ? html`<p class="alert" role="alert">${Pages.refused(f, list.left.message)}</p>` : ""}
+<form class="filters" method="get" action="${Pages.modePath(f)}/customers" role="search" aria-label="${t.list.title}"><div class="grow"><label for="search">${t.list.searchLabel}</label>
+<input id="search" name="email" type="email" value="${email}"></div><div><button type="submit">${t.list.search}</button></div></form>
+<div class="card"><table class="list" aria-label="${t.list.title}"><thead><tr><th>${t.list.customer}</th><th>${t.list.phone}</th><th>${t.list.created}</th></tr></thead><tbody>${
           items.map((c) =>
-            html`<tr><td class="lead"><a class="row" href="${Pages.modePath(f)}/customers/${c.customer_id}">${c.name ?? c.email}</a>${c.name === null ? "" : html`<span class="sub">${c.email}</span>`}</td><td data-label="Phone">${c.phone_number ?? ""}</td><td data-label="Created">${Pages.when(f, c.created_at)}</td></tr>`
+            html`<tr><td class="lead"><a class="row" href="${Pages.modePath(f)}/customers/${c.customer_id}">${c.name ?? c.email}</a>${c.name === null ? "" : html`<span class="sub">${c.email}</span>`}</td><td data-label="${t.list.phone}"><bdi>${c.phone_number ?? ""}</bdi></td><td data-label="${t.list.created}">${Pages.when(f, c.created_at)}</td></tr>`
           )
-        }</tbody></table>${items.length === 0 ? html`<p class="muted">No customers.</p>` : ""}</div>${
+        }</tbody></table>${items.length === 0 ? html`<p class="muted">${t.list.none}</p>` : ""}</div>${
           can(f.user.role, "write")
-            ? html`<div class="card"><h2>New customer</h2>${
+            ? html`<div class="card"><h2>${t.list.newCustomer}</h2>${
               Pages.form(f, `${Pages.modePath(f)}/customers`, html`
-<label for="c_name">Name (optional, ${Pages.limitText(f, nameLimit)})</label><input id="c_name" name="name" value="${refused?.typed.name ?? ""}">
-<label for="c_email">E-mail</label><input id="c_email" name="email" type="email" required value="${refused?.typed.email ?? ""}">
-<label for="c_phone">Phone (E.164, optional)</label><input id="c_phone" name="phone_number" value="${refused?.typed.phone_number ?? ""}">
-${buyerControls(refused?.typed ?? buyerForm(null), refused?.errors ?? {})}
-<p><button type="submit">Create customer</button></p>`)
+${customerFields(f, "c", refused?.typed ?? { name: "", email: "", phone_number: "", ...buyerForm(null) }, refused?.errors ?? {})}
+<p><button type="submit">${t.list.create}</button></p>`)
             }</div>`
             : ""
         }`), f.nonce)
@@ -120,11 +133,11 @@ ${buyerControls(refused?.typed ?? buyerForm(null), refused?.errors ?? {})}
 
     yield* kit.post("/dashboard/:mode/customers", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
-        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot create customers.`), f.nonce)
+        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, f.t.customers.cannot.create(f.t.frame.roles[signed.user.role])), f.nonce)
         // Taken exactly as typed (the API's schema refuses what it would not store); empty means none.
         const typed = typedCustomer(kit, params)
         const business = decodeBuyerForm(typed, null)
-        if (Either.isLeft(business)) return yield* customersPage(f, scope, { error: businessRefused, typed, errors: business.left })
+        if (Either.isLeft(business)) return yield* customersPage(f, scope, { error: f.t.customers.businessRefused, typed, errors: business.left })
         const input = decodeCustomer({
           email: typed.email,
           ...(typed.name === "" ? {} : { name: typed.name }),
@@ -132,12 +145,12 @@ ${buyerControls(refused?.typed ?? buyerForm(null), refused?.errors ?? {})}
           ...(business.right === null ? {} : { business: Schema.encodeSync(Buyer)(business.right) })
         })
         if (Either.isLeft(input)) {
-          return yield* customersPage(f, scope, { error: describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) }), typed })
+          return yield* customersPage(f, scope, { error: Pages.refused(f, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) })), typed })
         }
         const created = yield* Effect.either(customers.create(scope, input.right))
-        if (Either.isLeft(created)) return yield* customersPage(f, scope, { error: created.left.message, typed })
+        if (Either.isLeft(created)) return yield* customersPage(f, scope, { error: Pages.refused(f, created.left.message), typed })
         yield* kit.audit(signed, "customer.create", created.right.customer_id, scope.livemode)
-        return kit.done(f, `${Pages.modePath(f)}/customers/${created.right.customer_id}`, "Customer created.")
+        return kit.done(f, `${Pages.modePath(f)}/customers/${created.right.customer_id}`, f.t.customers.created)
       })))
 
     /** A customer's page; after a refused edit, with the refusal and the form as typed. */
@@ -159,36 +172,34 @@ ${buyerControls(refused?.typed ?? buyerForm(null), refused?.errors ?? {})}
         const paid = yield* payments.list(scope, { customer_id: id, limit: 100 })
         const subs = yield* subscriptions.list(scope, { customer_id: id, limit: 100 })
         const shown = refused?.typed ?? customerForm(found)
+        const t = f.t.customers
         return kit.page(refused === undefined && clockRefused === undefined ? 200 : 400, Pages.chrome(f, found.name ?? found.email, html`
 ${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.error}</p>`}
 ${clock === undefined ? "" : clockCard(f, found.customer_id, clock, clockRefused)}
-<div class="card"><h2>Customer portal</h2>${
+<div class="card"><h2>${t.portal.heading}</h2>${
           portalLink === undefined
-            ? html`<p class="muted">A link to the portal, where ${found.email} sees their receipts and invoices, changes their card and manages their subscriptions. It opens once, within the hour.</p>`
-            : html`<div class="done" role="status">Send this link to ${found.email} (by e-mail or chat): it opens their portal once, until ${Pages.when(f, portalLink.expires_at)}. It is shown only now.<br><code id="portal-link">${portalLink.url}</code></div>`
+            ? html`<p class="muted">${t.portal.help(found.email)}</p>`
+            : html`<div class="done" role="status">${t.portal.made(found.email, Pages.when(f, portalLink.expires_at))}<br><code id="portal-link">${portalLink.url}</code></div>`
         }${
           can(f.user.role, "write")
-            ? Pages.form(f, `${Pages.modePath(f)}/customers/${found.customer_id}/portal-link`, html`<p><button type="submit">${portalLink === undefined ? "Send portal link" : "Make another link"}</button></p>`)
+            ? Pages.form(f, `${Pages.modePath(f)}/customers/${found.customer_id}/portal-link`, html`<p><button type="submit">${portalLink === undefined ? t.portal.make : t.portal.another}</button></p>`)
             : ""
         }</div>
-<div class="card"><table><tr><th>Id</th><td><code>${found.customer_id}</code></td></tr><tr><th>E-mail</th><td>${found.email}</td></tr>
-<tr><th>Phone</th><td>${found.phone_number ?? ""}</td></tr><tr><th>Created</th><td>${Pages.when(f, found.created_at)}</td></tr>
+<div class="card"><table><tr><th>${t.customer.id}</th><td><code>${found.customer_id}</code></td></tr><tr><th>${t.customer.email}</th><td>${found.email}</td></tr>
+<tr><th>${t.customer.phone}</th><td><bdi>${found.phone_number ?? ""}</bdi></td></tr><tr><th>${t.customer.created}</th><td>${Pages.when(f, found.created_at)}</td></tr>
 ${found.business === null ? "" : buyerRows(found.business)}</table>${
           can(f.user.role, "write")
             ? Pages.form(f, `${Pages.modePath(f)}/customers/${found.customer_id}`, html`
-<label for="e_name">Name (optional, ${Pages.limitText(f, nameLimit)})</label><input id="e_name" name="name" value="${shown.name}">
-<label for="e_email">E-mail</label><input id="e_email" name="email" type="email" required value="${shown.email}">
-<label for="e_phone">Phone (E.164, optional)</label><input id="e_phone" name="phone_number" value="${shown.phone_number}">
-${buyerControls(shown, refused?.errors ?? {})}
-<p><button type="submit">Save customer</button></p>`)
+${customerFields(f, "e", shown, refused?.errors ?? {})}
+<p><button type="submit">${t.form.save}</button></p>`)
             : ""
         }</div>
-<p><a href="${Pages.modePath(f)}/invoices?customer_id=${found.customer_id}">Their tax invoices</a> · <a href="${Pages.modePath(f)}/credit-notes?customer_id=${found.customer_id}">Their credit notes</a></p>
-<div class="card"><h2>Payments</h2><table><tbody>${
-          paid.items.map((p) => html`<tr><td><a href="${Pages.modePath(f)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td><td>${Pages.badge(f, p.status)}</td><td class="num">${Pages.money(p.total_amount)}</td></tr>`)
+<p><a href="${Pages.modePath(f)}/invoices?customer_id=${found.customer_id}">${t.customer.invoices}</a> · <a href="${Pages.modePath(f)}/credit-notes?customer_id=${found.customer_id}">${t.customer.creditNotes}</a></p>
+<div class="card"><h2>${t.customer.payments}</h2><table><tbody>${
+          paid.items.map((p) => html`<tr><td><a href="${Pages.modePath(f)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td><td>${Pages.badge(f, p.status)}</td><td class="num">${Pages.amount(f, p.total_amount)}</td></tr>`)
         }</tbody></table></div>
-<div class="card"><h2>Subscriptions</h2><table><tbody>${
-          subs.items.map((s) => html`<tr><td><a href="${Pages.modePath(f)}/subscriptions/${s.subscription_id}"><code>${s.subscription_id}</code></a></td><td>${Pages.badge(f, s.status)}</td><td class="num">${Pages.money(s.recurring_amount)}</td></tr>`)
+<div class="card"><h2>${t.customer.subscriptions}</h2><table><tbody>${
+          subs.items.map((s) => html`<tr><td><a href="${Pages.modePath(f)}/subscriptions/${s.subscription_id}"><code>${s.subscription_id}</code></a></td><td>${Pages.badge(f, s.status)}</td><td class="num">${Pages.amount(f, s.recurring_amount)}</td></tr>`)
         }</tbody></table></div>`), f.nonce)
       })
 
@@ -201,7 +212,7 @@ ${buyerControls(shown, refused?.errors ?? {})}
      */
     yield* kit.post("/dashboard/:mode/customers/:id/portal-link", kit.withPost((signed, f, scope) =>
       Effect.gen(function*() {
-        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot make portal links.`), f.nonce)
+        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, f.t.customers.cannot.portal(f.t.frame.roles[signed.user.role])), f.nonce)
         const id = customerIdOf(yield* kit.param("id"))
         // Another scope's customer is not found; a store outage is the guard's "Unavailable" page.
         const made = id === undefined ? undefined : yield* portal.create(scope, { customer_id: id }).pipe(
@@ -215,13 +226,13 @@ ${buyerControls(shown, refused?.errors ?? {})}
     /** Saves the edit form: a field sent back as shown keeps its stored value byte for byte; empty clears it. */
     yield* kit.post("/dashboard/:mode/customers/:id", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
-        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change customers.`), f.nonce)
+        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, f.t.customers.cannot.change(f.t.frame.roles[signed.user.role])), f.nonce)
         const id = customerIdOf(yield* kit.param("id"))
         const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(customers.get(scope, id)))
         if (found === undefined || id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const typed = typedCustomer(kit, params)
         const business = decodeBuyerForm(typed, found.business)
-        if (Either.isLeft(business)) return yield* customerPage(f, scope, { error: businessRefused, typed, errors: business.left })
+        if (Either.isLeft(business)) return yield* customerPage(f, scope, { error: f.t.customers.businessRefused, typed, errors: business.left })
         const patch = decodeCustomerUpdate({
           email: typed.email,
           name: typed.name === "" ? null : unchanged(typed.name, found.name, "input"),
@@ -232,21 +243,21 @@ ${buyerControls(shown, refused?.errors ?? {})}
             : {})
         })
         if (Either.isLeft(patch)) {
-          return yield* customerPage(f, scope, { error: describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(patch.left) }), typed })
+          return yield* customerPage(f, scope, { error: Pages.refused(f, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(patch.left) })), typed })
         }
         const updated = yield* Effect.either(customers.update(scope, id, patch.right))
         if (Either.isLeft(updated)) {
           const error = updated.left
-          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* customerPage(f, scope, { error: error.message, typed })
+          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* customerPage(f, scope, { error: Pages.refused(f, error.message), typed })
         }
         yield* kit.audit(signed, "customer.update", id, scope.livemode)
-        return kit.done(f, `${Pages.modePath(f)}/customers/${id}`, "Saved.")
+        return kit.done(f, `${Pages.modePath(f)}/customers/${id}`, f.t.customers.saved)
       })))
 
     /** Advances the customer's test clock to the time typed (taken exactly as typed; refused with the reason). */
     yield* kit.post("/dashboard/:mode/customers/:id/clock", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
-        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot advance test clocks.`), f.nonce)
+        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, f.t.customers.cannot.clock(f.t.frame.roles[signed.user.role])), f.nonce)
         const id = customerIdOf(yield* kit.param("id"))
         const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(customers.get(scope, id)))
         if (found === undefined || id === undefined || found.test_clock_id === null) return kit.page(404, Pages.notFoundPage(f), f.nonce)
@@ -254,13 +265,13 @@ ${buyerControls(shown, refused?.errors ?? {})}
         const target = decodeFrozenTime(typed)
         if (Either.isLeft(target)) {
           return yield* customerPage(f, scope, undefined, {
-            error: "The clock was not advanced: give the time as ISO 8601 in the years 2000 to 2099, e.g. 2027-01-31T09:00:00Z.",
+            error: f.t.customers.clock.refused(isoFormat, "2027-01-31T09:00:00Z"),
             typed
           })
         }
         const advanced = yield* Effect.either(clocks.advance(scope, found.test_clock_id, { frozen_time: target.right }))
-        if (Either.isLeft(advanced)) return yield* customerPage(f, scope, undefined, { error: advanced.left.message, typed })
+        if (Either.isLeft(advanced)) return yield* customerPage(f, scope, undefined, { error: Pages.refused(f, advanced.left.message), typed })
         yield* kit.audit(signed, "test_clock.advance", found.test_clock_id, scope.livemode)
-        return kit.done(f, `${Pages.modePath(f)}/customers/${id}`, `Test clock advanced to ${DateTime.formatIso(advanced.right.frozen_time)}.`)
+        return kit.done(f, `${Pages.modePath(f)}/customers/${id}`, f.t.customers.clock.advanced(DateTime.formatIso(advanced.right.frozen_time)))
       })))
   })

@@ -24,13 +24,14 @@ export const eventRoutes = (kit: Kit) =>
       Effect.gen(function*() {
         const type = (yield* kit.query).get("type") ?? ""
         const list = yield* events.list(scope, { limit: 100, ...(isEventType(type) ? { type } : {}) })
-        return kit.page(200, Pages.chrome(f, "Events", html`
-<form method="get" action="${Pages.modePath(f)}/events"><label for="type">Type</label><select id="type" name="type"><option value="">Any</option>${
-          eventTypes.map((t) => html`<option value="${t}"${raw(t === type ? " selected" : "")}>${t}</option>`)
-        }</select> <button type="submit">Filter</button></form>
-<div class="card"><table><thead><tr><th>Event</th><th>Type</th><th>Created</th></tr></thead><tbody>${
+        const t = f.t.events
+        return kit.page(200, Pages.chrome(f, t.title, html`
+<form method="get" action="${Pages.modePath(f)}/events"><label for="type">${t.type}</label><select id="type" name="type"><option value="">${f.t.frame.common.any}</option>${
+          eventTypes.map((name) => html`<option value="${name}"${raw(name === type ? " selected" : "")}>${name}</option>`)
+        }</select> <button type="submit">${f.t.frame.common.filter}</button></form>
+<div class="card"><table><thead><tr><th>${t.event}</th><th>${t.type}</th><th>${t.created}</th></tr></thead><tbody>${
           list.items.map((e) => html`<tr><td><a href="${Pages.modePath(f)}/events/${e.event_id}"><code>${e.event_id}</code></a></td><td>${e.type}</td><td>${Pages.when(f, e.created_at)}</td></tr>`)
-        }</tbody></table>${list.items.length === 0 ? html`<p class="muted">No events.</p>` : ""}</div>`), f.nonce)
+        }</tbody></table>${list.items.length === 0 ? html`<p class="muted">${t.none}</p>` : ""}</div>`), f.nonce)
       })))
 
     yield* kit.get("/dashboard/:mode/events/:id", kit.withUser((_, f, scope) =>
@@ -39,11 +40,19 @@ export const eventRoutes = (kit: Kit) =>
         const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(events.get(scope, id)))
         if (found === undefined || id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const sent = yield* deliveries.list({ event_id: id }, 100)
-        return kit.page(200, Pages.chrome(f, `Event ${found.type}`, html`
-${found.request_id === null ? "" : html`<p>Caused by the API request <a href="${Pages.modePath(f)}/developers/logs?${new URLSearchParams({ request_id: found.request_id }).toString()}"><code>${found.request_id}</code></a>.</p>`}
-<div class="card"><pre>${JSON.stringify(found, null, 2)}</pre></div>
-<div class="card"><h2>Deliveries</h2><table><thead><tr><th>Endpoint</th><th>Status</th><th class="num">Attempts</th><th>Last answer</th></tr></thead><tbody>${
-          sent.map((d) => html`<tr><td><a href="${Pages.modePath(f)}/developers/webhooks/${d.webhook_id}"><code>${d.webhook_id}</code></a></td><td>${Pages.badge(f, d.status)}</td><td class="num">${d.attempts}</td><td>${d.last_status_code ?? d.last_error ?? ""}</td></tr>`)
-        }</tbody></table>${sent.length === 0 ? html`<p class="muted">No endpoint subscribed.</p>` : ""}</div>`), f.nonce)
+        const t = f.t.events
+        // The event's JSON reads left to right on an Arabic page too.
+        return kit.page(200, Pages.chrome(f, t.eventTitle(found.type), html`
+${
+          found.request_id === null
+            ? ""
+            : html`<p>${
+              t.causedBy(html`<a href="${Pages.modePath(f)}/developers/logs?${new URLSearchParams({ request_id: found.request_id }).toString()}"><code>${found.request_id}</code></a>`)
+            }</p>`
+        }
+<div class="card"><pre dir="ltr">${JSON.stringify(found, null, 2)}</pre></div>
+<div class="card"><h2>${t.deliveries}</h2><table><thead><tr><th>${t.endpoint}</th><th>${t.status}</th><th class="num">${t.attempts}</th><th>${t.lastAnswer}</th></tr></thead><tbody>${
+          sent.map((d) => html`<tr><td><a href="${Pages.modePath(f)}/developers/webhooks/${d.webhook_id}"><code>${d.webhook_id}</code></a></td><td>${Pages.badge(f, d.status)}</td><td class="num">${Pages.count(f, d.attempts)}</td><td>${d.last_status_code ?? d.last_error ?? ""}</td></tr>`)
+        }</tbody></table>${sent.length === 0 ? html`<p class="muted">${t.noEndpoint}</p>` : ""}</div>`), f.nonce)
       })))
   })

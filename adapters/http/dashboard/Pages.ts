@@ -16,7 +16,7 @@ import * as Refund from "../../../src/domain/Refund.js"
 import { escape, html, type Raw, raw } from "../html/Html.js"
 import { type FieldErrors, selectField, textField } from "./Fields.js"
 import * as Status from "./Status.js"
-import type { Locale } from "../i18n/Locale.js"
+import { intlTag, type Locale } from "../i18n/Locale.js"
 import * as Format from "../i18n/Format.js"
 import { type DashboardCatalogue, dashboardCatalogues } from "../i18n/dashboard/Catalogues.js"
 
@@ -384,11 +384,30 @@ export const messagePage = (frame: Frame, title: string, message: string) =>
   narrow(frame, title, html`<h1>${title}</h1><p>${message}</p>
 <p><a href="${frame.base}/login">${frame.t.frame.signIn.submit}</a></p>`)
 
-/** A day as the chart's axis writes it: `19 Nov`. */
-const shortDay = (day: string) => {
+/** A day (`2026-11-19`) as a `Date`, at its start in UTC: the chart's days are already the account's. */
+const dayDate = (day: string) => Date.parse(`${day}T00:00:00Z`)
+
+/** The chart's days in each language but English, by `Intl` (English keeps its own short form below). */
+const axisDays = new Map<Locale, Intl.DateTimeFormat>()
+const axisAmounts = new Map<Locale, Intl.NumberFormat>()
+const cachedFor = <F>(cache: Map<Locale, F>, locale: Locale, make: () => F): F => {
+  const found = cache.get(locale) ?? make()
+  cache.set(locale, found)
+  return found
+}
+
+/** A day as the chart's axis writes it: `19 Nov`, `19 نوفمبر`. */
+const shortDay = (frame: Frame, day: string) => {
+  if (frame.locale !== "en") {
+    return cachedFor(axisDays, frame.locale, () => new Intl.DateTimeFormat(intlTag(frame.locale), { day: "numeric", month: "short", timeZone: "UTC" }))
+      .format(dayDate(day))
+  }
   const [, month = "1", date = "1"] = day.split("-")
   return `${Number(date)} ${["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][Number(month) - 1]}`
 }
+
+/** A day in full, for the chart's title: `2026-11-19` in English, `19 نوفمبر 2026` in Arabic. */
+const fullDay = (frame: Frame, day: string) => (frame.locale === "en" || day === "" ? day : Format.date(frame.locale, DateTime.unsafeMake(dayDate(day)), "UTC"))
 
 /** The axis's top: the largest value rounded up to 1, 2 or 5 times a power of ten (whole dirhams), so its ticks read well. */
 const axisTop = (largest: number) => {
@@ -397,9 +416,19 @@ const axisTop = (largest: number) => {
   return ([1, 2, 5, 10].map((m) => m * power).find((top) => top >= dirhams) ?? 10 * power) * 100
 }
 
-/** Whole dirhams, short, for an axis: `AED 1.5k`, `AED 20`. */
-const axisMoney = (fils: number) => {
+/** Whole dirhams, short, for an axis: `AED 1.5k`, `AED 20`; `‏1.5 ألف د.إ.‏` in Arabic. */
+const axisMoney = (frame: Frame, fils: number) => {
   const dirhams = fils / 100
+  if (frame.locale !== "en") {
+    return cachedFor(axisAmounts, frame.locale, () =>
+      new Intl.NumberFormat(intlTag(frame.locale), {
+        style: "currency",
+        currency: "AED",
+        notation: "compact",
+        minimumFractionDigits: 0,
+        maximumFractionDigits: 1
+      })).format(dirhams)
+  }
   return dirhams >= 1000 ? `AED ${Number((dirhams / 1000).toFixed(1))}k` : `AED ${Math.round(dirhams)}`
 }
 
@@ -408,25 +437,27 @@ const axisMoney = (fils: number) => {
  * each bar's amount in its tooltip (and written above it on a 7-day chart); its title and description say the same
  * to a screen reader.
  */
-const chart = (overview: Overview) => {
+const chart = (frame: Frame, overview: Overview) => {
+  const t = frame.t.home.chart
   const daily = overview.daily
-  const [width, height, left, bottom, top] = [480, 200, 72, 24, 14]
+  // Arabic's axis amounts (`‏1.5 ألف د.إ.‏`) are wider than English's (`AED 1.5k`).
+  const [width, height, left, bottom, top] = [480, 200, frame.locale === "en" ? 72 : 84, 24, 14]
   const plot = { w: width - left - 6, h: height - bottom - top }
   const max = axisTop(Math.max(0, ...daily.map((d) => d.gross)))
   const step = plot.w / Math.max(1, daily.length)
   const y = (value: number) => top + plot.h - (value / max) * plot.h
   const ticks = [0, max / 2, max].map((v) =>
     `<line x1="${left}" x2="${width - 6}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#d5d9de"/>` +
-    `<text x="${left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${escape(axisMoney(v))}</text>`
+    `<text x="${left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${escape(axisMoney(frame, v))}</text>`
   ).join("")
   const bars = daily.map((d, i) => {
     const h = (d.gross / max) * plot.h
     const x = left + i * step + step * 0.15
     const label = daily.length <= 7 && d.gross > 0
-      ? `<text x="${(x + step * 0.35).toFixed(1)}" y="${(y(d.gross) - 3).toFixed(1)}" text-anchor="middle">${escape(axisMoney(d.gross))}</text>`
+      ? `<text x="${(x + step * 0.35).toFixed(1)}" y="${(y(d.gross) - 3).toFixed(1)}" text-anchor="middle">${escape(axisMoney(frame, d.gross))}</text>`
       : ""
     return `<rect x="${x.toFixed(1)}" y="${(top + plot.h - h).toFixed(1)}" width="${(step * 0.7).toFixed(1)}" height="${h.toFixed(1)}" fill="#1d4ed8"><title>${
-      escape(`${shortDay(d.day)}: ${money(d.gross)}`)
+      escape(`${shortDay(frame, d.day)}: ${amount(frame, d.gross)}`)
     }</title></rect>${label}`
   }).join("")
   const labelled = daily.length <= 7 ? daily.map((_, i) => i) : [0, Math.floor((daily.length - 1) / 2), daily.length - 1]
@@ -434,29 +465,30 @@ const chart = (overview: Overview) => {
   const anchor = (i: number) => daily.length <= 7 ? "middle" : i === 0 ? "start" : i === daily.length - 1 ? "end" : "middle"
   const xOf = (i: number) => anchor(i) === "start" ? left + i * step : anchor(i) === "end" ? left + (i + 1) * step : left + i * step + step / 2
   const days = labelled.map((i) =>
-    `<text x="${xOf(i).toFixed(1)}" y="${height - 6}" text-anchor="${anchor(i)}">${escape(shortDay(daily[i]!.day))}</text>`
+    `<text x="${xOf(i).toFixed(1)}" y="${height - 6}" text-anchor="${anchor(i)}">${escape(shortDay(frame, daily[i]!.day))}</text>`
   ).join("")
   const busiest = daily.reduce((best, d) => (d.gross > best.gross ? d : best), daily[0] ?? { day: "", gross: 0 })
-  const first = daily[0]?.day ?? ""
-  const last = daily.at(-1)?.day ?? ""
+  const first = fullDay(frame, daily[0]?.day ?? "")
+  const last = fullDay(frame, daily.at(-1)?.day ?? "")
   const description = busiest.gross === 0
-    ? "No volume on any day."
-    : `Total ${money(overview.period.gross)}; the busiest day ${shortDay(busiest.day)} with ${money(busiest.gross)}.`
+    ? t.noVolume
+    : t.description(amount(frame, overview.period.gross), shortDay(frame, busiest.day), amount(frame, busiest.gross))
   return raw(`<svg class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="chart-title chart-desc">` +
-    `<title id="chart-title">${escape(`Gross volume each day, ${first} to ${last} (${overview.timeZone})`)}</title>` +
+    `<title id="chart-title">${escape(t.title(first, last, overview.timeZone))}</title>` +
     `<desc id="chart-desc">${escape(description)}</desc>` +
     `<line x1="${left}" x2="${left}" y1="${top}" y2="${top + plot.h}" stroke="#8a939e"/>${ticks}${bars}${days}</svg>`)
 }
 
 /** How `now` compares with `before`, in words a merchant reads at a glance (and a screen reader says the same). */
-const change = (now: number, before: number, days: number) => {
-  const previous = `the previous ${days === 1 ? "day" : `${days} days`}`
-  if (now === before) return html`<span class="change same">Same as ${previous}</span>`
-  if (before === 0) return html`<span class="change up">Up from none ${previous}</span>`
+const change = (frame: Frame, now: number, before: number, days: number) => {
+  const t = frame.t.home.change
+  const previous = t.previous(days, count(frame, days))
+  if (now === before) return html`<span class="change same">${t.same(previous)}</span>`
+  if (before === 0) return html`<span class="change up">${t.upFromNone(previous)}</span>`
   const percent = Math.round(((now - before) / Math.abs(before)) * 100)
   return now > before
-    ? html`<span class="change up">▲ ${percent} % on ${previous}</span>`
-    : html`<span class="change down">▼ ${Math.abs(percent)} % on ${previous}</span>`
+    ? html`<span class="change up">${t.up(count(frame, percent), previous)}</span>`
+    : html`<span class="change down">${t.down(count(frame, Math.abs(percent)), previous)}</span>`
 }
 
 /** What the home page shows beside the sums: the newest payments, what needs a look, and the first steps' progress. */
@@ -471,73 +503,81 @@ export interface HomeExtras {
 
 const gettingStarted = (frame: SignedFrame, steps: HomeExtras["steps"]) => {
   const mode = modePath(frame)
+  const t = frame.t.home.gettingStarted
   const step = (done: boolean, href: string, text: string, why: string) =>
     html`<li class="${done ? "done-step" : ""}"><span class="tick" aria-hidden="true">${done ? "✓" : ""}</span><span><a href="${href}">${text}</a>${
-      done ? html` <span class="badge good">Done</span>` : ""
+      done ? html` <span class="badge good">${t.done}</span>` : ""
     }<span class="sub">${why}</span></span></li>`
-  return html`<div class="card"><h2>Getting started</h2><ol class="steps">
-${step(steps.product, `${mode}/products`, "Make a product", "What you sell, with its price, one-time or recurring.")}
-${step(steps.payment, `${mode}/products`, "Take a test payment", "Make a checkout link and pay it with the test card 4242 4242 4242 4242.")}
-${step(steps.endpoint, `${mode}/developers`, "Add a webhook endpoint", "Where Fils tells your systems that a payment succeeded.")}
-${step(steps.team, `${frame.base}/settings`, "Invite your team", "Everyone signs in as themselves, with the role they need.")}
+  return html`<div class="card"><h2>${t.heading}</h2><ol class="steps">
+${step(steps.product, `${mode}/products`, t.product, t.productWhy)}
+${step(steps.payment, `${mode}/products`, t.payment, t.paymentWhy)}
+${step(steps.endpoint, `${mode}/developers`, t.endpoint, t.endpointWhy)}
+${step(steps.team, `${frame.base}/settings`, t.team, t.teamWhy)}
 </ol></div>`
 }
 
 const attention = (frame: SignedFrame, extras: HomeExtras) => {
   const mode = modePath(frame)
+  const t = frame.t.home.attention
   const items = [
     ...extras.onHold.map((s) =>
-      html`<li>${badge(frame, "on_hold")} <a href="${mode}/subscriptions/${s.subscription_id}">${s.customer?.email ?? "A subscription"}: ${money(s.recurring_amount)}</a> <span class="muted">a renewal payment failed</span></li>`
+      html`<li>${badge(frame, "on_hold")} <a href="${mode}/subscriptions/${s.subscription_id}">${
+        t.onHold(s.customer?.email ?? null, amount(frame, s.recurring_amount))
+      }</a> <span class="muted">${t.renewalFailed}</span></li>`
     ),
     ...extras.failingEndpoints.map((w) =>
       html`<li>${badge(frame, w.disabled ? "disabled" : "failed")} <a href="${mode}/developers/webhooks/${w.webhook_id}">${w.url}</a> <span class="muted">${
-        w.disabled ? "disabled after failing deliveries" : `deliveries failing since ${when(frame, w.failing_since!)}`
+        w.disabled ? t.disabled : t.failingSince(when(frame, w.failing_since!))
       }</span></li>`
     ),
     ...extras.rejectedEInvoices.map((e) =>
-      html`<li>${badge(frame, "rejected")} <a href="${e.path}">E-invoice ${e.number}</a> <span class="muted">rejected by the provider</span></li>`
+      html`<li>${badge(frame, "rejected")} <a href="${e.path}">${t.eInvoice(e.number)}</a> <span class="muted">${t.rejected}</span></li>`
     )
   ]
-  return html`<div class="card"><h2>Needs attention</h2>${
-    items.length === 0 ? html`<p class="muted">Nothing needs a look: no subscriptions on hold, no failing endpoints, no rejected e-invoices.</p>` : html`<ul class="attention">${items}</ul>`
+  return html`<div class="card"><h2>${t.heading}</h2>${
+    items.length === 0 ? html`<p class="muted">${t.nothing}</p>` : html`<ul class="attention">${items}</ul>`
   }</div>`
 }
 
 export const homePage = (frame: SignedFrame, overview: Overview, periods: ReadonlyArray<Period>, extras: HomeExtras) => {
   const { period, previous, days } = overview
+  const t = frame.t.home
+  const columns = frame.t.payments.columns
   const stat = (label: string, value: string, now: number, before: number) =>
-    html`<div class="stat">${label}<b>${value}</b>${change(now, before, days)}</div>`
+    html`<div class="stat">${label}<b>${value}</b>${change(frame, now, before, days)}</div>`
   const started = Object.values(extras.steps).every((done) => done)
   return chrome(
     frame,
-    "Home",
+    t.title,
     html`${started ? "" : gettingStarted(frame, extras.steps)}
-<div class="card stats today"><div class="stat">Today so far<b>${money(overview.today)}</b>${change(overview.today, overview.yesterday, 1)}</div>
-<div class="stat">Monthly recurring revenue<b>${money(overview.mrr)}</b><span class="change same">${overview.activeSubscriptions} paying subscription${overview.activeSubscriptions === 1 ? "" : "s"}</span></div></div>
-<nav class="periods" aria-label="Period">${
-      periods.map((p) => html`<a href="${modePath(frame)}?days=${p}"${raw(p === days ? ` aria-current="page"` : "")}>Last ${p} days</a>`)
+<div class="card stats today"><div class="stat">${t.todaySoFar}<b>${amount(frame, overview.today)}</b>${change(frame, overview.today, overview.yesterday, 1)}</div>
+<div class="stat">${t.mrr}<b>${amount(frame, overview.mrr)}</b><span class="change same">${
+      t.paying(overview.activeSubscriptions, count(frame, overview.activeSubscriptions))
+    }</span></div></div>
+<nav class="periods" aria-label="${t.periods}">${
+      periods.map((p) => html`<a href="${modePath(frame)}?days=${p}"${raw(p === days ? ` aria-current="page"` : "")}>${t.lastDays(p, count(frame, p))}</a>`)
     }</nav>
 <div class="card stats">
-${stat("Gross volume", money(period.gross), period.gross, previous.gross)}
-${stat("Net volume", money(period.net), period.net, previous.net)}
-${stat("Refunds", money(period.refunded), period.refunded, previous.refunded)}
-${stat("New subscriptions", String(period.newSubscriptions), period.newSubscriptions, previous.newSubscriptions)}
-${stat("Succeeded payments", String(period.succeeded), period.succeeded, previous.succeeded)}
-${stat("Failed payments", String(period.failed), period.failed, previous.failed)}
-<div class="stat">Fees<b>${money(period.fees)}</b></div>
+${stat(t.stats.gross, amount(frame, period.gross), period.gross, previous.gross)}
+${stat(t.stats.net, amount(frame, period.net), period.net, previous.net)}
+${stat(t.stats.refunds, amount(frame, period.refunded), period.refunded, previous.refunded)}
+${stat(t.stats.newSubscriptions, count(frame, period.newSubscriptions), period.newSubscriptions, previous.newSubscriptions)}
+${stat(t.stats.succeeded, count(frame, period.succeeded), period.succeeded, previous.succeeded)}
+${stat(t.stats.failed, count(frame, period.failed), period.failed, previous.failed)}
+<div class="stat">${t.stats.fees}<b>${amount(frame, period.fees)}</b></div>
 </div>
-<div class="card"><h2>Daily volume</h2>${chart(overview)}</div>
+<div class="card"><h2>${t.chart.heading}</h2>${chart(frame, overview)}</div>
 ${attention(frame, extras)}
-<div class="card"><h2>Recent payments</h2>${
+<div class="card"><h2>${t.recent.heading}</h2>${
       extras.recent.length === 0
-        ? html`<p class="muted">No payments yet.</p>`
-        : html`<table class="list" aria-label="Recent payments"><thead><tr><th>Amount</th><th>Status</th><th>Customer</th><th>Date</th></tr></thead><tbody>${
+        ? html`<p class="muted">${t.recent.none}</p>`
+        : html`<table class="list" aria-label="${t.recent.heading}"><thead><tr><th>${columns.amount}</th><th>${columns.status}</th><th>${columns.customer}</th><th>${columns.date}</th></tr></thead><tbody>${
           extras.recent.map((p) =>
-            html`<tr><td class="lead"><a class="row" href="${modePath(frame)}/payments/${p.payment_id}">${money(p.total_amount)}</a></td><td data-label="Status">${badge(frame, p.status)}</td><td data-label="Customer">${
-              p.customer?.email ?? ""
-            }</td><td data-label="Date">${when(frame, p.created_at)}</td></tr>`
+            html`<tr><td class="lead"><a class="row" href="${modePath(frame)}/payments/${p.payment_id}">${amount(frame, p.total_amount)}</a></td><td data-label="${columns.status}">${
+              badge(frame, p.status)
+            }</td><td data-label="${columns.customer}">${p.customer?.email ?? ""}</td><td data-label="${columns.date}">${when(frame, p.created_at)}</td></tr>`
           )
-        }</tbody></table><p><a href="${modePath(frame)}/payments">All payments →</a></p>`
+        }</tbody></table><p><a href="${modePath(frame)}/payments">${t.recent.all}</a></p>`
     }</div>`
   )
 }
@@ -547,6 +587,10 @@ const paymentStatuses = PaymentStatus.literals
 /** Who paid, as a list shows it: the name when there is one, else the e-mail. */
 export const customerText = (frame: Frame, c: { readonly name?: string | null; readonly email: string } | null) =>
   c === null ? html`<span class="muted">${frame.t.frame.common.noCustomer}</span>` : c.name === null || c.name === undefined || c.name === "" ? c.email : html`${c.name}<span class="sub">${c.email}</span>`
+
+/** Why a refund was made, in the page's language: its reason, and the merchant's note as written; none without a reason. */
+export const refundWhy = (frame: Frame, why: { readonly reason: Refund.RefundReason | null; readonly note: string | null }) =>
+  why.reason === null ? undefined : frame.t.payments.why(frame.t.payments.reasons[why.reason], why.note)
 
 export const paymentsPage = (
   frame: SignedFrame,
@@ -559,33 +603,35 @@ export const paymentsPage = (
     /** Refused filters, each shown under its field. */
     readonly errors?: FieldErrors | undefined
   }
-) =>
-  chrome(
+) => {
+  const t = frame.t.payments.list
+  const columns = frame.t.payments.columns
+  return chrome(
     frame,
-    "Payments",
-    html`<form class="filters" method="get" action="${modePath(frame)}/payments" role="search" aria-label="Payments">
-<div class="grow">${textField({ name: "q", label: "Search: id, e-mail, amount or card's last 4", value: props.search ?? "", errors: props.errors ?? {}, attributes: `type="search"` })}</div>
-<div>${textField({ name: "from", label: `From (date in ${frame.timeZone})`, value: props.range?.from ?? "", errors: props.errors ?? {}, attributes: `type="date"` })}</div>
-<div>${textField({ name: "to", label: `To (date in ${frame.timeZone})`, value: props.range?.to ?? "", errors: props.errors ?? {}, attributes: `type="date"` })}</div>
+    t.title,
+    html`<form class="filters" method="get" action="${modePath(frame)}/payments" role="search" aria-label="${t.title}">
+<div class="grow">${textField({ name: "q", label: t.search, value: props.search ?? "", errors: props.errors ?? {}, attributes: `type="search"` })}</div>
+<div>${textField({ name: "from", label: t.from(frame.timeZone), value: props.range?.from ?? "", errors: props.errors ?? {}, attributes: `type="date"` })}</div>
+<div>${textField({ name: "to", label: t.to(frame.timeZone), value: props.range?.to ?? "", errors: props.errors ?? {}, attributes: `type="date"` })}</div>
 <div>${
       selectField({
         name: "status",
-        label: "Status",
+        label: columns.status,
         value: props.status ?? "",
-        options: [["", "Any"], ...paymentStatuses.map((s) => [s, statusWords(frame, s).words] as const)],
+        options: [["", frame.t.frame.common.any], ...paymentStatuses.map((s) => [s, statusWords(frame, s).words] as const)],
         errors: {}
       })
     }</div>
-<div><button type="submit">Filter</button></div></form>
-<div class="card"><table class="list" aria-label="Payments"><thead><tr><th>Amount</th><th>Status</th><th>Customer</th><th>Description</th><th>Date</th></tr></thead><tbody>
+<div><button type="submit">${frame.t.frame.common.filter}</button></div></form>
+<div class="card"><table class="list" aria-label="${t.title}"><thead><tr><th>${columns.amount}</th><th>${columns.status}</th><th>${columns.customer}</th><th>${columns.description}</th><th>${columns.date}</th></tr></thead><tbody>
 ${
       props.items.map((p) =>
-        html`<tr><td class="lead"><a class="row" href="${modePath(frame)}/payments/${p.payment_id}">${money(p.total_amount)}</a><span class="sub"><code>${p.payment_id}</code></span></td>
-<td data-label="Status">${badge(frame, p.status)}</td><td data-label="Customer">${customerText(frame, p.customer)}</td>
-<td data-label="Description" class="text">${p.description}</td><td data-label="Date">${when(frame, p.created_at)}</td></tr>`
+        html`<tr><td class="lead"><a class="row" href="${modePath(frame)}/payments/${p.payment_id}">${amount(frame, p.total_amount)}</a><span class="sub"><code>${p.payment_id}</code></span></td>
+<td data-label="${columns.status}">${badge(frame, p.status)}</td><td data-label="${columns.customer}">${customerText(frame, p.customer)}</td>
+<td data-label="${columns.description}" class="text">${p.description}</td><td data-label="${columns.date}">${when(frame, p.created_at)}</td></tr>`
       )
     }
-</tbody></table>${props.items.length === 0 ? html`<p class="muted">No payments.</p>` : ""}
+</tbody></table>${props.items.length === 0 ? html`<p class="muted">${t.none}</p>` : ""}
 ${
       props.next === null
         ? ""
@@ -597,9 +643,10 @@ ${
             ...(props.range === undefined || props.range.to === "" ? {} : { to: props.range.to }),
             cursor: props.next
           }).toString()
-        }">Older payments →</a></p>`
+        }">${t.older}</a></p>`
     }</div>`
   )
+}
 
 export const paymentPage = (
   frame: SignedFrame,
@@ -626,48 +673,49 @@ export const paymentPage = (
   }
 ) => {
   const p = props.payment
+  const t = frame.t.payments
   const remaining = p.total_amount - p.refunded_amount
   const refundable = props.canRefund && (p.status === "succeeded" || p.status === "partially_refunded")
   // A refused refund's reason, under the field it is about (the amount, unless it names another).
   const errors: FieldErrors = props.error === undefined ? {} : { [props.errorField ?? "amount"]: props.error }
   return chrome(
     frame,
-    `Payment ${money(p.total_amount)}`,
+    t.payment.title(amount(frame, p.total_amount)),
     html`${props.error === undefined || refundable ? "" : html`<p class="alert" role="alert">${props.error}</p>`}<div class="card"><table>
-<tr><th>Id</th><td><code>${p.payment_id}</code></td></tr>
-<tr><th>Status</th><td>${badge(frame, p.status)}</td></tr>
-<tr><th>Amount</th><td>${money(p.total_amount)}</td></tr>
-<tr><th>Fee</th><td>${money(p.fee_amount)}</td></tr>
-<tr><th>Refunded</th><td>${money(p.refunded_amount)}</td></tr>
-<tr><th>Net</th><td>${money(p.net_amount)}</td></tr>
-<tr><th>Customer</th><td>${p.customer === null ? "" : html`${p.customer.name ?? ""} &lt;${p.customer.email}&gt;`}</td></tr>
-<tr><th>Card</th><td>${p.card === null ? "" : `${p.card.brand} •••• ${p.card.last4}`}</td></tr>
-<tr><th>Description</th><td>${p.description}</td></tr>
-${p.discounts.map((d) => html`<tr><th>Discount</th><td>${appliedDiscountText(frame, d)}</td></tr>`)}
-<tr><th>Created</th><td>${when(frame, p.created_at)}</td></tr>
-${hasReceipt(p) ? html`<tr><th>Receipt</th><td><a href="${modePath(frame)}/payments/${p.payment_id}/receipt">Printable receipt</a></td></tr>` : ""}
+<tr><th>${t.payment.id}</th><td><code>${p.payment_id}</code></td></tr>
+<tr><th>${t.payment.status}</th><td>${badge(frame, p.status)}</td></tr>
+<tr><th>${t.payment.amount}</th><td>${amount(frame, p.total_amount)}</td></tr>
+<tr><th>${t.payment.fee}</th><td>${amount(frame, p.fee_amount)}</td></tr>
+<tr><th>${t.payment.refunded}</th><td>${amount(frame, p.refunded_amount)}</td></tr>
+<tr><th>${t.payment.net}</th><td>${amount(frame, p.net_amount)}</td></tr>
+<tr><th>${t.payment.customer}</th><td>${p.customer === null ? "" : html`<bdi>${p.customer.name ?? ""} &lt;${p.customer.email}&gt;</bdi>`}</td></tr>
+<tr><th>${t.payment.card}</th><td>${p.card === null ? "" : html`<bdi>${p.card.brand} •••• ${p.card.last4}</bdi>`}</td></tr>
+<tr><th>${t.payment.description}</th><td>${p.description}</td></tr>
+${p.discounts.map((d) => html`<tr><th>${t.payment.discount}</th><td>${appliedDiscountText(frame, d)}</td></tr>`)}
+<tr><th>${t.payment.created}</th><td>${when(frame, p.created_at)}</td></tr>
+${hasReceipt(p) ? html`<tr><th>${t.payment.receipt}</th><td><a href="${modePath(frame)}/payments/${p.payment_id}/receipt">${t.payment.printableReceipt}</a></td></tr>` : ""}
 ${
       props.documents === undefined || props.documents.invoices.length === 0
         ? ""
-        : html`<tr><th>Tax invoice</th><td>${
+        : html`<tr><th>${t.payment.taxInvoice}</th><td>${
           props.documents.invoices.map((d) => html`<a href="${modePath(frame)}/invoices/${d.invoice_id}">${d.number}</a>`)
         }</td></tr>`
     }
 ${
       props.documents === undefined || props.documents.creditNotes.length === 0
         ? ""
-        : html`<tr><th>Credit notes</th><td>${
-          props.documents.creditNotes.map((d, i) => html`${i > 0 ? ", " : ""}<a href="${modePath(frame)}/credit-notes/${d.credit_note_id}">${d.number}</a>`)
+        : html`<tr><th>${t.payment.creditNotes}</th><td>${
+          props.documents.creditNotes.map((d, i) => html`${i > 0 ? t.payment.comma : ""}<a href="${modePath(frame)}/credit-notes/${d.credit_note_id}">${d.number}</a>`)
         }</td></tr>`
     }
 </table></div>
 ${
       refundable
-        ? html`<div class="card"><h2>Refund</h2><form method="post" action="${modePath(frame)}/payments/${p.payment_id}/refund/review"><input type="hidden" name="csrf_token" value="${frame.csrf}">
+        ? html`<div class="card"><h2>${t.refund.heading}</h2><form method="post" action="${modePath(frame)}/payments/${p.payment_id}/refund/review"><input type="hidden" name="csrf_token" value="${frame.csrf}">
 ${
           textField({
             name: "amount",
-            label: `Amount in AED (up to ${money(remaining)})`,
+            label: t.refund.amount(amount(frame, remaining)),
             value: props.amount ?? (remaining / 100).toFixed(2),
             errors,
             attributes: `inputmode="decimal" required`
@@ -676,20 +724,20 @@ ${
 ${
           selectField({
             name: "reason",
-            label: "Reason",
+            label: t.refund.reason,
             value: props.reason ?? "",
-            options: [["", "Choose a reason"], ...Refund.RefundReason.literals.map((r) => [r, Refund.reasonWords[r]] as const)],
+            options: [["", t.refund.chooseReason], ...Refund.RefundReason.literals.map((r) => [r, t.reasons[r]] as const)],
             errors
           })
         }
-<label for="note">Note (optional; kept with the refund and written on its credit note)</label><textarea id="note" name="note" rows="2"${
+<label for="note">${t.refund.note}</label><textarea id="note" name="note" rows="2"${
           raw(errors.note === undefined ? "" : ` aria-invalid="true" aria-describedby="note-error"`)
         }>${textareaContent(props.note ?? "")}</textarea>${errors.note === undefined ? "" : html`<p class="field-error" id="note-error">${errors.note}</p>`}
-<p><button type="submit">Review the refund</button></p>
-<p class="muted">You confirm on the next page, which says what will happen.</p></form></div>`
+<p><button type="submit">${t.refund.review}</button></p>
+<p class="muted">${t.refund.confirmNext}</p></form></div>`
         : ""
     }
-<div class="card"><h2>Timeline</h2><table><tbody>${
+<div class="card"><h2>${t.timeline.heading}</h2><table><tbody>${
       // Events and refunds (with their reasons), newest first.
       [
         ...props.events.map((e) => ({
@@ -700,8 +748,8 @@ ${
         })),
         ...(props.refunds ?? []).map((r) => ({
           at: r.created_at,
-          row: html`<tr class="refund"><td>${when(frame, r.created_at)}</td><td>Refund of ${money(r.amount)} ${badge(frame, r.status)}</td><td class="text" colspan="2">${
-            Refund.whyText(r) ?? "No reason given"
+          row: html`<tr class="refund"><td>${when(frame, r.created_at)}</td><td>${t.timeline.refundOf(amount(frame, r.amount))} ${badge(frame, r.status)}</td><td class="text" colspan="2">${
+            refundWhy(frame, r) ?? t.timeline.noReason
           }</td></tr>`
         }))
       ].sort((a, b) => DateTime.toEpochMillis(b.at) - DateTime.toEpochMillis(a.at)).map((entry) => entry.row)
@@ -709,18 +757,20 @@ ${
   )
 }
 
-export const auditPage = (frame: SignedFrame, entries: ReadonlyArray<AuditEntry>) =>
-  chrome(
+export const auditPage = (frame: SignedFrame, entries: ReadonlyArray<AuditEntry>) => {
+  const t = frame.t.audit
+  return chrome(
     frame,
-    "Audit log",
-    html`<div class="card"><table><thead><tr><th>When</th><th>Who</th><th>What</th><th>Object</th><th>From</th></tr></thead><tbody>${
+    t.title,
+    html`<div class="card"><table><thead><tr><th>${t.when}</th><th>${t.who}</th><th>${t.what}</th><th>${t.object}</th><th>${t.from}</th></tr></thead><tbody>${
       entries.map((e) =>
         html`<tr><td>${when(frame, e.at)}</td><td>${e.email}</td><td>${e.action}</td><td><code>${e.object_id ?? ""}</code>${
-          e.livemode === null ? "" : ` (${e.livemode ? "live" : "test"})`
+          e.livemode === null ? "" : ` (${e.livemode ? frame.t.frame.common.live : frame.t.frame.common.test})`
         }</td><td>${e.address}</td></tr>`
       )
-    }</tbody></table>${entries.length === 0 ? html`<p class="muted">Nothing yet.</p>` : ""}</div>`
+    }</tbody></table>${entries.length === 0 ? html`<p class="muted">${t.none}</p>` : ""}</div>`
   )
+}
 
 export const forbiddenPage = (frame: SignedFrame, message: string) =>
   chrome(frame, frame.t.frame.pages.notAllowed, html`<p class="alert" role="alert">${message}</p>`)

@@ -33,10 +33,8 @@ import { CheckoutSessionId, CustomerId, parseId, PaymentId } from "../../../src/
 import * as Payment from "../../../src/domain/Payment.js"
 import * as Refund from "../../../src/domain/Refund.js"
 import { PaymentStatus } from "../../../src/domain/Payment.js"
-import { searchHint } from "../../../src/domain/PaymentSearch.js"
 import { Signer } from "../../../src/ports/Signer.js"
 import { htmlResponse, newNonce } from "../html/Document.js"
-import { html } from "../html/Html.js"
 import { type Confirmation, confirmField, confirmPage, isConfirmed } from "./Confirm.js"
 import { formField, onceField, postedForm, readFlash, seeOther, withFlash } from "../html/Forms.js"
 import { customerRoutes } from "./Customers.js"
@@ -174,7 +172,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       guard((signed, f, scope) =>
         Effect.gen(function*() {
           const posted = yield* Effect.either(formFields)
-          if (posted._tag === "Left") return page(400, Pages.forbiddenPage(f, posted.left.message), f.nonce)
+          if (posted._tag === "Left") return page(400, Pages.forbiddenPage(f, Pages.refused(f, posted.left.message)), f.nonce)
           const params = posted.right
           const token = params === undefined ? "" : field(params, "csrf_token")
           if (params === undefined || !(yield* signer.sameSecret(token, signed.session.csrf_token))) {
@@ -356,7 +354,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         const fromDay = from === "" ? undefined : parseDay(from, f.timeZone)
         const toDay = to === "" ? undefined : parseDay(to, f.timeZone)
         const range = { from, to }
-        const dayError = "Dates are written YYYY-MM-DD"
+        const dayError = f.t.payments.list.dayRefused
         const errors = {
           ...(from !== "" && fromDay === undefined ? { from: dayError } : {}),
           ...(to !== "" && toDay === undefined ? { to: dayError } : {})
@@ -381,7 +379,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
             found.term._tag === "PaymentId" && found.items.length === 1
               ? redirect(`${Pages.modePath(f)}/payments/${found.items[0]!.payment_id}`)
               : found.term._tag === "Unreadable"
-              ? page(400, Pages.paymentsPage(f, { items: [], status: filter, next: null, search, range, errors: { q: searchHint } }), f.nonce)
+              ? page(400, Pages.paymentsPage(f, { items: [], status: filter, next: null, search, range, errors: { q: f.t.payments.list.searchHint } }), f.nonce)
               : page(200, Pages.paymentsPage(f, { items: found.items, status: filter, next: found.next_cursor, search, range }), f.nonce)
           ),
           Effect.catchTag("InvalidRequest", () => Effect.succeed(page(400, Pages.notFoundPage(f), f.nonce)))
@@ -432,23 +430,27 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         if (id === undefined) return page(404, Pages.notFoundPage(f), f.nonce)
         return yield* portal.receipt(scope, id).pipe(
           Effect.map((view) =>
-            page(200, receiptPage({ nonce: f.nonce, base, lang: langOf("en", view.account.time_zone) }, view, {
+            page(200, receiptPage({ nonce: f.nonce, base, lang: langOf(f.locale, view.account.time_zone) }, view, {
               href: `${Pages.modePath(f)}/payments/${id}`,
-              label: "← Back to the payment"
+              label: f.t.payments.payment.backFromReceipt
             }), f.nonce)),
           Effect.catchTag("NotFound", () => Effect.succeed(page(404, Pages.notFoundPage(f), f.nonce)))
         )
       })))
 
     /** Why a refund of `amount` cannot be made, in the merchant's words, with its status; none when it can. */
-    const refundRefusal = (error: { readonly _tag: string; readonly message: string; readonly remaining?: number; readonly pending?: number }) => {
+    const refundRefusal = (
+      f: Pages.Frame,
+      error: { readonly _tag: string; readonly message: string; readonly remaining?: number; readonly pending?: number }
+    ) => {
+      const t = f.t.payments.refused
       if (error._tag === "RefundExceedsRemaining") {
         const pending = error.pending ?? 0
         const remaining = error.remaining ?? 0
-        const held = pending > 0 ? ` (${Pages.money(pending)} is in refunds still pending)` : ""
-        return { status: 409, error: remaining > 0 ? `You can refund up to ${Pages.money(remaining)}${held}` : `Nothing is left to refund${held}` }
+        const held = pending > 0 ? Pages.amount(f, pending) : null
+        return { status: 409, error: remaining > 0 ? t.upTo(Pages.amount(f, remaining), held) : t.nothingLeft(held) }
       }
-      return { status: 409, error: error.message }
+      return { status: 409, error: Pages.refused(f, error.message) }
     }
 
     /**
@@ -457,8 +459,9 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
      */
     const refundConfirmation = (signed: Signed, f: Pages.SignedFrame, scope: Scope, params: RefundForm, confirmed = false) =>
       Effect.gen(function*() {
+        const t = f.t.payments
         if (!can(signed.user.role, "refund")) {
-          return { refused: page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot refund payments.`), f.nonce) } as const
+          return { refused: page(403, Pages.forbiddenPage(f, t.refused.cannotRefund(f.t.frame.roles[signed.user.role])), f.nonce) } as const
         }
         const id = paymentIdOf((yield* HttpRouter.params).id ?? "")
         // The payment must be this scope's: another account's or mode's id is not found, and nothing is refunded.
@@ -467,37 +470,35 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         const refused = (error: string, status: number, field: "amount" | "reason" | "note" = "amount") =>
           Effect.map(paymentView(signed, f, scope, { error, field, ...params }, status), (r) => ({ refused: r }) as const)
         const amount = parseAed(params.amount)
-        if (amount === undefined || amount <= 0) return yield* refused("Enter the amount in AED, e.g. 12.50", 400)
-        if (!isRefundReason(params.reason)) {
-          return yield* refused("Choose the refund's reason: requested by the customer, a duplicate payment or a fraudulent payment", 400, "reason")
-        }
+        if (amount === undefined || amount <= 0) return yield* refused(t.refused.amount, 400)
+        if (!isRefundReason(params.reason)) return yield* refused(t.refused.reason, 400, "reason")
         const note = params.note === "" ? Either.right(null) : decodeNote(params.note)
-        if (Either.isLeft(note)) return yield* refused(`The note ${Refund.noteProblem(params.note) ?? "cannot be read"}`, 400, "note")
+        if (Either.isLeft(note)) return yield* refused(t.refused.note(Refund.noteProblem(params.note) ?? "cannot be read"), 400, "note")
         const why: Refund.RefundWhy = { reason: params.reason, note: note.right }
         // A confirmed post is judged by the refund itself, after its one-time token: a form posted again is answered
         // as the first post was, even when that refund left nothing more to refund.
         const judged = confirmed ? undefined : Payment.transition(found, { _tag: "Refund", amount }, yield* DateTime.now)
         if (judged !== undefined && Either.isLeft(judged)) {
-          const why = refundRefusal(judged.left)
+          const why = refundRefusal(f, judged.left)
           return yield* refused(why.error, why.status)
         }
         const p = found
         const paymentPath = `${Pages.modePath(f)}/payments/${p.payment_id}`
-        const who = p.customer === null ? "the customer" : `${p.customer.name ?? p.customer.email} (${p.customer.email})`
+        const shown = Pages.amount(f, amount)
         const confirmation: Confirmation = {
-          title: `Refund ${Pages.money(amount)}?`,
+          title: t.confirm.title(shown),
           what: [
-            html`<strong>${Pages.money(amount)}</strong> goes back to ${who}${p.card === null ? "" : ` on their ${p.card.brand} card ending in ${p.card.last4}`}.`,
+            t.confirm.goesBack(shown, p.customer, p.card),
             amount === p.total_amount - p.refunded_amount
-              ? "That is all that remains of the payment: it becomes refunded."
-              : `${Pages.money(p.total_amount - p.refunded_amount - amount)} of the payment stays yours to refund later.`,
-            "The processing fee is not returned. A refund cannot be undone; it may take the customer's bank a few days to show it.",
-            html`Reason: <strong>${Refund.whyText(why)}</strong>. It is kept with the refund, shown on the payment's timeline and written on its credit note.`,
-            "Your webhook endpoints receive refund.succeeded, and a credit note is issued when the payment has a tax invoice."
+              ? t.confirm.allOfIt
+              : t.confirm.restLater(Pages.amount(f, p.total_amount - p.refunded_amount - amount)),
+            t.confirm.final,
+            t.confirm.reason(Pages.refundWhy(f, why) ?? ""),
+            t.confirm.webhooks("refund.succeeded")
           ],
           action: `${paymentPath}/refund`,
           fields: { amount: params.amount, reason: params.reason, note: params.note },
-          button: `Refund ${Pages.money(amount)}`,
+          button: t.confirm.button(shown),
           back: paymentPath,
           moneyMoves: true
         }
@@ -543,7 +544,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         const refused = (error: string, status: number) => paymentView(signed, f, scope, { error, ...typed }, status)
         const once = field(params, onceField)
         if (once.length < 16 || once.length > 64) {
-          return yield* refused("This form is out of date, so nothing was refunded. Check the amount and send it again.", 400)
+          return yield* refused(f.t.payments.refused.outOfDate, 400)
         }
         // The token is the refund's own idempotency key: the refund use case claims it in the transaction that
         // reserves the refund, so even a crash between the processor's answer and ours leaves one refund, and a
@@ -552,24 +553,20 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         if (result._tag === "Left") {
           const error = result.left
           if (error._tag === "IdempotencyKeyReused") {
-            return yield* refused(
-              "This form was already sent with another amount, so nothing more was refunded. Check the payment below and refund again from it.",
-              409
-            )
+            return yield* refused(f.t.payments.refused.otherAmount, 409)
           }
           if (error._tag === "StoreUnavailable" || error._tag === "IdempotencyKeyInUse") {
-            return yield* refused("The refund could not be made now. Try again in a moment.", 503)
+            return yield* refused(f.t.payments.refused.notNow, 503)
           }
-          const why = refundRefusal(error)
+          const why = refundRefusal(f, error)
           return yield* refused(why.error, why.status)
         }
         yield* kit.audit(signed, "payment.refund", id, scope.livemode).pipe(
           Effect.catchAllCause((cause) => Effect.logError("Refund not written to the audit log", cause))
         )
         const { refund } = result.right
-        const text = refund.status === "pending"
-          ? `The refund of ${Pages.money(refund.amount)} is pending: the processor has not answered yet.`
-          : `Refunded ${Pages.money(refund.amount)}.`
+        const done = f.t.payments.done
+        const text = refund.status === "pending" ? done.pending(Pages.amount(f, refund.amount)) : done.refunded(Pages.amount(f, refund.amount))
         return redirect(withFlash(paymentPath, { tone: "done", text }, f.csrf))
       })))
 
@@ -607,6 +604,6 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     yield* router.get("/dashboard/audit", withUser((signed, f) =>
       can(signed.user.role, "audit")
         ? Effect.map(users.auditLog(signed.user.account_id), (entries) => page(200, Pages.auditPage(f, entries), f.nonce))
-        : Effect.succeed(page(403, Pages.forbiddenPage(f, "Only owners and admins read the audit log."), f.nonce))))
+        : Effect.succeed(page(403, Pages.forbiddenPage(f, f.t.audit.forbidden), f.nonce))))
   })
 )

@@ -1,4 +1,80 @@
-/** The dashboard's home pages in Arabic (see `en/home.ts`). */
+/** The dashboard's home page in Arabic (see `en/home.ts`). */
 import type { DashboardCatalogue } from "../en/index.js"
 
-export const home: DashboardCatalogue["home"] = {}
+/**
+ * A counted noun as Arabic writes it after `count` (`n` written by the page): one and two by their own words, 3 to 10
+ * with the plural, 11 to 99 with the singular accusative, a round hundred with the singular.
+ */
+const counted = (n: number, count: string, forms: { one: string; two: string; few: string; many: string; hundreds: string }) => {
+  const last = n % 100
+  if (n === 1) return forms.one
+  if (n === 2) return forms.two
+  return `${count} ${last >= 3 && last <= 10 ? forms.few : last >= 11 ? forms.many : forms.hundreds}`
+}
+
+export const home: DashboardCatalogue["home"] = {
+  title: "الرئيسية",
+  todaySoFar: "اليوم حتى الآن",
+  mrr: "الإيراد الشهري المتكرر",
+  paying: (n, count) =>
+    n === 0
+      ? "لا اشتراكات مدفوعة"
+      : counted(n, count, {
+        one: "اشتراك مدفوع واحد",
+        two: "اشتراكان مدفوعان",
+        few: "اشتراكات مدفوعة",
+        many: "اشتراكًا مدفوعًا",
+        hundreds: "اشتراك مدفوع"
+      }),
+  periods: "الفترة",
+  lastDays: (n, count) => `آخر ${counted(n, count, { one: "يوم", two: "يومين", few: "أيام", many: "يومًا", hundreds: "يوم" })}`,
+  stats: {
+    gross: "الحجم الإجمالي",
+    net: "الحجم الصافي",
+    refunds: "المبالغ المستردة",
+    newSubscriptions: "الاشتراكات الجديدة",
+    succeeded: "المدفوعات الناجحة",
+    failed: "المدفوعات الفاشلة",
+    fees: "الرسوم"
+  },
+  change: {
+    previous: (days, count) => (days === 1 ? "اليوم السابق" : `الأيام الـ${count} السابقة`),
+    same: (previous) => `بلا تغيير عن ${previous}`,
+    upFromNone: (previous) => `ارتفاع من صفر في ${previous}`,
+    up: (percent, previous) => `▲ ${percent}٪ مقارنةً ب${previous}`,
+    down: (percent, previous) => `▼ ${percent}٪ مقارنةً ب${previous}`
+  },
+  chart: {
+    heading: "الحجم اليومي",
+    title: (first, last, timeZone) => `الحجم الإجمالي لكل يوم، من ${first} إلى ${last} (\u2068${timeZone}\u2069)`,
+    noVolume: "لا حجم في أي يوم.",
+    description: (total, busiestDay, busiest) => `الإجمالي ${total}؛ وأنشط يوم ${busiestDay} بمبلغ ${busiest}.`
+  },
+  gettingStarted: {
+    heading: "خطوات البدء",
+    done: "تمّ",
+    product: "أنشئ منتجًا",
+    productWhy: "ما تبيعه، بسعره، لمرة واحدة أو متكرر.",
+    payment: "نفّذ دفعة اختبار",
+    paymentWhy: "أنشئ رابط دفع وادفعه ببطاقة الاختبار 4242 4242 4242 4242.",
+    endpoint: "أضف نقطة نهاية ويب هوك",
+    endpointWhy: "حيث تُبلغ فلس أنظمتك بنجاح دفعة.",
+    team: "ادعُ فريقك",
+    teamWhy: "يسجّل كل عضو الدخول بحسابه، بالدور الذي يحتاجه."
+  },
+  attention: {
+    heading: "يحتاج إلى مراجعة",
+    onHold: (email, amount) => `${email === null ? "اشتراك" : `\u2068${email}\u2069`}: ${amount}`,
+    renewalFailed: "فشلت دفعة التجديد",
+    disabled: "عُطّلت بعد فشل عمليات التسليم",
+    failingSince: (since) => `يفشل التسليم منذ ${since}`,
+    eInvoice: (number) => `الفاتورة الإلكترونية \u2068${number}\u2069`,
+    rejected: "رفضها المزوّد",
+    nothing: "لا شيء يحتاج إلى مراجعة: لا اشتراكات معلّقة، ولا نقاط نهاية يفشل التسليم إليها، ولا فواتير إلكترونية مرفوضة."
+  },
+  recent: {
+    heading: "أحدث المدفوعات",
+    none: "لا مدفوعات بعد.",
+    all: "كل المدفوعات ←"
+  }
+}

@@ -1,2 +1,11 @@
-/** The dashboard's audit pages in English. */
-export const audit = {}
+/** The dashboard's audit log in English. */
+export const audit = {
+  title: "Audit log",
+  when: "When",
+  who: "Who",
+  what: "What",
+  object: "Object",
+  from: "From",
+  none: "Nothing yet.",
+  forbidden: "Only owners and admins read the audit log."
+}
