@@ -2,7 +2,7 @@
 import type { DashboardCatalogue } from "../en/index.js"
 import { counted } from "./products.js"
 
-const times = (n: number) => (n === 0 ? "0 مرة" : counted(n, ["مرة واحدة", "مرتين", "مرات", "مرة"]))
+const times = (n: number) => counted(n, ["مرة واحدة", "مرتين", "مرات", "مرة"])
 
 export const discounts: DashboardCatalogue["discounts"] = {
   cannotCreate: (role) => `لا يملك دور «${role}» صلاحية إنشاء الخصومات.`,
@@ -14,7 +14,7 @@ export const discounts: DashboardCatalogue["discounts"] = {
   percent: (n) => `${n}٪`,
   allProducts: "كل المنتجات",
   cycles: (n) => counted(n, ["دورة فوترة واحدة", "دورتا فوترة", "دورات فوترة", "دورة فوترة"]),
-  used: (n, limit) => (limit === null ? `استُخدم ${times(n)}` : `استُخدم ${n} من ${limit}`),
+  used: (n, limit) => (limit !== null ? `استُخدم ${n} من ${limit}` : n === 0 ? "لم يُستخدم بعد" : `استُخدم ${times(n)}`),
   neverEnds: "لا ينتهي",
   ends: (at) => `ينتهي في ${at}`,
   status: { expired: "معطّل أو منتهٍ", usedUp: "استُنفد", active: "نشط" },
@@ -53,15 +53,13 @@ export const discounts: DashboardCatalogue["discounts"] = {
     enabled: (code) => `يمكن استخدام \u2068${code}\u2069 مجددًا.`
   },
   onSubscription: (terms, remaining) =>
-    `${terms} من ${
-      remaining === null
-        ? "كل تجديد"
-        : remaining === 0
-        ? "لا تجديدات أخرى (استُنفدت دوراته)"
-        : remaining === 1
-        ? "التجديد التالي"
-        : remaining === 2
-        ? "التجديدين التاليين"
-        : `التجديدات الـ${remaining} التالية`
-    }`
+    remaining === null
+      ? `خصم ${terms} من كل تجديد`
+      : remaining === 0
+      ? `خصم ${terms}، ولم يبقَ له تجديد (استُنفدت دوراته)`
+      : remaining === 1
+      ? `خصم ${terms} من التجديد التالي`
+      : remaining === 2
+      ? `خصم ${terms} من التجديدين التاليين`
+      : `خصم ${terms} من التجديدات الـ${remaining} التالية`
 }

@@ -44,7 +44,7 @@ export const products: DashboardCatalogue["products"] = {
     trialAmount: "رسوم الفترة التجريبية المدفوعة لكل وحدة بالدرهم (AED) (اتركه فارغًا لفترة تجريبية مجانية)",
     vatLegend: "ضريبة القيمة المضافة",
     taxCategory: "الفئة الضريبية",
-    categoryOption: (code, name, standard) => `${name}${standard ? " (5٪)" : ""} (${code})`,
+    categoryOption: (code, name, standard) => `${name}${standard ? " 5٪" : ""} (${code})`,
     exemptionReason: "سبب الإعفاء (للمنتجات المعفاة فقط)",
     notExempt: "لا يوجد (غير معفى)",
     exemptionReasons: {
@@ -77,7 +77,7 @@ export const products: DashboardCatalogue["products"] = {
     itemCode: "، الرمز",
     trial: "الفترة التجريبية",
     noTrial: "لا توجد",
-    trialText: (n, amount) => `${days(n)}، ${amount === null ? "مجانية" : `${amount} لكل وحدة`}`,
+    trialText: (n, amount) => `${days(n)}، ${amount === null ? "مجانًا" : `${amount} لكل وحدة`}`,
     planChanges: "تغييرات الخطة",
     customerPortal: "بوابة العملاء",
     offered: "معروض خطةً يمكن التغيير إليها",
