@@ -754,4 +754,36 @@ describe("plan changes", () => {
     expect(preview.body).toContain("<tr><td>Discount KEEP20</td><td class=\"num\">−AED 60.00</td></tr>")
     expect(chargedNow(preview.body)).toBe(24_000)
   }, 30_000)
+
+  it("in Arabic, the product form, its refusals and a plan change's preview speak Arabic; codes, ids and the engine's own words stay as they are", async () => {
+    const arabic = `${owner}; fils_dashboard_lang=ar`
+    const basic = await monthly("Basic in Arabic", 10_000)
+    const pro = await monthly("Pro in Arabic", 30_000)
+    const path = "/dashboard/test/products"
+    const list = await request(path, { cookie: arabic })
+    expect(list.body).toContain(`<html lang="ar" dir="rtl">`)
+    expect(list.body).toContain("<th>الفوترة</th>")
+    expect(list.body).toContain("<td>كل شهر</td>")
+    expect(list.body).not.toContain("Make a checkout link")
+    const once = [...withField(withField(withField(formFields(list.body, path), "name", "Beans in Arabic"), "price", "30.00"), "billing", "one_time"), ["offered_in_portal", "on"]] as Array<[string, string]>
+    const refused = await request(path, { cookie: arabic, form: once })
+    expect(refused.status).toBe(400)
+    expect(refused.body).toContain("لم يُنشأ المنتج: صحّح الحقول المشار إليها أدناه.")
+    expect(refused.body).toMatch(/id="offered_in_portal-error">لا يُعرض في البوابة إلا المنتج المتكرر/)
+
+    const id = await subscribe(basic)
+    const subscriptionPath = `/dashboard/test/subscriptions/${id}`
+    const form = formFields((await request(`${subscriptionPath}/change-plan`, { cookie: arabic })).body, `${subscriptionPath}/change-plan/preview`)
+    // The schema's words for the field, after an Arabic introduction.
+    const noMode = await request(`${subscriptionPath}/change-plan/preview`, { cookie: arabic, form: withField(form, "product_id", pro.product_id) })
+    expect(noMode.status).toBe(400)
+    expect(noMode.body).toMatch(/id="proration_billing_mode-error">قيمة غير مقبولة: \u2066proration_billing_mode is required/)
+    const choices = withField(withField(form, "product_id", pro.product_id), "proration_billing_mode", "prorated_immediately")
+    const preview = await request(`${subscriptionPath}/change-plan/preview`, { cookie: arabic, form: choices })
+    expect(preview.status, preview.body.slice(0, 400)).toBe(200)
+    for (const words of ["معاينة تغيير الخطة", "ترقية (تكلّف أكثر في اليوم)", "(\u2066prorated_immediately\u2069)", "ما يُحصَّل من البطاقة الآن", "تأكيد: تحصيل"]) {
+      expect(preview.body).toContain(words)
+    }
+    expect(preview.body).not.toContain("Charged now")
+  }, 30_000)
 })

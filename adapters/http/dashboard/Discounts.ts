@@ -12,6 +12,8 @@ import { type Discount, DiscountCreate, DiscountName, isExpired, isUsedUp, maxBp
 import { DiscountId, parseId } from "../../../src/domain/Ids.js"
 import type { Product } from "../../../src/domain/Product.js"
 import { html, raw } from "../html/Html.js"
+import { dashboardCatalogues } from "../i18n/dashboard/Catalogues.js"
+import { intlTag } from "../i18n/Locale.js"
 import { describeDecodeError } from "../SchemaIssues.js"
 import type { Kit, Scope } from "./Kit.js"
 import * as Pages from "./Pages.js"
@@ -21,19 +23,22 @@ const discountIdOf = parseId(DiscountId)
 const decodeDiscount = Schema.decodeUnknownEither(DiscountCreate, { onExcessProperty: "error", errors: "all" })
 const nameLimit = Pages.limitOf(DiscountName)
 
-/** What a discount takes off, as a merchant reads it: `10 %`, `12.5 %`, `AED 25.00`. */
-export const termsText = (d: { readonly type: Discount["type"]; readonly amount: number }): string =>
-  d.type === "percentage" ? `${(d.amount / 100).toLocaleString("en", { maximumFractionDigits: 2 })} %` : Pages.money(d.amount)
+/** The page's language, for the functions the subscription's page calls too. */
+type Words = Pick<Pages.Frame, "t" | "locale">
+const english: Words = { t: dashboardCatalogues.en, locale: "en" }
 
-/** A subscription's discount, as its page shows it: what it takes off and for how long. */
-export const subscriptionDiscountText = (d: SubscriptionDiscount): string =>
-  `${termsText(d)} off ${
-    d.cycles_remaining === null
-      ? "every renewal"
-      : d.cycles_remaining === 0
-      ? "no more renewals (its cycles are used)"
-      : `the next ${d.cycles_remaining === 1 ? "renewal" : `${d.cycles_remaining} renewals`}`
-  }`
+/** What a discount takes off, as a merchant reads it: `10 %`, `12.5 %`, `AED 25.00`. */
+export const termsText = (f: Words, d: { readonly type: Discount["type"]; readonly amount: number }): string =>
+  d.type === "percentage"
+    ? f.t.discounts.percent((d.amount / 100).toLocaleString(intlTag(f.locale), { maximumFractionDigits: 2 }))
+    : Pages.amount(f, d.amount)
+
+/**
+ * A subscription's discount, as its page shows it: what it takes off and for how long, in the language of `f`
+ * (English when the caller gives none).
+ */
+export const subscriptionDiscountText = (d: SubscriptionDiscount, f: Words = english): string =>
+  f.t.discounts.onSubscription(termsText(f, d), d.cycles_remaining)
 
 /** A percentage as typed (`10`, `12.5`, `0.75`) in basis points; `undefined` unless 0.01 to 100 with two decimals at most. */
 const parsePercent = (text: string): number | undefined => {
@@ -77,8 +82,8 @@ export const discountRoutes = (kit: Kit) =>
     const discounts = yield* Discounts
     const products = yield* Products
 
-    const statusOf = (d: Discount, now: DateTime.Utc) =>
-      isExpired(d, now) ? "disabled or expired" : isUsedUp(d) ? "used up" : "active"
+    const statusOf = (f: Words, d: Discount, now: DateTime.Utc) =>
+      isExpired(d, now) ? f.t.discounts.status.expired : isUsedUp(d) ? f.t.discounts.status.usedUp : f.t.discounts.status.active
 
     /** The discounts; after a refused new discount, its fields as typed and the reason. */
     const discountsPage = (
@@ -98,46 +103,47 @@ export const discountRoutes = (kit: Kit) =>
         const typed = notice.typed ?? emptyForm
         const action = (d: Discount, path: string, text: string) =>
           html`<form class="inline" method="post" action="${Pages.modePath(f)}/discounts/${d.discount_id}/${path}"><input type="hidden" name="csrf_token" value="${f.csrf}"><button class="link" type="submit">${text}</button></form>`
-        return kit.page(status, Pages.chrome(f, "Discounts", html`
+        const t = f.t.discounts
+        return kit.page(status, Pages.chrome(f, t.title, html`
 ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
-<div class="card"><table><thead><tr><th>Code</th><th>Takes off</th><th>Use</th></tr></thead><tbody>${
+<div class="card"><table><thead><tr><th>${t.code}</th><th>${t.takesOff}</th><th>${t.use}</th></tr></thead><tbody>${
           // Three columns, each of a few short lines: the table fits a 390 px phone without scrolling sideways.
           list.right.items.map((d) =>
             html`<tr><td><strong>${d.code}</strong>${d.name === null ? "" : html`<br><small>${d.name}</small>`}<br><small><code>${d.discount_id}</code></small></td>
-<td>${termsText(d)}<br><small>${d.restricted_to.length === 0 ? "All products" : d.restricted_to.map((id, i) => html`${i > 0 ? ", " : ""}${names.get(id)?.name ?? id}`)}</small>${
-              d.subscription_cycles === null ? "" : html`<br><small>${d.subscription_cycles === 1 ? "1 billing cycle" : `${d.subscription_cycles} billing cycles`}</small>`
+<td>${termsText(f, d)}<br><small>${d.restricted_to.length === 0 ? t.allProducts : d.restricted_to.map((id, i) => html`${i > 0 ? ", " : ""}${names.get(id)?.name ?? id}`)}</small>${
+              d.subscription_cycles === null ? "" : html`<br><small>${t.cycles(d.subscription_cycles)}</small>`
             }</td>
-<td><span data-testid="used">${d.times_used}${d.usage_limit === null ? "" : ` of ${d.usage_limit}`} used</span><br><small>${d.expires_at === null ? "Never ends" : `Ends ${Pages.when(f, d.expires_at)}`}</small><br><small>${statusOf(d, now)}</small>${
+<td><span data-testid="used">${t.used(d.times_used, d.usage_limit)}</span><br><small>${d.expires_at === null ? t.neverEnds : t.ends(Pages.when(f, d.expires_at))}</small><br><small>${statusOf(f, d, now)}</small>${
               write
-                ? html`<br>${isExpired(d, now) ? action(d, "enable", "Enable") : action(d, "disable", "Disable")} ${action(d, "delete", "Delete")}`
+                ? html`<br>${isExpired(d, now) ? action(d, "enable", t.enable) : action(d, "disable", t.disable)} ${action(d, "delete", t.delete)}`
                 : ""
             }</td></tr>`
           )
-        }</tbody></table>${list.right.items.length === 0 ? html`<p class="muted">No discounts yet.</p>` : ""}${
-          list.right.next_cursor === null ? "" : html`<p><a href="${Pages.modePath(f)}/discounts?cursor=${list.right.next_cursor}">Older discounts →</a></p>`
+        }</tbody></table>${list.right.items.length === 0 ? html`<p class="muted">${t.none}</p>` : ""}${
+          list.right.next_cursor === null ? "" : html`<p><a href="${Pages.modePath(f)}/discounts?cursor=${list.right.next_cursor}">${t.older}</a></p>`
         }</div>${
           write
-            ? html`<div class="card"><h2>New discount</h2>${
+            ? html`<div class="card"><h2>${t.form.heading}</h2>${
               Pages.form(f, `${Pages.modePath(f)}/discounts`, html`
-<label for="d_code">Code (3 to 16 letters, digits, - or _; customers may type it in any case; empty: one is made up)</label><input id="d_code" name="code" value="${typed.code}" autocomplete="off">
-<label for="d_name">Name (optional, ${Pages.limitText(f, nameLimit)})</label><input id="d_name" name="name" value="${typed.name}">
-<label for="d_type">Type</label><select id="d_type" name="type">${
-                [["percentage", "Percentage off"], ["flat", "Amount off, in AED"]].map(([value, text]) =>
+<label for="d_code">${t.form.code}</label><input id="d_code" name="code" value="${typed.code}" autocomplete="off">
+<label for="d_name">${t.form.name(Pages.limitText(f, nameLimit))}</label><input id="d_name" name="name" value="${typed.name}">
+<label for="d_type">${t.form.type}</label><select id="d_type" name="type">${
+                [["percentage", t.form.percentage], ["flat", t.form.flat]].map(([value, text]) =>
                   html`<option value="${value}"${raw(typed.type === value ? " selected" : "")}>${text}</option>`
                 )
               }</select>
-<label for="d_amount">Percentage (e.g. 10 or 12.5) or amount in AED (e.g. 25.00)</label><input id="d_amount" name="amount" inputmode="decimal" value="${typed.amount}" required>
-<label for="d_limit">Usage limit (optional: how many payments may use it)</label><input id="d_limit" name="usage_limit" inputmode="numeric" value="${typed.usage_limit}">
-<label for="d_cycles">Subscription cycles (optional: how many payments of a subscription it takes off, the first included; empty: all)</label><input id="d_cycles" name="subscription_cycles" inputmode="numeric" value="${typed.subscription_cycles}">
-<label for="d_expires">Last day (optional, YYYY-MM-DD: the code works until the end of that day, ${f.timeZone})</label><input id="d_expires" name="expires_on" value="${typed.expires_on}" placeholder="2026-12-31">
-<fieldset><legend>Applies to (none ticked: every product)</legend>${
+<label for="d_amount">${t.form.amount}</label><input id="d_amount" name="amount" inputmode="decimal" value="${typed.amount}" required>
+<label for="d_limit">${t.form.usageLimit}</label><input id="d_limit" name="usage_limit" inputmode="numeric" value="${typed.usage_limit}">
+<label for="d_cycles">${t.form.cycles}</label><input id="d_cycles" name="subscription_cycles" inputmode="numeric" value="${typed.subscription_cycles}">
+<label for="d_expires">${t.form.lastDay(f.timeZone)}</label><input id="d_expires" name="expires_on" value="${typed.expires_on}" placeholder="2026-12-31">
+<fieldset><legend>${t.form.appliesTo}</legend>${
                 catalog.length === 0
-                  ? html`<p class="muted">No active products.</p>`
+                  ? html`<p class="muted">${t.form.noProducts}</p>`
                   : catalog.map((p) =>
                     html`<label class="check"><input type="checkbox" name="restricted_to" value="${p.product_id}"${raw(typed.restricted_to.includes(p.product_id) ? " checked" : "")}> ${p.name}</label>`
                   )
               }</fieldset>
-<p><button type="submit">Create discount</button></p>`)
+<p><button type="submit">${t.form.create}</button></p>`)
             }</div>`
             : ""
         }`), f.nonce)
@@ -147,7 +153,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
 
     yield* kit.post("/dashboard/:mode/discounts", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
-        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot create discounts.`), f.nonce)
+        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, f.t.discounts.cannotCreate(f.t.frame.roles[signed.user.role])), f.nonce)
         const typed: DiscountForm = {
           code: kit.field(params, "code"),
           name: kit.field(params, "name"),
@@ -161,14 +167,14 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
         const refuse = (error: string) => discountsPage(f, scope, { error, typed }, 400)
         const amount = typed.type === "flat" ? parseAed(typed.amount) : parsePercent(typed.amount)
         if (amount === undefined || amount <= 0) {
-          return yield* refuse(typed.type === "flat" ? "Enter the amount off in AED, e.g. 25.00" : "Enter the percentage off, 0.01 to 100 (e.g. 10 or 12.5)")
+          return yield* refuse(typed.type === "flat" ? f.t.discounts.refusals.flat : f.t.discounts.refusals.percent)
         }
         const usageLimit = parseCount(typed.usage_limit)
-        if (usageLimit === undefined) return yield* refuse("Enter the usage limit as a whole number, or leave it empty for no limit")
+        if (usageLimit === undefined) return yield* refuse(f.t.discounts.refusals.usageLimit)
         const cycles = parseCount(typed.subscription_cycles)
-        if (cycles === undefined) return yield* refuse("Enter the subscription cycles as a whole number, or leave it empty for every cycle")
+        if (cycles === undefined) return yield* refuse(f.t.discounts.refusals.cycles)
         const lastDay = typed.expires_on.trim() === "" ? null : parseDay(typed.expires_on, f.timeZone)
-        if (lastDay === undefined) return yield* refuse("Enter the last day as YYYY-MM-DD, e.g. 2026-12-31, or leave it empty")
+        if (lastDay === undefined) return yield* refuse(f.t.discounts.refusals.lastDay)
         const input = decodeDiscount({
           ...(typed.code === "" ? {} : { code: typed.code }),
           ...(typed.name === "" ? {} : { name: typed.name }),
@@ -180,28 +186,28 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
           expires_at: lastDay === null ? null : DateTime.formatIso(lastDay.end),
           restricted_to: typed.restricted_to
         })
-        if (Either.isLeft(input)) return yield* refuse(describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) }))
+        if (Either.isLeft(input)) return yield* refuse(Pages.refused(f, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) })))
         const created = yield* Effect.either(discounts.create(scope, input.right))
-        if (Either.isLeft(created)) return yield* refuse(created.left.message)
+        if (Either.isLeft(created)) return yield* refuse(Pages.refused(f, created.left.message))
         yield* kit.audit(signed, "discount.create", created.right.discount_id, scope.livemode)
-        return kit.done(f, `${Pages.modePath(f)}/discounts`, `Created the discount ${created.right.code}.`)
+        return kit.done(f, `${Pages.modePath(f)}/discounts`, f.t.discounts.done.created(created.right.code))
       })))
 
     /** Disable (its expiry set to now), enable again (no expiry) or delete one of the scope's discounts. */
     const change = (what: "disable" | "enable" | "delete") =>
       kit.withPost((signed, f, scope) =>
         Effect.gen(function*() {
-          if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change discounts.`), f.nonce)
+          if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, f.t.discounts.cannotChange(f.t.frame.roles[signed.user.role])), f.nonce)
           const id = discountIdOf(yield* kit.param("id"))
           if (id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
           const done = what === "delete"
-            ? yield* Effect.either(Effect.map(discounts.delete(scope, id), () => "Deleted."))
+            ? yield* Effect.either(Effect.map(discounts.delete(scope, id), () => f.t.discounts.done.deleted))
             : yield* Effect.either(Effect.map(
               discounts.update(scope, id, { expires_at: what === "disable" ? yield* DateTime.now : null }),
-              (d) => (what === "disable" ? `Disabled ${d.code}: it can no longer be redeemed.` : `${d.code} can be redeemed again.`)
+              (d) => (what === "disable" ? f.t.discounts.done.disabled(d.code) : f.t.discounts.done.enabled(d.code))
             ))
           if (Either.isLeft(done)) {
-            return done.left._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* discountsPage(f, scope, { error: done.left.message }, 409)
+            return done.left._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* discountsPage(f, scope, { error: Pages.refused(f, done.left.message) }, 409)
           }
           yield* kit.audit(signed, `discount.${what}`, id, scope.livemode)
           return kit.done(f, `${Pages.modePath(f)}/discounts`, done.right)

@@ -11,9 +11,10 @@ import { Effect, Either, ParseResult, Schema } from "effect"
 import { PlanChanges, type PlanChangePreview } from "../../../src/application/PlanChanges.js"
 import { Products } from "../../../src/application/Products.js"
 import { Subscriptions } from "../../../src/application/Subscriptions.js"
-import { can } from "../../../src/domain/DashboardUser.js"
+import { can, type Role } from "../../../src/domain/DashboardUser.js"
 import { parseId, SubscriptionId } from "../../../src/domain/Ids.js"
 import * as PlanChange from "../../../src/domain/PlanChange.js"
+import type { BillingInterval } from "../../../src/domain/Product.js"
 import type { OnPaymentFailure } from "../../../src/domain/PlanPolicy.js"
 import * as Subscription from "../../../src/domain/Subscription.js"
 import { onceField, withFlash } from "../html/Forms.js"
@@ -22,7 +23,7 @@ import { describeDecodeError } from "../SchemaIssues.js"
 import { type FieldErrors, fieldErrorsOf, selectField, textField } from "./Fields.js"
 import type { Kit, Scope } from "./Kit.js"
 import * as Pages from "./Pages.js"
-import { modeOptions, modeWords, whenOptions, whenWords } from "./PlanPolicyForm.js"
+import { modeOptions, modeText, whenOptions } from "./PlanPolicyForm.js"
 
 const subscriptionIdOf = parseId(SubscriptionId)
 const decodeRequest = Schema.decodeUnknownEither(PlanChange.PlanChangeRequest, { onExcessProperty: "error", errors: "all" })
@@ -67,20 +68,15 @@ const refusalField = (message: string): FieldErrors => {
   return field === undefined ? {} : { [field]: message }
 }
 
-/** What a declined charge does, in short (the form's options) and in full (the preview). */
-const failureOptions: ReadonlyArray<readonly [OnPaymentFailure, string]> = [
-  ["apply_change", "apply_change: change; the subscription goes on hold"],
-  ["prevent_change", "prevent_change: keep the current plan"]
-]
-const failureWords: Record<OnPaymentFailure, string> = {
-  apply_change: "change anyway: the subscription goes on hold and its first period is retried as a failed renewal is",
-  prevent_change: "keep the current plan: nothing changes but the failed payment"
-}
+/** What a declined charge does, in short (the form's options) and in full (the preview), after its code. */
+const failureOptions = (f: Pages.Frame): ReadonlyArray<readonly [OnPaymentFailure, string]> =>
+  (["apply_change", "prevent_change"] as const).map((code) => [code, f.t.planPolicy.coded(code, f.t.planChanges.onFailure[code])])
+const failureText = (f: Pages.Frame, code: OnPaymentFailure) => f.t.planPolicy.coded(code, f.t.planChanges.onFailureFull[code])
 
-const every = (plan: { readonly billing_interval: string; readonly interval_count: number }) =>
-  `every ${plan.interval_count === 1 ? "" : `${plan.interval_count} `}${plan.billing_interval}${plan.interval_count === 1 ? "" : "s"}`
-const planText = (plan: Pick<Subscription.Plan, "name" | "quantity" | "recurring_amount" | "billing_interval" | "interval_count">) =>
-  `${plan.name} × ${plan.quantity}: ${Pages.money(plan.recurring_amount)} ${every(plan)}`
+const every = (f: Pages.Frame, plan: { readonly billing_interval: BillingInterval; readonly interval_count: number }) =>
+  f.t.products.list.every(plan.billing_interval, plan.interval_count)
+const planText = (f: Pages.Frame, plan: Pick<Subscription.Plan, "name" | "quantity" | "recurring_amount" | "billing_interval" | "interval_count">) =>
+  f.t.planChanges.plan(plan.name, plan.quantity, Pages.amount(f, plan.recurring_amount), every(f, plan))
 
 /** Whether the plan's prices exclude VAT: a discount then comes off the price before VAT (docs/discounts.md). */
 const beforeVat = (s: Subscription.Subscription) => s.tax_lines?.prices_include_vat === false
@@ -89,24 +85,25 @@ const beforeVat = (s: Subscription.Subscription) => s.tax_lines?.prices_include_
 export const planRows = (f: Pages.SignedFrame, s: Subscription.Subscription): Raw => {
   const path = `${Pages.modePath(f)}/subscriptions/${s.subscription_id}`
   const scheduled = s.scheduled_change
-  return html`<tr><th>Credit balance</th><td>${Pages.money(s.credit_balance)}${s.credit_balance > 0 ? " (its next charges use it before the card)" : ""}</td></tr>
+  const t = f.t.planChanges
+  return html`<tr><th>${t.creditBalance}</th><td>${t.rows.credit(Pages.amount(f, s.credit_balance), s.credit_balance > 0)}</td></tr>
 ${
     scheduled === null
       ? ""
-      : html`<tr><th>Scheduled change</th><td>To ${planText(scheduled.plan)}, on ${Pages.when(f, scheduled.effective_at)}${
-        can(f.user.role, "write") ? html` · <a href="${path}/change-plan/scheduled/cancel">Cancel scheduled change</a>` : ""
+      : html`<tr><th>${t.scheduledChange}</th><td>${t.scheduledTo(planText(f, scheduled.plan), Pages.when(f, scheduled.effective_at))}${
+        can(f.user.role, "write") ? html` · <a href="${path}/change-plan/scheduled/cancel">${t.rows.cancelScheduled}</a>` : ""
       }</td></tr>`
   }${
     s.pending_change === null
       ? ""
-      : html`<tr><th>Plan change</th><td>To ${planText(s.pending_change.plan)}, waiting for its charge <a href="${Pages.modePath(f)}/payments/${s.pending_change.payment_id}"><code>${s.pending_change.payment_id}</code></a></td></tr>`
+      : html`<tr><th>${t.rows.planChange}</th><td>${t.rows.waiting(planText(f, s.pending_change.plan))} <a href="${Pages.modePath(f)}/payments/${s.pending_change.payment_id}"><code>${s.pending_change.payment_id}</code></a></td></tr>`
   }`
 }
 
 /** The subscription page's "Change plan" link, for those who may and when the subscription can change plan. */
 export const changePlanLink = (f: Pages.SignedFrame, s: Subscription.Subscription): Raw =>
   can(f.user.role, "write") && PlanChange.changeRefusal(s) === undefined
-    ? html`<p><a href="${Pages.modePath(f)}/subscriptions/${s.subscription_id}/change-plan">Change plan</a></p>`
+    ? html`<p><a href="${Pages.modePath(f)}/subscriptions/${s.subscription_id}/change-plan">${f.t.planChanges.rows.changePlan}</a></p>`
     : html``
 
 export const planChangeRoutes = (kit: Kit) =>
@@ -116,8 +113,8 @@ export const planChangeRoutes = (kit: Kit) =>
     const subscriptions = yield* Subscriptions
 
     const subscriptionPath = (f: Pages.SignedFrame, s: Subscription.Subscription) => `${Pages.modePath(f)}/subscriptions/${s.subscription_id}`
-    const forbidden = (f: Pages.SignedFrame, role: string) =>
-      kit.page(403, Pages.forbiddenPage(f, `A ${role} cannot change subscriptions.`), f.nonce)
+    const forbidden = (f: Pages.SignedFrame, role: Role) =>
+      kit.page(403, Pages.forbiddenPage(f, f.t.planChanges.cannotChange(f.t.frame.roles[role])), f.nonce)
     const notFound = (f: Pages.SignedFrame) => kit.page(404, Pages.notFoundPage(f), f.nonce)
 
     /** The subscription the path names, in the scope; `undefined` when there is none. */
@@ -139,37 +136,42 @@ export const planChangeRoutes = (kit: Kit) =>
       Effect.gen(function*() {
         const plans = (yield* products.list(scope, { status: "active", billing: "recurring", limit: 100 })).items
           .filter((p) => p.currency === s.currency)
-        const errors = refused.errors ?? {}
+        // The schema's and the use case's words for a field, in the page's language.
+        const errors = Pages.fieldErrorsIn(f, refused.errors ?? {})
         const cannot = PlanChange.changeRefusal(s)
+        const t = f.t.planChanges
         const options = [
-          ["", "Choose a product"] as const,
+          ["", t.form.chooseProduct] as const,
           ...plans.map((p) =>
             [
               p.product_id,
-              `${p.name}: ${Pages.money(p.price)} ${every({ billing_interval: p.billing_interval ?? "month", interval_count: p.interval_count ?? 1 })}${
-                p.product_id === s.product_id ? " (its product now)" : ""
-              }`
+              t.form.productOption(
+                p.name,
+                Pages.amount(f, p.price),
+                every(f, { billing_interval: p.billing_interval ?? "month", interval_count: p.interval_count ?? 1 }),
+                p.product_id === s.product_id
+              )
             ] as const
           )
         ]
-        return kit.page(status, Pages.chrome(f, "Change plan", html`
+        return kit.page(status, Pages.chrome(f, t.form.title, html`
 ${refused.error === undefined ? "" : html`<p class="alert" role="alert">${refused.error}</p>`}
-<div class="card"><table><tr><th>Subscription</th><td><a href="${subscriptionPath(f, s)}"><code>${s.subscription_id}</code></a></td></tr>
-<tr><th>Customer</th><td>${s.customer.email}</td></tr><tr><th>Plan now</th><td>${planText(s)}</td></tr>
-<tr><th>Current period</th><td>${Pages.when(f, s.current_period_start)} to ${Pages.when(f, s.next_billing_date)}</td></tr>
-<tr><th>Credit balance</th><td>${Pages.money(s.credit_balance)}</td></tr></table></div>
+<div class="card"><table><tr><th>${t.subscription}</th><td><a href="${subscriptionPath(f, s)}"><code>${s.subscription_id}</code></a></td></tr>
+<tr><th>${t.customer}</th><td>${s.customer.email}</td></tr><tr><th>${t.form.planNow}</th><td>${planText(f, s)}</td></tr>
+<tr><th>${t.currentPeriod}</th><td>${t.period(Pages.when(f, s.current_period_start), Pages.when(f, s.next_billing_date))}</td></tr>
+<tr><th>${t.creditBalance}</th><td>${Pages.amount(f, s.credit_balance)}</td></tr></table></div>
 ${
           cannot !== undefined
-            ? html`<p class="alert" role="alert">${cannot.message}</p>`
+            ? html`<p class="alert" role="alert">${Pages.refused(f, cannot.message)}</p>`
             : html`<div class="card">${
               Pages.form(f, `${subscriptionPath(f, s)}/change-plan/preview`, html`
-${selectField({ name: "product_id", label: "New product", value: shown.product_id, options, errors })}
-${textField({ name: "quantity", label: "Quantity (1 to 1000)", value: shown.quantity, errors, attributes: `inputmode="numeric" autocomplete="off"` })}
-${selectField({ name: "proration_billing_mode", label: "Billing mode", value: shown.proration_billing_mode, options: modeOptions("The new product's policy"), errors })}
-${selectField({ name: "effective_at", label: "Takes effect", value: shown.effective_at, options: whenOptions("The new product's policy (else now)"), errors })}
-${selectField({ name: "on_payment_failure", label: "If the card is declined", value: shown.on_payment_failure, options: failureOptions, errors })}
-<p><button type="submit">Preview the change</button> <a href="${subscriptionPath(f, s)}">Back to the subscription</a></p>`)
-            }<p class="muted">The preview shows what is charged now; nothing changes until you confirm it.</p></div>`
+${selectField({ name: "product_id", label: t.form.newProduct, value: shown.product_id, options, errors })}
+${textField({ name: "quantity", label: t.form.quantity, value: shown.quantity, errors, attributes: `inputmode="numeric" autocomplete="off"` })}
+${selectField({ name: "proration_billing_mode", label: t.form.billingMode, value: shown.proration_billing_mode, options: modeOptions(f, t.form.productPolicy), errors })}
+${selectField({ name: "effective_at", label: t.form.takesEffect, value: shown.effective_at, options: whenOptions(f, t.form.productPolicyElseNow), errors })}
+${selectField({ name: "on_payment_failure", label: t.form.ifDeclined, value: shown.on_payment_failure, options: failureOptions(f), errors })}
+<p><button type="submit">${t.form.preview}</button> <a href="${subscriptionPath(f, s)}">${t.backToSubscription}</a></p>`)
+            }<p class="muted">${t.form.help}</p></div>`
         }`), f.nonce)
       })
 
@@ -189,60 +191,70 @@ ${selectField({ name: "on_payment_failure", label: "If the card is declined", va
       const unused = charge.line_items.find((l) => l.type === "unused_time")
       const edit = `${subscriptionPath(f, s)}/change-plan?${new URLSearchParams({ ...typed }).toString()}`
       const newLine = charge.line_items.find((l) => l.type === "new_plan")
+      const t = f.t.planChanges
+      const money = (fils: number) => Pages.amount(f, fils)
       const button = summary.total_amount > 0
-        ? `Confirm: charge ${Pages.money(summary.total_amount)} now`
+        ? t.preview.confirmCharge(money(summary.total_amount))
         : scheduled
-        ? "Confirm: schedule the change"
-        : "Confirm the change"
-      return kit.page(status, Pages.chrome(f, "Preview the plan change", html`
+        ? t.preview.confirmSchedule
+        : t.preview.confirm
+      return kit.page(status, Pages.chrome(f, t.preview.title, html`
 ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
 <div class="card"><table>
-<tr><th>From</th><td>${planText(s)}</td></tr>
-<tr><th>To</th><td>${planText(scheduled ? next.scheduled_change?.plan ?? next : next)}</td></tr>
-<tr><th>Kind</th><td>${terms.direction === "upgrade" ? "an upgrade (it costs more per day)" : "a downgrade (it costs no more per day)"}</td></tr>
-<tr><th>Billing mode</th><td>${terms.proration_billing_mode}: ${modeWords[terms.proration_billing_mode]}</td></tr>
-<tr><th>Takes effect</th><td>${whenWords[terms.effective_at]}: ${Pages.when(f, charge.effective_at)}</td></tr>
-<tr><th>If the card is declined</th><td>${terms.on_payment_failure}: ${failureWords[terms.on_payment_failure]}</td></tr></table></div>
-<div class="card"><h2>Charged now</h2>${
+<tr><th>${t.preview.from}</th><td>${planText(f, s)}</td></tr>
+<tr><th>${t.preview.to}</th><td>${planText(f, scheduled ? next.scheduled_change?.plan ?? next : next)}</td></tr>
+<tr><th>${t.preview.kind}</th><td>${terms.direction === "upgrade" ? t.preview.upgrade : t.preview.downgrade}</td></tr>
+<tr><th>${t.form.billingMode}</th><td>${modeText(f, terms.proration_billing_mode)}</td></tr>
+<tr><th>${t.form.takesEffect}</th><td>${f.t.planPolicy.when[terms.effective_at]}: ${Pages.when(f, charge.effective_at)}</td></tr>
+<tr><th>${t.form.ifDeclined}</th><td>${failureText(f, terms.on_payment_failure)}</td></tr></table></div>
+<div class="card"><h2>${t.preview.chargedNow}</h2>${
         scheduled
-          ? html`<p>Nothing now. The renewal on ${Pages.when(f, s.next_billing_date)} changes the plan and charges the new one.</p>`
+          ? html`<p>${t.preview.nothingNowScheduled(Pages.when(f, s.next_billing_date))}</p>`
           : charge.line_items.length === 0
-          ? html`<p>Nothing now. The plan changes at once; the billing date stays, and the next renewal charges the new plan.</p>`
-          : html`<table><thead><tr><th>Line</th><th class="num">Amount</th>${vat ? html`<th class="num">VAT</th>` : ""}</tr></thead><tbody>${
+          ? html`<p>${t.preview.nothingNow}</p>`
+          : html`<table><thead><tr><th>${t.preview.line}</th><th class="num">${t.preview.amount}</th>${vat ? html`<th class="num">${t.preview.vat}</th>` : ""}</tr></thead><tbody>${
             newLine === undefined
               ? ""
-              : html`<tr><td>${newLine.name} × ${newLine.quantity}, its first period</td><td class="num">${Pages.money(newLine.amount)}</td>${
-                vat ? html`<td class="num">${Pages.money(newLine.tax ?? 0)}</td>` : ""
+              : html`<tr><td>${t.preview.firstPeriod(newLine.name, newLine.quantity)}</td><td class="num">${money(newLine.amount)}</td>${
+                vat ? html`<td class="num">${money(newLine.tax ?? 0)}</td>` : ""
               }</tr>`
           }${
             charge.discounts.filter((d) => d.amount_off > 0).map((d) =>
-              html`<tr><td>Discount ${d.code}${beforeVat(next) ? " (off the price before VAT)" : ""}</td><td class="num">−${Pages.money(d.amount_off)}</td>${vat ? html`<td></td>` : ""}</tr>`
+              html`<tr><td>${t.preview.discount(d.code, beforeVat(next))}</td><td class="num">−${money(d.amount_off)}</td>${vat ? html`<td></td>` : ""}</tr>`
             )
           }
-<tr><td>Less credit</td><td class="num">−${Pages.money(summary.credit_applied)}</td>${vat ? html`<td></td>` : ""}</tr>
-<tr><th>Charged to the card now</th><th class="num" id="charged-now">${Pages.money(summary.total_amount)}</th>${vat ? html`<th class="num">${Pages.money(summary.tax ?? 0)}</th>` : ""}</tr>
+<tr><td>${t.preview.lessCredit}</td><td class="num">−${money(summary.credit_applied)}</td>${vat ? html`<td></td>` : ""}</tr>
+<tr><th>${t.preview.chargedToCard}</th><th class="num" id="charged-now">${money(summary.total_amount)}</th>${vat ? html`<th class="num">${money(summary.tax ?? 0)}</th>` : ""}</tr>
 </tbody></table>`
       }
-<h2>Credit</h2><table><tbody><tr><td>Balance now</td><td class="num">${Pages.money(s.credit_balance)}</td></tr>${
+<h2>${t.preview.credit}</h2><table><tbody><tr><td>${t.preview.balanceNow}</td><td class="num">${money(s.credit_balance)}</td></tr>${
         unused === undefined
           ? ""
-          : html`<tr><td>For ${unused.name} × ${unused.quantity}: ${
-            terms.proration_billing_mode === "difference_immediately" ? "its price" : `its unused time (${(unused.proration_factor * 100).toFixed(2)} % of the period)`
-          }</td><td class="num">+${Pages.money(unused.amount)}</td></tr>`
-      }<tr><td>Used for this charge</td><td class="num">−${Pages.money(summary.credit_applied)}</td></tr>
-<tr><th>Left on the subscription</th><th class="num" id="credit-remaining">${Pages.money(summary.credit_remaining)}</th></tr></tbody></table></div>
-<div class="card"><h2>The subscription after the change</h2><table>
-<tr><th>Plan</th><td>${planText(next)}</td></tr>
-<tr><th>Current period</th><td>${Pages.when(f, next.current_period_start)} to ${Pages.when(f, next.next_billing_date)}</td></tr>
-${next.scheduled_change === null ? "" : html`<tr><th>Scheduled change</th><td>To ${planText(next.scheduled_change.plan)}, on ${Pages.when(f, next.scheduled_change.effective_at)}</td></tr>`}
-<tr><th>Credit balance</th><td>${Pages.money(next.credit_balance)}</td></tr></table></div>
+          : html`<tr><td>${
+            t.preview.unused(
+              unused.name,
+              unused.quantity,
+              terms.proration_billing_mode === "difference_immediately" ? null : (unused.proration_factor * 100).toFixed(2)
+            )
+          }</td><td class="num">+${money(unused.amount)}</td></tr>`
+      }<tr><td>${t.preview.usedForCharge}</td><td class="num">−${money(summary.credit_applied)}</td></tr>
+<tr><th>${t.preview.leftOnSubscription}</th><th class="num" id="credit-remaining">${money(summary.credit_remaining)}</th></tr></tbody></table></div>
+<div class="card"><h2>${t.preview.after}</h2><table>
+<tr><th>${t.preview.plan}</th><td>${planText(f, next)}</td></tr>
+<tr><th>${t.currentPeriod}</th><td>${t.period(Pages.when(f, next.current_period_start), Pages.when(f, next.next_billing_date))}</td></tr>
+${
+        next.scheduled_change === null
+          ? ""
+          : html`<tr><th>${t.scheduledChange}</th><td>${t.scheduledTo(planText(f, next.scheduled_change.plan), Pages.when(f, next.scheduled_change.effective_at))}</td></tr>`
+      }
+<tr><th>${t.creditBalance}</th><td>${money(next.credit_balance)}</td></tr></table></div>
 <div class="card">${
         Pages.moneyForm(f, `${subscriptionPath(f, s)}/change-plan`, html`${
           formFields.map((name) => html`<input type="hidden" name="${name}" value="${typed[name]}">`)
         }<input type="hidden" name="quote_id" value="${preview.quote_id}">
 <p><button type="submit">${button}</button></p>`)
-      }<p class="muted">This preview holds for ${PlanChange.quoteLifetimeMillis / 60_000} minutes: confirmed later, or once the subscription or the product has changed, it is shown again with the new figures and nothing is charged.</p>
-<p><a href="${edit}">Change the choices</a> · <a href="${subscriptionPath(f, s)}">Back to the subscription</a></p></div>`), f.nonce)
+      }<p class="muted">${t.preview.holds(PlanChange.quoteLifetimeMillis / 60_000)}</p>
+<p><a href="${edit}">${t.preview.changeChoices}</a> · <a href="${subscriptionPath(f, s)}">${t.backToSubscription}</a></p></div>`), f.nonce)
     }
 
     /** Previews `typed`: the preview page, or the form again with why not. */
@@ -251,7 +263,7 @@ ${next.scheduled_change === null ? "" : html`<tr><th>Scheduled change</th><td>To
         const body = decodeRequest(requestOf(typed))
         if (Either.isLeft(body)) {
           return yield* formPage(f, scope, s, typed, {
-            error: describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(body.left) }),
+            error: Pages.refused(f, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(body.left) })),
             errors: fieldErrors(body.left)
           }, 400)
         }
@@ -260,7 +272,7 @@ ${next.scheduled_change === null ? "" : html`<tr><th>Scheduled change</th><td>To
           const error = preview.left
           if (error._tag === "NotFound") return notFound(f)
           const now = Either.getOrUndefined(yield* Effect.either(subscriptions.get(scope, s.subscription_id))) ?? s
-          return yield* formPage(f, scope, now, typed, { error: error.message, errors: refusalField(error.message) }, error._tag === "InvalidState" ? 409 : 400)
+          return yield* formPage(f, scope, now, typed, { error: Pages.refused(f, error.message), errors: refusalField(error.message) }, error._tag === "InvalidState" ? 409 : 400)
         }
         return previewPage(f, s, typed, preview.right, notice, status)
       })
@@ -304,7 +316,7 @@ ${next.scheduled_change === null ? "" : html`<tr><th>Scheduled change</th><td>To
         const typed = typedForm((name) => kit.field(params, name))
         const again = (error: string, status: number) => previewOrForm(f, scope, s, typed, { error }, status)
         const once = kit.field(params, onceField)
-        if (once.length < 16 || once.length > 64) return yield* again("This form is out of date, so nothing was changed. Check the preview below and confirm it again.", 400)
+        if (once.length < 16 || once.length > 64) return yield* again(f.t.planChanges.refusals.outOfDate, 400)
         const body = decodeRequest(requestOf(typed, kit.field(params, "quote_id")))
         if (Either.isLeft(body)) return yield* previewOrForm(f, scope, s, typed)
         const made = yield* Effect.either(planChanges.change(scope, s.subscription_id, body.right, `dashboard.plan_change.${once}`))
@@ -315,50 +327,57 @@ ${next.scheduled_change === null ? "" : html`<tr><th>Scheduled change</th><td>To
               return notFound(f)
             case "ChargeDeclined":
               yield* kit.audit(signed, "subscription.change_plan", s.subscription_id, scope.livemode)
-              return yield* again(error.message, 402)
+              return yield* again(Pages.refused(f, error.message), 402)
             case "IdempotencyKeyReused":
-              return yield* again("This form was already sent with other choices, so nothing more was changed. Check the subscription and change it again from its page.", 409)
+              return yield* again(f.t.planChanges.refusals.alreadySent, 409)
             case "StoreUnavailable":
             case "IdempotencyKeyInUse":
-              return yield* again("The change could not be made now. Try again in a moment.", 503)
+              return yield* again(f.t.planChanges.refusals.notNow, 503)
             default:
-              return yield* again(error.message, error._tag === "InvalidState" ? 409 : 400)
+              return yield* again(Pages.refused(f, error.message), error._tag === "InvalidState" ? 409 : 400)
           }
         }
         yield* kit.audit(signed, "subscription.change_plan", s.subscription_id, scope.livemode)
         const { payment, subscription: after } = made.right
         const path = subscriptionPath(f, s)
+        const done = f.t.planChanges.done
         if (payment === null) {
           return kit.done(f, path, after.scheduled_change !== null
-            ? `The change to ${after.scheduled_change.plan.name} × ${after.scheduled_change.quantity} is scheduled for ${Pages.when(f, after.scheduled_change.effective_at)}.`
-            : `Changed to ${after.name} × ${after.quantity}; nothing was charged now. The renewal on ${Pages.when(f, after.next_billing_date)} charges the new plan.`)
+            ? done.scheduled(after.scheduled_change.plan.name, after.scheduled_change.quantity, Pages.when(f, after.scheduled_change.effective_at))
+            : done.changedNothingCharged(after.name, after.quantity, Pages.when(f, after.next_billing_date)))
         }
         if (payment.status === "failed") {
           return kit.redirect(withFlash(path, {
             tone: "alert",
-            text: `The card was declined (${payment.failure_code ?? "card_declined"}): the plan changed to ${after.name} × ${after.quantity} and the subscription is on hold until its first period is paid (retried as a failed renewal is).`
+            text: done.declined(payment.failure_code ?? "card_declined", after.name, after.quantity)
           }, f.csrf))
         }
         return kit.done(f, path, payment.status === "processing"
-          ? `The charge of ${Pages.money(payment.total_amount)} is processing: the plan changes when the processor answers.`
-          : `Changed to ${after.name} × ${after.quantity}; charged ${Pages.money(payment.total_amount)}.`)
+          ? done.processing(Pages.amount(f, payment.total_amount))
+          : done.changedCharged(after.name, after.quantity, Pages.amount(f, payment.total_amount)))
       })))
 
     // Cancelling a scheduled change: a page that says what will happen, then the post.
 
     const cancelPage = (f: Pages.SignedFrame, s: Subscription.Subscription) => {
       const scheduled = s.scheduled_change
+      const t = f.t.planChanges
       if (scheduled === null) {
-        return kit.page(404, Pages.chrome(f, "No scheduled change", html`<p class="alert" role="alert">This subscription has no scheduled plan change.</p>
-<p><a href="${subscriptionPath(f, s)}">Back to the subscription</a></p>`), f.nonce)
+        return kit.page(404, Pages.chrome(f, t.cancel.noneTitle, html`<p class="alert" role="alert">${t.cancel.none}</p>
+<p><a href="${subscriptionPath(f, s)}">${t.backToSubscription}</a></p>`), f.nonce)
       }
       const renewal = Subscription.renewalCharge(s)
-      return kit.page(200, Pages.chrome(f, "Cancel the scheduled change", html`<div class="card">
-<p>The change to <strong>${planText(scheduled.plan)}</strong> scheduled for ${Pages.when(f, scheduled.effective_at)} will not be made.</p>
-<p>The subscription stays on ${planText(s)}: its renewal on ${Pages.when(f, s.next_billing_date)} charges ${Pages.money(renewal.amount)}${
-        renewal.creditApplied > 0 ? html` (after ${Pages.money(renewal.creditApplied)} of its credit)` : ""
-      }. Nothing is charged now.</p>${
-        Pages.form(f, `${subscriptionPath(f, s)}/change-plan/scheduled/cancel`, html`<p><button type="submit">Cancel the scheduled change</button> <a href="${subscriptionPath(f, s)}">Keep it</a></p>`)
+      return kit.page(200, Pages.chrome(f, t.cancel.title, html`<div class="card">
+<p>${t.cancel.willNotBeMade(planText(f, scheduled.plan), Pages.when(f, scheduled.effective_at))}</p>
+<p>${
+        t.cancel.stays(
+          planText(f, s),
+          Pages.when(f, s.next_billing_date),
+          Pages.amount(f, renewal.amount),
+          renewal.creditApplied > 0 ? Pages.amount(f, renewal.creditApplied) : null
+        )
+      }</p>${
+        Pages.form(f, `${subscriptionPath(f, s)}/change-plan/scheduled/cancel`, html`<p><button type="submit">${t.cancel.button}</button> <a href="${subscriptionPath(f, s)}">${t.cancel.keep}</a></p>`)
       }</div>`), f.nonce)
     }
 
@@ -377,6 +396,6 @@ ${next.scheduled_change === null ? "" : html`<tr><th>Scheduled change</th><td>To
         const cancelled = yield* Effect.either(planChanges.cancelScheduled(scope, s.subscription_id))
         if (Either.isLeft(cancelled)) return cancelPage(f, Either.getOrElse(yield* Effect.either(subscriptions.get(scope, s.subscription_id)), () => s))
         yield* kit.audit(signed, "subscription.cancel_scheduled_change", s.subscription_id, scope.livemode)
-        return kit.done(f, subscriptionPath(f, s), `The scheduled change was cancelled: the renewal on ${Pages.when(f, cancelled.right.next_billing_date)} keeps the current plan.`)
+        return kit.done(f, subscriptionPath(f, s), f.t.planChanges.cancel.cancelled(Pages.when(f, cancelled.right.next_billing_date)))
       })))
   })

@@ -9,35 +9,31 @@ import { Either, Option, ParseResult } from "effect"
 import type { EffectiveAt, PlanChangePolicy, PlanChangeRule, ProrationBillingMode } from "../../../src/domain/PlanPolicy.js"
 import { type Billing, checkPlanChangeSettings, type Product } from "../../../src/domain/Product.js"
 import { html } from "../html/Html.js"
+import type { DashboardCatalogue } from "../i18n/dashboard/Catalogues.js"
 import { checkboxField, type FieldErrors, fieldErrorsOf, selectField } from "./Fields.js"
 
-/** What each billing mode charges, after the mode's name. */
-export const modeWords: Record<ProrationBillingMode, string> = {
-  prorated_immediately: "the new plan now, less the old plan's unused time",
-  full_immediately: "the new plan now, in full",
-  difference_immediately: "the new plan now, less the old plan's price",
-  do_not_bill: "nothing now; the billing date stays"
-}
-
-/** When a change takes effect. */
-export const whenWords: Record<EffectiveAt, string> = {
-  immediately: "now",
-  next_billing_date: "at the next billing date (the renewal then charges the new plan)"
-}
-
 type Options = ReadonlyArray<readonly [string, string]>
+type Words = { readonly t: DashboardCatalogue }
+
+/** A billing mode, and when a change takes effect, by its code and what it means. */
+export const modeText = (f: Words, mode: ProrationBillingMode) => f.t.planPolicy.coded(mode, f.t.planPolicy.modes[mode])
+export const whenText = (f: Words, when: EffectiveAt) => f.t.planPolicy.coded(when, f.t.planPolicy.when[when])
 
 /** The modes as a select offers them, after a first option `empty` (value ""). */
-export const modeOptions = (empty: string): Options => [["", empty], ...Object.entries(modeWords).map(([mode, words]) => [mode, `${mode}: ${words}`] as const)]
-export const whenOptions = (empty: string): Options => [["", empty], ...Object.entries(whenWords).map(([when, words]) => [when, `${when}: ${words}`] as const)]
+export const modeOptions = (f: Words, empty: string): Options => [
+  ["", empty],
+  ...Object.keys(f.t.planPolicy.modes).map((mode) => [mode, modeText(f, mode as ProrationBillingMode)] as const)
+]
+export const whenOptions = (f: Words, empty: string): Options => [
+  ["", empty],
+  ...Object.keys(f.t.planPolicy.when).map((when) => [when, whenText(f, when as EffectiveAt)] as const)
+]
 
 const ruleText = (rule: PlanChangeRule) => `${rule.proration_billing_mode}, ${rule.effective_at}`
 
 /** A product's policy in words, for its page. */
-export const policyText = (policy: PlanChangePolicy | null) =>
-  policy === null
-    ? "none: each change names its billing mode"
-    : `upgrades ${ruleText(policy.upgrade)}; downgrades ${ruleText(policy.downgrade)}`
+export const policyText = (f: Words, policy: PlanChangePolicy | null) =>
+  policy === null ? f.t.planPolicy.noPolicy : f.t.planPolicy.policy(ruleText(policy.upgrade), ruleText(policy.downgrade))
 
 // The product form ----------------------------------------------------------------------------------------------------
 
@@ -102,24 +98,27 @@ export const planChangeErrors = (error: ParseResult.ParseError): FieldErrors =>
 
 /** The settings against the product's billing (the rule is the domain's: only a recurring product has them). */
 export const billingErrors = (
+  f: Words,
   billing: Billing,
   decoded: { readonly plan_change_policy?: PlanChangePolicy | null | undefined; readonly offered_in_portal?: boolean | undefined }
 ): FieldErrors => {
   const settings = { plan_change_policy: decoded.plan_change_policy ?? null, offered_in_portal: decoded.offered_in_portal ?? false }
   if (Either.isRight(checkPlanChangeSettings(billing, settings))) return {}
   return {
-    ...(settings.plan_change_policy === null ? {} : { upgrade_mode: "Only a recurring product has a plan change policy: choose a billing interval, or None" }),
-    ...(settings.offered_in_portal ? { offered_in_portal: "Only a recurring product is offered in the portal: choose a billing interval, or untick this" } : {})
+    ...(settings.plan_change_policy === null ? {} : { upgrade_mode: f.t.planPolicy.refusals.policyNeedsRecurring }),
+    ...(settings.offered_in_portal ? { offered_in_portal: f.t.planPolicy.refusals.portalNeedsRecurring } : {})
   }
 }
 
-/** The plan change fields of a product form. */
-export const planChangeControls = (shown: PlanChangeForm, errors: FieldErrors) =>
-  html`<fieldset><legend>Plan changes (recurring products)</legend><input type="hidden" name="${marker}" value="1">
-<p class="muted">How a subscription's change to this product is billed when the change does not say: an upgrade costs more per day than the plan it replaces, a downgrade does not. None: each change names its billing mode.</p>
-${selectField({ name: "upgrade_mode", label: "An upgrade to it charges", value: shown.upgrade_mode, options: modeOptions("None (no policy)"), errors })}
-${selectField({ name: "upgrade_when", label: "An upgrade takes effect", value: shown.upgrade_when, options: whenOptions("None (no policy)"), errors })}
-${selectField({ name: "downgrade_mode", label: "A downgrade to it charges", value: shown.downgrade_mode, options: modeOptions("None (no policy)"), errors })}
-${selectField({ name: "downgrade_when", label: "A downgrade takes effect", value: shown.downgrade_when, options: whenOptions("None (no policy)"), errors })}
-${checkboxField({ name: "offered_in_portal", label: "Offered in the customer portal as a plan to change to", checked: shown.offered_in_portal === "on", errors })}
+/** The plan change fields of a product form; `errors` already in the page's language. */
+export const planChangeControls = (f: Words, shown: PlanChangeForm, errors: FieldErrors) => {
+  const t = f.t.planPolicy.form
+  return html`<fieldset><legend>${t.legend}</legend><input type="hidden" name="${marker}" value="1">
+<p class="muted">${t.help}</p>
+${selectField({ name: "upgrade_mode", label: t.upgradeCharges, value: shown.upgrade_mode, options: modeOptions(f, t.none), errors })}
+${selectField({ name: "upgrade_when", label: t.upgradeWhen, value: shown.upgrade_when, options: whenOptions(f, t.none), errors })}
+${selectField({ name: "downgrade_mode", label: t.downgradeCharges, value: shown.downgrade_mode, options: modeOptions(f, t.none), errors })}
+${selectField({ name: "downgrade_when", label: t.downgradeWhen, value: shown.downgrade_when, options: whenOptions(f, t.none), errors })}
+${checkboxField({ name: "offered_in_portal", label: t.offeredInPortal, checked: shown.offered_in_portal === "on", errors })}
 </fieldset>`
+}

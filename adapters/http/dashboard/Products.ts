@@ -11,7 +11,6 @@ import { can } from "../../../src/domain/DashboardUser.js"
 import { CheckoutSessionId, parseId, ProductId } from "../../../src/domain/Ids.js"
 import {
   checkTaxation,
-  everyInterval,
   maxTrialDays,
   type Product,
   type Taxation,
@@ -20,6 +19,7 @@ import {
   ProductName,
   ProductUpdate
 } from "../../../src/domain/Product.js"
+import type { ExemptionCode } from "../../../src/domain/Vat.js"
 import { exemptionReasons } from "../../einvoice/PintAe.js"
 import { categories } from "../documents/TaxDocumentPage.js"
 import { unchanged } from "../html/Forms.js"
@@ -62,26 +62,26 @@ const typedTrial = (kit: Kit, params: Parameters<Kit["field"]>[0]): TrialForm =>
  * The form's trial as the API's fields, or why it cannot be: days as typed (digits; anything else is left for the
  * API's schema to refuse in its words), an empty price a free trial. A field the post does not carry is left out.
  */
-const trialInput = (t: TrialForm, params: UrlParams.UrlParams): Either.Either<Record<string, unknown>, string> => {
+const trialInput = (f: Pages.Frame, t: TrialForm, params: UrlParams.UrlParams): Either.Either<Record<string, unknown>, string> => {
   const sent = (name: keyof TrialForm) => Option.isSome(UrlParams.getFirst(params, name))
   const amount = t.trial_amount === "" ? null : parseAed(t.trial_amount)
-  if (amount === undefined) return Either.left("Enter the trial's price in AED, e.g. 10.00, or leave it empty for a free trial")
+  if (amount === undefined) return Either.left(f.t.products.refusals.trialPrice)
   return Either.right({
     ...(sent("trial_period_days") ? { trial_period_days: /^[0-9]{1,3}$/.test(t.trial_period_days) ? Number(t.trial_period_days) : t.trial_period_days } : {}),
     ...(sent("trial_amount") ? { trial_amount: amount } : {})
   })
 }
 /** The trial fields of a product form. */
-const trialControls = (shown: TrialForm) =>
-  html`<fieldset><legend>Trial (recurring products)</legend>
-<label for="trial_period_days">Trial days (0 to ${maxTrialDays}; 0 for none)</label><input id="trial_period_days" name="trial_period_days" inputmode="numeric" value="${shown.trial_period_days}">
-<label for="trial_amount">A paid trial's charge per unit, AED (empty for a free trial)</label><input id="trial_amount" name="trial_amount" inputmode="decimal" value="${shown.trial_amount}">
+const trialControls = (f: Pages.Frame, shown: TrialForm) =>
+  html`<fieldset><legend>${f.t.products.form.trialLegend}</legend>
+<label for="trial_period_days">${f.t.products.form.trialDays(maxTrialDays)}</label><input id="trial_period_days" name="trial_period_days" inputmode="numeric" value="${shown.trial_period_days}">
+<label for="trial_amount">${f.t.products.form.trialAmount}</label><input id="trial_amount" name="trial_amount" inputmode="decimal" value="${shown.trial_amount}">
 </fieldset>`
 /** A product's trial in words. */
-const trialText = (p: Product) =>
+const trialText = (f: Pages.Frame, p: Product) =>
   p.trial_period_days === 0
-    ? "none"
-    : `${p.trial_period_days} days, ${p.trial_amount === null ? "free" : `${Pages.money(p.trial_amount)} per unit`}`
+    ? f.t.products.page.noTrial
+    : f.t.products.page.trialText(p.trial_period_days, p.trial_amount === null ? null : Pages.amount(f, p.trial_amount))
 
 /** How a product meets VAT (docs/tax-documents.md), as its forms show it: an empty code or reason is none. */
 interface TaxationForm {
@@ -121,7 +121,7 @@ const taxationErrors = (error: ParseResult.ParseError): FieldErrors =>
   fieldErrorsOf(ParseResult.ArrayFormatter.formatErrorSync(error), (path) =>
     (taxationFields as ReadonlyArray<string>).includes(path[0] ?? "") ? path[0] : undefined)
 /** The exemption reason against the category (the rule is the domain's: a reason exactly when exempt). */
-const exemptionError = (decoded: { readonly [K in keyof Taxation]?: Taxation[K] | undefined }): FieldErrors => {
+const exemptionError = (f: Pages.Frame, decoded: { readonly [K in keyof Taxation]?: Taxation[K] | undefined }): FieldErrors => {
   const taxation: Taxation = {
     tax_category: decoded.tax_category ?? "S",
     tax_exemption_code: decoded.tax_exemption_code ?? null,
@@ -132,37 +132,35 @@ const exemptionError = (decoded: { readonly [K in keyof Taxation]?: Taxation[K] 
     ? {}
     : {
       tax_exemption_code: taxation.tax_exemption_code === null
-        ? "An exempt product needs the reason it is exempt"
-        : "Only an exempt product has an exemption reason: choose None, or the category Exempt"
+        ? f.t.products.refusals.exemptNeedsReason
+        : f.t.products.refusals.onlyExemptHasReason
     }
 }
-const categoryOptions: ReadonlyArray<readonly [string, string]> = Object.entries(categories).map(([code, name]) =>
-  [code, `${code}: ${name.en}${code === "S" ? " (5 %)" : ""}`]
-)
-const exemptionOptions: ReadonlyArray<readonly [string, string]> = [
-  ["", "None (not exempt)"],
-  ...Object.entries(exemptionReasons).map(([code, text]) => [code, `${code}: ${text}`] as const)
+type Options = ReadonlyArray<readonly [string, string]>
+const categoryOptions = (f: Pages.Frame): Options =>
+  Object.entries(categories).map(([code, name]) => [code, f.t.products.form.categoryOption(code, name[f.locale], code === "S")])
+/** An exemption reason: its code and its words. */
+const exemptionText = (f: Pages.Frame, code: ExemptionCode) => `${code}: ${f.t.products.form.exemptionReasons[code]}`
+const exemptionOptions = (f: Pages.Frame): Options => [
+  ["", f.t.products.form.notExempt],
+  ...Object.keys(exemptionReasons).map((code) => [code, exemptionText(f, code as ExemptionCode)] as const)
 ]
-const itemTypeOptions: ReadonlyArray<readonly [string, string]> = [["S", "Services"], ["G", "Goods"]]
+const itemTypeOptions = (f: Pages.Frame): Options => [["S", f.t.products.form.services], ["G", f.t.products.form.goods]]
 
-/** The taxation fields of a product form. */
-const taxationControls = (shown: TaxationForm, errors: FieldErrors) =>
-  html`<fieldset><legend>VAT</legend>
-${selectField({ name: "tax_category", label: "Tax category", value: shown.tax_category, options: categoryOptions, errors })}
-${selectField({ name: "tax_exemption_code", label: "Exemption reason (exempt products only)", value: shown.tax_exemption_code, options: exemptionOptions, errors })}
-${selectField({ name: "item_type", label: "Item type", value: shown.item_type, options: itemTypeOptions, errors })}
-${textField({ name: "item_code", label: "Item code (optional: a service accounting code or an HS code)", value: shown.item_code, errors, attributes: `inputmode="decimal" autocomplete="off"` })}
+/** The taxation fields of a product form; `errors` already in the page's language. */
+const taxationControls = (f: Pages.Frame, shown: TaxationForm, errors: FieldErrors) => {
+  const t = f.t.products.form
+  return html`<fieldset><legend>${t.vatLegend}</legend>
+${selectField({ name: "tax_category", label: t.taxCategory, value: shown.tax_category, options: categoryOptions(f), errors })}
+${selectField({ name: "tax_exemption_code", label: t.exemptionReason, value: shown.tax_exemption_code, options: exemptionOptions(f), errors })}
+${selectField({ name: "item_type", label: t.itemType, value: shown.item_type, options: itemTypeOptions(f), errors })}
+${textField({ name: "item_code", label: t.itemCode, value: shown.item_code, errors, attributes: `inputmode="decimal" autocomplete="off"` })}
 </fieldset>`
+}
 const nameLimit = Pages.limitOf(ProductName)
 const descriptionLimit = Pages.limitOf(ProductDescription)
-/** The new-product form's billing choices. */
-const billings: ReadonlyArray<readonly [string, string]> = [
-  ["one_time", "One-time"],
-  ["month", "Monthly"],
-  ["year", "Yearly"],
-  ["week", "Weekly"],
-  ["day", "Daily"]
-]
+/** The new-product form's billing choices, in this order. */
+const billings = ["one_time", "month", "year", "week", "day"] as const
 const productForm = (p: Product): ProductForm => ({
   name: p.name,
   price: (p.price / 100).toFixed(2),
@@ -171,6 +169,19 @@ const productForm = (p: Product): ProductForm => ({
   ...trialForm(p),
   ...PlanPolicyForm.planChangeForm(p)
 })
+/** A product's billing in the list: its interval and trial, or one-time. */
+const billingText = (f: Pages.Frame, p: Product) => {
+  if (p.billing !== "recurring" || p.billing_interval === null) return f.t.products.list.oneTime
+  const every = f.t.products.list.every(p.billing_interval, p.interval_count ?? 1)
+  return p.trial_period_days === 0 ? every : f.t.products.list.withTrial(every, p.trial_period_days)
+}
+
+/** A product form the API's schema refused: the refusal in the page's words, and each field's own under it. */
+const decodeRefusal = (f: Pages.Frame, error: ParseResult.ParseError): readonly [string, FieldErrors] => [
+  Pages.refused(f, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(error) })),
+  Pages.fieldErrorsIn(f, { ...taxationErrors(error), ...PlanPolicyForm.planChangeErrors(error) })
+]
+
 const newTaxation: TaxationForm = { tax_category: "S", tax_exemption_code: "", item_type: "S", item_code: "" }
 const newTrial: TrialForm = { trial_period_days: "0", trial_amount: "" }
 
@@ -189,41 +200,38 @@ export const productRoutes = (kit: Kit) =>
       Effect.gen(function*() {
         const list = yield* products.list(scope, { limit: 100 })
         const write = can(f.user.role, "write")
-        return kit.page(status, Pages.chrome(f, "Products", html`
+        const t = f.t.products
+        return kit.page(status, Pages.chrome(f, t.list.title, html`
 ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
-<div class="card"><table><thead><tr><th>Product</th><th class="num">Price</th><th>Billing</th><th>Status</th><th></th></tr></thead><tbody>${
+<div class="card"><table><thead><tr><th>${t.list.product}</th><th class="num">${t.list.price}</th><th>${t.list.billing}</th><th>${t.list.status}</th><th></th></tr></thead><tbody>${
           list.items.map((p) =>
-            html`<tr><td><a href="${Pages.modePath(f)}/products/${p.product_id}">${p.name}</a> <small><code>${p.product_id}</code></small></td><td class="num">${Pages.money(p.price)}</td>
-<td>${
-              p.billing === "recurring" && p.billing_interval !== null
-                ? `${everyInterval(p.billing_interval, p.interval_count ?? 1)}${p.trial_period_days === 0 ? "" : `, ${p.trial_period_days}-day trial`}`
-                : "one-time"
-            }</td><td>${Pages.badge(f, p.status)}</td><td>${
+            html`<tr><td><a href="${Pages.modePath(f)}/products/${p.product_id}">${p.name}</a> <small><code>${p.product_id}</code></small></td><td class="num">${Pages.amount(f, p.price)}</td>
+<td>${billingText(f, p)}</td><td>${Pages.badge(f, p.status)}</td><td>${
               write && p.status === "active"
-                ? Pages.form(f, `${Pages.modePath(f)}/products/${p.product_id}/checkout`, html`<button class="link" type="submit">Make a checkout link</button>`)
+                ? Pages.form(f, `${Pages.modePath(f)}/products/${p.product_id}/checkout`, html`<button class="link" type="submit">${t.list.makeCheckoutLink}</button>`)
                 : ""
             }${
               !write
                 ? ""
                 : p.status === "archived"
-                ? Pages.form(f, `${Pages.modePath(f)}/products/${p.product_id}/status`, html`<input type="hidden" name="status" value="active"><button class="link" type="submit">Make active</button>`)
-                : confirmLink(`${Pages.modePath(f)}/products/${p.product_id}/archive`, "Archive…", { label: `Archive ${p.name}` })
+                ? Pages.form(f, `${Pages.modePath(f)}/products/${p.product_id}/status`, html`<input type="hidden" name="status" value="active"><button class="link" type="submit">${t.list.makeActive}</button>`)
+                : confirmLink(`${Pages.modePath(f)}/products/${p.product_id}/archive`, t.list.archive, { label: t.list.archiveLabel(p.name) })
             }</td></tr>`
           )
         }</tbody></table></div>${
           write
-            ? html`<div class="card"><h2>New product</h2>${
+            ? html`<div class="card"><h2>${t.list.newProduct}</h2>${
               Pages.form(f, `${Pages.modePath(f)}/products`, html`
-<label for="name">Name (${Pages.limitText(f, nameLimit)})</label><input id="name" name="name" value="${notice.typed?.name ?? ""}" required>
-<label for="price">Price in AED</label><input id="price" name="price" inputmode="decimal" value="${notice.typed?.price ?? ""}" required>
-<label for="billing">Billing</label><select id="billing" name="billing">${
-                billings.map(([value, text]) => html`<option value="${value}"${notice.typed?.billing === value ? " selected" : ""}>${text}</option>`)
+<label for="name">${t.form.name(Pages.limitText(f, nameLimit))}</label><input id="name" name="name" value="${notice.typed?.name ?? ""}" required>
+<label for="price">${t.form.priceInAed}</label><input id="price" name="price" inputmode="decimal" value="${notice.typed?.price ?? ""}" required>
+<label for="billing">${t.form.billing}</label><select id="billing" name="billing">${
+                billings.map((value) => html`<option value="${value}"${notice.typed?.billing === value ? " selected" : ""}>${t.form.billings[value]}</option>`)
               }</select>
-<label for="description">Description (${Pages.limitText(f, descriptionLimit)})</label>${Pages.textarea({ id: "description", name: "description", value: notice.typed?.description ?? "" })}
-${trialControls(notice.typed ?? newTrial)}
-${taxationControls(notice.typed ?? newTaxation, notice.errors ?? {})}
-${PlanPolicyForm.planChangeControls(notice.typed ?? PlanPolicyForm.newPlanChange, notice.errors ?? {})}
-<p><button type="submit">Create product</button></p>`)
+<label for="description">${t.form.description(Pages.limitText(f, descriptionLimit))}</label>${Pages.textarea({ id: "description", name: "description", value: notice.typed?.description ?? "" })}
+${trialControls(f, notice.typed ?? newTrial)}
+${taxationControls(f, notice.typed ?? newTaxation, notice.errors ?? {})}
+${PlanPolicyForm.planChangeControls(f, notice.typed ?? PlanPolicyForm.newPlanChange, notice.errors ?? {})}
+<p><button type="submit">${t.list.create}</button></p>`)
             }</div>`
             : ""
         }`), f.nonce)
@@ -233,7 +241,7 @@ ${PlanPolicyForm.planChangeControls(notice.typed ?? PlanPolicyForm.newPlanChange
 
     yield* kit.post("/dashboard/:mode/products", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
-        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot create products.`), f.nonce)
+        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, f.t.products.cannotCreate(f.t.frame.roles[signed.user.role])), f.nonce)
         const typed = {
           name: kit.field(params, "name"),
           price: kit.field(params, "price"),
@@ -245,8 +253,8 @@ ${PlanPolicyForm.planChangeControls(notice.typed ?? PlanPolicyForm.newPlanChange
         }
         const refuse = (error: string, errors?: FieldErrors) => productsPage(f, scope, { error, typed, ...(errors === undefined ? {} : { errors }) }, 400)
         const price = parseAed(typed.price)
-        if (price === undefined) return yield* refuse("Enter the price in AED, e.g. 65.00")
-        const trial = trialInput(typed, params)
+        if (price === undefined) return yield* refuse(f.t.products.refusals.price)
+        const trial = trialInput(f, typed, params)
         if (Either.isLeft(trial)) return yield* refuse(trial.left)
         const taxation = taxationInput(typed, params)
         const input = decodeProduct({
@@ -260,18 +268,13 @@ ${PlanPolicyForm.planChangeControls(notice.typed ?? PlanPolicyForm.newPlanChange
           ...taxation,
           ...PlanPolicyForm.planChangeInput(typed, params)
         })
-        if (Either.isLeft(input)) {
-          return yield* refuse(describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) }), {
-            ...taxationErrors(input.left),
-            ...PlanPolicyForm.planChangeErrors(input.left)
-          })
-        }
-        const exemption = { ...exemptionError(input.right), ...PlanPolicyForm.billingErrors(input.right.billing ?? "one_time", input.right) }
-        if (Object.keys(exemption).length > 0) return yield* refuse("The product was not created: correct the fields marked below.", exemption)
+        if (Either.isLeft(input)) return yield* refuse(...decodeRefusal(f, input.left))
+        const exemption = { ...exemptionError(f, input.right), ...PlanPolicyForm.billingErrors(f, input.right.billing ?? "one_time", input.right) }
+        if (Object.keys(exemption).length > 0) return yield* refuse(f.t.products.list.notCreated, exemption)
         const created = yield* Effect.either(products.create(scope, input.right))
-        if (Either.isLeft(created)) return yield* refuse(created.left.message)
+        if (Either.isLeft(created)) return yield* refuse(Pages.refused(f, created.left.message))
         yield* kit.audit(signed, "product.create", created.right.product_id, scope.livemode)
-        return kit.done(f, `${Pages.modePath(f)}/products`, `Created ${created.right.name}.`)
+        return kit.done(f, `${Pages.modePath(f)}/products`, f.t.products.list.created(created.right.name))
       })))
 
     /** A product's page; after a refused edit, with the refusal and the form as typed. */
@@ -285,22 +288,27 @@ ${PlanPolicyForm.planChangeControls(notice.typed ?? PlanPolicyForm.newPlanChange
         const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(products.get(scope, id)))
         if (found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const shown = refused?.typed ?? productForm(found)
+        const t = f.t.products
         return kit.page(refused === undefined ? 200 : 400, Pages.chrome(f, found.name, html`
 ${refused === undefined ? "" : html`<p class="alert" role="alert">${refused.error}</p>`}
-<div class="card"><table><tr><th>Id</th><td><code>${found.product_id}</code></td></tr><tr><th>Price</th><td>${Pages.money(found.price)}</td></tr>
-<tr><th>Status</th><td>${Pages.badge(f, found.status)}</td></tr><tr><th>Description</th><td class="text">${found.description}</td></tr>
-<tr><th>VAT</th><td>${found.tax_category}: ${categories[found.tax_category].en}${found.tax_exemption_code === null ? "" : ` (${found.tax_exemption_code}: ${exemptionReasons[found.tax_exemption_code]})`}</td></tr>
-<tr><th>Item</th><td>${found.item_type === "G" ? "Goods" : "Services"}${found.item_code === null ? "" : html`, code <code>${found.item_code}</code>`}</td></tr>
-${found.billing === "recurring" ? html`<tr><th>Trial</th><td>${trialText(found)}</td></tr><tr><th>Plan changes</th><td>${PlanPolicyForm.policyText(found.plan_change_policy)}</td></tr><tr><th>Customer portal</th><td>${found.offered_in_portal ? "offered as a plan to change to" : "not offered"}</td></tr>` : ""}</table>${
+<div class="card"><table><tr><th>${t.page.id}</th><td><code>${found.product_id}</code></td></tr><tr><th>${t.page.price}</th><td>${Pages.amount(f, found.price)}</td></tr>
+<tr><th>${t.page.status}</th><td>${Pages.badge(f, found.status)}</td></tr><tr><th>${t.page.description}</th><td class="text">${found.description}</td></tr>
+<tr><th>${t.page.vat}</th><td>${t.form.categoryOption(found.tax_category, categories[found.tax_category][f.locale], false)}${found.tax_exemption_code === null ? "" : ` (${exemptionText(f, found.tax_exemption_code)})`}</td></tr>
+<tr><th>${t.page.item}</th><td>${found.item_type === "G" ? t.form.goods : t.form.services}${found.item_code === null ? "" : html`${t.page.itemCode} <code>${found.item_code}</code>`}</td></tr>
+${
+          found.billing === "recurring"
+            ? html`<tr><th>${t.page.trial}</th><td>${trialText(f, found)}</td></tr><tr><th>${t.page.planChanges}</th><td>${PlanPolicyForm.policyText(f, found.plan_change_policy)}</td></tr><tr><th>${t.page.customerPortal}</th><td>${found.offered_in_portal ? t.page.offered : t.page.notOffered}</td></tr>`
+            : ""
+        }</table>${
           can(f.user.role, "write")
             ? Pages.form(f, `${Pages.modePath(f)}/products/${found.product_id}`, html`
-<label for="p_name">Name (${Pages.limitText(f, nameLimit)})</label><input id="p_name" name="name" required value="${shown.name}">
-<label for="p_price">Price in AED</label><input id="p_price" name="price" inputmode="decimal" required value="${shown.price}">
-<label for="p_description">Description (${Pages.limitText(f, descriptionLimit)})</label>${Pages.textarea({ id: "p_description", name: "description", value: shown.description })}
-${found.billing === "recurring" ? trialControls(shown) : ""}
-${taxationControls(shown, refused?.errors ?? {})}
-${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(shown, refused?.errors ?? {}) : ""}
-<p><button type="submit">Save product</button></p>`)
+<label for="p_name">${t.form.name(Pages.limitText(f, nameLimit))}</label><input id="p_name" name="name" required value="${shown.name}">
+<label for="p_price">${t.form.priceInAed}</label><input id="p_price" name="price" inputmode="decimal" required value="${shown.price}">
+<label for="p_description">${t.form.description(Pages.limitText(f, descriptionLimit))}</label>${Pages.textarea({ id: "p_description", name: "description", value: shown.description })}
+${found.billing === "recurring" ? trialControls(f, shown) : ""}
+${taxationControls(f, shown, refused?.errors ?? {})}
+${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(f, shown, refused?.errors ?? {}) : ""}
+<p><button type="submit">${t.form.save}</button></p>`)
             : ""
         }</div>`), f.nonce)
       })
@@ -314,7 +322,7 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(shown, refus
      */
     yield* kit.post("/dashboard/:mode/products/:id", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
-        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change products.`), f.nonce)
+        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, f.t.products.cannotChange(f.t.frame.roles[signed.user.role])), f.nonce)
         const id = productIdOf(yield* kit.param("id"))
         if (id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const found = Either.getOrUndefined(yield* Effect.either(products.get(scope, id)))
@@ -329,8 +337,8 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(shown, refus
         }
         const refuse = (error: string, errors?: FieldErrors) => productPage(f, scope, { error, typed, ...(errors === undefined ? {} : { errors }) })
         const price = parseAed(typed.price)
-        if (price === undefined) return yield* refuse("Enter the price in AED, e.g. 65.00")
-        const trial = trialInput(typed, params)
+        if (price === undefined) return yield* refuse(f.t.products.refusals.price)
+        const trial = trialInput(f, typed, params)
         if (Either.isLeft(trial)) return yield* refuse(trial.left)
         const taxation = taxationInput(typed, params)
         const patch = decodeProductUpdate({
@@ -341,46 +349,39 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(shown, refus
           ...taxation,
           ...PlanPolicyForm.planChangeInput(typed, params)
         })
-        if (Either.isLeft(patch)) {
-          return yield* refuse(describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(patch.left) }), {
-            ...taxationErrors(patch.left),
-            ...PlanPolicyForm.planChangeErrors(patch.left)
-          })
-        }
+        if (Either.isLeft(patch)) return yield* refuse(...decodeRefusal(f, patch.left))
         // Checked here when the form sent both (it always does), so the refusal sits at the field; else the use case checks.
         const exemption = patch.right.tax_category !== undefined && patch.right.tax_exemption_code !== undefined
-          ? exemptionError(patch.right)
+          ? exemptionError(f, patch.right)
           : {}
-        if (Object.keys(exemption).length > 0) return yield* refuse("The product was not saved: correct the fields marked below.", exemption)
+        if (Object.keys(exemption).length > 0) return yield* refuse(f.t.products.form.notSaved, exemption)
         const updated = yield* Effect.either(products.update(scope, id, patch.right))
         if (Either.isLeft(updated)) {
           const error = updated.left
-          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* refuse(error.message)
+          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* refuse(Pages.refused(f, error.message))
         }
         yield* kit.audit(signed, "product.update", id, scope.livemode)
-        return kit.done(f, `${Pages.modePath(f)}/products/${id}`, "Saved.")
+        return kit.done(f, `${Pages.modePath(f)}/products/${id}`, f.t.products.form.saved)
       })))
 
     /** What archiving product `p` does (the rules are `CheckoutSession.price`'s and `PlanChange`'s: only active products sell). */
     const archiving = (f: Pages.SignedFrame, p: { readonly product_id: string; readonly name: string; readonly billing: string }): Confirm.Confirmation => ({
-      title: `Archive ${p.name}?`,
+      title: f.t.products.archive.title(p.name),
       what: [
-        "No new checkout can be started for it: the API and the dashboard refuse new checkout sessions and links for an archived product.",
-        "Checkout links already made for it can still be paid until they expire (24 hours after they were made).",
-        ...(p.billing === "recurring"
-          ? ["Subscriptions already on it keep renewing at their price; customers can no longer switch to it in the portal."]
-          : []),
-        "Its payments, invoices and history stay. You can make it active again at any time."
+        f.t.products.archive.noNewCheckout,
+        f.t.products.archive.linksStillPaid,
+        ...(p.billing === "recurring" ? [f.t.products.archive.subscriptionsKeep] : []),
+        f.t.products.archive.historyStays
       ],
       action: `${Pages.modePath(f)}/products/${p.product_id}/status`,
       fields: { status: "archived" },
-      button: "Archive the product",
+      button: f.t.products.archive.button,
       back: `${Pages.modePath(f)}/products`
     })
 
     yield* kit.get("/dashboard/:mode/products/:id/archive", kit.withUser((signed, f, scope) =>
       Effect.gen(function*() {
-        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change products.`), f.nonce)
+        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, f.t.products.cannotChange(f.t.frame.roles[signed.user.role])), f.nonce)
         const id = productIdOf(yield* kit.param("id"))
         const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(products.get(scope, id)))
         if (found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
@@ -389,7 +390,7 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(shown, refus
 
     yield* kit.post("/dashboard/:mode/products/:id/status", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
-        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change products.`), f.nonce)
+        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, f.t.products.cannotChange(f.t.frame.roles[signed.user.role])), f.nonce)
         const id = productIdOf(yield* kit.param("id"))
         const status = kit.field(params, "status")
         if (id === undefined || (status !== "active" && status !== "archived")) return kit.page(404, Pages.notFoundPage(f), f.nonce)
@@ -401,24 +402,24 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(shown, refus
         const updated = yield* Effect.either(products.update(scope, id, { status }))
         if (Either.isLeft(updated)) {
           const error = updated.left
-          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* productsPage(f, scope, { error: error.message }, 400)
+          return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* productsPage(f, scope, { error: Pages.refused(f, error.message) }, 400)
         }
         yield* kit.audit(signed, status === "archived" ? "product.archive" : "product.activate", id, scope.livemode)
-        return kit.done(f, `${Pages.modePath(f)}/products`, status === "archived" ? "Archived." : "Active again.")
+        return kit.done(f, `${Pages.modePath(f)}/products`, status === "archived" ? f.t.products.archive.archived : f.t.products.archive.activeAgain)
       })))
 
     yield* kit.post("/dashboard/:mode/products/:id/checkout", kit.withPost((signed, f, scope) =>
       Effect.gen(function*() {
-        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot make checkout links.`), f.nonce)
+        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, f.t.products.cannotMakeLinks(f.t.frame.roles[signed.user.role])), f.nonce)
         const id = productIdOf(yield* kit.param("id"))
         // Only this scope's product: another account's or mode's is not found.
         if (id === undefined || Either.isLeft(yield* Effect.either(products.get(scope, id)))) {
           return kit.page(404, Pages.notFoundPage(f), f.nonce)
         }
         const session = yield* Effect.either(checkout.create(scope, { product_cart: [{ product_id: id, quantity: 1 }] }))
-        if (Either.isLeft(session)) return yield* productsPage(f, scope, { error: session.left.message }, 400)
+        if (Either.isLeft(session)) return yield* productsPage(f, scope, { error: Pages.refused(f, session.left.message) }, 400)
         yield* kit.audit(signed, "checkout_session.create", session.right.session_id, scope.livemode)
-        return kit.done(f, `${Pages.modePath(f)}/checkout-sessions/${session.right.session_id}`, "Checkout link made: copy its URL below.")
+        return kit.done(f, `${Pages.modePath(f)}/checkout-sessions/${session.right.session_id}`, f.t.products.checkoutLinkMade)
       })))
 
     yield* kit.get("/dashboard/:mode/checkout-sessions", kit.withUser((_, f, scope) =>
@@ -426,12 +427,13 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(shown, refus
         const cursor = (yield* kit.query).get("cursor") ?? undefined
         const list = yield* Effect.either(checkout.list(scope, { limit: 50, cursor }))
         if (Either.isLeft(list)) return kit.page(400, Pages.notFoundPage(f), f.nonce)
-        return kit.page(200, Pages.chrome(f, "Checkout sessions", html`<div class="card"><table><thead><tr><th>Session</th><th>Status</th><th class="num">Total</th><th>Created</th></tr></thead><tbody>${
+        const t = f.t.products.sessions
+        return kit.page(200, Pages.chrome(f, t.title, html`<div class="card"><table><thead><tr><th>${t.session}</th><th>${t.status}</th><th class="num">${t.total}</th><th>${t.created}</th></tr></thead><tbody>${
           list.right.items.map((c) =>
-            html`<tr><td><a href="${Pages.modePath(f)}/checkout-sessions/${c.session_id}"><code>${c.session_id}</code></a></td><td>${Pages.badge(f, c.status)}</td><td class="num">${Pages.money(c.total_amount)}</td><td>${Pages.when(f, c.created_at)}</td></tr>`
+            html`<tr><td><a href="${Pages.modePath(f)}/checkout-sessions/${c.session_id}"><code>${c.session_id}</code></a></td><td>${Pages.badge(f, c.status)}</td><td class="num">${Pages.amount(f, c.total_amount)}</td><td>${Pages.when(f, c.created_at)}</td></tr>`
           )
-        }</tbody></table>${list.right.items.length === 0 ? html`<p class="muted">No checkout sessions.</p>` : ""}${
-          list.right.next_cursor === null ? "" : html`<p><a href="${Pages.modePath(f)}/checkout-sessions?cursor=${list.right.next_cursor}">Older sessions →</a></p>`
+        }</tbody></table>${list.right.items.length === 0 ? html`<p class="muted">${t.none}</p>` : ""}${
+          list.right.next_cursor === null ? "" : html`<p><a href="${Pages.modePath(f)}/checkout-sessions?cursor=${list.right.next_cursor}">${t.older}</a></p>`
         }</div>`), f.nonce)
       })))
 
@@ -440,15 +442,16 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(shown, refus
         const id = sessionIdOf(yield* kit.param("id"))
         const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(checkout.get(scope, id)))
         if (found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
-        return kit.page(200, Pages.chrome(f, "Checkout session", html`<div class="card"><table>
-<tr><th>Id</th><td><code>${found.session_id}</code></td></tr><tr><th>Status</th><td>${Pages.badge(f, found.status)}</td></tr>
-<tr><th>Checkout URL</th><td><code id="checkout-url">${found.checkout_url}</code></td></tr>
-<tr><th>Total</th><td>${Pages.money(found.total_amount)}</td></tr>${
-          found.discounts.map((d) => html`<tr><th>Discount</th><td>${Pages.appliedDiscountText(f, d)}</td></tr>`)
-        }<tr><th>Expires</th><td>${Pages.when(f, found.expires_at)}</td></tr>
-<tr><th>Payment</th><td>${found.payment_id === null ? "" : html`<a href="${Pages.modePath(f)}/payments/${found.payment_id}"><code>${found.payment_id}</code></a>`}</td></tr>
+        const t = f.t.products.session
+        return kit.page(200, Pages.chrome(f, t.title, html`<div class="card"><table>
+<tr><th>${t.id}</th><td><code>${found.session_id}</code></td></tr><tr><th>${t.status}</th><td>${Pages.badge(f, found.status)}</td></tr>
+<tr><th>${t.checkoutUrl}</th><td><code id="checkout-url">${found.checkout_url}</code></td></tr>
+<tr><th>${t.total}</th><td>${Pages.amount(f, found.total_amount)}</td></tr>${
+          found.discounts.map((d) => html`<tr><th>${t.discount}</th><td>${Pages.appliedDiscountText(f, d)}</td></tr>`)
+        }<tr><th>${t.expires}</th><td>${Pages.when(f, found.expires_at)}</td></tr>
+<tr><th>${t.payment}</th><td>${found.payment_id === null ? "" : html`<a href="${Pages.modePath(f)}/payments/${found.payment_id}"><code>${found.payment_id}</code></a>`}</td></tr>
 </table><table><tbody>${
-          found.product_cart.map((l) => html`<tr><td>${l.name}</td><td class="num">${l.quantity} × ${Pages.money(l.unit_amount)}</td></tr>`)
+          found.product_cart.map((l) => html`<tr><td>${l.name}</td><td class="num">${l.quantity} × ${Pages.amount(f, l.unit_amount)}</td></tr>`)
         }</tbody></table></div>`), f.nonce)
       })))
   })

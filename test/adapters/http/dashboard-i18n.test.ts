@@ -33,11 +33,20 @@ const samples: Readonly<Record<string, ReadonlyArray<unknown>>> = {
   "payments.refused.note": ["must be at most 500 characters"],
   "payments.confirm.webhooks": ["refund.succeeded"],
   "customers.clock.advanceTo": ["ISO 8601"],
-  "customers.clock.refused": ["ISO 8601", "2027-01-31T09:00:00Z"]
+  "customers.clock.refused": ["ISO 8601", "2027-01-31T09:00:00Z"],
+  "products.list.every": ["month", 3],
+  "discounts.onSubscription": ["10 %", 3]
 }
 
 /** Arabic sentences that rightly hold no Arabic letter (names, codes and amounts, and words already worded). */
-const noLetters = new Set(["frame.who", "frame.common.appliedDiscount", "home.attention.onHold", "payments.why"])
+const noLetters = new Set([
+  "frame.who",
+  "frame.common.appliedDiscount",
+  "home.attention.onHold",
+  "payments.why",
+  "planPolicy.coded",
+  "planChanges.plan"
+])
 
 /** Latin words an Arabic page writes as they are: codes, formats and names a merchant reads in any language. */
 const latinWords = new Set([
@@ -202,12 +211,8 @@ const ownWords = (source: string): ReadonlyArray<string> => {
 const pending = new Set([
   "Fields.ts",
   "Developers.ts",
-  "Discounts.ts",
   "Documents.ts",
   "Exports.ts",
-  "PlanChanges.ts",
-  "PlanPolicyForm.ts",
-  "Products.ts",
   "RequestLogs.ts",
   "Settings.ts",
   "Subscriptions.ts",
