@@ -104,6 +104,8 @@ describe("the dashboard's language", () => {
     expect(home.body).toContain(ar.testMode)
     expect(home.body).toContain(ar.signOut)
     expect(home.body).toContain(`<a href="/dashboard/test" aria-current="page">${ar.nav.home}</a>`)
+    // A new account's monthly recurring revenue has no earlier figure to be compared with.
+    expect(home.body).toContain(dashboardCatalogues.ar.home.mrrBefore.none)
     // The switch names English in English, and leads back.
     expect(home.body).toContain(`lang="en" data-testid="language-switch">${en.languageName}</a>`)
     // The payment's status and amount as Arabic writes them.
@@ -114,5 +116,6 @@ describe("the dashboard's language", () => {
     expect(htmlLang(back.body)).toEqual(["en", "ltr"])
     expect(cookieOf(back.headers.get("set-cookie"))).toBe("fils_dashboard_lang=en")
     expect(back.body).toContain(`>${en.nav.payments}</a>`)
+    expect(back.body).toContain(dashboardCatalogues.en.home.mrrBefore.none)
   })
 })

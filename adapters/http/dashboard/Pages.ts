@@ -480,15 +480,47 @@ const chart = (frame: Frame, overview: Overview) => {
 }
 
 /** How `now` compares with `before`, in words a merchant reads at a glance (and a screen reader says the same). */
+const compared = (
+  frame: Frame,
+  now: number,
+  before: number,
+  words: { readonly same: string; readonly upFromNone: string; readonly up: (percent: string) => string; readonly down: (percent: string) => string }
+) => {
+  if (now === before) return html`<span class="change same">${words.same}</span>`
+  if (before === 0) return html`<span class="change up">${words.upFromNone}</span>`
+  const percent = Math.round(((now - before) / Math.abs(before)) * 100)
+  return now > before
+    ? html`<span class="change up">${words.up(count(frame, percent))}</span>`
+    : html`<span class="change down">${words.down(count(frame, Math.abs(percent)))}</span>`
+}
+
 const change = (frame: Frame, now: number, before: number, days: number) => {
   const t = frame.t.home.change
   const previous = t.previous(days, count(frame, days))
-  if (now === before) return html`<span class="change same">${t.same(previous)}</span>`
-  if (before === 0) return html`<span class="change up">${t.upFromNone(previous)}</span>`
-  const percent = Math.round(((now - before) / Math.abs(before)) * 100)
-  return now > before
-    ? html`<span class="change up">${t.up(count(frame, percent), previous)}</span>`
-    : html`<span class="change down">${t.down(count(frame, Math.abs(percent)), previous)}</span>`
+  return compared(frame, now, before, {
+    same: t.same(previous),
+    upFromNone: t.upFromNone(previous),
+    up: (percent) => t.up(percent, previous),
+    down: (percent) => t.down(percent, previous)
+  })
+}
+
+/**
+ * Monthly recurring revenue against the figure recorded at the end of the previous period (or the latest before),
+ * naming its day; none recorded yet says so.
+ */
+const mrrChange = (frame: Frame, overview: Overview) => {
+  const t = frame.t.home.mrrBefore
+  const before = overview.mrrBefore
+  if (before === null) return html`<span class="change same">${t.none}</span>`
+  // A local day, written as the page's language writes a date (noon UTC falls on that day in every zone's reading).
+  const day = Format.date(frame.locale, DateTime.unsafeMake(`${before.day}T12:00:00Z`), "UTC")
+  return compared(frame, overview.mrr, before.mrr, {
+    same: t.same(day),
+    upFromNone: t.upFromNone(day),
+    up: (percent) => t.up(percent, day),
+    down: (percent) => t.down(percent, day)
+  })
 }
 
 /** What the home page shows beside the sums: the newest payments, what needs a look, and the first steps' progress. */
@@ -551,7 +583,7 @@ export const homePage = (frame: SignedFrame, overview: Overview, periods: Readon
     t.title,
     html`${started ? "" : gettingStarted(frame, extras.steps)}
 <div class="card stats today"><div class="stat">${t.todaySoFar}<b>${amount(frame, overview.today)}</b>${change(frame, overview.today, overview.yesterday, 1)}</div>
-<div class="stat">${t.mrr}<b>${amount(frame, overview.mrr)}</b><span class="change same">${
+<div class="stat">${t.mrr}<b>${amount(frame, overview.mrr)}</b>${mrrChange(frame, overview)}<span class="change same">${
       t.paying(overview.activeSubscriptions, count(frame, overview.activeSubscriptions))
     }</span></div></div>
 <nav class="periods" aria-label="${t.periods}">${

@@ -44,6 +44,13 @@ export const home: DashboardCatalogue["home"] = {
     up: (percent, previous) => `▲ ${percent}٪ مقارنةً ب${previous}`,
     down: (percent, previous) => `▼ ${percent}٪ مقارنةً ب${previous}`
   },
+  mrrBefore: {
+    same: (day) => `بلا تغيير منذ ${day}`,
+    upFromNone: (day) => `ارتفاع من صفر في ${day}`,
+    up: (percent, day) => `▲ ${percent}٪ منذ ${day}`,
+    down: (percent, day) => `▼ ${percent}٪ منذ ${day}`,
+    none: "لا يوجد رقم سابق للمقارنة بعد"
+  },
   chart: {
     heading: "الحجم اليومي",
     title: (first, last, timeZone) => `الحجم الإجمالي لكل يوم، من ${first} إلى ${last} (\u2068${timeZone}\u2069)`,

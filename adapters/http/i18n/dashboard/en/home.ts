@@ -24,6 +24,14 @@ export const home = {
     up: (percent: string, previous: string) => `▲ ${percent} % on ${previous}`,
     down: (percent: string, previous: string) => `▼ ${percent} % on ${previous}`
   },
+  /** Monthly recurring revenue against the figure recorded on `day` (the end of the previous period, or before). */
+  mrrBefore: {
+    same: (day: string) => `Same as on ${day}`,
+    upFromNone: (day: string) => `Up from none on ${day}`,
+    up: (percent: string, day: string) => `▲ ${percent} % since ${day}`,
+    down: (percent: string, day: string) => `▼ ${percent} % since ${day}`,
+    none: "No earlier figure to compare yet"
+  },
   chart: {
     heading: "Daily volume",
     /** The chart's title for a screen reader: its first and last days, and the time zone its days are in. */
