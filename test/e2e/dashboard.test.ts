@@ -376,7 +376,7 @@ describe("the dashboard", () => {
     const settings = await arabic("/dashboard/settings")
     const token = csrfOf(settings.body)
     expect(settings.body).toContain("<h2>الملف الضريبي</h2>")
-    expect(settings.body).toContain('<td data-label="تسجيل الدخول">')
+    expect(settings.body).toContain('<td data-label="وقت تسجيل الدخول">')
     // A refused tax profile: the form's own words in Arabic, the schema's introduced in Arabic.
     const profile = { legal_name: "Dune Coffee Trading LLC", legal_name_ar: "", trn: "", line1: "Shop 4, Al Seef", line2: "", city: "Dubai", emirate: "", licence_number: "", licence_authority: "DED", vat_registered: "yes", prices_include_vat: "on" }
     const refused = await request("/dashboard/settings/tax-profile", { cookie, form: { csrf_token: token, ...profile } })

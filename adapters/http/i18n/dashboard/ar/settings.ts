@@ -93,7 +93,7 @@ export const settings: DashboardCatalogue["settings"] = {
   },
   sessions: {
     heading: "الجلسات",
-    signedIn: "تسجيل الدخول",
+    signedIn: "وقت تسجيل الدخول",
     lastSeen: "آخر نشاط",
     thisBrowser: "هذا المتصفح",
     signOut: "تسجيل الخروج",
