@@ -6,6 +6,7 @@
  * signing out; and another account's payment out of reach.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { fromBase32, hotp } from "../../adapters/crypto/SignerNode.js"
 import { runFils, type Served, serveFils } from "../support/cli.js"
 import { ok, payThroughForm, type TestDatabase, testDatabase } from "../support/load.js"
 
@@ -341,6 +342,92 @@ describe("the dashboard", () => {
     } finally {
       await db.sql(`UPDATE accounts SET two_factor_required = false WHERE account_id = '${accountId}'`)
     }
+  }, 30_000)
+
+  it("settings, two-factor sign-in, the tax profile, the documents' lists and the exports speak Arabic, with no English left", async () => {
+    const csrf = csrfOf((await request("/dashboard/settings", { cookie: owner })).body)
+    const invited = await request("/dashboard/settings/team", { cookie: owner, form: { csrf_token: csrf, email: "noura@dunecoffee.ae", role: "admin" } })
+    const password = "noura's own password"
+    const cookie = `${await redeem(/id="invite-link">([^<]+)</.exec(invited.body)![1]!.replace(/^http:\/\/[^/]+/, server.baseUrl), password)}; fils_dashboard_lang=ar`
+    const ownerAr = `${owner}; fils_dashboard_lang=ar`
+    /**
+     * The Latin words a page's main part shows a person, but for e-mails, codes, the account's own names and the
+     * engine's refusals quoted left to right after their Arabic introduction.
+     */
+    const english = (body: string) => {
+      const main = /<main[^>]*>([^]*)<\/main>/.exec(body)?.[1] ?? ""
+      const shown = main
+        .replace(/\u2066[^\u2069]*\u2069/g, " ")
+        .replace(/<select id="time_zone"[^]*?<\/select>/, "")
+        .replace(/<code[^>]*>[^<]*<\/code>/g, "")
+        .replace(/(?:aria-label|data-label|title)="([^"]*)"|<[^>]*>/g, " $1 ")
+        .replace(/&[a-z#0-9]+;/g, " ")
+        .replace(/\S+@\S+/g, " ")
+      const allowed = new Set(["AED", "API", "UTC", "CSV", "TRN", "PINT", "AE", "XML", "Peppol", "Asia", "Dubai", "Dune", "Coffee", "Roasters", "Souq", "LLC", "DED"])
+      return [...new Set(shown.match(/[A-Za-z]{2,}/g) ?? [])].filter((w) => !allowed.has(w))
+    }
+    const arabic = async (path: string, who = cookie) => {
+      const page = await request(path, { cookie: who })
+      expect(page.body, path).toContain('<html lang="ar" dir="rtl">')
+      expect(english(page.body), path).toEqual([])
+      return page
+    }
+
+    const settings = await arabic("/dashboard/settings")
+    const token = csrfOf(settings.body)
+    expect(settings.body).toContain("<h2>الملف الضريبي</h2>")
+    expect(settings.body).toContain('<td data-label="وقت تسجيل الدخول">')
+    // A refused tax profile: the form's own words in Arabic, the schema's introduced in Arabic.
+    const profile = { legal_name: "Dune Coffee Trading LLC", legal_name_ar: "", trn: "", line1: "Shop 4, Al Seef", line2: "", city: "Dubai", emirate: "", licence_number: "", licence_authority: "DED", vat_registered: "yes", prices_include_vat: "on" }
+    const refused = await request("/dashboard/settings/tax-profile", { cookie, form: { csrf_token: token, ...profile } })
+    expect(refused.status).toBe(400)
+    expect(refused.body).toContain("لم يُحفظ الملف الضريبي: صحّح الحقول المشار إليها أدناه.")
+    expect(refused.body).toContain('id="vat_registered-error">حدّد المربع أو اتركه فارغًا</p>')
+    expect(refused.body).toContain('id="licence_number-error">الرخصة التجارية تحتاج إلى رقمها</p>')
+    expect(refused.body).toMatch(/id="emirate-error">قيمة غير مقبولة: /)
+    const saved = await request("/dashboard/settings/tax-profile", { cookie, form: { csrf_token: token, ...profile, emirate: "DXB", licence_number: "1234567", vat_registered: "" } })
+    const shown = await follow(saved, cookie)
+    expect(shown.body).toContain("حُفظ الملف الضريبي.")
+    expect(shown.body).toContain("Shop 4, Al Seef, Dubai, دبي")
+    expect(shown.body).toContain("غير مسجّل: لا تُحتسب ضريبة القيمة المضافة")
+    expect(english(shown.body).filter((w) => !["Shop", "Al", "Seef", "Trading"].includes(w))).toEqual([])
+    await follow(await request("/dashboard/settings/tax-profile/remove", { cookie, form: { csrf_token: token } }), cookie)
+
+    // Two-factor sign-in: set up, the recovery codes, on, then off again.
+    const start = await request("/dashboard/two-factor/start", { cookie, form: { csrf_token: token, password } })
+    const setup = await follow(start, cookie)
+    expect(english(setup.body)).toEqual([])
+    expect(setup.body).toContain("<h2>1. أضف فلس إلى تطبيق المصادقة</h2>")
+    const secret = /id="totp-secret">([^<]+)</.exec(setup.body)![1]!.replace(/ /g, "")
+    let used = 0
+    const code = () => {
+      used = Math.max(Math.floor(Date.now() / 30_000), used + 1)
+      return hotp(fromBase32(secret), used)
+    }
+    const wrong = await request("/dashboard/two-factor/confirm", { cookie, form: { csrf_token: token, code: "000000" } })
+    expect(wrong.status).toBe(400)
+    expect(english(wrong.body)).toEqual([])
+    const on = await request("/dashboard/two-factor/confirm", { cookie, form: { csrf_token: token, code: code() } })
+    expect(on.body).toContain("<h2>تسجيل الدخول بخطوتين مفعّل</h2>")
+    expect(english(on.body)).toEqual([])
+    const since = await arabic("/dashboard/two-factor")
+    expect(since.body).toMatch(/رموز الاسترداد المتبقية: <b>10<\/b> من 10\./)
+    const off = await request("/dashboard/two-factor/disable", { cookie, form: { csrf_token: token, password, code: code() } })
+    expect((await follow(off, cookie)).body).toContain("أُوقف تسجيل الدخول بخطوتين منذ")
+
+    // Removing a teammate, as the owner reads it.
+    const team = await arabic("/dashboard/settings", ownerAr)
+    const nouraId = new RegExp(`<td>noura@dunecoffee.ae</td><td><form method="post" action="/dashboard/settings/team/(usr_[0-9a-f]{32})/role"`).exec(team.body)![1]!
+    const confirm = await arabic(`/dashboard/settings/team/${nouraId}/remove`, ownerAr)
+    expect(confirm.body).toContain("يبقى للحساب مالك دائمًا: لا يمكن إزالة آخر مالك.")
+
+    for (const path of ["/dashboard/test/invoices", "/dashboard/test/credit-notes", "/dashboard/test/einvoices", "/dashboard/test/exports"]) await arabic(path)
+    const badDates = await request("/dashboard/test/exports/csv?kind=everything&from=2026-02-30&to=", { cookie })
+    expect(badDates.status).toBe(400)
+    expect(english(badDates.body)).toEqual([])
+    expect(badDates.body).toContain("اختر المدفوعات أو المبالغ المستردة أو الاشتراكات أو العملاء")
+    const removed = await request(`/dashboard/settings/team/${nouraId}/remove`, { cookie: ownerAr, form: { csrf_token: csrf, confirm: "yes" } })
+    expect((await follow(removed, ownerAr)).body).toContain("أُزيل \u2068noura@dunecoffee.ae\u2069.")
   }, 30_000)
 
   it("inviting another account's user answers as inviting a fresh e-mail: both pending; the e-mail's uniqueness is checked when the link is used", async () => {

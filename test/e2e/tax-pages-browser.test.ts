@@ -215,7 +215,18 @@ describe("tax documents' pages", () => {
     }
     await expect.poll(statusOnPage, { timeout: 30_000, interval: 500 }).toMatch(/^E-invoice rejected by the provider: The supplier has no trade licence/)
     await shoot(page, "dashboard-invoice-einvoice-rejected")
-    await page.goto(`${server.baseUrl}/dashboard/settings`)
+    // In Arabic: the links under the document run right to left, the provider's own words quoted as they are; the
+    // list's amounts and kinds in Arabic.
+    await page.goto(`${invoiceUrl}?lang=ar`)
+    expect(await page.getByTestId("einvoice-status").innerText()).toMatch(/^الفاتورة الإلكترونية رفضها المزوّد، والأسباب كما يذكرها بالإنجليزية: \S*The supplier has no trade licence/)
+    expect(await page.getByRole("link", { name: "→ الفواتير" }).count()).toBe(1)
+    await shoot(page, "dashboard-invoice-einvoice-rejected-ar")
+    await page.goto(`${server.baseUrl}/dashboard/test/invoices`)
+    const arabicRow = (await page.getByRole("table", { name: "الفواتير" }).locator("tbody tr td").allInnerTexts()).map((t) => t.trim())
+    expect(arabicRow[5]).toBe("كاملة")
+    expect(arabicRow[3]).toMatch(/105\.00/)
+    await shoot(page, "dashboard-invoices-ar")
+    await page.goto(`${server.baseUrl}/dashboard/settings?lang=en`)
     const profile = page.locator("#tax-profile")
     await profile.getByLabel("Trade licence number (optional)").fill("CN-1234567")
     await profile.getByLabel("Licensing authority (optional)").fill("Dubai Economy and Tourism")

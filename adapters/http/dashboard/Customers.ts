@@ -67,7 +67,7 @@ const customerFields = (f: Pages.SignedFrame, prefix: string, shown: CustomerFor
   return html`<label for="${prefix}_name">${t.name(Pages.limitText(f, nameLimit))}</label><input id="${prefix}_name" name="name" value="${shown.name}">
 <label for="${prefix}_email">${t.email}</label><input id="${prefix}_email" name="email" type="email" required value="${shown.email}">
 <label for="${prefix}_phone">${t.phone}</label><input id="${prefix}_phone" name="phone_number" dir="ltr" value="${shown.phone_number}">
-${buyerControls(shown, errors)}`
+${buyerControls(shown, errors, f)}`
 }
 
 /** An advance of the customer's clock that was refused: why, and the time as typed. */
@@ -187,7 +187,7 @@ ${clock === undefined ? "" : clockCard(f, found.customer_id, clock, clockRefused
         }</div>
 <div class="card"><table><tr><th>${t.customer.id}</th><td><code>${found.customer_id}</code></td></tr><tr><th>${t.customer.email}</th><td>${found.email}</td></tr>
 <tr><th>${t.customer.phone}</th><td><bdi>${found.phone_number ?? ""}</bdi></td></tr><tr><th>${t.customer.created}</th><td>${Pages.when(f, found.created_at)}</td></tr>
-${found.business === null ? "" : buyerRows(found.business)}</table>${
+${found.business === null ? "" : buyerRows(found.business, f)}</table>${
           can(f.user.role, "write")
             ? Pages.form(f, `${Pages.modePath(f)}/customers/${found.customer_id}`, html`
 ${customerFields(f, "e", shown, refused?.errors ?? {})}

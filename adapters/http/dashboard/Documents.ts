@@ -87,16 +87,17 @@ export const documentRoutes = (kit: Kit) =>
       })
 
     /** The search form and the link to the next page, around a list's table. */
-    const listChrome = (path: string, list: Listing | undefined, next: string | null, table: Raw, empty: boolean) => {
+    const listChrome = (f: Pages.SignedFrame, path: string, list: Listing | undefined, next: string | null, table: Raw, empty: boolean) => {
+      const t = f.t.documents
       const filters = {
         ...(list?.search ? { q: list.search } : {}),
         ...(list?.search === "" && list.filter.customer_id !== undefined ? { customer_id: list.filter.customer_id } : {}),
         ...(list?.search === "" && list.filter.payment_id !== undefined ? { payment_id: list.filter.payment_id } : {})
       }
-      return html`<form method="get" action="${path}"><label for="q">Payment id or customer e-mail</label>
-<input id="q" name="q" value="${list?.search ?? ""}"> <button type="submit">Search</button></form>
-<div class="card">${table}${empty ? html`<p class="muted">No documents.</p>` : ""}${
-        next === null ? "" : html`<p><a href="${path}?${new URLSearchParams({ ...filters, cursor: next }).toString()}">Older →</a></p>`
+      return html`<form method="get" action="${path}"><label for="q">${t.search}</label>
+<input id="q" name="q" value="${list?.search ?? ""}"> <button type="submit">${t.searchButton}</button></form>
+<div class="card">${table}${empty ? html`<p class="muted">${t.empty}</p>` : ""}${
+        next === null ? "" : html`<p><a href="${path}?${new URLSearchParams({ ...filters, cursor: next }).toString()}">${t.older}</a></p>`
       }</div>`
     }
 
@@ -104,14 +105,15 @@ export const documentRoutes = (kit: Kit) =>
       Effect.gen(function*() {
         const list = yield* listing(scope)
         const found = yield* page("dashboard.invoices", list, (filter, request) => documents.listInvoices(scope, filter, request), TaxDocument.position)
-        if (Either.isLeft(found)) return kit.page(400, Pages.chrome(f, "Invoices", html`<p class="alert" role="alert">${found.left.message}</p>`), f.nonce)
+        const t = f.t.documents
+        if (Either.isLeft(found)) return kit.page(400, Pages.chrome(f, t.invoices.title, html`<p class="alert" role="alert">${Pages.refused(f, found.left.message)}</p>`), f.nonce)
         const path = `${Pages.modePath(f)}/invoices`
-        return kit.page(200, Pages.chrome(f, "Invoices", html`<p><a href="${Pages.modePath(f)}/einvoices">E-invoices sent to the provider →</a></p>${listChrome(path, list, found.right.next, html`<table aria-label="Invoices">
-<thead><tr><th>Number</th><th>Date</th><th>Customer</th><th class="num">Total</th><th class="num">VAT</th><th>Kind</th></tr></thead><tbody>${
+        return kit.page(200, Pages.chrome(f, t.invoices.title, html`<p><a href="${Pages.modePath(f)}/einvoices">${t.invoices.toEInvoices}</a></p>${listChrome(f, path, list, found.right.next, html`<table aria-label="${t.invoices.title}">
+<thead><tr><th>${t.number}</th><th>${t.date}</th><th>${t.customer}</th><th class="num">${t.invoices.total}</th><th class="num">${t.vat}</th><th>${t.invoices.kind}</th></tr></thead><tbody>${
           found.right.items.map((d) =>
             html`<tr><td><a href="${path}/${d.invoice_id}">${d.number}</a></td><td>${Pages.when(f, d.issued_at)}</td><td>${buyerText(d.buyer)}</td><td class="num">${
-              Pages.money(d.totals.gross)
-            }</td><td class="num">${Pages.money(d.totals.vat)}</td><td>${d.kind}</td></tr>`
+              Pages.amount(f, d.totals.gross)
+            }</td><td class="num">${Pages.amount(f, d.totals.vat)}</td><td>${t.invoices.kinds[d.kind]}</td></tr>`
           )
         }</tbody></table>`, found.right.items.length === 0)}`), f.nonce)
       })))
@@ -120,45 +122,51 @@ export const documentRoutes = (kit: Kit) =>
       Effect.gen(function*() {
         const list = yield* listing(scope)
         const found = yield* page("dashboard.credit_notes", list, (filter, request) => documents.listCreditNotes(scope, filter, request), TaxDocument.position)
-        if (Either.isLeft(found)) return kit.page(400, Pages.chrome(f, "Credit notes", html`<p class="alert" role="alert">${found.left.message}</p>`), f.nonce)
+        const t = f.t.documents
+        if (Either.isLeft(found)) return kit.page(400, Pages.chrome(f, t.creditNotes.title, html`<p class="alert" role="alert">${Pages.refused(f, found.left.message)}</p>`), f.nonce)
         const path = `${Pages.modePath(f)}/credit-notes`
-        return kit.page(200, Pages.chrome(f, "Credit notes", listChrome(path, list, found.right.next, html`<table aria-label="Credit notes">
-<thead><tr><th>Number</th><th>Date</th><th>Customer</th><th>Invoice</th><th class="num">Credited</th><th class="num">VAT</th></tr></thead><tbody>${
+        return kit.page(200, Pages.chrome(f, t.creditNotes.title, listChrome(f, path, list, found.right.next, html`<table aria-label="${t.creditNotes.title}">
+<thead><tr><th>${t.number}</th><th>${t.date}</th><th>${t.customer}</th><th>${t.creditNotes.invoice}</th><th class="num">${t.creditNotes.credited}</th><th class="num">${t.vat}</th></tr></thead><tbody>${
           found.right.items.map((d) =>
             html`<tr><td><a href="${path}/${d.credit_note_id}">${d.number}</a></td><td>${Pages.when(f, d.issued_at)}</td><td>${buyerText(d.buyer)}</td><td><a href="${
               Pages.modePath(f)
-            }/invoices/${d.invoice_id}">${d.invoice_number}</a></td><td class="num">${Pages.money(d.difference.gross)}</td><td class="num">${
-              Pages.money(d.difference.vat)
+            }/invoices/${d.invoice_id}">${d.invoice_number}</a></td><td class="num">${Pages.amount(f, d.difference.gross)}</td><td class="num">${
+              Pages.amount(f, d.difference.vat)
             }</td></tr>`
           )
         }</tbody></table>`, found.right.items.length === 0)), f.nonce)
       })))
 
     /** Where a business buyer's e-invoice stands, in words: what the provider said, or why it waits. */
-    const transmissionText = (t: Listed): string =>
-      t.status === "accepted"
-        ? `accepted by the provider (reference ${t.reference ?? "none"})`
+    const transmissionText = (f: Pages.Frame, t: Listed): string => {
+      const words = f.t.documents.transmission
+      return t.status === "accepted"
+        ? words.accepted(t.reference)
         : t.status === "rejected"
-        ? `rejected by the provider: ${t.errors.map((e) => `${e.message} (${e.code})`).join("; ")}`
-        : `waiting to be sent${t.attempts > 0 ? ` (attempt ${t.attempts}${t.last_error ? `: ${t.last_error}` : ""})` : ""}${
-          t.waiting ? `: ${t.waiting}` : ""
-        }`
+        ? words.rejected(t.errors)
+        : words.waiting(t.attempts, t.last_error, t.waiting)
+    }
 
     /** A document's e-invoice line: its status, and for a rejected one the resend an owner or admin may ask for. */
     const transmissionLine = (f: Pages.SignedFrame, t: Listed | undefined): Raw =>
       t === undefined
         ? html``
-        : html` · <span data-testid="einvoice-status">E-invoice ${transmissionText(t)}</span>${
+        : html` · <span data-testid="einvoice-status">${f.t.documents.document.eInvoice(transmissionText(f, t))}</span>${
           t.status === "rejected" && can(f.user.role, "settings")
-            ? Pages.form(f, `${Pages.modePath(f)}/einvoices/${t.document_id}/resend`, html`<button class="link" type="submit">Resend after fixing the profile</button>`)
+            ? Pages.form(f, `${Pages.modePath(f)}/einvoices/${t.document_id}/resend`, html`<button class="link" type="submit">${f.t.documents.document.resend}</button>`)
             : ""
         }`
 
     /** The links under a document's page: back to its payment and list, its XML, and its e-invoice. */
-    const back = (f: Pages.SignedFrame, list: string, paymentId: string, xml: string, t: Listed | undefined): Raw =>
-      html`<span><a href="${Pages.modePath(f)}/${list}">← ${list === "invoices" ? "Invoices" : "Credit notes"}</a> · <a href="${
-        Pages.modePath(f)
-      }/payments/${paymentId}">Payment</a> · <a href="${xml}" download>Download PINT AE XML</a>${transmissionLine(f, t)}</span>`
+    // The document's page is in both languages, left to right: the links say which is theirs.
+    const back = (f: Pages.SignedFrame, list: string, paymentId: string, xml: string, t: Listed | undefined): Raw => {
+      const words = f.t.documents.document
+      return html`<span${f.locale === "en" ? "" : html` lang="${f.locale}" dir="rtl"`}><a href="${Pages.modePath(f)}/${list}">${
+        list === "invoices" ? words.backToInvoices : words.backToCreditNotes
+      }</a> · <a href="${Pages.modePath(f)}/payments/${paymentId}">${words.payment}</a> · <a href="${xml}" download>${words.downloadXml}</a>${
+        transmissionLine(f, t)
+      }</span>`
+    }
 
     const transmissionOf = (scope: Scope, documentId: string) =>
       Effect.map(Effect.either(einvoices.get(scope, documentId)), Either.getOrUndefined)
@@ -202,22 +210,23 @@ export const documentRoutes = (kit: Kit) =>
         const path = `${Pages.modePath(f)}/einvoices`
         const documentPath = (t: Listed) =>
           `${Pages.modePath(f)}/${t.kind === "invoice" ? "invoices" : "credit-notes"}/${t.document_id}`
-        return kit.page(200, Pages.chrome(f, "E-invoices", html`<p class="muted">Tax documents of business buyers with a Peppol endpoint, as handed to the e-invoicing provider (newest first).</p>
-<p>${[["", "All"], ...TransmissionStatus.literals.map((s) => [s, s[0]!.toUpperCase() + s.slice(1)])].map(([value, label], i) =>
+        const words = f.t.documents.eInvoices
+        return kit.page(200, Pages.chrome(f, words.title, html`<p class="muted">${words.intro}</p>
+<p>${[["", words.all], ...TransmissionStatus.literals.map((s) => [s, Pages.statusWords(f, s).words])].map(([value, label], i) =>
           html`${i > 0 ? " · " : ""}${value === wanted ? html`<strong>${label}</strong>` : html`<a href="${path}${value === "" ? "" : `?status=${value}`}">${label}</a>`}`
         )}</p>
-<div class="card"><table aria-label="E-invoices">
-<thead><tr><th>Document</th><th>Status</th><th class="num">Attempts</th><th>Provider</th></tr></thead><tbody>${
+<div class="card"><table aria-label="${words.title}">
+<thead><tr><th>${words.document}</th><th>${words.status}</th><th class="num">${words.attempts}</th><th>${words.provider}</th></tr></thead><tbody>${
           listed.map((t) =>
-            html`<tr><td><a href="${documentPath(t)}">${t.number}</a></td><td>${Pages.badge(f, t.status)}</td><td class="num">${t.attempts}</td><td>${transmissionText(t)}</td></tr>`
+            html`<tr><td><a href="${documentPath(t)}">${t.number}</a></td><td>${Pages.badge(f, t.status)}</td><td class="num">${Pages.count(f, t.attempts)}</td><td>${transmissionText(f, t)}</td></tr>`
           )
-        }</tbody></table>${listed.length === 0 ? html`<p class="muted">No e-invoices.</p>` : ""}</div>`), f.nonce)
+        }</tbody></table>${listed.length === 0 ? html`<p class="muted">${words.empty}</p>` : ""}</div>`), f.nonce)
       })))
 
     yield* kit.post("/dashboard/:mode/einvoices/:id/resend", kit.withPost((signed, f, scope) =>
       Effect.gen(function*() {
         if (!can(signed.user.role, "settings")) {
-          return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot resend e-invoices.`), f.nonce)
+          return kit.page(403, Pages.forbiddenPage(f, f.t.documents.eInvoices.notAllowed(f.t.frame.roles[signed.user.role])), f.nonce)
         }
         const id = yield* kit.param("id")
         const t = yield* transmissionOf(scope, id)
@@ -225,9 +234,9 @@ export const documentRoutes = (kit: Kit) =>
         // Back to the list of e-invoices, which shows the notice (a document's page is the printable document).
         const listPath = `${Pages.modePath(f)}/einvoices`
         const resent = yield* Effect.either(einvoices.resend(scope, t.document_id))
-        if (Either.isLeft(resent)) return kit.done(f, listPath, `Not resent: ${resent.left.message}`)
+        if (Either.isLeft(resent)) return kit.done(f, listPath, f.t.documents.eInvoices.notResent(Pages.refused(f, resent.left.message)))
         yield* kit.audit(signed, "einvoice.resend", t.document_id, scope.livemode)
-        return kit.done(f, listPath, `E-invoice ${t.number} will be sent again with the current tax profile and customer details.`)
+        return kit.done(f, listPath, f.t.documents.eInvoices.resent(t.number))
       })))
 
     yield* kit.get("/dashboard/:mode/credit-notes/:id/xml", kit.withUser((_, f, scope) =>

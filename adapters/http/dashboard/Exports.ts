@@ -208,26 +208,21 @@ interface ExportForm {
   readonly to: string
 }
 
-const kindWords: Readonly<Record<ExportKind, string>> = {
-  payments: "Payments",
-  refunds: "Refunds",
-  subscriptions: "Subscriptions",
-  customers: "Customers"
-}
+const exportsRefused = (f: Pages.SignedFrame) => f.t.csvExports.notAllowed(f.t.frame.roles[f.user.role])
 
-const exportsRefused = (role: string) => `A ${role} cannot export data: only owners and admins download CSV files.`
-
-const exportPage = (f: Pages.SignedFrame, typed: ExportForm, errors: FieldErrors, allowed = true) =>
-  Pages.chrome(
+const exportPage = (f: Pages.SignedFrame, typed: ExportForm, errors: FieldErrors, allowed = true) => {
+  const t = f.t.csvExports
+  return Pages.chrome(
     f,
-    "Export",
-    !allowed ? html`<div class="card"><p class="alert" role="alert">${exportsRefused(f.user.role)}</p></div>` : html`<div class="card"><p>A CSV file of the ${f.livemode ? "live" : "test"} data created from the start of the first day to the end of the last, in your account's time zone (${f.timeZone}); times in the file are in that zone, with their offset. Newest first.</p>
+    t.title,
+    !allowed ? html`<div class="card"><p class="alert" role="alert">${exportsRefused(f)}</p></div>` : html`<div class="card"><p>${t.intro(f.livemode, f.timeZone)}</p>
 <form method="get" action="${Pages.modePath(f)}/exports/csv">
-${selectField({ name: "kind", label: "What", value: typed.kind, options: exportKinds.map((k) => [k, kindWords[k]] as const), errors })}
-${textField({ name: "from", label: `From (date in ${f.timeZone})`, value: typed.from, errors, attributes: `type="date" required` })}
-${textField({ name: "to", label: `To (date in ${f.timeZone})`, value: typed.to, errors, attributes: `type="date" required` })}
-<p><button type="submit">Download CSV</button></p></form></div>`
+${selectField({ name: "kind", label: t.what, value: typed.kind, options: exportKinds.map((k) => [k, t.kinds[k]] as const), errors })}
+${textField({ name: "from", label: t.from(f.timeZone), value: typed.from, errors, attributes: `type="date" required` })}
+${textField({ name: "to", label: t.to(f.timeZone), value: typed.to, errors, attributes: `type="date" required` })}
+<p><button type="submit">${t.download}</button></p></form></div>`
   )
+}
 
 export const exportRoutes = (kit: Kit, sources: ExportSources) =>
   Effect.gen(function*() {
@@ -246,16 +241,17 @@ export const exportRoutes = (kit: Kit, sources: ExportSources) =>
 
     yield* kit.get("/dashboard/:mode/exports/csv", kit.withUser((signed, f, scope) =>
       Effect.gen(function*() {
-        if (!can(signed.user.role, "export")) return kit.page(403, Pages.forbiddenPage(f, exportsRefused(signed.user.role)), f.nonce)
+        if (!can(signed.user.role, "export")) return kit.page(403, Pages.forbiddenPage(f, exportsRefused(f)), f.nonce)
         const query = yield* kit.query
         const typed: ExportForm = { kind: query.get("kind") ?? "", from: query.get("from") ?? "", to: query.get("to") ?? "" }
         const from = parseDay(typed.from, f.timeZone)
         const to = parseDay(typed.to, f.timeZone)
+        const t = f.t.csvExports
         const errors: Record<string, string> = {}
-        if (!isKind(typed.kind)) errors["kind"] = "Choose payments, refunds, subscriptions or customers"
-        if (from === undefined) errors["from"] = "Enter a date, YYYY-MM-DD"
-        if (to === undefined) errors["to"] = "Enter a date, YYYY-MM-DD"
-        if (from !== undefined && to !== undefined && DateTime.lessThan(to.start, from.start)) errors["to"] = "The last day is before the first"
+        if (!isKind(typed.kind)) errors["kind"] = t.chooseKind
+        if (from === undefined) errors["from"] = t.enterDate
+        if (to === undefined) errors["to"] = t.enterDate
+        if (from !== undefined && to !== undefined && DateTime.lessThan(to.start, from.start)) errors["to"] = t.lastBeforeFirst
         if (Object.keys(errors).length > 0 || from === undefined || to === undefined || !isKind(typed.kind)) {
           return kit.page(400, exportPage(f, typed, errors), f.nonce)
         }
@@ -264,7 +260,7 @@ export const exportRoutes = (kit: Kit, sources: ExportSources) =>
         if (release === undefined) {
           return kit.page(
             429,
-            Pages.forbiddenPage(f, `${exportsAtOnce} exports of this account are still downloading. Wait for one to finish, then try again.`),
+            Pages.forbiddenPage(f, t.busy(Pages.count(f, exportsAtOnce))),
             f.nonce
           ).pipe(HttpServerResponse.setHeader("retry-after", "10"))
         }

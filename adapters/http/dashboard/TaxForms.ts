@@ -10,6 +10,7 @@ import { unchanged } from "../html/Forms.js"
 import { html, type Raw } from "../html/Html.js"
 import { emirates } from "../documents/TaxDocumentPage.js"
 import { checkboxField, emirateOptions, type FieldErrors, fieldErrorsOf, selectField, textField } from "./Fields.js"
+import * as Pages from "./Pages.js"
 
 const decodeProfile = Schema.decodeUnknownEither(TaxProfile, { errors: "all", onExcessProperty: "error" })
 const decodeBuyer = Schema.decodeUnknownEither(Buyer, { errors: "all", onExcessProperty: "error" })
@@ -21,10 +22,13 @@ export type Field = (name: string) => string
 
 /** A checkbox as a browser sends it: `on` when ticked, absent when not; anything else is refused. */
 const ticked = (value: string): boolean | undefined => (value === "on" ? true : value === "" ? false : undefined)
-const tickRefused = "Tick the box or leave it empty"
 
-const addressText = (a: Address) =>
-  `${a.line1}${a.line2 === null ? "" : `, ${a.line2}`}, ${a.city}, ${emirates[a.emirate].en}`
+/** The page's language, and its catalogue. */
+type Lang = Pick<Pages.Frame, "locale" | "t">
+
+// The address's own lines as typed; its emirate in the page's language.
+const addressText = (lang: Lang, a: Address) =>
+  `${a.line1}${a.line2 === null ? "" : `, ${a.line2}`}, ${a.city}, ${emirates[a.emirate][lang.locale]}`
 
 // The tax profile -------------------------------------------------------------------------------------------------
 
@@ -79,15 +83,19 @@ export const typedProfile = (field: Field): ProfileForm =>
 const profileFieldOf = (path: ReadonlyArray<string>): string | undefined =>
   path.length === 0 ? "trn" : path[0] === "address" ? path[1] : path[0] === "trade_licence" ? `licence_${path[1]}` : path[0]
 
-/** The typed form as a profile, or why not, by field. Text sent back as `stored` showed it keeps the stored text. */
-export const decodeProfileForm = (typed: ProfileForm, stored: TaxProfile | null): Either.Either<TaxProfile, FieldErrors> => {
+/**
+ * The typed form as a profile, or why not, by field, in the page's language. Text sent back as `stored` showed it
+ * keeps the stored text.
+ */
+export const decodeProfileForm = (lang: Lang, typed: ProfileForm, stored: TaxProfile | null): Either.Either<TaxProfile, FieldErrors> => {
+  const t = lang.t.tax
   const shown = profileForm(stored)
   const kept = (name: keyof ProfileForm) => unchanged(typed[name], stored === null ? null : shown[name], "input")
   const vatRegistered = ticked(typed.vat_registered)
   const pricesIncludeVat = ticked(typed.prices_include_vat)
   const boxes: Record<string, string> = {
-    ...(vatRegistered === undefined ? { vat_registered: tickRefused } : {}),
-    ...(pricesIncludeVat === undefined ? { prices_include_vat: tickRefused } : {})
+    ...(vatRegistered === undefined ? { vat_registered: t.tickOrEmpty } : {}),
+    ...(pricesIncludeVat === undefined ? { prices_include_vat: t.tickOrEmpty } : {})
   }
   const licence = typed.licence_number === "" && typed.licence_authority === ""
     ? null
@@ -102,39 +110,43 @@ export const decodeProfileForm = (typed: ProfileForm, stored: TaxProfile | null)
     prices_include_vat: pricesIncludeVat ?? true
   })
   const errors: Record<string, string> = {
-    ...(Either.isLeft(decoded) ? fieldErrorsOf(ParseResult.ArrayFormatter.formatErrorSync(decoded.left), profileFieldOf) : {}),
+    ...(Either.isLeft(decoded) ? Pages.fieldErrorsIn(lang, fieldErrorsOf(ParseResult.ArrayFormatter.formatErrorSync(decoded.left), profileFieldOf)) : {}),
     ...boxes,
     // A licence is its number and the authority that issued it: the one left empty is what is missing.
-    ...(licence !== null && typed.licence_number === "" ? { licence_number: "A trade licence needs its number" } : {}),
-    ...(licence !== null && typed.licence_authority === "" ? { licence_authority: "A trade licence needs the authority that issued it" } : {})
+    ...(licence !== null && typed.licence_number === "" ? { licence_number: t.licenceNeedsNumber } : {}),
+    ...(licence !== null && typed.licence_authority === "" ? { licence_authority: t.licenceNeedsAuthority } : {})
   }
   return Either.isRight(decoded) && Object.keys(errors).length === 0 ? Either.right(decoded.right) : Either.left(errors)
 }
 
 /** The profile form's controls. */
-export const profileControls = (shown: ProfileForm, errors: FieldErrors): Raw =>
-  html`${textField({ name: "legal_name", label: "Legal name (English)", value: shown.legal_name, errors, attributes: "required" })}
-${textField({ name: "legal_name_ar", label: "Legal name (Arabic, optional)", value: shown.legal_name_ar, errors, attributes: `dir="rtl" lang="ar"` })}
-${textField({ name: "trn", label: "TRN (15 digits; needed when VAT registered)", value: shown.trn, errors, attributes: `inputmode="numeric" autocomplete="off"` })}
-${textField({ name: "line1", label: "Address line 1", value: shown.line1, errors, attributes: "required" })}
-${textField({ name: "line2", label: "Address line 2 (optional)", value: shown.line2, errors })}
-${textField({ name: "city", label: "City", value: shown.city, errors, attributes: "required" })}
-${selectField({ name: "emirate", label: "Emirate", value: shown.emirate, options: [["", "Choose…"], ...emirateOptions("en")], errors })}
-${textField({ name: "licence_number", label: "Trade licence number (optional)", value: shown.licence_number, errors })}
-${textField({ name: "licence_authority", label: "Licensing authority (optional)", value: shown.licence_authority, errors })}
-${checkboxField({ name: "vat_registered", label: "VAT registered: charge VAT and issue tax invoices", checked: shown.vat_registered === "on", errors })}
-${checkboxField({ name: "prices_include_vat", label: "Prices include VAT", checked: shown.prices_include_vat === "on", errors })}`
+export const profileControls = (lang: Lang, shown: ProfileForm, errors: FieldErrors): Raw => {
+  const t = lang.t.tax.profile
+  return html`${textField({ name: "legal_name", label: t.legalName, value: shown.legal_name, errors, attributes: "required" })}
+${textField({ name: "legal_name_ar", label: t.legalNameAr, value: shown.legal_name_ar, errors, attributes: `dir="rtl" lang="ar"` })}
+${textField({ name: "trn", label: t.trn, value: shown.trn, errors, attributes: `inputmode="numeric" autocomplete="off"` })}
+${textField({ name: "line1", label: t.line1, value: shown.line1, errors, attributes: "required" })}
+${textField({ name: "line2", label: t.line2, value: shown.line2, errors })}
+${textField({ name: "city", label: t.city, value: shown.city, errors, attributes: "required" })}
+${selectField({ name: "emirate", label: t.emirate, value: shown.emirate, options: [["", t.chooseEmirate], ...emirateOptions(lang.locale)], errors })}
+${textField({ name: "licence_number", label: t.licenceNumber, value: shown.licence_number, errors })}
+${textField({ name: "licence_authority", label: t.licenceAuthority, value: shown.licence_authority, errors })}
+${checkboxField({ name: "vat_registered", label: t.vatRegistered, checked: shown.vat_registered === "on", errors })}
+${checkboxField({ name: "prices_include_vat", label: t.pricesIncludeVat, checked: shown.prices_include_vat === "on", errors })}`
+}
 
 /** A saved profile, as a table. */
-export const profileSummary = (p: TaxProfile): Raw =>
-  html`<table aria-label="Tax profile"><tbody>
-<tr><th>Legal name</th><td>${p.legal_name}${p.legal_name_ar === null ? "" : html`<br><span dir="rtl" lang="ar">${p.legal_name_ar}</span>`}</td></tr>
-<tr><th>TRN</th><td>${p.trn ?? "none"}</td></tr>
-<tr><th>Address</th><td>${addressText(p.address)}</td></tr>
-<tr><th>Trade licence</th><td>${p.trade_licence === null ? "none" : `${p.trade_licence.number} (${p.trade_licence.authority})`}</td></tr>
-<tr><th>VAT</th><td>${p.vat_registered ? "Registered: tax invoices and credit notes are issued" : "Not registered: no VAT is charged"}</td></tr>
-<tr><th>Prices</th><td>${p.prices_include_vat ? "include VAT" : "exclude VAT (checkout adds it)"}</td></tr>
+export const profileSummary = (lang: Lang, p: TaxProfile): Raw => {
+  const t = lang.t.tax
+  return html`<table aria-label="${t.summary.label}"><tbody>
+<tr><th>${t.summary.legalName}</th><td>${p.legal_name}${p.legal_name_ar === null ? "" : html`<br><span dir="rtl" lang="ar">${p.legal_name_ar}</span>`}</td></tr>
+<tr><th>${t.summary.trn}</th><td>${p.trn ?? t.none}</td></tr>
+<tr><th>${t.summary.address}</th><td>${addressText(lang, p.address)}</td></tr>
+<tr><th>${t.summary.tradeLicence}</th><td>${p.trade_licence === null ? t.none : t.licence(p.trade_licence.number, p.trade_licence.authority)}</td></tr>
+<tr><th>${t.summary.vat}</th><td>${p.vat_registered ? t.summary.registered : t.summary.notRegistered}</td></tr>
+<tr><th>${t.summary.prices}</th><td>${p.prices_include_vat ? t.summary.includeVat : t.summary.excludeVat}</td></tr>
 </tbody></table>`
+}
 
 // A business customer ---------------------------------------------------------------------------------------------
 
@@ -231,24 +243,28 @@ const decodeBusiness = (typed: BuyerForm, stored: Buyer | null): Either.Either<B
   return Either.mapLeft(decoded, (error) => fieldErrorsOf(ParseResult.ArrayFormatter.formatErrorSync(error), buyerFieldOf))
 }
 
-/** The business fields of a customer form. */
-export const buyerControls = (shown: BuyerForm, errors: FieldErrors): Raw =>
-  html`<fieldset><legend>Business details for tax invoices (optional)</legend>
-${textField({ name: "business_name", label: "Business name", value: shown.business_name, errors })}
-${textField({ name: "business_trn", label: "TRN (15 digits: their invoices are full tax invoices)", value: shown.business_trn, errors, attributes: `inputmode="numeric" autocomplete="off"` })}
-${textField({ name: "business_line1", label: "Address line 1", value: shown.business_line1, errors })}
-${textField({ name: "business_line2", label: "Address line 2", value: shown.business_line2, errors })}
-${textField({ name: "business_city", label: "City", value: shown.business_city, errors })}
-${selectField({ name: "business_emirate", label: "Emirate", value: shown.business_emirate, options: [["", "None"], ...emirateOptions("en")], errors })}
-${textField({ name: "peppol_id", label: "Peppol endpoint id (scheme 0235: the TRN's first 10 digits)", value: shown.peppol_id, errors, attributes: `inputmode="numeric" autocomplete="off"` })}
-${textField({ name: "licence_number", label: "Trade licence number", value: shown.licence_number, errors })}
-${textField({ name: "licence_authority", label: "Licensing authority", value: shown.licence_authority, errors })}
+/** The business fields of a customer form, in the page's language (`lang`: the page's frame). */
+export const buyerControls = (shown: BuyerForm, errors: FieldErrors, lang: Lang): Raw => {
+  const t = lang.t.tax.buyer
+  return html`<fieldset><legend>${t.legend}</legend>
+${textField({ name: "business_name", label: t.businessName, value: shown.business_name, errors })}
+${textField({ name: "business_trn", label: t.trn, value: shown.business_trn, errors, attributes: `inputmode="numeric" autocomplete="off"` })}
+${textField({ name: "business_line1", label: t.line1, value: shown.business_line1, errors })}
+${textField({ name: "business_line2", label: t.line2, value: shown.business_line2, errors })}
+${textField({ name: "business_city", label: t.city, value: shown.business_city, errors })}
+${selectField({ name: "business_emirate", label: t.emirate, value: shown.business_emirate, options: [["", t.noEmirate], ...emirateOptions(lang.locale)], errors })}
+${textField({ name: "peppol_id", label: t.peppolId, value: shown.peppol_id, errors, attributes: `inputmode="numeric" autocomplete="off"` })}
+${textField({ name: "licence_number", label: t.licenceNumber, value: shown.licence_number, errors })}
+${textField({ name: "licence_authority", label: t.licenceAuthority, value: shown.licence_authority, errors })}
 </fieldset>`
+}
 
-/** A business customer's details, as a table's rows. */
-export const buyerRows = (b: Buyer): Raw =>
-  html`<tr><th>Business</th><td>${b.business_name}</td></tr>
-<tr><th>TRN</th><td>${b.trn ?? "none"}</td></tr>
-${b.address === null ? "" : html`<tr><th>Business address</th><td>${addressText(b.address)}</td></tr>`}
-${b.peppol_endpoint === null ? "" : html`<tr><th>Peppol endpoint</th><td><code>${b.peppol_endpoint.scheme}:${b.peppol_endpoint.id}</code></td></tr>`}
-${b.trade_licence === undefined ? "" : html`<tr><th>Trade licence</th><td>${b.trade_licence.number} (${b.trade_licence.authority})</td></tr>`}`
+/** A business customer's details, as a table's rows, in the page's language (`lang`: the page's frame). */
+export const buyerRows = (b: Buyer, lang: Lang): Raw => {
+  const t = lang.t.tax
+  return html`<tr><th>${t.buyer.business}</th><td>${b.business_name}</td></tr>
+<tr><th>${t.summary.trn}</th><td>${b.trn ?? t.none}</td></tr>
+${b.address === null ? "" : html`<tr><th>${t.buyer.businessAddress}</th><td>${addressText(lang, b.address)}</td></tr>`}
+${b.peppol_endpoint === null ? "" : html`<tr><th>${t.buyer.peppolEndpoint}</th><td><code>${b.peppol_endpoint.scheme}:${b.peppol_endpoint.id}</code></td></tr>`}
+${b.trade_licence === undefined ? "" : html`<tr><th>${t.buyer.tradeLicence}</th><td>${t.licence(b.trade_licence.number, b.trade_licence.authority)}</td></tr>`}`
+}

@@ -10,6 +10,7 @@ import * as TwoFactor from "../../../src/domain/TwoFactor.js"
 import { html, raw } from "../html/Html.js"
 import type { Kit } from "./Kit.js"
 import * as Pages from "./Pages.js"
+import { refusal } from "./Settings.js"
 
 /** A secret as an app's "enter a key" field shows it: groups of four. */
 const grouped = (secret: string) => secret.replace(/(.{4})/g, "$1 ").trim()
@@ -26,6 +27,7 @@ export const twoFactorRoutes = (kit: Kit) =>
       status = 200
     ) =>
       Effect.gen(function*() {
+        const t = f.t.twoFactor
         const found = yield* users.twoFactorOf(signed.user.user_id)
         const required = yield* users.mustEnrol(signed)
         const field = (id: string, label: string, attributes: string, error = notice.error) =>
@@ -34,34 +36,34 @@ export const twoFactorRoutes = (kit: Kit) =>
           }>${error === undefined ? "" : html`<p class="field-error" id="${id}-error">${error}</p>`}`
         // Starting (again) asks for the password: a borrowed session alone cannot tie sign-in to another app.
         const startForm = (id: string, button: string, attributes = "") =>
-          Pages.form(f, `${path}/start`, html`${field(id, "Your password, to set it up", `name="password" type="password" autocomplete="current-password" required`, notice.startError)}
+          Pages.form(f, `${path}/start`, html`${field(id, t.passwordToSetUp, `name="password" type="password" autocomplete="current-password" required`, notice.startError)}
 <p><button ${raw(attributes)}type="submit">${button}</button></p>`)
         const body = notice.codes !== undefined
-          ? html`<div class="card"><h2>Two-factor sign-in is on</h2>
-<p>Keep these recovery codes somewhere safe, apart from your phone: each signs you in once if you lose it. <b>They are shown only now.</b></p>
+          ? html`<div class="card"><h2>${t.nowOn}</h2>
+<p>${t.keepCodes} <b>${t.shownOnce}</b></p>
 <ul id="recovery-codes" class="codes">${notice.codes.map((c) => html`<li><code>${c}</code></li>`)}</ul>
-<p><a href="${kit.base}/test">Continue to the dashboard</a></p></div>`
+<p><a href="${kit.base}/test">${t.continue}</a></p></div>`
           : Option.isSome(found) && found.value.enabled_at !== null
-          ? html`<div class="card"><h2>On</h2><p>Since ${Pages.when(f, found.value.enabled_at)}. Recovery codes left: <b>${String(found.value.recovery_codes.length)}</b> of ${String(TwoFactor.recoveryCodeCount)}.</p>${
-            Pages.form(f, `${path}/disable`, html`${field("disable_password", "Your password, to turn it off", `name="password" type="password" autocomplete="current-password" required`, undefined)}
-${field("disable_code", "A code from your app, or a recovery code", `name="code" autocomplete="one-time-code" required`)}
-<p><button type="submit">Turn off two-factor sign-in</button></p>`)
+          ? html`<div class="card"><h2>${t.on}</h2><p>${t.since(Pages.when(f, found.value.enabled_at))} ${t.codesLeft} <b>${Pages.count(f, found.value.recovery_codes.length)}</b> ${
+            t.ofTotal(Pages.count(f, TwoFactor.recoveryCodeCount))
+          }</p>${
+            Pages.form(f, `${path}/disable`, html`${field("disable_password", t.passwordToTurnOff, `name="password" type="password" autocomplete="current-password" required`, undefined)}
+${field("disable_code", t.codeToTurnOff, `name="code" autocomplete="one-time-code" required`)}
+<p><button type="submit">${t.turnOff}</button></p>`)
           }</div>`
           : Option.isSome(found)
-          ? html`<div class="card"><h2>1. Add Fils to your authenticator app</h2>
-<p>In your app (Google Authenticator, 1Password, Authy…), add an account with this key, time-based:</p>
+          ? html`<div class="card"><h2>${t.addToApp}</h2>
+<p>${t.addKey}</p>
 <p><code id="totp-secret">${grouped(Redacted.value(found.value.secret))}</code></p>
-<p>On this phone, <a id="totp-uri" href="${TwoFactor.otpauthUri({ issuer: `Fils (${f.businessName})`, account: signed.user.email, secret: Redacted.value(found.value.secret) })}">open it in your app</a> instead.</p>
-<h2>2. Type the code it shows</h2>${
-            Pages.form(f, `${path}/confirm`, html`${field("totp_code", "6-digit code", `name="code" autocomplete="one-time-code" inputmode="numeric" required`)}
-<p><button type="submit">Turn on</button></p>`)
-          }${startForm("restart_password", "Start again with a new key", `class="link" `)}</div>`
-          : html`<div class="card"><p>After your password, signing in asks for a code from an app on your phone, so a stolen password alone opens nothing.</p>${
-            startForm("start_password", "Set up two-factor sign-in")
-          }</div>`
-        return kit.page(status, Pages.chrome(f, "Two-factor sign-in", html`${
+<p>${t.onThisPhone} <a id="totp-uri" href="${TwoFactor.otpauthUri({ issuer: `Fils (${f.businessName})`, account: signed.user.email, secret: Redacted.value(found.value.secret) })}">${t.openInApp}</a> ${t.instead}</p>
+<h2>${t.typeCode}</h2>${
+            Pages.form(f, `${path}/confirm`, html`${field("totp_code", t.sixDigitCode, `name="code" autocomplete="one-time-code" inputmode="numeric" required`)}
+<p><button type="submit">${t.turnOn}</button></p>`)
+          }${startForm("restart_password", t.startAgain, `class="link" `)}</div>`
+          : html`<div class="card"><p>${t.intro}</p>${startForm("start_password", t.setUp)}</div>`
+        return kit.page(status, Pages.chrome(f, t.title, html`${
           required && notice.codes === undefined
-            ? html`<p class="alert" role="alert">Your account requires two-factor sign-in: set it up to continue.</p>`
+            ? html`<p class="alert" role="alert">${t.required}</p>`
             : ""
         }${body}`), f.nonce)
       })
@@ -73,7 +75,7 @@ ${field("disable_code", "A code from your app, or a recovery code", `name="code"
         const started = yield* Effect.either(users.startEnrolment(signed, Redacted.make(kit.field(params, "password")), yield* kit.address))
         if (Either.isLeft(started)) {
           const status = { RateLimited: 429, InvalidState: 409 }[started.left._tag as string] ?? 400
-          return yield* twoFactorPage(signed, f, { startError: started.left.message }, status)
+          return yield* twoFactorPage(signed, f, { startError: refusal(f, started.left) }, status)
         }
         return kit.redirect(path)
       })))
@@ -81,7 +83,7 @@ ${field("disable_code", "A code from your app, or a recovery code", `name="code"
     yield* kit.post("/dashboard/two-factor/confirm", kit.withEnrollingPost((signed, f, _, params) =>
       Effect.gen(function*() {
         const confirmed = yield* Effect.either(users.confirmEnrolment(signed, kit.field(params, "code")))
-        if (Either.isLeft(confirmed)) return yield* twoFactorPage(signed, f, { error: confirmed.left.message }, 400)
+        if (Either.isLeft(confirmed)) return yield* twoFactorPage(signed, f, { error: refusal(f, confirmed.left) }, 400)
         yield* kit.audit(signed, "user.two_factor.enable", signed.user.user_id, null)
         // Shown in this answer only: a reload finds them gone (no-store).
         return yield* twoFactorPage(signed, f, { codes: confirmed.right.map(Redacted.value) })
@@ -91,9 +93,9 @@ ${field("disable_code", "A code from your app, or a recovery code", `name="code"
       Effect.gen(function*() {
         const off = yield* Effect.either(users.disableTwoFactor(signed, Redacted.make(kit.field(params, "password")), kit.field(params, "code"), yield* kit.address))
         if (Either.isLeft(off)) {
-          return yield* twoFactorPage(signed, f, { error: off.left.message }, off.left._tag === "RateLimited" ? 429 : 400)
+          return yield* twoFactorPage(signed, f, { error: refusal(f, off.left) }, off.left._tag === "RateLimited" ? 429 : 400)
         }
         yield* kit.audit(signed, "user.two_factor.disable", signed.user.user_id, null)
-        return kit.done(f, path, `Two-factor sign-in is off since ${Pages.when(f, yield* DateTime.now)}.`)
+        return kit.done(f, path, f.t.twoFactor.turnedOff(Pages.when(f, yield* DateTime.now)))
       })))
   })

@@ -211,13 +211,8 @@ const ownWords = (source: string): ReadonlyArray<string> => {
 const pending = new Set([
   "Fields.ts",
   "Developers.ts",
-  "Documents.ts",
-  "Exports.ts",
   "RequestLogs.ts",
-  "Settings.ts",
   "Subscriptions.ts",
-  "TaxForms.ts",
-  "TwoFactor.ts"
 ])
 
 describe("the dashboard's modules", () => {
