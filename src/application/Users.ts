@@ -59,7 +59,8 @@ export const signInMessages = {
   wrongPassword: "That is not your current password",
   wrongCode: "That code is not right: type the one your app shows now, or one of your recovery codes",
   signInExpired: "This sign-in waited too long for its code: sign in again",
-  tooManyCodes: "Too many wrong codes: sign in again"
+  tooManyCodes: "Too many wrong codes: sign in again",
+  setUpCodeWrong: "That code is not right: check that your phone's clock is set automatically, and type the code it shows now"
 } as const
 
 const wrongCredentials = new Unauthorized({ message: signInMessages.wrongCredentials })
@@ -451,7 +452,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       if (code === undefined) return yield* new InvalidRequest({ message: `Type the ${TwoFactor.digits}-digit code your app shows` })
       const step = yield* stepOf(found.value, code)
       if (Option.isNone(step)) {
-        return yield* new InvalidRequest({ message: "That code is not right: check that your phone's clock is set automatically, and type the code it shows now" })
+        return yield* new InvalidRequest({ message: signInMessages.setUpCodeWrong })
       }
       const codes = yield* Effect.all(Array.from({ length: TwoFactor.recoveryCodeCount }, () => signer.recoveryCode))
       yield* userRepo.putTwoFactor({

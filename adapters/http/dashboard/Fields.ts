@@ -14,11 +14,17 @@ export type FieldErrors = Readonly<Record<string, string>>
 
 type Issue = ParseResult.ArrayFormatterIssue
 
+/** The two refusals this module words itself (the others are the schema's own); other languages word them by key. */
+export const fieldMessages = {
+  required: "This is required",
+  chooseOne: "Choose one of the options"
+} as const
+
 /** An issue's message as a sentence: the domain's own (`A TRN is 15 digits`) as written, a built-in one restated. */
 const sentence = (issue: Issue): string => {
-  if (issue._tag === "Missing") return "This is required"
+  if (issue._tag === "Missing") return fieldMessages.required
   const words = /^Expected ("[^"]*"|\d+)(, actual| \|)/.test(issue.message)
-    ? "Choose one of the options"
+    ? fieldMessages.chooseOne
     : issue.message.startsWith("Expected ")
     ? inMerchantWords(issue.message)
     : issue.message

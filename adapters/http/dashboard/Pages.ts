@@ -193,7 +193,10 @@ export const refused = (frame: { readonly t: DashboardCatalogue }, message: stri
 
 /** A form's refusals, each under its field, in the page's language (the engine words what is wrong in English). */
 export const fieldErrorsIn = (frame: { readonly locale: Locale; readonly t: DashboardCatalogue }, errors: FieldErrors): FieldErrors =>
-  frame.locale === "en" ? errors : Object.fromEntries(Object.entries(errors).map(([name, text]) => [name, frame.t.frame.fieldRefused(text)]))
+  frame.locale === "en" ? errors : Object.fromEntries(Object.entries(errors).map(([name, text]) => {
+    const key = engineKeys.get(text)
+    return [name, key === undefined ? frame.t.frame.fieldRefused(text) : frame.t.frame.engine[key]]
+  }))
 
 /** A count as the page's language writes it. */
 export const count = (frame: { readonly locale: Locale }, n: number) => Format.count(frame.locale, n)

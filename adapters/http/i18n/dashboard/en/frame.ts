@@ -5,6 +5,7 @@
 import { signInMessages } from "../../../../../src/application/Users.js"
 import type { Role } from "../../../../../src/domain/DashboardUser.js"
 import { lengthPhrase } from "../../../../../src/domain/Text.js"
+import { fieldMessages } from "../../../dashboard/Fields.js"
 
 export const frame = {
   /** The language's own name, on the switch to it. */
@@ -74,8 +75,11 @@ export const frame = {
   refused: (message: string) => message,
   /** A field's refusal (the engine's words for what is wrong with the value), under the field. */
   fieldRefused: (message: string) => message,
-  /** The sign-in's refusals, by key, as the engine words them (`Pages.refused` finds them by their English words). */
-  engine: { ...signInMessages } as Record<keyof typeof signInMessages, string>,
+  /**
+   * The sign-in's refusals and a form field's two own ones, by key, as the engine words them (`Pages.refused` and
+   * `Pages.fieldErrorsIn` find them by their English words).
+   */
+  engine: { ...signInMessages, ...fieldMessages } as Record<keyof typeof signInMessages | keyof typeof fieldMessages, string>,
   /** Too many tries: refused for `seconds`. */
   rateLimited: (_seconds: number, message: string) => message,
   /** Statuses as merchants read them (Status.ts gives each its colour). */
