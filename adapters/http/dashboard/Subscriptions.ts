@@ -10,7 +10,6 @@ import { SubscriptionCharges } from "../../../src/application/SubscriptionCharge
 import { Subscriptions } from "../../../src/application/Subscriptions.js"
 import { can } from "../../../src/domain/DashboardUser.js"
 import { parseId, SubscriptionId } from "../../../src/domain/Ids.js"
-import { everyInterval } from "../../../src/domain/Product.js"
 import { type Subscription, SubscriptionCharge, SubscriptionStatus } from "../../../src/domain/Subscription.js"
 import { onceField } from "../html/Forms.js"
 import { html, raw } from "../html/Html.js"
@@ -32,7 +31,15 @@ const decodeCharge = Schema.decodeUnknownEither(SubscriptionCharge, { onExcessPr
 const trialText = (f: Pages.SignedFrame, s: Subscription, now: DateTime.Utc) =>
   s.trial_ends_at === null
     ? ""
-    : `${s.trial_period_days} days, ${DateTime.lessThanOrEqualTo(s.trial_ends_at, now) ? "ended" : "ends"} ${Pages.when(f, s.trial_ends_at)}`
+    : f.t.subscriptions.page.trialText(s.trial_period_days, DateTime.lessThanOrEqualTo(s.trial_ends_at, now), Pages.when(f, s.trial_ends_at))
+
+/** Its amount on its schedule, in the page's language: `AED 45.00 every month`. */
+const scheduleText = (f: Pages.Frame, s: Subscription) =>
+  f.t.subscriptions.schedule(Pages.amount(f, s.recurring_amount), s.billing_interval, s.interval_count)
+
+/** Who may not change subscriptions: the refusal in the page's language. */
+const forbidden = (f: Pages.SignedFrame, signed: Signed, what: "cancel" | "charge") =>
+  Pages.forbiddenPage(f, f.t.subscriptions.forbidden[what](f.t.frame.roles[signed.user.role]))
 
 /** The "charge now" form as typed: an amount in AED and a description. */
 interface ChargeForm {
@@ -51,18 +58,20 @@ export const subscriptionRoutes = (kit: Kit) =>
 
     yield* kit.get("/dashboard/:mode/subscriptions", kit.withUser((_, f, scope) =>
       Effect.flatMap(Effect.map(kit.query, (q) => q.get("status") ?? ""), (status) =>
-      Effect.map(subscriptions.list(scope, { limit: 100, ...(isSubscriptionStatus(status) ? { status } : {}) }), (list) =>
-        kit.page(200, Pages.chrome(f, "Subscriptions", html`<form class="filters" method="get" action="${Pages.modePath(f)}/subscriptions" aria-label="Subscriptions"><div><label for="s_status">Status</label>
-<select id="s_status" name="status"><option value="">Any</option>${
+      Effect.map(subscriptions.list(scope, { limit: 100, ...(isSubscriptionStatus(status) ? { status } : {}) }), (list) => {
+        const t = f.t.subscriptions.list
+        return kit.page(200, Pages.chrome(f, t.title, html`<form class="filters" method="get" action="${Pages.modePath(f)}/subscriptions" aria-label="${t.filters}"><div><label for="s_status">${t.status}</label>
+<select id="s_status" name="status"><option value="">${f.t.frame.common.any}</option>${
           SubscriptionStatus.literals.map((v) => html`<option value="${v}"${raw(v === status ? " selected" : "")}>${Pages.statusWords(f, v).words}</option>`)
-        }</select></div><div><button type="submit">Filter</button></div></form><div class="card"><table class="list" aria-label="Subscriptions"><thead><tr><th>Amount</th><th>Status</th><th>Customer</th><th>Next billing</th><th>Started</th></tr></thead><tbody>${
+        }</select></div><div><button type="submit">${f.t.frame.common.filter}</button></div></form><div class="card"><table class="list" aria-label="${t.table}"><thead><tr><th>${t.amount}</th><th>${t.status}</th><th>${t.customer}</th><th>${t.nextBilling}</th><th>${t.started}</th></tr></thead><tbody>${
           list.items.map((s) =>
-            html`<tr><td class="lead"><a class="row" href="${Pages.modePath(f)}/subscriptions/${s.subscription_id}">${Pages.money(s.recurring_amount)} ${everyInterval(s.billing_interval, s.interval_count)}</a><span class="sub"><code>${s.subscription_id}</code></span></td>
-<td data-label="Status">${label(f, s)}</td><td data-label="Customer">${Pages.customerText(f, s.customer)}</td>
-<td data-label="Next billing">${s.status === "cancelled" ? "" : Pages.when(f, s.next_billing_date)}</td><td data-label="Started">${Pages.when(f, s.created_at)}</td></tr>`
+            html`<tr><td class="lead"><a class="row" href="${Pages.modePath(f)}/subscriptions/${s.subscription_id}">${scheduleText(f, s)}</a><span class="sub"><code>${s.subscription_id}</code></span></td>
+<td data-label="${t.status}">${label(f, s)}</td><td data-label="${t.customer}">${Pages.customerText(f, s.customer)}</td>
+<td data-label="${t.nextBilling}">${s.status === "cancelled" ? "" : Pages.when(f, s.next_billing_date)}</td><td data-label="${t.started}">${Pages.when(f, s.created_at)}</td></tr>`
           )
-        }</tbody></table>${list.items.length === 0 ? html`<p class="muted">No subscriptions.</p>` : ""}</div>`), f.nonce)))
-    ))
+        }</tbody></table>${list.items.length === 0 ? html`<p class="muted">${t.none}</p>` : ""}</div>`), f.nonce)
+      })
+    )))
 
     const subscriptionPage = (
       f: Pages.SignedFrame,
@@ -81,29 +90,30 @@ export const subscriptionRoutes = (kit: Kit) =>
         const now = yield* DateTime.now
         const action = (value: string, text: string) =>
           Pages.form(f, `${Pages.modePath(f)}/subscriptions/${s.subscription_id}/cancel`, html`<input type="hidden" name="when" value="${value}"><button type="submit">${text}</button>`)
-        return kit.page(status, Pages.chrome(f, "Subscription", html`
+        const t = f.t.subscriptions.page
+        return kit.page(status, Pages.chrome(f, t.title, html`
 ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
-<div class="card"><table><tr><th>Id</th><td><code>${s.subscription_id}</code></td></tr><tr><th>Status</th><td>${label(f, s)}</td></tr>
-<tr><th>Customer</th><td>${s.customer?.email ?? ""}</td></tr><tr><th>Amount</th><td>${Pages.money(s.recurring_amount)} ${everyInterval(s.billing_interval, s.interval_count)}</td></tr>
-${s.trial_ends_at === null ? "" : html`<tr><th>Trial</th><td>${trialText(f, s, now)}</td></tr>`}
-<tr><th>${s.period === 0 && s.trial_ends_at !== null ? "Trial period" : "Current period"}</th><td>${Pages.when(f, s.current_period_start)} to ${Pages.when(f, s.next_billing_date)}</td></tr>
-${s.discounts.map((d) => html`<tr><th>Discount</th><td><strong>${d.code}</strong>: <span data-testid="subscription-discount">${subscriptionDiscountText(d)}</span></td></tr>`)}
+<div class="card"><table><tr><th>${t.id}</th><td><code>${s.subscription_id}</code></td></tr><tr><th>${t.status}</th><td>${label(f, s)}</td></tr>
+<tr><th>${t.customer}</th><td>${s.customer?.email ?? ""}</td></tr><tr><th>${t.amount}</th><td>${scheduleText(f, s)}</td></tr>
+${s.trial_ends_at === null ? "" : html`<tr><th>${t.trial}</th><td>${trialText(f, s, now)}</td></tr>`}
+<tr><th>${s.period === 0 && s.trial_ends_at !== null ? t.trialPeriod : t.currentPeriod}</th><td>${t.period(Pages.when(f, s.current_period_start), Pages.when(f, s.next_billing_date))}</td></tr>
+${s.discounts.map((d) => html`<tr><th>${t.discount}</th><td><strong>${d.code}</strong>: <span data-testid="subscription-discount">${subscriptionDiscountText(d, f)}</span></td></tr>`)}
 ${planRows(f, s)}</table>
-${write ? html`<p>${confirmLink(`${Pages.modePath(f)}/subscriptions/${s.subscription_id}/cancel`, "Cancel now…", { button: true })} ${s.cancel_at_period_end ? action("undo", "Keep renewing") : action("period_end", "Cancel at the period end")}</p>` : ""}${changePlanLink(f, s)}</div>
+${write ? html`<p>${confirmLink(`${Pages.modePath(f)}/subscriptions/${s.subscription_id}/cancel`, t.cancelNow, { button: true })} ${s.cancel_at_period_end ? action("undo", t.keepRenewing) : action("period_end", t.cancelAtPeriodEnd)}</p>` : ""}${changePlanLink(f, s)}</div>
 ${
           write
-            ? html`<div class="card"><h2>Charge now</h2><p class="muted">Charges the card this subscription renews on (${s.payment_method.brand} •••• ${s.payment_method.last4}) once, now, beside its schedule. You confirm on the next page.</p>${
+            ? html`<div class="card"><h2>${t.chargeNow}</h2><p class="muted">${t.chargeHelp(s.payment_method.brand, s.payment_method.last4)}</p>${
               Pages.form(f, `${Pages.modePath(f)}/subscriptions/${s.subscription_id}/charge`, html`
-<label for="charge_amount">Amount in AED (priced as your products are: VAT is added if your prices exclude it)</label><input id="charge_amount" name="amount" inputmode="decimal" value="${notice.charge?.amount ?? ""}" required>
-<label for="charge_description">Description (optional; by default the subscription's name)</label><input id="charge_description" name="description" value="${notice.charge?.description ?? ""}">
-<p><button type="submit">Review the charge</button></p>`)
+<label for="charge_amount">${t.chargeAmount}</label><input id="charge_amount" name="amount" inputmode="decimal" value="${notice.charge?.amount ?? ""}" required>
+<label for="charge_description">${t.chargeDescription}</label><input id="charge_description" name="description" value="${notice.charge?.description ?? ""}">
+<p><button type="submit">${t.reviewCharge}</button></p>`)
             }</div>`
             : ""
         }
-<div class="card"><h2>Payments</h2><table><tbody>${
-          paid.map((p) => html`<tr><td><a href="${Pages.modePath(f)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td><td>${Pages.badge(f, p.status)}</td><td class="num">${Pages.money(p.total_amount)}</td><td>${Pages.when(f, p.created_at)}</td></tr>`)
+<div class="card"><h2>${t.payments}</h2><table><tbody>${
+          paid.map((p) => html`<tr><td><a href="${Pages.modePath(f)}/payments/${p.payment_id}"><code>${p.payment_id}</code></a></td><td>${Pages.badge(f, p.status)}</td><td class="num">${Pages.amount(f, p.total_amount)}</td><td>${Pages.when(f, p.created_at)}</td></tr>`)
         }</tbody></table></div>
-<div class="card"><h2>Timeline</h2><table><tbody>${
+<div class="card"><h2>${t.timeline}</h2><table><tbody>${
           timeline.map((e) => html`<tr><td>${Pages.when(f, e.created_at)}</td><td>${e.type}</td><td><a href="${Pages.modePath(f)}/events/${e.event_id}"><code>${e.event_id}</code></a></td></tr>`)
         }</tbody></table></div>`), f.nonce)
       })
@@ -114,30 +124,31 @@ ${
     const cancelling = (f: Pages.SignedFrame, s: Subscription, now: DateTime.Utc): Confirm.Confirmation => {
       const here = `${Pages.modePath(f)}/subscriptions/${s.subscription_id}`
       const inTrial = s.trial_ends_at !== null && DateTime.greaterThan(s.trial_ends_at, now)
+      const t = f.t.subscriptions.cancel
       return {
-        title: "Cancel this subscription now?",
+        title: t.title,
         what: [
-          html`${s.customer?.email ?? "The customer"}'s subscription (${Pages.money(s.recurring_amount)} ${everyInterval(s.billing_interval, s.interval_count)}) ends now, not at the end of its current period.`,
+          t.endsNow(s.customer?.email ?? null, scheduleText(f, s)),
           s.status === "on_hold"
-            ? "It is on hold after a failed payment: the retries stop, and nothing more is charged."
+            ? t.onHold
             : inTrial
-            ? `Its trial stops now instead of ${Pages.when(f, s.trial_ends_at!)}: nothing is charged.`
-            : `The current period (${Pages.when(f, s.current_period_start)} to ${Pages.when(f, s.next_billing_date)}) is cut short and nothing more is charged. What was paid for it is not refunded: refund its last payment from the payment's page if you owe it.`,
-          "Your webhook endpoints receive subscription.cancelled. A cancelled subscription cannot be restarted: the customer would subscribe again.",
-          ...(s.status === "active" && !s.cancel_at_period_end ? ["To let it run to the end of the period instead, cancel at the period end."] : [])
+            ? t.trialStops(Pages.when(f, s.trial_ends_at!))
+            : t.periodCut(Pages.when(f, s.current_period_start), Pages.when(f, s.next_billing_date)),
+          t.webhooks("subscription.cancelled"),
+          ...(s.status === "active" && !s.cancel_at_period_end ? [t.orAtPeriodEnd] : [])
         ],
         action: `${here}/cancel`,
         fields: { when: "now" },
-        button: "Cancel the subscription now",
+        button: t.button,
         back: here,
-        backLabel: "Go back: keep the subscription"
+        backLabel: t.back
       }
     }
 
     /** The subscription of the route's `:id` in `scope`, if still open to change; or the page that says why not. */
     const cancellable = (signed: Signed, f: Pages.SignedFrame, scope: Scope) =>
       Effect.gen(function*() {
-        if (!can(signed.user.role, "write")) return { refused: kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot cancel subscriptions.`), f.nonce) } as const
+        if (!can(signed.user.role, "write")) return { refused: kit.page(403, forbidden(f, signed, "cancel"), f.nonce) } as const
         const id = subscriptionIdOf(yield* kit.param("id"))
         const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(subscriptions.get(scope, id)))
         if (found === undefined) return { refused: kit.page(404, Pages.notFoundPage(f), f.nonce) } as const
@@ -149,13 +160,13 @@ ${
         const checked = yield* cancellable(signed, f, scope)
         if ("refused" in checked) return checked.refused
         const s = checked.subscription
-        if (s.status === "cancelled") return kit.done(f, `${Pages.modePath(f)}/subscriptions/${s.subscription_id}`, "It is cancelled.")
+        if (s.status === "cancelled") return kit.done(f, `${Pages.modePath(f)}/subscriptions/${s.subscription_id}`, f.t.subscriptions.done.alreadyCancelled)
         return kit.page(200, Confirm.confirmPage(f, cancelling(f, s, yield* DateTime.now)), f.nonce)
       })))
 
     yield* kit.post("/dashboard/:mode/subscriptions/:id/cancel", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
-        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot cancel subscriptions.`), f.nonce)
+        if (!can(signed.user.role, "write")) return kit.page(403, forbidden(f, signed, "cancel"), f.nonce)
         const id = subscriptionIdOf(yield* kit.param("id"))
         const when = kit.field(params, "when")
         const patch = when === "now" ? { status: "cancelled" as const } : when === "period_end" ? { cancel_at_period_end: true } : when === "undo" ? { cancel_at_period_end: false } : undefined
@@ -171,13 +182,13 @@ ${
         if (Either.isLeft(updated)) {
           const error = updated.left
           if (error._tag === "NotFound") return kit.page(404, Pages.notFoundPage(f), f.nonce)
-          return yield* subscriptionPage(f, scope, { error: error.message }, 409)
+          return yield* subscriptionPage(f, scope, { error: Pages.refused(f, error.message) }, 409)
         }
         yield* kit.audit(signed, `subscription.${when === "now" ? "cancel" : when === "undo" ? "keep" : "cancel_at_period_end"}`, id, scope.livemode)
         return kit.done(
           f,
           `${Pages.modePath(f)}/subscriptions/${id}`,
-          when === "now" ? "Cancelled." : when === "undo" ? "It keeps renewing." : "It ends at the end of the current period."
+          when === "now" ? f.t.subscriptions.done.cancelled : when === "undo" ? f.t.subscriptions.done.keepsRenewing : f.t.subscriptions.done.endsAtPeriodEnd
         )
       })))
 
@@ -188,43 +199,52 @@ ${
      */
     yield* kit.post("/dashboard/:mode/subscriptions/:id/charge", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
-        if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot charge subscriptions.`), f.nonce)
+        if (!can(signed.user.role, "write")) return kit.page(403, forbidden(f, signed, "charge"), f.nonce)
         const id = subscriptionIdOf(yield* kit.param("id"))
         const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(subscriptions.get(scope, id)))
         if (id === undefined || found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const typed: ChargeForm = { amount: kit.field(params, "amount"), description: kit.field(params, "description") }
+        const t = f.t.subscriptions.charge
         const refused = (error: string, status: number) => subscriptionPage(f, scope, { error, charge: typed }, status)
         const price = parseAed(typed.amount)
-        if (price === undefined || price <= 0) return yield* refused("Enter the amount to charge in AED, e.g. 45.00", 400)
+        if (price === undefined || price <= 0) return yield* refused(t.enterAmount, 400)
         const input = decodeCharge({
           product_price: price,
           ...(typed.description === "" ? {} : { product_description: typed.description })
         })
         if (Either.isLeft(input)) {
-          return yield* refused(describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) }), 400)
+          return yield* refused(Pages.refused(f, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) })), 400)
         }
-        if (found.status === "cancelled") return yield* refused("This subscription is cancelled: its card cannot be charged.", 409)
+        if (found.status === "cancelled") return yield* refused(t.cancelled, 409)
         const path = `${Pages.modePath(f)}/subscriptions/${id}`
         const once = kit.field(params, onceField)
         if (kit.field(params, "confirm") !== "yes") {
-          return kit.page(200, Pages.chrome(f, "Confirm the charge", html`<div class="card">
-<p>Charge <strong>${Pages.money(price)}</strong> (${input.right.product_description ?? found.name}) to ${found.customer.email}'s ${found.payment_method.brand} •••• ${found.payment_method.last4} now?</p>
-<p class="muted">VAT is added if your prices exclude it. The subscription's period and status do not change.</p>${
+          return kit.page(200, Pages.chrome(f, t.confirmTitle, html`<div class="card">
+<p>${
+            t.confirm({
+              amount: Pages.amount(f, price),
+              description: input.right.product_description ?? found.name,
+              email: found.customer.email,
+              brand: found.payment_method.brand,
+              last4: found.payment_method.last4
+            })
+          }</p>
+<p class="muted">${t.confirmHelp}</p>${
             Pages.moneyForm(f, `${path}/charge`, html`<input type="hidden" name="amount" value="${typed.amount}"><input type="hidden" name="description" value="${typed.description}"><input type="hidden" name="confirm" value="yes">
-<p><button type="submit">Charge ${Pages.money(price)} now</button> <a href="${path}">Cancel</a></p>`)
+<p><button type="submit">${t.button(Pages.amount(f, price))}</button> <a href="${path}">${f.t.frame.common.cancel}</a></p>`)
           }</div>`), f.nonce)
         }
         if (once.length < 16 || once.length > 64) {
-          return yield* refused("This form is out of date, so nothing was charged. Check the amount and send it again.", 400)
+          return yield* refused(t.outOfDate, 400)
         }
         const made = yield* Effect.either(charges.charge(scope, id, input.right, `dashboard.charge.${once}`))
         if (Either.isLeft(made)) {
           const error = made.left
           if (error._tag === "NotFound") return kit.page(404, Pages.notFoundPage(f), f.nonce)
           if (error._tag === "StoreUnavailable" || error._tag === "IdempotencyKeyInUse") {
-            return yield* refused("The charge could not be made now. Try again in a moment.", 503)
+            return yield* refused(t.unavailable, 503)
           }
-          return yield* refused(error.message, 409)
+          return yield* refused(Pages.refused(f, error.message), 409)
         }
         yield* kit.audit(signed, "subscription.charge", id, scope.livemode)
         const { payment } = made.right
@@ -232,10 +252,10 @@ ${
           f,
           path,
           payment.status === "succeeded"
-            ? `Charged ${Pages.money(payment.total_amount)}.`
+            ? t.charged(Pages.amount(f, payment.total_amount))
             : payment.status === "failed"
-            ? `The card was declined (${payment.failure_code ?? "card_declined"}): nothing was charged.`
-            : `The charge of ${Pages.money(payment.total_amount)} is processing: the processor has not answered yet.`
+            ? t.declined(payment.failure_code ?? "card_declined")
+            : t.processing(Pages.amount(f, payment.total_amount))
         )
       })))
   })
