@@ -19,6 +19,10 @@ import type { Kit } from "./Kit.js"
 const lineIdOf = parseId(RequestLogId)
 const decodeQuery = Schema.decodeUnknownEither(RequestLogListQuery, { onExcessProperty: "ignore", errors: "all" })
 const filterNames = ["status", "path", "key_id", "request_id", "since", "until"] as const
+/** The path filter's example: an API path, the same in every language. */
+const examplePath = "/api/v1/payments"
+/** A header's name, the same in every language. */
+const idempotencyHeader = "Idempotency-Key"
 
 /** A `datetime-local` field's value (`2026-11-27T10:00`, read as UTC) as the API's instant; anything else as typed. */
 const instantOf = (value: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value) ? `${value}:00.000Z` : value
@@ -59,27 +63,28 @@ export const requestLogRoutes = (kit: Kit) =>
         const lines: ReadonlyArray<RequestLog> = Either.isRight(listed) ? listed.right.items : []
         const next = Either.isRight(listed) ? listed.right.next_cursor : null
         const here = `${Pages.modePath(f)}/developers/logs`
-        return kit.page(Either.isLeft(listed) ? 400 : 200, Pages.chrome(f, "Request logs", html`
-${Either.isLeft(listed) ? html`<p class="alert" role="alert">${listed.left}</p>` : ""}
-<p class="muted">Every API request of this mode's keys, kept ${logs.retentionDays} days. Bodies are never kept.</p>
+        const t = f.t.requestLogs.list
+        return kit.page(Either.isLeft(listed) ? 400 : 200, Pages.chrome(f, t.title, html`
+${Either.isLeft(listed) ? html`<p class="alert" role="alert">${Pages.refused(f, listed.left)}</p>` : ""}
+<p class="muted">${t.intro(logs.retentionDays)}</p>
 <form method="get" action="${here}">
-<label for="status">Status (404, or 4xx)</label><input id="status" name="status" size="5" value="${field("status")}">
-<label for="path">Path starts with</label><input id="path" name="path" size="30" placeholder="/api/v1/payments" value="${field("path")}">
-<label for="key_id">Key</label><select id="key_id" name="key_id"><option value="">Any</option>${
+<label for="status">${t.status("404", "4xx")}</label><input id="status" name="status" size="5" value="${field("status")}">
+<label for="path">${t.path}</label><input id="path" name="path" size="30" placeholder="${examplePath}" value="${field("path")}">
+<label for="key_id">${t.key}</label><select id="key_id" name="key_id"><option value="">${f.t.frame.common.any}</option>${
           keys.map((k) => html`<option value="${k.key_id}"${raw(field("key_id") === k.key_id ? " selected" : "")}>…${k.last4} (${k.key_id})</option>`)
         }</select>
-<label for="since">From (UTC)</label><input id="since" name="since" type="datetime-local" value="${field("since")}">
-<label for="until">Until (UTC)</label><input id="until" name="until" type="datetime-local" value="${field("until")}">
+<label for="since">${t.from}</label><input id="since" name="since" type="datetime-local" value="${field("since")}">
+<label for="until">${t.until}</label><input id="until" name="until" type="datetime-local" value="${field("until")}">
 ${field("request_id") === "" ? "" : html`<input type="hidden" name="request_id" value="${field("request_id")}">`}
-<button type="submit">Filter</button> <a href="${here}">Clear</a></form>
-<div class="card"><table><thead><tr><th>Time</th><th class="num">Status</th><th>Request</th><th class="num">Duration</th><th>Key</th></tr></thead><tbody>${
+<button type="submit">${f.t.frame.common.filter}</button> <a href="${here}">${t.clear}</a></form>
+<div class="card"><table><thead><tr><th>${t.time}</th><th class="num">${t.statusColumn}</th><th>${t.request}</th><th class="num">${t.duration}</th><th>${t.key}</th></tr></thead><tbody>${
           lines.map((l) =>
             html`<tr><td><a href="${here}/${l.request_log_id}">${DateTime.formatIso(l.created_at).slice(0, 19).replace("T", " ")}</a></td>
 <td class="num">${l.status >= 400 ? html`<strong>${l.status}</strong>` : String(l.status)}</td><td><code>${l.method} ${l.path}</code>${l.error_code === null ? "" : html` <small>${l.error_code}</small>`}</td>
-<td class="num">${l.duration_ms.toFixed(1)} ms</td><td><code>${l.key_id}</code></td></tr>`
+<td class="num">${f.t.requestLogs.milliseconds(l.duration_ms.toFixed(1))}</td><td><code>${l.key_id}</code></td></tr>`
           )
-        }</tbody></table>${lines.length === 0 ? html`<p class="muted">No requests.</p>` : ""}${
-          next === null ? "" : html`<p><a href="${here}?${new URLSearchParams({ ...typed, cursor: next }).toString()}">Older requests →</a></p>`
+        }</tbody></table>${lines.length === 0 ? html`<p class="muted">${t.none}</p>` : ""}${
+          next === null ? "" : html`<p><a href="${here}?${new URLSearchParams({ ...typed, cursor: next }).toString()}">${t.older}</a></p>`
         }</div>`), f.nonce)
       })))
 
@@ -91,26 +96,27 @@ ${field("request_id") === "" ? "" : html`<input type="hidden" name="request_id" 
         const caused = (yield* events.list(scope, { request_id: found.request_id, limit: 100 })).items
         const sent = yield* Effect.forEach(caused, (e) => deliveries.list({ event_id: e.event_id }, 100))
         const row = (label: string, value: ReturnType<typeof html> | string) => html`<tr><th>${label}</th><td>${value}</td></tr>`
-        return kit.page(200, Pages.chrome(f, "API request", html`
-<p><a href="${Pages.modePath(f)}/developers/logs">← Request logs</a></p>
+        const t = f.t.requestLogs.request
+        return kit.page(200, Pages.chrome(f, t.title, html`
+<p><a href="${Pages.modePath(f)}/developers/logs">${t.back}</a></p>
 <div class="card"><table>
-${row("Request id", html`<code id="request-id">${found.request_id}</code>`)}
-${row("Time", `${DateTime.formatIso(found.created_at).replace("T", " ").replace("Z", " UTC")}`)}
-${row("Request", html`<code>${found.method} ${found.path}</code>`)}
-${row("Status", String(found.status))}
-${row("Error code", found.error_code ?? "none")}
-${row("Duration", `${found.duration_ms.toFixed(1)} ms`)}
-${row("Key", html`<code>${found.key_id}</code>`)}
-${row("Idempotency-Key", found.idempotency_key === null ? "none" : html`<code>${found.idempotency_key}</code>`)}
-</table><p class="muted">Request and response bodies are never stored.</p></div>
-<div class="card"><h2>Events it caused</h2><table><thead><tr><th>Event</th><th>Type</th><th>Deliveries</th></tr></thead><tbody>${
+${row(t.requestId, html`<code id="request-id">${found.request_id}</code>`)}
+${row(t.time, `${DateTime.formatIso(found.created_at).replace("T", " ").replace("Z", " UTC")}`)}
+${row(t.request, html`<code>${found.method} ${found.path}</code>`)}
+${row(t.status, String(found.status))}
+${row(t.errorCode, found.error_code ?? t.none)}
+${row(t.duration, f.t.requestLogs.milliseconds(found.duration_ms.toFixed(1)))}
+${row(t.key, html`<code>${found.key_id}</code>`)}
+${row(idempotencyHeader, found.idempotency_key === null ? t.none : html`<code>${found.idempotency_key}</code>`)}
+</table><p class="muted">${t.bodies}</p></div>
+<div class="card"><h2>${t.events}</h2><table><thead><tr><th>${t.event}</th><th>${t.type}</th><th>${t.deliveries}</th></tr></thead><tbody>${
           caused.map((e, i) =>
             html`<tr><td><a href="${Pages.modePath(f)}/events/${e.event_id}"><code>${e.event_id}</code></a></td><td>${e.type}</td><td>${
               sent[i]!.length === 0
-                ? "none"
-                : sent[i]!.map((d) => html`<a href="${Pages.modePath(f)}/developers/webhooks/${d.webhook_id}">${d.status}</a> `)
+                ? t.none
+                : sent[i]!.map((d) => html`<a href="${Pages.modePath(f)}/developers/webhooks/${d.webhook_id}">${f.t.requestLogs.deliveryStatus(d.status)}</a> `)
             }</td></tr>`
           )
-        }</tbody></table>${caused.length === 0 ? html`<p class="muted">No events.</p>` : ""}</div>`), f.nonce)
+        }</tbody></table>${caused.length === 0 ? html`<p class="muted">${t.noEvents}</p>` : ""}</div>`), f.nonce)
       })))
   })
