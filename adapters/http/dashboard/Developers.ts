@@ -13,7 +13,6 @@ import { canManageMode } from "../../../src/domain/DashboardUser.js"
 import { ApiKeyId, parseId, WebhookId } from "../../../src/domain/Ids.js"
 import { EventType } from "../../../src/domain/Event.js"
 import { WebhookCreate, WebhookUpdate } from "../../../src/domain/WebhookEndpoint.js"
-import * as WebhookHealth from "../../../src/domain/WebhookHealth.js"
 import { unchanged } from "../html/Forms.js"
 import { html, raw } from "../html/Html.js"
 import { describeDecodeError } from "../SchemaIssues.js"
@@ -31,6 +30,12 @@ const decodeWebhook = Schema.decodeUnknownEither(WebhookCreate, { onExcessProper
 const decodeWebhookUpdate = Schema.decodeUnknownEither(WebhookUpdate, { onExcessProperty: "error", errors: "all" })
 const eventTypes: ReadonlyArray<string> = EventType.literals
 const decodeEventType = Schema.decodeUnknownEither(EventType)
+/** How the recovery's time is typed (`Parse.parseTime` reads it). */
+const timeFormat = "YYYY-MM-DD HH:MM"
+
+/** Who may not manage keys or endpoints: the refusal in the page's language. */
+const forbidden = (f: Pages.SignedFrame, signed: Signed, why: (role: string) => string) =>
+  Pages.forbiddenPage(f, why(f.t.frame.roles[signed.user.role]))
 
 export const developerRoutes = (kit: Kit.Kit) =>
   Effect.gen(function*() {
@@ -51,32 +56,33 @@ export const developerRoutes = (kit: Kit.Kit) =>
         const manage = mayManage(frame.user.role, scope.livemode)
         const endpoints = yield* webhooks.list(scope, { limit: 100 })
         const prefix = scope.livemode ? "sk_live_" : "sk_test_"
-        return kit.page(status, Pages.chrome(frame, "Developers", html`
-${notice.secret === undefined ? "" : html`<div class="done" role="status">New key, shown once: copy it now.<br><code id="new-key">${notice.secret}</code></div>`}
+        const t = frame.t.developers.keys
+        return kit.page(status, Pages.chrome(frame, t.title, html`
+${notice.secret === undefined ? "" : html`<div class="done" role="status">${t.newKey}<br><code id="new-key">${notice.secret}</code></div>`}
 ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
-<div class="card"><h2>API keys</h2><table><thead><tr><th>Key</th><th>Created</th><th>Last used</th><th>Status</th><th></th></tr></thead><tbody>${
+<div class="card"><h2>${t.heading}</h2><table><thead><tr><th>${t.key}</th><th>${t.created}</th><th>${t.lastUsed}</th><th>${t.status}</th><th></th></tr></thead><tbody>${
           keys.map((k) =>
             html`<tr><td><code>${prefix}…${k.last4}</code> <small><code>${k.key_id}</code></small></td><td>${Pages.when(frame, k.created_at)}</td>
-<td>${k.last_used_at === null ? "never" : Pages.when(frame, k.last_used_at)}</td>
+<td>${k.last_used_at === null ? t.never : Pages.when(frame, k.last_used_at)}</td>
 <td>${k.revoked_at === null ? Pages.badge(frame, "active") : html`${Pages.badge(frame, "revoked")} ${Pages.when(frame, k.revoked_at)}`}</td><td>${
               manage && k.revoked_at === null
-                ? confirmLink(`${Pages.modePath(frame)}/developers/keys/${k.key_id}/revoke`, "Revoke…", { label: `Revoke the key ending in ${k.last4}` })
+                ? confirmLink(`${Pages.modePath(frame)}/developers/keys/${k.key_id}/revoke`, t.revoke, { label: t.revokeLabel(k.last4) })
                 : ""
             }</td></tr>`
           )
         }</tbody></table>${
           manage
-            ? Pages.form(frame, `${Pages.modePath(frame)}/developers/keys`, html`<p><button type="submit">Create a ${scope.livemode ? "live" : "test"} key</button></p>`)
+            ? Pages.form(frame, `${Pages.modePath(frame)}/developers/keys`, html`<p><button type="submit">${t.create(scope.livemode)}</button></p>`)
             : ""
         }</div>
-<div class="card"><h2>Request logs</h2><p><a href="${Pages.modePath(frame)}/developers/logs">Request logs</a>: every API request of this mode, its status and the events it caused.</p></div>
-<div class="card"><h2>Webhook endpoints</h2><table><thead><tr><th>URL</th><th>Events</th><th>Status</th></tr></thead><tbody>${
+<div class="card"><h2>${t.logsHeading}</h2><p>${t.logsLine(`${Pages.modePath(frame)}/developers/logs`)}</p></div>
+<div class="card"><h2>${t.endpointsHeading}</h2><table><thead><tr><th>${t.url}</th><th>${t.events}</th><th>${t.status}</th></tr></thead><tbody>${
           endpoints.items.map((w) =>
             html`<tr><td><a href="${Pages.modePath(frame)}/developers/webhooks/${w.webhook_id}">${w.url}</a></td><td>${w.event_types.join(", ")}</td><td>${Pages.badge(frame, w.disabled ? "disabled" : "enabled")}</td></tr>`
           )
         }</tbody></table>${
           mayManage(frame.user.role, scope.livemode)
-            ? Pages.form(frame, `${Pages.modePath(frame)}/developers/webhooks`, html`<label for="url">Endpoint URL</label><input id="url" name="url" size="50" required> <button type="submit">Add endpoint</button>`)
+            ? Pages.form(frame, `${Pages.modePath(frame)}/developers/webhooks`, html`<label for="url">${t.endpointUrl}</label><input id="url" name="url" size="50" required> <button type="submit">${t.addEndpoint}</button>`)
             : ""
         }</div>`), frame.nonce)
       })
@@ -86,7 +92,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
     yield* kit.post("/dashboard/:mode/developers/keys", kit.withPost((signed, f, scope) =>
       Effect.gen(function*() {
         if (!mayManage(signed.user.role, scope.livemode)) {
-          return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot create ${scope.livemode ? "live" : "test"} keys.`), f.nonce)
+          return kit.page(403, forbidden(f, signed, (role) => f.t.developers.forbidden.createKeys(role, scope.livemode)), f.nonce)
         }
         const issued = yield* accounts.createKey(scope.accountId, scope.livemode ? "live" : "test")
         yield* kit.audit(signed, "api_key.create", issued.key_id, scope.livemode)
@@ -97,25 +103,24 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
     const revocation = (signed: Signed, f: Pages.SignedFrame, scope: Kit.Scope) =>
       Effect.gen(function*() {
         if (!mayManage(signed.user.role, scope.livemode)) {
-          return { refused: kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot revoke keys.`), f.nonce) } as const
+          return { refused: kit.page(403, forbidden(f, signed, f.t.developers.forbidden.revokeKeys), f.nonce) } as const
         }
         const id = keyIdOf(yield* kit.param("key"))
         const mine = id === undefined ? undefined : (yield* accounts.keys(scope)).find((k) => k.key_id === id)
         if (mine === undefined) return { refused: kit.page(404, Pages.notFoundPage(f), f.nonce) } as const
         // Already revoked (the confirmation sent twice): said so, nothing more done.
-        if (mine.revoked_at !== null) return { refused: kit.done(f, `${Pages.modePath(f)}/developers`, `The key ending in ${mine.last4} is revoked.`) } as const
+        if (mine.revoked_at !== null) return { refused: kit.done(f, `${Pages.modePath(f)}/developers`, f.t.developers.keys.revoked(mine.last4)) } as const
         const name = `${scope.livemode ? "sk_live_" : "sk_test_"}…${mine.last4}`
+        const t = f.t.developers.revoke
         const confirmation: Confirm.Confirmation = {
-          title: "Revoke this API key?",
+          title: t.title,
           what: [
-            html`The key <code>${name}</code> stops working at once: every API request made with it is refused (401).`,
-            `Any integration, server or script that uses it will fail until you give it another key. ${
-              mine.last_used_at === null ? "It has never been used." : `It was last used ${Pages.when(f, mine.last_used_at)}.`
-            }`,
-            "A revoked key cannot be turned back on. Create the new key first if something still needs one."
+            t.stops(name),
+            t.integrations(mine.last_used_at === null ? null : Pages.when(f, mine.last_used_at)),
+            t.final
           ],
           action: `${Pages.modePath(f)}/developers/keys/${mine.key_id}/revoke`,
-          button: `Revoke ${name}`,
+          button: t.button(name),
           back: `${Pages.modePath(f)}/developers`
         }
         return { key: mine, confirmation } as const
@@ -132,20 +137,20 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
         const mine = checked.key
         yield* accounts.revokeKey(mine.key_id)
         yield* kit.audit(signed, "api_key.revoke", mine.key_id, scope.livemode)
-        return kit.done(f, `${Pages.modePath(f)}/developers`, `Revoked the key ending in ${mine.last4}.`)
+        return kit.done(f, `${Pages.modePath(f)}/developers`, f.t.developers.keys.revokedNow(mine.last4))
       })))
 
     yield* kit.post("/dashboard/:mode/developers/webhooks", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
-        if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot add endpoints.`), f.nonce)
+        if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, forbidden(f, signed, f.t.developers.forbidden.addEndpoints), f.nonce)
         const input = decodeWebhook({ url: kit.field(params, "url") })
         if (Either.isLeft(input)) {
           const message = describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) })
-          return yield* keysPage(f, scope, { error: message }, 400)
+          return yield* keysPage(f, scope, { error: Pages.refused(f, message) }, 400)
         }
         const created = yield* Effect.either(webhooks.create(scope, input.right))
         if (Either.isLeft(created)) {
-          return yield* keysPage(f, scope, { error: created.left.message }, 400)
+          return yield* keysPage(f, scope, { error: Pages.refused(f, created.left.message) }, 400)
         }
         yield* kit.audit(signed, "webhook.create", created.right.webhook_id, scope.livemode)
         return kit.redirect(`${Pages.modePath(f)}/developers/webhooks/${created.right.webhook_id}`)
@@ -171,81 +176,84 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
         const manage = mayManage(f.user.role, scope.livemode)
         const here = `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}`
         const h = w.health
+        const t = f.t.developers.endpoint
         const share = h.failure_rate_last_day === null
-          ? "No attempts in the last day"
-          : `${h.failed_last_day} of ${h.attempts_last_day} attempts failed in the last day (${Math.round(h.failure_rate_last_day * 100)} %)`
-        return kit.page(error === undefined ? 200 : 400, Pages.chrome(f, "Webhook endpoint", html`
+          ? t.noAttempts
+          : t.failedShare(h.failed_last_day, h.attempts_last_day, Math.round(h.failure_rate_last_day * 100))
+        return kit.page(error === undefined ? 200 : 400, Pages.chrome(f, t.title, html`
 ${notice === undefined ? "" : html`<p class="done" role="status">${notice}</p>`}
 ${error === undefined ? "" : html`<p class="alert" role="alert">${error}</p>`}
 ${
           w.disabled && h.auto_disabled_at !== null
-            ? html`<p class="alert" data-testid="auto-disabled">Fils disabled this endpoint on ${Pages.when(f, h.auto_disabled_at)}: ${WebhookHealth.ruleText("had")}${
-              h.failing_since === null ? "" : `, failing since ${Pages.when(f, h.failing_since)}`
-            }. Fix the receiver, enable the endpoint, then send again what it missed (Recover, below).</p>`
+            ? html`<p class="alert" data-testid="auto-disabled">${
+              t.autoDisabled(Pages.when(f, h.auto_disabled_at), h.failing_since === null ? null : Pages.when(f, h.failing_since))
+            }</p>`
             : ""
         }
-<div class="card"><table><tr><th>URL</th><td>${w.url}</td></tr><tr><th>Id</th><td><code>${w.webhook_id}</code></td></tr>
-<tr><th>Events</th><td>${w.event_types.join(", ")}</td></tr><tr><th>Status</th><td>${Pages.badge(f, w.disabled ? "disabled" : "enabled")}</td></tr>
-<tr><th>Health</th><td data-testid="health">${share}${h.failing_since === null ? "" : `; failing since ${Pages.when(f, h.failing_since)}`}</td></tr>
-${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="signing-secret">${Redacted.value(secret)}</code></td></tr>`}</table>${
+<div class="card"><table><tr><th>${t.url}</th><td>${w.url}</td></tr><tr><th>${t.id}</th><td><code>${w.webhook_id}</code></td></tr>
+<tr><th>${t.events}</th><td>${w.event_types.join(", ")}</td></tr><tr><th>${t.status}</th><td>${Pages.badge(f, w.disabled ? "disabled" : "enabled")}</td></tr>
+<tr><th>${t.health}</th><td data-testid="health">${share}${h.failing_since === null ? "" : t.failingSince(Pages.when(f, h.failing_since))}</td></tr>
+${secret === undefined ? "" : html`<tr><th>${t.signingSecret}</th><td><code id="signing-secret">${Redacted.value(secret)}</code></td></tr>`}</table>${
           manage
             ? Pages.form(f, `${here}/edit`, html`
-<label for="w_url">URL</label><input id="w_url" name="url" size="50" required value="${w.url}">
-<label for="w_description">Description</label>${Pages.textarea({ id: "w_description", name: "description", value: w.description, rows: 2 })}
-<fieldset><legend>Events</legend>${
+<label for="w_url">${t.url}</label><input id="w_url" name="url" size="50" required value="${w.url}">
+<label for="w_description">${t.description}</label>${Pages.textarea({ id: "w_description", name: "description", value: w.description, rows: 2 })}
+<fieldset><legend>${t.events}</legend>${
               eventTypes.map((t) => html`<label><input type="checkbox" name="event_types" value="${t}"${raw(w.event_types.includes(t as never) ? " checked" : "")}> ${t}</label>`)
-            }</fieldset><p><button type="submit">Save endpoint</button></p>`)
+            }</fieldset><p><button type="submit">${t.save}</button></p>`)
             : ""
         }${
           manage
             ? html`<p>${
-              Pages.form(f, `${here}/manage`, html`<input type="hidden" name="action" value="${w.disabled ? "enable" : "disable"}"><button class="link" type="submit">${w.disabled ? "Enable" : "Disable"}</button>`)
+              Pages.form(f, `${here}/manage`, html`<input type="hidden" name="action" value="${w.disabled ? "enable" : "disable"}"><button class="link" type="submit">${w.disabled ? t.enable : t.disable}</button>`)
             } ${
-              Pages.form(f, `${here}/manage`, html`<input type="hidden" name="action" value="reveal"><button class="link" type="submit">Reveal the signing secret</button>`)
+              Pages.form(f, `${here}/manage`, html`<input type="hidden" name="action" value="reveal"><button class="link" type="submit">${t.reveal}</button>`)
             } ${
-              Pages.form(f, `${here}/manage`, html`<input type="hidden" name="action" value="rotate"><button class="link" type="submit">Rotate the signing secret</button>`)
+              Pages.form(f, `${here}/manage`, html`<input type="hidden" name="action" value="rotate"><button class="link" type="submit">${t.rotate}</button>`)
             } ${
-              Pages.form(f, `${here}/manage`, html`<input type="hidden" name="action" value="resend_failed"><button class="link" type="submit">Resend all failed</button>`)
+              Pages.form(f, `${here}/manage`, html`<input type="hidden" name="action" value="resend_failed"><button class="link" type="submit">${t.resendFailed}</button>`)
             } ${
-              confirmLink(`${here}/delete`, "Delete the endpoint…")
+              confirmLink(`${here}/delete`, t.delete)
             }</p>`
             : ""
         }</div>${
           manage
-            ? html`<div class="card"><h2>${f.livemode ? "Recover" : "Test and recover"}</h2>${
+            ? html`<div class="card"><h2>${f.livemode ? t.recover : t.testAndRecover}</h2>${
               // Test events are test mode's only (`Deliveries.sendTest`).
-              f.livemode ? "" : Pages.form(f, `${here}/test`, html`<label for="test_type">Send a signed test event (marked <code>"test": true</code>)</label>
-<select id="test_type" name="type">${w.event_types.map((t) => html`<option value="${t}">${t}</option>`)}</select> <button type="submit">Send test event</button>`)
+              f.livemode ? "" : Pages.form(f, `${here}/test`, html`<label for="test_type">${t.testLabel("test", "true")}</label>
+<select id="test_type" name="type">${w.event_types.map((t) => html`<option value="${t}">${t}</option>`)}</select> <button type="submit">${t.sendTest}</button>`)
             }${
               // A text field, not datetime-local: browsers show that in the viewer's own time zone, whatever the label says.
-              Pages.form(f, `${here}/recover`, html`<label for="recover_since">Send again what did not arrive (failed or cancelled) since this time, in ${f.timeZone} (YYYY-MM-DD HH:MM)</label>
-<input id="recover_since" name="since" type="text" inputmode="numeric" placeholder="2026-11-18 09:00" autocomplete="off" required> <button type="submit">Recover</button>`)
+              Pages.form(f, `${here}/recover`, html`<label for="recover_since">${t.recoverLabel(f.timeZone, timeFormat)}</label>
+<input id="recover_since" name="since" type="text" inputmode="numeric" placeholder="2026-11-18 09:00" autocomplete="off" required> <button type="submit">${t.recover}</button>`)
             }</div>`
             : ""
         }
-<div class="card"><h2>Deliveries</h2><table><thead><tr><th>Event</th><th>Status</th><th class="num">Attempts</th><th>Last answer</th><th class="num">Latency</th><th>Next attempt</th><th></th></tr></thead><tbody>${
+<div class="card"><h2>${t.deliveries}</h2><table><thead><tr><th>${t.event}</th><th>${t.status}</th><th class="num">${t.attempts}</th><th>${t.lastAnswer}</th><th class="num">${t.latency}</th><th>${t.nextAttempt}</th><th></th></tr></thead><tbody>${
           log.items.map((d) => {
             const last = d.attempts.at(-1)
-            return html`<tr class="delivery"><td><code>${d.event_id}</code><br><small>${d.event_type}${d.test ? " (test)" : ""} · ${Pages.when(f, d.created_at)}</small></td><td>${Pages.badge(f, d.status)}</td><td class="num">${d.attempts.length}</td>
-<td>${last === undefined ? "" : (last.status_code ?? last.error ?? "")}</td><td class="num">${last === undefined ? "" : `${last.latency_ms} ms`}</td><td>${d.next_attempt_at === null ? "" : Pages.when(f, d.next_attempt_at)}</td><td>${
+            return html`<tr class="delivery"><td><code>${d.event_id}</code><br><small>${d.event_type}${d.test ? t.test : ""} · ${Pages.when(f, d.created_at)}</small></td><td>${Pages.badge(f, d.status)}</td><td class="num">${d.attempts.length}</td>
+<td>${last === undefined ? "" : (last.status_code ?? last.error ?? "")}</td><td class="num">${last === undefined ? "" : f.t.requestLogs.milliseconds(String(last.latency_ms))}</td><td>${d.next_attempt_at === null ? "" : Pages.when(f, d.next_attempt_at)}</td><td>${
               manage
-                ? Pages.form(f, `${here}/deliveries/${d.delivery_id}/resend`, html`<button class="link" type="submit">Resend</button>`)
+                ? Pages.form(f, `${here}/deliveries/${d.delivery_id}/resend`, html`<button class="link" type="submit">${t.resend}</button>`)
                 : ""
             }</td></tr>${
-              d.attempts.length === 0 ? "" : html`<tr class="attempts"><td colspan="7"><details><summary>Attempts and what was sent</summary>${
+              d.attempts.length === 0 ? "" : html`<tr class="attempts"><td colspan="7"><details><summary>${t.attemptsSent}</summary>${
                 d.attempts.map((a) =>
-                  html`<p><strong>Attempt ${a.attempt}, ${Pages.when(f, a.started_at)}: ${a.status_code === null ? (a.error ?? "no answer") : `HTTP ${a.status_code}`}, ${a.latency_ms} ms</strong></p>
-<p><small>Answer (first 4 KiB)</small></p><pre>${a.response_body ?? "(none)"}</pre>${
-                    a.request === null ? "" : html`<p><small>Headers sent</small></p><pre>${
+                  html`<p><strong>${
+                    t.attempt(a.attempt, Pages.when(f, a.started_at), a.status_code === null ? (a.error ?? t.noAnswer) : `HTTP ${a.status_code}`, a.latency_ms)
+                  }</strong></p>
+<p><small>${t.answer}</small></p><pre>${a.response_body ?? t.noBody}</pre>${
+                    a.request === null ? "" : html`<p><small>${t.headersSent}</small></p><pre>${
                       Object.entries(a.request.headers).sort(([x], [y]) => (x < y ? -1 : 1)).map(([k, v]) => `${k}: ${v}`).join("\n")
                     }</pre>`
                   }`
                 )
-              }<p><small>Body sent (the same on every attempt)</small></p><pre>${d.request_body}</pre></details></td></tr>`
+              }<p><small>${t.bodySent}</small></p><pre>${d.request_body}</pre></details></td></tr>`
             }`
           })
-        }</tbody></table>${log.items.length === 0 ? html`<p class="muted">No deliveries yet.</p>` : ""}${
-          log.next_cursor === null ? "" : html`<p><a href="${here}?cursor=${log.next_cursor}">Older deliveries →</a></p>`
+        }</tbody></table>${log.items.length === 0 ? html`<p class="muted">${t.noDeliveries}</p>` : ""}${
+          log.next_cursor === null ? "" : html`<p><a href="${here}?cursor=${log.next_cursor}">${t.older}</a></p>`
         }</div>`), f.nonce)
       })
 
@@ -253,7 +261,7 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
 
     yield* kit.post("/dashboard/:mode/developers/webhooks/:id/edit", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
-        if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change endpoints.`), f.nonce)
+        if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, forbidden(f, signed, f.t.developers.forbidden.changeEndpoints), f.nonce)
         const id = webhookIdOf(yield* kit.param("id"))
         const endpoint = id === undefined ? Option.none() : Option.getRight(yield* Effect.either(webhooks.get(scope, id)))
         if (id === undefined || Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
@@ -264,16 +272,16 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
           event_types: UrlParams.getAll(params, "event_types")
         })
         if (Either.isLeft(patch)) {
-          return yield* endpointPage(f, scope, undefined, undefined, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(patch.left) }))
+          return yield* endpointPage(f, scope, undefined, undefined, Pages.refused(f, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(patch.left) })))
         }
         const updated = yield* Effect.either(webhooks.update(scope, id, patch.right))
         if (Either.isLeft(updated)) {
           const error = updated.left
           if (error._tag === "NotFound") return kit.page(404, Pages.notFoundPage(f), f.nonce)
-          return yield* endpointPage(f, scope, undefined, undefined, error.message)
+          return yield* endpointPage(f, scope, undefined, undefined, Pages.refused(f, error.message))
         }
         yield* kit.audit(signed, "webhook.update", id, scope.livemode)
-        return kit.done(f, `${Pages.modePath(f)}/developers/webhooks/${id}`, "Saved.")
+        return kit.done(f, `${Pages.modePath(f)}/developers/webhooks/${id}`, f.t.developers.done.saved)
       })))
 
     /** The endpoint of the route's `:id` in `scope`, or none (another account's or mode's is not found). */
@@ -286,30 +294,27 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
     /** What deleting endpoint `w` will do. */
     const deletion = (f: Pages.SignedFrame, w: { readonly webhook_id: string; readonly url: string; readonly disabled: boolean }): Confirm.Confirmation => {
       const here = `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}`
+      const t = f.t.developers.delete
       return {
-        title: "Delete this webhook endpoint?",
-        what: [
-          html`<code>${w.url}</code> stops receiving events at once, and deliveries still waiting to be sent to it are not sent.`,
-          "Its signing secret and its delivery log are deleted with it. Deleting cannot be undone: to stop it for a while, disable it instead.",
-          "Events stay in the event log; add an endpoint again to receive new ones."
-        ],
+        title: t.title,
+        what: [t.stops(w.url), t.secretAndLog, t.eventsStay],
         action: `${here}/manage`,
         fields: { action: "delete" },
-        button: "Delete the endpoint",
+        button: t.button,
         back: here
       }
     }
 
     yield* kit.get("/dashboard/:mode/developers/webhooks/:id/delete", kit.withUser((signed, f, scope) =>
       Effect.gen(function*() {
-        if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change endpoints.`), f.nonce)
+        if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, forbidden(f, signed, f.t.developers.forbidden.changeEndpoints), f.nonce)
         const endpoint = yield* endpointOf(scope)
         return Option.isNone(endpoint) ? kit.page(404, Pages.notFoundPage(f), f.nonce) : kit.page(200, Confirm.confirmPage(f, deletion(f, endpoint.value)), f.nonce)
       })))
 
     yield* kit.post("/dashboard/:mode/developers/webhooks/:id/manage", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
-        if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot change endpoints.`), f.nonce)
+        if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, forbidden(f, signed, f.t.developers.forbidden.changeEndpoints), f.nonce)
         const id = webhookIdOf(yield* kit.param("id"))
         const endpoint = id === undefined ? Option.none() : Option.getRight(yield* Effect.either(webhooks.get(scope, id)))
         if (Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
@@ -321,7 +326,7 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
           case "disable": {
             yield* webhooks.update(scope, w.webhook_id, { disabled: action === "disable" })
             yield* kit.audit(signed, `webhook.${action}`, w.webhook_id, scope.livemode)
-            return kit.done(f, here, action === "disable" ? "Disabled: it receives nothing new." : "Enabled.")
+            return kit.done(f, here, action === "disable" ? f.t.developers.done.disabled : f.t.developers.done.enabled)
           }
           case "reveal": {
             // Revealing a secret is itself recorded (the secret is not).
@@ -332,13 +337,13 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
           case "rotate": {
             const { secret } = yield* webhooks.rotateSecret(scope, w.webhook_id)
             yield* kit.audit(signed, "webhook.secret.rotate", w.webhook_id, scope.livemode)
-            return yield* endpointPage(f, scope, "New signing secret: the old one keeps signing beside it for 24 hours.", secret)
+            return yield* endpointPage(f, scope, f.t.developers.done.rotated, secret)
           }
           case "resend_failed": {
             const failed = (yield* deliveries.list({ webhook_id: w.webhook_id, status: "failed" }, 1000))
             for (const d of failed) yield* Effect.either(deliveries.retry(scope, d.delivery_id))
             yield* kit.audit(signed, "webhook.resend_failed", w.webhook_id, scope.livemode)
-            return kit.done(f, here, `${failed.length} failed ${failed.length === 1 ? "delivery" : "deliveries"} queued again.`)
+            return kit.done(f, here, f.t.developers.done.resentFailed(failed.length))
           }
           case "delete": {
             const confirmation = deletion(f, w)
@@ -354,37 +359,37 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
 
     yield* kit.post("/dashboard/:mode/developers/webhooks/:id/test", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
-        if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot send test events.`), f.nonce)
+        if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, forbidden(f, signed, f.t.developers.forbidden.sendTests), f.nonce)
         const endpoint = yield* endpointOf(scope)
         if (Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const type = decodeEventType(kit.field(params, "type"))
-        if (Either.isLeft(type)) return yield* endpointPage(f, scope, undefined, undefined, `Choose one of the endpoint's event types (${endpoint.value.event_types.join(", ")})`)
+        if (Either.isLeft(type)) return yield* endpointPage(f, scope, undefined, undefined, f.t.developers.done.chooseType(endpoint.value.event_types.join(", ")))
         const sent = yield* Effect.either(deliveries.sendTest(scope, endpoint.value.webhook_id, type.right, eventExample(type.right)))
-        if (Either.isLeft(sent)) return yield* endpointPage(f, scope, undefined, undefined, sent.left.message)
+        if (Either.isLeft(sent)) return yield* endpointPage(f, scope, undefined, undefined, Pages.refused(f, sent.left.message))
         yield* kit.audit(signed, "webhook.test", endpoint.value.webhook_id, scope.livemode)
-        return kit.done(f, `${Pages.modePath(f)}/developers/webhooks/${endpoint.value.webhook_id}`, `Test ${type.right} event queued: it shows below once sent.`)
+        return kit.done(f, `${Pages.modePath(f)}/developers/webhooks/${endpoint.value.webhook_id}`, f.t.developers.done.testQueued(type.right))
       })))
 
     yield* kit.post("/dashboard/:mode/developers/webhooks/:id/recover", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
-        if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot resend deliveries.`), f.nonce)
+        if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, forbidden(f, signed, f.t.developers.forbidden.resend), f.nonce)
         const endpoint = yield* endpointOf(scope)
         if (Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const typed = kit.field(params, "since")
         const since = parseTime(typed, f.timeZone)
         if (Option.isNone(since)) {
-          return yield* endpointPage(f, scope, undefined, undefined, `Since must be a date and time (YYYY-MM-DD HH:MM, ${f.timeZone}); got '${typed}'`)
+          return yield* endpointPage(f, scope, undefined, undefined, f.t.developers.done.badSince(timeFormat, f.timeZone, typed))
         }
         const done = yield* Effect.either(deliveries.recover(scope, endpoint.value.webhook_id, since.value))
-        if (Either.isLeft(done)) return yield* endpointPage(f, scope, undefined, undefined, done.left.message)
+        if (Either.isLeft(done)) return yield* endpointPage(f, scope, undefined, undefined, Pages.refused(f, done.left.message))
         yield* kit.audit(signed, "webhook.recover", endpoint.value.webhook_id, scope.livemode)
         const n = done.right.resent
-        return kit.done(f, `${Pages.modePath(f)}/developers/webhooks/${endpoint.value.webhook_id}`, `${n} ${n === 1 ? "delivery" : "deliveries"} since ${Pages.when(f, since.value)} queued again.`)
+        return kit.done(f, `${Pages.modePath(f)}/developers/webhooks/${endpoint.value.webhook_id}`, f.t.developers.done.recovered(n, Pages.when(f, since.value)))
       })))
 
     yield* kit.post("/dashboard/:mode/developers/webhooks/:id/deliveries/:delivery/resend", kit.withPost((signed, f, scope) =>
       Effect.gen(function*() {
-        if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, Pages.forbiddenPage(f, `A ${signed.user.role} cannot resend deliveries.`), f.nonce)
+        if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, forbidden(f, signed, f.t.developers.forbidden.resend), f.nonce)
         const id = webhookIdOf(yield* kit.param("id"))
         const deliveryId = yield* kit.param("delivery")
         // Only a delivery of this scope's endpoint: another account's or mode's is not found.
@@ -394,8 +399,8 @@ ${secret === undefined ? "" : html`<tr><th>Signing secret</th><td><code id="sign
           return kit.page(404, Pages.notFoundPage(f), f.nonce)
         }
         const resent = yield* Effect.either(deliveries.retry(scope, deliveryId))
-        if (Either.isLeft(resent)) return kit.page(409, Pages.forbiddenPage(f, resent.left.message), f.nonce)
+        if (Either.isLeft(resent)) return kit.page(409, Pages.forbiddenPage(f, Pages.refused(f, resent.left.message)), f.nonce)
         yield* kit.audit(signed, "delivery.resend", deliveryId, scope.livemode)
-        return kit.done(f, `${Pages.modePath(f)}/developers/webhooks/${endpoint.pipe(Option.getOrThrow).webhook_id}`, "Queued to be sent again now.")
+        return kit.done(f, `${Pages.modePath(f)}/developers/webhooks/${endpoint.pipe(Option.getOrThrow).webhook_id}`, f.t.developers.done.resent)
       })))
   })
