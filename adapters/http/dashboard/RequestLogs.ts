@@ -24,6 +24,12 @@ const examplePath = "/api/v1/payments"
 /** A header's name, the same in every language. */
 const idempotencyHeader = "Idempotency-Key"
 
+/** A time as the log keeps it, in UTC: its date and its clock to `length` characters of the ISO form (seconds: 19). */
+const isoParts = (at: DateTime.Utc, length: number) => {
+  const [date, clock] = DateTime.formatIso(at).slice(0, length).split("T") as [string, string]
+  return [date, clock] as const
+}
+
 /** A `datetime-local` field's value (`2026-11-27T10:00`, read as UTC) as the API's instant; anything else as typed. */
 const instantOf = (value: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value) ? `${value}:00.000Z` : value
 
@@ -69,7 +75,7 @@ ${Either.isLeft(listed) ? html`<p class="alert" role="alert">${Pages.refused(f, 
 <p class="muted">${t.intro(logs.retentionDays)}</p>
 <form method="get" action="${here}">
 <label for="status">${t.status("404", "4xx")}</label><input id="status" name="status" size="5" value="${field("status")}">
-<label for="path">${t.path}</label><input id="path" name="path" size="30" placeholder="${examplePath}" value="${field("path")}">
+<label for="path">${t.path}</label><input id="path" name="path" size="30" dir="ltr" placeholder="${examplePath}" value="${field("path")}">
 <label for="key_id">${t.key}</label><select id="key_id" name="key_id"><option value="">${f.t.frame.common.any}</option>${
           keys.map((k) => html`<option value="${k.key_id}"${raw(field("key_id") === k.key_id ? " selected" : "")}>…${k.last4} (${k.key_id})</option>`)
         }</select>
@@ -79,7 +85,7 @@ ${field("request_id") === "" ? "" : html`<input type="hidden" name="request_id" 
 <button type="submit">${f.t.frame.common.filter}</button> <a href="${here}">${t.clear}</a></form>
 <div class="card"><table><thead><tr><th>${t.time}</th><th class="num">${t.statusColumn}</th><th>${t.request}</th><th class="num">${t.duration}</th><th>${t.key}</th></tr></thead><tbody>${
           lines.map((l) =>
-            html`<tr><td><a href="${here}/${l.request_log_id}">${DateTime.formatIso(l.created_at).slice(0, 19).replace("T", " ")}</a></td>
+            html`<tr><td><a href="${here}/${l.request_log_id}">${t.at(...isoParts(l.created_at, 19))}</a></td>
 <td class="num">${l.status >= 400 ? html`<strong>${l.status}</strong>` : String(l.status)}</td><td><code>${l.method} ${l.path}</code>${l.error_code === null ? "" : html` <small>${l.error_code}</small>`}</td>
 <td class="num">${f.t.requestLogs.milliseconds(l.duration_ms.toFixed(1))}</td><td><code>${l.key_id}</code></td></tr>`
           )
@@ -101,7 +107,7 @@ ${field("request_id") === "" ? "" : html`<input type="hidden" name="request_id" 
 <p><a href="${Pages.modePath(f)}/developers/logs">${t.back}</a></p>
 <div class="card"><table>
 ${row(t.requestId, html`<code id="request-id">${found.request_id}</code>`)}
-${row(t.time, `${DateTime.formatIso(found.created_at).replace("T", " ").replace("Z", " UTC")}`)}
+${row(t.time, t.at(...isoParts(found.created_at, 23)))}
 ${row(t.request, html`<code>${found.method} ${found.path}</code>`)}
 ${row(t.status, String(found.status))}
 ${row(t.errorCode, found.error_code ?? t.none)}

@@ -12,6 +12,7 @@ export const requestLogs: DashboardCatalogue["requestLogs"] = {
     from: "من (UTC)",
     until: "إلى (UTC)",
     clear: "مسح",
+    at: (date, clock) => `${date}، الساعة ${clock}`,
     time: "الوقت",
     statusColumn: "الحالة",
     request: "الطلب",
@@ -21,6 +22,7 @@ export const requestLogs: DashboardCatalogue["requestLogs"] = {
   },
   request: {
     title: "طلب API",
+    at: (date, clock) => `${date}، الساعة ${clock} (UTC)`,
     back: "→ سجل الطلبات",
     requestId: "معرّف الطلب",
     time: "الوقت",

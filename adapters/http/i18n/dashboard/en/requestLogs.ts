@@ -12,6 +12,8 @@ export const requestLogs = {
     from: "From (UTC)",
     until: "Until (UTC)",
     clear: "Clear",
+    /** A request's time in UTC: its date and clock (`17:20:40`). */
+    at: (date: string, clock: string) => `${date} ${clock}`,
     time: "Time",
     statusColumn: "Status",
     request: "Request",
@@ -21,6 +23,8 @@ export const requestLogs = {
   },
   request: {
     title: "API request",
+    /** A request's time in UTC: its date and clock (`17:20:40.123`). */
+    at: (date: string, clock: string) => `${date} ${clock} UTC`,
     back: "← Request logs",
     requestId: "Request id",
     time: "Time",
