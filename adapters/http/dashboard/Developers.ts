@@ -225,7 +225,7 @@ ${secret === undefined ? "" : html`<tr><th>${t.signingSecret}</th><td><code id="
             }${
               // A text field, not datetime-local: browsers show that in the viewer's own time zone, whatever the label says.
               Pages.form(f, `${here}/recover`, html`<label for="recover_since">${t.recoverLabel(f.timeZone, timeFormat)}</label>
-<input id="recover_since" name="since" type="text" inputmode="numeric" placeholder="2026-11-18 09:00" autocomplete="off" required> <button type="submit">${t.recover}</button>`)
+<input id="recover_since" name="since" type="text" dir="ltr" inputmode="numeric" placeholder="2026-11-18 09:00" autocomplete="off" required> <button type="submit">${t.recoverButton}</button>`)
             }</div>`
             : ""
         }
@@ -243,13 +243,13 @@ ${secret === undefined ? "" : html`<tr><th>${t.signingSecret}</th><td><code id="
                   html`<p><strong>${
                     t.attempt(a.attempt, Pages.when(f, a.started_at), a.status_code === null ? (a.error ?? t.noAnswer) : `HTTP ${a.status_code}`, a.latency_ms)
                   }</strong></p>
-<p><small>${t.answer}</small></p><pre>${a.response_body ?? t.noBody}</pre>${
-                    a.request === null ? "" : html`<p><small>${t.headersSent}</small></p><pre>${
+<p><small>${t.answer}</small></p><pre dir="ltr">${a.response_body ?? t.noBody}</pre>${
+                    a.request === null ? "" : html`<p><small>${t.headersSent}</small></p><pre dir="ltr">${
                       Object.entries(a.request.headers).sort(([x], [y]) => (x < y ? -1 : 1)).map(([k, v]) => `${k}: ${v}`).join("\n")
                     }</pre>`
                   }`
                 )
-              }<p><small>${t.bodySent}</small></p><pre>${d.request_body}</pre></details></td></tr>`
+              }<p><small>${t.bodySent}</small></p><pre dir="ltr">${d.request_body}</pre></details></td></tr>`
             }`
           })
         }</tbody></table>${log.items.length === 0 ? html`<p class="muted">${t.noDeliveries}</p>` : ""}${

@@ -82,8 +82,9 @@ export const developers: DashboardCatalogue["developers"] = {
     resendFailed: "إعادة إرسال كل عمليات التسليم الفاشلة",
     delete: "حذف نقطة النهاية…",
     recover: "الاستعادة",
+    recoverButton: "استعادة",
     testAndRecover: "الاختبار والاستعادة",
-    testLabel: (field, value) => html`أرسل حدثًا تجريبيًا موقّعًا (يحمل <code>"${field}": ${value}</code>)`,
+    testLabel: (field, value) => html`أرسل حدثًا تجريبيًا موقّعًا (يحمل <code dir="ltr">"${field}": ${value}</code>)`,
     sendTest: "إرسال حدث تجريبي",
     recoverLabel: (timeZone, format) =>
       `أعد إرسال ما لم يصل (الفاشل أو الملغى) منذ هذا الوقت، بتوقيت ${ltr(timeZone)} (${ltr(format)})`,

@@ -74,6 +74,7 @@ export const developers = {
     resendFailed: "Resend all failed",
     delete: "Delete the endpoint…",
     recover: "Recover",
+    recoverButton: "Recover",
     testAndRecover: "Test and recover",
     /** The test event's marker: the JSON field and value. */
     testLabel: (field: string, value: string): Raw =>
