@@ -215,8 +215,9 @@ const ownWords = (source: string): ReadonlyArray<string> => {
 }
 
 /**
- * The modules not yet worded from the catalogues, and `Fields.ts`, which restates a schema's issue in the engine's
- * English (`This is required`) for the pages to show through `Pages.fieldErrorsIn`.
+ * Modules allowed words of their own: `Fields.ts` restates a schema's issue in the engine's English (`This is
+ * required`), which the pages show through `Pages.fieldErrorsIn` (translated by key, or introduced in the page's
+ * language).
  */
 const pending = new Set([
   "Fields.ts"
