@@ -5,6 +5,7 @@
  * refund.succeeded and its delivery and resends it, cancels a subscription, reads the audit log, switches to live
  * data and back, and signs out. Screenshots go to test-output/.
  */
+import { renderSVG } from "uqr"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { join } from "node:path"
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core"
@@ -532,7 +533,13 @@ describe("the dashboard in a browser", () => {
       await tab.waitForLoadState("load")
       const secret = (await tab.locator("#totp-secret").innerText()).replace(/ /g, "")
       expect(secret).toMatch(/^[A-Z2-7]{32}$/)
-      expect(await tab.locator("#totp-uri").getAttribute("href")).toMatch(new RegExp(`^otpauth://totp/Fils%20\\(.*\\):samir%40dunecoffee\\.ae\\?secret=${secret}&`))
+      const uri = (await tab.locator("#totp-uri").getAttribute("href"))!
+      expect(uri).toMatch(new RegExp(`^otpauth://totp/Fils%20\\(.*\\):samir%40dunecoffee\\.ae\\?secret=${secret}&`))
+      // The QR code to scan is that same link, drawn (an app reads it as it would the link), named for a screen reader.
+      const qr = tab.getByRole("img", { name: "A QR code of the key, to scan with your authenticator app" })
+      const drawn = / d="([^"]+)"/.exec(renderSVG(uri, { border: 2 }))![1]
+      expect(await qr.locator("svg path").getAttribute("d")).toBe(drawn)
+      expect((await qr.boundingBox())!.width).toBeGreaterThan(150)
       await fits("dashboard-two-factor-setup")
       // Each code once: the next is of a later step (the server accepts one step either side of now).
       let used = 0

@@ -92,6 +92,7 @@ const styles = `
   nav.periods a { border: 1px solid var(--line); border-radius: 999px; padding: .25rem .8rem; background: #fff; }
   nav.periods a[aria-current="page"] { background: var(--accent); color: #fff; border-color: var(--accent); }
   /* The chart reads left to right (its days, its axis) in either language. */
+  .qr svg { width: 11rem; display: block; margin: .25rem 0 .5rem; }
   svg.chart { display: block; max-width: 42rem; direction: ltr; }
   svg.chart text { font-size: 13px; fill: var(--muted); }
   ol.steps { list-style: none; padding: 0; margin: 0; display: grid; gap: .6rem; }

@@ -1,16 +1,24 @@
 /**
- * Two-factor sign-in in the dashboard (`Users`): set it up (a secret shown as text and as an `otpauth://` link for an
- * authenticator app, confirmed by a code; the password asked for first), the recovery codes shown once, turning it
+ * Two-factor sign-in in the dashboard (`Users`): set it up (a secret shown as a QR code to scan, as text and as an
+ * `otpauth://` link for an authenticator app, confirmed by a code; the password asked for first), the recovery codes shown once, turning it
  * off with the password and a code. A user
  * whose account requires it is sent here after signing in, and reaches nothing else until it is on.
  */
 import { DateTime, Effect, Either, Option, Redacted } from "effect"
 import { Users } from "../../../src/application/Users.js"
 import * as TwoFactor from "../../../src/domain/TwoFactor.js"
+import { renderSVG } from "uqr"
 import { html, raw } from "../html/Html.js"
 import type { Kit } from "./Kit.js"
 import * as Pages from "./Pages.js"
 import { refusal } from "./Settings.js"
+
+/**
+ * The `otpauth://` link as a QR code to scan, drawn on the server (an SVG of squares, no script); named for a screen
+ * reader, which reads the key below it instead.
+ */
+const qrCode = (uri: string, label: string) =>
+  html`<div class="qr" role="img" aria-label="${label}">${raw(renderSVG(uri, { border: 2 }).replace("<svg ", `<svg aria-hidden="true" `))}</div>`
 
 /** A secret as an app's "enter a key" field shows it: groups of four. */
 const grouped = (secret: string) => secret.replace(/(.{4})/g, "$1 ").trim()
@@ -38,6 +46,9 @@ export const twoFactorRoutes = (kit: Kit) =>
         const startForm = (id: string, button: string, attributes = "") =>
           Pages.form(f, `${path}/start`, html`${field(id, t.passwordToSetUp, `name="password" type="password" autocomplete="current-password" required`, notice.startError)}
 <p><button ${raw(attributes)}type="submit">${button}</button></p>`)
+        const uri = Option.isSome(found)
+          ? TwoFactor.otpauthUri({ issuer: `Fils (${f.businessName})`, account: signed.user.email, secret: Redacted.value(found.value.secret) })
+          : ""
         const body = notice.codes !== undefined
           ? html`<div class="card"><h2>${t.nowOn}</h2>
 <p>${t.keepCodes} <b>${t.shownOnce}</b></p>
@@ -53,9 +64,10 @@ ${field("disable_code", t.codeToTurnOff, `name="code" autocomplete="one-time-cod
           }</div>`
           : Option.isSome(found)
           ? html`<div class="card"><h2>${t.addToApp}</h2>
+${qrCode(uri, t.qrLabel)}
 <p>${t.addKey}</p>
 <p><code id="totp-secret">${grouped(Redacted.value(found.value.secret))}</code></p>
-<p>${t.onThisPhone} <a id="totp-uri" href="${TwoFactor.otpauthUri({ issuer: `Fils (${f.businessName})`, account: signed.user.email, secret: Redacted.value(found.value.secret) })}">${t.openInApp}</a> ${t.instead}</p>
+<p>${t.onThisPhone} <a id="totp-uri" href="${uri}">${t.openInApp}</a> ${t.instead}</p>
 <h2>${t.typeCode}</h2>${
             Pages.form(f, `${path}/confirm`, html`${field("totp_code", t.sixDigitCode, `name="code" autocomplete="one-time-code" inputmode="numeric" required`)}
 <p><button type="submit">${t.turnOn}</button></p>`)

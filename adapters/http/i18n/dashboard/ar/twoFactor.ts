@@ -8,6 +8,7 @@ export const twoFactor: DashboardCatalogue["twoFactor"] = {
   passwordToSetUp: "كلمة مرورك، لإعداده",
   setUp: "إعداد تسجيل الدخول بخطوتين",
   addToApp: "1. أضف فلس إلى تطبيق المصادقة",
+  qrLabel: "رمز QR للمفتاح، لمسحه بتطبيق المصادقة",
   addKey: "في تطبيق المصادقة لديك، أضف حسابًا بهذا المفتاح، على أساس الوقت:",
   onThisPhone: "على هذا الهاتف،",
   openInApp: "افتحه في تطبيقك",
