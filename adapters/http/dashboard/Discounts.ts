@@ -109,11 +109,11 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
 <div class="card"><table><thead><tr><th>${t.code}</th><th>${t.takesOff}</th><th>${t.use}</th></tr></thead><tbody>${
           // Three columns, each of a few short lines: the table fits a 390 px phone without scrolling sideways.
           list.right.items.map((d) =>
-            html`<tr><td><strong>${d.code}</strong>${d.name === null ? "" : html`<br><small>${d.name}</small>`}<br><small><code>${d.discount_id}</code></small></td>
-<td>${termsText(f, d)}<br><small>${d.restricted_to.length === 0 ? t.allProducts : d.restricted_to.map((id, i) => html`${i > 0 ? ", " : ""}${names.get(id)?.name ?? id}`)}</small>${
+            html`<tr><td data-label="${t.code}"><strong>${d.code}</strong>${d.name === null ? "" : html`<br><small>${d.name}</small>`}<br><small><code>${d.discount_id}</code></small></td>
+<td data-label="${t.takesOff}">${termsText(f, d)}<br><small>${d.restricted_to.length === 0 ? t.allProducts : d.restricted_to.map((id, i) => html`${i > 0 ? ", " : ""}${names.get(id)?.name ?? id}`)}</small>${
               d.subscription_cycles === null ? "" : html`<br><small>${t.cycles(d.subscription_cycles)}</small>`
             }</td>
-<td><span data-testid="used">${t.used(d.times_used, d.usage_limit)}</span><br><small>${d.expires_at === null ? t.neverEnds : t.ends(Pages.when(f, d.expires_at))}</small><br><small>${statusOf(f, d, now)}</small>${
+<td data-label="${t.use}"><span data-testid="used">${t.used(d.times_used, d.usage_limit)}</span><br><small>${d.expires_at === null ? t.neverEnds : t.ends(Pages.when(f, d.expires_at))}</small><br><small>${statusOf(f, d, now)}</small>${
               write
                 ? html`<br>${isExpired(d, now) ? action(d, "enable", t.enable) : action(d, "disable", t.disable)} ${action(d, "delete", t.delete)}`
                 : ""

@@ -111,9 +111,9 @@ export const documentRoutes = (kit: Kit) =>
         return kit.page(200, Pages.chrome(f, t.invoices.title, html`<p><a href="${Pages.modePath(f)}/einvoices">${t.invoices.toEInvoices}</a></p>${listChrome(f, path, list, found.right.next, html`<table aria-label="${t.invoices.title}">
 <thead><tr><th>${t.number}</th><th>${t.date}</th><th>${t.customer}</th><th class="num">${t.invoices.total}</th><th class="num">${t.vat}</th><th>${t.invoices.kind}</th></tr></thead><tbody>${
           found.right.items.map((d) =>
-            html`<tr><td><a href="${path}/${d.invoice_id}">${d.number}</a></td><td>${Pages.when(f, d.issued_at)}</td><td>${buyerText(d.buyer)}</td><td class="num">${
+            html`<tr><td><a href="${path}/${d.invoice_id}">${d.number}</a></td><td data-label="${t.date}">${Pages.when(f, d.issued_at)}</td><td data-label="${t.customer}">${buyerText(d.buyer)}</td><td class="num" data-label="${t.invoices.total}">${
               Pages.amount(f, d.totals.gross)
-            }</td><td class="num">${Pages.amount(f, d.totals.vat)}</td><td>${t.invoices.kinds[d.kind]}</td></tr>`
+            }</td><td class="num" data-label="${t.vat}">${Pages.amount(f, d.totals.vat)}</td><td data-label="${t.invoices.kind}">${t.invoices.kinds[d.kind]}</td></tr>`
           )
         }</tbody></table>`, found.right.items.length === 0)}`), f.nonce)
       })))
@@ -128,9 +128,9 @@ export const documentRoutes = (kit: Kit) =>
         return kit.page(200, Pages.chrome(f, t.creditNotes.title, listChrome(f, path, list, found.right.next, html`<table aria-label="${t.creditNotes.title}">
 <thead><tr><th>${t.number}</th><th>${t.date}</th><th>${t.customer}</th><th>${t.creditNotes.invoice}</th><th class="num">${t.creditNotes.credited}</th><th class="num">${t.vat}</th></tr></thead><tbody>${
           found.right.items.map((d) =>
-            html`<tr><td><a href="${path}/${d.credit_note_id}">${d.number}</a></td><td>${Pages.when(f, d.issued_at)}</td><td>${buyerText(d.buyer)}</td><td><a href="${
+            html`<tr><td><a href="${path}/${d.credit_note_id}">${d.number}</a></td><td data-label="${t.date}">${Pages.when(f, d.issued_at)}</td><td data-label="${t.customer}">${buyerText(d.buyer)}</td><td data-label="${t.creditNotes.invoice}"><a href="${
               Pages.modePath(f)
-            }/invoices/${d.invoice_id}">${d.invoice_number}</a></td><td class="num">${Pages.amount(f, d.difference.gross)}</td><td class="num">${
+            }/invoices/${d.invoice_id}">${d.invoice_number}</a></td><td class="num" data-label="${t.creditNotes.credited}">${Pages.amount(f, d.difference.gross)}</td><td class="num" data-label="${t.vat}">${
               Pages.amount(f, d.difference.vat)
             }</td></tr>`
           )
@@ -218,7 +218,7 @@ export const documentRoutes = (kit: Kit) =>
 <div class="card"><table aria-label="${words.title}">
 <thead><tr><th>${words.document}</th><th>${words.status}</th><th class="num">${words.attempts}</th><th>${words.provider}</th></tr></thead><tbody>${
           listed.map((t) =>
-            html`<tr><td><a href="${documentPath(t)}">${t.number}</a></td><td>${Pages.badge(f, t.status)}</td><td class="num">${Pages.count(f, t.attempts)}</td><td>${transmissionText(f, t)}</td></tr>`
+            html`<tr><td><a href="${documentPath(t)}">${t.number}</a></td><td data-label="${words.status}">${Pages.badge(f, t.status)}</td><td class="num" data-label="${words.attempts}">${Pages.count(f, t.attempts)}</td><td data-label="${words.provider}">${transmissionText(f, t)}</td></tr>`
           )
         }</tbody></table>${listed.length === 0 ? html`<p class="muted">${words.empty}</p>` : ""}</div>`), f.nonce)
       })))

@@ -30,7 +30,7 @@ export const eventRoutes = (kit: Kit) =>
           eventTypes.map((name) => html`<option value="${name}"${raw(name === type ? " selected" : "")}>${name}</option>`)
         }</select> <button type="submit">${f.t.frame.common.filter}</button></form>
 <div class="card"><table><thead><tr><th>${t.event}</th><th>${t.type}</th><th>${t.created}</th></tr></thead><tbody>${
-          list.items.map((e) => html`<tr><td><a href="${Pages.modePath(f)}/events/${e.event_id}"><code>${e.event_id}</code></a></td><td>${e.type}</td><td>${Pages.when(f, e.created_at)}</td></tr>`)
+          list.items.map((e) => html`<tr><td><a href="${Pages.modePath(f)}/events/${e.event_id}"><code>${e.event_id}</code></a></td><td data-label="${t.type}">${e.type}</td><td data-label="${t.created}">${Pages.when(f, e.created_at)}</td></tr>`)
         }</tbody></table>${list.items.length === 0 ? html`<p class="muted">${t.none}</p>` : ""}</div>`), f.nonce)
       })))
 
@@ -52,7 +52,7 @@ ${
         }
 <div class="card"><pre dir="ltr">${JSON.stringify(found, null, 2)}</pre></div>
 <div class="card"><h2>${t.deliveries}</h2><table><thead><tr><th>${t.endpoint}</th><th>${t.status}</th><th class="num">${t.attempts}</th><th>${t.lastAnswer}</th></tr></thead><tbody>${
-          sent.map((d) => html`<tr><td><a href="${Pages.modePath(f)}/developers/webhooks/${d.webhook_id}"><code>${d.webhook_id}</code></a></td><td>${Pages.badge(f, d.status)}</td><td class="num">${Pages.count(f, d.attempts)}</td><td>${d.last_status_code ?? d.last_error ?? ""}</td></tr>`)
+          sent.map((d) => html`<tr><td><a href="${Pages.modePath(f)}/developers/webhooks/${d.webhook_id}"><code>${d.webhook_id}</code></a></td><td data-label="${t.status}">${Pages.badge(f, d.status)}</td><td class="num" data-label="${t.attempts}">${Pages.count(f, d.attempts)}</td><td data-label="${t.lastAnswer}">${d.last_status_code ?? d.last_error ?? ""}</td></tr>`)
         }</tbody></table>${sent.length === 0 ? html`<p class="muted">${t.noEndpoint}</p>` : ""}</div>`), f.nonce)
       })))
   })

@@ -800,9 +800,9 @@ export const auditPage = (frame: SignedFrame, entries: ReadonlyArray<AuditEntry>
     t.title,
     html`<div class="card"><table><thead><tr><th>${t.when}</th><th>${t.who}</th><th>${t.what}</th><th>${t.object}</th><th>${t.from}</th></tr></thead><tbody>${
       entries.map((e) =>
-        html`<tr><td>${when(frame, e.at)}</td><td>${e.email}</td><td>${e.action}</td><td><code>${e.object_id ?? ""}</code>${
+        html`<tr><td data-label="${t.when}">${when(frame, e.at)}</td><td data-label="${t.who}">${e.email}</td><td data-label="${t.what}">${e.action}</td><td data-label="${t.object}"><code>${e.object_id ?? ""}</code>${
           e.livemode === null ? "" : ` (${e.livemode ? frame.t.frame.common.live : frame.t.frame.common.test})`
-        }</td><td>${e.address}</td></tr>`
+        }</td><td data-label="${t.from}">${e.address}</td></tr>`
       )
     }</tbody></table>${entries.length === 0 ? html`<p class="muted">${t.none}</p>` : ""}</div>`
   )

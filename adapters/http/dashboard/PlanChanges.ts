@@ -215,15 +215,15 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
           : html`<table><thead><tr><th>${t.preview.line}</th><th class="num">${t.preview.amount}</th>${vat ? html`<th class="num">${t.preview.vat}</th>` : ""}</tr></thead><tbody>${
             newLine === undefined
               ? ""
-              : html`<tr><td>${t.preview.firstPeriod(newLine.name, newLine.quantity)}</td><td class="num">${money(newLine.amount)}</td>${
-                vat ? html`<td class="num">${money(newLine.tax ?? 0)}</td>` : ""
+              : html`<tr><td data-label="${t.preview.line}">${t.preview.firstPeriod(newLine.name, newLine.quantity)}</td><td class="num" data-label="${t.preview.amount}">${money(newLine.amount)}</td>${
+                vat ? html`<td class="num" data-label="${t.preview.vat}">${money(newLine.tax ?? 0)}</td>` : ""
               }</tr>`
           }${
             charge.discounts.filter((d) => d.amount_off > 0).map((d) =>
-              html`<tr><td>${t.preview.discount(d.code, beforeVat(next))}</td><td class="num">−${money(d.amount_off)}</td>${vat ? html`<td></td>` : ""}</tr>`
+              html`<tr><td data-label="${t.preview.line}">${t.preview.discount(d.code, beforeVat(next))}</td><td class="num" data-label="${t.preview.amount}">−${money(d.amount_off)}</td>${vat ? html`<td></td>` : ""}</tr>`
             )
           }
-<tr><td>${t.preview.lessCredit}</td><td class="num">−${money(summary.credit_applied)}</td>${vat ? html`<td></td>` : ""}</tr>
+<tr><td data-label="${t.preview.line}">${t.preview.lessCredit}</td><td class="num" data-label="${t.preview.amount}">−${money(summary.credit_applied)}</td>${vat ? html`<td></td>` : ""}</tr>
 <tr><th>${t.preview.chargedToCard}</th><th class="num" id="charged-now">${money(summary.total_amount)}</th>${vat ? html`<th class="num">${money(summary.tax ?? 0)}</th>` : ""}</tr>
 </tbody></table>`
       }

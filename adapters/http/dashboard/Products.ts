@@ -205,8 +205,8 @@ export const productRoutes = (kit: Kit) =>
 ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.error}</p>`}
 <div class="card"><table><thead><tr><th>${t.list.product}</th><th class="num">${t.list.price}</th><th>${t.list.billing}</th><th>${t.list.status}</th><th></th></tr></thead><tbody>${
           list.items.map((p) =>
-            html`<tr><td><a href="${Pages.modePath(f)}/products/${p.product_id}">${p.name}</a> <small><code>${p.product_id}</code></small></td><td class="num">${Pages.amount(f, p.price)}</td>
-<td>${billingText(f, p)}</td><td>${Pages.badge(f, p.status)}</td><td>${
+            html`<tr><td><a href="${Pages.modePath(f)}/products/${p.product_id}">${p.name}</a> <small><code>${p.product_id}</code></small></td><td class="num" data-label="${t.list.price}">${Pages.amount(f, p.price)}</td>
+<td data-label="${t.list.billing}">${billingText(f, p)}</td><td data-label="${t.list.status}">${Pages.badge(f, p.status)}</td><td>${
               write && p.status === "active"
                 ? Pages.form(f, `${Pages.modePath(f)}/products/${p.product_id}/checkout`, html`<button class="link" type="submit">${t.list.makeCheckoutLink}</button>`)
                 : ""
@@ -430,7 +430,7 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(f, shown, re
         const t = f.t.products.sessions
         return kit.page(200, Pages.chrome(f, t.title, html`<div class="card"><table><thead><tr><th>${t.session}</th><th>${t.status}</th><th class="num">${t.total}</th><th>${t.created}</th></tr></thead><tbody>${
           list.right.items.map((c) =>
-            html`<tr><td><a href="${Pages.modePath(f)}/checkout-sessions/${c.session_id}"><code>${c.session_id}</code></a></td><td>${Pages.badge(f, c.status)}</td><td class="num">${Pages.amount(f, c.total_amount)}</td><td>${Pages.when(f, c.created_at)}</td></tr>`
+            html`<tr><td><a href="${Pages.modePath(f)}/checkout-sessions/${c.session_id}"><code>${c.session_id}</code></a></td><td data-label="${t.status}">${Pages.badge(f, c.status)}</td><td class="num" data-label="${t.total}">${Pages.amount(f, c.total_amount)}</td><td data-label="${t.created}">${Pages.when(f, c.created_at)}</td></tr>`
           )
         }</tbody></table>${list.right.items.length === 0 ? html`<p class="muted">${t.none}</p>` : ""}${
           list.right.next_cursor === null ? "" : html`<p><a href="${Pages.modePath(f)}/checkout-sessions?cursor=${list.right.next_cursor}">${t.older}</a></p>`
