@@ -82,7 +82,8 @@ const latinWords = new Set([
   "MM",
   "YY",
   "HMAC",
-  "SHA"
+  "SHA",
+  "QR"
 ])
 
 const text = (value: unknown) => String(typeof value === "object" && value !== null && "__html" in value ? (value as { __html: string }).__html : value)
