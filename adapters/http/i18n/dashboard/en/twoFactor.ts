@@ -9,7 +9,7 @@ export const twoFactor = {
   addToApp: "1. Add Fils to your authenticator app",
   /** The QR code's name for a screen reader (which reads the key below it instead). */
   qrLabel: "A QR code of the key, to scan with your authenticator app",
-  addKey: "In your app (Google Authenticator, 1Password, Authy…), add an account with this key, time-based:",
+  addKey: "Scan the code with your app (Google Authenticator, 1Password, Authy…), or add an account with this key, time-based:",
   onThisPhone: "On this phone,",
   openInApp: "open it in your app",
   instead: "instead.",
