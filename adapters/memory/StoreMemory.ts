@@ -173,7 +173,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
   const requestLogs = new Map<string, RequestLog.RequestLog>()
   const subscriptions = new Table<Subscription.Subscription>(record)
   /** Monthly recurring revenue by day, keyed `account|livemode|day`. */
-  const monthlyRevenueDays = new Table<MonthlyRevenueDay & { readonly scope: Scope }>(record)
+  const monthlyRevenueDays = new Table<MonthlyRevenueDay & { readonly scope: Scope; readonly at: DateTime.Utc }>(record)
   const attempts = new Table<RenewalAttempt>(record)
   const attemptId = (a: { readonly subscription_id: string; readonly period: number; readonly attempt: number }) =>
     `${a.subscription_id}:${a.period}:${a.attempt}`
@@ -770,8 +770,12 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
             a.billing_interval < b.billing_interval ? -1 : a.billing_interval > b.billing_interval ? 1 : a.interval_count - b.interval_count
           )
         }),
-      recordMonthlyRevenue: (scope, reading) =>
-        write(() => monthlyRevenueDays.set(`${scope.accountId}|${scope.livemode}|${reading.day}`, { ...reading, scope })),
+      recordMonthlyRevenue: (scope, reading, at) =>
+        rowWrite(() => {
+          const key = `${scope.accountId}|${scope.livemode}|${reading.day}`
+          const stored = monthlyRevenueDays.get(key)
+          if (stored === undefined || !DateTime.lessThan(at, stored.at)) monthlyRevenueDays.set(key, { ...reading, scope, at })
+        }),
       monthlyRevenueOn: (scope, day) =>
         read(() => {
           let found: MonthlyRevenueDay | undefined

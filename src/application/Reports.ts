@@ -118,8 +118,11 @@ export class Reports extends Effect.Service<Reports>()("fils/Reports", {
       const recurring = yield* subscriptionRepo.recurring(scope)
       const mrr = Math.round(recurring.reduce((sum, r) => sum + r.amount * perMonth(r.billing_interval, r.interval_count), 0))
       const activeSubscriptions = recurring.reduce((n, r) => n + r.subscriptions, 0)
-      // Past plans and states are not kept: today's figure is recorded for the comparisons of days to come.
-      yield* subscriptionRepo.recordMonthlyRevenue(scope, { day: today, mrr, subscriptions: activeSubscriptions })
+      // Past plans and states are not kept: today's figure is recorded for the comparisons of days to come. Only a
+      // note for later, so a store refusing it (a standby during a failover) never keeps the page from being read.
+      yield* subscriptionRepo.recordMonthlyRevenue(scope, { day: today, mrr, subscriptions: activeSubscriptions }, now).pipe(
+        Effect.catchAllCause((cause) => Effect.logWarning("The day's monthly recurring revenue was not recorded", cause))
+      )
       const mrrBefore = yield* subscriptionRepo.monthlyRevenueOn(scope, addDays(since, -1))
       const daily = Array.from({ length: days }, (_, i) => {
         const day = addDays(since, i)

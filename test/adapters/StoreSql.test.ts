@@ -192,7 +192,8 @@ describe("StoreSql on PostgreSQL", () => {
         "refund_reasons",
         "payment_search",
         "refunds_by_scope",
-        "two_factor"
+        "two_factor",
+        "monthly_revenue_days"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns

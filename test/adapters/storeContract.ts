@@ -1728,16 +1728,17 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
         assert.strictEqual(yield* store.subscriptions.countCreated(live, at(T0), at(T0 + 10)), 1)
       }))
 
-    it.effect("subscriptions.monthlyRevenueOn: the latest day's reading on or before a day, a day's last reading kept, per scope", () =>
+    it.effect("subscriptions.monthlyRevenueOn: the latest day's reading on or before a day, a day's latest reading kept, per scope", () =>
       Effect.gen(function*() {
         const store = yield* Store
         const { live, test } = scopesOf(yield* makeAccount())
         assert.isTrue(Option.isNone(yield* store.subscriptions.monthlyRevenueOn(test, "2026-11-27")))
-        yield* store.subscriptions.recordMonthlyRevenue(test, { day: "2026-10-28", mrr: 10_000, subscriptions: 2 })
-        yield* store.subscriptions.recordMonthlyRevenue(test, { day: "2026-11-26", mrr: 14_900, subscriptions: 3 })
-        // The same day read again: its last reading stands.
-        yield* store.subscriptions.recordMonthlyRevenue(test, { day: "2026-11-26", mrr: 19_800, subscriptions: 4 })
-        yield* store.subscriptions.recordMonthlyRevenue(live, { day: "2026-10-20", mrr: 500_000, subscriptions: 9 })
+        yield* store.subscriptions.recordMonthlyRevenue(test, { day: "2026-10-28", mrr: 10_000, subscriptions: 2 }, at(T0))
+        yield* store.subscriptions.recordMonthlyRevenue(test, { day: "2026-11-26", mrr: 14_900, subscriptions: 3 }, at(T0 + 1_000))
+        // The same day read again: its latest reading stands, even when an earlier one is written after it.
+        yield* store.subscriptions.recordMonthlyRevenue(test, { day: "2026-11-26", mrr: 19_800, subscriptions: 4 }, at(T0 + 3_000))
+        yield* store.subscriptions.recordMonthlyRevenue(test, { day: "2026-11-26", mrr: 17_000, subscriptions: 3 }, at(T0 + 2_000))
+        yield* store.subscriptions.recordMonthlyRevenue(live, { day: "2026-10-20", mrr: 500_000, subscriptions: 9 }, at(T0))
         same(yield* store.subscriptions.monthlyRevenueOn(test, "2026-11-27"), Option.some({ day: "2026-11-26", mrr: 19_800, subscriptions: 4 }))
         same(yield* store.subscriptions.monthlyRevenueOn(test, "2026-11-26"), Option.some({ day: "2026-11-26", mrr: 19_800, subscriptions: 4 }))
         same(yield* store.subscriptions.monthlyRevenueOn(test, "2026-11-25"), Option.some({ day: "2026-10-28", mrr: 10_000, subscriptions: 2 }))

@@ -112,6 +112,10 @@ describe("the dashboard's language", () => {
     expect(arabic.body).toContain(ar.status.succeeded)
     expect(arabic.body).toContain(new Intl.NumberFormat("ar-AE", { style: "currency", currency: "AED" }).format(349.5))
 
+    // The switch keeps the page as it is (its filters), only in the other language.
+    const filtered = await request("/dashboard/test/payments?status=succeeded&q=349.50", { cookie })
+    expect(filtered.body).toContain(`href="?status=succeeded&amp;q=349.50&amp;lang=en" hreflang="en"`)
+
     const back = await request("/dashboard/test?lang=en", { cookie })
     expect(htmlLang(back.body)).toEqual(["en", "ltr"])
     expect(cookieOf(back.headers.get("set-cookie"))).toBe("fils_dashboard_lang=en")

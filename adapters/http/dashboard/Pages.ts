@@ -167,6 +167,8 @@ export interface SignedFrame extends Frame {
   readonly flash?: Flash | undefined
   /** The page's own path (no query): its section is marked current in the navigation. */
   readonly path?: string | undefined
+  /** The page's query (its filters, its page of a list), which the language switch keeps. */
+  readonly query?: URLSearchParams | undefined
 }
 
 const document = (frame: Frame, title: string, body: Raw) =>
@@ -312,9 +314,13 @@ const isCurrent = (frame: SignedFrame, href: string) => {
  * The switch to the other language: a plain link to the same page with `?lang=` (it works without JavaScript; the
  * dashboard remembers the choice in its own cookie), named in the language it switches to.
  */
-export const languageSwitch = (frame: Frame) => {
+export const languageSwitch = (frame: Frame & { readonly query?: URLSearchParams | undefined }) => {
   const other: Locale = frame.locale === "ar" ? "en" : "ar"
-  return html`<a class="lang" href="?lang=${other}" hreflang="${other}" lang="${other}" data-testid="language-switch">${dashboardCatalogues[other].frame.languageName}</a>`
+  // The page as it is (its filters, its cursor), but not a change's notice, which was worded in the other language.
+  const query = new URLSearchParams(frame.query)
+  query.delete("flash")
+  query.set("lang", other)
+  return html`<a class="lang" href="?${query.toString()}" hreflang="${other}" lang="${other}" data-testid="language-switch">${dashboardCatalogues[other].frame.languageName}</a>`
 }
 
 export const chrome = (frame: SignedFrame, title: string, body: Raw) => {
@@ -376,7 +382,7 @@ export const setPasswordPage = (frame: Frame, props: { readonly email: string; r
   return narrow(
     frame,
     t.setPasswordTitle,
-    html`<h1>${t.setPasswordTitle}</h1><p>${t.setPasswordFor} <b>${props.email}</b>: ${t.setPasswordRule}</p>
+    html`<h1>${t.setPasswordTitle}</h1><p>${t.setPasswordFor} <b><bdi>${props.email}</bdi></b>: ${t.setPasswordRule}</p>
 ${props.error === undefined ? "" : html`<p class="alert" role="alert">${props.error}</p>`}
 <form method="post" action="${props.action}">
 <label for="password">${t.newPassword}</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="12" required>
@@ -562,7 +568,7 @@ const attention = (frame: SignedFrame, extras: HomeExtras) => {
       }</a> <span class="muted">${t.renewalFailed}</span></li>`
     ),
     ...extras.failingEndpoints.map((w) =>
-      html`<li>${badge(frame, w.disabled ? "disabled" : "failed")} <a href="${mode}/developers/webhooks/${w.webhook_id}">${w.url}</a> <span class="muted">${
+      html`<li>${badge(frame, w.disabled ? "disabled" : "failed")} <a href="${mode}/developers/webhooks/${w.webhook_id}"><bdi>${w.url}</bdi></a> <span class="muted">${
         w.disabled ? t.disabled : t.failingSince(when(frame, w.failing_since!))
       }</span></li>`
     ),

@@ -127,6 +127,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
           csrf: signed.session.csrf_token,
           timeZone: account.time_zone,
                     flash: readFlash(query, signed.session.csrf_token),
+          query,
           // As the links write it (under the public path), whatever prefix a host mounted the routes at.
           path: `${base}${(path ?? "").slice((path ?? "").indexOf("/dashboard") + "/dashboard".length)}`
         } satisfies Pages.SignedFrame

@@ -1,7 +1,8 @@
 /**
  * Monthly recurring revenue as it stood each day (the account's local day), written when the home page reads it: a
  * subscription's past plan and state are not kept, so the figure the home compares today's with is the one recorded
- * then. One row per scope and day, the day's last reading.
+ * then. One row per scope and day, the day's latest reading (by when it was read: two readings at once keep the
+ * later one, whichever is written last).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
@@ -13,6 +14,7 @@ const statements = [
     day date NOT NULL,
     mrr bigint NOT NULL CHECK (mrr >= 0),
     subscriptions integer NOT NULL CHECK (subscriptions >= 0),
+    recorded_at timestamptz(3) NOT NULL,
     PRIMARY KEY (account_id, livemode, day)
   )`
 ]

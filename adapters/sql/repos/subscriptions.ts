@@ -137,10 +137,12 @@ export const makeSubscriptionsRepo = (
     return rows.map((r) => ({ ...r, amount: Number(r.amount) }))
   }, orUnavailable),
 
-  recordMonthlyRevenue: Effect.fnUntraced(function*(scope, reading) {
-    yield* sql`INSERT INTO monthly_revenue_days (account_id, livemode, day, mrr, subscriptions)
-      VALUES (${scope.accountId}, ${scope.livemode}, ${reading.day}::date, ${reading.mrr}, ${reading.subscriptions})
-      ON CONFLICT (account_id, livemode, day) DO UPDATE SET mrr = excluded.mrr, subscriptions = excluded.subscriptions`
+  recordMonthlyRevenue: Effect.fnUntraced(function*(scope, reading, at) {
+    yield* sql`INSERT INTO monthly_revenue_days (account_id, livemode, day, mrr, subscriptions, recorded_at)
+      VALUES (${scope.accountId}, ${scope.livemode}, ${reading.day}::date, ${reading.mrr}, ${reading.subscriptions}, ${DateTime.toDate(at)})
+      ON CONFLICT (account_id, livemode, day) DO UPDATE
+        SET mrr = excluded.mrr, subscriptions = excluded.subscriptions, recorded_at = excluded.recorded_at
+        WHERE monthly_revenue_days.recorded_at <= excluded.recorded_at`
   }, orUnavailable),
 
   monthlyRevenueOn: Effect.fnUntraced(function*(scope, day) {

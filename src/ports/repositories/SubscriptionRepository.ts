@@ -76,8 +76,11 @@ export interface SubscriptionsRepo {
   }>>
   /** How many of the scope's subscriptions were created at or after `from` and before `before` (the home's "new"). */
   readonly countCreated: (scope: Scope, from: DateTime.Utc, before: DateTime.Utc) => Op<number>
-  /** Records the scope's monthly recurring revenue as it stands on local `day` (`YYYY-MM-DD`), replacing that day's. */
-  readonly recordMonthlyRevenue: (scope: Scope, reading: MonthlyRevenueDay) => Op<void>
+  /**
+   * Records the scope's monthly recurring revenue as read `at`, on local `day` (`YYYY-MM-DD`), replacing that day's
+   * reading unless the one stored was read later (two readings at once keep the later, whichever writes last).
+   */
+  readonly recordMonthlyRevenue: (scope: Scope, reading: MonthlyRevenueDay, at: DateTime.Utc) => Op<void>
   /** The latest reading recorded on or before local `day`, if any. */
   readonly monthlyRevenueOn: (scope: Scope, day: string) => Op<Option.Option<MonthlyRevenueDay>>
 }
