@@ -3,11 +3,11 @@ import { Duration } from "effect"
 import * as WebhookHealth from "../../../../../src/domain/WebhookHealth.js"
 import { html } from "../../../html/Html.js"
 import type { DashboardCatalogue } from "../en/index.js"
-import { counted, dayForms } from "./subscriptions.js"
+import { type CountForms, counted, dayForms } from "./counts.js"
 
-const attemptForms = ["محاولة واحدة", "محاولتان", "محاولات", "محاولة"] as const
-const deliveryForms = ["عملية تسليم واحدة", "عمليتا تسليم", "عمليات تسليم", "عملية تسليم"] as const
-const failedDeliveryForms = ["عملية تسليم فاشلة واحدة", "عمليتا تسليم فاشلتان", "عمليات تسليم فاشلة", "عملية تسليم فاشلة"] as const
+const attemptForms: CountForms = ["محاولة واحدة", "محاولتان", "محاولات", "محاولة", "محاولة"]
+const deliveryForms: CountForms = ["عملية تسليم واحدة", "عمليتا تسليم", "عمليات تسليم", "عملية تسليم", "عملية تسليم"]
+const failedDeliveryForms: CountForms = ["عملية تسليم فاشلة واحدة", "عمليتا تسليم فاشلتان", "عمليات تسليم فاشلة", "عملية تسليم فاشلة", "عملية تسليم فاشلة"]
 
 /** Latin text (a key, a code, a time zone) inside an Arabic sentence, kept left to right in its place. */
 const ltr = (text: string) => `\u2066${text}\u2069`

@@ -1,8 +1,8 @@
 /** The dashboard's discounts page in Arabic (see `en/discounts.ts`). */
 import type { DashboardCatalogue } from "../en/index.js"
-import { counted } from "./products.js"
+import { counted } from "./counts.js"
 
-const times = (n: number) => counted(n, ["مرة واحدة", "مرتين", "مرات", "مرة"])
+const times = (n: number) => counted(n, ["مرة واحدة", "مرتين", "مرات", "مرة", "مرة"])
 
 export const discounts: DashboardCatalogue["discounts"] = {
   cannotCreate: (role) => `لا يملك دور «${role}» صلاحية إنشاء الخصومات.`,
@@ -13,7 +13,7 @@ export const discounts: DashboardCatalogue["discounts"] = {
   use: "الاستخدام",
   percent: (n) => `${n}٪`,
   allProducts: "كل المنتجات",
-  cycles: (n) => counted(n, ["دورة فوترة واحدة", "دورتا فوترة", "دورات فوترة", "دورة فوترة"]),
+  cycles: (n) => counted(n, ["دورة فوترة واحدة", "دورتا فوترة", "دورات فوترة", "دورة فوترة", "دورة فوترة"]),
   used: (n, limit) => (limit !== null ? `استُخدم ${n} من ${limit}` : n === 0 ? "لم يُستخدم بعد" : `استُخدم ${times(n)}`),
   neverEnds: "لا ينتهي",
   ends: (at) => `ينتهي في ${at}`,

@@ -1,16 +1,6 @@
 /** The dashboard's home page in Arabic (see `en/home.ts`). */
 import type { DashboardCatalogue } from "../en/index.js"
-
-/**
- * A counted noun as Arabic writes it after `count` (`n` written by the page): one and two by their own words, 3 to 10
- * with the plural, 11 to 99 with the singular accusative, a round hundred with the singular.
- */
-const counted = (n: number, count: string, forms: { one: string; two: string; few: string; many: string; hundreds: string }) => {
-  const last = n % 100
-  if (n === 1) return forms.one
-  if (n === 2) return forms.two
-  return `${count} ${last >= 3 && last <= 10 ? forms.few : last >= 11 ? forms.many : forms.hundreds}`
-}
+import { counted } from "./counts.js"
 
 export const home: DashboardCatalogue["home"] = {
   title: "الرئيسية",
@@ -19,15 +9,9 @@ export const home: DashboardCatalogue["home"] = {
   paying: (n, count) =>
     n === 0
       ? "لا اشتراكات مدفوعة"
-      : counted(n, count, {
-        one: "اشتراك مدفوع واحد",
-        two: "اشتراكان مدفوعان",
-        few: "اشتراكات مدفوعة",
-        many: "اشتراكًا مدفوعًا",
-        hundreds: "اشتراك مدفوع"
-      }),
+      : counted(n, ["اشتراك مدفوع واحد", "اشتراكان مدفوعان", "اشتراكات مدفوعة", "اشتراكًا مدفوعًا", "اشتراك مدفوع"], count),
   periods: "الفترة",
-  lastDays: (n, count) => `آخر ${counted(n, count, { one: "يوم", two: "يومين", few: "أيام", many: "يومًا", hundreds: "يوم" })}`,
+  lastDays: (n, count) => `آخر ${counted(n, ["يوم", "يومين", "أيام", "يومًا", "يوم"], count)}`,
   stats: {
     gross: "الحجم الإجمالي",
     net: "الحجم الصافي",

@@ -1,7 +1,7 @@
 /** A subscription's plan changes in Arabic (see `en/planChanges.ts`). */
 import { html } from "../../../html/Html.js"
 import type { DashboardCatalogue } from "../en/index.js"
-import { counted } from "./products.js"
+import { counted } from "./counts.js"
 
 /** A plan or a product named in a sentence: the merchant's own words, isolated. */
 const named = (name: string, quantity: number) => `\u2068${name}\u2069 × ${quantity}`
@@ -76,7 +76,7 @@ export const planChanges: DashboardCatalogue["planChanges"] = {
     confirmSchedule: "تأكيد: جدولة التغيير",
     confirm: "تأكيد التغيير",
     holds: (minutes) =>
-      `تبقى هذه المعاينة صالحة لمدة ${counted(minutes, ["دقيقة واحدة", "دقيقتين", "دقائق", "دقيقة"])}: إذا أُكّدت بعد ذلك، أو بعد أن يتغيّر الاشتراك أو المنتج، تُعرض من جديد بالأرقام الجديدة ولا يُحصَّل شيء.`,
+      `تبقى هذه المعاينة صالحة لمدة ${counted(minutes, ["دقيقة واحدة", "دقيقتين", "دقائق", "دقيقة", "دقيقة"])}: إذا أُكّدت بعد ذلك، أو بعد أن يتغيّر الاشتراك أو المنتج، تُعرض من جديد بالأرقام الجديدة ولا يُحصَّل شيء.`,
     changeChoices: "تعديل الاختيارات"
   },
   refusals: {

@@ -1,15 +1,9 @@
 /** The dashboard's products pages in Arabic (see `en/products.ts`). */
 import type { DashboardCatalogue } from "../en/index.js"
 import { ar as customerPages } from "../../ar.js"
+import { counted, dayForms } from "./counts.js"
 
-/**
- * A counted noun as Arabic writes it after a number: its forms for one, two, three to ten, and eleven and more
- * (`يوم`، `يومين`، `3 أيام`، `14 يومًا`). The other dashboard areas count with it too.
- */
-export const counted = (n: number, forms: readonly [one: string, two: string, few: string, many: string]) =>
-  n === 1 ? forms[0] : n === 2 ? forms[1] : n >= 3 && n <= 10 ? `${n} ${forms[2]}` : `${n} ${forms[3]}`
-
-const days = (n: number) => (n === 1 ? "يوم واحد" : counted(n, ["يوم", "يومان", "أيام", "يومًا"]))
+const days = (n: number) => counted(n, dayForms)
 
 export const products: DashboardCatalogue["products"] = {
   cannotCreate: (role) => `لا يملك دور «${role}» صلاحية إنشاء المنتجات.`,

@@ -1,6 +1,6 @@
 /** The dashboard's request logs in Arabic (see `en/requestLogs.ts`). */
 import type { DashboardCatalogue } from "../en/index.js"
-import { counted, dayForms } from "./subscriptions.js"
+import { counted, dayForms } from "./counts.js"
 
 export const requestLogs: DashboardCatalogue["requestLogs"] = {
   list: {

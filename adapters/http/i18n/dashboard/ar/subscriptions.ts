@@ -2,12 +2,7 @@
 import { html } from "../../../html/Html.js"
 import { ar as customerPages } from "../../ar.js"
 import type { DashboardCatalogue } from "../en/index.js"
-
-/** A counted noun's forms (one, two, three to ten, eleven and more): `counted(14, days)` is `14 يومًا`. */
-export const counted = (n: number, forms: readonly [string, string, string, string]) =>
-  n === 1 ? forms[0] : n === 2 ? forms[1] : n >= 3 && n <= 10 ? `${n} ${forms[2]}` : `${n} ${forms[3]}`
-
-export const dayForms = ["يوم واحد", "يومان", "أيام", "يومًا"] as const
+import { counted, dayForms } from "./counts.js"
 
 /** A name or e-mail of the merchant's inside an Arabic sentence, isolated so that Latin text keeps its place. */
 const isolate = (text: string) => `\u2068${text}\u2069`
