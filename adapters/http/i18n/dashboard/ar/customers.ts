@@ -8,7 +8,7 @@ export const customers: DashboardCatalogue["customers"] = {
     search: "بحث",
     customer: "العميل",
     phone: "الهاتف",
-    created: "أُنشئ",
+    created: "تاريخ الإنشاء",
     none: "لا عملاء.",
     newCustomer: "عميل جديد",
     create: "إنشاء العميل"
@@ -23,7 +23,7 @@ export const customers: DashboardCatalogue["customers"] = {
     id: "المعرّف",
     email: "البريد الإلكتروني",
     phone: "الهاتف",
-    created: "أُنشئ",
+    created: "تاريخ الإنشاء",
     invoices: "فواتيره الضريبية",
     creditNotes: "إشعاراته الدائنة",
     payments: "المدفوعات",

@@ -20,10 +20,10 @@ const rule = `فشلت كل محاولة طوال ${counted(Math.round(Duration.
 export const developers: DashboardCatalogue["developers"] = {
   forbidden: {
     createKeys: (role, live) => `لا يملك دور «${role}» صلاحية إنشاء مفاتيح ${live ? "للوضع الفعلي" : "لوضع الاختبار"}.`,
-    revokeKeys: (role) => `لا يملك دور «${role}» صلاحية إلغاء المفاتيح.`,
+    revokeKeys: (role) => `لا يملك دور «${role}» صلاحية إبطال المفاتيح.`,
     addEndpoints: (role) => `لا يملك دور «${role}» صلاحية إضافة نقاط نهاية.`,
     changeEndpoints: (role) => `لا يملك دور «${role}» صلاحية تغيير نقاط النهاية.`,
-    sendTests: (role) => `لا يملك دور «${role}» صلاحية إرسال أحداث تجريبية.`,
+    sendTests: (role) => `لا يملك دور «${role}» صلاحية إرسال أحداث اختبار.`,
     resend: (role) => `لا يملك دور «${role}» صلاحية إعادة إرسال عمليات التسليم.`
   },
   keys: {
@@ -31,12 +31,12 @@ export const developers: DashboardCatalogue["developers"] = {
     newKey: "مفتاح جديد يُعرض مرة واحدة فقط: انسخه الآن.",
     heading: "مفاتيح API",
     key: "المفتاح",
-    created: "أُنشئ",
+    created: "تاريخ الإنشاء",
     lastUsed: "آخر استخدام",
     status: "الحالة",
     never: "لم يُستخدم",
-    revoke: "إلغاء…",
-    revokeLabel: (last4) => `إلغاء المفتاح المنتهي بـ ${last4}`,
+    revoke: "إبطال…",
+    revokeLabel: (last4) => `إبطال المفتاح المنتهي بـ ${last4}`,
     create: (live) => (live ? "إنشاء مفتاح للوضع الفعلي" : "إنشاء مفتاح لوضع الاختبار"),
     logsHeading: "سجل الطلبات",
     logsLine: (href) => html`<a href="${href}">سجل الطلبات</a>: كل طلب API في هذا الوضع، وحالته، والأحداث التي تسبّب بها.`,
@@ -45,18 +45,18 @@ export const developers: DashboardCatalogue["developers"] = {
     events: "الأحداث",
     endpointUrl: "عنوان URL لنقطة النهاية",
     addEndpoint: "إضافة نقطة نهاية",
-    revoked: (last4) => `المفتاح المنتهي بـ ${last4} ملغى.`,
+    revoked: (last4) => `أُبطل المفتاح المنتهي بـ ${last4}.`,
     revokedNow: (last4) => `أُلغي المفتاح المنتهي بـ ${last4}.`
   },
   revoke: {
-    title: "إلغاء مفتاح API هذا؟",
-    stops: (name) => html`يتوقف المفتاح <code>${name}</code> عن العمل فورًا: يُرفض كل طلب API يُرسَل به (401).`,
+    title: "إبطال مفتاح API هذا؟",
+    stops: (name) => html`يتوقف المفتاح <code dir="ltr">${name}</code> عن العمل فورًا: يُرفض كل طلب API يُرسَل به (401).`,
     integrations: (lastUsed) =>
       `ستفشل أي عملية تكامل أو خادم أو برنامج نصي يستخدمه إلى أن تعطيه مفتاحًا آخر. ${
         lastUsed === null ? "لم يُستخدم قط." : `آخر استخدام له: ${lastUsed}.`
       }`,
-    final: "لا يمكن إعادة تفعيل مفتاح ملغى. أنشئ المفتاح الجديد أولًا إن كان شيء ما لا يزال يحتاج إلى مفتاح.",
-    button: (name) => `إلغاء ${ltr(name)}`
+    final: "لا يمكن إعادة تفعيل مفتاح مُبطَل. أنشئ المفتاح الجديد أولًا إن كان شيء ما لا يزال يحتاج إلى مفتاح.",
+    button: (name) => `إبطال ${ltr(name)}`
   },
   endpoint: {
     title: "نقطة نهاية الويب هوك",
@@ -65,13 +65,13 @@ export const developers: DashboardCatalogue["developers"] = {
         since === null ? "" : `، وهي تفشل منذ ${since}`
       }. أصلح الخادم المستقبِل، وفعّل نقطة النهاية، ثم أعد إرسال ما فاتها («الاستعادة» أدناه).`,
     noAttempts: "لم تُجرَ أي محاولة في آخر يوم",
-    failedShare: (failed, attempts, percent) => `في آخر يوم فشلت ${failed} من أصل ${attempts} محاولة (${percent}%)`,
+    failedShare: (failed, attempts, percent) => `المحاولات الفاشلة في آخر يوم: ${failed} من ${attempts} (${percent}٪)`,
     failingSince: (since) => `؛ تفشل منذ ${since}`,
     url: "عنوان URL",
     id: "المعرّف",
     events: "الأحداث",
     status: "الحالة",
-    health: "الحالة الصحية",
+    health: "سلامة التسليم",
     signingSecret: "سر التوقيع",
     description: "الوصف",
     save: "حفظ نقطة النهاية",
@@ -84,8 +84,8 @@ export const developers: DashboardCatalogue["developers"] = {
     recover: "الاستعادة",
     recoverButton: "استعادة",
     testAndRecover: "الاختبار والاستعادة",
-    testLabel: (field, value) => html`أرسل حدثًا تجريبيًا موقّعًا (يحمل <code dir="ltr">"${field}": ${value}</code>)`,
-    sendTest: "إرسال حدث تجريبي",
+    testLabel: (field, value) => html`أرسل حدث اختبار موقّعًا (يحمل <code dir="ltr">"${field}": ${value}</code>)`,
+    sendTest: "إرسال حدث اختبار",
     recoverLabel: (timeZone, format) =>
       `أعد إرسال ما لم يصل (الفاشل أو الملغى) منذ هذا الوقت، بتوقيت ${ltr(timeZone)} (${ltr(format)})`,
     deliveries: "عمليات التسليم",
@@ -104,7 +104,7 @@ export const developers: DashboardCatalogue["developers"] = {
     headersSent: "الترويسات المرسلة",
     bodySent: "متن الطلب المرسل (نفسه في كل محاولة)",
     noDeliveries: "لا توجد عمليات تسليم بعد.",
-    older: "← عمليات تسليم أقدم"
+    older: "عمليات تسليم أقدم ←"
   },
   done: {
     saved: "تم الحفظ.",
@@ -113,7 +113,7 @@ export const developers: DashboardCatalogue["developers"] = {
     rotated: "سر توقيع جديد: يواصل السر القديم التوقيع إلى جانبه مدة 24 ساعة.",
     resentFailed: (n) =>
       n === 0 ? "لا توجد عمليات تسليم فاشلة لإعادة إرسالها." : `أُعيدت ${counted(n, failedDeliveryForms)} إلى قائمة الإرسال.`,
-    testQueued: (type) => `أُدرج الحدث التجريبي ${ltr(type)} للإرسال: يظهر أدناه بعد إرساله.`,
+    testQueued: (type) => `أُدرج حدث الاختبار ${ltr(type)} للإرسال: يظهر أدناه بعد إرساله.`,
     recovered: (n, since) =>
       n === 0 ? `لا توجد عمليات تسليم منذ ${since} لإعادة إرسالها.` : `أُعيدت ${counted(n, deliveryForms)} منذ ${since} إلى قائمة الإرسال.`,
     resent: "أُدرجت لإعادة الإرسال الآن.",
@@ -124,7 +124,7 @@ export const developers: DashboardCatalogue["developers"] = {
   delete: {
     title: "حذف نقطة نهاية الويب هوك هذه؟",
     stops: (url) =>
-      html`تتوقف <code>${url}</code> عن تلقي الأحداث فورًا، ولن تُرسَل إليها عمليات التسليم التي لا تزال بانتظار الإرسال.`,
+      html`تتوقف نقطة النهاية <code dir="ltr">${url}</code> عن تلقي الأحداث فورًا، ولن تُرسَل إليها عمليات التسليم التي لا تزال بانتظار الإرسال.`,
     secretAndLog: "يُحذف معها سر التوقيع وسجل عمليات التسليم. لا يمكن التراجع عن الحذف: لإيقافها مؤقتًا، عطّلها بدلًا من ذلك.",
     eventsStay: "تبقى الأحداث في سجل الأحداث؛ أضف نقطة نهاية من جديد لتلقي الأحداث الجديدة.",
     button: "حذف نقطة النهاية"

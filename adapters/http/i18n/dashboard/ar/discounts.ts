@@ -22,7 +22,7 @@ export const discounts: DashboardCatalogue["discounts"] = {
   disable: "تعطيل",
   delete: "حذف",
   none: "لا توجد خصومات بعد.",
-  older: "← خصومات أقدم",
+  older: "خصومات أقدم ←",
   form: {
     heading: "خصم جديد",
     code:

@@ -6,7 +6,7 @@ export const events: DashboardCatalogue["events"] = {
   title: "الأحداث",
   type: "النوع",
   event: "الحدث",
-  created: "أُنشئ",
+  created: "تاريخ الإنشاء",
   none: "لا أحداث.",
   eventTitle: (type) => `الحدث \u2066${type}\u2069`,
   causedBy: (request) => html`نتج عن طلب API ${request}.`,

@@ -1,5 +1,9 @@
 /** The dashboard's frame in Arabic (see `en/frame.ts`). */
 import type { DashboardCatalogue } from "../en/index.js"
+import { counted } from "./counts.js"
+
+/** A number of characters: «حرف واحد»، «حرفين»، «5 أحرف»، «50 حرفًا»، «200 حرف». */
+const letters = (n: number) => counted(n, ["حرف واحد", "حرفين", "أحرف", "حرفًا", "حرف"])
 
 export const frame: DashboardCatalogue["frame"] = {
   languageName: "العربية",
@@ -10,7 +14,7 @@ export const frame: DashboardCatalogue["frame"] = {
   testMode: "وضع الاختبار",
   switchTo: (live) => (live ? "التبديل إلى البيانات الفعلية" : "التبديل إلى بيانات الاختبار"),
   who: (email, role) => `\u2068${email}\u2069 (${role})`,
-  roles: { owner: "مالك", admin: "مسؤول", developer: "مطوّر", viewer: "مُطّلع" },
+  roles: { owner: "مالك", admin: "مسؤول", developer: "مطوّر", viewer: "مُشاهد" },
   signOut: "تسجيل الخروج",
   navigation: "لوحة التحكم",
   nav: {
@@ -22,7 +26,7 @@ export const frame: DashboardCatalogue["frame"] = {
     creditNotes: "الإشعارات الدائنة",
     products: "المنتجات",
     discounts: "الخصومات",
-    checkout: "الدفع",
+    checkout: "جلسات الدفع",
     developers: "المطوّرون",
     events: "الأحداث",
     exports: "التصدير",
@@ -42,7 +46,7 @@ export const frame: DashboardCatalogue["frame"] = {
     codeTitle: "تسجيل الدخول بخطوتين",
     codeHeading: "أدخل الرمز",
     codeHelp:
-      "افتح تطبيق المصادقة واكتب الرمز المكوّن من 6 أرقام الذي يعرضه لفلس. فقدت هاتفك؟ اكتب أحد رموز الاسترداد بدلًا منه.",
+      "افتح تطبيق المصادقة واكتب الرمز المكوّن من 6 أرقام الذي يعرضه لفلس. فقدت هاتفك؟ اكتب أحد رموز الاستعادة بدلًا منه.",
     code: "الرمز",
     startAgain: "ابدأ من جديد",
     setPasswordTitle: "عيّن كلمة المرور",
@@ -70,22 +74,23 @@ export const frame: DashboardCatalogue["frame"] = {
     emailUnavailable: "لا يمكن استخدام هذا البريد الإلكتروني هنا: اختر عنوانًا آخر.",
     changedMeanwhile: "تغيّرت بيانات تسجيل الدخول في أثناء ذلك (في علامة تبويب أخرى أو برابط تسجيل دخول): أعد تحميل الصفحة وحاول مرة أخرى.",
     emailTaken:
-      "هذا البريد الإلكتروني يسجّل الدخول إلى لوحة التحكم بالفعل، والعنوان الواحد يسجّل الدخول إلى حساب واحد فقط: اطلب من المالك الذي دعاك أن يدعو عنوانًا آخر.",
+      "هذا البريد الإلكتروني مستخدم بالفعل لتسجيل الدخول إلى لوحة تحكم، ولا يُستخدم العنوان الواحد إلا لحساب واحد: اطلب من المالك الذي دعاك أن يدعو عنوانًا آخر.",
     linkGone: "رابط تسجيل الدخول هذا لم يعد صالحًا؛ اطلب رابطًا جديدًا من مالك الحساب.",
     userGone: "هذا المستخدم لم يعد موجودًا.",
     wrongPassword: "هذه ليست كلمة مرورك الحالية.",
-    wrongCode: "هذا الرمز غير صحيح: اكتب الرمز الذي يعرضه تطبيقك الآن، أو أحد رموز الاسترداد.",
-    signInExpired: "انتظر تسجيل الدخول هذا رمزه وقتًا طويلًا: سجّل الدخول مرة أخرى.",
+    wrongCode: "هذا الرمز غير صحيح: اكتب الرمز الذي يعرضه تطبيقك الآن، أو أحد رموز الاستعادة.",
+    signInExpired: "انتهت مهلة إدخال الرمز: سجّل الدخول مرة أخرى.",
     tooManyCodes: "رموز خاطئة كثيرة جدًا: سجّل الدخول مرة أخرى.",
     setUpCodeWrong: "هذا الرمز غير صحيح: تأكّد من أن ساعة هاتفك تُضبط تلقائيًا، واكتب الرمز الذي يعرضه الآن.",
     required: "هذا الحقل مطلوب.",
     chooseOne: "اختر أحد الخيارات."
   },
-  rateLimited: (seconds) => `محاولات كثيرة جدًا. حاول مرة أخرى بعد ${seconds} ثانية.`,
+  rateLimited: (seconds) =>
+    `محاولات كثيرة جدًا. حاول مرة أخرى بعد ${counted(seconds, ["ثانية واحدة", "ثانيتين", "ثوانٍ", "ثانية", "ثانية"])}.`,
   status: {
-    succeeded: "ناجحة",
+    succeeded: "تمّ بنجاح",
     processing: "قيد المعالجة",
-    failed: "فاشلة",
+    failed: "فشل",
     partially_refunded: "مستردة جزئيًا",
     refunded: "مستردة",
     active: "نشط",
@@ -99,12 +104,12 @@ export const frame: DashboardCatalogue["frame"] = {
     draft: "مسودة",
     archived: "مؤرشف",
     pending: "قيد الانتظار",
-    refused: "مرفوضة",
+    refused: "رُفض",
     accepted: "مقبولة",
-    rejected: "مرفوضة",
+    rejected: "رُفض",
     enabled: "مفعّل",
     disabled: "معطّل",
-    revoked: "ملغى"
+    revoked: "مُبطَل"
   },
   common: {
     any: "الكل",
@@ -118,7 +123,11 @@ export const frame: DashboardCatalogue["frame"] = {
     test: "اختبار",
     noCustomer: "بلا عميل",
     length: (min, max) =>
-      min === 0 ? `${max} حرفًا على الأكثر` : min === max ? `${min} حرفًا بالضبط` : `من ${min} إلى ${max} حرفًا`,
+      min === 0
+        ? `${letters(max)} على الأكثر`
+        : min === max
+        ? `${letters(min)} بالضبط`
+        : `من ${min} إلى ${letters(max)}`,
     appliedDiscount: (code, off) =>
       off === null ? `⁨${code}⁩: استُخدم للدفعات بعد الفترة التجريبية` : `⁨${code}⁩: −${off}`
   }

@@ -35,7 +35,7 @@ export const payments: DashboardCatalogue["payments"] = {
     card: "البطاقة",
     description: "الوصف",
     discount: "الخصم",
-    created: "أُنشئت",
+    created: "تاريخ الإنشاء",
     receipt: "الإيصال",
     printableReceipt: "إيصال للطباعة",
     taxInvoice: "الفاتورة الضريبية",

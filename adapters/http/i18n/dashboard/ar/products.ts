@@ -93,9 +93,9 @@ export const products: DashboardCatalogue["products"] = {
     session: "الجلسة",
     status: "الحالة",
     total: "الإجمالي",
-    created: "أُنشئت",
+    created: "تاريخ الإنشاء",
     none: "لا توجد جلسات دفع.",
-    older: "← جلسات أقدم"
+    older: "جلسات أقدم ←"
   },
   session: {
     title: "جلسة الدفع",

@@ -18,7 +18,7 @@ export const requestLogs: DashboardCatalogue["requestLogs"] = {
     request: "الطلب",
     duration: "المدة",
     none: "لا توجد طلبات.",
-    older: "← طلبات أقدم"
+    older: "طلبات أقدم ←"
   },
   request: {
     title: "طلب API",
