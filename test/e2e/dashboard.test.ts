@@ -412,7 +412,7 @@ describe("the dashboard", () => {
     expect(on.body).toContain("<h2>تسجيل الدخول بخطوتين مفعّل</h2>")
     expect(english(on.body)).toEqual([])
     const since = await arabic("/dashboard/two-factor")
-    expect(since.body).toMatch(/رموز الاسترداد المتبقية: <b>10<\/b> من 10\./)
+    expect(since.body).toMatch(/رموز الاستعادة المتبقية: <b>10<\/b> من 10\./)
     const off = await request("/dashboard/two-factor/disable", { cookie, form: { csrf_token: token, password, code: code() } })
     expect((await follow(off, cookie)).body).toContain("أُوقف تسجيل الدخول بخطوتين منذ")
 

@@ -78,7 +78,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
 <div class="card"><h2>${t.logsHeading}</h2><p>${t.logsLine(`${Pages.modePath(frame)}/developers/logs`)}</p></div>
 <div class="card"><h2>${t.endpointsHeading}</h2><table><thead><tr><th>${t.url}</th><th>${t.events}</th><th>${t.status}</th></tr></thead><tbody>${
           endpoints.items.map((w) =>
-            html`<tr><td><a href="${Pages.modePath(frame)}/developers/webhooks/${w.webhook_id}">${w.url}</a></td><td>${w.event_types.join(", ")}</td><td>${Pages.badge(frame, w.disabled ? "disabled" : "enabled")}</td></tr>`
+            html`<tr><td><a href="${Pages.modePath(frame)}/developers/webhooks/${w.webhook_id}"><bdi>${w.url}</bdi></a></td><td>${w.event_types.join(", ")}</td><td>${Pages.badge(frame, w.disabled ? "disabled" : "enabled")}</td></tr>`
           )
         }</tbody></table>${
           mayManage(frame.user.role, scope.livemode)
@@ -190,7 +190,7 @@ ${
             }</p>`
             : ""
         }
-<div class="card"><table><tr><th>${t.url}</th><td>${w.url}</td></tr><tr><th>${t.id}</th><td><code>${w.webhook_id}</code></td></tr>
+<div class="card"><table><tr><th>${t.url}</th><td><bdi>${w.url}</bdi></td></tr><tr><th>${t.id}</th><td><code>${w.webhook_id}</code></td></tr>
 <tr><th>${t.events}</th><td>${w.event_types.join(", ")}</td></tr><tr><th>${t.status}</th><td>${Pages.badge(f, w.disabled ? "disabled" : "enabled")}</td></tr>
 <tr><th>${t.health}</th><td data-testid="health">${share}${h.failing_since === null ? "" : t.failingSince(Pages.when(f, h.failing_since))}</td></tr>
 ${secret === undefined ? "" : html`<tr><th>${t.signingSecret}</th><td><code id="signing-secret">${Redacted.value(secret)}</code></td></tr>`}</table>${

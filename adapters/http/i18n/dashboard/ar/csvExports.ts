@@ -10,7 +10,7 @@ export const csvExports: DashboardCatalogue["csvExports"] = {
   from: (timeZone) => `من (تاريخ بتوقيت \u2068${timeZone}\u2069)`,
   to: (timeZone) => `إلى (تاريخ بتوقيت \u2068${timeZone}\u2069)`,
   download: "تنزيل ملف CSV",
-  notAllowed: (role) => `لا يسمح دور ${role} بتصدير البيانات: لا ينزّل ملفات CSV إلا المالكون والمسؤولون.`,
+  notAllowed: (role) => `لا يملك دور «${role}» صلاحية تصدير البيانات: لا ينزّل ملفات CSV إلا المالكون والمسؤولون.`,
   chooseKind: "اختر المدفوعات أو المبالغ المستردة أو الاشتراكات أو العملاء",
   enterDate: "أدخل تاريخًا بالأرقام: السنة-الشهر-اليوم، مثل \u20662026-01-31\u2069",
   lastBeforeFirst: "اليوم الأخير يسبق اليوم الأول",

@@ -44,7 +44,7 @@ export const customers: DashboardCatalogue["customers"] = {
     time: "الوقت",
     status: "الحالة",
     advancingTo: (to) => `إلى ${to}`,
-    advanceTo: (format) => `تقديم الساعة إلى (بصيغة \u2066${format}\u2069، مثل بعد شهر)`,
+    advanceTo: (format) => `تقديم الساعة إلى (بصيغة \u2066${format}\u2069، مثلًا بعد شهر من الآن)`,
     help: "تُنفَّذ الآن، بالترتيب، عمليات التجديد وإعادة المحاولة وانتهاء الصلاحية المستحقة على الساعة حتى ذلك الوقت.",
     advance: "تقديم الساعة",
     refused: (format, example) =>

@@ -107,7 +107,7 @@ export const developers: DashboardCatalogue["developers"] = {
     older: "عمليات تسليم أقدم ←"
   },
   done: {
-    saved: "تم الحفظ.",
+    saved: "حُفظت التغييرات.",
     disabled: "عُطّلت نقطة النهاية: لن تتلقى شيئًا جديدًا.",
     enabled: "فُعّلت نقطة النهاية.",
     rotated: "سر توقيع جديد: يواصل السر القديم التوقيع إلى جانبه مدة 24 ساعة.",

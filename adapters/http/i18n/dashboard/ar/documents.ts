@@ -31,10 +31,10 @@ export const documents: DashboardCatalogue["documents"] = {
     payment: "الدفعة",
     downloadXml: "تنزيل ملف XML بصيغة PINT AE",
     eInvoice: (standing) => `الفاتورة الإلكترونية ${standing}`,
-    resend: "إعادة الإرسال بعد تصحيح الملف"
+    resend: "إعادة الإرسال بعد تصحيح الملف الضريبي"
   },
   transmission: {
-    accepted: (reference) => `قبلها المزوّد (المرجع ${reference === null ? "لا يوجد" : quoted(reference)})`,
+    accepted: (reference) => reference === null ? "قبلها المزوّد (بلا مرجع)" : `قبلها المزوّد (المرجع ${quoted(reference)})`,
     rejected: (errors) =>
       `رفضها المزوّد، والأسباب كما يذكرها بالإنجليزية: ${errors.map((e) => quoted(`${e.message} (${e.code})`)).join("؛ ")}`,
     waiting: (attempts, lastError, waiting) =>
@@ -51,8 +51,8 @@ export const documents: DashboardCatalogue["documents"] = {
     attempts: "المحاولات",
     provider: "المزوّد",
     empty: "لا توجد فواتير إلكترونية.",
-    notAllowed: (role) => `لا يسمح دور ${role} بإعادة إرسال الفواتير الإلكترونية.`,
-    notResent: (reason) => `لم يُعَد الإرسال: ${reason}`,
+    notAllowed: (role) => `لا يملك دور «${role}» صلاحية إعادة إرسال الفواتير الإلكترونية.`,
+    notResent: (reason) => `لم يُعَد الإرسال. ${reason}`,
     resent: (number) => `ستُرسل الفاتورة الإلكترونية ${quoted(number)} مرة أخرى بالملف الضريبي وبيانات العميل الحالية.`
   }
 }

@@ -13,8 +13,8 @@ export const home: DashboardCatalogue["home"] = {
   periods: "الفترة",
   lastDays: (n, count) => `آخر ${counted(n, ["يوم", "يومين", "أيام", "يومًا", "يوم"], count)}`,
   stats: {
-    gross: "الحجم الإجمالي",
-    net: "الحجم الصافي",
+    gross: "إجمالي المدفوعات",
+    net: "صافي المدفوعات",
     refunds: "المبالغ المستردة",
     newSubscriptions: "الاشتراكات الجديدة",
     succeeded: "المدفوعات الناجحة",
@@ -36,9 +36,9 @@ export const home: DashboardCatalogue["home"] = {
     none: "لا يوجد رقم سابق للمقارنة بعد"
   },
   chart: {
-    heading: "الحجم اليومي",
-    title: (first, last, timeZone) => `الحجم الإجمالي لكل يوم، من ${first} إلى ${last} (\u2068${timeZone}\u2069)`,
-    noVolume: "لا حجم في أي يوم.",
+    heading: "المدفوعات اليومية",
+    title: (first, last, timeZone) => `إجمالي المدفوعات لكل يوم، من ${first} إلى ${last} (\u2068${timeZone}\u2069)`,
+    noVolume: "لا مدفوعات في أي يوم.",
     description: (total, busiestDay, busiest) => `الإجمالي ${total}؛ وأنشط يوم ${busiestDay} بمبلغ ${busiest}.`
   },
   gettingStarted: {
@@ -49,7 +49,7 @@ export const home: DashboardCatalogue["home"] = {
     payment: "نفّذ دفعة اختبار",
     paymentWhy: "أنشئ رابط دفع وادفعه ببطاقة الاختبار 4242 4242 4242 4242.",
     endpoint: "أضف نقطة نهاية ويب هوك",
-    endpointWhy: "حيث تُبلغ فلس أنظمتك بنجاح دفعة.",
+    endpointWhy: "حيث يُبلغ فلس أنظمتك بنجاح الدفعة.",
     team: "ادعُ فريقك",
     teamWhy: "يسجّل كل عضو الدخول بحسابه، بالدور الذي يحتاجه."
   },

@@ -3,7 +3,7 @@ import { html } from "../../../html/Html.js"
 import type { DashboardCatalogue } from "../en/index.js"
 
 /** What the refunds still pending hold, after a refusal. */
-const held = (pending: string | null) => (pending === null ? "" : ` (منها ${pending} محجوزة لعمليات استرداد قيد الانتظار)`)
+const held = (pending: string | null) => (pending === null ? "" : ` (إضافةً إلى ${pending} في عمليات استرداد لا تزال قيد الانتظار)`)
 
 export const payments: DashboardCatalogue["payments"] = {
   list: {
@@ -49,7 +49,7 @@ export const payments: DashboardCatalogue["payments"] = {
     reason: "السبب",
     chooseReason: "اختر سببًا",
     note: "ملاحظة (اختيارية؛ تُحفظ مع الاسترداد وتُكتب على إشعاره الدائن)",
-    review: "راجع الاسترداد",
+    review: "مراجعة الاسترداد",
     confirmNext: "تؤكّد في الصفحة التالية، وهي توضّح ما سيحدث."
   },
   reasons: {

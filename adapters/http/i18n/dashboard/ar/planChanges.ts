@@ -18,10 +18,10 @@ export const planChanges: DashboardCatalogue["planChanges"] = {
   scheduledTo: (plan, on) => `إلى ${plan}، في ${on}`,
   backToSubscription: "العودة إلى الاشتراك",
   rows: {
-    credit: (amount, positive) => `${amount}${positive ? " (تُخصم منه الرسوم التالية قبل البطاقة)" : ""}`,
+    credit: (amount, positive) => `${amount}${positive ? " (تُخصم منه المبالغ المستحقة التالية قبل البطاقة)" : ""}`,
     cancelScheduled: "إلغاء التغيير المجدول",
     planChange: "تغيير الخطة",
-    waiting: (plan) => `إلى ${plan}، بانتظار تحصيل رسومه`,
+    waiting: (plan) => `إلى ${plan}، بانتظار تحصيل مبلغه`,
     changePlan: "تغيير الخطة"
   },
   onFailure: {
@@ -52,8 +52,8 @@ export const planChanges: DashboardCatalogue["planChanges"] = {
     from: "من",
     to: "إلى",
     kind: "النوع",
-    upgrade: "ترقية (تكلّف أكثر في اليوم)",
-    downgrade: "تخفيض (لا تكلّف أكثر في اليوم)",
+    upgrade: "ترقية الخطة (تكلّف أكثر في اليوم)",
+    downgrade: "تخفيض الخطة (لا يكلّف أكثر في اليوم)",
     chargedNow: "ما يُحصَّل الآن",
     nothingNowScheduled: (renewal) => `لا شيء الآن. التجديد في ${renewal} يغيّر الخطة ويُحتسب على الخطة الجديدة.`,
     nothingNow: "لا شيء الآن. تتغيّر الخطة فورًا؛ ويبقى تاريخ الفوترة كما هو، ويُحتسب التجديد التالي على الخطة الجديدة.",
@@ -68,7 +68,7 @@ export const planChanges: DashboardCatalogue["planChanges"] = {
     balanceNow: "الرصيد الآن",
     unused: (name, quantity, share) =>
       `عن ${named(name, quantity)}: ${share === null ? "سعرها" : `وقتها غير المستخدم (${share}٪ من الفترة)`}`,
-    usedForCharge: "المستخدم لهذه الرسوم",
+    usedForCharge: "المستخدم في هذا التحصيل",
     leftOnSubscription: "المتبقي على الاشتراك",
     after: "الاشتراك بعد التغيير",
     plan: "الخطة",
@@ -97,7 +97,7 @@ export const planChanges: DashboardCatalogue["planChanges"] = {
     noneTitle: "لا يوجد تغيير مجدول",
     none: "لا يوجد لهذا الاشتراك تغيير خطة مجدول.",
     title: "إلغاء التغيير المجدول",
-    willNotBeMade: (plan, on) => html`لن يُجرى التغيير إلى <strong>${plan}</strong> المجدول في ${on}.`,
+    willNotBeMade: (plan, on) => html`لن يُجرى تغيير الخطة المجدول في ${on} إلى <strong>${plan}</strong>.`,
     stays: (plan, renewal, amount, credit) =>
       `يبقى الاشتراك على ${plan}: يُحصِّل تجديده في ${renewal} مبلغ ${amount}${credit === null ? "" : ` (بعد خصم ${credit} من رصيده)`}. لا يُحصَّل شيء الآن.`,
     button: "إلغاء التغيير المجدول",

@@ -15,15 +15,15 @@ export const planPolicy: DashboardCatalogue["planPolicy"] = {
   // The words first, the API's code after them in parentheses, isolated so that it reads left to right.
   coded: (code, words) => `${words} (\u2066${code}\u2069)`,
   noPolicy: "لا توجد: كل تغيير يحدّد طريقة فوترته",
-  policy: (upgrade, downgrade) => `الترقيات: \u2066${upgrade}\u2069؛ التخفيضات: \u2066${downgrade}\u2069`,
+  policy: (upgrade, downgrade) => `ترقيات الخطة: \u2066${upgrade}\u2069؛ تخفيضات الخطة: \u2066${downgrade}\u2069`,
   form: {
     legend: "تغييرات الخطة (للمنتجات المتكررة)",
     help:
-      "كيف يُحتسب تغيير اشتراك إلى هذا المنتج إذا لم يحدّد التغيير ذلك: الترقية تكلّف في اليوم أكثر من الخطة التي تحلّ محلها، والتخفيض لا يكلّف أكثر. لا توجد: كل تغيير يحدّد طريقة فوترته.",
-    upgradeCharges: "الترقية إليه تُحتسب على",
-    upgradeWhen: "موعد سريان الترقية",
-    downgradeCharges: "التخفيض إليه يُحتسب على",
-    downgradeWhen: "موعد سريان التخفيض",
+      "كيف يُحتسب تغيير اشتراك إلى هذا المنتج إذا لم يحدّد التغيير ذلك: ترقية الخطة تكلّف في اليوم أكثر من الخطة التي تحلّ محلها، وتخفيض الخطة لا يكلّف أكثر. لا توجد: كل تغيير يحدّد طريقة فوترته.",
+    upgradeCharges: "ما تُحصّله الترقية إليه",
+    upgradeWhen: "موعد سريان ترقية الخطة",
+    downgradeCharges: "ما يُحصّله تخفيض الخطة إليه",
+    downgradeWhen: "موعد سريان تخفيض الخطة",
     none: "لا توجد (بلا سياسة)",
     offeredInPortal: "يُعرض في بوابة العملاء خطةً يمكن التغيير إليها"
   },

@@ -52,7 +52,7 @@ export const products: DashboardCatalogue["products"] = {
     goods: "سلع",
     itemCode: "رمز البند (اختياري: رمز محاسبي للخدمة أو رمز النظام المنسّق للسلع)",
     save: "حفظ المنتج",
-    saved: "حُفظ.",
+    saved: "حُفظت التغييرات.",
     notSaved: "لم يُحفظ المنتج: صحّح الحقول المشار إليها أدناه."
   },
   refusals: {

@@ -7,21 +7,21 @@ const own = (text: string) => `\u2068${text}\u2069`
 export const settings: DashboardCatalogue["settings"] = {
   title: "الإعدادات",
   save: "حفظ",
-  notAllowed: (role) => `لا يسمح دور ${role} بتغيير الإعدادات.`,
+  notAllowed: (role) => `لا يملك دور «${role}» صلاحية تغيير الإعدادات.`,
   prompt: {
     heading: "إلى أين يكتب عملاؤك لطلب المساعدة؟",
     help: "تعرض بوابة العملاء والإيصالات بريد الدعم الإلكتروني الخاص بك. يمكنك تغييره لاحقًا من الإعدادات.",
     supportEmail: "بريد الدعم الإلكتروني",
-    skip: "تخطَّ الآن",
-    empty: "أدخل بريد الدعم الإلكتروني، أو تخطَّ الآن.",
-    notSaved: (reason, typed) => `لم يُحفظ بريد الدعم الإلكتروني: ${reason} (كتبت: ${own(typed)}).`,
+    skip: "تخطَّ حاليًا",
+    empty: "أدخل بريد الدعم الإلكتروني، أو تخطَّ ذلك حاليًا.",
+    notSaved: (reason, typed) => `لم يُحفظ بريد الدعم الإلكتروني (كتبت: ${own(typed)}). ${reason}`,
     saved: (email) => `حُفظ: سيُطلب من عملائك الكتابة إلى ${own(email)}.`
   },
   business: {
     heading: "النشاط التجاري",
     name: "اسم النشاط التجاري",
     supportEmail: "بريد الدعم الإلكتروني",
-    saved: "حُفظ."
+    saved: "حُفظت التغييرات."
   },
   timeZone: {
     heading: "المنطقة الزمنية",
@@ -53,7 +53,7 @@ export const settings: DashboardCatalogue["settings"] = {
     invite: "دعوة",
     chooseRole: "اختر دورًا",
     inviteLink: "أرسل إليه رابط تسجيل الدخول هذا (يعمل مرة واحدة، خلال 24 ساعة):",
-    roleChanged: (email, role) => `أصبح ${own(email)} الآن بدور ${role}.`,
+    roleChanged: (email, role) => `أصبح ${own(email)} الآن بدور «${role}».`,
     removed: (email) => `أُزيل ${own(email)}.`
   },
   remove: {
@@ -74,7 +74,7 @@ export const settings: DashboardCatalogue["settings"] = {
     emailLabel: "البريد الإلكتروني الذي تسجّل الدخول به",
     yourPassword: "كلمة مرورك",
     changeEmail: "تغيير البريد الإلكتروني",
-    emailChanged: (email) => `تسجّل الدخول الآن باسم ${own(email)}.`,
+    emailChanged: (email) => `أصبحت تسجّل الدخول الآن بالبريد ${own(email)}.`,
     password: "كلمة المرور",
     currentPassword: "كلمة المرور الحالية",
     newPassword: "كلمة المرور الجديدة (12 حرفًا على الأقل)",

@@ -18,7 +18,7 @@ export const tax: DashboardCatalogue["tax"] = {
     chooseEmirate: "اختر…",
     licenceNumber: "رقم الرخصة التجارية (اختياري)",
     licenceAuthority: "جهة الترخيص (اختياري)",
-    vatRegistered: "مسجّل في ضريبة القيمة المضافة: احتسب الضريبة وأصدر فواتير ضريبية",
+    vatRegistered: "مسجّل في ضريبة القيمة المضافة: تُحتسب الضريبة وتصدر فواتير ضريبية",
     pricesIncludeVat: "الأسعار شاملة ضريبة القيمة المضافة"
   },
   summary: {
