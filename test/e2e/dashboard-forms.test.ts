@@ -781,7 +781,7 @@ describe("plan changes", () => {
     const choices = withField(withField(form, "product_id", pro.product_id), "proration_billing_mode", "prorated_immediately")
     const preview = await request(`${subscriptionPath}/change-plan/preview`, { cookie: arabic, form: choices })
     expect(preview.status, preview.body.slice(0, 400)).toBe(200)
-    for (const words of ["معاينة تغيير الخطة", "ترقية (تكلّف أكثر في اليوم)", "(\u2066prorated_immediately\u2069)", "ما يُحصَّل من البطاقة الآن", "تأكيد: تحصيل"]) {
+    for (const words of ["معاينة تغيير الخطة", "ترقية الخطة (تكلّف أكثر في اليوم)", "(\u2066prorated_immediately\u2069)", "ما يُحصَّل من البطاقة الآن", "تأكيد: تحصيل"]) {
       expect(preview.body).toContain(words)
     }
     expect(preview.body).not.toContain("Charged now")
