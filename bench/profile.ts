@@ -5,7 +5,9 @@
  * through their month, changed in turn up to a dearer plan and back), checkout_pay (the hosted form of sessions made
  * beforehand, paid with a test card: a charge, as a plan change's is). DATABASE_URL or embedded, as `npm run bench`.
  * Prints req/s, latency, the server's CPU time per request and its peak RSS; BENCH_PROFILE=0 runs without the profiler,
- * BENCH_RATE=n paces the load at n requests per second (as the p99 step of `npm run bench` does at 1,000).
+ * BENCH_RATE=n paces the load at n requests per second (as the p99 step of `npm run bench` does at 1,000);
+ * BENCH_PREFILL_LOGS=n writes n request log lines first (random request ids, as real ones are), so that request
+ * logging is measured against a table of a week's size rather than an empty one.
  */
 import { randomUUID } from "node:crypto"
 import { chmodSync, mkdtempSync, rmSync } from "node:fs"
@@ -37,6 +39,15 @@ const dbUrl = u.toString()
 try {
   const fils = startFils(await freePort(), { DATABASE_URL: dbUrl, FILS_RATE_LIMIT_PER_MIN: "1000000000" }, process.env["BENCH_PROFILE"] === "0" ? undefined : join(root, "bench", "profiles"))
   await waitReady(fils, performance.now())
+  const prefill = Number(process.env["BENCH_PREFILL_LOGS"] ?? "0")
+  if (prefill > 0) {
+    const db = await Seed.connect(dbUrl)
+    await db.query(`INSERT INTO request_logs (request_log_id, account_id, livemode, request_id, key_id, method, path, status, duration_ms, created_at)
+      SELECT 'rl_' || lpad(g::text, 12, '0'), (SELECT account_id FROM accounts LIMIT 1), false, 'req_' || md5(random()::text), 'key_x', 'GET',
+        '/api/v1/payments/pay_x', 200, 1.5, now() - interval '1 hour' FROM generate_series(1, ${prefill}) g`)
+    await db.query("VACUUM ANALYZE request_logs")
+    await db.end()
+  }
   const key = (await waitForOutput(fils, /Test key\s+(sk_test_[A-Za-z0-9_-]+)/))[1]!
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" }
   const post = async (path: string, body: unknown) =>
