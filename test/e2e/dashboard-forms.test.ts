@@ -464,7 +464,7 @@ describe("send portal link", () => {
     expect(page.body).toContain("Send portal link")
     const made = await request(`${path}/portal-link`, { cookie: owner, form: formFields(page.body, `${path}/portal-link`) })
     expect(made.status).toBe(200)
-    const link = unescape(/<code id="portal-link">([^<]+)<\/code>/.exec(made.body)![1]!)
+    const link = unescape(/<code id="portal-link" dir="ltr">([^<]+)<\/code>/.exec(made.body)![1]!)
     expect(link).toMatch(new RegExp(`^${server.baseUrl}/portal/[A-Za-z0-9_-]{20,}$`))
     expect((await request(path, { cookie: owner })).body, "shown once").not.toContain(link)
     const opened = await request(link.slice(server.baseUrl.length))

@@ -179,7 +179,7 @@ ${clock === undefined ? "" : clockCard(f, found.customer_id, clock, clockRefused
 <div class="card"><h2>${t.portal.heading}</h2>${
           portalLink === undefined
             ? html`<p class="muted">${t.portal.help(found.email)}</p>`
-            : html`<div class="done" role="status">${t.portal.made(found.email, Pages.when(f, portalLink.expires_at))}<br><code id="portal-link">${portalLink.url}</code></div>`
+            : html`<div class="done" role="status">${t.portal.made(found.email, Pages.when(f, portalLink.expires_at))}<br><code id="portal-link" dir="ltr">${portalLink.url}</code></div>`
         }${
           can(f.user.role, "write")
             ? Pages.form(f, `${Pages.modePath(f)}/customers/${found.customer_id}/portal-link`, html`<p><button type="submit">${portalLink === undefined ? t.portal.make : t.portal.another}</button></p>`)

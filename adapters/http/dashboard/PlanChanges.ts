@@ -162,7 +162,7 @@ ${refused.error === undefined ? "" : html`<p class="alert" role="alert">${refuse
 <tr><th>${t.creditBalance}</th><td>${Pages.amount(f, s.credit_balance)}</td></tr></table></div>
 ${
           cannot !== undefined
-            ? html`<p class="alert" role="alert">${Pages.refused(f, cannot.message)}</p>`
+            ? html`<p class="alert" role="alert">${f.t.frame.cannot(cannot.message)}</p>`
             : html`<div class="card">${
               Pages.form(f, `${subscriptionPath(f, s)}/change-plan/preview`, html`
 ${selectField({ name: "product_id", label: t.form.newProduct, value: shown.product_id, options, errors })}

@@ -5,6 +5,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
+import { counted, dayForms } from "../../../adapters/http/i18n/dashboard/ar/counts.js"
 import { dashboardCatalogues } from "../../../adapters/http/i18n/dashboard/Catalogues.js"
 
 /** Every leaf of a catalogue by its dotted path: strings and the functions that word a sentence from its parts. */
@@ -29,6 +30,7 @@ const samples: Readonly<Record<string, ReadonlyArray<unknown>>> = {
   "frame.who": ["ana@souq.ae", "owner"],
   "frame.refused": ["amount must be at most AED 12.00"],
   "frame.fieldRefused": ["must be at most 5000 characters"],
+  "frame.cannot": ["Subscription sub_1 is cancelled; cannot change its plan"],
   "frame.rateLimited": [42, "Too many sign-in attempts; try again in 42 seconds"],
   "payments.refused.note": ["must be at most 500 characters"],
   "payments.confirm.webhooks": ["refund.succeeded"],
@@ -87,6 +89,25 @@ const latinWords = new Set([
 ])
 
 const text = (value: unknown) => String(typeof value === "object" && value !== null && "__html" in value ? (value as { __html: string }).__html : value)
+
+describe("Arabic counts", () => {
+  it("take the noun's form by the number: one, two, 3–10, 11–99, round hundreds, and none", () => {
+    expect([0, 1, 2, 5, 10, 14, 99, 100, 103, 111, 200, 365].map((n) => counted(n, dayForms))).toEqual([
+      "0 أيام",
+      "يوم واحد",
+      "يومين",
+      "5 أيام",
+      "10 أيام",
+      "14 يومًا",
+      "99 يومًا",
+      "100 يوم",
+      "103 أيام",
+      "111 يومًا",
+      "200 يوم",
+      "365 يومًا"
+    ])
+  })
+})
 
 describe("the dashboard's catalogues", () => {
   const english = new Map(leaves(dashboardCatalogues.en))

@@ -68,6 +68,7 @@ export const frame: DashboardCatalogue["frame"] = {
     notYet: "لم يُنفَّذ شيء بعد: اقرأ ما سيحدث، ثم أكّد أدناه."
   },
   refused: (message) => `تعذّر ذلك، ولم يتغيّر شيء. السبب كما يذكره النظام بالإنجليزية: \u2066${message}\u2069`,
+  cannot: (message) => `لا يمكن ذلك الآن. السبب كما يذكره النظام بالإنجليزية: \u2066${message}\u2069`,
   fieldRefused: (message) => `قيمة غير مقبولة: \u2066${message}\u2069`,
   engine: {
     wrongCredentials: "البريد الإلكتروني وكلمة المرور لا يطابقان أي حساب.",

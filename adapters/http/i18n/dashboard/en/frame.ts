@@ -73,6 +73,8 @@ export const frame = {
   },
   /** The engine's own refusal, worded in English for the API, shown as it is. */
   refused: (message: string) => message,
+  /** Why something cannot be done, said before anything is sent (the engine's words for the API). */
+  cannot: (message: string) => message,
   /** A field's refusal (the engine's words for what is wrong with the value), under the field. */
   fieldRefused: (message: string) => message,
   /**
