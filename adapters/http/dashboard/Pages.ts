@@ -174,9 +174,6 @@ export interface SignedFrame extends Frame {
 const document = (frame: Frame, title: string, body: Raw) =>
   htmlDocument({ title: `${title} · ${frame.t.frame.titleSuffix}`, nonce: frame.nonce, styles, body, locale: frame.locale })
 
-/** An amount in English, as the API's errors and logs word it: `AED 1,234.50`. Pages use `amount`. */
-export const money = (fils: number) => formatAmount(fils, "AED")
-
 /** An amount as the page's language writes it: `AED 1,234.50`, `‏1,234.50 د.إ.‏`. */
 export const amount = (frame: { readonly locale: Locale }, fils: number, currency = "AED") =>
   frame.locale === "en" && currency === "AED" ? formatAmount(fils, "AED") : Format.money(frame.locale, fils, currency)

@@ -99,10 +99,13 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       `${cookieName}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`
     /** The page's language: the dashboard's switch, its cookie, the browser's, English (docs/languages.md). */
     const language = Locale.fromRequestIn(dashboardLanguageCookie)
-    const remembering = <E, R>(response: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-      Effect.flatMap(language, (negotiated) => Effect.map(response, Locale.remember(negotiated, secure, dashboardLanguageCookie)))
+    const frameOf = (negotiated: Locale.Negotiated) => Pages.frameIn(newNonce(), base, negotiated.locale)
     /** A fresh page frame (its nonce) in the request's language. */
-    const unsigned = Effect.map(language, (negotiated) => Pages.frameIn(newNonce(), base, negotiated.locale))
+    const unsigned = Effect.map(language, frameOf)
+    /** A page answered in the request's language, read once: its frame, and the switch remembered when one was made. */
+    const inLanguage = <E, R>(answer: (fr: Pages.Frame) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+      Effect.flatMap(language, (negotiated) =>
+        Effect.map(answer(frameOf(negotiated)), Locale.remember(negotiated, secure, dashboardLanguageCookie)))
 
     const request = HttpServerRequest.HttpServerRequest
     const address = Effect.map(request, (r) => Option.getOrElse(r.remoteAddress, () => "unknown"))
@@ -150,8 +153,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
      * scope is always the user's own account in that mode, so no URL reaches another account's objects.
      */
     const withUserAs = (enrolling: boolean): Kit["withUser"] => (handler) =>
-      remembering(Effect.gen(function*() {
-        const fr = yield* unsigned
+      inLanguage((fr) => Effect.gen(function*() {
         const mode = (yield* HttpRouter.params).mode ?? "test"
         if (mode !== "test" && mode !== "live") {
           return page(404, Pages.messagePage(fr, fr.t.frame.pages.notFound, fr.t.frame.pages.nothingHere), fr.nonce)
@@ -191,7 +193,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       Effect.orElseSucceed(() => redirect(`${base}/login`))
     ))
 
-    yield* router.get("/dashboard/login", remembering(Effect.map(unsigned, (fr) => page(200, Pages.loginPage(fr, {}), fr.nonce))))
+    yield* router.get("/dashboard/login", inLanguage((fr) => Effect.succeed(page(200, Pages.loginPage(fr, {}), fr.nonce))))
 
     yield* router.post("/dashboard/login", Effect.gen(function*() {
       const fr = yield* unsigned
@@ -227,8 +229,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     })
 
     // The second step: the code (or a recovery code) for the sign-in the password step left waiting.
-    yield* router.get("/dashboard/login/code", remembering(Effect.gen(function*() {
-      const fr = yield* unsigned
+    yield* router.get("/dashboard/login/code", inLanguage((fr) => Effect.gen(function*() {
       const token = yield* cookieToken
       return yield* guarded(fr, Effect.map(token === undefined ? Effect.succeed(Option.none()) : users.pendingSignIn(token), (pending) =>
         Option.isNone(pending) ? redirect(`${base}/login`) : page(200, Pages.codePage(fr, {}), fr.nonce)))
@@ -262,8 +263,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     const linkGone = (fr: Pages.Frame) =>
       page(410, Pages.messagePage(fr, fr.t.frame.signIn.linkNotValid, fr.t.frame.signIn.linkGone), fr.nonce)
 
-    yield* router.get("/dashboard/sign-in/:token", remembering(Effect.gen(function*() {
-      const fr = yield* unsigned
+    yield* router.get("/dashboard/sign-in/:token", inLanguage((fr) => Effect.gen(function*() {
       const token = yield* linkToken
       return yield* guarded(fr, Effect.map(users.linkUser(token), (user) =>
         Option.isNone(user)
