@@ -38,7 +38,7 @@ import { Customers } from "./Customers.js"
 import { redeemableCode } from "./Discounts.js"
 import { EventRecorder } from "./Events.js"
 import { newId } from "./Ids.js"
-import { callProcessor } from "./ProcessorCall.js"
+import { callProcessor, reserveThenCall } from "./ProcessorCall.js"
 import { Settings } from "./Settings.js"
 import { type ChargeReport, lookedUpCharge, ChargeOutcomes } from "./ChargeOutcomes.js"
 import { startFromSession, transitionEvents } from "./Subscriptions.js"
@@ -472,25 +472,21 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           const settled = yield* resolveInFlight(shown)
           if (settled !== undefined) return settled
         }
-        const { session, payment } = yield* reserve(id, formToken, validated.right)
-        const request = {
-          reference: payment.payment_id,
-          amount: payment.total_amount,
-          currency: payment.currency,
-          livemode: payment.livemode
-        }
         // Still unknown, the payment stays `processing` for the lookup pass; the card number is never needed again.
-        const charged = Effect.map(
-          processor.chargeCard(request, validated.right.card),
-          (r): ChargeReport => ({ outcome: r.outcome, chargeId: r.chargeId, card: r.card })
-        )
-        const recorded = yield* callProcessor(charged)({
-          lookup: Effect.map(processor.lookup(payment.payment_id), lookedUpCharge),
-          record: (answer) => outcomes.recordOne(payment.payment_id, answer),
-          unknown: Effect.succeed(payment),
-          what: "A checkout charge",
-          ids: { payment_id: payment.payment_id }
-        })
+        const { recorded, session } = yield* reserveThenCall(reserve(id, formToken, validated.right), ({ payment, session }) =>
+          callProcessor(Effect.map(
+            processor.chargeCard(
+              { reference: payment.payment_id, amount: payment.total_amount, currency: payment.currency, livemode: payment.livemode },
+              validated.right.card
+            ),
+            (r): ChargeReport => ({ outcome: r.outcome, chargeId: r.chargeId, card: r.card })
+          ))({
+            lookup: Effect.map(processor.lookup(payment.payment_id), lookedUpCharge),
+            record: (answer) => outcomes.recordOne(payment.payment_id, answer),
+            unknown: Effect.succeed(payment),
+            what: "A checkout charge",
+            ids: { payment_id: payment.payment_id }
+          }).pipe(Effect.map((recorded) => ({ recorded, session }))))
 
         const after = yield* sessionRepo.find(id)
         return {

@@ -52,6 +52,7 @@ import { CurrentRequestId, type EventDraft, EventRecorder } from "./Events.js"
 import { newId } from "./Ids.js"
 import { Renewals } from "./Renewals.js"
 import { transitionEvents } from "./Subscriptions.js"
+import { reserveThenCall } from "./ProcessorCall.js"
 import { onClockTime } from "./Time.js"
 import * as WorkKeys from "./WorkKeys.js"
 
@@ -510,7 +511,7 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
       body: PlanChange.PlanChangeRequest,
       idempotencyKey?: string
     ) {
-      const reserved = yield* reserve({
+      const ask: Ask = {
         scope,
         id,
         body,
@@ -519,27 +520,32 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
           : yield* WorkKeys.workKey(signer, scope, "plan_changes", idempotencyKey, `change-plan ${id} ${PlanChange.canonicalJson(body)}`),
         paymentId: yield* newId<PaymentId>(prefixes.payment),
         requestId: yield* FiberRef.get(CurrentRequestId)
-      })
-      if (reserved._tag === "Made") return { subscription: reserved.subscription, payment: null } satisfies PlanChangeResult
-      const read = yield* reads
-      const reservedPayment = reserved._tag === "Charge"
-        ? Option.some(reserved.payment)
-        : yield* read.payment(scope, reserved.paymentId)
-      // Under a key whose first request made its change without a charge: that change stands.
-      if (Option.isNone(reservedPayment)) return { subscription: yield* read.subscription(scope, id), payment: null } satisfies PlanChangeResult
-      const pending = reservedPayment.value
-      // A retry meeting a charge still `processing` asks again under the same reference: the processor answers it
-      // once, however many ask. The outcome is recorded on the subscription's time (a test clock's, if it is on one).
-      if (pending.status === "processing" && pending.card !== null) {
-        const charge = renewals.chargeOne(pending, pending.card.token)
-        yield* reserved.clockAt === undefined ? charge : onClockTime(reserved.clockAt)(charge)
       }
-      const after = yield* Effect.all({
-        subscription: read.subscription(scope, id),
-        payment: Effect.map(read.payment(scope, pending.payment_id), Option.getOrThrow)
-      }, { concurrency: "unbounded" })
+      const after = yield* reserveThenCall(reserve(ask), (reserved) =>
+        Effect.gen(function*() {
+          if (reserved._tag === "Made") return { subscription: reserved.subscription, payment: null } satisfies PlanChangeResult
+          const read = yield* reads
+          const reservedPayment = reserved._tag === "Charge"
+            ? Option.some(reserved.payment)
+            : yield* read.payment(scope, reserved.paymentId)
+          // Under a key whose first request made its change without a charge: that change stands.
+          if (Option.isNone(reservedPayment)) {
+            return { subscription: yield* read.subscription(scope, id), payment: null } satisfies PlanChangeResult
+          }
+          const pending = reservedPayment.value
+          // A retry meeting a charge still `processing` asks again under the same reference: the processor answers it
+          // once, however many ask. The outcome is recorded on the subscription's time (a test clock's, if it is on one).
+          if (pending.status === "processing" && pending.card !== null) {
+            const charge = renewals.chargeOne(pending, pending.card.token)
+            yield* reserved.clockAt === undefined ? charge : onClockTime(reserved.clockAt)(charge)
+          }
+          return yield* Effect.all({
+            subscription: read.subscription(scope, id),
+            payment: Effect.map(read.payment(scope, pending.payment_id), Option.getOrThrow)
+          }, { concurrency: "unbounded" })
+        }))
       const payment = after.payment
-      if (payment.status === "failed" && (body.on_payment_failure ?? "apply_change") === "prevent_change") {
+      if (payment?.status === "failed" && (body.on_payment_failure ?? "apply_change") === "prevent_change") {
         const code = payment.failure_code ?? "card_declined"
         return yield* new ChargeDeclined({
           payment_id: payment.payment_id,
@@ -547,7 +553,7 @@ export class PlanChanges extends Effect.Service<PlanChanges>()("fils/PlanChanges
           message: `The card was declined (${code}), so the plan was not changed; the failed charge is payment ${payment.payment_id}`
         })
       }
-      return { subscription: after.subscription, payment } satisfies PlanChangeResult
+      return after
     })
 
     /** `DELETE /subscriptions/{id}/change-plan/scheduled`: the subscription without its scheduled change. */

@@ -4,7 +4,7 @@
  * unavailable, and the money may have moved), ask what the processor did under that reference; still unknown,
  * leave it `processing`/`pending` for the lookup pass to look up (`Payments.resolvePending`). It is never asked again
  * under a new reference. From the call to its record the effect is uninterruptible: a shutdown waits rather than
- * leave money moved unrecorded.
+ * leave money moved unrecorded. `reserveThenCall` extends that back to the reservation before the call.
  */
 import { Effect } from "effect"
 import type { ProcessorUnavailable } from "../ports/PaymentProcessor.js"
@@ -41,3 +41,14 @@ export const callProcessor = <A, R>(
       )
     )
   )
+
+/**
+ * A reservation (the transaction that makes the `processing` payment or `pending` refund) and the call that follows
+ * it, carried through as one whatever the caller does. Interrupted in between (an HTTP client that hangs up: the
+ * server interrupts its request), the reserved object would wait with nothing asked of the processor, holding its
+ * session, subscription or refundable amount until the lookup pass judges it abandoned.
+ */
+export const reserveThenCall = <A, E, R, B, E2, R2>(
+  reserve: Effect.Effect<A, E, R>,
+  call: (reserved: A) => Effect.Effect<B, E2, R2>
+): Effect.Effect<B, E | E2, R | R2> => Effect.uninterruptible(Effect.flatMap(reserve, call))

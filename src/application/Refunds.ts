@@ -25,7 +25,7 @@ import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { ChargeOutcomes } from "./ChargeOutcomes.js"
 import { EventRecorder, paymentDrafts } from "./Events.js"
 import { newId } from "./Ids.js"
-import { callProcessor } from "./ProcessorCall.js"
+import { callProcessor, reserveThenCall } from "./ProcessorCall.js"
 import { TaxDocuments } from "./TaxDocuments.js"
 import * as WorkKeys from "./WorkKeys.js"
 
@@ -125,6 +125,19 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
       }))
     })
 
+    /** Asks the processor for a pending refund (again, for a retry: the refund's id is its idempotency key). */
+    const callAndRecord = (id: PaymentId, chargeId: string, refund: Refund.Refund) =>
+      callProcessor(Effect.map(processor.refund(chargeId, refund.amount, refund.refund_id), refundCommandOf))({
+        lookup: Effect.map(processor.lookup(refund.refund_id), lookedUpRefund),
+        record: (answer) => record(refund, answer),
+        unknown: Effect.map(
+          paymentRepo.find(id),
+          (payment) => ({ payment: Option.getOrThrow(payment), refund, refundAmount: 0 }) satisfies RefundResultView
+        ),
+        what: "A refund",
+        ids: { refund_id: refund.refund_id, payment_id: id }
+      })
+
     /**
      * Refunds `amount` fils of a payment (default: all that remains). Refused by the rules (not succeeded, more
      * than remains counting pending refunds) with nothing changed; refused by the processor with `RefundRefused`
@@ -139,32 +152,19 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
       idempotencyKey?: string,
       why?: Refund.RefundWhy
     ) {
-      const { chargeId, payment, refund } = yield* reserve(authority, id, amount, idempotencyKey, why ?? null)
-      // A retry meeting a refund that already ended answers as it ended.
-      const result = refund.status !== "pending"
-        ? { payment, refund, refundAmount: refund.status === "succeeded" ? refund.amount : 0 } satisfies RefundResultView
-        : yield* callAndRecord(id, chargeId, refund)
+      const result = yield* reserveThenCall(reserve(authority, id, amount, idempotencyKey, why ?? null), ({ chargeId, payment, refund }) =>
+        // A retry meeting a refund that already ended answers as it ended.
+        refund.status !== "pending"
+          ? Effect.succeed({ payment, refund, refundAmount: refund.status === "succeeded" ? refund.amount : 0 } satisfies RefundResultView)
+          : callAndRecord(id, chargeId, refund))
       if (result.refund.status === "refused") {
         return yield* new RefundRefused({
-          message: `The processor refused the refund of ${refund.amount} fils: ${result.refund.failure_reason}. ` +
+          message: `The processor refused the refund of ${result.refund.amount} fils: ${result.refund.failure_reason}. ` +
             "Nothing was refunded."
         })
       }
       return result
     })
-
-    /** Asks the processor for a pending refund (again, for a retry: the refund's id is its idempotency key). */
-    const callAndRecord = (id: PaymentId, chargeId: string, refund: Refund.Refund) =>
-      callProcessor(Effect.map(processor.refund(chargeId, refund.amount, refund.refund_id), refundCommandOf))({
-        lookup: Effect.map(processor.lookup(refund.refund_id), lookedUpRefund),
-        record: (answer) => record(refund, answer),
-        unknown: Effect.map(
-          paymentRepo.find(id),
-          (payment) => ({ payment: Option.getOrThrow(payment), refund, refundAmount: 0 }) satisfies RefundResultView
-        ),
-        what: "A refund",
-        ids: { refund_id: refund.refund_id, payment_id: id }
-      })
 
     /**
      * Looks up pending refunds older than `olderThanMillis` (a younger one may still be at the processor, answered
