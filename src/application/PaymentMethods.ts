@@ -18,6 +18,7 @@ import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { SubscriptionRepository } from "../ports/repositories/SubscriptionRepository.js"
 import { ClockTime } from "./ClockTime.js"
 import { newId } from "./Ids.js"
+import { reserveThenCall } from "./ProcessorCall.js"
 import { Renewals } from "./Renewals.js"
 import { EventRecorder } from "./Events.js"
 import { afterRenewalInFlight, RenewalInFlight, renewalInFlight, saveTransition, Subscriptions } from "./Subscriptions.js"
@@ -85,7 +86,7 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/Payme
       const triedMeanwhile = (current: Subscription.Subscription) =>
         overdue !== undefined &&
         (current.status !== "on_hold" || !Equal.equals(Subscription.dueAttempt(current), overdue))
-      const changed = yield* afterRenewalInFlight(transactions.transact(Effect.gen(function*() {
+      const reserved = afterRenewalInFlight(transactions.transact(Effect.gen(function*() {
         const current = Option.getOrThrow(yield* subscriptionRepo.lock(id))
         const inFlight = current.status === "on_hold" ? yield* renewalInFlight(repos, current) : undefined
         if (inFlight !== undefined) return yield* new RenewalInFlight({ subscription_id: current.subscription_id, payment_id: inFlight })
@@ -105,6 +106,8 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/Payme
         yield* paymentRepo.insert(retry)
         return { subscription: next, retry, tried: false }
       })))
+      const changed = yield* reserveThenCall(reserved, (changed) =>
+        Effect.as(changed.retry === null ? Effect.void : renewals.chargeOne(changed.retry, saved.card.token), changed))
       if (changed.retry === null) {
         const attempt = changed.tried && overdue !== undefined
           ? (yield* subscriptionRepo.attempts(id)).find((a) => a.period === overdue.period && a.attempt === overdue.attempt)
@@ -112,7 +115,6 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/Payme
         const tried = attempt === undefined ? Option.none() : yield* paymentRepo.get(scope, attempt.payment_id)
         return { subscription: changed.subscription, retry: Option.getOrNull(tried) } satisfies CardReplaced
       }
-      yield* renewals.chargeOne(changed.retry, saved.card.token)
       const retry = yield* paymentRepo.find(changed.retry.payment_id)
       return { subscription: yield* subscriptions.get(scope, id), retry: Option.getOrNull(retry) } satisfies CardReplaced
     })

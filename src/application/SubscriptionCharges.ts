@@ -27,7 +27,7 @@ import { SubscriptionRepository } from "../ports/repositories/SubscriptionReposi
 import { type ChargeReport, ChargeOutcomes, lookedUpCharge } from "./ChargeOutcomes.js"
 import { ClockTime } from "./ClockTime.js"
 import { newId } from "./Ids.js"
-import { callProcessor } from "./ProcessorCall.js"
+import { callProcessor, reserveThenCall } from "./ProcessorCall.js"
 import * as WorkKeys from "./WorkKeys.js"
 
 /** The charge's payment as it stands after, and whether it was made by an earlier request under the same key. */
@@ -104,19 +104,20 @@ export class SubscriptionCharges extends Effect.Service<SubscriptionCharges>()("
       id: SubscriptionId,
       input: Subscription.SubscriptionCharge,
       idempotencyKey: string | undefined
-    ) => Effect.gen(function*() {
-      const reserved = yield* reserve(scope, id, input, idempotencyKey)
-      if (reserved._tag === "Reserved") {
-        return { payment: yield* chargeAndRecord(reserved.payment, reserved.token), replayed: false } satisfies ChargeMade
-      }
-      const payment = Option.getOrThrow(yield* paymentRepo.get(scope, reserved.paymentId))
-      // Its outcome still unknown (its request died, or is still at the processor): asked again under its reference.
-      const card = payment.card
-      return {
-        payment: payment.status === "processing" && card !== null ? yield* chargeAndRecord(payment, card.token) : payment,
-        replayed: true
-      } satisfies ChargeMade
-    })
+    ) =>
+      reserveThenCall(reserve(scope, id, input, idempotencyKey), (reserved) =>
+        Effect.gen(function*() {
+          if (reserved._tag === "Reserved") {
+            return { payment: yield* chargeAndRecord(reserved.payment, reserved.token), replayed: false } satisfies ChargeMade
+          }
+          const payment = Option.getOrThrow(yield* paymentRepo.get(scope, reserved.paymentId))
+          // Its outcome still unknown (its request died, or is still at the processor): asked again under its reference.
+          const card = payment.card
+          return {
+            payment: payment.status === "processing" && card !== null ? yield* chargeAndRecord(payment, card.token) : payment,
+            replayed: true
+          } satisfies ChargeMade
+        }))
 
     /**
      * Charges a reserved payment on `token` (no transaction held), under the payment's id as the processor's
