@@ -34,20 +34,48 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
     const queues = new Map<string, Array<Waiter>>()
     // Per bucket, this server's share of the key's minute (RateLease).
     const leases = new Map<string, RateLease.Lease>()
+    // Per bucket, the renewal of its lease under way: one hit per bucket is out at a time, a drain waits for it.
+    const renewals = new Map<string, Deferred.Deferred<void>>()
 
-    /** Gives back what `lease` did not hand out, unless a hit took it over (only one of them gives it back). */
-    const giveBack = (bucket: string, lease: RateLease.Lease): Effect.Effect<void> =>
+    /** What `lease` still holds, given back in a hit of its own (it no longer hands anything out). */
+    const giveBackNow = (bucket: string, lease: RateLease.Lease): Effect.Effect<void> =>
       Effect.gen(function*() {
-        const current = leases.get(bucket)
-        if (current === undefined || current.decision !== lease.decision || RateLease.unused(current) <= 0) return
-        leases.set(bucket, RateLease.spent(current))
         const now = yield* Clock.currentTimeMillis
         yield* rateLimitRepo.hit(bucket, now, perKey, windowSeconds, 0, {
           share: 0,
           millis: RateLease.leaseMillis,
-          giveBack: { countedAt: current.decision.countedAt, count: RateLease.unused(current) }
+          giveBack: { countedAt: lease.decision.countedAt, count: RateLease.unused(lease) }
         }).pipe(Effect.ignore) // not given back, it stays counted: refusing early, never admitting more
       })
+
+    /** Gives back what `lease` did not hand out, unless a hit took it over (only one of them gives it back). */
+    const giveBack = (bucket: string, lease: RateLease.Lease): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const current = leases.get(bucket)
+        if (current === undefined || current.decision !== lease.decision || RateLease.unused(current) <= 0) return Effect.void
+        leases.set(bucket, RateLease.spent(current))
+        return giveBackNow(bucket, current)
+      })
+
+    /**
+     * Takes `bucket`'s next lease while `lease` still hands requests out (`RateLease.dueForRenewal`), then puts it in
+     * its place and gives back what the old one did not hand out. A store that does not answer leaves the old lease
+     * to run out; the next request then asks the store itself.
+     */
+    const renew = (bucket: string, lease: RateLease.Lease, done: Deferred.Deferred<void>): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const exit = yield* Effect.exit(rateLimitRepo.hit(bucket, now, perKey, windowSeconds, 1, RateLease.toRenew(lease, now)))
+        if (Exit.isSuccess(exit)) {
+          const replaced = leases.get(bucket)
+          const next = RateLease.leaseOf(exit.value, 0, now)
+          leases.set(bucket, next)
+          if (replaced !== undefined && RateLease.unused(replaced) > 0) yield* Effect.forkDaemon(giveBackNow(bucket, replaced))
+          if (exit.value.shared > 0) {
+            yield* Effect.forkDaemon(Effect.zipRight(Effect.sleep(next.until - now), giveBack(bucket, next)))
+          }
+        }
+      }).pipe(Effect.ensuring(Effect.zipRight(Effect.sync(() => renewals.delete(bucket)), Deferred.succeed(done, undefined))))
 
     /** Hits the store for everything queued on `bucket`, batch after batch, until nothing more arrived. */
     const drain = (bucket: string): Effect.Effect<void> =>
@@ -70,6 +98,13 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
           }
           if (served === queued.length) continue
           const batch = served === 0 ? queued : queued.slice(served)
+          // A renewal is out: its lease serves these, or, spent already, the next hit asks for them.
+          const renewing = renewals.get(bucket)
+          if (renewing !== undefined) {
+            yield* Deferred.await(renewing)
+            queues.set(bucket, [...batch, ...queues.get(bucket)!])
+            continue
+          }
           const previous = leases.get(bucket)
           const ask = RateLease.toAsk(previous, now)
           // What the previous lease did not hand out goes back with this hit, so nothing else gives it back.
@@ -96,9 +131,17 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
      */
     const consumeKey = Effect.fnUntraced(function*(keyId: string) {
       const bucket = `key:${keyId}`
-      const taken = RateLease.fromLease(leases.get(bucket), yield* Clock.currentTimeMillis)
+      const now = yield* Clock.currentTimeMillis
+      const taken = RateLease.fromLease(leases.get(bucket), now)
       if (taken.lease !== undefined) leases.set(bucket, taken.lease)
-      if (taken.decision !== undefined) return taken.decision
+      if (taken.decision !== undefined) {
+        if (RateLease.dueForRenewal(taken.lease!, now) && !renewals.has(bucket) && !queues.has(bucket)) {
+          const done = yield* Deferred.make<void>()
+          renewals.set(bucket, done)
+          yield* Effect.forkDaemon(renew(bucket, taken.lease!, done))
+        }
+        return taken.decision
+      }
       const waiter = yield* Deferred.make<RateDecision, StoreUnavailable>()
       const queued = queues.get(bucket)
       if (queued !== undefined) {

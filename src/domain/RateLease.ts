@@ -12,6 +12,10 @@
  * The share follows demand (the rate this server saw during its last lease); the store grants it only far from the
  * limit (`RateWindow.shareRoom`): a key far from its limit (a load test's) is counted mostly locally; one near it,
  * or used a request at a time, is counted in the store per batch of requests, exactly.
+ *
+ * A lease holding a share is renewed ahead of its end (`dueForRenewal`), while it still hands requests out: a busy
+ * key's requests never wait for the store's answer (at a thousand a second, the store's slowest answers had every
+ * request of their time wait for them, once a second).
  */
 import type { RateDecision, ShareRequest } from "./RateWindow.js"
 
@@ -69,6 +73,22 @@ export const toAsk = (previous: Lease | undefined, now: number): ShareRequest =>
     giveBack: left > 0 ? { countedAt: previous.decision.countedAt, count: left } : undefined
   }
 }
+
+/** How long before its end a lease holding a share is renewed. */
+export const renewAheadMillis = 250
+
+/**
+ * Whether `lease`, which just handed a request out at `now`, is to be renewed: it holds a share (a busy key far from
+ * its limit), and its end or the last quarter of what it holds is near.
+ */
+export const dueForRenewal = (lease: Lease, now: number): boolean =>
+  lease.decision.shared > 0 && (now >= lease.until - renewAheadMillis || unused(lease) * 4 <= lease.total)
+
+/**
+ * The renewal's ask: one request and a share at the rate `lease` saw, all of it the new lease's to hand out. What
+ * `lease` still holds is given back once the new lease replaces it (until then it keeps handing out).
+ */
+export const toRenew = (lease: Lease, now: number): ShareRequest => ({ share: toAsk(lease, now).share, millis: leaseMillis })
 
 /** The lease the store's answer gives, the first `waiting` requests handed out at once. */
 export const leaseOf = (decision: RateDecision, waiting: number, now: number): Lease => ({

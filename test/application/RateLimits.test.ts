@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either, Exit, FastCheck, Layer, TestClock } from "effect"
+import { Effect, Either, Exit, FastCheck, Fiber, Layer, Option, TestClock } from "effect"
 import { RateLimits } from "../../src/application/RateLimits.js"
 import * as RateLease from "../../src/domain/RateLease.js"
+import { RateLimitRepository } from "../../src/ports/repositories/RateLimitRepository.js"
 import { withEngine } from "./harness.js"
 
 const failure = <A, E extends { readonly _tag: string }>(e: Either.Either<A, E>) =>
@@ -190,6 +191,51 @@ describe("RateLimits per key, a share not handed out", () => {
       const rest = yield* burst(b, 300)
       assert.strictEqual(rest.filter((d) => d.allowed).length, 240 - 25)
       assert.isTrue(rest.every((d) => d.allowed || (d.resetSeconds >= 1 && d.resetSeconds <= 60)))
+    }).pipe(withEngine()))
+})
+
+describe("RateLimits per key, a busy key's lease", () => {
+  it.effect("is renewed ahead of its end: past it, requests are handed out without waiting for the store", () =>
+    Effect.gen(function*() {
+      // The store behind a gate: while it is shut, a hit waits (and is counted as asked).
+      const store = yield* RateLimitRepository
+      let shut = false
+      let asked = 0
+      const gated = RateLimitRepository.of({
+        hit: (...args) =>
+          Effect.zipRight(
+            Effect.sync(() => void asked++),
+            Effect.zipRight(Effect.repeat(Effect.yieldNow(), { while: () => shut }), store.hit(...args))
+          )
+      })
+      const limits = yield* Effect.provide(RateLimits, Layer.fresh(RateLimits.Default)).pipe(
+        Effect.provideService(RateLimitRepository, gated)
+      )
+      const burst = (n: number) =>
+        Effect.all(Array.from({ length: n }, () => limits.consumeKey("key_busy")), { concurrency: "unbounded" })
+      // Two bursts: the second's hit takes a share beyond its requests (as in the give-back test above).
+      assert.isTrue((yield* burst(12)).every((d) => d.allowed))
+      assert.isTrue((yield* burst(12)).every((d) => d.allowed))
+
+      // Near the lease's end a request is handed out at once, and the renewal is asked meanwhile.
+      yield* TestClock.adjust(RateLease.leaseMillis - RateLease.renewAheadMillis)
+      shut = true
+      const before = asked
+      assert.isTrue((yield* limits.consumeKey("key_busy")).allowed)
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow()
+      assert.strictEqual(asked, before + 1, "the renewal is asked")
+      shut = false
+      for (let i = 0; i < 20; i++) yield* Effect.yieldNow()
+
+      // Past the old lease's end, the store shut again: the renewed lease hands requests out on its own.
+      yield* TestClock.adjust(RateLease.renewAheadMillis + 50)
+      shut = true
+      const served = yield* Effect.fork(burst(3))
+      for (let i = 0; i < 20; i++) yield* Effect.yieldNow()
+      const answered = yield* Fiber.poll(served)
+      shut = false
+      assert.isTrue(Option.isSome(answered), "answered without the store")
+      assert.isTrue((yield* Fiber.join(served)).every((d) => d.allowed))
     }).pipe(withEngine()))
 })
 
