@@ -1,11 +1,16 @@
 /** The Node HTTP server: `HttpAppLive` on a port, with security headers, a request id, a log line and metrics per request. */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as Etag from "@effect/platform/Etag"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpPlatform from "@effect/platform/HttpPlatform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as Path from "@effect/platform/Path"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Config, Effect, FiberRef, flow, Layer } from "effect"
+import { Config, Context, Effect, FiberRef, Layer, Scope } from "effect"
 import { createServer, type Deadlines, defaultDeadlines } from "./ClientErrors.js"
 import { capabilityRoute } from "../observability/Redaction.js"
 import { observeRequests, securityHeaderValues } from "../observability/RequestObservation.js"
@@ -55,11 +60,32 @@ export const NodeServer = (options: ListenOptions) =>
   Layer.unwrapEffect(Effect.map(RequestDeadlines, (deadlines) =>
     NodeHttpServer.layer(() => createServer(deadlines), { port: options.port, host: options.host })))
 
+/**
+ * `HttpApiBuilder.serve`, with each request run in a context of the server's scope alone. The app took the services
+ * it uses when it was built, and its type asks nothing more of a request (`provideContext` below fails to compile
+ * otherwise). The context matters for speed: it is copied whenever a request adds a service to it (the request
+ * itself, each span's parent, several times a request), and the engine's seventy services made those copies a third
+ * of what a `GET /payments/{id}` allocated (see docs/performance.md).
+ */
+const serveApp = (middleware: HttpMiddleware.HttpMiddleware) =>
+  Layer.scopedDiscard(Effect.gen(function*() {
+    const app = yield* HttpApiBuilder.httpApp
+    const server = yield* HttpServer.HttpServer
+    const requestContext = Context.pick(
+      Scope.Scope,
+      HttpPlatform.HttpPlatform,
+      Etag.Generator,
+      FileSystem.FileSystem,
+      Path.Path
+    )(yield* Effect.context<Scope.Scope | HttpRouter.HttpRouter.DefaultServices>())
+    yield* Effect.mapInputContext(server.serve(app, middleware), (_: Context.Context<never>) => requestContext)
+  })).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
+
 /** Serves the app; requires the engine's services and the Store. */
 export const ServerLive = (options: ListenOptions) =>
   Layer.unwrapEffect(Effect.map(Config.all({ trust: TrustedProxies, sampled: RequestSampling }), ({ sampled, trust }) =>
     // Outermost: the client's address is settled before the log, the throttles and the pages read it.
-    HttpApiBuilder.serve(flow(serverMiddleware, clientAddress(trust))).pipe(
+    serveApp(HttpMiddleware.make((app) => clientAddress(trust)(serverMiddleware(app)))).pipe(
       // Spans only for requests whose trace is exported (the sampler's choice); none for a one-time link's, whose
       // span would record its secret (cookies are redacted from spans by the platform).
       HttpMiddleware.withTracerDisabledWhen((request) =>
