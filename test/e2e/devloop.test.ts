@@ -139,7 +139,10 @@ describe("fils listen and fils trigger", () => {
       // Each event once (the receiver saw every event of the triggers: payments and subscriptions).
       const ids = receiver.received.map((r) => r.id)
       expect(new Set(ids).size).toBe(ids.length)
-      for (const c of caused) expect(listen.output()).toMatch(new RegExp(`${c.type.replace(".", "\\.")}  ${c.event_id}  → 200 \\(\\d+ ms\\)`))
+      // Each line is printed once the receiver's answer is back, a moment after the receiver saw the event.
+      const line = (c: { type: string; event_id: string }) => new RegExp(`${c.type.replace(".", "\\.")}  ${c.event_id}  → 200 \\(\\d+ ms\\)`)
+      await waitFor("every forward printed", () => caused.every((c) => line(c).test(listen.output())), 10_000)
+      for (const c of caused) expect(listen.output()).toMatch(line(c))
       expect((await ok(served.baseUrl, key, "GET", "/webhooks")).items).toEqual([])
     } finally {
       await listen.stop()
