@@ -61,11 +61,11 @@ export const NodeServer = (options: ListenOptions) =>
     NodeHttpServer.layer(() => createServer(deadlines), { port: options.port, host: options.host })))
 
 /**
- * `HttpApiBuilder.serve`, with each request run in a context of the server's scope alone. The app took the services
- * it uses when it was built, and its type asks nothing more of a request (`provideContext` below fails to compile
- * otherwise). The context matters for speed: it is copied whenever a request adds a service to it (the request
- * itself, each span's parent, several times a request), and the engine's seventy services made those copies a third
- * of what a `GET /payments/{id}` allocated (see docs/performance.md).
+ * `HttpApiBuilder.serve`, with each request run in a context of the server's scope and the platform's services
+ * alone. The app took the services it uses when it was built, and its type asks nothing more of a request (the
+ * `mapInputContext` below fails to compile otherwise). This is for speed: a request's context is copied whenever a
+ * service is added to it (the request itself, each span's parent), and copying the engine's seventy services made a
+ * third of what a `GET /payments/{id}` allocated (docs/performance.md).
  */
 const serveApp = (middleware: HttpMiddleware.HttpMiddleware) =>
   Layer.scopedDiscard(Effect.gen(function*() {
