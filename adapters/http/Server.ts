@@ -71,15 +71,13 @@ const serveApp = (middleware: HttpMiddleware.HttpMiddleware) =>
   Layer.scopedDiscard(Effect.gen(function*() {
     const app = yield* HttpApiBuilder.httpApp
     const server = yield* HttpServer.HttpServer
-    const requestContext = Context.pick(
-      Scope.Scope,
-      HttpPlatform.HttpPlatform,
-      Etag.Generator,
-      FileSystem.FileSystem,
-      Path.Path
-    )(yield* Effect.context<Scope.Scope | HttpRouter.HttpRouter.DefaultServices>())
-    yield* Effect.mapInputContext(server.serve(app, middleware), (_: Context.Context<never>) => requestContext)
+    const context = Context.add(requestContext(yield* Effect.context<HttpRouter.HttpRouter.DefaultServices>()), Scope.Scope, yield* Effect.scope)
+    yield* Effect.mapInputContext(server.serve(app, middleware), (_: Context.Context<never>) => context)
   })).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
+
+/** The services a request of the app reads from its context (`serveApp`; a host's handler, `WebHandler.ts`). */
+export const requestContext = (context: Context.Context<HttpRouter.HttpRouter.DefaultServices>) =>
+  Context.pick(HttpPlatform.HttpPlatform, Etag.Generator, FileSystem.FileSystem, Path.Path)(context)
 
 /** Serves the app; requires the engine's services and the Store. */
 export const ServerLive = (options: ListenOptions) =>

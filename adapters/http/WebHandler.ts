@@ -20,7 +20,7 @@ import { Deliveries } from "../../src/application/Deliveries.js"
 import { EInvoices } from "../../src/application/EInvoices.js"
 import { HttpAppLive } from "./App.js"
 import { clientAddress, TrustedProxies } from "./ClientAddress.js"
-import { securityHeaders } from "./Server.js"
+import { requestContext, securityHeaders } from "./Server.js"
 
 /** What the handler needs from the host: the engine's services and the Store (`Engine` + a Store + `NodeAdapters`). */
 export type FilsServices = Layer.Layer.Context<typeof HttpAppLive> | Billing | Deliveries | EInvoices
@@ -120,13 +120,15 @@ const build = async <E>(options: HandlerOptions<E>) => {
   }
   const { app, middleware, runtime } = exit.value
   const run = <A, E2>(effect: Effect.Effect<A, E2, FilsServices>) => Runtime.runPromise(runtime)(effect)
-  return { app, middleware, runtime, run, dispose, prefix: prefixOf(options.publicUrl) }
+  // Requests run on the platform's services alone, as `fils serve`'s do (Server.ts, `serveApp`).
+  const serving = Runtime.make({ ...runtime, context: requestContext(runtime.context) })
+  return { app, middleware, serving, run, dispose, prefix: prefixOf(options.publicUrl) }
 }
 
 /** A fetch-style handler: `app.mount("/fils", fils.handler)` in Hono, or `(request) => fils.handler(request)`. */
 export const makeWebHandler = async <E>(options: HandlerOptions<E>): Promise<WebHandler> => {
-  const { app, dispose, middleware, prefix, run, runtime } = await build(options)
-  const handle = HttpApp.toWebHandlerRuntime(runtime)(app, middleware)
+  const { app, dispose, middleware, prefix, run, serving } = await build(options)
+  const handle = HttpApp.toWebHandlerRuntime(serving)(app, middleware)
   const handler = (request: Request) => {
     if (prefix === "") return handle(request)
     const url = new URL(request.url)
@@ -142,8 +144,8 @@ export const makeWebHandler = async <E>(options: HandlerOptions<E>): Promise<Web
  * the body itself), or `createServer(fils.handler)`.
  */
 export const makeNodeHandler = async <E>(options: HandlerOptions<E>): Promise<NodeHandler> => {
-  const { app, dispose, middleware, prefix, run, runtime } = await build(options)
-  const handle = Runtime.runSync(runtime)(NodeHttpServer.makeHandler(app, middleware))
+  const { app, dispose, middleware, prefix, run, serving } = await build(options)
+  const handle = Runtime.runSync(serving)(NodeHttpServer.makeHandler(app, middleware))
   const handler = (request: IncomingMessage, response: ServerResponse) => {
     if (prefix !== "" && request.url !== undefined) request.url = unprefixed(prefix, request.url)
     handle(request, response)
