@@ -627,7 +627,7 @@ describe("plan changes", () => {
     return (await ok(server.baseUrl, key, "GET", `/checkout_sessions/${paid.sessionId}`)).subscription_id as string
   }
   const aed = (text: string) => Math.round(Number(text.replace(/,/g, "")) * 100)
-  const chargedNow = (html: string) => aed(/id="charged-now">AED ([0-9,.]+)</.exec(html)?.[1] ?? "NaN")
+  const chargedNow = (html: string) => aed(/id="charged-now"[^>]*><strong>AED ([0-9,.]+)</.exec(html)?.[1] ?? "NaN")
   const paymentsOf = async (id: string) =>
     ((await ok(server.baseUrl, key, "GET", "/payments?limit=100")).items as Array<any>).filter((p) => p.subscription_id === id)
 

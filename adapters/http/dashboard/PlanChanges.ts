@@ -224,7 +224,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
             )
           }
 <tr><td data-label="${t.preview.line}">${t.preview.lessCredit}</td><td class="num" data-label="${t.preview.amount}">−${money(summary.credit_applied)}</td>${vat ? html`<td></td>` : ""}</tr>
-<tr><th>${t.preview.chargedToCard}</th><th class="num" id="charged-now">${money(summary.total_amount)}</th>${vat ? html`<th class="num">${money(summary.tax ?? 0)}</th>` : ""}</tr>
+<tr><th scope="row">${t.preview.chargedToCard}</th><td class="num" id="charged-now" data-label="${t.preview.amount}"><strong>${money(summary.total_amount)}</strong></td>${vat ? html`<td class="num" data-label="${t.preview.vat}"><strong>${money(summary.tax ?? 0)}</strong></td>` : ""}</tr>
 </tbody></table>`
       }
 <h2>${t.preview.credit}</h2><table><tbody><tr><td>${t.preview.balanceNow}</td><td class="num">${money(s.credit_balance)}</td></tr>${
