@@ -650,23 +650,34 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
         }
       })
 
+    /**
+     * A change of the account's team, in one transaction holding the account's row: the owners `keepsAnOwner`
+     * counts cannot change before the write (two owners demoting each other at once leave one owner, not none).
+     */
+    const teamChange = <A, E, R>(by: Signed, change: Effect.Effect<A, E, R>) =>
+      transactions.transact(Effect.zipRight(accountRepo.lock(by.user.account_id), change))
+
     /** Changes a teammate's role (owners only, checked by the caller's page through `can`). */
     const changeRole = Effect.fn("Users.changeRole")(function*(by: Signed, id: UserId, role: User.Role) {
-      const user = yield* teammate(by, id)
-      yield* keepsAnOwner(user, role)
-      const next = User.withRole(user, role, yield* DateTime.now)
-      // The role alone: a password or e-mail changed meanwhile is kept.
-      yield* userRepo.setRole(user.user_id, role, next.updated_at)
-      return next
+      return yield* teamChange(by, Effect.gen(function*() {
+        const user = yield* teammate(by, id)
+        yield* keepsAnOwner(user, role)
+        const next = User.withRole(user, role, yield* DateTime.now)
+        // The role alone: a password or e-mail changed meanwhile is kept.
+        yield* userRepo.setRole(user.user_id, role, next.updated_at)
+        return next
+      }))
     })
 
     /** Removes a teammate: their sessions end with them. */
     const remove = Effect.fn("Users.remove")(function*(by: Signed, id: UserId) {
-      const user = yield* teammate(by, id)
-      yield* keepsAnOwner(user, undefined)
-      yield* userRepo.deleteSessionsOf(user.user_id)
-      yield* userRepo.deleteUser(user.user_id)
-      return user
+      return yield* teamChange(by, Effect.gen(function*() {
+        const user = yield* teammate(by, id)
+        yield* keepsAnOwner(user, undefined)
+        yield* userRepo.deleteSessionsOf(user.user_id)
+        yield* userRepo.deleteUser(user.user_id)
+        return user
+      }))
     })
 
     const auditLog = (accountId: AccountId, limit = 100) => userRepo.listAudit(accountId, limit)

@@ -7,7 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Either, Fiber, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Either, Fiber, Layer, Option, Redacted, Schedule } from "effect"
 import { PgLive } from "../../adapters/sql/Postgres.js"
 import { SignerNode } from "../../adapters/crypto/SignerNode.js"
 import { makeSimulatedProcessorMemory } from "../../adapters/processor/SimulatedProcessor.js"
@@ -20,16 +20,26 @@ import { engineOver, newAccount } from "./harness.js"
 
 const password = Redacted.make("a long enough password")
 
+/**
+ * Runs `body` on an engine over a fresh database, with two plain connections of its own: one to hold row locks,
+ * one to watch who waits for them.
+ */
+const onPostgres = <A, E, R>(
+  body: (sql: { readonly holder: SqlClient.SqlClient; readonly monitor: SqlClient.SqlClient }) => Effect.Effect<A, E, R>
+) =>
+  Effect.gen(function*() {
+    const url = yield* freshDatabaseUrl
+    const plain = () => Effect.map(Layer.build(PgLive(url, { maxConnections: 1 })), Context.get(SqlClient.SqlClient))
+    const processor = Layer.effect(PaymentProcessor, makeSimulatedProcessorMemory({ live: false }))
+    const engine = engineOver(Layer.mergeAll(storeAt(url, 4), SignerNode, processor))
+    const [holder, monitor] = [yield* plain(), yield* plain()]
+    return yield* body({ holder, monitor }).pipe(Effect.provide(engine))
+  }).pipe(Effect.scoped)
+
 describe("a teammate removed while accepting the invitation, over PostgreSQL", () => {
   it.live("the removal wins: the acceptance is told the user is gone, and nothing of them stays", () =>
-    Effect.gen(function*() {
-      const url = yield* freshDatabaseUrl
-      const plain = () => Effect.map(Layer.build(PgLive(url, { maxConnections: 1 })), Context.get(SqlClient.SqlClient))
-      const processor = Layer.effect(PaymentProcessor, makeSimulatedProcessorMemory({ live: false }))
-      const engine = engineOver(Layer.mergeAll(storeAt(url, 4), SignerNode, processor))
-
-      yield* Effect.gen(function*() {
-        const [holder, monitor] = [yield* plain(), yield* plain()]
+    onPostgres(({ holder, monitor }) =>
+      Effect.gen(function*() {
         const users = yield* Users
         const { account } = yield* newAccount
         const owner = yield* Effect.flatMap(users.create(account.account_id, "owner@dune.ae", "owner"), ({ token }) =>
@@ -52,6 +62,41 @@ describe("a teammate removed while accepting the invitation, over PostgreSQL", (
         const store = yield* Store
         assert.isTrue(Option.isNone(yield* store.dashboard.getUser(id)))
         assert.isTrue(Option.isNone(yield* users.linkUser(invited.token)), "its link went with it")
-      }).pipe(Effect.provide(engine))
-    }).pipe(Effect.scoped), 60_000)
+      })), 60_000)
+})
+
+describe("two owners demoting each other at once, over PostgreSQL", () => {
+  it.live("one change is made, the other refused: the account keeps an owner", () =>
+    onPostgres(({ holder, monitor }) =>
+      Effect.gen(function*() {
+        const users = yield* Users
+        const { account } = yield* newAccount
+        const ownerNamed = (email: string) =>
+          Effect.flatMap(users.create(account.account_id, email, "owner"), ({ token }) => users.redeem(token, password))
+        const a = yield* ownerNamed("layla@dune.ae")
+        const b = yield* ownerNamed("omar@dune.ae")
+
+        // Both users' rows held: each change reads the owners, then queues for its write (or, holding the account,
+        // makes the other wait before it reads). Released once both wait, in the order they asked.
+        const release = yield* holdingLocks(holder, holder`SELECT 1 FROM dashboard_users
+          WHERE user_id IN (${a.user.user_id}, ${b.user.user_id}) FOR UPDATE`)
+        const waiting = (n: number) =>
+          monitor<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock'`.pipe(
+            Effect.repeat({ schedule: Schedule.spaced("10 millis"), until: (rows) => rows[0]!.n >= n }),
+            Effect.timeout("5 seconds")
+          )
+        const first = yield* Effect.fork(Effect.either(users.changeRole(a, b.user.user_id, "admin")))
+        yield* waiting(1)
+        const second = yield* Effect.fork(Effect.either(users.changeRole(b, a.user.user_id, "admin")))
+        yield* waiting(2)
+        yield* release
+
+        const outcomes = [yield* Fiber.join(first), yield* Fiber.join(second)]
+        assert.strictEqual(outcomes.filter(Either.isRight).length, 1, "one change is made")
+        const refused = outcomes.filter(Either.isLeft)
+        assert.deepStrictEqual(refused.map((r) => r.left.message), ["An account needs an owner: make someone else owner first"])
+        const owners = (yield* users.team(account.account_id)).filter((u) => u.role === "owner")
+        assert.lengthOf(owners, 1)
+      })), 60_000)
 })
