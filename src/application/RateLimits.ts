@@ -7,7 +7,7 @@
  * far from its limit is counted mostly locally, from a share of its minute taken with a hit (`RateLease`) and given
  * back when not handed out; one near its limit, or used a request at a time, as exactly as one hit per request.
  */
-import { Clock, Deferred, Effect, Exit } from "effect"
+import { Clock, Deferred, Effect, Exit, FiberId } from "effect"
 import type { StoreUnavailable } from "../domain/Errors.js"
 import { RateLimited } from "../domain/Errors.js"
 import * as RateLease from "../domain/RateLease.js"
@@ -134,23 +134,30 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
       const now = yield* Clock.currentTimeMillis
       const taken = RateLease.fromLease(leases.get(bucket), now)
       if (taken.lease !== undefined) leases.set(bucket, taken.lease)
+      // A renewal or a drain is looked for, registered and started in one step, uninterruptible: registered and never
+      // started, it would hold the key's requests for good.
       if (taken.decision !== undefined) {
-        if (RateLease.dueForRenewal(taken.lease!, now) && !renewals.has(bucket) && !queues.has(bucket)) {
-          const done = yield* Deferred.make<void>()
-          renewals.set(bucket, done)
-          yield* Effect.forkDaemon(renew(bucket, taken.lease!, done))
+        if (RateLease.dueForRenewal(taken.lease!, now)) {
+          yield* Effect.uninterruptible(Effect.suspend(() => {
+            if (renewals.has(bucket) || queues.has(bucket)) return Effect.void
+            const done = Deferred.unsafeMake<void>(FiberId.none)
+            renewals.set(bucket, done)
+            return Effect.forkDaemon(renew(bucket, taken.lease!, done))
+          }))
         }
         return taken.decision
       }
-      const waiter = yield* Deferred.make<RateDecision, StoreUnavailable>()
-      const queued = queues.get(bucket)
-      if (queued !== undefined) {
-        queued.push(waiter)
-      } else {
+      const waiter = Deferred.unsafeMake<RateDecision, StoreUnavailable>(FiberId.none)
+      yield* Effect.uninterruptible(Effect.suspend(() => {
+        const queued = queues.get(bucket)
+        if (queued !== undefined) {
+          queued.push(waiter)
+          return Effect.void
+        }
         queues.set(bucket, [waiter])
         // A daemon: the batch must be answered even if the request that started it goes away.
-        yield* Effect.forkDaemon(drain(bucket))
-      }
+        return Effect.forkDaemon(drain(bucket))
+      }))
       return yield* Deferred.await(waiter)
     })
 
