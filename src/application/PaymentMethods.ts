@@ -86,7 +86,7 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/Payme
       const triedMeanwhile = (current: Subscription.Subscription) =>
         overdue !== undefined &&
         (current.status !== "on_hold" || !Equal.equals(Subscription.dueAttempt(current), overdue))
-      const reserved = afterRenewalInFlight(transactions.transact(Effect.gen(function*() {
+      const reserve = transactions.transact(Effect.gen(function*() {
         const current = Option.getOrThrow(yield* subscriptionRepo.lock(id))
         const inFlight = current.status === "on_hold" ? yield* renewalInFlight(repos, current) : undefined
         if (inFlight !== undefined) return yield* new RenewalInFlight({ subscription_id: current.subscription_id, payment_id: inFlight })
@@ -105,9 +105,10 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/Payme
         const retry = Subscription.renewalPayment(next, paymentId, now)
         yield* paymentRepo.insert(retry)
         return { subscription: next, retry, tried: false }
-      })))
-      const changed = yield* reserveThenCall(reserved, (changed) =>
-        Effect.as(changed.retry === null ? Effect.void : renewals.chargeOne(changed.retry, saved.card.token), changed))
+      }))
+      // Waiting for a renewal at the processor stays interruptible; from the reservation on, the retry is carried through.
+      const changed = yield* afterRenewalInFlight(reserveThenCall(reserve, (changed) =>
+        Effect.as(changed.retry === null ? Effect.void : renewals.chargeOne(changed.retry, saved.card.token), changed)))
       if (changed.retry === null) {
         const attempt = changed.tried && overdue !== undefined
           ? (yield* subscriptionRepo.attempts(id)).find((a) => a.period === overdue.period && a.attempt === overdue.attempt)
