@@ -58,6 +58,20 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
       })
 
     /**
+     * Puts the lease the store's `decision` gives in `bucket`'s place, its first `waiting` requests handed out, and,
+     * holding a share, has what it does not hand out given back when its period ends.
+     */
+    const install = (bucket: string, decision: RateDecision, waiting: number, now: number): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (leases.size > 10_000) leases.clear() // bounded memory: a lost share only refuses early
+        const lease = RateLease.leaseOf(decision, waiting, now)
+        leases.set(bucket, lease)
+        return decision.shared > 0
+          ? Effect.asVoid(Effect.forkDaemon(Effect.zipRight(Effect.sleep(lease.until - now), giveBack(bucket, lease))))
+          : Effect.void
+      })
+
+    /**
      * Takes `bucket`'s next lease while `lease` still hands requests out (`RateLease.dueForRenewal`), then puts it in
      * its place and gives back what the old one did not hand out. A store that does not answer leaves the old lease
      * to run out; the next request then asks the store itself.
@@ -68,12 +82,8 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
         const exit = yield* Effect.exit(rateLimitRepo.hit(bucket, now, perKey, windowSeconds, 1, RateLease.toRenew(lease, now)))
         if (Exit.isSuccess(exit)) {
           const replaced = leases.get(bucket)
-          const next = RateLease.leaseOf(exit.value, 0, now)
-          leases.set(bucket, next)
+          yield* install(bucket, exit.value, 0, now)
           if (replaced !== undefined && RateLease.unused(replaced) > 0) yield* Effect.forkDaemon(giveBackNow(bucket, replaced))
-          if (exit.value.shared > 0) {
-            yield* Effect.forkDaemon(Effect.zipRight(Effect.sleep(next.until - now), giveBack(bucket, next)))
-          }
         }
       }).pipe(Effect.ensuring(Effect.zipRight(Effect.sync(() => renewals.delete(bucket)), Deferred.succeed(done, undefined))))
 
@@ -110,14 +120,7 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
           // What the previous lease did not hand out goes back with this hit, so nothing else gives it back.
           if (previous !== undefined) leases.set(bucket, RateLease.spent(previous))
           const exit = yield* Effect.exit(rateLimitRepo.hit(bucket, now, perKey, windowSeconds, batch.length, ask))
-          if (Exit.isSuccess(exit)) {
-            if (leases.size > 10_000) leases.clear() // bounded memory: a lost share only refuses early
-            const lease = RateLease.leaseOf(exit.value, batch.length, now)
-            leases.set(bucket, lease)
-            if (exit.value.shared > 0) {
-              yield* Effect.forkDaemon(Effect.zipRight(Effect.sleep(lease.until - now), giveBack(bucket, lease)))
-            }
-          }
+          if (Exit.isSuccess(exit)) yield* install(bucket, exit.value, batch.length, now)
           for (let i = 0; i < batch.length; i++) {
             yield* Deferred.done(batch[i]!, Exit.map(exit, (decision) => RateLease.decisionInBatch(decision, i)))
           }
