@@ -71,7 +71,8 @@ const serveApp = (middleware: HttpMiddleware.HttpMiddleware) =>
   Layer.scopedDiscard(Effect.gen(function*() {
     const app = yield* HttpApiBuilder.httpApp
     const server = yield* HttpServer.HttpServer
-    const context = Context.add(requestContext(yield* Effect.context<HttpRouter.HttpRouter.DefaultServices>()), Scope.Scope, yield* Effect.scope)
+    const platform = requestContext(yield* Effect.context<HttpRouter.HttpRouter.DefaultServices>())
+    const context = Context.add(platform, Scope.Scope, yield* Effect.scope)
     yield* Effect.mapInputContext(server.serve(app, middleware), (_: Context.Context<never>) => context)
   })).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
 

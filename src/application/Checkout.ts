@@ -21,7 +21,7 @@ import * as Payment from "../domain/Payment.js"
 import type { BillingInterval } from "../domain/Product.js"
 import type * as Subscription from "../domain/Subscription.js"
 import type { Invoice } from "../domain/TaxDocument.js"
-import { PaymentProcessor } from "../ports/PaymentProcessor.js"
+import { type CardDetails, PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { Signer } from "../ports/Signer.js"
 import { Transactions } from "../ports/Transactions.js"
 import { AccountRepository } from "../ports/repositories/AccountRepository.js"
@@ -452,6 +452,25 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
       })
 
     /**
+     * Charges a reserved payment on the card typed in the form, under the payment's id, and records the outcome;
+     * still unknown, the payment stays `processing` for the lookup pass (the card number is never needed again).
+     */
+    const chargeCard = (payment: Payment.Payment, card: CardDetails) =>
+      callProcessor(Effect.map(
+        processor.chargeCard(
+          { reference: payment.payment_id, amount: payment.total_amount, currency: payment.currency, livemode: payment.livemode },
+          card
+        ),
+        (r): ChargeReport => ({ outcome: r.outcome, chargeId: r.chargeId, card: r.card })
+      ))({
+        lookup: Effect.map(processor.lookup(payment.payment_id), lookedUpCharge),
+        record: (answer) => outcomes.recordOne(payment.payment_id, answer),
+        unknown: Effect.succeed(payment),
+        what: "A checkout charge",
+        ids: { payment_id: payment.payment_id }
+      })
+
+    /**
      * The customer submits the page's form. Invalid input changes nothing; a decline leaves the session open with
      * a `failed` payment (and its `payment.failed` event); success completes the session.
      */
@@ -472,21 +491,8 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           const settled = yield* resolveInFlight(shown)
           if (settled !== undefined) return settled
         }
-        // Still unknown, the payment stays `processing` for the lookup pass; the card number is never needed again.
         const { recorded, session } = yield* reserveThenCall(reserve(id, formToken, validated.right), ({ payment, session }) =>
-          callProcessor(Effect.map(
-            processor.chargeCard(
-              { reference: payment.payment_id, amount: payment.total_amount, currency: payment.currency, livemode: payment.livemode },
-              validated.right.card
-            ),
-            (r): ChargeReport => ({ outcome: r.outcome, chargeId: r.chargeId, card: r.card })
-          ))({
-            lookup: Effect.map(processor.lookup(payment.payment_id), lookedUpCharge),
-            record: (answer) => outcomes.recordOne(payment.payment_id, answer),
-            unknown: Effect.succeed(payment),
-            what: "A checkout charge",
-            ids: { payment_id: payment.payment_id }
-          }).pipe(Effect.map((recorded) => ({ recorded, session }))))
+          Effect.map(chargeCard(payment, validated.right.card), (recorded) => ({ recorded, session })))
 
         const after = yield* sessionRepo.find(id)
         return {
