@@ -1135,12 +1135,12 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
       get: (scope, id) => read(() => scoped(requestLogs.get(id), scope)),
       list: (scope, filter, request) =>
         read(() => page(requestLogs.values(), (l) => inScope(l, scope) && RequestLog.matches(l, filter), RequestLog.position, request)),
-      prune: (before, limit) =>
+      prune: (bound, limit) =>
         read(() => {
           let deleted = 0
-          for (const [id, line] of requestLogs) {
+          for (const id of requestLogs.keys()) {
             if (deleted >= limit) break
-            if (DateTime.lessThan(line.created_at, before)) {
+            if (id < bound) {
               requestLogs.delete(id)
               deleted++
             }

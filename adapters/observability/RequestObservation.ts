@@ -34,17 +34,20 @@ const base32 = "abcdefghijklmnopqrstuvwxyz234567"
 let pool = Buffer.alloc(0)
 let poolOffset = 0
 /**
- * A new id: `req_` and 26 base32 characters (130 random bits). Base32 rather than a hex UUID: few digits, so an id
- * can never look like a card number to a scanner of the logs.
+ * A new id: `req_`, the time in 12 letters `a`–`p` (48 bits of milliseconds, one letter per 4 bits, so ids sort by
+ * the time they were made), then 14 base32 characters (70 random bits). Time-ordered so that the indexes keyed by
+ * request id (request log lines, events) take each new id at their end rather than on a random page; letters and
+ * few digits, so that an id never looks like a card number to a scanner of the logs.
  */
-export const newRequestId = (): string => {
-  if (poolOffset + 26 > pool.length) {
-    pool = randomBytes(26 * 256) // one system call per 256 ids
+export const newRequestId = (now: number = Date.now()): string => {
+  if (poolOffset + 14 > pool.length) {
+    pool = randomBytes(14 * 256) // one system call per 256 ids
     poolOffset = 0
   }
   let id = "req_"
-  for (let i = poolOffset; i < poolOffset + 26; i++) id += base32[pool[i]! & 31]
-  poolOffset += 26
+  for (let shift = 44; shift >= 0; shift -= 4) id += String.fromCharCode(97 + (Math.floor(now / 2 ** shift) & 15))
+  for (let i = poolOffset; i < poolOffset + 14; i++) id += base32[pool[i]! & 31]
+  poolOffset += 14
   return id
 }
 

@@ -132,10 +132,10 @@ export class RequestLogs extends Effect.Service<RequestLogs>()("fils/RequestLogs
      * (a retention of zero), every line left from before.
      */
     const prune = Effect.fn("RequestLogs.prune")(function*() {
-      const before = DateTime.subtractDuration(yield* DateTime.now, requestLogRetention)
+      const bound = RequestLog.writtenFrom(DateTime.subtractDuration(yield* DateTime.now, requestLogRetention))
       let deleted = 0
       while (true) {
-        const n = yield* repo.prune(before, pruneBatch)
+        const n = yield* repo.prune(bound, pruneBatch)
         deleted += n
         if (n < pruneBatch) return deleted
       }

@@ -102,6 +102,12 @@ export const idMillis = (id: string): number => {
   return parseInt(body.slice(0, 12), 16)
 }
 
+/**
+ * The smallest id of `prefix` made at `millis` or later: every id made before `millis` sorts below it (the time comes
+ * first), so "made before" is a range of the primary key.
+ */
+export const firstIdAt = (prefix: Prefix, millis: number): string => `${prefix}_${uuidv7Hex(millis, [0, 0, 0, 0])}`
+
 /** Decodes an untrusted string as the given id type; `undefined` when it does not match. */
 export const parseId = <S extends Schema.Schema<any, string>>(schema: S) => {
   const is = Schema.is(schema)

@@ -6,7 +6,7 @@
  */
 import { DateTime, Either, Schema } from "effect"
 import { InvalidRequest } from "./Errors.js"
-import { AccountId, ApiKeyId, RequestLogId } from "./Ids.js"
+import { AccountId, ApiKeyId, firstIdAt, prefixes, RequestLogId } from "./Ids.js"
 import * as Pagination from "./Pagination.js"
 
 const resourceFields = {
@@ -35,6 +35,14 @@ export type RequestLogDraft = Omit<RequestLog, "object" | "request_log_id">
 
 /** Where a line stands in a newest-first list. */
 export const position = Pagination.byCreation<RequestLog>((l) => l.created_at, (l) => l.request_log_id)
+
+/**
+ * The lowest id a line written at `time` or later can have: lines whose ids sort below it were written before
+ * (an id's time comes first). Pruning deletes by this range of the primary key, so the table needs no index by age;
+ * a line is written within moments of its request, so "written before" and "made before" differ by that much.
+ */
+export const writtenFrom = (time: DateTime.Utc): RequestLogId =>
+  firstIdAt(prefixes.requestLog, DateTime.toEpochMillis(time)) as RequestLogId
 
 /** At most this much of a path or an `Idempotency-Key` is kept. */
 export const maxPathLength = 500

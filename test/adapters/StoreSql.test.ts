@@ -193,7 +193,8 @@ describe("StoreSql on PostgreSQL", () => {
         "payment_search",
         "refunds_by_scope",
         "two_factor",
-        "monthly_revenue_days"
+        "monthly_revenue_days",
+        "request_logs_pruned_by_id"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns

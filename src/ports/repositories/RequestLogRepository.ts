@@ -4,7 +4,7 @@
  * One repository of the Store port (`../Store.ts`), a Tag of its own, so that a use case depends on the aggregates it
  * uses and nothing else.
  */
-import type { DateTime, Option } from "effect"
+import type { Option } from "effect"
 import { Context } from "effect"
 import type { Scope } from "../../domain/Account.js"
 import type { RequestLogId } from "../../domain/Ids.js"
@@ -17,8 +17,8 @@ export interface RequestLogsRepo {
   readonly insertAll: (lines: ReadonlyArray<RequestLog>) => Op<void>
   readonly get: (scope: Scope, id: RequestLogId) => Op<Option.Option<RequestLog>>
   readonly list: (scope: Scope, filter: RequestLogFilter, page: PageRequest) => Op<Page<RequestLog>>
-  /** Deletes at most `limit` lines of every account made before `before`; how many it deleted. */
-  readonly prune: (before: DateTime.Utc, limit: number) => Op<number>
+  /** Deletes at most `limit` lines of every account whose ids sort below `bound` (`RequestLog.writtenFrom`); how many. */
+  readonly prune: (bound: RequestLogId, limit: number) => Op<number>
 }
 
 export type RequestLogRepositoryShape = RequestLogsRepo
