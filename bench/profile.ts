@@ -6,7 +6,7 @@
  * beforehand, paid with a test card: a charge, as a plan change's is). DATABASE_URL or embedded, as `npm run bench`.
  * Prints req/s, latency, the server's CPU time per request and its peak RSS; BENCH_PROFILE=0 runs without the profiler,
  * BENCH_RATE=n paces the load at n requests per second (as the p99 step of `npm run bench` does at 1,000);
- * BENCH_PREFILL_LOGS=n writes n request log lines first (random request ids, as real ones are), so that request
+ * BENCH_PREFILL_LOGS=n writes n request log lines first (random request ids, as callers may send), so that request
  * logging is measured against a table of a week's size rather than an empty one.
  */
 import { randomUUID } from "node:crypto"

@@ -71,7 +71,8 @@ export interface Results {
   }
   /**
    * `GET /payments/{id}` on two new servers of the same age, one logging requests and one with request logs off
-   * (`FILS_REQUEST_LOG_RETENTION_DAYS=0`), alternating: each side's better of two runs.
+   * (`FILS_REQUEST_LOG_RETENTION_DAYS=0`), alternating: each side's best of three runs (two in runs before
+   * 2026-11-28).
    */
   readonly requestLog?: {
     readonly on: LoadFigures
