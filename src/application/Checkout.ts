@@ -43,6 +43,7 @@ import { Settings } from "./Settings.js"
 import { type ChargeReport, lookedUpCharge, ChargeOutcomes } from "./ChargeOutcomes.js"
 import { startFromSession, transitionEvents } from "./Subscriptions.js"
 import * as UnitOfWork from "./UnitOfWork.js"
+import { whenTraced } from "./Spans.js"
 
 const productIdOf = parseId(ProductIdSchema)
 const customerIdOf = parseId(CustomerIdSchema)
@@ -122,7 +123,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
         return Option.isSome(existing) ? existing.value : yield* customers.create(scope, input)
       })
 
-    const createNow = Effect.fn("Checkout.create")(
+    const createNow = whenTraced("Checkout.create", Effect.fnUntraced(
       function*(scope: Account.Scope, input: CheckoutSession.CheckoutSessionCreate) {
         const live = scope.livemode ? yield* account(scope) : undefined
         if (live !== undefined && !livePaymentsEnabled(live)) {
@@ -201,7 +202,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
         })
         return yield* (atomic ? transactions.transact(work) : work)
       }
-    )
+    ))
 
     /** A session for a customer on a test clock lives on the clock's time (`ClockTime`). */
     const create = (scope: Account.Scope, input: CheckoutSession.CheckoutSessionCreate) =>

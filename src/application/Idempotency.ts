@@ -20,6 +20,7 @@ import { Transactions } from "../ports/Transactions.js"
 import { type IdempotencyAnswer, IdempotencyRepository } from "../ports/repositories/IdempotencyRepository.js"
 import { batched, batchedCalls } from "./Batched.js"
 import * as UnitOfWork from "./UnitOfWork.js"
+import { whenTraced } from "./Spans.js"
 
 /** How long a release the store could not take is tried again: well inside the lease, so no one took the key. */
 const releaseRetries = Duration.subtract(Idempotency.lease, Duration.seconds(3))
@@ -99,7 +100,7 @@ export class IdempotencyService extends Effect.Service<IdempotencyService>()("fi
      * Runs `execute` at most once per (scope, key, request). `request` is the canonical text of what makes the
      * request (method, path, body); only its digest is kept. `execute` turns every outcome into a response.
      */
-    const run = Effect.fn("Idempotency.run")(function*<R>(
+    const run = whenTraced("Idempotency.run", Effect.fnUntraced(function*<R>(
       scope: Scope,
       key: string,
       request: string,
@@ -158,7 +159,7 @@ export class IdempotencyService extends Effect.Service<IdempotencyService>()("fi
           return { response: exit.value, replayed: false } satisfies IdempotentResult
         })
       )
-    })
+    }))
 
     return { run } as const
   })

@@ -18,6 +18,7 @@ import { batchedReads } from "./Batched.js"
 import { LookupBackoff } from "./Lookups.js"
 import { Refunds } from "./Refunds.js"
 import { lookedUpCharge, ChargeOutcomes, paidByCredit } from "./ChargeOutcomes.js"
+import { whenTraced } from "./Spans.js"
 
 export interface PaymentListParams {
   readonly status?: Payment.PaymentStatus | undefined
@@ -58,10 +59,10 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
     const backoff = new LookupBackoff()
 
     /** The payment as committed: read in a batch, outside any transaction the caller may be running. */
-    const get = Effect.fn("Payments.get")(function*(scope: Scope, id: PaymentId) {
+    const get = whenTraced("Payments.get", Effect.fnUntraced(function*(scope: Scope, id: PaymentId) {
       const [found] = yield* read(scope, [id])
       return found ?? (yield* notFound("payment", id))
-    })
+    }))
 
     /** A payment's refunds, oldest first (each with its reason): its timeline's. */
     const refundsOf = Effect.fn("Payments.refundsOf")(function*(scope: Scope, id: PaymentId) {
@@ -86,7 +87,7 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
     })
 
     /** `maxLimit`: the largest page asked for (the API's 100; the dashboard's exports read larger pages). */
-    const list = Effect.fn("Payments.list")(function*(scope: Scope, params: PaymentListParams, maxLimit = Pagination.maxLimit) {
+    const list = whenTraced("Payments.list", Effect.fnUntraced(function*(scope: Scope, params: PaymentListParams, maxLimit = Pagination.maxLimit) {
       const filter = {
         status: params.status,
         customer_id: params.customer_id,
@@ -111,7 +112,7 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
       const page = yield* Pagination.pageRequest(key, params, maxLimit)
       const result = yield* paymentRepo.list(scope, filter, page)
       return Pagination.toList(key, result, Payment.position)
-    })
+    }))
 
     /**
      * The payments a merchant's search finds (`readSearch` says how the text is read), newest first, within `params`'

@@ -11,6 +11,7 @@ import { ProductRepository } from "../ports/repositories/ProductRepository.js"
 import { batched } from "./Batched.js"
 import { newId } from "./Ids.js"
 import * as UnitOfWork from "./UnitOfWork.js"
+import { whenTraced } from "./Spans.js"
 
 export interface ProductListParams extends Product.ProductFilter {
   readonly limit?: number | undefined
@@ -32,7 +33,7 @@ export class Products extends Effect.Service<Products>()("fils/Products", {
         Effect.flatMap(transactions.inTransaction, (inside) => inside ? productRepo.insert(product) : batch(product))
       )
 
-    const create = Effect.fn("Products.create")(function*(scope: Scope, input: Product.ProductCreate) {
+    const create = whenTraced("Products.create", Effect.fnUntraced(function*(scope: Scope, input: Product.ProductCreate) {
       const product = yield* Product.create(input, {
         id: yield* newId<ProductId>(prefixes.product),
         accountId: scope.accountId,
@@ -41,7 +42,7 @@ export class Products extends Effect.Service<Products>()("fils/Products", {
       })
       yield* insert(product)
       return product
-    })
+    }))
 
     const get = Effect.fn("Products.get")(function*(scope: Scope, id: ProductId) {
       const found = yield* productRepo.get(scope, id)
