@@ -36,8 +36,9 @@ let poolOffset = 0
 /**
  * A new id: `req_`, the time in 12 letters `a`–`p` (48 bits of milliseconds, one letter per 4 bits, so ids sort by
  * the time they were made), then 14 base32 characters (70 random bits). Time-ordered so that the indexes keyed by
- * request id (request log lines, events) take each new id at their end rather than on a random page; letters and
- * few digits, so that an id never looks like a card number to a scanner of the logs.
+ * account and request id (request log lines, events) take each new id at the end of its account's part rather than
+ * on a random page (ids callers send stay as they are); letters and few digits, so that an id never looks like a
+ * card number to a scanner of the logs.
  */
 export const newRequestId = (now: number = Date.now()): string => {
   if (poolOffset + 14 > pool.length) {

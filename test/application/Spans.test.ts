@@ -3,7 +3,7 @@
  * not sampled) it runs with no span of its own, and its result and failure are the function's either way.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Option } from "effect"
+import { Cause, Effect, Exit, Option } from "effect"
 import { whenTraced } from "../../src/application/Spans.js"
 
 const spanName = Effect.map(Effect.option(Effect.currentSpan), Option.map((s) => s.name))
@@ -23,6 +23,16 @@ describe("whenTraced", () => {
     Effect.gen(function*() {
       const result = yield* probe(1).pipe(Effect.withTracerEnabled(false), Effect.withSpan("request"))
       expect(result).toEqual({ n: 2, span: Option.some("request") })
+    }))
+
+  it.effect("a traced failure names the use case and where it is defined", () =>
+    Effect.gen(function*() {
+      const failing = whenTraced("Probe.fail", Effect.fnUntraced(function*() {
+        return yield* Effect.fail(new Error("declined"))
+      }))
+      const exit = yield* Effect.exit(failing())
+      expect(Exit.isFailure(exit)).toBe(true)
+      if (Exit.isFailure(exit)) expect(Cause.pretty(exit.cause)).toMatch(/at Probe\.fail \(.*Spans\.test\.ts:\d+/)
     }))
 
   it.effect("fails as the function fails, traced or not", () =>
