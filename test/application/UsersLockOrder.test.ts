@@ -12,6 +12,7 @@ import { PgLive } from "../../adapters/sql/Postgres.js"
 import { SignerNode } from "../../adapters/crypto/SignerNode.js"
 import { makeSimulatedProcessorMemory } from "../../adapters/processor/SimulatedProcessor.js"
 import { Users } from "../../src/application/Users.js"
+import type { AccountId } from "../../src/domain/Ids.js"
 import { PaymentProcessor } from "../../src/ports/PaymentProcessor.js"
 import { Store } from "../../src/ports/Store.js"
 import { freshDatabaseUrl, holdingLocks, waitsForLock } from "../support/database.js"
@@ -19,6 +20,10 @@ import { storeAt } from "../support/postgresStore.js"
 import { engineOver, newAccount } from "./harness.js"
 
 const password = Redacted.make("a long enough password")
+
+/** A new owner of `accountId`, signed in (invited, then the invitation accepted). */
+const signedInOwner = (users: Users, accountId: AccountId, email: string) =>
+  Effect.flatMap(users.create(accountId, email, "owner"), ({ token }) => users.redeem(token, password))
 
 /**
  * Runs `body` on an engine over a fresh database, with two plain connections of its own: one to hold row locks,
@@ -42,8 +47,7 @@ describe("a teammate removed while accepting the invitation, over PostgreSQL", (
       Effect.gen(function*() {
         const users = yield* Users
         const { account } = yield* newAccount
-        const owner = yield* Effect.flatMap(users.create(account.account_id, "owner@dune.ae", "owner"), ({ token }) =>
-          users.redeem(token, password))
+        const owner = yield* signedInOwner(users, account.account_id, "owner@dune.ae")
         const invited = yield* users.create(account.account_id, "amal@dune.ae", "admin")
         const id = invited.user.user_id
 
@@ -71,10 +75,8 @@ describe("two owners demoting each other at once, over PostgreSQL", () => {
       Effect.gen(function*() {
         const users = yield* Users
         const { account } = yield* newAccount
-        const ownerNamed = (email: string) =>
-          Effect.flatMap(users.create(account.account_id, email, "owner"), ({ token }) => users.redeem(token, password))
-        const a = yield* ownerNamed("layla@dune.ae")
-        const b = yield* ownerNamed("omar@dune.ae")
+        const a = yield* signedInOwner(users, account.account_id, "layla@dune.ae")
+        const b = yield* signedInOwner(users, account.account_id, "omar@dune.ae")
 
         // Both users' rows held: each change reads the owners, then queues for its write (or, holding the account,
         // makes the other wait before it reads). Released once both wait, in the order they asked.
