@@ -150,7 +150,7 @@ if (step !== undefined) {
         // The request log goes to /dev/null: a pipe nobody drains would block it (see bench/processes.ts).
         const child = spawn(
           process.execPath,
-          ["--max-old-space-size=512", "--max-semi-space-size=32", "--import", "tsx", "bench/edge.ts", s],
+          ["--max-old-space-size=512", "--max-semi-space-size=32", "--no-allocation-site-pretenuring", "--import", "tsx", "bench/edge.ts", s],
           { cwd: root, stdio: ["ignore", "ignore", "inherit", "ipc"] }
         )
         child.once("message", (m) => resolve(m as never))

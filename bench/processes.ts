@@ -74,10 +74,14 @@ const shebangFlags = (script: string): ReadonlyArray<string> => {
   return match === null ? [] : match[1]!.trim().split(/\s+/)
 }
 
-/** `--cpu-prof` when a profile folder is given; tsx for TypeScript entry points; the bin's own flags. */
+/**
+ * `--cpu-prof` when a profile folder is given; tsx for TypeScript entry points; the bin's own flags; then
+ * `BENCH_NODE_FLAGS` (space-separated), which come last and so override the bin's, to try a flag without a rebuild.
+ */
 const nodeArgs = (script: string, args: ReadonlyArray<string>, profile: string | undefined) => [
   ...(profile !== undefined ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []),
   ...(script.endsWith(".ts") ? ["--import", "tsx"] : shebangFlags(script)),
+  ...(process.env["BENCH_NODE_FLAGS"]?.split(" ").filter(Boolean) ?? []),
   script,
   ...args
 ]

