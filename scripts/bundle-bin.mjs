@@ -21,7 +21,7 @@ import { readFileSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
-/** The bin's Node flags; `npm start` passes the same (package.json). */
+/** The bin's Node flags; `npm start` and `npm run fils` pass the same (package.json). */
 const nodeFlags = "--max-old-space-size=512 --max-semi-space-size=32 --no-allocation-site-pretenuring"
 const outfile = process.argv[2] ?? `${root}dist/bin/fils.js`
 
