@@ -41,7 +41,7 @@ import { Payments } from "../src/application/Payments.js"
 import { RateLimits } from "../src/application/RateLimits.js"
 import { parseId, PaymentId } from "../src/domain/Ids.js"
 import { PaymentResource } from "../src/domain/Payment.js"
-import { freePort, root } from "./processes.js"
+import { binNodeFlags, freePort, root } from "./processes.js"
 import * as Seed from "./seed.js"
 
 const steps = ["baseline", "router", "tracer", "headers", "observed", "limited", "fils", "unlogged"] as const
@@ -150,7 +150,7 @@ if (step !== undefined) {
         // The request log goes to /dev/null: a pipe nobody drains would block it (see bench/processes.ts).
         const child = spawn(
           process.execPath,
-          ["--max-old-space-size=512", "--max-semi-space-size=32", "--no-allocation-site-pretenuring", "--import", "tsx", "bench/edge.ts", s],
+          [...binNodeFlags, "--import", "tsx", "bench/edge.ts", s],
           { cwd: root, stdio: ["ignore", "ignore", "inherit", "ipc"] }
         )
         child.once("message", (m) => resolve(m as never))

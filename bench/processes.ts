@@ -8,6 +8,10 @@ import { setTimeout as delay } from "node:timers/promises"
 
 export const root = new URL("..", import.meta.url).pathname
 
+/** The Node flags the bin, `npm start` and `npm run fils` run with: package.json's `config.nodeFlags`. */
+export const binNodeFlags: ReadonlyArray<string> =
+  (JSON.parse(readFileSync(join(root, "package.json"), "utf8")).config.nodeFlags as string).split(/\s+/)
+
 export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const server = createServer()

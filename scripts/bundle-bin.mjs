@@ -7,7 +7,7 @@
  * of binaries), and `pg` (Postgres.ts sets its type parsers on the very instance @effect/sql-pg uses).
  *
  * The file's first line runs it with `--max-old-space-size=512 --max-semi-space-size=32
- * --no-allocation-site-pretenuring`. Any explicit heap limit makes V8 size the heap for it rather than for the machine
+ * --no-allocation-site-pretenuring` (package.json's `config.nodeFlags`). Any explicit heap limit makes V8 size the heap for it rather than for the machine
  * (on 24 GB it otherwise lets a busy server's old generation grow to ~300 MB of RSS before collecting it); 512 MB is
  * still eight times the live heap of a busy server, and with 1024 the benchmark's peak crept up to ~250 MB late in its
  * run. The larger young generation lets a request's garbage die before it is scavenged: about a fifth less CPU per
@@ -21,8 +21,8 @@ import { readFileSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
-/** The bin's Node flags; `npm start` and `npm run fils` pass the same (package.json). */
-const nodeFlags = "--max-old-space-size=512 --max-semi-space-size=32 --no-allocation-site-pretenuring"
+/** The bin's Node flags, package.json's `config.nodeFlags`, which `npm start` and `npm run fils` pass too. */
+const nodeFlags = JSON.parse(readFileSync(`${root}package.json`, "utf8")).config.nodeFlags
 const outfile = process.argv[2] ?? `${root}dist/bin/fils.js`
 
 await build({
