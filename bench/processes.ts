@@ -71,20 +71,14 @@ export const buildFils = (): boolean => {
   return true
 }
 
-/** The node flags of a script's `#!/usr/bin/env -S node <flags>` line: run by node directly, it gets them too. */
-const shebangFlags = (script: string): ReadonlyArray<string> => {
-  const first = readFileSync(script, "utf8").slice(0, 200).split("\n")[0]!
-  const match = /^#!\/usr\/bin\/env -S node\s+(.*)$/.exec(first)
-  return match === null ? [] : match[1]!.trim().split(/\s+/)
-}
-
 /**
- * `--cpu-prof` when a profile folder is given; tsx for TypeScript entry points; the bin's own flags; then
+ * `--cpu-prof` when a profile folder is given; tsx for TypeScript entry points; the bin's own flags (run by node
+ * directly, it gets them as its first line would give them); then
  * `BENCH_NODE_FLAGS` (space-separated), which come last and so override the bin's, to try a flag without a rebuild.
  */
 const nodeArgs = (script: string, args: ReadonlyArray<string>, profile: string | undefined) => [
   ...(profile !== undefined ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []),
-  ...(script.endsWith(".ts") ? ["--import", "tsx"] : shebangFlags(script)),
+  ...(script.endsWith(".ts") ? ["--import", "tsx"] : binNodeFlags),
   ...(process.env["BENCH_NODE_FLAGS"]?.split(" ").filter(Boolean) ?? []),
   script,
   ...args

@@ -7,14 +7,15 @@
  * of binaries), and `pg` (Postgres.ts sets its type parsers on the very instance @effect/sql-pg uses).
  *
  * The file's first line runs it with `--max-old-space-size=512 --max-semi-space-size=32
- * --no-allocation-site-pretenuring` (package.json's `config.nodeFlags`). Any explicit heap limit makes V8 size the heap for it rather than for the machine
- * (on 24 GB it otherwise lets a busy server's old generation grow to ~300 MB of RSS before collecting it); 512 MB is
- * still eight times the live heap of a busy server, and with 1024 the benchmark's peak crept up to ~250 MB late in its
- * run. The larger young generation lets a request's garbage die before it is scavenged: about a fifth less CPU per
- * request for ~30 MB more RSS. Without allocation-site pretenuring: V8 had taken to allocating some of a request's
- * objects straight into the old generation, where each dead one keeps what it points to alive through every
- * scavenge until the next mark-compact. At 1,000 req/s, 1.6 MB was promoted each scavenge and a mark-compact paused
- * the server every 1.2 s; without, 0.8 MB and every 2.4 s (docs/performance.md).
+ * --no-allocation-site-pretenuring` (package.json's `config.nodeFlags`). Any explicit heap limit makes V8 size the
+ * heap for it rather than for the machine (on 24 GB it otherwise lets a busy server's old generation grow to ~300 MB
+ * of RSS before collecting it); 512 MB is still eight times the live heap of a busy server, and with 1024 the
+ * benchmark's peak crept up to ~250 MB late in its run. The larger young generation lets a request's garbage die
+ * before it is scavenged: about a fifth less CPU per request for ~30 MB more RSS. Without allocation-site
+ * pretenuring: V8 had taken to allocating some of a request's objects straight into the old generation, where each
+ * dead one keeps what it points to alive through every scavenge until the next mark-compact. At 1,000 req/s, 1.6 MB
+ * was promoted each scavenge and a mark-compact paused the server every 1.2 s; without, 0.8 MB and every 2.4 s
+ * (docs/performance.md).
  */
 import { build } from "esbuild"
 import { readFileSync, writeFileSync } from "node:fs"
@@ -39,7 +40,7 @@ await build({
   legalComments: "none",
   logLevel: "warning"
 })
-// The entry's own `#!/usr/bin/env node`, replaced by one with the heap sizes (the benchmark reads its flags back).
+// The entry's own `#!/usr/bin/env node`, replaced by one with the flags.
 const text = readFileSync(outfile, "utf8")
 const code = text.slice(text.startsWith("#!") ? text.indexOf("\n") + 1 : 0)
   // esbuild writes ASCII, but for comments and tagged templates (their raw text must stay as written): a single
