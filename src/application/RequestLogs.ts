@@ -68,7 +68,7 @@ export class RequestLogs extends Effect.Service<RequestLogs>()("fils/RequestLogs
     const write = (drafts: ReadonlyArray<RequestLog.RequestLogDraft>) =>
       Effect.gen(function*() {
         const ids = yield* newIds<RequestLogId>(prefixes.requestLog, drafts.length)
-        yield* repo.insertAll(drafts.map((draft, i) => ({ ...draft, object: "request_log", request_log_id: ids[i]! })))
+        yield* repo.insertAll(drafts.map((draft, i) => RequestLog.make(draft, ids[i]!)))
       }).pipe(
         // A batch the store refuses is lost (the requests were answered long ago), and counted.
         Effect.catchAll((error) =>
