@@ -70,13 +70,15 @@ export interface Results {
     readonly runs: ReadonlyArray<number>
   }
   /**
-   * `GET /payments/{id}` on two new servers of the same age, one logging requests and one with request logs off
-   * (`FILS_REQUEST_LOG_RETENTION_DAYS=0`), alternating: each side's best of three runs (two in runs before
-   * 2026-11-28).
+   * `GET /payments/{id}` on new servers of the same age, one logging requests and one with request logs off
+   * (`FILS_REQUEST_LOG_RETENTION_DAYS=0`): since 2026-11-28 (morning) a new pair for each of four rounds, `ratio` the
+   * median of the rounds' on/off rates and `on`/`off` the lower middle round's figures; before, one pair alternating
+   * and each side's best of three runs (two before 2026-11-28).
    */
   readonly requestLog?: {
     readonly on: LoadFigures
     readonly off: LoadFigures
+    readonly ratio?: number
     readonly runs: { readonly on: ReadonlyArray<number>; readonly off: ReadonlyArray<number> }
   }
   readonly coldStart: { readonly ms: number; readonly runs: ReadonlyArray<number>; readonly on: string }
@@ -135,7 +137,7 @@ export const targets = (r: Results): Array<Target> => {
   ]
   if (r.requestLog !== undefined) {
     const { off, on } = r.requestLog
-    const cost = 1 - on.rps / off.rps
+    const cost = 1 - (r.requestLog.ratio ?? on.rps / off.rps)
     out.push({
       name: "request logging costs ≤ 5 % of the GET /payments/{id} rate",
       value: `${(cost * 100).toFixed(1)} % (CPU ${f2(on.cpuMsPerRequest)} vs ${f2(off.cpuMsPerRequest)} ms/req` +
@@ -249,12 +251,14 @@ export const markdown = (r: Results): string => {
         "GET /payments/{id}, request logs on / off",
         f0(r.requestLog.on.rps),
         `(off ${f0(r.requestLog.off.rps)})`,
-        f2(r.requestLog.on.rps / r.requestLog.off.rps),
+        f2(r.requestLog.ratio ?? r.requestLog.on.rps / r.requestLog.off.rps),
         `${r.requestLog.on.p50} / ${r.requestLog.on.p99}`,
         `(off ${r.requestLog.off.p50} / ${r.requestLog.off.p99})`,
         `${f2(r.requestLog.on.cpuMsPerRequest)} / ${f2(r.requestLog.off.cpuMsPerRequest)} (off)`,
         f0(r.requestLog.on.peakRssMb),
-        `${r.requestLog.runs.off.map(f0).join(", ")} off; ${r.requestLog.runs.on.map(f0).join(", ")} on req/s`
+        r.requestLog.ratio === undefined
+          ? `${r.requestLog.runs.off.map(f0).join(", ")} off; ${r.requestLog.runs.on.map(f0).join(", ")} on req/s`
+          : `pairs (off / on): ${r.requestLog.runs.off.map((off, i) => `${f0(off)} / ${f0(r.requestLog!.runs.on[i]!)}`).join(", ")} req/s`
       ]]),
       [
         `GET /payments/{id} at ${f0(r.fixedRate.rate)} req/s`,
