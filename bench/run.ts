@@ -176,6 +176,7 @@ const run = async (): Promise<Results> => {
 
   const load = async (target: Running, scenario: Scenario, seconds: number, rate?: number): Promise<LoadFigures> => {
     let peak = 0
+    const started = Date.now()
     const cpuBefore = cpuMillis(target.child.pid!)
     const databaseBefore = databaseCpuMillis()
     const sampler = setInterval(() => (peak = Math.max(peak, memory(target.child.pid!).rssMb)), 200)
@@ -187,6 +188,18 @@ const run = async (): Promise<Results> => {
             const failed = r.non2xx + r.errors + r.timeouts
             if (failed > 0) log(`  ${scenario.name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`)
             return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total, failed }
+          })
+          .then(async (figures) => {
+            // Which answers failed, from the request log the server keeps (its lines are written within moments).
+            if (figures.failed > 0) {
+              await new Promise((resolve) => setTimeout(resolve, 500))
+              const { rows } = await sql.query(
+                `SELECT status, error_code, count(*)::int AS n FROM request_logs WHERE status >= 400 AND created_at >= $1 GROUP BY 1, 2 ORDER BY 3 DESC`,
+                [new Date(started)]
+              )
+              log(`  ${scenario.name}, failures by status and code: ${rows.map((row) => `${row.status} ${row.error_code ?? "-"} × ${row.n}`).join(", ") || "none logged"}`)
+            }
+            return figures
           })
         : await paced({ url: target.url, connections, seconds, headers: auth, request: scenario.request(), rate })
       peak = Math.max(peak, memory(target.child.pid!).rssMb)
