@@ -184,14 +184,11 @@ const run = async (): Promise<Results> => {
       // As fast as it answers (autocannon), or paced evenly at `rate` (see paced.ts for why not autocannon's rate).
       const r = rate === undefined
         ? await autocannon({ url: target.url, connections, duration: seconds, headers: auth, requests: [scenario.request()] })
-          .then((r) => {
+          .then(async (r) => {
             const failed = r.non2xx + r.errors + r.timeouts
-            if (failed > 0) log(`  ${scenario.name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`)
-            return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total, failed }
-          })
-          .then(async (figures) => {
-            // Which answers failed, from the request log the server keeps (its lines are written within moments).
-            if (figures.failed > 0) {
+            if (failed > 0) {
+              log(`  ${scenario.name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`)
+              // Which answers failed, from the request log the server keeps (its lines are written within moments).
               await new Promise((resolve) => setTimeout(resolve, 500))
               const { rows } = await sql.query(
                 `SELECT status, error_code, count(*)::int AS n FROM request_logs WHERE status >= 400 AND created_at >= $1 GROUP BY 1, 2 ORDER BY 3 DESC`,
@@ -199,7 +196,7 @@ const run = async (): Promise<Results> => {
               )
               log(`  ${scenario.name}, failures by status and code: ${rows.map((row) => `${row.status} ${row.error_code ?? "-"} × ${row.n}`).join(", ") || "none logged"}`)
             }
-            return figures
+            return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total, failed }
           })
         : await paced({ url: target.url, connections, seconds, headers: auth, request: scenario.request(), rate })
       peak = Math.max(peak, memory(target.child.pid!).rssMb)
