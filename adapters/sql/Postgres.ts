@@ -13,6 +13,7 @@ import type { StoreUnavailable } from "../../src/domain/Errors.js"
 import { type EmbeddedPostgresError, embeddedPostgres } from "./EmbeddedPostgres.js"
 import { migrations } from "./migrations/index.js"
 import { PgListen, PgListenLive } from "./Listen.js"
+import { buildRowsByShape } from "./rowShapes.js"
 import { isUnavailable, unavailable } from "./SqlErrors.js"
 
 interface TypeParsers {
@@ -97,7 +98,9 @@ type ClientClass = new(options: Record<string, unknown>) => ClientLike
 /** The `pg` that @effect/sql-pg drives. */
 const pgModule = (): { readonly Pool: PoolClass; readonly Client: ClientClass } => {
   const require = createRequire(import.meta.url)
-  return createRequire(require.resolve("@effect/sql-pg/package.json"))("pg")
+  const pg = createRequire(require.resolve("@effect/sql-pg/package.json"))("pg")
+  buildRowsByShape(pg)
+  return pg
 }
 
 /** node-postgres' error for a statement unanswered past `query_timeout`. */
