@@ -76,11 +76,12 @@ const builderOf = (fields: ReadonlyArray<Field>): Build | undefined => {
   }
 }
 
-const shapeOf = (fields: ReadonlyArray<Field>, types: TypeParsers): Shape => {
+/** A shape; `kept` (used again) is worth compiling a builder for, one made up for a single result is not. */
+const shapeOf = (fields: ReadonlyArray<Field>, types: TypeParsers, kept: boolean): Shape => {
   const parsers = fields.map((field) => types.getTypeParser(field.dataTypeID, formatOf(field)) as Parser)
   const row = Object.create(null) as Record<string, null>
   for (const field of fields) row[field.name] = null
-  return { fields, parsers, empty: { ...row }, build: builderOf(fields) }
+  return { fields, parsers, empty: { ...row }, build: kept ? builderOf(fields) : undefined }
 }
 
 /**
@@ -108,9 +109,11 @@ export const buildRowsByShape = (pg: { readonly Result: unknown; readonly types:
     }
     let shape = shapes.find((s) => sameColumns(s.fields, fields))
     if (shape === undefined) {
-      shape = shapeOf(fields, types)
-      // Past that many (statements made up on the fly) a result builds its own shape, as node-postgres does.
-      if (shapes.length < maxShapesPerKey) shapes.push(shape)
+      // Past that many (statements made up on the fly) a result gets a shape of its own, its rows built as
+      // node-postgres builds them.
+      const kept = byKey.get(key) === shapes && shapes.length < maxShapesPerKey
+      shape = shapeOf(fields, types, kept)
+      if (kept) shapes.push(shape)
     }
     if (fields.length > 0) this._parsers = shape.parsers
     this._prebuiltEmptyResultObject = shape.empty
