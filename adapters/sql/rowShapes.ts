@@ -103,15 +103,16 @@ export const buildRowsByShape = (pg: { readonly Result: unknown; readonly types:
     if (byKey === undefined) byTypes.set(types, byKey = new Map())
     const key = fields.length === 0 ? "" : `${fields[0]!.name}\u0000${fields.length}\u0000${fields[fields.length - 1]!.name}`
     let shapes = byKey.get(key)
+    const listed = shapes !== undefined || byKey.size < maxKeys
     if (shapes === undefined) {
       shapes = []
-      if (byKey.size < maxKeys) byKey.set(key, shapes)
+      if (listed) byKey.set(key, shapes)
     }
     let shape = shapes.find((s) => sameColumns(s.fields, fields))
     if (shape === undefined) {
       // Past that many (statements made up on the fly) a result gets a shape of its own, its rows built as
       // node-postgres builds them.
-      const kept = byKey.get(key) === shapes && shapes.length < maxShapesPerKey
+      const kept = listed && shapes.length < maxShapesPerKey
       shape = shapeOf(fields, types, kept)
       if (kept) shapes.push(shape)
     }
