@@ -8,9 +8,15 @@ import { setTimeout as delay } from "node:timers/promises"
 
 export const root = new URL("..", import.meta.url).pathname
 
+const config = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).config as Record<string, string>
+
 /** The Node flags the bin, `npm start` and `npm run fils` run with: package.json's `config.nodeFlags`. */
-export const binNodeFlags: ReadonlyArray<string> =
-  (JSON.parse(readFileSync(join(root, "package.json"), "utf8")).config.nodeFlags as string).split(/\s+/)
+export const binNodeFlags: ReadonlyArray<string> = config["nodeFlags"]!.split(/\s+/)
+
+/** And the environment they set (`config.nodeEnv`, `NAME=value` pairs); a process's own `extraEnv` comes after. */
+const binNodeEnv: Record<string, string> = Object.fromEntries(
+  config["nodeEnv"]!.split(/\s+/).map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)])
+)
 
 export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
@@ -136,14 +142,14 @@ export const waitReady = async (running: Running, since: number, timeoutMs = 60_
 }
 
 export const startFils = (port: number, extraEnv: Record<string, string>, profile?: string) =>
-  start(filsEntry, ["serve", "--port", String(port)], port, extraEnv, profile)
+  start(filsEntry, ["serve", "--port", String(port)], port, { ...binNodeEnv, ...extraEnv }, profile)
 
 /** Runs `fils <args>` to the end; its stdout, and the wall time. */
 export const runFils = async (args: ReadonlyArray<string>, extraEnv: Record<string, string>, profile?: string) => {
   const began = performance.now()
   const child = spawn(process.execPath, nodeArgs(filsEntry, args, profile), {
     cwd: root,
-    env: env(extraEnv),
+    env: env({ ...binNodeEnv, ...extraEnv }),
     stdio: ["ignore", "pipe", "pipe"]
   })
   let out = ""

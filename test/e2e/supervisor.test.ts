@@ -3,7 +3,8 @@
  * process group as a terminal's Ctrl-C does. Whether it started `npm start`, `npm run fils -- serve` or
  * `npx fils serve`, the server drains and stops, its embedded PostgreSQL with it: afterwards neither the node server
  * nor the postmaster named in the data folder's `postmaster.pid` runs, and PostgreSQL shut down cleanly (it removes
- * `postmaster.pid` then; a killed one leaves it).
+ * `postmaster.pid` then; a killed one leaves it). Started any of those ways, the server runs with the bin's Node
+ * flags and environment (package.json's `config`).
  *
  * `npx fils serve` runs the built bin, installed in a scratch project beside this repository's packages.
  */
@@ -63,6 +64,10 @@ const isAlive = (pid: number): boolean => {
 /** The parent pid of `pid`, from /proc. */
 const parentOf = (pid: number): number => Number(readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ")[1])
 
+const nodeConfig = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  config: { nodeFlags: string; nodeEnv: string }
+}).config
+
 const commands = [
   { name: "npm start", command: "npm", args: (port: string) => ["start", "--", "--port", port], cwd: root },
   {
@@ -89,7 +94,12 @@ describe("SIGTERM to the pid a supervisor started", () => {
     // The server started its PostgreSQL: the postmaster's parent is the node server.
     const server = parentOf(postmaster)
     leftRunning.push(server, postmaster)
-    expect(readFileSync(`/proc/${server}/cmdline`, "utf8")).toMatch(/node.*\0serve\0/)
+    const cmdline = readFileSync(`/proc/${server}/cmdline`, "utf8").split("\0")
+    expect(cmdline.join(" ")).toMatch(/node.* serve /)
+    // However started, the server runs with the bin's Node flags and environment (docs/operations.md, "Memory").
+    expect(cmdline).toEqual(expect.arrayContaining(nodeConfig.nodeFlags.split(" ")))
+    const environment = readFileSync(`/proc/${server}/environ`, "utf8").split("\0")
+    expect(environment).toEqual(expect.arrayContaining(nodeConfig.nodeEnv.split(" ")))
 
     served.child.kill("SIGTERM")
     const [code, signal] = await exited
