@@ -15,7 +15,7 @@ export const binNodeFlags: ReadonlyArray<string> = config["nodeFlags"]!.split(/\
 
 /** And the environment they set (`config.nodeEnv`, `NAME=value` pairs); a process's own `extraEnv` comes after. */
 const binNodeEnv: Record<string, string> = Object.fromEntries(
-  config["nodeEnv"]!.split(/\s+/).map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)])
+  config["nodeEnv"]!.split(/\s+/).filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)])
 )
 
 export const freePort = (): Promise<number> =>
