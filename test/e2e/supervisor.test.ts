@@ -94,10 +94,10 @@ describe("SIGTERM to the pid a supervisor started", () => {
     // The server started its PostgreSQL: the postmaster's parent is the node server.
     const server = parentOf(postmaster)
     leftRunning.push(server, postmaster)
-    const cmdline = readFileSync(`/proc/${server}/cmdline`, "utf8").split("\0")
-    expect(cmdline.join(" ")).toMatch(/node.* serve /)
+    const cmdline = readFileSync(`/proc/${server}/cmdline`, "utf8")
+    expect(cmdline).toMatch(/node.*\0serve\0/)
     // However started, the server runs with the bin's Node flags and environment (docs/operations.md, "Memory").
-    expect(cmdline).toEqual(expect.arrayContaining(nodeConfig.nodeFlags.split(" ")))
+    expect(cmdline.split("\0")).toEqual(expect.arrayContaining(nodeConfig.nodeFlags.split(" ")))
     const environment = readFileSync(`/proc/${server}/environ`, "utf8").split("\0")
     expect(environment).toEqual(expect.arrayContaining(nodeConfig.nodeEnv.split(" ")))
 
