@@ -4,7 +4,7 @@
  */
 import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { capabilityRoute, redactJson, redactText } from "../../../adapters/observability/Redaction.js"
+import { capabilityRoute, mayHoldSecret, redactJson, redactText, scrubText } from "../../../adapters/observability/Redaction.js"
 import { isCardNumber } from "../../../src/domain/Card.js"
 
 /** A Luhn-valid number of `length` digits: random digits, then the check digit. */
@@ -86,6 +86,34 @@ describe("Redaction", () => {
       expect(() => JSON.parse(out)).not.toThrow()
       if (redactText(json) === json) expect(out).toBe(json)
     }))
+  })
+})
+
+describe("mayHoldSecret", () => {
+  // Text made of the pieces the patterns look for, and of what sits at their edges.
+  const pieces = fc.constantFrom(
+    "sk_test_", "sk_live_", "SK_TEST_", "sk_", "whsec_", "WHSEC_", "Bearer ", "bearer\t", "Bearer", "x", "_", "-", " ", "\"",
+    "4242", "4242 ", "4242-", "424", "0", "9", "55555", "-4", "acct_", "é", "/"
+  )
+  const texts = fc.array(pieces, { maxLength: 24 }).map((parts) => parts.join(""))
+
+  it("lets no text past that the scrub would change", () => {
+    fc.assert(fc.property(texts, (text) => {
+      if (!mayHoldSecret(text)) {
+        expect(scrubText(text)).toBe(text)
+        expect(redactJson(JSON.stringify(text))).toBe(JSON.stringify(text))
+      }
+      expect(redactText(text)).toBe(scrubText(text))
+    }), { numRuns: 5000 })
+  })
+
+  it("says yes to each kind of secret and card number, and no to an id or a timestamp", () => {
+    for (const text of ["sk_test_abc", "a whsec_x", "bearer\tt", "4242424242424242", "4242 4242 4242 4242", "4242-4242-4242"]) {
+      expect(mayHoldSecret(text), text).toBe(true)
+    }
+    for (const text of ["/api/v1/payments/pay_0193a8b2c4d5e6f708192a3b4c5d6e7f", "2026-11-22T02:16:40.195Z", "42424242424", "x4242424242424242"]) {
+      expect(mayHoldSecret(text), text).toBe(false)
+    }
   })
 })
 
