@@ -37,7 +37,7 @@ const u = new URL(serverUrl)
 u.pathname = `/${dbName}`
 const dbUrl = u.toString()
 try {
-  const fils = startFils(await freePort(), { DATABASE_URL: dbUrl, FILS_RATE_LIMIT_PER_MIN: "1000000000" }, process.env["BENCH_PROFILE"] === "0" ? undefined : join(root, "bench", "profiles"))
+  const fils = startFils(await freePort(), { DATABASE_URL: dbUrl, FILS_RATE_LIMIT_PER_MIN: "1000000000", ...(process.env["BENCH_LOGS"] === "0" ? { FILS_REQUEST_LOG_RETENTION_DAYS: "0" } : {}) }, process.env["BENCH_PROFILE"] === "0" ? undefined : join(root, "bench", "profiles"))
   await waitReady(fils, performance.now())
   const prefill = Number(process.env["BENCH_PREFILL_LOGS"] ?? "0")
   if (prefill > 0) {

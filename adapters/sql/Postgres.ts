@@ -13,6 +13,7 @@ import type { StoreUnavailable } from "../../src/domain/Errors.js"
 import { type EmbeddedPostgresError, embeddedPostgres } from "./EmbeddedPostgres.js"
 import { migrations } from "./migrations/index.js"
 import { PgListen, PgListenLive } from "./Listen.js"
+import { type CopyPool, layerPgCopy, type PgCopy } from "./Copy.js"
 import { buildRowsByShape } from "./rowShapes.js"
 import { isUnavailable, unavailable } from "./SqlErrors.js"
 
@@ -83,7 +84,7 @@ interface ClientLike {
   end(callback: () => void): void
 }
 
-interface PoolLike {
+interface PoolLike extends CopyPool {
   readonly totalCount: number
   readonly idleCount: number
   readonly waitingCount: number
@@ -161,7 +162,7 @@ const requireWritable = async (client: ClientLike): Promise<void> => {
 export const PgLive = (
   url: Redacted.Redacted,
   options: PgOptions = {}
-): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | DbPool | PgListen, StoreUnavailable> => {
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | DbPool | PgListen | PgCopy, StoreUnavailable> => {
   const connectTimeout = Duration.decode(options.connectTimeout ?? Duration.seconds(2))
   const queryTimeout = Duration.decode(options.queryTimeout ?? Duration.seconds(8))
   const pool = Effect.acquireRelease(
@@ -198,6 +199,7 @@ export const PgLive = (
     Layer.mergeAll(
       PgClient.layerFromPool({ acquire: Effect.succeed(made as never) }),
       PgListenLive(options.listenUrl ?? url),
+      layerPgCopy(made),
       Layer.succeed(DbPool, {
         stats: () => ({
           inUse: made.totalCount - made.idleCount,
@@ -262,7 +264,7 @@ export const migrate = migrateWith(migrations)
 export const MigratedPg = (
   url: Redacted.Redacted,
   options: PgOptions = {}
-): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | DbPool | PgListen, StoreUnavailable> =>
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | DbPool | PgListen | PgCopy, StoreUnavailable> =>
   Layer.effectDiscard(migrate).pipe(Layer.provideMerge(PgLive(url, options)))
 
 /** `DATABASE_URL` when it is set (and not empty). */
@@ -289,7 +291,7 @@ export const statementTimeoutConfig: Config.Config<Duration.Duration> = Config.i
  * `FILS_DATA_DIR` (started for as long as the layer lives, or reused when it is already running).
  */
 export const DatabaseLive: Layer.Layer<
-  PgClient.PgClient | SqlClient.SqlClient | DbPool | PgListen,
+  PgClient.PgClient | SqlClient.SqlClient | DbPool | PgListen | PgCopy,
   StoreUnavailable | EmbeddedPostgresError | ConfigError.ConfigError
 > = Layer.unwrapScoped(
   Effect.gen(function*() {

@@ -18,6 +18,7 @@ import type { StoreUnavailable } from "../../src/domain/Errors.js"
 import type { Claim, IdempotencyRecord } from "../../src/domain/Idempotency.js"
 import { idempotencyResponseContext, SecretBox } from "../../src/ports/SecretBox.js"
 import { anyKey, layerStore, type Repositories, Store, type StoreShape } from "../../src/ports/Store.js"
+import { PgCopy } from "./Copy.js"
 import { listenService } from "./Listen.js"
 import { makeQueries } from "./queries.js"
 import { makeDeliveriesRepo, makeDeliveryWakeups } from "./repos/deliveries.js"
@@ -78,6 +79,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
   })
 
   const queries = makeQueries(sql)
+  const copy = yield* Effect.serviceOption(PgCopy)
   const { findAll, first, forUpdateInTransaction, inScope, page } = queries
 
   /** Nested calls join the running transaction (as in memory), instead of opening a savepoint. */
@@ -442,7 +444,7 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     einvoices: makeEInvoicesRepo(queries),
     idempotency,
     rateLimits,
-    requestLogs: makeRequestLogsRepo(queries),
+    requestLogs: makeRequestLogsRepo(queries, copy),
     stats: makeStats(queries)
   })
 })

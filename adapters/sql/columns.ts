@@ -121,6 +121,8 @@ export const table = <C, CI, A extends object, I>(
   const explain = Schema.encodeSync(columns)
   return {
     schema,
+    /** The table's column names, in the Struct's order. */
+    columns: fieldNames(columns.ast) as ReadonlyArray<keyof CI & string>,
     fromRow: decoder(schema, names.table, names.key, (row) => {
       const decoded = decodeColumns(row)
       if (decoded === Fails) return Fails
