@@ -424,6 +424,13 @@ const run = async (): Promise<Results> => {
     billing: "recurring",
     billing_interval: "month"
   })
+  const planMiddle = await api("POST", "/products", {
+    name: "Bench plan middle",
+    price: 7000,
+    currency: "AED",
+    billing: "recurring",
+    billing_interval: "month"
+  })
   const changing = await Seed.seedDueSubscriptions(sql, account, plan.product_id, changingSubscriptions, 15 * 24 * 60)
   const changeBody = (productId: string) =>
     JSON.stringify({ product_id: productId, quantity: 1, proration_billing_mode: "prorated_immediately" })
@@ -468,7 +475,9 @@ const run = async (): Promise<Results> => {
       })
     },
     plan_change: {
-      // Each subscription in turn, up to the plus plan (a prorated charge) and on its next turn back (a credit).
+      // Each subscription in turn, up to the plus plan (a prorated charge), on its next turn down to the middle plan
+      // and on the next back to the first (credits). Three plans, not two: a change cut off as a window ends (the
+      // client gone, the change not made) must not leave the next turn asking for the plan the subscription is on.
       name: "POST /subscriptions/{id}/change-plan",
       request: () => ({
         method: "POST",
@@ -478,7 +487,7 @@ const run = async (): Promise<Results> => {
           return {
             ...req,
             path: `/api/v1/subscriptions/${changing[i % changing.length]}/change-plan`,
-            body: changeBody(turn % 2 === 0 ? planPlus.product_id : plan.product_id),
+            body: changeBody([planPlus, planMiddle, plan][turn % 3]!.product_id),
             headers: { ...req.headers, "idempotency-key": randomUUID() }
           }
         }
