@@ -13,7 +13,7 @@ import { newIds } from "../../src/application/Ids.js"
 import type { AccountId, ApiKeyId, RequestLogId } from "../../src/domain/Ids.js"
 import { prefixes } from "../../src/domain/Ids.js"
 import type { RequestLog } from "../../src/domain/RequestLog.js"
-import { RequestLogRepository } from "../../src/ports/Store.js"
+import { RequestLogRepository, Store } from "../../src/ports/Store.js"
 import { freshDatabaseUrl } from "../support/database.js"
 
 const accountId = "acct_0193a8b2c4d5e6f708192a3b4c5d6e7f" as AccountId
@@ -44,7 +44,11 @@ const stores = Effect.gen(function*() {
   // Migrated by the first; the second store shares its tables.
   const copying = yield* Layer.build(StoreSql.pipe(Layer.provide(MigratedPg(url, { maxConnections: 2 }))))
   const inserting = yield* Layer.build(StoreSql.pipe(Layer.provide(PgClient.layer({ url, maxConnections: 2 }))))
-  return { copying: Context.get(copying, RequestLogRepository), inserting: Context.get(inserting, RequestLogRepository) }
+  return {
+    copying: Context.get(copying, RequestLogRepository),
+    inserting: Context.get(inserting, RequestLogRepository),
+    transact: Context.get(copying, Store).transact
+  }
 })
 
 describe("request log lines on PostgreSQL", () => {
@@ -85,5 +89,17 @@ describe("request log lines on PostgreSQL", () => {
         assert.isTrue(Option.isNone(yield* repo.get(scope, b!)))
         assert.strictEqual(Option.getOrThrow(yield* repo.get(scope, a!)).status, 200)
       }
+    }))
+
+  it.scoped("inside a transaction a batch joins it, and goes if the transaction rolls back", () =>
+    Effect.gen(function*() {
+      const { copying, transact } = yield* stores
+      const [id] = yield* newIds<RequestLogId>(prefixes.requestLog, 1)
+      const exit = yield* Effect.exit(transact(Effect.zipRight(
+        copying.insertAll([line(id!, { path: "/api/v1/products", key: null, requestId: "req_y" }, 0)]),
+        Effect.fail("rolled back")
+      )))
+      assert.isTrue(Exit.isFailure(exit))
+      assert.isTrue(Option.isNone(yield* copying.get(scope, id!)))
     }))
 })

@@ -1,4 +1,5 @@
 /** Request logs on PostgreSQL: written a batch per statement, listed newest first, deleted oldest first. */
+import * as SqlClient from "@effect/sql/SqlClient"
 import { DateTime, Effect, Option } from "effect"
 import type { RequestLogsRepo } from "../../../src/ports/Store.js"
 import type { Queries } from "../queries.js"
@@ -15,7 +16,8 @@ export const makeRequestLogsRepo = (
   insertAll: Effect.fnUntraced(function*(lines) {
     if (lines.length === 0) return
     // By COPY a line costs the database half what it costs by the INSERT below (docs/performance.md, "Request logs").
-    if (Option.isSome(copy)) {
+    // COPY runs on a connection of its own: inside a transaction, the INSERT joins it instead.
+    if (Option.isSome(copy) && Option.isNone(yield* Effect.serviceOption(SqlClient.TransactionConnection))) {
       let text = ""
       for (const line of lines) {
         const row = Rows.requestLogToRow(line)
