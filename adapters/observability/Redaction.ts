@@ -42,8 +42,11 @@ const jsonDigitRun = new RegExp(`(-?)(${digitRun.source})`, "g")
  * `redactText`; a bare number that is one becomes the string `"[REDACTED]"`. The digits of a fraction or an
  * exponent are no card number (a bare `0.4242424242424242` stays).
  */
-export const redactJson = (json: string): string =>
-  !mayHoldSecret(json) ? json : secretsRedacted(json).replace(jsonDigitRun, (match, sign: string, run: string, offset: number, text: string) => {
+export const redactJson = (json: string): string => mayHoldSecret(json) ? scrubJson(json) : json
+
+/** The JSON scrub itself, whether or not the text may need it (`redactJson` asks `mayHoldSecret` first). */
+export const scrubJson = (json: string): string =>
+  secretsRedacted(json).replace(jsonDigitRun, (match, sign: string, run: string, offset: number, text: string) => {
     if (!isCardRun(run)) return match
     if (insideString(text, offset)) return `${sign}[REDACTED]`
     const before = text.charCodeAt(offset - 1)
