@@ -19,7 +19,12 @@ export class PgCopy extends Context.Tag("fils/sql/PgCopy")<PgCopy, {
 
 /** What of a node-postgres pool COPY needs. */
 export interface CopyPool {
-  connect(): Promise<{ query(stream: Writable): Writable; release(error?: unknown): void }>
+  connect(): Promise<{
+    query(stream: Writable): Writable
+    release(error?: unknown): void
+    on(event: "error", listener: (error: unknown) => void): unknown
+    off(event: "error", listener: (error: unknown) => void): unknown
+  }>
 }
 
 const copyFrom = createRequire(import.meta.url)("pg-copy-streams").from as (statement: string) => Writable
@@ -31,6 +36,13 @@ export const layerPgCopy = (pool: CopyPool): Layer.Layer<PgCopy> =>
       Effect.tryPromise({
         try: async () => {
           const client = await pool.connect()
+          // A checked-out client has no listener of the pool's: a connection lost now would be an uncaught error.
+          // The COPY fails with it; the client is dropped, not given back.
+          let lost: unknown = undefined
+          const onError = (error: unknown) => {
+            lost = error
+          }
+          client.on("error", onError)
           try {
             await new Promise<void>((resolve, reject) => {
               const stream = client.query(copyFrom(`COPY ${table} (${columns.join(", ")}) FROM STDIN`))
@@ -39,10 +51,12 @@ export const layerPgCopy = (pool: CopyPool): Layer.Layer<PgCopy> =>
               stream.end(text)
             })
           } catch (error) {
+            // Dropped: its listener stays, for the socket's end may still be on its way.
             client.release(error)
             throw error
           }
-          client.release()
+          client.off("error", onError)
+          client.release(lost)
         },
         catch: (cause) => new SqlError({ cause, message: `COPY ${table} failed` })
       })

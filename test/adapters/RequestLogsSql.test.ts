@@ -5,16 +5,19 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { Context, DateTime, Effect, Exit, FastCheck, Layer, Option } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Cause, Context, DateTime, Effect, Exit, FastCheck, Fiber, Layer, Option, Redacted } from "effect"
 import { copyRow } from "../../adapters/sql/Copy.js"
-import { MigratedPg } from "../../adapters/sql/Postgres.js"
+import { MigratedPg, PgLive } from "../../adapters/sql/Postgres.js"
 import { StoreSql } from "../../adapters/sql/StoreSql.js"
 import { newIds } from "../../src/application/Ids.js"
 import type { AccountId, ApiKeyId, RequestLogId } from "../../src/domain/Ids.js"
 import { prefixes } from "../../src/domain/Ids.js"
 import type { RequestLog } from "../../src/domain/RequestLog.js"
 import { RequestLogRepository, Store } from "../../src/ports/Store.js"
-import { freshDatabaseUrl } from "../support/database.js"
+import { StoreUnavailable } from "../../src/domain/Errors.js"
+import { freshDatabaseUrl, holdingLocks, waitsForLock } from "../support/database.js"
+import { tcpProxy } from "../support/tcp.js"
 
 const accountId = "acct_0193a8b2c4d5e6f708192a3b4c5d6e7f" as AccountId
 const scope = { accountId, livemode: false }
@@ -101,5 +104,40 @@ describe("request log lines on PostgreSQL", () => {
       )))
       assert.isTrue(Exit.isFailure(exit))
       assert.isTrue(Option.isNone(yield* copying.get(scope, id!)))
+    }))
+
+  it.scopedLive("a COPY whose connection is cut fails as the database unreachable, and throws nothing past it", () =>
+    Effect.gen(function*() {
+      const url = yield* freshDatabaseUrl
+      const direct = yield* Layer.build(MigratedPg(url, { maxConnections: 2 }))
+      const sql = Context.get(direct, SqlClient.SqlClient)
+      // The store's pool goes through a proxy that cuts its connections: no word from the server, the socket ends.
+      const target = new URL(Redacted.value(url))
+      const proxy = yield* Effect.acquireRelease(
+        Effect.promise(() => tcpProxy(target.hostname, Number(target.port))),
+        (p) => Effect.promise(() => p.close())
+      )
+      target.port = String(proxy.port)
+      const store = yield* Layer.build(StoreSql.pipe(Layer.provide(PgLive(Redacted.make(target.toString()), { maxConnections: 2 }))))
+      const copying = Context.get(store, RequestLogRepository)
+      const uncaught: Array<unknown> = []
+      const record = (error: unknown) => uncaught.push(error)
+      yield* Effect.acquireRelease(
+        Effect.sync(() => process.on("uncaughtException", record)),
+        () => Effect.sync(() => process.off("uncaughtException", record))
+      )
+      // The COPY waits behind a lock, and its connection is cut while it waits.
+      const release = yield* holdingLocks(sql, sql`LOCK TABLE request_logs IN ACCESS EXCLUSIVE MODE`)
+      const [a] = yield* newIds<RequestLogId>(prefixes.requestLog, 1)
+      const text = { path: "/api/v1/payments", key: null, requestId: "req_z" }
+      const copy = yield* Effect.fork(Effect.exit(copying.insertAll([line(a!, text, 0)])))
+      yield* waitsForLock(sql, "COPY request_logs%")
+      yield* Effect.promise(() => proxy.close())
+      const exit = yield* Fiber.join(copy)
+      yield* release
+      assert.isTrue(Exit.isFailure(exit) && Option.getOrNull(Cause.failureOption(exit.cause)) instanceof StoreUnavailable)
+      // Whatever the socket's end raises arrives after the error: give it time to be (not) thrown.
+      yield* Effect.sleep("200 millis")
+      assert.deepStrictEqual(uncaught, [])
     }))
 })
