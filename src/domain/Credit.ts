@@ -59,10 +59,12 @@ export const lessCredit = (props: {
     const share = shares[i]!
     if (share === 0) return line
     const unitAmount = listAmountFor(line.gross - share, line.category, prices_include_vat)
+    const left = Vat.line({ unitAmount, quantity: 1, category: line.category, pricesIncludeVat: prices_include_vat }).gross
+    // A share of a fils or so that no list price reaches (the VAT rounds it back): the line stays as it was, rather
+    // than say "less AED 0.00 credit".
+    if (left === line.gross) return line
     const [priced] = TaxDocument.invoiceLines([{
-      description: `${line.description}${line.quantity > 1 ? ` × ${line.quantity}` : ""}, ${
-        props.note(line.gross - Vat.line({ unitAmount, quantity: 1, category: line.category, pricesIncludeVat: prices_include_vat }).gross)
-      }`,
+      description: `${line.description}${line.quantity > 1 ? ` × ${line.quantity}` : ""}, ${props.note(line.gross - left)}`,
       quantity: 1,
       // A discount stays on its line (a tax invoice shows it): the unit is what is left after the credit, before the
       // discount, so the line's amount less its discount is the credit-reduced price, as without a discount.
@@ -75,6 +77,7 @@ export const lessCredit = (props: {
     }], prices_include_vat)
     return priced!
   })
+  if (charged.every((line, i) => line === lines[i])) return { amount: props.amount, taxLines: props.taxLines, creditApplied: 0 }
   const amount = TaxDocument.totals(charged).gross
   return {
     amount,

@@ -376,4 +376,15 @@ describe("Credit.lessCredit", () => {
     }
     if (charge.creditApplied === 0) assert.strictEqual(charge.taxLines, lines, "no credit, the lines as they were")
   }, { fastCheck: { numRuns: 300 } })
+
+  it("a credit the VAT rounds away leaves the lines as they were, with no \"less AED 0.00\" on them", () => {
+    // AED 19,960.50 + 5 % VAT: a list price one fils lower gives the same gross, so one fils of credit cannot be spent.
+    const lines = TaxDocument.price([{
+      description: "Plan", quantity: 1, unit_amount: 1_996_050, category: "S", item_type: "S", item_code: null
+    }], false)
+    const amount = TaxDocument.totals(lines.lines).gross
+    const charge = Credit.lessCredit({ amount, taxLines: lines, credit: 1, note: Credit.balanceNote("AED") })
+    assert.deepStrictEqual([charge.amount, charge.creditApplied], [amount, 0])
+    assert.strictEqual(charge.taxLines, lines)
+  })
 })
