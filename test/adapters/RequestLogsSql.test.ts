@@ -1,7 +1,8 @@
 /**
  * Request log lines on PostgreSQL take one of two ways in: COPY, when the store runs on `PgLive`'s pool, and an
- * INSERT, when it runs on an `@effect/sql-pg` client of the host's own. Both must store the same lines, whatever the
- * text holds; and a batch is written whole or not at all.
+ * INSERT, when it runs on an `@effect/sql-pg` client of the host's own (or inside a transaction). Both must store the
+ * same lines, whatever the text holds; a batch is written whole or not at all; and a COPY whose connection is cut
+ * fails as the database unreachable, with nothing thrown past it.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as PgClient from "@effect/sql-pg/PgClient"
