@@ -13,6 +13,7 @@ import { Context, DateTime, ParseResult, Schema } from "effect"
 import { AccountResource } from "../../src/domain/Account.js"
 import { CheckoutSessionCreate, CheckoutSessionResource } from "../../src/domain/CheckoutSession.js"
 import { CustomerCreate, CustomerResource, CustomerUpdate, Email } from "../../src/domain/Customer.js"
+import { DateTimeInput, exists } from "../../src/domain/Instant.js"
 import { DiscountCreate, DiscountResource, DiscountUpdate } from "../../src/domain/Discount.js"
 import { EventResource, EventType } from "../../src/domain/Event.js"
 import { maxKeyLength } from "../../src/domain/Idempotency.js"
@@ -152,7 +153,7 @@ export const WebhookTestRequest = Schema.Struct({
   type: EventType.annotations({ description: "One of the endpoint's `event_types`" })
 }).annotations({ identifier: "WebhookTestRequest" })
 export const WebhookRecoverRequest = Schema.Struct({
-  since: Schema.DateTimeUtc.annotations({
+  since: DateTimeInput.annotations({
     description: "Deliveries made at or after this instant (ISO 8601) are sent again if they did not arrive"
   })
 }).annotations({ identifier: "WebhookRecoverRequest" })
@@ -850,16 +851,10 @@ export const QueryInstant = Schema.transformOrFail(
   Schema.DateTimeUtcFromSelf,
   {
     strict: true,
-    decode: (text, _, ast) => {
-      const parts = instantPattern.exec(text)!.slice(1)
-      const [year, month, day, hours, minutes, seconds] = parts.slice(0, 6).map(Number)
-      const millis = Date.UTC(year!, month! - 1, day!, hours!, minutes!, seconds!, Number((parts[6] ?? "0").padEnd(3, "0")))
-      const back = new Date(millis)
-      return back.getUTCFullYear() === year && back.getUTCMonth() === month! - 1 && back.getUTCDate() === day &&
-          back.getUTCHours() === hours && back.getUTCMinutes() === minutes && back.getUTCSeconds() === seconds
-        ? ParseResult.succeed(DateTime.unsafeMake(millis))
-        : ParseResult.fail(new ParseResult.Type(ast, text, "is not a time that exists"))
-    },
+    decode: (text, _, ast) =>
+      exists(text)
+        ? ParseResult.succeed(DateTime.unsafeMake(Date.parse(text)))
+        : ParseResult.fail(new ParseResult.Type(ast, text, "is not a time that exists")),
     encode: (instant) => ParseResult.succeed(DateTime.formatIso(instant))
   }
 ).annotations({ description: "ISO 8601 in UTC (e.g. `2026-11-27T09:00:00Z`); a date that does not exist is refused" })

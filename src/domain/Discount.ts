@@ -14,6 +14,7 @@ import { DateTime, Either, Schema } from "effect"
 import { InvalidRequest } from "./Errors.js"
 import { AccountId, DiscountId, ProductId } from "./Ids.js"
 import { Metadata } from "./Metadata.js"
+import { DateTimeInput } from "./Instant.js"
 import { Amount } from "./Money.js"
 import * as Pagination from "./Pagination.js"
 import { Text } from "./Text.js"
@@ -106,7 +107,7 @@ export const DiscountCreate = Schema.Struct({
   amount: Schema.Int.annotations({ jsonSchema: { type: "integer", minimum: 1 } }),
   subscription_cycles: Schema.optional(Schema.NullOr(Cycles)),
   usage_limit: Schema.optional(Schema.NullOr(UsageLimit)),
-  expires_at: Schema.optional(Schema.NullOr(Schema.DateTimeUtc)),
+  expires_at: Schema.optional(Schema.NullOr(DateTimeInput)),
   restricted_to: Schema.optional(RestrictedTo),
   preserve_on_plan_change: Schema.optional(Schema.Boolean),
   metadata: Schema.optional(Metadata)
@@ -120,7 +121,7 @@ export const DiscountUpdate = Schema.Struct({
   amount: Schema.optional(Schema.Int.annotations({ jsonSchema: { type: "integer", minimum: 1 } })),
   subscription_cycles: Schema.optional(Schema.NullOr(Cycles)),
   usage_limit: Schema.optional(Schema.NullOr(UsageLimit)),
-  expires_at: Schema.optional(Schema.NullOr(Schema.DateTimeUtc)),
+  expires_at: Schema.optional(Schema.NullOr(DateTimeInput)),
   restricted_to: Schema.optional(RestrictedTo),
   preserve_on_plan_change: Schema.optional(Schema.Boolean),
   metadata: Schema.optional(Metadata)

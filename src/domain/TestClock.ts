@@ -11,6 +11,7 @@ import { DateTime, Either, Schema } from "effect"
 import * as Calendar from "./Calendar.js"
 import { InvalidRequest, InvalidState } from "./Errors.js"
 import { AccountId, TestClockId } from "./Ids.js"
+import { DateTimeInput } from "./Instant.js"
 import * as Pagination from "./Pagination.js"
 import type { BillingInterval } from "./Product.js"
 import { Text } from "./Text.js"
@@ -25,7 +26,7 @@ export type TestClockStatus = typeof TestClockStatus.Type
 const firstYear = 2000
 const lastYear = 2099
 
-export const FrozenTime = Schema.DateTimeUtc.pipe(
+export const FrozenTime = DateTimeInput.pipe(
   Schema.filter((t) => {
     const year = DateTime.getPartUtc(t, "year")
     return (year >= firstYear && year <= lastYear) || `must be in the years ${firstYear} to ${lastYear}`

@@ -86,6 +86,12 @@ describeStores("customers over HTTP", (variant) => {
     expect(unknown).toContain("no such test clock")
     expectError(await raw.post(`/test_clocks/${clock.json.test_clock_id}/advance`, { frozen_time: "2029-12-31T00:00:00Z" }), 400, "INVALID_REQUEST")
     expectError(await raw.post("/test_clocks", { frozen_time: "1999-12-31T23:59:59Z" }), 400, "INVALID_REQUEST")
+    // A date that does not exist is refused, never moved to the one `Date` would make of it.
+    for (const frozen_time of ["2030-02-30T00:00:00Z", "2030-04-31T00:00:00Z", "2030-01-31T24:00:00Z"]) {
+      expect(expectError(await raw.post("/test_clocks", { frozen_time }), 400, "INVALID_REQUEST")).toContain("frozen_time is not a date and time that exists")
+      expectError(await raw.post(`/test_clocks/${clock.json.test_clock_id}/advance`, { frozen_time }), 400, "INVALID_REQUEST")
+    }
+    expect((await raw.get(`/test_clocks/${clock.json.test_clock_id}`)).json).toEqual(clock.json)
     const live = rawFor(server(), server().accountA.live.key)
     expect(expectError(await live.post("/test_clocks", { frozen_time: "2030-01-31T09:00:00Z" }), 404, "NOT_FOUND")).toContain("test mode only")
     expectError(await live.get(`/test_clocks/${clock.json.test_clock_id}`), 404, "NOT_FOUND")

@@ -65,6 +65,8 @@ describe("discounts over HTTP", () => {
     expect(expectError(await raw.post("/discounts", { type: "percentage", amount: 12000 }), 400, "INVALID_REQUEST"))
       .toBe("amount of a percentage discount is in basis points, 1 to 10000 (540 is 5.4 %, 10000 is 100 %)")
     expect(expectError(await raw.post("/discounts", { type: "flat", amount: 12.5 }), 400, "INVALID_REQUEST")).toContain("amount")
+    expect(expectError(await raw.post("/discounts", { type: "flat", amount: 100, expires_at: "2031-02-30T00:00:00Z" }), 400, "INVALID_REQUEST"))
+      .toContain("expires_at is not a date and time that exists")
     expect(expectError(await raw.post("/discounts", { type: "flat", amount: 100, code: "no spaces" }), 400, "INVALID_REQUEST"))
       .toContain("code")
     const theirs = (await rawFor(server(), other.test.key).post("/products", { name: "Tea", price: 100, currency: "AED" })).json

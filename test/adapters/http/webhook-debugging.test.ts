@@ -255,6 +255,7 @@ describeStores("webhooks you can debug", (variant) => {
       expectError(await r.post(`/webhooks/${w.webhook_id}/recover`, { since }), 409, "INVALID_STATE")
       await r.patch(`/webhooks/${w.webhook_id}`, { disabled: false })
       expectError(await r.post(`/webhooks/${w.webhook_id}/recover`, { since: "yesterday" }), 400, "INVALID_REQUEST")
+      expectError(await r.post(`/webhooks/${w.webhook_id}/recover`, { since: "2026-02-30T00:00:00Z" }), 400, "INVALID_REQUEST")
       expectError(await r.post(`/webhooks/${w.webhook_id}/recover`, {}), 400, "INVALID_REQUEST")
 
       const recovered = await r.post(`/webhooks/${w.webhook_id}/recover`, { since })

@@ -1,0 +1,37 @@
+/**
+ * An instant as a request writes it. `Schema.DateTimeUtc` reads text through `Date`, which moves a date that does
+ * not exist to one that does (30 February to 2 March, 24:00 to the next day); input is refused, never altered
+ * (docs/api.md, "Errors"), so a date and time written out in ISO 8601 must exist as written.
+ */
+import { Schema } from "effect"
+
+const written = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?/
+
+const isLeap = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+const daysInMonth = (year: number, month: number) =>
+  month === 2 ? (isLeap(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
+
+/**
+ * Whether the calendar date and the time of day `text` begins with exist. Text that does not begin with an ISO 8601
+ * date is left to the parse that follows (which refuses what it cannot read).
+ */
+export const exists = (text: string): boolean => {
+  const parts = written.exec(text)
+  if (parts === null) return true
+  const [year, month, day, hours, minutes, seconds] = parts.slice(1).map((p) => (p === undefined ? 0 : Number(p)))
+  return month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth(year!, month!) &&
+    hours! <= 23 && minutes! <= 59 && seconds! <= 59
+}
+
+/**
+ * `Schema.DateTimeUtc` for input: the same text, refused when its date or time does not exist. Documented as
+ * `Schema.DateTimeUtc` is (its identifier and description), so the API's document does not change.
+ */
+export const DateTimeInput = Schema.String.pipe(
+  Schema.filter((text) => exists(text) || "is not a date and time that exists", {
+    identifier: "DateTimeUtc",
+    description: "a string to be decoded into a DateTime.Utc",
+    jsonSchema: {}
+  }),
+  Schema.compose(Schema.DateTimeUtc)
+)
