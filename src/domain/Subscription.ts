@@ -373,9 +373,13 @@ export const transition = (
           events: [SubscriptionEvent.SubscriptionCancelled(id)]
         })
     case "SetCancelAtPeriodEnd":
-      return s.status === "cancelled"
-        ? refuse("change cancel_at_period_end")
-        : Either.right({ next: { ...s, cancel_at_period_end: command.value }, events: [] })
+      if (s.status === "cancelled") return refuse("change cancel_at_period_end")
+      // The other way round is refused too (PlanChange.price): a change scheduled for the period end would never
+      // apply, and the codes it redeemed would be spent on nothing.
+      if (command.value && !s.cancel_at_period_end && s.scheduled_change !== null) {
+        return refuse("end at its period end while a plan change is scheduled for then (cancel the scheduled change first)")
+      }
+      return Either.right({ next: { ...s, cancel_at_period_end: command.value }, events: [] })
     case "ReplaceCard": {
       if (s.status === "cancelled") return refuse("change its card")
       const { token, ...method } = command.card

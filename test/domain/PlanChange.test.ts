@@ -277,6 +277,11 @@ describe("PlanChange.price: the other modes and the rules", () => {
     )
     assert.deepStrictEqual(Either.getOrThrow(PlanChange.cancelScheduled(scheduled)), s)
     assert.strictEqual(Either.flip(PlanChange.cancelScheduled(s)).pipe(Either.getOrThrow)._tag, "NotFound")
+    // Ending at the period end is refused while a change is scheduled for then, as scheduling is while it ends then.
+    const ending = Subscription.transition(scheduled, { _tag: "SetCancelAtPeriodEnd", value: true }, mid)
+    assert.strictEqual(Either.isLeft(ending) && ending.left._tag, "SubscriptionNotChangeable")
+    assert.isTrue(Either.isRight(Subscription.transition(scheduled, { _tag: "SetCancelAtPeriodEnd", value: false }, mid)))
+    assert.isTrue(Either.isRight(Subscription.transition(s, { _tag: "SetCancelAtPeriodEnd", value: true }, mid)))
   })
 
   it("the product's policy gives the modes the request leaves out, by direction; without one the mode is required", () => {

@@ -453,6 +453,11 @@ describeStores("subscriptions over HTTP", (variant) => {
       effective_at: subscription.next_billing_date
     })
     expectError(await raw.post(path, { ...body, quantity: 2, effective_at: "next_billing_date" }), 409, "INVALID_STATE")
+    // Nor can it end at the period end while the change waits for then (as a change cannot be scheduled the other
+    // way round); nothing changes.
+    expect(expectError(await raw.patch(`/subscriptions/${id}`, { cancel_at_period_end: true }), 409, "INVALID_STATE"))
+      .toContain("while a plan change is scheduled")
+    expect((await raw.get(`/subscriptions/${id}`)).json).toStrictEqual(scheduled.json.subscription)
     const cancelled = await raw.send("DELETE", `${path}/scheduled`)
     expect(cancelled.status, cancelled.text).toBe(200)
     expect(cancelled.json).toStrictEqual(subscription)
