@@ -5,7 +5,7 @@
  *
  * Both end states are final, and a session past `expires_at` reads as expired before any job has run.
  */
-import { DateTime, Duration, Either, ParseResult, Schema } from "effect"
+import { DateTime, Duration, Either, JSONSchema, ParseResult, Schema } from "effect"
 import * as Discount from "./Discount.js"
 import { InvalidRequest, InvalidState } from "./Errors.js"
 import { CustomerName, Email, PhoneNumber } from "./Customer.js"
@@ -453,16 +453,51 @@ export const transition = (
   }
 }
 
+const customerIdInput = Schema.String.annotations({ jsonSchema: { type: "string", pattern: "^cus_[0-9a-f]{32}$" } })
+const CustomerById = Schema.Struct({ customer_id: customerIdInput })
+const CustomerDetails = Schema.Struct({
+  email: Email,
+  name: Schema.optional(Schema.NullOr(CustomerName)),
+  phone_number: Schema.optional(Schema.NullOr(PhoneNumber))
+})
+const customerShapes = Schema.Union(
+  CustomerById.annotations({ parseOptions: { onExcessProperty: "error" } }),
+  CustomerDetails.annotations({ parseOptions: { onExcessProperty: "error" } })
+)
+
+/**
+ * A session's `customer`: `{ customer_id }` or `{ email, name?, phone_number? }`. Read as one object with every field
+ * first, so that a refusal is about the fields sent: decoded as the union, each shape would complain, and a good
+ * `email` would be called an unknown field of the other. Documented as the union it is.
+ */
+const CustomerInput = Schema.Struct({
+  customer_id: Schema.optional(customerIdInput),
+  email: Schema.optional(Email),
+  name: Schema.optional(Schema.NullOr(CustomerName)),
+  phone_number: Schema.optional(Schema.NullOr(PhoneNumber))
+}).pipe(
+  Schema.filter((c) =>
+    c.customer_id !== undefined
+      ? (c.email === undefined && c.name === undefined && c.phone_number === undefined) ||
+        "must be either { customer_id } alone or { email, name, phone_number }, not both"
+      : c.email !== undefined || { path: ["email"], message: "is required (or give customer_id for a customer on file)" }
+  ),
+  Schema.annotations({ parseOptions: { onExcessProperty: "error" } }),
+  Schema.transform(Schema.typeSchema(customerShapes), {
+    strict: true,
+    decode: ({ customer_id, ...details }) =>
+      customer_id !== undefined ? { customer_id } : (details as typeof CustomerDetails.Type),
+    encode: (shape) => shape
+  }),
+  // The union's JSON Schema, its named parts referred to where the API's OpenAPI document keeps them.
+  Schema.annotations({
+    jsonSchema: JSONSchema.fromAST(customerShapes.ast, { definitions: {}, definitionPath: "#/components/schemas/" })
+  })
+)
+
 export const CheckoutSessionCreate = Schema.Struct({
   product_cart: Schema.Array(CartLineInput).pipe(Schema.minItems(1), Schema.maxItems(maxLines)),
-  customer: Schema.optional(Schema.Union(
-    Schema.Struct({ customer_id: Schema.String.annotations({ jsonSchema: { type: "string", pattern: "^cus_[0-9a-f]{32}$" } }) }).annotations({ parseOptions: { onExcessProperty: "error" } }),
-    Schema.Struct({
-      email: Email,
-      name: Schema.optional(Schema.NullOr(CustomerName)),
-      phone_number: Schema.optional(Schema.NullOr(PhoneNumber))
-    }).annotations({ parseOptions: { onExcessProperty: "error" } })
-  )),
+  customer: Schema.optional(CustomerInput),
   return_url: Schema.optional(ReturnUrl),
   /** A discount code to apply (docs/discounts.md): any case; one that cannot be redeemed for this cart is refused. */
   discount_code: Schema.optional(Schema.NullOr(Text(1, 100))),

@@ -285,6 +285,20 @@ describeStores("checkout over HTTP", (variant) => {
       "INVALID_REQUEST"
     )
     expect(unknownLineField).toContain("price")
+    // A customer's refusal is about the fields sent, never calls a good one unknown.
+    const cus = `cus_${"0".repeat(32)}`
+    for (const [customer, message] of [
+      [{ email: "notanemail" }, "customer.email must be"],
+      [{ email: "a@b.co", phone_number: "123" }, "customer.phone_number must be"],
+      [{ email: "a@b.co", name: "" }, "customer.name must be 1 to 200 characters"],
+      [{ customer_id: cus, email: "a@b.co" }, "customer must be either { customer_id } alone or { email, name, phone_number }, not both"],
+      [{ name: "Layla" }, "customer.email is required (or give customer_id for a customer on file)"],
+      [{ email: "a@b.co", nickname: "L" }, "unknown field 'customer.nickname'"]
+    ] as const) {
+      const refused = expectError(await rawA().post("/checkout_sessions", { product_cart: [line], customer }), 400, "INVALID_REQUEST")
+      expect(refused, JSON.stringify(customer)).toContain(message)
+      expect(refused, JSON.stringify(customer)).not.toContain("unknown field 'customer.email'")
+    }
     const bodies: Array<unknown> = [
       {},
       { product_cart: [] },
