@@ -83,7 +83,10 @@ const pathId = (prefix: string) =>
 
 export const IdempotencyHeaders = Schema.Struct({
   "idempotency-key": Schema.optional(
-    Schema.String.pipe(Schema.minLength(1), Schema.maxLength(maxKeyLength)).annotations({
+    Schema.String.pipe(
+      Schema.minLength(1, { message: () => `must be 1 to ${maxKeyLength} characters` }),
+      Schema.maxLength(maxKeyLength)
+    ).annotations({
       message: () => `must be 1 to ${maxKeyLength} characters`,
       description: "Makes the request safe to retry for 24 hours: a retry with the same key and body returns the " +
         "first response (with `Idempotent-Replayed: true`) and creates nothing new."

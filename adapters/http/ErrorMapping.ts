@@ -30,12 +30,26 @@ export type ApiFailure =
 const isMaxBytes = (u: unknown) =>
   u instanceof Error && u.message.includes("maxBytes exceeded")
 
+/** The query parameters `url` names more than once. */
+const repeatedQueryKeys = (url: string): ReadonlyArray<string> => {
+  const start = url.indexOf("?")
+  if (start === -1) return []
+  const seen = new Set<string>()
+  const repeated = new Set<string>()
+  for (const key of new URLSearchParams(url.slice(start + 1)).keys()) (seen.has(key) ? repeated : seen).add(key)
+  return [...repeated]
+}
+
 const mapFailure = (error: unknown, request: HttpServerRequest.HttpServerRequest): ApiFailure | undefined => {
   // Already one of ours, endpoint-specific ones included: the API's error schema (every endpoint's errors) encodes
   // it. The middleware's type names only the top-level errors, hence the cast.
   if (isApiError(error)) return error as ApiFailure
   if (error instanceof HttpApiError.HttpApiDecodeError) {
-    return new Errors.InvalidRequest({ message: describeDecodeError(error) })
+    // A query parameter given twice reaches its schema as a list: say so, rather than what the list is not.
+    const repeated = repeatedQueryKeys(request.url).filter((key) => error.issues.some((issue) => String(issue.path[0]) === key))
+    return new Errors.InvalidRequest({
+      message: repeated.length > 0 ? repeated.map((key) => `${key} may be given only once`).join("; ") : describeDecodeError(error)
+    })
   }
   if (HttpServerError.isServerError(error)) {
     if (error._tag === "RouteNotFound") {

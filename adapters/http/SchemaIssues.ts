@@ -19,8 +19,16 @@ export const inMerchantWords = (message: string): string => {
   if (/^(must|is|has) /.test(message)) return message
   const expected = /^Expected (.*?), actual /s.exec(message)?.[1] ?? message.replace(/^Expected /, "")
   let m: RegExpExecArray | null
+  if ((m = /^a string at least (\d+) character\(s\) long$/.exec(expected)) !== null) {
+    return m[1] === "1" ? "must not be empty" : `must be at least ${m[1]} characters`
+  }
+  if ((m = /^a string at most (\d+) character\(s\) long$/.exec(expected)) !== null) return `must be at most ${m[1]} characters`
   if (/^(a )?string\b/.test(expected)) return "must be a string"
-  if (/^an integer$/.test(expected)) return "must be a whole number"
+  if (/^an integer$/.test(expected)) {
+    // A whole number too large to be exact (2^53 and beyond) is refused for its size, not called fractional.
+    const actual = Number(/, actual (\S+)$/s.exec(message)?.[1])
+    return Number.isInteger(actual) ? `must be from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}` : "must be a whole number"
+  }
   if (/^a non-negative number$/.test(expected)) return "must be 0 or more"
   if (/^a positive number$/.test(expected)) return "must be more than 0"
   if ((m = /^a number between (\S+) and (\S+)$/.exec(expected)) !== null) return `must be from ${m[1]} to ${m[2]}`

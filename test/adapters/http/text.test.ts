@@ -81,13 +81,23 @@ describeStores("text in requests", (variant) => {
       ["post", "/webhooks", { url: "http://127.0.0.1:9/", disabled: "no" }, /^disabled must be true or false$/],
       ["post", "/webhooks", { url: "http://127.0.0.1:9/", event_types: "payment.succeeded" }, /^event_types must be a list$/],
       ["post", "/checkout_sessions", { product_cart: [] }, /^product_cart must list at least 1 item$/],
-      ["get", "/products?status=zzz", undefined, /^status must be one of 'active', 'draft', 'archived'$/]
+      ["get", "/products?status=zzz", undefined, /^status must be one of 'active', 'draft', 'archived'$/],
+      // A whole number too large to be exact is refused for its size, not called fractional.
+      ["post", "/products", product({ price: 9007199254740992 }), /^price must be from -9007199254740991 to 9007199254740991$/],
+      ["post", "/products", product({ price: 1e20 }), /^price must be from -9007199254740991 to 9007199254740991$/],
+      // A query parameter given twice is said to be, not called "not a string".
+      ["get", "/products?limit=2&limit=3", undefined, /^limit may be given only once$/]
     ]
     for (const [method, path, body, expected] of cases) {
       const res = method === "get" ? await raw().get(path) : await raw().post(path, body)
       expectError(res, 400, "INVALID_REQUEST")
       expect(res.json.message, `${method} ${path} ${JSON.stringify(body)}`).toMatch(expected)
       expect(res.json.message).not.toMatch(/Expected|actual|Schema|[a-z][A-Z]|\b[A-Z][a-z]+[A-Z][A-Za-z]+\b/)
+    }
+    // An Idempotency-Key sent empty: its rule, as for one too long.
+    for (const key of ["", "k".repeat(256)]) {
+      const res = await raw().post("/products", product({}), { headers: { "idempotency-key": key } })
+      expect(expectError(res, 400, "INVALID_REQUEST")).toBe("idempotency-key must be 1 to 255 characters")
     }
   })
 })
