@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { ConfigProvider, Context, DateTime, Effect, Layer, type Redacted } from "effect"
+import { Cause, ConfigProvider, Context, DateTime, Effect, Layer, Option, type Redacted } from "effect"
 import { MigratedPg, PgLive } from "../../adapters/sql/Postgres.js"
 import { StoreSql } from "../../adapters/sql/StoreSql.js"
 import { NodeAdapters } from "../../adapters/runtime/NodeAdapters.js"
@@ -84,5 +84,46 @@ describe("Test clocks on PostgreSQL, two servers", () => {
       const stamped = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM events
         WHERE type = 'subscription.renewed' AND created_at > now() - interval '10 minutes'`
       assert.strictEqual(stamped[0]!.n, 2 * subscriptions)
+    }), { timeout: 120_000 })
+
+  it.scopedLive("a clock deleted by one server while another advances it: no deadlock; the advance ends or is not found", () =>
+    Effect.gen(function*() {
+      const url = yield* freshDatabaseUrl
+      yield* Layer.build(MigratedPg(url))
+      const a = yield* serverOn(url, "500 millis")
+      const b = yield* serverOn(url)
+      const sql = Context.get(yield* Layer.build(PgLive(url, { maxConnections: 1 })), SqlClient.SqlClient)
+      const frozen = DateTime.unsafeMake("2030-01-15T08:00:00.000Z")
+      const { clock, test } = yield* Effect.gen(function*() {
+        const { test } = yield* newAccount
+        const clock = yield* (yield* TestClocks).create(test, { frozen_time: frozen })
+        const product = yield* makeProduct(test, { price: 4900, billing: "recurring", billing_interval: "day" })
+        yield* Effect.forEach(Array.from({ length: subscriptions }), (_, i) =>
+          Effect.gen(function*() {
+            const customer = yield* (yield* Customers).create(test, { email: `d${i}@example.ae`, test_clock_id: clock.test_clock_id })
+            const session = yield* makeSession(test, { product_cart: [{ product_id: product.product_id }], customer: { customer_id: customer.customer_id } })
+            const result = yield* pay(session.session_id, formWith(cards.visa))
+            if (result._tag !== "Paid") return assert.fail("not paid")
+          }), { concurrency: 4 })
+        return { clock, test }
+      }).pipe(Effect.provide(a))
+
+      // Two days of daily renewals on a, the clock deleted on b while they run (each charge takes half a second).
+      const advancing = yield* Effect.flatMap(TestClocks, (clocks) =>
+        clocks.advance(test, clock.test_clock_id, { frozen_time: Calendar.periodStart(frozen, "day", 1, 2) })
+      ).pipe(Effect.provide(a), Effect.exit, Effect.fork)
+      yield* Effect.sleep("250 millis")
+      const deleted = yield* Effect.flatMap(TestClocks, (clocks) => clocks.remove(test, clock.test_clock_id)).pipe(Effect.provide(b))
+      assert.isTrue(deleted.deleted)
+      const ended = yield* advancing.await.pipe(Effect.flatten)
+      // Whatever it ran before the delete: a result, or the clock not found. Never a defect (a deadlock is one).
+      if (ended._tag === "Failure") {
+        assert.isFalse(Cause.isDie(ended.cause), Cause.pretty(ended.cause))
+        assert.include(["NotFound", "InvalidState"], Cause.failureOption(ended.cause).pipe(Option.map((e) => e._tag), Option.getOrUndefined))
+      }
+      for (const table of ["test_clocks", "customers", "subscriptions", "payments", "checkout_sessions"]) {
+        const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql(table)}`
+        assert.strictEqual(row!.n, 0, `${table} left behind`)
+      }
     }), { timeout: 120_000 })
 })

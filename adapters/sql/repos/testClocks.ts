@@ -76,6 +76,12 @@ export const makeTestClocksRepo = ({ first, forUpdateInTransaction, inScope, pag
     const found = yield* sql<{ readonly test_clock_id: string }>`SELECT test_clock_id FROM test_clocks
       WHERE test_clock_id = ${id} AND ${inScope(scope)} FOR UPDATE`
     if (found.length === 0) return false
+    // In the lock order (docs/architecture.md, "Lock order"): the clock's payments, then its subscriptions and
+    // sessions, each by key, before anything of theirs goes. A renewal running on the clock meanwhile holds a
+    // subscription and never waits for a payment, so neither waits on the other in a circle.
+    yield* sql`SELECT payment_id FROM payments WHERE test_clock_id = ${id} ORDER BY payment_id FOR UPDATE`
+    yield* sql`SELECT subscription_id FROM subscriptions WHERE test_clock_id = ${id} ORDER BY subscription_id FOR UPDATE`
+    yield* sql`SELECT session_id FROM checkout_sessions WHERE test_clock_id = ${id} ORDER BY session_id FOR UPDATE`
     const payments = sql`SELECT payment_id FROM payments WHERE test_clock_id = ${id}`
     const documents = sql`SELECT document_id FROM tax_documents WHERE payment_id IN (${payments})`
     yield* sql`DELETE FROM einvoice_transmissions WHERE document_id IN (${documents})`
