@@ -31,6 +31,22 @@ const serverOn = (url: Redacted.Redacted, processorDelay?: string) =>
 
 const subscriptions = 12
 
+/** A new account's test clock at `frozen`, with `subscriptions` customers on it, each subscribed to one plan. */
+const subscribedOnClock = (frozen: DateTime.Utc, interval: "day" | "month") =>
+  Effect.gen(function*() {
+    const { test } = yield* newAccount
+    const clock = yield* (yield* TestClocks).create(test, { frozen_time: frozen })
+    const product = yield* makeProduct(test, { price: 4900, billing: "recurring", billing_interval: interval })
+    yield* Effect.forEach(Array.from({ length: subscriptions }), (_, i) =>
+      Effect.gen(function*() {
+        const customer = yield* (yield* Customers).create(test, { email: `c${i}@example.ae`, test_clock_id: clock.test_clock_id })
+        const session = yield* makeSession(test, { product_cart: [{ product_id: product.product_id }], customer: { customer_id: customer.customer_id } })
+        const result = yield* pay(session.session_id, formWith(cards.visa))
+        if (result._tag !== "Paid" || result.payment.subscription_id === null) return assert.fail("not subscribed")
+      }), { concurrency: 4 })
+    return { clock, test }
+  })
+
 describe("Test clocks on PostgreSQL, two servers", () => {
   it.scopedLive("one advance asked of both at once: run once, every renewal charged once at its date; real time leaves them", () =>
     Effect.gen(function*() {
@@ -41,19 +57,7 @@ describe("Test clocks on PostgreSQL, two servers", () => {
       const sql = Context.get(yield* Layer.build(PgLive(url, { maxConnections: 1 })), SqlClient.SqlClient)
 
       const frozen = DateTime.unsafeMake("2030-01-15T08:00:00.000Z")
-      const { clock, test } = yield* Effect.gen(function*() {
-        const { test } = yield* newAccount
-        const clock = yield* (yield* TestClocks).create(test, { frozen_time: frozen })
-        const product = yield* makeProduct(test, { price: 4900, billing: "recurring", billing_interval: "month" })
-        yield* Effect.forEach(Array.from({ length: subscriptions }), (_, i) =>
-          Effect.gen(function*() {
-            const customer = yield* (yield* Customers).create(test, { email: `c${i}@example.ae`, test_clock_id: clock.test_clock_id })
-            const session = yield* makeSession(test, { product_cart: [{ product_id: product.product_id }], customer: { customer_id: customer.customer_id } })
-            const result = yield* pay(session.session_id, formWith(cards.visa))
-            if (result._tag !== "Paid" || result.payment.subscription_id === null) return assert.fail("not subscribed")
-          }), { concurrency: 4 })
-        return { clock, test }
-      }).pipe(Effect.provide(a))
+      const { clock, test } = yield* subscribedOnClock(frozen, "month").pipe(Effect.provide(a))
 
       // The real-time pass, as of a year later: the clock's subscriptions are not its work.
       const late = yield* Effect.flatMap(Billing, (billing) => billing.runOnce({ asOf: Date.parse("2031-02-01T00:00:00Z") })).pipe(Effect.provide(b))
@@ -94,19 +98,7 @@ describe("Test clocks on PostgreSQL, two servers", () => {
       const b = yield* serverOn(url)
       const sql = Context.get(yield* Layer.build(PgLive(url, { maxConnections: 1 })), SqlClient.SqlClient)
       const frozen = DateTime.unsafeMake("2030-01-15T08:00:00.000Z")
-      const { clock, test } = yield* Effect.gen(function*() {
-        const { test } = yield* newAccount
-        const clock = yield* (yield* TestClocks).create(test, { frozen_time: frozen })
-        const product = yield* makeProduct(test, { price: 4900, billing: "recurring", billing_interval: "day" })
-        yield* Effect.forEach(Array.from({ length: subscriptions }), (_, i) =>
-          Effect.gen(function*() {
-            const customer = yield* (yield* Customers).create(test, { email: `d${i}@example.ae`, test_clock_id: clock.test_clock_id })
-            const session = yield* makeSession(test, { product_cart: [{ product_id: product.product_id }], customer: { customer_id: customer.customer_id } })
-            const result = yield* pay(session.session_id, formWith(cards.visa))
-            if (result._tag !== "Paid") return assert.fail("not paid")
-          }), { concurrency: 4 })
-        return { clock, test }
-      }).pipe(Effect.provide(a))
+      const { clock, test } = yield* subscribedOnClock(frozen, "day").pipe(Effect.provide(a))
 
       // Two days of daily renewals on a, the clock deleted on b while they run (each charge takes half a second).
       const advancing = yield* Effect.flatMap(TestClocks, (clocks) =>
