@@ -706,6 +706,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
         write(() => {
           events.set(event.event_id, event)
           testEvents.set(event.event_id, true)
+          return event
         }),
       get: (scope, id) => read(() => testEvents.get(id) === undefined ? scoped(events.get(id), scope) : Option.none()),
       list: (scope, filter, request) =>

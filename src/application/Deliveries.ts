@@ -266,7 +266,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
             data: "livemode" in data ? { ...data, livemode: scope.livemode } : data,
             now
           })
-          yield* eventRepo.insertTest(event)
+          const stored = yield* eventRepo.insertTest(event)
           const delivery: Delivery.Delivery = {
             delivery_id: deliveryId,
             event_id: eventId,
@@ -292,7 +292,8 @@ export class Deliveries extends Effect.Service<Deliveries>()("fils/Deliveries", 
             livemode: scope.livemode,
             created_at: now,
             next_attempt_at: now,
-            request_body: Delivery.requestBody(event, true),
+            // As the delivery will send it: made from the event as stored.
+            request_body: Delivery.requestBody(stored, true),
             attempts: []
           })
         }))

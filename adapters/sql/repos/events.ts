@@ -16,7 +16,8 @@ export const makeEventsRepo = ({ first, inScope, page, sql }: Queries): EventsRe
   }, orUnavailable),
 
   insertTest: Effect.fnUntraced(function*(event) {
-    yield* sql`INSERT INTO events ${sql.insert({ ...Rows.eventToRow(event), test: true })}`
+    const rows = yield* sql<Rows.EventRow>`INSERT INTO events ${sql.insert({ ...Rows.eventToRow(event), test: true })} RETURNING *`
+    return Rows.eventFromRow(rows[0]!)
   }, orUnavailable),
 
   // Test events (migration 0026) are delivered, never part of the record.

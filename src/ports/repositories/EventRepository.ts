@@ -27,9 +27,10 @@ export interface EventsRepo {
   readonly insertAll: (events: ReadonlyArray<Event>) => Op<void>
   /**
    * Writes a test event (`POST /webhooks/{id}/test`): delivered as any other, but not part of the record (`get` and
-   * `list` leave it out).
+   * `list` leave it out). Gives back the event as stored: a delivery's body is made from it, and a store may keep
+   * the data's keys in an order of its own (PostgreSQL's `jsonb` does).
    */
-  readonly insertTest: (event: Event) => Op<void>
+  readonly insertTest: (event: Event) => Op<Event>
   readonly get: (scope: Scope, id: EventId) => Op<Option.Option<Event>>
   readonly list: (scope: Scope, filter: EventFilter, page: PageRequest) => Op<Page<Event>>
 }

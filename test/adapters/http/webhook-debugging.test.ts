@@ -101,6 +101,8 @@ describeStores("webhooks you can debug", (variant) => {
           // The body is given once, for every attempt (it is not stored per attempt), byte for byte as received.
           expect(Object.keys(a.request)).toEqual(["headers"])
           expect(got.body).toBe(d.request_body)
+          // And the body the test request answered with is that body too.
+          expect(sent.find((x) => x.delivery_id === d.delivery_id).request_body).toBe(got.body)
           for (const [name, value] of Object.entries(a.request.headers)) expect(got.headers[name], name).toBe(value)
           expect(Object.keys(a.request.headers).sort()).toEqual(
             ["content-length", "content-type", "user-agent", "webhook-id", "webhook-signature", "webhook-timestamp"]
