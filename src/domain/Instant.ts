@@ -24,11 +24,22 @@ export const exists = (text: string): boolean => {
 }
 
 /**
- * `Schema.DateTimeUtc` for input: the same text, refused when its date or time does not exist. Documented as
- * `Schema.DateTimeUtc` is (its identifier and description), so the API's document does not change.
+ * ISO 8601 with its zone, to the second or millisecond: `2026-11-27T09:00:00Z`, `2026-11-27T13:00:00.250+04:00`.
+ * Nothing else is read (no date alone, no zone left out, no fraction finer than a millisecond): whatever `Date`
+ * would make of such text is a guess, and a guess would alter the input.
+ */
+export const pattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?(?:Z|[+-]\d{2}:\d{2})$/
+
+/**
+ * A time in a request: ISO 8601 as `pattern` has it, refused when its date or time does not exist, read as
+ * `Schema.DateTimeUtc` reads it. Documented as `Schema.DateTimeUtc` is (its identifier and description), so the
+ * API's document does not change.
  */
 export const DateTimeInput = Schema.String.pipe(
-  Schema.filter((text) => exists(text) || "is not a date and time that exists", {
+  Schema.filter((text) =>
+    !pattern.test(text)
+      ? "must be an ISO 8601 time with its zone, e.g. 2026-11-27T09:00:00Z"
+      : exists(text) || "is not a date and time that exists", {
     identifier: "DateTimeUtc",
     description: "a string to be decoded into a DateTime.Utc",
     jsonSchema: {}

@@ -33,12 +33,19 @@ describe("Instant", () => {
     )
   })
 
-  it("DateTimeInput refuses what does not exist and reads the rest as Schema.DateTimeUtc does", () => {
+  it("DateTimeInput refuses what does not exist or is not ISO 8601 with its zone, and reads the rest as Schema.DateTimeUtc does", () => {
     const decode = Schema.decodeUnknownEither(DateTimeInput)
-    for (const text of ["2026-02-30T00:00:00Z", "2026-04-31T10:00:00Z", "2026-01-01T24:00:00Z", "2026-13-01", "2026-02-29"]) {
+    for (
+      const text of [
+        "2026-02-30T00:00:00Z", "2026-04-31T10:00:00Z", "2026-01-01T24:00:00Z", "2026-13-01T00:00:00Z",
+        // Forms `Date` reads by guessing: a date alone, no zone, no seconds, a space, a six-digit year, a finer fraction.
+        "2026-11-27", "2026-1-1", "2027-01-01T00:00:00", "2027-01-01T00:00Z", "2027-01-01 00:00:00Z", "+002027-01-01T00:00:00Z",
+        "2027-01-01T00:00:00.123456Z", "2027-01-01T00:00:00+25:00"
+      ]
+    ) {
       assert.isTrue(Either.isLeft(decode(text)), text)
     }
-    for (const text of ["2028-02-29T00:00:00Z", "2026-12-01T00:00:00+04:00", "2026-11-27", "2026-11-27T09:00:00.123Z"]) {
+    for (const text of ["2028-02-29T00:00:00Z", "2026-12-01T00:00:00+04:00", "2026-11-27T09:00:00.123Z", "2026-11-27T09:00:00.5-03:30"]) {
       const ours = decode(text)
       const theirs = Schema.decodeUnknownEither(Schema.DateTimeUtc)(text)
       assert.isTrue(Either.isRight(ours) && Either.isRight(theirs) && ours.right.epochMillis === theirs.right.epochMillis, text)

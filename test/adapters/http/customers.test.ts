@@ -91,6 +91,11 @@ describeStores("customers over HTTP", (variant) => {
       expect(expectError(await raw.post("/test_clocks", { frozen_time }), 400, "INVALID_REQUEST")).toContain("frozen_time is not a date and time that exists")
       expectError(await raw.post(`/test_clocks/${clock.json.test_clock_id}/advance`, { frozen_time }), 400, "INVALID_REQUEST")
     }
+    // Nor is a time read by guessing: ISO 8601 with its zone, or refused.
+    for (const frozen_time of ["2030-2-1", "2030-02-01", "2030-02-01T00:00:00", "2030-02-01 00:00:00Z", "2030-02-01T00:00:00.123456Z"]) {
+      expect(expectError(await raw.post(`/test_clocks/${clock.json.test_clock_id}/advance`, { frozen_time }), 400, "INVALID_REQUEST"))
+        .toBe("frozen_time must be an ISO 8601 time with its zone, e.g. 2026-11-27T09:00:00Z")
+    }
     expect((await raw.get(`/test_clocks/${clock.json.test_clock_id}`)).json).toEqual(clock.json)
     const live = rawFor(server(), server().accountA.live.key)
     expect(expectError(await live.post("/test_clocks", { frozen_time: "2030-01-31T09:00:00Z" }), 404, "NOT_FOUND")).toContain("test mode only")
