@@ -55,7 +55,9 @@ const mapFailure = (error: unknown, request: HttpServerRequest.HttpServerRequest
     if (error._tag === "RouteNotFound") {
       const path = pathOf(request.url)
       const allowed = allowedMethods(path)
-      return allowed.length === 0
+      // A path of a known shape that the router still did not take with this very method (an id past the router's
+      // length for a parameter, a `%` that does not decode) names nothing: 404, as an id of the wrong shape is.
+      return allowed.length === 0 || allowed.includes(request.method.toUpperCase())
         ? new Errors.NotFound({ message: `No route for ${request.method} ${path}` })
         : new MethodNotAllowed({ message: `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}` })
     }

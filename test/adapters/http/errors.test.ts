@@ -88,6 +88,9 @@ describeStores("HTTP errors", (variant) => {
     const cases = [
       [await rawFor(s).get("/products"), 401, "UNAUTHORIZED"],
       [await raw.get("/products/pdt_nope"), 404, "NOT_FOUND"],
+      // An id past the router's length for a parameter, or one that does not decode, names nothing: not a 405.
+      [await raw.get(`/products/pdt_${"a".repeat(200)}`), 404, "NOT_FOUND"],
+      [await raw.get("/payments/%ZZ"), 404, "NOT_FOUND"],
       [await raw.get("/products?limit=0"), 400, "INVALID_REQUEST"],
       [await raw.post("/products", "{"), 400, "INVALID_REQUEST"],
       [await raw.post("/products", { name: "x", price: 1, currency: "USD" }), 400, "CURRENCY_NOT_SUPPORTED"],
