@@ -20,13 +20,15 @@ import type { CheckoutSessionCreate, CheckoutSessionResource } from "../../src/d
 import type { CustomerCreate, CustomerResource, CustomerUpdate } from "../../src/domain/Customer.js"
 import type { DiscountCreate, DiscountResource, DiscountUpdate } from "../../src/domain/Discount.js"
 import type { TestClockAdvance, TestClockCreate, TestClockResource } from "../../src/domain/TestClock.js"
-import { Schema } from "effect"
+import { Either, Schema } from "effect"
+import { SubscriptionNotChangeable } from "../../src/domain/Errors.js"
+import * as Idempotency from "../../src/domain/Idempotency.js"
 import type { DeliveryResource } from "../../src/domain/Delivery.js"
 import { byNameOnly, type EventResource } from "../../src/domain/Event.js"
 import type { RequestLogResource } from "../../src/domain/RequestLog.js"
 import type { PaymentResource } from "../../src/domain/Payment.js"
 import type { PortalSessionCreate, PortalSessionResource } from "../../src/domain/PortalSession.js"
-import type { ProductCreate, ProductResource, ProductUpdate } from "../../src/domain/Product.js"
+import { checkCurrency, type ProductCreate, type ProductResource, type ProductUpdate } from "../../src/domain/Product.js"
 import type { SubscriptionCharge, SubscriptionResource, SubscriptionUpdate } from "../../src/domain/Subscription.js"
 import type { PlanChangePreview, PlanChangePreviewRequest, PlanChangeRequest } from "../../src/domain/PlanChange.js"
 import { CreditNote, Invoice } from "../../src/domain/TaxDocument.js"
@@ -655,18 +657,21 @@ export const requestExamples: Readonly<Record<string, unknown>> = {
   "testClocks.advance": { frozen_time: "2026-12-21T10:00:00.000Z" } satisfies typeof TestClockAdvance.Encoded
 }
 
-/** A typical message per error code (the `message` is for people; match on `code`). */
+/**
+ * A typical message per error code (the `message` is for people; match on `code`). Where the engine has the error's
+ * maker, the example is made by it, so that it reads as the server's answer does.
+ */
 export const errorMessages: Readonly<Record<string, string>> = {
-  INVALID_REQUEST: "price: Expected a non-negative integer, actual -5",
-  CURRENCY_NOT_SUPPORTED: "Currency 'USD' is not supported; use one of: AED",
+  INVALID_REQUEST: "price must be 0 or more",
+  CURRENCY_NOT_SUPPORTED: Either.getOrThrow(Either.flip(checkCurrency("USD"))).message,
   UNAUTHORIZED: "A valid API key is required: send 'Authorization: Bearer sk_test_…'",
   PAYMENTS_DISABLED: "Live payments are not enabled for this account",
   CARD_DECLINED: `The card was declined (insufficient_funds), so the plan was not changed; the failed charge is payment ${id("pay", 1)}`,
   NOT_FOUND: `No such product: '${id("pdt")}'`,
   METHOD_NOT_ALLOWED: "DELETE is not allowed on /api/v1/products; use GET, POST",
-  INVALID_STATE: "A cancelled subscription cannot change cancel_at_period_end",
+  INVALID_STATE: new SubscriptionNotChangeable({ subscription_id: id("sub"), status: "cancelled", change: "change cancel_at_period_end" }).message,
   ALREADY_EXISTS: "A discount with the code WELCOME10 already exists in this mode (codes are compared ignoring case); choose another code",
-  IDEMPOTENCY_KEY_IN_USE: "A request with this Idempotency-Key is still running; retry later",
+  IDEMPOTENCY_KEY_IN_USE: Idempotency.inUse().message,
   PAYLOAD_TOO_LARGE: "The request body is larger than 1048576 bytes",
   IDEMPOTENCY_KEY_REUSED: "This Idempotency-Key was used with different parameters",
   RATE_LIMITED: "Too many requests: at most 240 per minute; retry after 12 seconds",

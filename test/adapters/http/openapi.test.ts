@@ -294,6 +294,15 @@ describe("the OpenAPI document", () => {
     }
   })
 
+  it("its error examples read as the server's answers", async () => {
+    const examples = doc.paths["/api/v1/products"].post.responses["400"].content["application/json"].examples
+    const api = rawFor(server(), server().accountA.test.key)
+    const bad = await api.post("/api/v1/products", { name: "x", price: -5, currency: "AED" })
+    expect(bad.json).toEqual(examples.INVALID_REQUEST.value)
+    const usd = await api.post("/api/v1/products", { name: "x", price: 5, currency: "USD" })
+    expect(usd.json).toEqual(examples.CURRENCY_NOT_SUPPORTED.value)
+  })
+
   it("documents, per operation, the §8 error statuses it can return, each as { code, message } with the codes", () => {
     const listed = new Set<string>()
     for (const endpoint of contract) {
