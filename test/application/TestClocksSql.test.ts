@@ -6,6 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Cause, ConfigProvider, Context, DateTime, Effect, Layer, Option, type Redacted } from "effect"
+import { check } from "../../adapters/sql/Check.js"
 import { MigratedPg, PgLive } from "../../adapters/sql/Postgres.js"
 import { StoreSql } from "../../adapters/sql/StoreSql.js"
 import { NodeAdapters } from "../../adapters/runtime/NodeAdapters.js"
@@ -117,5 +118,9 @@ describe("Test clocks on PostgreSQL, two servers", () => {
         const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql(table)}`
         assert.strictEqual(row!.n, 0, `${table} left behind`)
       }
+      // The events stay, naming payments deleted with the clock: `fils check` finds nothing wrong in that.
+      const [kept] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM events WHERE type = 'payment.succeeded'`
+      assert.isAtLeast(kept!.n, subscriptions)
+      assert.deepStrictEqual(yield* check().pipe(Effect.provideService(SqlClient.SqlClient, sql)), [])
     }), { timeout: 120_000 })
 })
