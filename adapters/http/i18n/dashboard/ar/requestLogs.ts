@@ -13,7 +13,7 @@ export const requestLogs: DashboardCatalogue["requestLogs"] = {
     until: "إلى (UTC)",
     clear: "مسح",
     at: (date, clock) => `${date}، الساعة ${clock}`,
-    time: "الوقت",
+    time: "الوقت (UTC)",
     statusColumn: "الحالة",
     request: "الطلب",
     duration: "المدة",

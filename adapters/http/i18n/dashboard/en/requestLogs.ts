@@ -14,7 +14,7 @@ export const requestLogs = {
     clear: "Clear",
     /** A request's time in UTC: its date and clock (`17:20:40`). */
     at: (date: string, clock: string) => `${date} ${clock}`,
-    time: "Time",
+    time: "Time (UTC)",
     statusColumn: "Status",
     request: "Request",
     duration: "Duration",
