@@ -9,6 +9,7 @@
  * drain that burst: on the benchmark's machine even the bare baseline measured 45 ms that way.
  */
 import { Agent, request as httpRequest } from "node:http"
+import { monitorEventLoopDelay } from "node:perf_hooks"
 
 export interface PacedRequest {
   readonly method: string
@@ -37,6 +38,12 @@ export interface PacedFigures {
   readonly requests: number
   /** Non-2xx answers and transport errors. */
   readonly failed: number
+  /**
+   * The load generator's own event-loop delay (p99 and worst, ms): a request the generator itself was too busy to
+   * send or to read counts as the server's latency, so a p99 near these figures measured the generator.
+   */
+  readonly generatorDelayP99: number
+  readonly generatorDelayMax: number
 }
 
 /** The value at quantile `q` of sorted `values`, in milliseconds rounded to 0.1. */
@@ -53,6 +60,8 @@ export const paced = (options: PacedOptions): Promise<PacedFigures> =>
     let answered = 0
     let failed = 0
     const started = performance.now()
+    const delay = monitorEventLoopDelay({ resolution: 1 })
+    delay.enable()
 
     let finished = false
     const finish = (force = false) => {
@@ -61,6 +70,7 @@ export const paced = (options: PacedOptions): Promise<PacedFigures> =>
       clearInterval(ticker)
       clearTimeout(deadline)
       agent.destroy()
+      delay.disable()
       const sorted = latencies.slice(0, answered).sort()
       resolve({
         rps: answered / ((performance.now() - started) / 1000),
@@ -68,7 +78,9 @@ export const paced = (options: PacedOptions): Promise<PacedFigures> =>
         p99: quantile(sorted, 0.99),
         requests: answered,
         // Whatever was never answered by the deadline failed too.
-        failed: failed + (total - answered)
+        failed: failed + (total - answered),
+        generatorDelayP99: Math.round(delay.percentile(99) / 1e5) / 10,
+        generatorDelayMax: Math.round(delay.max / 1e5) / 10
       })
     }
     // Bounded: requests still unanswered 30 s after the last one fell due end the run.

@@ -10,6 +10,9 @@ export interface LoadFigures {
   /** PostgreSQL's CPU time per request, when it runs on the bench's machine (absent in older results). */
   readonly databaseCpuMsPerRequest?: number
   readonly peakRssMb: number
+  /** A paced run's load generator's own event-loop delay, p99 and worst, ms (paced.ts; absent in older results). */
+  readonly generatorDelayP99?: number
+  readonly generatorDelayMax?: number
 }
 
 export interface Results {

@@ -201,6 +201,7 @@ const run = async (): Promise<Results> => {
         : await paced({ url: target.url, connections, seconds, headers: auth, request: scenario.request(), rate })
       peak = Math.max(peak, memory(target.child.pid!).rssMb)
       if (rate !== undefined && r.failed > 0) log(`  ${scenario.name}: ${r.failed} failed`)
+      if ("generatorDelayP99" in r) log(`  p99 ${r.p99} ms; the generator's own event-loop delay p99 ${r.generatorDelayP99} ms, worst ${r.generatorDelayMax} ms`)
       return {
         ...r,
         // The server's own CPU time per request: a figure that holds up on a busy machine, where req/s do not.
