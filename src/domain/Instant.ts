@@ -1,7 +1,7 @@
 /**
  * An instant as a request writes it. `Schema.DateTimeUtc` reads text through `Date`, which moves a date that does
  * not exist to one that does (30 February to 2 March, 24:00 to the next day); input is refused, never altered
- * (docs/api.md, "Errors"), so a date and time written out in ISO 8601 must exist as written.
+ * (docs/api.md, "Text"), so a date and time written out in ISO 8601 must exist as written.
  */
 import { Schema } from "effect"
 
