@@ -13,8 +13,8 @@ export const requestLogs = {
     until: "Until (UTC)",
     clear: "Clear",
     /** A request's time in UTC: its date and clock (`17:20:40`). */
-    at: (date: string, clock: string) => `${date} ${clock}`,
-    time: "Time (UTC)",
+    at: (date: string, clock: string) => `${date} ${clock} UTC`,
+    time: "Time",
     statusColumn: "Status",
     request: "Request",
     duration: "Duration",
