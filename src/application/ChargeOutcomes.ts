@@ -212,7 +212,8 @@ export class ChargeOutcomes extends Effect.Service<ChargeOutcomes>()("fils/Charg
               Option.getRight(CheckoutSession.transition(found, {
                 _tag: "Complete",
                 paymentId: next.payment_id,
-                subscriptionId: started?.next.subscription_id ?? null
+                subscriptionId: started?.next.subscription_id ?? null,
+                payer: next.customer
               }, now)))
             // A session already complete (or expired) stays as it is.
             if (Option.isSome(completed)) yield* sessionRepo.update(completed.value)

@@ -371,11 +371,8 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           discounts: session.discounts
         }, now)
         yield* paymentRepo.insert(payment)
-        const updated = session.customer_id === null
-          ? yield* CheckoutSession.transition(session, { _tag: "AttachCustomer", customer }, now)
-          : session
-        if (updated !== session) yield* sessionRepo.update(updated)
-        return { session: updated, payment }
+        // The session takes its payer when a charge succeeds (`Complete`): a declined try's details stay that try's.
+        return { session, payment }
       }))
 
     /**
@@ -396,10 +393,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           // Counted now: there is no charge to wait for.
           yield* redeemCodes(session, now, Discount.redeem)
           const customer = yield* customerOf(session, form)
-          const attached = session.customer_id === null
-            ? yield* CheckoutSession.transition(session, { _tag: "AttachCustomer", customer }, now)
-            : session
-          const started = yield* startFromSession({ products: productRepo }, attached, {
+          const started = yield* startFromSession({ products: productRepo }, session, {
             customer: { customer_id: customer.customer_id, name: customer.name, email: customer.email },
             card: saved.card,
             at: now,
@@ -409,10 +403,11 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
           if (started === undefined) {
             return yield* new InvalidState({ message: "This subscription's product is no longer available." })
           }
-          const completed = yield* CheckoutSession.transition(attached, {
+          const completed = yield* CheckoutSession.transition(session, {
             _tag: "Complete",
             paymentId: null,
-            subscriptionId: started.next.subscription_id
+            subscriptionId: started.next.subscription_id,
+            payer: customer
           }, now)
           yield* subscriptionRepo.insert(started.next)
           yield* sessionRepo.update(completed)
@@ -482,7 +477,7 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
         const { session: shown } = yield* page(id)
         yield* CheckoutSession.ensurePayable(shown, now)
         if (!(yield* signer.sameSecret(formToken, shown.form_token))) return yield* staleForm
-        const validated = CheckoutForm.validate(input, now)
+        const validated = CheckoutForm.validate(input, now, shown.customer ?? undefined)
         if (Either.isLeft(validated)) return { _tag: "Invalid", session: shown, errors: validated.left } satisfies PayResult
         if (CheckoutSession.isFreeTrial(shown)) return yield* startTrial(shown, formToken, validated.right)
         // A charge still `processing` may be one whose answer was lost (a failover between the processor's answer

@@ -38,7 +38,8 @@ export const fromSubmitted = ({ card_number, cvc, ...rest }: SubmittedForm): Che
 })
 
 export interface ValidCheckoutForm {
-  readonly customer: { readonly name: string; readonly email: string; readonly phone_number: string | null }
+  /** The name is null only for a session's customer created without one. */
+  readonly customer: { readonly name: string | null; readonly email: string; readonly phone_number: string | null }
   readonly card: ValidCard
   /** A business buyer's name and TRN, for a tax invoice naming it (both optional; a TRN needs the name). */
   readonly business: { readonly name: string; readonly trn: string | null } | null
@@ -122,22 +123,30 @@ export const validateCard = (input: CheckoutFormInput, now: DateTime.Utc): Eithe
     : Either.right({ number: Redacted.make(number), expMonth: expiry.right.month, expYear: expiry.right.year, cvc: Redacted.make(cvc) })
 }
 
-export const validate = (
-  input: CheckoutFormInput,
-  now: DateTime.Utc
-): Either.Either<ValidCheckoutForm, FieldErrors> => {
-  const errors: FieldErrors = {}
+/** The contact fields, each refusal in `errors`. */
+const contactOf = (input: CheckoutFormInput, errors: FieldErrors): ValidCheckoutForm["customer"] => {
   // The name and e-mail are kept as typed, as the API keeps them: nothing is trimmed away unseen.
   const name = input.name ?? ""
   const email = input.email ?? ""
   const phone = (input.phone_number ?? "").replace(/[\s-]/g, "")
-
   if (name.trim().length < 1 || name.length > 200) errors.name = messages.name
   if (email !== email.trim()) errors.email = messages.emailSpaces
   else if (email.length > 254 || !emailShape.test(email)) errors.email = messages.email
-  if (phone !== "" && !/^\+[0-9]{8,15}$/.test(phone)) {
-    errors.phone_number = messages.phone
-  }
+  if (phone !== "" && !/^\+[0-9]{8,15}$/.test(phone)) errors.phone_number = messages.phone
+  return { name, email, phone_number: phone === "" ? null : phone }
+}
+
+/**
+ * The form as the page asked for it. `payer`: the customer the session was created for, who pays it: the page shows
+ * their details read-only, and contact fields a script posts anyway are not read (the merchant chose the payer).
+ */
+export const validate = (
+  input: CheckoutFormInput,
+  now: DateTime.Utc,
+  payer?: ValidCheckoutForm["customer"]
+): Either.Either<ValidCheckoutForm, FieldErrors> => {
+  const errors: FieldErrors = {}
+  const customer = payer ?? contactOf(input, errors)
   // As typed: a TRN with spaces is refused, not read as its digits.
   const businessName = input.business_name ?? ""
   const trn = input.business_trn ?? ""
@@ -151,7 +160,7 @@ export const validate = (
   return Either.isLeft(card) || Object.keys(errors).length > 0
     ? Either.left(errors)
     : Either.right({
-      customer: { name, email, phone_number: phone === "" ? null : phone },
+      customer,
       card: card.right,
       business: businessName === "" ? null : { name: businessName, trn: trn === "" ? null : trn }
     })

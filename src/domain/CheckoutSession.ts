@@ -410,11 +410,14 @@ export type SessionCommand =
     readonly _tag: "Complete"
     readonly paymentId: PaymentId | null
     readonly subscriptionId: SubscriptionId | null
+    /**
+     * Who paid: a session created without a customer takes this one (the form's, of the attempt that succeeded); a
+     * session created for one keeps its own. Never before: a declined try's details are not the session's.
+     */
+    readonly payer: CustomerOnFile | null
   }
   /** Its 24 hours passed with no charge in flight. */
   | { readonly _tag: "Expire" }
-  /** The customer who pays a session created without one (the form's). */
-  | { readonly _tag: "AttachCustomer"; readonly customer: CustomerOnFile }
 
 /**
  * The session's state machine: `open → complete | expired`, both final. A command that does not apply to the
@@ -433,6 +436,9 @@ export const transition = (
     case "Complete":
       return Either.right({
         ...session,
+        ...(session.customer_id === null && command.payer !== null
+          ? { customer_id: command.payer.customer_id, customer: sessionCustomer(command.payer) }
+          : {}),
         status: "complete",
         payment_id: command.paymentId,
         subscription_id: command.subscriptionId,
@@ -442,14 +448,6 @@ export const transition = (
       return statusAt(session, now) === "expired"
         ? Either.right({ ...session, status: "expired" })
         : Either.left(new InvalidState({ message: `Checkout session ${session.session_id} is not due to expire` }))
-    case "AttachCustomer":
-      return session.customer_id === null
-        ? Either.right({
-          ...session,
-          customer_id: command.customer.customer_id,
-          customer: sessionCustomer(command.customer)
-        })
-        : Either.left(new InvalidState({ message: `Checkout session ${session.session_id} already has a customer` }))
   }
 }
 

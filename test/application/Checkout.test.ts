@@ -282,10 +282,14 @@ describe("Checkout.pay", () => {
       assert.isNull(declined.session.payment_id)
       const afterDecline = yield* checkout.get(test, session.session_id)
       assert.strictEqual(afterDecline.status, "open")
-      // The form's customer is attached to the session and the payment.
-      assert.isNotNull(afterDecline.customer_id)
-      assert.deepStrictEqual(afterDecline.customer, { name: "Layla Haddad", email: "layla@example.ae", phone_number: "+971501234567" })
-      assert.strictEqual(failed.customer?.customer_id, afterDecline.customer_id)
+      // The form's customer is the payment's; the session takes its payer only when a charge succeeds.
+      assert.deepStrictEqual([afterDecline.customer_id, afterDecline.customer], [null, null])
+      assert.deepStrictEqual(failed.customer && { ...failed.customer, customer_id: "" }, {
+        customer_id: "",
+        name: "Layla Haddad",
+        email: "layla@example.ae",
+        phone_number: "+971501234567"
+      })
       const failedEvents = yield* eventsOf(test, "payment.failed")
       assert.strictEqual(failedEvents.length, 1)
       assert.deepStrictEqual(failedEvents[0]!.data, encodePayment(yield* payments.get(test, failed.payment_id)))
@@ -301,7 +305,7 @@ describe("Checkout.pay", () => {
       assert.strictEqual(paid.fee_amount, Payment.fee(5000, Payment.defaultFees))
       assert.strictEqual(paid.net_amount, 5000 - paid.fee_amount)
       assert.strictEqual(DateTime.toEpochMillis(paid.paid_at!), start + 60_000)
-      assert.strictEqual(paid.customer?.customer_id, afterDecline.customer_id, "the same customer pays again")
+      assert.strictEqual(paid.customer?.customer_id, failed.customer?.customer_id, "the same customer (by e-mail) pays again")
       assert.deepStrictEqual(paid.card && { brand: paid.card.brand, last4: paid.card.last4 }, { brand: "visa", last4: "4242" })
       assert.isNull(paid.failure_code)
       assert.deepStrictEqual(Payment.violations(paid), [])
@@ -309,6 +313,7 @@ describe("Checkout.pay", () => {
       const completed = yield* checkout.get(test, session.session_id)
       assert.strictEqual(completed.status, "complete")
       assert.strictEqual(completed.payment_id, paid.payment_id)
+      assert.strictEqual(completed.customer_id, paid.customer?.customer_id)
       assert.strictEqual(DateTime.toEpochMillis(completed.completed_at!), start + 60_000)
       assert.deepStrictEqual(retry.session, completed)
 

@@ -142,7 +142,7 @@ describe("CheckoutForm.validate", () => {
 
   it("the name is required, at most 200 characters", () => {
     for (const name of ["", "   ", "n".repeat(201)]) assert.deepStrictEqual(errorKeys({ ...valid, name }), ["name"])
-    assert.strictEqual(accepted({ ...valid, name: "n".repeat(200) }).customer.name.length, 200)
+    assert.strictEqual(accepted({ ...valid, name: "n".repeat(200) }).customer.name?.length, 200)
   })
 
   it("the CVC is 3 or 4 digits", () => {

@@ -40,10 +40,10 @@ const sessionOf = (lines: ReadonlyArray<CheckoutSession.PricedLine>): CheckoutSe
 const at = (d: Duration.DurationInput) => DateTime.addDuration(t0, d)
 const before = DateTime.subtract(at("24 hours"), { millis: 1 })
 const expiry = at("24 hours")
-const paid = { paymentId: hexId("pay") as PaymentId, subscriptionId: null }
+const paid = { paymentId: hexId("pay") as PaymentId, subscriptionId: null, payer: null }
 const complete = (
   session: CheckoutSession.CheckoutSession,
-  payment: { readonly paymentId: PaymentId; readonly subscriptionId: SubscriptionId | null },
+  payment: { readonly paymentId: PaymentId; readonly subscriptionId: SubscriptionId | null; readonly payer: null },
   now: DateTime.Utc
 ) => CheckoutSession.transition(session, { _tag: "Complete", ...payment }, now)
 const expire = (session: CheckoutSession.CheckoutSession, now: DateTime.Utc) =>
@@ -226,7 +226,7 @@ describe("CheckoutSession.ensurePayable / complete / expire", () => {
   it("complete sets status, payment_id, subscription_id and completed_at", () => {
     const subscriptionId = hexId("sub") as SubscriptionId
     const when = at("2 hours")
-    const done = Either.getOrThrow(complete(open, { paymentId: paid.paymentId, subscriptionId }, when))
+    const done = Either.getOrThrow(complete(open, { ...paid, subscriptionId }, when))
     assert.deepStrictEqual(done, {
       ...open,
       status: "complete",
@@ -301,7 +301,7 @@ describe("CheckoutSession.ensurePayable / complete / expire", () => {
   })
 })
 
-describe("CheckoutSession.open and AttachCustomer", () => {
+describe("CheckoutSession.open and its customer", () => {
   const customer = {
     customer_id: hexId("cus") as CustomerId,
     name: "Mona",
@@ -331,13 +331,16 @@ describe("CheckoutSession.open and AttachCustomer", () => {
     assert.deepStrictEqual(withCustomer.customer, { name: "Mona", email: "mona@example.com", phone_number: null })
   })
 
-  it("attaches the paying customer once, and only while open", () => {
+  it("takes its payer when it completes, never before, and keeps the customer it was created for", () => {
     const s = sessionOf([{ product: oneTime, quantity: 1 }])
-    const attached = Either.getOrThrow(CheckoutSession.transition(s, { _tag: "AttachCustomer", customer }, t0))
-    assert.strictEqual(attached.customer_id, customer.customer_id)
-    assert.strictEqual(attached.customer?.email, "mona@example.com")
-    assert.strictEqual(leftTag(CheckoutSession.transition(attached, { _tag: "AttachCustomer", customer }, t0)), "InvalidState")
-    const done = Either.getOrThrow(complete(s, paid, t0))
-    assert.strictEqual(leftTag(CheckoutSession.transition(done, { _tag: "AttachCustomer", customer }, t0)), "InvalidState")
+    const other = { ...customer, customer_id: hexId("cus") as CustomerId, email: "other@example.com" }
+    const done = Either.getOrThrow(CheckoutSession.transition(s, { _tag: "Complete", ...paid, payer: customer }, t0))
+    assert.strictEqual(done.customer_id, customer.customer_id)
+    assert.deepStrictEqual(done.customer, { name: "Mona", email: "mona@example.com", phone_number: null })
+    const expired = Either.getOrThrow(CheckoutSession.transition(s, { _tag: "Expire" }, expiry))
+    assert.deepStrictEqual([expired.customer_id, expired.customer], [null, null])
+    const forMona = { ...s, customer_id: customer.customer_id, customer: done.customer }
+    const paidByOther = Either.getOrThrow(CheckoutSession.transition(forMona, { _tag: "Complete", ...paid, payer: other }, t0))
+    assert.deepStrictEqual([paidByOther.customer_id, paidByOther.customer?.email], [customer.customer_id, "mona@example.com"])
   })
 })

@@ -38,6 +38,8 @@ interface World {
   readonly sameSiteOrigin: string
   /** A session whose every merchant string is hostile, and the literal strings the page must show. */
   readonly sessionId: string
+  /** A session of the same cart without a customer: its page asks for the contact fields. */
+  readonly formSessionId: string
   readonly shown: ReadonlyArray<string>
 }
 
@@ -111,6 +113,7 @@ beforeAll(async () => {
     return_url: `https://shop.example:8443/thanks?q=${encodeURIComponent(hostile("return"))}`,
     metadata: { note: hostile("session-metadata").slice(0, 500) }
   }))
+  const formSession = await ok(raw.post("/checkout_sessions", { product_cart: products.map((p) => ({ product_id: p.product_id })) }))
   const attacker = await startAttacker(() => server.origin)
   world = {
     server,
@@ -120,6 +123,7 @@ beforeAll(async () => {
     attackerOrigin: attacker.origin,
     sameSiteOrigin: attacker.sameSiteOrigin,
     sessionId: session.session_id,
+    formSessionId: formSession.session_id,
     shown: [businessName, ...names, customerName, hostileEmail]
   }
 }, 120_000)
@@ -182,7 +186,7 @@ describe("the hosted checkout keeps merchant and customer strings inert, in Chro
       expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined()
       expect(hits).toEqual([])
       expect(await executableParts(page)).toEqual([])
-      // Shown as written: names in the text, the customer's details as the fields' values.
+      // Shown as written: names in the text, the customer's details as the (read-only) fields' values.
       const text = await page.locator("body").innerText()
       expect(await page.title()).toContain(w.shown[0]!.slice(0, 40))
       for (const s of w.shown.slice(1, -2)) expect(text).toContain(s)
@@ -214,7 +218,7 @@ describe("the hosted checkout keeps merchant and customer strings inert, in Chro
     const { context, hits, pageOf } = await openContext(w)
     try {
       const page = await pageOf()
-      await page.goto(`${w.server.origin}/checkout/${w.sessionId}`)
+      await page.goto(`${w.server.origin}/checkout/${w.formSessionId}`)
       await page.fill("#name", hostile("typed-name").slice(0, 900))
       await page.fill("#email", `${hostileEmail}<script>__pwn('typed-email')</script>`)
       await page.fill("#phone_number", `"><img src=x onerror=__pwn('typed-phone')>`)
@@ -228,7 +232,7 @@ describe("the hosted checkout keeps merchant and customer strings inert, in Chro
       expect(await page.inputValue("#phone_number")).toBe(`"><img src=x onerror=__pwn('typed-phone')>`)
       await page.waitForTimeout(300)
       expect(hits).toEqual([])
-      const payments = await api(w).get(`/payments?checkout_session_id=${w.sessionId}`)
+      const payments = await api(w).get(`/payments?checkout_session_id=${w.formSessionId}`)
       expect(payments.json.items).toEqual([])
     } finally {
       await context.close()

@@ -69,6 +69,7 @@ const styles = `
            text-align: center; text-decoration: none; }
   :focus-visible { outline: 3px solid #1d4ed8; outline-offset: 2px; }
   small, .muted { color: #555; }
+  input[readonly] { background: #f3f4f6; color: #333; }
   .trial { background: #eff6ff; border-radius: 6px; padding: .6rem .75rem; margin: 0 0 1rem; font-size: .9rem; }
   details { margin-top: 1rem; } summary { cursor: pointer; font-size: .9rem; }
   tr.subtotal td { border-top: 1px solid #ddd; padding-top: .6rem; }
@@ -289,6 +290,27 @@ const discountForm = (lang: Lang, session: CheckoutSession, formToken: string, c
   }</div>${code.error ? html`<p class="error" id="discount_code-error">${code.error}</p>` : ""}
 </form>`
 
+/**
+ * Who pays: the name, e-mail and phone as typed; a session created for a customer shows theirs, read-only (the
+ * payment is theirs, `CheckoutForm.validate`), and a detail it does not know is not asked.
+ */
+const contactFields = (lang: Lang, session: CheckoutSession, values: FormValues, errors: FieldErrors) => {
+  const { t } = lang
+  const payer = session.customer
+  const fixed = payer === null ? "" : " readonly"
+  const shown = (name: "name" | "email" | "phone_number", fallback: string | undefined) =>
+    payer === null ? fallback : (payer[name] ?? undefined)
+  return html`${
+    payer?.name === null ? "" : field(lang, "name", t.checkout.name, raw(`autocomplete="cc-name" required${fixed}`), shown("name", values.name), errors.name)
+  }
+${field(lang, "email", t.checkout.email, raw(`type="email" autocomplete="email" dir="ltr" required${fixed}`), shown("email", values.email), errors.email)}
+${
+    payer !== null && payer.phone_number === null
+      ? ""
+      : field(lang, "phone_number", t.checkout.phone, raw(`type="tel" autocomplete="tel" dir="ltr"${fixed}`), shown("phone_number", values.phone_number), errors.phone_number)
+  }`
+}
+
 const heading = (lang: Lang, businessName: string, session: CheckoutSession | undefined) =>
   html`<h1>${businessName}</h1>${session === undefined || session.livemode ? "" : html`<span class="mode">${lang.t.testMode}</span>`}`
 
@@ -326,9 +348,7 @@ ${discountForm(lang, session, props.formToken, props.code ?? { value: session.di
 ${props.alert ? html`<div class="alert" role="alert">${props.alert}</div>` : ""}
 <form method="post" action="${formAction(session)}" novalidate>
 <input type="hidden" name="form_token" value="${props.formToken}">
-${field(lang, "name", t.checkout.name, raw(`autocomplete="cc-name" required`), values.name, errors.name)}
-${field(lang, "email", t.checkout.email, raw(`type="email" autocomplete="email" dir="ltr" required`), values.email, errors.email)}
-${field(lang, "phone_number", t.checkout.phone, raw(`type="tel" autocomplete="tel" dir="ltr"`), values.phone_number, errors.phone_number)}
+${contactFields(lang, session, values, errors)}
 ${cardFields(lang, values, errors)}
 ${businessFields(lang, session, values, errors)}
 <button type="submit">${submitLabel(lang, session)}</button>

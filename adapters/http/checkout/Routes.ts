@@ -27,7 +27,7 @@ import { sameOriginSubmission } from "../html/Origin.js"
 import { date, money } from "../i18n/Format.js"
 import * as Locale from "../i18n/Locale.js"
 import { inZone, type Lang, langOf } from "../i18n/Messages.js"
-import { type CodeField, formAction, messagePage, paidPage, paymentPage } from "./Page.js"
+import { type CodeField, formAction, type FormValues, messagePage, paidPage, paymentPage } from "./Page.js"
 
 const sessionIdOf = parseId(CheckoutSessionId)
 const routeSessionId = Effect.map(HttpRouter.params, (p) => Option.fromNullable(p.id === undefined ? undefined : sessionIdOf(p.id)))
@@ -203,7 +203,16 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
     const closedPage = (lang: Lang, session: CheckoutSession, businessName: string, nonce: string) =>
       session.status === "complete" ? completePage(lang, session.session_id, nonce) : Effect.succeed(expiredPage(lang, session, businessName, nonce))
 
-    const show = (lang: Lang, id: CheckoutSessionId, nonce: string, alert?: string, status = 200, code?: CodeField) =>
+    /** The payment page; `values`: what the customer typed, shown again after a refusal (never the card number or CVC). */
+    const show = (
+      lang: Lang,
+      id: CheckoutSessionId,
+      nonce: string,
+      alert?: string,
+      status = 200,
+      code?: CodeField,
+      values: FormValues = {}
+    ) =>
       Effect.flatMap(Effect.zip(checkout.page(id), DateTime.now), ([{ businessName, plan, session, timeZone }, now]) =>
         session.status !== "open"
           ? closedPage(lang, session, businessName, nonce)
@@ -217,11 +226,7 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
               businessName,
               nonce,
               formToken: session.form_token,
-              values: {
-                name: session.customer?.name ?? undefined,
-                email: session.customer?.email,
-                phone_number: session.customer?.phone_number ?? undefined
-              },
+              values,
               errors: {},
               alert,
               code
@@ -361,7 +366,9 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
                       alert: t.checkout.correct
                     }), nonce, result.session.return_url)
                   }
-                  if (result._tag === "Refused") return yield* show(lang, id.value, nonce, t.declines[declineCode(result.code)], 402)
+                  if (result._tag === "Refused") {
+                    return yield* show(lang, id.value, nonce, t.declines[declineCode(result.code)], 402, undefined, form)
+                  }
                   if (result._tag === "Started") {
                     const { session, subscription } = result
                     if (session.return_url !== null) {
@@ -386,7 +393,7 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
                   }
                   const { payment, session } = result
                   if (payment.status === "failed") {
-                    return yield* show(lang, id.value, nonce, t.declines[declineCode(payment.failure_code)], 402)
+                    return yield* show(lang, id.value, nonce, t.declines[declineCode(payment.failure_code)], 402, undefined, form)
                   }
                   if (session.return_url !== null) {
                     return yield* paidBy(HttpServerResponse.empty({
@@ -415,7 +422,7 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
                   Effect.flatMap(checkout.page(id.value), ({ businessName, session }) =>
                     session.status !== "open"
                       ? closedPage(lang, session, businessName, nonce)
-                      : show(lang, id.value, nonce, t.checkout.notPayableNow(e.message), 409)),
+                      : show(lang, id.value, nonce, t.checkout.notPayableNow(e.message), 409, undefined, form)),
                 // The only request `pay` refuses is a stale form (its token not the session's).
                 InvalidRequest: () => show(lang, id.value, nonce, t.checkout.staleForm, 403),
                 // The session's code expired, was used up or deleted since it was applied: nothing was charged.
@@ -423,7 +430,7 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
                   show(lang, id.value, nonce, t.checkout.discountNotRedeemable, 409, {
                     value: e.discount_code,
                     error: t.discountRefusals[e.reason]
-                  })
+                  }, form)
               }),
               Effect.catchAllCause((cause) => {
                 const error = Option.getOrUndefined(Cause.failureOption(cause)) as { readonly _tag?: string } | undefined

@@ -414,17 +414,61 @@ describeStores("checkout over HTTP", (variant) => {
     expect(tokenOf(page.html).length).toBeGreaterThan(10)
   })
 
-  it("GET /checkout/{id} prefills the customer already known", async () => {
+  it("a session for a known customer: their details prefilled read-only, the payment theirs whatever a script posts", async () => {
     const email = `known-${randomUUID()}@example.ae`
-    const session = await createSession(server().accountA.test.key, {
-      customer: { email, name: "Known Buyer", phone_number: "+971509999999" }
-    })
+    const key = server().accountA.test.key
+    const session = await createSession(key, { customer: { email, name: "Known Buyer", phone_number: "+971509999999" } })
     const page = await getPage(session.session_id)
     expectHtml(page, 200)
-    expect(page.html).toMatch(new RegExp(`name="email"[^>]*value="${email}"`))
-    expect(page.html).toMatch(/name="name"[^>]*value="Known Buyer"/)
-    expect(page.html).toMatch(/name="phone_number"[^>]*value="\+971509999999"/)
+    expect(page.html).toMatch(new RegExp(`name="email"[^>]*readonly[^>]*value="${email}"`))
+    expect(page.html).toMatch(/name="name"[^>]*readonly[^>]*value="Known Buyer"/)
+    expect(page.html).toMatch(/name="phone_number"[^>]*readonly[^>]*value="\+971509999999"/)
     expect(page.html).toMatch(/name="card_number"[^>]*value=""/)
+    expect(page.html).not.toMatch(/name="card_number"[^>]*readonly/)
+
+    // The merchant chose who pays: details a script posts anyway are not read, and the payment is theirs.
+    const { card_number, cvc, exp_month, exp_year } = form(cards.visa)
+    const cardOnly = { card_number: card_number!, cvc: cvc!, exp_month: exp_month!, exp_year: exp_year! }
+    const paid = await submit(session.session_id, { ...cardOnly, name: "Someone Else", email: "else@example.ae" })
+    expectHtml(paid, 200)
+    const [payment] = await paymentsOfSession(key, session.session_id)
+    expect(payment).toMatchObject({ status: "succeeded", customer: { email, name: "Known Buyer", phone_number: "+971509999999" } })
+    const read = await rawA().get(`/checkout_sessions/${session.session_id}`)
+    expect(read.json.customer).toEqual({ email, name: "Known Buyer", phone_number: "+971509999999" })
+
+    // A customer known by e-mail alone: no name or phone asked.
+    const onlyEmail = `only-${randomUUID()}@example.ae`
+    const bare = await createSession(key, { customer: { email: onlyEmail } })
+    const barePage = await getPage(bare.session_id)
+    expect(barePage.html).not.toMatch(/name="name"|name="phone_number"/)
+    expectHtml(await submit(bare.session_id, cardOnly), 200)
+    expect((await paymentsOfSession(key, bare.session_id))[0]).toMatchObject({
+      status: "succeeded",
+      customer: { email: onlyEmail, name: null, phone_number: null }
+    })
+  })
+
+  it("a declined try's contact details are not kept: the page shows them as typed, and the next try pays as the one it names", async () => {
+    const key = server().accountA.test.key
+    const session = await createSession(key)
+    const typo = `typo-${randomUUID()}@example.ae`
+    const right = `right-${randomUUID()}@example.ae`
+    const declined = await submit(session.session_id, form(cards.declined, { email: typo, name: "Layla Hadad" }))
+    expectHtml(declined, 402)
+    expect(declined.html).toMatch(new RegExp(`name="email"[^>]*value="${typo}"`))
+    expect(declined.html).toMatch(/name="name"[^>]*value="Layla Hadad"/)
+    expect(declined.html).toMatch(/name="card_number"[^>]*value=""/)
+    const open = await rawA().get(`/checkout_sessions/${session.session_id}`)
+    expect(open.json).toMatchObject({ status: "open", customer: null })
+
+    const paid = await submit(session.session_id, form(cards.visa, { email: right, name: "Layla Haddad" }))
+    expectHtml(paid, 200)
+    const payments = await paymentsOfSession(key, session.session_id)
+    const byStatus = Object.fromEntries(payments.map((p) => [p.status, p.customer]))
+    expect(byStatus.failed).toMatchObject({ email: typo, name: "Layla Hadad" })
+    expect(byStatus.succeeded).toMatchObject({ email: right, name: "Layla Haddad" })
+    const done = await rawA().get(`/checkout_sessions/${session.session_id}`)
+    expect(done.json).toMatchObject({ status: "complete", customer: { email: right, name: "Layla Haddad" } })
   })
 
   it("the paid page: a receipt dated in the account's time zone, in the language the browser asks for", async () => {
