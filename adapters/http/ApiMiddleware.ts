@@ -15,7 +15,7 @@
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Context, Effect, Either, Redacted, Schema, type Tracer } from "effect"
-import type { Principal } from "../../src/application/Accounts.js"
+import { Accounts, type Principal } from "../../src/application/Accounts.js"
 import { Payments } from "../../src/application/Payments.js"
 import { RequestLogs } from "../../src/application/RequestLogs.js"
 import { PaymentResource } from "../../src/domain/Payment.js"
@@ -56,9 +56,15 @@ export const makeApiMiddleware = Effect.gen(function*() {
   const authentication = yield* Authentication
   const reads = paymentReads(yield* Payments)
   const logs = yield* RequestLogs
+  const accounts = yield* Accounts
   // Off (`FILS_REQUEST_LOG_RETENTION_DAYS=0`): not even the wrapper.
   const logged: <E, R>(app: HttpApp.Default<E, R>) => HttpApp.Default<E, R> = logs.enabled
-    ? logRequests(logs.record)
+    ? logRequests(logs.record, (request) =>
+      /^Bearer\s+\S/i.test(request.headers.authorization ?? "")
+        ? accounts.authenticate(Redacted.make(request.headers.authorization!.slice(7))).pipe(
+          Effect.orElseSucceed(() => undefined)
+        )
+        : Effect.succeed(undefined))
     : (app) => app
 
   /**

@@ -5,7 +5,8 @@
  * and key are scrubbed as log lines are (`redactText`), should a caller put a secret there.
  *
  * The line is handed to `RequestLogs.record`, which only buffers it: the request never waits for the store.
- * Requests that fail authentication belong to no account and make no line; reading the logs makes none either.
+ * Requests that fail authentication belong to no account and make no line (one refused before authentication ran,
+ * an unknown path or method, is looked up by its key); reading the logs makes none either.
  */
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -71,7 +72,14 @@ const outcomeOf = (
  * once answered its line goes to `record`. The id is the one `fils serve` gave the request (`observeRequests`);
  * served otherwise (a test server, a host's handler), it is made here and echoed in `x-request-id`.
  */
-export const logRequests = (record: (line: RequestLog.RequestLogDraft) => boolean) =>
+export const logRequests = (
+  record: (line: RequestLog.RequestLogDraft) => boolean,
+  /**
+   * Whose key a request carries, for a request refused before authentication ran (a path or method the router
+   * does not know): a line of that key's account, as any other of its requests. Not a sign-in: nothing is counted.
+   */
+  identify: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<Principal | undefined>
+) =>
 <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
   Effect.withFiberRuntime((fiber) => {
     const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
@@ -83,9 +91,7 @@ export const logRequests = (record: (line: RequestLog.RequestLogDraft) => boolea
     const given = span?._tag === "Span" ? span.attributes.get(requestIdAttribute) : undefined
     const requestId = typeof given === "string" ? given : requestIdOf(request.headers[requestIdHeader])
 
-    const write = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, E>) => {
-      const caller = callers.get(request.source as object)
-      if (caller === undefined) return
+    const write = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, E>, caller: Principal) => {
       const outcome = outcomeOf(exit)
       if (outcome === undefined) return
       const key = request.headers["idempotency-key"]
@@ -106,15 +112,23 @@ export const logRequests = (record: (line: RequestLog.RequestLogDraft) => boolea
 
     // Written as the answer leaves (an interrupted request, which has none, makes no line). The id is set on the
     // request's own fiber, which ends with it: for the rest of its life, not restored (a step less).
-    const logged = Effect.matchCauseEffect(Effect.zipRight(FiberRef.set(CurrentRequestId, requestId), app), {
-      onFailure: (cause) => {
-        write(Exit.failCause(cause))
-        return Effect.failCause(cause)
-      },
-      onSuccess: (response) => {
-        write(Exit.succeed(response))
-        return Effect.succeed(response)
+    // A request that never reached authentication (`noteCaller`) is looked up by its key once it has failed, only
+    // when it carries one: an unknown route's 404 or a 405.
+    const written = <A>(exit: Exit.Exit<HttpServerResponse.HttpServerResponse, E>, after: Effect.Effect<A, E>) => {
+      const caller = callers.get(request.source as object)
+      if (caller !== undefined) {
+        write(exit, caller)
+        return after
       }
+      if (request.headers.authorization === undefined || (Exit.isSuccess(exit) && exit.value.status < 400)) return after
+      return Effect.zipRight(
+        Effect.map(identify(request), (found) => found !== undefined && write(exit, found)),
+        after
+      )
+    }
+    const logged = Effect.matchCauseEffect(Effect.zipRight(FiberRef.set(CurrentRequestId, requestId), app), {
+      onFailure: (cause) => written(Exit.failCause(cause), Effect.failCause(cause)),
+      onSuccess: (response) => written(Exit.succeed(response), Effect.succeed(response))
     })
     if (typeof given === "string") return logged
     // No `observeRequests` made the id: echoed here.

@@ -11,6 +11,7 @@ import { Context, Effect, Option } from "effect"
 import { beforeAll, describe, expect, it } from "vitest"
 import { Authentication } from "../../../adapters/http/Api.js"
 import { makeApiMiddleware, plainQuery } from "../../../adapters/http/ApiMiddleware.js"
+import { Accounts } from "../../../src/application/Accounts.js"
 import { Payments } from "../../../src/application/Payments.js"
 import { RequestLogs } from "../../../src/application/RequestLogs.js"
 import { notFound } from "../../../src/domain/Errors.js"
@@ -34,8 +35,9 @@ const dispatch = (method: string, url: string, headers: Record<string, string> =
     Effect.provideService(Authentication, {
       bearer: () => Effect.sync(() => (authenticated = true, { accountId: "acc_1", livemode: false, keyId: "key_1" }))
     } as never),
-    // Request logs off: the dispatch alone.
+    // Request logs off: the dispatch alone (no key is looked up for a line).
     Effect.provideService(RequestLogs, { enabled: false } as never),
+    Effect.provideService(Accounts, {} as never),
     Effect.provide(Context.make(Payments, {
       get: (_: unknown, payment: string) => Effect.fail(notFound("payment", payment)),
       list: () => Effect.succeed({ items: [], has_more: false, next_cursor: null })

@@ -96,6 +96,21 @@ describeStores("request logs over HTTP", (variant) => {
     }
   })
 
+  it("a request the router refuses (no such path, a method it does not take) is its key's line too; a bad key's is nobody's", async () => {
+    const account = await server().createAccount()
+    const raw = rawFor(server(), account.test.key)
+    expectError(await raw.get("/paymnets"), 404, "NOT_FOUND")
+    const method = await raw.send("DELETE", "/payments")
+    expect(method.status, method.text).toBe(405)
+    expect((await rawFor(server(), `${account.test.key}x`).get("/paymnets")).status).toBe(404)
+    expect((await rawFor(server()).get("/paymnets")).status).toBe(404)
+    const lines = await linesOf(account.test.key)
+    expect(lines.map((l) => [l.method, l.path, l.status, l.error_code, l.key_id])).toEqual([
+      ["DELETE", "/api/v1/payments", 405, method.json.code, account.test.issued.key_id],
+      ["GET", "/api/v1/paymnets", 404, "NOT_FOUND", account.test.issued.key_id]
+    ])
+  })
+
   it("a key sees its own account's lines of its own mode", async () => {
     const one = await server().createAccount()
     const two = await server().createAccount()
