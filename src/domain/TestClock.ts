@@ -26,14 +26,24 @@ export type TestClockStatus = typeof TestClockStatus.Type
 const firstYear = 2000
 const lastYear = 2099
 
+const frozenTimeDescription = `An ISO 8601 date-time with its zone, to the second or millisecond, in the years ${firstYear} to ${lastYear}`
+
 export const FrozenTime = DateTimeInput.pipe(
   Schema.filter((t) => {
     const year = DateTime.getPartUtc(t, "year")
     return (year >= firstYear && year <= lastYear) || `must be in the years ${firstYear} to ${lastYear}`
-  }, { jsonSchema: { pattern: "^20[0-9]{2}-" } }),
+  }),
   Schema.annotations({
     identifier: "FrozenTime",
-    description: `An ISO 8601 date-time in the years ${firstYear} to ${lastYear}`
+    description: frozenTimeDescription,
+    // Written out: the schema is a refinement of a transformation, whose document would be the bare string.
+    jsonSchema: {
+      type: "string",
+      format: "date-time",
+      description: frozenTimeDescription,
+      pattern: "^20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,3})?(Z|[+-][0-9]{2}:[0-9]{2})$",
+      examples: ["2030-01-31T09:00:00Z"]
+    }
   })
 )
 

@@ -3,7 +3,7 @@
  * the clock, as Stripe's test clocks allow, and two years without subscriptions.
  */
 import { describe, expect, it } from "vitest"
-import { DateTime } from "effect"
+import { DateTime, Either, FastCheck, JSONSchema, Schema } from "effect"
 import * as TestClock from "../../src/domain/TestClock.js"
 
 const clockAt = (iso: string) => ({ frozen_time: DateTime.unsafeMake(iso) }) as TestClock.TestClock
@@ -21,5 +21,30 @@ describe("TestClock.advanceLimit", () => {
 
   it("is two years without subscriptions", () => {
     expect(limit([])).toBe("2032-01-31T09:00:00.000Z")
+  })
+})
+
+describe("TestClock.FrozenTime", () => {
+  const schema = JSONSchema.make(TestClock.FrozenTime).$defs?.["FrozenTime"]
+  const documented = new RegExp(schema !== undefined && "pattern" in schema ? schema.pattern : "")
+  const decodes = (text: string) => Either.isRight(Schema.decodeUnknownEither(TestClock.FrozenTime)(text))
+
+  it("its documented pattern takes exactly the shapes it reads", () => {
+    const part = (options: ReadonlyArray<string>) => FastCheck.constantFrom(...options)
+    FastCheck.assert(
+      FastCheck.property(
+        part(["1999", "2000", "2026", "2099", "2100", "+02026", "26"]),
+        part(["-01-31", "-02-28", "-12-01", "-1-01"]),
+        part(["T09:00:00", "T23:59:59", "T09:00", " 09:00:00", ""]),
+        part(["", ".5", ".250", ".1234"]),
+        part(["Z", "+04:00", "-03:30", "", "+0400"]),
+        (year, date, time, fraction, zone) => {
+          const text = `${year}${date}${time}${time === "" ? "" : fraction}${time === "" ? "" : zone}`
+          // Every date here exists: the shape alone decides, and the document says the same as the decoder.
+          expect(documented.test(text), text).toBe(decodes(text))
+        }
+      ),
+      { numRuns: 2_000 }
+    )
   })
 })
