@@ -12,6 +12,8 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Config, Console, DateTime, Duration, Effect, Option, ParseResult, Redacted, Schedule } from "effect"
 import { deliveryBody, EventType, type EventResource } from "../../src/domain/Event.js"
 import * as WebhookHealth from "../../src/domain/WebhookHealth.js"
@@ -22,6 +24,7 @@ import { Payments } from "../../src/application/Payments.js"
 import { secretProblem, sign } from "../crypto/StandardWebhooks.js"
 import { cards } from "../processor/SimulatedProcessor.js"
 import { FilsClient } from "../http/index.js"
+import { listenHeader } from "../http/RequestLog.js"
 import { describeDecodeError } from "../http/SchemaIssues.js"
 import { keptSecret } from "./listenSecrets.js"
 import { EngineSql } from "./runtime.js"
@@ -54,13 +57,17 @@ const refusal = (root: string) => (error: unknown): { readonly code: string; rea
     : { code: "UNAVAILABLE", message: `${root}: ${error instanceof Error ? error.message : String(error)}` }
 
 /** The typed API client (`fils/http`'s) for `base` and a test key; other keys are refused before any request. */
-export const apiClient = (base: string, secret: Redacted.Redacted) =>
+export const apiClient = (base: string, secret: Redacted.Redacted, headers: Readonly<Record<string, string>> = {}) =>
   Effect.gen(function*() {
     if (!Redacted.value(secret).startsWith("sk_test_")) {
       return yield* new InvalidRequest({ message: "This works in test mode only: use a test key (sk_test_…)" })
     }
     const root = base.replace(/\/+$/, "")
-    const client = yield* FilsClient.makeFetch({ baseUrl: root, apiKey: secret })
+    const client = yield* FilsClient.makeFetch({
+      baseUrl: root,
+      apiKey: secret,
+      transformClient: HttpClient.mapRequest(HttpClientRequest.setHeaders(headers))
+    })
     return { client, root, reach: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.mapError(effect, refusal(root)) }
   })
 
@@ -118,7 +125,8 @@ const listen = Command.make("listen", {
       const problem = secretProblem(Redacted.value(options.secret.value))
       if (problem !== undefined) return yield* new InvalidRequest({ message: `--secret ${problem}` })
     }
-    const { client, reach, root } = yield* apiClient(options.api, options.key)
+    // Its polls of the event list say they are `fils listen`'s, and stay out of the request logs.
+    const { client, reach, root } = yield* apiClient(options.api, options.key, { [listenHeader.name]: listenHeader.value })
     const account = yield* reach(client.account.get())
     if (account.livemode) return yield* new InvalidRequest({ message: "This works in test mode only" })
     const signing = Option.isSome(options.secret)

@@ -6,7 +6,7 @@
  *
  * The line is handed to `RequestLogs.record`, which only buffers it: the request never waits for the store.
  * Requests that fail authentication belong to no account and make no line (one refused before authentication ran,
- * an unknown path or method, is looked up by its key); reading the logs makes none either.
+ * an unknown path or method, is looked up by its key); reading the logs makes none either, nor `fils listen`'s polls.
  */
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -32,6 +32,17 @@ export const noteCaller = (request: HttpServerRequest.HttpServerRequest, princip
 const apiPrefix = `${basePath}/`
 /** Reading the logs is not logged: a tail polling them would otherwise fill them with itself. */
 const logsPrefix = `${basePath}/request_logs`
+const eventsList = `${basePath}/events`
+
+/**
+ * `fils listen` reads the event list every second or so, and says so with this header: those reads are not logged
+ * either (a line a second would bury the requests a developer is looking for). Only the event list's reads.
+ */
+export const listenHeader = { name: "fils-client", value: "listen" } as const
+
+const listening = (request: HttpServerRequest.HttpServerRequest) =>
+  request.headers[listenHeader.name] === listenHeader.value && request.method === "GET" &&
+  (request.url === eventsList || request.url.startsWith(`${eventsList}?`))
 
 const pathOf = (url: string): string => {
   const end = url.search(/[?#]/)
@@ -83,7 +94,7 @@ export const logRequests = (
 <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
   Effect.withFiberRuntime((fiber) => {
     const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
-    if (!request.url.startsWith(apiPrefix) || request.url.startsWith(logsPrefix)) return app
+    if (!request.url.startsWith(apiPrefix) || request.url.startsWith(logsPrefix) || listening(request)) return app
     const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
     const startedMillis = clock.unsafeCurrentTimeMillis()
     const startedNanos = clock.unsafeCurrentTimeNanos()

@@ -144,6 +144,12 @@ describe("fils listen and fils trigger", () => {
       await waitFor("every forward printed", () => caused.every((c) => line(c).test(listen.output())), 10_000)
       for (const c of caused) expect(listen.output()).toMatch(line(c))
       expect((await ok(served.baseUrl, key, "GET", "/webhooks")).items).toEqual([])
+      // Its reads of the event list (five a second here, for seconds) are no request log lines; each trigger's one
+      // read of the list (to name the event it caused) and this test's reads of each event are.
+      await new Promise((r) => setTimeout(r, 500))
+      const logged = (await ok(served.baseUrl, key, "GET", "/request_logs?path=/api/v1/events&limit=100")).items as Array<{ path: string }>
+      expect(logged.filter((l) => l.path === "/api/v1/events")).toHaveLength(caused.length + 1)
+      expect(logged.filter((l) => l.path.startsWith("/api/v1/events/"))).toHaveLength(caused.length)
     } finally {
       await listen.stop()
       await receiver.close()

@@ -111,6 +111,23 @@ describeStores("request logs over HTTP", (variant) => {
     ])
   })
 
+  it("fils listen's reads of the event list make no lines (it says so in a header); its other requests, and others', do", async () => {
+    const account = await server().createAccount()
+    const raw = rawFor(server(), account.test.key)
+    const asListen = { headers: { "fils-client": "listen" } }
+    expect((await raw.get("/events?limit=100", asListen)).status).toBe(200)
+    expect((await raw.get("/events", asListen)).status).toBe(200)
+    expect((await raw.get("/account", asListen)).status).toBe(200)
+    expect((await raw.get("/events?limit=5")).status).toBe(200)
+    expect((await raw.get("/events?limit=5", { headers: { "fils-client": "another" } })).status).toBe(200)
+    const lines = await linesOf(account.test.key)
+    expect(lines.map((l) => [l.method, l.path])).toEqual([
+      ["GET", "/api/v1/events"],
+      ["GET", "/api/v1/events"],
+      ["GET", "/api/v1/account"]
+    ])
+  })
+
   it("a key sees its own account's lines of its own mode", async () => {
     const one = await server().createAccount()
     const two = await server().createAccount()
