@@ -20,6 +20,7 @@ import { Payments } from "../../src/application/Payments.js"
 import { RequestLogs } from "../../src/application/RequestLogs.js"
 import { PaymentResource } from "../../src/domain/Payment.js"
 import { Authentication, basePath, PaymentList, PaymentListQuery } from "./Api.js"
+import { isBearer } from "./Authentication.js"
 import { encoderOf, jsonSuccess } from "./Encoders.js"
 import { type ApiFailure, mapFailures } from "./ErrorMapping.js"
 import { paymentReads } from "./handlers/Payments.js"
@@ -60,7 +61,7 @@ export const makeApiMiddleware = Effect.gen(function*() {
   // Off (`FILS_REQUEST_LOG_RETENTION_DAYS=0`): not even the wrapper.
   const logged: <E, R>(app: HttpApp.Default<E, R>) => HttpApp.Default<E, R> = logs.enabled
     ? logRequests(logs.record, (request) =>
-      /^Bearer\s+\S/i.test(request.headers.authorization ?? "")
+      isBearer(request.headers.authorization)
         ? accounts.authenticate(Redacted.make(request.headers.authorization!.slice(7))).pipe(
           Effect.orElseSucceed(() => undefined)
         )

@@ -15,6 +15,12 @@ import { addResponseHeaders } from "../observability/RequestObservation.js"
 import { Authentication } from "./Api.js"
 import { noteCaller } from "./RequestLog.js"
 
+/**
+ * Whether an `Authorization` header carries a bearer token. The framework strips its first seven characters whatever
+ * the scheme; only `Bearer` is a bearer token.
+ */
+export const isBearer = (authorization: string | undefined): boolean => /^Bearer\s+\S/i.test(authorization ?? "")
+
 const rateHeaders = (decision: RateDecision): Record<string, string> => ({
   "ratelimit-limit": String(decision.limit),
   "ratelimit-remaining": String(decision.remaining),
@@ -38,8 +44,7 @@ export const AuthenticationLive = Layer.effect(
         Effect.gen(function*() {
           const request = yield* HttpServerRequest.HttpServerRequest
           const address = Option.getOrElse(request.remoteAddress, () => "unknown")
-          // The framework strips the first seven characters whatever the scheme; only `Bearer` is a bearer token.
-          const scheme = /^Bearer\s+\S/i.test(request.headers.authorization ?? "")
+          const scheme = isBearer(request.headers.authorization)
           // The per-address limit is there to stop guessing, so it refuses only keys that are not valid: a merchant
           // whose address others share (a NAT, a proxy) keeps working while someone there fails to authenticate.
           const principal = yield* accounts.authenticate(scheme ? token : Redacted.make("")).pipe(

@@ -33,6 +33,7 @@ const apiPrefix = `${basePath}/`
 /** Reading the logs is not logged: a tail polling them would otherwise fill them with itself. */
 const logsPrefix = `${basePath}/request_logs`
 const eventsList = `${basePath}/events`
+const eventsListQuery = `${eventsList}?`
 
 /**
  * `fils listen` reads the event list every second or so, and says so with this header: those reads are not logged
@@ -42,7 +43,7 @@ export const listenHeader = { name: "fils-client", value: "listen" } as const
 
 const listening = (request: HttpServerRequest.HttpServerRequest) =>
   request.headers[listenHeader.name] === listenHeader.value && request.method === "GET" &&
-  (request.url === eventsList || request.url.startsWith(`${eventsList}?`))
+  (request.url === eventsList || request.url.startsWith(eventsListQuery))
 
 const pathOf = (url: string): string => {
   const end = url.search(/[?#]/)
@@ -63,10 +64,16 @@ const codeOfBody = (response: HttpServerResponse.HttpServerResponse): string | n
   }
 }
 
+interface Outcome {
+  readonly status: number
+  readonly code: string | null
+}
+
+/** The router's refusals, given before authentication runs: no such route (`404`) or method (`405`). */
+const refusedBeforeAuthentication = new Set([404, 405])
+
 /** How a request ended: its status and, for an error, its code; `undefined` when it was interrupted (no answer). */
-const outcomeOf = (
-  exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>
-): { readonly status: number; readonly code: string | null } | undefined => {
+const outcomeOf = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>): Outcome | undefined => {
   if (Exit.isSuccess(exit)) {
     const status = exit.value.status
     return { status, code: status >= 400 ? codeOfBody(exit.value) : null }
@@ -102,9 +109,7 @@ export const logRequests = (
     const given = span?._tag === "Span" ? span.attributes.get(requestIdAttribute) : undefined
     const requestId = typeof given === "string" ? given : requestIdOf(request.headers[requestIdHeader])
 
-    const write = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, E>, caller: Principal) => {
-      const outcome = outcomeOf(exit)
-      if (outcome === undefined) return
+    const write = (outcome: Outcome, caller: Principal) => {
       const key = request.headers["idempotency-key"]
       record({
         account_id: caller.accountId,
@@ -123,17 +128,19 @@ export const logRequests = (
 
     // Written as the answer leaves (an interrupted request, which has none, makes no line). The id is set on the
     // request's own fiber, which ends with it: for the rest of its life, not restored (a step less).
-    // A request that never reached authentication (`noteCaller`) is looked up by its key once it has failed, only
-    // when it carries one: an unknown route's 404 or a 405.
+    // A request the router refused never reached authentication (`noteCaller`): its key is looked up (`identify`).
+    // Any other without a caller failed authentication, and is nobody's.
     const written = <A>(exit: Exit.Exit<HttpServerResponse.HttpServerResponse, E>, after: Effect.Effect<A, E>) => {
+      const outcome = outcomeOf(exit)
+      if (outcome === undefined) return after
       const caller = callers.get(request.source as object)
       if (caller !== undefined) {
-        write(exit, caller)
+        write(outcome, caller)
         return after
       }
-      if (request.headers.authorization === undefined || (Exit.isSuccess(exit) && exit.value.status < 400)) return after
+      if (!refusedBeforeAuthentication.has(outcome.status)) return after
       return Effect.zipRight(
-        Effect.map(identify(request), (found) => found !== undefined && write(exit, found)),
+        Effect.map(identify(request), (found) => found !== undefined && write(outcome, found)),
         after
       )
     }

@@ -298,16 +298,17 @@ const contactFields = (lang: Lang, session: CheckoutSession, values: FormValues,
   const { t } = lang
   const payer = session.customer
   const fixed = payer === null ? "" : " readonly"
-  const shown = (name: "name" | "email" | "phone_number", fallback: string | undefined) =>
-    payer === null ? fallback : (payer[name] ?? undefined)
+  const shown: FormValues = payer === null
+    ? values
+    : { name: payer.name ?? undefined, email: payer.email, phone_number: payer.phone_number ?? undefined }
   return html`${
-    payer?.name === null ? "" : field(lang, "name", t.checkout.name, raw(`autocomplete="cc-name" required${fixed}`), shown("name", values.name), errors.name)
+    payer?.name === null ? "" : field(lang, "name", t.checkout.name, raw(`autocomplete="cc-name" required${fixed}`), shown.name, errors.name)
   }
-${field(lang, "email", t.checkout.email, raw(`type="email" autocomplete="email" dir="ltr" required${fixed}`), shown("email", values.email), errors.email)}
+${field(lang, "email", t.checkout.email, raw(`type="email" autocomplete="email" dir="ltr" required${fixed}`), shown.email, errors.email)}
 ${
-    payer !== null && payer.phone_number === null
+    payer?.phone_number === null
       ? ""
-      : field(lang, "phone_number", t.checkout.phone, raw(`type="tel" autocomplete="tel" dir="ltr"${fixed}`), shown("phone_number", values.phone_number), errors.phone_number)
+      : field(lang, "phone_number", t.checkout.phone, raw(`type="tel" autocomplete="tel" dir="ltr"${fixed}`), shown.phone_number, errors.phone_number)
   }`
 }
 

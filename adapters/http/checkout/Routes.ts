@@ -203,15 +203,20 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
     const closedPage = (lang: Lang, session: CheckoutSession, businessName: string, nonce: string) =>
       session.status === "complete" ? completePage(lang, session.session_id, nonce) : Effect.succeed(expiredPage(lang, session, businessName, nonce))
 
-    /** The payment page; `values`: what the customer typed, shown again after a refusal (never the card number or CVC). */
+    /**
+     * The payment page, with an `alert` and its `status`; `code`: the discount code field as typed; `values`: what the
+     * customer typed, shown again after a refusal (never the card number or CVC).
+     */
     const show = (
       lang: Lang,
       id: CheckoutSessionId,
       nonce: string,
-      alert?: string,
-      status = 200,
-      code?: CodeField,
-      values: FormValues = {}
+      { alert, code, status = 200, values = {} }: {
+        readonly alert?: string | undefined
+        readonly status?: number
+        readonly code?: CodeField
+        readonly values?: FormValues
+      } = {}
     ) =>
       Effect.flatMap(Effect.zip(checkout.page(id), DateTime.now), ([{ businessName, plan, session, timeZone }, now]) =>
         session.status !== "open"
@@ -291,7 +296,7 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
         nonce,
         Effect.flatMap(checkout.page(id), ({ businessName, session }) =>
           session.status === "open"
-            ? show(lang, id, nonce, lang.t.checkout.crossSite, 403)
+            ? show(lang, id, nonce, { alert: lang.t.checkout.crossSite, status: 403 })
             : Effect.succeed(page(403, messagePage({
               lang,
               title: lang.t.checkout.notSentTitle,
@@ -322,7 +327,7 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
             return yield* refuseCrossSite(lang, id.value, nonce)
           }
           const body = yield* Effect.either(readForm)
-          if (body._tag === "Left") return yield* guarded(lang, nonce, show(lang, id.value, nonce, t.formNotUtf8, 400))
+          if (body._tag === "Left") return yield* guarded(lang, nonce, show(lang, id.value, nonce, { alert: t.formNotUtf8, status: 400 }))
           const submitted: SubmittedForm = {}
           for (const name of fields) {
             const value = Option.getOrUndefined(UrlParams.getFirst(body.right, name))
@@ -367,7 +372,7 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
                     }), nonce, result.session.return_url)
                   }
                   if (result._tag === "Refused") {
-                    return yield* show(lang, id.value, nonce, t.declines[declineCode(result.code)], 402, undefined, form)
+                    return yield* show(lang, id.value, nonce, { alert: t.declines[declineCode(result.code)], status: 402, values: form })
                   }
                   if (result._tag === "Started") {
                     const { session, subscription } = result
@@ -393,7 +398,7 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
                   }
                   const { payment, session } = result
                   if (payment.status === "failed") {
-                    return yield* show(lang, id.value, nonce, t.declines[declineCode(payment.failure_code)], 402, undefined, form)
+                    return yield* show(lang, id.value, nonce, { alert: t.declines[declineCode(payment.failure_code)], status: 402, values: form })
                   }
                   if (session.return_url !== null) {
                     return yield* paidBy(HttpServerResponse.empty({
@@ -422,15 +427,17 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
                   Effect.flatMap(checkout.page(id.value), ({ businessName, session }) =>
                     session.status !== "open"
                       ? closedPage(lang, session, businessName, nonce)
-                      : show(lang, id.value, nonce, t.checkout.notPayableNow(e.message), 409, undefined, form)),
+                      : show(lang, id.value, nonce, { alert: t.checkout.notPayableNow(e.message), status: 409, values: form })),
                 // The only request `pay` refuses is a stale form (its token not the session's).
-                InvalidRequest: () => show(lang, id.value, nonce, t.checkout.staleForm, 403),
+                InvalidRequest: () => show(lang, id.value, nonce, { alert: t.checkout.staleForm, status: 403 }),
                 // The session's code expired, was used up or deleted since it was applied: nothing was charged.
                 DiscountNotRedeemable: (e) =>
-                  show(lang, id.value, nonce, t.checkout.discountNotRedeemable, 409, {
-                    value: e.discount_code,
-                    error: t.discountRefusals[e.reason]
-                  }, form)
+                  show(lang, id.value, nonce, {
+                    alert: t.checkout.discountNotRedeemable,
+                    status: 409,
+                    code: { value: e.discount_code, error: t.discountRefusals[e.reason] },
+                    values: form
+                  })
               }),
               Effect.catchAllCause((cause) => {
                 const error = Option.getOrUndefined(Cause.failureOption(cause)) as { readonly _tag?: string } | undefined
@@ -464,23 +471,23 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
             return yield* refuseCrossSite(lang, id.value, nonce)
           }
           const body = yield* Effect.either(readForm)
-          if (body._tag === "Left") return yield* guarded(lang, nonce, show(lang, id.value, nonce, lang.t.formNotUtf8, 400))
+          if (body._tag === "Left") return yield* guarded(lang, nonce, show(lang, id.value, nonce, { alert: lang.t.formNotUtf8, status: 400 }))
           const typed = formField(body.right, "remove") !== "" ? "" : formField(body.right, "discount_code")
           return yield* guarded(
             lang,
             nonce,
             checkout.applyCode(id.value, formField(body.right, "form_token"), typed).pipe(
-              Effect.flatMap(() => show(lang, id.value, nonce, undefined, 200, { value: typed })),
+              Effect.flatMap(() => show(lang, id.value, nonce, { code: { value: typed } })),
               Effect.catchTags({
                 DiscountNotRedeemable: (e) =>
-                  show(lang, id.value, nonce, undefined, 400, { value: typed, error: lang.t.discountRefusals[e.reason] }),
+                  show(lang, id.value, nonce, { status: 400, code: { value: typed, error: lang.t.discountRefusals[e.reason] } }),
                 InvalidState: (e) =>
                   Effect.flatMap(checkout.page(id.value), ({ businessName, session }) =>
                     session.status !== "open"
                       ? closedPage(lang, session, businessName, nonce)
-                      : show(lang, id.value, nonce, lang.t.checkout.notPayableNow(e.message), 409, { value: typed })),
+                      : show(lang, id.value, nonce, { alert: lang.t.checkout.notPayableNow(e.message), status: 409, code: { value: typed } })),
                 // The only request `applyCode` refuses is a stale form (its token not the session's).
-                InvalidRequest: () => show(lang, id.value, nonce, lang.t.checkout.staleForm, 403, { value: typed })
+                InvalidRequest: () => show(lang, id.value, nonce, { alert: lang.t.checkout.staleForm, status: 403, code: { value: typed } })
               })
             )
           )
