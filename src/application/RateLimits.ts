@@ -34,8 +34,23 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
     const queues = new Map<string, Array<Waiter>>()
     // Per bucket, this server's share of the key's minute (RateLease).
     const leases = new Map<string, RateLease.Lease>()
-    // Per bucket, the renewal of its lease under way: one hit per bucket is out at a time, a drain waits for it.
-    const renewals = new Map<string, Deferred.Deferred<void>>()
+    // Per bucket, the hit of its own under way (a renewal, or a give-back at a lease's end): one is out at a time,
+    // and a drain waits for it, so the store counts a key's hits in order and `RateLimit-Remaining` is exact.
+    const ownHits = new Map<string, Deferred.Deferred<void>>()
+
+    /**
+     * Runs `hit` as `bucket`'s own hit, unless one is out already. Registered and started in one step,
+     * uninterruptible: registered and never started, it would hold the key's requests for good.
+     */
+    const startOwnHit = (bucket: string, hit: Effect.Effect<void>): Effect.Effect<void> =>
+      Effect.uninterruptible(Effect.suspend(() => {
+        if (ownHits.has(bucket)) return Effect.void
+        const done = Deferred.unsafeMake<void>(FiberId.none)
+        ownHits.set(bucket, done)
+        return Effect.asVoid(Effect.forkDaemon(
+          hit.pipe(Effect.ensuring(Effect.zipRight(Effect.sync(() => ownHits.delete(bucket)), Deferred.succeed(done, undefined))))
+        ))
+      }))
 
     /** What `lease` still holds, given back in a hit of its own (it no longer hands anything out). */
     const giveBackNow = (bucket: string, lease: RateLease.Lease): Effect.Effect<void> =>
@@ -48,14 +63,20 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
         }).pipe(Effect.ignore) // not given back, it stays counted: refusing early, never admitting more
       })
 
-    /** Gives back what `lease` did not hand out, unless a hit took it over (only one of them gives it back). */
+    /**
+     * Gives back what `lease` did not hand out, unless a hit took it over (only one of them gives it back). A drain or
+     * a renewal under way gives it back itself.
+     */
     const giveBack = (bucket: string, lease: RateLease.Lease): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        const current = leases.get(bucket)
-        if (current === undefined || current.decision !== lease.decision || RateLease.unused(current) <= 0) return Effect.void
-        leases.set(bucket, RateLease.spent(current))
-        return giveBackNow(bucket, current)
-      })
+      startOwnHit(
+        bucket,
+        Effect.suspend(() => {
+          const current = leases.get(bucket)
+          if (current === undefined || current.decision !== lease.decision || RateLease.unused(current) <= 0) return Effect.void
+          leases.set(bucket, RateLease.spent(current))
+          return giveBackNow(bucket, current)
+        })
+      )
 
     /**
      * Puts the lease the store's `decision` gives in `bucket`'s place, its first `waiting` requests handed out, and,
@@ -73,19 +94,19 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
 
     /**
      * Takes `bucket`'s next lease while `lease` still hands requests out (`RateLease.dueForRenewal`), then puts it in
-     * its place and gives back what the old one did not hand out. A store that does not answer leaves the old lease
-     * to run out; the next request then asks the store itself.
+     * its place and gives back what the old one did not hand out (the new lease hands requests out meanwhile). A
+     * store that does not answer leaves the old lease to run out; the next request then asks the store itself.
      */
-    const renew = (bucket: string, lease: RateLease.Lease, done: Deferred.Deferred<void>): Effect.Effect<void> =>
+    const renew = (bucket: string, lease: RateLease.Lease): Effect.Effect<void> =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         const exit = yield* Effect.exit(rateLimitRepo.hit(bucket, now, perKey, windowSeconds, 1, RateLease.toRenew(lease, now)))
         if (Exit.isSuccess(exit)) {
           const replaced = leases.get(bucket)
           yield* install(bucket, exit.value, 0, now)
-          if (replaced !== undefined && RateLease.unused(replaced) > 0) yield* Effect.forkDaemon(giveBackNow(bucket, replaced))
+          if (replaced !== undefined && RateLease.unused(replaced) > 0) yield* giveBackNow(bucket, replaced)
         }
-      }).pipe(Effect.ensuring(Effect.zipRight(Effect.sync(() => renewals.delete(bucket)), Deferred.succeed(done, undefined))))
+      })
 
     /** Hits the store for everything queued on `bucket`, batch after batch, until nothing more arrived. */
     const drain = (bucket: string): Effect.Effect<void> =>
@@ -108,10 +129,11 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
           }
           if (served === queued.length) continue
           const batch = served === 0 ? queued : queued.slice(served)
-          // A renewal is out: its lease serves these, or, spent already, the next hit asks for them.
-          const renewing = renewals.get(bucket)
-          if (renewing !== undefined) {
-            yield* Deferred.await(renewing)
+          // The bucket's own hit is out: a renewal's lease serves these, or, spent already, the next hit asks for
+          // them after it (after a give-back, so the store counts them without what was given back).
+          const ownHit = ownHits.get(bucket)
+          if (ownHit !== undefined) {
+            yield* Deferred.await(ownHit)
             queues.set(bucket, [...batch, ...queues.get(bucket)!])
             continue
           }
@@ -137,19 +159,12 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
       const now = yield* Clock.currentTimeMillis
       const taken = RateLease.fromLease(leases.get(bucket), now)
       if (taken.lease !== undefined) leases.set(bucket, taken.lease)
-      // A renewal or a drain is looked for, registered and started in one step, uninterruptible: registered and never
-      // started, it would hold the key's requests for good.
       if (taken.decision !== undefined) {
-        if (RateLease.dueForRenewal(taken.lease!, now)) {
-          yield* Effect.uninterruptible(Effect.suspend(() => {
-            if (renewals.has(bucket) || queues.has(bucket)) return Effect.void
-            const done = Deferred.unsafeMake<void>(FiberId.none)
-            renewals.set(bucket, done)
-            return Effect.forkDaemon(renew(bucket, taken.lease!, done))
-          }))
-        }
+        // A drain under way takes the next lease itself.
+        if (RateLease.dueForRenewal(taken.lease!, now) && !queues.has(bucket)) yield* startOwnHit(bucket, renew(bucket, taken.lease!))
         return taken.decision
       }
+      // A drain is looked for, registered and started in one step, uninterruptible (as in `startOwnHit`).
       const waiter = Deferred.unsafeMake<RateDecision, StoreUnavailable>(FiberId.none)
       yield* Effect.uninterruptible(Effect.suspend(() => {
         const queued = queues.get(bucket)

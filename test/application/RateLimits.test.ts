@@ -192,6 +192,30 @@ describe("RateLimits per key, a share not handed out", () => {
       assert.strictEqual(rest.filter((d) => d.allowed).length, 240 - 25)
       assert.isTrue(rest.every((d) => d.allowed || (d.resetSeconds >= 1 && d.resetSeconds <= 60)))
     }).pipe(withEngine()))
+
+  it.effect("is given back before the key's next hit is counted: a key used a request at a time is told exactly what remains", () =>
+    Effect.gen(function*() {
+      // Give-backs (hits of no request) wait at a gate while it is shut; the other hits pass.
+      const store = yield* RateLimitRepository
+      let shut = false
+      const gated = RateLimitRepository.of({
+        hit: (...args) =>
+          Effect.zipRight(Effect.repeat(Effect.yieldNow(), { while: () => shut && args[4] === 0 }), store.hit(...args))
+      })
+      const limits = yield* Effect.provide(RateLimits, Layer.fresh(RateLimits.Default)).pipe(
+        Effect.provideService(RateLimitRepository, gated)
+      )
+      // Two requests of one instant: the second's hit takes a share, which hands out nothing.
+      assert.strictEqual((yield* limits.consumeKey("key_one_by_one")).remaining, 239)
+      assert.strictEqual((yield* limits.consumeKey("key_one_by_one")).remaining, 238)
+      // The lease ends: its give-back is at the store, slow, when the next request comes.
+      shut = true
+      yield* TestClock.adjust(RateLease.leaseMillis)
+      const next = yield* Effect.fork(limits.consumeKey("key_one_by_one"))
+      for (let i = 0; i < 20; i++) yield* Effect.yieldNow()
+      shut = false
+      assert.strictEqual((yield* Fiber.join(next)).remaining, 237)
+    }).pipe(withEngine()))
 })
 
 describe("RateLimits per key, a busy key's lease", () => {
