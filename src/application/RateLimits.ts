@@ -39,12 +39,17 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
     const ownHits = new Map<string, Deferred.Deferred<void>>()
 
     /**
-     * Runs `hit` as `bucket`'s own hit, unless one is out already. Registered and started in one step,
-     * uninterruptible: registered and never started, it would hold the key's requests for good.
+     * Runs `hit` as `bucket`'s own hit, or, when one is out already, `busy` with it. Registered and started in one
+     * step, uninterruptible: registered and never started, it would hold the key's requests for good.
      */
-    const startOwnHit = (bucket: string, hit: Effect.Effect<void>): Effect.Effect<void> =>
+    const startOwnHit = (
+      bucket: string,
+      hit: Effect.Effect<void>,
+      busy: (out: Deferred.Deferred<void>) => Effect.Effect<void> = () => Effect.void
+    ): Effect.Effect<void> =>
       Effect.uninterruptible(Effect.suspend(() => {
-        if (ownHits.has(bucket)) return Effect.void
+        const out = ownHits.get(bucket)
+        if (out !== undefined) return busy(out)
         const done = Deferred.unsafeMake<void>(FiberId.none)
         ownHits.set(bucket, done)
         return Effect.asVoid(Effect.forkDaemon(
@@ -63,19 +68,31 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
         }).pipe(Effect.ignore) // not given back, it stays counted: refusing early, never admitting more
       })
 
+    /** Whether `lease` is still `bucket`'s and holds requests it did not hand out. */
+    const holdsUnused = (bucket: string, lease: RateLease.Lease): boolean => {
+      const current = leases.get(bucket)
+      return current !== undefined && current.decision === lease.decision && RateLease.unused(current) > 0
+    }
+
     /**
-     * Gives back what `lease` did not hand out, unless a hit took it over (only one of them gives it back). A drain or
-     * a renewal under way gives it back itself.
+     * Gives back what `lease` did not hand out, unless a hit took it over (only one of them gives it back). With the
+     * bucket's own hit out, it waits for it: a renewal that succeeds gives the lease back itself, one that fails
+     * leaves it to this.
      */
     const giveBack = (bucket: string, lease: RateLease.Lease): Effect.Effect<void> =>
-      startOwnHit(
-        bucket,
-        Effect.suspend(() => {
-          const current = leases.get(bucket)
-          if (current === undefined || current.decision !== lease.decision || RateLease.unused(current) <= 0) return Effect.void
-          leases.set(bucket, RateLease.spent(current))
-          return giveBackNow(bucket, current)
-        })
+      Effect.suspend(() =>
+        holdsUnused(bucket, lease)
+          ? startOwnHit(
+            bucket,
+            Effect.suspend(() => {
+              if (!holdsUnused(bucket, lease)) return Effect.void
+              const current = leases.get(bucket)!
+              leases.set(bucket, RateLease.spent(current))
+              return giveBackNow(bucket, current)
+            }),
+            (out) => Effect.zipRight(Deferred.await(out), giveBack(bucket, lease))
+          )
+          : Effect.void
       )
 
     /**

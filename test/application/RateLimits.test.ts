@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either, Exit, FastCheck, Fiber, Layer, Option, TestClock } from "effect"
+import { Clock, Effect, Either, Exit, FastCheck, Fiber, Layer, Option, TestClock } from "effect"
 import { RateLimits } from "../../src/application/RateLimits.js"
+import { StoreUnavailable } from "../../src/domain/Errors.js"
 import * as RateLease from "../../src/domain/RateLease.js"
 import { RateLimitRepository } from "../../src/ports/repositories/RateLimitRepository.js"
 import { withEngine } from "./harness.js"
@@ -215,6 +216,45 @@ describe("RateLimits per key, a share not handed out", () => {
       for (let i = 0; i < 20; i++) yield* Effect.yieldNow()
       shut = false
       assert.strictEqual((yield* Fiber.join(next)).remaining, 237)
+    }).pipe(withEngine()))
+  it.effect("is given back at its end while a renewal is out, when that renewal fails", () =>
+    Effect.gen(function*() {
+      // Renewals (hits of one request, none other is sent meanwhile) wait at a gate, then fail, while told to.
+      const store = yield* RateLimitRepository
+      let renewals: "pass" | "hold" | "fail" = "pass"
+      const gated = RateLimitRepository.of({
+        hit: (...args) =>
+          args[4] !== 1 || renewals === "pass"
+            ? store.hit(...args)
+            : Effect.zipRight(
+              Effect.repeat(Effect.yieldNow(), { while: () => renewals === "hold" }),
+              Effect.fail(new StoreUnavailable({ message: "the database is down" }))
+            )
+      })
+      const limits = yield* Effect.provide(RateLimits, Layer.fresh(RateLimits.Default)).pipe(
+        Effect.provideService(RateLimitRepository, gated)
+      )
+      // Time for the hits under way to run to their end (the memory store takes some hundreds of steps a hit).
+      const settle = Effect.repeatN(Effect.yieldNow(), 2000)
+      let admitted = 0
+      // A request every 100 ms: the key's leases take shares.
+      for (let i = 0; i < 9; i++) {
+        if ((yield* limits.consumeKey("key_renewal_fails")).allowed) admitted++
+        yield* TestClock.adjust(100)
+        yield* settle
+      }
+      // This one's lease is due for renewal, which the store holds; the lease ends meanwhile; then the renewal fails.
+      renewals = "hold"
+      if ((yield* limits.consumeKey("key_renewal_fails")).allowed) admitted++
+      yield* settle
+      yield* TestClock.adjust(RateLease.leaseMillis)
+      yield* settle
+      renewals = "fail"
+      yield* settle
+      renewals = "pass"
+      const now = yield* Clock.currentTimeMillis
+      const left = yield* store.hit("key:key_renewal_fails", now, 240, 60, 0, { share: 0, millis: RateLease.leaseMillis })
+      assert.strictEqual(left.remaining, 240 - admitted, "what the lease did not hand out is given back")
     }).pipe(withEngine()))
 })
 
