@@ -35,7 +35,7 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
     // Per bucket, this server's share of the key's minute (RateLease).
     const leases = new Map<string, RateLease.Lease>()
     // Per bucket, the hit of its own under way (a renewal, or a give-back at a lease's end): one is out at a time,
-    // and a drain waits for it, so the store counts a key's hits in order and `RateLimit-Remaining` is exact.
+    // and a drain waits for it, so the store counts a key's hits in the order they came.
     const ownHits = new Map<string, Deferred.Deferred<void>>()
 
     /**

@@ -9,6 +9,20 @@ import { withEngine } from "./harness.js"
 const failure = <A, E extends { readonly _tag: string }>(e: Either.Either<A, E>) =>
   Either.isLeft(e) ? e.left : undefined
 
+/**
+ * A RateLimits of its own over this engine's store, each of its hits run after `gate` (which may hold it, or fail
+ * it); the store itself, to read its counts directly.
+ */
+const limitsBehind = (gate: (args: Parameters<RateLimitRepository["Type"]["hit"]>) => Effect.Effect<void, StoreUnavailable>) =>
+  Effect.gen(function*() {
+    const store = yield* RateLimitRepository
+    const gated = RateLimitRepository.of({ hit: (...args) => Effect.zipRight(gate(args), store.hit(...args)) })
+    const limits = yield* Effect.provide(RateLimits, Layer.fresh(RateLimits.Default)).pipe(
+      Effect.provideService(RateLimitRepository, gated)
+    )
+    return { store, limits }
+  })
+
 describe("RateLimits per key", () => {
   it.effect("reads FILS_RATE_LIMIT_PER_MIN; exactly that many per minute, then again after the window", () =>
     Effect.gen(function*() {
@@ -197,15 +211,8 @@ describe("RateLimits per key, a share not handed out", () => {
   it.effect("is given back before the key's next hit is counted: a key used a request at a time is told exactly what remains", () =>
     Effect.gen(function*() {
       // Give-backs (hits of no request) wait at a gate while it is shut; the other hits pass.
-      const store = yield* RateLimitRepository
       let shut = false
-      const gated = RateLimitRepository.of({
-        hit: (...args) =>
-          Effect.zipRight(Effect.repeat(Effect.yieldNow(), { while: () => shut && args[4] === 0 }), store.hit(...args))
-      })
-      const limits = yield* Effect.provide(RateLimits, Layer.fresh(RateLimits.Default)).pipe(
-        Effect.provideService(RateLimitRepository, gated)
-      )
+      const { limits } = yield* limitsBehind((args) => Effect.repeat(Effect.yieldNow(), { while: () => shut && args[4] === 0 }))
       // Two requests of one instant: the second's hit takes a share, which hands out nothing.
       assert.strictEqual((yield* limits.consumeKey("key_one_by_one")).remaining, 239)
       assert.strictEqual((yield* limits.consumeKey("key_one_by_one")).remaining, 238)
@@ -217,22 +224,18 @@ describe("RateLimits per key, a share not handed out", () => {
       shut = false
       assert.strictEqual((yield* Fiber.join(next)).remaining, 237)
     }).pipe(withEngine()))
+
   it.effect("is given back at its end while a renewal is out, when that renewal fails", () =>
     Effect.gen(function*() {
       // Renewals (hits of one request, none other is sent meanwhile) wait at a gate, then fail, while told to.
-      const store = yield* RateLimitRepository
       let renewals: "pass" | "hold" | "fail" = "pass"
-      const gated = RateLimitRepository.of({
-        hit: (...args) =>
-          args[4] !== 1 || renewals === "pass"
-            ? store.hit(...args)
-            : Effect.zipRight(
-              Effect.repeat(Effect.yieldNow(), { while: () => renewals === "hold" }),
-              Effect.fail(new StoreUnavailable({ message: "the database is down" }))
-            )
-      })
-      const limits = yield* Effect.provide(RateLimits, Layer.fresh(RateLimits.Default)).pipe(
-        Effect.provideService(RateLimitRepository, gated)
+      const { limits, store } = yield* limitsBehind((args) =>
+        args[4] !== 1 || renewals === "pass"
+          ? Effect.void
+          : Effect.zipRight(
+            Effect.repeat(Effect.yieldNow(), { while: () => renewals === "hold" }),
+            Effect.fail(new StoreUnavailable({ message: "the database is down" }))
+          )
       )
       // Time for the hits under way to run to their end (the memory store takes some hundreds of steps a hit).
       const settle = Effect.repeatN(Effect.yieldNow(), 2000)
@@ -262,18 +265,10 @@ describe("RateLimits per key, a busy key's lease", () => {
   it.effect("is renewed ahead of its end: past it, requests are handed out without waiting for the store", () =>
     Effect.gen(function*() {
       // The store behind a gate: while it is shut, a hit waits (and is counted as asked).
-      const store = yield* RateLimitRepository
       let shut = false
       let asked = 0
-      const gated = RateLimitRepository.of({
-        hit: (...args) =>
-          Effect.zipRight(
-            Effect.sync(() => void asked++),
-            Effect.zipRight(Effect.repeat(Effect.yieldNow(), { while: () => shut }), store.hit(...args))
-          )
-      })
-      const limits = yield* Effect.provide(RateLimits, Layer.fresh(RateLimits.Default)).pipe(
-        Effect.provideService(RateLimitRepository, gated)
+      const { limits } = yield* limitsBehind(() =>
+        Effect.zipRight(Effect.sync(() => void asked++), Effect.repeat(Effect.yieldNow(), { while: () => shut }))
       )
       const burst = (n: number) =>
         Effect.all(Array.from({ length: n }, () => limits.consumeKey("key_busy")), { concurrency: "unbounded" })
