@@ -14,6 +14,7 @@ export default defineConfig({
       "test/e2e/slow-receivers.test.ts"
     ],
     globalSetup: ["test/support/globalSetup.ts"],
+    setupFiles: ["test/support/eachFile.ts"],
     testTimeout: 30 * 60_000,
     hookTimeout: 120_000,
     maxWorkers: 1,

@@ -4,29 +4,24 @@
  * one database); it is dropped after the file's last test.
  */
 import { Effect, Exit, Layer, Redacted, Scope } from "effect"
-import { afterAll } from "vitest"
 import { MigratedPg } from "../../adapters/sql/Postgres.js"
 import { StoreSql } from "../../adapters/sql/StoreSql.js"
 import { type Store, type Repositories } from "../../src/ports/Store.js"
 import { freshDatabaseUrl } from "./database.js"
+import { onFileEnd } from "./fileEnd.js"
 import { type CommitCutter, commitCutter } from "./tcp.js"
 
-let scope: Scope.CloseableScope | undefined
 let database: Promise<Redacted.Redacted> | undefined
 
-// Registered while the test file is collected, so it runs after every suite of the file (and their servers) ended.
-afterAll(async () => {
-  if (scope !== undefined) await Effect.runPromise(Scope.close(scope, Exit.void))
-  scope = undefined
-  database = undefined
-})
-
-/** This file's database URL (created on first call). */
+/** This file's database URL (created on first call, dropped after the file's last test and its servers ended). */
 export const fileDatabaseUrl = (): Promise<Redacted.Redacted> => {
   if (database === undefined) {
-    const s = Effect.runSync(Scope.make())
-    scope = s
-    database = Effect.runPromise(Scope.extend(freshDatabaseUrl, s))
+    const scope = Effect.runSync(Scope.make())
+    database = Effect.runPromise(Scope.extend(freshDatabaseUrl, scope))
+    onFileEnd(async () => {
+      database = undefined
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    })
   }
   return database
 }
