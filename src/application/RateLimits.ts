@@ -7,7 +7,7 @@
  * far from its limit is counted mostly locally, from a share of its minute taken with a hit (`RateLease`) and given
  * back when not handed out; one near its limit, or used a request at a time, as exactly as one hit per request.
  */
-import { Clock, Deferred, Effect, Exit, FiberId } from "effect"
+import { Clock, Deferred, Effect, Exit, FiberId, Option } from "effect"
 import type { StoreUnavailable } from "../domain/Errors.js"
 import { RateLimited } from "../domain/Errors.js"
 import * as RateLease from "../domain/RateLease.js"
@@ -57,15 +57,18 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
         ))
       }))
 
-    /** What `lease` still holds, given back in a hit of its own (it no longer hands anything out). */
-    const giveBackNow = (bucket: string, lease: RateLease.Lease): Effect.Effect<void> =>
+    /**
+     * What `lease` still holds, given back in a hit of its own (it no longer hands anything out); the store's answer.
+     * Not given back, it stays counted: refusing early, never admitting more.
+     */
+    const giveBackNow = (bucket: string, lease: RateLease.Lease): Effect.Effect<Option.Option<RateDecision>> =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
-        yield* rateLimitRepo.hit(bucket, now, perKey, windowSeconds, 0, {
+        return yield* rateLimitRepo.hit(bucket, now, perKey, windowSeconds, 0, {
           share: 0,
           millis: RateLease.leaseMillis,
           giveBack: { countedAt: lease.decision.countedAt, count: RateLease.unused(lease) }
-        }).pipe(Effect.ignore) // not given back, it stays counted: refusing early, never admitting more
+        }).pipe(Effect.option)
       })
 
     /** Whether `lease` is still `bucket`'s and holds requests it did not hand out. */
@@ -88,7 +91,7 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
               if (!holdsUnused(bucket, lease)) return Effect.void
               const current = leases.get(bucket)!
               leases.set(bucket, RateLease.spent(current))
-              return giveBackNow(bucket, current)
+              return Effect.asVoid(giveBackNow(bucket, current))
             }),
             (out) => Effect.zipRight(Deferred.await(out), giveBack(bucket, lease))
           )
@@ -111,8 +114,9 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
 
     /**
      * Takes `bucket`'s next lease while `lease` still hands requests out (`RateLease.dueForRenewal`), then puts it in
-     * its place and gives back what the old one did not hand out (the new lease hands requests out meanwhile). A
-     * store that does not answer leaves the old lease to run out; the next request then asks the store itself.
+     * its place and gives back what the old one did not hand out (the new lease hands requests out meanwhile, and
+     * tells the requests after the give-back what remains with it). A store that does not answer leaves the old lease
+     * to run out; the next request then asks the store itself.
      */
     const renew = (bucket: string, lease: RateLease.Lease): Effect.Effect<void> =>
       Effect.gen(function*() {
@@ -121,7 +125,12 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
         if (Exit.isSuccess(exit)) {
           const replaced = leases.get(bucket)
           yield* install(bucket, exit.value, 0, now)
-          if (replaced !== undefined && RateLease.unused(replaced) > 0) yield* giveBackNow(bucket, replaced)
+          if (replaced === undefined || RateLease.unused(replaced) === 0) return
+          const back = yield* giveBackNow(bucket, replaced)
+          const current = leases.get(bucket)
+          if (Option.isSome(back) && current !== undefined && current.decision === exit.value) {
+            leases.set(bucket, RateLease.remainingAfter(current, back.value))
+          }
         }
       })
 

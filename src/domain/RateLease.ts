@@ -24,6 +24,11 @@ export const leaseMillis = 1000
 export interface Lease {
   /** The store's answer to the hit that took this lease. */
   readonly decision: RateDecision
+  /**
+   * What remains of the key's minute once this lease has handed out all it holds: the store's answer's, or a later
+   * hit's (the give-back of the lease this one renewed, counted after it).
+   */
+  readonly remaining: number
   /** How many were counted for this server: the requests that were waiting, then the share. */
   readonly total: number
   /** How many of them were handed out (the waiting batch first). */
@@ -34,11 +39,14 @@ export interface Lease {
   readonly demand: number
 }
 
-/** What the `i`-th request counted by the hit that answered `batch` (the waiting ones, then the share) was told. */
-export const decisionInBatch = (batch: RateDecision, i: number): RateDecision => {
+/**
+ * What the `i`-th request counted by the hit that answered `batch` (the waiting ones, then the share) was told, with
+ * `remaining` left once all of them are handed out.
+ */
+export const decisionInBatch = (batch: RateDecision, i: number, remaining = batch.remaining): RateDecision => {
   const total = batch.granted + batch.shared
   return i < total
-    ? { ...batch, allowed: true, granted: 1, shared: 0, remaining: batch.remaining + (total - 1 - i) }
+    ? { ...batch, allowed: true, granted: 1, shared: 0, remaining: remaining + (total - 1 - i) }
     : { ...batch, allowed: false, granted: 0, shared: 0, remaining: 0, resetSeconds: Math.max(1, batch.resetSeconds) }
 }
 
@@ -53,7 +61,10 @@ export const fromLease = (
   if (lease === undefined) return { decision: undefined, lease }
   const seen = { ...lease, demand: lease.demand + 1 }
   if (now >= lease.until || unused(lease) <= 0) return { decision: undefined, lease: seen }
-  return { decision: decisionInBatch(lease.decision, lease.handed), lease: { ...seen, handed: lease.handed + 1 } }
+  return {
+    decision: decisionInBatch(lease.decision, lease.handed, lease.remaining),
+    lease: { ...seen, handed: lease.handed + 1 }
+  }
 }
 
 /** The lease with nothing left to hand out (what it held was given back), keeping its demand for the next share. */
@@ -90,9 +101,13 @@ export const dueForRenewal = (lease: Lease, now: number): boolean =>
  */
 export const toRenew = (lease: Lease, now: number): ShareRequest => ({ share: toAsk(lease, now).share, millis: leaseMillis })
 
+/** The lease with what the store said remains of the key's minute after a later hit of this server's own. */
+export const remainingAfter = (lease: Lease, later: RateDecision): Lease => ({ ...lease, remaining: later.remaining })
+
 /** The lease the store's answer gives, the first `waiting` requests handed out at once. */
 export const leaseOf = (decision: RateDecision, waiting: number, now: number): Lease => ({
   decision,
+  remaining: decision.remaining,
   total: decision.granted + decision.shared,
   handed: Math.min(waiting, decision.granted),
   until: now + leaseMillis,

@@ -296,6 +296,20 @@ describe("RateLimits per key, a busy key's lease", () => {
       assert.isTrue(Option.isSome(answered), "answered without the store")
       assert.isTrue((yield* Fiber.join(served)).allowed)
     }).pipe(withEngine()))
+
+  it.effect("tells each request exactly what remains across its renewals, for a key used ten times a second", () =>
+    Effect.gen(function*() {
+      const { limits } = yield* limitsBehind(() => Effect.void)
+      // Time for the hits under way to run to their end (the memory store takes some hundreds of steps a hit).
+      const settle = Effect.repeatN(Effect.yieldNow(), 2000)
+      const told: Array<number> = []
+      for (let i = 0; i < 40; i++) {
+        told.push((yield* limits.consumeKey("key_ten_a_second")).remaining)
+        yield* TestClock.adjust(100)
+        yield* settle
+      }
+      assert.deepStrictEqual(told, Array.from({ length: 40 }, (_, i) => 240 - 1 - i))
+    }).pipe(withEngine()))
 })
 
 describe("RateLimits per key, concurrent requests", () => {
