@@ -5,7 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, ConfigProvider, Context, Effect, Either, FiberId, FiberRef, FiberRefs, HashMap, List, Logger, LogLevel, Tracer } from "effect"
 import fc from "fast-check"
-import { jsonLineGeneral, jsonLineLogger, LogLevelConfig, requestIdAttribute } from "../../../adapters/observability/Logging.js"
+import { JsonLogging, jsonLineGeneral, jsonLineLogger, LogLevelConfig, requestIdAttribute } from "../../../adapters/observability/Logging.js"
 
 /** Runs `effect` with the JSON logger alone and returns the lines it wrote, parsed. */
 const linesOf = <A, E>(effect: Effect.Effect<A, E>) =>
@@ -119,5 +119,33 @@ describe("FILS_LOG_LEVEL", () => {
         assert.isTrue(Either.isLeft(parsed), `${JSON.stringify(value)} is refused`)
         if (Either.isLeft(parsed)) assert.include(String(parsed.left), "Expected one of all, trace, debug, info, warn")
       }
+    }))
+})
+
+describe("JsonLogging on stdout", () => {
+  it.live("writes lines logged some milliseconds apart together, later, in order, none lost", () =>
+    Effect.gen(function*() {
+      const writes: Array<string> = []
+      const write = process.stdout.write
+      process.stdout.write = ((chunk: string | Uint8Array) => {
+        writes.push(String(chunk))
+        return true
+      }) as typeof process.stdout.write
+      const writtenAtOnce = yield* Effect.gen(function*() {
+        yield* Effect.logInfo("line 0")
+        const atOnce = writes.length
+        // Lines of separate turns of the event loop, as a steady rate of requests logs them.
+        for (let i = 1; i < 10; i++) {
+          yield* Effect.sleep(1)
+          yield* Effect.logInfo(`line ${i}`)
+        }
+        yield* Effect.sleep(100)
+        return atOnce
+      }).pipe(Effect.provide(JsonLogging), Effect.ensuring(Effect.sync(() => (process.stdout.write = write))))
+      assert.strictEqual(writtenAtOnce, 0, "a line is not written at once")
+      // One write, or a few on a machine that stalls between the lines: never one per line.
+      assert.isAtMost(writes.length, 3)
+      const messages = writes.join("").trimEnd().split("\n").map((l) => JSON.parse(l).message)
+      assert.deepStrictEqual(messages, Array.from({ length: 10 }, (_, i) => `line ${i}`))
     }))
 })
