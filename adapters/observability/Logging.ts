@@ -141,10 +141,10 @@ export const LogLevelConfig = Config.string("FILS_LOG_LEVEL").pipe(
 )
 
 /**
- * Lines written to stdout together, at most 20 ms after the first of them: one write per batch instead of one per
- * line (a request line per request made the log the server's largest single cost in the benchmark's profile; at a
- * paced 1,000 requests a second, writing once per turn of the event loop still cost a write per request). Whatever is
- * pending when the process exits is written then, synchronously; a process killed outright loses at most those 20 ms.
+ * Lines written to stdout together, about 20 ms after the first of them: one write per batch instead of one per line
+ * (a request line per request made the log the server's largest single cost in the benchmark's profile; at a paced
+ * 1,000 requests a second, writing once per turn of the event loop still cost a write per request). Whatever is
+ * pending when the process exits is written then; a process killed by a signal it does not handle loses it.
  */
 const flushAfterMillis = 20
 const pending: Array<string> = []

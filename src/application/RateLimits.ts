@@ -125,7 +125,7 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
         if (Exit.isSuccess(exit)) {
           const replaced = leases.get(bucket)
           yield* install(bucket, exit.value, 0, now)
-          if (replaced === undefined || RateLease.unused(replaced) === 0) return
+          if (replaced === undefined || RateLease.unused(replaced) <= 0) return
           const back = yield* giveBackNow(bucket, replaced)
           const current = leases.get(bucket)
           if (Option.isSome(back) && current !== undefined && current.decision === exit.value) {

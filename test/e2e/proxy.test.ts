@@ -63,6 +63,16 @@ const badKey = (base: string, from: string, headers: Record<string, string> = {}
 const logLines = (served: Served) =>
   served.stdout().split("\n").filter((l) => l.includes("http request")).map((l) => JSON.parse(l) as Record<string, any>)
 
+/** The client addresses of the request lines once `count` of them (not `/ready`'s) reached stdout (within ~20 ms). */
+const loggedAddresses = async (served: Served, count: number): Promise<ReadonlyArray<string>> => {
+  const deadline = Date.now() + 5_000
+  for (;;) {
+    const lines = logLines(served).filter((l) => l.route !== "/ready")
+    if (lines.length >= count || Date.now() > deadline) return lines.map((l) => String(l.client_address))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
 beforeAll(async () => {
   db = await testDatabase()
 }, 60_000)
@@ -105,7 +115,7 @@ describe("behind a reverse proxy", () => {
       // A peer that is not the trusted proxy, writing the header itself, is taken for what its socket says.
       for (let i = 0; i < 3; i++) expect(await badKey(served.baseUrl, "127.0.0.4", { "x-forwarded-for": `198.51.100.${i}` })).toBe(401)
       expect(await badKey(served.baseUrl, "127.0.0.4", { "x-forwarded-for": "198.51.100.77" })).toBe(429)
-      const addresses = logLines(served).filter((l) => l.route !== "/ready").map((l) => l.client_address)
+      const addresses = await loggedAddresses(served, 10)
       expect(new Set(addresses)).toEqual(new Set(["127.0.0.2", "127.0.0.3", "127.0.0.4"]))
     } finally {
       await close()
@@ -128,7 +138,7 @@ describe("behind a reverse proxy", () => {
     try {
       for (let i = 0; i < 3; i++) expect(await badKey(proxy.url, "127.0.0.7", { "x-forwarded-for": `192.0.2.${i}` })).toBe(401)
       expect(await badKey(proxy.url, "127.0.0.8")).toBe(429)
-      const addresses = logLines(served).filter((l) => l.route !== "/ready").map((l) => String(l.client_address).replace(/^::ffff:/, ""))
+      const addresses = (await loggedAddresses(served, 4)).map((a) => a.replace(/^::ffff:/, ""))
       expect(new Set(addresses)).toEqual(new Set(["127.0.0.1"]))
     } finally {
       await close()
