@@ -6,6 +6,9 @@ import * as RateLease from "../../src/domain/RateLease.js"
 import { RateLimitRepository } from "../../src/ports/repositories/RateLimitRepository.js"
 import { withEngine } from "./harness.js"
 
+/** Time for the hits under way to run to their end (the memory store takes some hundreds of steps a hit). */
+const settle = Effect.repeatN(Effect.yieldNow(), 2000)
+
 const failure = <A, E extends { readonly _tag: string }>(e: Either.Either<A, E>) =>
   Either.isLeft(e) ? e.left : undefined
 
@@ -237,8 +240,6 @@ describe("RateLimits per key, a share not handed out", () => {
             Effect.fail(new StoreUnavailable({ message: "the database is down" }))
           )
       )
-      // Time for the hits under way to run to their end (the memory store takes some hundreds of steps a hit).
-      const settle = Effect.repeatN(Effect.yieldNow(), 2000)
       let admitted = 0
       // A request every 100 ms: the key's leases take shares.
       for (let i = 0; i < 9; i++) {
@@ -300,8 +301,6 @@ describe("RateLimits per key, a busy key's lease", () => {
   it.effect("tells each request exactly what remains across its renewals, for a key used ten times a second", () =>
     Effect.gen(function*() {
       const { limits } = yield* limitsBehind(() => Effect.void)
-      // Time for the hits under way to run to their end (the memory store takes some hundreds of steps a hit).
-      const settle = Effect.repeatN(Effect.yieldNow(), 2000)
       const told: Array<number> = []
       for (let i = 0; i < 40; i++) {
         told.push((yield* limits.consumeKey("key_ten_a_second")).remaining)

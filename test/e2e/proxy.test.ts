@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parseTrust } from "../../adapters/http/ClientAddress.js"
 import { runFils, type Served, serveFils } from "../support/cli.js"
-import { type TestDatabase, testDatabase } from "../support/load.js"
+import { type TestDatabase, testDatabase, waitFor } from "../support/load.js"
 
 let db: TestDatabase
 
@@ -65,12 +65,9 @@ const logLines = (served: Served) =>
 
 /** The client addresses of the request lines once `count` of them (not `/ready`'s) reached stdout (within ~20 ms). */
 const loggedAddresses = async (served: Served, count: number): Promise<ReadonlyArray<string>> => {
-  const deadline = Date.now() + 5_000
-  for (;;) {
-    const lines = logLines(served).filter((l) => l.route !== "/ready")
-    if (lines.length >= count || Date.now() > deadline) return lines.map((l) => String(l.client_address))
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
+  const requests = () => logLines(served).filter((l) => l.route !== "/ready")
+  await waitFor(`${count} request lines`, () => requests().length >= count, 5_000, () => served.stdout())
+  return requests().map((l) => String(l.client_address))
 }
 
 beforeAll(async () => {
