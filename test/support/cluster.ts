@@ -70,8 +70,11 @@ export interface Cluster {
   readonly createDatabase: (name: string) => Promise<{ readonly haproxyUrl: string; readonly bouncerUrl: string | undefined }>
   /** The superuser on the primary, through HAProxy. */
   readonly superuserUrl: string
-  /** The node Patroni's REST API calls the primary now (200 on GET /primary), if any. */
-  readonly primary: () => Promise<ClusterNode | undefined>
+  /**
+   * The node Patroni's REST API calls the primary (200 on GET /primary), asked again until one does or `timeoutMs`
+   * (default 10 s) passed: on a loaded machine one round of asking can go unanswered while the cluster is whole.
+   */
+  readonly primary: (timeoutMs?: number) => Promise<ClusterNode | undefined>
   /** Patroni's view of the members (GET /cluster on a node that answers). */
   readonly members: () => Promise<ReadonlyArray<MemberState>>
   /**
@@ -257,9 +260,14 @@ export const startCluster = async (options: ClusterOptions = {}): Promise<Cluste
 
   const nodeByName = (name: string) => nodes.find((n) => n.name === name)
 
-  const primary = async () => {
-    const answers = await Promise.all(nodes.map(async (n) => ({ n, r: await getJson(`http://${host}:${n.restPort}/primary`, 500) })))
-    return answers.find((a) => a.r.status === 200)?.n
+  const primary = async (timeoutMs = 10_000) => {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const answers = await Promise.all(nodes.map(async (n) => ({ n, r: await getJson(`http://${host}:${n.restPort}/primary`, 1_000) })))
+      const found = answers.find((a) => a.r.status === 200)?.n
+      if (found !== undefined || Date.now() > deadline) return found
+      await delay(200)
+    }
   }
 
   const members = async (): Promise<ReadonlyArray<MemberState>> => {
