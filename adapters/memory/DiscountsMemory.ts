@@ -8,17 +8,10 @@ import { inScope } from "../../src/domain/Account.js"
 import { codeKey, type Discount, position } from "../../src/domain/Discount.js"
 import * as Pagination from "../../src/domain/Pagination.js"
 import type { DiscountsRepo } from "../../src/ports/repositories/DiscountRepository.js"
-
-/** The Table of StoreMemory: rows by id, writes recorded in the running transaction's undo log. */
-interface Rows<A> {
-  readonly rows: Map<string, A>
-  get(id: string): A | undefined
-  set(id: string, row: A): void
-  delete(id: string): void
-}
+import type { Table } from "./Table.js"
 
 export const makeDiscountsMemory = (
-  discounts: Rows<Discount>,
+  discounts: Table<Discount>,
   write: <A>(f: () => A) => Effect.Effect<A>,
   read: <A>(f: () => A) => Effect.Effect<A>
 ): DiscountsRepo => {

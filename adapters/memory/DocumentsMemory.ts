@@ -8,16 +8,9 @@ import { inScope, scopeKey } from "../../src/domain/Account.js"
 import * as Pagination from "../../src/domain/Pagination.js"
 import { type CreditNote, idOf, type Invoice, position } from "../../src/domain/TaxDocument.js"
 import type { DocumentFilter, DocumentsRepo } from "../../src/ports/repositories/DocumentRepository.js"
-
-/** The Table of StoreMemory: rows by id, writes recorded in the running transaction's undo log. */
-interface Rows<A> {
-  readonly rows: Map<string, A>
-  get(id: string): A | undefined
-  set(id: string, row: A): void
-}
+import type { Table } from "./Table.js"
 
 type Document = Invoice | CreditNote
-
 
 const matches = (d: Document, filter: DocumentFilter) =>
   (filter.customer_id === undefined || d.buyer.customer_id === filter.customer_id) &&
@@ -25,8 +18,8 @@ const matches = (d: Document, filter: DocumentFilter) =>
   (filter.subscription_id === undefined || d.subscription_id === filter.subscription_id)
 
 export const makeDocumentsMemory = (tables: {
-  readonly documents: Rows<Document>
-  readonly numbers: Rows<number>
+  readonly documents: Table<Document>
+  readonly numbers: Table<number>
   readonly read: <A>(f: () => A) => Effect.Effect<A>
   readonly write: <A>(f: () => A) => Effect.Effect<A>
 }): DocumentsRepo => {

@@ -6,22 +6,16 @@
 import { DateTime, type Effect, Option } from "effect"
 import * as T from "../../src/domain/EInvoiceTransmission.js"
 import type { EInvoicesRepo } from "../../src/ports/repositories/EInvoiceRepository.js"
+import type { Table } from "./Table.js"
 
 /** A transmission with its lease (epoch millis; 0 when none). */
 export type TransmissionRow = T.Transmission & { readonly lease_until: number }
-
-/** What the memory store lends: a table whose writes its transactions undo, and its write and read. */
-export interface MemoryTable<A> {
-  readonly rows: ReadonlyMap<string, A>
-  get(id: string): A | undefined
-  set(id: string, row: A): void
-}
 
 const publicOf = ({ lease_until: _, ...t }: TransmissionRow): T.Transmission => t
 const millis = DateTime.toEpochMillis
 
 export const makeEInvoicesMemory = (
-  table: MemoryTable<TransmissionRow>,
+  table: Table<TransmissionRow>,
   write: <A>(f: () => A) => Effect.Effect<A>,
   read: <A>(f: () => A) => Effect.Effect<A>
 ): EInvoicesRepo => ({

@@ -4,59 +4,24 @@
  * lock and undone on failure, so a failed use case leaves nothing behind.
  */
 import { DateTime, Effect, Exit, FiberRef, Option, PubSub, Stream } from "effect"
-
-interface AttemptRow {
-  readonly attempt: number
-  readonly webhook_id: string
-  readonly ok: boolean
-  readonly started_at: DateTime.Utc
-  readonly status_code: number | null
-  readonly error: string | null
-  readonly duration_ms: number
-  readonly answer: string | null
-  readonly sent: SentRequest | null
-}
-/** An endpoint's failing streak, and when Fils disabled it for failing (`WebhookHealth`). */
-interface HealthRow {
-  readonly since: DateTime.Utc
-  readonly disabledAt: DateTime.Utc | null
-}
 import { type Account, type ApiKey, inScope, type Scope } from "../../src/domain/Account.js"
-import type { ApiKeyId } from "../../src/domain/Ids.js"
 import * as CheckoutSession from "../../src/domain/CheckoutSession.js"
 import * as Customer from "../../src/domain/Customer.js"
-import {
-  afterAttempt,
-  inFlightPerAccount,
-  inFlightPerEndpoint,
-  outcomeApplies,
-  requestBody,
-  type SentRequest
-} from "../../src/domain/Delivery.js"
-import * as WebhookHealth from "../../src/domain/WebhookHealth.js"
+import type { Discount } from "../../src/domain/Discount.js"
 import * as Event from "../../src/domain/Event.js"
 import * as Idempotency from "../../src/domain/Idempotency.js"
-import * as Pagination from "../../src/domain/Pagination.js"
+import type { ApiKeyId, CustomerId, TestClockId } from "../../src/domain/Ids.js"
 import * as Payment from "../../src/domain/Payment.js"
+import type { PortalSession } from "../../src/domain/PortalSession.js"
 import * as Product from "../../src/domain/Product.js"
 import * as RateWindow from "../../src/domain/RateWindow.js"
-import * as RequestLog from "../../src/domain/RequestLog.js"
 import * as Refund from "../../src/domain/Refund.js"
-import type { AuditEntry, DashboardSession, DashboardUser, SignInLink } from "../../src/domain/DashboardUser.js"
-import type { PortalSession } from "../../src/domain/PortalSession.js"
+import * as RequestLog from "../../src/domain/RequestLog.js"
 import * as Subscription from "../../src/domain/Subscription.js"
-import type { CreditNote, Invoice } from "../../src/domain/TaxDocument.js"
-import type { Discount } from "../../src/domain/Discount.js"
-import type { CustomerId, TestClockId } from "../../src/domain/Ids.js"
+import { type CreditNote, idOf as documentIdOf, type Invoice } from "../../src/domain/TaxDocument.js"
 import * as TestClock from "../../src/domain/TestClock.js"
-import { idOf as documentIdOf } from "../../src/domain/TaxDocument.js"
 import { defaultTimeZone, isTimeZone, localDay } from "../../src/domain/TimeZone.js"
-import type { TwoFactor } from "../../src/domain/TwoFactor.js"
-import * as WebhookEndpoint from "../../src/domain/WebhookEndpoint.js"
-import { makeEInvoicesMemory, type TransmissionRow } from "./EInvoicesMemory.js"
 import {
-  type AttemptRecord,
-  type Delivery,
   type IdempotencyCompletion,
   layerStore,
   type MonthlyRevenueDay,
@@ -65,65 +30,10 @@ import {
 } from "../../src/ports/Store.js"
 import { makeDiscountsMemory } from "./DiscountsMemory.js"
 import { makeDocumentsMemory } from "./DocumentsMemory.js"
-
-type Undo = () => void
-
-/** A table: rows by id, with every write recorded in the running transaction's undo log. */
-class Table<A> {
-  readonly rows = new Map<string, A>()
-  constructor(private readonly record: (undo: Undo) => void) {}
-  get(id: string): A | undefined {
-    return this.rows.get(id)
-  }
-  set(id: string, row: A): void {
-    const had = this.rows.has(id)
-    const previous = this.rows.get(id)
-    this.rows.set(id, row)
-    this.record(() => (had ? this.rows.set(id, previous as A) : this.rows.delete(id)))
-  }
-  delete(id: string): void {
-    if (!this.rows.has(id)) return
-    const previous = this.rows.get(id) as A
-    this.rows.delete(id)
-    this.record(() => this.rows.set(id, previous))
-  }
-}
-
-const page = <A>(
-  rows: Iterable<A>,
-  keep: (a: A) => boolean,
-  position: (a: A) => Pagination.Position,
-  request: Pagination.PageRequest
-): Pagination.Page<A> => {
-  const selected: Array<A> = []
-  for (const row of rows) if (keep(row) && Pagination.isAfter(position(row), request.after)) selected.push(row)
-  selected.sort((a, b) => Pagination.compare(position(a), position(b)))
-  return { items: selected.slice(0, request.limit), hasMore: selected.length > request.limit }
-}
-
-
-/**
- * Rows created at or after `since` and strictly after `after` in oldest-first order (by `created_at`, then id):
- * what reconciliation reads page by page.
- */
-const oldestSince = <A extends { readonly created_at: DateTime.Utc }>(
-  rows: Iterable<A>,
-  since: DateTime.Utc,
-  after: Pagination.Position | undefined,
-  id: (a: A) => string
-) =>
-  oldestFirst(rows, (row) => {
-    const at = DateTime.toEpochMillis(row.created_at)
-    if (at < DateTime.toEpochMillis(since)) return false
-    return after === undefined || at > after.createdAtMillis || (at === after.createdAtMillis && id(row) > after.id)
-  }, (row) => row.created_at, id)
-
-/** Oldest first, by a timestamp then id: the order in which background work is claimed. */
-const oldestFirst = <A>(rows: Iterable<A>, keep: (a: A) => boolean, at: (a: A) => DateTime.Utc, id: (a: A) => string) =>
-  [...rows].filter(keep).sort((a, b) => {
-    const d = DateTime.toEpochMillis(at(a)) - DateTime.toEpochMillis(at(b))
-    return d !== 0 ? d : id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0
-  })
+import { makeEInvoicesMemory, type TransmissionRow } from "./EInvoicesMemory.js"
+import { oldestFirst, oldestSince, page, scoped, Table, type Undo } from "./Table.js"
+import { makeUsersMemory } from "./UsersMemory.js"
+import { makeWebhooksMemory } from "./WebhooksMemory.js"
 
 export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*() {
   const lock = yield* Effect.makeSemaphore(1)
@@ -144,29 +54,10 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
   const sessions = new Table<CheckoutSession.CheckoutSession>(record)
   const payments = new Table<Payment.Payment>(record)
   const refunds = new Table<Refund.Refund>(record)
-  const users = new Table<DashboardUser>(record)
-  const signInLinks = new Table<SignInLink>(record)
-  const dashboardSessions = new Table<DashboardSession>(record)
-  const twoFactors = new Table<TwoFactor>(record)
-  const audit = new Table<AuditEntry>(record)
   const portalSessions = new Table<PortalSession>(record)
   const portalBy = (match: (s: PortalSession) => boolean) => {
     for (const s of portalSessions.rows.values()) if (match(s)) return Option.some(s)
     return Option.none<PortalSession>()
-  }
-  /** The user with a password who has `email`: the one who signs in with it (pending invitations have none). */
-  const userByEmail = (email: string) => {
-    for (const u of users.rows.values()) if (u.password_hash !== null && u.email.toLowerCase() === email.toLowerCase()) return u
-    return undefined
-  }
-  /** The rules of PostgreSQL's unique indexes on the e-mail (migration 0017). */
-  const checkUserEmail = (user: DashboardUser) => {
-    const email = user.email.toLowerCase()
-    for (const u of users.rows.values()) {
-      if (u.user_id === user.user_id || u.email.toLowerCase() !== email) continue
-      if (u.account_id === user.account_id) throw new Error(`the account already has a user with e-mail ${user.email}`)
-      if (u.password_hash !== null && user.password_hash !== null) throw new Error(`a dashboard user with e-mail ${user.email} exists`)
-    }
   }
   const events = new Table<Event.Event>(record)
   // Written outside transactions, a batch at a time, as the SQL store's single statements.
@@ -188,76 +79,17 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
   const claimable = (s: Subscription.Subscription) =>
     s.pending_change === null &&
     attempts.get(attemptId({ subscription_id: s.subscription_id, ...Subscription.dueAttempt(s) })) === undefined
-  const webhooks = new Table<WebhookEndpoint.WebhookEndpoint>(record)
-  const deliveries = new Table<Delivery & { readonly lease_until: number }>(record)
-  const deliveryAttempts = new Table<ReadonlyArray<AttemptRow>>(record)
-  const webhookHealth = new Table<HealthRow>(record)
   /** Test events (`insertTest`): delivered, never listed. */
   const testEvents = new Table<true>(record)
-  // Dispatchers waiting for work; woken when deliveries are queued.
-  let waiters: Array<() => void> = []
-  const wake = () => {
-    const woken = waiters
-    waiters = []
-    for (const w of woken) w()
-  }
-  const publicDelivery = ({ lease_until: _, ...d }: Delivery & { readonly lease_until: number }): Delivery => d
-  /** Records a batch of attempts, then each endpoint's streak after the ones recorded now (as one SQL statement). */
-  const recordDeliveryAttempts = (records: ReadonlyArray<AttemptRecord>) => {
-    const byEndpoint = new Map<string, Array<WebhookHealth.Outcome>>()
-    for (const record of records) {
-      const recorded = recordDeliveryAttempt(record)
-      if (recorded !== undefined) byEndpoint.set(recorded.webhookId, [...(byEndpoint.get(recorded.webhookId) ?? []), recorded.outcome])
-    }
-    for (const [id, batch] of byEndpoint) {
-      const row = webhookHealth.get(id)
-      const since = WebhookHealth.failingSinceAfter(row?.since ?? null, batch)
-      if (since !== null) webhookHealth.set(id, { since, disabledAt: row?.disabledAt ?? null })
-      else if (row !== undefined && row.disabledAt === null) webhookHealth.delete(id)
-    }
-  }
   const ofMode = (livemode: boolean | undefined) => (row: { readonly livemode: boolean }) =>
     livemode === undefined || row.livemode === livemode
-  const scoped = <A extends { readonly account_id: string; readonly livemode: boolean }>(row: A | undefined, scope: Scope) =>
-    row !== undefined && inScope(row, scope) ? Option.some(row) : Option.none()
   const processingFor = (sessionId: string) => {
     for (const p of payments.rows.values()) {
       if (p.checkout_session_id === sessionId && p.status === "processing") return true
     }
     return false
   }
-  /** Records one attempt; the endpoint and outcome of a newly recorded one (for its streak), else undefined. */
-  const recordDeliveryAttempt = ({ attempt, deliveryId, nextAttemptAt, outcome, sent, startedAt }: AttemptRecord) => {
-    const d = deliveries.get(deliveryId)
-    const recorded = deliveryAttempts.get(deliveryId) ?? []
-    // Once per (delivery, attempt), whoever reports it first.
-    if (d === undefined || recorded.some((a) => a.attempt === attempt)) return undefined
-    deliveryAttempts.set(deliveryId, [...recorded, {
-      attempt,
-      webhook_id: d.webhook_id,
-      ok: outcome.ok,
-      started_at: startedAt,
-      status_code: outcome.statusCode,
-      error: outcome.error,
-      duration_ms: outcome.durationMillis,
-      answer: outcome.answer ?? null,
-      sent: sent ?? null
-    }])
-    // A cancelled delivery's attempt (its endpoint deleted or disabled meanwhile) leaves the streak alone.
-    const streak = d.status === "cancelled" ? undefined : { webhookId: d.webhook_id, outcome: { ok: outcome.ok, startedAt } }
-    if (!outcomeApplies(d, d.lease_until !== 0, attempt)) return streak
-    const after = afterAttempt(outcome, nextAttemptAt)
-    deliveries.set(deliveryId, {
-      ...d,
-      status: after.status,
-      next_attempt_at: after.nextAttemptAt,
-      last_status_code: outcome.statusCode,
-      last_error: outcome.error,
-      lease_until: 0,
-      updated_at: startedAt
-    })
-    return streak
-  }
+
 
   const documents = new Table<Invoice | CreditNote>(record)
   const documentNumbers = new Table<number>(record)
@@ -344,6 +176,8 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
     const existing = idempotency.get(id)
     if (existing !== undefined && existing.fingerprint === fingerprint) idempotency.set(id, { ...existing, response })
   }
+
+  const webhookRepos = makeWebhooksMemory(record, { read, write }, { events, testEvents })
 
   const store: StoreShape = {
     transact,
@@ -540,118 +374,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           return { ...summary, daily: [...daily].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, gross]) => ({ day, gross })) }
         })
     },
-    dashboard: {
-      insertUser: (user) =>
-        write(() => {
-          checkUserEmail(user)
-          users.set(user.user_id, user)
-        }),
-      updateUser: (user) =>
-        write(() => {
-          checkUserEmail(user)
-          users.set(user.user_id, user)
-        }),
-      setPassword: (user) =>
-        write(() => {
-          const holder = userByEmail(user.email)
-          if (holder !== undefined && holder.user_id !== user.user_id) return false
-          users.set(user.user_id, user)
-          return true
-        }),
-      replacePassword: (id, expected, next, at) =>
-        write(() => {
-          const user = users.get(id)
-          if (user === undefined || user.password_hash !== expected) return false
-          users.set(id, { ...user, password_hash: next, updated_at: at })
-          return true
-        }),
-      replaceEmail: (id, expected, next, at) =>
-        write(() => {
-          const user = users.get(id)
-          if (user === undefined || user.email !== expected) return false
-          const changed = { ...user, email: next, updated_at: at }
-          try {
-            checkUserEmail(changed)
-          } catch {
-            return false
-          }
-          users.set(id, changed)
-          return true
-        }),
-      setRole: (id, role, at) =>
-        write(() => {
-          const user = users.get(id)
-          if (user !== undefined) users.set(id, { ...user, role, updated_at: at })
-        }),
-      deleteUser: (id) =>
-        write(() => {
-          users.delete(id)
-          twoFactors.delete(id)
-          for (const [hash, s] of dashboardSessions.rows) if (s.user_id === id) dashboardSessions.delete(hash)
-        }),
-      getUser: (id) => read(() => Option.fromNullable(users.get(id))),
-      findUserByEmail: (email) => read(() => Option.fromNullable(userByEmail(email))),
-      listUsers: (accountId) =>
-        read(() =>
-          oldestFirst(users.rows.values(), (u) => u.account_id === accountId, (u) => u.created_at, (u) => u.user_id)
-        ),
-      insertLink: (link) => write(() => signInLinks.set(link.token_hash, link)),
-      findLink: (tokenHash) => read(() => Option.fromNullable(signInLinks.get(tokenHash))),
-      deleteUnusedLinks: (id) =>
-        write(() => {
-          for (const [hash, l] of signInLinks.rows) if (l.user_id === id && l.used_at === null) signInLinks.delete(hash)
-        }),
-      takeLink: (tokenHash, now) =>
-        write(() => {
-          const link = signInLinks.get(tokenHash)
-          if (link === undefined || link.used_at !== null || DateTime.lessThanOrEqualTo(link.expires_at, now)) {
-            return Option.none()
-          }
-          const taken = { ...link, used_at: now }
-          signInLinks.set(tokenHash, taken)
-          return Option.some(taken)
-        }),
-      insertSession: (session) => write(() => dashboardSessions.set(session.token_hash, session)),
-      findSession: (tokenHash) => read(() => Option.fromNullable(dashboardSessions.get(tokenHash))),
-      touchSession: (tokenHash, at) =>
-        write(() => {
-          const s = dashboardSessions.get(tokenHash)
-          if (s !== undefined) dashboardSessions.set(tokenHash, { ...s, last_seen_at: at })
-        }),
-      deleteSession: (tokenHash) => write(() => dashboardSessions.delete(tokenHash)),
-      getTwoFactor: (id) => read(() => Option.fromNullable(twoFactors.get(id))),
-      putTwoFactor: (twoFactor) => write(() => twoFactors.set(twoFactor.user_id, twoFactor)),
-      deleteTwoFactor: (id) => write(() => twoFactors.delete(id)),
-      useTotpStep: (id, step) =>
-        write(() => {
-          const found = twoFactors.get(id)
-          if (found === undefined || (found.last_step !== null && found.last_step >= step)) return false
-          twoFactors.set(id, { ...found, last_step: step })
-          return true
-        }),
-      useRecoveryCode: (id, digest) =>
-        write(() => {
-          const found = twoFactors.get(id)
-          if (found === undefined || !found.recovery_codes.includes(digest)) return false
-          twoFactors.set(id, { ...found, recovery_codes: found.recovery_codes.filter((c) => c !== digest) })
-          return true
-        }),
-      listSessions: (id) =>
-        read(() =>
-          oldestFirst(dashboardSessions.rows.values(), (s) => s.user_id === id, (s) => s.created_at, (s) => s.token_hash).reverse()
-        ),
-      deleteSessionsOf: (id) =>
-        write(() => {
-          for (const [hash, s] of dashboardSessions.rows) if (s.user_id === id) dashboardSessions.delete(hash)
-        }),
-      insertAudit: (entry) => write(() => audit.set(entry.audit_id, entry)),
-      listAudit: (accountId, limit) =>
-        read(() =>
-          oldestFirst(audit.rows.values(), (e) => e.account_id === accountId, (e) => e.at, (e) => e.audit_id)
-            .reverse()
-            .slice(0, limit)
-        )
-    },
+    dashboard: makeUsersMemory(record, { read, write }),
     portalSessions: {
       insert: (session) => write(() => portalSessions.set(session.customer_portal_session_id, session)),
       get: (scope, id) => read(() => scoped(portalSessions.get(id), scope)),
@@ -808,230 +531,8 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
             .sort((a, b) => a.period - b.period || a.attempt - b.attempt)
         )
     },
-    webhooks: {
-      insert: (endpoint) => write(() => webhooks.set(endpoint.webhook_id, endpoint)),
-      get: (scope, id) => read(() => scoped(webhooks.get(id), scope)),
-      lock: (scope, id) => read(() => scoped(webhooks.get(id), scope)),
-      update: (endpoint) => write(() => webhooks.set(endpoint.webhook_id, endpoint)),
-      delete: (scope, id) =>
-        write(() => {
-          const endpoint = webhooks.get(id)
-          if (endpoint === undefined || !inScope(endpoint, scope)) return false
-          webhooks.delete(id)
-          webhookHealth.delete(id)
-          for (const d of deliveries.rows.values()) {
-            if (d.webhook_id === id && d.status === "pending") {
-              deliveries.set(d.delivery_id, { ...d, status: "cancelled", next_attempt_at: null })
-            }
-          }
-          return true
-        }),
-      list: (scope, request) =>
-        read(() => page(webhooks.rows.values(), (w) => inScope(w, scope), WebhookEndpoint.position, request)),
-      subscribed: (scope, type) =>
-        read(() =>
-          [...webhooks.rows.values()]
-            .filter((w) => inScope(w, scope) && WebhookEndpoint.subscribes(w, type))
-            .sort((a, b) => (a.webhook_id < b.webhook_id ? -1 : 1))
-        ),
-      health: (ids, since) =>
-        read(() => {
-          const from = DateTime.toEpochMillis(since)
-          const found = new Map<string, WebhookHealth.Stored>()
-          for (const id of ids) found.set(id, { ...WebhookHealth.none })
-          for (const attempts of deliveryAttempts.rows.values()) {
-            for (const a of attempts) {
-              const h = found.get(a.webhook_id)
-              if (h === undefined || DateTime.toEpochMillis(a.started_at) <= from) continue
-              found.set(a.webhook_id, { ...h, attempts: h.attempts + 1, failed: h.failed + (a.ok ? 0 : 1) })
-            }
-          }
-          for (const id of ids) {
-            const row = webhookHealth.get(id)
-            if (row === undefined) continue
-            // The streak's failures, up to the count the rule needs (as PostgreSQL counts them).
-            let failures = 0
-            for (const attempts of deliveryAttempts.rows.values()) {
-              for (const a of attempts) {
-                if (a.webhook_id === id && !a.ok && DateTime.toEpochMillis(a.started_at) >= DateTime.toEpochMillis(row.since)) failures++
-              }
-            }
-            found.set(id, {
-              ...found.get(id)!,
-              failingSince: row.since,
-              failures: Math.min(failures, WebhookHealth.minFailures),
-              autoDisabledAt: row.disabledAt
-            })
-          }
-          return found
-        }),
-      markAutoDisabled: (id, at) =>
-        write(() => webhookHealth.set(id, { since: webhookHealth.get(id)?.since ?? at, disabledAt: at })),
-      clearHealth: (id) => write(() => webhookHealth.delete(id))
-    },
-    deliveries: {
-      enqueue: (queued) =>
-        Effect.zipRight(
-          write(() => {
-            for (const d of queued) deliveries.set(d.delivery_id, { ...d, lease_until: 0 })
-          }),
-          Effect.sync(() => {
-            if (queued.length > 0) wake()
-          })
-        ),
-      claimDue: (now, limit, leaseMillis) =>
-        write(() => {
-          const at = DateTime.toEpochMillis(now)
-          const due = oldestFirst(
-            deliveries.rows.values(),
-            (d) => d.status === "pending" && d.next_attempt_at !== null &&
-              DateTime.toEpochMillis(d.next_attempt_at) <= at && d.lease_until <= at,
-            (d) => d.next_attempt_at!,
-            (d) => d.delivery_id
-          )
-          // Attempts already running per endpoint and per account: each endpoint gets at most
-          // Delivery.inFlightPerEndpoint, each account at most Delivery.inFlightPerAccount.
-          const busy = new Map<string, number>()
-          const busyAccounts = new Map<string, number>()
-          for (const d of deliveries.rows.values()) {
-            if (d.status === "pending" && d.lease_until > at) {
-              busy.set(d.webhook_id, (busy.get(d.webhook_id) ?? 0) + 1)
-              busyAccounts.set(d.account_id, (busyAccounts.get(d.account_id) ?? 0) + 1)
-            }
-          }
-          const claimed = []
-          for (const d of due) {
-            if (claimed.length >= limit) break
-            const event = events.get(d.event_id)
-            const endpoint = webhooks.get(d.webhook_id)
-            // A disabled endpoint receives nothing (its row waits, as the SQL claim leaves it).
-            if (event === undefined || endpoint === undefined || endpoint.disabled) continue
-            const running = busy.get(d.webhook_id) ?? 0
-            const accountRunning = busyAccounts.get(d.account_id) ?? 0
-            if (running >= inFlightPerEndpoint || accountRunning >= inFlightPerAccount) continue
-            busy.set(d.webhook_id, running + 1)
-            busyAccounts.set(d.account_id, accountRunning + 1)
-            const next = { ...d, attempts: d.attempts + 1, lease_until: at + leaseMillis, updated_at: now }
-            deliveries.set(d.delivery_id, next)
-            claimed.push({
-              delivery: publicDelivery(next),
-              attempt: next.attempts,
-              event,
-              endpoint,
-              test: testEvents.get(event.event_id) !== undefined,
-              failingSince: webhookHealth.get(endpoint.webhook_id)?.since ?? null
-            })
-          }
-          return claimed
-        }),
-      recordAttempt: (record) => write(() => recordDeliveryAttempts([record])),
-      recordAttempts: (records) => write(() => recordDeliveryAttempts(records)),
-      cancelFor: (webhookId) =>
-        write(() => {
-          let n = 0
-          for (const d of deliveries.rows.values()) {
-            if (d.webhook_id === webhookId && d.status === "pending") {
-              deliveries.set(d.delivery_id, { ...d, status: "cancelled", next_attempt_at: null })
-              n++
-            }
-          }
-          return n
-        }),
-      get: (id) => read(() => Option.map(Option.fromNullable(deliveries.get(id)), publicDelivery)),
-      retry: (id, now) =>
-        Effect.tap(
-          write(() => {
-            const d = deliveries.get(id)
-            if (d === undefined) return Option.none()
-            const next = { ...d, status: "pending" as const, next_attempt_at: now, lease_until: 0, updated_at: now }
-            deliveries.set(id, next)
-            return Option.some(publicDelivery(next))
-          }),
-          () => Effect.sync(wake)
-        ),
-      list: (filter, limit) =>
-        read(() =>
-          [...deliveries.rows.values()]
-            .filter((d) =>
-              (filter.event_id === undefined || d.event_id === filter.event_id) &&
-              (filter.webhook_id === undefined || d.webhook_id === filter.webhook_id) &&
-              (filter.status === undefined || d.status === filter.status)
-            )
-            .sort((a, b) => Pagination.compare(
-              { createdAtMillis: DateTime.toEpochMillis(a.created_at), id: a.delivery_id },
-              { createdAtMillis: DateTime.toEpochMillis(b.created_at), id: b.delivery_id }
-            ))
-            .slice(0, limit)
-            .map(publicDelivery)
-        ),
-      attemptsOf: (id) =>
-        read(() =>
-          [...(deliveryAttempts.get(id) ?? [])]
-            .sort((a, b) => a.attempt - b.attempt)
-            .map(({ attempt, duration_ms, error, started_at, status_code }) => ({ attempt, started_at, status_code, error, duration_ms }))
-        ),
-      pageOf: (webhookId, request) =>
-        read(() => {
-          const found = page(
-            deliveries.rows.values(),
-            (d) => d.webhook_id === webhookId,
-            (d) => ({ createdAtMillis: DateTime.toEpochMillis(d.created_at), id: d.delivery_id }),
-            request
-          )
-          return {
-            hasMore: found.hasMore,
-            items: found.items.map((d) => ({
-              delivery_id: d.delivery_id,
-              webhook_id: d.webhook_id,
-              event_id: d.event_id,
-              event_type: events.get(d.event_id)!.type,
-              test: testEvents.get(d.event_id) !== undefined,
-              request_body: requestBody(events.get(d.event_id)!, testEvents.get(d.event_id) !== undefined),
-              status: d.status,
-              livemode: d.livemode,
-              created_at: d.created_at,
-              next_attempt_at: d.next_attempt_at,
-              attempts: [...(deliveryAttempts.get(d.delivery_id) ?? [])].sort((a, b) => a.attempt - b.attempt).map((a) => ({
-                attempt: a.attempt,
-                started_at: a.started_at,
-                status_code: a.status_code,
-                error: a.error,
-                latency_ms: a.duration_ms,
-                response_body: a.answer,
-                request: a.sent === null ? null : { headers: { ...a.sent.headers } }
-              }))
-            }))
-          }
-        }),
-      recover: (webhookId, since, now) =>
-        Effect.tap(
-          write(() => {
-            let n = 0
-            for (const d of deliveries.rows.values()) {
-              if (
-                d.webhook_id === webhookId && (d.status === "failed" || d.status === "cancelled") &&
-                DateTime.toEpochMillis(d.created_at) >= DateTime.toEpochMillis(since)
-              ) {
-                deliveries.set(d.delivery_id, { ...d, status: "pending", next_attempt_at: now, lease_until: 0, updated_at: now })
-                n++
-              }
-            }
-            return n
-          }),
-          (n) => Effect.sync(() => n > 0 && wake())
-        ),
-      awaitWork: (timeoutMillis) =>
-        Effect.raceFirst(
-          Effect.async<void>((resume) => {
-            const done = () => resume(Effect.void)
-            waiters.push(done)
-            return Effect.sync(() => {
-              waiters = waiters.filter((w) => w !== done)
-            })
-          }),
-          Effect.sleep(timeoutMillis)
-        )
-    },
+    webhooks: webhookRepos.webhooks,
+    deliveries: webhookRepos.deliveries,
     einvoices: makeEInvoicesMemory(einvoices, write, read),
     testClocks: {
       insert: (clock) => write(() => testClocks.set(clock.test_clock_id, clock)),
@@ -1164,7 +665,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
         const p = payments.get(a.payment_id)
         return p === undefined ? [] : [p]
       })
-      return { deliveries: tally(deliveries.rows.values()), renewals: tally(renewals) }
+      return { deliveries: tally(webhookRepos.deliveryRows.values()), renewals: tally(renewals) }
     })
   }
   return store
