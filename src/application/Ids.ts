@@ -1,5 +1,7 @@
 /**
- * New time-ordered ids from Effect's Clock and Random (TestClock and a seeded Random make them repeatable).
+ * New time-ordered ids from Effect's Clock and Random. A TestClock and a seeded Random make them repeatable in a
+ * process that made no ids within ten seconds of the TestClock's time before: the count within a millisecond is the
+ * process's, not the fiber's.
  *
  * Within one millisecond the 12 bits after the version count up from a random start (RFC 9562, method 1), so ids
  * made by one process sort in the order they were made, and lists that tie-break on the id stay newest-first.
