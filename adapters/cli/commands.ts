@@ -19,6 +19,7 @@ import { ApiKeyId, parseId, PaymentId } from "../../src/domain/Ids.js"
 import { noteProblem, RefundReason, type RefundWhy } from "../../src/domain/Refund.js"
 import { InvalidRequest } from "../../src/domain/Errors.js"
 import { ServerLive } from "../http/Server.js"
+import { localUrl } from "../runtime/Settings.js"
 import { checkedSettings, describeSettings, LoadedSettings } from "./config.js"
 import { clocksCommand } from "./clocks.js"
 import { devLoopCommands } from "./devloop.js"
@@ -43,10 +44,6 @@ const host = Options.text("host").pipe(
   Options.withDefault("127.0.0.1"),
   Options.withDescription("Interface to listen on (FILS_HOST, else HOST)")
 )
-
-/** Where this server is reached: `FILS_PUBLIC_URL`, or its own address (used in `checkout_url` too). */
-const localUrl = (options: { readonly port: number; readonly host: string }) =>
-  `http://${options.host === "0.0.0.0" ? "127.0.0.1" : options.host}:${options.port}`
 
 const announce = Effect.gen(function*() {
     const { publicUrl } = yield* Settings

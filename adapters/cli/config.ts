@@ -70,8 +70,8 @@ export const settings: ReadonlyArray<Setting> = [
   { name: "HOST", default: "unset", meaning: "The interface to listen on when `FILS_HOST` is not set." },
   {
     name: "FILS_PUBLIC_URL",
-    default: "`http://<host>:<port>`",
-    meaning: "Public base URL where customers reach Fils: printed URLs, `checkout_url` and portal links start with it."
+    default: "`http://<host>:<port>` (`fils serve`'s, else `FILS_HOST` and `FILS_PORT`)",
+    meaning: "Public base URL where customers reach Fils: printed URLs, sign-in links, `checkout_url` and portal links start with it."
   },
   {
     name: "FILS_HEADERS_TIMEOUT_SECONDS",
@@ -198,8 +198,8 @@ export const settings: ReadonlyArray<Setting> = [
   },
   {
     name: "FILS_API_URL",
-    default: "`http://127.0.0.1:4242`",
-    meaning: "The Fils server that `fils listen` and `fils trigger` talk to (`--api` overrides). See [A local webhook loop](webhooks.md#a-local-webhook-loop)."
+    default: "`http://<host>:<port>` (`FILS_HOST` and `FILS_PORT`, as `fils serve` listens)",
+    meaning: "The Fils server that `fils listen`, `fils trigger`, `fils clocks` and `fils logs tail` talk to (`--api` overrides). See [A local webhook loop](webhooks.md#a-local-webhook-loop)."
   },
   {
     name: "FILS_API_KEY",

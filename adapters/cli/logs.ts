@@ -10,6 +10,7 @@ import { Config, Console, DateTime, Duration, Effect, Option, Redacted, Schema }
 import { RequestLogResource, statusFilterPattern } from "../../src/domain/RequestLog.js"
 import { InvalidRequest } from "../../src/domain/Errors.js"
 import { FilsClient } from "../http/index.js"
+import { api } from "./devloop.js"
 import { forPeople, reportFailure } from "./output.js"
 
 type Line = typeof RequestLogResource.Type
@@ -38,11 +39,7 @@ export const describeLine = (l: Line): string =>
   ].join("  ")
 
 const tail = Command.make("tail", {
-  api: Options.text("api").pipe(
-    Options.withFallbackConfig(Config.string("FILS_API_URL")),
-    Options.withDefault("http://127.0.0.1:4242"),
-    Options.withDescription("The Fils server's URL (FILS_API_URL; default http://127.0.0.1:4242)")
-  ),
+  api,
   key: Options.redacted("key").pipe(
     Options.withFallbackConfig(Config.redacted("FILS_API_KEY")),
     Options.withDescription("A secret key, sk_test_… or sk_live_… (FILS_API_KEY): its account's requests of its mode")

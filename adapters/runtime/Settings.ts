@@ -13,9 +13,22 @@ export const FeeConfig = Config.all({
   fixed: Config.integer("FILS_FEE_FIXED").pipe(Config.withDefault(defaults.fees.fixed))
 })
 
-/** `FILS_PUBLIC_URL`, without a trailing slash. */
+/** Where a server listening on `host` and `port` is reached from this machine (all interfaces: on loopback). */
+export const localUrl = (options: { readonly host: string; readonly port: number }) =>
+  `http://${options.host === "0.0.0.0" ? "127.0.0.1" : options.host}:${options.port}`
+
+/**
+ * This machine's server as `fils serve` listens without options: `FILS_HOST` (else `HOST`, else 127.0.0.1) and
+ * `FILS_PORT` (else `PORT`, else 4242). What the CLI's links and requests default to.
+ */
+export const LocalUrlConfig = Config.all({
+  host: Config.string("FILS_HOST").pipe(Config.orElse(() => Config.string("HOST")), Config.withDefault("127.0.0.1")),
+  port: Config.integer("FILS_PORT").pipe(Config.orElse(() => Config.integer("PORT")), Config.withDefault(4242))
+}).pipe(Config.map(localUrl))
+
+/** `FILS_PUBLIC_URL`, without a trailing slash; else this machine's server (`LocalUrlConfig`). */
 export const PublicUrlConfig = Config.string("FILS_PUBLIC_URL").pipe(
-  Config.withDefault(defaults.publicUrl),
+  Config.orElse(() => LocalUrlConfig),
   Config.map((url) => url.replace(/\/+$/, ""))
 )
 

@@ -275,6 +275,14 @@ describe("fils listen and fils trigger", () => {
     expect(created.code, created.stderr).toBe(0)
     const clock = JSON.parse(created.stdout)
     expect(clock).toMatchObject({ object: "test_clock", name: "cli", frozen_time: "2030-01-31T09:00:00.000Z", status: "ready" })
+    // Without --api or FILS_API_URL, the CLI talks to the server FILS_PORT names (as `fils serve` listens).
+    const listed = await runFils(["clocks", "list", "--key", key], {
+      DATABASE_URL: undefined,
+      FILS_API_URL: undefined,
+      FILS_PORT: new URL(served.baseUrl).port
+    })
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stdout).toContain(clock.test_clock_id)
     const moved = await clocks(["advance", clock.test_clock_id, "--by", "1mo"])
     expect(moved.code, moved.stderr).toBe(0)
     expect(JSON.parse(moved.stdout).frozen_time).toBe("2030-02-28T09:00:00.000Z")

@@ -334,6 +334,11 @@ describe("operator commands against fils serve on one database", () => {
       expect(expires).toBeLessThanOrEqual(24 * 3600_000)
       const path = new URL(link.sign_in_url).pathname
       expect(path).not.toBe(firstLink)
+      // Without FILS_PUBLIC_URL the link is on the server FILS_PORT names, as `fils serve` would listen.
+      const port = new URL(base()).port
+      const onPort = await runFils(["users", "sign-in-link", "--email", "owner@fils.local"], { ...env, FILS_PORT: port })
+      expect(onPort.code, onPort.stderr).toBe(0)
+      expect(new URL(JSON.parse(onPort.stdout).sign_in_url).origin).toBe(new URL(base()).origin)
 
       // Until the link is used, nothing changed.
       const before = await signIn("the first password")
