@@ -54,22 +54,36 @@ export const strictText = (request: HttpServerRequest.HttpServerRequest): Effect
 }
 
 /**
- * Whether a JSON text decodes to a string holding a lone surrogate (which UTF-8 cannot carry: it would be stored as
- * U+FFFD). Only a `\u` escape can produce one, so a text without an escape is not parsed.
+ * Whether some string or object key of a JSON text passes `test`. Malformed JSON passes nothing (its handler
+ * refuses it).
  */
-export const hasLoneSurrogate = (text: string): boolean => {
-  if (!text.includes("\\u")) return false
+const anyTextIn = (text: string, test: { readonly key: (k: string) => boolean; readonly value: (s: string) => boolean }) => {
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch {
-    return false // malformed JSON: the handler refuses it
+    return false
   }
   const visit = (v: unknown): boolean =>
     typeof v === "string"
-      ? !isWellFormed(v)
+      ? test.value(v)
       : Array.isArray(v)
       ? v.some(visit)
-      : typeof v === "object" && v !== null && Object.entries(v).some(([k, x]) => !isWellFormed(k) || visit(x))
+      : typeof v === "object" && v !== null && Object.keys(v).some((k) => test.key(k) || visit((v as Record<string, unknown>)[k]))
   return visit(value)
 }
+
+/**
+ * Whether a JSON text has an object key `__proto__`. JSON.parse keeps it as a key, but decoding a record (metadata)
+ * copies entries by assignment, which would drop it: the body is refused instead of stored altered. Only a text that
+ * spells "proto" or has a `\u` escape can hold one, so other texts are not parsed.
+ */
+export const hasProtoKey = (text: string): boolean =>
+  (text.includes("proto") || text.includes("\\u")) && anyTextIn(text, { key: (k) => k === "__proto__", value: () => false })
+
+/**
+ * Whether a JSON text decodes to a string holding a lone surrogate (which UTF-8 cannot carry: it would be stored as
+ * U+FFFD). Only a `\u` escape can produce one, so a text without an escape is not parsed.
+ */
+export const hasLoneSurrogate = (text: string): boolean =>
+  text.includes("\\u") && anyTextIn(text, { key: (k) => !isWellFormed(k), value: (s) => !isWellFormed(s) })

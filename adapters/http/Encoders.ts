@@ -60,8 +60,8 @@ const compile = (ast: SchemaAST.AST): Encode => {
       break
     }
     case "TypeLiteral": {
-      // A record of plain values (metadata): its entries, copied by assignment as the schema's encoder does (so a
-      // `__proto__` key is dropped alike).
+      // A record of plain values (metadata): its entries, copied by assignment as the schema's encoder does (a
+      // `__proto__` key, which assignment would drop, is refused with the request: `BodyText.hasProtoKey`).
       if (ast.propertySignatures.length === 0 && ast.indexSignatures.every((s) => isPlain(s.type) && isPlain(s.parameter))) {
         return (value: Record<string, unknown>) => {
           const out: Record<string, unknown> = {}

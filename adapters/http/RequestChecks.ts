@@ -10,7 +10,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Option } from "effect"
 import * as Errors from "../../src/domain/Errors.js"
 import { closeConnection, drainInsteadOfDestroy, maxBodyBytes, payloadTooLarge } from "./BodyLimit.js"
-import { hasLoneSurrogate, maxNesting, nestingOf, strictText } from "./BodyText.js"
+import { hasLoneSurrogate, hasProtoKey, maxNesting, nestingOf, strictText } from "./BodyText.js"
 import { type ApiFailure, mapFailures } from "./ErrorMapping.js"
 import { isApiPath, pathOf } from "./KnownRoutes.js"
 
@@ -54,6 +54,8 @@ export const mapErrors = (app: HttpApp.Default): HttpApp.Default<ApiFailure> =>
             ? Effect.fail(new Errors.InvalidRequest({ message: `The request body is nested deeper than ${maxNesting} levels` }))
             : isApiPath(request.url) && hasLoneSurrogate(text)
             ? Effect.fail(new Errors.InvalidRequest({ message: "The request body holds a lone surrogate (\\ud800 to \\udfff unpaired): send valid Unicode text" }))
+            : isApiPath(request.url) && hasProtoKey(text)
+            ? Effect.fail(new Errors.InvalidRequest({ message: "The request body uses '__proto__' as a key, which Fils cannot store: rename it" }))
             : Effect.void
       )
       : Effect.void

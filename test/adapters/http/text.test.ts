@@ -52,6 +52,27 @@ describeStores("text in requests", (variant) => {
     expect(pair.json.name).toBe("😀")
   })
 
+  it("refuses a '__proto__' key (spelled out or escaped) rather than dropping it, changing nothing", async () => {
+    const before = await count("/products")
+    const made = (await raw().post("/products", product({ metadata: { a: "1" } }))).json
+    for (const [method, path, body] of [
+      ["post", "/products", '{"name":"p","price":1,"currency":"AED","metadata":{"__proto__":"x","b":"c"}}'],
+      ["post", "/products", '{"name":"p","price":1,"currency":"AED","metadata":{"\\u005f_proto__":"x"}}'],
+      ["post", "/customers", '{"email":"proto@example.ae","metadata":{"__proto__":"x"}}'],
+      ["patch", `/products/${made.product_id}`, '{"metadata":{"__proto__":"x"}}']
+    ] as const) {
+      const res = method === "post" ? await raw().post(path, body) : await raw().patch(path, body)
+      expectError(res, 400, "INVALID_REQUEST")
+      expect(res.json.message).toMatch(/__proto__/)
+    }
+    expect(await count("/products")).toBe(before + 1)
+    expect((await raw().get(`/products/${made.product_id}`)).json.metadata).toStrictEqual({ a: "1" })
+    // A key that merely contains the word is text like any other.
+    const kept = await raw().post("/products", product({ metadata: { proto: "x", __proto: "y" } }))
+    expect(kept.status, kept.text).toBe(200)
+    expect(kept.json.metadata).toStrictEqual({ proto: "x", __proto: "y" })
+  })
+
   it("refuses a body that is not valid UTF-8, changing nothing", async () => {
     const before = await count("/products")
     const json = Buffer.from(JSON.stringify(product({ name: "Beans XX" })))
