@@ -312,7 +312,8 @@ export const price = (props: {
         message: `Subscription ${id}'s renewal is due; change its plan once the renewal has been charged`
       }))
     }
-    if (!DateTime.greaterThan(at, start)) {
+    // At the instant the period starts (a change right after subscribing, on a frozen test clock) all of it is unused.
+    if (DateTime.lessThan(at, start)) {
       return yield* Either.left(new InvalidState({
         message: `Subscription ${id}'s current period starts after the change date; preview the change again`
       }))

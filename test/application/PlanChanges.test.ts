@@ -127,6 +127,26 @@ describe("changing the plan now", () => {
       ])
     }).pipe(withEngine()))
 
+  it.effect("at the instant the period starts (a frozen clock): the whole period is unused, credited in full, and renews once", () =>
+    Effect.gen(function*() {
+      const { pro, sub, test } = yield* shop()
+      const body = { product_id: pro.product_id, quantity: 1, proration_billing_mode: "prorated_immediately" } as const
+      const quoted = yield* preview(test, sub.subscription_id, body)
+      assert.deepStrictEqual([quoted.immediate_charge.summary.total_amount, quoted.immediate_charge.summary.credit_applied], [20000, 10000])
+      const result = yield* change(test, sub.subscription_id, body)
+      assert.deepStrictEqual(
+        [result.payment?.total_amount, iso(result.subscription.current_period_start), iso(result.subscription.next_billing_date)],
+        [20000, april, may]
+      )
+      yield* renewAt(may)
+      yield* renewAt(may)
+      assert.deepStrictEqual((yield* paymentsOf(test, sub.subscription_id)).map((p) => [p.billing_reason, p.total_amount]), [
+        ["subscription_create", 10000],
+        ["subscription_update", 20000],
+        ["subscription_renewal", 30000]
+      ])
+    }).pipe(withEngine()))
+
   it.effect("full_immediately charges the new plan in full; do_not_bill charges nothing and keeps the billing date", () =>
     Effect.gen(function*() {
       const { basic, pro, sub, test } = yield* shop()

@@ -93,6 +93,7 @@ describeStores("subscriptions over HTTP", (variant) => {
     readonly email?: string
     readonly quantity?: number
     readonly metadata?: Record<string, string>
+    readonly customerId?: string
   } = {}) => {
     const key = account.test.key
     const raw = rawFor(server(), key)
@@ -100,7 +101,8 @@ describeStores("subscriptions over HTTP", (variant) => {
     const created = await raw.post("/checkout_sessions", {
       product_cart: [{ product_id: product.product_id, quantity: options.quantity ?? 1 }],
       return_url: "https://shop.example/done",
-      metadata: options.metadata ?? {}
+      metadata: options.metadata ?? {},
+      ...(options.customerId === undefined ? {} : { customer: { customer_id: options.customerId } })
     })
     expect(created.status, created.text).toBe(200)
     expect(created.json.kind).toBe("subscription")
@@ -411,6 +413,26 @@ describeStores("subscriptions over HTTP", (variant) => {
     await billingAt(held.json.next_retry_at)
     expect((await raw.get(path)).json).toStrictEqual(cancelled.json)
     expect((await raw.get(`/payments?customer_id=${subscription.customer.customer_id}`)).json.items).toHaveLength(2)
+  })
+
+  it("on a frozen test clock, a plan changed right after subscribing credits the whole first period", async () => {
+    const shop = await server().createAccount()
+    const raw = rawFor(server(), shop.test.key)
+    const clock = await raw.post("/test_clocks", { frozen_time: "2030-01-15T09:00:00Z" })
+    expect(clock.status, clock.text).toBe(200)
+    const customer = await raw.post("/customers", { email: "clock@example.ae", test_clock_id: clock.json.test_clock_id })
+    expect(customer.status, customer.text).toBe(200)
+    const { subscription } = await subscribeViaPage(shop, { customerId: customer.json.customer_id })
+    expect(subscription.current_period_start).toBe("2030-01-15T09:00:00.000Z")
+    const team = await createProduct(shop.test.key, { name: "Coffee club, team", price: 29900 })
+    const body = { product_id: team.product_id, quantity: 1, proration_billing_mode: "prorated_immediately" }
+    const path = `/subscriptions/${subscription.subscription_id}/change-plan`
+    const shown = await raw.post(`${path}/preview`, body)
+    expect(shown.status, shown.text).toBe(200)
+    expect(shown.json.immediate_charge.summary).toMatchObject({ total_amount: 20000, credit_applied: 9900 })
+    const changed = await raw.post(path, body)
+    expect(changed.status, changed.text).toBe(200)
+    expect([changed.json.payment.total_amount, changed.json.subscription.current_period_start]).toStrictEqual([20000, "2030-01-15T09:00:00.000Z"])
   })
 
   it("plan changes: preview and change with its quote through the typed client; 402 when declined, replayed under its key; a scheduled one cancelled", async () => {
