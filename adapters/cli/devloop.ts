@@ -444,7 +444,8 @@ const trigger = Command.make("trigger", {
       product_id: product.product_id,
       customer_id: customer.customer_id,
       session_id: session.session_id,
-      payment_id: paid.payment_id,
+      // A declined try leaves the session open, without a payment_id: the failed payment is the event's.
+      payment_id: paid.payment_id ?? (typeof ours.data.payment_id === "string" ? ours.data.payment_id : null),
       subscription_id: paid.subscription_id,
       test_clock_id: clock?.test_clock_id ?? null
     })

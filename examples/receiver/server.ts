@@ -9,8 +9,9 @@
  * and use the `secret` from that response (or `GET /api/v1/webhooks/{id}/secret`).
  *
  * Answers: 401 for a missing or bad signature or a stale timestamp, 413 for a body over 1 MiB, 405 for anything but
- * POST, 200 otherwise (also for a duplicate, which is acknowledged and not handled again). Prints one JSON line per
- * event handled on stdout; diagnostics go to stderr.
+ * POST, 200 otherwise (also for a duplicate, which is acknowledged and not handled again, and for a test event, sent by
+ * "Send test event", which is acknowledged and changes nothing). Prints one JSON line per event handled on stdout;
+ * diagnostics go to stderr.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { verify } from "../../adapters/crypto/StandardWebhooks.js"
@@ -40,6 +41,8 @@ interface FilsEvent {
   readonly livemode: boolean
   readonly created_at: string
   readonly data: Record<string, unknown>
+  /** Present (true) only on a test event: an example, not something that happened. */
+  readonly test?: boolean
 }
 
 const reply = (res: ServerResponse, status: number, body: Record<string, unknown>) => {
@@ -56,7 +59,8 @@ const handle = (event: FilsEvent) => {
     livemode: event.livemode,
     created_at: event.created_at,
     object: data["object"] ?? null,
-    object_id: data["payment_id"] ?? data["subscription_id"] ?? null,
+    // The object's own id (`invoice_id` of an invoice, `refund_id` of a refund, …).
+    object_id: data[`${String(data["object"])}_id`] ?? data["payment_id"] ?? data["subscription_id"] ?? null,
     status: data["status"] ?? null
   }))
 }
@@ -94,6 +98,10 @@ const server = createServer(async (req, res) => {
   }
 
   const id = String(req.headers["webhook-id"])
+  if (event.test === true) {
+    console.error(`acknowledged test event ${id} (${event.type}); nothing done`)
+    return reply(res, 200, { received: true, test: true })
+  }
   if (handled.has(id)) return reply(res, 200, { received: true, duplicate: true })
   handle(event)
   remember(id)

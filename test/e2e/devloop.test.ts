@@ -172,6 +172,9 @@ describe("fils listen and fils trigger", () => {
       const printed = (listen.output().match(/^\{$[\s\S]*?^\}$/gm) ?? []).map((block) => JSON.parse(block))
       expect(printed.map((e) => [e.id, e.type])).toEqual([[failed.event_id, "payment.failed"]])
       expect(printed[0].data).toMatchObject({ object: "payment", status: "failed" })
+      // trigger names the failed payment, though the declined session has none.
+      expect(failed.payment_id).toMatch(/^pay_[0-9a-f]{32}$/)
+      expect(printed[0].data.payment_id).toBe(failed.payment_id)
       expect(listen.output()).not.toContain(succeeded.event_id)
     } finally {
       await listen.stop()

@@ -184,6 +184,20 @@ describe("examples/receiver/server.ts", () => {
     expect(lines.slice(before)[0].type).toBe("refund.succeeded")
   })
 
+  it("acknowledges a test event without handling it, and names an invoice by its own id", async () => {
+    const before = logged(receiver).length
+    const test = event({ test: true })
+    const testBody = JSON.stringify(test)
+    const res = await post(receiver, testBody, signed(secret, test.id, testBody))
+    expect([res.status, JSON.parse(res.text)]).toStrictEqual([200, { received: true, test: true }])
+    const invoice = event({ type: "invoice.issued", data: { object: "invoice", invoice_id: "inv_1", payment_id: "pay_1", status: "issued" } })
+    const invoiceBody = JSON.stringify(invoice)
+    expect((await post(receiver, invoiceBody, signed(secret, invoice.id, invoiceBody))).status).toBe(200)
+    const lines = await untilLogged(receiver, before + 1)
+    expect(lines.slice(before).map((l) => [l.webhook_id, l.object_id])).toStrictEqual([[invoice.id, "inv_1"]])
+    expect(receiver.stderr()).toContain(`acknowledged test event ${test.id}`)
+  })
+
   it("refuses anything but POST and a body over 1 MiB", async () => {
     expect((await fetch(receiver.url)).status).toBe(405)
     const e = event()
