@@ -92,12 +92,33 @@ describe("the dashboard", () => {
     expect((await request(ownerLink)).status, "a link works once").toBe(410)
   }, 30_000)
 
-  it("signed out, every page leads to the sign-in form", async () => {
-    for (const path of ["/dashboard", "/dashboard/test", "/dashboard/live/payments", "/dashboard/audit"]) {
+  it("signed out, every page leads to the sign-in form, which leads back to the page asked for", async () => {
+    for (const path of ["/dashboard", "/dashboard/test"]) {
       const answer = await request(path)
       expect(answer.status, path).toBe(303)
       expect(answer.headers.get("location")).toBe("/dashboard/login")
     }
+    for (const path of ["/dashboard/live/payments", "/dashboard/audit", "/dashboard/test/payments?session_id=cs_1&status=succeeded"]) {
+      const answer = await request(path)
+      expect(answer.status, path).toBe(303)
+      expect(answer.headers.get("location")).toBe(`/dashboard/login?${new URLSearchParams({ next: path })}`)
+      const form = await request(answer.headers.get("location")!)
+      expect(form.body).toContain(`<input type="hidden" name="next" value="${path.replace(/&/g, "&amp;")}">`)
+      expect(form.body).toContain("No password yet? Open your sign-in link")
+      expect(form.body, "the language switch keeps it").toContain(`href="?${new URLSearchParams({ next: path, lang: "ar" }).toString().replace(/&/g, "&amp;")}"`)
+      const signedIn = await request("/dashboard/login", { form: { email: "owner@dunecoffee.ae", password: "correct horse battery", next: path } })
+      expect([signedIn.status, signedIn.headers.get("location")]).toStrictEqual([303, path])
+    }
+    // Anything but a page of this dashboard leads Home, and is not carried by the form.
+    for (const next of ["https://evil.example/dashboard/test", "//evil.example/x", "/dashboard/../api/v1/account", "/dashboard/./x", "/api/v1/account", "/dashboard\\evil", "/dashboardx"]) {
+      const form = await request(`/dashboard/login?${new URLSearchParams({ next })}`)
+      expect(form.body, next).not.toContain('name="next"')
+      const signedIn = await request("/dashboard/login", { form: { email: "owner@dunecoffee.ae", password: "correct horse battery", next } })
+      expect([signedIn.status, signedIn.headers.get("location")], next).toStrictEqual([303, "/dashboard/test"])
+    }
+    // A form post is not a page to come back to.
+    const posted = await request("/dashboard/test/customers", { form: { email: "nobody@example.ae" } })
+    expect([posted.status, posted.headers.get("location")]).toStrictEqual([303, "/dashboard/login"])
   })
 
   it("home shows the business in test mode, with its volume", async () => {
@@ -339,7 +360,8 @@ describe("the dashboard", () => {
       const enrol = await request("/dashboard/two-factor", { cookie: here })
       expect(enrol.body).toContain("Your account requires two-factor sign-in: set it up to continue.")
       expect((await request("/dashboard/logout", { cookie: here, form: { csrf_token: csrfOf(enrol.body) } })).headers.get("location")).toBe("/dashboard/login")
-      expect((await request("/dashboard/two-factor", { cookie: here })).headers.get("location"), "signed out").toBe("/dashboard/login")
+      expect((await request("/dashboard/two-factor", { cookie: here })).headers.get("location"), "signed out")
+        .toBe("/dashboard/login?next=%2Fdashboard%2Ftwo-factor")
     } finally {
       await db.sql(`UPDATE accounts SET two_factor_required = false WHERE account_id = '${accountId}'`)
     }

@@ -340,32 +340,41 @@ ${form(frame, `${frame.base}/logout`, html`<button class="link" type="submit">${
 }
 
 /** A page before sign-in: one card, with the language switch above it. */
-const narrow = (frame: Frame, title: string, body: Raw) =>
+const narrow = (frame: Frame & { readonly query?: URLSearchParams | undefined }, title: string, body: Raw) =>
   document(frame, title, html`<main class="narrow"><p class="switch">${languageSwitch(frame)}</p><div class="card">${body}</div></main>`)
 
-export const loginPage = (frame: Frame, props: { readonly error?: string | undefined; readonly email?: string | undefined }) => {
+/** The page a sign-in returns to (`ReturnTo`), carried by the sign-in's forms and by their language switch. */
+const nextField = (next: string | undefined) => next === undefined ? "" : html`<input type="hidden" name="next" value="${next}">`
+const carryingNext = (frame: Frame, next: string | undefined) =>
+  next === undefined ? frame : { ...frame, query: new URLSearchParams({ next }) }
+
+export const loginPage = (
+  frame: Frame,
+  props: { readonly error?: string | undefined; readonly email?: string | undefined; readonly next?: string | undefined }
+) => {
   const t = frame.t.frame.signIn
   return narrow(
-    frame,
+    carryingNext(frame, props.next),
     t.title,
     html`<h1>${t.heading}</h1>
 ${props.error === undefined ? "" : html`<p class="alert" role="alert">${props.error}</p>`}
-<form method="post" action="${frame.base}/login">
+<form method="post" action="${frame.base}/login">${nextField(props.next)}
 <label for="email">${t.email}</label><input id="email" name="email" type="email" autocomplete="username" required value="${props.email ?? ""}">
 <label for="password">${t.password}</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<p><button type="submit">${t.submit}</button></p></form>`
+<p><button type="submit">${t.submit}</button></p></form>
+<p class="muted">${t.noPasswordYet}</p>`
   )
 }
 
 /** The sign-in's second step: the code from the user's app, or one of their recovery codes. */
-export const codePage = (frame: Frame, props: { readonly error?: string | undefined }) => {
+export const codePage = (frame: Frame, props: { readonly error?: string | undefined; readonly next?: string | undefined }) => {
   const t = frame.t.frame.signIn
   return narrow(
-    frame,
+    carryingNext(frame, props.next),
     t.codeTitle,
     html`<h1>${t.codeHeading}</h1>
 <p>${t.codeHelp}</p>
-<form method="post" action="${frame.base}/login/code">
+<form method="post" action="${frame.base}/login/code">${nextField(props.next)}
 <label for="code">${t.code}</label><input id="code" name="code" autocomplete="one-time-code" inputmode="numeric" autocapitalize="off" spellcheck="false" required autofocus${
       raw(props.error === undefined ? "" : ` aria-invalid="true" aria-describedby="code-error"`)
     }>${props.error === undefined ? "" : html`<p class="field-error" id="code-error" role="alert">${props.error}</p>`}

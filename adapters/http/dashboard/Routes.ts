@@ -56,6 +56,7 @@ import { langOf } from "../i18n/Messages.js"
 import * as Locale from "../i18n/Locale.js"
 import { dashboardLanguageCookie } from "../i18n/dashboard/Catalogues.js"
 import { receiptPage } from "../portal/Receipt.js"
+import * as ReturnTo from "./ReturnTo.js"
 
 const page = (status: number, body: string, nonce: string) => htmlResponse(status, body, nonce)
 
@@ -94,6 +95,8 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     const publicOrigin = publicUrl.origin
     const secure = publicUrl.protocol === "https:"
     const base = `${publicUrl.pathname.replace(/\/+$/, "")}/dashboard`
+    /** A request's path (and query) as the links write it: under the public path, whatever prefix a host mounted the routes at. */
+    const pathAsLinked = (url: string) => `${base}${url.slice(url.indexOf("/dashboard") + "/dashboard".length)}`
     const cookieName = secure ? "__Host-fils_session" : "fils_session"
     const cookie = (value: string, maxAgeSeconds: number) =>
       `${cookieName}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`
@@ -131,8 +134,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
           timeZone: account.time_zone,
                     flash: readFlash(query, signed.session.csrf_token),
           query,
-          // As the links write it (under the public path), whatever prefix a host mounted the routes at.
-          path: `${base}${(path ?? "").slice((path ?? "").indexOf("/dashboard") + "/dashboard".length)}`
+          path: pathAsLinked(path ?? "")
         } satisfies Pages.SignedFrame
       })
 
@@ -160,7 +162,11 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         }
         return yield* guarded(fr, Effect.gen(function*() {
           const signed = yield* signedIn
-          if (Option.isNone(signed)) return redirect(`${base}/login`)
+          if (Option.isNone(signed)) {
+            // A page asked for comes back after the sign-in; a form post does not (it is sent again from its page).
+            const asked = yield* request
+            return redirect(ReturnTo.carrying(`${base}/login`, base, asked.method === "GET" ? pathAsLinked(asked.url) : undefined))
+          }
           const f = yield* signedFrame(signed.value, fr, mode === "live")
           // An account that requires two-factor sign-in sends a user without it to set it up, before anything else.
           if (!enrolling && (yield* users.mustEnrol(signed.value))) return redirect(`${base}/two-factor`)
@@ -193,7 +199,12 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       Effect.orElseSucceed(() => redirect(`${base}/login`))
     ))
 
-    yield* router.get("/dashboard/login", inLanguage((fr) => Effect.succeed(page(200, Pages.loginPage(fr, {}), fr.nonce))))
+    /** The sign-in's `next`, from its query or form, when it names a dashboard page. */
+    const nextOf = (value: string | null) => ReturnTo.pageOf(base, value)
+    const nextInQuery = Effect.map(request, (r) => nextOf(new URLSearchParams(r.url.split("?")[1] ?? "").get("next")))
+
+    yield* router.get("/dashboard/login", inLanguage((fr) =>
+      Effect.map(nextInQuery, (next) => page(200, Pages.loginPage(fr, { next }), fr.nonce))))
 
     yield* router.post("/dashboard/login", Effect.gen(function*() {
       const fr = yield* unsigned
@@ -204,17 +215,18 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         return page(403, Pages.loginPage(fr, { error: fr.t.frame.signIn.notFromHere }), fr.nonce)
       }
       const email = field(params, "email")
+      const next = nextOf(field(params, "next"))
       return yield* guarded(fr, users.signIn(email, Redacted.make(field(params, "password")), yield* address).pipe(
         // With two-factor sign-in on, the cookie names a sign-in waiting for its code, for its few minutes.
         Effect.map(({ awaitingCode, token }) =>
           awaitingCode
-            ? redirect(`${base}/login/code`, cookie(Redacted.value(token), TwoFactor.pendingMillis / 1000))
-            : redirect(`${base}/test`, cookie(Redacted.value(token), 7 * 24 * 3600))),
+            ? redirect(ReturnTo.carrying(`${base}/login/code`, base, next), cookie(Redacted.value(token), TwoFactor.pendingMillis / 1000))
+            : redirect(ReturnTo.after(base, next), cookie(Redacted.value(token), 7 * 24 * 3600))),
         Effect.catchTags({
-          Unauthorized: (e) => Effect.succeed(page(401, Pages.loginPage(fr, { error: Pages.refused(fr, e.message), email }), fr.nonce)),
+          Unauthorized: (e) => Effect.succeed(page(401, Pages.loginPage(fr, { error: Pages.refused(fr, e.message), email, next }), fr.nonce)),
           RateLimited: (e) =>
             Effect.succeed(
-              page(429, Pages.loginPage(fr, { error: fr.t.frame.rateLimited(e.retryAfterSeconds, e.message), email }), fr.nonce).pipe(
+              page(429, Pages.loginPage(fr, { error: fr.t.frame.rateLimited(e.retryAfterSeconds, e.message), email, next }), fr.nonce).pipe(
                 HttpServerResponse.setHeader("retry-after", String(e.retryAfterSeconds))
               )
             )
@@ -231,8 +243,9 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     // The second step: the code (or a recovery code) for the sign-in the password step left waiting.
     yield* router.get("/dashboard/login/code", inLanguage((fr) => Effect.gen(function*() {
       const token = yield* cookieToken
+      const next = yield* nextInQuery
       return yield* guarded(fr, Effect.map(token === undefined ? Effect.succeed(Option.none()) : users.pendingSignIn(token), (pending) =>
-        Option.isNone(pending) ? redirect(`${base}/login`) : page(200, Pages.codePage(fr, {}), fr.nonce)))
+        Option.isNone(pending) ? redirect(ReturnTo.carrying(`${base}/login`, base, next)) : page(200, Pages.codePage(fr, { next }), fr.nonce)))
     })))
 
     yield* router.post("/dashboard/login/code", Effect.gen(function*() {
@@ -241,15 +254,16 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       if (posted._tag === "Left") return page(400, Pages.codePage(fr, { error: Pages.refused(fr, posted.left.message) }), fr.nonce)
       const params = posted.right
       if (params === undefined) return page(403, Pages.codePage(fr, { error: fr.t.frame.signIn.notFromHere }), fr.nonce)
+      const next = nextOf(field(params, "next"))
       const token = yield* cookieToken
-      if (token === undefined) return redirect(`${base}/login`)
+      if (token === undefined) return redirect(ReturnTo.carrying(`${base}/login`, base, next))
       return yield* guarded(fr, users.completeSignIn(token, field(params, "code"), yield* address).pipe(
-        Effect.map((done) => redirect(`${base}/test`, cookie(Redacted.value(done.token), 7 * 24 * 3600))),
+        Effect.map((done) => redirect(ReturnTo.after(base, next), cookie(Redacted.value(done.token), 7 * 24 * 3600))),
         Effect.catchTags({
-          Unauthorized: (e) => Effect.succeed(page(401, Pages.codePage(fr, { error: Pages.refused(fr, e.message) }), fr.nonce)),
+          Unauthorized: (e) => Effect.succeed(page(401, Pages.codePage(fr, { error: Pages.refused(fr, e.message), next }), fr.nonce)),
           RateLimited: (e) =>
             Effect.succeed(
-              page(429, Pages.codePage(fr, { error: fr.t.frame.rateLimited(e.retryAfterSeconds, e.message) }), fr.nonce).pipe(
+              page(429, Pages.codePage(fr, { error: fr.t.frame.rateLimited(e.retryAfterSeconds, e.message), next }), fr.nonce).pipe(
                 HttpServerResponse.setHeader("retry-after", String(e.retryAfterSeconds))
               )
             )

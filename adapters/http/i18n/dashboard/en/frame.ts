@@ -43,6 +43,8 @@ export const frame = {
     email: "E-mail",
     password: "Password",
     submit: "Sign in",
+    noPasswordYet:
+      "No password yet? Open your sign-in link: the one Fils printed when it first started, or the invitation an owner of the account sent you.",
     notFromHere: "This form was not sent from this site.",
     linkNotValid: "Link not valid",
     linkGone: "This sign-in link was used or has expired. Ask an owner of the account for a new one.",
