@@ -55,8 +55,13 @@ const WebhookUrl = Text(1, 2048).annotations({
   }
 })
 
+/** A set of event types: named once each (a repeat is refused, not merged), listed back in the catalogue's order. */
 const EventTypes = Schema.Array(EventType).pipe(
-  Schema.minItems(1, { message: () => "event_types must name at least one event type" })
+  Schema.minItems(1, { message: () => "event_types must name at least one event type" }),
+  Schema.filter((types) => {
+    const repeated = types.find((t, i) => types.indexOf(t) !== i)
+    return repeated === undefined || `event_types names '${repeated}' more than once`
+  }, { jsonSchema: { uniqueItems: true } })
 )
 
 export const WebhookCreate = Schema.Struct({

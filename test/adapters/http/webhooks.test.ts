@@ -47,17 +47,21 @@ describeStores("webhooks over HTTP", (variant) => {
     expect(Buffer.from(res.json.secret.slice(6), "base64")).toHaveLength(24)
   })
 
-  it("POST keeps the given description, event types (deduplicated) and disabled flag", async () => {
+  it("POST keeps the given description, event types and disabled flag; a type named twice is refused, not merged", async () => {
     const account = await fresh()
-    const res = await raw(account).post("/webhooks", {
-      url: "https://example.com/fils",
-      description: "ERP",
-      event_types: ["refund.succeeded", "payment.succeeded", "refund.succeeded"],
-      disabled: true
-    })
+    const body = { url: "https://example.com/fils", description: "ERP", event_types: ["refund.succeeded", "payment.succeeded"], disabled: true }
+    const twice = await raw(account).post("/webhooks", { ...body, event_types: [...body.event_types, "refund.succeeded"] })
+    expect([twice.status, twice.json]).toStrictEqual([400, {
+      code: "INVALID_REQUEST",
+      message: "event_types names 'refund.succeeded' more than once"
+    }])
+    expect((await raw(account).get("/webhooks")).json.items).toStrictEqual([])
+    const res = await raw(account).post("/webhooks", body)
     expect(res.status, res.text).toBe(200)
     expect(res.json).toMatchObject({ url: "https://example.com/fils", description: "ERP", disabled: true })
     expect([...res.json.event_types].sort()).toEqual(["payment.succeeded", "refund.succeeded"])
+    const patched = await raw(account).patch(`/webhooks/${res.json.webhook_id}`, { event_types: ["payment.failed", "payment.failed"] })
+    expect([patched.status, patched.json.code]).toStrictEqual([400, "INVALID_REQUEST"])
   })
 
   it("GET /webhooks/{id} and GET /webhooks show it without the secret; GET …/secret returns it", async () => {
