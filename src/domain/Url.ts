@@ -22,6 +22,8 @@ export const parseHttpUrl = (raw: string): Either.Either<URL, string> => {
     return Either.left("must be an absolute URL")
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") return Either.left("must use http or https")
+  // `https:shop.example/done` parses (as https://shop.example/done) but is not how anyone writes a URL: refused.
+  if (!/^https?:\/\//i.test(raw)) return Either.left("must start with http:// or https://")
   return Either.right(url)
 }
 

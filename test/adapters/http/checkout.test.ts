@@ -331,7 +331,8 @@ describeStores("checkout over HTTP", (variant) => {
     for (const return_url of [
       " https://shop.example/thanks", "https://shop.example/thanks ", "\thttps://shop.example/thanks",
       "https://shop.example/th\r\nanks", "https://shop.example/\nSet-Cookie:x", "https://shop.example/a\tb",
-      "https://shop.example/\u007f", "javascript:alert(1)", "/thanks", "https://shop\u00a0example/"
+      "https://shop.example/\u007f", "javascript:alert(1)", "/thanks", "https://shop\u00a0example/",
+      "https:shop.example/thanks", "https:/shop.example/thanks"
     ]) {
       const res = await rawA().post("/checkout_sessions", { product_cart: [line], return_url })
       expectError(res, 400, "INVALID_REQUEST")
