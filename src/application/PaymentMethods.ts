@@ -94,7 +94,11 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("fils/Payme
         const transition = yield* Subscription.transition(current, { _tag: "ReplaceCard", card: saved.card }, now)
         yield* saveTransition(repos, transition)
         const next = transition.next
-        if (next.status !== "on_hold" || triedMeanwhile(current)) return { subscription: next, retry: null, tried: triedMeanwhile(current) }
+        // Set to end at its period end, what is due is its end, not a charge (`Subscription.dueAction`): billing
+        // ends it at the retry's time, and the new card is only saved.
+        if (next.status !== "on_hold" || Subscription.dueAction(next) !== "charge" || triedMeanwhile(current)) {
+          return { subscription: next, retry: null, tried: triedMeanwhile(current) }
+        }
         const paymentId = yield* newId<PaymentId>(prefixes.payment)
         const fresh = yield* subscriptionRepo.recordAttempt({
           subscription_id: next.subscription_id,

@@ -255,6 +255,29 @@ describe("PaymentMethods.replace", () => {
       assert.strictEqual(again.subscription.payment_method.last4, "0341")
     })))
 
+  it.effect("on_hold and set to end at its period end: the new card is saved, nothing charged; it ends at the retry's time", () =>
+    run(Effect.gen(function*() {
+      const { test } = yield* newAccount
+      const { subscription } = yield* onHold(test)
+      const id = subscription.subscription_id
+      yield* Effect.flatMap(Subscriptions, (s) => s.update(test, id, { cancel_at_period_end: true }))
+      const replaced = yield* Effect.flatMap(PaymentMethods, (m) => m.replace(test, id, card(cards.visa)))
+      assert.isNull(replaced.retry)
+      assert.deepStrictEqual(
+        [replaced.subscription.status, replaced.subscription.cancel_at_period_end, replaced.subscription.payment_method.last4],
+        ["on_hold", true, "4242"]
+      )
+      yield* at("2026-03-01T10:00:00.000Z")
+      assert.strictEqual((yield* Effect.flatMap(Billing, (b) => b.runOnce())).renewals_charged, 0)
+      const ended = yield* Effect.flatMap(Subscriptions, (s) => s.get(test, id))
+      assert.deepStrictEqual([ended.status, ended.cancellation_reason], ["cancelled", "requested"])
+      const payments = yield* Effect.flatMap(Payments, (p) => p.list(test, { limit: 100 }))
+      assert.deepStrictEqual(payments.items.map((p) => [p.billing_reason, p.status]).reverse(), [
+        ["subscription_create", "succeeded"],
+        ["subscription_renewal", "failed"]
+      ])
+    })))
+
   it.effect("an active subscription's card is replaced without a charge; the renewal then charges the new card", () =>
     run(Effect.gen(function*() {
       yield* at(jan31)

@@ -162,6 +162,31 @@ describe("a card posted several times at once", () => {
     expect(server.stdout() + server.stderr()).not.toContain("deadlock")
   }, 120_000)
 
+  it("on hold but set to end at its period end: the page offers to save the card, not to pay; saving charges nothing", async () => {
+    const subscription = await subscribe("ending@example.ae", "4000000000000341")
+    const id = subscription.subscription_id
+    expect((await runFils(["billing", "run", "--at", subscription.next_billing_date], env)).code).toBe(0)
+    await ok(server.baseUrl, key, "PATCH", `/subscriptions/${id}`, { cancel_at_period_end: true })
+    const { cookie, csrf } = await signIn(await portalLink(subscription.customer.customer_id))
+    const home = await request("/portal", { cookie })
+    expect(home.body).toContain("you will not be charged again")
+    expect(home.body).not.toContain("Update card and pay")
+    const page = await request(`/portal/subscriptions/${id}/card`, { cookie })
+    expect(page.body).not.toContain("Save card and pay")
+    expect(page.body).not.toContain('name="overdue"')
+    const form = { card_number: "4242424242424242", exp_month: "12", exp_year: "2040", cvc: "123", csrf_token: csrf }
+    const saved = await request(`/portal/subscriptions/${id}/card`, { cookie, form })
+    expect([saved.status, saved.headers.get("location")]).toStrictEqual([303, "/portal?notice=card_saved"])
+    expect(await ok(server.baseUrl, key, "GET", `/subscriptions/${id}`)).toMatchObject({
+      status: "on_hold",
+      cancel_at_period_end: true,
+      payment_method: { last4: "4242" }
+    })
+    const renewals = ((await ok(server.baseUrl, key, "GET", `/payments?customer_id=${subscription.customer.customer_id}`)).items as Array<any>)
+      .filter((p) => p.billing_reason === "subscription_renewal")
+    expect(renewals.map((p) => p.status)).toEqual(["failed"])
+  }, 60_000)
+
   it("a second post arriving after the first paid answers with that payment, and charges nothing more", async () => {
     const subscription = await subscribe("late-double@example.ae", "4000000000000341")
     const id = subscription.subscription_id

@@ -128,11 +128,19 @@ ${
       : html`<p class="muted">${frame.lang.t.portal.questions(html`<a href="mailto:${props.supportEmail}">${props.supportEmail}</a>`)}</p>`
   }`
 
+/**
+ * Whether saving a new card pays the overdue charge at once (`PaymentMethods`): on hold, unless set to end at its
+ * period end, when what is due is its end.
+ */
+const paysOnSave = (s: Subscription.Subscription) => s.status === "on_hold" && Subscription.dueAction(s) === "charge"
+
 const subscriptionCard = (frame: Frame, s: Subscription.Subscription, plans: ReadonlyArray<Product> = []) => {
   const { t } = frame.lang
   const base = `${frame.base}/subscriptions/${s.subscription_id}`
   const schedule = s.status === "cancelled"
     ? t.portal.cancelledOn(day(frame, s.cancelled_at ?? s.next_billing_date))
+    : s.status === "on_hold" && s.cancel_at_period_end
+    ? t.portal.endsOn(day(frame, s.next_retry_at ?? s.next_billing_date))
     : s.status === "on_hold"
     ? t.portal.overdue({ due: day(frame, s.next_billing_date), retry: s.next_retry_at === null ? null : day(frame, s.next_retry_at) })
     : s.cancel_at_period_end
@@ -152,7 +160,7 @@ ${
     s.status === "cancelled"
       ? ""
       : html`<div class="actions">
-<a href="${base}/card">${s.status === "on_hold" ? t.portal.updateCardAndPay : t.portal.updateCard}</a>
+<a href="${base}/card">${paysOnSave(s) ? t.portal.updateCardAndPay : t.portal.updateCard}</a>
 ${
         PlanChange.changeRefusal(s) === undefined && plans.some((p) => PlanChange.offeredInPortal(p, s))
           ? html`<a href="${base}/plan">${t.portal.changePlan}</a>`
@@ -323,17 +331,17 @@ export const cardPage = (
     html`${heading(frame, { businessName: props.businessName, livemode: props.livemode, supportEmail: null })}
 <h2>${t.portal.cardHeading(isolate(frame.lang, s.name))}</h2>
 <p class="muted">${t.portal.cardNow(cardText(frame, s.payment_method))}${
-      s.status === "on_hold"
+      paysOnSave(s)
         ? t.portal.overdueCharged(money(frame, Subscription.renewalCharge(s).amount, s.currency))
         : t.portal.fromNextPayment
     }</p>
 ${props.alert ? html`<div class="alert" role="alert">${props.alert}</div>` : ""}
 <form class="wide" method="post" action="${frame.base}/subscriptions/${s.subscription_id}/card" novalidate>
 ${csrfField(frame)}
-${s.status === "on_hold" ? html`<input type="hidden" name="overdue" value="${overdueToken(Subscription.dueAttempt(s))}">` : ""}
+${paysOnSave(s) ? html`<input type="hidden" name="overdue" value="${overdueToken(Subscription.dueAttempt(s))}">` : ""}
 ${cardFields(frame.lang, props.values, props.errors)}
 <button type="submit">${
-      s.status === "on_hold" ? t.portal.saveCardAndPay(money(frame, Subscription.renewalCharge(s).amount, s.currency)) : t.portal.saveCard
+      paysOnSave(s) ? t.portal.saveCardAndPay(money(frame, Subscription.renewalCharge(s).amount, s.currency)) : t.portal.saveCard
     }</button>
 </form>
 <p><small>${t.portal.neverStored}</small></p>
