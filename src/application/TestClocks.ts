@@ -12,6 +12,7 @@ import { prefixes } from "../domain/Ids.js"
 import * as Pagination from "../domain/Pagination.js"
 import * as TestClock from "../domain/TestClock.js"
 import { Transactions } from "../ports/Transactions.js"
+import { PaymentRepository } from "../ports/repositories/PaymentRepository.js"
 import { TestClockRepository } from "../ports/repositories/TestClockRepository.js"
 import { Billing, type BillingReport } from "./Billing.js"
 import { newId } from "./Ids.js"
@@ -32,6 +33,12 @@ const lease = Duration.seconds(60)
 
 /** How often a request for an advance that another request is running looks whether it has finished. */
 const waitStep = Duration.millis(200)
+/**
+ * How long an advance keeps passing a second at a time over charges left `processing`, as a server's passes would:
+ * the test cards settle in 2 s; one still processing after this is settled by a later pass (at the next due work or
+ * the target).
+ */
+const settleSeconds = 5
 
 const didSomething = (r: BillingReport) =>
   r.renewals_charged + r.subscriptions_ended + r.expired_sessions + r.settled_payments > 0
@@ -41,6 +48,7 @@ export class TestClocks extends Effect.Service<TestClocks>()("fils/TestClocks", 
     const clockRepo = yield* TestClockRepository
     const transactions = yield* Transactions
     const billing = yield* Billing
+    const paymentRepo = yield* PaymentRepository
 
     /** Clocks exist in test mode only: in live mode there are none to name. */
     const testMode = (scope: Scope) =>
@@ -89,12 +97,34 @@ export class TestClocks extends Effect.Service<TestClocks>()("fils/TestClocks", 
       }))
 
     /**
-     * The work due on the clock up to `target`, in order: a pass at each instant something falls due (a renewal, a
-     * retry, a period end, a session's expiry), then one at `target` (charges answered meanwhile settle). A pass
-     * that could do nothing at an instant (the charge is at the processor for another request) ends the walk.
+     * Charges left `processing` at `from` (a checkout paid with a card that settles later, or a renewal's) settle as
+     * the server's passes would find them on real time: a pass a second after, for `settleSeconds` at most, before
+     * the walk moves on, and never past `until` (the next due work, or the target).
      */
-    const runDue = (scope: Scope, id: TestClockId, target: DateTime.Utc) =>
+    const settleFrom = (id: TestClockId, from: DateTime.Utc, until: DateTime.Utc) =>
       Effect.gen(function*() {
+        for (let second = 1; second <= settleSeconds; second++) {
+          const at = DateTime.add(from, { seconds: second })
+          if (DateTime.greaterThan(at, until)) return
+          if ((yield* paymentRepo.listProcessing(1, false, id)).length === 0) return
+          yield* billing.runOnce({ livemode: false, asOf: DateTime.toEpochMillis(at), clock: id })
+        }
+      })
+
+    /** The next instant work falls due on the clock, bounded by `target`. */
+    const nextUntil = (id: TestClockId, target: DateTime.Utc) =>
+      Effect.map(clockRepo.nextDue(id), (next) =>
+        Option.isSome(next) && DateTime.lessThan(next.value, target) ? next.value : target)
+
+    /**
+     * The work due on the clock from `from` up to `target`, in order: a pass at each instant something falls due (a
+     * renewal, a retry, a period end, a session's expiry) and the settling of the charges it left processing, then
+     * one at `target` (charges answered meanwhile settle). A pass that could do nothing at an instant (the charge is
+     * at the processor for another request) ends the walk.
+     */
+    const runDue = (scope: Scope, id: TestClockId, from: DateTime.Utc, target: DateTime.Utc) =>
+      Effect.gen(function*() {
+        yield* settleFrom(id, from, yield* nextUntil(id, target))
         let last: DateTime.Utc | undefined
         for (;;) {
           const next = yield* clockRepo.nextDue(id)
@@ -103,6 +133,7 @@ export class TestClocks extends Effect.Service<TestClocks>()("fils/TestClocks", 
           const report = yield* billing.runOnce({ livemode: false, asOf: DateTime.toEpochMillis(at), clock: id })
           if (!didSomething(report) && last !== undefined && DateTime.Equivalence(last, at)) break
           last = at
+          yield* settleFrom(id, at, yield* nextUntil(id, target))
           yield* renewLease(scope, id, target)
         }
         yield* billing.runOnce({ livemode: false, asOf: DateTime.toEpochMillis(target), clock: id })
@@ -123,13 +154,13 @@ export class TestClocks extends Effect.Service<TestClocks>()("fils/TestClocks", 
         const now = yield* DateTime.now
         const step = TestClock.advanceStep(clock, target, yield* clockRepo.plans(id), now)
         if (Either.isLeft(step)) return yield* step.left
-        if (step.right !== "start" && step.right !== "run") return { clock, run: false }
+        if (step.right !== "start" && step.right !== "run") return { clock, run: false, from: clock.frozen_time }
         const next = TestClock.startAdvance(clock, target, DateTime.addDuration(now, lease))
         yield* clockRepo.update(next)
-        return { clock: next, run: true }
+        return { clock: next, run: true, from: clock.frozen_time }
       }))
       if (!taken.run) return taken.clock
-      yield* runDue(scope, id, target)
+      yield* runDue(scope, id, taken.from, target)
       return yield* transactions.transact(Effect.gen(function*() {
         const clock = Option.getOrNull(yield* clockRepo.lock(scope, id)) ?? (yield* notFound("test clock", id))
         // Deleted meanwhile, or already finished by a request that took over: as it is.

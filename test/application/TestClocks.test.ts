@@ -213,6 +213,30 @@ describe("Test clocks", () => {
       ])
     })))
 
+  it.effect("a charge left processing settles on the clock as a server's passes would find it, seconds later, not at the next due work", () =>
+    withEngine()(Effect.gen(function*() {
+      yield* TestClock.setTime(real)
+      const shop = yield* newAccount
+      const clock = yield* (yield* TestClocks).create(shop.test, { frozen_time: at("2030-01-10T10:00:00.000Z") })
+      const customer = yield* (yield* Customers).create(shop.test, { email: "slow@example.ae", test_clock_id: clock.test_clock_id })
+      const product = yield* makeProduct(shop.test, { billing: "recurring", billing_interval: "month", price: 5000 })
+      const session = yield* makeSession(shop.test, {
+        product_cart: [{ product_id: product.product_id }],
+        customer: { customer_id: customer.customer_id }
+      })
+      const paid = yield* pay(session.session_id, formWith(cards.settleSucceeds))
+      assert.deepStrictEqual([paid._tag, paid._tag === "Paid" ? paid.payment.status : null], ["Paid", "processing"])
+      yield* advance(shop.test, clock.test_clock_id, "2030-01-12T10:00:00.000Z")
+      const payment = (yield* Effect.flatMap(Payments, (p) => p.list(shop.test, { customer_id: customer.customer_id, limit: 10 }))).items[0]!
+      assert.strictEqual(payment.status, "succeeded")
+      const settledAt = DateTime.toEpochMillis(payment.paid_at!) - Date.parse("2030-01-10T10:00:00.000Z")
+      assert.isTrue(settledAt >= 1_000 && settledAt <= 5_000, `settled ${settledAt} ms after the charge`)
+      const done = yield* Effect.flatMap(Checkout, (c) => c.get(shop.test, session.session_id))
+      assert.strictEqual(done.status, "complete")
+      const subscription = yield* Effect.flatMap(Subscriptions, (s) => s.get(shop.test, payment.subscription_id!))
+      assert.strictEqual(iso(subscription.current_period_start), iso(payment.paid_at))
+    })))
+
   it.effect("a charge on a clock left processing (its answer lost, the process gone) is looked up once the clock moves on", () =>
     withEngine()(Effect.gen(function*() {
       yield* TestClock.setTime(real)
