@@ -663,6 +663,24 @@ describeStores("checkout over HTTP", (variant) => {
     expect(stranger.html).not.toContain("payment_id=")
   })
 
+  it("a script posting only the seven named fields pays the session as it stands; a browser's post needs the page's token", async () => {
+    const key = server().accountA.test.key
+    const session = await createSession(key, { return_url: "https://shop.example/done" })
+    const id = session.session_id
+    // A browser says where its form came from: from this very page, but without the page's token, it charges nothing.
+    const browser = await fetchPage(pageUrl(id), { method: "POST", body: new URLSearchParams(form(cards.visa)), headers: { origin: server().origin } })
+    expect(browser.status, browser.html.slice(0, 300)).not.toBe(303)
+    expect(browser.html).toContain("This form is out of date")
+    const wrong = await postPage(id, { ...form(cards.visa), form_token: "not the token" })
+    expect(wrong.html).toContain("This form is out of date")
+    expect(await paymentsOfSession(key, id)).toEqual([])
+    const script = await postPage(id, form(cards.visa))
+    expect(script.status, script.html.slice(0, 300)).toBe(303)
+    const location = new URL(script.headers.get("location") ?? "")
+    expect([location.searchParams.get("session_id"), location.searchParams.get("status")]).toStrictEqual([id, "succeeded"])
+    expect((await paymentsOfSession(key, id)).map((p) => p.status)).toEqual(["succeeded"])
+  })
+
   it("success without return_url: a success page", async () => {
     const session = await createSession(server().accountA.test.key)
     const page = await submit(session.session_id, form(cards.visa))
@@ -739,12 +757,17 @@ describeStores("checkout over HTTP", (variant) => {
     }
   })
 
-  it("a wrong or missing form_token is refused: no payment", async () => {
+  it("a wrong form_token, or none from a browser, is refused: no payment", async () => {
     const session = await createSession(server().accountA.test.key)
     const other = await createSession(server().accountA.test.key)
     const otherToken = tokenOf((await getPage(other.session_id)).html)
-    for (const fields of [form(cards.visa), { ...form(cards.visa), form_token: "forged" }, { ...form(cards.visa), form_token: otherToken }]) {
-      const page = await postPage(session.session_id, fields)
+    const sameSite = { "sec-fetch-site": "same-origin" }
+    for (const [fields, headers] of [
+      [form(cards.visa), sameSite],
+      [{ ...form(cards.visa), form_token: "forged" }, {}],
+      [{ ...form(cards.visa), form_token: otherToken }, {}]
+    ] as const) {
+      const page = await fetchPage(pageUrl(session.session_id), { method: "POST", body: new URLSearchParams(fields), headers })
       expect(page.headers.get("content-type") ?? "").toMatch(/^text\/html/)
       expect(page.status).toBeGreaterThanOrEqual(400)
       expect(page.status).toBeLessThan(500)

@@ -14,7 +14,8 @@
  *
  * The hosted checkout page (`GET`/`POST /checkout/{id}`, HTML outside the contract) is fuzzed too: form-encoded
  * garbage, other content types, huge fields, bad and foreign form tokens, other sites' `Origin`/`Sec-Fetch-Site`.
- * Never a 5xx, and a payment (any row) only from a `POST` with the session's own token from no other site.
+ * Never a 5xx, and a payment (any row) only from a `POST` with the session's own token from no other site, or a
+ * script's post without a token and without `Origin` or `Sec-Fetch-Site`.
  */
 import { HttpApi } from "@effect/platform"
 import { Arbitrary, FastCheck as fc, Option, Redacted, Schema, SchemaAST } from "effect"
@@ -1308,9 +1309,12 @@ const checkoutPairs = (w: World, c: CheckoutCase, known: KnownSession | undefine
   return [...pairs, ...fields]
 }
 
-/** Whether the case's token is the session's own (the first `form_token` is the one read). */
+/**
+ * Whether the case's token is the session's own (the first `form_token` is the one read), or the case is a script's
+ * post of the named fields alone (no token, and no `Origin` or `Sec-Fetch-Site`: a browser always sends one).
+ */
 const carriesRealToken = (c: CheckoutCase, known: KnownSession | undefined) =>
-  known?.token !== undefined && (c.token === "real" || c.token === "dupRealFirst")
+  known?.token !== undefined && (c.token === "real" || c.token === "dupRealFirst" || (c.token === "none" && c.origin === "absent"))
 
 const encodePairs = (pairs: ReadonlyArray<[string, string]>) =>
   pairs.map(([k, v]) => `${encodeURIComponent(k.replace(/[\ud800-\udfff]/g, "x"))}=${encodeURIComponent(v.replace(/[\ud800-\udfff]/g, "x"))}`).join("&")
