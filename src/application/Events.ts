@@ -17,7 +17,7 @@ import type { WebhookEndpoint } from "../domain/WebhookEndpoint.js"
 import { EventRepository } from "../ports/repositories/EventRepository.js"
 import { type Delivery, WebhookRepository } from "../ports/repositories/WebhookRepository.js"
 import { newId } from "./Ids.js"
-import { eventTime } from "./Time.js"
+import { eventTime, onRealTime } from "./Time.js"
 
 export interface EventListParams {
   readonly type?: Event.EventType | undefined
@@ -92,7 +92,8 @@ export class EventRecorder extends Effect.Service<EventRecorder>()("fils/EventRe
       const events: Array<Event.Event> = []
       for (const { data, requestId, scope, type } of drafts) {
         events.push(Event.make({
-          id: yield* newId<EventId>(prefixes.event),
+          // Made on the real time too, so that ids sort as the events were recorded.
+          id: yield* onRealTime(newId<EventId>(prefixes.event)),
           accountId: scope.accountId,
           livemode: scope.livemode,
           type,
@@ -113,7 +114,7 @@ export class EventRecorder extends Effect.Service<EventRecorder>()("fils/EventRe
         }
         for (const endpoint of endpoints) {
           deliveries.push({
-            delivery_id: yield* newId<DeliveryId>(prefixes.delivery),
+            delivery_id: yield* onRealTime(newId<DeliveryId>(prefixes.delivery)),
             event_id: event.event_id,
             webhook_id: endpoint.webhook_id,
             account_id: event.account_id,

@@ -36,11 +36,9 @@ export const onClockTime = (at: DateTime.Utc) => <A, E, R>(effect: Effect.Effect
 /** Whether the work runs on another time than the real one (`onClockTime`). */
 export const onOtherTime: Effect.Effect<boolean> = Effect.map(FiberRef.get(realClock), Option.isSome)
 
+/** `effect` on the real clock, even while work runs on a test clock's time. */
+export const onRealTime = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(FiberRef.get(realClock), Option.match({ onNone: () => effect, onSome: (clock) => Effect.withClock(effect, clock) }))
+
 /** The real time, even while work runs on a test clock's: when an event is recorded, when a key expires. */
-export const eventTime: Effect.Effect<DateTime.Utc> = Effect.flatMap(
-  FiberRef.get(realClock),
-  Option.match({
-    onNone: () => DateTime.now,
-    onSome: (clock) => Effect.map(clock.currentTimeMillis, DateTime.unsafeMake)
-  })
-)
+export const eventTime: Effect.Effect<DateTime.Utc> = onRealTime(DateTime.now)

@@ -90,6 +90,8 @@ describe("Test clocks", () => {
       const events = yield* typesOf(shop.test, subscriptionId)
       const renewal = events.find((e) => e.type === "subscription.renewed")!
       assert.strictEqual(iso(renewal.created_at), "2031-06-01T00:00:00.000Z")
+      // Its id sorts by when it was recorded, as every id does: the real time, not the clock's.
+      assert.strictEqual(parseInt(renewal.event_id.slice(4, 16), 16), Date.parse("2031-06-01T00:00:00.000Z"))
       assert.strictEqual(renewal.data.current_period_start, "2030-02-28T09:00:00.000Z")
       assert.deepStrictEqual(yield* (yield* TestClocks).get(shop.test, clock.test_clock_id), advanced)
     })))
