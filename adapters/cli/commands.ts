@@ -19,7 +19,7 @@ import { ApiKeyId, parseId, PaymentId } from "../../src/domain/Ids.js"
 import { noteProblem, RefundReason, type RefundWhy } from "../../src/domain/Refund.js"
 import { InvalidRequest } from "../../src/domain/Errors.js"
 import { ServerLive } from "../http/Server.js"
-import { localUrl } from "../runtime/Settings.js"
+import { HostConfig, localUrl, PortConfig } from "../runtime/Settings.js"
 import { checkedSettings, describeSettings, LoadedSettings } from "./config.js"
 import { clocksCommand } from "./clocks.js"
 import { devLoopCommands } from "./devloop.js"
@@ -35,12 +35,12 @@ import { accountIdOf } from "./ids.js"
 // serve ------------------------------------------------------------------------------------------------------------
 
 const port = Options.integer("port").pipe(
-  Options.withFallbackConfig(Config.integer("FILS_PORT").pipe(Config.orElse(() => Config.integer("PORT")))),
+  Options.withFallbackConfig(PortConfig),
   Options.withDefault(4242),
   Options.withDescription("TCP port (FILS_PORT, else PORT)")
 )
 const host = Options.text("host").pipe(
-  Options.withFallbackConfig(Config.string("FILS_HOST").pipe(Config.orElse(() => Config.string("HOST")))),
+  Options.withFallbackConfig(HostConfig),
   Options.withDefault("127.0.0.1"),
   Options.withDescription("Interface to listen on (FILS_HOST, else HOST)")
 )

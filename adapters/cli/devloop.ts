@@ -24,7 +24,7 @@ import { Payments } from "../../src/application/Payments.js"
 import { secretProblem, sign } from "../crypto/StandardWebhooks.js"
 import { cards } from "../processor/SimulatedProcessor.js"
 import { FilsClient } from "../http/index.js"
-import { LocalUrlConfig } from "../runtime/Settings.js"
+import { LocalUrlConfig, orWhenMissing } from "../runtime/Settings.js"
 import { listenHeader } from "../http/RequestLog.js"
 import { describeDecodeError } from "../http/SchemaIssues.js"
 import { keptSecret } from "./listenSecrets.js"
@@ -36,7 +36,7 @@ type ApiEvent = typeof EventResource.Type
 const eventTypes = EventType.literals
 
 export const api = Options.text("api").pipe(
-  Options.withFallbackConfig(Config.string("FILS_API_URL").pipe(Config.orElse(() => LocalUrlConfig))),
+  Options.withFallbackConfig(Config.string("FILS_API_URL").pipe(orWhenMissing(LocalUrlConfig))),
   Options.withDescription("The Fils server's URL (FILS_API_URL; default http://FILS_HOST:FILS_PORT, as fils serve listens)")
 )
 export const key = Options.redacted("key").pipe(

@@ -53,37 +53,44 @@ export const strictText = (request: HttpServerRequest.HttpServerRequest): Effect
   })
 }
 
+export type Unstorable = "lone surrogate" | "__proto__"
+
 /**
- * Whether some string or object key of a JSON text passes `test`. Malformed JSON passes nothing (its handler
- * refuses it).
+ * What in a JSON text could not be stored as sent, found in one walk over it, or undefined:
+ *
+ * - `lone surrogate`: a string or key holding one (UTF-8 cannot carry it: it would be stored as U+FFFD). Only a `\u`
+ *   escape can produce one.
+ * - `__proto__`: an object key `__proto__`. JSON.parse keeps it, but decoding a record (metadata) copies entries by
+ *   assignment, which would drop it. Only a text that spells "proto" or has a `\u` escape can hold one.
+ *
+ * A text that can hold neither is not parsed; malformed JSON holds neither (its handler refuses it).
  */
-const anyTextIn = (text: string, test: { readonly key: (k: string) => boolean; readonly value: (s: string) => boolean }) => {
+export const unstorable = (text: string): Unstorable | undefined => {
+  const escaped = text.includes("\\u")
+  if (!escaped && !text.includes("proto")) return undefined
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch {
-    return false
+    return undefined
   }
-  const visit = (v: unknown): boolean =>
-    typeof v === "string"
-      ? test.value(v)
-      : Array.isArray(v)
-      ? v.some(visit)
-      : typeof v === "object" && v !== null && Object.keys(v).some((k) => test.key(k) || visit((v as Record<string, unknown>)[k]))
-  return visit(value)
+  const problemIn = (v: unknown): Unstorable | undefined => {
+    if (typeof v === "string") return escaped && !isWellFormed(v) ? "lone surrogate" : undefined
+    if (typeof v !== "object" || v === null) return undefined
+    if (Array.isArray(v)) {
+      for (const item of v) {
+        const problem = problemIn(item)
+        if (problem !== undefined) return problem
+      }
+      return undefined
+    }
+    for (const key of Object.keys(v)) {
+      if (key === "__proto__") return "__proto__"
+      if (escaped && !isWellFormed(key)) return "lone surrogate"
+      const problem = problemIn((v as Record<string, unknown>)[key])
+      if (problem !== undefined) return problem
+    }
+    return undefined
+  }
+  return problemIn(value)
 }
-
-/**
- * Whether a JSON text has an object key `__proto__`. JSON.parse keeps it as a key, but decoding a record (metadata)
- * copies entries by assignment, which would drop it: the body is refused instead of stored altered. Only a text that
- * spells "proto" or has a `\u` escape can hold one, so other texts are not parsed.
- */
-export const hasProtoKey = (text: string): boolean =>
-  (text.includes("proto") || text.includes("\\u")) && anyTextIn(text, { key: (k) => k === "__proto__", value: () => false })
-
-/**
- * Whether a JSON text decodes to a string holding a lone surrogate (which UTF-8 cannot carry: it would be stored as
- * U+FFFD). Only a `\u` escape can produce one, so a text without an escape is not parsed.
- */
-export const hasLoneSurrogate = (text: string): boolean =>
-  text.includes("\\u") && anyTextIn(text, { key: (k) => !isWellFormed(k), value: (s) => !isWellFormed(s) })

@@ -61,7 +61,7 @@ const compile = (ast: SchemaAST.AST): Encode => {
     }
     case "TypeLiteral": {
       // A record of plain values (metadata): its entries, copied by assignment as the schema's encoder does (a
-      // `__proto__` key, which assignment would drop, is refused with the request: `BodyText.hasProtoKey`).
+      // `__proto__` key, which assignment would drop, is refused with the request: `BodyText.unstorable`).
       if (ast.propertySignatures.length === 0 && ast.indexSignatures.every((s) => isPlain(s.type) && isPlain(s.parameter))) {
         return (value: Record<string, unknown>) => {
           const out: Record<string, unknown> = {}

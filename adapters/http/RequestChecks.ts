@@ -10,11 +10,19 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Option } from "effect"
 import * as Errors from "../../src/domain/Errors.js"
 import { closeConnection, drainInsteadOfDestroy, maxBodyBytes, payloadTooLarge } from "./BodyLimit.js"
-import { hasLoneSurrogate, hasProtoKey, maxNesting, nestingOf, strictText } from "./BodyText.js"
+import { maxNesting, nestingOf, strictText, type Unstorable, unstorable } from "./BodyText.js"
 import { type ApiFailure, mapFailures } from "./ErrorMapping.js"
 import { isApiPath, pathOf } from "./KnownRoutes.js"
 
 const hasBody = (method: string) => method === "POST" || method === "PATCH" || method === "PUT"
+
+/** The refusal of a body that could not be stored as sent (`unstorable`). */
+const unstorableRefusal = (problem: Unstorable | undefined) =>
+  problem === "lone surrogate"
+    ? Effect.fail(new Errors.InvalidRequest({ message: "The request body holds a lone surrogate (\\ud800 to \\udfff unpaired): send valid Unicode text" }))
+    : problem === "__proto__"
+    ? Effect.fail(new Errors.InvalidRequest({ message: "The request body uses '__proto__' as a key, which Fils cannot store: rename it" }))
+    : Effect.void
 
 /** The request checks above, around the API's router, and every failure mapped (`mapFailures`). */
 export const mapErrors = (app: HttpApp.Default): HttpApp.Default<ApiFailure> =>
@@ -52,10 +60,8 @@ export const mapErrors = (app: HttpApp.Default): HttpApp.Default<ApiFailure> =>
             ? Effect.fail(new Errors.InvalidRequest({ message: "The request may not contain NUL characters" }))
             : isApiPath(request.url) && nestingOf(text) > maxNesting
             ? Effect.fail(new Errors.InvalidRequest({ message: `The request body is nested deeper than ${maxNesting} levels` }))
-            : isApiPath(request.url) && hasLoneSurrogate(text)
-            ? Effect.fail(new Errors.InvalidRequest({ message: "The request body holds a lone surrogate (\\ud800 to \\udfff unpaired): send valid Unicode text" }))
-            : isApiPath(request.url) && hasProtoKey(text)
-            ? Effect.fail(new Errors.InvalidRequest({ message: "The request body uses '__proto__' as a key, which Fils cannot store: rename it" }))
+            : isApiPath(request.url)
+            ? unstorableRefusal(unstorable(text))
             : Effect.void
       )
       : Effect.void

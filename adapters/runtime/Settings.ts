@@ -2,7 +2,7 @@
  * The engine's `Settings` from the server's configuration (docs/configuration.md): the one place the use cases'
  * settings are read, at the edge. Checked as read: a bad value is a `ConfigError` naming it.
  */
-import { Config, Duration, Layer } from "effect"
+import { Config, ConfigError, Duration, Layer } from "effect"
 import { defaults, Settings } from "../../src/application/Settings.js"
 
 const positive = { message: "must be a positive integer", validation: (n: number) => n > 0 }
@@ -14,21 +14,32 @@ export const FeeConfig = Config.all({
 })
 
 /** Where a server listening on `host` and `port` is reached from this machine (all interfaces: on loopback). */
-export const localUrl = (options: { readonly host: string; readonly port: number }) =>
-  `http://${options.host === "0.0.0.0" ? "127.0.0.1" : options.host}:${options.port}`
+export const localUrl = (options: { readonly host: string; readonly port: number }) => {
+  const host = options.host === "0.0.0.0" ? "127.0.0.1" : options.host === "::" ? "::1" : options.host
+  return `http://${host.includes(":") ? `[${host}]` : host}:${options.port}`
+}
+
+/** The second name of a setting, read only when the first is not set at all (a bad value is refused, not passed over). */
+export const orWhenMissing = <A>(second: Config.Config<A>) => (first: Config.Config<A>) =>
+  Config.orElseIf(first, { if: ConfigError.isMissingDataOnly, orElse: () => second })
+
+/** `FILS_PORT`, else `PORT` (the port a hosting platform gives the process). */
+export const PortConfig = Config.integer("FILS_PORT").pipe(orWhenMissing(Config.integer("PORT")))
+/** `FILS_HOST`, else `HOST`. */
+export const HostConfig = Config.string("FILS_HOST").pipe(orWhenMissing(Config.string("HOST")))
 
 /**
- * This machine's server as `fils serve` listens without options: `FILS_HOST` (else `HOST`, else 127.0.0.1) and
- * `FILS_PORT` (else `PORT`, else 4242). What the CLI's links and requests default to.
+ * This machine's server as `fils serve` listens without options (`HostConfig`, else 127.0.0.1; `PortConfig`, else
+ * 4242): what the CLI's links and requests default to.
  */
 export const LocalUrlConfig = Config.all({
-  host: Config.string("FILS_HOST").pipe(Config.orElse(() => Config.string("HOST")), Config.withDefault("127.0.0.1")),
-  port: Config.integer("FILS_PORT").pipe(Config.orElse(() => Config.integer("PORT")), Config.withDefault(4242))
+  host: HostConfig.pipe(Config.withDefault("127.0.0.1")),
+  port: PortConfig.pipe(Config.withDefault(4242))
 }).pipe(Config.map(localUrl))
 
 /** `FILS_PUBLIC_URL`, without a trailing slash; else this machine's server (`LocalUrlConfig`). */
 export const PublicUrlConfig = Config.string("FILS_PUBLIC_URL").pipe(
-  Config.orElse(() => LocalUrlConfig),
+  orWhenMissing(LocalUrlConfig),
   Config.map((url) => url.replace(/\/+$/, ""))
 )
 

@@ -110,11 +110,24 @@ describe("the dashboard", () => {
       expect([signedIn.status, signedIn.headers.get("location")]).toStrictEqual([303, path])
     }
     // Anything but a page of this dashboard leads Home, and is not carried by the form.
-    for (const next of ["https://evil.example/dashboard/test", "//evil.example/x", "/dashboard/../api/v1/account", "/dashboard/./x", "/api/v1/account", "/dashboard\\evil", "/dashboardx"]) {
+    for (const next of [
+      "https://evil.example/dashboard/test", "//evil.example/x", "/dashboard/../api/v1/account", "/api/v1/account",
+      "/dashboard/%2e%2e/api/v1/account", "/dashboard/.%2E/x", "/dashboard\\evil", "/\\evil.example/dashboard/x", "/dashboardx"
+    ]) {
       const form = await request(`/dashboard/login?${new URLSearchParams({ next })}`)
       expect(form.body, next).not.toContain('name="next"')
       const signedIn = await request("/dashboard/login", { form: { email: "owner@dunecoffee.ae", password: "correct horse battery", next } })
       expect([signedIn.status, signedIn.headers.get("location")], next).toStrictEqual([303, "/dashboard/test"])
+    }
+    // Resolved as a browser would: a dot segment inside the dashboard stays there; the query may hold anything; text
+    // beyond ASCII is carried percent-encoded.
+    for (const [next, page] of [
+      ["/dashboard/./test/payments", "/dashboard/test/payments"],
+      ["/dashboard/test/payments?q=https://x.example", "/dashboard/test/payments?q=https://x.example"],
+      ["/dashboard/test/\u65e5", "/dashboard/test/%E6%97%A5"]
+    ]) {
+      const signedIn = await request("/dashboard/login", { form: { email: "owner@dunecoffee.ae", password: "correct horse battery", next } })
+      expect([signedIn.status, signedIn.headers.get("location")], next).toStrictEqual([303, page])
     }
     // A form post is not a page to come back to.
     const posted = await request("/dashboard/test/customers", { form: { email: "nobody@example.ae" } })

@@ -335,13 +335,17 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
           }
           // The card number and CVC are `Redacted` from here on (to the processor's adapter).
           const form = fromSubmitted(submitted)
-          // A script that posts only the form's named fields (docs/decisions.md §3), no `form_token` at all, pays the
-          // session as it stands now. A browser always says where a form came from (`Origin`, `Sec-Fetch-Site`; a
-          // cross-site one was refused above) and sends the page's token, which must be the session's.
+          // A script that posts only the form's named fields (docs/decisions.md §3), no `form_token` at all, pays an
+          // open session as it stands now. A modern browser says where a form came from (`Origin`, `Sec-Fetch-Site`;
+          // a cross-site one was refused above) and sends the page's token, which must be the session's. A session
+          // no longer open is never paid this way, and its token (then its receipt's) is never lent to a script.
           const scripted = Option.isNone(UrlParams.getFirst(body.right, "form_token")) &&
             request.headers["origin"] === undefined && request.headers["sec-fetch-site"] === undefined
           const token = scripted
-            ? yield* Effect.orElseSucceed(Effect.map(checkout.page(id.value), ({ session }) => session.form_token), () => "")
+            ? yield* Effect.map(
+              Effect.either(checkout.page(id.value)),
+              (read) => read._tag === "Right" && read.right.session.status === "open" ? read.right.session.form_token : ""
+            )
             : formField(body.right, "form_token")
           // This browser paid (or its charge is processing): it gets the key to the receipt.
           const paidBy = withReceiptKey(id.value, token)

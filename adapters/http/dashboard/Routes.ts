@@ -165,7 +165,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
           if (Option.isNone(signed)) {
             // A page asked for comes back after the sign-in; a form post does not (it is sent again from its page).
             const asked = yield* request
-            return redirect(ReturnTo.carrying(`${base}/login`, base, asked.method === "GET" ? pathAsLinked(asked.url) : undefined))
+            return redirect(ReturnTo.carrying(`${base}/login`, base, asked.method === "GET" || asked.method === "HEAD" ? pathAsLinked(asked.url) : undefined))
           }
           const f = yield* signedFrame(signed.value, fr, mode === "live")
           // An account that requires two-factor sign-in sends a user without it to set it up, before anything else.

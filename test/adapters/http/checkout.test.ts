@@ -679,6 +679,11 @@ describeStores("checkout over HTTP", (variant) => {
     const location = new URL(script.headers.get("location") ?? "")
     expect([location.searchParams.get("session_id"), location.searchParams.get("status")]).toStrictEqual([id, "succeeded"])
     expect((await paymentsOfSession(key, id)).map((p) => p.status)).toEqual(["succeeded"])
+    // Paid, the session is paid no more, and a script gets nothing of its receipt.
+    const again = await postPage(id, form(cards.visa))
+    expect(again.status).not.toBe(303)
+    expect(again.headers.get("set-cookie") ?? "").not.toContain("fils_receipt")
+    expect((await paymentsOfSession(key, id)).map((p) => p.status)).toEqual(["succeeded"])
   })
 
   it("success without return_url: a success page", async () => {
