@@ -2,18 +2,16 @@
  * Discount codes in memory: the same rules as PostgreSQL's table (migration 0022): a code is unique per account and
  * mode whatever its case, and `times_used` plus the uses held never passes `usage_limit`.
  */
-import type { Effect } from "effect"
 import { Option } from "effect"
 import { inScope } from "../../src/domain/Account.js"
 import { codeKey, type Discount, position } from "../../src/domain/Discount.js"
 import * as Pagination from "../../src/domain/Pagination.js"
 import type { DiscountsRepo } from "../../src/ports/repositories/DiscountRepository.js"
-import type { Table } from "./Table.js"
+import type { Access, Table } from "./Table.js"
 
 export const makeDiscountsMemory = (
   discounts: Table<Discount>,
-  write: <A>(f: () => A) => Effect.Effect<A>,
-  read: <A>(f: () => A) => Effect.Effect<A>
+  { read, write }: Access
 ): DiscountsRepo => {
   /** Whether another discount of `d`'s scope has its code (PostgreSQL's unique index on the upper-cased code). */
   const taken = (d: Discount) => {

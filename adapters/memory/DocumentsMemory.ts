@@ -2,13 +2,12 @@
  * Tax documents in memory: the same rules as PostgreSQL's table (migration 0019): one invoice per payment, one credit
  * note per refund, numbers unique per scope and series, and a document is never replaced.
  */
-import type { Effect } from "effect"
 import { Option } from "effect"
 import { inScope, scopeKey } from "../../src/domain/Account.js"
 import * as Pagination from "../../src/domain/Pagination.js"
 import { type CreditNote, idOf, type Invoice, position } from "../../src/domain/TaxDocument.js"
 import type { DocumentFilter, DocumentsRepo } from "../../src/ports/repositories/DocumentRepository.js"
-import type { Table } from "./Table.js"
+import type { Access, Table } from "./Table.js"
 
 type Document = Invoice | CreditNote
 
@@ -17,13 +16,10 @@ const matches = (d: Document, filter: DocumentFilter) =>
   (filter.payment_id === undefined || d.payment_id === filter.payment_id) &&
   (filter.subscription_id === undefined || d.subscription_id === filter.subscription_id)
 
-export const makeDocumentsMemory = (tables: {
-  readonly documents: Table<Document>
-  readonly numbers: Table<number>
-  readonly read: <A>(f: () => A) => Effect.Effect<A>
-  readonly write: <A>(f: () => A) => Effect.Effect<A>
-}): DocumentsRepo => {
-  const { documents, numbers, read, write } = tables
+export const makeDocumentsMemory = (
+  { documents, numbers }: { readonly documents: Table<Document>; readonly numbers: Table<number> },
+  { read, write }: Access
+): DocumentsRepo => {
   const all = () => [...documents.rows.values()]
   const insert = (document: Document) => {
     const id = idOf(document)

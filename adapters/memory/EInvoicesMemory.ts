@@ -3,10 +3,10 @@
  * in a document's transaction is undone with it. Same contract as PostgreSQL's (repos/einvoices.ts); the machine's
  * rules are the domain's (`EInvoiceTransmission`).
  */
-import { DateTime, type Effect, Option } from "effect"
+import { DateTime, Option } from "effect"
 import * as T from "../../src/domain/EInvoiceTransmission.js"
 import type { EInvoicesRepo } from "../../src/ports/repositories/EInvoiceRepository.js"
-import type { Table } from "./Table.js"
+import type { Access, Table } from "./Table.js"
 
 /** A transmission with its lease (epoch millis; 0 when none). */
 export type TransmissionRow = T.Transmission & { readonly lease_until: number }
@@ -16,8 +16,7 @@ const millis = DateTime.toEpochMillis
 
 export const makeEInvoicesMemory = (
   table: Table<TransmissionRow>,
-  write: <A>(f: () => A) => Effect.Effect<A>,
-  read: <A>(f: () => A) => Effect.Effect<A>
+  { read, write }: Access
 ): EInvoicesRepo => ({
   enqueue: (t) =>
     write(() => {

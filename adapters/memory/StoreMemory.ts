@@ -421,7 +421,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           )
         )
     },
-    documents: makeDocumentsMemory({ documents, numbers: documentNumbers, read, write }),
+    documents: makeDocumentsMemory({ documents, numbers: documentNumbers }, { read, write }),
     events: {
       insert: (event) => write(() => events.set(event.event_id, event)),
       insertAll: (batch) => write(() => batch.forEach((event) => events.set(event.event_id, event))),
@@ -533,7 +533,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
     },
     webhooks: webhookRepos.webhooks,
     deliveries: webhookRepos.deliveries,
-    einvoices: makeEInvoicesMemory(einvoices, write, read),
+    einvoices: makeEInvoicesMemory(einvoices, { read, write }),
     testClocks: {
       insert: (clock) => write(() => testClocks.set(clock.test_clock_id, clock)),
       get: (scope, id) => read(() => scoped(testClocks.get(id), scope)),
@@ -598,7 +598,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
           return true
         })
     },
-    discounts: makeDiscountsMemory(discounts, write, read),
+    discounts: makeDiscountsMemory(discounts, { read, write }),
     idempotency: {
       claim: (record, now) => rowWrite(() => claim(record, now)),
       claimAll: (records, now) => rowWrite(() => records.map((record) => claim(record, now))),

@@ -99,22 +99,22 @@ export class TestClocks extends Effect.Service<TestClocks>()("fils/TestClocks", 
     /**
      * Charges left `processing` at `from` (a checkout paid with a card that settles later, or a renewal's) settle as
      * the server's passes would find them on real time: a pass a second after, for `settleSeconds` at most, before
-     * the walk moves on, and never past `until` (the next due work, or the target).
+     * the walk moves on, and never past the next due work or `target`.
      */
-    const settleFrom = (id: TestClockId, from: DateTime.Utc, until: DateTime.Utc) =>
+    const settleFrom = (id: TestClockId, from: DateTime.Utc, target: DateTime.Utc) =>
       Effect.gen(function*() {
+        const processing = paymentRepo.listProcessing(1, false, id)
+        // Usually none: then the next due work is not even looked up.
+        if ((yield* processing).length === 0) return
+        const next = yield* clockRepo.nextDue(id)
+        const until = Option.isSome(next) && DateTime.lessThan(next.value, target) ? next.value : target
         for (let second = 1; second <= settleSeconds; second++) {
           const at = DateTime.add(from, { seconds: second })
           if (DateTime.greaterThan(at, until)) return
-          if ((yield* paymentRepo.listProcessing(1, false, id)).length === 0) return
+          if (second > 1 && (yield* processing).length === 0) return
           yield* billing.runOnce({ livemode: false, asOf: DateTime.toEpochMillis(at), clock: id })
         }
       })
-
-    /** The next instant work falls due on the clock, bounded by `target`. */
-    const nextUntil = (id: TestClockId, target: DateTime.Utc) =>
-      Effect.map(clockRepo.nextDue(id), (next) =>
-        Option.isSome(next) && DateTime.lessThan(next.value, target) ? next.value : target)
 
     /**
      * The work due on the clock from `from` up to `target`, in order: a pass at each instant something falls due (a
@@ -124,7 +124,7 @@ export class TestClocks extends Effect.Service<TestClocks>()("fils/TestClocks", 
      */
     const runDue = (scope: Scope, id: TestClockId, from: DateTime.Utc, target: DateTime.Utc) =>
       Effect.gen(function*() {
-        yield* settleFrom(id, from, yield* nextUntil(id, target))
+        yield* settleFrom(id, from, target)
         let last: DateTime.Utc | undefined
         for (;;) {
           const next = yield* clockRepo.nextDue(id)
@@ -133,7 +133,7 @@ export class TestClocks extends Effect.Service<TestClocks>()("fils/TestClocks", 
           const report = yield* billing.runOnce({ livemode: false, asOf: DateTime.toEpochMillis(at), clock: id })
           if (!didSomething(report) && last !== undefined && DateTime.Equivalence(last, at)) break
           last = at
-          yield* settleFrom(id, at, yield* nextUntil(id, target))
+          yield* settleFrom(id, at, target)
           yield* renewLease(scope, id, target)
         }
         yield* billing.runOnce({ livemode: false, asOf: DateTime.toEpochMillis(target), clock: id })

@@ -130,7 +130,7 @@ export const create = (
     livemode: ctx.livemode,
     url,
     description: input.description ?? "",
-    event_types: dedupe(input.event_types ?? defaultEventTypes),
+    event_types: inCatalogueOrder(input.event_types ?? defaultEventTypes),
     disabled: input.disabled ?? false,
     secret: ctx.secret,
     created_at: ctx.now
@@ -143,12 +143,12 @@ export const update = (endpoint: WebhookEndpoint, patch: WebhookUpdate): Either.
       ...endpoint,
       url,
       description: patch.description ?? endpoint.description,
-      event_types: patch.event_types === undefined ? endpoint.event_types : dedupe(patch.event_types),
+      event_types: patch.event_types === undefined ? endpoint.event_types : inCatalogueOrder(patch.event_types),
       disabled: patch.disabled ?? endpoint.disabled
     })
   )
 
-const dedupe = (types: ReadonlyArray<EventType>): ReadonlyArray<EventType> => EventType.literals.filter((t) => types.includes(t))
+const inCatalogueOrder = (types: ReadonlyArray<EventType>): ReadonlyArray<EventType> => EventType.literals.filter((t) => types.includes(t))
 
 /**
  * Secret rotation: the new secret signs from now on, and each one it replaced keeps signing beside it for
