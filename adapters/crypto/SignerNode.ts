@@ -12,37 +12,33 @@ const sha256 = (text: string) => createHash("sha256").update(text, "utf8").diges
 export const sameSecret = (presented: string, expected: string): boolean =>
   timingSafeEqual(sha256(presented), sha256(expected))
 
-/**
- * scrypt (memory-hard) with N = 2^17, r = 8, p = 1, as OWASP's password storage cheat sheet gives: 128 MiB and some
- * hundreds of milliseconds per hash. Stored as `scrypt$N$r$p$<salt>$<key>` (base64url), so hashes made with older
- * parameters still verify, and are made again on the next sign-in (`passwordHashOutdated`).
- */
-const kdf = { N: 131_072, r: 8, p: 1, keyLength: 32 }
-
-interface KdfParams {
+/** scrypt's cost parameters. */
+export interface Kdf {
   readonly N: number
   readonly r: number
   readonly p: number
 }
 
+/**
+ * scrypt (memory-hard) with N = 2^17, r = 8, p = 1, as OWASP's password storage cheat sheet gives: 128 MiB and some
+ * hundreds of milliseconds per hash. Stored as `scrypt$N$r$p$<salt>$<key>` (base64url), so hashes made with older
+ * parameters still verify, and are made again on the next sign-in (`passwordHashOutdated`).
+ */
+export const owaspKdf: Kdf = { N: 131_072, r: 8, p: 1 }
+
+const keyLength = 32
+
 /** What scrypt needs (128·r·(N + p + 2) bytes), plus room: Node refuses to run past `maxmem` (32 MiB by default). */
-const maxmemFor = ({ N, p, r }: KdfParams) => 128 * r * (N + p + 2) + 1024 * 1024
+const maxmemFor = ({ N, p, r }: Kdf) => 128 * r * (N + p + 2) + 1024 * 1024
 
 /** At most two hashes at once per process: each holds 128 MiB while it runs. */
 const hashing = Effect.unsafeMakeSemaphore(2)
 
-const derive = (password: string, salt: Buffer, params: KdfParams) =>
+const derive = (password: string, salt: Buffer, params: Kdf) =>
   hashing.withPermits(1)(Effect.async<Buffer, Error>((resume) => {
-    scrypt(password.normalize("NFC"), salt, kdf.keyLength, { ...params, maxmem: maxmemFor(params) }, (error, key) =>
+    scrypt(password.normalize("NFC"), salt, keyLength, { ...params, maxmem: maxmemFor(params) }, (error, key) =>
       resume(error === null ? Effect.succeed(key) : Effect.fail(error)))
   }))
-
-export const hashPassword = (password: Redacted.Redacted<string>) =>
-  Effect.gen(function*() {
-    const salt = randomBytes(16)
-    const key = yield* Effect.orDie(derive(Redacted.value(password), salt, kdf))
-    return `scrypt$${kdf.N}$${kdf.r}$${kdf.p}$${salt.toString("base64url")}$${key.toString("base64url")}`
-  })
 
 const parsed = (hash: string) => {
   const m = /^scrypt\$(\d+)\$(\d+)\$(\d+)\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/.exec(hash)
@@ -52,20 +48,28 @@ const parsed = (hash: string) => {
   return { params: { N, r, p }, salt: Buffer.from(m[4]!, "base64url"), key: Buffer.from(m[5]!, "base64url") }
 }
 
-export const verifyPassword = (password: Redacted.Redacted<string>, hash: string) => {
-  const stored = parsed(hash)
-  if (stored === undefined) return Effect.succeed(false)
-  return derive(Redacted.value(password), stored.salt, stored.params).pipe(
-    Effect.map((key) => key.length === stored.key.length && timingSafeEqual(key, stored.key)),
-    Effect.orElseSucceed(() => false)
-  )
-}
-
-/** Whether a stored hash was made with other parameters than today's. */
-export const passwordHashOutdated = (hash: string): boolean => {
-  const stored = parsed(hash)
-  return stored === undefined || stored.params.N !== kdf.N || stored.params.r !== kdf.r || stored.params.p !== kdf.p
-}
+/** Password hashing with `kdf` for new hashes; a stored hash verifies with the parameters it names. */
+const passwords = (kdf: Kdf) => ({
+  hashPassword: (password: Redacted.Redacted<string>) =>
+    Effect.gen(function*() {
+      const salt = randomBytes(16)
+      const key = yield* Effect.orDie(derive(Redacted.value(password), salt, kdf))
+      return `scrypt$${kdf.N}$${kdf.r}$${kdf.p}$${salt.toString("base64url")}$${key.toString("base64url")}`
+    }),
+  verifyPassword: (password: Redacted.Redacted<string>, hash: string) => {
+    const stored = parsed(hash)
+    if (stored === undefined) return Effect.succeed(false)
+    return derive(Redacted.value(password), stored.salt, stored.params).pipe(
+      Effect.map((key) => key.length === stored.key.length && timingSafeEqual(key, stored.key)),
+      Effect.orElseSucceed(() => false)
+    )
+  },
+  /** Whether a stored hash was made with other parameters than `kdf`. */
+  passwordHashOutdated: (hash: string): boolean => {
+    const stored = parsed(hash)
+    return stored === undefined || stored.params.N !== kdf.N || stored.params.r !== kdf.r || stored.params.p !== kdf.p
+  }
+})
 
 const base32Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 
@@ -112,31 +116,33 @@ export const hotp = (key: Uint8Array, counter: number, digits = 6): string => {
   return String(binary % 10 ** digits).padStart(digits, "0")
 }
 
-export const SignerNode = Layer.succeed(
-  Signer,
-  Signer.of({
-    hashApiKey: (key) => Effect.sync(() => sha256Hex(Redacted.value(key))),
-    digest: (text) => Effect.sync(() => sha256Hex(text)),
-    randomToken: (bytes) => Effect.sync(() => randomBytes(bytes).toString("base64url")),
-    webhookSecret: Effect.sync(() => Redacted.make(newSecret())),
-    totpSecret: Effect.sync(() => Redacted.make(base32(randomBytes(20)))),
-    totpCode: (secret, step) => Effect.sync(() => hotp(fromBase32(Redacted.value(secret)), step)),
-    keyedDigest: (key, text) => Effect.sync(() => createHmac("sha256", Redacted.value(key)).update(text, "utf8").digest("hex")),
-    recoveryCode: Effect.sync(() => base32(randomBytes(7)).slice(0, 10).toLowerCase()),
-    hashPassword,
-    verifyPassword,
-    passwordHashOutdated,
-    signWebhook: (props) => Effect.sync(() => sign({ ...props, secret: Redacted.value(props.secret) })),
-    sameSecret: (presented, expected) => Effect.sync(() => sameSecret(presented, expected)),
-    verifyWebhook: ({ body, headers, now, secret }) =>
-      Effect.flatMap(
-        // The Effect Clock, not Date.now: a TestClock moves the tolerance window too.
-        now === undefined ? Effect.map(Clock.currentTimeMillis, (millis) => Math.floor(millis / 1000)) : Effect.succeed(now),
-        (seconds) =>
-          Effect.try({
-            try: () => verify({ secret: Redacted.value(secret), headers, body, now: seconds }),
-            catch: (error) => new WebhookSignatureInvalid({ message: error instanceof Error ? error.message : String(error) })
-          })
-      )
-  })
-)
+/**
+ * The Signer over node:crypto, hashing passwords with `kdf`. The product runs `SignerNode` (OWASP's parameters); a
+ * cheaper `kdf` is for tests whose subject is not the hash's cost, which would otherwise spend most of their time in
+ * scrypt.
+ */
+export const makeSignerNode = (kdf: Kdf) => Signer.of({
+  hashApiKey: (key) => Effect.sync(() => sha256Hex(Redacted.value(key))),
+  digest: (text) => Effect.sync(() => sha256Hex(text)),
+  randomToken: (bytes) => Effect.sync(() => randomBytes(bytes).toString("base64url")),
+  webhookSecret: Effect.sync(() => Redacted.make(newSecret())),
+  totpSecret: Effect.sync(() => Redacted.make(base32(randomBytes(20)))),
+  totpCode: (secret, step) => Effect.sync(() => hotp(fromBase32(Redacted.value(secret)), step)),
+  keyedDigest: (key, text) => Effect.sync(() => createHmac("sha256", Redacted.value(key)).update(text, "utf8").digest("hex")),
+  recoveryCode: Effect.sync(() => base32(randomBytes(7)).slice(0, 10).toLowerCase()),
+  ...passwords(kdf),
+  signWebhook: (props) => Effect.sync(() => sign({ ...props, secret: Redacted.value(props.secret) })),
+  sameSecret: (presented, expected) => Effect.sync(() => sameSecret(presented, expected)),
+  verifyWebhook: ({ body, headers, now, secret }) =>
+    Effect.flatMap(
+      // The Effect Clock, not Date.now: a TestClock moves the tolerance window too.
+      now === undefined ? Effect.map(Clock.currentTimeMillis, (millis) => Math.floor(millis / 1000)) : Effect.succeed(now),
+      (seconds) =>
+        Effect.try({
+          try: () => verify({ secret: Redacted.value(secret), headers, body, now: seconds }),
+          catch: (error) => new WebhookSignatureInvalid({ message: error instanceof Error ? error.message : String(error) })
+        })
+    )
+})
+
+export const SignerNode = Layer.succeed(Signer, makeSignerNode(owaspKdf))

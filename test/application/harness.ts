@@ -9,11 +9,13 @@ import { Accounts } from "../../src/application/Accounts.js"
 import { Engine } from "../../src/application/Engine.js"
 import type { Scope } from "../../src/domain/Account.js"
 import { NodeAdapters } from "../../adapters/runtime/NodeAdapters.js"
+import { type Kdf, makeSignerNode, owaspKdf } from "../../adapters/crypto/SignerNode.js"
+import { Signer } from "../../src/ports/Signer.js"
 import { WebhookTransportHttp } from "../../adapters/webhooks/WebhookTransportHttp.js"
 
-export const engineLayer = (config: ReadonlyArray<readonly [string, string]> = []) =>
+export const engineLayer = (config: ReadonlyArray<readonly [string, string]> = [], kdf: Kdf = owaspKdf) =>
   Engine.pipe(
-    Layer.provideMerge(Layer.mergeAll(StoreMemory, NodeAdapters)),
+    Layer.provideMerge(Layer.mergeAll(StoreMemory, NodeAdapters, Layer.succeed(Signer, makeSignerNode(kdf)))),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(config))))
   )
 
@@ -28,8 +30,14 @@ export const engineOver = <ROut, E>(ports: Layer.Layer<ROut, E>) =>
   )
 
 /** Runs `effect` against a fresh engine. */
-export const withEngine = (config: ReadonlyArray<readonly [string, string]> = []) =>
-<A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, engineLayer(config))
+export const withEngine = (config: ReadonlyArray<readonly [string, string]> = [], kdf: Kdf = owaspKdf) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, engineLayer(config, kdf))
+
+/**
+ * scrypt at 1/128 of OWASP's memory and time (N = 2^10): for tests of the rules around passwords (links, sessions,
+ * throttling, two-factor), which hash dozens of times. The product's parameters keep their own tests.
+ */
+export const lightKdf: Kdf = { N: 1024, r: 8, p: 1 }
 
 /** A new account and its four-way split: the scopes its test and live keys act in. */
 export const newAccount = Effect.gen(function*() {
