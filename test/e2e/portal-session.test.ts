@@ -174,6 +174,9 @@ describe("a card posted several times at once", () => {
     const page = await request(`/portal/subscriptions/${id}/card`, { cookie })
     expect(page.body).not.toContain("Save card and pay")
     expect(page.body).not.toContain('name="overdue"')
+    // It says when the subscription ends, not that the card pays a next payment.
+    expect(page.body).toContain("you will not be charged again")
+    expect(page.body).not.toContain("from the next payment on")
     const form = { card_number: "4242424242424242", exp_month: "12", exp_year: "2040", cvc: "123", csrf_token: csrf }
     const saved = await request(`/portal/subscriptions/${id}/card`, { cookie, form })
     expect([saved.status, saved.headers.get("location")]).toStrictEqual([303, "/portal?notice=card_saved"])

@@ -134,17 +134,18 @@ ${
  */
 const paysOnSave = (s: Subscription.Subscription) => s.status === "on_hold" && Subscription.dueAction(s) === "charge"
 
+/** When a subscription set to end at its period end ends: on hold, at the retry billing would have made. */
+const endsAt = (s: Subscription.Subscription) => s.status === "on_hold" ? s.next_retry_at ?? s.next_billing_date : s.next_billing_date
+
 const subscriptionCard = (frame: Frame, s: Subscription.Subscription, plans: ReadonlyArray<Product> = []) => {
   const { t } = frame.lang
   const base = `${frame.base}/subscriptions/${s.subscription_id}`
   const schedule = s.status === "cancelled"
     ? t.portal.cancelledOn(day(frame, s.cancelled_at ?? s.next_billing_date))
-    : s.status === "on_hold" && s.cancel_at_period_end
-    ? t.portal.endsOn(day(frame, s.next_retry_at ?? s.next_billing_date))
+    : s.cancel_at_period_end
+    ? t.portal.endsOn(day(frame, endsAt(s)))
     : s.status === "on_hold"
     ? t.portal.overdue({ due: day(frame, s.next_billing_date), retry: s.next_retry_at === null ? null : day(frame, s.next_retry_at) })
-    : s.cancel_at_period_end
-    ? t.portal.endsOn(day(frame, s.next_billing_date))
     : t.portal.nextPayment(money(frame, PlanChange.nextRenewalCharge(s).amount, s.currency), day(frame, s.next_billing_date))
   return html`<section class="card" data-subscription="${s.subscription_id}">
 <h3><span><bdi>${s.name}</bdi>${s.quantity > 1 ? html` × ${s.quantity}` : ""}</span>${
@@ -333,6 +334,8 @@ export const cardPage = (
 <p class="muted">${t.portal.cardNow(cardText(frame, s.payment_method))}${
       paysOnSave(s)
         ? t.portal.overdueCharged(money(frame, Subscription.renewalCharge(s).amount, s.currency))
+        : s.cancel_at_period_end
+        ? ` ${t.portal.endsOn(day(frame, endsAt(s)))}`
         : t.portal.fromNextPayment
     }</p>
 ${props.alert ? html`<div class="alert" role="alert">${props.alert}</div>` : ""}
