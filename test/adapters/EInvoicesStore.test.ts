@@ -169,8 +169,8 @@ describe("e-invoice outbox on PostgreSQL: several servers", () => {
     const url = await fileDatabaseUrl()
     const serverA: Runtime = ManagedRuntime.make(storeAt(url, 2))
     const serverB: Runtime = ManagedRuntime.make(storeAt(url, 2))
+    const base = 800 * 86_400_000
     try {
-      const base = 800 * 86_400_000
       const account = await sql.runPromise(newId<AccountId>("acct"))
       const queued = await sql.runPromise(Effect.gen(function*() {
         const store = yield* Store
@@ -178,14 +178,23 @@ describe("e-invoice outbox on PostgreSQL: several servers", () => {
         yield* Effect.forEach(all, store.einvoices.enqueue, { discard: true })
         return all.map((t) => t.document_id)
       }))
+      // Each server waits after its first claim until the other has made one too: otherwise a server whose pool
+      // connects first (a busy machine) can claim all forty rows before the other asks, and nothing is proven.
+      let arrived = 0
+      let bothArrived: () => void = () => undefined
+      const barrier = new Promise<void>((resolve) => (bothArrived = resolve))
       const claimAll = (server: Runtime) =>
         server.runPromise(Effect.gen(function*() {
           const store = yield* Store
           const mine: Array<string> = []
-          for (;;) {
+          for (let first = true;; first = false) {
             const claimed = yield* store.einvoices.claimDue(at(base + 1), 3, lease, [false, true])
-            if (claimed.length === 0) return mine
             mine.push(...claimed.map((t) => t.document_id))
+            if (first) {
+              if (++arrived === 2) bothArrived()
+              yield* Effect.promise(() => barrier)
+            }
+            if (claimed.length === 0) return mine
           }
         }))
       const [a, b] = await Promise.all([claimAll(serverA), claimAll(serverB)])
@@ -213,8 +222,9 @@ describe("e-invoice outbox on PostgreSQL: several servers", () => {
           }))
       }))
       assert.isTrue(answered.every((t) => Option.getOrThrow(t).status === "accepted"))
-      await sql.runPromise(Effect.flatMap(Store, (s) => drain(s, at(base + 86_400_000))))
     } finally {
+      // Whatever happened, nothing of this test is left pending for the agreement test below.
+      await sql.runPromise(Effect.flatMap(Store, (s) => drain(s, at(base + 86_400_000))))
       await serverA.dispose()
       await serverB.dispose()
     }
