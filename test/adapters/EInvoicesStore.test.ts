@@ -223,10 +223,10 @@ describe("e-invoice outbox on PostgreSQL: several servers", () => {
       }))
       assert.isTrue(answered.every((t) => Option.getOrThrow(t).status === "accepted"))
     } finally {
-      // Whatever happened, nothing of this test is left pending for the agreement test below.
-      await sql.runPromise(Effect.flatMap(Store, (s) => drain(s, at(base + 86_400_000))))
       await serverA.dispose()
       await serverB.dispose()
+      // Whatever happened, nothing of this test is left pending for the agreement test below.
+      await sql.runPromise(Effect.flatMap(Store, (s) => drain(s, at(base + 86_400_000))))
     }
   }, 60_000)
 })

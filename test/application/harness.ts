@@ -9,13 +9,14 @@ import { Accounts } from "../../src/application/Accounts.js"
 import { Engine } from "../../src/application/Engine.js"
 import type { Scope } from "../../src/domain/Account.js"
 import { NodeAdapters } from "../../adapters/runtime/NodeAdapters.js"
-import { type Kdf, makeSignerNode, owaspKdf } from "../../adapters/crypto/SignerNode.js"
+import { type Kdf, makeSignerNode } from "../../adapters/crypto/SignerNode.js"
 import { Signer } from "../../src/ports/Signer.js"
 import { WebhookTransportHttp } from "../../adapters/webhooks/WebhookTransportHttp.js"
 
-export const engineLayer = (config: ReadonlyArray<readonly [string, string]> = [], kdf: Kdf = owaspKdf) =>
+export const engineLayer = (config: ReadonlyArray<readonly [string, string]> = [], kdf?: Kdf) =>
   Engine.pipe(
-    Layer.provideMerge(Layer.mergeAll(StoreMemory, NodeAdapters, Layer.succeed(Signer, makeSignerNode(kdf)))),
+    // With a `kdf`, the node signer hashing with it stands in for NodeAdapters' own (the later layer wins).
+    Layer.provideMerge(Layer.mergeAll(StoreMemory, NodeAdapters, ...(kdf === undefined ? [] : [Layer.succeed(Signer, makeSignerNode(kdf))]))),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(config))))
   )
 
@@ -30,7 +31,7 @@ export const engineOver = <ROut, E>(ports: Layer.Layer<ROut, E>) =>
   )
 
 /** Runs `effect` against a fresh engine. */
-export const withEngine = (config: ReadonlyArray<readonly [string, string]> = [], kdf: Kdf = owaspKdf) =>
+export const withEngine = (config: ReadonlyArray<readonly [string, string]> = [], kdf?: Kdf) =>
 <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, engineLayer(config, kdf))
 
 /**

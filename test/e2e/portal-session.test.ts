@@ -190,6 +190,18 @@ describe("a card posted several times at once", () => {
     expect(renewals.map((p) => p.status)).toEqual(["failed"])
   }, 60_000)
 
+  it("active and set to end at its period end: the card page says when it ends, in English and in Arabic", async () => {
+    const subscription = await subscribe("ending-active@example.ae", "4242424242424242")
+    await ok(server.baseUrl, key, "PATCH", `/subscriptions/${subscription.subscription_id}`, { cancel_at_period_end: true })
+    const { cookie } = await signIn(await portalLink(subscription.customer.customer_id))
+    const english = await request(`/portal/subscriptions/${subscription.subscription_id}/card`, { cookie })
+    expect(english.body).toContain("you will not be charged again")
+    expect(english.body).not.toContain("from the next payment on")
+    const arabic = await request(`/portal/subscriptions/${subscription.subscription_id}/card?lang=ar`, { cookie })
+    expect(arabic.body).toContain("ولن يُحصَّل منك أي مبلغ آخر")
+    expect(arabic.body).not.toContain("بدءًا من الدفعة التالية")
+  }, 60_000)
+
   it("a second post arriving after the first paid answers with that payment, and charges nothing more", async () => {
     const subscription = await subscribe("late-double@example.ae", "4000000000000341")
     const id = subscription.subscription_id

@@ -134,8 +134,8 @@ ${
  */
 const paysOnSave = (s: Subscription.Subscription) => s.status === "on_hold" && Subscription.dueAction(s) === "charge"
 
-/** When a subscription set to end at its period end ends: on hold, at the retry billing would have made. */
-const endsAt = (s: Subscription.Subscription) => s.status === "on_hold" ? s.next_retry_at ?? s.next_billing_date : s.next_billing_date
+/** When a subscription set to end at its period end ends: when its next charge would have been due. */
+const endsAt = (s: Subscription.Subscription) => Subscription.dueAt(s) ?? s.next_billing_date
 
 const subscriptionCard = (frame: Frame, s: Subscription.Subscription, plans: ReadonlyArray<Product> = []) => {
   const { t } = frame.lang

@@ -8,8 +8,8 @@
  * For every answer: never a 5xx; every non-2xx is JSON `{ code, message }` (two non-empty strings, nothing else);
  * a rejected request and a read write no row of any object table (a trigger counts the writes); a 2xx list
  * holds only the caller's objects and honours its filters. `FILS_FUZZ_LANES` (default 4) fuzzers run at once, each
- * with its own accounts; `FILS_FUZZ_SECONDS` (default 40: some 5,000 requests in CI) bounds the run, `FILS_FUZZ_RUNS` (default 20000) caps
- * it, `FILS_FUZZ_SEED` replays one. The number of requests sent is printed and written to `test-output/fuzz.json`;
+ * with its own accounts; `FILS_FUZZ_SECONDS` (default 40: some 5,000 requests in CI) bounds the run,
+ * `FILS_FUZZ_RUNS` (default 20000) caps it, `FILS_FUZZ_SEED` replays one. The number of requests sent is printed and written to `test-output/fuzz.json`;
  * in CI it must be at least 2,000.
  *
  * The hosted checkout page (`GET`/`POST /checkout/{id}`, HTML outside the contract) is fuzzed too: form-encoded
