@@ -44,7 +44,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("filsBin", bin)
   project.provide("databaseUrl", db?.url ?? configured!)
   return async () => {
-    await rm(bin, { force: true })
+    // The launcher, its bundle and the bundle's code cache.
+    for (const file of [bin, bin.replace(/\.js$/, ".cjs"), bin.replace(/\.js$/, ".cjs.cache")]) await rm(file, { force: true })
     if (db !== undefined) await db.stop()
     if (dir !== undefined) await rm(dir, { recursive: true, force: true })
   }
