@@ -38,7 +38,7 @@ import * as Payment from "../../src/domain/Payment.js"
 import * as PlanChange from "../../src/domain/PlanChange.js"
 import * as Subscription from "../../src/domain/Subscription.js"
 import { type RenewalAttempt, Store, type StoreShape } from "../../src/ports/Store.js"
-import { FreshDatabase, freshDatabaseUrl } from "../support/database.js"
+import { emptyDatabaseUrl, FreshDatabase, freshDatabaseUrl } from "../support/database.js"
 import { closedPort, silentServer, tcpProxy } from "../support/tcp.js"
 import {
   advance,
@@ -137,7 +137,7 @@ describe("StoreSql on PostgreSQL", () => {
 
   it.scopedLive("migrations: one that landed after a later one ran (merged out of order) still runs, once", () =>
     Effect.gen(function*() {
-      const url = yield* freshDatabaseUrl
+      const url = yield* emptyDatabaseUrl
       const sql = Context.get(yield* Layer.build(PgLive(url)), SqlClient.SqlClient)
       const { "0023_trials": trials, ...without } = migrations
       assert.isDefined(trials)
@@ -153,7 +153,7 @@ describe("StoreSql on PostgreSQL", () => {
 
   it.scopedLive("migrations: concurrent runners agree; tables have real column types", () =>
     Effect.gen(function*() {
-      const url = yield* freshDatabaseUrl
+      const url = yield* emptyDatabaseUrl
       yield* Effect.all([1, 2, 3].map(() => Layer.build(MigratedPg(url))), { concurrency: "unbounded" })
       const sql = Context.get(yield* Layer.build(PgLive(url)), SqlClient.SqlClient)
       const applied = yield* sql<{ name: string }>`SELECT name FROM effect_sql_migrations ORDER BY migration_id`

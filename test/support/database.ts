@@ -5,38 +5,34 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { PgClient } from "@effect/sql-pg"
-import { Context, Deferred, Effect, Fiber, Layer, Redacted, Schedule } from "effect"
+import { Deferred, Effect, Fiber, Layer, Redacted, Schedule } from "effect"
 import type { Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import { inject } from "vitest"
-import { MigratedPg, PgLive, type PgOptions } from "../../adapters/sql/Postgres.js"
+import { MigratedPg, type PgOptions } from "../../adapters/sql/Postgres.js"
+import { onServer, withDatabase } from "./pgServer.js"
 
-/** `url` with its database path replaced by `database`. */
-export const withDatabase = (url: string, database: string): string => {
-  const parsed = new URL(url)
-  parsed.pathname = `/${database}`
-  return parsed.toString()
-}
-
-/** Runs one statement on the server's URL (CREATE/DROP DATABASE cannot run on the database being made). */
-const onServer = (url: string, statement: string) =>
-  Effect.scoped(
-    Effect.flatMap(
-      Layer.build(PgLive(Redacted.make(url), { maxConnections: 1 })),
-      (context) => Context.get(context, SqlClient.SqlClient).unsafe(statement)
+/** Creates `fils_test_<random>` by `create` for the scope's lifetime (dropped, with any open connections, at its end). */
+const databaseUrl = (create: (name: string) => string): Effect.Effect<Redacted.Redacted, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const server = inject("databaseUrl")
+    const name = `fils_test_${randomBytes(6).toString("hex")}`
+    yield* Effect.acquireRelease(
+      onServer(server, create(name)),
+      () => onServer(server, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).pipe(Effect.catchAllCause(() => Effect.void))
     )
-  )
+    return Redacted.make(withDatabase(server, name))
+  }).pipe(Effect.orDie)
 
-/** Creates `fils_test_<random>` for the scope's lifetime (dropped, with any open connections, at its end). */
-export const freshDatabaseUrl: Effect.Effect<Redacted.Redacted, never, Scope.Scope> = Effect.gen(function*() {
-  const server = inject("databaseUrl")
-  const name = `fils_test_${randomBytes(6).toString("hex")}`
-  yield* Effect.acquireRelease(
-    onServer(server, `CREATE DATABASE "${name}"`),
-    () => onServer(server, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).pipe(Effect.catchAllCause(() => Effect.void))
-  )
-  return Redacted.make(withDatabase(server, name))
-}).pipe(Effect.orDie)
+/**
+ * A database of the test's own with every migration applied: a copy of the run's migrated template (globalSetup.ts),
+ * which costs the server half of what running the migrations again would. The engine's own layers still run the
+ * migrator on it, and find nothing to do.
+ */
+export const freshDatabaseUrl = databaseUrl((name) => `CREATE DATABASE "${name}" TEMPLATE "${inject("templateDatabase")}"`)
+
+/** A database of the test's own without any table, for the tests of the migrations themselves. */
+export const emptyDatabaseUrl = databaseUrl((name) => `CREATE DATABASE "${name}"`)
 
 /** A migrated pool on a fresh database. */
 export const FreshDatabase = (
