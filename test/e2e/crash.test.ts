@@ -220,6 +220,12 @@ describe("kill -9 of fils serve under load", () => {
       }
     }
     expect(rows.length).toBe(2 * events.length)
+    // And the events committed while those were checked (a lookup's, say) reach both receivers too.
+    await waitFor("the later events delivered", async () => {
+      const now = await committed()
+      const ids = [a, b].map(acceptedIds)
+      return now.every((e) => e.deliveries === 2 && e.delivered === 2) && ids.every((m) => now.every((e) => m.has(e.event_id)))
+    }, 30_000)
 
     const types = new Map<string, number>()
     for (const e of events) types.set(e.type, (types.get(e.type) ?? 0) + 1)

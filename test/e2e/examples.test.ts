@@ -1,7 +1,7 @@
 /**
  * Every example a user copies from runs, and says what it should. The engine examples run twice: on the memory store
- * (the default) and on PostgreSQL (`FILS_STORE=postgres` on a fresh database), where the rows are then read back
- * with plain SQL to prove they were written there.
+ * (the default) and on PostgreSQL (`FILS_STORE=postgres` on a new, empty database, which they migrate), where the rows
+ * are then read back with plain SQL to prove they were written there.
  */
 import { Effect, Exit, Redacted, Scope } from "effect"
 import { spawn } from "node:child_process"
@@ -9,7 +9,7 @@ import { once } from "node:events"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { root } from "../support/cli.js"
-import { freshDatabaseUrl } from "../support/database.js"
+import { emptyDatabaseUrl } from "../support/database.js"
 import { reconcile } from "../support/load.js"
 
 const run = async (file: string, env: Record<string, string> = {}, nodeArgs: ReadonlyArray<string> = []) => {
@@ -31,7 +31,7 @@ const run = async (file: string, env: Record<string, string> = {}, nodeArgs: Rea
 const scope = Effect.runSync(Scope.make())
 let databaseUrl = ""
 beforeAll(async () => {
-  databaseUrl = Redacted.value(await Effect.runPromise(Scope.extend(freshDatabaseUrl, scope)))
+  databaseUrl = Redacted.value(await Effect.runPromise(Scope.extend(emptyDatabaseUrl, scope)))
 }, 60_000)
 afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
 

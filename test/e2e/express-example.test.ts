@@ -1,11 +1,11 @@
 /**
  * examples/express/server.ts as a real process: an Express 5 app with its own routes and Fils mounted under `/fils`
- * (the Node listener), on PostgreSQL (a fresh database). A restart on the same database keeps the account, the key
- * and the paid session.
+ * (the Node listener), on PostgreSQL (a new, empty database, which it migrates). A restart on the same database keeps
+ * the account, the key and the paid session.
  */
 import { Effect, Exit, Redacted, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { freshDatabaseUrl } from "../support/database.js"
+import { emptyDatabaseUrl } from "../support/database.js"
 import {
   checkDashboard,
   checkDocs,
@@ -25,7 +25,7 @@ let env: Record<string, string> = {}
 let running: RunningExample | undefined
 
 beforeAll(async () => {
-  const url = await Effect.runPromise(Scope.extend(freshDatabaseUrl, scope))
+  const url = await Effect.runPromise(Scope.extend(emptyDatabaseUrl, scope))
   env = { FILS_STORE: "postgres", DATABASE_URL: Redacted.value(url) }
 }, 60_000)
 
