@@ -194,7 +194,8 @@ describe("StoreSql on PostgreSQL", () => {
         "refunds_by_scope",
         "two_factor",
         "monthly_revenue_days",
-        "request_logs_pruned_by_id"
+        "request_logs_pruned_by_id",
+        "delivery_indexes"
       ])
       const columns = yield* sql<{ table_name: string; column_name: string; data_type: string }>`
         SELECT table_name, column_name, data_type FROM information_schema.columns
@@ -259,7 +260,13 @@ describe("StoreSql on PostgreSQL", () => {
           explain(`SELECT * FROM payments WHERE account_id = 'acct_x' AND livemode = false AND total_amount = 34900
             ORDER BY created_at DESC, payment_id DESC LIMIT 51`),
           explain(`SELECT * FROM payments WHERE account_id = 'acct_x' AND livemode = false AND card_last4 = '4242'
-            ORDER BY created_at DESC, payment_id DESC LIMIT 51`)
+            ORDER BY created_at DESC, payment_id DESC LIMIT 51`),
+          // The operator's delivery list by an ending other than success (migration 0038), and all of it.
+          explain(`SELECT * FROM webhook_deliveries WHERE status = 'failed'
+            ORDER BY created_at DESC, delivery_id DESC LIMIT 100`),
+          explain(`SELECT * FROM webhook_deliveries WHERE status = 'cancelled'
+            ORDER BY created_at DESC, delivery_id DESC LIMIT 100`),
+          explain(`SELECT * FROM webhook_deliveries ORDER BY created_at DESC, delivery_id DESC LIMIT 100`)
         ])
       }))
       assert.match(plans[0]!, /Index Scan using subscriptions_due/)
@@ -267,6 +274,9 @@ describe("StoreSql on PostgreSQL", () => {
       assert.match(plans[2]!, /Index Scan using subscriptions_by_status/)
       assert.match(plans[3]!, /Index Scan using payments_by_amount/)
       assert.match(plans[4]!, /Index Scan using payments_by_card/)
+      assert.match(plans[5]!, /Index Scan using webhook_deliveries_ended_unsent/)
+      assert.match(plans[6]!, /Index Scan using webhook_deliveries_ended_unsent/)
+      assert.match(plans[7]!, /Index Scan using webhook_deliveries_list/)
       for (const plan of plans) assert.notMatch(plan, /Sort/)
       // The saved card of a subscription: the same, and nothing else that could hold a number.
       const savedCard = yield* sql<{ column_name: string }>`SELECT column_name FROM information_schema.columns

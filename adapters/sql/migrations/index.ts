@@ -22,6 +22,7 @@ import paymentSearch from "./0033_payment_search.js"
 import twoFactor from "./0035_two_factor.js"
 import monthlyRevenueDays from "./0036_monthly_revenue_days.js"
 import requestLogsPrunedById from "./0037_request_logs_pruned_by_id.js"
+import deliveryIndexes from "./0038_delivery_indexes.js"
 import apiKeyUsage from "./0014_api_key_usage.js"
 import customerPortal from "./0015_customer_portal.js"
 import rateLimitShares from "./0016_rate_limit_shares.js"
@@ -79,5 +80,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0034_refunds_by_scope": refundsByScope,
   "0035_two_factor": twoFactor,
   "0036_monthly_revenue_days": monthlyRevenueDays,
-  "0037_request_logs_pruned_by_id": requestLogsPrunedById
+  "0037_request_logs_pruned_by_id": requestLogsPrunedById,
+  "0038_delivery_indexes": deliveryIndexes
 }
