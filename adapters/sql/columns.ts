@@ -4,7 +4,7 @@
  * type side is the domain's own Schema, so a row the domain would refuse never reaches it.
  */
 import { DateTime, Either, ParseResult, Schema, SchemaAST as AST } from "effect"
-import { compile, Fails, guardOf } from "./compiled.js"
+import { compile, Fails, guardOf, lazily } from "./compiled.js"
 
 /**
  * `timestamptz`: a Date from node-postgres (text from a client without its type parsers); written as a Date. One step
@@ -62,7 +62,7 @@ export const decoder = <A, I>(
   key?: string,
   decode: (row: unknown) => A | Fails = compile(schema).decode
 ) => {
-  const explain = ParseResult.decodeUnknownEither(schema)
+  const explain = lazily(() => ParseResult.decodeUnknownEither(schema))
   return (row: unknown): A => {
     const value = decode(row)
     if (value !== Fails) return value
@@ -115,10 +115,9 @@ export const table = <C, CI, A extends object, I>(
       encode: (_, value) => options.encode(value)
     }
   )
-  const decodeColumns = compile(columns).decode
+  const { decode: decodeColumns, encode: encodeColumns } = compile(columns)
   const isDomain = guardOf(domain)
-  const encodeColumns = compile(columns).encode
-  const explain = Schema.encodeSync(columns)
+  const explain = lazily(() => Schema.encodeSync(columns))
   return {
     schema,
     /** The table's column names, in the Struct's order. */

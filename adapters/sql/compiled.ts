@@ -389,17 +389,28 @@ const byParser = (ast: AST.AST): Guard => {
 }
 
 /**
- * `schema`'s decoding and encoding, compiled once. The one assertion of the store's reads: the compiled functions
- * give what the Schema's parser gives (test/adapters/SqlRows.test.ts holds them to it on generated rows).
+ * The function `make` returns, made at its first call. The tables' functions are defined when the bundle loads, and
+ * every `fils` command loads it, though most read a few tables or none: compiling them all up front was a tenth of
+ * a command's start.
+ */
+export const lazily = <A, R>(make: () => (a: A) => R) => {
+  let made: ((a: A) => R) | undefined
+  return (a: A): R => (made ??= make())(a)
+}
+
+/**
+ * `schema`'s decoding and encoding, each compiled once, at its first use. The one assertion of the store's reads: the
+ * compiled functions give what the Schema's parser gives (test/adapters/SqlRows.test.ts holds them to it on generated
+ * rows).
  */
 export const compile = <A, I>(schema: Schema.Schema<A, I>) => ({
-  decode: go(schema.ast, true) as (input: unknown) => A | Fails,
-  encode: go(schema.ast, false) as (value: A) => I | Fails
+  decode: lazily(() => go(schema.ast, true) as (input: unknown) => A | Fails),
+  encode: lazily(() => go(schema.ast, false) as (value: A) => I | Fails)
 })
 
 /**
  * Whether `value` is an `A` exactly as `schema`'s type side would decode it (no key more, none transformed): the check
- * of a value built already, without a copy. False means "ask the parser", not always "refused".
+ * of a value built already, without a copy. False means "ask the parser", not always "refused". Made at its first use.
  */
 export const guardOf = <A, I>(schema: Schema.Schema<A, I>): (value: unknown) => value is A =>
-  guard(AST.typeAST(schema.ast)) as (value: unknown) => value is A
+  lazily(() => guard(AST.typeAST(schema.ast))) as (value: unknown) => value is A
