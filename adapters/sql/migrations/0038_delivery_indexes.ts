@@ -1,7 +1,7 @@
 /**
  * Fewer indexes on `webhook_deliveries`, the table a delivery updates twice (its claim, its outcome). Each update
  * changes an indexed column, so PostgreSQL writes a new entry into every index whose predicate the new row meets:
- * thirteen entries per delivery, most of PostgreSQL's work in a drain (docs/performance.md, "Webhook deliveries").
+ * thirteen entries per delivery before, ten after (docs/performance.md, "Webhook deliveries").
  *
  * - `webhook_deliveries_due` goes: claims probe `webhook_deliveries_due_by_webhook` per endpoint (0008) and nothing
  *   else reads the pending rows in due order across endpoints.
