@@ -15,12 +15,15 @@ import { CheckoutSession } from "../../src/domain/CheckoutSession.js"
 import { Customer } from "../../src/domain/Customer.js"
 import { AuditEntry, DashboardSession, DashboardUser, SignInLink } from "../../src/domain/DashboardUser.js"
 import { Delivery } from "../../src/domain/Delivery.js"
+import { Discount } from "../../src/domain/Discount.js"
 import { Event } from "../../src/domain/Event.js"
 import { Payment } from "../../src/domain/Payment.js"
 import { PortalSession } from "../../src/domain/PortalSession.js"
 import { Product } from "../../src/domain/Product.js"
 import { Refund } from "../../src/domain/Refund.js"
+import { RequestLog } from "../../src/domain/RequestLog.js"
 import { Subscription } from "../../src/domain/Subscription.js"
+import { TestClock } from "../../src/domain/TestClock.js"
 import { WebhookEndpoint } from "../../src/domain/WebhookEndpoint.js"
 
 interface TableCase {
@@ -50,7 +53,10 @@ const tables: ReadonlyArray<TableCase> = [
   // The link and the secret as stored (sealed, or plaintext without a key): the repositories seal and open them.
   { name: "customer_portal_sessions", domain: PortalSession, table: Rows.PortalSessions },
   { name: "webhook_endpoints", domain: WebhookEndpoint, table: Rows.WebhookEndpoints },
-  { name: "webhook_deliveries", domain: Delivery, table: Rows.Deliveries }
+  { name: "webhook_deliveries", domain: Delivery, table: Rows.Deliveries },
+  { name: "request_logs", domain: RequestLog, table: Rows.RequestLogs },
+  { name: "discounts", domain: Discount, table: Rows.Discounts },
+  { name: "test_clocks", domain: TestClock, table: Rows.TestClocks }
 ]
 
 const jsonbColumns = new Set(["metadata", "product_cart", "data"])
@@ -152,6 +158,19 @@ describe("SQL rows and the domain's Schemas", () => {
       FastCheck.assert(FastCheck.property(FastCheck.anything(), (input) => !is(input) || gives(input)), { numRuns: 300, seed: 20261127 })
     })
   }
+
+  // Their decoders are compiled at their first use (compiled.ts's `lazily`): each is made here once.
+  it("the stand-alone row decoders refuse a row without their columns, naming their table", () => {
+    const decoders = [
+      [Rows.keyUsageFromRow, "api_key_usage"],
+      [Rows.renewalAttemptFromRow, "renewal_attempts"],
+      [Rows.idempotencyFromRow, "idempotency_keys"]
+    ] as const
+    for (const [decode, table] of decoders) {
+      expect(() => decode({ unknown_column: 1 })).toThrow(UndecodableRow)
+      expect(() => decode({ unknown_column: 1 })).toThrow(`a row of ${table}`)
+    }
+  })
 
   it("a row the domain refuses names its table, its id and the field, and what was there", () => {
     const payment = FastCheck.sample(Arbitrary.make(Payment), { numRuns: 1, seed: 7 })[0]!
