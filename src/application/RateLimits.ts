@@ -102,10 +102,10 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
      * Puts the lease the store's `decision` gives in `bucket`'s place, its first `waiting` requests handed out, and,
      * holding a share, has what it does not hand out given back when its period ends.
      */
-    const install = (bucket: string, decision: RateDecision, waiting: number, now: number): Effect.Effect<void> =>
+    const install = (bucket: string, decision: RateDecision, waiting: number, now: number, returning = 0): Effect.Effect<void> =>
       Effect.suspend(() => {
         if (leases.size > 10_000) leases.clear() // bounded memory: a lost share only refuses early
-        const lease = RateLease.leaseOf(decision, waiting, now)
+        const lease = RateLease.leaseOf(decision, waiting, now, returning)
         leases.set(bucket, lease)
         return decision.shared > 0
           ? Effect.asVoid(Effect.forkDaemon(Effect.zipRight(Effect.sleep(lease.until - now), giveBack(bucket, lease))))
@@ -124,12 +124,14 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
         const exit = yield* Effect.exit(rateLimitRepo.hit(bucket, now, perKey, windowSeconds, 1, RateLease.toRenew(lease, now)))
         if (Exit.isSuccess(exit)) {
           const replaced = leases.get(bucket)
-          yield* install(bucket, exit.value, 0, now)
-          if (replaced === undefined || RateLease.unused(replaced) <= 0) return
+          const returning = replaced === undefined ? 0 : Math.max(0, RateLease.unused(replaced))
+          yield* install(bucket, exit.value, 0, now, returning)
+          if (replaced === undefined || returning === 0) return
           const back = yield* giveBackNow(bucket, replaced)
           const current = leases.get(bucket)
-          if (Option.isSome(back) && current !== undefined && current.decision === exit.value) {
-            leases.set(bucket, RateLease.remainingAfter(current, back.value))
+          if (current !== undefined && current.decision === exit.value) {
+            // Not given back, the requests stay counted: what remains is the renewal's own figure.
+            leases.set(bucket, RateLease.remainingAfter(current, Option.getOrElse(back, () => exit.value)))
           }
         }
       })

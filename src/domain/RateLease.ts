@@ -104,10 +104,15 @@ export const toRenew = (lease: Lease, now: number): ShareRequest => ({ share: to
 /** The lease with what the store said remains of the key's minute after a later hit of this server's own. */
 export const remainingAfter = (lease: Lease, later: RateDecision): Lease => ({ ...lease, remaining: later.remaining })
 
-/** The lease the store's answer gives, the first `waiting` requests handed out at once. */
-export const leaseOf = (decision: RateDecision, waiting: number, now: number): Lease => ({
+/**
+ * The lease the store's answer gives, the first `waiting` requests handed out at once. A renewal's lease tells its
+ * requests what remains once the lease it replaces has given back the `returning` requests it did not hand out,
+ * which it does at once: a request served between the two answers is told what will remain, not that less for each
+ * request still out (the give-back's answer, or its failure, then sets `remaining` from the store's figure).
+ */
+export const leaseOf = (decision: RateDecision, waiting: number, now: number, returning = 0): Lease => ({
   decision,
-  remaining: decision.remaining,
+  remaining: decision.remaining + returning,
   total: decision.granted + decision.shared,
   handed: Math.min(waiting, decision.granted),
   until: now + leaseMillis,

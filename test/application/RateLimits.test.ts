@@ -311,6 +311,33 @@ describe("RateLimits per key, a busy key's lease", () => {
     }).pipe(withEngine()))
 })
 
+describe("RateLimits per key, a renewed lease", () => {
+  it.effect("tells a request served while the replaced lease's give-back is out what will remain", () =>
+    Effect.gen(function*() {
+      // Give-backs (a hit of no request that returns a share) wait while `hold` is set; renewals go through.
+      let hold = false
+      let held = 0
+      const { limits } = yield* limitsBehind(([, , , , count, share]) =>
+        count === 0 && share?.giveBack !== undefined
+          ? Effect.zipRight(Effect.sync(() => void (hold && held++)), Effect.repeat(Effect.yieldNow(), { while: () => hold }))
+          : Effect.void
+      )
+      const told: Array<number> = []
+      for (let i = 0; i < 20; i++) {
+        hold = true
+        told.push((yield* limits.consumeKey("key_give_back_out")).remaining)
+        yield* settle
+        // Any renewal that request started is in place; what the lease it replaced held is still on its way back.
+        told.push((yield* limits.consumeKey("key_give_back_out")).remaining)
+        hold = false
+        yield* settle
+        yield* TestClock.adjust(100)
+      }
+      assert.isAbove(held, 0, "some request was served while a give-back was out")
+      assert.deepStrictEqual(told, Array.from({ length: 40 }, (_, i) => 240 - 1 - i))
+    }).pipe(withEngine()))
+})
+
 describe("RateLimits per key, concurrent requests", () => {
   it.effect("of 40 requests at once with a limit of 5, exactly 5 pass, told 4, 3, 2, 1 and 0 remaining", () =>
     Effect.gen(function*() {
