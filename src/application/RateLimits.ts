@@ -100,16 +100,29 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
 
     /**
      * Puts the lease the store's `decision` gives in `bucket`'s place, its first `waiting` requests handed out, and,
-     * holding a share, has what it does not hand out given back when its period ends.
+     * holding a share, has what it does not hand out given back when its period ends. The lease it replaces, read in
+     * the same step (nothing is handed out from it in between); `renewing`, what that one did not hand out is about
+     * to be given back, and the new lease counts it as remaining.
      */
-    const install = (bucket: string, decision: RateDecision, waiting: number, now: number, returning = 0): Effect.Effect<void> =>
+    const install = (
+      bucket: string,
+      decision: RateDecision,
+      waiting: number,
+      now: number,
+      renewing = false
+    ): Effect.Effect<RateLease.Lease | undefined> =>
       Effect.suspend(() => {
         if (leases.size > 10_000) leases.clear() // bounded memory: a lost share only refuses early
-        const lease = RateLease.leaseOf(decision, waiting, now, returning)
+        const replaced = leases.get(bucket)
+        const returning = renewing && replaced !== undefined ? RateLease.unused(replaced) : 0
+        const lease = RateLease.leaseOf(decision, waiting, now, Math.max(0, returning))
         leases.set(bucket, lease)
-        return decision.shared > 0
-          ? Effect.asVoid(Effect.forkDaemon(Effect.zipRight(Effect.sleep(lease.until - now), giveBack(bucket, lease))))
-          : Effect.void
+        return Effect.as(
+          decision.shared > 0
+            ? Effect.forkDaemon(Effect.zipRight(Effect.sleep(lease.until - now), giveBack(bucket, lease)))
+            : Effect.void,
+          replaced
+        )
       })
 
     /**
@@ -123,10 +136,8 @@ export class RateLimits extends Effect.Service<RateLimits>()("fils/RateLimits", 
         const now = yield* Clock.currentTimeMillis
         const exit = yield* Effect.exit(rateLimitRepo.hit(bucket, now, perKey, windowSeconds, 1, RateLease.toRenew(lease, now)))
         if (Exit.isSuccess(exit)) {
-          const replaced = leases.get(bucket)
-          const returning = replaced === undefined ? 0 : Math.max(0, RateLease.unused(replaced))
-          yield* install(bucket, exit.value, 0, now, returning)
-          if (replaced === undefined || returning === 0) return
+          const replaced = yield* install(bucket, exit.value, 0, now, true)
+          if (replaced === undefined || RateLease.unused(replaced) <= 0) return
           const back = yield* giveBackNow(bucket, replaced)
           const current = leases.get(bucket)
           if (current !== undefined && current.decision === exit.value) {
