@@ -8,9 +8,10 @@ import * as Options from "@effect/cli/Options"
 import { Duration, Effect, Option } from "effect"
 import { check, invariants } from "../sql/Check.js"
 import { DatabaseLive } from "../sql/Postgres.js"
+import { integerWithin } from "./options.js"
 import { printResult, reportFailure, withProgress } from "./output.js"
 
-const leaseGrace = Options.integer("lease-grace").pipe(
+const leaseGrace = integerWithin("lease-grace", { min: 0 }).pipe(
   Options.optional,
   Options.withDescription("Seconds past its end a delivery lease may linger before it counts as stuck (default 60)")
 )
@@ -19,7 +20,7 @@ export const checkCommand = Command.make("check", { leaseGrace }, ({ leaseGrace 
   reportFailure(
     Effect.gen(function*() {
       const violations = yield* withProgress(`Checking ${invariants.length} invariants`)(check({
-        leaseGrace: Option.getOrUndefined(Option.map(leaseGrace, (s) => Duration.seconds(Math.max(0, s))))
+        leaseGrace: Option.getOrUndefined(Option.map(leaseGrace, (s) => Duration.seconds(s)))
       }))
       yield* printResult({ ok: violations.length === 0, checked: invariants, violations })
       if (violations.length > 0) {

@@ -31,6 +31,7 @@ import { printResult, reportFailure, withProgress } from "./output.js"
 import { secretsCommand } from "./secrets.js"
 import { taxProfileCommand } from "./taxProfile.js"
 import { accountIdOf } from "./ids.js"
+import { integerWithin } from "./options.js"
 
 // serve ------------------------------------------------------------------------------------------------------------
 
@@ -479,7 +480,7 @@ const deliveriesList = Command.make(
     event: Options.text("event").pipe(Options.optional),
     webhook: Options.text("webhook").pipe(Options.optional),
     status: Options.choice("status", ["pending", "succeeded", "failed", "cancelled"]).pipe(Options.optional),
-    limit: Options.integer("limit").pipe(Options.withDefault(100))
+    limit: integerWithin("limit", { min: 1, max: 1000 }).pipe(Options.withDefault(100))
   },
   ({ event, limit, status, webhook }) =>
     reportFailure(
@@ -488,7 +489,7 @@ const deliveriesList = Command.make(
           event_id: Option.getOrUndefined(event) as never,
           webhook_id: Option.getOrUndefined(webhook) as never,
           status: Option.getOrUndefined(status)
-        }, Math.max(1, Math.min(limit, 1000)))
+        }, limit)
         yield* printResult(found.map(deliveryJson))
       }).pipe(Effect.provide(EngineSql))
     )
@@ -531,7 +532,7 @@ const einvoicesList = Command.make(
     status: Options.choice("status", ["pending", "accepted", "rejected"]).pipe(Options.optional),
     account: Options.text("account").pipe(Options.optional, Options.withDescription("Account id (acct_…)")),
     mode: Options.choice("mode", ["test", "live"]).pipe(Options.optional),
-    limit: Options.integer("limit").pipe(Options.withDefault(100))
+    limit: integerWithin("limit", { min: 1, max: 1000 }).pipe(Options.withDefault(100))
   },
   ({ account, limit, mode, status }) =>
     reportFailure(
@@ -541,7 +542,7 @@ const einvoicesList = Command.make(
           account_id: accountId,
           livemode: Option.getOrUndefined(Option.map(mode, (m) => m === "live")),
           status: Option.getOrUndefined(status)
-        }, Math.max(1, Math.min(limit, 1000)))
+        }, limit)
         yield* printResult(found.map(einvoiceJson))
       }).pipe(Effect.provide(EngineSql))
     )

@@ -29,6 +29,7 @@ import { listenHeader } from "../http/RequestLog.js"
 import { describeDecodeError } from "../http/SchemaIssues.js"
 import { keptSecret } from "./listenSecrets.js"
 import { EngineSql } from "./runtime.js"
+import { integerWithin } from "./options.js"
 import { printResult, reportFailure } from "./output.js"
 
 type ApiEvent = typeof EventResource.Type
@@ -104,7 +105,10 @@ const listen = Command.make("listen", {
       "The whsec_ secret to sign with (default: the one kept for the account on this machine, made on first use)"
     )
   ),
-  interval: Options.integer("interval-ms").pipe(Options.withDefault(1000), Options.withDescription("How often to look for new events"))
+  interval: integerWithin("interval-ms", { min: 100 }).pipe(
+    Options.withDefault(1000),
+    Options.withDescription("How often to look for new events (at least 100)")
+  )
 }, (options) =>
   reportFailure(Effect.gen(function*() {
     if (Option.isNone(options.forwardTo) && !options.printJson) {
@@ -235,7 +239,7 @@ const listen = Command.make("listen", {
     const poll = look((e) => (wanted(e.type) ? forward(e) : Effect.void)).pipe(
       Effect.catchAll((e) => Console.error(`Could not read events: ${(e as { message?: string }).message ?? String(e)}`))
     )
-    return yield* Effect.repeat(poll, Schedule.spaced(Duration.millis(Math.max(100, options.interval))))
+    return yield* Effect.repeat(poll, Schedule.spaced(Duration.millis(options.interval)))
   }))).pipe(Command.withDescription(
     "Forward a server's new test events to a local URL as signed webhook deliveries (no endpoint registered)"
   ))

@@ -11,6 +11,7 @@ import { RequestLogResource, statusFilterPattern } from "../../src/domain/Reques
 import { InvalidRequest } from "../../src/domain/Errors.js"
 import { FilsClient } from "../http/index.js"
 import { api } from "./devloop.js"
+import { integerWithin } from "./options.js"
 import { forPeople, reportFailure } from "./output.js"
 
 type Line = typeof RequestLogResource.Type
@@ -46,10 +47,12 @@ const tail = Command.make("tail", {
   ),
   status: statusOption,
   path: Options.text("path").pipe(Options.optional, Options.withDescription("Only requests whose path starts with this")),
-  interval: Options.integer("interval-ms").pipe(Options.withDefault(1000), Options.withDescription("How often to look for new lines"))
+  interval: integerWithin("interval-ms", { min: 100 }).pipe(
+    Options.withDefault(1000),
+    Options.withDescription("How often to look for new lines (at least 100)")
+  )
 }, (options) =>
   reportFailure(Effect.gen(function*() {
-    if (options.interval < 100) return yield* new InvalidRequest({ message: "--interval-ms must be at least 100" })
     if (Option.isSome(options.status) && !statusFilterPattern.test(options.status.value)) {
       return yield* new InvalidRequest({ message: `--status must be a status code (404) or a class (4xx), not '${options.status.value}'` })
     }

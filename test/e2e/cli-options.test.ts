@@ -1,0 +1,29 @@
+/**
+ * Numeric options out of their range are refused with the `{ code, message }` line of every other bad argument,
+ * naming the bound, never clamped to it: `--limit 5000` is not a silent 1,000 rows. Refused while the arguments are
+ * read, before any database is opened.
+ */
+import { describe, expect, it } from "vitest"
+import { runFils } from "../support/cli.js"
+
+const cases = [
+  [["deliveries", "list", "--limit", "5000"], "--limit must be between 1 and 1000, not 5000"],
+  [["deliveries", "list", "--limit", "0"], "--limit must be between 1 and 1000, not 0"],
+  [["einvoices", "list", "--limit", "1001"], "--limit must be between 1 and 1000, not 1001"],
+  [["check", "--lease-grace", "-1"], "--lease-grace must be at least 0, not -1"],
+  [["listen", "--key", "sk_test_x", "--print-json", "--interval-ms", "10"], "--interval-ms must be at least 100, not 10"],
+  [["logs", "tail", "--key", "sk_test_x", "--interval-ms", "99"], "--interval-ms must be at least 100, not 99"]
+] as const
+
+describe("fils with a number out of its option's range", () => {
+  it("refuses it, saying the bound, and exits 1", async () => {
+    // No database: a refusal that got as far as opening one would fail otherwise, or start one.
+    const runs = await Promise.all(cases.map(([args]) => runFils(args, { DATABASE_URL: "postgres://127.0.0.1:1/none" }, { timeoutMs: 30_000 })))
+    for (const [i, [args, message]] of cases.entries()) {
+      const run = runs[i]!
+      expect(run.code, args.join(" ")).toBe(1)
+      expect(run.stdout, args.join(" ")).toBe("")
+      expect(JSON.parse(run.stderr.trim().split("\n").pop()!), args.join(" ")).toStrictEqual({ code: "INVALID_REQUEST", message })
+    }
+  }, 60_000)
+})
