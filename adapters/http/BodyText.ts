@@ -11,24 +11,63 @@ import { isWellFormed } from "../../src/domain/Text.js"
 /** No body of the contract nests beyond a few levels. */
 export const maxNesting = 32
 
+/** What `shapeOf` finds in a JSON text. */
+export interface JsonShape {
+  /** How deeply arrays and objects nest. */
+  readonly depth: number
+  /** The first key an object gives twice (as decoded, `"\u0061"` being `"a"`), if any. */
+  readonly repeatedKey: string | undefined
+}
+
+const isJsonSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13
+
+/** A key as JSON spells it (`raw`, quotes included) decoded; as spelled when it is malformed (the handler refuses it). */
+const decodedKey = (raw: string): string => {
+  try {
+    return JSON.parse(raw) as string
+  } catch {
+    return raw
+  }
+}
+
 /**
- * How deeply a JSON text nests arrays and objects (strings skipped). Checked before decoding: a schema error's
- * message quotes the value it got, and formatting a value nested thousands deep overflows the stack (a 500).
+ * How deeply a JSON text nests arrays and objects, and the first key an object repeats, in one walk (strings
+ * skipped). Checked before decoding: a schema error's message quotes the value it got, and formatting a value nested
+ * thousands deep overflows the stack (a 500); `JSON.parse` keeps the last of a repeated key and drops the others, so
+ * `{"price":100000,"price":1}` would be read as a price of 1 without a word.
  */
-export const nestingOf = (text: string): number => {
-  let depth = 0
+export const shapeOf = (text: string): JsonShape => {
   let deepest = 0
-  let inString = false
+  let repeatedKey: string | undefined = undefined
+  // One entry per open bracket: the keys of an object so far, or null for an array.
+  const open: Array<Set<string> | null> = []
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === 92) i++ // backslash: skip the escaped character
-      else if (c === 34) inString = false
-    } else if (c === 34) inString = true
-    else if (c === 91 || c === 123) deepest = Math.max(deepest, ++depth)
-    else if (c === 93 || c === 125) depth--
+    if (c === 34) {
+      const start = i
+      let escaped = false
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i)
+        if (d === 92) {
+          escaped = true
+          i++ // skip the escaped character
+        } else if (d === 34) break
+      }
+      const keys = open[open.length - 1]
+      if (keys === undefined || keys === null || repeatedKey !== undefined) continue
+      // In an object, a string followed by `:` is a key.
+      let next = i + 1
+      while (next < text.length && isJsonSpace(text.charCodeAt(next))) next++
+      if (text.charCodeAt(next) !== 58) continue
+      const key = escaped ? decodedKey(text.slice(start, i + 1)) : text.slice(start + 1, i)
+      if (keys.has(key)) repeatedKey = key
+      else keys.add(key)
+    } else if (c === 123 || c === 91) {
+      open.push(c === 123 ? new Set() : null)
+      deepest = Math.max(deepest, open.length)
+    } else if (c === 125 || c === 93) open.pop()
   }
-  return deepest
+  return { depth: deepest, repeatedKey }
 }
 
 const invalidUtf8 = () => new Errors.InvalidRequest({ message: "The request body is not valid UTF-8" })

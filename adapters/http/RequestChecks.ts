@@ -1,8 +1,9 @@
 /**
  * What every request to the server is checked for before its route runs (a declared oversize body, a `;` in the
- * path, NUL characters, a non-JSON body for the API, a body that is not UTF-8, nests too deeply or holds a lone
- * surrogate), and the failure mapping (`ErrorMapping.ts`) around the router. Refusing these up front keeps them
- * from failing deep in a decoder or the store, where they would surface as a 500.
+ * path, NUL characters, a non-JSON body for the API, a body that is not UTF-8, nests too deeply, gives a key twice
+ * in one object or holds a lone surrogate), and the failure mapping (`ErrorMapping.ts`) around the router. Refusing
+ * these up front keeps them from failing deep in a decoder or the store, where they would surface as a 500, or from
+ * being read otherwise than sent.
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import type * as HttpApp from "@effect/platform/HttpApp"
@@ -10,7 +11,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Option } from "effect"
 import * as Errors from "../../src/domain/Errors.js"
 import { closeConnection, drainInsteadOfDestroy, maxBodyBytes, payloadTooLarge } from "./BodyLimit.js"
-import { maxNesting, nestingOf, strictText, type Unstorable, unstorable } from "./BodyText.js"
+import { maxNesting, shapeOf, strictText, type Unstorable, unstorable } from "./BodyText.js"
 import { type ApiFailure, mapFailures } from "./ErrorMapping.js"
 import { isApiPath, pathOf } from "./KnownRoutes.js"
 
@@ -23,6 +24,9 @@ const unstorableRefusal = (problem: Unstorable | undefined) =>
     : problem === "__proto__"
     ? Effect.fail(new Errors.InvalidRequest({ message: "The request body uses '__proto__' as a key, which Fils cannot store: rename it" }))
     : Effect.void
+
+/** A key as a message quotes it: whole, unless it is longer than anyone would read. */
+const quoted = (key: string) => key.length > 100 ? `${Array.from(key).slice(0, 100).join("")}…` : key
 
 /** The request checks above, around the API's router, and every failure mapped (`mapFailures`). */
 export const mapErrors = (app: HttpApp.Default): HttpApp.Default<ApiFailure> =>
@@ -54,15 +58,25 @@ export const mapErrors = (app: HttpApp.Default): HttpApp.Default<ApiFailure> =>
       ? Effect.flatMap(
         // A body that cannot be read is the handler's to refuse (413, malformed); one that is not UTF-8 is ours.
         Effect.catchAll(strictText(request), (e) => e instanceof Errors.InvalidRequest ? Effect.fail(e) : Effect.succeed("")),
-        (text) =>
-          text.includes("\u0000") || text.includes("\\u0000") ||
+        (text) => {
+          if (
+            text.includes("\u0000") || text.includes("\\u0000") ||
             (/x-www-form-urlencoded/i.test(request.headers["content-type"] ?? "") && /%00/.test(text))
-            ? Effect.fail(new Errors.InvalidRequest({ message: "The request may not contain NUL characters" }))
-            : isApiPath(request.url) && nestingOf(text) > maxNesting
-            ? Effect.fail(new Errors.InvalidRequest({ message: `The request body is nested deeper than ${maxNesting} levels` }))
-            : isApiPath(request.url)
-            ? unstorableRefusal(unstorable(text))
-            : Effect.void
+          ) {
+            return Effect.fail(new Errors.InvalidRequest({ message: "The request may not contain NUL characters" }))
+          }
+          if (!isApiPath(request.url)) return Effect.void
+          const shape = shapeOf(text)
+          if (shape.depth > maxNesting) {
+            return Effect.fail(new Errors.InvalidRequest({ message: `The request body is nested deeper than ${maxNesting} levels` }))
+          }
+          if (shape.repeatedKey !== undefined) {
+            return Effect.fail(new Errors.InvalidRequest({
+              message: `The request body gives the key '${quoted(shape.repeatedKey)}' twice in one object: send each key once`
+            }))
+          }
+          return unstorableRefusal(unstorable(text))
+        }
       )
       : Effect.void
     return yield* Effect.zipRight(nulInBody, app).pipe(

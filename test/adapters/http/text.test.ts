@@ -73,6 +73,28 @@ describeStores("text in requests", (variant) => {
     expect(kept.json.metadata).toStrictEqual({ proto: "x", __proto: "y" })
   })
 
+  it("refuses a key given twice in one object (spelled out or escaped) rather than keeping the last, changing nothing", async () => {
+    const before = await count("/products")
+    const made = (await raw().post("/products", product({ metadata: { a: "1" } }))).json
+    for (const [method, path, body, key] of [
+      ["post", "/products", '{"name":"p","currency":"AED","price":100000,"price":1}', "price"],
+      ["post", "/products", '{"name":"p","price":1,"currency":"AED","metadata":{"k":"a", "k" :"b"}}', "k"],
+      ["post", "/products", '{"name":"p","price":1,"currency":"AED","metadata":{"k":"a","\\u006b":"b"}}', "k"],
+      ["post", "/checkout_sessions", `{"product_cart":[{"product_id":"${made.product_id}","quantity":1,"quantity":2}]}`, "quantity"],
+      ["patch", `/products/${made.product_id}`, '{"metadata":{"a":"2"},"metadata":{}}', "metadata"]
+    ] as const) {
+      const res = method === "post" ? await raw().post(path, body) : await raw().patch(path, body)
+      expectError(res, 400, "INVALID_REQUEST")
+      expect(res.json.message).toBe(`The request body gives the key '${key}' twice in one object: send each key once`)
+    }
+    expect(await count("/products")).toBe(before + 1)
+    expect((await raw().get(`/products/${made.product_id}`)).json.metadata).toStrictEqual({ a: "1" })
+    // The same key in two objects, or as a value, is no repeat.
+    const kept = await raw().post("/products", '{"name":"name","price":1,"currency":"AED","metadata":{"name":"price","price":"name"}}')
+    expect(kept.status, kept.text).toBe(200)
+    expect(kept.json.metadata).toStrictEqual({ name: "price", price: "name" })
+  })
+
   it("refuses a body that is not valid UTF-8, changing nothing", async () => {
     const before = await count("/products")
     const json = Buffer.from(JSON.stringify(product({ name: "Beans XX" })))
