@@ -116,10 +116,10 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
      * Only this account's users are looked at: whether the e-mail signs in to another account is checked when the
      * link is used (`redeem`), so the inviter learns nothing of other accounts, by answer or by timing.
      */
-    const create = Effect.fn("Users.create")(function*(accountId: AccountId, email: string, role: User.Role) {
-      const address = email.trim()
+    const create = Effect.fn("Users.create")(function*(accountId: AccountId, address: string, role: User.Role) {
+      // Stored as typed: one with spaces around it is refused (the pattern allows none), not trimmed.
       if (!emailPattern.test(address) || address.length > 254) {
-        return yield* new InvalidRequest({ message: `'${email}' is not an e-mail address` })
+        return yield* new InvalidRequest({ message: `'${address}' is not an e-mail address` })
       }
       if (Option.isNone(yield* accountRepo.get(accountId))) return yield* notFound("account", accountId)
       const team = yield* userRepo.listUsers(accountId)

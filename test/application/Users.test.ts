@@ -54,6 +54,10 @@ describe("Users", { timeout: 60_000 }, () => {
       assert.isTrue(Option.isNone(yield* users.linkUser(late)), "24 hours at most")
       assert.strictEqual((yield* Effect.flip(users.create(account.account_id, "AMAL@dune.ae", "viewer")))._tag, "InvalidState")
       assert.strictEqual((yield* Effect.flip(users.create(account.account_id, "not an address", "viewer")))._tag, "InvalidRequest")
+      // Padded, it is refused as typed, not trimmed into an address.
+      const padded = yield* Effect.flip(users.create(account.account_id, " bob@dune.ae ", "viewer"))
+      assert.deepStrictEqual([padded._tag, padded.message], ["InvalidRequest", "' bob@dune.ae ' is not an e-mail address"])
+      assert.deepStrictEqual((yield* users.team(account.account_id)).map((u) => u.email), ["amal@dune.ae"])
     }).pipe(withEngine()))
 
   it.effect("link tokens, session tokens and passwords are Redacted: printing an invitation, a sign-in or its failure shows none", () =>
