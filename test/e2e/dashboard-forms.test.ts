@@ -573,6 +573,10 @@ describe("trials and charges of a subscription's card", () => {
     expect((await request(both[0]!.headers.get("location")!, { cookie: owner })).body).toContain("Charged AED 12.50.")
     const bad = await request(`${path}/charge`, { cookie: owner, form: withField(form, "amount", "0") })
     expect([bad.status, bad.body.includes("Enter the amount to charge in AED")]).toEqual([400, true])
+    // A description posted with a line break (by a script: the field is one line) is confirmed as posted, not as LF.
+    const crlf = await request(`${path}/charge`, { cookie: owner, form: withField(form, "description", "Extra\r\ntin") })
+    expect(crlf.status).toBe(200)
+    expect(valueOf(formFields(crlf.body, `${path}/charge`), "description")).toBe("Extra\r\ntin")
   }, 30_000)
 })
 

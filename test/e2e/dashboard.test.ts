@@ -563,6 +563,11 @@ describe("the dashboard", () => {
     const layla = ((await ok(server.baseUrl, key, "GET", "/customers?email=layla%40example.ae")).items as Array<any>)[0]
     expect((await request(`/dashboard/test/payments?customer_id=${layla.customer_id}`, { cookie: owner })).body).toContain(paymentId)
     expect((await request(`/dashboard/test/payments?customer_id=cus_${"0".repeat(32)}`, { cookie: owner })).body).not.toContain(paymentId)
+    // One that can name no customer or session matches nothing too; it is not dropped for the whole list.
+    for (const filter of ["customer_id=cus_123", "checkout_session_id=nonsense"]) {
+      const listed = await request(`/dashboard/test/payments?${filter}`, { cookie: owner })
+      expect([listed.status, listed.body.includes(paymentId)], filter).toEqual([200, false])
+    }
 
     // Keys: the banner's key, used by this test against the API, shows when; a new one has never been used.
     await request("/dashboard/test/developers/keys", { cookie: owner, form: { csrf_token: csrf } })

@@ -279,6 +279,9 @@ describe("tax documents' pages", () => {
     expect(await listed(`q=${otherPayment}`)).toEqual(["INV-000002"])
     expect(await listed(`customer_id=${customerId}`)).toEqual(["INV-000001"])
     expect(await listed("q=nobody%40example.ae")).toEqual([])
+    // A filter that can name no customer or payment lists nothing; it is not dropped for the whole list.
+    expect(await listed("customer_id=cus_123")).toEqual([])
+    expect(await listed("payment_id=nonsense")).toEqual([])
     expect(await listed("cursor=nonsense")).toEqual([])
     // The refused forms and the bad cursor answer 400 on purpose; nothing else complains (no script, no blocked style).
     expect(consoleErrors.filter((e) => !/status of 400 \(Bad Request\)/.test(e))).toEqual([])

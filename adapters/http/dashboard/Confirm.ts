@@ -31,10 +31,16 @@ export interface Confirmation {
 /** Whether the post came from a confirmation page. */
 export const isConfirmed = (value: string) => value === confirmValue
 
+/**
+ * A hidden field that posts `value` back byte for byte: a carriage return as a character reference, which the HTML
+ * parser would otherwise turn (a typed CRLF with it) into LF.
+ */
+export const hiddenField = (name: string, value: string) =>
+  html`<input type="hidden" name="${name}" value="${raw(escape(value).replace(/\r/g, "&#13;"))}">`
+
 /** The confirmation page; `refused` when a post came without the confirmation (nothing was done). */
 export const confirmPage = (frame: Pages.SignedFrame, c: Confirmation, refused = false) => {
-  // A carriage return as a character reference: the HTML parser would otherwise turn a typed CRLF into LF.
-  const body = html`${Object.entries(c.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${raw(escape(value).replace(/\r/g, "&#13;"))}">`)}<input type="hidden" name="${confirmField}" value="${confirmValue}">
+  const body = html`${Object.entries(c.fields ?? {}).map(([name, value]) => hiddenField(name, value))}<input type="hidden" name="${confirmField}" value="${confirmValue}">
 <p class="actions"><button type="submit" class="danger">${c.button}</button> <a href="${c.back}">${c.backLabel ?? frame.t.frame.confirm.goBack}</a></p>`
   return Pages.chrome(
     frame,

@@ -105,7 +105,7 @@ export const customerRoutes = (kit: Kit) =>
 
     const customersPage = (f: Pages.SignedFrame, scope: Scope, refused?: Refused) =>
       Effect.gen(function*() {
-        const email = ((yield* kit.query).get("email") ?? "").trim().slice(0, 254)
+        const email = ((yield* kit.query).get("email") ?? "").trim()
         const list = yield* Effect.either(customers.list(scope, { limit: 100, ...(email === "" ? {} : { email }) }))
         const items = Either.isRight(list) ? list.right.items : []
         const t = f.t.customers

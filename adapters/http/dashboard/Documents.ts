@@ -54,18 +54,24 @@ export const documentRoutes = (kit: Kit) =>
     const customers = yield* Customers
     const einvoices = yield* EInvoices
 
-    /** The filters a list's query asks for; `undefined` when its search names no customer (an empty list). */
+    /** The filters a list's query asks for; `undefined` when its search or a filter names no customer (an empty list). */
     const listing = (scope: Scope) =>
       Effect.gen(function*() {
         const query = yield* kit.query
-        const search = (query.get("q") ?? "").trim().slice(0, 254)
+        const search = (query.get("q") ?? "").trim()
         const byPayment = paymentIdOf(search)
         const found = search.includes("@") ? yield* Effect.either(customers.list(scope, { email: search, limit: 1 })) : undefined
         const customer = found?._tag === "Right" ? found.right.items[0] : undefined
         if (search !== "" && byPayment === undefined && customer === undefined) return undefined
+        // A filter that can name no customer or payment matches nothing, as the API's do: it is not dropped.
+        const customerParam = query.get("customer_id") ?? ""
+        const paymentParam = query.get("payment_id") ?? ""
+        const customerId = customerIdOf(customerParam)
+        const paymentId = paymentIdOf(paymentParam)
+        if ((customerParam !== "" && customerId === undefined) || (paymentParam !== "" && paymentId === undefined)) return undefined
         const filter: DocumentFilter = {
-          customer_id: customer?.customer_id ?? customerIdOf(query.get("customer_id") ?? ""),
-          payment_id: byPayment ?? paymentIdOf(query.get("payment_id") ?? "")
+          customer_id: customer?.customer_id ?? customerId,
+          payment_id: byPayment ?? paymentId
         }
         return { filter, search, query } satisfies Listing
       })

@@ -377,9 +377,15 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         if (Object.keys(errors).length > 0) {
           return page(400, Pages.paymentsPage(f, { items: [], status: filter, next: null, search, range, errors }), f.nonce)
         }
-        // The API's own filters pass through too (a customer's or a session's payments, linked from their pages).
-        const customerId = customerIdOf(query.get("customer_id") ?? "")
-        const sessionId = checkoutSessionIdOf(query.get("checkout_session_id") ?? "")
+        // The API's own filters pass through too (a customer's or a session's payments, linked from their pages). One
+        // that can name no customer or session matches nothing, as the API's does: it is not dropped.
+        const customerParam = query.get("customer_id") ?? ""
+        const sessionParam = query.get("checkout_session_id") ?? ""
+        const customerId = customerIdOf(customerParam)
+        const sessionId = checkoutSessionIdOf(sessionParam)
+        if ((customerParam !== "" && customerId === undefined) || (sessionParam !== "" && sessionId === undefined)) {
+          return page(200, Pages.paymentsPage(f, { items: [], status: filter, next: null, search, range }), f.nonce)
+        }
         return yield* payments.search(scope, search, {
           status: filter,
           limit: 50,

@@ -230,7 +230,7 @@ ${
             })
           }</p>
 <p class="muted">${t.confirmHelp}</p>${
-            Pages.moneyForm(f, `${path}/charge`, html`<input type="hidden" name="amount" value="${typed.amount}"><input type="hidden" name="description" value="${typed.description}"><input type="hidden" name="confirm" value="yes">
+            Pages.moneyForm(f, `${path}/charge`, html`${Confirm.hiddenField("amount", typed.amount)}${Confirm.hiddenField("description", typed.description)}<input type="hidden" name="confirm" value="yes">
 <p><button type="submit">${t.button(Pages.amount(f, price))}</button> <a href="${path}">${f.t.frame.common.cancel}</a></p>`)
           }</div>`), f.nonce)
         }
