@@ -20,6 +20,7 @@ import * as Pagination from "../domain/Pagination.js"
 import * as Payment from "../domain/Payment.js"
 import type { BillingInterval } from "../domain/Product.js"
 import type * as Subscription from "../domain/Subscription.js"
+import * as Text from "../domain/Text.js"
 import type { Invoice } from "../domain/TaxDocument.js"
 import { type CardDetails, PaymentProcessor } from "../ports/PaymentProcessor.js"
 import { Signer } from "../ports/Signer.js"
@@ -289,8 +290,11 @@ export class Checkout extends Effect.Service<Checkout>()("fils/Checkout", {
     const staleForm = new InvalidRequest({ message: CheckoutSession.staleFormMessage })
 
     const describe = (session: CheckoutSession.CheckoutSession) =>
-      (session.product_cart.map((l) => (l.quantity > 1 ? `${l.name} × ${l.quantity}` : l.name)).join(", ") +
-        (session.trial_period_days === null ? "" : ` (${session.trial_period_days}-day trial)`)).slice(0, 1000)
+      Text.shortened(
+        session.product_cart.map((l) => (l.quantity > 1 ? `${l.name} × ${l.quantity}` : l.name)).join(", ") +
+          (session.trial_period_days === null ? "" : ` (${session.trial_period_days}-day trial)`),
+        1000
+      )
 
     /** The session locked for a submission: still payable, and the form the page gave for it. */
     const lockPayable = (id: CheckoutSessionId, formToken: string, now: DateTime.Utc) =>

@@ -27,6 +27,15 @@ export const characters = (s: string): number => {
   return n
 }
 
+/**
+ * `s` cut to at most `max` characters (code points, never half a pair), the last of them `…` when it was cut: for
+ * text made from the merchant's (a payment's description from its lines), not for text they sent, which is refused.
+ */
+export const shortened = (s: string, max: number): string => {
+  if (characters(s) <= max) return s
+  return `${Array.from(s).slice(0, max - 1).join("")}…`
+}
+
 /** Why `s` cannot be stored as sent, or `undefined` when it can. */
 export const unstorable = (s: string): string | undefined =>
   !isWellFormed(s)

@@ -13,6 +13,19 @@ describe("Text", () => {
     assert.strictEqual(Text.isWellFormed(s), new TextDecoder().decode(new TextEncoder().encode(s)) === s)
   }, { fastCheck: { numRuns: 500 } })
 
+  it.prop(
+    "shortened keeps text within its limit in characters, never half a pair, and marks a cut",
+    [FastCheck.string({ unit: "grapheme", maxLength: 40 }), FastCheck.integer({ min: 1, max: 30 })],
+    ([s, max]) => {
+      const out = Text.shortened(s, max)
+      assert.isTrue(Text.isWellFormed(out))
+      if (Text.characters(s) <= max) return assert.strictEqual(out, s)
+      assert.strictEqual(Text.characters(out), max)
+      assert.isTrue(out.endsWith("…") && s.startsWith(out.slice(0, -1)))
+    },
+    { fastCheck: { numRuns: 500 } }
+  )
+
   it("a limit of 200 counts emoji as one character each", () => {
     const name = Text.Text(1, 200)
     assert.isTrue(Either.isRight(decode(name, "😀".repeat(200))))
