@@ -8,19 +8,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
-import { Cause, Context, Duration, Effect, Exit, Fiber, Layer, Option, Redacted } from "effect"
-import type { Scope } from "effect"
+import { Cause, Context, Duration, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { MigratedPg, PgLive } from "../../adapters/sql/Postgres.js"
 import { rotateWebhookSecrets } from "../../adapters/sql/repos/webhooks.js"
-import { StoreSql } from "../../adapters/sql/StoreSql.js"
 import * as Idempotency from "../../src/domain/Idempotency.js"
-import { Store, type StoreShape } from "../../src/ports/Store.js"
+import type { StoreShape } from "../../src/ports/Store.js"
 import { freshDatabaseUrl, holdingLocks, waitsForLock } from "../support/database.js"
+import { storeOn } from "../support/postgresStore.js"
 import { at, getDelivery, makeDelivery, makeEndpoint, makeEvent, newAccount, ok, T0 } from "./webhookStoreContract.js"
-
-/** A StoreSql on its own pool (a server). */
-const storeOn = (url: Redacted.Redacted): Effect.Effect<StoreShape, unknown, Scope.Scope> =>
-  Effect.map(Layer.build(StoreSql.pipe(Layer.provide(PgLive(url, { maxConnections: 4 })))), Context.get(Store))
 
 /**
  * A migrated database with a store (a server's pool) and plain connections: one holds locks, one watches, one is
@@ -29,7 +24,7 @@ const storeOn = (url: Redacted.Redacted): Effect.Effect<StoreShape, unknown, Sco
 const database = Effect.gen(function*() {
   const url = yield* freshDatabaseUrl
   yield* Layer.build(MigratedPg(url))
-  const store = yield* storeOn(url)
+  const store = yield* storeOn(url, { maxConnections: 4 })
   const plain = () => Effect.map(Layer.build(PgLive(url, { maxConnections: 1 })), Context.get(SqlClient.SqlClient))
   return { store, holder: yield* plain(), monitor: yield* plain(), other: yield* plain() }
 })

@@ -6,22 +6,16 @@
 import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Cause, Chunk, Context, DateTime, Effect, Exit, Fiber, Layer, Option, Redacted, Ref, Stream } from "effect"
-import type { Scope } from "effect"
 import { makePgListen } from "../../adapters/sql/Listen.js"
-import { MigratedPg, PgLive, type PgOptions } from "../../adapters/sql/Postgres.js"
+import { PgLive } from "../../adapters/sql/Postgres.js"
 import { isUnavailable } from "../../adapters/sql/SqlErrors.js"
-import { StoreSql } from "../../adapters/sql/StoreSql.js"
 import type { Account } from "../../src/domain/Account.js"
 import { newId } from "../../src/application/Ids.js"
 import type { AccountId, ApiKeyId } from "../../src/domain/Ids.js"
-import { anyKey, Store, type StoreShape } from "../../src/ports/Store.js"
-import { freshDatabaseUrl } from "../support/database.js"
+import { anyKey } from "../../src/ports/Store.js"
+import { migratedDatabaseUrl } from "../support/database.js"
+import { storeOn } from "../support/postgresStore.js"
 import { tcpProxy } from "../support/tcp.js"
-
-const migratedUrl = Effect.tap(freshDatabaseUrl, (url) => Layer.build(MigratedPg(url)))
-
-const storeOn = (url: Redacted.Redacted, options: PgOptions = {}): Effect.Effect<StoreShape, unknown, Scope.Scope> =>
-  Effect.map(Layer.build(StoreSql.pipe(Layer.provide(PgLive(url, options)))), Context.get(Store))
 
 /** A plain connection to the `postgres` database, to change the test database from outside. */
 const adminOn = (url: Redacted.Redacted) => {
@@ -69,7 +63,7 @@ const waitFor = <A, E>(check: Effect.Effect<A, E>, ok: (a: A) => boolean, millis
 describe("PostgreSQL during a failover", () => {
   it.scopedLive("a server that only reads (a standby behind the router) is unavailable, not an error; writable again, it serves", () =>
     Effect.gen(function*() {
-      const url = yield* migratedUrl
+      const url = yield* migratedDatabaseUrl
       const database = new URL(Redacted.value(url)).pathname.slice(1)
       const admin = yield* adminOn(url)
       const store = yield* storeOn(url, { maxConnections: 2 })
@@ -92,7 +86,7 @@ describe("PostgreSQL during a failover", () => {
 
   it.scopedLive("a write refused as read-only on an open connection (SQLSTATE 25006) is StoreUnavailable", () =>
     Effect.gen(function*() {
-      const url = yield* migratedUrl
+      const url = yield* migratedDatabaseUrl
       const sql = yield* monitorOn(url)
       const exit = yield* Effect.exit(sql.withTransaction(Effect.zipRight(
         sql`SET TRANSACTION READ ONLY`,
@@ -108,7 +102,7 @@ describe("PostgreSQL during a failover", () => {
 
   it.scopedLive("a statement that never returns is cut at the timeout, and its connection leaves the pool", () =>
     Effect.gen(function*() {
-      const url = yield* migratedUrl
+      const url = yield* migratedDatabaseUrl
       const context = yield* Layer.build(PgLive(url, { maxConnections: 1, queryTimeout: "1 second" }))
       const sql = Context.get(context, SqlClient.SqlClient)
       let started = Date.now()
@@ -125,7 +119,7 @@ describe("PostgreSQL during a failover", () => {
 
   it.scopedLive("a statement through a network that goes silent is answered within the timeout", () =>
     Effect.gen(function*() {
-      const url = yield* migratedUrl
+      const url = yield* migratedDatabaseUrl
       const target = new URL(Redacted.value(url))
       const proxy = yield* Effect.acquireRelease(
         Effect.promise(() => tcpProxy(target.hostname, Number(target.port || 5432))),
@@ -144,7 +138,7 @@ describe("PostgreSQL during a failover", () => {
 
   it.scopedLive("LISTEN: a lost connection fails the stream at once, and listening again receives", () =>
     Effect.gen(function*() {
-      const url = yield* migratedUrl
+      const url = yield* migratedDatabaseUrl
       const monitor = yield* monitorOn(url)
       const listen = makePgListen(url, { heartbeat: "200 millis", timeout: "1 second" })
       const received = yield* Ref.make(Chunk.empty<string>())
@@ -173,7 +167,7 @@ describe("PostgreSQL during a failover", () => {
 
   it.scopedLive("key revocations and webhook wake-ups both listen again after their connections are killed", () =>
     Effect.gen(function*() {
-      const url = yield* migratedUrl
+      const url = yield* migratedDatabaseUrl
       const monitor = yield* monitorOn(url)
       const store = yield* storeOn(url, { maxConnections: 4 })
       const heard = yield* Ref.make(Chunk.empty<ApiKeyId | typeof anyKey>())

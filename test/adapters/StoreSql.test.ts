@@ -22,8 +22,7 @@ import {
   Redacted,
   Schedule
 } from "effect"
-import type { Scope } from "effect"
-import { MigratedPg, migrate, migrateWith, PgLive, type PgOptions } from "../../adapters/sql/Postgres.js"
+import { MigratedPg, migrate, migrateWith, PgLive } from "../../adapters/sql/Postgres.js"
 import { migrations } from "../../adapters/sql/migrations/index.js"
 import { StoreSql } from "../../adapters/sql/StoreSql.js"
 import { makeSecretBox } from "../../adapters/crypto/SecretBox.js"
@@ -38,7 +37,8 @@ import * as Payment from "../../src/domain/Payment.js"
 import * as PlanChange from "../../src/domain/PlanChange.js"
 import * as Subscription from "../../src/domain/Subscription.js"
 import { type RenewalAttempt, Store, type StoreShape } from "../../src/ports/Store.js"
-import { emptyDatabaseUrl, FreshDatabase, freshDatabaseUrl } from "../support/database.js"
+import { emptyDatabaseUrl, FreshDatabase, freshDatabaseUrl, migratedDatabaseUrl } from "../support/database.js"
+import { storeOn } from "../support/postgresStore.js"
 import { closedPort, silentServer, tcpProxy } from "../support/tcp.js"
 import {
   advance,
@@ -70,13 +70,6 @@ import { makeDelivery, makeEndpoint } from "./webhookStoreContract.js"
 storeContract("StoreSql (PostgreSQL)", StoreSql.pipe(Layer.provide(FreshDatabase())))
 
 const T0 = Date.UTC(2026, 10, 21, 10, 0, 0, 0)
-
-/** A StoreSql on its own pool, for the scope's lifetime. */
-const storeOn = (url: Redacted.Redacted, options: PgOptions = {}): Effect.Effect<StoreShape, unknown, Scope.Scope> =>
-  Effect.map(Layer.build(StoreSql.pipe(Layer.provide(PgLive(url, options)))), Context.get(Store))
-
-/** A fresh database, migrated, for the scope's lifetime. */
-const migratedUrl = Effect.tap(freshDatabaseUrl, (url) => Layer.build(MigratedPg(url)))
 
 const newAccount = Effect.map(newId<AccountId>("acct"), (account_id): Account => ({
   account_id,
@@ -292,7 +285,7 @@ describe("StoreSql on PostgreSQL", () => {
 
   it.scopedLive("a rate limit and an idempotency key hold across separate connection pools (servers)", () =>
     Effect.gen(function*() {
-      const url = yield* migratedUrl
+      const url = yield* migratedDatabaseUrl
       const servers = yield* Effect.all([1, 2, 3, 4].map(() => storeOn(url, { maxConnections: 5 })))
       const limit = 25
       const decisions = yield* Effect.all(
@@ -319,7 +312,7 @@ describe("StoreSql on PostgreSQL", () => {
 
   it.scopedLive("a time zone change waits for the account's payment writes in flight: none is counted in the zone it replaced", () =>
     Effect.gen(function*() {
-      const url = yield* migratedUrl
+      const url = yield* migratedDatabaseUrl
       const [a, b] = yield* Effect.all([storeOn(url), storeOn(url)])
       const account = yield* newAccount
       yield* a!.accounts.insert(account)
@@ -352,7 +345,7 @@ describe("StoreSql on PostgreSQL", () => {
 
   it.scopedLive("a TOTP secret rests sealed by the SecretBox, as webhook secrets do, bound to its user", () =>
     Effect.gen(function*() {
-      const url = yield* migratedUrl
+      const url = yield* migratedDatabaseUrl
       const box = makeSecretBox(randomBytes(32))
       const store = yield* storeOn(url).pipe(Effect.provideService(SecretBox, box))
       const account = yield* newAccount
@@ -376,7 +369,7 @@ describe("StoreSql on PostgreSQL", () => {
 
   it.scopedLive("a statement the database rejects is a defect, not StoreUnavailable", () =>
     Effect.gen(function*() {
-      const store = yield* storeOn(yield* migratedUrl)
+      const store = yield* storeOn(yield* migratedDatabaseUrl)
       const account = yield* newAccount
       yield* store.accounts.insert(account)
       const duplicate = yield* Effect.exit(store.accounts.insert(account))
@@ -427,7 +420,7 @@ describe("StoreSql on PostgreSQL", () => {
 
   it.scopedLive("StoreUnavailable when the database goes away after start, and service once it is back", () =>
     Effect.gen(function*() {
-      const url = yield* migratedUrl
+      const url = yield* migratedDatabaseUrl
       const target = new URL(Redacted.value(url))
       const open = (port?: number) =>
         Effect.acquireRelease(
@@ -470,7 +463,7 @@ const sqlStateOf = (exit: Exit.Exit<unknown, unknown>): { readonly code?: string
 /** A migrated database with `n` stores on it (each its own pool, like separate servers) and one account. */
 const servers = (n: number) =>
   Effect.gen(function*() {
-    const url = yield* migratedUrl
+    const url = yield* migratedDatabaseUrl
     const stores = yield* Effect.all(Array.from({ length: n }, () => storeOn(url, { maxConnections: 4 })))
     const account = yield* newAccount
     yield* stores[0]!.accounts.insert(account)

@@ -8,15 +8,15 @@ import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { Cause, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Redacted } from "effect"
-import type { Scope } from "effect"
-import { MigratedPg, PgLive, type PgOptions } from "../../adapters/sql/Postgres.js"
+import { PgLive } from "../../adapters/sql/Postgres.js"
 import { makeDeliveryWakeups } from "../../adapters/sql/repos/deliveries.js"
 import { StoreSql } from "../../adapters/sql/StoreSql.js"
 import type { Scope as AccountScope } from "../../src/domain/Account.js"
 import type { StoreUnavailable } from "../../src/domain/Errors.js"
 import type { WebhookEndpoint } from "../../src/domain/WebhookEndpoint.js"
 import { type Delivery, Store, type StoreShape } from "../../src/ports/Store.js"
-import { FreshDatabase, freshDatabaseUrl, waitsForLock } from "../support/database.js"
+import { FreshDatabase, migratedDatabaseUrl, waitsForLock } from "../support/database.js"
+import { storeOn } from "../support/postgresStore.js"
 import {
   at,
   getDelivery,
@@ -38,13 +38,6 @@ import {
 
 webhookStoreContract("StoreSql (PostgreSQL)", StoreSql.pipe(Layer.provide(FreshDatabase())))
 
-/** A fresh database, migrated, for the scope's lifetime. */
-const migratedUrl = Effect.tap(freshDatabaseUrl, (url) => Layer.build(MigratedPg(url)))
-
-/** A StoreSql on its own pool (a server), for the scope's lifetime. */
-const storeOn = (url: Redacted.Redacted, options: PgOptions = {}): Effect.Effect<StoreShape, unknown, Scope.Scope> =>
-  Effect.map(Layer.build(StoreSql.pipe(Layer.provide(PgLive(url, options)))), Context.get(Store))
-
 /** A plain connection to look at the database from outside the stores. */
 const monitorOn = (url: Redacted.Redacted) =>
   Effect.map(Layer.build(PgLive(url, { maxConnections: 1 })), Context.get(SqlClient.SqlClient))
@@ -52,7 +45,7 @@ const monitorOn = (url: Redacted.Redacted) =>
 /** A migrated database with `n` stores on it (each its own pool), one account and one endpoint. */
 const servers = (n: number) =>
   Effect.gen(function*() {
-    const url = yield* migratedUrl
+    const url = yield* migratedDatabaseUrl
     const stores = yield* Effect.all(Array.from({ length: n }, () => storeOn(url, { maxConnections: 4 })))
     const account = yield* newAccount
     yield* stores[0]!.accounts.insert(account)
@@ -411,7 +404,7 @@ describe("StoreSql on PostgreSQL: webhooks", () => {
 
   it.scopedLive("the listener notices a lost LISTEN connection and listens again on a new one", () =>
     Effect.gen(function*() {
-      const url = yield* migratedUrl
+      const url = yield* migratedDatabaseUrl
       const context = yield* Layer.build(PgLive(url, { maxConnections: 2 }))
       const wakeups = yield* makeDeliveryWakeups({ heartbeat: "200 millis", probeTimeout: "500 millis" }).pipe(
         Effect.provide(context)

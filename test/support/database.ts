@@ -31,6 +31,9 @@ const databaseUrl = (create: (name: string) => string): Effect.Effect<Redacted.R
  */
 export const freshDatabaseUrl = databaseUrl((name) => `CREATE DATABASE "${name}" TEMPLATE "${inject("templateDatabase")}"`)
 
+/** A fresh database, migrated (not only copied from the template: the migrator has run on it), for the scope's lifetime. */
+export const migratedDatabaseUrl = Effect.tap(freshDatabaseUrl, (url) => Layer.build(MigratedPg(url)))
+
 /** A database of the test's own without any table, for the tests of the migrations themselves. */
 export const emptyDatabaseUrl = databaseUrl((name) => `CREATE DATABASE "${name}"`)
 

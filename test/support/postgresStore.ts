@@ -3,10 +3,10 @@
  * database is made on first use and shared by every server the file starts (as several `fils serve` processes share
  * one database); it is dropped after the file's last test.
  */
-import { Effect, Exit, Layer, Redacted, Scope } from "effect"
-import { MigratedPg } from "../../adapters/sql/Postgres.js"
+import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
+import { MigratedPg, PgLive, type PgOptions } from "../../adapters/sql/Postgres.js"
 import { StoreSql } from "../../adapters/sql/StoreSql.js"
-import { type Store, type Repositories } from "../../src/ports/Store.js"
+import { type Repositories, Store, type StoreShape } from "../../src/ports/Store.js"
 import { freshDatabaseUrl } from "./database.js"
 import { onFileEnd } from "./fileEnd.js"
 import { type CommitCutter, commitCutter } from "./tcp.js"
@@ -29,6 +29,10 @@ export const fileDatabaseUrl = (): Promise<Redacted.Redacted> => {
 /** `StoreSql` on the database at `url` (migrated), with a pool of its own. */
 export const storeAt = (url: Redacted.Redacted, maxConnections: number): Layer.Layer<Store | Repositories> =>
   StoreSql.pipe(Layer.provide(MigratedPg(url, { maxConnections })), Layer.orDie)
+
+/** A StoreSql on the database at `url` with a pool of its own (a server), for the scope's lifetime. */
+export const storeOn = (url: Redacted.Redacted, options: PgOptions = {}): Effect.Effect<StoreShape, unknown, Scope.Scope> =>
+  Effect.map(Layer.build(StoreSql.pipe(Layer.provide(PgLive(url, options)))), Context.get(Store))
 
 /** A Store layer on this file's database; each server built from it has its own pool. */
 export const postgresStore = async (): Promise<Layer.Layer<Store | Repositories>> => storeAt(await fileDatabaseUrl(), 8)
