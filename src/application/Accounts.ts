@@ -3,6 +3,7 @@ import type { TaxProfile } from "../domain/TaxProfile.js"
 import { Clock, DateTime, Duration, Effect, Fiber, Option, Redacted, Scope, Stream } from "effect"
 import * as Account from "../domain/Account.js"
 import { InvalidRequest, NotFound, StoreUnavailable, Unauthorized } from "../domain/Errors.js"
+import * as Text from "../domain/Text.js"
 import { defaultTimeZone, timeZoneProblem } from "../domain/TimeZone.js"
 import type { AccountId, ApiKeyId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
@@ -103,13 +104,21 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
       } satisfies IssuedKey
     })
 
-    const validateSettings = (settings: AccountSettings) =>
-      settings.business_name !== undefined && settings.business_name !== null &&
-        (settings.business_name.length < 1 || settings.business_name.length > 200)
-        ? Effect.fail(new InvalidRequest({ message: "business name must be 1 to 200 characters" }))
+    // A name's length in characters, as every other limit counts it (emoji are one each); never NUL or half a pair.
+    const nameProblem = (name: string | null | undefined) => {
+      if (name === undefined || name === null) return undefined
+      const checked = Text.check(name, 1, 200)
+      return checked === true ? undefined : `business name ${checked}`
+    }
+
+    const validateSettings = (settings: AccountSettings) => {
+      const name = nameProblem(settings.business_name)
+      return name !== undefined
+        ? Effect.fail(new InvalidRequest({ message: name }))
         : settings.support_email != null && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(settings.support_email)
         ? Effect.fail(new InvalidRequest({ message: "support email must be an e-mail address" }))
         : Effect.void
+    }
 
     const create = Effect.fn("Accounts.create")(function*(settings: AccountSettings) {
       yield* validateSettings(settings)

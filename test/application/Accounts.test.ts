@@ -75,10 +75,17 @@ describe("Accounts.create", () => {
       assert.strictEqual(failureTag(yield* Effect.either(accounts.create({ business_name: "" }))), "InvalidRequest")
       assert.strictEqual(failureTag(yield* Effect.either(accounts.create({ business_name: "x".repeat(201) }))), "InvalidRequest")
       assert.strictEqual(failureTag(yield* Effect.either(accounts.create({ support_email: "nope" }))), "InvalidRequest")
+      // Characters are counted, as every other limit counts them; text that cannot be stored as sent is refused.
+      for (const name of ["😀".repeat(201), "Souq\u0000", "Souq \ud800"]) {
+        const refused = yield* Effect.flip(accounts.create({ business_name: name }))
+        assert.match(refused.message, /^business name must /, JSON.stringify(name))
+      }
       assert.strictEqual(yield* store.accounts.count, 0)
       const ok = yield* accounts.create({ business_name: "x".repeat(200), support_email: null })
       assert.strictEqual(ok.account.business_name?.length, 200)
-      assert.strictEqual(yield* store.accounts.count, 1)
+      const emoji = yield* accounts.create({ business_name: "😀".repeat(200) })
+      assert.strictEqual(emoji.account.business_name, "😀".repeat(200))
+      assert.strictEqual(yield* store.accounts.count, 2)
     }).pipe(withEngine()))
 })
 
