@@ -568,6 +568,13 @@ describe("the dashboard", () => {
       const listed = await request(`/dashboard/test/payments?${filter}`, { cookie: owner })
       expect([listed.status, listed.body.includes(paymentId)], filter).toEqual([200, false])
     }
+    // A choice a list does not have is refused in words, listing nothing; it is not read as any.
+    for (const [path, value] of [["payments?status=", "paid"], ["subscriptions?status=", "paused"], ["events?type=", "payment.done"], ["einvoices?status=", "lost"]] as const) {
+      const listed = await request(`/dashboard/test/${path}${value}`, { cookie: owner })
+      expect([listed.status, listed.body.replaceAll("&#39;", "'").includes(`“${value}” is not one of this list's choices: pick one of them`)], path)
+        .toEqual([400, true])
+      expect(listed.body, path).not.toContain(paymentId)
+    }
 
     // Keys: the banner's key, used by this test against the API, shows when; a new one has never been used.
     await request("/dashboard/test/developers/keys", { cookie: owner, form: { csrf_token: csrf } })

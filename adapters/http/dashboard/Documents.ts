@@ -212,12 +212,14 @@ export const documentRoutes = (kit: Kit) =>
       Effect.gen(function*() {
         const wanted = (yield* kit.query).get("status") ?? ""
         const status = TransmissionStatus.literals.find((s) => s === wanted)
-        const listed = yield* einvoices.list(scope, { status }, 100)
+        // A status that is none of the choices lists nothing, and says so; it is not read as all.
+        const refused = wanted !== "" && status === undefined
+        const listed = refused ? [] : yield* einvoices.list(scope, { status }, 100)
         const path = `${Pages.modePath(f)}/einvoices`
         const documentPath = (t: Listed) =>
           `${Pages.modePath(f)}/${t.kind === "invoice" ? "invoices" : "credit-notes"}/${t.document_id}`
         const words = f.t.documents.eInvoices
-        return kit.page(200, Pages.chrome(f, words.title, html`<p class="muted">${words.intro}</p>
+        return kit.page(refused ? 400 : 200, Pages.chrome(f, words.title, html`${refused ? html`<p class="alert" role="alert">${f.t.frame.common.notAnOption(wanted)}</p>` : ""}<p class="muted">${words.intro}</p>
 <p>${[["", words.all], ...TransmissionStatus.literals.map((s) => [s, Pages.statusWords(f, s).words])].map(([value, label], i) =>
           html`${i > 0 ? " · " : ""}${value === wanted ? html`<strong>${label}</strong>` : html`<a href="${path}${value === "" ? "" : `?status=${value}`}">${label}</a>`}`
         )}</p>

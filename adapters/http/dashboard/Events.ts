@@ -23,9 +23,11 @@ export const eventRoutes = (kit: Kit) =>
     yield* kit.get("/dashboard/:mode/events", kit.withUser((_, f, scope) =>
       Effect.gen(function*() {
         const type = (yield* kit.query).get("type") ?? ""
-        const list = yield* events.list(scope, { limit: 100, ...(isEventType(type) ? { type } : {}) })
+        // A type that is none of the choices lists nothing, and says so; it is not read as any.
+        const refused = type !== "" && !isEventType(type)
+        const list = refused ? { items: [] } : yield* events.list(scope, { limit: 100, ...(isEventType(type) ? { type } : {}) })
         const t = f.t.events
-        return kit.page(200, Pages.chrome(f, t.title, html`
+        return kit.page(refused ? 400 : 200, Pages.chrome(f, t.title, html`${refused ? html`<p class="alert" role="alert">${f.t.frame.common.notAnOption(type)}</p>` : ""}
 <form method="get" action="${Pages.modePath(f)}/events"><label for="type">${t.type}</label><select id="type" name="type"><option value="">${f.t.frame.common.any}</option>${
           eventTypes.map((name) => html`<option value="${name}"${raw(name === type ? " selected" : "")}>${name}</option>`)
         }</select> <button type="submit">${f.t.frame.common.filter}</button></form>

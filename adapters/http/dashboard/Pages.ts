@@ -667,7 +667,7 @@ export const paymentsPage = (
         label: columns.status,
         value: props.status ?? "",
         options: [["", frame.t.frame.common.any], ...paymentStatuses.map((s) => [s, statusWords(frame, s).words] as const)],
-        errors: {}
+        errors: props.errors ?? {}
       })
     }</div>
 <div><button type="submit">${frame.t.frame.common.filter}</button></div></form>

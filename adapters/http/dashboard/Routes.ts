@@ -372,7 +372,8 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         const dayError = f.t.payments.list.dayRefused
         const errors = {
           ...(from !== "" && fromDay === undefined ? { from: dayError } : {}),
-          ...(to !== "" && toDay === undefined ? { to: dayError } : {})
+          ...(to !== "" && toDay === undefined ? { to: dayError } : {}),
+          ...(status !== "" && filter === undefined ? { status: f.t.frame.common.notAnOption(status) } : {})
         }
         if (Object.keys(errors).length > 0) {
           return page(400, Pages.paymentsPage(f, { items: [], status: filter, next: null, search, range, errors }), f.nonce)

@@ -57,10 +57,13 @@ export const subscriptionRoutes = (kit: Kit) =>
     const label = (f: Pages.Frame, s: Subscription) => Pages.badge(f, s.status === "active" && s.cancel_at_period_end ? "ending" : s.status)
 
     yield* kit.get("/dashboard/:mode/subscriptions", kit.withUser((_, f, scope) =>
-      Effect.flatMap(Effect.map(kit.query, (q) => q.get("status") ?? ""), (status) =>
-      Effect.map(subscriptions.list(scope, { limit: 100, ...(isSubscriptionStatus(status) ? { status } : {}) }), (list) => {
+      Effect.gen(function*() {
+        const status = (yield* kit.query).get("status") ?? ""
+        // A status that is none of the choices lists nothing, and says so; it is not read as any.
+        const refused = status !== "" && !isSubscriptionStatus(status)
+        const list = refused ? { items: [] } : yield* subscriptions.list(scope, { limit: 100, ...(isSubscriptionStatus(status) ? { status } : {}) })
         const t = f.t.subscriptions.list
-        return kit.page(200, Pages.chrome(f, t.title, html`<form class="filters" method="get" action="${Pages.modePath(f)}/subscriptions" aria-label="${t.filters}"><div><label for="s_status">${t.status}</label>
+        return kit.page(refused ? 400 : 200, Pages.chrome(f, t.title, html`${refused ? html`<p class="alert" role="alert">${f.t.frame.common.notAnOption(status)}</p>` : ""}<form class="filters" method="get" action="${Pages.modePath(f)}/subscriptions" aria-label="${t.filters}"><div><label for="s_status">${t.status}</label>
 <select id="s_status" name="status"><option value="">${f.t.frame.common.any}</option>${
           SubscriptionStatus.literals.map((v) => html`<option value="${v}"${raw(v === status ? " selected" : "")}>${Pages.statusWords(f, v).words}</option>`)
         }</select></div><div><button type="submit">${f.t.frame.common.filter}</button></div></form><div class="card"><table class="list" aria-label="${t.table}"><thead><tr><th>${t.amount}</th><th>${t.status}</th><th>${t.customer}</th><th>${t.nextBilling}</th><th>${t.started}</th></tr></thead><tbody>${
@@ -70,8 +73,7 @@ export const subscriptionRoutes = (kit: Kit) =>
 <td data-label="${t.nextBilling}">${s.status === "cancelled" ? "" : Pages.when(f, s.next_billing_date)}</td><td data-label="${t.started}">${Pages.when(f, s.created_at)}</td></tr>`
           )
         }</tbody></table>${list.items.length === 0 ? html`<p class="muted">${t.none}</p>` : ""}</div>`), f.nonce)
-      })
-    )))
+      })))
 
     const subscriptionPage = (
       f: Pages.SignedFrame,

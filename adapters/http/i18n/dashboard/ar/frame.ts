@@ -125,6 +125,7 @@ export const frame: DashboardCatalogue["frame"] = {
     live: "فعلي",
     test: "اختبار",
     noCustomer: "بلا عميل",
+    notAnOption: (value) => `«⁨${value}⁩» ليس من خيارات هذه القائمة: اختر واحدًا منها`,
     length: (min, max) =>
       min === 0
         ? `${letters(max)} على الأكثر`

@@ -122,6 +122,8 @@ export const frame = {
     live: "live",
     test: "test",
     noCustomer: "No customer",
+    /** A list's filter given a value its choices do not have (a link typed or edited by hand): nothing is listed. */
+    notAnOption: (value: string) => `“${value}” is not one of this list's choices: pick one of them`,
     /** A text field's length limit (`Pages.limitText`). */
     length: (min: number, max: number) => lengthPhrase(min, max),
     /** A discount code a payment applied: what it took off, or (on a trial's checkout) nothing yet. */
