@@ -580,6 +580,18 @@ describe("trials and charges of a subscription's card", () => {
   }, 30_000)
 })
 
+/** The hosted checkout's form, filled in as a payer would, for the page that gave `token`. */
+const checkoutForm = (token: string, name: string) =>
+  new URLSearchParams({
+    name,
+    email: "payer@example.ae",
+    card_number: "4242424242424242",
+    exp_month: "12",
+    exp_year: "2040",
+    cvc: "123",
+    form_token: token
+  })
+
 describe("form bodies that are not UTF-8 are refused", () => {
   const invalid = ["%FF", "%ED%A0%80", "%C0%AF"]
 
@@ -602,21 +614,36 @@ describe("form bodies that are not UTF-8 are refused", () => {
     const page = await request(`/checkout/${session.session_id}`)
     const token = /name="form_token" value="([^"]*)"/.exec(page.body)![1]!
     for (const bytes of invalid) {
-      const body = new URLSearchParams({
-        name: "NAME",
-        email: "payer@example.ae",
-        card_number: "4242424242424242",
-        exp_month: "12",
-        exp_year: "2040",
-        cvc: "123",
-        form_token: token
-      }).toString().replace("NAME", `Layla${bytes}`)
+      const body = checkoutForm(token, "NAME").toString().replace("NAME", `Layla${bytes}`)
       const answer = await request(`/checkout/${session.session_id}`, { body })
       expect(answer.status, bytes).toBe(400)
       expect(answer.body).toContain("not sent as UTF-8")
     }
     const payments = await api(server.baseUrl, key, "GET", `/payments?checkout_session_id=${session.session_id}`)
     expect(payments.body.items).toEqual([])
+    expect((await ok(server.baseUrl, key, "GET", `/checkout_sessions/${session.session_id}`)).status).toBe("open")
+  }, 30_000)
+})
+
+describe("form bodies that give a field twice are refused, not read as the first", () => {
+  it("the dashboard and the hosted checkout answer 400 naming the field; nothing changes, nothing is charged", async () => {
+    const customer = await ok(server.baseUrl, key, "POST", "/customers", { email: "twice@example.ae", name: "Noor" })
+    const path = `/dashboard/test/customers/${customer.customer_id}`
+    const fields = formFields((await request(path, { cookie: owner })).body, path)
+    const edited = await request(path, { cookie: owner, form: [...withField(fields, "name", "Noor Ali"), ["name", "Someone else"]] })
+    expect(edited.status).toBe(400)
+    expect(edited.body.replaceAll("&#39;", "'")).toContain("The form gave the field 'name' more than once, so nothing was changed.")
+    expect((await ok(server.baseUrl, key, "GET", `/customers/${customer.customer_id}`)).name).toBe("Noor")
+
+    const product = await ok(server.baseUrl, key, "POST", "/products", { name: "Mug", price: 3_000, currency: "AED" })
+    const session = await ok(server.baseUrl, key, "POST", "/checkout_sessions", { product_cart: [{ product_id: product.product_id }] })
+    const token = /name="form_token" value="([^"]*)"/.exec((await request(`/checkout/${session.session_id}`)).body)![1]!
+    const form = checkoutForm(token, "Layla")
+    form.append("card_number", "4000000000000002")
+    const answer = await request(`/checkout/${session.session_id}`, { body: form.toString() })
+    expect(answer.status).toBe(400)
+    expect(answer.body.replaceAll("&#39;", "'")).toContain("The form gave the field 'card_number' more than once")
+    expect((await api(server.baseUrl, key, "GET", `/payments?checkout_session_id=${session.session_id}`)).body.items).toEqual([])
     expect((await ok(server.baseUrl, key, "GET", `/checkout_sessions/${session.session_id}`)).status).toBe("open")
   }, 30_000)
 })

@@ -27,6 +27,7 @@ import { sameOriginSubmission } from "../html/Origin.js"
 import { date, money } from "../i18n/Format.js"
 import * as Locale from "../i18n/Locale.js"
 import { inZone, type Lang, langOf } from "../i18n/Messages.js"
+import { formRefusal } from "../i18n/Refusals.js"
 import { type CodeField, formAction, type FormValues, messagePage, paidPage, paymentPage } from "./Page.js"
 
 const sessionIdOf = parseId(CheckoutSessionId)
@@ -327,7 +328,7 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
             return yield* refuseCrossSite(lang, id.value, nonce)
           }
           const body = yield* Effect.either(readForm)
-          if (body._tag === "Left") return yield* guarded(lang, nonce, show(lang, id.value, nonce, { alert: t.formNotUtf8, status: 400 }))
+          if (body._tag === "Left") return yield* guarded(lang, nonce, show(lang, id.value, nonce, { alert: formRefusal(lang.t, body.left), status: 400 }))
           const submitted: SubmittedForm = {}
           for (const name of fields) {
             const value = Option.getOrUndefined(UrlParams.getFirst(body.right, name))
@@ -482,7 +483,7 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
             return yield* refuseCrossSite(lang, id.value, nonce)
           }
           const body = yield* Effect.either(readForm)
-          if (body._tag === "Left") return yield* guarded(lang, nonce, show(lang, id.value, nonce, { alert: lang.t.formNotUtf8, status: 400 }))
+          if (body._tag === "Left") return yield* guarded(lang, nonce, show(lang, id.value, nonce, { alert: formRefusal(lang.t, body.left), status: 400 }))
           const typed = formField(body.right, "remove") !== "" ? "" : formField(body.right, "discount_code")
           return yield* guarded(
             lang,

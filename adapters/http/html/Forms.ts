@@ -3,7 +3,8 @@
  *
  * - A form's text is taken exactly as sent, or refused: invalid UTF-8 (`%FF`, an encoded surrogate, an overlong
  *   form) is refused with `FormNotUtf8` (as the JSON API refuses it), never turned into U+FFFD; nothing is trimmed or
- *   cut. Length limits are the API's, checked by its own schemas.
+ *   cut; a field given twice is refused (`FormFieldRepeated`), not read as its first. Length limits are the API's,
+ *   checked by its own schemas.
  * - A value shown in a control comes back as the browser sends it (an `<input>` drops line breaks; a `<textarea>`
  *   sends CRLF): `unchanged` tells such a value from an edit, so that saving keeps a stored value byte for byte.
  * - POST-redirect-GET: a change answers `303` to a page that shows its outcome (`seeOther`, a `Flash` signed with a
@@ -22,6 +23,25 @@ export class FormNotUtf8 extends Data.TaggedError("FormNotUtf8")<{ readonly mess
 
 export const notUtf8Message = "The form was not sent as UTF-8 text, so nothing was changed. " +
   "Reload the page and send it again from your browser."
+
+/** A form body that gives a field twice (no page's form does): refused with nothing changed, not read as its first. */
+export class FormFieldRepeated extends Data.TaggedError("FormFieldRepeated")<{ readonly field: string; readonly message: string }> {}
+
+export const repeatedMessage = (field: string) =>
+  `The form gave the field '${field}' more than once, so nothing was changed. Send each field once.`
+
+/** The fields a form may give more than once, as a group of checkboxes does: a webhook's event types, a discount's products. */
+const multiValued = new Set(["event_types", "restricted_to"])
+
+/** The first field `params` gives more than once that may be given only once, if any. */
+const repeatedField = (params: UrlParams.UrlParams): string | undefined => {
+  const seen = new Set<string>()
+  for (const [name] of params) {
+    if (seen.has(name) && !multiValued.has(name)) return name
+    seen.add(name)
+  }
+  return undefined
+}
 
 // `ignoreBOM`: a leading U+FEFF is text the user sent, kept like any other.
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
@@ -58,16 +78,18 @@ export const parseForm = (text: string): UrlParams.UrlParams | undefined => {
 }
 
 /**
- * The request's form fields; `FormNotUtf8` when they are not UTF-8 text; none when the body cannot be read. (The
- * body's own bytes were read strictly before any route ran, `BodyText.ts`: here the percent-escapes are.)
+ * The request's form fields; `FormNotUtf8` when they are not UTF-8 text, `FormFieldRepeated` when one is given twice
+ * (`multiValued` aside); none when the body cannot be read. (The body's own bytes were read strictly before any route
+ * ran, `BodyText.ts`: here the percent-escapes are.)
  */
-export const readForm: Effect.Effect<UrlParams.UrlParams, FormNotUtf8, HttpServerRequest.HttpServerRequest> = Effect.gen(
-  function*() {
+export const readForm: Effect.Effect<UrlParams.UrlParams, FormNotUtf8 | FormFieldRepeated, HttpServerRequest.HttpServerRequest> =
+  Effect.gen(function*() {
     const r = yield* HttpServerRequest.HttpServerRequest
     const params = parseForm(yield* r.text.pipe(Effect.orElseSucceed(() => "")))
-    return params === undefined ? yield* new FormNotUtf8({ message: notUtf8Message }) : params
-  }
-)
+    if (params === undefined) return yield* new FormNotUtf8({ message: notUtf8Message })
+    const repeated = repeatedField(params)
+    return repeated === undefined ? params : yield* new FormFieldRepeated({ field: repeated, message: repeatedMessage(repeated) })
+  })
 
 /** A form's fields, once the browser says it was sent from this site (`undefined` otherwise): the dashboard's and portal's posts. */
 export const postedForm = (publicOrigin: string | undefined) =>

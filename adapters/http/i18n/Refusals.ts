@@ -11,6 +11,7 @@ import type {
   SubscriptionNotChangeable
 } from "../../../src/domain/Errors.js"
 import { declineCode } from "../../../src/domain/Payment.js"
+import type { FormFieldRepeated, FormNotUtf8 } from "../html/Forms.js"
 import type { Catalogue } from "./en.js"
 
 /** What a change in the portal (a card, a cancellation, a plan) may be refused with. */
@@ -39,3 +40,7 @@ export const refusal = (t: Catalogue, error: PortalRefusal): string => {
       return t.refusals.invalid(error.message)
   }
 }
+
+/** A posted form the page refused before reading it (`readForm`), in the catalogue's words. */
+export const formRefusal = (t: Catalogue, error: FormNotUtf8 | FormFieldRepeated): string =>
+  error._tag === "FormNotUtf8" ? t.formNotUtf8 : t.formRepeated(error.field)

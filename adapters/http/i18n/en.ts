@@ -8,7 +8,7 @@ import { staleFormMessage } from "../../../src/domain/CheckoutSession.js"
 import { customerMessages } from "../../../src/domain/Discount.js"
 import { declineMessages } from "../../../src/domain/Payment.js"
 import type { BillingInterval } from "../../../src/domain/Product.js"
-import { notUtf8Message } from "../html/Forms.js"
+import { notUtf8Message, repeatedMessage } from "../html/Forms.js"
 import { html, type Raw } from "../html/Html.js"
 
 const every = (interval: BillingInterval, n: number) => n === 1 ? `every ${interval}` : `every ${n} ${interval}s`
@@ -271,6 +271,7 @@ export const en = {
   /** A discount code refused, by `Discount.Refusal`. */
   discountRefusals: customerMessages,
   formNotUtf8: notUtf8Message,
+  formRepeated: repeatedMessage,
 
   /**
    * The engine's refusals of a portal change, by its error (`Refusals.ts`): English keeps the engine's own words

@@ -34,7 +34,7 @@ import { creditNotePage, invoicePage } from "../documents/TaxDocumentPage.js"
 import { html } from "../html/Html.js"
 import * as Locale from "../i18n/Locale.js"
 import { inZone, type Lang, langOf } from "../i18n/Messages.js"
-import { refusal } from "../i18n/Refusals.js"
+import { formRefusal, refusal } from "../i18n/Refusals.js"
 
 const page = (status: number, body: string, nonce: string) => htmlResponse(status, body, nonce)
 
@@ -140,7 +140,7 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
         Effect.gen(function*() {
           const posted = yield* Effect.either(postedForm(publicOrigin))
           if (posted._tag === "Left") {
-            return page(400, Pages.messagePage(frame, frame.lang.t.portal.notSentTitle, frame.lang.t.formNotUtf8, backHomeLink(frame)), frame.nonce)
+            return page(400, Pages.messagePage(frame, frame.lang.t.portal.notSentTitle, formRefusal(frame.lang.t, posted.left), backHomeLink(frame)), frame.nonce)
           }
           const params = posted.right
           const token = params === undefined ? "" : field(params, "csrf_token")

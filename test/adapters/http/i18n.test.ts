@@ -98,6 +98,7 @@ const samples: Record<string, ReadonlyArray<unknown>> = {
   "checkout.trialThen": [{ amount: "1", vatIncluded: true, schedule: "2", discounted: true, firstCharge: html`3`, days: 14 }],
   "checkout.pay": ["1"],
   "checkout.trialStarted": [{ days: 14, amount: "1", on: "2" }],
+  "formRepeated": ["name"],
   "portal.title": ["Souq"],
   "portal.questions": [html`a@b.ae`],
   "portal.signedInAs": [html`Layla`],
