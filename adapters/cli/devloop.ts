@@ -122,6 +122,8 @@ const listen = Command.make("listen", {
       return yield* new InvalidRequest({ message: `--forward-to must be an absolute http(s) URL: '${target.href}'` })
     }
     const types = Option.map(options.events, (text) => text.split(",").map((t) => t.trim()).filter((t) => t !== ""))
+    // `--events ""` (or ",") would otherwise filter out every event: nothing would ever print.
+    if (Option.exists(types, (ts) => ts.length === 0)) return yield* new InvalidRequest({ message: "--events names no event type: give one or more, separated by commas" })
     const unknown = Option.getOrElse(types, () => []).filter((t) => !(eventTypes as ReadonlyArray<string>).includes(t))
     if (unknown.length > 0) return yield* new InvalidRequest({ message: `Unknown event types: ${unknown.join(", ")}; choose from ${eventTypes.join(", ")}` })
     const wanted = (type: string) => Option.match(types, { onNone: () => true, onSome: (ts) => ts.includes(type) })

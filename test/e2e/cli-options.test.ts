@@ -1,7 +1,7 @@
 /**
  * Numeric options out of their range are refused with the `{ code, message }` line of every other bad argument,
- * naming the bound, never clamped to it: `--limit 5000` is not a silent 1,000 rows. Refused while the arguments are
- * read, before any database is opened.
+ * naming the bound, never clamped to it: `--limit 5000` is not a silent 1,000 rows; nor does `fils listen --events`
+ * take a list that names nothing. Refused before any database or server is reached.
  */
 import { describe, expect, it } from "vitest"
 import { runFils } from "../support/cli.js"
@@ -12,10 +12,12 @@ const cases = [
   [["einvoices", "list", "--limit", "1001"], "--limit must be between 1 and 1000, not 1001"],
   [["check", "--lease-grace", "-1"], "--lease-grace must be at least 0, not -1"],
   [["listen", "--key", "sk_test_x", "--print-json", "--interval-ms", "10"], "--interval-ms must be at least 100, not 10"],
-  [["logs", "tail", "--key", "sk_test_x", "--interval-ms", "99"], "--interval-ms must be at least 100, not 99"]
+  [["logs", "tail", "--key", "sk_test_x", "--interval-ms", "99"], "--interval-ms must be at least 100, not 99"],
+  // Not a number, but the same kind of mistake: a filter that could let nothing through.
+  [["listen", "--key", "sk_test_x", "--print-json", "--events", " , "], "--events names no event type: give one or more, separated by commas"]
 ] as const
 
-describe("fils with a number out of its option's range", () => {
+describe("fils with an option's value out of its range", () => {
   it("refuses it, saying the bound, and exits 1", async () => {
     // No database: a refusal that got as far as opening one would fail otherwise, or start one.
     const runs = await Promise.all(cases.map(([args]) => runFils(args, { DATABASE_URL: "postgres://127.0.0.1:1/none" }, { timeoutMs: 30_000 })))
