@@ -104,6 +104,18 @@ describe("the portal link", () => {
     expect((await request(link, { cookie, form: { open_token: openToken }, origin: "https://evil.example" })).status).toBe(403)
     expect((await request(link, { form: { open_token: openToken } })).status).toBe(403)
     expect((await request(link, { cookie, form: { open_token: `${openToken}x` } })).status).toBe(403)
+    // A post it cannot read as sent (a field twice, bytes that are not UTF-8) is refused in words: 400, not a 503.
+    const token = encodeURIComponent(openToken)
+    for (const [body, words] of [[`open_token=${token}&open_token=${token}`, "more than once"], ["open_token=%FF", "not sent as UTF-8"]] as const) {
+      const answer = await fetch(new URL(link, server.baseUrl), {
+        method: "POST",
+        redirect: "manual",
+        headers: { cookie, "content-type": "application/x-www-form-urlencoded", origin: server.baseUrl },
+        body
+      })
+      expect(answer.status, body).toBe(400)
+      expect(await answer.text(), body).toContain(words)
+    }
 
     // The customer clicks it: the session starts. The link is then used up for anyone else.
     const { cookie: session } = await signIn(link)

@@ -217,7 +217,11 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
       const nonce = newNonce()
       const token = yield* linkToken
       return yield* guarded(nonce, lang, Effect.gen(function*() {
-        const params = yield* postedForm(publicOrigin)
+        const posted = yield* Effect.either(postedForm(publicOrigin))
+        if (posted._tag === "Left") {
+          return page(400, Pages.messagePage({ nonce, base, lang }, lang.t.portal.notSentTitle, formRefusal(lang.t, posted.left)), nonce)
+        }
+        const params = posted.right
         const sent = params === undefined ? "" : field(params, "open_token")
         const expected = (yield* request).cookies[openCookieName] ?? ""
         if (params === undefined || expected === "" || !(yield* signer.sameSecret(sent, expected))) {
