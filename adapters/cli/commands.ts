@@ -20,7 +20,7 @@ import { noteProblem, RefundReason, type RefundWhy } from "../../src/domain/Refu
 import { InvalidRequest } from "../../src/domain/Errors.js"
 import { ServerLive } from "../http/Server.js"
 import { HostConfig, localUrl, PortConfig } from "../runtime/Settings.js"
-import { checkedSettings, describeSettings, LoadedSettings } from "./config.js"
+import { checkedSettings, describeSettings, LoadedSettings, OwnerEmailConfig } from "./config.js"
 import { clocksCommand } from "./clocks.js"
 import { devLoopCommands } from "./devloop.js"
 import { logsCommand } from "./logs.js"
@@ -67,7 +67,7 @@ const announce = Effect.gen(function*() {
         "  (shown once: keep it; `fils keys create --account <id> --mode test` makes another)"
       )
       if (dashboard) {
-        const email = yield* Config.string("FILS_OWNER_EMAIL").pipe(Config.withDefault("owner@fils.local"))
+        const email = yield* OwnerEmailConfig
         const owner = yield* (yield* Users).create(account.account_id, email, "owner")
         lines.push(
           `  Sign in      ${publicUrl}/dashboard/sign-in/${Redacted.value(owner.token)}`,

@@ -18,6 +18,7 @@ import { embeddedConfig } from "../sql/EmbeddedPostgres.js"
 import { databaseUrlConfig, listenUrlConfig, statementTimeoutConfig } from "../sql/Postgres.js"
 import { FeeConfig, RequestLogRetentionConfig } from "../runtime/Settings.js"
 import { EInvoiceConfig } from "../einvoice/ProviderConfig.js"
+import { isEmail } from "../../src/domain/Customer.js"
 
 export interface Setting {
   readonly name: string
@@ -289,6 +290,15 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, cwd = process.c
 export const providerOf = (loaded: LoadedConfig): ConfigProvider.ConfigProvider =>
   ConfigProvider.fromMap(new Map(loaded.values), { pathDelim: "_", seqDelim: "," })
 
+/**
+ * The e-mail of the dashboard owner `serve` makes on an empty store: an address as every other is checked, so that a
+ * bad one stops the start before the default account is made (not halfway, with no owner ever made after).
+ */
+export const OwnerEmailConfig = Config.string("FILS_OWNER_EMAIL").pipe(
+  Config.validate({ message: "must be an e-mail address: one @, a dot after it, no spaces or control characters", validation: isEmail }),
+  Config.withDefault("owner@fils.local")
+)
+
 const integerSetting = (name: string) => Config.option(Config.integer(name))
 const booleanSetting = (name: string) => Config.option(Config.boolean(name))
 const durationSetting = (name: string) => Config.option(Config.duration(name))
@@ -318,6 +328,7 @@ export const checkSettings = Effect.all([
   EInvoiceConfig,
   secretBoxConfig,
   booleanSetting("FILS_DASHBOARD"),
+  OwnerEmailConfig,
   LogLevelConfig,
   TracingConfig,
   SamplerConfig

@@ -3,6 +3,7 @@ import type { TaxProfile } from "../domain/TaxProfile.js"
 import { Clock, DateTime, Duration, Effect, Fiber, Option, Redacted, Scope, Stream } from "effect"
 import * as Account from "../domain/Account.js"
 import { InvalidRequest, NotFound, StoreUnavailable, Unauthorized } from "../domain/Errors.js"
+import * as Customer from "../domain/Customer.js"
 import * as Text from "../domain/Text.js"
 import { defaultTimeZone, timeZoneProblem } from "../domain/TimeZone.js"
 import type { AccountId, ApiKeyId } from "../domain/Ids.js"
@@ -115,7 +116,7 @@ export class Accounts extends Effect.Service<Accounts>()("fils/Accounts", {
       const name = nameProblem(settings.business_name)
       return name !== undefined
         ? Effect.fail(new InvalidRequest({ message: name }))
-        : settings.support_email != null && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(settings.support_email)
+        : settings.support_email != null && !Customer.isEmail(settings.support_email)
         ? Effect.fail(new InvalidRequest({ message: "support email must be an e-mail address" }))
         : Effect.void
     }

@@ -6,6 +6,8 @@
  */
 import { DateTime, Either, Redacted } from "effect"
 import { isCardNumber } from "./Card.js"
+import { isEmail } from "./Customer.js"
+import * as Text from "./Text.js"
 
 export const fields = [
   "name",
@@ -44,8 +46,6 @@ export interface ValidCheckoutForm {
   /** A business buyer's name and TRN, for a tax invoice naming it (both optional; a TRN needs the name). */
   readonly business: { readonly name: string; readonly trn: string | null } | null
 }
-
-const emailShape = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
 /** The card fields, also the portal's card form. */
 export const cardFields = ["card_number", "exp", "exp_month", "exp_year", "cvc"] as const
@@ -129,9 +129,10 @@ const contactOf = (input: CheckoutFormInput, errors: FieldErrors): ValidCheckout
   const name = input.name ?? ""
   const email = input.email ?? ""
   const phone = (input.phone_number ?? "").replace(/[\s-]/g, "")
-  if (name.trim().length < 1 || name.length > 200) errors.name = messages.name
+  // Lengths in characters, as the API counts them (an emoji is one).
+  if (name.trim() === "" || Text.check(name, 1, 200) !== true) errors.name = messages.name
   if (email !== email.trim()) errors.email = messages.emailSpaces
-  else if (email.length > 254 || !emailShape.test(email)) errors.email = messages.email
+  else if (!isEmail(email)) errors.email = messages.email
   if (phone !== "" && !/^\+[0-9]{8,15}$/.test(phone)) errors.phone_number = messages.phone
   return { name, email, phone_number: phone === "" ? null : phone }
 }
@@ -151,7 +152,7 @@ export const validate = (
   const businessName = input.business_name ?? ""
   const trn = input.business_trn ?? ""
   if (trn !== "" && !/^[0-9]{15}$/.test(trn)) errors.business_trn = messages.trn
-  if (businessName.length > 200 || (businessName !== "" && businessName.trim() === "")) {
+  if (Text.check(businessName, 0, 200) !== true || (businessName !== "" && businessName.trim() === "")) {
     errors.business_name = messages.businessName
   } else if (trn !== "" && errors.business_trn === undefined && businessName === "") errors.business_name = messages.trnName
   const card = validateCard(input, now)

@@ -20,6 +20,9 @@ const notInAddress = "@\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u20
  */
 export const emailPattern = new RegExp(`^[^${notInAddress}]+@[^${notInAddress}]+\\.[^${notInAddress}]+$`)
 
+/** Whether `s` is an e-mail address as `Email` decodes one: the one rule every address Fils keeps is checked by. */
+export const isEmail = (s: string): boolean => Text.check(s, 1, 254) === true && emailPattern.test(s)
+
 export const Email = Schema.String.pipe(
   Schema.filter((s) => Text.check(s, 1, 254), { jsonSchema: { maxLength: 254 } }),
   Schema.pattern(emailPattern, { message: () => "must be an e-mail address" }),

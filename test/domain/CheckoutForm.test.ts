@@ -140,9 +140,12 @@ describe("CheckoutForm.validate", () => {
     }
   })
 
-  it("the name is required, at most 200 characters", () => {
-    for (const name of ["", "   ", "n".repeat(201)]) assert.deepStrictEqual(errorKeys({ ...valid, name }), ["name"])
+  it("the name and a business's name are at most 200 characters, an emoji counting as one, as the API counts them", () => {
+    for (const name of ["", "   ", "n".repeat(201), "😀".repeat(201), "n\u0000"]) assert.deepStrictEqual(errorKeys({ ...valid, name }), ["name"])
     assert.strictEqual(accepted({ ...valid, name: "n".repeat(200) }).customer.name?.length, 200)
+    assert.strictEqual(accepted({ ...valid, name: "😀".repeat(200) }).customer.name, "😀".repeat(200))
+    assert.deepStrictEqual(errorKeys({ ...valid, business_name: "😀".repeat(201) }), ["business_name"])
+    assert.strictEqual(accepted({ ...valid, business_name: "😀".repeat(150) }).business?.name, "😀".repeat(150))
   })
 
   it("the CVC is 3 or 4 digits", () => {

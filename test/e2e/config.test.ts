@@ -125,7 +125,9 @@ describe("configuration", () => {
       [{ FILS_HEADERS_TIMEOUT_SECONDS: "60", FILS_REQUEST_TIMEOUT_SECONDS: "30" }, "FILS_HEADERS_TIMEOUT_SECONDS"],
       [{ OTEL_EXPORTER_OTLP_HEADERS: "no-equals-sign" }, "OTEL_EXPORTER_OTLP_HEADERS"],
       [{ OTEL_TRACES_SAMPLER: "sometimes" }, "OTEL_TRACES_SAMPLER"],
-      [{ OTEL_TRACES_SAMPLER_ARG: "1.5" }, "OTEL_TRACES_SAMPLER_ARG"]
+      [{ OTEL_TRACES_SAMPLER_ARG: "1.5" }, "OTEL_TRACES_SAMPLER_ARG"],
+      // Checked before the default account is made: refused later, no owner would ever be made.
+      [{ FILS_OWNER_EMAIL: "owner@example.ae " }, "FILS_OWNER_EMAIL"]
     ]
     for (const [env, name] of bad) {
       for (const command of [["serve", "--port", "0"], ["config"]]) {
