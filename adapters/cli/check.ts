@@ -11,10 +11,11 @@ import { DatabaseLive } from "../sql/Postgres.js"
 import { integerWithin } from "./options.js"
 import { printResult, reportFailure, withProgress } from "./output.js"
 
-const leaseGrace = integerWithin("lease-grace", { min: 0 }).pipe(
-  Options.optional,
-  Options.withDescription("Seconds past its end a delivery lease may linger before it counts as stuck (default 60)")
-)
+const leaseGrace = integerWithin(
+  "lease-grace",
+  { min: 0, max: 31_536_000 },
+  "Seconds past its end a delivery lease may linger before it counts as stuck (default 60)"
+).pipe(Options.optional)
 
 export const checkCommand = Command.make("check", { leaseGrace }, ({ leaseGrace }) =>
   reportFailure(

@@ -480,7 +480,7 @@ const deliveriesList = Command.make(
     event: Options.text("event").pipe(Options.optional),
     webhook: Options.text("webhook").pipe(Options.optional),
     status: Options.choice("status", ["pending", "succeeded", "failed", "cancelled"]).pipe(Options.optional),
-    limit: integerWithin("limit", { min: 1, max: 1000 }).pipe(Options.withDefault(100))
+    limit: integerWithin("limit", { min: 1, max: 1000 }, "How many, newest first").pipe(Options.withDefault(100))
   },
   ({ event, limit, status, webhook }) =>
     reportFailure(
@@ -532,7 +532,7 @@ const einvoicesList = Command.make(
     status: Options.choice("status", ["pending", "accepted", "rejected"]).pipe(Options.optional),
     account: Options.text("account").pipe(Options.optional, Options.withDescription("Account id (acct_…)")),
     mode: Options.choice("mode", ["test", "live"]).pipe(Options.optional),
-    limit: integerWithin("limit", { min: 1, max: 1000 }).pipe(Options.withDefault(100))
+    limit: integerWithin("limit", { min: 1, max: 1000 }, "How many, newest first").pipe(Options.withDefault(100))
   },
   ({ account, limit, mode, status }) =>
     reportFailure(

@@ -105,10 +105,7 @@ const listen = Command.make("listen", {
       "The whsec_ secret to sign with (default: the one kept for the account on this machine, made on first use)"
     )
   ),
-  interval: integerWithin("interval-ms", { min: 100 }).pipe(
-    Options.withDefault(1000),
-    Options.withDescription("How often to look for new events (at least 100)")
-  )
+  interval: integerWithin("interval-ms", { min: 100, max: 3_600_000 }, "How often to look for new events").pipe(Options.withDefault(1000))
 }, (options) =>
   reportFailure(Effect.gen(function*() {
     if (Option.isNone(options.forwardTo) && !options.printJson) {

@@ -47,10 +47,7 @@ const tail = Command.make("tail", {
   ),
   status: statusOption,
   path: Options.text("path").pipe(Options.optional, Options.withDescription("Only requests whose path starts with this")),
-  interval: integerWithin("interval-ms", { min: 100 }).pipe(
-    Options.withDefault(1000),
-    Options.withDescription("How often to look for new lines (at least 100)")
-  )
+  interval: integerWithin("interval-ms", { min: 100, max: 3_600_000 }, "How often to look for new lines").pipe(Options.withDefault(1000))
 }, (options) =>
   reportFailure(Effect.gen(function*() {
     if (Option.isSome(options.status) && !statusFilterPattern.test(options.status.value)) {

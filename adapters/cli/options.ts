@@ -8,10 +8,19 @@ import { Effect } from "effect"
  * An integer option refused outside `min`..`max`, never clamped: `--limit 5000` is an error that says the bound, not
  * a silent 1,000 rows. The refusal is the `{ code, message }` line of every other malformed argument (main.ts).
  */
-export const integerWithin = (name: string, bounds: { readonly min: number; readonly max?: number }) =>
-  Options.integer(name).pipe(Options.mapEffect((n) => {
-    const { max, min } = bounds
-    if (n >= min && (max === undefined || n <= max)) return Effect.succeed(n)
-    const range = max === undefined ? `at least ${min}` : `between ${min} and ${max}`
-    return Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name} must be ${range}, not ${n}`)))
-  }))
+export const integerWithin = (
+  name: string,
+  bounds: { readonly min: number; readonly max: number },
+  /** What the option means; its range is added, so that help and refusal state the same bounds. */
+  description: string
+) =>
+  Options.integer(name).pipe(
+    Options.mapEffect((n) =>
+      n >= bounds.min && n <= bounds.max
+        ? Effect.succeed(n)
+        : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name} must be ${rangeOf(bounds)}, not ${n}`)))
+    ),
+    Options.withDescription(`${description} (${rangeOf(bounds)})`)
+  )
+
+const rangeOf = (bounds: { readonly min: number; readonly max: number }) => `between ${bounds.min} and ${bounds.max}`

@@ -10,9 +10,10 @@ const cases = [
   [["deliveries", "list", "--limit", "5000"], "--limit must be between 1 and 1000, not 5000"],
   [["deliveries", "list", "--limit", "0"], "--limit must be between 1 and 1000, not 0"],
   [["einvoices", "list", "--limit", "1001"], "--limit must be between 1 and 1000, not 1001"],
-  [["check", "--lease-grace", "-1"], "--lease-grace must be at least 0, not -1"],
-  [["listen", "--key", "sk_test_x", "--print-json", "--interval-ms", "10"], "--interval-ms must be at least 100, not 10"],
-  [["logs", "tail", "--key", "sk_test_x", "--interval-ms", "99"], "--interval-ms must be at least 100, not 99"],
+  [["check", "--lease-grace", "31536001"], "--lease-grace must be between 0 and 31536000, not 31536001"],
+  [["check", "--lease-grace", "-1"], "--lease-grace must be between 0 and 31536000, not -1"],
+  [["listen", "--key", "sk_test_x", "--print-json", "--interval-ms", "10"], "--interval-ms must be between 100 and 3600000, not 10"],
+  [["logs", "tail", "--key", "sk_test_x", "--interval-ms", "99"], "--interval-ms must be between 100 and 3600000, not 99"],
   // Not a number, but the same kind of mistake: a filter that could let nothing through.
   [["listen", "--key", "sk_test_x", "--print-json", "--events", " , "], "--events names no event type: give one or more, separated by commas"]
 ] as const
