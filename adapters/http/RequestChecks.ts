@@ -10,6 +10,7 @@ import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Option } from "effect"
 import * as Errors from "../../src/domain/Errors.js"
+import * as Text from "../../src/domain/Text.js"
 import { closeConnection, drainInsteadOfDestroy, maxBodyBytes, payloadTooLarge } from "./BodyLimit.js"
 import { maxNesting, shapeOf, strictText, type Unstorable, unstorable } from "./BodyText.js"
 import { type ApiFailure, mapFailures } from "./ErrorMapping.js"
@@ -24,9 +25,6 @@ const unstorableRefusal = (problem: Unstorable | undefined) =>
     : problem === "__proto__"
     ? Effect.fail(new Errors.InvalidRequest({ message: "The request body uses '__proto__' as a key, which Fils cannot store: rename it" }))
     : Effect.void
-
-/** A key as a message quotes it: whole, unless it is longer than anyone would read. */
-const quoted = (key: string) => key.length > 100 ? `${Array.from(key).slice(0, 100).join("")}…` : key
 
 /** The request checks above, around the API's router, and every failure mapped (`mapFailures`). */
 export const mapErrors = (app: HttpApp.Default): HttpApp.Default<ApiFailure> =>
@@ -72,7 +70,7 @@ export const mapErrors = (app: HttpApp.Default): HttpApp.Default<ApiFailure> =>
           }
           if (shape.repeatedKey !== undefined) {
             return Effect.fail(new Errors.InvalidRequest({
-              message: `The request body gives the key '${quoted(shape.repeatedKey)}' twice in one object: send each key once`
+              message: `The request body gives the key '${Text.shortened(shape.repeatedKey, 100)}' twice in one object: send each key once`
             }))
           }
           return unstorableRefusal(unstorable(text))
