@@ -10,7 +10,7 @@ import type { Event } from "../../../src/domain/Event.js"
 import { formatAmount } from "../../../src/domain/Money.js"
 import { hasReceipt } from "../../../src/domain/Receipt.js"
 import { htmlDocument } from "../html/Document.js"
-import { type Flash, onceField, onceToken, textareaContent } from "../html/Forms.js"
+import { type Flash, type FormFieldRepeated, type FormNotUtf8, onceField, onceToken, textareaContent } from "../html/Forms.js"
 import { type Payment, PaymentStatus } from "../../../src/domain/Payment.js"
 import * as Refund from "../../../src/domain/Refund.js"
 import { escape, html, type Raw, raw } from "../html/Html.js"
@@ -190,6 +190,10 @@ export const refused = (frame: { readonly t: DashboardCatalogue }, message: stri
   const key = engineKeys.get(message)
   return key === undefined ? frame.t.frame.refused(message) : frame.t.frame.engine[key]
 }
+
+/** A posted form refused before it was read (`readForm`), in the page's language. */
+export const formRefused = (frame: { readonly t: DashboardCatalogue }, error: FormNotUtf8 | FormFieldRepeated): string =>
+  error._tag === "FormNotUtf8" ? frame.t.frame.formRefused.notUtf8 : frame.t.frame.formRefused.repeated(error.field)
 
 /** A form's refusals, each under its field, in the page's language (the engine words what is wrong in English). */
 export const fieldErrorsIn = (frame: { readonly locale: Locale; readonly t: DashboardCatalogue }, errors: FieldErrors): FieldErrors =>

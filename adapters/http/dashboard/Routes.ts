@@ -181,7 +181,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       guard((signed, f, scope) =>
         Effect.gen(function*() {
           const posted = yield* Effect.either(formFields)
-          if (posted._tag === "Left") return page(400, Pages.forbiddenPage(f, Pages.refused(f, posted.left.message)), f.nonce)
+          if (posted._tag === "Left") return page(400, Pages.forbiddenPage(f, Pages.formRefused(f, posted.left)), f.nonce)
           const params = posted.right
           const token = params === undefined ? "" : field(params, "csrf_token")
           if (params === undefined || !(yield* signer.sameSecret(token, signed.session.csrf_token))) {
@@ -209,7 +209,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     yield* router.post("/dashboard/login", Effect.gen(function*() {
       const fr = yield* unsigned
       const posted = yield* Effect.either(formFields)
-      if (posted._tag === "Left") return page(400, Pages.loginPage(fr, { error: Pages.refused(fr, posted.left.message) }), fr.nonce)
+      if (posted._tag === "Left") return page(400, Pages.loginPage(fr, { error: Pages.formRefused(fr, posted.left) }), fr.nonce)
       const params = posted.right
       if (params === undefined) {
         return page(403, Pages.loginPage(fr, { error: fr.t.frame.signIn.notFromHere }), fr.nonce)
@@ -251,7 +251,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     yield* router.post("/dashboard/login/code", Effect.gen(function*() {
       const fr = yield* unsigned
       const posted = yield* Effect.either(formFields)
-      if (posted._tag === "Left") return page(400, Pages.codePage(fr, { error: Pages.refused(fr, posted.left.message) }), fr.nonce)
+      if (posted._tag === "Left") return page(400, Pages.codePage(fr, { error: Pages.formRefused(fr, posted.left) }), fr.nonce)
       const params = posted.right
       if (params === undefined) return page(403, Pages.codePage(fr, { error: fr.t.frame.signIn.notFromHere }), fr.nonce)
       const next = nextOf(field(params, "next"))
@@ -289,7 +289,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       const fr = yield* unsigned
       const token = yield* linkToken
       const posted = yield* Effect.either(formFields)
-      if (posted._tag === "Left") return page(400, Pages.messagePage(fr, fr.t.frame.signIn.notSent, Pages.refused(fr, posted.left.message)), fr.nonce)
+      if (posted._tag === "Left") return page(400, Pages.messagePage(fr, fr.t.frame.signIn.notSent, Pages.formRefused(fr, posted.left)), fr.nonce)
       const params = posted.right
       if (params === undefined) return linkGone(fr)
       return yield* guarded(fr, Effect.gen(function*() {

@@ -1,5 +1,6 @@
 /** The dashboard's frame in Arabic (see `en/frame.ts`). */
 import type { DashboardCatalogue } from "../en/index.js"
+import { ar } from "../../ar.js"
 import { counted } from "./counts.js"
 
 /** A number of characters: «حرف واحد»، «حرفين»، «5 أحرف»، «50 حرفًا»، «200 حرف». */
@@ -69,6 +70,8 @@ export const frame: DashboardCatalogue["frame"] = {
     goBack: "رجوع: لا تغيّر شيئًا",
     notYet: "لم يُنفَّذ شيء بعد: اقرأ ما سيحدث، ثم أكّد أدناه."
   },
+  // The customer pages' words for the same refusals.
+  formRefused: { notUtf8: ar.formNotUtf8, repeated: ar.formRepeated },
   refused: (message) => `تعذّر ذلك، ولم يتغيّر شيء. السبب كما يذكره النظام بالإنجليزية: \u2066${message}\u2069`,
   cannot: (message) => `لا يمكن ذلك الآن. السبب كما يذكره النظام بالإنجليزية: \u2066${message}\u2069`,
   fieldRefused: (message) => `قيمة غير مقبولة: \u2066${message}\u2069`,

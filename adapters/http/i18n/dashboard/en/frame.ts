@@ -6,6 +6,7 @@ import { signInMessages } from "../../../../../src/application/Users.js"
 import type { Role } from "../../../../../src/domain/DashboardUser.js"
 import { lengthPhrase } from "../../../../../src/domain/Text.js"
 import { fieldMessages } from "../../../dashboard/Fields.js"
+import { notUtf8Message, repeatedMessage } from "../../../html/Forms.js"
 
 export const frame = {
   /** The language's own name, on the switch to it. */
@@ -84,6 +85,8 @@ export const frame = {
    * `Pages.fieldErrorsIn` find them by their English words).
    */
   engine: { ...signInMessages, ...fieldMessages } as Record<keyof typeof signInMessages | keyof typeof fieldMessages, string>,
+  /** A posted form refused before it is read (`readForm`): not UTF-8, or a field given twice. */
+  formRefused: { notUtf8: notUtf8Message, repeated: repeatedMessage },
   /** Too many tries: refused for `seconds`. */
   rateLimited: (_seconds: number, message: string) => message,
   /** Statuses as merchants read them (Status.ts gives each its colour). */
