@@ -9,11 +9,11 @@ import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { Cause, Context, Duration, Effect, Exit, Fiber, Layer, Option } from "effect"
-import { MigratedPg, PgLive } from "../../adapters/sql/Postgres.js"
+import { PgLive } from "../../adapters/sql/Postgres.js"
 import { rotateWebhookSecrets } from "../../adapters/sql/repos/webhooks.js"
 import * as Idempotency from "../../src/domain/Idempotency.js"
 import type { StoreShape } from "../../src/ports/Store.js"
-import { freshDatabaseUrl, holdingLocks, waitsForLock } from "../support/database.js"
+import { holdingLocks, migratedDatabaseUrl, waitsForLock } from "../support/database.js"
 import { storeOn } from "../support/postgresStore.js"
 import { at, getDelivery, makeDelivery, makeEndpoint, makeEvent, newAccount, ok, T0 } from "./webhookStoreContract.js"
 
@@ -22,8 +22,7 @@ import { at, getDelivery, makeDelivery, makeEndpoint, makeEvent, newAccount, ok,
  * another process (`fils secrets rotate`).
  */
 const database = Effect.gen(function*() {
-  const url = yield* freshDatabaseUrl
-  yield* Layer.build(MigratedPg(url))
+  const url = yield* migratedDatabaseUrl
   const store = yield* storeOn(url, { maxConnections: 4 })
   const plain = () => Effect.map(Layer.build(PgLive(url, { maxConnections: 1 })), Context.get(SqlClient.SqlClient))
   return { store, holder: yield* plain(), monitor: yield* plain(), other: yield* plain() }

@@ -6,13 +6,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Context, Effect, Layer, type Redacted } from "effect"
-import { MigratedPg, PgLive } from "../../adapters/sql/Postgres.js"
+import { PgLive } from "../../adapters/sql/Postgres.js"
 import { StoreSql } from "../../adapters/sql/StoreSql.js"
 import { NodeAdapters } from "../../adapters/runtime/NodeAdapters.js"
 import { Billing } from "../../src/application/Billing.js"
 import { Engine } from "../../src/application/Engine.js"
 import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
-import { freshDatabaseUrl } from "../support/database.js"
+import { migratedDatabaseUrl } from "../support/database.js"
 import { newAccount } from "./harness.js"
 
 /**
@@ -34,8 +34,7 @@ const subscriptions = 240 // more than one claim batch (100), so both servers fi
 describe("Billing on PostgreSQL, two servers", () => {
   it.scopedLive("one pass each at once over the same due set: every period charged once, the work shared", () =>
     Effect.gen(function*() {
-      const url = yield* freshDatabaseUrl
-      yield* Layer.build(MigratedPg(url))
+      const url = yield* migratedDatabaseUrl
       const setup = yield* serverOn(url)
       const a = yield* serverOn(url, "500 millis")
       const b = yield* serverOn(url, "500 millis")

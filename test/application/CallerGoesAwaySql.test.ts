@@ -9,7 +9,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Context, Effect, Exit, Fiber, Layer } from "effect"
-import { MigratedPg, PgLive } from "../../adapters/sql/Postgres.js"
+import { PgLive } from "../../adapters/sql/Postgres.js"
 import { StoreSql } from "../../adapters/sql/StoreSql.js"
 import { NodeAdapters } from "../../adapters/runtime/NodeAdapters.js"
 import { Engine } from "../../src/application/Engine.js"
@@ -17,15 +17,14 @@ import { Payments } from "../../src/application/Payments.js"
 import { PlanChanges } from "../../src/application/PlanChanges.js"
 import { operator } from "../../src/domain/Account.js"
 import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
-import { freshDatabaseUrl } from "../support/database.js"
+import { migratedDatabaseUrl } from "../support/database.js"
 import { newAccount } from "./harness.js"
 
 const callers = 20
 
 /** A fresh database, an engine on it, and a client to read its rows. */
 const setUp = Effect.gen(function*() {
-  const url = yield* freshDatabaseUrl
-  yield* Layer.build(MigratedPg(url))
+  const url = yield* migratedDatabaseUrl
   const engine = yield* Layer.build(
     Engine.pipe(
       Layer.provideMerge(Layer.mergeAll(StoreSql.pipe(Layer.provide(PgLive(url, { maxConnections: 4 }))), NodeAdapters)),

@@ -6,14 +6,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Context, Effect, Either, Layer, type Redacted } from "effect"
-import { MigratedPg, PgLive } from "../../adapters/sql/Postgres.js"
+import { PgLive } from "../../adapters/sql/Postgres.js"
 import { StoreSql } from "../../adapters/sql/StoreSql.js"
 import { NodeAdapters } from "../../adapters/runtime/NodeAdapters.js"
 import { Engine } from "../../src/application/Engine.js"
 import { PlanChanges } from "../../src/application/PlanChanges.js"
 import { Subscriptions } from "../../src/application/Subscriptions.js"
 import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
-import { freshDatabaseUrl } from "../support/database.js"
+import { migratedDatabaseUrl } from "../support/database.js"
 import { newAccount } from "./harness.js"
 
 /** An engine on its own pool of `url`: one server, its saved-card charges slowed by `delay`. */
@@ -28,8 +28,7 @@ const serverOn = (url: Redacted.Redacted, delay: string) =>
 describe("plan changes on PostgreSQL, two servers", () => {
   it.scopedLive("two changes of one subscription at once: exactly one is made and charged, the other refused", () =>
     Effect.gen(function*() {
-      const url = yield* freshDatabaseUrl
-      yield* Layer.build(MigratedPg(url))
+      const url = yield* migratedDatabaseUrl
       // The charges take long enough that the second request reserves while the first is at the processor.
       const a = yield* serverOn(url, "300 millis")
       const b = yield* serverOn(url, "300 millis")

@@ -7,13 +7,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Context, Effect, Layer, type Redacted } from "effect"
-import { MigratedPg, PgLive } from "../../adapters/sql/Postgres.js"
+import { PgLive } from "../../adapters/sql/Postgres.js"
 import { StoreSql } from "../../adapters/sql/StoreSql.js"
 import { NodeAdaptersSql } from "../../adapters/runtime/NodeAdapters.js"
 import { Engine } from "../../src/application/Engine.js"
 import { SubscriptionCharges } from "../../src/application/SubscriptionCharges.js"
 import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
-import { freshDatabaseUrl } from "../support/database.js"
+import { migratedDatabaseUrl } from "../support/database.js"
 import { newAccount } from "./harness.js"
 
 /** An engine on its own pool of `url` (one server), its simulated processor's ledger in the same database. */
@@ -30,8 +30,7 @@ const serverOn = (url: Redacted.Redacted, processorDelay: string) => {
 describe("on-demand charges on PostgreSQL, two servers", () => {
   it.scopedLive("retries under one key, sent to both servers at once: one payment, one charge, one answer", () =>
     Effect.gen(function*() {
-      const url = yield* freshDatabaseUrl
-      yield* Layer.build(MigratedPg(url))
+      const url = yield* migratedDatabaseUrl
       // The processor answers slowly, so the first request is at the processor while the others arrive.
       const a = yield* serverOn(url, "300 millis")
       const b = yield* serverOn(url, "300 millis")

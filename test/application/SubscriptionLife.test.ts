@@ -18,7 +18,7 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Clock, ConfigProvider, Context, DateTime, Effect, Either, FastCheck as fc, Layer, Redacted, Schema } from "effect"
 import { check } from "../../adapters/sql/Check.js"
-import { MigratedPg, PgLive } from "../../adapters/sql/Postgres.js"
+import { PgLive } from "../../adapters/sql/Postgres.js"
 import { StoreSql } from "../../adapters/sql/StoreSql.js"
 import { NodeAdapters } from "../../adapters/runtime/NodeAdapters.js"
 import { Accounts } from "../../src/application/Accounts.js"
@@ -38,7 +38,7 @@ import { PaymentProcessor } from "../../src/ports/PaymentProcessor.js"
 import { SqlClient } from "@effect/sql"
 import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
 import { oldPlanCredit } from "../support/credit.js"
-import { freshDatabaseUrl } from "../support/database.js"
+import { migratedDatabaseUrl } from "../support/database.js"
 import { vatProfile } from "../support/taxProfile.js"
 import { engineLayer, newAccount } from "./harness.js"
 
@@ -366,7 +366,7 @@ describe("a subscription's life (property)", () => {
 class DatabaseUrl extends Context.Tag("test/DatabaseUrl")<DatabaseUrl, Redacted.Redacted>() {}
 
 /** One migrated database for the suite; each life makes its own account on it. */
-const Database = Layer.scoped(DatabaseUrl, Effect.tap(freshDatabaseUrl, (url) => Layer.build(MigratedPg(url))))
+const Database = Layer.scoped(DatabaseUrl, migratedDatabaseUrl)
 
 layer(Database, { timeout: "60 seconds" })("a subscription's life on PostgreSQL (property)", (it) => {
   // The test clock of `it.effect` is replaced by the life's own (`onClock`).

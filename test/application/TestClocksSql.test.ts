@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Cause, ConfigProvider, Context, DateTime, Effect, Layer, Option, type Redacted } from "effect"
 import { check } from "../../adapters/sql/Check.js"
-import { MigratedPg, PgLive } from "../../adapters/sql/Postgres.js"
+import { PgLive } from "../../adapters/sql/Postgres.js"
 import { StoreSql } from "../../adapters/sql/StoreSql.js"
 import { NodeAdapters } from "../../adapters/runtime/NodeAdapters.js"
 import { Billing } from "../../src/application/Billing.js"
@@ -16,7 +16,7 @@ import { Engine } from "../../src/application/Engine.js"
 import { TestClocks } from "../../src/application/TestClocks.js"
 import * as Calendar from "../../src/domain/Calendar.js"
 import { cards, formWith, makeProduct, makeSession, pay } from "../support/checkout.js"
-import { freshDatabaseUrl } from "../support/database.js"
+import { migratedDatabaseUrl } from "../support/database.js"
 import { newAccount } from "./harness.js"
 
 /** An engine on its own pool of `url` (one server); `processorDelay` slows its charges. */
@@ -51,8 +51,7 @@ const subscribedOnClock = (frozen: DateTime.Utc, interval: "day" | "month") =>
 describe("Test clocks on PostgreSQL, two servers", () => {
   it.scopedLive("one advance asked of both at once: run once, every renewal charged once at its date; real time leaves them", () =>
     Effect.gen(function*() {
-      const url = yield* freshDatabaseUrl
-      yield* Layer.build(MigratedPg(url))
+      const url = yield* migratedDatabaseUrl
       const a = yield* serverOn(url, "200 millis")
       const b = yield* serverOn(url, "200 millis")
       const sql = Context.get(yield* Layer.build(PgLive(url, { maxConnections: 1 })), SqlClient.SqlClient)
@@ -93,8 +92,7 @@ describe("Test clocks on PostgreSQL, two servers", () => {
 
   it.scopedLive("a clock deleted by one server while another advances it: no deadlock; the advance ends or is not found", () =>
     Effect.gen(function*() {
-      const url = yield* freshDatabaseUrl
-      yield* Layer.build(MigratedPg(url))
+      const url = yield* migratedDatabaseUrl
       const a = yield* serverOn(url, "500 millis")
       const b = yield* serverOn(url)
       const sql = Context.get(yield* Layer.build(PgLive(url, { maxConnections: 1 })), SqlClient.SqlClient)
