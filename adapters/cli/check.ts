@@ -14,7 +14,7 @@ import { printResult, reportFailure, withProgress } from "./output.js"
 const leaseGrace = integerWithin(
   "lease-grace",
   { min: 0, max: 31_536_000 },
-  "Seconds past its end a delivery lease may linger before it counts as stuck (default 60)"
+  "Seconds past its end a delivery lease may linger before it counts as stuck, default 60"
 ).pipe(Options.optional)
 
 export const checkCommand = Command.make("check", { leaseGrace }, ({ leaseGrace }) =>

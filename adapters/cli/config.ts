@@ -168,7 +168,7 @@ export const settings: ReadonlyArray<Setting> = [
   {
     name: "FILS_OWNER_EMAIL",
     default: "`owner@fils.local`",
-    meaning: "E-mail of the dashboard owner `serve` creates (with a sign-in link) for the default account on an empty store."
+    meaning: "E-mail of the dashboard owner `serve` creates (with a sign-in link) for the default account on an empty store. Checked at every start, like every setting: one that is not an e-mail address (as the API takes one) stops it."
   },
   {
     name: "FILS_LOG_LEVEL",
@@ -295,7 +295,7 @@ export const providerOf = (loaded: LoadedConfig): ConfigProvider.ConfigProvider 
  * bad one stops the start before the default account is made (not halfway, with no owner ever made after).
  */
 export const OwnerEmailConfig = Config.string("FILS_OWNER_EMAIL").pipe(
-  Config.validate({ message: "must be an e-mail address: one @, a dot after it, no spaces or control characters", validation: isEmail }),
+  Config.validate({ message: "must be an e-mail address of at most 254 characters: one @, a dot after it, no spaces or control characters", validation: isEmail }),
   Config.withDefault("owner@fils.local")
 )
 

@@ -118,7 +118,7 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       Customer.isEmail(address)
         ? undefined
         : address !== address.trim() && Customer.isEmail(address.trim())
-        ? `'${address}' has spaces before or after it: remove them`
+        ? `'${Text.shortened(address, 254)}' has spaces before or after it: remove them`
         : `'${Text.shortened(address, 254)}' is not an e-mail address`
 
     /**

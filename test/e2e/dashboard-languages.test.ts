@@ -84,6 +84,17 @@ describe("the dashboard's language", () => {
     expect(refused.body).not.toContain(signInMessages.wrongCredentials)
     const english = await request("/dashboard/login", { form: { email: "nobody@souq.ae", password: "not the password" } })
     expect(english.body).toContain(signInMessages.wrongCredentials)
+    // A form refused before it is read (a field given twice) is worded in Arabic too, not in the English message.
+    const twice = await fetch(new URL("/dashboard/login", server.baseUrl), {
+      method: "POST",
+      redirect: "manual",
+      headers: { cookie: "fils_dashboard_lang=ar", "content-type": "application/x-www-form-urlencoded", origin: server.baseUrl },
+      body: "email=nobody%40souq.ae&email=other%40souq.ae&password=x"
+    })
+    expect(twice.status).toBe(400)
+    const body = await twice.text()
+    expect(body).toContain(ar.formRefused.repeated("email"))
+    expect(body).not.toContain("more than once")
   })
 
   it("shows a signed-in page in Arabic: header, navigation, statuses and amounts; and switches back", async () => {
