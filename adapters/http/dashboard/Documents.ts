@@ -20,6 +20,7 @@ import { creditNotePage, invoicePage } from "../documents/TaxDocumentPage.js"
 import { html, type Raw } from "../html/Html.js"
 import type { Kit, Scope } from "./Kit.js"
 import * as Pages from "./Pages.js"
+import { idFilter } from "./Parse.js"
 
 const invoiceIdOf = parseId(InvoiceId)
 const creditNoteIdOf = parseId(CreditNoteId)
@@ -63,12 +64,9 @@ export const documentRoutes = (kit: Kit) =>
         const found = search.includes("@") ? yield* Effect.either(customers.list(scope, { email: search, limit: 1 })) : undefined
         const customer = found?._tag === "Right" ? found.right.items[0] : undefined
         if (search !== "" && byPayment === undefined && customer === undefined) return undefined
-        // A filter that can name no customer or payment matches nothing, as the API's do: it is not dropped.
-        const customerParam = query.get("customer_id") ?? ""
-        const paymentParam = query.get("payment_id") ?? ""
-        const customerId = customerIdOf(customerParam)
-        const paymentId = paymentIdOf(paymentParam)
-        if ((customerParam !== "" && customerId === undefined) || (paymentParam !== "" && paymentId === undefined)) return undefined
+        const customerId = idFilter(customerIdOf, query.get("customer_id"))
+        const paymentId = idFilter(paymentIdOf, query.get("payment_id"))
+        if (customerId === null || paymentId === null) return undefined
         const filter: DocumentFilter = {
           customer_id: customer?.customer_id ?? customerId,
           payment_id: byPayment ?? paymentId
@@ -219,7 +217,7 @@ export const documentRoutes = (kit: Kit) =>
         const documentPath = (t: Listed) =>
           `${Pages.modePath(f)}/${t.kind === "invoice" ? "invoices" : "credit-notes"}/${t.document_id}`
         const words = f.t.documents.eInvoices
-        return kit.page(refused ? 400 : 200, Pages.chrome(f, words.title, html`${refused ? html`<p class="alert" role="alert">${f.t.frame.common.notAnOption(wanted)}</p>` : ""}<p class="muted">${words.intro}</p>
+        return kit.page(refused ? 400 : 200, Pages.chrome(f, words.title, html`${refused ? Pages.notAnOption(f, wanted) : ""}<p class="muted">${words.intro}</p>
 <p>${[["", words.all], ...TransmissionStatus.literals.map((s) => [s, Pages.statusWords(f, s).words])].map(([value, label], i) =>
           html`${i > 0 ? " · " : ""}${value === wanted ? html`<strong>${label}</strong>` : html`<a href="${path}${value === "" ? "" : `?status=${value}`}">${label}</a>`}`
         )}</p>

@@ -27,7 +27,7 @@ export const eventRoutes = (kit: Kit) =>
         const refused = type !== "" && !isEventType(type)
         const list = refused ? { items: [] } : yield* events.list(scope, { limit: 100, ...(isEventType(type) ? { type } : {}) })
         const t = f.t.events
-        return kit.page(refused ? 400 : 200, Pages.chrome(f, t.title, html`${refused ? html`<p class="alert" role="alert">${f.t.frame.common.notAnOption(type)}</p>` : ""}
+        return kit.page(refused ? 400 : 200, Pages.chrome(f, t.title, html`${refused ? Pages.notAnOption(f, type) : ""}
 <form method="get" action="${Pages.modePath(f)}/events"><label for="type">${t.type}</label><select id="type" name="type"><option value="">${f.t.frame.common.any}</option>${
           eventTypes.map((name) => html`<option value="${name}"${raw(name === type ? " selected" : "")}>${name}</option>`)
         }</select> <button type="submit">${f.t.frame.common.filter}</button></form>

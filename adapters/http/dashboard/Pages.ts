@@ -191,6 +191,10 @@ export const refused = (frame: { readonly t: DashboardCatalogue }, message: stri
   return key === undefined ? frame.t.frame.refused(message) : frame.t.frame.engine[key]
 }
 
+/** A list's filter given `value`, none of its choices (a link typed or edited by hand), refused above the list. */
+export const notAnOption = (frame: { readonly t: DashboardCatalogue }, value: string): Raw =>
+  html`<p class="alert" role="alert">${frame.t.frame.common.notAnOption(value)}</p>`
+
 /** A posted form refused before it was read (`readForm`), in the page's language. */
 export const formRefused = (frame: { readonly t: DashboardCatalogue }, error: FormNotUtf8 | FormFieldRepeated): string =>
   error._tag === "FormNotUtf8" ? frame.t.frame.formRefused.notUtf8 : frame.t.frame.formRefused.repeated(error.field)

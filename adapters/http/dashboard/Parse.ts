@@ -6,6 +6,13 @@ import { addDays, startOfDay } from "../../../src/domain/TimeZone.js"
 export { parseAed } from "../../../src/domain/Money.js"
 
 /**
+ * An id filter of a list's query, as the API reads one: `undefined` when absent, the id when `raw` can be one, and
+ * `null` when it cannot (such a filter matches nothing; it is not dropped).
+ */
+export const idFilter = <A>(parse: (raw: string) => A | undefined, raw: string | null): A | undefined | null =>
+  raw === null || raw === "" ? undefined : parse(raw) ?? null
+
+/**
  * A calendar date `YYYY-MM-DD` that exists, as the account's local day in `zone`: the instants it starts and ends
  * (the next one's start); `undefined` otherwise (31 April is refused, never moved).
  */

@@ -51,7 +51,7 @@ import { subscriptionRoutes } from "./Subscriptions.js"
 import { twoFactorRoutes } from "./TwoFactor.js"
 import type { Kit, Response, Scope } from "./Kit.js"
 import * as Pages from "./Pages.js"
-import { parseAed, parseDay } from "./Parse.js"
+import { idFilter, parseAed, parseDay } from "./Parse.js"
 import { langOf } from "../i18n/Messages.js"
 import * as Locale from "../i18n/Locale.js"
 import { dashboardLanguageCookie } from "../i18n/dashboard/Catalogues.js"
@@ -378,13 +378,10 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         if (Object.keys(errors).length > 0) {
           return page(400, Pages.paymentsPage(f, { items: [], status: filter, next: null, search, range, errors }), f.nonce)
         }
-        // The API's own filters pass through too (a customer's or a session's payments, linked from their pages). One
-        // that can name no customer or session matches nothing, as the API's does: it is not dropped.
-        const customerParam = query.get("customer_id") ?? ""
-        const sessionParam = query.get("checkout_session_id") ?? ""
-        const customerId = customerIdOf(customerParam)
-        const sessionId = checkoutSessionIdOf(sessionParam)
-        if ((customerParam !== "" && customerId === undefined) || (sessionParam !== "" && sessionId === undefined)) {
+        // The API's own filters pass through too (a customer's or a session's payments, linked from their pages).
+        const customerId = idFilter(customerIdOf, query.get("customer_id"))
+        const sessionId = idFilter(checkoutSessionIdOf, query.get("checkout_session_id"))
+        if (customerId === null || sessionId === null) {
           return page(200, Pages.paymentsPage(f, { items: [], status: filter, next: null, search, range }), f.nonce)
         }
         return yield* payments.search(scope, search, {

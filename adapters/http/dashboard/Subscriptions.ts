@@ -63,7 +63,7 @@ export const subscriptionRoutes = (kit: Kit) =>
         const refused = status !== "" && !isSubscriptionStatus(status)
         const list = refused ? { items: [] } : yield* subscriptions.list(scope, { limit: 100, ...(isSubscriptionStatus(status) ? { status } : {}) })
         const t = f.t.subscriptions.list
-        return kit.page(refused ? 400 : 200, Pages.chrome(f, t.title, html`${refused ? html`<p class="alert" role="alert">${f.t.frame.common.notAnOption(status)}</p>` : ""}<form class="filters" method="get" action="${Pages.modePath(f)}/subscriptions" aria-label="${t.filters}"><div><label for="s_status">${t.status}</label>
+        return kit.page(refused ? 400 : 200, Pages.chrome(f, t.title, html`${refused ? Pages.notAnOption(f, status) : ""}<form class="filters" method="get" action="${Pages.modePath(f)}/subscriptions" aria-label="${t.filters}"><div><label for="s_status">${t.status}</label>
 <select id="s_status" name="status"><option value="">${f.t.frame.common.any}</option>${
           SubscriptionStatus.literals.map((v) => html`<option value="${v}"${raw(v === status ? " selected" : "")}>${Pages.statusWords(f, v).words}</option>`)
         }</select></div><div><button type="submit">${f.t.frame.common.filter}</button></div></form><div class="card"><table class="list" aria-label="${t.table}"><thead><tr><th>${t.amount}</th><th>${t.status}</th><th>${t.customer}</th><th>${t.nextBilling}</th><th>${t.started}</th></tr></thead><tbody>${
