@@ -22,6 +22,7 @@ import { renewalCharge, type Subscription } from "../../../src/domain/Subscripti
 import { invoicePage } from "../documents/TaxDocumentPage.js"
 import { htmlResponse, newNonce } from "../html/Document.js"
 import { formField, readForm } from "../html/Forms.js"
+import { attempt } from "../html/Attempt.js"
 import { html } from "../html/Html.js"
 import { sameOriginSubmission } from "../html/Origin.js"
 import { date, money } from "../i18n/Format.js"
@@ -344,7 +345,7 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
             request.headers["origin"] === undefined && request.headers["sec-fetch-site"] === undefined
           const token = scripted
             ? yield* Effect.map(
-              Effect.either(checkout.page(id.value)),
+              attempt(checkout.page(id.value)),
               (read) => read._tag === "Right" && read.right.session.status === "open" ? read.right.session.form_token : ""
             )
             : formField(body.right, "form_token")

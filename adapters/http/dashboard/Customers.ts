@@ -18,6 +18,7 @@ import { can } from "../../../src/domain/DashboardUser.js"
 import { CustomerId, parseId } from "../../../src/domain/Ids.js"
 import { Buyer } from "../../../src/domain/TaxProfile.js"
 import { unchanged } from "../html/Forms.js"
+import { attempt, lookup } from "../html/Attempt.js"
 import { html } from "../html/Html.js"
 import { describeDecodeError } from "../SchemaIssues.js"
 import * as Pages from "./Pages.js"
@@ -106,7 +107,7 @@ export const customerRoutes = (kit: Kit) =>
     const customersPage = (f: Pages.SignedFrame, scope: Scope, refused?: Refused) =>
       Effect.gen(function*() {
         const email = ((yield* kit.query).get("email") ?? "").trim()
-        const list = yield* Effect.either(customers.list(scope, { limit: 100, ...(email === "" ? {} : { email }) }))
+        const list = yield* attempt(customers.list(scope, { limit: 100, ...(email === "" ? {} : { email }) }))
         const items = Either.isRight(list) ? list.right.items : []
         const t = f.t.customers
         return kit.page(refused === undefined ? 200 : 400, Pages.chrome(f, t.list.title, html`
@@ -147,7 +148,7 @@ ${customerFields(f, "c", refused?.typed ?? { name: "", email: "", phone_number: 
         if (Either.isLeft(input)) {
           return yield* customersPage(f, scope, { error: Pages.refused(f, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) })), typed })
         }
-        const created = yield* Effect.either(customers.create(scope, input.right))
+        const created = yield* attempt(customers.create(scope, input.right))
         if (Either.isLeft(created)) return yield* customersPage(f, scope, { error: Pages.refused(f, created.left.message), typed })
         yield* kit.audit(signed, "customer.create", created.right.customer_id, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/customers/${created.right.customer_id}`, f.t.customers.created)
@@ -164,11 +165,11 @@ ${customerFields(f, "c", refused?.typed ?? { name: "", email: "", phone_number: 
     ) =>
       Effect.gen(function*() {
         const id = customerIdOf(yield* kit.param("id"))
-        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(customers.get(scope, id)))
+        const found = id === undefined ? undefined : yield* lookup(customers.get(scope, id))
         if (found === undefined || id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const clock = found.test_clock_id === null
           ? undefined
-          : Either.getOrUndefined(yield* Effect.either(clocks.get(scope, found.test_clock_id)))
+          : yield* lookup(clocks.get(scope, found.test_clock_id))
         const paid = yield* payments.list(scope, { customer_id: id, limit: 100 })
         const subs = yield* subscriptions.list(scope, { customer_id: id, limit: 100 })
         const shown = refused?.typed ?? customerForm(found)
@@ -228,7 +229,7 @@ ${customerFields(f, "e", shown, refused?.errors ?? {})}
       Effect.gen(function*() {
         if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, f.t.customers.cannot.change(f.t.frame.roles[signed.user.role])), f.nonce)
         const id = customerIdOf(yield* kit.param("id"))
-        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(customers.get(scope, id)))
+        const found = id === undefined ? undefined : yield* lookup(customers.get(scope, id))
         if (found === undefined || id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const typed = typedCustomer(kit, params)
         const business = decodeBuyerForm(typed, found.business)
@@ -245,7 +246,7 @@ ${customerFields(f, "e", shown, refused?.errors ?? {})}
         if (Either.isLeft(patch)) {
           return yield* customerPage(f, scope, { error: Pages.refused(f, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(patch.left) })), typed })
         }
-        const updated = yield* Effect.either(customers.update(scope, id, patch.right))
+        const updated = yield* attempt(customers.update(scope, id, patch.right))
         if (Either.isLeft(updated)) {
           const error = updated.left
           return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* customerPage(f, scope, { error: Pages.refused(f, error.message), typed })
@@ -259,7 +260,7 @@ ${customerFields(f, "e", shown, refused?.errors ?? {})}
       Effect.gen(function*() {
         if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, f.t.customers.cannot.clock(f.t.frame.roles[signed.user.role])), f.nonce)
         const id = customerIdOf(yield* kit.param("id"))
-        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(customers.get(scope, id)))
+        const found = id === undefined ? undefined : yield* lookup(customers.get(scope, id))
         if (found === undefined || id === undefined || found.test_clock_id === null) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const typed = kit.field(params, "frozen_time")
         const target = decodeFrozenTime(typed)
@@ -269,7 +270,7 @@ ${customerFields(f, "e", shown, refused?.errors ?? {})}
             typed
           })
         }
-        const advanced = yield* Effect.either(clocks.advance(scope, found.test_clock_id, { frozen_time: target.right }))
+        const advanced = yield* attempt(clocks.advance(scope, found.test_clock_id, { frozen_time: target.right }))
         if (Either.isLeft(advanced)) return yield* customerPage(f, scope, undefined, { error: Pages.refused(f, advanced.left.message), typed })
         yield* kit.audit(signed, "test_clock.advance", found.test_clock_id, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/customers/${id}`, f.t.customers.clock.advanced(DateTime.formatIso(advanced.right.frozen_time)))

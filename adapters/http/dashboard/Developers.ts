@@ -14,6 +14,7 @@ import { ApiKeyId, parseId, WebhookId } from "../../../src/domain/Ids.js"
 import { EventType } from "../../../src/domain/Event.js"
 import { WebhookCreate, WebhookUpdate } from "../../../src/domain/WebhookEndpoint.js"
 import { unchanged } from "../html/Forms.js"
+import { attempt } from "../html/Attempt.js"
 import { html, raw } from "../html/Html.js"
 import { describeDecodeError } from "../SchemaIssues.js"
 import type { Signed } from "../../../src/application/Users.js"
@@ -148,7 +149,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
           const message = describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) })
           return yield* keysPage(f, scope, { error: Pages.refused(f, message) }, 400)
         }
-        const created = yield* Effect.either(webhooks.create(scope, input.right))
+        const created = yield* attempt(webhooks.create(scope, input.right))
         if (Either.isLeft(created)) {
           return yield* keysPage(f, scope, { error: Pages.refused(f, created.left.message) }, 400)
         }
@@ -165,7 +166,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
     ) =>
       Effect.gen(function*() {
         const id = webhookIdOf(yield* kit.param("id"))
-        const endpoint = id === undefined ? Option.none() : Option.getRight(yield* Effect.either(webhooks.get(scope, id)))
+        const endpoint = id === undefined ? Option.none() : Option.getRight(yield* attempt(webhooks.get(scope, id)))
         if (Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const w = endpoint.value
         // A cursor of another list is refused by the list: the first page then, rather than an error page.
@@ -263,7 +264,7 @@ ${secret === undefined ? "" : html`<tr><th>${t.signingSecret}</th><td><code id="
       Effect.gen(function*() {
         if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, forbidden(f, signed, f.t.developers.forbidden.changeEndpoints), f.nonce)
         const id = webhookIdOf(yield* kit.param("id"))
-        const endpoint = id === undefined ? Option.none() : Option.getRight(yield* Effect.either(webhooks.get(scope, id)))
+        const endpoint = id === undefined ? Option.none() : Option.getRight(yield* attempt(webhooks.get(scope, id)))
         if (id === undefined || Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         // As typed; a field sent back as shown keeps its stored value byte for byte.
         const patch = decodeWebhookUpdate({
@@ -274,7 +275,7 @@ ${secret === undefined ? "" : html`<tr><th>${t.signingSecret}</th><td><code id="
         if (Either.isLeft(patch)) {
           return yield* endpointPage(f, scope, undefined, undefined, Pages.refused(f, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(patch.left) })))
         }
-        const updated = yield* Effect.either(webhooks.update(scope, id, patch.right))
+        const updated = yield* attempt(webhooks.update(scope, id, patch.right))
         if (Either.isLeft(updated)) {
           const error = updated.left
           if (error._tag === "NotFound") return kit.page(404, Pages.notFoundPage(f), f.nonce)
@@ -288,7 +289,7 @@ ${secret === undefined ? "" : html`<tr><th>${t.signingSecret}</th><td><code id="
     const endpointOf = (scope: Kit.Scope) =>
       Effect.gen(function*() {
         const id = webhookIdOf(yield* kit.param("id"))
-        return id === undefined ? Option.none() : Option.getRight(yield* Effect.either(webhooks.get(scope, id)))
+        return id === undefined ? Option.none() : Option.getRight(yield* attempt(webhooks.get(scope, id)))
       })
 
     /** What deleting endpoint `w` will do. */
@@ -316,7 +317,7 @@ ${secret === undefined ? "" : html`<tr><th>${t.signingSecret}</th><td><code id="
       Effect.gen(function*() {
         if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, forbidden(f, signed, f.t.developers.forbidden.changeEndpoints), f.nonce)
         const id = webhookIdOf(yield* kit.param("id"))
-        const endpoint = id === undefined ? Option.none() : Option.getRight(yield* Effect.either(webhooks.get(scope, id)))
+        const endpoint = id === undefined ? Option.none() : Option.getRight(yield* attempt(webhooks.get(scope, id)))
         if (Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const w = endpoint.value
         const here = `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}`
@@ -341,7 +342,7 @@ ${secret === undefined ? "" : html`<tr><th>${t.signingSecret}</th><td><code id="
           }
           case "resend_failed": {
             const failed = (yield* deliveries.list({ webhook_id: w.webhook_id, status: "failed" }, 1000))
-            for (const d of failed) yield* Effect.either(deliveries.retry(scope, d.delivery_id))
+            for (const d of failed) yield* attempt(deliveries.retry(scope, d.delivery_id))
             yield* kit.audit(signed, "webhook.resend_failed", w.webhook_id, scope.livemode)
             return kit.done(f, here, f.t.developers.done.resentFailed(failed.length))
           }
@@ -364,7 +365,7 @@ ${secret === undefined ? "" : html`<tr><th>${t.signingSecret}</th><td><code id="
         if (Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const type = decodeEventType(kit.field(params, "type"))
         if (Either.isLeft(type)) return yield* endpointPage(f, scope, undefined, undefined, f.t.developers.done.chooseType(endpoint.value.event_types.join(", ")))
-        const sent = yield* Effect.either(deliveries.sendTest(scope, endpoint.value.webhook_id, type.right, eventExample(type.right)))
+        const sent = yield* attempt(deliveries.sendTest(scope, endpoint.value.webhook_id, type.right, eventExample(type.right)))
         if (Either.isLeft(sent)) return yield* endpointPage(f, scope, undefined, undefined, Pages.refused(f, sent.left.message))
         yield* kit.audit(signed, "webhook.test", endpoint.value.webhook_id, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/developers/webhooks/${endpoint.value.webhook_id}`, f.t.developers.done.testQueued(type.right))
@@ -380,7 +381,7 @@ ${secret === undefined ? "" : html`<tr><th>${t.signingSecret}</th><td><code id="
         if (Option.isNone(since)) {
           return yield* endpointPage(f, scope, undefined, undefined, f.t.developers.done.badSince(timeFormat, f.timeZone, typed))
         }
-        const done = yield* Effect.either(deliveries.recover(scope, endpoint.value.webhook_id, since.value))
+        const done = yield* attempt(deliveries.recover(scope, endpoint.value.webhook_id, since.value))
         if (Either.isLeft(done)) return yield* endpointPage(f, scope, undefined, undefined, Pages.refused(f, done.left.message))
         yield* kit.audit(signed, "webhook.recover", endpoint.value.webhook_id, scope.livemode)
         const n = done.right.resent
@@ -393,12 +394,12 @@ ${secret === undefined ? "" : html`<tr><th>${t.signingSecret}</th><td><code id="
         const id = webhookIdOf(yield* kit.param("id"))
         const deliveryId = yield* kit.param("delivery")
         // Only a delivery of this scope's endpoint: another account's or mode's is not found.
-        const endpoint = id === undefined ? Option.none() : Option.getRight(yield* Effect.either(webhooks.get(scope, id)))
+        const endpoint = id === undefined ? Option.none() : Option.getRight(yield* attempt(webhooks.get(scope, id)))
         const delivery = Option.isNone(endpoint) ? Option.none() : yield* deliveries.get(scope, deliveryId)
         if (Option.isNone(delivery) || delivery.value.webhook_id !== endpoint.pipe(Option.getOrThrow).webhook_id) {
           return kit.page(404, Pages.notFoundPage(f), f.nonce)
         }
-        const resent = yield* Effect.either(deliveries.retry(scope, deliveryId))
+        const resent = yield* attempt(deliveries.retry(scope, deliveryId))
         if (Either.isLeft(resent)) return kit.page(409, Pages.forbiddenPage(f, Pages.refused(f, resent.left.message)), f.nonce)
         yield* kit.audit(signed, "delivery.resend", deliveryId, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/developers/webhooks/${endpoint.pipe(Option.getOrThrow).webhook_id}`, f.t.developers.done.resent)

@@ -11,6 +11,7 @@ import { can } from "../../../src/domain/DashboardUser.js"
 import { type Discount, DiscountCreate, DiscountName, isExpired, isUsedUp, maxBps, type SubscriptionDiscount } from "../../../src/domain/Discount.js"
 import { DiscountId, parseId } from "../../../src/domain/Ids.js"
 import type { Product } from "../../../src/domain/Product.js"
+import { attempt } from "../html/Attempt.js"
 import { html, raw } from "../html/Html.js"
 import { dashboardCatalogues } from "../i18n/dashboard/Catalogues.js"
 import { intlTag } from "../i18n/Locale.js"
@@ -94,7 +95,7 @@ export const discountRoutes = (kit: Kit) =>
     ) =>
       Effect.gen(function*() {
         const cursor = (yield* kit.query).get("cursor") ?? undefined
-        const list = yield* Effect.either(discounts.list(scope, { limit: 50, cursor }))
+        const list = yield* attempt(discounts.list(scope, { limit: 50, cursor }))
         if (Either.isLeft(list)) return kit.page(400, Pages.notFoundPage(f), f.nonce)
         const catalog = (yield* products.list(scope, { status: "active", limit: 100 })).items
         const names = new Map<string, Product>(catalog.map((p) => [p.product_id, p]))
@@ -187,7 +188,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
           restricted_to: typed.restricted_to
         })
         if (Either.isLeft(input)) return yield* refuse(Pages.refused(f, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) })))
-        const created = yield* Effect.either(discounts.create(scope, input.right))
+        const created = yield* attempt(discounts.create(scope, input.right))
         if (Either.isLeft(created)) return yield* refuse(Pages.refused(f, created.left.message))
         yield* kit.audit(signed, "discount.create", created.right.discount_id, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/discounts`, f.t.discounts.done.created(created.right.code))
@@ -201,8 +202,8 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
           const id = discountIdOf(yield* kit.param("id"))
           if (id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
           const done = what === "delete"
-            ? yield* Effect.either(Effect.map(discounts.delete(scope, id), () => f.t.discounts.done.deleted))
-            : yield* Effect.either(Effect.map(
+            ? yield* attempt(Effect.map(discounts.delete(scope, id), () => f.t.discounts.done.deleted))
+            : yield* attempt(Effect.map(
               discounts.update(scope, id, { expires_at: what === "disable" ? yield* DateTime.now : null }),
               (d) => (what === "disable" ? f.t.discounts.done.disabled(d.code) : f.t.discounts.done.enabled(d.code))
             ))

@@ -17,6 +17,7 @@ import * as TaxDocument from "../../../src/domain/TaxDocument.js"
 import type { DocumentFilter } from "../../../src/ports/repositories/DocumentRepository.js"
 import { creditNoteXml, invoiceXml } from "../../einvoice/PintAe.js"
 import { creditNotePage, invoicePage } from "../documents/TaxDocumentPage.js"
+import { attempt, lookup } from "../html/Attempt.js"
 import { html, type Raw } from "../html/Html.js"
 import type { Kit, Scope } from "./Kit.js"
 import * as Pages from "./Pages.js"
@@ -61,7 +62,7 @@ export const documentRoutes = (kit: Kit) =>
         const query = yield* kit.query
         const search = (query.get("q") ?? "").trim()
         const byPayment = paymentIdOf(search)
-        const found = search.includes("@") ? yield* Effect.either(customers.list(scope, { email: search, limit: 1 })) : undefined
+        const found = search.includes("@") ? yield* attempt(customers.list(scope, { email: search, limit: 1 })) : undefined
         const customer = found?._tag === "Right" ? found.right.items[0] : undefined
         if (search !== "" && byPayment === undefined && customer === undefined) return undefined
         const customerId = idFilter(customerIdOf, query.get("customer_id"))
@@ -173,17 +174,17 @@ export const documentRoutes = (kit: Kit) =>
     }
 
     const transmissionOf = (scope: Scope, documentId: string) =>
-      Effect.map(Effect.either(einvoices.get(scope, documentId)), Either.getOrUndefined)
+      lookup(einvoices.get(scope, documentId))
 
     const invoice = (scope: Scope) =>
       Effect.gen(function*() {
         const id = invoiceIdOf(yield* kit.param("id"))
-        return id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(documents.getInvoice(scope, id)))
+        return id === undefined ? undefined : yield* lookup(documents.getInvoice(scope, id))
       })
     const creditNote = (scope: Scope) =>
       Effect.gen(function*() {
         const id = creditNoteIdOf(yield* kit.param("id"))
-        return id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(documents.getCreditNote(scope, id)))
+        return id === undefined ? undefined : yield* lookup(documents.getCreditNote(scope, id))
       })
 
     yield* kit.get("/dashboard/:mode/invoices/:id", kit.withUser((_, f, scope) =>
@@ -239,7 +240,7 @@ export const documentRoutes = (kit: Kit) =>
         if (t === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         // Back to the list of e-invoices, which shows the notice (a document's page is the printable document).
         const listPath = `${Pages.modePath(f)}/einvoices`
-        const resent = yield* Effect.either(einvoices.resend(scope, t.document_id))
+        const resent = yield* attempt(einvoices.resend(scope, t.document_id))
         if (Either.isLeft(resent)) return kit.done(f, listPath, f.t.documents.eInvoices.notResent(Pages.refused(f, resent.left.message)))
         yield* kit.audit(signed, "einvoice.resend", t.document_id, scope.livemode)
         return kit.done(f, listPath, f.t.documents.eInvoices.resent(t.number))

@@ -2,11 +2,12 @@
  * The dashboard's events pages: the events of the mode (filter by type) and an event's JSON with its deliveries to
  * each endpoint. Reading needs `read`.
  */
-import { Effect, Either, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { Deliveries } from "../../../src/application/Deliveries.js"
 import { Events } from "../../../src/application/Events.js"
 import { EventType } from "../../../src/domain/Event.js"
 import { EventId, parseId } from "../../../src/domain/Ids.js"
+import { lookup } from "../html/Attempt.js"
 import { html, raw } from "../html/Html.js"
 import * as Pages from "./Pages.js"
 import type { Kit } from "./Kit.js"
@@ -39,7 +40,7 @@ export const eventRoutes = (kit: Kit) =>
     yield* kit.get("/dashboard/:mode/events/:id", kit.withUser((_, f, scope) =>
       Effect.gen(function*() {
         const id = eventIdOf(yield* kit.param("id"))
-        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(events.get(scope, id)))
+        const found = id === undefined ? undefined : yield* lookup(events.get(scope, id))
         if (found === undefined || id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const sent = yield* deliveries.list({ event_id: id }, 100)
         const t = f.t.events

@@ -18,6 +18,7 @@ import type { BillingInterval } from "../../../src/domain/Product.js"
 import type { OnPaymentFailure } from "../../../src/domain/PlanPolicy.js"
 import * as Subscription from "../../../src/domain/Subscription.js"
 import { onceField, withFlash } from "../html/Forms.js"
+import { attempt, lookup } from "../html/Attempt.js"
 import { html, type Raw } from "../html/Html.js"
 import { describeDecodeError } from "../SchemaIssues.js"
 import { type FieldErrors, fieldErrorsOf, selectField, textField } from "./Fields.js"
@@ -121,7 +122,7 @@ export const planChangeRoutes = (kit: Kit) =>
     const subscriptionOf = (scope: Scope) =>
       Effect.gen(function*() {
         const id = subscriptionIdOf(yield* kit.param("id"))
-        return id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(subscriptions.get(scope, id)))
+        return id === undefined ? undefined : yield* lookup(subscriptions.get(scope, id))
       })
 
     /** The form; after a refusal, as typed with the reason and each field's own. */
@@ -267,11 +268,11 @@ ${
             errors: fieldErrors(body.left)
           }, 400)
         }
-        const preview = yield* Effect.either(planChanges.preview(scope, s.subscription_id, body.right))
+        const preview = yield* attempt(planChanges.preview(scope, s.subscription_id, body.right))
         if (Either.isLeft(preview)) {
           const error = preview.left
           if (error._tag === "NotFound") return notFound(f)
-          const now = Either.getOrUndefined(yield* Effect.either(subscriptions.get(scope, s.subscription_id))) ?? s
+          const now = (yield* lookup(subscriptions.get(scope, s.subscription_id))) ?? s
           return yield* formPage(f, scope, now, typed, { error: Pages.refused(f, error.message), errors: refusalField(error.message) }, error._tag === "InvalidState" ? 409 : 400)
         }
         return previewPage(f, s, typed, preview.right, notice, status)
@@ -393,8 +394,8 @@ ${
         if (!can(signed.user.role, "write")) return forbidden(f, signed.user.role)
         const s = yield* subscriptionOf(scope)
         if (s === undefined) return notFound(f)
-        const cancelled = yield* Effect.either(planChanges.cancelScheduled(scope, s.subscription_id))
-        if (Either.isLeft(cancelled)) return cancelPage(f, Either.getOrElse(yield* Effect.either(subscriptions.get(scope, s.subscription_id)), () => s))
+        const cancelled = yield* attempt(planChanges.cancelScheduled(scope, s.subscription_id))
+        if (Either.isLeft(cancelled)) return cancelPage(f, Either.getOrElse(yield* attempt(subscriptions.get(scope, s.subscription_id)), () => s))
         yield* kit.audit(signed, "subscription.cancel_scheduled_change", s.subscription_id, scope.livemode)
         return kit.done(f, subscriptionPath(f, s), f.t.planChanges.cancel.cancelled(Pages.when(f, cancelled.right.next_billing_date)))
       })))

@@ -23,6 +23,7 @@ import type { ExemptionCode } from "../../../src/domain/Vat.js"
 import { exemptionReasons } from "../../einvoice/PintAe.js"
 import { categories } from "../documents/TaxDocumentPage.js"
 import { unchanged } from "../html/Forms.js"
+import { attempt, lookup } from "../html/Attempt.js"
 import { html } from "../html/Html.js"
 import { describeDecodeError } from "../SchemaIssues.js"
 import * as Confirm from "./Confirm.js"
@@ -271,7 +272,7 @@ ${PlanPolicyForm.planChangeControls(f, notice.typed ?? PlanPolicyForm.newPlanCha
         if (Either.isLeft(input)) return yield* refuse(...decodeRefusal(f, input.left))
         const exemption = { ...exemptionError(f, input.right), ...PlanPolicyForm.billingErrors(f, input.right.billing ?? "one_time", input.right) }
         if (Object.keys(exemption).length > 0) return yield* refuse(f.t.products.list.notCreated, exemption)
-        const created = yield* Effect.either(products.create(scope, input.right))
+        const created = yield* attempt(products.create(scope, input.right))
         if (Either.isLeft(created)) return yield* refuse(Pages.refused(f, created.left.message))
         yield* kit.audit(signed, "product.create", created.right.product_id, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/products`, f.t.products.list.created(created.right.name))
@@ -285,7 +286,7 @@ ${PlanPolicyForm.planChangeControls(f, notice.typed ?? PlanPolicyForm.newPlanCha
     ) =>
       Effect.gen(function*() {
         const id = productIdOf(yield* kit.param("id"))
-        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(products.get(scope, id)))
+        const found = id === undefined ? undefined : yield* lookup(products.get(scope, id))
         if (found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const shown = refused?.typed ?? productForm(found)
         const t = f.t.products
@@ -325,7 +326,7 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(f, shown, re
         if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, f.t.products.cannotChange(f.t.frame.roles[signed.user.role])), f.nonce)
         const id = productIdOf(yield* kit.param("id"))
         if (id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
-        const found = Either.getOrUndefined(yield* Effect.either(products.get(scope, id)))
+        const found = yield* lookup(products.get(scope, id))
         if (found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const typed: ProductForm = {
           name: kit.field(params, "name"),
@@ -355,7 +356,7 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(f, shown, re
           ? exemptionError(f, patch.right)
           : {}
         if (Object.keys(exemption).length > 0) return yield* refuse(f.t.products.form.notSaved, exemption)
-        const updated = yield* Effect.either(products.update(scope, id, patch.right))
+        const updated = yield* attempt(products.update(scope, id, patch.right))
         if (Either.isLeft(updated)) {
           const error = updated.left
           return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* refuse(Pages.refused(f, error.message))
@@ -383,7 +384,7 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(f, shown, re
       Effect.gen(function*() {
         if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, f.t.products.cannotChange(f.t.frame.roles[signed.user.role])), f.nonce)
         const id = productIdOf(yield* kit.param("id"))
-        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(products.get(scope, id)))
+        const found = id === undefined ? undefined : yield* lookup(products.get(scope, id))
         if (found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         return kit.page(200, Confirm.confirmPage(f, archiving(f, found)), f.nonce)
       })))
@@ -395,11 +396,11 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(f, shown, re
         const status = kit.field(params, "status")
         if (id === undefined || (status !== "active" && status !== "archived")) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         if (status === "archived" && !Confirm.isConfirmed(kit.field(params, Confirm.confirmField))) {
-          const found = Either.getOrUndefined(yield* Effect.either(products.get(scope, id)))
+          const found = yield* lookup(products.get(scope, id))
           if (found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
           return kit.page(400, Confirm.confirmPage(f, archiving(f, found), true), f.nonce)
         }
-        const updated = yield* Effect.either(products.update(scope, id, { status }))
+        const updated = yield* attempt(products.update(scope, id, { status }))
         if (Either.isLeft(updated)) {
           const error = updated.left
           return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* productsPage(f, scope, { error: Pages.refused(f, error.message) }, 400)
@@ -413,10 +414,10 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(f, shown, re
         if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, f.t.products.cannotMakeLinks(f.t.frame.roles[signed.user.role])), f.nonce)
         const id = productIdOf(yield* kit.param("id"))
         // Only this scope's product: another account's or mode's is not found.
-        if (id === undefined || Either.isLeft(yield* Effect.either(products.get(scope, id)))) {
+        if (id === undefined || Either.isLeft(yield* attempt(products.get(scope, id)))) {
           return kit.page(404, Pages.notFoundPage(f), f.nonce)
         }
-        const session = yield* Effect.either(checkout.create(scope, { product_cart: [{ product_id: id, quantity: 1 }] }))
+        const session = yield* attempt(checkout.create(scope, { product_cart: [{ product_id: id, quantity: 1 }] }))
         if (Either.isLeft(session)) return yield* productsPage(f, scope, { error: Pages.refused(f, session.left.message) }, 400)
         yield* kit.audit(signed, "checkout_session.create", session.right.session_id, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/checkout-sessions/${session.right.session_id}`, f.t.products.checkoutLinkMade)
@@ -425,7 +426,7 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(f, shown, re
     yield* kit.get("/dashboard/:mode/checkout-sessions", kit.withUser((_, f, scope) =>
       Effect.gen(function*() {
         const cursor = (yield* kit.query).get("cursor") ?? undefined
-        const list = yield* Effect.either(checkout.list(scope, { limit: 50, cursor }))
+        const list = yield* attempt(checkout.list(scope, { limit: 50, cursor }))
         if (Either.isLeft(list)) return kit.page(400, Pages.notFoundPage(f), f.nonce)
         const t = f.t.products.sessions
         return kit.page(200, Pages.chrome(f, t.title, html`<div class="card"><table><thead><tr><th>${t.session}</th><th>${t.status}</th><th class="num">${t.total}</th><th>${t.created}</th></tr></thead><tbody>${
@@ -440,7 +441,7 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(f, shown, re
     yield* kit.get("/dashboard/:mode/checkout-sessions/:id", kit.withUser((_, f, scope) =>
       Effect.gen(function*() {
         const id = sessionIdOf(yield* kit.param("id"))
-        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(checkout.get(scope, id)))
+        const found = id === undefined ? undefined : yield* lookup(checkout.get(scope, id))
         if (found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const t = f.t.products.session
         return kit.page(200, Pages.chrome(f, t.title, html`<div class="card"><table>

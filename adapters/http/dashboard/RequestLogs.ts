@@ -11,6 +11,7 @@ import { RequestLogs } from "../../../src/application/RequestLogs.js"
 import { parseId, RequestLogId } from "../../../src/domain/Ids.js"
 import type { RequestLog } from "../../../src/domain/RequestLog.js"
 import { RequestLogListQuery } from "../Api.js"
+import { lookup } from "../html/Attempt.js"
 import { html, raw } from "../html/Html.js"
 import { describeDecodeError } from "../SchemaIssues.js"
 import * as Pages from "./Pages.js"
@@ -97,7 +98,7 @@ ${field("request_id") === "" ? "" : html`<input type="hidden" name="request_id" 
     yield* kit.get("/dashboard/:mode/developers/logs/:id", kit.withUser((_, f, scope) =>
       Effect.gen(function*() {
         const id = lineIdOf(yield* kit.param("id"))
-        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(logs.get(scope, id)))
+        const found = id === undefined ? undefined : yield* lookup(logs.get(scope, id))
         if (found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const caused = (yield* events.list(scope, { request_id: found.request_id, limit: 100 })).items
         const sent = yield* Effect.forEach(caused, (e) => deliveries.list({ event_id: e.event_id }, 100))

@@ -57,6 +57,7 @@ import * as Locale from "../i18n/Locale.js"
 import { dashboardLanguageCookie } from "../i18n/dashboard/Catalogues.js"
 import { receiptPage } from "../portal/Receipt.js"
 import * as ReturnTo from "./ReturnTo.js"
+import { lookup } from "../html/Attempt.js"
 
 const page = (status: number, body: string, nonce: string) => htmlResponse(status, body, nonce)
 
@@ -484,7 +485,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         }
         const id = paymentIdOf((yield* HttpRouter.params).id ?? "")
         // The payment must be this scope's: another account's or mode's id is not found, and nothing is refunded.
-        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(payments.get(scope, id)))
+        const found = id === undefined ? undefined : yield* lookup(payments.get(scope, id))
         if (found === undefined) return { refused: page(404, Pages.notFoundPage(f), f.nonce) } as const
         const refused = (error: string, status: number, field: "amount" | "reason" | "note" = "amount") =>
           Effect.map(paymentView(signed, f, scope, { error, field, ...params }, status), (r) => ({ refused: r }) as const)

@@ -15,6 +15,7 @@ import { parseId, UserId } from "../../../src/domain/Ids.js"
 import { timeZones } from "../../../src/domain/TimeZone.js"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { unchanged, withFlash } from "../html/Forms.js"
+import { attempt } from "../html/Attempt.js"
 import { html, raw } from "../html/Html.js"
 import * as Confirm from "./Confirm.js"
 import { confirmLink } from "./Confirm.js"
@@ -199,7 +200,7 @@ ${
         // Taken exactly as typed, a name sent back as shown kept byte for byte; an empty support e-mail means none.
         const typed: BusinessForm = { business_name: kit.field(params, "business_name"), support_email: kit.field(params, "support_email") }
         const account = yield* accounts.get(signed.user.account_id)
-        const updated = yield* Effect.either(accounts.update(signed.user.account_id, {
+        const updated = yield* attempt(accounts.update(signed.user.account_id, {
           business_name: unchanged(typed.business_name, account.business_name, "input"),
           support_email: typed.support_email === "" ? null : typed.support_email
         }))
@@ -219,7 +220,7 @@ ${
         const refused = settingsOnly(signed, f)
         if (refused !== undefined) return refused
         const typed = kit.field(params, "time_zone")
-        const changed = yield* Effect.either(accounts.setTimeZone(signed.user.account_id, typed))
+        const changed = yield* attempt(accounts.setTimeZone(signed.user.account_id, typed))
         if (Either.isLeft(changed)) {
           return yield* settingsPage(signed, f, { zone: { typed, error: Pages.refused(f, changed.left.message) } }, changed.left._tag === "NotFound" ? 404 : 400)
         }
@@ -236,7 +237,7 @@ ${
         const account = yield* accounts.get(signed.user.account_id)
         const profile = decodeProfileForm(f, typed, account.tax_profile)
         if (Either.isLeft(profile)) return yield* settingsPage(signed, f, { profile: { typed, errors: profile.left } }, 400)
-        const updated = yield* Effect.either(accounts.update(signed.user.account_id, { tax_profile: profile.right }))
+        const updated = yield* attempt(accounts.update(signed.user.account_id, { tax_profile: profile.right }))
         if (Either.isLeft(updated)) return yield* settingsPage(signed, f, { error: Pages.refused(f, updated.left.message) }, 400)
         yield* kit.audit(signed, "account.tax_profile.update", signed.user.account_id, null)
         return kit.done(f, `${kit.base}/settings`, f.t.settings.taxProfile.saved)
@@ -260,7 +261,7 @@ ${
         if (refused !== undefined) return refused
         const role = kit.field(params, "role")
         if (!isRole(role)) return yield* settingsPage(signed, f, { error: f.t.settings.team.chooseRole }, 400)
-        const invited = yield* Effect.either(users.create(signed.user.account_id, kit.field(params, "email"), role))
+        const invited = yield* attempt(users.create(signed.user.account_id, kit.field(params, "email"), role))
         if (Either.isLeft(invited)) return yield* settingsPage(signed, f, { error: Pages.refused(f, invited.left.message) }, 400)
         yield* kit.audit(signed, "user.invite", invited.right.user.user_id, null)
         return yield* settingsPage(signed, f, { invite: `${publicUrl}/dashboard/sign-in/${Redacted.value(invited.right.token)}` })
@@ -273,7 +274,7 @@ ${
         const id = userIdOf(yield* kit.param("user"))
         const role = kit.field(params, "role")
         if (id === undefined || !isRole(role)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
-        const changed = yield* Effect.either(users.changeRole(signed, id, role))
+        const changed = yield* attempt(users.changeRole(signed, id, role))
         if (Either.isLeft(changed)) {
           const error = changed.left
           return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* settingsPage(signed, f, { error: Pages.refused(f, error.message) }, 409)
@@ -312,7 +313,7 @@ ${
         if ("refused" in checked) return checked.refused
         if (!Confirm.isConfirmed(kit.field(params, Confirm.confirmField))) return kit.page(400, Confirm.confirmPage(f, checked.confirmation, true), f.nonce)
         const id = checked.user.user_id
-        const removed = yield* Effect.either(users.remove(signed, id))
+        const removed = yield* attempt(users.remove(signed, id))
         if (Either.isLeft(removed)) {
           const error = removed.left
           return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* settingsPage(signed, f, { error: Pages.refused(f, error.message) }, 409)
@@ -337,7 +338,7 @@ ${
         const typed = kit.field(params, "required")
         if (typed !== "" && typed !== "on") return kit.page(400, Pages.forbiddenPage(f, f.t.settings.you.tickOrEmpty), f.nonce)
         const required = typed === "on"
-        const set = yield* Effect.either(users.setTwoFactorRequired(signed, required))
+        const set = yield* attempt(users.setTwoFactorRequired(signed, required))
         if (Either.isLeft(set)) return yield* settingsPage(signed, f, { error: Pages.refused(f, set.left.message) }, 409)
         yield* kit.audit(signed, required ? "account.two_factor.require" : "account.two_factor.allow", signed.user.account_id, null)
         return kit.done(f, `${kit.base}/settings`, required ? f.t.settings.you.twoFactorRequired : f.t.settings.you.twoFactorChoice)
@@ -354,7 +355,7 @@ ${
         const typed = kit.field(params, "support_email")
         const home = homeOf(params)
         if (typed === "") return kit.redirect(withFlash(home, { tone: "alert", text: f.t.settings.prompt.empty }, f.csrf))
-        const updated = yield* Effect.either(accounts.update(signed.user.account_id, { support_email: typed }))
+        const updated = yield* attempt(accounts.update(signed.user.account_id, { support_email: typed }))
         if (Either.isLeft(updated)) return kit.redirect(withFlash(home, { tone: "alert", text: f.t.settings.prompt.notSaved(Pages.refused(f, updated.left.message), typed) }, f.csrf))
         yield* kit.audit(signed, "account.update", signed.user.account_id, null)
         return kit.done(f, home, f.t.settings.prompt.saved(typed))
@@ -370,7 +371,7 @@ ${
     yield* kit.post("/dashboard/settings/email", kit.withPost((signed, f, _, params) =>
       Effect.gen(function*() {
         const typed = kit.field(params, "email")
-        const changed = yield* Effect.either(users.changeEmail(signed, Redacted.make(kit.field(params, "password")), typed, yield* kit.address))
+        const changed = yield* attempt(users.changeEmail(signed, Redacted.make(kit.field(params, "password")), typed, yield* kit.address))
         if (Either.isLeft(changed)) {
           const error = changed.left
           const status = error._tag === "RateLimited" ? 429 : error._tag === "InvalidState" ? 409 : 400
@@ -382,7 +383,7 @@ ${
 
     yield* kit.post("/dashboard/settings/password", kit.withPost((signed, f, _, params) =>
       Effect.gen(function*() {
-        const changed = yield* Effect.either(users.changePassword(
+        const changed = yield* attempt(users.changePassword(
           signed,
           Redacted.make(kit.field(params, "current_password")),
           Redacted.make(kit.field(params, "new_password")),
@@ -399,7 +400,7 @@ ${
 
     yield* kit.post("/dashboard/settings/sessions/:handle/sign-out", kit.withPost((signed, f) =>
       Effect.gen(function*() {
-        const ended = yield* Effect.either(users.signOutSession(signed, yield* kit.param("handle")))
+        const ended = yield* attempt(users.signOutSession(signed, yield* kit.param("handle")))
         if (Either.isLeft(ended)) return kit.done(f, `${kit.base}/settings`, Pages.refused(f, ended.left.message))
         yield* kit.audit(signed, "user.session.sign_out", signed.user.user_id, null)
         if (ended.right.current) return kit.redirect(`${kit.base}/login`)

@@ -12,6 +12,7 @@ import { can } from "../../../src/domain/DashboardUser.js"
 import { parseId, SubscriptionId } from "../../../src/domain/Ids.js"
 import { type Subscription, SubscriptionCharge, SubscriptionStatus } from "../../../src/domain/Subscription.js"
 import { onceField } from "../html/Forms.js"
+import { attempt, lookup } from "../html/Attempt.js"
 import { html, raw } from "../html/Html.js"
 import { describeDecodeError } from "../SchemaIssues.js"
 import { subscriptionDiscountText } from "./Discounts.js"
@@ -83,7 +84,7 @@ export const subscriptionRoutes = (kit: Kit) =>
     ) =>
       Effect.gen(function*() {
         const id = subscriptionIdOf(yield* kit.param("id"))
-        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(subscriptions.get(scope, id)))
+        const found = id === undefined ? undefined : yield* lookup(subscriptions.get(scope, id))
         if (found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const s = found
         const paid = (yield* payments.list(scope, { subscription_id: s.subscription_id, limit: 100 })).items
@@ -152,7 +153,7 @@ ${
       Effect.gen(function*() {
         if (!can(signed.user.role, "write")) return { refused: kit.page(403, forbidden(f, signed, "cancel"), f.nonce) } as const
         const id = subscriptionIdOf(yield* kit.param("id"))
-        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(subscriptions.get(scope, id)))
+        const found = id === undefined ? undefined : yield* lookup(subscriptions.get(scope, id))
         if (found === undefined) return { refused: kit.page(404, Pages.notFoundPage(f), f.nonce) } as const
         return { subscription: found } as const
       })
@@ -180,7 +181,7 @@ ${
             return kit.page(400, Confirm.confirmPage(f, cancelling(f, checked.subscription, yield* DateTime.now), true), f.nonce)
           }
         }
-        const updated = yield* Effect.either(subscriptions.update(scope, id, patch))
+        const updated = yield* attempt(subscriptions.update(scope, id, patch))
         if (Either.isLeft(updated)) {
           const error = updated.left
           if (error._tag === "NotFound") return kit.page(404, Pages.notFoundPage(f), f.nonce)
@@ -203,7 +204,7 @@ ${
       Effect.gen(function*() {
         if (!can(signed.user.role, "write")) return kit.page(403, forbidden(f, signed, "charge"), f.nonce)
         const id = subscriptionIdOf(yield* kit.param("id"))
-        const found = id === undefined ? undefined : Either.getOrUndefined(yield* Effect.either(subscriptions.get(scope, id)))
+        const found = id === undefined ? undefined : yield* lookup(subscriptions.get(scope, id))
         if (id === undefined || found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const typed: ChargeForm = { amount: kit.field(params, "amount"), description: kit.field(params, "description") }
         const t = f.t.subscriptions.charge

@@ -8,6 +8,7 @@ import { DateTime, Effect, Either, Option, Redacted } from "effect"
 import { Users } from "../../../src/application/Users.js"
 import * as TwoFactor from "../../../src/domain/TwoFactor.js"
 import { renderSVG } from "uqr"
+import { attempt } from "../html/Attempt.js"
 import { html, raw } from "../html/Html.js"
 import type { Kit } from "./Kit.js"
 import * as Pages from "./Pages.js"
@@ -84,7 +85,7 @@ ${qrCode(uri, t.qrLabel)}
 
     yield* kit.post("/dashboard/two-factor/start", kit.withEnrollingPost((signed, f, _, params) =>
       Effect.gen(function*() {
-        const started = yield* Effect.either(users.startEnrolment(signed, Redacted.make(kit.field(params, "password")), yield* kit.address))
+        const started = yield* attempt(users.startEnrolment(signed, Redacted.make(kit.field(params, "password")), yield* kit.address))
         if (Either.isLeft(started)) {
           const status = { RateLimited: 429, InvalidState: 409 }[started.left._tag as string] ?? 400
           return yield* twoFactorPage(signed, f, { startError: refusal(f, started.left) }, status)
@@ -94,7 +95,7 @@ ${qrCode(uri, t.qrLabel)}
 
     yield* kit.post("/dashboard/two-factor/confirm", kit.withEnrollingPost((signed, f, _, params) =>
       Effect.gen(function*() {
-        const confirmed = yield* Effect.either(users.confirmEnrolment(signed, kit.field(params, "code")))
+        const confirmed = yield* attempt(users.confirmEnrolment(signed, kit.field(params, "code")))
         if (Either.isLeft(confirmed)) return yield* twoFactorPage(signed, f, { error: refusal(f, confirmed.left) }, 400)
         yield* kit.audit(signed, "user.two_factor.enable", signed.user.user_id, null)
         // Shown in this answer only: a reload finds them gone (no-store).
@@ -103,7 +104,7 @@ ${qrCode(uri, t.qrLabel)}
 
     yield* kit.post("/dashboard/two-factor/disable", kit.withEnrollingPost((signed, f, _, params) =>
       Effect.gen(function*() {
-        const off = yield* Effect.either(users.disableTwoFactor(signed, Redacted.make(kit.field(params, "password")), kit.field(params, "code"), yield* kit.address))
+        const off = yield* attempt(users.disableTwoFactor(signed, Redacted.make(kit.field(params, "password")), kit.field(params, "code"), yield* kit.address))
         if (Either.isLeft(off)) {
           return yield* twoFactorPage(signed, f, { error: refusal(f, off.left) }, off.left._tag === "RateLimited" ? 429 : 400)
         }

@@ -31,6 +31,7 @@ import * as Pages from "./Pages.js"
 import * as PlanPages from "./PlanPages.js"
 import { receiptPage } from "./Receipt.js"
 import { creditNotePage, invoicePage } from "../documents/TaxDocumentPage.js"
+import { attempt } from "../html/Attempt.js"
 import { html } from "../html/Html.js"
 import * as Locale from "../i18n/Locale.js"
 import { inZone, type Lang, langOf } from "../i18n/Messages.js"
@@ -259,7 +260,7 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
     const pathSubscription = (session: PortalSession) =>
       Effect.gen(function*() {
         const id = subscriptionIdOf(yield* param("id"))
-        return id === undefined ? Option.none() : Either.getRight(yield* Effect.either(portal.subscription(session, id)))
+        return id === undefined ? Option.none() : Either.getRight(yield* attempt(portal.subscription(session, id)))
       })
 
     /** Cancelling at the period end asks first: what will happen, and the button that does it (no JavaScript needed). */
@@ -387,7 +388,7 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
       Effect.gen(function*() {
         const id = subscriptionIdOf(yield* param("id"))
         if (id === undefined) return notFound(frame)
-        const found = yield* Effect.either(portal.plans(session, id))
+        const found = yield* attempt(portal.plans(session, id))
         if (found._tag === "Left") return notFound(frame)
         const { account, offered, refusal, subscription } = found.right
         return page(status, PlanPages.plansPage(zoned(frame, account), {
@@ -430,9 +431,9 @@ export const PortalRoutes = HttpApiBuilder.Router.use((router) =>
       Effect.gen(function*() {
         const id = subscriptionIdOf(yield* param("id"))
         if (id === undefined) return notFound(frame)
-        const found = yield* Effect.either(portal.plans(session, id))
+        const found = yield* attempt(portal.plans(session, id))
         if (found._tag === "Left") return notFound(frame)
-        const preview = yield* Effect.either(portal.previewPlanChange(session, id, choice))
+        const preview = yield* attempt(portal.previewPlanChange(session, id, choice))
         if (preview._tag === "Left") {
           const error = preview.left
           if (error._tag === "NotFound") return notFound(frame)

@@ -4,9 +4,11 @@
  *
  * The outage is simulated by a switch in front of the real store (memory or PostgreSQL).
  */
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterEach, expect, it } from "vitest"
+import { dashboardCatalogues } from "../../../adapters/http/i18n/dashboard/Catalogues.js"
+import { Users } from "../../../src/application/Users.js"
 import { StoreUnavailable } from "../../../src/domain/Errors.js"
 import { Store, type StoreShape, layerStore, type Repositories } from "../../../src/ports/Store.js"
 import { rawFor } from "../../support/server.js"
@@ -122,5 +124,55 @@ describeStores("store outage over HTTP", (variant) => {
     expect(again.text).toBe(retry.text)
     const all = await raw.get("/products?limit=100")
     expect(all.json.items.filter((p: any) => p.name === name)).toHaveLength(1)
+  })
+
+  it("answers a dashboard page 503 when the store fails mid-page, never 'not found', an empty search or a refusal", async () => {
+    const s = server()
+    const raw = rawFor(s, s.accountA.test.key)
+    const product = (await raw.post("/products", { name: "Dates", price: 2500, currency: "AED" })).json
+    // An owner signed in: the session's cookie and the token its forms carry.
+    const owner = `owner-${randomUUID()}@a.example`
+    const { csrf, token } = await s.run(Effect.gen(function*() {
+      const users = yield* Users
+      const made = yield* users.create(s.accountA.accountId, owner, "owner")
+      const signed = yield* users.redeem(made.token, Redacted.make("a long enough password"))
+      return { token: Redacted.value(signed.token), csrf: signed.session.csrf_token }
+    }) as Effect.Effect<{ readonly csrf: string; readonly token: string }, unknown, never>)
+    const page = (path: string, form?: Record<string, string>) =>
+      fetch(`${s.origin}/dashboard/test${path}`, {
+        method: form === undefined ? "GET" : "POST",
+        redirect: "manual",
+        headers: {
+          cookie: `fils_session=${token}`,
+          ...(form === undefined ? {} : { "content-type": "application/x-www-form-urlencoded", origin: s.origin })
+        },
+        ...(form === undefined ? {} : { body: new URLSearchParams({ ...form, csrf_token: csrf }).toString() })
+      }).then(async (r) => ({ status: r.status, body: await r.text() }))
+    const unavailable = dashboardCatalogues.en.frame.pages.unavailable
+
+    expect((await page(`/products/${product.product_id}`)).status).toBe(200)
+    failing.add("products.get")
+    failing.add("products.findAll")
+    const read = await page(`/products/${product.product_id}`)
+    expect(read.status).toBe(503)
+    expect(read.body).toContain(unavailable)
+    failing.clear()
+
+    // A search by e-mail that cannot look the customer up is not a search that found nothing.
+    failing.add("customers.list")
+    const searched = await page(`/invoices?q=${encodeURIComponent("buyer@example.ae")}`)
+    expect(searched.status).toBe(503)
+    failing.clear()
+    expect((await page(`/invoices?q=${encodeURIComponent("buyer@example.ae")}`)).status).toBe(200)
+
+    // A form the store could not write is not refused: nothing is said about what was typed.
+    const email = `down-${randomUUID()}@example.ae`
+    failing.add("customers.insert")
+    const posted = await page("/customers", { email, name: "", phone_number: "" })
+    expect(posted.status).toBe(503)
+    expect(posted.body).toContain(unavailable)
+    failing.clear()
+    const listed = await raw.get(`/customers?email=${encodeURIComponent(email)}`)
+    expect(listed.json.items).toEqual([])
   })
 })
