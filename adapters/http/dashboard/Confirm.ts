@@ -24,8 +24,10 @@ export interface Confirmation {
   /** Where "keep it" goes back to. */
   readonly back: string
   readonly backLabel?: string
-  /** Money moves: a fresh one-time token, so the confirmation posted twice acts once. */
+  /** Money moves: a one-time token, so the confirmation posted twice acts once. */
   readonly moneyMoves?: boolean
+  /** The token of an earlier post whose outcome is not known yet: posted again, it finishes that same action. */
+  readonly once?: string
 }
 
 /** Whether the post came from a confirmation page. */
@@ -38,16 +40,19 @@ export const isConfirmed = (value: string) => value === confirmValue
 export const hiddenField = (name: string, value: string) =>
   html`<input type="hidden" name="${name}" value="${raw(escape(value).replace(/\r/g, "&#13;"))}">`
 
-/** The confirmation page; `refused` when a post came without the confirmation (nothing was done). */
-export const confirmPage = (frame: Pages.SignedFrame, c: Confirmation, refused = false) => {
+/**
+ * The confirmation page; with `alert`, why it is shown again: a post came without the confirmation (nothing was done:
+ * `true`), or what happened to one that came with it.
+ */
+export const confirmPage = (frame: Pages.SignedFrame, c: Confirmation, alert: boolean | string = false) => {
   const body = html`${Object.entries(c.fields ?? {}).map(([name, value]) => hiddenField(name, value))}<input type="hidden" name="${confirmField}" value="${confirmValue}">
 <p class="actions"><button type="submit" class="danger">${c.button}</button> <a href="${c.back}">${c.backLabel ?? frame.t.frame.confirm.goBack}</a></p>`
   return Pages.chrome(
     frame,
     c.title,
-    html`${refused ? html`<p class="alert" role="alert">${frame.t.frame.confirm.notYet}</p>` : ""}<div class="card confirm"><ul>${
+    html`${alert === false ? "" : html`<p class="alert" role="alert">${alert === true ? frame.t.frame.confirm.notYet : alert}</p>`}<div class="card confirm"><ul>${
       c.what.map((line) => html`<li>${line}</li>`)
-    }</ul>${c.moneyMoves === true ? Pages.moneyForm(frame, c.action, body) : Pages.form(frame, c.action, body)}</div>`
+    }</ul>${c.moneyMoves === true ? Pages.moneyForm(frame, c.action, body, c.once) : Pages.form(frame, c.action, body)}</div>`
   )
 }
 

@@ -255,9 +255,12 @@ export const appliedDiscountText = (frame: Frame, d: { readonly code: string; re
 export const form = (frame: SignedFrame, action: string, body: Raw) =>
   html`<form method="post" action="${action}"><input type="hidden" name="csrf_token" value="${frame.csrf}">${body}</form>`
 
-/** A form that moves money: also a fresh one-time token, so that posting it twice acts once. */
-export const moneyForm = (frame: SignedFrame, action: string, body: Raw) =>
-  form(frame, action, html`<input type="hidden" name="${onceField}" value="${onceToken()}">${body}`)
+/**
+ * A form that moves money: also a one-time token, so that posting it twice acts once. A fresh one, except to finish
+ * what an earlier post under `once` began (its outcome not known yet): posted again, that same action is carried on.
+ */
+export const moneyForm = (frame: SignedFrame, action: string, body: Raw, once: string = onceToken()) =>
+  form(frame, action, html`<input type="hidden" name="${onceField}" value="${once}">${body}`)
 
 /** A multi-line text field, its value shown exactly (see `textareaContent`). */
 export const textarea = (props: { readonly id: string; readonly name: string; readonly value: string; readonly rows?: number }) =>

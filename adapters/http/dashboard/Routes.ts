@@ -575,8 +575,10 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
           if (error._tag === "IdempotencyKeyReused") {
             return yield* refused(f.t.payments.refused.otherAmount, 409)
           }
+          // The refund may be under way (the store failed after the processor was asked, or the first post is still
+          // running): the confirmation again, under the same token, finishes that refund; a new form would start another.
           if (error._tag === "StoreUnavailable" || error._tag === "IdempotencyKeyInUse") {
-            return yield* refused(f.t.payments.refused.notNow, 503)
+            return page(503, confirmPage(f, { ...checked.confirmation, once }, f.t.payments.refused.notNow), f.nonce)
           }
           const why = refundRefusal(f, error)
           return yield* refused(why.error, why.status)

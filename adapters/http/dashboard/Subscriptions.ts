@@ -221,8 +221,9 @@ ${
         if (found.status === "cancelled") return yield* refused(t.cancelled, 409)
         const path = `${Pages.modePath(f)}/subscriptions/${id}`
         const once = kit.field(params, onceField)
-        if (kit.field(params, "confirm") !== "yes") {
-          return kit.page(200, Pages.chrome(f, t.confirmTitle, html`<div class="card">
+        /** The confirmation; again under `again`'s token to finish a charge whose outcome is not known yet. */
+        const confirmation = (status: number, again?: { readonly once: string; readonly alert: string }) =>
+          kit.page(status, Pages.chrome(f, t.confirmTitle, html`${again === undefined ? "" : html`<p class="alert" role="alert">${again.alert}</p>`}<div class="card">
 <p>${
             t.confirm({
               amount: Pages.amount(f, price),
@@ -234,9 +235,9 @@ ${
           }</p>
 <p class="muted">${t.confirmHelp}</p>${
             Pages.moneyForm(f, `${path}/charge`, html`${Confirm.hiddenField("amount", typed.amount)}${Confirm.hiddenField("description", typed.description)}<input type="hidden" name="confirm" value="yes">
-<p><button type="submit">${t.button(Pages.amount(f, price))}</button> <a href="${path}">${f.t.frame.common.cancel}</a></p>`)
+<p><button type="submit">${t.button(Pages.amount(f, price))}</button> <a href="${path}">${f.t.frame.common.cancel}</a></p>`, again?.once)
           }</div>`), f.nonce)
-        }
+        if (kit.field(params, "confirm") !== "yes") return confirmation(200)
         if (once.length < 16 || once.length > 64) {
           return yield* refused(t.outOfDate, 400)
         }
@@ -244,8 +245,10 @@ ${
         if (Either.isLeft(made)) {
           const error = made.left
           if (error._tag === "NotFound") return kit.page(404, Pages.notFoundPage(f), f.nonce)
+          // The charge may be under way (the store failed after the processor was asked, or the first post is still
+          // running): the confirmation again, under the same token, finishes that charge; a new form would make another.
           if (error._tag === "StoreUnavailable" || error._tag === "IdempotencyKeyInUse") {
-            return yield* refused(t.unavailable, 503)
+            return confirmation(503, { once, alert: t.unavailable })
           }
           return yield* refused(Pages.refused(f, error.message), 409)
         }

@@ -10,8 +10,9 @@ import { afterEach, expect, it } from "vitest"
 import { dashboardCatalogues } from "../../../adapters/http/i18n/dashboard/Catalogues.js"
 import { Users } from "../../../src/application/Users.js"
 import { StoreUnavailable } from "../../../src/domain/Errors.js"
+import { cards, formWith, makeProduct, makeSession, paidWith, pay } from "../../support/checkout.js"
 import { Store, type StoreShape, layerStore, type Repositories } from "../../../src/ports/Store.js"
-import { rawFor } from "../../support/server.js"
+import { rawFor, type TestServer } from "../../support/server.js"
 import { describeStores, expectError, useServer } from "../../support/httpSuite.js"
 
 /** Which operations fail: `"*"` for all, or `"products.insertAll"`-style names. */
@@ -63,6 +64,27 @@ const withOutageSwitch = (store: Layer.Layer<Store | Repositories>): Layer.Layer
       stats: Effect.suspend(() => (fails("stats") ? Effect.fail(down()) : s.stats))
     }))
   ).pipe(Layer.provide(store))
+
+/** An owner of account A signed in to the dashboard: a GET, or a POST of a form with its CSRF token. */
+const dashboardAs = async (s: TestServer) => {
+  const owner = `owner-${randomUUID()}@a.example`
+  const { csrf, token } = await s.run(Effect.gen(function*() {
+    const users = yield* Users
+    const made = yield* users.create(s.accountA.accountId, owner, "owner")
+    const signed = yield* users.redeem(made.token, Redacted.make("a long enough password"))
+    return { token: Redacted.value(signed.token), csrf: signed.session.csrf_token }
+  }) as Effect.Effect<{ readonly csrf: string; readonly token: string }, unknown, never>)
+  return (path: string, form?: Record<string, string>) =>
+    fetch(`${s.origin}/dashboard/test${path}`, {
+      method: form === undefined ? "GET" : "POST",
+      redirect: "manual",
+      headers: {
+        cookie: `fils_session=${token}`,
+        ...(form === undefined ? {} : { "content-type": "application/x-www-form-urlencoded", origin: s.origin })
+      },
+      ...(form === undefined ? {} : { body: new URLSearchParams({ ...form, csrf_token: csrf }).toString() })
+    }).then(async (r) => ({ status: r.status, body: await r.text() }))
+}
 
 describeStores("store outage over HTTP", (variant) => {
   const server = useServer({ ...variant, store: async () => withOutageSwitch(await variant.store()) })
@@ -130,24 +152,7 @@ describeStores("store outage over HTTP", (variant) => {
     const s = server()
     const raw = rawFor(s, s.accountA.test.key)
     const product = (await raw.post("/products", { name: "Dates", price: 2500, currency: "AED" })).json
-    // An owner signed in: the session's cookie and the token its forms carry.
-    const owner = `owner-${randomUUID()}@a.example`
-    const { csrf, token } = await s.run(Effect.gen(function*() {
-      const users = yield* Users
-      const made = yield* users.create(s.accountA.accountId, owner, "owner")
-      const signed = yield* users.redeem(made.token, Redacted.make("a long enough password"))
-      return { token: Redacted.value(signed.token), csrf: signed.session.csrf_token }
-    }) as Effect.Effect<{ readonly csrf: string; readonly token: string }, unknown, never>)
-    const page = (path: string, form?: Record<string, string>) =>
-      fetch(`${s.origin}/dashboard/test${path}`, {
-        method: form === undefined ? "GET" : "POST",
-        redirect: "manual",
-        headers: {
-          cookie: `fils_session=${token}`,
-          ...(form === undefined ? {} : { "content-type": "application/x-www-form-urlencoded", origin: s.origin })
-        },
-        ...(form === undefined ? {} : { body: new URLSearchParams({ ...form, csrf_token: csrf }).toString() })
-      }).then(async (r) => ({ status: r.status, body: await r.text() }))
+    const page = await dashboardAs(s)
     const unavailable = dashboardCatalogues.en.frame.pages.unavailable
 
     expect((await page(`/products/${product.product_id}`)).status).toBe(200)
@@ -174,5 +179,54 @@ describeStores("store outage over HTTP", (variant) => {
     failing.clear()
     const listed = await raw.get(`/customers?email=${encodeURIComponent(email)}`)
     expect(listed.json.items).toEqual([])
+  })
+
+  it("asks for a dashboard charge to be confirmed again under its own token when the store fails after the card was charged: one charge", async () => {
+    const s = server()
+    const scope = { accountId: s.accountA.accountId, livemode: false }
+    const subscriptionId = await s.run(Effect.gen(function*() {
+      const plan = yield* makeProduct(scope, { price: 4500, billing: "recurring", billing_interval: "month" })
+      const session = yield* makeSession(scope, { product_cart: [{ product_id: plan.product_id }] })
+      const paid = yield* pay(session.session_id, formWith(cards.visa))
+      if (paid._tag !== "Paid" || paid.payment.subscription_id === null) return yield* Effect.dieMessage(`no subscription: ${paid._tag}`)
+      return paid.payment.subscription_id
+    }) as unknown as Effect.Effect<string, unknown, never>)
+    const page = await dashboardAs(s)
+    const charge = { amount: "12.00", description: "Extra box", confirm: "yes", once: randomUUID() }
+    // Reserved and charged at the processor, then the outcome cannot be recorded.
+    failing.add("payments.lockAll")
+    const first = await page(`/subscriptions/${subscriptionId}/charge`, charge)
+    failing.clear()
+    expect(first.status).toBe(503)
+    expect(first.body).toContain(dashboardCatalogues.en.subscriptions.charge.unavailable)
+    const extraOf = async () =>
+      ((await rawFor(s, s.accountA.test.key).get(`/payments?subscription_id=${subscriptionId}&limit=100`)).json.items as Array<any>)
+        .filter((p) => p.total_amount === 1200)
+        .map((p) => p.status)
+    expect(await extraOf()).toEqual(["processing"])
+    const once = /name="once" value="([^"]+)"/.exec(first.body)?.[1]
+    expect(once).toBe(charge.once)
+    const again = await page(`/subscriptions/${subscriptionId}/charge`, { ...charge, once: once! })
+    expect(again.status).toBe(303)
+    expect(await extraOf()).toEqual(["succeeded"])
+  })
+
+  it("asks for a dashboard refund to be confirmed again under its own token when the store fails after the processor refunded: one refund", async () => {
+    const s = server()
+    const scope = { accountId: s.accountA.accountId, livemode: false }
+    const paymentId = await s.run(Effect.map(paidWith(scope, cards.visa, 9_000), (p) => p.payment_id) as unknown as Effect.Effect<string, unknown, never>)
+    const page = await dashboardAs(s)
+    const refund = { amount: "30.00", reason: "requested_by_customer", note: "", confirm: "yes", once: randomUUID() }
+    // The refund's outcome cannot be recorded (its payment's refunded amount is not written).
+    failing.add("payments.update")
+    const first = await page(`/payments/${paymentId}/refund`, refund)
+    failing.clear()
+    expect(first.status).toBe(503)
+    expect(first.body).toContain(dashboardCatalogues.en.payments.refused.notNow)
+    const once = /name="once" value="([^"]+)"/.exec(first.body)?.[1]
+    expect(once).toBe(refund.once)
+    expect((await page(`/payments/${paymentId}/refund`, { ...refund, once: once! })).status).toBe(303)
+    const payment = (await rawFor(s, s.accountA.test.key).get(`/payments/${paymentId}`)).json
+    expect([payment.status, payment.refunded_amount]).toEqual(["partially_refunded", 3000])
   })
 })

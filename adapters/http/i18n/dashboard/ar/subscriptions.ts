@@ -72,7 +72,7 @@ export const subscriptions: DashboardCatalogue["subscriptions"] = {
     enterAmount: "أدخل المبلغ المراد تحصيله بالدرهم (AED)، مثل 45.00",
     cancelled: "هذا الاشتراك ملغى: لا يمكن التحصيل من بطاقته.",
     outOfDate: "انتهت صلاحية هذا النموذج، لذلك لم يُحصَّل أي مبلغ. تحقق من المبلغ وأرسله مرة أخرى.",
-    unavailable: "تعذّر التحصيل الآن. حاول مرة أخرى بعد قليل.",
+    unavailable: "ربما بدأ التحصيل لكن تعذّر إكماله الآن. أكّد مرة أخرى بعد قليل لإكمال التحصيل نفسه: لا يُجرى مرتين أبدًا.",
     confirmTitle: "تأكيد التحصيل",
     confirm: (p) =>
       html`تحصيل <strong>${p.amount}</strong> (${isolate(p.description)}) الآن من بطاقة ${`\u2066${p.brand} •••• ${p.last4}\u2069`} الخاصة بالعميل ${isolate(p.email)}؟`,

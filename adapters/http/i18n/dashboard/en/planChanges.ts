@@ -90,7 +90,7 @@ export const planChanges = {
   refusals: {
     outOfDate: "This form is out of date, so nothing was changed. Check the preview below and confirm it again.",
     alreadySent: "This form was already sent with other choices, so nothing more was changed. Check the subscription and change it again from its page.",
-    notNow: "The change could not be made now. Try again in a moment."
+    notNow: "The change may have begun but could not be finished just now. Open the subscription in a moment to see whether it was made before changing it again."
   },
   /** What a confirmed change did (a plan's name and quantity, amounts and times come formatted). */
   done: {
