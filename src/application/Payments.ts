@@ -128,8 +128,9 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
         case "Unreadable":
           return none
         case "PaymentId": {
-          const found = yield* Effect.either(get(scope, term.id))
-          return found._tag === "Right" ? { ...none, items: [found.right] } : none
+          // Not found is an empty result; a store that cannot be reached is not.
+          const found = yield* get(scope, term.id).pipe(Effect.catchTag("NotFound", () => Effect.succeed(undefined)))
+          return found === undefined ? none : { ...none, items: [found] }
         }
         case "Email": {
           const customer = (yield* customerRepo.list(scope, { email: term.email }, { limit: 1, after: undefined })).items[0]

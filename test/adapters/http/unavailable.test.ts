@@ -163,7 +163,12 @@ describeStores("store outage over HTTP", (variant) => {
     expect(read.body).toContain(unavailable)
     failing.clear()
 
-    // A search by e-mail that cannot look the customer up is not a search that found nothing.
+    // A search that cannot read the store is not a search that found nothing: by e-mail, or by a payment's id.
+    failing.add("payments.get")
+    failing.add("payments.findAll")
+    expect((await page(`/payments?q=pay_${"0".repeat(32)}`)).status).toBe(503)
+    failing.clear()
+    expect((await page(`/payments?q=pay_${"0".repeat(32)}`)).status).toBe(200)
     failing.add("customers.list")
     const searched = await page(`/invoices?q=${encodeURIComponent("buyer@example.ae")}`)
     expect(searched.status).toBe(503)
