@@ -10,6 +10,7 @@ import { afterEach, expect, it } from "vitest"
 import { dashboardCatalogues } from "../../../adapters/http/i18n/dashboard/Catalogues.js"
 import { Users } from "../../../src/application/Users.js"
 import { StoreUnavailable } from "../../../src/domain/Errors.js"
+import { openPortalLink } from "../../support/portal.js"
 import { cards, formWith, makeProduct, makeSession, paidWith, pay } from "../../support/checkout.js"
 import { Store, type StoreShape, layerStore, type Repositories } from "../../../src/ports/Store.js"
 import { rawFor, type TestServer } from "../../support/server.js"
@@ -84,6 +85,20 @@ const dashboardAs = async (s: TestServer) => {
       },
       ...(form === undefined ? {} : { body: new URLSearchParams({ ...form, csrf_token: csrf }).toString() })
     }).then(async (r) => ({ status: r.status, body: await r.text() }))
+}
+
+/** A monthly subscription of account A's test mode, paid through its checkout with a card that succeeds. */
+const subscribed = (s: TestServer) => {
+  const scope = { accountId: s.accountA.accountId, livemode: false }
+  return s.run(Effect.gen(function*() {
+    const plan = yield* makeProduct(scope, { price: 4500, billing: "recurring", billing_interval: "month" })
+    const session = yield* makeSession(scope, { product_cart: [{ product_id: plan.product_id }] })
+    const result = yield* pay(session.session_id, formWith(cards.visa))
+    if (result._tag !== "Paid" || result.payment.subscription_id === null || result.payment.customer === null) {
+      return yield* Effect.dieMessage(`no subscription: ${result._tag}`)
+    }
+    return { subscriptionId: result.payment.subscription_id, customerId: result.payment.customer.customer_id }
+  }) as unknown as Effect.Effect<{ readonly subscriptionId: string; readonly customerId: string }, unknown, never>)
 }
 
 describeStores("store outage over HTTP", (variant) => {
@@ -188,14 +203,7 @@ describeStores("store outage over HTTP", (variant) => {
 
   it("asks for a dashboard charge to be confirmed again under its own token when the store fails after the card was charged: one charge", async () => {
     const s = server()
-    const scope = { accountId: s.accountA.accountId, livemode: false }
-    const subscriptionId = await s.run(Effect.gen(function*() {
-      const plan = yield* makeProduct(scope, { price: 4500, billing: "recurring", billing_interval: "month" })
-      const session = yield* makeSession(scope, { product_cart: [{ product_id: plan.product_id }] })
-      const paid = yield* pay(session.session_id, formWith(cards.visa))
-      if (paid._tag !== "Paid" || paid.payment.subscription_id === null) return yield* Effect.dieMessage(`no subscription: ${paid._tag}`)
-      return paid.payment.subscription_id
-    }) as unknown as Effect.Effect<string, unknown, never>)
+    const { subscriptionId } = await subscribed(s)
     const page = await dashboardAs(s)
     const charge = { amount: "12.00", description: "Extra box", confirm: "yes", once: randomUUID() }
     // Reserved and charged at the processor, then the outcome cannot be recorded.
@@ -233,5 +241,21 @@ describeStores("store outage over HTTP", (variant) => {
     expect((await page(`/payments/${paymentId}/refund`, { ...refund, once: once! })).status).toBe(303)
     const payment = (await rawFor(s, s.accountA.test.key).get(`/payments/${paymentId}`)).json
     expect([payment.status, payment.refunded_amount]).toEqual(["partially_refunded", 3000])
+  })
+
+  it("answers a portal page 503 when the store fails mid-page, never 'not found'", async () => {
+    const s = server()
+    const paid = await subscribed(s)
+    const link = (await rawFor(s, s.accountA.test.key).post("/customer_portal_sessions", { customer_id: paid.customerId })).json.url as string
+    // The link names the public URL; the test server listens on its own port.
+    const cookie = await openPortalLink(link.replace(/^https?:\/\/[^/]+/, s.origin))
+    const cancelPage = () =>
+      fetch(`${s.origin}/portal/subscriptions/${paid.subscriptionId}/cancel-at-period-end`, { headers: { cookie }, redirect: "manual" })
+    expect((await cancelPage()).status).toBe(200)
+    failing.add("subscriptions.get")
+    failing.add("subscriptions.findAll")
+    expect((await cancelPage()).status).toBe(503)
+    failing.clear()
+    expect((await cancelPage()).status).toBe(200)
   })
 })
