@@ -196,9 +196,9 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
 
     // Sign-in -----------------------------------------------------------------------------------------------------
 
-    yield* router.get("/dashboard", Effect.map(signedIn, (s) => redirect(Option.isSome(s) ? `${base}/test` : `${base}/login`)).pipe(
-      Effect.orElseSucceed(() => redirect(`${base}/login`))
-    ))
+    // A store that cannot say who is signed in answers the "try again" page: a signed-in user is not sent to sign in.
+    yield* router.get("/dashboard", inLanguage((fr) =>
+      guarded(fr, Effect.map(signedIn, (s) => redirect(Option.isSome(s) ? `${base}/test` : `${base}/login`)))))
 
     /** The sign-in's `next`, from its query or form, when it names a dashboard page. */
     const nextOf = (value: string | null) => ReturnTo.pageOf(base, value)
