@@ -3,7 +3,6 @@
  * lookup pass, which asks the processor about every charge and refund whose outcome is not known yet.
  */
 import { DateTime, Effect } from "effect"
-import type { Authority } from "../domain/Account.js"
 import type { Scope } from "../domain/Account.js"
 import { notFound } from "../domain/Errors.js"
 import type { CheckoutSessionId, CustomerId, PaymentId, SubscriptionId, TestClockId } from "../domain/Ids.js"
@@ -147,8 +146,7 @@ export class Payments extends Effect.Service<Payments>()("fils/Payments", {
      * Refunds `amount` fils of a payment (default: all that remains) through the processor (`Refunds.create`):
      * `refund.succeeded` once the processor confirms.
      */
-    const refund = (authority: Authority, id: PaymentId, amount?: number, idempotencyKey?: string, why?: Refund.RefundWhy) =>
-      refunds.create(authority, id, amount, idempotencyKey, why)
+    const refund = refunds.create
 
     /**
      * Asks the processor about charges still `processing` and records those it can tell about: a charge settling

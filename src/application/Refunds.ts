@@ -12,7 +12,7 @@
  */
 import { DateTime, Effect, Either, Option } from "effect"
 import { type Authority, sees } from "../domain/Account.js"
-import { InvalidState, notFound, RefundRefused } from "../domain/Errors.js"
+import { InvalidState, notFound, RefundRefused, type StoreUnavailable } from "../domain/Errors.js"
 import type { PaymentId, RefundId } from "../domain/Ids.js"
 import { prefixes } from "../domain/Ids.js"
 import * as Payment from "../domain/Payment.js"
@@ -68,7 +68,14 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
      * Reserves the refund: a `pending` row, with the payment locked so that what remains is counted once. Under a
      * key already used, the refund reserved then instead.
      */
-    const reserve = (authority: Authority, id: PaymentId, amount: number | undefined, key: string | undefined, why: Refund.RefundWhy | null) =>
+    const reserve = (
+      authority: Authority,
+      id: PaymentId,
+      amount: number | undefined,
+      key: string | undefined,
+      why: Refund.RefundWhy | null,
+      alongside: Effect.Effect<void, StoreUnavailable> | undefined
+    ) =>
       transactions.transact(Effect.gen(function*() {
         // Another account's or mode's payment is not found, as if it did not exist.
         const found = Option.filter(yield* paymentRepo.lock(id), (p) => sees(authority, p))
@@ -95,6 +102,7 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
           return yield* new InvalidState({ message: `Payment ${id} has no charge at the processor to refund` })
         }
         yield* paymentRepo.refunds.insert(refund)
+        if (alongside !== undefined) yield* alongside
         return { payment, refund, chargeId: payment.charge_id }
       }))
 
@@ -143,16 +151,19 @@ export class Refunds extends Effect.Service<Refunds>()("fils/Refunds", {
      * than remains counting pending refunds) with nothing changed; refused by the processor with `RefundRefused`
      * and the reservation released; `pending` when the processor's answer was lost and a lookup could not tell yet.
      * With `idempotencyKey`, at most one refund is made under it: a retry carries on the one reserved first. `why`
-     * (the reason and the merchant's note) is kept on the refund and written on its credit note.
+     * (the reason and the merchant's note) is kept on the refund and written on its credit note. `alongside` is
+     * written in the reserving transaction, only by the request that reserves (the dashboard's audit entry): with the
+     * refund, or not at all.
      */
     const create = Effect.fn("Refunds.create")(function*(
       authority: Authority,
       id: PaymentId,
       amount?: number,
       idempotencyKey?: string,
-      why?: Refund.RefundWhy
+      why?: Refund.RefundWhy,
+      alongside?: Effect.Effect<void, StoreUnavailable>
     ) {
-      const result = yield* reserveThenCall(reserve(authority, id, amount, idempotencyKey, why ?? null), ({ chargeId, payment, refund }) =>
+      const result = yield* reserveThenCall(reserve(authority, id, amount, idempotencyKey, why ?? null, alongside), ({ chargeId, payment, refund }) =>
         // A retry meeting a refund that already ended answers as it ended.
         refund.status !== "pending"
           ? Effect.succeed({ payment, refund, refundAmount: refund.status === "succeeded" ? refund.amount : 0 } satisfies RefundResultView)

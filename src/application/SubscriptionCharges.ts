@@ -11,7 +11,7 @@
  */
 import { DateTime, Effect, Option } from "effect"
 import * as Account from "../domain/Account.js"
-import { notFound } from "../domain/Errors.js"
+import { notFound, type StoreUnavailable } from "../domain/Errors.js"
 import { type PaymentId, prefixes, type SubscriptionId } from "../domain/Ids.js"
 import type * as Payment from "../domain/Payment.js"
 import { canonicalJson } from "../domain/PlanChange.js"
@@ -54,7 +54,13 @@ export class SubscriptionCharges extends Effect.Service<SubscriptionCharges>()("
      * a cancellation cannot slip in between the check and the reservation. Under a key already used, that request's
      * payment instead.
      */
-    const reserve = (scope: Account.Scope, id: SubscriptionId, input: Subscription.SubscriptionCharge, key: string | undefined) =>
+    const reserve = (
+      scope: Account.Scope,
+      id: SubscriptionId,
+      input: Subscription.SubscriptionCharge,
+      key: string | undefined,
+      alongside: Effect.Effect<void, StoreUnavailable> | undefined
+    ) =>
       transactions.transact(Effect.gen(function*() {
         const paymentId = yield* newId<PaymentId>(prefixes.payment)
         const earlier = key === undefined ? undefined : yield* WorkKeys.claimAnswered(
@@ -76,6 +82,7 @@ export class SubscriptionCharges extends Effect.Service<SubscriptionCharges>()("
         const taxLines = yield* Subscription.chargeTaxLines(subscription, input, taxation, vat)
         const payment = Subscription.chargePayment(subscription, input, taxLines, paymentId, yield* DateTime.now)
         yield* paymentRepo.insert(payment)
+        if (alongside !== undefined) yield* alongside
         return { _tag: "Reserved", payment, token: subscription.card_token } as const
       }))
 
@@ -83,29 +90,18 @@ export class SubscriptionCharges extends Effect.Service<SubscriptionCharges>()("
      * Charges `input.product_price` to the subscription's saved card now. Refused (nothing changed) for a
      * subscription that is cancelled or not in the scope. Its outcome is the payment's: `succeeded`, `failed` (a
      * decline, with `payment.failed`) or still `processing` while the processor's answer is unknown. On the time the
-     * subscription lives on (a test clock's, if it is on one: `ClockTime`; live mode never is).
+     * subscription lives on (a test clock's, if it is on one: `ClockTime`; live mode never is). `alongside` is written
+     * in the reserving transaction, only by the request that reserves (the dashboard's audit entry).
      */
     const charge = Effect.fn("SubscriptionCharges.charge")(function*(
       scope: Account.Scope,
       id: SubscriptionId,
       input: Subscription.SubscriptionCharge,
-      idempotencyKey?: string
+      idempotencyKey?: string,
+      alongside?: Effect.Effect<void, StoreUnavailable>
     ) {
       const owner = scope.livemode ? Option.none() : yield* subscriptionRepo.get(scope, id)
-      const work = chargeNow(scope, id, input, idempotencyKey)
-      return yield* Option.match(owner, {
-        onNone: () => work,
-        onSome: (s) => clockTime.onTimeOf({ livemode: s.livemode, customer_id: s.customer.customer_id })(work)
-      })
-    })
-
-    const chargeNow = (
-      scope: Account.Scope,
-      id: SubscriptionId,
-      input: Subscription.SubscriptionCharge,
-      idempotencyKey: string | undefined
-    ) =>
-      reserveThenCall(reserve(scope, id, input, idempotencyKey), (reserved) =>
+      const work = reserveThenCall(reserve(scope, id, input, idempotencyKey, alongside), (reserved) =>
         Effect.gen(function*() {
           if (reserved._tag === "Reserved") {
             return { payment: yield* chargeAndRecord(reserved.payment, reserved.token), replayed: false } satisfies ChargeMade
@@ -118,6 +114,11 @@ export class SubscriptionCharges extends Effect.Service<SubscriptionCharges>()("
             replayed: true
           } satisfies ChargeMade
         }))
+      return yield* Option.match(owner, {
+        onNone: () => work,
+        onSome: (s) => clockTime.onTimeOf({ livemode: s.livemode, customer_id: s.customer.customer_id })(work)
+      })
+    })
 
     /**
      * Charges a reserved payment on `token` (no transaction held), under the payment's id as the processor's

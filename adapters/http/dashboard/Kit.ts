@@ -53,6 +53,13 @@ export interface Kit {
     objectId: string | null,
     livemode: boolean | null
   ) => Effect.Effect<void, Effect.Effect.Error<ReturnType<Users["audit"]>>, HttpServerRequest.HttpServerRequest>
+  /** `audit`'s entry, with the request's address, for a change to write itself (in its own transaction). */
+  readonly auditEntry: (
+    signed: Signed,
+    action: string,
+    objectId: string | null,
+    livemode: boolean | null
+  ) => Effect.Effect<ReturnType<Users["audit"]>, never, HttpServerRequest.HttpServerRequest>
   /** A route's path parameter. */
   readonly param: (name: string) => Effect.Effect<string, never, HttpRouter.RouteContext>
   /** The request's client address (what sign-in limits count by). */

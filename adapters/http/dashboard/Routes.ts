@@ -113,6 +113,9 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
 
     const request = HttpServerRequest.HttpServerRequest
     const address = Effect.map(request, (r) => Option.getOrElse(r.remoteAddress, () => "unknown"))
+    /** A change's audit entry, with the request's address (`Kit.auditEntry`). */
+    const auditEntry: Kit["auditEntry"] = (signed, action, objectId, livemode) =>
+      Effect.map(address, (from) => users.audit(signed, { action, objectId, livemode, address: from }))
 
     /** The signed-in user, if the request's cookie names a live session. */
     const signedIn = Effect.flatMap(request, (r) => {
@@ -569,7 +572,9 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         // The token is the refund's own idempotency key: the refund use case claims it in the transaction that
         // reserves the refund, so even a crash between the processor's answer and ours leaves one refund, and a
         // second post of the form (at once, or later) carries that same refund on and is answered with it.
-        const result = yield* Effect.either(payments.refund(scope, id, amount, `dashboard.refund.${once}`, why))
+        // Its audit entry is written with the reservation: with the refund, or not at all.
+        const audited = yield* auditEntry(signed, "payment.refund", id, scope.livemode)
+        const result = yield* Effect.either(payments.refund(scope, id, amount, `dashboard.refund.${once}`, why, audited))
         if (result._tag === "Left") {
           const error = result.left
           if (error._tag === "IdempotencyKeyReused") {
@@ -583,9 +588,6 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
           const why = refundRefusal(f, error)
           return yield* refused(why.error, why.status)
         }
-        yield* kit.audit(signed, "payment.refund", id, scope.livemode).pipe(
-          Effect.catchAllCause((cause) => Effect.logError("Refund not written to the audit log", cause))
-        )
         const { refund } = result.right
         const done = f.t.payments.done
         const text = refund.status === "pending" ? done.pending(Pages.amount(f, refund.amount)) : done.refunded(Pages.amount(f, refund.amount))
@@ -604,8 +606,8 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       withEnrolling,
       withEnrollingPost,
       field,
-      audit: (signed, action, objectId, livemode) =>
-        Effect.flatMap(address, (from) => users.audit(signed, { action, objectId, livemode, address: from })),
+      audit: (signed, action, objectId, livemode) => Effect.flatten(auditEntry(signed, action, objectId, livemode)),
+      auditEntry,
       param: (name) => Effect.map(HttpRouter.params, (p) => (p[name] ?? "").slice(0, 200)),
       query: Effect.map(request, (r) => new URLSearchParams(r.url.split("?")[1] ?? "")),
       address

@@ -241,7 +241,9 @@ ${
         if (once.length < 16 || once.length > 64) {
           return yield* refused(t.outOfDate, 400)
         }
-        const made = yield* Effect.either(charges.charge(scope, id, input.right, `dashboard.charge.${once}`))
+        // Its audit entry is written with the reservation: with the charge, or not at all.
+        const audited = yield* kit.auditEntry(signed, "subscription.charge", id, scope.livemode)
+        const made = yield* Effect.either(charges.charge(scope, id, input.right, `dashboard.charge.${once}`, audited))
         if (Either.isLeft(made)) {
           const error = made.left
           if (error._tag === "NotFound") return kit.page(404, Pages.notFoundPage(f), f.nonce)
@@ -252,7 +254,6 @@ ${
           }
           return yield* refused(Pages.refused(f, error.message), 409)
         }
-        yield* kit.audit(signed, "subscription.charge", id, scope.livemode)
         const { payment } = made.right
         return kit.done(
           f,

@@ -229,6 +229,10 @@ describeStores("store outage over HTTP", (variant) => {
     const again = await page(`/subscriptions/${subscriptionId}/charge`, { ...charge, once: once! })
     expect(again.status).toBe(303)
     expect(await extraOf()).toEqual(["succeeded"])
+    // Audited once, with the reservation: the post that finished the charge wrote nothing more.
+    const audited = await s.run(Effect.map(Effect.flatMap(Users, (users) => users.auditLog(s.accountA.accountId, 1000)), (entries) =>
+      entries.filter((e) => e.action === "subscription.charge" && e.object_id === subscriptionId).length) as unknown as Effect.Effect<number, unknown, never>)
+    expect(audited).toBe(1)
   })
 
   it("asks for a dashboard refund to be confirmed again under its own token when the store fails after the processor refunded: one refund", async () => {
@@ -237,6 +241,17 @@ describeStores("store outage over HTTP", (variant) => {
     const paymentId = await s.run(Effect.map(paidWith(scope, cards.visa, 9_000), (p) => p.payment_id) as unknown as Effect.Effect<string, unknown, never>)
     const page = await dashboardAs(s)
     const refund = { amount: "30.00", reason: "requested_by_customer", note: "", confirm: "yes", once: randomUUID() }
+    const refundsAudited = () =>
+      s.run(Effect.map(Effect.flatMap(Users, (users) => users.auditLog(s.accountA.accountId, 1000)), (entries) =>
+        entries.filter((e) => e.action === "payment.refund" && e.object_id === paymentId).length) as unknown as Effect.Effect<number, unknown, never>)
+    // Its audit entry cannot be written: nothing is refunded, and the same confirmation is offered again.
+    failing.add("dashboard.insertAudit")
+    const unaudited = await page(`/payments/${paymentId}/refund`, refund)
+    failing.clear()
+    expect(unaudited.status).toBe(503)
+    expect(/name="once" value="([^"]+)"/.exec(unaudited.body)?.[1]).toBe(refund.once)
+    expect((await rawFor(s, s.accountA.test.key).get(`/payments/${paymentId}`)).json.refunded_amount).toBe(0)
+    expect(await refundsAudited()).toBe(0)
     // The refund's outcome cannot be recorded (its payment's refunded amount is not written).
     failing.add("payments.update")
     const first = await page(`/payments/${paymentId}/refund`, refund)
@@ -248,6 +263,7 @@ describeStores("store outage over HTTP", (variant) => {
     expect((await page(`/payments/${paymentId}/refund`, { ...refund, once: once! })).status).toBe(303)
     const payment = (await rawFor(s, s.accountA.test.key).get(`/payments/${paymentId}`)).json
     expect([payment.status, payment.refunded_amount]).toEqual(["partially_refunded", 3000])
+    expect(await refundsAudited()).toBe(1)
   })
 
   it("answers a portal page 503 when the store fails mid-page, never 'not found'", async () => {
