@@ -21,6 +21,7 @@ import { RateLimitRepository } from "../ports/repositories/RateLimitRepository.j
 import { UserRepository } from "../ports/repositories/UserRepository.js"
 import { newId } from "./Ids.js"
 import * as Secrets from "./Secrets.js"
+import { onRealTime } from "./Time.js"
 
 /**
  * Failed sign-ins allowed (OWASP ASVS 2.2.1: guessing is slowed, yet no stranger can lock a user out). A success
@@ -629,17 +630,20 @@ export class Users extends Effect.Service<Users>()("fils/Users", {
       signed: Signed,
       entry: { readonly action: string; readonly objectId: string | null; readonly livemode: boolean | null; readonly address: string }
     ) {
-      yield* userRepo.insertAudit({
-        audit_id: yield* newId<AuditId>(prefixes.audit),
-        account_id: signed.user.account_id,
-        user_id: signed.user.user_id,
-        email: signed.user.email,
-        action: entry.action,
-        object_id: entry.objectId,
-        livemode: entry.livemode,
-        address: entry.address.slice(0, 100),
-        at: yield* DateTime.now
-      })
+      // On the real time, whatever clock the change it is written with runs on (a test clock's, for a charge).
+      yield* onRealTime(Effect.gen(function*() {
+        yield* userRepo.insertAudit({
+          audit_id: yield* newId<AuditId>(prefixes.audit),
+          account_id: signed.user.account_id,
+          user_id: signed.user.user_id,
+          email: signed.user.email,
+          action: entry.action,
+          object_id: entry.objectId,
+          livemode: entry.livemode,
+          address: entry.address.slice(0, 100),
+          at: yield* DateTime.now
+        })
+      }))
     })
 
     /** A user of the same account as `by`, or not found (another account's user is never reached). */

@@ -8,6 +8,7 @@ import { Chunk, DateTime, Duration, Effect, Fiber, Option, Redacted, TestClock }
 import { randomBytes, scryptSync } from "node:crypto"
 import { Accounts } from "../../src/application/Accounts.js"
 import { Reports } from "../../src/application/Reports.js"
+import { onClockTime } from "../../src/application/Time.js"
 import { ceilingDelay, failureLimits, Users } from "../../src/application/Users.js"
 import * as User from "../../src/domain/DashboardUser.js"
 import * as TwoFactor from "../../src/domain/TwoFactor.js"
@@ -606,4 +607,21 @@ describe("Reports.overview", () => {
       assert.deepStrictEqual([overview.today, overview.yesterday], [96_000, 16_000])
       assert.deepStrictEqual([overview.daily[0], overview.daily.at(-1)], [{ day: "2026-11-19", gross: 8_000 }, { day: "2026-11-25", gross: 96_000 }])
     }).pipe(withEngine()))
+
+})
+
+describe("Users.audit", () => {
+  it.effect("an audit entry is dated on the real time, even written by a change on a test clock's time", () =>
+    Effect.gen(function*() {
+      const users = yield* Users
+      const { account } = yield* newAccount
+      const { token } = yield* users.create(account.account_id, "huda@dune.ae", "owner")
+      const { session, user } = yield* users.redeem(token, password)
+      const real = yield* DateTime.now
+      yield* onClockTime(DateTime.add(real, { days: 40 }))(
+        users.audit({ user, session }, { action: "subscription.charge", objectId: null, livemode: false, address: "10.9.0.1" })
+      )
+      const [entry] = (yield* users.auditLog(account.account_id)).filter((e) => e.action === "subscription.charge")
+      assert.strictEqual(DateTime.toEpochMillis(entry!.at), DateTime.toEpochMillis(real))
+    }).pipe(withEngine([], lightKdf)))
 })

@@ -22,7 +22,6 @@ import { renewalCharge, type Subscription } from "../../../src/domain/Subscripti
 import { invoicePage } from "../documents/TaxDocumentPage.js"
 import { htmlResponse, newNonce } from "../html/Document.js"
 import { formField, readForm } from "../html/Forms.js"
-import { attempt } from "../html/Attempt.js"
 import { html } from "../html/Html.js"
 import { sameOriginSubmission } from "../html/Origin.js"
 import { date, money } from "../i18n/Format.js"
@@ -343,12 +342,12 @@ export const CheckoutPageRoutes = HttpApiBuilder.Router.use((router) =>
           // no longer open is never paid this way, and its token (then its receipt's) is never lent to a script.
           const scripted = Option.isNone(UrlParams.getFirst(body.right, "form_token")) &&
             request.headers["origin"] === undefined && request.headers["sec-fetch-site"] === undefined
-          const token = scripted
-            ? yield* Effect.map(
-              attempt(checkout.page(id.value)),
-              (read) => read._tag === "Right" && read.right.session.status === "open" ? read.right.session.form_token : ""
-            )
-            : formField(body.right, "form_token")
+          const read = scripted ? yield* Effect.either(checkout.page(id.value)) : undefined
+          // The session cannot be read: the outage's page, not a form refused as out of date.
+          if (read?._tag === "Left" && read.left._tag === "StoreUnavailable") return unavailablePage(lang, nonce)
+          const token = read === undefined
+            ? formField(body.right, "form_token")
+            : read._tag === "Right" && read.right.session.status === "open" ? read.right.session.form_token : ""
           // This browser paid (or its charge is processing): it gets the key to the receipt.
           const paidBy = withReceiptKey(id.value, token)
           // A failure the page cannot explain (the store lost mid-payment) leaves the outcome unknown: the session is

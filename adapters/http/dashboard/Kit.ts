@@ -53,7 +53,7 @@ export interface Kit {
     objectId: string | null,
     livemode: boolean | null
   ) => Effect.Effect<void, Effect.Effect.Error<ReturnType<Users["audit"]>>, HttpServerRequest.HttpServerRequest>
-  /** `audit`'s entry, with the request's address, for a change to write itself (in its own transaction). */
+  /** `audit`'s entry, with the request's address, for a change to write itself (in the change's transaction). */
   readonly auditEntry: (
     signed: Signed,
     action: string,

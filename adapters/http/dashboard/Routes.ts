@@ -34,6 +34,7 @@ import * as Payment from "../../../src/domain/Payment.js"
 import * as Refund from "../../../src/domain/Refund.js"
 import { PaymentStatus } from "../../../src/domain/Payment.js"
 import { Signer } from "../../../src/ports/Signer.js"
+import { lookup } from "../html/Attempt.js"
 import { htmlResponse, newNonce } from "../html/Document.js"
 import { type Confirmation, confirmField, confirmPage, isConfirmed } from "./Confirm.js"
 import { formField, onceField, postedForm, readFlash, seeOther, withFlash } from "../html/Forms.js"
@@ -57,7 +58,6 @@ import * as Locale from "../i18n/Locale.js"
 import { dashboardLanguageCookie } from "../i18n/dashboard/Catalogues.js"
 import { receiptPage } from "../portal/Receipt.js"
 import * as ReturnTo from "./ReturnTo.js"
-import { lookup } from "../html/Attempt.js"
 
 const page = (status: number, body: string, nonce: string) => htmlResponse(status, body, nonce)
 

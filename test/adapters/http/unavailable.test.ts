@@ -188,13 +188,14 @@ describeStores("store outage over HTTP", (variant) => {
     // A search that cannot read the store is not a search that found nothing: by e-mail, or by a payment's id.
     failing.add("payments.get")
     failing.add("payments.findAll")
-    expect((await page(`/payments?q=pay_${"0".repeat(32)}`)).status).toBe(503)
+    const byId = await page(`/payments?q=pay_${"0".repeat(32)}`)
     failing.clear()
+    expect([byId.status, byId.body.includes(unavailable)]).toEqual([503, true])
     expect((await page(`/payments?q=pay_${"0".repeat(32)}`)).status).toBe(200)
     failing.add("customers.list")
     const searched = await page(`/invoices?q=${encodeURIComponent("buyer@example.ae")}`)
-    expect(searched.status).toBe(503)
     failing.clear()
+    expect([searched.status, searched.body.includes(unavailable)]).toEqual([503, true])
     expect((await page(`/invoices?q=${encodeURIComponent("buyer@example.ae")}`)).status).toBe(200)
 
     // A form the store could not write is not refused: nothing is said about what was typed.
@@ -280,5 +281,23 @@ describeStores("store outage over HTTP", (variant) => {
     expect((await cancelPage()).status).toBe(503)
     failing.clear()
     expect((await cancelPage()).status).toBe(200)
+  })
+
+  it("answers a script's checkout post the checkout's outage page when the session cannot be read, not JSON", async () => {
+    const s = server()
+    const raw = rawFor(s, s.accountA.test.key)
+    const product = (await raw.post("/products", { name: "Saffron", price: 3000, currency: "AED" })).json
+    const session = (await raw.post("/checkout_sessions", { product_cart: [{ product_id: product.product_id }] })).json
+    failing.add("sessions.find")
+    // A script posts the form's named fields only: no form token, and no Origin or Sec-Fetch-Site.
+    const posted = await fetch(`${s.origin}/checkout/${session.session_id}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(formWith(cards.visa) as Record<string, string>).toString()
+    })
+    failing.clear()
+    expect(posted.status).toBe(503)
+    expect(posted.headers.get("content-type")).toMatch(/^text\/html/)
   })
 })

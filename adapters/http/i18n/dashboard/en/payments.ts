@@ -74,7 +74,7 @@ export const payments = {
     nothingLeft: (pending: string | null) => `Nothing is left to refund${pending === null ? "" : ` (${pending} is in refunds still pending)`}`,
     outOfDate: "This form is out of date, so nothing was refunded. Check the amount and send it again.",
     otherAmount: "This form was already sent with another amount, so nothing more was refunded. Check the payment below and refund again from it.",
-    notNow: "The refund may have begun but could not be finished just now. Confirm again in a moment to finish this same refund: it is never made twice."
+    notNow: "The refund may have begun but could not be finished just now. Confirm again in a moment to finish this same refund: confirming again never makes a second one."
   },
   /** The refund's confirmation page. */
   confirm: {

@@ -75,7 +75,7 @@ export const subscriptions = {
     enterAmount: "Enter the amount to charge in AED, e.g. 45.00",
     cancelled: "This subscription is cancelled: its card cannot be charged.",
     outOfDate: "This form is out of date, so nothing was charged. Check the amount and send it again.",
-    unavailable: "The charge may have begun but could not be finished just now. Confirm again in a moment to finish this same charge: it is never made twice.",
+    unavailable: "The charge may have begun but could not be finished just now. Confirm again in a moment to finish this same charge: confirming again never makes a second one.",
     confirmTitle: "Confirm the charge",
     confirm: (p: { readonly amount: string; readonly description: string; readonly email: string; readonly brand: string; readonly last4: string }): Raw =>
       html`Charge <strong>${p.amount}</strong> (${p.description}) to ${p.email}'s ${p.brand} •••• ${p.last4} now?`,
