@@ -17,7 +17,8 @@ import { newAccount } from "./harness.js"
 
 /**
  * An engine on its own pool of `url`: one server. `processorDelay` slows its charges, so that a claimed batch is
- * at the processor long enough for the other server's first claim to land meanwhile, however the two are scheduled.
+ * at the processor long enough for the other server's first claim to land meanwhile, however the two are scheduled
+ * (two seconds: on a busy machine the second pass's first claim was seen to come more than half a second late).
  */
 const serverOn = (url: Redacted.Redacted, processorDelay?: string) =>
   Layer.build(
@@ -36,8 +37,8 @@ describe("Billing on PostgreSQL, two servers", () => {
     Effect.gen(function*() {
       const url = yield* migratedDatabaseUrl
       const setup = yield* serverOn(url)
-      const a = yield* serverOn(url, "500 millis")
-      const b = yield* serverOn(url, "500 millis")
+      const a = yield* serverOn(url, "2 seconds")
+      const b = yield* serverOn(url, "2 seconds")
       const sql = Context.get(yield* Layer.build(PgLive(url, { maxConnections: 1 })), SqlClient.SqlClient)
 
       // Subscriptions paid through the checkout (on a third server, with no delay), then all made due now.
