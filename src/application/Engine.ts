@@ -6,6 +6,7 @@ import { Layer } from "effect"
 import { Accounts } from "./Accounts.js"
 import { Billing } from "./Billing.js"
 import { Checkout } from "./Checkout.js"
+import { CreatedOnce } from "./CreatedOnce.js"
 import { ClockTime } from "./ClockTime.js"
 import { Customers } from "./Customers.js"
 import { Discounts } from "./Discounts.js"
@@ -40,6 +41,7 @@ export const Engine = Layer.mergeAll(
   Accounts.Default,
   Billing.Default,
   Checkout.Default,
+  CreatedOnce.Default,
   ClockTime.Default,
   Customers.Default,
   Deliveries.Default,

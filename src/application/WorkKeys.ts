@@ -12,7 +12,10 @@ import type { SignerShape } from "../ports/Signer.js"
 import type { IdempotencyRepositoryShape } from "../ports/repositories/IdempotencyRepository.js"
 import { eventTime } from "./Time.js"
 
-export type WorkKind = "refunds" | "subscription_charges" | "plan_changes"
+/** Objects a form makes once per one-time token (`CreatedOnce`). */
+export type CreatedKind = "created_products" | "created_customers" | "created_webhooks"
+
+export type WorkKind = "refunds" | "subscription_charges" | "plan_changes" | CreatedKind
 
 /** A work's key: checked, in its kind's scope, with the digest of the request (other parameters are refused). */
 export interface WorkKey {

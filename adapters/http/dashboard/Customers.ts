@@ -17,7 +17,7 @@ import { type Customer, CustomerCreate, CustomerName, CustomerUpdate } from "../
 import { can } from "../../../src/domain/DashboardUser.js"
 import { CustomerId, parseId } from "../../../src/domain/Ids.js"
 import { Buyer } from "../../../src/domain/TaxProfile.js"
-import { unchanged } from "../html/Forms.js"
+import { onceField, unchanged } from "../html/Forms.js"
 import { attempt, lookup } from "../html/Attempt.js"
 import { html } from "../html/Html.js"
 import { describeDecodeError } from "../SchemaIssues.js"
@@ -54,6 +54,8 @@ interface Refused {
   readonly error: string
   readonly typed: CustomerForm
   readonly errors?: FieldErrors
+  /** The new-customer form's one-time token, kept (a refused post made nothing). */
+  readonly once?: string
 }
 const decodeFrozenTime = Schema.decodeUnknownEither(FrozenTime)
 /** The clock's time format, named as it is in any language. */
@@ -122,9 +124,9 @@ ${Either.isLeft(list) ? html`<p class="alert" role="alert">${Pages.refused(f, li
         }</tbody></table>${items.length === 0 ? html`<p class="muted">${t.list.none}</p>` : ""}</div>${
           can(f.user.role, "write")
             ? html`<div class="card"><h2>${t.list.newCustomer}</h2>${
-              Pages.form(f, `${Pages.modePath(f)}/customers`, html`
+              Pages.onceForm(f, `${Pages.modePath(f)}/customers`, html`
 ${customerFields(f, "c", refused?.typed ?? { name: "", email: "", phone_number: "", ...buyerForm(null) }, refused?.errors ?? {})}
-<p><button type="submit">${t.list.create}</button></p>`)
+<p><button type="submit">${t.list.create}</button></p>`, refused?.once || undefined)
             }</div>`
             : ""
         }`), f.nonce)
@@ -138,7 +140,7 @@ ${customerFields(f, "c", refused?.typed ?? { name: "", email: "", phone_number: 
         // Taken exactly as typed (the API's schema refuses what it would not store); empty means none.
         const typed = typedCustomer(kit, params)
         const business = decodeBuyerForm(typed, null)
-        if (Either.isLeft(business)) return yield* customersPage(f, scope, { error: f.t.customers.businessRefused, typed, errors: business.left })
+        if (Either.isLeft(business)) return yield* customersPage(f, scope, { error: f.t.customers.businessRefused, typed, errors: business.left , once: kit.field(params, onceField) })
         const input = decodeCustomer({
           email: typed.email,
           ...(typed.name === "" ? {} : { name: typed.name }),
@@ -146,12 +148,17 @@ ${customerFields(f, "c", refused?.typed ?? { name: "", email: "", phone_number: 
           ...(business.right === null ? {} : { business: Schema.encodeSync(Buyer)(business.right) })
         })
         if (Either.isLeft(input)) {
-          return yield* customersPage(f, scope, { error: Pages.refused(f, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) })), typed })
+          return yield* customersPage(f, scope, { error: Pages.refused(f, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) })), typed , once: kit.field(params, onceField) })
         }
-        const created = yield* attempt(customers.create(scope, input.right))
-        if (Either.isLeft(created)) return yield* customersPage(f, scope, { error: Pages.refused(f, created.left.message), typed })
-        yield* kit.audit(signed, "customer.create", created.right.customer_id, scope.livemode)
-        return kit.done(f, `${Pages.modePath(f)}/customers/${created.right.customer_id}`, f.t.customers.created)
+        const created = yield* attempt(kit.makeOnce(signed, scope, params, {
+          kind: "created_customers",
+          action: "customer.create",
+          input: input.right,
+          create: customers.create(scope, input.right),
+          idOf: (c) => c.customer_id
+        }))
+        if (Either.isLeft(created)) return yield* customersPage(f, scope, { error: Pages.refused(f, created.left.message), typed , once: kit.field(params, onceField) })
+        return kit.done(f, `${Pages.modePath(f)}/customers/${created.right}`, f.t.customers.created)
       })))
 
     /** A customer's page; after a refused edit, with the refusal and the form as typed. */

@@ -13,7 +13,7 @@ import { canManageMode } from "../../../src/domain/DashboardUser.js"
 import { ApiKeyId, parseId, WebhookId } from "../../../src/domain/Ids.js"
 import { EventType } from "../../../src/domain/Event.js"
 import { WebhookCreate, WebhookUpdate } from "../../../src/domain/WebhookEndpoint.js"
-import { unchanged } from "../html/Forms.js"
+import { onceField, unchanged } from "../html/Forms.js"
 import { attempt } from "../html/Attempt.js"
 import { html, raw } from "../html/Html.js"
 import { describeDecodeError } from "../SchemaIssues.js"
@@ -49,7 +49,12 @@ export const developerRoutes = (kit: Kit.Kit) =>
     const keysPage = (
       frame: Pages.SignedFrame,
       scope: { readonly accountId: Pages.SignedFrame["user"]["account_id"]; readonly livemode: boolean },
-      notice: { readonly secret?: string; readonly error?: string } = {},
+      notice: {
+        readonly secret?: string
+        readonly error?: string
+        /** A refused new endpoint's form as posted: its URL, and its one-time token (a refused post made nothing). */
+        readonly typed?: { readonly url: string; readonly once: string }
+      } = {},
       status = 200
     ) =>
       Effect.gen(function*() {
@@ -83,7 +88,12 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
           )
         }</tbody></table>${
           mayManage(frame.user.role, scope.livemode)
-            ? Pages.form(frame, `${Pages.modePath(frame)}/developers/webhooks`, html`<label for="url">${t.endpointUrl}</label><input id="url" name="url" size="50" required> <button type="submit">${t.addEndpoint}</button>`)
+            ? Pages.onceForm(
+              frame,
+              `${Pages.modePath(frame)}/developers/webhooks`,
+              html`<label for="url">${t.endpointUrl}</label><input id="url" name="url" size="50" value="${notice.typed?.url ?? ""}" required> <button type="submit">${t.addEndpoint}</button>`,
+              notice.typed?.once || undefined
+            )
             : ""
         }</div>`), frame.nonce)
       })
@@ -144,17 +154,23 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
     yield* kit.post("/dashboard/:mode/developers/webhooks", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
         if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, forbidden(f, signed, f.t.developers.forbidden.addEndpoints), f.nonce)
-        const input = decodeWebhook({ url: kit.field(params, "url") })
+        const typed = { url: kit.field(params, "url"), once: kit.field(params, onceField) }
+        const input = decodeWebhook({ url: typed.url })
         if (Either.isLeft(input)) {
           const message = describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) })
-          return yield* keysPage(f, scope, { error: Pages.refused(f, message) }, 400)
+          return yield* keysPage(f, scope, { error: Pages.refused(f, message), typed }, 400)
         }
-        const created = yield* attempt(webhooks.create(scope, input.right))
+        const created = yield* attempt(kit.makeOnce(signed, scope, params, {
+          kind: "created_webhooks",
+          action: "webhook.create",
+          input: input.right,
+          create: webhooks.create(scope, input.right),
+          idOf: (w) => w.webhook_id
+        }))
         if (Either.isLeft(created)) {
-          return yield* keysPage(f, scope, { error: Pages.refused(f, created.left.message) }, 400)
+          return yield* keysPage(f, scope, { error: Pages.refused(f, created.left.message), typed }, 400)
         }
-        yield* kit.audit(signed, "webhook.create", created.right.webhook_id, scope.livemode)
-        return kit.redirect(`${Pages.modePath(f)}/developers/webhooks/${created.right.webhook_id}`)
+        return kit.redirect(`${Pages.modePath(f)}/developers/webhooks/${created.right}`)
       })))
 
     const endpointPage = (

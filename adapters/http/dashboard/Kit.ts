@@ -7,7 +7,9 @@ import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type * as UrlParams from "@effect/platform/UrlParams"
 import type { Effect } from "effect"
+import type { CreateOnceError } from "../../../src/application/CreatedOnce.js"
 import type { Signed, Users } from "../../../src/application/Users.js"
+import type { CreatedKind } from "../../../src/application/WorkKeys.js"
 import type * as Pages from "./Pages.js"
 
 /**
@@ -53,13 +55,25 @@ export interface Kit {
     objectId: string | null,
     livemode: boolean | null
   ) => Effect.Effect<void, Effect.Effect.Error<ReturnType<Users["audit"]>>, HttpServerRequest.HttpServerRequest>
-  /** `audit`'s entry, with the request's address, for a change to write itself (in the change's transaction). */
+  /**
+   * `audit`'s entry, with the request's address, for a change to write itself (in the change's transaction) once it
+   * knows its object's id.
+   */
   readonly auditEntry: (
     signed: Signed,
     action: string,
-    objectId: string | null,
     livemode: boolean | null
-  ) => Effect.Effect<ReturnType<Users["audit"]>, never, HttpServerRequest.HttpServerRequest>
+  ) => Effect.Effect<(objectId: string | null) => ReturnType<Users["audit"]>, never, HttpServerRequest.HttpServerRequest>
+  /**
+   * Makes an object from a form posted under its one-time token (`CreatedOnce`): posted twice, one object, whose id
+   * answers both posts, and its audit entry written with it. A post without a token (a script's) makes one each time.
+   */
+  readonly makeOnce: <A, E, R>(
+    signed: Signed,
+    scope: Scope,
+    params: UrlParams.UrlParams,
+    made: MadeOnce<A, E, R>
+  ) => Effect.Effect<string, E | CreateOnceError, R | HttpServerRequest.HttpServerRequest>
   /** A route's path parameter. */
   readonly param: (name: string) => Effect.Effect<string, never, HttpRouter.RouteContext>
   /** The request's client address (what sign-in limits count by). */
@@ -68,3 +82,11 @@ export interface Kit {
   readonly query: Effect.Effect<URLSearchParams, never, HttpServerRequest.HttpServerRequest>
 }
 
+/** What a form makes once (`Kit.makeOnce`): its kind, its audit action, the input its token is bound to, and how. */
+export interface MadeOnce<A, E, R> {
+  readonly kind: CreatedKind
+  readonly action: string
+  readonly input: unknown
+  readonly create: Effect.Effect<A, E, R>
+  readonly idOf: (made: A) => string
+}

@@ -256,10 +256,11 @@ export const form = (frame: SignedFrame, action: string, body: Raw) =>
   html`<form method="post" action="${action}"><input type="hidden" name="csrf_token" value="${frame.csrf}">${body}</form>`
 
 /**
- * A form that moves money: also a one-time token, so that posting it twice acts once. A fresh one, except to finish
- * what an earlier post under `once` began (its outcome not known yet): posted again, that same action is carried on.
+ * A form that acts once (money moves, or an object is made): also a one-time token, so that posting it twice acts
+ * once. A fresh one, except to finish what an earlier post under `once` began (its outcome not known yet): posted
+ * again, that same action is carried on.
  */
-export const moneyForm = (frame: SignedFrame, action: string, body: Raw, once: string = onceToken()) =>
+export const onceForm = (frame: SignedFrame, action: string, body: Raw, once: string = onceToken()) =>
   form(frame, action, html`<input type="hidden" name="${onceField}" value="${once}">${body}`)
 
 /** A multi-line text field, its value shown exactly (see `textareaContent`). */

@@ -250,7 +250,7 @@ ${
       }
 <tr><th>${t.creditBalance}</th><td>${money(next.credit_balance)}</td></tr></table></div>
 <div class="card">${
-        Pages.moneyForm(f, `${subscriptionPath(f, s)}/change-plan`, html`${
+        Pages.onceForm(f, `${subscriptionPath(f, s)}/change-plan`, html`${
           formFields.map((name) => html`<input type="hidden" name="${name}" value="${typed[name]}">`)
         }<input type="hidden" name="quote_id" value="${preview.quote_id}">
 <p><button type="submit">${button}</button></p>`)

@@ -22,7 +22,7 @@ import {
 import type { ExemptionCode } from "../../../src/domain/Vat.js"
 import { exemptionReasons } from "../../einvoice/PintAe.js"
 import { categories } from "../documents/TaxDocumentPage.js"
-import { unchanged } from "../html/Forms.js"
+import { onceField, unchanged } from "../html/Forms.js"
 import { attempt, lookup } from "../html/Attempt.js"
 import { html } from "../html/Html.js"
 import { describeDecodeError } from "../SchemaIssues.js"
@@ -195,7 +195,12 @@ export const productRoutes = (kit: Kit) =>
     const productsPage = (
       f: Pages.SignedFrame,
       scope: Scope,
-      notice: { readonly error?: string; readonly typed?: ProductForm & { readonly billing: string }; readonly errors?: FieldErrors } = {},
+      notice: {
+        readonly error?: string
+        /** As typed, with the form's one-time token (kept: a refused post made nothing). */
+        readonly typed?: ProductForm & { readonly billing: string; readonly once?: string }
+        readonly errors?: FieldErrors
+      } = {},
       status = 200
     ) =>
       Effect.gen(function*() {
@@ -222,7 +227,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
         }</tbody></table></div>${
           write
             ? html`<div class="card"><h2>${t.list.newProduct}</h2>${
-              Pages.form(f, `${Pages.modePath(f)}/products`, html`
+              Pages.onceForm(f, `${Pages.modePath(f)}/products`, html`
 <label for="name">${t.form.name(Pages.limitText(f, nameLimit))}</label><input id="name" name="name" value="${notice.typed?.name ?? ""}" required>
 <label for="price">${t.form.priceInAed}</label><input id="price" name="price" inputmode="decimal" value="${notice.typed?.price ?? ""}" required>
 <label for="billing">${t.form.billing}</label><select id="billing" name="billing">${
@@ -232,7 +237,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
 ${trialControls(f, notice.typed ?? newTrial)}
 ${taxationControls(f, notice.typed ?? newTaxation, notice.errors ?? {})}
 ${PlanPolicyForm.planChangeControls(f, notice.typed ?? PlanPolicyForm.newPlanChange, notice.errors ?? {})}
-<p><button type="submit">${t.list.create}</button></p>`)
+<p><button type="submit">${t.list.create}</button></p>`, notice.typed?.once || undefined)
             }</div>`
             : ""
         }`), f.nonce)
@@ -244,6 +249,7 @@ ${PlanPolicyForm.planChangeControls(f, notice.typed ?? PlanPolicyForm.newPlanCha
       Effect.gen(function*() {
         if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, f.t.products.cannotCreate(f.t.frame.roles[signed.user.role])), f.nonce)
         const typed = {
+          once: kit.field(params, onceField),
           name: kit.field(params, "name"),
           price: kit.field(params, "price"),
           billing: kit.field(params, "billing"),
@@ -272,10 +278,16 @@ ${PlanPolicyForm.planChangeControls(f, notice.typed ?? PlanPolicyForm.newPlanCha
         if (Either.isLeft(input)) return yield* refuse(...decodeRefusal(f, input.left))
         const exemption = { ...exemptionError(f, input.right), ...PlanPolicyForm.billingErrors(f, input.right.billing ?? "one_time", input.right) }
         if (Object.keys(exemption).length > 0) return yield* refuse(f.t.products.list.notCreated, exemption)
-        const created = yield* attempt(products.create(scope, input.right))
-        if (Either.isLeft(created)) return yield* refuse(Pages.refused(f, created.left.message))
-        yield* kit.audit(signed, "product.create", created.right.product_id, scope.livemode)
-        return kit.done(f, `${Pages.modePath(f)}/products`, f.t.products.list.created(created.right.name))
+        const made = yield* attempt(kit.makeOnce(signed, scope, params, {
+          kind: "created_products",
+          action: "product.create",
+          input: input.right,
+          create: products.create(scope, input.right),
+          idOf: (p) => p.product_id
+        }))
+        if (Either.isLeft(made)) return yield* refuse(Pages.refused(f, made.left.message))
+        // Both posts of one form made this product, of the name they both gave.
+        return kit.done(f, `${Pages.modePath(f)}/products`, f.t.products.list.created(input.right.name))
       })))
 
     /** A product's page; after a refused edit, with the refusal and the form as typed. */

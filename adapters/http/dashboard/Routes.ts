@@ -12,6 +12,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import type * as UrlParams from "@effect/platform/UrlParams"
 import { Cause, DateTime, Effect, Either, Option, Redacted, Schema } from "effect"
 import { Accounts } from "../../../src/application/Accounts.js"
 import { Settings } from "../../../src/application/Settings.js"
@@ -32,6 +33,7 @@ import * as TwoFactor from "../../../src/domain/TwoFactor.js"
 import { CheckoutSessionId, CustomerId, parseId, PaymentId } from "../../../src/domain/Ids.js"
 import * as Payment from "../../../src/domain/Payment.js"
 import * as Refund from "../../../src/domain/Refund.js"
+import { CreatedOnce, type CreateOnceError } from "../../../src/application/CreatedOnce.js"
 import { PaymentStatus } from "../../../src/domain/Payment.js"
 import { Signer } from "../../../src/ports/Signer.js"
 import { lookup } from "../html/Attempt.js"
@@ -50,7 +52,7 @@ import { productRoutes } from "./Products.js"
 import { settingsRoutes, skipCookie, supportPrompt } from "./Settings.js"
 import { subscriptionRoutes } from "./Subscriptions.js"
 import { twoFactorRoutes } from "./TwoFactor.js"
-import type { Kit, Response, Scope } from "./Kit.js"
+import type { Kit, MadeOnce, Response, Scope } from "./Kit.js"
 import * as Pages from "./Pages.js"
 import { idFilter, parseAed, parseDay } from "./Parse.js"
 import { langOf } from "../i18n/Messages.js"
@@ -80,6 +82,7 @@ const checkoutSessionIdOf = parseId(CheckoutSessionId)
 export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const users = yield* Users
+    const createdOnce = yield* CreatedOnce
     const accounts = yield* Accounts
     const payments = yield* Payments
     const events = yield* Events
@@ -114,8 +117,8 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     const request = HttpServerRequest.HttpServerRequest
     const address = Effect.map(request, (r) => Option.getOrElse(r.remoteAddress, () => "unknown"))
     /** A change's audit entry, with the request's address (`Kit.auditEntry`). */
-    const auditEntry: Kit["auditEntry"] = (signed, action, objectId, livemode) =>
-      Effect.map(address, (from) => users.audit(signed, { action, objectId, livemode, address: from }))
+    const auditEntry: Kit["auditEntry"] = (signed, action, livemode) =>
+      Effect.map(address, (from) => (objectId) => users.audit(signed, { action, objectId, livemode, address: from }))
 
     /** The signed-in user, if the request's cookie names a live session. */
     const signedIn = Effect.flatMap(request, (r) => {
@@ -573,7 +576,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         // reserves the refund, so even a crash between the processor's answer and ours leaves one refund, and a
         // second post of the form (at once, or later) carries that same refund on and is answered with it.
         // Its audit entry is written with the reservation: with the refund, or not at all.
-        const audited = yield* auditEntry(signed, "payment.refund", id, scope.livemode)
+        const audited = (yield* auditEntry(signed, "payment.refund", scope.livemode))(id)
         const result = yield* Effect.either(payments.refund(scope, id, amount, `dashboard.refund.${once}`, why, audited))
         if (result._tag === "Left") {
           const error = result.left
@@ -594,6 +597,22 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         return redirect(withFlash(paymentPath, { tone: "done", text }, f.csrf))
       })))
 
+    const makeOnce: Kit["makeOnce"] = <A, E, R>(
+      signed: Signed,
+      scope: Scope,
+      params: UrlParams.UrlParams,
+      made: MadeOnce<A, E, R>
+    ) =>
+      Effect.flatMap(auditEntry(signed, made.action, scope.livemode), (audited): Effect.Effect<string, E | CreateOnceError, R> => {
+        const token = field(params, onceField)
+        return token === ""
+          ? Effect.flatMap(made.create, (value) => Effect.as(audited(made.idOf(value)), made.idOf(value)))
+          : Effect.map(
+            createdOnce.create({ ...made, scope, token, alongside: (value) => audited(made.idOf(value)) }),
+            (m) => m._tag === "Created" ? made.idOf(m.value) : m.id
+          )
+      })
+
     const kit: Kit = {
       base,
       page,
@@ -606,8 +625,9 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       withEnrolling,
       withEnrollingPost,
       field,
-      audit: (signed, action, objectId, livemode) => Effect.flatten(auditEntry(signed, action, objectId, livemode)),
+      audit: (signed, action, objectId, livemode) => Effect.flatMap(auditEntry(signed, action, livemode), (entry) => entry(objectId)),
       auditEntry,
+      makeOnce,
       param: (name) => Effect.map(HttpRouter.params, (p) => (p[name] ?? "").slice(0, 200)),
       query: Effect.map(request, (r) => new URLSearchParams(r.url.split("?")[1] ?? "")),
       address

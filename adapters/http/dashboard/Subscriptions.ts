@@ -234,7 +234,7 @@ ${
             })
           }</p>
 <p class="muted">${t.confirmHelp}</p>${
-            Pages.moneyForm(f, `${path}/charge`, html`${Confirm.hiddenField("amount", typed.amount)}${Confirm.hiddenField("description", typed.description)}<input type="hidden" name="confirm" value="yes">
+            Pages.onceForm(f, `${path}/charge`, html`${Confirm.hiddenField("amount", typed.amount)}${Confirm.hiddenField("description", typed.description)}<input type="hidden" name="confirm" value="yes">
 <p><button type="submit">${t.button(Pages.amount(f, price))}</button> <a href="${path}">${f.t.frame.common.cancel}</a></p>`, again?.once)
           }</div>`), f.nonce)
         if (kit.field(params, "confirm") !== "yes") return confirmation(200)
@@ -242,7 +242,7 @@ ${
           return yield* refused(t.outOfDate, 400)
         }
         // Its audit entry is written with the reservation: with the charge, or not at all.
-        const audited = yield* kit.auditEntry(signed, "subscription.charge", id, scope.livemode)
+        const audited = (yield* kit.auditEntry(signed, "subscription.charge", scope.livemode))(id)
         const made = yield* Effect.either(charges.charge(scope, id, input.right, `dashboard.charge.${once}`, audited))
         if (Either.isLeft(made)) {
           const error = made.left

@@ -4,12 +4,13 @@
  *
  * The outage is simulated by a switch in front of the real store (memory or PostgreSQL).
  */
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterEach, expect, it } from "vitest"
 import { dashboardCatalogues } from "../../../adapters/http/i18n/dashboard/Catalogues.js"
 import { Users } from "../../../src/application/Users.js"
 import { StoreUnavailable } from "../../../src/domain/Errors.js"
+import { dashboardAs } from "../../support/dashboard.js"
 import { openPortalLink } from "../../support/portal.js"
 import { cards, formWith, makeProduct, makeSession, paidWith, pay } from "../../support/checkout.js"
 import { Store, type StoreShape, layerStore, type Repositories } from "../../../src/ports/Store.js"
@@ -66,28 +67,6 @@ const withOutageSwitch = (store: Layer.Layer<Store | Repositories>): Layer.Layer
     }))
   ).pipe(Layer.provide(store))
 
-/** An owner of account A signed in to the dashboard: a GET, or a POST of a form with its CSRF token. */
-const dashboardAs = async (s: TestServer) => {
-  const owner = `owner-${randomUUID()}@a.example`
-  const { csrf, token } = await s.run(Effect.gen(function*() {
-    const users = yield* Users
-    const made = yield* users.create(s.accountA.accountId, owner, "owner")
-    const signed = yield* users.redeem(made.token, Redacted.make("a long enough password"))
-    return { token: Redacted.value(signed.token), csrf: signed.session.csrf_token }
-  }) as Effect.Effect<{ readonly csrf: string; readonly token: string }, unknown, never>)
-  const cookie = `fils_session=${token}`
-  const page = (path: string, form?: Record<string, string>) =>
-    fetch(`${s.origin}/dashboard/test${path}`, {
-      method: form === undefined ? "GET" : "POST",
-      redirect: "manual",
-      headers: {
-        cookie,
-        ...(form === undefined ? {} : { "content-type": "application/x-www-form-urlencoded", origin: s.origin })
-      },
-      ...(form === undefined ? {} : { body: new URLSearchParams({ ...form, csrf_token: csrf }).toString() })
-    }).then(async (r) => ({ status: r.status, body: await r.text() }))
-  return Object.assign(page, { cookie })
-}
 
 /** A monthly subscription of account A's test mode, paid through its checkout with a card that succeeds. */
 const subscribed = (s: TestServer) => {

@@ -1,0 +1,83 @@
+/**
+ * The dashboard's forms that make an object carry a one-time token: posted twice (a double click, a request the
+ * browser sent again), they make one object, both posts are answered with it, and its audit entry is written once.
+ */
+import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
+import { describe, expect, it } from "vitest"
+import { Users } from "../../../src/application/Users.js"
+import { dashboardAs } from "../../support/dashboard.js"
+import { describeStores, useServer } from "../../support/httpSuite.js"
+import { rawFor, type TestServer } from "../../support/server.js"
+
+const auditedCount = (s: TestServer, action: string, objectId: string) =>
+  s.run(Effect.map(Effect.flatMap(Users, (users) => users.auditLog(s.accountA.accountId, 1000)), (entries) =>
+    entries.filter((e) => e.action === action && e.object_id === objectId).length) as unknown as Effect.Effect<number, unknown, never>)
+
+describeStores("dashboard forms posted twice", (variant) => {
+  const server = useServer(variant)
+
+  describe("a new product", () => {
+    it("is made once per form token and fields, both posts answered with it, audited once; other fields or a new form make another", async () => {
+      const s = server()
+      const page = await dashboardAs(s)
+      const form = await page("/products")
+      const once = /action="\/dashboard\/test\/products"[^]*?name="once" value="([^"]+)"/.exec(form.body)?.[1]
+      expect(once).toBeDefined()
+      const name = `Dates ${once!.slice(0, 8)}`
+      const fields = { once: once!, name, price: "25.00", billing: "one_time", description: "", tax_category: "S", item_type: "G" }
+      const [first, second] = await Promise.all([page("/products", fields), page("/products", fields)])
+      expect([first.status, second.status]).toEqual([303, 303])
+      const third = await page("/products", fields)
+      expect(third.status).toBe(303)
+      const made = ((await rawFor(s, s.accountA.test.key).get("/products?limit=100")).json.items as Array<any>).filter((p) => p.name === name)
+      expect(made).toHaveLength(1)
+      expect(await auditedCount(s, "product.create", made[0].product_id)).toBe(1)
+      const named = async () =>
+        ((await rawFor(s, s.accountA.test.key).get("/products?limit=100")).json.items as Array<any>).filter((p) => p.name === name)
+      // The same token with other fields (the form shown again by Back, edited, sent) is another product.
+      expect((await page("/products", { ...fields, price: "30.00" })).status).toBe(303)
+      expect((await named()).map((p) => p.price).sort()).toEqual([2500, 3000])
+      // A form shown again has a token of its own: the same fields make another product.
+      const again = /action="\/dashboard\/test\/products"[^]*?name="once" value="([^"]+)"/.exec((await page("/products")).body)?.[1]
+      expect(again).not.toBe(once)
+      expect((await page("/products", { ...fields, once: again! })).status).toBe(303)
+      expect(await named()).toHaveLength(3)
+    })
+  })
+
+  const tokenOf = (body: string, action: string) =>
+    new RegExp(`action="/dashboard/test${action}"[^]*?name="once" value="([^"]+)"`).exec(body)?.[1]
+
+  it("a new customer and a new webhook endpoint: each form posted twice at once makes one", async () => {
+    const s = server()
+    const raw = rawFor(s, s.accountA.test.key)
+    const page = await dashboardAs(s)
+    const email = `twice-${randomUUID()}@example.ae`
+    const customerToken = tokenOf((await page("/customers")).body, "/customers")
+    expect(customerToken).toBeDefined()
+    const customer = { once: customerToken!, email, name: "Noor", phone_number: "" }
+    const posted = await Promise.all([page("/customers", customer), page("/customers", customer)])
+    expect(posted.map((r) => r.status)).toEqual([303, 303])
+    const customers = (await raw.get(`/customers?email=${encodeURIComponent(email)}`)).json.items as Array<any>
+    expect(customers).toHaveLength(1)
+    expect(await auditedCount(s, "customer.create", customers[0].customer_id)).toBe(1)
+
+    // A refused endpoint keeps its form as posted, token included: nothing was made under it.
+    const refusedToken = tokenOf((await page("/developers")).body, "/developers/webhooks")
+    const refused = await page("/developers/webhooks", { once: refusedToken!, url: "not a url" })
+    expect(refused.status).toBe(400)
+    expect(tokenOf(refused.body, "/developers/webhooks")).toBe(refusedToken)
+    expect(refused.body).toContain('value="not a url"')
+
+    const url = `https://example.ae/hooks/${randomUUID()}`
+    const webhookToken = tokenOf((await page("/developers")).body, "/developers/webhooks")
+    expect(webhookToken).toBeDefined()
+    const endpoint = { once: webhookToken!, url }
+    const made = await Promise.all([page("/developers/webhooks", endpoint), page("/developers/webhooks", endpoint)])
+    expect(made.map((r) => r.status)).toEqual([303, 303])
+    const endpoints = ((await raw.get("/webhooks?limit=100")).json.items as Array<any>).filter((w) => w.url === url)
+    expect(endpoints).toHaveLength(1)
+    expect(await auditedCount(s, "webhook.create", endpoints[0].webhook_id)).toBe(1)
+  })
+})
