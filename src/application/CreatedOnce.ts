@@ -37,11 +37,15 @@ export class CreatedOnce extends Effect.Service<CreatedOnce>()("fils/CreatedOnce
       readonly scope: Scope
       readonly kind: WorkKeys.CreatedKind
       readonly token: string
+      /** What the form posted, decoded: plain JSON values (its digest binds the token). */
       readonly input: unknown
       readonly create: Effect.Effect<A, E, R>
       readonly idOf: (made: A) => string
       readonly alongside: (made: A) => Effect.Effect<void, StoreUnavailable>
     }) =>
+      Effect.flatMap(transactions.inTransaction, (inside) =>
+        // Its own transaction: joined to a caller's, the rollback of a second post's object would not happen.
+        inside ? Effect.dieMessage("CreatedOnce.create runs in a transaction of its own") : Effect.void).pipe(Effect.zipRight(
       transactions.transact(Effect.gen(function*() {
         const request = canonicalJson(options.input)
         const key = yield* WorkKeys.workKey(signer, options.scope, options.kind, `${options.token}:${yield* signer.digest(request)}`, request)
@@ -53,7 +57,7 @@ export class CreatedOnce extends Effect.Service<CreatedOnce>()("fils/CreatedOnce
       })).pipe(Effect.catchIf(
         (error): error is MadeEarlier => error instanceof MadeEarlier,
         ({ id }) => Effect.succeed({ _tag: "Earlier", id } as Made<A>)
-      ))
+      ))))
 
     return { create } as const
   })

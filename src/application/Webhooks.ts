@@ -66,7 +66,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("fils/Webhooks", {
       })
     const oneWithHealth = (endpoint: WebhookEndpoint.WebhookEndpoint) => Effect.map(withHealth([endpoint]), (all) => all[0]!)
 
-    const create = Effect.fn("Webhooks.create")(function*(scope: Scope, input: WebhookEndpoint.WebhookCreate) {
+    /**
+     * A new endpoint, its URL's host resolved and checked, not yet written (`insert` writes it). Apart, so that a
+     * caller writing it in a transaction resolves the host first: DNS may take seconds, and no connection is held
+     * meanwhile.
+     */
+    const prepare = Effect.fn("Webhooks.prepare")(function*(scope: Scope, input: WebhookEndpoint.WebhookCreate) {
       const endpoint = yield* WebhookEndpoint.create(input, {
         id: yield* newId<WebhookId>(prefixes.webhook),
         accountId: scope.accountId,
@@ -75,8 +80,18 @@ export class Webhooks extends Effect.Service<Webhooks>()("fils/Webhooks", {
         now: yield* DateTime.now
       })
       yield* checkHost(endpoint.url, endpoint.livemode)
-      yield* UnitOfWork.create(UnitOfWork.Created.WebhookEndpoint({ endpoint }), webhookRepo.insert(endpoint))
-      return { ...endpoint, health: WebhookHealth.toResource(WebhookHealth.none) } satisfies WebhookEndpoint.WithHealth
+      return endpoint
+    })
+
+    /** Writes an endpoint `prepare` made. */
+    const insert = (endpoint: WebhookEndpoint.WebhookEndpoint) =>
+      Effect.as(
+        UnitOfWork.create(UnitOfWork.Created.WebhookEndpoint({ endpoint }), webhookRepo.insert(endpoint)),
+        { ...endpoint, health: WebhookHealth.toResource(WebhookHealth.none) } satisfies WebhookEndpoint.WithHealth
+      )
+
+    const create = Effect.fn("Webhooks.create")(function*(scope: Scope, input: WebhookEndpoint.WebhookCreate) {
+      return yield* insert(yield* prepare(scope, input))
     })
 
     const find = (scope: Scope, id: WebhookId) =>
@@ -147,6 +162,6 @@ export class Webhooks extends Effect.Service<Webhooks>()("fils/Webhooks", {
       return { secret: fresh }
     })
 
-    return { create, get, list, update, remove, secret, rotateSecret } as const
+    return { create, prepare, insert, get, list, update, remove, secret, rotateSecret } as const
   })
 }) {}

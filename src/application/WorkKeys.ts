@@ -1,6 +1,7 @@
 /**
  * Idempotency keys that a piece of work claims inside its own transaction: a refund, an on-demand charge, a plan
- * change. Such work calls the processor between its own commits, so `IdempotencyService.run` cannot wrap it
+ * change, and an object a dashboard form makes (`CreatedOnce`). The first three call the processor between their
+ * own commits, and the last answers with a page, so `IdempotencyService.run` cannot wrap them
  * (docs/decisions.md §8). Each kind claims in a scope of its own, so an API request's record of its response never
  * meets it, and the key is answered with the id of what the work makes (the refund's, the payment's): a retry after
  * a crash anywhere meets that object and carries it on, never making a second one.

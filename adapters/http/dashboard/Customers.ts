@@ -140,7 +140,7 @@ ${customerFields(f, "c", refused?.typed ?? { name: "", email: "", phone_number: 
         // Taken exactly as typed (the API's schema refuses what it would not store); empty means none.
         const typed = typedCustomer(kit, params)
         const business = decodeBuyerForm(typed, null)
-        if (Either.isLeft(business)) return yield* customersPage(f, scope, { error: f.t.customers.businessRefused, typed, errors: business.left , once: kit.field(params, onceField) })
+        if (Either.isLeft(business)) return yield* customersPage(f, scope, { error: f.t.customers.businessRefused, typed, errors: business.left, once: kit.field(params, onceField) })
         const input = decodeCustomer({
           email: typed.email,
           ...(typed.name === "" ? {} : { name: typed.name }),
@@ -148,7 +148,7 @@ ${customerFields(f, "c", refused?.typed ?? { name: "", email: "", phone_number: 
           ...(business.right === null ? {} : { business: Schema.encodeSync(Buyer)(business.right) })
         })
         if (Either.isLeft(input)) {
-          return yield* customersPage(f, scope, { error: Pages.refused(f, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) })), typed , once: kit.field(params, onceField) })
+          return yield* customersPage(f, scope, { error: Pages.refused(f, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) })), typed, once: kit.field(params, onceField) })
         }
         const created = yield* attempt(kit.makeOnce(signed, scope, params, {
           kind: "created_customers",
@@ -157,7 +157,7 @@ ${customerFields(f, "c", refused?.typed ?? { name: "", email: "", phone_number: 
           create: customers.create(scope, input.right),
           idOf: (c) => c.customer_id
         }))
-        if (Either.isLeft(created)) return yield* customersPage(f, scope, { error: Pages.refused(f, created.left.message), typed , once: kit.field(params, onceField) })
+        if (Either.isLeft(created)) return yield* customersPage(f, scope, { error: Pages.refused(f, created.left.message), typed, once: kit.field(params, onceField) })
         return kit.done(f, `${Pages.modePath(f)}/customers/${created.right}`, f.t.customers.created)
       })))
 

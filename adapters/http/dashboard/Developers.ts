@@ -160,11 +160,14 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
           const message = describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) })
           return yield* keysPage(f, scope, { error: Pages.refused(f, message), typed }, 400)
         }
+        // The URL's host is resolved before the form's transaction (DNS may take seconds).
+        const prepared = yield* attempt(webhooks.prepare(scope, input.right))
+        if (Either.isLeft(prepared)) return yield* keysPage(f, scope, { error: Pages.refused(f, prepared.left.message), typed }, 400)
         const created = yield* attempt(kit.makeOnce(signed, scope, params, {
           kind: "created_webhooks",
           action: "webhook.create",
           input: input.right,
-          create: webhooks.create(scope, input.right),
+          create: webhooks.insert(prepared.right),
           idOf: (w) => w.webhook_id
         }))
         if (Either.isLeft(created)) {
