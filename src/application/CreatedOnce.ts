@@ -43,21 +43,22 @@ export class CreatedOnce extends Effect.Service<CreatedOnce>()("fils/CreatedOnce
       readonly idOf: (made: A) => string
       readonly alongside: (made: A) => Effect.Effect<void, StoreUnavailable>
     }) =>
-      Effect.flatMap(transactions.inTransaction, (inside) =>
+      Effect.gen(function*() {
         // Its own transaction: joined to a caller's, the rollback of a second post's object would not happen.
-        inside ? Effect.dieMessage("CreatedOnce.create runs in a transaction of its own") : Effect.void).pipe(Effect.zipRight(
-      transactions.transact(Effect.gen(function*() {
-        const request = canonicalJson(options.input)
-        const key = yield* WorkKeys.workKey(signer, options.scope, options.kind, `${options.token}:${yield* signer.digest(request)}`, request)
-        const made = yield* options.create
-        const earlier = yield* WorkKeys.claimAnswered(repo, key, options.idOf(made))
-        if (earlier !== undefined) return yield* new MadeEarlier({ id: earlier })
-        yield* options.alongside(made)
-        return { _tag: "Created", value: made } as Made<A>
-      })).pipe(Effect.catchIf(
-        (error): error is MadeEarlier => error instanceof MadeEarlier,
-        ({ id }) => Effect.succeed({ _tag: "Earlier", id } as Made<A>)
-      ))))
+        if (yield* transactions.inTransaction) return yield* Effect.dieMessage("CreatedOnce.create runs in a transaction of its own")
+        return yield* transactions.transact(Effect.gen(function*() {
+          const request = canonicalJson(options.input)
+          const key = yield* WorkKeys.workKey(signer, options.scope, options.kind, `${options.token}:${yield* signer.digest(request)}`, request)
+          const made = yield* options.create
+          const earlier = yield* WorkKeys.claimAnswered(repo, key, options.idOf(made))
+          if (earlier !== undefined) return yield* new MadeEarlier({ id: earlier })
+          yield* options.alongside(made)
+          return { _tag: "Created", value: made } as Made<A>
+        })).pipe(Effect.catchIf(
+          (error): error is MadeEarlier => error instanceof MadeEarlier,
+          ({ id }) => Effect.succeed({ _tag: "Earlier", id } as Made<A>)
+        ))
+      })
 
     return { create } as const
   })

@@ -126,7 +126,7 @@ ${Either.isLeft(list) ? html`<p class="alert" role="alert">${Pages.refused(f, li
             ? html`<div class="card"><h2>${t.list.newCustomer}</h2>${
               Pages.onceForm(f, `${Pages.modePath(f)}/customers`, html`
 ${customerFields(f, "c", refused?.typed ?? { name: "", email: "", phone_number: "", ...buyerForm(null) }, refused?.errors ?? {})}
-<p><button type="submit">${t.list.create}</button></p>`, refused?.once || undefined)
+<p><button type="submit">${t.list.create}</button></p>`, refused?.once)
             }</div>`
             : ""
         }`), f.nonce)
@@ -139,8 +139,9 @@ ${customerFields(f, "c", refused?.typed ?? { name: "", email: "", phone_number: 
         if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, f.t.customers.cannot.create(f.t.frame.roles[signed.user.role])), f.nonce)
         // Taken exactly as typed (the API's schema refuses what it would not store); empty means none.
         const typed = typedCustomer(kit, params)
+        const once = kit.field(params, onceField)
         const business = decodeBuyerForm(typed, null)
-        if (Either.isLeft(business)) return yield* customersPage(f, scope, { error: f.t.customers.businessRefused, typed, errors: business.left, once: kit.field(params, onceField) })
+        if (Either.isLeft(business)) return yield* customersPage(f, scope, { error: f.t.customers.businessRefused, typed, errors: business.left, once })
         const input = decodeCustomer({
           email: typed.email,
           ...(typed.name === "" ? {} : { name: typed.name }),
@@ -148,7 +149,7 @@ ${customerFields(f, "c", refused?.typed ?? { name: "", email: "", phone_number: 
           ...(business.right === null ? {} : { business: Schema.encodeSync(Buyer)(business.right) })
         })
         if (Either.isLeft(input)) {
-          return yield* customersPage(f, scope, { error: Pages.refused(f, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) })), typed, once: kit.field(params, onceField) })
+          return yield* customersPage(f, scope, { error: Pages.refused(f, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) })), typed, once })
         }
         const created = yield* attempt(kit.makeOnce(signed, scope, params, {
           kind: "created_customers",
@@ -157,7 +158,7 @@ ${customerFields(f, "c", refused?.typed ?? { name: "", email: "", phone_number: 
           create: customers.create(scope, input.right),
           idOf: (c) => c.customer_id
         }))
-        if (Either.isLeft(created)) return yield* customersPage(f, scope, { error: Pages.refused(f, created.left.message), typed, once: kit.field(params, onceField) })
+        if (Either.isLeft(created)) return yield* customersPage(f, scope, { error: Pages.refused(f, created.left.message), typed, once })
         return kit.done(f, `${Pages.modePath(f)}/customers/${created.right}`, f.t.customers.created)
       })))
 

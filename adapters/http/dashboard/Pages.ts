@@ -257,11 +257,11 @@ export const form = (frame: SignedFrame, action: string, body: Raw) =>
 
 /**
  * A form that acts once (money moves, or an object is made): also a one-time token, so that posting it twice acts
- * once. A fresh one, except to finish what an earlier post under `once` began (its outcome not known yet): posted
- * again, that same action is carried on.
+ * once. A fresh one, unless `once` is given (not empty): the token of a post that made nothing yet (refused), or whose
+ * outcome is not known, so that posting the form again carries that same action on.
  */
-export const onceForm = (frame: SignedFrame, action: string, body: Raw, once: string = onceToken()) =>
-  form(frame, action, html`<input type="hidden" name="${onceField}" value="${once}">${body}`)
+export const onceForm = (frame: SignedFrame, action: string, body: Raw, once?: string) =>
+  form(frame, action, html`<input type="hidden" name="${onceField}" value="${once || onceToken()}">${body}`)
 
 /** A multi-line text field, its value shown exactly (see `textareaContent`). */
 export const textarea = (props: { readonly id: string; readonly name: string; readonly value: string; readonly rows?: number }) =>

@@ -606,7 +606,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       Effect.flatMap(auditEntry(signed, made.action, scope.livemode), (audited): Effect.Effect<string, E | CreateOnceError, R> => {
         const token = field(params, onceField)
         return token === ""
-          ? Effect.flatMap(made.create, (value) => Effect.as(audited(made.idOf(value)), made.idOf(value)))
+          ? Effect.map(Effect.tap(made.create, (value) => audited(made.idOf(value))), made.idOf)
           : Effect.map(
             createdOnce.create({ ...made, scope, token, alongside: (value) => audited(made.idOf(value)) }),
             (m) => m._tag === "Created" ? made.idOf(m.value) : m.id
