@@ -602,6 +602,7 @@ export const makeStoreMemory: Effect.Effect<StoreShape> = Effect.gen(function*()
     idempotency: {
       claim: (record, now) => rowWrite(() => claim(record, now)),
       claimAll: (records, now) => rowWrite(() => records.map((record) => claim(record, now))),
+      find: (scope, key) => read(() => Option.fromNullable(idempotency.get(idemId(scope, key)))),
       complete: (scope, key, fingerprint, response) => rowWrite(() => complete({ scope, key, fingerprint, response })),
       completeAll: (completions) => rowWrite(() => completions.forEach(complete)),
       answerAll: (answers) =>

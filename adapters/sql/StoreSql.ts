@@ -348,6 +348,10 @@ export const makeStoreSql: Effect.Effect<StoreShape, never, SqlClient.SqlClient 
     claimAll: Effect.fnUntraced(function*(records, now) {
       return yield* claimAll(records, Rows.toTimestamp(now), 5)
     }, orUnavailable),
+    find: Effect.fnUntraced(function*(scope, key) {
+      const rows = yield* sql<Rows.IdempotencyRow>`SELECT * FROM idempotency_keys WHERE scope = ${scope} AND key = ${key}`
+      return Option.map(Option.fromNullable(rows[0]), (row) => openResponse(Rows.idempotencyFromRow(row)))
+    }, orUnavailable),
     complete: (scope, key, fingerprint, response) => idempotency.completeAll([{ scope, key, fingerprint, response }]),
     // A record is held by one request at a time. Should two completions of one batch still match one row (a lease
     // taken over by the same request), it takes one of them, as two single updates would leave one.

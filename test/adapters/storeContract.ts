@@ -2544,6 +2544,21 @@ export const storeContract = (name: string, storeLayer: Layer.Layer<Store | Repo
         assert.deepStrictEqual(yield* store.idempotency.claim(elsewhere, at(T0)), { _tag: "Claimed" })
       }))
 
+    it.effect("idempotency: find answers the record that holds a key, and claims nothing", () =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const scope = `acct_${yield* unique()}:test`
+        const record = idempotencyRecord(scope, "order-1", "POST /products {a}", T0)
+        assert.isTrue(Option.isNone(yield* store.idempotency.find(scope, "order-1")))
+        // Looking did not take the key.
+        assert.deepStrictEqual(yield* store.idempotency.claim(record, at(T0)), { _tag: "Claimed" })
+        same(Option.getOrThrow(yield* store.idempotency.find(scope, "order-1")), record)
+        const response = { status: 200, body: "prod_1" }
+        yield* store.idempotency.complete(scope, "order-1", record.fingerprint, response)
+        same(Option.getOrThrow(yield* store.idempotency.find(scope, "order-1")).response, response)
+        assert.isTrue(Option.isNone(yield* store.idempotency.find(`acct_${yield* unique()}:test`, "order-1")))
+      }))
+
     it.effect("idempotency: answerAll stores responses in the work's transaction, only on records their claims still hold", () =>
       Effect.gen(function*() {
         const store = yield* Store

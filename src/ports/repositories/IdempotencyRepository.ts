@@ -5,7 +5,7 @@
  * uses and nothing else.
  */
 import type { DateTime } from "effect"
-import { Context } from "effect"
+import { Context, type Option } from "effect"
 import type { Claim, IdempotencyRecord, StoredResponse } from "../../domain/Idempotency.js"
 import type { Op } from "./Op.js"
 
@@ -34,6 +34,8 @@ export interface IdempotencyRepo {
    * given twice: the second meets the first's record).
    */
   readonly claimAll: (records: ReadonlyArray<IdempotencyRecord>, now: DateTime.Utc) => Op<ReadonlyArray<Claim>>
+  /** The record that holds the key, if one does (claiming nothing). */
+  readonly find: (scope: string, key: string) => Op<Option.Option<IdempotencyRecord>>
   /** Stores the finished request's response on the record it claimed. */
   readonly complete: (scope: string, key: string, fingerprint: string, response: StoredResponse) => Op<void>
   /** `complete` for many records at once (one statement), each as `complete` would. */
