@@ -6,7 +6,7 @@
  * meets it, and the key is answered with the id of what the work makes (the refund's, the payment's): a retry after
  * a crash anywhere meets that object and carries it on, never making a second one.
  */
-import { DateTime, Effect } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import { type Scope, scopeKey } from "../domain/Account.js"
 import * as Idempotency from "../domain/Idempotency.js"
 import type { SignerShape } from "../ports/Signer.js"
@@ -14,7 +14,7 @@ import type { IdempotencyRepositoryShape } from "../ports/repositories/Idempoten
 import { eventTime } from "./Time.js"
 
 /** Objects a form makes once per one-time token (`CreatedOnce`). */
-export type CreatedKind = "created_products" | "created_customers" | "created_webhooks"
+export type CreatedKind = "created_products" | "created_customers" | "created_webhooks" | "created_discounts"
 
 export type WorkKind = "refunds" | "subscription_charges" | "plan_changes" | CreatedKind
 
@@ -40,6 +40,15 @@ export const answeredBy = <Id extends string>(record: Idempotency.IdempotencyRec
   const outcome = Idempotency.decide(record, key.fingerprint)
   return outcome._tag === "Refuse" ? Effect.fail(outcome.error) : Effect.succeed(outcome.response.body as Id)
 }
+
+/** The id the key was answered with for this very request, if it was (claiming nothing). */
+export const answeredEarlier = (repo: IdempotencyRepositoryShape, key: WorkKey) =>
+  Effect.map(repo.find(key.scope, key.key), (found) =>
+    Option.flatMap(found, (record) =>
+      record.fingerprint === key.fingerprint && record.response !== null
+        ? Option.some(record.response.body)
+        : Option.none()
+    ))
 
 /**
  * Claims `key` answered at once with `id`, in the caller's transaction (its rollback gives the key back): `undefined`

@@ -23,6 +23,6 @@ export const dashboardAs = async (s: TestServer) => {
         ...(form === undefined ? {} : { "content-type": "application/x-www-form-urlencoded", origin: s.origin })
       },
       ...(form === undefined ? {} : { body: new URLSearchParams({ ...form, csrf_token: csrf }).toString() })
-    }).then(async (r) => ({ status: r.status, body: await r.text() }))
+    }).then(async (r) => ({ status: r.status, location: r.headers.get("location"), body: await r.text() }))
   return Object.assign(page, { cookie })
 }

@@ -12,6 +12,7 @@ import { type Discount, DiscountCreate, DiscountName, isExpired, isUsedUp, maxBp
 import { DiscountId, parseId } from "../../../src/domain/Ids.js"
 import type { Product } from "../../../src/domain/Product.js"
 import { attempt } from "../html/Attempt.js"
+import { onceField } from "../html/Forms.js"
 import { html, raw } from "../html/Html.js"
 import { dashboardCatalogues } from "../i18n/dashboard/Catalogues.js"
 import { intlTag } from "../i18n/Locale.js"
@@ -58,6 +59,8 @@ const parseCount = (text: string): number | null | undefined => {
 
 /** The new-discount form's fields, as typed. */
 interface DiscountForm {
+  /** The form's one-time token (`Kit.makeOnce`), kept when a refused form comes back. */
+  readonly once?: string
   readonly code: string
   readonly name: string
   readonly type: string
@@ -125,7 +128,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
         }</div>${
           write
             ? html`<div class="card"><h2>${t.form.heading}</h2>${
-              Pages.form(f, `${Pages.modePath(f)}/discounts`, html`
+              Pages.onceForm(f, `${Pages.modePath(f)}/discounts`, html`
 <label for="d_code">${t.form.code}</label><input id="d_code" name="code" value="${typed.code}" autocomplete="off">
 <label for="d_name">${t.form.name(Pages.limitText(f, nameLimit))}</label><input id="d_name" name="name" value="${typed.name}">
 <label for="d_type">${t.form.type}</label><select id="d_type" name="type">${
@@ -144,7 +147,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
                     html`<label class="check"><input type="checkbox" name="restricted_to" value="${p.product_id}"${raw(typed.restricted_to.includes(p.product_id) ? " checked" : "")}> ${p.name}</label>`
                   )
               }</fieldset>
-<p><button type="submit">${t.form.create}</button></p>`)
+<p><button type="submit">${t.form.create}</button></p>`, typed.once)
             }</div>`
             : ""
         }`), f.nonce)
@@ -156,6 +159,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
       Effect.gen(function*() {
         if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, f.t.discounts.cannotCreate(f.t.frame.roles[signed.user.role])), f.nonce)
         const typed: DiscountForm = {
+          once: kit.field(params, onceField),
           code: kit.field(params, "code"),
           name: kit.field(params, "name"),
           type: kit.field(params, "type"),
@@ -188,10 +192,17 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
           restricted_to: typed.restricted_to
         })
         if (Either.isLeft(input)) return yield* refuse(Pages.refused(f, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) })))
-        const created = yield* attempt(discounts.create(scope, input.right))
-        if (Either.isLeft(created)) return yield* refuse(Pages.refused(f, created.left.message))
-        yield* kit.audit(signed, "discount.create", created.right.discount_id, scope.livemode)
-        return kit.done(f, `${Pages.modePath(f)}/discounts`, f.t.discounts.done.created(created.right.code))
+        const made = yield* attempt(kit.makeOnce(signed, scope, params, {
+          kind: "created_discounts",
+          action: "discount.create",
+          input: input.right,
+          create: discounts.create(scope, input.right),
+          idOf: (d) => d.discount_id
+        }))
+        if (Either.isLeft(made)) return yield* refuse(Pages.refused(f, made.left.message))
+        // Posted twice, both posts answer with the one discount: its code, made up by the first when none was given.
+        const code = (yield* discounts.get(scope, made.right as DiscountId)).code
+        return kit.done(f, `${Pages.modePath(f)}/discounts`, f.t.discounts.done.created(code))
       })))
 
     /** Disable (its expiry set to now), enable again (no expiry) or delete one of the scope's discounts. */

@@ -80,4 +80,48 @@ describeStores("dashboard forms posted twice", (variant) => {
     expect(endpoints).toHaveLength(1)
     expect(await auditedCount(s, "webhook.create", endpoints[0].webhook_id)).toBe(1)
   })
+
+  /** The text of a redirect's flash (its signed payload is `[tone, text]`). */
+  const flashOf = (location: string | null) =>
+    JSON.parse(Buffer.from(new URL(location!, "http://x").searchParams.get("flash")!.split(".")[0]!, "base64url").toString())[1] as string
+
+  it("a new discount: posted twice, with its code or without, makes one, and both posts name its code", async () => {
+    const s = server()
+    const raw = rawFor(s, s.accountA.test.key)
+    const page = await dashboardAs(s)
+    const discounts = async () => (await raw.get("/discounts?limit=100")).json.items as Array<any>
+    const fields = { name: "", type: "percentage", amount: "10", usage_limit: "", subscription_cycles: "", expires_on: "" }
+
+    // A refused form keeps its token: nothing was made under it.
+    const refusedToken = tokenOf((await page("/discounts")).body, "/discounts")
+    expect(refusedToken).toBeDefined()
+    const refused = await page("/discounts", { ...fields, once: refusedToken!, code: "", amount: "0" })
+    expect(refused.status).toBe(400)
+    expect(tokenOf(refused.body, "/discounts")).toBe(refusedToken)
+
+    // The code given: the second post's own write meets the first's code, and is answered with the first's discount.
+    const code = `TWICE${randomUUID().slice(0, 8).toUpperCase()}`
+    const named = { ...fields, once: tokenOf((await page("/discounts")).body, "/discounts")!, code }
+    const both = await Promise.all([page("/discounts", named), page("/discounts", named)])
+    const later = await page("/discounts", named)
+    expect([...both, later].map((r) => r.status)).toEqual([303, 303, 303])
+    expect([...both, later].map((r) => flashOf(r.location))).toEqual(Array(3).fill(expect.stringContaining(code)))
+    const withCode = (await discounts()).filter((d) => d.code === code)
+    expect(withCode).toHaveLength(1)
+    expect(await auditedCount(s, "discount.create", withCode[0].discount_id)).toBe(1)
+    // Another form with the same code is refused in words: its code is taken.
+    const other = await page("/discounts", { ...named, once: tokenOf((await page("/discounts")).body, "/discounts")! })
+    expect(other.status).toBe(400)
+
+    // No code: the first post makes one up, and the second is answered with it, not with a code of its own.
+    const before = (await discounts()).length
+    const unnamed = { ...fields, amount: "15", once: tokenOf((await page("/discounts")).body, "/discounts")!, code: "" }
+    const made = await Promise.all([page("/discounts", unnamed), page("/discounts", unnamed)])
+    expect(made.map((r) => r.status)).toEqual([303, 303])
+    const after = await discounts()
+    expect(after).toHaveLength(before + 1)
+    const [made1, made2] = made.map((r) => flashOf(r.location))
+    expect(made1).toBe(made2)
+    expect(made1).toContain(after[0].code)
+  })
 })
