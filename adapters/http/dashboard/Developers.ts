@@ -176,6 +176,14 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
         return kit.redirect(`${Pages.modePath(f)}/developers/webhooks/${created.right}`)
       })))
 
+    /** The endpoint of the route's `:id` in `scope`, or none (another account's or mode's is not found). */
+    const endpointOf = (scope: Kit.Scope) =>
+      Effect.gen(function*() {
+        const id = webhookIdOf(yield* kit.param("id"))
+        return id === undefined ? Option.none() : Option.getRight(yield* attempt(webhooks.get(scope, id)))
+      })
+
+    /** An endpoint's page: its settings, secret, health and deliveries; with a notice, a secret shown or an error. */
     const endpointPage = (
       f: Pages.SignedFrame,
       scope: { readonly accountId: Pages.SignedFrame["user"]["account_id"]; readonly livemode: boolean },
@@ -184,8 +192,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
       error?: string
     ) =>
       Effect.gen(function*() {
-        const id = webhookIdOf(yield* kit.param("id"))
-        const endpoint = id === undefined ? Option.none() : Option.getRight(yield* attempt(webhooks.get(scope, id)))
+        const endpoint = yield* endpointOf(scope)
         if (Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const w = endpoint.value
         // A cursor of another list is refused by the list: the first page then, rather than an error page.
@@ -282,9 +289,9 @@ ${secret === undefined ? "" : html`<tr><th>${t.signingSecret}</th><td><code id="
     yield* kit.post("/dashboard/:mode/developers/webhooks/:id/edit", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
         if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, forbidden(f, signed, f.t.developers.forbidden.changeEndpoints), f.nonce)
-        const id = webhookIdOf(yield* kit.param("id"))
-        const endpoint = id === undefined ? Option.none() : Option.getRight(yield* attempt(webhooks.get(scope, id)))
-        if (id === undefined || Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const endpoint = yield* endpointOf(scope)
+        if (Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const id = endpoint.value.webhook_id
         // As typed; a field sent back as shown keeps its stored value byte for byte.
         const patch = decodeWebhookUpdate({
           url: unchanged(kit.field(params, "url"), endpoint.value.url, "input"),
@@ -303,13 +310,6 @@ ${secret === undefined ? "" : html`<tr><th>${t.signingSecret}</th><td><code id="
         yield* kit.audit(signed, "webhook.update", id, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/developers/webhooks/${id}`, f.t.developers.done.saved)
       })))
-
-    /** The endpoint of the route's `:id` in `scope`, or none (another account's or mode's is not found). */
-    const endpointOf = (scope: Kit.Scope) =>
-      Effect.gen(function*() {
-        const id = webhookIdOf(yield* kit.param("id"))
-        return id === undefined ? Option.none() : Option.getRight(yield* attempt(webhooks.get(scope, id)))
-      })
 
     /** What deleting endpoint `w` will do. */
     const deletion = (f: Pages.SignedFrame, w: { readonly webhook_id: string; readonly url: string; readonly disabled: boolean }): Confirm.Confirmation => {
@@ -335,8 +335,7 @@ ${secret === undefined ? "" : html`<tr><th>${t.signingSecret}</th><td><code id="
     yield* kit.post("/dashboard/:mode/developers/webhooks/:id/manage", kit.withPost((signed, f, scope, params) =>
       Effect.gen(function*() {
         if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, forbidden(f, signed, f.t.developers.forbidden.changeEndpoints), f.nonce)
-        const id = webhookIdOf(yield* kit.param("id"))
-        const endpoint = id === undefined ? Option.none() : Option.getRight(yield* attempt(webhooks.get(scope, id)))
+        const endpoint = yield* endpointOf(scope)
         if (Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const w = endpoint.value
         const here = `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}`
@@ -410,17 +409,16 @@ ${secret === undefined ? "" : html`<tr><th>${t.signingSecret}</th><td><code id="
     yield* kit.post("/dashboard/:mode/developers/webhooks/:id/deliveries/:delivery/resend", kit.withPost((signed, f, scope) =>
       Effect.gen(function*() {
         if (!mayManage(signed.user.role, scope.livemode)) return kit.page(403, forbidden(f, signed, f.t.developers.forbidden.resend), f.nonce)
-        const id = webhookIdOf(yield* kit.param("id"))
         const deliveryId = yield* kit.param("delivery")
         // Only a delivery of this scope's endpoint: another account's or mode's is not found.
-        const endpoint = id === undefined ? Option.none() : Option.getRight(yield* attempt(webhooks.get(scope, id)))
-        const delivery = Option.isNone(endpoint) ? Option.none() : yield* deliveries.get(scope, deliveryId)
-        if (Option.isNone(delivery) || delivery.value.webhook_id !== endpoint.pipe(Option.getOrThrow).webhook_id) {
-          return kit.page(404, Pages.notFoundPage(f), f.nonce)
-        }
+        const endpoint = yield* endpointOf(scope)
+        if (Option.isNone(endpoint)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
+        const w = endpoint.value
+        const delivery = yield* deliveries.get(scope, deliveryId)
+        if (Option.isNone(delivery) || delivery.value.webhook_id !== w.webhook_id) return kit.page(404, Pages.notFoundPage(f), f.nonce)
         const resent = yield* attempt(deliveries.retry(scope, deliveryId))
         if (Either.isLeft(resent)) return kit.page(409, Pages.forbiddenPage(f, Pages.refused(f, resent.left.message)), f.nonce)
         yield* kit.audit(signed, "delivery.resend", deliveryId, scope.livemode)
-        return kit.done(f, `${Pages.modePath(f)}/developers/webhooks/${endpoint.pipe(Option.getOrThrow).webhook_id}`, f.t.developers.done.resent)
+        return kit.done(f, `${Pages.modePath(f)}/developers/webhooks/${w.webhook_id}`, f.t.developers.done.resent)
       })))
   })
