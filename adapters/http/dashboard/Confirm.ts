@@ -26,7 +26,10 @@ export interface Confirmation {
   readonly backLabel?: string
   /** Money moves: a one-time token, so the confirmation posted twice acts once. */
   readonly moneyMoves?: boolean
-  /** The token of an earlier post whose outcome is not known yet: posted again, it finishes that same action. */
+  /**
+   * The token of an earlier post whose outcome is not known yet: posted again, it finishes that same action (a
+   * confirmation given one carries it, money moving or not).
+   */
   readonly once?: string
 }
 
@@ -52,7 +55,7 @@ export const confirmPage = (frame: Pages.SignedFrame, c: Confirmation, alert: bo
     c.title,
     html`${alert === false ? "" : html`<p class="alert" role="alert">${alert === true ? frame.t.frame.confirm.notYet : alert}</p>`}<div class="card confirm"><ul>${
       c.what.map((line) => html`<li>${line}</li>`)
-    }</ul>${c.moneyMoves === true ? Pages.onceForm(frame, c.action, body, c.once) : Pages.form(frame, c.action, body)}</div>`
+    }</ul>${c.moneyMoves === true || c.once !== undefined ? Pages.onceForm(frame, c.action, body, c.once) : Pages.form(frame, c.action, body)}</div>`
   )
 }
 
