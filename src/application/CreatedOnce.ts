@@ -16,6 +16,16 @@ import * as WorkKeys from "./WorkKeys.js"
 /** Why a form's object could not be made, besides its own refusals: a token out of shape, or the store. */
 export type CreateOnceError = InvalidRequest | IdempotencyKeyReused | IdempotencyKeyInUse | StoreUnavailable
 
+/** Plain values, whose canonical JSON is all they hold (a `Date` or a `Redacted` would digest as `{}`). */
+export type PlainInput =
+  | string
+  | number
+  | boolean
+  | null
+  | undefined
+  | ReadonlyArray<PlainInput>
+  | { readonly [key: string]: PlainInput }
+
 /** What was made: now, or by an earlier post of the same form (its id). */
 export type Made<A> = { readonly _tag: "Created"; readonly value: A } | { readonly _tag: "Earlier"; readonly id: string }
 
@@ -38,8 +48,8 @@ export class CreatedOnce extends Effect.Service<CreatedOnce>()("fils/CreatedOnce
       readonly scope: Scope
       readonly kind: WorkKeys.CreatedKind
       readonly token: string
-      /** What the form posted, decoded: plain JSON values (its digest binds the token). */
-      readonly input: unknown
+      /** What the form posted, decoded (its digest binds the token). */
+      readonly input: PlainInput
       readonly create: Effect.Effect<A, E, R>
       readonly idOf: (made: A) => string
       readonly alongside: (made: A) => Effect.Effect<void, StoreUnavailable>

@@ -180,7 +180,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
         if (cycles === undefined) return yield* refuse(f.t.discounts.refusals.cycles)
         const lastDay = typed.expires_on.trim() === "" ? null : parseDay(typed.expires_on, f.timeZone)
         if (lastDay === undefined) return yield* refuse(f.t.discounts.refusals.lastDay)
-        const input = decodeDiscount({
+        const posted = {
           ...(typed.code === "" ? {} : { code: typed.code }),
           ...(typed.name === "" ? {} : { name: typed.name }),
           type: typed.type,
@@ -190,12 +190,13 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
           // The end of the last day: the code works all of it.
           expires_at: lastDay === null ? null : DateTime.formatIso(lastDay.end),
           restricted_to: typed.restricted_to
-        })
+        }
+        const input = decodeDiscount(posted)
         if (Either.isLeft(input)) return yield* refuse(Pages.refused(f, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(input.left) })))
         const made = yield* attempt(kit.makeOnce(signed, scope, params, {
           kind: "created_discounts",
           action: "discount.create",
-          input: input.right,
+          input: posted,
           create: discounts.create(scope, input.right),
           idOf: (d) => d.discount_id
         }))

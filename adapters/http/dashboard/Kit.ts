@@ -7,7 +7,7 @@ import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type * as UrlParams from "@effect/platform/UrlParams"
 import type { Effect } from "effect"
-import type { CreateOnceError } from "../../../src/application/CreatedOnce.js"
+import type { CreateOnceError, PlainInput } from "../../../src/application/CreatedOnce.js"
 import type { Signed, Users } from "../../../src/application/Users.js"
 import type { CreatedKind } from "../../../src/application/WorkKeys.js"
 import type * as Pages from "./Pages.js"
@@ -86,7 +86,7 @@ export interface Kit {
 export interface MadeOnce<A, E, R> {
   readonly kind: CreatedKind
   readonly action: string
-  readonly input: unknown
+  readonly input: PlainInput
   readonly create: Effect.Effect<A, E, R>
   readonly idOf: (made: A) => string
 }
