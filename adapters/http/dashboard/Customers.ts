@@ -156,10 +156,12 @@ ${customerFields(f, "c", refused?.typed ?? { name: "", email: "", phone_number: 
           action: "customer.create",
           input: input.right,
           create: customers.create(scope, input.right),
-          idOf: (c) => c.customer_id
+          idOf: (c) => c.customer_id,
+          find: (id) => lookup(customers.get(scope, id as CustomerId))
         }))
         if (Either.isLeft(created)) return yield* customersPage(f, scope, { error: Pages.refused(f, created.left.message), typed, once })
-        return kit.done(f, `${Pages.modePath(f)}/customers/${created.right}`, f.t.customers.created)
+        if (created.right === undefined) return yield* customersPage(f, scope, { error: f.t.frame.spentForm, typed, once: "" })
+        return kit.done(f, `${Pages.modePath(f)}/customers/${created.right.customer_id}`, f.t.customers.created)
       })))
 
     /** A customer's page; after a refused edit, with the refusal and the form as typed. */

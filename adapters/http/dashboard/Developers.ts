@@ -14,7 +14,7 @@ import { ApiKeyId, parseId, WebhookId } from "../../../src/domain/Ids.js"
 import { EventType } from "../../../src/domain/Event.js"
 import { WebhookCreate, WebhookUpdate } from "../../../src/domain/WebhookEndpoint.js"
 import { onceField, unchanged } from "../html/Forms.js"
-import { attempt } from "../html/Attempt.js"
+import { attempt, lookup } from "../html/Attempt.js"
 import { html, raw } from "../html/Html.js"
 import { describeDecodeError } from "../SchemaIssues.js"
 import type { Signed } from "../../../src/application/Users.js"
@@ -168,12 +168,14 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
           action: "webhook.create",
           input: input.right,
           create: webhooks.insert(prepared.right),
-          idOf: (w) => w.webhook_id
+          idOf: (w) => w.webhook_id,
+          find: (id) => lookup(webhooks.get(scope, id as WebhookId))
         }))
         if (Either.isLeft(created)) {
           return yield* keysPage(f, scope, { error: Pages.refused(f, created.left.message), typed }, 400)
         }
-        return kit.redirect(`${Pages.modePath(f)}/developers/webhooks/${created.right}`)
+        if (created.right === undefined) return yield* keysPage(f, scope, { error: f.t.frame.spentForm, typed: { ...typed, once: "" } }, 400)
+        return kit.redirect(`${Pages.modePath(f)}/developers/webhooks/${created.right.webhook_id}`)
       })))
 
     /** The endpoint of the route's `:id` in `scope`, or none (another account's or mode's is not found). */

@@ -11,7 +11,7 @@ import { can } from "../../../src/domain/DashboardUser.js"
 import { type Discount, DiscountCreate, DiscountName, isExpired, isUsedUp, maxBps, type SubscriptionDiscount } from "../../../src/domain/Discount.js"
 import { DiscountId, parseId } from "../../../src/domain/Ids.js"
 import type { Product } from "../../../src/domain/Product.js"
-import { attempt } from "../html/Attempt.js"
+import { attempt, lookup } from "../html/Attempt.js"
 import { onceField } from "../html/Forms.js"
 import { html, raw } from "../html/Html.js"
 import { dashboardCatalogues } from "../i18n/dashboard/Catalogues.js"
@@ -198,12 +198,13 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
           action: "discount.create",
           input: posted,
           create: discounts.create(scope, input.right),
-          idOf: (d) => d.discount_id
+          idOf: (d) => d.discount_id,
+          find: (id) => lookup(discounts.get(scope, id as DiscountId))
         }))
         if (Either.isLeft(made)) return yield* refuse(Pages.refused(f, made.left.message))
+        if (made.right === undefined) return yield* discountsPage(f, scope, { error: f.t.frame.spentForm, typed: { ...typed, once: "" } }, 400)
         // Posted twice, both posts answer with the one discount: its code, made up by the first when none was given.
-        const code = (yield* discounts.get(scope, made.right as DiscountId)).code
-        return kit.done(f, `${Pages.modePath(f)}/discounts`, f.t.discounts.done.created(code))
+        return kit.done(f, `${Pages.modePath(f)}/discounts`, f.t.discounts.done.created(made.right.code))
       })))
 
     /** Disable (its expiry set to now), enable again (no expiry) or delete one of the scope's discounts. */

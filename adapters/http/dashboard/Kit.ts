@@ -10,6 +10,7 @@ import type { Effect } from "effect"
 import type { CreateOnceError, PlainInput } from "../../../src/application/CreatedOnce.js"
 import type { Signed, Users } from "../../../src/application/Users.js"
 import type { CreatedKind } from "../../../src/application/WorkKeys.js"
+import type { StoreUnavailable } from "../../../src/domain/Errors.js"
 import type * as Pages from "./Pages.js"
 
 /**
@@ -65,15 +66,16 @@ export interface Kit {
     livemode: boolean | null
   ) => Effect.Effect<(objectId: string | null) => ReturnType<Users["audit"]>, never, HttpServerRequest.HttpServerRequest>
   /**
-   * Makes an object from a form posted under its one-time token (`CreatedOnce`): posted twice, one object, whose id
+   * Makes an object from a form posted under its one-time token (`CreatedOnce`): posted twice, one object, which
    * answers both posts, and its audit entry written with it. A post without a token (a script's) makes one each time.
+   * `undefined`: the form was sent before and what it made has since been deleted; nothing is made now.
    */
   readonly makeOnce: <A, E, R>(
     signed: Signed,
     scope: Scope,
     params: UrlParams.UrlParams,
     made: MadeOnce<A, E, R>
-  ) => Effect.Effect<string, E | CreateOnceError, R | HttpServerRequest.HttpServerRequest>
+  ) => Effect.Effect<A | undefined, E | CreateOnceError, R | HttpServerRequest.HttpServerRequest>
   /** A route's path parameter. */
   readonly param: (name: string) => Effect.Effect<string, never, HttpRouter.RouteContext>
   /** The request's client address (what sign-in limits count by). */
@@ -82,11 +84,15 @@ export interface Kit {
   readonly query: Effect.Effect<URLSearchParams, never, HttpServerRequest.HttpServerRequest>
 }
 
-/** What a form makes once (`Kit.makeOnce`): its kind, its audit action, the input its token is bound to, and how. */
+/**
+ * What a form makes once (`Kit.makeOnce`): its kind, its audit action, the input its token is bound to, how it is
+ * made, and how the object an earlier post made is found again (`undefined` when it has since been deleted).
+ */
 export interface MadeOnce<A, E, R> {
   readonly kind: CreatedKind
   readonly action: string
   readonly input: PlainInput
   readonly create: Effect.Effect<A, E, R>
   readonly idOf: (made: A) => string
+  readonly find: (id: string) => Effect.Effect<A | undefined, StoreUnavailable, R>
 }

@@ -283,9 +283,11 @@ ${PlanPolicyForm.planChangeControls(f, notice.typed ?? PlanPolicyForm.newPlanCha
           action: "product.create",
           input: input.right,
           create: products.create(scope, input.right),
-          idOf: (p) => p.product_id
+          idOf: (p) => p.product_id,
+          find: (id) => lookup(products.get(scope, id as ProductId))
         }))
         if (Either.isLeft(made)) return yield* refuse(Pages.refused(f, made.left.message))
+        if (made.right === undefined) return yield* productsPage(f, scope, { error: f.t.frame.spentForm, typed: { ...typed, once: "" } }, 400)
         // Both posts of one form made this product, of the name they both gave.
         return kit.done(f, `${Pages.modePath(f)}/products`, f.t.products.list.created(input.right.name))
       })))

@@ -603,13 +603,13 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       params: UrlParams.UrlParams,
       made: MadeOnce<A, E, R>
     ) =>
-      Effect.flatMap(auditEntry(signed, made.action, scope.livemode), (audited): Effect.Effect<string, E | CreateOnceError, R> => {
+      Effect.flatMap(auditEntry(signed, made.action, scope.livemode), (audited): Effect.Effect<A | undefined, E | CreateOnceError, R> => {
         const token = field(params, onceField)
         return token === ""
-          ? Effect.map(Effect.tap(made.create, (value) => audited(made.idOf(value))), made.idOf)
-          : Effect.map(
+          ? Effect.tap(made.create, (value) => audited(made.idOf(value)))
+          : Effect.flatMap(
             createdOnce.create({ ...made, scope, token, alongside: (value) => audited(made.idOf(value)) }),
-            (m) => m._tag === "Created" ? made.idOf(m.value) : m.id
+            (m) => m._tag === "Created" ? Effect.succeed(m.value) : made.find(m.id)
           )
       })
 

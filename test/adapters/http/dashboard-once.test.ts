@@ -124,4 +124,40 @@ describeStores("dashboard forms posted twice", (variant) => {
     expect(made1).toBe(made2)
     expect(made1).toContain(after[0].code)
   })
+
+  it("a form sent again after what it made was deleted makes nothing, says so, and comes back with a new token", async () => {
+    const s = server()
+    const raw = rawFor(s, s.accountA.test.key)
+    const page = await dashboardAs(s)
+    const code = `GONE${randomUUID().slice(0, 8).toUpperCase()}`
+    const token = tokenOf((await page("/discounts")).body, "/discounts")!
+    const fields = { once: token, code, name: "", type: "percentage", amount: "10", usage_limit: "", subscription_cycles: "", expires_on: "" }
+    expect((await page("/discounts", fields)).status).toBe(303)
+    const made = ((await raw.get("/discounts?limit=100")).json.items as Array<any>).find((d) => d.code === code)
+    expect((await raw.send("DELETE", `/discounts/${made.discount_id}`)).status).toBe(200)
+
+    // The browser's Back button: the same form, the same token, sent again.
+    const again = await page("/discounts", fields)
+    expect(again.status).toBe(400)
+    expect(again.body).toContain("what it made has since been deleted")
+    expect(again.body).toContain(`value="${code}"`)
+    const fresh = tokenOf(again.body, "/discounts")
+    expect(fresh).toBeDefined()
+    expect(fresh).not.toBe(token)
+    expect(((await raw.get("/discounts?limit=100")).json.items as Array<any>).filter((d) => d.code === code)).toHaveLength(0)
+    // Sent once more, as it came back: a discount of its own.
+    expect((await page("/discounts", { ...fields, once: fresh! })).status).toBe(303)
+    expect(((await raw.get("/discounts?limit=100")).json.items as Array<any>).filter((d) => d.code === code)).toHaveLength(1)
+
+    const url = `https://example.ae/hooks/${randomUUID()}`
+    const endpoint = { once: tokenOf((await page("/developers")).body, "/developers/webhooks")!, url }
+    const created = await page("/developers/webhooks", endpoint)
+    expect(created.status).toBe(303)
+    const webhookId = created.location!.split("/").pop()!
+    expect((await raw.send("DELETE", `/webhooks/${webhookId}`)).status).toBe(200)
+    const resent = await page("/developers/webhooks", endpoint)
+    expect(resent.status).toBe(400)
+    expect(resent.body).toContain("what it made has since been deleted")
+    expect(tokenOf(resent.body, "/developers/webhooks")).not.toBe(endpoint.once)
+  })
 })

@@ -70,6 +70,8 @@ export const frame = {
     notAllowed: "Not allowed",
     notFromDashboard: "This form was not sent from this dashboard, so nothing was changed. Reload the page and try again."
   },
+  /** A form made once (`Kit.makeOnce`) sent again after what it made was deleted. */
+  spentForm: "This form was sent before, and what it made has since been deleted: nothing was made now. Send it again to make another.",
   confirm: {
     goBack: "Go back: change nothing",
     notYet: "Nothing was done yet: read what will happen, then confirm below."
