@@ -834,4 +834,11 @@ export const auditPage = (frame: SignedFrame, entries: ReadonlyArray<AuditEntry>
 
 export const forbiddenPage = (frame: SignedFrame, message: string) =>
   chrome(frame, frame.t.frame.pages.notAllowed, html`<p class="alert" role="alert">${message}</p>`)
+/** A form whose one-time token is out of date (`Forms.isOutOfDate`): nothing was done; look, then use a new one. */
+export const outOfDatePage = (frame: SignedFrame, back: string) =>
+  chrome(
+    frame,
+    frame.t.frame.pages.outOfDate,
+    html`<p class="alert" role="alert">${frame.t.frame.pages.outOfDateText}</p><p><a href="${back}">${frame.t.frame.pages.backToPage}</a></p>`
+  )
 export const notFoundPage = (frame: SignedFrame) => chrome(frame, frame.t.frame.pages.notFound, html`<p>${frame.t.frame.pages.nothingHere}</p>`)

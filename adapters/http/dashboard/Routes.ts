@@ -13,7 +13,7 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type * as UrlParams from "@effect/platform/UrlParams"
-import { Cause, DateTime, Effect, Either, Option, Redacted, Schema } from "effect"
+import { Cause, Clock, DateTime, Effect, Either, Option, Redacted, Schema } from "effect"
 import { Accounts } from "../../../src/application/Accounts.js"
 import { Settings } from "../../../src/application/Settings.js"
 import { TaxDocuments } from "../../../src/application/TaxDocuments.js"
@@ -39,7 +39,7 @@ import { Signer } from "../../../src/ports/Signer.js"
 import { lookup } from "../html/Attempt.js"
 import { htmlResponse, newNonce } from "../html/Document.js"
 import { type Confirmation, confirmField, confirmPage, isConfirmed } from "./Confirm.js"
-import { formField, onceField, postedForm, readFlash, seeOther, withFlash } from "../html/Forms.js"
+import { formField, isOutOfDate, onceField, postedForm, readFlash, seeOther, withFlash } from "../html/Forms.js"
 import { customerRoutes } from "./Customers.js"
 import { documentRoutes } from "./Documents.js"
 import { developerRoutes } from "./Developers.js"
@@ -184,6 +184,19 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     const withEnrolling = withUserAs(true)
 
     /** A signed-in form post: from this site, with the session's CSRF token; refused with 403 otherwise. */
+    /** The dashboard page a form was sent from (its `Referer`), else the mode's Home. */
+    const referringPage = (f: Pages.SignedFrame) =>
+      Effect.map(request, (r) => {
+        let sentFrom: string | undefined
+        try {
+          const referer = new URL(r.headers["referer"] ?? "")
+          sentFrom = ReturnTo.pageOf(base, `${referer.pathname}${referer.search}`)
+        } catch {
+          sentFrom = undefined
+        }
+        return sentFrom ?? Pages.modePath(f)
+      })
+
     const postAs = (guard: Kit["withUser"]): Kit["withPost"] => (handler) =>
       guard((signed, f, scope) =>
         Effect.gen(function*() {
@@ -193,6 +206,10 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
           const token = params === undefined ? "" : field(params, "csrf_token")
           if (params === undefined || !(yield* signer.sameSecret(token, signed.session.csrf_token))) {
             return page(403, Pages.forbiddenPage(f, f.t.frame.pages.notFromDashboard), f.nonce)
+          }
+          // Sent after its idempotency key would have gone, a form could act a second time: it is not sent at all.
+          if (isOutOfDate(field(params, onceField), yield* Clock.currentTimeMillis)) {
+            return page(400, Pages.outOfDatePage(f, yield* referringPage(f)), f.nonce)
           }
           return yield* handler(signed, f, scope, params)
         })

@@ -161,5 +161,20 @@ export const seeOther = (location: string, setCookie?: string) =>
 /** The name of a money form's one-time token field. */
 export const onceField = "once"
 
-/** A fresh one-time token for a form that moves money: the handler's idempotency key. */
-export const onceToken = (): string => randomBytes(24).toString("base64url")
+/**
+ * How long a form with a one-time token may be sent: less than the 24 hours its idempotency key is kept
+ * (`Idempotency.retention`), so that a form sent again always meets what an earlier send of it did.
+ */
+export const onceLifetimeMillis = 23 * 3600 * 1000
+
+/**
+ * A fresh one-time token for a form that acts once (the handler's idempotency key): when it was made, in base-36
+ * milliseconds, then 24 random bytes.
+ */
+export const onceToken = (now: number = Date.now()): string => `${now.toString(36)}.${randomBytes(24).toString("base64url")}`
+
+/** Whether `token`'s form was made longer ago than it may be sent (`onceLifetimeMillis`); a token without its time is not. */
+export const isOutOfDate = (token: string, now: number): boolean => {
+  const made = /^([0-9a-z]{1,11})\./.exec(token)
+  return made !== null && now - parseInt(made[1]!, 36) > onceLifetimeMillis
+}

@@ -6,6 +6,9 @@ import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { Users } from "../../../src/application/Users.js"
+import { dashboardCatalogues } from "../../../adapters/http/i18n/dashboard/Catalogues.js"
+import { onceLifetimeMillis, onceToken } from "../../../adapters/http/html/Forms.js"
+import { cards, paidWith } from "../../support/checkout.js"
 import { dashboardAs } from "../../support/dashboard.js"
 import { describeStores, useServer } from "../../support/httpSuite.js"
 import { rawFor, type TestServer } from "../../support/server.js"
@@ -159,5 +162,22 @@ describeStores("dashboard forms posted twice", (variant) => {
     expect(resent.status).toBe(400)
     expect(resent.body).toContain("what it made has since been deleted")
     expect(tokenOf(resent.body, "/developers/webhooks")).not.toBe(endpoint.once)
+  })
+
+  it("a refund confirmation opened more than 23 hours ago is not sent: nothing is refunded, and the page says to look first", async () => {
+    const s = server()
+    const scope = { accountId: s.accountA.accountId, livemode: false }
+    const paymentId = await s.run(Effect.map(paidWith(scope, cards.visa, 9_000), (p) => p.payment_id) as unknown as Effect.Effect<string, unknown, never>)
+    const page = await dashboardAs(s)
+    const refund = { amount: "30.00", reason: "requested_by_customer", note: "", confirm: "yes" }
+    const refunded = async () => (await rawFor(s, s.accountA.test.key).get(`/payments/${paymentId}`)).json.refunded_amount
+    const old = await page(`/payments/${paymentId}/refund`, { ...refund, once: onceToken(Date.now() - onceLifetimeMillis - 60_000) })
+    expect(old.status).toBe(400)
+    expect(old.body).toContain(dashboardCatalogues.en.frame.pages.outOfDateText)
+    expect(await refunded()).toBe(0)
+    // Made a little under 23 hours ago, it is sent.
+    const recent = await page(`/payments/${paymentId}/refund`, { ...refund, once: onceToken(Date.now() - onceLifetimeMillis + 60_000) })
+    expect(recent.status).toBe(303)
+    expect(await refunded()).toBe(3_000)
   })
 })

@@ -2,8 +2,19 @@
  * The form reader every server-rendered page shares: fields exactly as sent, escapes that are not UTF-8 refused;
  * a value sent back unedited kept byte for byte; a flash shown only with the key that signed it.
  */
+import { Duration } from "effect"
 import { describe, expect, it } from "vitest"
-import { asSubmitted, parseForm, readFlash, unchanged, withFlash } from "../../../adapters/http/html/Forms.js"
+import {
+  asSubmitted,
+  isOutOfDate,
+  onceLifetimeMillis,
+  onceToken,
+  parseForm,
+  readFlash,
+  unchanged,
+  withFlash
+} from "../../../adapters/http/html/Forms.js"
+import { retention } from "../../../src/domain/Idempotency.js"
 
 describe("parseForm", () => {
   it("reads fields exactly: no trim, no cut, `+` as a space, a stray `%` as itself, a leading U+FEFF kept", () => {
@@ -41,5 +52,21 @@ describe("flash", () => {
     expect(readFlash(query, "session-b")).toBeUndefined()
     expect(readFlash(new URLSearchParams({ flash: query.get("flash")!.split(".")[0]! }), "session-a")).toBeUndefined()
     expect(readFlash(new URLSearchParams(), "session-a")).toBeUndefined()
+  })
+})
+
+describe("one-time tokens", () => {
+  it("carry when they were made; out of date after 23 hours, never before; a token without its time never is", () => {
+    const made = Date.UTC(2026, 10, 29, 12)
+    const token = onceToken(made)
+    expect(token).toMatch(/^[0-9a-z]+\.[A-Za-z0-9_-]{32}$/)
+    expect(onceToken(made)).not.toBe(token)
+    expect(isOutOfDate(token, made)).toBe(false)
+    expect(isOutOfDate(token, made + onceLifetimeMillis)).toBe(false)
+    expect(isOutOfDate(token, made + onceLifetimeMillis + 1)).toBe(true)
+    // Kept for less than the 24 hours an idempotency key is.
+    expect(onceLifetimeMillis).toBeLessThan(Duration.toMillis(retention))
+    expect(isOutOfDate("a-token-a-script-made-up", made + 10 * onceLifetimeMillis)).toBe(false)
+    expect(isOutOfDate("", made)).toBe(false)
   })
 })

@@ -68,7 +68,11 @@ export const frame = {
     notFound: "Not found",
     nothingHere: "There is nothing here.",
     notAllowed: "Not allowed",
-    notFromDashboard: "This form was not sent from this dashboard, so nothing was changed. Reload the page and try again."
+    notFromDashboard: "This form was not sent from this dashboard, so nothing was changed. Reload the page and try again.",
+    outOfDate: "This form is out of date",
+    outOfDateText:
+      "It was opened more than 23 hours ago, so nothing was done with it. An earlier send of it may already have done what it asks: look at the page first, then use a new form.",
+    backToPage: "Back to the page"
   },
   /** A form made once (`Kit.makeOnce`) sent again after what it made was deleted. */
   spentForm: "This form was sent before, and what it made has since been deleted: nothing was made now. Send it again to make another.",
