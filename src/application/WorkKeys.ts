@@ -14,7 +14,7 @@ import type { IdempotencyRepositoryShape } from "../ports/repositories/Idempoten
 import { eventTime } from "./Time.js"
 
 /** Objects a form makes once per one-time token (`CreatedOnce`). */
-export type CreatedKind = "created_products" | "created_customers" | "created_webhooks" | "created_discounts" | "created_keys"
+export type CreatedKind = "created_products" | "created_customers" | "created_webhooks" | "created_discounts"
 
 export type WorkKind = "refunds" | "subscription_charges" | "plan_changes" | CreatedKind
 

@@ -26,13 +26,6 @@ import type * as Kit from "./Kit.js"
 import { eventExample } from "../OpenApiDocument.js"
 
 const keyIdOf = parseId(ApiKeyId)
-/** A key the new-key form made: its secret when this send made it, none when an earlier send did (and showed it). */
-interface NewKey {
-  readonly key_id: string
-  readonly last4: string
-  readonly secret: string | undefined
-}
-
 const webhookIdOf = parseId(WebhookId)
 const decodeWebhook = Schema.decodeUnknownEither(WebhookCreate, { onExcessProperty: "error", errors: "all" })
 const decodeWebhookUpdate = Schema.decodeUnknownEither(WebhookUpdate, { onExcessProperty: "error", errors: "all" })
@@ -85,7 +78,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
           )
         }</tbody></table>${
           manage
-            ? Pages.onceForm(frame, `${Pages.modePath(frame)}/developers/keys`, html`<p><button type="submit">${t.create(scope.livemode)}</button></p>`)
+            ? Pages.form(frame, `${Pages.modePath(frame)}/developers/keys`, html`<p><button type="submit">${t.create(scope.livemode)}</button></p>`)
             : ""
         }</div>
 <div class="card"><h2>${t.logsHeading}</h2><p>${t.logsLine(`${Pages.modePath(frame)}/developers/logs`)}</p></div>
@@ -107,33 +100,14 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
 
     yield* kit.get("/dashboard/:mode/developers", kit.withUser((_, f, scope) => keysPage(f, scope)))
 
-    // The page that shows a new key's secret answers the post itself (a redirect would lose it): its one-time token
-    // keeps a reload or a double click from making a second key, whose secret nobody would see.
-    yield* kit.post("/dashboard/:mode/developers/keys", kit.withPost((signed, f, scope, params) =>
+    yield* kit.post("/dashboard/:mode/developers/keys", kit.withPost((signed, f, scope) =>
       Effect.gen(function*() {
         if (!mayManage(signed.user.role, scope.livemode)) {
           return kit.page(403, forbidden(f, signed, (role) => f.t.developers.forbidden.createKeys(role, scope.livemode)), f.nonce)
         }
-        const mode = scope.livemode ? "live" : "test"
-        const made = yield* kit.makeOnce(signed, scope, params, {
-          kind: "created_keys",
-          action: "api_key.create",
-          input: { mode },
-          create: Effect.map(accounts.createKey(scope.accountId, mode), (issued): NewKey => {
-            const { secret } = revealKey(issued)
-            return { key_id: issued.key_id, last4: secret.slice(-4), secret }
-          }),
-          idOf: (k: NewKey) => k.key_id,
-          find: (id) =>
-            Effect.map(accounts.keys(scope), (keys) => {
-              const key = keys.find((k) => k.key_id === id && k.revoked_at === null)
-              return key === undefined ? undefined : ({ key_id: key.key_id, last4: key.last4, secret: undefined } satisfies NewKey)
-            })
-        })
-        if (made === undefined) return yield* keysPage(f, scope, { error: f.t.frame.spentForm }, 400)
-        return made.secret === undefined
-          ? yield* keysPage(f, scope, { error: f.t.developers.keys.madeBefore(made.last4) }, 409)
-          : yield* keysPage(f, scope, { secret: made.secret })
+        const issued = yield* accounts.createKey(scope.accountId, scope.livemode ? "live" : "test")
+        yield* kit.audit(signed, "api_key.create", issued.key_id, scope.livemode)
+        return yield* keysPage(f, scope, { secret: revealKey(issued).secret })
       })))
 
     /** What revoking the route's key will do; or the refusal (not allowed, not this scope's, already revoked). */

@@ -5,7 +5,6 @@
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { describe, expect, it } from "vitest"
-import { Accounts } from "../../../src/application/Accounts.js"
 import { Users } from "../../../src/application/Users.js"
 import { dashboardCatalogues } from "../../../adapters/http/i18n/dashboard/Catalogues.js"
 import { onceLifetimeMillis, onceToken } from "../../../adapters/http/html/Forms.js"
@@ -180,30 +179,5 @@ describeStores("dashboard forms posted twice", (variant) => {
     const recent = await page(`/payments/${paymentId}/refund`, { ...refund, once: onceToken(Date.now() - onceLifetimeMillis + 60_000) })
     expect(recent.status).toBe(303)
     expect(await refunded()).toBe(3_000)
-  })
-
-  it("a new API key: the form sent twice or reloaded makes one key, and only the send that made it shows its secret", async () => {
-    const s = server()
-    const page = await dashboardAs(s)
-    const keyCount = () =>
-      s.run(Effect.map(Effect.flatMap(Accounts, (accounts) => accounts.keys({ accountId: s.accountA.accountId, livemode: false })), (keys) => keys.length) as unknown as Effect.Effect<number, unknown, never>)
-    const before = await keyCount()
-    const form = { once: tokenOf((await page("/developers")).body, "/developers/keys")! }
-    expect(form.once).toBeDefined()
-    const both = await Promise.all([page("/developers/keys", form), page("/developers/keys", form)])
-    expect(both.map((r) => r.status).sort()).toEqual([200, 409])
-    const shown = both.find((r) => r.status === 200)!
-    const secret = /<code id="new-key">(sk_test_[^<]+)<\/code>/.exec(shown.body)?.[1]
-    expect(secret).toBeDefined()
-    const again = both.find((r) => r.status === 409)!
-    expect(again.body).not.toContain('id="new-key"')
-    expect(again.body).toContain(dashboardCatalogues.en.developers.keys.madeBefore(secret!.slice(-4)))
-    // The page reloaded: the same post, still one key.
-    const reloaded = await page("/developers/keys", form)
-    expect(reloaded.status).toBe(409)
-    expect(await keyCount()).toBe(before + 1)
-    expect(await auditedCount(s, "api_key.create", /<small><code>(key_[^<]+)<\/code><\/small>/.exec(shown.body)![1]!)).toBe(1)
-    // The key works.
-    expect((await rawFor(s, secret!).get("/products?limit=1")).status).toBe(200)
   })
 })

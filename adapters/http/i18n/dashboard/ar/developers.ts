@@ -29,8 +29,6 @@ export const developers: DashboardCatalogue["developers"] = {
   keys: {
     title: "المطوّرون",
     newKey: "مفتاح جديد يُعرض مرة واحدة فقط: انسخه الآن.",
-    madeBefore: (last4: string) =>
-      `أنشأ هذا النموذج المفتاح …${last4} من قبل. يُعرض سرّه مرة واحدة فقط، للإرسال الذي أنشأه: إن لم يكن لديك، فألغِ هذا المفتاح وأنشئ غيره.`,
     heading: "مفاتيح API",
     key: "المفتاح",
     created: "تاريخ الإنشاء",

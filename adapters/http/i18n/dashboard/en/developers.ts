@@ -15,9 +15,6 @@ export const developers = {
   keys: {
     title: "Developers",
     newKey: "New key, shown once: copy it now.",
-    /** The new-key form sent again (a reload, a double click): the key its first send made, whose secret that send showed. */
-    madeBefore: (last4: string) =>
-      `This form already made key …${last4}. Its secret is shown once, to the send that made it: if you do not have it, revoke that key and make another.`,
     heading: "API keys",
     key: "Key",
     created: "Created",
