@@ -55,7 +55,7 @@ export const confirmPage = (frame: Pages.SignedFrame, c: Confirmation, alert: bo
     c.title,
     html`${alert === false ? "" : html`<p class="alert" role="alert">${alert === true ? frame.t.frame.confirm.notYet : alert}</p>`}<div class="card confirm"><ul>${
       c.what.map((line) => html`<li>${line}</li>`)
-    }</ul>${c.moneyMoves === true || c.once !== undefined ? Pages.onceForm(frame, c.action, body, c.once) : Pages.form(frame, c.action, body)}</div>`
+    }</ul>${c.moneyMoves === true || c.once !== undefined ? Pages.onceForm(frame, c.action, body, { back: c.back, once: c.once }) : Pages.form(frame, c.action, body)}</div>`
   )
 }
 

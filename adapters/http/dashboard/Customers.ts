@@ -126,7 +126,7 @@ ${Either.isLeft(list) ? html`<p class="alert" role="alert">${Pages.refused(f, li
             ? html`<div class="card"><h2>${t.list.newCustomer}</h2>${
               Pages.onceForm(f, `${Pages.modePath(f)}/customers`, html`
 ${customerFields(f, "c", refused?.typed ?? { name: "", email: "", phone_number: "", ...buyerForm(null) }, refused?.errors ?? {})}
-<p><button type="submit">${t.list.create}</button></p>`, refused?.once)
+<p><button type="submit">${t.list.create}</button></p>`, { back: `${Pages.modePath(f)}/customers`, once: refused?.once })
             }</div>`
             : ""
         }`), f.nonce)

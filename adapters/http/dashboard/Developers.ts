@@ -92,7 +92,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
               frame,
               `${Pages.modePath(frame)}/developers/webhooks`,
               html`<label for="url">${t.endpointUrl}</label><input id="url" name="url" size="50" value="${notice.typed?.url ?? ""}" required> <button type="submit">${t.addEndpoint}</button>`,
-              notice.typed?.once
+              { back: `${Pages.modePath(frame)}/developers`, once: notice.typed?.once }
             )
             : ""
         }</div>`), frame.nonce)

@@ -147,7 +147,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
                     html`<label class="check"><input type="checkbox" name="restricted_to" value="${p.product_id}"${raw(typed.restricted_to.includes(p.product_id) ? " checked" : "")}> ${p.name}</label>`
                   )
               }</fieldset>
-<p><button type="submit">${t.form.create}</button></p>`, typed.once)
+<p><button type="submit">${t.form.create}</button></p>`, { back: `${Pages.modePath(f)}/discounts`, once: typed.once })
             }</div>`
             : ""
         }`), f.nonce)

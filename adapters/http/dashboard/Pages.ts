@@ -255,13 +255,21 @@ export const appliedDiscountText = (frame: Frame, d: { readonly code: string; re
 export const form = (frame: SignedFrame, action: string, body: Raw) =>
   html`<form method="post" action="${action}"><input type="hidden" name="csrf_token" value="${frame.csrf}">${body}</form>`
 
+/** The field of a form that acts once naming the page it acts from: where its out-of-date answer leads back to. */
+export const backField = "back"
+
 /**
  * A form that acts once (money moves, or an object is made): also a one-time token, so that posting it twice acts
  * once. A fresh one, unless `once` is given (not empty): the token of a post that made nothing yet (refused), or whose
- * outcome is not known, so that posting the form again carries that same action on.
+ * outcome is not known, so that posting the form again carries that same action on. `back`: the page it acts from
+ * (a payment's, the products'), which an out-of-date post of it leads back to (`Forms.isOutOfDate`).
  */
-export const onceForm = (frame: SignedFrame, action: string, body: Raw, once?: string) =>
-  form(frame, action, html`<input type="hidden" name="${onceField}" value="${once || onceToken()}">${body}`)
+export const onceForm = (frame: SignedFrame, action: string, body: Raw, options: { readonly back: string; readonly once?: string | undefined }) =>
+  form(
+    frame,
+    action,
+    html`<input type="hidden" name="${onceField}" value="${options.once || onceToken()}"><input type="hidden" name="${backField}" value="${options.back}">${body}`
+  )
 
 /** A multi-line text field, its value shown exactly (see `textareaContent`). */
 export const textarea = (props: { readonly id: string; readonly name: string; readonly value: string; readonly rows?: number }) =>

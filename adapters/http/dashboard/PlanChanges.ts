@@ -253,7 +253,7 @@ ${
         Pages.onceForm(f, `${subscriptionPath(f, s)}/change-plan`, html`${
           formFields.map((name) => html`<input type="hidden" name="${name}" value="${typed[name]}">`)
         }<input type="hidden" name="quote_id" value="${preview.quote_id}">
-<p><button type="submit">${button}</button></p>`)
+<p><button type="submit">${button}</button></p>`, { back: subscriptionPath(f, s) })
       }<p class="muted">${t.preview.holds(PlanChange.quoteLifetimeMillis / 60_000)}</p>
 <p><a href="${edit}">${t.preview.changeChoices}</a> · <a href="${subscriptionPath(f, s)}">${t.backToSubscription}</a></p></div>`), f.nonce)
     }

@@ -237,7 +237,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
 ${trialControls(f, notice.typed ?? newTrial)}
 ${taxationControls(f, notice.typed ?? newTaxation, notice.errors ?? {})}
 ${PlanPolicyForm.planChangeControls(f, notice.typed ?? PlanPolicyForm.newPlanChange, notice.errors ?? {})}
-<p><button type="submit">${t.list.create}</button></p>`, notice.typed?.once)
+<p><button type="submit">${t.list.create}</button></p>`, { back: `${Pages.modePath(f)}/products`, once: notice.typed?.once })
             }</div>`
             : ""
         }`), f.nonce)

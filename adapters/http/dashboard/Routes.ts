@@ -184,19 +184,6 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     const withEnrolling = withUserAs(true)
 
     /** A signed-in form post: from this site, with the session's CSRF token; refused with 403 otherwise. */
-    /** The dashboard page a form was sent from (its `Referer`), else the mode's Home. */
-    const referringPage = (f: Pages.SignedFrame) =>
-      Effect.map(request, (r) => {
-        let sentFrom: string | undefined
-        try {
-          const referer = new URL(r.headers["referer"] ?? "")
-          sentFrom = ReturnTo.pageOf(base, `${referer.pathname}${referer.search}`)
-        } catch {
-          sentFrom = undefined
-        }
-        return sentFrom ?? Pages.modePath(f)
-      })
-
     const postAs = (guard: Kit["withUser"]): Kit["withPost"] => (handler) =>
       guard((signed, f, scope) =>
         Effect.gen(function*() {
@@ -209,7 +196,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
           }
           // Sent after its idempotency key would have gone, a form could act a second time: it is not sent at all.
           if (isOutOfDate(field(params, onceField), yield* Clock.currentTimeMillis)) {
-            return page(400, Pages.outOfDatePage(f, yield* referringPage(f)), f.nonce)
+            return page(400, Pages.outOfDatePage(f, ReturnTo.pageOf(base, field(params, Pages.backField)) ?? Pages.modePath(f)), f.nonce)
           }
           return yield* handler(signed, f, scope, params)
         })

@@ -235,7 +235,7 @@ ${
           }</p>
 <p class="muted">${t.confirmHelp}</p>${
             Pages.onceForm(f, `${path}/charge`, html`${Confirm.hiddenField("amount", typed.amount)}${Confirm.hiddenField("description", typed.description)}<input type="hidden" name="confirm" value="yes">
-<p><button type="submit">${t.button(Pages.amount(f, price))}</button> <a href="${path}">${f.t.frame.common.cancel}</a></p>`, again?.once)
+<p><button type="submit">${t.button(Pages.amount(f, price))}</button> <a href="${path}">${f.t.frame.common.cancel}</a></p>`, { back: path, once: again?.once })
           }</div>`), f.nonce)
         if (kit.field(params, "confirm") !== "yes") return confirmation(200)
         if (once.length < 16 || once.length > 64) {

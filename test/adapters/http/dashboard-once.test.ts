@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest"
 import { Users } from "../../../src/application/Users.js"
 import { dashboardCatalogues } from "../../../adapters/http/i18n/dashboard/Catalogues.js"
 import { onceLifetimeMillis, onceToken } from "../../../adapters/http/html/Forms.js"
-import { cards, paidWith } from "../../support/checkout.js"
+import { cards, formWith, makeProduct, makeSession, paidWith, pay } from "../../support/checkout.js"
 import { dashboardAs } from "../../support/dashboard.js"
 import { describeStores, useServer } from "../../support/httpSuite.js"
 import { rawFor, type TestServer } from "../../support/server.js"
@@ -164,20 +164,62 @@ describeStores("dashboard forms posted twice", (variant) => {
     expect(tokenOf(resent.body, "/developers/webhooks")).not.toBe(endpoint.once)
   })
 
-  it("a refund confirmation opened more than 23 hours ago is not sent: nothing is refunded, and the page says to look first", async () => {
+  it("every form that acts once, sent more than 23 hours after it was made, does nothing and leads back to the page it acts from", async () => {
     const s = server()
     const scope = { accountId: s.accountA.accountId, livemode: false }
-    const paymentId = await s.run(Effect.map(paidWith(scope, cards.visa, 9_000), (p) => p.payment_id) as unknown as Effect.Effect<string, unknown, never>)
+    const made = await s.run(Effect.gen(function*() {
+      const paid = yield* paidWith(scope, cards.visa, 9_000)
+      const plan = yield* makeProduct(scope, { price: 4500, billing: "recurring", billing_interval: "month" })
+      const session = yield* makeSession(scope, { product_cart: [{ product_id: plan.product_id }] })
+      const result = yield* pay(session.session_id, formWith(cards.visa))
+      return { paymentId: paid.payment_id, subscriptionId: result._tag === "Paid" ? result.payment.subscription_id : null }
+    }) as unknown as Effect.Effect<{ readonly paymentId: string; readonly subscriptionId: string | null }, unknown, never>)
+    expect(made.subscriptionId).not.toBeNull()
     const page = await dashboardAs(s)
-    const refund = { amount: "30.00", reason: "requested_by_customer", note: "", confirm: "yes" }
-    const refunded = async () => (await rawFor(s, s.accountA.test.key).get(`/payments/${paymentId}`)).json.refunded_amount
-    const old = await page(`/payments/${paymentId}/refund`, { ...refund, once: onceToken(Date.now() - onceLifetimeMillis - 60_000) })
-    expect(old.status).toBe(400)
-    expect(old.body).toContain(dashboardCatalogues.en.frame.pages.outOfDateText)
-    expect(await refunded()).toBe(0)
-    // Made a little under 23 hours ago, it is sent.
-    const recent = await page(`/payments/${paymentId}/refund`, { ...refund, once: onceToken(Date.now() - onceLifetimeMillis + 60_000) })
-    expect(recent.status).toBe(303)
+    const raw = rawFor(s, s.accountA.test.key)
+    const refunded = async () => (await raw.get(`/payments/${made.paymentId}`)).json.refunded_amount
+    const counts = async () => [
+      (await raw.get("/products?limit=100")).json.items.length,
+      (await raw.get("/customers?limit=100")).json.items.length,
+      (await raw.get("/discounts?limit=100")).json.items.length,
+      (await raw.get("/webhooks?limit=100")).json.items.length,
+      (await raw.get(`/payments?subscription_id=${made.subscriptionId}&limit=100`)).json.items.length,
+      await refunded()
+    ]
+    const before = await counts()
+    const shown = [
+      await page("/products"),
+      await page("/customers"),
+      await page("/discounts"),
+      await page("/developers"),
+      await page(`/payments/${made.paymentId}/refund?amount=30.00&reason=requested_by_customer`),
+      await page(`/subscriptions/${made.subscriptionId}/charge`, { amount: "12.00", description: "Extra box" })
+    ]
+    const forms = shown.flatMap((r) =>
+      [...r.body.matchAll(/<form method="post" action="\/dashboard\/test([^"]+)">([\s\S]*?)<\/form>/g)]
+        .filter((m) => m[2]!.includes('name="once"'))
+        .map((m) => ({ action: m[1]!, fields: Object.fromEntries([...m[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((f) => [f[1]!, f[2]!])) }))
+    )
+    expect(forms.map((f) => f.action)).toEqual([
+      "/products",
+      "/customers",
+      "/discounts",
+      "/developers/webhooks",
+      `/payments/${made.paymentId}/refund`,
+      `/subscriptions/${made.subscriptionId}/charge`
+    ])
+    for (const form of forms) {
+      const old = await page(form.action, { ...form.fields, once: onceToken(Date.now() - onceLifetimeMillis - 60_000) })
+      expect(old.status, form.action).toBe(400)
+      expect(old.body).toContain(dashboardCatalogues.en.frame.pages.outOfDateText)
+      const back = /<a href="\/dashboard\/test([^"]*)">Back to the page<\/a>/.exec(old.body)?.[1]
+      expect(back, form.action).toBe(form.fields["back"]!.replace("/dashboard/test", ""))
+      expect((await page(back!)).status, back).toBe(200)
+    }
+    expect(await counts()).toEqual(before)
+    // Made a little under 23 hours ago, a form is sent.
+    const refund = forms.find((f) => f.action.endsWith("/refund"))!
+    expect((await page(refund.action, { ...refund.fields, once: onceToken(Date.now() - onceLifetimeMillis + 60_000) })).status).toBe(303)
     expect(await refunded()).toBe(3_000)
   })
 })
