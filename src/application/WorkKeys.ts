@@ -41,14 +41,16 @@ export const answeredBy = <Id extends string>(record: Idempotency.IdempotencyRec
   return outcome._tag === "Refuse" ? Effect.fail(outcome.error) : Effect.succeed(outcome.response.body as Id)
 }
 
-/** The id the key was answered with for this very request, if it was (claiming nothing). */
+/** The id the key was answered with for this very request, if it was and the answer still holds (claiming nothing). */
 export const answeredEarlier = (repo: IdempotencyRepositoryShape, key: WorkKey) =>
-  Effect.map(repo.find(key.scope, key.key), (found) =>
-    Option.flatMap(found, (record) =>
-      record.fingerprint === key.fingerprint && record.response !== null
+  Effect.gen(function*() {
+    const found = yield* repo.find(key.scope, key.key)
+    const now = yield* eventTime
+    return Option.flatMap(found, (record) =>
+      record.fingerprint === key.fingerprint && record.response !== null && DateTime.greaterThan(record.expiresAt, now)
         ? Option.some(record.response.body)
-        : Option.none()
-    ))
+        : Option.none())
+  })
 
 /**
  * Claims `key` answered at once with `id`, in the caller's transaction (its rollback gives the key back): `undefined`
