@@ -1,6 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Either, Fiber, Ref, TestClock } from "effect"
+import { Deferred, Effect, Either, Fiber, Option, Ref, TestClock } from "effect"
 import { IdempotencyService } from "../../src/application/Idempotency.js"
+import * as WorkKeys from "../../src/application/WorkKeys.js"
+import { IdempotencyRepository } from "../../src/ports/repositories/IdempotencyRepository.js"
+import { Signer } from "../../src/ports/Signer.js"
 import { Products } from "../../src/application/Products.js"
 import type { ProductId } from "../../src/domain/Ids.js"
 import { Store } from "../../src/ports/Store.js"
@@ -304,4 +307,23 @@ describe("IdempotencyService.run", () => {
         for (const id of yield* Ref.get(made)) assert.isTrue(yield* exists(scope, id))
       }).pipe(withEngine()))
   })
+})
+
+describe("WorkKeys.answeredEarlier", () => {
+  it.effect("answers the id a claim of the same request stored, until the key expires; another request, nothing", () =>
+    Effect.gen(function*() {
+      const { scope } = yield* setup
+      const repo = yield* IdempotencyRepository
+      const signer = yield* Signer
+      const key = yield* WorkKeys.workKey(signer, scope, "created_products", "token-1", "{\"name\":\"Dates\"}")
+      assert.isTrue(Option.isNone(yield* WorkKeys.answeredEarlier(repo, key)))
+      assert.isUndefined(yield* WorkKeys.claimAnswered(repo, key, "prod_1"))
+      assert.deepStrictEqual(yield* WorkKeys.answeredEarlier(repo, key), Option.some("prod_1"))
+      const other = yield* WorkKeys.workKey(signer, scope, "created_products", "token-1", "{\"name\":\"Figs\"}")
+      assert.isTrue(Option.isNone(yield* WorkKeys.answeredEarlier(repo, other)))
+      yield* TestClock.adjust("23 hours")
+      assert.deepStrictEqual(yield* WorkKeys.answeredEarlier(repo, key), Option.some("prod_1"))
+      yield* TestClock.adjust("1 hour")
+      assert.isTrue(Option.isNone(yield* WorkKeys.answeredEarlier(repo, key)))
+    }).pipe(withEngine()))
 })
