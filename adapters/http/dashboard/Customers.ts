@@ -256,12 +256,11 @@ ${customerFields(f, "e", shown, refused?.errors ?? {})}
         if (Either.isLeft(patch)) {
           return yield* customerPage(f, scope, { error: Pages.refused(f, describeDecodeError({ issues: ParseResult.ArrayFormatter.formatErrorSync(patch.left) })), typed })
         }
-        const updated = yield* attempt(customers.update(scope, id, patch.right))
+        const updated = yield* attempt(kit.audited(signed, "customer.update", id, scope.livemode, customers.update(scope, id, patch.right)))
         if (Either.isLeft(updated)) {
           const error = updated.left
           return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* customerPage(f, scope, { error: Pages.refused(f, error.message), typed })
         }
-        yield* kit.audit(signed, "customer.update", id, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/customers/${id}`, f.t.customers.saved)
       })))
 

@@ -214,16 +214,16 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
           if (!can(signed.user.role, "write")) return kit.page(403, Pages.forbiddenPage(f, f.t.discounts.cannotChange(f.t.frame.roles[signed.user.role])), f.nonce)
           const id = discountIdOf(yield* kit.param("id"))
           if (id === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
-          const done = what === "delete"
-            ? yield* attempt(Effect.map(discounts.delete(scope, id), () => f.t.discounts.done.deleted))
-            : yield* attempt(Effect.map(
+          const change = what === "delete"
+            ? Effect.map(discounts.delete(scope, id), () => f.t.discounts.done.deleted)
+            : Effect.map(
               discounts.update(scope, id, { expires_at: what === "disable" ? yield* DateTime.now : null }),
               (d) => (what === "disable" ? f.t.discounts.done.disabled(d.code) : f.t.discounts.done.enabled(d.code))
-            ))
+            )
+          const done = yield* attempt(kit.audited(signed, `discount.${what}`, id, scope.livemode, change))
           if (Either.isLeft(done)) {
             return done.left._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* discountsPage(f, scope, { error: Pages.refused(f, done.left.message) }, 409)
           }
-          yield* kit.audit(signed, `discount.${what}`, id, scope.livemode)
           return kit.done(f, `${Pages.modePath(f)}/discounts`, done.right)
         })
       )

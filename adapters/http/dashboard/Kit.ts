@@ -57,6 +57,17 @@ export interface Kit {
     livemode: boolean | null
   ) => Effect.Effect<void, Effect.Effect.Error<ReturnType<Users["audit"]>>, HttpServerRequest.HttpServerRequest>
   /**
+   * `change` and its audit entry in one transaction: made together or not at all. For changes that do nothing outside
+   * the store while they run (no DNS lookup, no processor call), which would otherwise hold the transaction open.
+   */
+  readonly audited: <A, E, R>(
+    signed: Signed,
+    action: string,
+    objectId: string | null,
+    livemode: boolean | null,
+    change: Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E | StoreUnavailable, R | HttpServerRequest.HttpServerRequest>
+  /**
    * `audit`'s entry, with the request's address, for a change to write itself (in the change's transaction) once it
    * knows its object's id.
    */

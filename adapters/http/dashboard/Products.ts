@@ -370,12 +370,11 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(f, shown, re
           ? exemptionError(f, patch.right)
           : {}
         if (Object.keys(exemption).length > 0) return yield* refuse(f.t.products.form.notSaved, exemption)
-        const updated = yield* attempt(products.update(scope, id, patch.right))
+        const updated = yield* attempt(kit.audited(signed, "product.update", id, scope.livemode, products.update(scope, id, patch.right)))
         if (Either.isLeft(updated)) {
           const error = updated.left
           return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* refuse(Pages.refused(f, error.message))
         }
-        yield* kit.audit(signed, "product.update", id, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/products/${id}`, f.t.products.form.saved)
       })))
 
@@ -414,12 +413,12 @@ ${found.billing === "recurring" ? PlanPolicyForm.planChangeControls(f, shown, re
           if (found === undefined) return kit.page(404, Pages.notFoundPage(f), f.nonce)
           return kit.page(400, Confirm.confirmPage(f, archiving(f, found), true), f.nonce)
         }
-        const updated = yield* attempt(products.update(scope, id, { status }))
+        const action = status === "archived" ? "product.archive" : "product.activate"
+        const updated = yield* attempt(kit.audited(signed, action, id, scope.livemode, products.update(scope, id, { status })))
         if (Either.isLeft(updated)) {
           const error = updated.left
           return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* productsPage(f, scope, { error: Pages.refused(f, error.message) }, 400)
         }
-        yield* kit.audit(signed, status === "archived" ? "product.archive" : "product.activate", id, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/products`, status === "archived" ? f.t.products.archive.archived : f.t.products.archive.activeAgain)
       })))
 

@@ -36,6 +36,7 @@ import * as Refund from "../../../src/domain/Refund.js"
 import { CreatedOnce, type CreateOnceError } from "../../../src/application/CreatedOnce.js"
 import { PaymentStatus } from "../../../src/domain/Payment.js"
 import { Signer } from "../../../src/ports/Signer.js"
+import { Transactions } from "../../../src/ports/Transactions.js"
 import { lookup } from "../html/Attempt.js"
 import { htmlResponse, newNonce } from "../html/Document.js"
 import { type Confirmation, confirmField, confirmPage, isConfirmed } from "./Confirm.js"
@@ -83,6 +84,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const users = yield* Users
     const createdOnce = yield* CreatedOnce
+    const transactions = yield* Transactions
     const accounts = yield* Accounts
     const payments = yield* Payments
     const events = yield* Events
@@ -630,6 +632,8 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
       withEnrollingPost,
       field,
       audit: (signed, action, objectId, livemode) => Effect.flatMap(auditEntry(signed, action, livemode), (entry) => entry(objectId)),
+      audited: (signed, action, objectId, livemode, change) =>
+        Effect.flatMap(auditEntry(signed, action, livemode), (entry) => transactions.transact(Effect.tap(change, () => entry(objectId)))),
       auditEntry,
       makeOnce,
       param: (name) => Effect.map(HttpRouter.params, (p) => (p[name] ?? "").slice(0, 200)),

@@ -246,6 +246,39 @@ describeStores("store outage over HTTP", (variant) => {
     expect(await refundsAudited()).toBe(1)
   })
 
+  it("makes a dashboard change and its audit entry together: the entry cannot be written, the change is not made", async () => {
+    const s = server()
+    const raw = rawFor(s, s.accountA.test.key)
+    const page = await dashboardAs(s)
+    const product = (await raw.post("/products", { name: "Audited beans", price: 2_500, currency: "AED" })).json
+    const discount = (await raw.post("/discounts", { type: "percentage", amount: 1_000 })).json
+    const audited = (action: string, id: string) =>
+      s.run(Effect.map(Effect.flatMap(Users, (users) => users.auditLog(s.accountA.accountId, 1000)), (entries) =>
+        entries.filter((e) => e.action === action && e.object_id === id).length) as unknown as Effect.Effect<number, unknown, never>)
+    const archive = () => page(`/products/${product.product_id}/status`, { status: "archived", confirm: "yes" })
+    const disable = () => page(`/discounts/${discount.discount_id}/disable`, {})
+    const remove = () => page(`/discounts/${discount.discount_id}/delete`, {})
+
+    failing.add("dashboard.insertAudit")
+    expect((await archive()).status).toBe(503)
+    expect((await disable()).status).toBe(503)
+    expect((await remove()).status).toBe(503)
+    failing.clear()
+    expect((await raw.get(`/products/${product.product_id}`)).json.status).toBe("active")
+    expect((await raw.get(`/discounts/${discount.discount_id}`)).json.expires_at).toBeNull()
+    expect(await audited("product.archive", product.product_id)).toBe(0)
+
+    expect((await archive()).status).toBe(303)
+    expect((await disable()).status).toBe(303)
+    expect((await raw.get(`/products/${product.product_id}`)).json.status).toBe("archived")
+    expect((await raw.get(`/discounts/${discount.discount_id}`)).json.expires_at).not.toBeNull()
+    expect(await audited("product.archive", product.product_id)).toBe(1)
+    expect(await audited("discount.disable", discount.discount_id)).toBe(1)
+    expect((await remove()).status).toBe(303)
+    expect((await raw.get(`/discounts/${discount.discount_id}`)).status).toBe(404)
+    expect(await audited("discount.delete", discount.discount_id)).toBe(1)
+  })
+
   it("answers a portal page 503 when the store fails mid-page, never 'not found'", async () => {
     const s = server()
     const paid = await subscribed(s)
