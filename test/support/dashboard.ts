@@ -14,8 +14,9 @@ export const dashboardAs = async (s: TestServer) => {
     return { token: Redacted.value(signed.token), csrf: signed.session.csrf_token }
   }) as Effect.Effect<{ readonly csrf: string; readonly token: string }, unknown, never>)
   const cookie = `fils_session=${token}`
+  /** A page of the test mode (`/products`), or, starting with `/dashboard/`, one outside the modes (the settings). */
   const page = (path: string, form?: Record<string, string>) =>
-    fetch(`${s.origin}/dashboard/test${path}`, {
+    fetch(`${s.origin}${path.startsWith("/dashboard/") ? "" : "/dashboard/test"}${path}`, {
       method: form === undefined ? "GET" : "POST",
       redirect: "manual",
       headers: {

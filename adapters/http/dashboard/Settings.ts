@@ -200,12 +200,11 @@ ${
         // Taken exactly as typed, a name sent back as shown kept byte for byte; an empty support e-mail means none.
         const typed: BusinessForm = { business_name: kit.field(params, "business_name"), support_email: kit.field(params, "support_email") }
         const account = yield* accounts.get(signed.user.account_id)
-        const updated = yield* attempt(accounts.update(signed.user.account_id, {
+        const updated = yield* attempt(kit.audited(signed, "account.update", signed.user.account_id, null, accounts.update(signed.user.account_id, {
           business_name: unchanged(typed.business_name, account.business_name, "input"),
           support_email: typed.support_email === "" ? null : typed.support_email
-        }))
+        })))
         if (Either.isLeft(updated)) return yield* settingsPage(signed, f, { error: Pages.refused(f, updated.left.message), typed }, 400)
-        yield* kit.audit(signed, "account.update", signed.user.account_id, null)
         return kit.done(f, `${kit.base}/settings`, f.t.settings.business.saved)
       })))
 
@@ -220,11 +219,10 @@ ${
         const refused = settingsOnly(signed, f)
         if (refused !== undefined) return refused
         const typed = kit.field(params, "time_zone")
-        const changed = yield* attempt(accounts.setTimeZone(signed.user.account_id, typed))
+        const changed = yield* attempt(kit.audited(signed, "account.time_zone.update", signed.user.account_id, null, accounts.setTimeZone(signed.user.account_id, typed)))
         if (Either.isLeft(changed)) {
           return yield* settingsPage(signed, f, { zone: { typed, error: Pages.refused(f, changed.left.message) } }, changed.left._tag === "NotFound" ? 404 : 400)
         }
-        yield* kit.audit(signed, "account.time_zone.update", signed.user.account_id, null)
         return kit.done(f, `${kit.base}/settings`, f.t.settings.timeZone.changed(changed.right.time_zone))
       })))
 
@@ -237,9 +235,8 @@ ${
         const account = yield* accounts.get(signed.user.account_id)
         const profile = decodeProfileForm(f, typed, account.tax_profile)
         if (Either.isLeft(profile)) return yield* settingsPage(signed, f, { profile: { typed, errors: profile.left } }, 400)
-        const updated = yield* attempt(accounts.update(signed.user.account_id, { tax_profile: profile.right }))
+        const updated = yield* attempt(kit.audited(signed, "account.tax_profile.update", signed.user.account_id, null, accounts.update(signed.user.account_id, { tax_profile: profile.right })))
         if (Either.isLeft(updated)) return yield* settingsPage(signed, f, { error: Pages.refused(f, updated.left.message) }, 400)
-        yield* kit.audit(signed, "account.tax_profile.update", signed.user.account_id, null)
         return kit.done(f, `${kit.base}/settings`, f.t.settings.taxProfile.saved)
       })))
 
@@ -247,8 +244,7 @@ ${
       Effect.gen(function*() {
         const refused = settingsOnly(signed, f)
         if (refused !== undefined) return refused
-        yield* accounts.update(signed.user.account_id, { tax_profile: null })
-        yield* kit.audit(signed, "account.tax_profile.remove", signed.user.account_id, null)
+        yield* kit.audited(signed, "account.tax_profile.remove", signed.user.account_id, null, accounts.update(signed.user.account_id, { tax_profile: null }))
         return kit.done(f, `${kit.base}/settings`, f.t.settings.taxProfile.removed)
       })))
 
@@ -355,9 +351,8 @@ ${
         const typed = kit.field(params, "support_email")
         const home = homeOf(params)
         if (typed === "") return kit.redirect(withFlash(home, { tone: "alert", text: f.t.settings.prompt.empty }, f.csrf))
-        const updated = yield* attempt(accounts.update(signed.user.account_id, { support_email: typed }))
+        const updated = yield* attempt(kit.audited(signed, "account.update", signed.user.account_id, null, accounts.update(signed.user.account_id, { support_email: typed })))
         if (Either.isLeft(updated)) return kit.redirect(withFlash(home, { tone: "alert", text: f.t.settings.prompt.notSaved(Pages.refused(f, updated.left.message), typed) }, f.csrf))
-        yield* kit.audit(signed, "account.update", signed.user.account_id, null)
         return kit.done(f, home, f.t.settings.prompt.saved(typed))
       })))
 

@@ -277,6 +277,16 @@ describeStores("store outage over HTTP", (variant) => {
     expect((await remove()).status).toBe(303)
     expect((await raw.get(`/discounts/${discount.discount_id}`)).status).toBe(404)
     expect(await audited("discount.delete", discount.discount_id)).toBe(1)
+
+    // The account's settings likewise.
+    const business = { business_name: `Souq ${randomUUID().slice(0, 8)}`, support_email: "" }
+    const before = (await raw.get("/account")).json.business_name
+    failing.add("dashboard.insertAudit")
+    expect((await page("/dashboard/settings", business)).status).toBe(503)
+    failing.clear()
+    expect((await raw.get("/account")).json.business_name).toBe(before)
+    expect((await page("/dashboard/settings", business)).status).toBe(303)
+    expect((await raw.get("/account")).json.business_name).toBe(business.business_name)
   })
 
   it("answers a portal page 503 when the store fails mid-page, never 'not found'", async () => {
