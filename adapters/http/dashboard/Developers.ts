@@ -146,8 +146,7 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
         if ("refused" in checked) return checked.refused
         if (!Confirm.isConfirmed(kit.field(params, Confirm.confirmField))) return kit.page(400, Confirm.confirmPage(f, checked.confirmation, true), f.nonce)
         const mine = checked.key
-        yield* accounts.revokeKey(mine.key_id)
-        yield* kit.audit(signed, "api_key.revoke", mine.key_id, scope.livemode)
+        yield* kit.audited(signed, "api_key.revoke", mine.key_id, scope.livemode, accounts.revokeKey(mine.key_id))
         return kit.done(f, `${Pages.modePath(f)}/developers`, f.t.developers.keys.revokedNow(mine.last4))
       })))
 
@@ -345,8 +344,7 @@ ${secret === undefined ? "" : html`<tr><th>${t.signingSecret}</th><td><code id="
         switch (action) {
           case "enable":
           case "disable": {
-            yield* webhooks.update(scope, w.webhook_id, { disabled: action === "disable" })
-            yield* kit.audit(signed, `webhook.${action}`, w.webhook_id, scope.livemode)
+            yield* kit.audited(signed, `webhook.${action}`, w.webhook_id, scope.livemode, webhooks.update(scope, w.webhook_id, { disabled: action === "disable" }))
             return kit.done(f, here, action === "disable" ? f.t.developers.done.disabled : f.t.developers.done.enabled)
           }
           case "reveal": {
@@ -356,8 +354,7 @@ ${secret === undefined ? "" : html`<tr><th>${t.signingSecret}</th><td><code id="
             return yield* endpointPage(f, scope, undefined, secret)
           }
           case "rotate": {
-            const { secret } = yield* webhooks.rotateSecret(scope, w.webhook_id)
-            yield* kit.audit(signed, "webhook.secret.rotate", w.webhook_id, scope.livemode)
+            const { secret } = yield* kit.audited(signed, "webhook.secret.rotate", w.webhook_id, scope.livemode, webhooks.rotateSecret(scope, w.webhook_id))
             return yield* endpointPage(f, scope, f.t.developers.done.rotated, secret)
           }
           case "resend_failed": {
@@ -369,8 +366,7 @@ ${secret === undefined ? "" : html`<tr><th>${t.signingSecret}</th><td><code id="
           case "delete": {
             const confirmation = deletion(f, w)
             if (!Confirm.isConfirmed(kit.field(params, Confirm.confirmField))) return kit.page(400, Confirm.confirmPage(f, confirmation, true), f.nonce)
-            yield* webhooks.remove(scope, w.webhook_id)
-            yield* kit.audit(signed, "webhook.delete", w.webhook_id, scope.livemode)
+            yield* kit.audited(signed, "webhook.delete", w.webhook_id, scope.livemode, webhooks.remove(scope, w.webhook_id))
             return kit.redirect(`${Pages.modePath(f)}/developers`)
           }
           default:

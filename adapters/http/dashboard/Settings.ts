@@ -270,12 +270,11 @@ ${
         const id = userIdOf(yield* kit.param("user"))
         const role = kit.field(params, "role")
         if (id === undefined || !isRole(role)) return kit.page(404, Pages.notFoundPage(f), f.nonce)
-        const changed = yield* attempt(users.changeRole(signed, id, role))
+        const changed = yield* attempt(kit.audited(signed, `user.role.${role}`, id, null, users.changeRole(signed, id, role)))
         if (Either.isLeft(changed)) {
           const error = changed.left
           return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* settingsPage(signed, f, { error: Pages.refused(f, error.message) }, 409)
         }
-        yield* kit.audit(signed, `user.role.${role}`, id, null)
         return kit.done(f, `${kit.base}/settings`, f.t.settings.team.roleChanged(changed.right.email, f.t.frame.roles[role]))
       })))
 
@@ -309,12 +308,11 @@ ${
         if ("refused" in checked) return checked.refused
         if (!Confirm.isConfirmed(kit.field(params, Confirm.confirmField))) return kit.page(400, Confirm.confirmPage(f, checked.confirmation, true), f.nonce)
         const id = checked.user.user_id
-        const removed = yield* attempt(users.remove(signed, id))
+        const removed = yield* attempt(kit.audited(signed, "user.remove", id, null, users.remove(signed, id)))
         if (Either.isLeft(removed)) {
           const error = removed.left
           return error._tag === "NotFound" ? kit.page(404, Pages.notFoundPage(f), f.nonce) : yield* settingsPage(signed, f, { error: Pages.refused(f, error.message) }, 409)
         }
-        yield* kit.audit(signed, "user.remove", id, null)
         if (removed.right.user_id === signed.user.user_id) return kit.redirect(`${kit.base}/login`)
         return kit.done(f, `${kit.base}/settings`, f.t.settings.team.removed(removed.right.email))
       })))
