@@ -146,7 +146,9 @@ ${notice.error === undefined ? "" : html`<p class="alert" role="alert">${notice.
         if ("refused" in checked) return checked.refused
         if (!Confirm.isConfirmed(kit.field(params, Confirm.confirmField))) return kit.page(400, Confirm.confirmPage(f, checked.confirmation, true), f.nonce)
         const mine = checked.key
-        yield* kit.audited(signed, "api_key.revoke", mine.key_id, scope.livemode, accounts.revokeKey(mine.key_id))
+        // Revoked in a transaction of its own: its process forgets the key once that is committed, not before.
+        yield* accounts.revokeKey(mine.key_id)
+        yield* kit.audit(signed, "api_key.revoke", mine.key_id, scope.livemode)
         return kit.done(f, `${Pages.modePath(f)}/developers`, f.t.developers.keys.revokedNow(mine.last4))
       })))
 
