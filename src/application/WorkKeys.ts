@@ -46,10 +46,11 @@ export const answeredEarlier = (repo: IdempotencyRepositoryShape, key: WorkKey) 
   Effect.gen(function*() {
     const found = yield* repo.find(key.scope, key.key)
     const now = yield* eventTime
-    return Option.flatMap(found, (record) =>
-      record.fingerprint === key.fingerprint && record.response !== null && DateTime.greaterThan(record.expiresAt, now)
-        ? Option.some(record.response.body)
-        : Option.none())
+    // A key a claim could take (expired) answers nothing; otherwise the request meets it as any retry would.
+    return Option.flatMap(Option.filter(found, (record) => !Idempotency.canClaim(record, key.fingerprint, now)), (record) => {
+      const outcome = Idempotency.decide(record, key.fingerprint)
+      return outcome._tag === "Replay" ? Option.some(outcome.response.body) : Option.none()
+    })
   })
 
 /**
